@@ -1,0 +1,361 @@
+//! The command line: argument definitions, and running a command with its output streams.
+
+use crate::compare::{CompareRequest, check_labels, compare, compare_sides};
+use crate::diff::{Category, Comparison, NameFilter, SortKey};
+use crate::error::{Error, Result};
+use crate::load::load_pair;
+use crate::render::compare::CompareView;
+use crate::render::ops_diff::OpsDiffView;
+use crate::render::{Format, TableStyle};
+use crate::select::{Device, Pick};
+use crate::state;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const AFTER_HELP: &str = "\
+Exit status: 0 success, 1 a regression gate failed, 2 bad usage or unreadable/invalid input.
+
+Examples:
+  tracediff compare control/ test/
+  tracediff compare ctl.json.gz tst.json.gz --device gpu --short-names --top 20
+  tracediff compare runs/ runs/ --control-rank 0 --test-rank 1
+  tracediff ops-diff --category added";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tracediff",
+    version,
+    about = "Compare two sets of PyTorch profiler (Kineto) traces: which operators and GPU kernels \
+             were added or removed, ran more or less often, and where the time moved.",
+    after_help = AFTER_HELP,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The comparison table: counts and total durations per name on both sides (HTA compare_traces).
+    #[command(after_help = COMPARE_HELP)]
+    Compare(CompareArgs),
+    /// Names that were added, deleted, or ran more, fewer or as many times (HTA ops_diff).
+    #[command(name = "ops-diff", after_help = OPS_DIFF_HELP)]
+    OpsDiff(OpsDiffArgs),
+}
+
+const COMPARE_HELP: &str = "\
+CONTROL and TEST are each a directory of trace files (*.json, *.json.gz; not recursive) or one trace file.
+Durations are in microseconds in csv and json. The comparison is saved in .tracediff/ (or
+$TRACEDIFF_STATE_DIR) for `tracediff ops-diff` without paths; --no-save skips that.";
+
+const OPS_DIFF_HELP: &str = "\
+Without CONTROL and TEST, uses the comparison that the last `tracediff compare` saved; selection
+options given here replace the saved ones (and reload the saved paths when they change the rows).";
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Do not save this comparison for later `ops-diff` runs.
+    #[arg(long)]
+    pub no_save: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OpsDiffArgs {
+    /// The baseline (default: the saved comparison's).
+    #[arg(requires = "test")]
+    pub control: Option<PathBuf>,
+    /// The run to compare against it.
+    pub test: Option<PathBuf>,
+    /// Which list to print.
+    #[arg(long, value_enum, default_value_t = CategoryArg::All)]
+    pub category: CategoryArg,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CategoryArg {
+    /// Only in test.
+    Added,
+    /// Only in control.
+    Deleted,
+    /// In both, more often in test.
+    Increased,
+    /// In both, less often in test.
+    Decreased,
+    /// In both, as often.
+    Unchanged,
+    /// Every list.
+    All,
+}
+
+impl CategoryArg {
+    fn categories(self) -> Vec<Category> {
+        match self {
+            CategoryArg::Added => vec![Category::Added],
+            CategoryArg::Deleted => vec![Category::Deleted],
+            CategoryArg::Increased => vec![Category::Increased],
+            CategoryArg::Decreased => vec![Category::Decreased],
+            CategoryArg::Unchanged => vec![Category::Unchanged],
+            CategoryArg::All => Category::ALL.to_vec(),
+        }
+    }
+}
+
+/// Options that choose what is compared, shared by every analysis command.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Selection")]
+pub struct SelectArgs {
+    /// Ranks of both sides: a number, a comma list, or `all` (summed) [default: the lowest].
+    #[arg(long, value_name = "RANKS")]
+    pub rank: Option<Pick>,
+    /// ProfilerStep numbers of both sides: a number, a comma list, or `all` [default: the lowest].
+    #[arg(long, value_name = "STEPS")]
+    pub iteration: Option<Pick>,
+    /// Ranks of the control side (overrides --rank).
+    #[arg(long, value_name = "RANKS")]
+    pub control_rank: Option<Pick>,
+    /// Ranks of the test side (overrides --rank).
+    #[arg(long, value_name = "RANKS")]
+    pub test_rank: Option<Pick>,
+    /// Steps of the control side (overrides --iteration).
+    #[arg(long, value_name = "STEPS")]
+    pub control_iteration: Option<Pick>,
+    /// Steps of the test side (overrides --iteration).
+    #[arg(long, value_name = "STEPS")]
+    pub test_iteration: Option<Pick>,
+    /// Events that ran on the CPU, on the GPU, or both [default: all].
+    #[arg(long, value_enum)]
+    pub device: Option<Device>,
+    /// Group by HTA's short names (`void cutlass::Kernel<...>(...)` → `cutlass::Kernel`).
+    #[arg(long)]
+    pub short_names: bool,
+    /// Keep only rows whose name matches this regular expression (repeatable: any matches).
+    #[arg(long, value_name = "REGEX")]
+    pub include: Vec<String>,
+    /// Drop rows whose name matches this regular expression (repeatable).
+    #[arg(long, value_name = "REGEX")]
+    pub exclude: Vec<String>,
+    /// Names of the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels)]
+    pub labels: Option<Labels>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Labels(pub [String; 2]);
+
+fn parse_labels(s: &str) -> std::result::Result<Labels, String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    match parts.as_slice() {
+        [c, t] => {
+            let labels = [c.to_string(), t.to_string()];
+            check_labels(&labels).map_err(|e| e.to_string())?;
+            Ok(Labels(labels))
+        }
+        _ => Err("expected two names separated by a comma, e.g. fp32,bf16".to_string()),
+    }
+}
+
+/// Options that shape the output.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Output")]
+pub struct OutputArgs {
+    /// Output format [default: from the -o extension (.csv .json .md), else table].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Show only the first N rows (for ops-diff: N names per category).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Row order; ties are broken by name [default: abs-diff-duration for compare, name for ops-diff].
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort: Option<SortKey>,
+}
+
+/// What `run` needs from the process around it.
+pub struct Env<'a> {
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+    /// Width to fit a table in when writing to standard output.
+    pub terminal_width: Option<usize>,
+    pub state_dir: PathBuf,
+}
+
+/// Runs one command. Returns the exit code for a successful run (0).
+pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
+    match cli.command {
+        Command::Compare(args) => run_compare(args, env),
+        Command::OpsDiff(args) => run_ops_diff(args, env),
+    }
+}
+
+/// Builds a request from the options given, on top of `base` (defaults or a saved request).
+fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest {
+    if let Some(r) = &select.rank {
+        base.control_selection.ranks = r.clone();
+        base.test_selection.ranks = r.clone();
+    }
+    if let Some(i) = &select.iteration {
+        base.control_selection.iterations = i.clone();
+        base.test_selection.iterations = i.clone();
+    }
+    if let Some(r) = &select.control_rank {
+        base.control_selection.ranks = r.clone();
+    }
+    if let Some(r) = &select.test_rank {
+        base.test_selection.ranks = r.clone();
+    }
+    if let Some(i) = &select.control_iteration {
+        base.control_selection.iterations = i.clone();
+    }
+    if let Some(i) = &select.test_iteration {
+        base.test_selection.iterations = i.clone();
+    }
+    if let Some(d) = select.device {
+        base.device = d;
+    }
+    if select.short_names {
+        base.naming = crate::aggregate::Naming::ShortName;
+    }
+    if !select.include.is_empty() {
+        base.include = select.include.clone();
+    }
+    if !select.exclude.is_empty() {
+        base.exclude = select.exclude.clone();
+    }
+    if let Some(Labels(l)) = &select.labels {
+        base.labels = l.clone();
+    }
+    base
+}
+
+fn print_notes(notes: &[String], env: &mut Env<'_>) {
+    for n in notes {
+        let _ = writeln!(env.stderr, "tracediff: note: {n}");
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
+    let req = request_from(&args.select, CompareRequest::new(&args.control, &args.test));
+    let (comparison, notes) = compare(&req)?;
+    print_notes(&notes, env);
+    if !args.no_save {
+        let mut saved_req = req.clone();
+        saved_req.control = absolute(&req.control);
+        saved_req.test = absolute(&req.test);
+        state::save(&env.state_dir, &saved_req, &comparison)?;
+    }
+    let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
+    emit(&args.output, env, |format, style| {
+        crate::render::compare::render(&view, format, style)
+    })
+}
+
+fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
+    let comparison = match (&args.control, &args.test) {
+        (Some(c), Some(t)) => {
+            let req = request_from(&args.select, CompareRequest::new(c, t));
+            let (comparison, notes) = compare(&req)?;
+            print_notes(&notes, env);
+            comparison
+        }
+        _ => saved_comparison(&args.select, env)?,
+    };
+    let view = OpsDiffView::new(
+        &comparison,
+        &args.category.categories(),
+        args.output.sort.unwrap_or(SortKey::Name),
+        args.output.top,
+    );
+    emit(&args.output, env, |format, _| {
+        crate::render::ops_diff::render(&view, format)
+    })
+}
+
+/// The saved comparison with the given options applied: reused as is when they do not change
+/// which events count, recomputed from the saved paths when they do.
+pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Comparison> {
+    let (saved, path) = state::load(&env.state_dir)?;
+    let req = request_from(select, saved.request.clone());
+    let _ = writeln!(
+        env.stderr,
+        "tracediff: using the comparison saved in {} ({} vs {})",
+        path.display(),
+        req.control.display(),
+        req.test.display()
+    );
+    let same_events = {
+        let (a, b) = (&saved.request, &req);
+        a.control == b.control
+            && a.test == b.test
+            && a.control_selection == b.control_selection
+            && a.test_selection == b.test_selection
+            && a.device == b.device
+            && a.naming == b.naming
+    };
+    let saved_unfiltered = saved.request.include.is_empty() && saved.request.exclude.is_empty();
+    let same_filter = saved.request.include == req.include && saved.request.exclude == req.exclude;
+    let filter = NameFilter::new(&req.include, &req.exclude)?;
+    check_labels(&req.labels)?;
+    if same_events && (saved_unfiltered || same_filter) {
+        let mut c = saved.comparison;
+        c.rows.retain(|r| filter.admits(&r.name));
+        c.include = req.include.clone();
+        c.exclude = req.exclude.clone();
+        c.control.label = req.labels[0].clone();
+        c.test.label = req.labels[1].clone();
+        return Ok(c);
+    }
+    let (control, test) = load_pair(&req.control, &req.test)?;
+    let mut notes = control.notes.clone();
+    notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());
+    print_notes(&notes, env);
+    compare_sides(&req, &control, &test, &filter)
+}
+
+/// Renders in the chosen format and writes to `-o FILE` or standard output.
+fn emit(output: &OutputArgs, env: &mut Env<'_>, render: impl Fn(Format, TableStyle) -> String) -> Result<i32> {
+    let format = output
+        .format
+        .or_else(|| output.output.as_deref().and_then(Format::from_extension))
+        .unwrap_or(Format::Table);
+    match &output.output {
+        Some(path) => {
+            let text = render(format, TableStyle::default());
+            std::fs::write(path, text).map_err(|e| Error::Output {
+                path: path.clone(),
+                source: e,
+            })?;
+        }
+        None => {
+            let style = TableStyle {
+                width: env.terminal_width.unwrap_or(TableStyle::default().width),
+            };
+            let text = render(format, style);
+            env.stdout.write_all(text.as_bytes()).map_err(|e| Error::Output {
+                path: PathBuf::from("<stdout>"),
+                source: e,
+            })?;
+        }
+    }
+    Ok(0)
+}

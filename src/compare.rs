@@ -1,0 +1,111 @@
+//! A whole comparison, from two paths to a [`Comparison`]: load → select → aggregate → diff.
+
+use crate::aggregate::{Naming, aggregate};
+use crate::diff::{Comparison, NameFilter, SideInfo, diff};
+use crate::error::{Error, Result};
+use crate::load::{Side, load_pair};
+use crate::select::{Device, SideSelection, resolve};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Everything that decides the rows of a comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompareRequest {
+    pub control: PathBuf,
+    pub test: PathBuf,
+    pub control_selection: SideSelection,
+    pub test_selection: SideSelection,
+    pub device: Device,
+    pub naming: Naming,
+    pub labels: [String; 2],
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+}
+
+impl CompareRequest {
+    pub fn new(control: impl Into<PathBuf>, test: impl Into<PathBuf>) -> Self {
+        CompareRequest {
+            control: control.into(),
+            test: test.into(),
+            control_selection: SideSelection::default(),
+            test_selection: SideSelection::default(),
+            device: Device::All,
+            naming: Naming::Name,
+            labels: ["control".to_string(), "test".to_string()],
+            include: Vec::new(),
+            exclude: Vec::new(),
+        }
+    }
+}
+
+/// Checks the labels: two different names that can head CSV columns.
+pub fn check_labels(labels: &[String; 2]) -> Result<()> {
+    for l in labels {
+        if l.is_empty() || l.contains([',', '"', '\n', '\r']) {
+            return Err(Error::usage(format!(
+                "invalid label '{l}': labels must be non-empty and hold no comma, quote or newline"
+            )));
+        }
+    }
+    if labels[0] == labels[1] {
+        return Err(Error::usage(format!(
+            "the two labels must differ (both are '{}')",
+            labels[0]
+        )));
+    }
+    Ok(())
+}
+
+/// Loads both sides and compares them. Also returns the notes the loading produced.
+pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
+    check_labels(&req.labels)?;
+    let filter = NameFilter::new(&req.include, &req.exclude)?;
+    let (control, test) = load_pair(&req.control, &req.test)?;
+    let mut notes = control.notes.clone();
+    notes.extend(
+        test.notes
+            .iter()
+            .filter(|n| !notes.contains(n))
+            .cloned()
+            .collect::<Vec<_>>(),
+    );
+    let comparison = compare_sides(req, &control, &test, &filter)?;
+    Ok((comparison, notes))
+}
+
+/// Compares two loaded sides.
+pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: &NameFilter) -> Result<Comparison> {
+    let [cl, tl] = &req.labels;
+    let c_sel = resolve(control, cl, &req.control_selection)?;
+    let t_sel = resolve(test, tl, &req.test_selection)?;
+    let (c_tot, t_tot) = rayon::join(
+        || aggregate(control, &c_sel, req.device, req.naming),
+        || aggregate(test, &t_sel, req.device, req.naming),
+    );
+    let mut rows = diff(&c_tot, &t_tot);
+    rows.retain(|r| filter.admits(&r.name));
+    let info = |side: &Side, label: &str, resolved| SideInfo {
+        label: label.to_string(),
+        path: side.input.display().to_string(),
+        files: side
+            .files
+            .iter()
+            .filter(|f| c_or_t_has(&resolved, f.rank()))
+            .map(|f| f.path.display().to_string())
+            .collect(),
+        resolved,
+    };
+    Ok(Comparison {
+        control: info(control, cl, c_sel),
+        test: info(test, tl, t_sel),
+        device: req.device,
+        naming: req.naming,
+        include: req.include.clone(),
+        exclude: req.exclude.clone(),
+        rows,
+    })
+}
+
+fn c_or_t_has(resolved: &crate::select::Resolved, rank: i64) -> bool {
+    resolved.ranks.contains(&rank)
+}

@@ -1,0 +1,340 @@
+//! The comparison table: one row per name on either side, and the ops-diff categories
+//! (design §3.5).
+
+use crate::aggregate::{NameTotals, Naming, Totals};
+use crate::error::{Error, Result};
+use crate::select::{Device, Resolved};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::borrow::Borrow;
+use std::cmp::Reverse;
+use std::fmt;
+
+/// One name and what each side did with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    pub name: String,
+    pub control: Totals,
+    pub test: Totals,
+}
+
+impl Row {
+    pub fn diff_counts(&self) -> i64 {
+        self.test.count as i64 - self.control.count as i64
+    }
+
+    pub fn diff_dur_ns(&self) -> i64 {
+        self.test.dur_ns - self.control.dur_ns
+    }
+
+    /// HTA's `counts_change_categories`.
+    pub fn change_symbol(&self) -> &'static str {
+        match self.diff_counts() {
+            d if d > 0 => "+",
+            d if d < 0 => "-",
+            _ => "=",
+        }
+    }
+
+    pub fn category(&self) -> Category {
+        match (self.control.count, self.test.count) {
+            (0, _) => Category::Added,
+            (_, 0) => Category::Deleted,
+            (c, t) if t > c => Category::Increased,
+            (c, t) if t < c => Category::Decreased,
+            _ => Category::Unchanged,
+        }
+    }
+}
+
+/// The ops-diff categories, which partition the rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    Added,
+    Deleted,
+    Increased,
+    Decreased,
+    Unchanged,
+}
+
+impl Category {
+    pub const ALL: [Category; 5] = [
+        Category::Added,
+        Category::Deleted,
+        Category::Increased,
+        Category::Decreased,
+        Category::Unchanged,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Added => "added",
+            Category::Deleted => "deleted",
+            Category::Increased => "increased",
+            Category::Decreased => "decreased",
+            Category::Unchanged => "unchanged",
+        }
+    }
+}
+
+impl fmt::Display for Category {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Joins the two sides' totals into rows, sorted by name.
+pub fn diff(control: &NameTotals, test: &NameTotals) -> Vec<Row> {
+    let mut rows: Vec<Row> = control
+        .iter()
+        .map(|(name, &c)| Row {
+            name: name.clone(),
+            control: c,
+            test: test.get(name).copied().unwrap_or_default(),
+        })
+        .collect();
+    rows.extend(
+        test.iter()
+            .filter(|(name, _)| !control.contains_key(*name))
+            .map(|(name, &t)| Row {
+                name: name.clone(),
+                control: Totals::default(),
+                test: t,
+            }),
+    );
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    rows
+}
+
+/// Row order. Ties are always broken by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum SortKey {
+    /// Largest change in total duration first, either way (the default).
+    #[default]
+    AbsDiffDuration,
+    /// Largest increase in total duration first, largest decrease last.
+    DiffDuration,
+    /// Largest change in count first, either way.
+    AbsDiffCounts,
+    /// Largest increase in count first, largest decrease last.
+    DiffCounts,
+    /// Largest total duration (control + test) first.
+    Duration,
+    /// Most events (control + test) first.
+    Counts,
+    /// By name, A to Z (byte order).
+    Name,
+}
+
+impl SortKey {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortKey::AbsDiffDuration => "abs-diff-duration",
+            SortKey::DiffDuration => "diff-duration",
+            SortKey::AbsDiffCounts => "abs-diff-counts",
+            SortKey::DiffCounts => "diff-counts",
+            SortKey::Duration => "duration",
+            SortKey::Counts => "counts",
+            SortKey::Name => "name",
+        }
+    }
+}
+
+pub fn sort_rows<R: Borrow<Row>>(rows: &mut [R], key: SortKey) {
+    let name = |r: &R| r.borrow().name.clone();
+    match key {
+        SortKey::AbsDiffDuration => rows.sort_by_key(|r| (Reverse(r.borrow().diff_dur_ns().unsigned_abs()), name(r))),
+        SortKey::DiffDuration => rows.sort_by_key(|r| (Reverse(r.borrow().diff_dur_ns()), name(r))),
+        SortKey::AbsDiffCounts => rows.sort_by_key(|r| (Reverse(r.borrow().diff_counts().unsigned_abs()), name(r))),
+        SortKey::DiffCounts => rows.sort_by_key(|r| (Reverse(r.borrow().diff_counts()), name(r))),
+        SortKey::Duration => rows.sort_by_key(|r| {
+            let r = r.borrow();
+            (
+                Reverse(i128::from(r.control.dur_ns) + i128::from(r.test.dur_ns)),
+                r.name.clone(),
+            )
+        }),
+        SortKey::Counts => rows.sort_by_key(|r| (Reverse(r.borrow().control.count + r.borrow().test.count), name(r))),
+        SortKey::Name => rows.sort_by(|a, b| a.borrow().name.cmp(&b.borrow().name)),
+    }
+}
+
+/// `--include` / `--exclude`: regular expressions searched in row names.
+#[derive(Debug, Clone, Default)]
+pub struct NameFilter {
+    include: Vec<Regex>,
+    exclude: Vec<Regex>,
+}
+
+impl NameFilter {
+    pub fn new(include: &[String], exclude: &[String]) -> Result<Self> {
+        let compile = |flag: &str, p: &String| {
+            Regex::new(p)
+                .map_err(|e| Error::usage(format!("invalid {flag} pattern '{p}': {}", first_line(&e.to_string()))))
+        };
+        Ok(NameFilter {
+            include: include.iter().map(|p| compile("--include", p)).collect::<Result<_>>()?,
+            exclude: exclude.iter().map(|p| compile("--exclude", p)).collect::<Result<_>>()?,
+        })
+    }
+
+    pub fn admits(&self, name: &str) -> bool {
+        (self.include.is_empty() || self.include.iter().any(|r| r.is_match(name)))
+            && !self.exclude.iter().any(|r| r.is_match(name))
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().last().unwrap_or(s).trim().to_string()
+}
+
+/// One side as compared: where it came from and what was selected.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SideInfo {
+    pub label: String,
+    pub path: String,
+    pub files: Vec<String>,
+    #[serde(flatten)]
+    pub resolved: Resolved,
+}
+
+/// Counts of rows per category, and summed durations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub rows: usize,
+    pub added: usize,
+    pub deleted: usize,
+    pub increased: usize,
+    pub decreased: usize,
+    pub unchanged: usize,
+    pub control_dur_ns: i64,
+    pub test_dur_ns: i64,
+}
+
+impl Summary {
+    pub fn of(rows: &[Row]) -> Summary {
+        let mut s = Summary {
+            rows: rows.len(),
+            ..Summary::default()
+        };
+        for r in rows {
+            match r.category() {
+                Category::Added => s.added += 1,
+                Category::Deleted => s.deleted += 1,
+                Category::Increased => s.increased += 1,
+                Category::Decreased => s.decreased += 1,
+                Category::Unchanged => s.unchanged += 1,
+            }
+            s.control_dur_ns += r.control.dur_ns;
+            s.test_dur_ns += r.test.dur_ns;
+        }
+        s
+    }
+
+    pub fn count(&self, c: Category) -> usize {
+        match c {
+            Category::Added => self.added,
+            Category::Deleted => self.deleted,
+            Category::Increased => self.increased,
+            Category::Decreased => self.decreased,
+            Category::Unchanged => self.unchanged,
+        }
+    }
+}
+
+/// A finished comparison: what was compared, and every row (after `--include`/`--exclude`),
+/// in the requested order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub control: SideInfo,
+    pub test: SideInfo,
+    pub device: Device,
+    pub naming: Naming,
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    pub rows: Vec<Row>,
+}
+
+impl Comparison {
+    pub fn summary(&self) -> Summary {
+        Summary::of(&self.rows)
+    }
+
+    pub fn in_category(&self, c: Category) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(move |r| r.category() == c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn totals(count: u64, dur_ns: i64) -> Totals {
+        Totals { count, dur_ns }
+    }
+
+    fn side(items: &[(&str, u64, i64)]) -> NameTotals {
+        items.iter().map(|&(n, c, d)| (n.to_string(), totals(c, d))).collect()
+    }
+
+    #[test]
+    fn rows_cover_both_sides_and_categories_partition_them() {
+        let c = side(&[("a", 2, 10), ("b", 1, 5), ("d", 3, 3), ("e", 1, 1)]);
+        let t = side(&[("a", 3, 12), ("c", 1, 7), ("d", 1, 9), ("e", 1, 4)]);
+        let rows = diff(&c, &t);
+        let got: Vec<(&str, Category, &str, i64)> = rows
+            .iter()
+            .map(|r| (r.name.as_str(), r.category(), r.change_symbol(), r.diff_dur_ns()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", Category::Increased, "+", 2),
+                ("b", Category::Deleted, "-", -5),
+                ("c", Category::Added, "+", 7),
+                ("d", Category::Decreased, "-", 6),
+                ("e", Category::Unchanged, "=", 3),
+            ]
+        );
+        let s = Summary::of(&rows);
+        assert_eq!(
+            (s.added, s.deleted, s.increased, s.decreased, s.unchanged),
+            (1, 1, 1, 1, 1)
+        );
+        assert_eq!((s.control_dur_ns, s.test_dur_ns), (19, 32));
+    }
+
+    #[test]
+    fn sorting_breaks_ties_by_name() {
+        let c = side(&[("x", 1, 10), ("y", 1, 10), ("z", 5, 0)]);
+        let t = side(&[("x", 1, 0), ("y", 1, 20), ("z", 1, 0)]);
+        let mut rows = diff(&c, &t);
+        let names = |rows: &[Row]| rows.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+        sort_rows(&mut rows, SortKey::AbsDiffDuration);
+        assert_eq!(names(&rows), ["x", "y", "z"]);
+        sort_rows(&mut rows, SortKey::DiffDuration);
+        assert_eq!(names(&rows), ["y", "z", "x"]);
+        sort_rows(&mut rows, SortKey::DiffCounts);
+        assert_eq!(names(&rows), ["x", "y", "z"]);
+        sort_rows(&mut rows, SortKey::AbsDiffCounts);
+        assert_eq!(names(&rows), ["z", "x", "y"]);
+        sort_rows(&mut rows, SortKey::Counts);
+        assert_eq!(names(&rows), ["z", "x", "y"]);
+        sort_rows(&mut rows, SortKey::Duration);
+        assert_eq!(names(&rows), ["y", "x", "z"]);
+        sort_rows(&mut rows, SortKey::Name);
+        assert_eq!(names(&rows), ["x", "y", "z"]);
+    }
+
+    #[test]
+    fn filters_include_then_exclude() {
+        let f = NameFilter::new(&["^aten::".into()], &["copy".into()]).unwrap();
+        assert!(f.admits("aten::mm"));
+        assert!(!f.admits("aten::copy_"));
+        assert!(!f.admits("cudaLaunchKernel"));
+        let e = NameFilter::new(&[], &["(".into()]).unwrap_err().to_string();
+        assert!(e.starts_with("invalid --exclude pattern '('"), "{e}");
+    }
+}

@@ -1,0 +1,87 @@
+//! Finding the trace files of one side (design §3.1).
+
+use crate::error::{Error, Result};
+use crate::read::io_reason;
+use std::path::{Path, PathBuf};
+
+/// Whether a file name looks like a trace: `.json` or `.json.gz` (which covers
+/// `.pt.trace.json` and `.pt.trace.json.gz`).
+pub fn is_trace_name(name: &str) -> bool {
+    name.ends_with(".json") || name.ends_with(".json.gz")
+}
+
+/// The files a side is made of: `path` itself when it is a file, else the trace files
+/// directly inside the directory `path` (not recursive), in sorted order.
+pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
+    if meta.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    if !meta.is_dir() {
+        return Err(Error::input(path, "not a file or a directory"));
+    }
+    let entries = std::fs::read_dir(path).map_err(|e| Error::input(path, format!("cannot list: {}", io_reason(&e))))?;
+    let mut files = Vec::new();
+    let mut other = 0usize;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::input(path, format!("cannot list: {}", io_reason(&e))))?;
+        let file_path = entry.path();
+        let name = entry.file_name();
+        let is_file = std::fs::metadata(&file_path).map(|m| m.is_file()).unwrap_or(false);
+        match name.to_str() {
+            Some(n) if is_file && is_trace_name(n) => files.push(file_path),
+            _ => other += 1,
+        }
+    }
+    if files.is_empty() {
+        let what = if other == 0 {
+            "empty directory: no trace files".to_string()
+        } else {
+            format!("no trace files (*.json, *.json.gz) among the {other} entries of this directory")
+        };
+        return Err(Error::input(path, what));
+    }
+    files.sort();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_json_and_gz_sorted_not_recursive() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.pt.trace.json.gz", "a.json", "notes.txt", "c.json.bak"] {
+            std::fs::write(dir.path().join(name), b"{}").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("sub.json")).unwrap();
+        let found: Vec<String> = discover(dir.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(found, vec!["a.json", "b.pt.trace.json.gz"]);
+    }
+
+    #[test]
+    fn empty_and_traceless_directories_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = discover(dir.path()).unwrap_err().to_string();
+        assert!(e.starts_with("empty directory: no trace files ("), "{e}");
+        std::fs::write(dir.path().join("x.txt"), b"").unwrap();
+        let e = discover(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("no trace files (*.json, *.json.gz) among the 1 entries"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_is_its_own_side() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("whatever.bin");
+        std::fs::write(&p, b"{}").unwrap();
+        assert_eq!(discover(&p).unwrap(), vec![p]);
+    }
+}

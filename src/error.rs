@@ -1,0 +1,102 @@
+//! The one error type of the library, and how each kind maps to an exit code.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where in an input file a problem was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// Byte offset in the (decompressed) JSON text.
+    Byte(u64),
+    /// Free-form position, e.g. `traceEvents[12]`.
+    Text(String),
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Byte(b) => write!(f, "byte {b}"),
+            Location::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// Everything that can go wrong. Each variant renders as the one line that follows
+/// `tracediff: ` on stderr: `<what> (<which file>[: <where in it>])`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The command line or configuration asks for something impossible.
+    #[error("{0}")]
+    Usage(String),
+
+    /// An input file or directory is missing, unreadable or not a valid trace.
+    #[error("{}", fmt_input(what, path, location.as_ref()))]
+    Input {
+        what: String,
+        path: PathBuf,
+        location: Option<Location>,
+    },
+
+    /// Writing output failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Output {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A saved comparison is missing or unreadable.
+    #[error("{0}")]
+    State(String),
+}
+
+fn fmt_input(what: &str, path: &Path, location: Option<&Location>) -> String {
+    match location {
+        Some(loc) => format!("{what} ({}: {loc})", path.display()),
+        None => format!("{what} ({})", path.display()),
+    }
+}
+
+impl Error {
+    pub fn input(path: impl Into<PathBuf>, what: impl Into<String>) -> Self {
+        Error::Input {
+            what: what.into(),
+            path: path.into(),
+            location: None,
+        }
+    }
+
+    pub fn input_at(path: impl Into<PathBuf>, what: impl Into<String>, location: Location) -> Self {
+        Error::Input {
+            what: what.into(),
+            path: path.into(),
+            location: Some(location),
+        }
+    }
+
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Error::Usage(msg.into())
+    }
+
+    /// Process exit code for this error: every error is bad usage or bad input (2).
+    /// Exit code 1 is reserved for a failed regression gate, which is a result, not an error.
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_error_names_file_and_place() {
+        let e = Error::input_at("a/b.json", "invalid JSON: expected ':'", Location::Byte(17));
+        assert_eq!(e.to_string(), "invalid JSON: expected ':' (a/b.json: byte 17)");
+        let e = Error::input("dir", "no trace files");
+        assert_eq!(e.to_string(), "no trace files (dir)");
+        assert_eq!(e.exit_code(), 2);
+    }
+}

@@ -1,0 +1,200 @@
+//! Which ProfilerStep (iteration) each event belongs to (design §3.3).
+//!
+//! - A step is an event named `ProfilerStep#N`; its window is `[ts, ts + dur)`.
+//! - A host event (stream < 0) belongs to the last step, in file order, whose window
+//!   holds its `ts`.
+//! - A device event (stream ≥ 0) belongs to the iteration of the host event that launched
+//!   it: the last host event in file order with the same `correlation`. HTA only links
+//!   streams > 0; stream 0 (every AMD kernel) is linked too (design §3.7, point 1).
+//! - Anything else is [`NO_ITERATION`].
+
+use crate::store::{EventTable, NO_CORRELATION, NO_ITERATION, NameId, Step, StringTable};
+use rustc_hash::FxHashMap;
+
+/// The step number in a name such as `ProfilerStep#12` (HTA's `ProfilerStep\s*#\s*(\d+)`).
+pub fn step_number(name: &str) -> Option<i64> {
+    let rest = name.strip_prefix("ProfilerStep")?;
+    let rest = rest.trim_start_matches(char::is_whitespace).strip_prefix('#')?;
+    let rest = rest.trim_start_matches(char::is_whitespace);
+    let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
+    digits.parse().ok()
+}
+
+/// Synchronisation events that HTA treats as device-side when it links launches to kernels.
+const SYNC_NAMES: [&str; 2] = ["Event Sync", "Context Sync"];
+
+/// Finds the steps of a trace and fills its `iteration` column. Returns the steps in file order.
+pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<Step> {
+    let step_of_name: Vec<Option<i64>> = strings.iter().map(|(_, s)| step_number(s)).collect();
+    let steps: Vec<Step> = (0..events.len())
+        .filter_map(|i| {
+            step_of_name[events.name[i].index()].map(|number| Step {
+                number,
+                ts_ns: events.ts_ns[i],
+                dur_ns: events.dur_ns[i],
+            })
+        })
+        .collect();
+    let windows = StepWindows::new(&steps);
+
+    for i in 0..events.len() {
+        if events.stream[i] < 0 {
+            events.iteration[i] = windows.iteration_at(events.ts_ns[i]);
+        }
+    }
+
+    let sync_ids: Vec<NameId> = SYNC_NAMES.iter().filter_map(|n| strings.get(n)).collect();
+    let is_device_side =
+        |i: usize| (events.stream[i] >= 0 && events.correlation[i] >= 0) || sync_ids.contains(&events.name[i]);
+    // correlation -> iteration of the last host event in file order that carries it
+    let mut launch_iteration: FxHashMap<i64, i64> = FxHashMap::default();
+    for i in 0..events.len() {
+        if events.correlation[i] != NO_CORRELATION && !is_device_side(i) {
+            launch_iteration.insert(events.correlation[i], events.iteration[i]);
+        }
+    }
+    for i in 0..events.len() {
+        if events.stream[i] >= 0 {
+            events.iteration[i] = if events.correlation[i] == NO_CORRELATION {
+                NO_ITERATION
+            } else {
+                launch_iteration
+                    .get(&events.correlation[i])
+                    .copied()
+                    .unwrap_or(NO_ITERATION)
+            };
+        }
+    }
+    steps
+}
+
+/// The steps' windows cut into disjoint segments, each labelled with the step that wins there
+/// (the last in file order among those covering it), for a binary search per event.
+struct StepWindows {
+    /// Segment starts, sorted; segment k is `[bounds[k], bounds[k + 1])`.
+    bounds: Vec<i64>,
+    /// The iteration of segment k.
+    label: Vec<i64>,
+}
+
+impl StepWindows {
+    fn new(steps: &[Step]) -> Self {
+        let mut bounds: Vec<i64> = steps
+            .iter()
+            .filter(|s| s.dur_ns > 0)
+            .flat_map(|s| [s.ts_ns, s.ts_ns.saturating_add(s.dur_ns)])
+            .collect();
+        bounds.sort_unstable();
+        bounds.dedup();
+        let mut winner: Vec<Option<usize>> = vec![None; bounds.len()];
+        for (order, s) in steps.iter().enumerate().filter(|(_, s)| s.dur_ns > 0) {
+            let end = s.ts_ns.saturating_add(s.dur_ns);
+            let first = bounds.partition_point(|&b| b < s.ts_ns);
+            let last = bounds.partition_point(|&b| b < end);
+            for w in &mut winner[first..last] {
+                // Later steps in file order win, as in HTA.
+                if w.is_none_or(|prev| prev < order) {
+                    *w = Some(order);
+                }
+            }
+        }
+        let label = winner
+            .into_iter()
+            .map(|w| w.map_or(NO_ITERATION, |o| steps[o].number))
+            .collect();
+        StepWindows { bounds, label }
+    }
+
+    fn iteration_at(&self, ts_ns: i64) -> i64 {
+        // The segment whose start is the last bound <= ts.
+        let k = self.bounds.partition_point(|&b| b <= ts_ns);
+        if k == 0 { NO_ITERATION } else { self.label[k - 1] }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{NO_STREAM, NewEvent};
+
+    #[test]
+    fn step_numbers_follow_htas_pattern() {
+        assert_eq!(step_number("ProfilerStep#12"), Some(12));
+        assert_eq!(step_number("ProfilerStep # 3"), Some(3));
+        assert_eq!(step_number("ProfilerStep#7x"), Some(7));
+        assert_eq!(step_number("ProfilerStep"), None);
+        assert_eq!(step_number("ProfilerStep#"), None);
+        assert_eq!(step_number("aten::mm"), None);
+    }
+
+    struct Builder {
+        strings: StringTable,
+        events: EventTable,
+    }
+
+    impl Builder {
+        fn new() -> Self {
+            Builder {
+                strings: StringTable::new(),
+                events: EventTable::default(),
+            }
+        }
+        fn add(&mut self, name: &str, ts_us: i64, dur_us: i64, stream: i64, correlation: i64) -> &mut Self {
+            let name = self.strings.intern(name);
+            let cat = self.strings.intern("c");
+            let index = self.events.len() as u32;
+            self.events.push(NewEvent {
+                index,
+                name,
+                cat,
+                ts_ns: ts_us * 1000,
+                dur_ns: dur_us * 1000,
+                pid: cat,
+                tid: cat,
+                stream,
+                correlation,
+            });
+            self
+        }
+    }
+
+    #[test]
+    fn host_events_by_window_device_events_by_launch() {
+        let mut b = Builder::new();
+        b.add("ProfilerStep#1", 0, 100, NO_STREAM, -1)
+            .add("ProfilerStep#2", 100, 100, NO_STREAM, -1)
+            .add("aten::mm", 10, 5, NO_STREAM, -1)
+            .add("cudaLaunchKernel", 99, 1, NO_STREAM, 7)
+            .add("aten::add", 100, 1, NO_STREAM, -1)
+            .add("outside", 250, 1, NO_STREAM, -1)
+            // runs later, in step 2's window, but was launched in step 1
+            .add("gemm", 150, 10, 7, 7)
+            // stream 0 (AMD): linked too
+            .add("amd_kernel", 160, 1, 0, 7)
+            .add("orphan_kernel", 50, 1, 7, 1234);
+        let steps = assign_iterations(&b.strings, &mut b.events);
+        assert_eq!(steps.iter().map(|s| s.number).collect::<Vec<_>>(), vec![1, 2]);
+        assert_eq!(b.events.iteration, vec![1, 2, 1, 1, 2, -1, 1, 1, -1]);
+    }
+
+    #[test]
+    fn overlapping_steps_the_last_in_file_order_wins() {
+        let mut b = Builder::new();
+        b.add("ProfilerStep#5", 0, 100, NO_STREAM, -1)
+            .add("ProfilerStep#4", 50, 100, NO_STREAM, -1)
+            .add("a", 60, 1, NO_STREAM, -1)
+            .add("b", 20, 1, NO_STREAM, -1)
+            .add("c", 120, 1, NO_STREAM, -1);
+        assert_eq!(assign_iterations(&b.strings, &mut b.events).len(), 2);
+        // "ProfilerStep#5" itself starts at 0, only in its own window.
+        assert_eq!(b.events.iteration, vec![5, 4, 4, 5, 4]);
+    }
+
+    #[test]
+    fn without_steps_every_event_has_no_iteration() {
+        let mut b = Builder::new();
+        b.add("aten::mm", 10, 5, NO_STREAM, -1);
+        assert!(assign_iterations(&b.strings, &mut b.events).is_empty());
+        assert_eq!(b.events.iteration, vec![NO_ITERATION]);
+    }
+}

@@ -1,0 +1,95 @@
+//! Loading a side: discover its files, read and parse them in parallel, assign iterations.
+
+use crate::discover::discover;
+use crate::error::{Error, Result};
+use crate::iteration::assign_iterations;
+use crate::parse::parse_trace;
+use crate::read::open;
+use crate::store::TraceFile;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// The traces of one side of a comparison, one file per rank, sorted by rank.
+#[derive(Debug, Clone)]
+pub struct Side {
+    /// The path the user gave: a directory or a file.
+    pub input: PathBuf,
+    pub files: Vec<TraceFile>,
+    /// Things worth telling the user on stderr (not errors).
+    pub notes: Vec<String>,
+}
+
+impl Side {
+    /// Ranks present, sorted.
+    pub fn ranks(&self) -> Vec<i64> {
+        self.files.iter().map(TraceFile::rank).collect()
+    }
+
+    pub fn file_of_rank(&self, rank: i64) -> Option<&TraceFile> {
+        self.files.iter().find(|f| f.rank() == rank)
+    }
+}
+
+/// Reads and parses one trace file, and assigns its iterations.
+pub fn load_file(path: &Path) -> Result<TraceFile> {
+    let reader = open(path)?;
+    let compression = reader.compression;
+    let mut parsed = parse_trace(reader.inner, path, compression)?;
+    let steps = assign_iterations(&parsed.strings, &mut parsed.events);
+    Ok(TraceFile {
+        path: path.to_path_buf(),
+        declared_rank: parsed.declared_rank,
+        strings: parsed.strings,
+        events: parsed.events,
+        steps,
+        total_events: parsed.total_events,
+        json_bytes: parsed.json_bytes,
+    })
+}
+
+/// Loads every trace file of `input` (a directory or one file).
+pub fn load_side(input: &Path) -> Result<Side> {
+    let paths = discover(input)?;
+    let results: Vec<Result<TraceFile>> = paths.par_iter().map(|p| load_file(p)).collect();
+    // The first error in path order, so the message does not depend on scheduling.
+    let mut files = results.into_iter().collect::<Result<Vec<_>>>()?;
+    files.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.path.cmp(&b.path)));
+    for pair in files.windows(2) {
+        if pair[0].rank() == pair[1].rank() {
+            return Err(Error::input(
+                input,
+                format!(
+                    "two trace files with rank {}: {} and {} (pass one file to compare it alone)",
+                    pair[0].rank(),
+                    pair[0].path.display(),
+                    pair[1].path.display()
+                ),
+            ));
+        }
+    }
+    let mut notes = Vec::new();
+    let rankless: Vec<&TraceFile> = files.iter().filter(|f| f.declared_rank.is_none()).collect();
+    if let Some(f) = rankless.first() {
+        notes.push(format!(
+            "no distributedInfo.rank in {}; taking it as rank 0",
+            f.path.display()
+        ));
+    }
+    if files.iter().all(|f| f.steps.is_empty()) {
+        notes.push(format!(
+            "no ProfilerStep in {}; comparing the whole trace",
+            input.display()
+        ));
+    }
+    Ok(Side {
+        input: input.to_path_buf(),
+        files,
+        notes,
+    })
+}
+
+/// Loads both sides at once; the control side's error wins when both fail.
+pub fn load_pair(control: &Path, test: &Path) -> Result<(Side, Side)> {
+    let (c, t) = rayon::join(|| load_side(control), || load_side(test));
+    Ok((c?, t?))
+}

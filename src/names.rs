@@ -1,0 +1,73 @@
+//! HTA's short names for operators and kernels (design §3.6).
+
+/// Names that `shorten_name` leaves alone because the prefix says what they are.
+const KEEP_PREFIXES: [&str; 5] = ["Memcpy", "Memset", "hipMemcpy", "hipMemset", "dma"];
+
+/// Drops template arguments, function arguments and return types, as HTA's `shorten_name`:
+/// `void cutlass::Kernel<...>(...)` → `cutlass::Kernel`.
+pub fn shorten_name(name: &str) -> String {
+    if KEEP_PREFIXES.iter().any(|p| name.starts_with(p)) || (!name.contains('<') && !name.contains('(')) {
+        return name.to_string();
+    }
+    let without_arrows = name.replace("->", "");
+    let mut stack: Vec<u8> = Vec::with_capacity(without_arrows.len());
+    for &b in without_arrows.as_bytes() {
+        match b {
+            b'>' => pop_to(&mut stack, b'<'),
+            b')' => pop_to(&mut stack, b'('),
+            _ => stack.push(b),
+        }
+    }
+    let kept = String::from_utf8_lossy(&stack);
+    kept.rsplit(' ').next().unwrap_or("").to_string()
+}
+
+/// Pops back to and including the last `open`, or empties the stack when there is none.
+fn pop_to(stack: &mut Vec<u8>, open: u8) {
+    let keep = stack.iter().rposition(|&b| b == open).unwrap_or(0);
+    stack.truncate(keep);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_the_design_examples() {
+        assert_eq!(
+            shorten_name(
+                "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)"
+            ),
+            "cutlass::Kernel"
+        );
+        assert_eq!(
+            shorten_name(
+                "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 3, 128, 1>(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)"
+            ),
+            "at::native::::CatArrayBatchedCopy"
+        );
+        assert_eq!(
+            shorten_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
+            "ncclKernel_AllReduce_RING_LL_Sum_float"
+        );
+        assert_eq!(shorten_name("aten::mm"), "aten::mm");
+    }
+
+    #[test]
+    fn memory_names_and_plain_names_stay() {
+        assert_eq!(
+            shorten_name("Memcpy HtoD (Pageable -> Device)"),
+            "Memcpy HtoD (Pageable -> Device)"
+        );
+        assert_eq!(shorten_name("hipMemsetAsync(x)"), "hipMemsetAsync(x)");
+        assert_eq!(shorten_name("ProfilerStep#3"), "ProfilerStep#3");
+    }
+
+    #[test]
+    fn unbalanced_brackets_empty_the_stack() {
+        // '>' with no '<' before it pops everything
+        assert_eq!(shorten_name("a b> c(d)"), "c");
+        assert_eq!(shorten_name("x->y<int>"), "xy");
+        assert_eq!(shorten_name("f(a) "), "");
+    }
+}

@@ -1,0 +1,161 @@
+//! The comparison that the last `compare` saved, so that `ops-diff` and `plot` can reuse it.
+
+use crate::compare::CompareRequest;
+use crate::diff::Comparison;
+use crate::error::{Error, Result};
+use crate::read::io_reason;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Environment variable that moves the state directory.
+pub const STATE_DIR_ENV: &str = "TRACEDIFF_STATE_DIR";
+const DEFAULT_DIR: &str = ".tracediff";
+const FILE_NAME: &str = "last-comparison.json";
+/// Bumped whenever the saved layout changes; older files are refused with a clear message.
+const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Saved {
+    pub format_version: u32,
+    pub tool_version: String,
+    /// The request with absolute paths, so the state works from any directory.
+    pub request: CompareRequest,
+    pub comparison: Comparison,
+}
+
+/// The state directory: `$TRACEDIFF_STATE_DIR`, else `.tracediff` in the current directory.
+pub fn state_dir(env_value: Option<&str>) -> PathBuf {
+    match env_value {
+        Some(v) if !v.is_empty() => PathBuf::from(v),
+        _ => PathBuf::from(DEFAULT_DIR),
+    }
+}
+
+pub fn state_file(dir: &Path) -> PathBuf {
+    dir.join(FILE_NAME)
+}
+
+/// Writes the comparison atomically (temp file + rename); returns the file written.
+pub fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Output {
+        path: dir.to_path_buf(),
+        source: e,
+    })?;
+    let saved = Saved {
+        format_version: FORMAT_VERSION,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        request: request.clone(),
+        comparison: comparison.clone(),
+    };
+    let path = state_file(dir);
+    let tmp = dir.join(format!("{FILE_NAME}.tmp{}", std::process::id()));
+    let text = serde_json::to_vec(&saved).map_err(|e| Error::State(format!("cannot encode the comparison: {e}")))?;
+    std::fs::write(&tmp, text).map_err(|e| Error::Output {
+        path: tmp.clone(),
+        source: e,
+    })?;
+    std::fs::rename(&tmp, &path).map_err(|e| Error::Output {
+        path: path.clone(),
+        source: e,
+    })?;
+    Ok(path)
+}
+
+/// Reads the saved comparison, or says to run `tracediff compare` first.
+pub fn load(dir: &Path) -> Result<(Saved, PathBuf)> {
+    let path = state_file(dir);
+    let text = match std::fs::read(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Error::State(format!(
+                "no saved comparison in {}: run `tracediff compare CONTROL TEST` first, or pass CONTROL and TEST",
+                dir.display()
+            )));
+        }
+        Err(e) => {
+            return Err(Error::input(
+                &path,
+                format!("cannot read the saved comparison: {}", io_reason(&e)),
+            ));
+        }
+    };
+    let saved: Saved = serde_json::from_slice(&text).map_err(|e| {
+        Error::input(
+            &path,
+            format!("the saved comparison is unreadable ({e}); run `tracediff compare` again"),
+        )
+    })?;
+    if saved.format_version != FORMAT_VERSION {
+        return Err(Error::input(
+            &path,
+            format!(
+                "the saved comparison was written by tracediff {} in an older layout; run `tracediff compare` again",
+                saved.tool_version
+            ),
+        ));
+    }
+    Ok((saved, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aggregate::{Naming, Totals};
+    use crate::diff::{Row, SideInfo};
+    use crate::select::{Device, Resolved};
+
+    fn comparison() -> Comparison {
+        let side = |label: &str| SideInfo {
+            label: label.into(),
+            path: format!("/x/{label}"),
+            files: vec![format!("/x/{label}/a.json")],
+            resolved: Resolved {
+                ranks: vec![0],
+                iterations: Some(vec![3]),
+            },
+        };
+        Comparison {
+            control: side("control"),
+            test: side("test"),
+            device: Device::Gpu,
+            naming: Naming::ShortName,
+            include: vec![],
+            exclude: vec!["ProfilerStep".into()],
+            rows: vec![Row {
+                name: "aten::mm".into(),
+                control: Totals { count: 1, dur_ns: 1500 },
+                test: Totals { count: 2, dur_ns: 2500 },
+            }],
+        }
+    }
+
+    #[test]
+    fn saves_and_loads_the_same_comparison() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("nested/state");
+        let req = CompareRequest::new("/x/control", "/x/test");
+        let written = save(&state, &req, &comparison()).unwrap();
+        assert_eq!(written, state.join(FILE_NAME));
+        let (saved, path) = load(&state).unwrap();
+        assert_eq!(path, written);
+        assert_eq!(saved.request, req);
+        assert_eq!(saved.comparison, comparison());
+    }
+
+    #[test]
+    fn missing_state_says_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("run `tracediff compare CONTROL TEST` first"), "{e}");
+        std::fs::write(state_file(dir.path()), b"{not json").unwrap();
+        let e = load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("the saved comparison is unreadable"), "{e}");
+    }
+
+    #[test]
+    fn env_var_moves_the_directory() {
+        assert_eq!(state_dir(Some("/tmp/s")), PathBuf::from("/tmp/s"));
+        assert_eq!(state_dir(Some("")), PathBuf::from(".tracediff"));
+        assert_eq!(state_dir(None), PathBuf::from(".tracediff"));
+    }
+}

@@ -1,0 +1,181 @@
+//! The columnar event store: one `Vec` per column, names and categories interned.
+//!
+//! A [`TraceFile`] holds the events of one trace file (one rank) that count as ops
+//! (design §3.2), in file order, plus the string table they index into.
+
+use rustc_hash::FxHashMap;
+use std::path::PathBuf;
+
+/// Index into a [`StringTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameId(pub u32);
+
+impl NameId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Interned strings of one trace file. Each distinct string is stored once.
+#[derive(Debug, Default, Clone)]
+pub struct StringTable {
+    strings: Vec<Box<str>>,
+    ids: FxHashMap<Box<str>, NameId>,
+}
+
+impl StringTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `s`, adding it if it is new.
+    pub fn intern(&mut self, s: &str) -> NameId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = NameId(u32::try_from(self.strings.len()).expect("more than 2^32 distinct strings"));
+        let boxed: Box<str> = s.into();
+        self.strings.push(boxed.clone());
+        self.ids.insert(boxed, id);
+        id
+    }
+
+    pub fn get(&self, s: &str) -> Option<NameId> {
+        self.ids.get(s).copied()
+    }
+
+    pub fn resolve(&self, id: NameId) -> &str {
+        &self.strings[id.index()]
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (NameId, &str)> {
+        self.strings.iter().enumerate().map(|(i, s)| (NameId(i as u32), &**s))
+    }
+}
+
+/// Iteration number of an event that belongs to no ProfilerStep.
+pub const NO_ITERATION: i64 = -1;
+/// `stream` of an event without a (numeric) `args.stream`: a host event.
+pub const NO_STREAM: i64 = -1;
+/// `correlation` of an event without `args.correlation`.
+pub const NO_CORRELATION: i64 = -1;
+
+/// The kept events of one trace file, column by column, in file order.
+#[derive(Debug, Default, Clone)]
+pub struct EventTable {
+    /// Position of the event in the file's `traceEvents` array.
+    pub index: Vec<u32>,
+    pub name: Vec<NameId>,
+    pub cat: Vec<NameId>,
+    pub ts_ns: Vec<i64>,
+    pub dur_ns: Vec<i64>,
+    /// `pid` and `tid` as interned text: they may be numbers or strings in the file.
+    pub pid: Vec<NameId>,
+    pub tid: Vec<NameId>,
+    pub stream: Vec<i64>,
+    pub correlation: Vec<i64>,
+    /// Filled in after parsing by [`crate::iteration::assign_iterations`].
+    pub iteration: Vec<i64>,
+}
+
+impl EventTable {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+}
+
+/// One event as the parser hands it to the store.
+#[derive(Debug, Clone, Copy)]
+pub struct NewEvent {
+    pub index: u32,
+    pub name: NameId,
+    pub cat: NameId,
+    pub ts_ns: i64,
+    pub dur_ns: i64,
+    pub pid: NameId,
+    pub tid: NameId,
+    pub stream: i64,
+    pub correlation: i64,
+}
+
+impl EventTable {
+    pub fn push(&mut self, e: NewEvent) {
+        self.index.push(e.index);
+        self.name.push(e.name);
+        self.cat.push(e.cat);
+        self.ts_ns.push(e.ts_ns);
+        self.dur_ns.push(e.dur_ns);
+        self.pid.push(e.pid);
+        self.tid.push(e.tid);
+        self.stream.push(e.stream);
+        self.correlation.push(e.correlation);
+        self.iteration.push(NO_ITERATION);
+    }
+}
+
+/// A ProfilerStep found in a trace: its number and window `[ts_ns, ts_ns + dur_ns)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub number: i64,
+    pub ts_ns: i64,
+    pub dur_ns: i64,
+}
+
+/// Everything tracediff keeps of one trace file.
+#[derive(Debug, Clone)]
+pub struct TraceFile {
+    pub path: PathBuf,
+    /// `distributedInfo.rank`, or `None` when the file has none (then it counts as rank 0).
+    pub declared_rank: Option<i64>,
+    pub strings: StringTable,
+    pub events: EventTable,
+    /// ProfilerSteps in file order.
+    pub steps: Vec<Step>,
+    /// Number of entries in `traceEvents`, kept or not.
+    pub total_events: u64,
+    /// Bytes of JSON text read.
+    pub json_bytes: u64,
+}
+
+impl TraceFile {
+    pub fn rank(&self) -> i64 {
+        self.declared_rank.unwrap_or(0)
+    }
+
+    /// Step numbers present in this file, sorted and unique.
+    pub fn step_numbers(&self) -> Vec<i64> {
+        let mut v: Vec<i64> = self.steps.iter().map(|s| s.number).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_stable_and_deduplicated() {
+        let mut t = StringTable::new();
+        let a = t.intern("aten::mm");
+        let b = t.intern("aten::add");
+        assert_eq!(t.intern("aten::mm"), a);
+        assert_ne!(a, b);
+        assert_eq!(t.resolve(b), "aten::add");
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.get("nope"), None);
+    }
+}
