@@ -1,0 +1,433 @@
+//! The `tracediff` binary on the repository's own fixtures (see fixtures/make_fixtures.py).
+//! Output is checked exactly, with insta snapshots under tests/snapshots.
+
+use assert_cmd::Command;
+use std::path::Path;
+use tempfile::TempDir;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs tracediff in the repository root with its state in `state`.
+fn run_in(state: &Path, args: &[&str]) -> Run {
+    let out = Command::cargo_bin("tracediff")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TRACEDIFF_STATE_DIR", state)
+        .args(args)
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    let state = TempDir::new().unwrap();
+    run_in(state.path(), args)
+}
+
+/// Runs and expects success.
+fn ok(args: &[&str]) -> String {
+    let r = run(args);
+    assert_eq!(r.code, 0, "args {args:?}\nstderr: {}", r.stderr);
+    r.stdout
+}
+
+/// Runs and expects exit code 2 with one `tracediff: ` line on stderr; returns that line.
+fn fails(args: &[&str]) -> String {
+    let r = run(args);
+    assert_eq!(r.code, 2, "args {args:?}\nstdout: {}\nstderr: {}", r.stdout, r.stderr);
+    assert!(r.stdout.is_empty(), "nothing on stdout on error: {}", r.stdout);
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("tracediff: note:"))
+        .collect();
+    assert_eq!(lines.len(), 1, "one error line: {}", r.stderr);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    lines[0].strip_prefix("tracediff: ").expect("prefixed").to_string()
+}
+
+const BASIC: [&str; 2] = ["fixtures/basic/control", "fixtures/basic/test"];
+
+fn compare(extra: &[&str]) -> String {
+    let mut args = vec!["compare", BASIC[0], BASIC[1]];
+    args.extend_from_slice(extra);
+    ok(&args)
+}
+
+#[test]
+fn basic_table() {
+    insta::assert_snapshot!(compare(&[]));
+}
+
+#[test]
+fn basic_csv_has_htas_columns() {
+    let out = compare(&["--format", "csv"]);
+    assert!(out.starts_with(
+        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n"
+    ));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn basic_json() {
+    let out = compare(&["--format", "json", "--top", "4"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["rows"].as_array().unwrap().len(), 4);
+    assert_eq!(v["summary"]["rows"], 17);
+    insta::assert_snapshot!(out.replace(env!("CARGO_PKG_VERSION"), "[version]"));
+}
+
+#[test]
+fn basic_markdown() {
+    insta::assert_snapshot!(compare(&["--format", "markdown", "--sort", "name"]));
+}
+
+#[test]
+fn short_names_gpu_only() {
+    insta::assert_snapshot!(compare(&["--format", "csv", "--device", "gpu", "--short-names"]));
+}
+
+#[test]
+fn cpu_only_every_iteration_sorted_by_counts() {
+    insta::assert_snapshot!(compare(&[
+        "--format",
+        "csv",
+        "--device",
+        "cpu",
+        "--iteration",
+        "all",
+        "--sort",
+        "diff-counts"
+    ]));
+}
+
+#[test]
+fn per_side_iterations() {
+    // Step 1 of control against step 3 of test: the same rows as step 1 vs step 1, but for the steps.
+    let a = compare(&[
+        "--format",
+        "csv",
+        "--control-iteration",
+        "1",
+        "--test-iteration",
+        "3",
+        "--exclude",
+        "ProfilerStep",
+    ]);
+    let b = compare(&["--format", "csv", "--exclude", "ProfilerStep"]);
+    assert_eq!(a, b);
+    let two = compare(&["--format", "csv", "--iteration", "1,2", "--include", "^aten::add$"]);
+    assert_eq!(two.lines().nth(1), Some("aten::add,4,80,6,120,2,40,+"));
+}
+
+#[test]
+fn a_kernel_counts_in_the_step_that_launched_it() {
+    // reduce_kernel runs after ProfilerStep#1 ends, but was launched inside it.
+    let out = compare(&["--format", "csv", "--include", "reduce_kernel"]);
+    assert_eq!(
+        out.lines().nth(1),
+        Some("\"void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)\",1,30,1,30,0,0,=")
+    );
+}
+
+#[test]
+fn include_exclude_and_labels() {
+    let out = compare(&[
+        "--format",
+        "csv",
+        "--include",
+        "^aten::",
+        "--exclude",
+        "copy|zeros",
+        "--labels",
+        "fp32,bf16",
+        "--sort",
+        "name",
+    ]);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn output_file_format_follows_its_extension() {
+    let dir = TempDir::new().unwrap();
+    let csv = dir.path().join("diff.csv");
+    let md = dir.path().join("diff.md");
+    let r = run(&["compare", BASIC[0], BASIC[1], "-o", csv.to_str().unwrap()]);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), compare(&["--format", "csv"]));
+    run(&["compare", BASIC[0], BASIC[1], "-o", md.to_str().unwrap()]);
+    assert!(std::fs::read_to_string(&md).unwrap().contains("|---|---:|"));
+}
+
+#[test]
+fn ranks_lowest_by_default_all_and_rank_vs_rank() {
+    let a = [
+        "compare",
+        "fixtures/ranks/control",
+        "fixtures/ranks/test",
+        "--format",
+        "csv",
+    ];
+    insta::assert_snapshot!("ranks_default", ok(&a));
+    let mut all = a.to_vec();
+    all.extend(["--rank", "all", "--iteration", "all"]);
+    insta::assert_snapshot!("ranks_all", ok(&all));
+    let rank_vs_rank = ok(&[
+        "compare",
+        "fixtures/ranks/control",
+        "fixtures/ranks/control",
+        "--control-rank",
+        "0",
+        "--test-rank",
+        "1",
+        "--format",
+        "csv",
+        "--include",
+        "linear",
+    ]);
+    assert_eq!(
+        rank_vs_rank,
+        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\naten::linear,1,100,1,110,0,10,=\n"
+    );
+}
+
+#[test]
+fn amd_stream0_kernels_keep_their_iteration_and_ns_are_exact() {
+    let out = ok(&[
+        "compare",
+        "fixtures/amd/control",
+        "fixtures/amd/test",
+        "--format",
+        "csv",
+        "--device",
+        "gpu",
+    ]);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn traces_without_steps_are_compared_whole() {
+    let r = run(&[
+        "compare",
+        "fixtures/nosteps/control",
+        "fixtures/nosteps/test",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr
+            .contains("note: no ProfilerStep in fixtures/nosteps/control; comparing the whole trace")
+    );
+    insta::assert_snapshot!(r.stdout);
+    let e = fails(&[
+        "compare",
+        "fixtures/nosteps/control",
+        "fixtures/nosteps/test",
+        "--iteration",
+        "2",
+    ]);
+    assert_eq!(
+        e,
+        "control: no iteration 2 (the trace of rank 0 has no ProfilerStep; leave out --iteration to compare it whole) (fixtures/nosteps/control)"
+    );
+}
+
+#[test]
+fn selections_that_match_nothing_say_what_exists() {
+    let e = fails(&[
+        "compare",
+        "fixtures/ranks/control",
+        "fixtures/ranks/test",
+        "--rank",
+        "7",
+    ]);
+    assert_eq!(e, "control: no rank 7 (ranks present: 0, 1) (fixtures/ranks/control)");
+    let e = fails(&[
+        "compare",
+        "fixtures/ranks/control",
+        "fixtures/ranks/test",
+        "--test-iteration",
+        "5,99",
+    ]);
+    assert_eq!(
+        e,
+        "test: no iteration 99 in rank 0 (ProfilerSteps present: 5, 6) (fixtures/ranks/test)"
+    );
+    let e = fails(&["compare", BASIC[0], BASIC[1], "--exclude", "("]);
+    assert!(e.starts_with("invalid --exclude pattern '('"), "{e}");
+    let r = run(&["compare", BASIC[0], BASIC[1], "--rank", "x"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("'x' is not a number"), "{}", r.stderr);
+    let r = run(&["compare", BASIC[0], BASIC[1], "--labels", "a,a"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("the two labels must differ"), "{}", r.stderr);
+}
+
+#[test]
+fn bad_inputs_are_one_line_errors_with_exit_code_2() {
+    let cases = [
+        ("fixtures/bad/empty.json", "empty file (fixtures/bad/empty.json)"),
+        (
+            "fixtures/bad/not_a_trace.json",
+            "not a trace: the JSON text is an array, not an object (fixtures/bad/not_a_trace.json: byte 0)",
+        ),
+        (
+            "fixtures/bad/no_trace_events.json",
+            "not a Kineto trace: no 'traceEvents' array (fixtures/bad/no_trace_events.json)",
+        ),
+        (
+            "fixtures/bad/truncated.json",
+            "invalid JSON: unexpected end of text (truncated file?) (fixtures/bad/truncated.json: byte 189)",
+        ),
+        (
+            "fixtures/bad/truncated.json.gz",
+            "truncated gzip stream (fixtures/bad/truncated.json.gz: after 171 bytes of JSON)",
+        ),
+        (
+            "fixtures/bad/invalid_utf8.json",
+            "invalid JSON: invalid UTF-8 in string (fixtures/bad/invalid_utf8.json: byte 275)",
+        ),
+        (
+            "fixtures/bad/wrong_type.json",
+            "'dur' must be a number, found a string (fixtures/bad/wrong_type.json: byte 321)",
+        ),
+        (
+            "fixtures/bad/deep.json",
+            "invalid JSON: nesting deeper than 256 levels (fixtures/bad/deep.json: byte 280)",
+        ),
+        (
+            "fixtures/bad/dup_ranks",
+            "two trace files with rank 4: fixtures/bad/dup_ranks/a.json and fixtures/bad/dup_ranks/b.json (pass one file to compare it alone) (fixtures/bad/dup_ranks)",
+        ),
+        (
+            "fixtures/nope",
+            "cannot open: no such file or directory (fixtures/nope)",
+        ),
+    ];
+    for (path, want) in cases {
+        assert_eq!(fails(&["compare", path, BASIC[1]]), want, "control {path}");
+        assert_eq!(fails(&["compare", BASIC[0], path]), want, "test {path}");
+    }
+    // One file of a duplicated rank is fine on its own.
+    ok(&[
+        "compare",
+        "fixtures/bad/dup_ranks/a.json",
+        "fixtures/bad/dup_ranks/b.json",
+    ]);
+}
+
+#[test]
+fn empty_and_traceless_directories() {
+    let dir = TempDir::new().unwrap();
+    let p = dir.path().to_str().unwrap();
+    assert_eq!(
+        fails(&["compare", p, BASIC[1]]),
+        format!("empty directory: no trace files ({p})")
+    );
+    std::fs::write(dir.path().join("README.txt"), "x").unwrap();
+    assert_eq!(
+        fails(&["compare", p, BASIC[1]]),
+        format!("no trace files (*.json, *.json.gz) among the 1 entries of this directory ({p})")
+    );
+}
+
+#[test]
+fn ops_diff_lists() {
+    insta::assert_snapshot!("ops_diff_table", ok(&["ops-diff", BASIC[0], BASIC[1]]));
+    insta::assert_snapshot!(
+        "ops_diff_json",
+        ok(&["ops-diff", BASIC[0], BASIC[1], "--format", "json", "--device", "cpu"])
+    );
+    assert_eq!(
+        ok(&[
+            "ops-diff",
+            BASIC[0],
+            BASIC[1],
+            "--category",
+            "added",
+            "--format",
+            "csv",
+            "--short-names"
+        ]),
+        "category,name\nadded,at::native::::GeluCUDAKernelImpl\nadded,aten::gelu\n"
+    );
+}
+
+#[test]
+fn ops_diff_uses_the_saved_comparison() {
+    let state = TempDir::new().unwrap();
+    let s = state.path();
+    let none = run_in(s, &["ops-diff"]);
+    assert_eq!(none.code, 2);
+    assert!(
+        none.stderr.contains("run `tracediff compare CONTROL TEST` first"),
+        "{}",
+        none.stderr
+    );
+
+    assert_eq!(run_in(s, &["compare", BASIC[0], BASIC[1], "--format", "csv"]).code, 0);
+    let saved = run_in(s, &["ops-diff", "--category", "deleted"]);
+    assert_eq!(saved.code, 0, "{}", saved.stderr);
+    assert!(
+        saved.stderr.starts_with("tracediff: using the comparison saved in "),
+        "{}",
+        saved.stderr
+    );
+    let direct = ok(&["ops-diff", BASIC[0], BASIC[1], "--category", "deleted"]);
+    assert_eq!(saved.stdout, direct);
+
+    // A selection that changes the rows reloads the saved paths.
+    let gpu = run_in(
+        s,
+        &["ops-diff", "--device", "gpu", "--category", "all", "--format", "json"],
+    );
+    assert_eq!(gpu.code, 0, "{}", gpu.stderr);
+    assert_eq!(
+        gpu.stdout,
+        ok(&["ops-diff", BASIC[0], BASIC[1], "--device", "gpu", "--format", "json"])
+    );
+
+    // --no-save leaves the saved comparison alone.
+    run_in(
+        s,
+        &["compare", "fixtures/ranks/control", "fixtures/ranks/test", "--no-save"],
+    );
+    assert_eq!(run_in(s, &["ops-diff", "--category", "deleted"]).stdout, direct);
+}
+
+#[test]
+fn help_lists_every_option() {
+    let help = ok(&["compare", "--help"]);
+    for opt in [
+        "--rank",
+        "--iteration",
+        "--control-rank",
+        "--test-rank",
+        "--control-iteration",
+        "--test-iteration",
+        "--device",
+        "--short-names",
+        "--include",
+        "--exclude",
+        "--labels",
+        "--format",
+        "--output",
+        "--top",
+        "--sort",
+        "--no-save",
+    ] {
+        assert!(help.contains(opt), "missing {opt}");
+    }
+    let r = run(&["compare"]);
+    assert_eq!(r.code, 2);
+}
