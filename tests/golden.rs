@@ -5,6 +5,7 @@
 //!   - `hta_rounding`: HTA rounds `ts` up and `ts + dur` down to whole µs (point 2);
 //!   - `link_stream0`: tracediff links device events on stream 0 to their launch (point 1);
 //!   - `device_by_category`: tracediff counts `gpu_user_annotation` as GPU (point 7).
+//!
 //! With HTA's settings the model must reproduce every golden CSV and ops_diff list exactly;
 //! with tracediff's settings it must reproduce tracediff's rows exactly. So tracediff equals
 //! HTA but for the listed points, and `tests/snapshots/golden__hta_differences.snap` writes
@@ -376,7 +377,7 @@ fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
                     report,
                     "  {device_name} {}: {}",
                     naming.column(),
-                    explain(&hta, &ours_model, |rules| run(rules))
+                    explain(&hta, &ours_model, &run)
                 );
             }
         }
