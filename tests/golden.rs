@@ -377,7 +377,7 @@ fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
                     report,
                     "  {device_name} {}: {}",
                     naming.column(),
-                    explain(&hta, &ours_model, &run)
+                    explain(&hta, &ours_model, run)
                 );
             }
         }
