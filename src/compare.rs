@@ -4,7 +4,7 @@ use crate::aggregate::{Naming, aggregate};
 use crate::diff::{Comparison, NameFilter, SideInfo, diff};
 use crate::error::{Error, Result};
 use crate::load::{Side, load_pair};
-use crate::select::{Device, SideSelection, resolve};
+use crate::select::{Device, Resolved, SideSelection, resolve};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -84,13 +84,13 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
     );
     let mut rows = diff(&c_tot, &t_tot);
     rows.retain(|r| filter.admits(&r.name));
-    let info = |side: &Side, label: &str, resolved| SideInfo {
+    let info = |side: &Side, label: &str, resolved: Resolved| SideInfo {
         label: label.to_string(),
         path: side.input.display().to_string(),
         files: side
             .files
             .iter()
-            .filter(|f| c_or_t_has(&resolved, f.rank()))
+            .filter(|f| resolved.ranks.contains(&f.rank()))
             .map(|f| f.path.display().to_string())
             .collect(),
         resolved,
@@ -104,8 +104,4 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
         exclude: req.exclude.clone(),
         rows,
     })
-}
-
-fn c_or_t_has(resolved: &crate::select::Resolved, rank: i64) -> bool {
-    resolved.ranks.contains(&rank)
 }

@@ -8,13 +8,14 @@ use crate::read::open;
 use crate::store::TraceFile;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The traces of one side of a comparison, one file per rank, sorted by rank.
 #[derive(Debug, Clone)]
 pub struct Side {
     /// The path the user gave: a directory or a file.
     pub input: PathBuf,
-    pub files: Vec<TraceFile>,
+    pub files: Vec<Arc<TraceFile>>,
     /// Things worth telling the user on stderr (not errors).
     pub notes: Vec<String>,
 }
@@ -22,11 +23,11 @@ pub struct Side {
 impl Side {
     /// Ranks present, sorted.
     pub fn ranks(&self) -> Vec<i64> {
-        self.files.iter().map(TraceFile::rank).collect()
+        self.files.iter().map(|f| f.rank()).collect()
     }
 
     pub fn file_of_rank(&self, rank: i64) -> Option<&TraceFile> {
-        self.files.iter().find(|f| f.rank() == rank)
+        self.files.iter().find(|f| f.rank() == rank).map(|f| &**f)
     }
 }
 
@@ -68,7 +69,8 @@ pub fn load_side(input: &Path) -> Result<Side> {
         }
     }
     let mut notes = Vec::new();
-    let rankless: Vec<&TraceFile> = files.iter().filter(|f| f.declared_rank.is_none()).collect();
+    let files: Vec<Arc<TraceFile>> = files.into_iter().map(Arc::new).collect();
+    let rankless: Vec<&Arc<TraceFile>> = files.iter().filter(|f| f.declared_rank.is_none()).collect();
     if let Some(f) = rankless.first() {
         notes.push(format!(
             "no distributedInfo.rank in {}; taking it as rank 0",
@@ -88,8 +90,20 @@ pub fn load_side(input: &Path) -> Result<Side> {
     })
 }
 
-/// Loads both sides at once; the control side's error wins when both fail.
-pub fn load_pair(control: &Path, test: &Path) -> Result<(Side, Side)> {
+/// Loads both sides at once; the control side's error wins when both fail. When both sides
+/// are the same path (rank against rank in one job), it is read once and shared.
+pub fn load_pair(control: &Path, test: &Path) -> Result<(Arc<Side>, Arc<Side>)> {
+    let same = match (std::fs::canonicalize(control), std::fs::canonicalize(test)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        let side = load_side(control)?;
+        // Cheap: the files are shared, only the path as typed differs.
+        let mut test_side = side.clone();
+        test_side.input = test.to_path_buf();
+        return Ok((Arc::new(side), Arc::new(test_side)));
+    }
     let (c, t) = rayon::join(|| load_side(control), || load_side(test));
-    Ok((c?, t?))
+    Ok((Arc::new(c?), Arc::new(t?)))
 }
