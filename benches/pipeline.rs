@@ -6,7 +6,8 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::Path;
-use tracediff::aggregate::{Naming, aggregate_file};
+use tracediff::aggregate::{Keying, Naming, aggregate_file};
+use tracediff::attrs::AttrRequest;
 use tracediff::iteration::assign_iterations;
 use tracediff::parse::parse_trace;
 use tracediff::read::Compression;
@@ -56,13 +57,20 @@ fn synthetic_trace(steps: usize) -> Vec<u8> {
 }
 
 fn load(text: &[u8]) -> TraceFile {
-    let mut parsed = parse_trace(text, Path::new("bench.json"), Compression::None).expect("valid trace");
+    let mut parsed = parse_trace(
+        text,
+        Path::new("bench.json"),
+        Compression::None,
+        &AttrRequest::default(),
+    )
+    .expect("valid trace");
     let steps = assign_iterations(&parsed.strings, &mut parsed.events);
     TraceFile {
         path: "bench.json".into(),
         declared_rank: parsed.declared_rank,
         strings: parsed.strings,
         events: parsed.events,
+        attrs: parsed.attrs,
         steps,
         total_events: parsed.total_events,
         json_bytes: parsed.json_bytes,
@@ -81,10 +89,14 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("aggregate");
     g.throughput(Throughput::Elements(file.events.len() as u64));
     g.bench_function("all_devices_one_step", |b| {
-        b.iter(|| black_box(aggregate_file(&file, Some(&[3]), Device::All, Naming::Name)))
+        b.iter(|| black_box(aggregate_file(&file, Some(&[3]), Device::All, &Keying::default())))
     });
     g.bench_function("gpu_every_step_short_names", |b| {
-        b.iter(|| black_box(aggregate_file(&file, None, Device::Gpu, Naming::ShortName)))
+        let keying = Keying {
+            naming: Naming::ShortName,
+            ..Keying::default()
+        };
+        b.iter(|| black_box(aggregate_file(&file, None, Device::Gpu, &keying)))
     });
     g.finish();
 }

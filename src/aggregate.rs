@@ -1,11 +1,15 @@
 //! Counting and summing the selected events of a side, per name (design §3.5).
 
+use crate::attrs::{AttrColumn, AttrValue, value_text};
 use crate::load::Side;
-use crate::names::shorten_name;
+use crate::names::{normalize_name, shorten_name};
 use crate::select::{Device, Resolved, device_categories};
+use crate::store::NameId;
 use crate::store::TraceFile;
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// How rows are keyed.
@@ -45,12 +49,38 @@ impl Totals {
 /// Per-name totals of one side, sorted by name.
 pub type NameTotals = BTreeMap<String, Totals>;
 
-/// Counts and sums the events of `side` that the selection admits, per name.
-pub fn aggregate(side: &Side, resolved: &Resolved, device: Device, naming: Naming) -> NameTotals {
+/// How events become rows: by name (or short name), maybe normalized, maybe split by attributes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Keying {
+    pub naming: Naming,
+    /// Apply [`normalize_name`] before grouping.
+    pub normalize: bool,
+    /// Attribute columns whose values become part of the row key (`stream` and `correlation`
+    /// are the core columns).
+    pub group_by: Vec<String>,
+}
+
+impl Keying {
+    /// The row name for an event name.
+    pub fn name_key(&self, name: &str) -> String {
+        let base: Cow<'_, str> = match self.naming {
+            Naming::Name => Cow::Borrowed(name),
+            Naming::ShortName => Cow::Owned(shorten_name(name)),
+        };
+        if self.normalize {
+            normalize_name(&base).into_owned()
+        } else {
+            base.into_owned()
+        }
+    }
+}
+
+/// Counts and sums the events of `side` that the selection admits, per row key.
+pub fn aggregate(side: &Side, resolved: &Resolved, device: Device, keying: &Keying) -> NameTotals {
     let files: Vec<&TraceFile> = resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
     let per_file: Vec<NameTotals> = files
         .par_iter()
-        .map(|f| aggregate_file(f, resolved.iterations.as_deref(), device, naming))
+        .map(|f| aggregate_file(f, resolved.iterations.as_deref(), device, keying))
         .collect();
     // Merged in rank order, so the result never depends on scheduling (and sums are integers).
     let mut merged = NameTotals::new();
@@ -62,34 +92,86 @@ pub fn aggregate(side: &Side, resolved: &Resolved, device: Device, naming: Namin
     merged
 }
 
+/// A group-by column: a core column or an attribute column of the file.
+enum GroupColumn<'a> {
+    Missing,
+    Stream,
+    Correlation,
+    Attr(&'a AttrColumn),
+}
+
+impl GroupColumn<'_> {
+    fn value(&self, file: &TraceFile, row: usize) -> AttrValue {
+        match self {
+            GroupColumn::Missing => AttrValue::Int(-1),
+            GroupColumn::Stream => AttrValue::Int(file.events.stream[row]),
+            GroupColumn::Correlation => AttrValue::Int(file.events.correlation[row]),
+            GroupColumn::Attr(c) => c.get(row),
+        }
+    }
+}
+
+fn value_bits(v: AttrValue) -> u64 {
+    match v {
+        AttrValue::Int(i) => i as u64,
+        AttrValue::Float(f) => f.to_bits(),
+        AttrValue::Text(id) => u64::from(id.0),
+    }
+}
+
 /// `iterations`: `None` admits every event (a trace without ProfilerStep is taken whole).
-pub fn aggregate_file(file: &TraceFile, iterations: Option<&[i64]>, device: Device, naming: Naming) -> NameTotals {
+pub fn aggregate_file(file: &TraceFile, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
     let on_device = device_categories(file);
     let ev = &file.events;
-    let mut by_id: Vec<Totals> = vec![Totals::default(); file.strings.len()];
-    for i in 0..ev.len() {
-        if let Some(iters) = iterations
-            && !iters.contains(&ev.iteration[i])
-        {
-            continue;
-        }
-        if !device.admits(on_device[ev.cat[i].index()], ev.stream[i]) {
-            continue;
-        }
-        let t = &mut by_id[ev.name[i].index()];
-        t.count += 1;
-        t.dur_ns += ev.dur_ns[i];
-    }
+    let admitted = |i: usize| {
+        iterations.is_none_or(|iters| iters.contains(&ev.iteration[i]))
+            && device.admits(on_device[ev.cat[i].index()], ev.stream[i])
+    };
     let mut out = NameTotals::new();
-    for (id, name) in file.strings.iter() {
-        let t = by_id[id.index()];
-        if t.count == 0 {
-            continue;
+    if keying.group_by.is_empty() {
+        let mut by_id: Vec<Totals> = vec![Totals::default(); file.strings.len()];
+        for i in (0..ev.len()).filter(|&i| admitted(i)) {
+            let t = &mut by_id[ev.name[i].index()];
+            t.count += 1;
+            t.dur_ns += ev.dur_ns[i];
         }
-        let key = match naming {
-            Naming::Name => name.to_string(),
-            Naming::ShortName => shorten_name(name),
-        };
+        for (id, name) in file.strings.iter() {
+            let t = by_id[id.index()];
+            if t.count > 0 {
+                out.entry(keying.name_key(name)).or_default().add(t);
+            }
+        }
+        return out;
+    }
+    let columns: Vec<(&str, GroupColumn<'_>)> = keying
+        .group_by
+        .iter()
+        .map(|g| {
+            let col = match g.as_str() {
+                "stream" => GroupColumn::Stream,
+                "correlation" => GroupColumn::Correlation,
+                other => match file.attrs.column(other) {
+                    Some((k, _)) => GroupColumn::Attr(&file.attrs.columns[k]),
+                    // Not among the loaded attributes: the same absent value for every event.
+                    None => GroupColumn::Missing,
+                },
+            };
+            (g.as_str(), col)
+        })
+        .collect();
+    let mut groups: FxHashMap<(NameId, Vec<u64>), (Totals, usize)> = FxHashMap::default();
+    for i in (0..ev.len()).filter(|&i| admitted(i)) {
+        let key: Vec<u64> = columns.iter().map(|(_, c)| value_bits(c.value(file, i))).collect();
+        let slot = groups.entry((ev.name[i], key)).or_insert((Totals::default(), i));
+        slot.0.count += 1;
+        slot.0.dur_ns += ev.dur_ns[i];
+    }
+    for ((name, _), (t, first_row)) in groups {
+        let attrs: Vec<String> = columns
+            .iter()
+            .map(|(label, c)| format!("{label}={}", value_text(c.value(file, first_row), &file.strings)))
+            .collect();
+        let key = format!("{} [{}]", keying.name_key(file.strings.resolve(name)), attrs.join(", "));
         out.entry(key).or_default().add(t);
     }
     out

@@ -143,6 +143,18 @@ pub struct SelectArgs {
     /// Group by HTA's short names (`void cutlass::Kernel<...>(...)` → `cutlass::Kernel`).
     #[arg(long)]
     pub short_names: bool,
+    /// Rewrite run-specific noise out of names before grouping: memory addresses (0x7f… → 0x*),
+    /// step numbers (ProfilerStep#12 → ProfilerStep#*), hex ids of 16+ digits (→ *).
+    #[arg(long)]
+    pub normalize_names: bool,
+    /// Split rows by attribute values too, e.g. `input_dims` (aten::addmm [input_dims=[[128,100],…]]).
+    /// Built-in attributes, `stream`, `correlation`, or columns defined with --arg-spec.
+    #[arg(long, value_name = "ATTR[,ATTR]", value_delimiter = ',')]
+    pub group_by: Vec<String>,
+    /// Define an attribute for --group-by: `column=raw key:type:default` (type int, float,
+    /// string or object; e.g. `module=Module Hierarchy:string`).
+    #[arg(long, value_name = "SPEC")]
+    pub arg_spec: Vec<String>,
     /// Keep only rows whose name matches this regular expression (repeatable: any matches).
     #[arg(long, value_name = "REGEX")]
     pub include: Vec<String>,
@@ -232,6 +244,15 @@ fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest
     if select.short_names {
         base.naming = crate::aggregate::Naming::ShortName;
     }
+    if select.normalize_names {
+        base.normalize_names = true;
+    }
+    if !select.group_by.is_empty() {
+        base.group_by = select.group_by.iter().map(|g| g.trim().to_string()).collect();
+    }
+    if !select.arg_spec.is_empty() {
+        base.arg_specs = select.arg_spec.clone();
+    }
     if !select.include.is_empty() {
         base.include = select.include.clone();
     }
@@ -311,6 +332,9 @@ pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Compar
             && a.test_selection == b.test_selection
             && a.device == b.device
             && a.naming == b.naming
+            && a.normalize_names == b.normalize_names
+            && a.group_by == b.group_by
+            && a.arg_specs == b.arg_specs
     };
     let saved_unfiltered = saved.request.include.is_empty() && saved.request.exclude.is_empty();
     let same_filter = saved.request.include == req.include && saved.request.exclude == req.exclude;
@@ -325,7 +349,7 @@ pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Compar
         c.test.label = req.labels[1].clone();
         return Ok(c);
     }
-    let (control, test) = load_pair(&req.control, &req.test)?;
+    let (control, test) = load_pair(&req.control, &req.test, &req.attr_request()?)?;
     let mut notes = control.notes.clone();
     notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());
     print_notes(&notes, env);

@@ -1,6 +1,7 @@
 //! A whole comparison, from two paths to a [`Comparison`]: load → select → aggregate → diff.
 
-use crate::aggregate::{Naming, aggregate};
+use crate::aggregate::{Keying, Naming, aggregate};
+use crate::attrs::{AttrRequest, Preset};
 use crate::diff::{Comparison, NameFilter, SideInfo, diff};
 use crate::error::{Error, Result};
 use crate::load::{Side, load_pair};
@@ -17,6 +18,15 @@ pub struct CompareRequest {
     pub test_selection: SideSelection,
     pub device: Device,
     pub naming: Naming,
+    /// `--normalize-names`.
+    #[serde(default)]
+    pub normalize_names: bool,
+    /// `--group-by`: attribute columns that split rows.
+    #[serde(default)]
+    pub group_by: Vec<String>,
+    /// `--arg-spec`: user-defined attributes (usable in `group_by`).
+    #[serde(default)]
+    pub arg_specs: Vec<String>,
     pub labels: [String; 2],
     pub include: Vec<String>,
     pub exclude: Vec<String>,
@@ -31,10 +41,43 @@ impl CompareRequest {
             test_selection: SideSelection::default(),
             device: Device::All,
             naming: Naming::Name,
+            normalize_names: false,
+            group_by: Vec::new(),
+            arg_specs: Vec::new(),
             labels: ["control".to_string(), "test".to_string()],
             include: Vec::new(),
             exclude: Vec::new(),
         }
+    }
+}
+
+impl CompareRequest {
+    /// How events become rows.
+    pub fn keying(&self) -> Keying {
+        Keying {
+            naming: self.naming,
+            normalize: self.normalize_names,
+            group_by: self.group_by.clone(),
+        }
+    }
+
+    /// The attributes to load: those that `group_by` names (built-in or from `arg_specs`).
+    pub fn attr_request(&self) -> Result<AttrRequest> {
+        let user = AttrRequest::build(Preset::None, &[], &self.arg_specs)?;
+        let mut names = Vec::new();
+        for g in &self.group_by {
+            let known = g == "stream" || g == "correlation" || user.specs.iter().any(|s| &s.column == g);
+            if !known {
+                names.push(g.clone());
+            }
+        }
+        let builtin = AttrRequest::build(Preset::None, &names, &[])?;
+        let mut specs = builtin.specs;
+        specs.extend(user.specs.into_iter().filter(|s| self.group_by.contains(&s.column)));
+        Ok(AttrRequest {
+            specs,
+            infer_all: false,
+        })
     }
 }
 
@@ -60,7 +103,7 @@ pub fn check_labels(labels: &[String; 2]) -> Result<()> {
 pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     check_labels(&req.labels)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let (control, test) = load_pair(&req.control, &req.test)?;
+    let (control, test) = load_pair(&req.control, &req.test, &req.attr_request()?)?;
     let mut notes = control.notes.clone();
     notes.extend(
         test.notes
@@ -78,9 +121,10 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
     let [cl, tl] = &req.labels;
     let c_sel = resolve(control, cl, &req.control_selection)?;
     let t_sel = resolve(test, tl, &req.test_selection)?;
+    let keying = req.keying();
     let (c_tot, t_tot) = rayon::join(
-        || aggregate(control, &c_sel, req.device, req.naming),
-        || aggregate(test, &t_sel, req.device, req.naming),
+        || aggregate(control, &c_sel, req.device, &keying),
+        || aggregate(test, &t_sel, req.device, &keying),
     );
     let mut rows = diff(&c_tot, &t_tot);
     rows.retain(|r| filter.admits(&r.name));
@@ -100,6 +144,8 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
         test: info(test, tl, t_sel),
         device: req.device,
         naming: req.naming,
+        normalize_names: req.normalize_names,
+        group_by: req.group_by.clone(),
         include: req.include.clone(),
         exclude: req.exclude.clone(),
         rows,

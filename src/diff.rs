@@ -252,6 +252,10 @@ pub struct Comparison {
     pub test: SideInfo,
     pub device: Device,
     pub naming: Naming,
+    #[serde(default)]
+    pub normalize_names: bool,
+    #[serde(default)]
+    pub group_by: Vec<String>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
     pub rows: Vec<Row>,

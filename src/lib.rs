@@ -14,6 +14,7 @@
 //! ```
 
 pub mod aggregate;
+pub mod attrs;
 pub mod cli;
 pub mod compare;
 pub mod diff;

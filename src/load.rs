@@ -1,5 +1,6 @@
 //! Loading a side: discover its files, read and parse them in parallel, assign iterations.
 
+use crate::attrs::AttrRequest;
 use crate::discover::discover;
 use crate::error::{Error, Result};
 use crate::iteration::assign_iterations;
@@ -31,17 +32,19 @@ impl Side {
     }
 }
 
-/// Reads and parses one trace file, and assigns its iterations.
-pub fn load_file(path: &Path) -> Result<TraceFile> {
+/// Reads and parses one trace file (with the attributes `attrs` asks for), and assigns its
+/// iterations.
+pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
     let reader = open(path)?;
     let compression = reader.compression;
-    let mut parsed = parse_trace(reader.inner, path, compression)?;
+    let mut parsed = parse_trace(reader.inner, path, compression, attrs)?;
     let steps = assign_iterations(&parsed.strings, &mut parsed.events);
     Ok(TraceFile {
         path: path.to_path_buf(),
         declared_rank: parsed.declared_rank,
         strings: parsed.strings,
         events: parsed.events,
+        attrs: parsed.attrs,
         steps,
         total_events: parsed.total_events,
         json_bytes: parsed.json_bytes,
@@ -49,9 +52,9 @@ pub fn load_file(path: &Path) -> Result<TraceFile> {
 }
 
 /// Loads every trace file of `input` (a directory or one file).
-pub fn load_side(input: &Path) -> Result<Side> {
+pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
     let paths = discover(input)?;
-    let results: Vec<Result<TraceFile>> = paths.par_iter().map(|p| load_file(p)).collect();
+    let results: Vec<Result<TraceFile>> = paths.par_iter().map(|p| load_file(p, attrs)).collect();
     // The first error in path order, so the message does not depend on scheduling.
     let mut files = results.into_iter().collect::<Result<Vec<_>>>()?;
     files.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.path.cmp(&b.path)));
@@ -92,18 +95,18 @@ pub fn load_side(input: &Path) -> Result<Side> {
 
 /// Loads both sides at once; the control side's error wins when both fail. When both sides
 /// are the same path (rank against rank in one job), it is read once and shared.
-pub fn load_pair(control: &Path, test: &Path) -> Result<(Arc<Side>, Arc<Side>)> {
+pub fn load_pair(control: &Path, test: &Path, attrs: &AttrRequest) -> Result<(Arc<Side>, Arc<Side>)> {
     let same = match (std::fs::canonicalize(control), std::fs::canonicalize(test)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
     if same {
-        let side = load_side(control)?;
+        let side = load_side(control, attrs)?;
         // Cheap: the files are shared, only the path as typed differs.
         let mut test_side = side.clone();
         test_side.input = test.to_path_buf();
         return Ok((Arc::new(side), Arc::new(test_side)));
     }
-    let (c, t) = rayon::join(|| load_side(control), || load_side(test));
+    let (c, t) = rayon::join(|| load_side(control, attrs), || load_side(test, attrs));
     Ok((Arc::new(c?), Arc::new(t?)))
 }

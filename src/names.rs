@@ -71,3 +71,56 @@ mod tests {
         assert_eq!(shorten_name("f(a) "), "");
     }
 }
+
+/// The rules of `--normalize-names`, applied in order: (pattern, replacement, why).
+pub const NORMALIZE_RULES: [(&str, &str, &str); 3] = [
+    (
+        r"0x[0-9a-fA-F]+",
+        "0x*",
+        "memory addresses, e.g. `<built-in method add_ of Tensor object at 0x7f46...>`",
+    ),
+    (
+        r"ProfilerStep#[0-9]+",
+        "ProfilerStep#*",
+        "step numbers, so step 1010 lines up with step 1012",
+    ),
+    (
+        r"[0-9a-f]{16,}",
+        "*",
+        "long hexadecimal ids and hashes, e.g. process group uids",
+    ),
+];
+
+/// Rewrites run-specific noise out of a name (see [`NORMALIZE_RULES`]).
+pub fn normalize_name(name: &str) -> std::borrow::Cow<'_, str> {
+    static RULES: std::sync::LazyLock<Vec<(regex::Regex, &'static str)>> = std::sync::LazyLock::new(|| {
+        NORMALIZE_RULES
+            .iter()
+            .filter_map(|(p, r, _)| regex::Regex::new(p).ok().map(|re| (re, *r)))
+            .collect()
+    });
+    let mut out = std::borrow::Cow::Borrowed(name);
+    for (re, replacement) in RULES.iter() {
+        if re.is_match(&out) {
+            out = std::borrow::Cow::Owned(re.replace_all(&out, *replacement).into_owned());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod normalize_tests {
+    use super::*;
+
+    #[test]
+    fn addresses_steps_and_hashes_are_normalized() {
+        assert_eq!(
+            normalize_name("<built-in method add_ of Tensor object at 0x7f4680bc77a0>"),
+            "<built-in method add_ of Tensor object at 0x*>"
+        );
+        assert_eq!(normalize_name("ProfilerStep#1012"), "ProfilerStep#*");
+        assert_eq!(normalize_name("pg c180dae7743d700d8e30df1902fc6b1e_0"), "pg *_0");
+        assert_eq!(normalize_name("aten::mm"), "aten::mm");
+        assert!(matches!(normalize_name("aten::mm"), std::borrow::Cow::Borrowed(_)));
+    }
+}

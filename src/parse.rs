@@ -5,6 +5,7 @@
 //! the current chunk; when a piece runs past the end of the chunk, more text is read and
 //! that piece (only) is parsed again. Names are borrowed from the chunk and interned once.
 
+use crate::attrs::{AttrBuilder, AttrKeys, AttrRequest, AttrTable};
 use crate::error::{Error, Location, Result};
 use crate::json::{self, Scan, ScanResult};
 use crate::read::{Compression, describe_read_error};
@@ -21,14 +22,21 @@ pub struct ParsedTrace {
     pub declared_rank: Option<i64>,
     pub strings: StringTable,
     pub events: EventTable,
+    pub attrs: AttrTable,
     pub total_events: u64,
     pub json_bytes: u64,
 }
 
 /// Parses a whole trace from `reader`. `path` and `compression` only serve error messages.
-pub fn parse_trace(reader: impl Read, path: &Path, compression: Compression) -> Result<ParsedTrace> {
+pub fn parse_trace(
+    reader: impl Read,
+    path: &Path,
+    compression: Compression,
+    request: &AttrRequest,
+) -> Result<ParsedTrace> {
     let mut input = Input::new(reader, path, compression);
     let mut out = ParsedTrace::default();
+    let mut attrs = AttrBuilder::new(request, &mut out.strings);
     let mut seen_events = false;
 
     input
@@ -83,7 +91,7 @@ pub fn parse_trace(reader: impl Read, path: &Path, compression: Compression) -> 
                     return Err(input.error_here("'traceEvents' appears twice"));
                 }
                 seen_events = true;
-                parse_events(&mut input, &mut out)?;
+                parse_events(&mut input, &mut out, &mut attrs)?;
             }
             "distributedInfo" => {
                 out.declared_rank = input.unit(|s| distributed_rank(s, 0)).map_err(|e| input.error(e))?;
@@ -114,6 +122,7 @@ pub fn parse_trace(reader: impl Read, path: &Path, compression: Compression) -> 
         return Err(Error::input(path, "not a Kineto trace: no 'traceEvents' array"));
     }
     out.json_bytes = input.offset();
+    out.attrs = attrs.finish();
     Ok(out)
 }
 
@@ -177,7 +186,7 @@ fn distributed_rank(s: &[u8], i: usize) -> ScanResult<(Option<i64>, usize)> {
     }
 }
 
-fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace) -> Result<()> {
+fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs: &mut AttrBuilder) -> Result<()> {
     input
         .unit(|s| {
             let (b, i) = json::peek(s, 0)?;
@@ -203,9 +212,9 @@ fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace) -> Res
                     }
                     i += 1;
                 }
-                let (raw, end) = raw_event(s, i)?;
+                let (raw, end) = raw_event(s, i, attrs.keys())?;
                 if let Some(raw) = raw {
-                    store_event(raw, index, strings, events)?;
+                    store_event(raw, index, strings, events, attrs)?;
                 }
                 Ok((false, end))
             })
@@ -240,6 +249,8 @@ struct RawEvent<'a> {
     tid: Option<IdText<'a>>,
     stream: i64,
     correlation: i64,
+    /// Requested attributes found in `args`: (column, or `None` for a key to infer; key; value).
+    attrs: Vec<(Option<usize>, Cow<'a, str>, RawValue<'a>)>,
 }
 
 impl RawEvent<'_> {
@@ -250,7 +261,7 @@ impl RawEvent<'_> {
 }
 
 /// Parses the event object at `s[i]` (after white space). `None` for events that do not count.
-fn raw_event(s: &[u8], i: usize) -> ScanResult<(Option<RawEvent<'_>>, usize)> {
+fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Option<RawEvent<'a>>, usize)> {
     let (b, i) = json::peek(s, i)?;
     if b != b'{' {
         return json::wrong(
@@ -290,7 +301,7 @@ fn raw_event(s: &[u8], i: usize) -> ScanResult<(Option<RawEvent<'_>>, usize)> {
             "dur" => opt_micros(s, v, b, "dur", &mut ev.dur_ns)?,
             "pid" => id_text(s, v, b, "pid", &mut ev.pid)?,
             "tid" => id_text(s, v, b, "tid", &mut ev.tid)?,
-            "args" => args(s, v, b, &mut ev)?,
+            "args" => args(s, v, b, &mut ev, keys)?,
             _ => json::skip_value(s, v, 2)?,
         };
         let (b, k) = json::peek(s, j)?;
@@ -375,7 +386,7 @@ fn id_text<'a>(s: &'a [u8], v: usize, b: u8, field: &str, slot: &mut Option<IdTe
 }
 
 /// The `args` object: `stream` and `correlation` are read, the rest is skipped.
-fn args(s: &[u8], v: usize, b: u8, ev: &mut RawEvent<'_>) -> ScanResult<usize> {
+fn args<'a>(s: &'a [u8], v: usize, b: u8, ev: &mut RawEvent<'a>, keys: &AttrKeys) -> ScanResult<usize> {
     match b {
         b'{' => {}
         b'n' => return json::literal(s, v),
@@ -404,7 +415,14 @@ fn args(s: &[u8], v: usize, b: u8, ev: &mut RawEvent<'_>) -> ScanResult<usize> {
                 ev.correlation = value.unwrap_or(NO_CORRELATION);
                 end
             }
-            _ => json::skip_value(s, j, 3)?,
+            _ => match keys.column_of(&key) {
+                Some(col) => {
+                    let (value, end) = raw_value(s, j)?;
+                    ev.attrs.push((col, key, value));
+                    end
+                }
+                None => json::skip_value(s, j, 3)?,
+            },
         };
         let (b, k) = json::peek(s, j)?;
         match b {
@@ -432,7 +450,34 @@ fn loose_int(s: &[u8], i: usize) -> ScanResult<(Option<i64>, usize)> {
     }
 }
 
-fn store_event(raw: RawEvent<'_>, index: u64, strings: &mut StringTable, events: &mut EventTable) -> ScanResult<()> {
+/// An attribute value as found in `args`, borrowed from the chunk.
+#[derive(Debug, Clone)]
+pub enum RawValue<'a> {
+    Number(json::Number<'a>),
+    Text(Cow<'a, str>),
+    /// Objects, arrays, booleans and null: their JSON text.
+    Json(&'a [u8]),
+}
+
+fn raw_value(s: &[u8], i: usize) -> ScanResult<(RawValue<'_>, usize)> {
+    let (b, i) = json::peek(s, i)?;
+    match b {
+        b'-' | b'0'..=b'9' => json::number(s, i).map(|(n, end)| (RawValue::Number(n), end)),
+        b'"' => json::string(s, i).map(|(t, end)| (RawValue::Text(t), end)),
+        _ => {
+            let end = json::skip_value(s, i, 3)?;
+            Ok((RawValue::Json(&s[i..end]), end))
+        }
+    }
+}
+
+fn store_event(
+    raw: RawEvent<'_>,
+    index: u64,
+    strings: &mut StringTable,
+    events: &mut EventTable,
+    attrs: &mut AttrBuilder,
+) -> ScanResult<()> {
     let Ok(index) = u32::try_from(index) else {
         return json::wrong(raw.at, "more than 4294967295 events in one file");
     };
@@ -453,6 +498,7 @@ fn store_event(raw: RawEvent<'_>, index: u64, strings: &mut StringTable, events:
     let (Some(name), Some(cat), Some(ts_ns), Some(dur_ns)) = (raw.name, raw.cat, raw.ts_ns, raw.dur_ns) else {
         return json::wrong(raw.at, "incomplete event");
     };
+    attrs.push_row(raw.attrs, strings);
     events.push(NewEvent {
         index,
         name: strings.intern(&name),
@@ -622,7 +668,12 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<ParsedTrace> {
-        parse_trace(text.as_bytes(), Path::new("t.json"), Compression::None)
+        parse_trace(
+            text.as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            &AttrRequest::default(),
+        )
     }
 
     /// A reader that hands out at most `n` bytes per call, to exercise chunk boundaries.
@@ -679,6 +730,7 @@ mod tests {
                 },
                 Path::new("t.json"),
                 Compression::None,
+                &AttrRequest::default(),
             )
             .unwrap();
             assert_eq!(t.events.ts_ns, whole.events.ts_ns);
@@ -688,7 +740,7 @@ mod tests {
     }
 
     fn err_bytes(bytes: &[u8]) -> String {
-        parse_trace(bytes, Path::new("t.json"), Compression::None)
+        parse_trace(bytes, Path::new("t.json"), Compression::None, &AttrRequest::default())
             .expect_err("should fail")
             .to_string()
     }

@@ -119,6 +119,8 @@ mod tests {
             test: side("test"),
             device: Device::Gpu,
             naming: Naming::ShortName,
+            normalize_names: false,
+            group_by: vec![],
             include: vec![],
             exclude: vec!["ProfilerStep".into()],
             rows: vec![Row {

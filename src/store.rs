@@ -3,6 +3,7 @@
 //! A [`TraceFile`] holds the events of one trace file (one rank) that count as ops
 //! (design §3.2), in file order, plus the string table they index into.
 
+use crate::attrs::AttrTable;
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
@@ -141,6 +142,8 @@ pub struct TraceFile {
     pub declared_rank: Option<i64>,
     pub strings: StringTable,
     pub events: EventTable,
+    /// The attribute columns asked for, parallel to `events`.
+    pub attrs: AttrTable,
     /// ProfilerSteps in file order.
     pub steps: Vec<Step>,
     /// Number of entries in `traceEvents`, kept or not.

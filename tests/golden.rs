@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use tracediff::aggregate::Naming;
+use tracediff::attrs::AttrRequest;
 use tracediff::compare::{CompareRequest, compare_sides};
 use tracediff::diff::{Category, NameFilter};
 use tracediff::iteration::step_number;
@@ -302,8 +303,8 @@ fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
     let mut report = String::new();
     for p in pairs() {
         let golden = shared.join("golden").join(p.golden);
-        let control = load_side(&traces.join(p.control)).unwrap();
-        let test = load_side(&traces.join(p.test)).unwrap();
+        let control = load_side(&traces.join(p.control), &AttrRequest::default()).unwrap();
+        let test = load_side(&traces.join(p.test), &AttrRequest::default()).unwrap();
         let c_sel = SideSelection {
             ranks: pick(p.control_rank),
             iterations: pick(p.control_iteration),

@@ -120,6 +120,8 @@ pub fn json(view: &CompareView<'_>) -> String {
         "test": side_json(&c.test),
         "device": c.device,
         "naming": c.naming.column(),
+        "normalize_names": c.normalize_names,
+        "group_by": c.group_by,
         "include": c.include,
         "exclude": c.exclude,
         "sort": view.sort.as_str(),
@@ -248,6 +250,12 @@ pub fn table(view: &CompareView<'_>, style: TableStyle) -> String {
 
 fn filter_note(c: &Comparison) -> String {
     let mut s = String::new();
+    if c.normalize_names {
+        s.push_str(", --normalize-names");
+    }
+    if !c.group_by.is_empty() {
+        let _ = write!(s, ", --group-by {}", c.group_by.join(","));
+    }
     for p in &c.include {
         let _ = write!(s, ", --include '{p}'");
     }

@@ -1,0 +1,770 @@
+//! Event attributes from `args` that the user chooses (HTA's `AttributeSpec` / `ParserConfig`).
+//!
+//! Only the chosen attributes are stored, one column each, so memory grows with what is asked
+//! for. `stream` and `correlation` are always read: they are core columns of the store.
+
+use crate::error::{Error, Result};
+use crate::parse::RawValue;
+use crate::store::{NameId, StringTable};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::fmt;
+
+/// How an attribute's values are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttrType {
+    /// A whole number; decimals are truncated, decimal strings are read.
+    Int,
+    /// A floating-point number; numeric strings are read.
+    Float,
+    /// Text; numbers and other JSON keep their JSON text.
+    String,
+    /// Any JSON value, kept as compact JSON text (`[[64,128],[128]]`).
+    Object,
+}
+
+impl AttrType {
+    pub fn parse(s: &str) -> Option<AttrType> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "int" => Some(AttrType::Int),
+            "float" => Some(AttrType::Float),
+            "string" | "str" => Some(AttrType::String),
+            "object" | "json" => Some(AttrType::Object),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for AttrType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AttrType::Int => "int",
+            AttrType::Float => "float",
+            AttrType::String => "string",
+            AttrType::Object => "object",
+        })
+    }
+}
+
+/// One attribute: the column it becomes, the key it comes from in `args`, its type, and the
+/// value of events that lack it (written as text, e.g. `-1`, `0.0`, `[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttrSpec {
+    pub column: String,
+    pub raw_key: String,
+    pub ty: AttrType,
+    pub default: String,
+}
+
+const fn spec(column: &'static str, raw_key: &'static str, ty: AttrType, default: &'static str) -> BuiltinSpec {
+    BuiltinSpec {
+        column,
+        raw_key,
+        ty,
+        default,
+    }
+}
+
+struct BuiltinSpec {
+    column: &'static str,
+    raw_key: &'static str,
+    ty: AttrType,
+    default: &'static str,
+}
+
+use AttrType::{Float, Int, Object, String as Str};
+
+/// HTA 0.5.0's available attributes (`AVAILABLE_ARGS`), same columns, keys, types and defaults.
+const BUILTIN: &[BuiltinSpec] = &[
+    spec("ev_idx", "Ev Idx", Int, "-1"),
+    spec("external_id", "External id", Int, "-1"),
+    spec("concrete_inputs", "Concrete Inputs", Object, "[]"),
+    spec("fwd_thread_id", "Fwd thread id", Int, "-1"),
+    spec("input_dims", "Input Dims", Object, "-1"),
+    spec("input_type", "Input type", Object, "-1"),
+    spec("input_strides", "Input Strides", Object, "-1"),
+    spec("sequence", "Sequence number", Int, "-1"),
+    spec("kernel_backend", "kernel_backend", Str, ""),
+    spec("kernel_hash", "kernel_hash", Str, ""),
+    spec("cbid", "cbid", Int, "-1"),
+    spec("correlation", "correlation", Int, "-1"),
+    spec("blocks_per_sm", "blocks per SM", Object, "[]"),
+    spec("est_occupancy", "est. achieved occupancy %", Int, "-1"),
+    spec("warps_per_sm", "warps per SM", Float, "0.0"),
+    spec("bytes", "bytes", Int, "-1"),
+    spec("memory_bw_gbps", "memory bandwidth (GB/s)", Float, "0.0"),
+    spec("context", "context", Int, "-1"),
+    spec("device", "device", Int, "-1"),
+    spec("stream", "stream", Int, "-1"),
+    spec("queued", "queued", Int, "-1"),
+    spec("shared_memory", "shared memory", Int, "-1"),
+    spec("block", "block", Object, "[]"),
+    spec("grid", "grid", Object, "[]"),
+    spec("registers_per_thread", "registers per thread", Int, "-1"),
+    spec("wait_on_stream", "wait_on_stream", Int, "-1"),
+    spec(
+        "wait_on_cuda_event_record_corr_id",
+        "wait_on_cuda_event_record_corr_id",
+        Int,
+        "-1",
+    ),
+    spec("finished", "finished", Str, ""),
+    spec("labels", "labels", Str, ""),
+    spec("arg_name", "name", Int, "-1"),
+    spec("op_count", "Op count", Int, "-1"),
+    spec("sort_index", "sort_index", Int, "-1"),
+    spec("collective_name", "Collective name", Str, ""),
+    spec("in_msg_nelems", "In msg nelems", Int, "0"),
+    spec("out_msg_nelems", "Out msg nelems", Int, "0"),
+    spec("in_msg_size", "In msg size", Int, "0"),
+    spec("out_msg_size", "Out msg size", Int, "0"),
+    spec("group_size", "Group size", Int, "0"),
+    spec("msg_dtype", "dtype", Str, ""),
+    spec("in_split_size", "In split size", Object, "[]"),
+    spec("out_split_size", "Out split size", Object, "[]"),
+    spec("input_tensors_start", "Input Tensors start", Object, "[]"),
+    spec("output_tensors_start", "Output Tensors start", Object, "[]"),
+    spec("process_group_name", "Process Group Name", Str, ""),
+    spec("process_group_desc", "Process Group Description", Str, ""),
+    spec("process_group_ranks", "Process Group Ranks", Object, "[]"),
+    spec("process_rank", "Rank", Int, "-1"),
+    spec("batch_size", "batchSize", Int, "-1"),
+    spec("batch_id", "batchId", Str, ""),
+];
+
+/// HTA's `ARGS_DEFAULT`, less `stream` and `correlation`, which are always columns.
+const DEFAULT_SET: &[&str] = &[
+    "bytes",
+    "memory_bw_gbps",
+    "wait_on_stream",
+    "wait_on_cuda_event_record_corr_id",
+    "input_dims",
+    "input_type",
+    "input_strides",
+    "external_id",
+];
+
+/// Columns that every event row has; attributes may not take these names.
+pub const CORE_COLUMNS: &[&str] = &[
+    "index",
+    "rank",
+    "name",
+    "cat",
+    "pid",
+    "tid",
+    "ts",
+    "dur",
+    "stream",
+    "correlation",
+    "index_correlation",
+    "iteration",
+];
+
+fn to_spec(b: &BuiltinSpec) -> AttrSpec {
+    AttrSpec {
+        column: b.column.to_string(),
+        raw_key: b.raw_key.to_string(),
+        ty: b.ty,
+        default: b.default.to_string(),
+    }
+}
+
+/// Every built-in attribute.
+pub fn builtin_specs() -> Vec<AttrSpec> {
+    BUILTIN.iter().map(to_spec).collect()
+}
+
+/// The built-in spec with this column name or raw key.
+pub fn builtin(name: &str) -> Option<AttrSpec> {
+    BUILTIN
+        .iter()
+        .find(|b| b.column == name || b.raw_key == name)
+        .map(to_spec)
+}
+
+/// Named sets of attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// No attribute columns beyond the core ones.
+    #[default]
+    None,
+    /// HTA's default set: bytes, bandwidth, sync waits, input dims/types/strides, external id.
+    Default,
+    /// Every built-in attribute but the `info` ones (HTA's `ARGS_COMPLETE`).
+    Complete,
+    /// A column for every key found in any event's `args`, typed by its first value.
+    All,
+}
+
+/// What to read from `args`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttrRequest {
+    /// Fixed columns, in output order.
+    pub specs: Vec<AttrSpec>,
+    /// Also infer a column for every other key seen (`--args all`).
+    pub infer_all: bool,
+}
+
+impl AttrRequest {
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty() && !self.infer_all
+    }
+
+    /// Builds the request from a preset, attribute names (`--arg`) and user specs (`--arg-spec`).
+    pub fn build(preset: Preset, names: &[String], user_specs: &[String]) -> Result<AttrRequest> {
+        let mut specs: Vec<AttrSpec> = match preset {
+            Preset::None | Preset::All => Vec::new(),
+            Preset::Default => DEFAULT_SET.iter().filter_map(|n| builtin(n)).collect(),
+            Preset::Complete => BUILTIN
+                .iter()
+                .filter(|b| !["labels", "arg_name", "sort_index", "stream", "correlation"].contains(&b.column))
+                .map(to_spec)
+                .collect(),
+        };
+        for n in names {
+            for n in n.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                let Some(s) = builtin(n) else {
+                    return Err(Error::usage(format!(
+                        "unknown attribute '{n}' (known: {}; or define it with --arg-spec 'column=raw key:type:default')",
+                        BUILTIN.iter().map(|b| b.column).collect::<Vec<_>>().join(", ")
+                    )));
+                };
+                push_unique(&mut specs, s);
+            }
+        }
+        for text in user_specs {
+            push_unique(&mut specs, parse_spec(text)?);
+        }
+        specs.retain(|s| s.column != "stream" && s.column != "correlation");
+        for s in &specs {
+            if CORE_COLUMNS.contains(&s.column.as_str()) {
+                return Err(Error::usage(format!(
+                    "attribute column '{}' clashes with a core column",
+                    s.column
+                )));
+            }
+            check_default(s)?;
+        }
+        Ok(AttrRequest {
+            specs,
+            infer_all: preset == Preset::All,
+        })
+    }
+
+    pub fn column_names(&self) -> Vec<&str> {
+        self.specs.iter().map(|s| s.column.as_str()).collect()
+    }
+}
+
+fn push_unique(specs: &mut Vec<AttrSpec>, s: AttrSpec) {
+    if let Some(existing) = specs.iter_mut().find(|e| e.column == s.column) {
+        *existing = s;
+    } else {
+        specs.push(s);
+    }
+}
+
+fn check_default(s: &AttrSpec) -> Result<()> {
+    let ok = match s.ty {
+        AttrType::Int => s.default.trim().parse::<i64>().is_ok(),
+        AttrType::Float => s.default.trim().parse::<f64>().is_ok(),
+        AttrType::String | AttrType::Object => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::usage(format!(
+            "default '{}' of attribute '{}' is not a valid {}",
+            s.default, s.column, s.ty
+        )))
+    }
+}
+
+/// Parses `column=raw key:type:default` (type and default optional: `string`, and the type's
+/// zero: `-1` for int, `0.0` for float, empty text).
+pub fn parse_spec(text: &str) -> Result<AttrSpec> {
+    let bad = |why: &str| {
+        Error::usage(format!(
+            "invalid --arg-spec '{text}': {why} (expected 'column=raw key:type:default')"
+        ))
+    };
+    let (column, rest) = text.split_once('=').ok_or_else(|| bad("no '='"))?;
+    let column = column.trim();
+    if column.is_empty() || !column.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(bad("the column must be letters, digits and '_'"));
+    }
+    let mut parts = rest.splitn(3, ':');
+    let raw_key = parts.next().unwrap_or("").to_string();
+    if raw_key.is_empty() {
+        return Err(bad("empty raw key"));
+    }
+    let ty = match parts.next() {
+        None => AttrType::String,
+        Some(t) => AttrType::parse(t).ok_or_else(|| bad("type must be int, float, string or object"))?,
+    };
+    let default = match parts.next() {
+        Some(d) => d.to_string(),
+        None => match ty {
+            AttrType::Int => "-1".to_string(),
+            AttrType::Float => "0.0".to_string(),
+            AttrType::String => String::new(),
+            AttrType::Object => "null".to_string(),
+        },
+    };
+    let s = AttrSpec {
+        column: column.to_string(),
+        raw_key,
+        ty,
+        default,
+    };
+    check_default(&s)?;
+    Ok(s)
+}
+
+/// HTA's `transform_arg_name`: a column name for a raw key seen with `--args all`.
+pub fn column_for_key(raw: &str) -> String {
+    let mut no_parens = String::with_capacity(raw.len());
+    let mut depth = 0usize;
+    for c in raw.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => no_parens.push(c),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    for c in no_parens.to_lowercase().chars() {
+        if matches!(c, ' ' | '-' | '/' | '.' | '%' | '_') {
+            if !out.ends_with('_') {
+                out.push('_');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    let out = out.trim_matches('_').to_string();
+    if out == "name" { "arg_name".to_string() } else { out }
+}
+
+/// A stored attribute value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AttrValue {
+    Int(i64),
+    Float(f64),
+    Text(NameId),
+}
+
+/// One attribute column of a trace file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttrColumn {
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    /// Strings and compact JSON, interned in the file's string table.
+    Text(Vec<NameId>),
+}
+
+impl AttrColumn {
+    pub fn get(&self, row: usize) -> AttrValue {
+        match self {
+            AttrColumn::Int(v) => AttrValue::Int(v[row]),
+            AttrColumn::Float(v) => AttrValue::Float(v[row]),
+            AttrColumn::Text(v) => AttrValue::Text(v[row]),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            AttrColumn::Int(v) => v.len(),
+            AttrColumn::Float(v) => v.len(),
+            AttrColumn::Text(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes per row.
+    pub fn width(&self) -> usize {
+        match self {
+            AttrColumn::Int(_) => 8,
+            AttrColumn::Float(_) => 8,
+            AttrColumn::Text(_) => 4,
+        }
+    }
+}
+
+/// The attribute columns of a trace file, parallel to its event table.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AttrTable {
+    pub specs: Vec<AttrSpec>,
+    pub columns: Vec<AttrColumn>,
+}
+
+impl AttrTable {
+    pub fn column(&self, name: &str) -> Option<(usize, &AttrSpec)> {
+        self.specs.iter().enumerate().find(|(_, s)| s.column == name)
+    }
+
+    /// The value of column `col` at `row` as text (JSON text for objects).
+    pub fn text(&self, col: usize, row: usize, strings: &StringTable) -> String {
+        value_text(self.columns[col].get(row), strings)
+    }
+}
+
+pub fn value_text(v: AttrValue, strings: &StringTable) -> String {
+    match v {
+        AttrValue::Int(i) => i.to_string(),
+        AttrValue::Float(f) => format_float(f),
+        AttrValue::Text(id) => strings.resolve(id).to_string(),
+    }
+}
+
+/// Floats print in their shortest round-trip form, with a `.0` for whole values.
+pub fn format_float(f: f64) -> String {
+    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}
+
+/// Removes the white space outside strings from a JSON text.
+pub fn compact_json(raw: &[u8]) -> String {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in raw {
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            if b == b'"' {
+                in_string = true;
+            }
+            out.push(b);
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Which `args` keys the parser collects, and into which column.
+#[derive(Debug, Default)]
+pub struct AttrKeys {
+    map: FxHashMap<Box<str>, usize>,
+    infer_all: bool,
+}
+
+impl AttrKeys {
+    /// `Some(Some(column))` for a known key, `Some(None)` for a key to infer, `None` to skip.
+    #[inline]
+    pub fn column_of(&self, key: &str) -> Option<Option<usize>> {
+        if self.map.is_empty() && !self.infer_all {
+            return None;
+        }
+        match self.map.get(key) {
+            Some(&c) => Some(Some(c)),
+            None if self.infer_all && key != "stream" && key != "correlation" => Some(None),
+            None => None,
+        }
+    }
+}
+
+/// Builds the attribute columns while the parser stores events.
+#[derive(Debug, Default)]
+pub struct AttrBuilder {
+    keys: AttrKeys,
+    specs: Vec<AttrSpec>,
+    columns: Vec<AttrColumn>,
+    defaults: Vec<AttrValue>,
+    /// Columns made up from the data (`--args all`) may change type as values come in.
+    inferred: Vec<bool>,
+    rows: usize,
+}
+
+fn default_value(spec: &AttrSpec, strings: &mut StringTable) -> AttrValue {
+    match spec.ty {
+        AttrType::Int => AttrValue::Int(spec.default.trim().parse().unwrap_or(-1)),
+        AttrType::Float => AttrValue::Float(spec.default.trim().parse().unwrap_or(0.0)),
+        AttrType::String | AttrType::Object => AttrValue::Text(strings.intern(&spec.default)),
+    }
+}
+
+fn empty_column(ty: AttrType) -> AttrColumn {
+    match ty {
+        AttrType::Int => AttrColumn::Int(Vec::new()),
+        AttrType::Float => AttrColumn::Float(Vec::new()),
+        AttrType::String | AttrType::Object => AttrColumn::Text(Vec::new()),
+    }
+}
+
+impl AttrBuilder {
+    pub fn new(request: &AttrRequest, strings: &mut StringTable) -> Self {
+        let mut b = AttrBuilder {
+            keys: AttrKeys {
+                map: FxHashMap::default(),
+                infer_all: request.infer_all,
+            },
+            ..AttrBuilder::default()
+        };
+        for spec in &request.specs {
+            b.add_column(spec.clone(), false, strings);
+        }
+        b
+    }
+
+    pub fn keys(&self) -> &AttrKeys {
+        &self.keys
+    }
+
+    fn add_column(&mut self, spec: AttrSpec, inferred: bool, strings: &mut StringTable) -> usize {
+        let col = self.specs.len();
+        let default = default_value(&spec, strings);
+        let mut column = empty_column(spec.ty);
+        for _ in 0..self.rows {
+            push(&mut column, default);
+        }
+        self.keys.map.insert(spec.raw_key.clone().into_boxed_str(), col);
+        self.specs.push(spec);
+        self.columns.push(column);
+        self.defaults.push(default);
+        self.inferred.push(inferred);
+        col
+    }
+
+    /// Adds a row: defaults everywhere, then the values the event has.
+    pub fn push_row(&mut self, values: Vec<(Option<usize>, Cow<'_, str>, RawValue<'_>)>, strings: &mut StringTable) {
+        if self.columns.is_empty() && values.is_empty() {
+            return;
+        }
+        for (column, &default) in self.columns.iter_mut().zip(&self.defaults) {
+            push(column, default);
+        }
+        self.rows += 1;
+        for (col, key, value) in values {
+            let col = match col.or_else(|| self.keys.map.get(key.as_ref()).copied()) {
+                Some(c) => c,
+                None => {
+                    let spec = self.infer_spec(&key, &value);
+                    self.add_column(spec, true, strings)
+                }
+            };
+            self.set(col, value, strings);
+        }
+    }
+
+    fn infer_spec(&self, key: &str, value: &RawValue<'_>) -> AttrSpec {
+        if let Some(spec) = BUILTIN.iter().find(|b| b.raw_key == key).map(to_spec) {
+            return spec;
+        }
+        let (ty, default) = match value {
+            RawValue::Number(n) if n.is_integer => (AttrType::Int, "0"),
+            RawValue::Number(_) => (AttrType::Float, "0.0"),
+            RawValue::Text(_) => (AttrType::String, ""),
+            RawValue::Json(_) => (AttrType::Object, "null"),
+        };
+        let mut column = column_for_key(key);
+        if column.is_empty() {
+            column = "arg".to_string();
+        }
+        while CORE_COLUMNS.contains(&column.as_str()) || self.specs.iter().any(|s| s.column == column) {
+            column.push_str("_arg");
+        }
+        AttrSpec {
+            column,
+            raw_key: key.to_string(),
+            ty,
+            default: default.to_string(),
+        }
+    }
+
+    fn set(&mut self, col: usize, value: RawValue<'_>, strings: &mut StringTable) {
+        let row = self.rows - 1;
+        let ty = self.specs[col].ty;
+        if self.inferred[col] {
+            let fits = match (&value, ty) {
+                (RawValue::Number(n), AttrType::Int) => n.is_integer,
+                (RawValue::Number(_), AttrType::Float) => true,
+                (RawValue::Text(_), AttrType::String) => true,
+                (_, AttrType::Object) => true,
+                _ => false,
+            };
+            if !fits {
+                self.widen(col, &value, strings);
+            }
+        }
+        let ty = self.specs[col].ty;
+        let converted = match (ty, &value) {
+            (AttrType::Int, RawValue::Number(n)) => Some(AttrValue::Int(n.to_i64())),
+            (AttrType::Int, RawValue::Text(t)) => t.trim().parse().ok().map(AttrValue::Int),
+            (AttrType::Int, RawValue::Json(j)) => match *j {
+                b"true" => Some(AttrValue::Int(1)),
+                b"false" => Some(AttrValue::Int(0)),
+                _ => None,
+            },
+            (AttrType::Float, RawValue::Number(n)) => Some(AttrValue::Float(n.to_f64())),
+            (AttrType::Float, RawValue::Text(t)) => t.trim().parse().ok().map(AttrValue::Float),
+            (AttrType::Float, RawValue::Json(_)) => None,
+            (AttrType::String, RawValue::Text(t)) => Some(AttrValue::Text(strings.intern(t))),
+            (AttrType::String | AttrType::Object, RawValue::Number(n)) => Some(AttrValue::Text(
+                strings.intern(std::str::from_utf8(n.text).unwrap_or("")),
+            )),
+            (AttrType::String | AttrType::Object, RawValue::Json(j)) => {
+                Some(AttrValue::Text(strings.intern(&compact_json(j))))
+            }
+            (AttrType::Object, RawValue::Text(t)) => Some(AttrValue::Text(
+                strings.intern(&serde_json::to_string(t.as_ref()).unwrap_or_default()),
+            )),
+        };
+        if let Some(v) = converted {
+            set_value(&mut self.columns[col], row, v);
+        }
+    }
+
+    /// An inferred column meets a value of another type: int becomes float for a decimal,
+    /// anything else becomes JSON text (existing values keep their text).
+    fn widen(&mut self, col: usize, value: &RawValue<'_>, strings: &mut StringTable) {
+        let to_float = matches!((&self.columns[col], value), (AttrColumn::Int(_), RawValue::Number(_)));
+        let old = std::mem::replace(&mut self.columns[col], AttrColumn::Int(Vec::new()));
+        let (column, ty) = match (old, to_float) {
+            (AttrColumn::Int(v), true) => (
+                AttrColumn::Float(v.into_iter().map(|x| x as f64).collect()),
+                AttrType::Float,
+            ),
+            (AttrColumn::Int(v), false) => (
+                AttrColumn::Text(v.into_iter().map(|x| strings.intern(&x.to_string())).collect()),
+                AttrType::Object,
+            ),
+            (AttrColumn::Float(v), _) => (
+                AttrColumn::Text(v.into_iter().map(|x| strings.intern(&format_float(x))).collect()),
+                AttrType::Object,
+            ),
+            (AttrColumn::Text(v), _) => {
+                // Strings become JSON strings so that the column holds JSON text throughout.
+                let v = v
+                    .into_iter()
+                    .map(|id| {
+                        let quoted = serde_json::to_string(strings.resolve(id)).unwrap_or_default();
+                        strings.intern(&quoted)
+                    })
+                    .collect();
+                (AttrColumn::Text(v), AttrType::Object)
+            }
+        };
+        self.columns[col] = column;
+        let spec = &mut self.specs[col];
+        spec.ty = ty;
+        spec.default = match ty {
+            AttrType::Float => "0.0".to_string(),
+            _ => "null".to_string(),
+        };
+        self.defaults[col] = default_value(spec, strings);
+    }
+
+    pub fn finish(self) -> AttrTable {
+        AttrTable {
+            specs: self.specs,
+            columns: self.columns,
+        }
+    }
+}
+
+fn push(column: &mut AttrColumn, v: AttrValue) {
+    match (column, v) {
+        (AttrColumn::Int(c), AttrValue::Int(x)) => c.push(x),
+        (AttrColumn::Float(c), AttrValue::Float(x)) => c.push(x),
+        (AttrColumn::Text(c), AttrValue::Text(x)) => c.push(x),
+        (AttrColumn::Int(c), _) => c.push(-1),
+        (AttrColumn::Float(c), _) => c.push(0.0),
+        (AttrColumn::Text(c), _) => c.push(NameId(0)),
+    }
+}
+
+fn set_value(column: &mut AttrColumn, row: usize, v: AttrValue) {
+    match (column, v) {
+        (AttrColumn::Int(c), AttrValue::Int(x)) => c[row] = x,
+        (AttrColumn::Float(c), AttrValue::Float(x)) => c[row] = x,
+        (AttrColumn::Text(c), AttrValue::Text(x)) => c[row] = x,
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_specs_parse_with_defaults() {
+        let s = parse_spec("occ=est. achieved occupancy %:int:-1").unwrap();
+        assert_eq!(
+            (s.column.as_str(), s.raw_key.as_str(), s.ty, s.default.as_str()),
+            ("occ", "est. achieved occupancy %", AttrType::Int, "-1")
+        );
+        let s = parse_spec("mod=Module Hierarchy").unwrap();
+        assert_eq!((s.ty, s.default.as_str()), (AttrType::String, ""));
+        assert!(parse_spec("x").is_err());
+        assert!(parse_spec("x=k:bogus").is_err());
+        assert!(
+            parse_spec("x=k:int:abc")
+                .unwrap_err()
+                .to_string()
+                .contains("not a valid int")
+        );
+        assert!(parse_spec("bad name=k").is_err());
+    }
+
+    #[test]
+    fn presets_and_names() {
+        let r = AttrRequest::build(Preset::Default, &[], &[]).unwrap();
+        assert_eq!(
+            r.column_names(),
+            [
+                "bytes",
+                "memory_bw_gbps",
+                "wait_on_stream",
+                "wait_on_cuda_event_record_corr_id",
+                "input_dims",
+                "input_type",
+                "input_strides",
+                "external_id"
+            ]
+        );
+        let r = AttrRequest::build(Preset::None, &["input_dims,grid".into(), "Input type".into()], &[]).unwrap();
+        assert_eq!(r.column_names(), ["input_dims", "grid", "input_type"]);
+        let e = AttrRequest::build(Preset::None, &["nope".into()], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("unknown attribute 'nope'"), "{e}");
+        assert!(AttrRequest::build(Preset::None, &[], &["ts=x".into()]).is_err());
+        assert!(AttrRequest::build(Preset::All, &[], &[]).unwrap().infer_all);
+        let complete = AttrRequest::build(Preset::Complete, &[], &[]).unwrap();
+        assert!(complete.column_names().contains(&"registers_per_thread"));
+        assert!(!complete.column_names().contains(&"stream"));
+    }
+
+    #[test]
+    fn inferred_column_names_follow_hta() {
+        assert_eq!(column_for_key("memory bandwidth (GB/s)"), "memory_bandwidth");
+        assert_eq!(column_for_key("est. achieved occupancy %"), "est_achieved_occupancy");
+        assert_eq!(column_for_key("Input Dims"), "input_dims");
+        assert_eq!(column_for_key("name"), "arg_name");
+    }
+
+    #[test]
+    fn compact_json_keeps_strings() {
+        assert_eq!(compact_json(b"[[64, 128],\n [ 1 ]]"), "[[64,128],[1]]");
+        assert_eq!(compact_json(br#"["a b", "c\" d"]"#), r#"["a b","c\" d"]"#);
+        assert_eq!(format_float(2.0), "2.0");
+        assert_eq!(format_float(0.25), "0.25");
+    }
+}
