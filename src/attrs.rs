@@ -671,7 +671,14 @@ impl AttrBuilder {
         self.defaults[col] = default_value(spec, strings);
     }
 
-    pub fn finish(self) -> AttrTable {
+    pub fn finish(mut self) -> AttrTable {
+        for c in &mut self.columns {
+            match c {
+                AttrColumn::Int(v) => v.shrink_to_fit(),
+                AttrColumn::Float(v) => v.shrink_to_fit(),
+                AttrColumn::Text(v) => v.shrink_to_fit(),
+            }
+        }
         AttrTable {
             specs: self.specs,
             columns: self.columns,

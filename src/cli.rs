@@ -1,15 +1,19 @@
 //! The command line: argument definitions, and running a command with its output streams.
 
+use crate::attrs::{AttrRequest, Preset};
 use crate::compare::{CompareRequest, check_labels, compare, compare_sides};
 use crate::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::error::{Error, Result};
-use crate::load::load_pair;
+use crate::events::{EventFilter, EventsFormat, write_events};
+use crate::load::{load_pair, load_side};
 use crate::render::compare::CompareView;
 use crate::render::ops_diff::OpsDiffView;
 use crate::render::{Format, TableStyle};
 use crate::select::{Device, Pick};
+use crate::select::{SideSelection, resolve};
 use crate::state;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use regex::Regex;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -44,6 +48,56 @@ pub enum Command {
     /// Names that were added, deleted, or ran more, fewer or as many times (HTA ops_diff).
     #[command(name = "ops-diff", after_help = OPS_DIFF_HELP)]
     OpsDiff(OpsDiffArgs),
+    /// The event table of one side: a row per counted event, with the attributes you choose.
+    #[command(after_help = EVENTS_HELP)]
+    Events(EventsArgs),
+}
+
+const EVENTS_HELP: &str = "\
+Columns: index (position in traceEvents), rank, name, cat, pid, tid, ts, dur (µs), stream,
+correlation, index_correlation (the partner's index: launch <-> kernel, -1 without one),
+iteration (-1 outside every ProfilerStep), then the chosen attributes. Every rank and every event
+is listed unless --rank/--iteration narrow it. Attributes: --args default|complete|all, --arg NAME
+for built-in ones (input_dims, input_type, input_strides, external_id, grid, block, bytes,
+registers_per_thread, shared_memory, est_occupancy, device, context, queued, cbid, sequence, ...),
+--arg-spec 'column=raw key:type:default' for any other key.";
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// A directory of traces or one trace file.
+    pub path: PathBuf,
+    /// Ranks: a number, a comma list, or `all` [default: all].
+    #[arg(long, value_name = "RANKS")]
+    pub rank: Option<Pick>,
+    /// ProfilerStep numbers: a number, a comma list, or `all` (events inside steps)
+    /// [default: every event].
+    #[arg(long, value_name = "STEPS")]
+    pub iteration: Option<Pick>,
+    /// Events that ran on the CPU, on the GPU, or both [default: all].
+    #[arg(long, value_enum)]
+    pub device: Option<Device>,
+    /// Only events whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub name: Option<String>,
+    /// Only events of this category (exact; repeatable).
+    #[arg(long, value_name = "CAT")]
+    pub cat: Vec<String>,
+    /// Add a built-in attribute column (repeatable, or a comma list).
+    #[arg(long = "arg", value_name = "NAME")]
+    pub arg: Vec<String>,
+    /// A preset of attribute columns.
+    #[arg(long = "args", value_enum, value_name = "PRESET")]
+    pub args: Option<Preset>,
+    /// Define an attribute: `column=raw key:type:default` (type int, float, string or object).
+    #[arg(long, value_name = "SPEC")]
+    pub arg_spec: Vec<String>,
+    /// Output format [default: from the -o extension (.csv .jsonl .json), else table on a
+    /// terminal and csv otherwise].
+    #[arg(long, value_enum)]
+    pub format: Option<EventsFormat>,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 const COMPARE_HELP: &str = "\
@@ -213,6 +267,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
     match cli.command {
         Command::Compare(args) => run_compare(args, env),
         Command::OpsDiff(args) => run_ops_diff(args, env),
+        Command::Events(args) => run_events(args, env),
     }
 }
 
@@ -310,6 +365,75 @@ fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
     emit(&args.output, env, |format, _| {
         crate::render::ops_diff::render(&view, format)
     })
+}
+
+fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
+    let attrs = AttrRequest::build(args.args.unwrap_or_default(), &args.arg, &args.arg_spec)?;
+    let name = args
+        .name
+        .as_deref()
+        .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid --name pattern '{p}': {e}"))))
+        .transpose()?;
+    let side = load_side(&args.path, &attrs)?;
+    print_notes(&side.notes, env);
+    let mut resolved = resolve(
+        &side,
+        "events",
+        &SideSelection {
+            ranks: args.rank.clone().unwrap_or(Pick::All),
+            iterations: args.iteration.clone().unwrap_or(Pick::All),
+        },
+    )?;
+    if args.iteration.is_none() {
+        resolved.iterations = None;
+    }
+    let filter = EventFilter {
+        device: args.device.unwrap_or_default(),
+        name,
+        cats: args.cat.clone(),
+    };
+    let format = args
+        .format
+        .or_else(|| args.output.as_deref().and_then(EventsFormat::from_extension))
+        .unwrap_or(if env.terminal_width.is_some() {
+            EventsFormat::Table
+        } else {
+            EventsFormat::Csv
+        });
+    match &args.output {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| Error::Output {
+                path: path.clone(),
+                source: e,
+            })?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+            write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, path))?;
+            w.flush().map_err(|e| Error::Output {
+                path: path.clone(),
+                source: e,
+            })?;
+        }
+        None => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
+            write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, Path::new("<stdout>")))?;
+            w.flush().map_err(|e| Error::Output {
+                path: PathBuf::from("<stdout>"),
+                source: e,
+            })?;
+        }
+    }
+    Ok(0)
+}
+
+/// Names the output an I/O error happened on.
+fn relabel(e: Error, path: &Path) -> Error {
+    match e {
+        Error::Output { source, .. } => Error::Output {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => other,
+    }
 }
 
 /// The saved comparison with the given options applied: reused as is when they do not change

@@ -43,29 +43,57 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
         }
     }
 
-    let sync_ids: Vec<NameId> = SYNC_NAMES.iter().filter_map(|n| strings.get(n)).collect();
-    let is_device_side =
-        |i: usize| (events.stream[i] >= 0 && events.correlation[i] >= 0) || sync_ids.contains(&events.name[i]);
-    // correlation -> iteration of the last host event in file order that carries it
-    let mut launch_iteration: FxHashMap<i64, i64> = FxHashMap::default();
-    for i in 0..events.len() {
-        if events.correlation[i] != NO_CORRELATION && !is_device_side(i) {
-            launch_iteration.insert(events.correlation[i], events.iteration[i]);
-        }
-    }
+    let launches = launch_rows(strings, events);
     for i in 0..events.len() {
         if events.stream[i] >= 0 {
-            events.iteration[i] = if events.correlation[i] == NO_CORRELATION {
-                NO_ITERATION
-            } else {
-                launch_iteration
-                    .get(&events.correlation[i])
-                    .copied()
-                    .unwrap_or(NO_ITERATION)
+            events.iteration[i] = match launches.get(&events.correlation[i]) {
+                Some(&host) if events.correlation[i] != NO_CORRELATION => events.iteration[host],
+                _ => NO_ITERATION,
             };
         }
     }
     steps
+}
+
+/// correlation → row of the last host event in file order that carries it (the launch).
+/// Host here means what HTA links as the CPU side: a correlation, and not (a stream ≥ 0 with a
+/// correlation ≥ 0, or a device synchronisation event).
+pub fn launch_rows(strings: &StringTable, events: &EventTable) -> FxHashMap<i64, usize> {
+    let sync_ids: Vec<NameId> = SYNC_NAMES.iter().filter_map(|n| strings.get(n)).collect();
+    let mut launches: FxHashMap<i64, usize> = FxHashMap::default();
+    for i in 0..events.len() {
+        let device_side = (events.stream[i] >= 0 && events.correlation[i] >= 0) || sync_ids.contains(&events.name[i]);
+        if events.correlation[i] != NO_CORRELATION && !device_side {
+            launches.insert(events.correlation[i], i);
+        }
+    }
+    launches
+}
+
+/// For each event, the row of its partner: a launch's kernel (the last device event with its
+/// correlation) or a device event's launch. `None` without one.
+pub fn partner_rows(strings: &StringTable, events: &EventTable) -> Vec<Option<usize>> {
+    let launches = launch_rows(strings, events);
+    let mut device: FxHashMap<i64, usize> = FxHashMap::default();
+    for i in 0..events.len() {
+        if events.stream[i] >= 0 && events.correlation[i] != NO_CORRELATION {
+            device.insert(events.correlation[i], i);
+        }
+    }
+    (0..events.len())
+        .map(|i| {
+            let c = events.correlation[i];
+            if c == NO_CORRELATION {
+                None
+            } else if events.stream[i] >= 0 {
+                launches.get(&c).copied()
+            } else if launches.get(&c) == Some(&i) {
+                device.get(&c).copied()
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// The steps' windows cut into disjoint segments, each labelled with the step that wins there

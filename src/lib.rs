@@ -20,6 +20,7 @@ pub mod compare;
 pub mod diff;
 pub mod discover;
 pub mod error;
+pub mod events;
 pub mod iteration;
 pub mod json;
 pub mod load;

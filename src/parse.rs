@@ -122,6 +122,7 @@ pub fn parse_trace(
         return Err(Error::input(path, "not a Kineto trace: no 'traceEvents' array"));
     }
     out.json_bytes = input.offset();
+    out.events.shrink_to_fit();
     out.attrs = attrs.finish();
     Ok(out)
 }

@@ -112,6 +112,20 @@ pub struct NewEvent {
 }
 
 impl EventTable {
+    /// Gives back the spare capacity of every column once parsing is done.
+    pub fn shrink_to_fit(&mut self) {
+        self.index.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.cat.shrink_to_fit();
+        self.ts_ns.shrink_to_fit();
+        self.dur_ns.shrink_to_fit();
+        self.pid.shrink_to_fit();
+        self.tid.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.correlation.shrink_to_fit();
+        self.iteration.shrink_to_fit();
+    }
+
     pub fn push(&mut self, e: NewEvent) {
         self.index.push(e.index);
         self.name.push(e.name);
@@ -155,6 +169,23 @@ pub struct TraceFile {
 impl TraceFile {
     pub fn rank(&self) -> i64 {
         self.declared_rank.unwrap_or(0)
+    }
+
+    /// Bytes the event store holds: the event columns, the attribute columns and the string
+    /// table (string bytes plus a pointer and a hash entry each).
+    pub fn store_bytes(&self) -> usize {
+        let e = &self.events;
+        let columns = e.index.capacity() * 4
+            + (e.name.capacity() + e.cat.capacity() + e.pid.capacity() + e.tid.capacity()) * 4
+            + (e.ts_ns.capacity()
+                + e.dur_ns.capacity()
+                + e.stream.capacity()
+                + e.correlation.capacity()
+                + e.iteration.capacity())
+                * 8;
+        let attrs: usize = self.attrs.columns.iter().map(|c| c.len() * c.width()).sum();
+        let strings: usize = self.strings.iter().map(|(_, s)| s.len() * 2 + 16 + 24).sum();
+        columns + attrs + strings
     }
 
     /// Step numbers present in this file, sorted and unique.

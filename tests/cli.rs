@@ -81,7 +81,7 @@ fn basic_json() {
     let out = compare(&["--format", "json", "--top", "4"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["rows"].as_array().unwrap().len(), 4);
-    assert_eq!(v["summary"]["rows"], 17);
+    assert_eq!(v["summary"]["rows"], 19);
     insta::assert_snapshot!(out.replace(env!("CARGO_PKG_VERSION"), "[version]"));
 }
 
@@ -430,4 +430,171 @@ fn help_lists_every_option() {
     }
     let r = run(&["compare"]);
     assert_eq!(r.code, 2);
+}
+
+#[test]
+fn normalize_names_lines_up_addresses() {
+    let plain = compare(&["--format", "csv", "--include", "built-in"]);
+    assert_eq!(plain.lines().count(), 3, "{plain}");
+    let normalized = compare(&["--format", "csv", "--include", "built-in", "--normalize-names"]);
+    assert_eq!(
+        normalized.lines().nth(1),
+        Some("<built-in method add_ of Tensor object at 0x*>,1,3,1,3,0,0,=")
+    );
+    // Step numbers line up too, so step 1 and step 3 compare row by row.
+    let steps = compare(&[
+        "--format",
+        "csv",
+        "--control-iteration",
+        "1",
+        "--test-iteration",
+        "3",
+        "--normalize-names",
+        "--include",
+        "Profiler",
+    ]);
+    assert_eq!(steps.lines().nth(1), Some("ProfilerStep#*,1,1000,1,1000,0,0,="));
+}
+
+#[test]
+fn group_by_splits_rows_by_attribute_values() {
+    let out = compare(&[
+        "--format",
+        "csv",
+        "--group-by",
+        "input_dims",
+        "--include",
+        "aten::mm",
+        "--sort",
+        "name",
+    ]);
+    insta::assert_snapshot!(out);
+    let by_stream = compare(&[
+        "--format",
+        "csv",
+        "--group-by",
+        "stream",
+        "--include",
+        "Memset",
+        "--sort",
+        "name",
+    ]);
+    assert_eq!(
+        by_stream.lines().skip(1).collect::<Vec<_>>(),
+        [
+            "Memset (Device) [stream=7],1,2,1,2,0,0,=",
+            "cudaMemsetAsync [stream=-1],1,3,1,3,0,0,="
+        ]
+    );
+    let custom = compare(&[
+        "--format",
+        "csv",
+        "--arg-spec",
+        "types=Input type:object",
+        "--group-by",
+        "types",
+        "--include",
+        "^aten::mm",
+    ]);
+    assert_eq!(
+        custom.lines().nth(1),
+        Some("\"aten::mm [types=[\"\"float\"\",\"\"float\"\"]]\",1,60,1,60,0,0,=")
+    );
+    let e = fails(&["compare", BASIC[0], BASIC[1], "--group-by", "nope"]);
+    assert!(e.starts_with("unknown attribute 'nope'"), "{e}");
+}
+
+#[test]
+fn events_table_with_chosen_attributes() {
+    let out = ok(&[
+        "events",
+        "fixtures/basic/control",
+        "--iteration",
+        "1",
+        "--name",
+        "aten::mm|cutlass|Launch",
+        "--arg",
+        "input_dims,grid",
+        "--format",
+        "csv",
+    ]);
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn events_all_args_as_jsonl_and_json() {
+    let jsonl = ok(&[
+        "events",
+        "fixtures/amd/test",
+        "--args",
+        "all",
+        "--format",
+        "jsonl",
+        "--cat",
+        "kernel",
+    ]);
+    insta::assert_snapshot!(jsonl);
+    let json = ok(&[
+        "events",
+        "fixtures/amd/test",
+        "--args",
+        "all",
+        "--format",
+        "json",
+        "--cat",
+        "kernel",
+    ]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert_eq!(rows.len(), jsonl.lines().count());
+    assert_eq!(rows[0]["grid"], serde_json::json!([128, 1, 1]));
+    assert_eq!(rows[0]["iteration"], 3, "stream-0 kernel keeps its step");
+    // Every event by default: the ones outside steps too (iteration -1).
+    let all = ok(&[
+        "events",
+        "fixtures/basic/control",
+        "--format",
+        "csv",
+        "--name",
+        "aten::(zeros|empty)",
+    ]);
+    assert_eq!(
+        all.lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(11).unwrap())
+            .collect::<Vec<_>>(),
+        ["-1", "-1"]
+    );
+}
+
+#[test]
+fn events_defaults_presets_and_bad_attributes() {
+    let out = ok(&[
+        "events",
+        "fixtures/basic/test",
+        "--args",
+        "default",
+        "--name",
+        "^aten::mm$",
+        "--iteration",
+        "2",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(
+        out,
+        "index,rank,name,cat,pid,tid,ts,dur,stream,correlation,index_correlation,iteration,bytes,memory_bw_gbps,wait_on_stream,wait_on_cuda_event_record_corr_id,input_dims,input_type,input_strides,external_id\n\
+         46,0,aten::mm,cpu_op,100,100,1210,60,-1,-1,-1,2,-1,0.0,-1,-1,\"[[64,256],[256,256]]\",\"[\"\"float\"\",\"\"float\"\"]\",-1,13\n"
+    );
+    let e = fails(&["events", "fixtures/basic/test", "--arg", "bogus"]);
+    assert!(e.starts_with("unknown attribute 'bogus'"), "{e}");
+    let e = fails(&["events", "fixtures/basic/test", "--arg-spec", "x=k:int:abc"]);
+    assert!(e.contains("default 'abc' of attribute 'x' is not a valid int"), "{e}");
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("ev.jsonl");
+    ok(&["events", "fixtures/basic/test", "-o", path.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
+    );
 }

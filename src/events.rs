@@ -1,0 +1,253 @@
+//! `tracediff events`: the event table itself, one row per kept event, with the attributes the
+//! user chose. Rows are written one at a time, so large outputs never sit in memory as text.
+
+use crate::attrs::{AttrType, AttrValue, CORE_COLUMNS, format_float};
+use crate::error::{Error, Result};
+use crate::iteration::partner_rows;
+use crate::load::Side;
+use crate::render::{csv_field, fmt_us};
+use crate::select::{Device, Resolved, device_categories};
+use crate::store::TraceFile;
+use regex::Regex;
+use serde_json::{Map, Value};
+use std::io::Write;
+
+/// Formats of the event table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EventsFormat {
+    /// Comma-separated values with a header row.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+    /// One JSON array of objects.
+    Json,
+    /// Aligned columns (holds every row in memory: for small selections).
+    Table,
+}
+
+impl EventsFormat {
+    pub fn from_extension(path: &std::path::Path) -> Option<EventsFormat> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "csv" => Some(EventsFormat::Csv),
+            "jsonl" | "ndjson" => Some(EventsFormat::Jsonl),
+            "json" => Some(EventsFormat::Json),
+            "txt" => Some(EventsFormat::Table),
+            _ => None,
+        }
+    }
+}
+
+/// Which events to list, beyond ranks and iterations.
+#[derive(Debug, Clone)]
+pub struct EventFilter {
+    pub device: Device,
+    pub name: Option<Regex>,
+    /// Exact categories; empty for all.
+    pub cats: Vec<String>,
+}
+
+/// One cell of the event table.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    Int(i64),
+    /// Nanoseconds, printed as exact microseconds.
+    Micros(i64),
+    Float(f64),
+    Text(String),
+    /// JSON text of an object attribute.
+    Json(String),
+}
+
+impl Cell {
+    fn csv(&self) -> String {
+        match self {
+            Cell::Int(i) => i.to_string(),
+            Cell::Micros(ns) => fmt_us(*ns),
+            Cell::Float(f) => format_float(*f),
+            Cell::Text(t) | Cell::Json(t) => csv_field(t),
+        }
+    }
+
+    fn json(&self) -> Value {
+        match self {
+            Cell::Int(i) => Value::from(*i),
+            Cell::Micros(ns) => crate::render::json_us(*ns),
+            Cell::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Cell::Text(t) => Value::from(t.clone()),
+            Cell::Json(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::from(t.clone())),
+        }
+    }
+
+    fn plain(&self) -> String {
+        match self {
+            Cell::Text(t) | Cell::Json(t) => t.clone(),
+            other => other.csv(),
+        }
+    }
+}
+
+/// `pid`/`tid` text: a number when it reads as one.
+fn id_cell(text: &str) -> Cell {
+    match text.parse::<i64>() {
+        Ok(n) => Cell::Int(n),
+        Err(_) => Cell::Text(text.to_string()),
+    }
+}
+
+/// The column names: the core ones, then the attributes of the first file (every file of a side
+/// has the same fixed attributes; with `--args all` the union is taken, missing ones empty).
+pub fn columns(side: &Side, ranks: &[i64]) -> Vec<String> {
+    let mut cols: Vec<String> = CORE_COLUMNS.iter().map(|s| s.to_string()).collect();
+    for r in ranks {
+        if let Some(f) = side.file_of_rank(*r) {
+            for s in &f.attrs.specs {
+                if !cols.contains(&s.column) {
+                    cols.push(s.column.clone());
+                }
+            }
+        }
+    }
+    cols
+}
+
+/// Writes the selected events of `side` in `format`. Returns the number of rows written.
+pub fn write_events(
+    side: &Side,
+    resolved: &Resolved,
+    filter: &EventFilter,
+    format: EventsFormat,
+    out: &mut dyn Write,
+) -> Result<u64> {
+    let cols = columns(side, &resolved.ranks);
+    let io = |e: std::io::Error| Error::Output {
+        path: "<output>".into(),
+        source: e,
+    };
+    let mut rows_written = 0u64;
+    let mut table_rows: Vec<Vec<String>> = Vec::new();
+    match format {
+        EventsFormat::Csv => writeln!(
+            out,
+            "{}",
+            cols.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",")
+        )
+        .map_err(io)?,
+        EventsFormat::Json => out.write_all(b"[").map_err(io)?,
+        _ => {}
+    }
+    for &rank in &resolved.ranks {
+        let Some(file) = side.file_of_rank(rank) else { continue };
+        let partners = partner_rows(&file.strings, &file.events);
+        let on_device = device_categories(file);
+        let attr_index: Vec<Option<usize>> = cols[CORE_COLUMNS.len()..]
+            .iter()
+            .map(|c| file.attrs.column(c).map(|(k, _)| k))
+            .collect();
+        let ev = &file.events;
+        for i in 0..ev.len() {
+            if !admits(file, i, resolved, filter, &on_device) {
+                continue;
+            }
+            let cells = row(file, i, rank, &partners, &attr_index);
+            match format {
+                EventsFormat::Csv => {
+                    let line: Vec<String> = cells
+                        .iter()
+                        .map(|c| c.as_ref().map_or(String::new(), Cell::csv))
+                        .collect();
+                    writeln!(out, "{}", line.join(",")).map_err(io)?;
+                }
+                EventsFormat::Jsonl | EventsFormat::Json => {
+                    let mut obj = Map::new();
+                    for (name, cell) in cols.iter().zip(&cells) {
+                        obj.insert(name.clone(), cell.as_ref().map_or(Value::Null, Cell::json));
+                    }
+                    let text = serde_json::to_string(&Value::Object(obj)).unwrap_or_default();
+                    if format == EventsFormat::Json {
+                        let sep = if rows_written == 0 { "\n" } else { ",\n" };
+                        write!(out, "{sep}{text}").map_err(io)?;
+                    } else {
+                        writeln!(out, "{text}").map_err(io)?;
+                    }
+                }
+                EventsFormat::Table => table_rows.push(
+                    cells
+                        .iter()
+                        .map(|c| c.as_ref().map_or(String::new(), Cell::plain))
+                        .collect(),
+                ),
+            }
+            rows_written += 1;
+        }
+    }
+    match format {
+        EventsFormat::Json => out.write_all(b"\n]\n").map_err(io)?,
+        EventsFormat::Table => {
+            let mut t = comfy_table::Table::new();
+            t.load_style(comfy_table::presets::NOTHING).force_no_tty();
+            t.set_header(cols.clone());
+            for r in table_rows {
+                t.add_row(r);
+            }
+            writeln!(out, "{}", t.trim_fmt()).map_err(io)?;
+        }
+        _ => {}
+    }
+    Ok(rows_written)
+}
+
+fn admits(file: &TraceFile, i: usize, resolved: &Resolved, filter: &EventFilter, on_device: &[bool]) -> bool {
+    let ev = &file.events;
+    if let Some(iters) = &resolved.iterations
+        && !iters.contains(&ev.iteration[i])
+    {
+        return false;
+    }
+    if !filter.device.admits(on_device[ev.cat[i].index()], ev.stream[i]) {
+        return false;
+    }
+    if !filter.cats.is_empty() && !filter.cats.iter().any(|c| c == file.strings.resolve(ev.cat[i])) {
+        return false;
+    }
+    filter
+        .name
+        .as_ref()
+        .is_none_or(|re| re.is_match(file.strings.resolve(ev.name[i])))
+}
+
+fn row(
+    file: &TraceFile,
+    i: usize,
+    rank: i64,
+    partners: &[Option<usize>],
+    attr_index: &[Option<usize>],
+) -> Vec<Option<Cell>> {
+    let ev = &file.events;
+    let s = &file.strings;
+    let mut cells = vec![
+        Some(Cell::Int(i64::from(ev.index[i]))),
+        Some(Cell::Int(rank)),
+        Some(Cell::Text(s.resolve(ev.name[i]).to_string())),
+        Some(Cell::Text(s.resolve(ev.cat[i]).to_string())),
+        Some(id_cell(s.resolve(ev.pid[i]))),
+        Some(id_cell(s.resolve(ev.tid[i]))),
+        Some(Cell::Micros(ev.ts_ns[i])),
+        Some(Cell::Micros(ev.dur_ns[i])),
+        Some(Cell::Int(ev.stream[i])),
+        Some(Cell::Int(ev.correlation[i])),
+        Some(Cell::Int(partners[i].map_or(-1, |p| i64::from(ev.index[p])))),
+        Some(Cell::Int(ev.iteration[i])),
+    ];
+    for k in attr_index {
+        cells.push(k.map(|k| {
+            let spec = &file.attrs.specs[k];
+            match file.attrs.columns[k].get(i) {
+                AttrValue::Int(v) => Cell::Int(v),
+                AttrValue::Float(v) => Cell::Float(v),
+                AttrValue::Text(id) if spec.ty == AttrType::Object => Cell::Json(s.resolve(id).to_string()),
+                AttrValue::Text(id) => Cell::Text(s.resolve(id).to_string()),
+            }
+        }));
+    }
+    cells
+}
