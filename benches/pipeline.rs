@@ -8,8 +8,7 @@ use std::hint::black_box;
 use std::path::Path;
 use tracediff::aggregate::{Keying, Naming, aggregate_file};
 use tracediff::attrs::AttrRequest;
-use tracediff::iteration::assign_iterations;
-use tracediff::parse::parse_trace;
+use tracediff::load::trace_from_reader;
 use tracediff::read::Compression;
 use tracediff::select::Device;
 use tracediff::store::TraceFile;
@@ -57,24 +56,13 @@ fn synthetic_trace(steps: usize) -> Vec<u8> {
 }
 
 fn load(text: &[u8]) -> TraceFile {
-    let mut parsed = parse_trace(
+    trace_from_reader(
         text,
         Path::new("bench.json"),
         Compression::None,
         &AttrRequest::default(),
     )
-    .expect("valid trace");
-    let steps = assign_iterations(&parsed.strings, &mut parsed.events);
-    TraceFile {
-        path: "bench.json".into(),
-        declared_rank: parsed.declared_rank,
-        strings: parsed.strings,
-        events: parsed.events,
-        attrs: parsed.attrs,
-        steps,
-        total_events: parsed.total_events,
-        json_bytes: parsed.json_bytes,
-    }
+    .expect("valid trace")
 }
 
 fn benches(c: &mut Criterion) {

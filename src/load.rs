@@ -5,9 +5,10 @@ use crate::discover::discover;
 use crate::error::{Error, Result};
 use crate::iteration::assign_iterations;
 use crate::parse::parse_trace;
-use crate::read::open;
+use crate::read::{Compression, open};
 use crate::store::TraceFile;
 use rayon::prelude::*;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -36,8 +37,18 @@ impl Side {
 /// iterations.
 pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
     let reader = open(path)?;
-    let compression = reader.compression;
-    let mut parsed = parse_trace(reader.inner, path, compression, attrs)?;
+    trace_from_reader(reader.inner, path, reader.compression, attrs)
+}
+
+/// Parses JSON text from `reader` into a [`TraceFile`] with its iterations assigned.
+/// `path` and `compression` only serve error messages and the file's record.
+pub fn trace_from_reader(
+    reader: impl Read,
+    path: &Path,
+    compression: Compression,
+    attrs: &AttrRequest,
+) -> Result<TraceFile> {
+    let mut parsed = parse_trace(reader, path, compression, attrs)?;
     let steps = assign_iterations(&parsed.strings, &mut parsed.events);
     Ok(TraceFile {
         path: path.to_path_buf(),

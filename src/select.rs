@@ -76,7 +76,7 @@ impl fmt::Display for Device {
 }
 
 /// Categories of events that run on the device, whatever their stream says.
-const DEVICE_CATEGORIES: [&str; 7] = [
+pub const DEVICE_CATEGORIES: [&str; 7] = [
     "kernel",
     "gpu_memcpy",
     "gpu_memset",

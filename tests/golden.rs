@@ -23,7 +23,7 @@ use tracediff::diff::{Category, NameFilter};
 use tracediff::iteration::step_number;
 use tracediff::load::{Side, load_side};
 use tracediff::names::shorten_name;
-use tracediff::select::{Device, Pick, SideSelection, resolve};
+use tracediff::select::{DEVICE_CATEGORIES, Device, Pick, SideSelection, resolve};
 use tracediff::store::TraceFile;
 
 fn shared_dir() -> Option<PathBuf> {
@@ -73,16 +73,6 @@ fn times(rules: Rules, ts_ns: i64, dur_ns: i64) -> (i64, i64) {
     (ts_r * 1000, (end_r - ts_r) * 1000)
 }
 
-const DEVICE_CATS: [&str; 7] = [
-    "kernel",
-    "gpu_memcpy",
-    "gpu_memset",
-    "gpu_user_annotation",
-    "Kernel",
-    "Memcpy",
-    "Memset",
-];
-
 /// HTA's TraceDiff on one trace file, written from HTA's source (trace.py, trace_diff.py).
 fn model(file: &TraceFile, rules: Rules, iterations: &[i64], device: &str, naming: Naming) -> Totals {
     let e = &file.events;
@@ -129,7 +119,7 @@ fn model(file: &TraceFile, rules: Rules, iterations: &[i64], device: &str, namin
             continue;
         }
         let on_device = if rules.device_by_category {
-            DEVICE_CATS.contains(&file.strings.resolve(e.cat[i])) || e.stream[i] >= 0
+            DEVICE_CATEGORIES.contains(&file.strings.resolve(e.cat[i])) || e.stream[i] >= 0
         } else {
             e.stream[i] != -1
         };
