@@ -5,6 +5,7 @@ use crate::compare::{CompareRequest, check_labels, compare, compare_sides};
 use crate::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::error::{Error, Result};
 use crate::events::{EventFilter, EventsFormat, write_events};
+use crate::gate::{GateConfig, Rules, Verdict, evaluate, measure};
 use crate::load::{load_pair, load_side};
 use crate::render::compare::CompareView;
 use crate::render::ops_diff::OpsDiffView;
@@ -51,6 +52,78 @@ pub enum Command {
     /// The event table of one side: a row per counted event, with the attributes you choose.
     #[command(after_help = EVENTS_HELP)]
     Events(EventsArgs),
+    /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
+    #[command(after_help = GATE_HELP)]
+    Gate(GateArgs),
+}
+
+const GATE_HELP: &str = "\
+Every rank and every ProfilerStep of each side is measured by default (one sample per rank and
+step), so runs with different step counts compare fairly. A timing rule fails only when the change
+of the per-step medians exceeds its threshold AND exceeds k x the pooled scaled MAD (median absolute
+deviation x 1.4826) of the samples of both sides; with one sample per side the threshold alone
+decides. Rules can also come from a TOML file (`[gate]` table, keys as the long options with
+underscores); options given here override it. Exit status: 0 all rules pass, 1 a rule failed,
+2 bad input or configuration.";
+
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// The reference run: a directory of traces or one trace file.
+    pub baseline: PathBuf,
+    /// The run under test.
+    pub candidate: PathBuf,
+    /// Fail when the median step time grows by more than this (e.g. 5%).
+    #[arg(long, value_name = "PCT")]
+    pub max_step_time_regression: Option<String>,
+    /// Fail when an op's or kernel's median time per step grows by more than this (e.g. 10%).
+    #[arg(long, value_name = "PCT")]
+    pub max_op_regression: Option<String>,
+    /// Ignore op changes smaller than this per step (e.g. 200us) [default: 0].
+    #[arg(long, value_name = "DURATION")]
+    pub min_op_time: Option<String>,
+    /// Fail when a name that only the candidate has matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub fail_on_added: Option<String>,
+    /// Fail when a name that only the baseline has matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub fail_on_deleted: Option<String>,
+    /// Fail when an op runs more often per step by more than this: a number (4) or a share (10%).
+    #[arg(long, value_name = "N|PCT")]
+    pub max_count_increase: Option<String>,
+    /// Fail when the GPU busy time per step (union of kernels, memcpy, memset) grows by more than this.
+    #[arg(long, value_name = "PCT")]
+    pub max_gpu_busy_regression: Option<String>,
+    /// Noise multiplier k: a timing change must exceed k x the pooled scaled MAD [default: 3].
+    #[arg(long, value_name = "K")]
+    pub noise_k: Option<f64>,
+    /// Judge each op by its share of step time, so a uniformly slower machine fails the
+    /// step-time rule (if set) but not every op rule.
+    #[arg(long)]
+    pub relative: bool,
+    /// Read rules from this TOML file (see examples/tracediff-gate.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ranks of both sides [default: all].
+    #[arg(long, value_name = "RANKS")]
+    pub rank: Option<Pick>,
+    /// ProfilerSteps of both sides [default: all].
+    #[arg(long, value_name = "STEPS")]
+    pub iteration: Option<Pick>,
+    /// Events that count for the op and count rules [default: all].
+    #[arg(long, value_enum)]
+    pub device: Option<Device>,
+    /// Group ops by HTA's short names.
+    #[arg(long)]
+    pub short_names: bool,
+    /// Rewrite run-specific noise (addresses, step numbers, hex ids) out of names first.
+    #[arg(long)]
+    pub normalize_names: bool,
+    /// Report format [default: table].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 const EVENTS_HELP: &str = "\
@@ -268,6 +341,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Compare(args) => run_compare(args, env),
         Command::OpsDiff(args) => run_ops_diff(args, env),
         Command::Events(args) => run_events(args, env),
+        Command::Gate(args) => run_gate(args, env),
     }
 }
 
@@ -423,6 +497,68 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
+    let from_file = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::input(path, format!("cannot read: {}", crate::read::io_reason(&e))))?;
+            GateConfig::from_toml(&text, path)?
+        }
+        None => GateConfig::default(),
+    };
+    let from_cli = GateConfig {
+        max_step_time_regression: args.max_step_time_regression.clone(),
+        max_op_regression: args.max_op_regression.clone(),
+        min_op_time: args.min_op_time.clone(),
+        fail_on_added: args.fail_on_added.clone(),
+        fail_on_deleted: args.fail_on_deleted.clone(),
+        max_count_increase: args.max_count_increase.clone(),
+        max_gpu_busy_regression: args.max_gpu_busy_regression.clone(),
+        noise_k: args.noise_k,
+        relative: args.relative.then_some(true),
+        device: args.device,
+        normalize_names: args.normalize_names.then_some(true),
+        short_names: args.short_names.then_some(true),
+    };
+    let config = from_file.overridden_by(from_cli);
+    let rules = Rules::from_config(&config)?;
+    let keying = crate::aggregate::Keying {
+        naming: if config.short_names.unwrap_or(false) {
+            crate::aggregate::Naming::ShortName
+        } else {
+            crate::aggregate::Naming::Name
+        },
+        normalize: config.normalize_names.unwrap_or(false),
+        group_by: Vec::new(),
+    };
+    let device = config.device.unwrap_or_default();
+    let (base, cand) = load_pair(&args.baseline, &args.candidate, &AttrRequest::default())?;
+    let mut notes = base.notes.clone();
+    notes.extend(cand.notes.iter().filter(|n| !base.notes.contains(n)).cloned());
+    print_notes(&notes, env);
+    let sel = SideSelection {
+        ranks: args.rank.clone().unwrap_or(Pick::All),
+        iterations: args.iteration.clone().unwrap_or(Pick::All),
+    };
+    let base_res = resolve(&base, "baseline", &sel)?;
+    let cand_res = resolve(&cand, "candidate", &sel)?;
+    let base_samples = measure(&base, &base_res, device, &keying)?;
+    let cand_samples = measure(&cand, &cand_res, device, &keying)?;
+    let report = evaluate(
+        &rules,
+        (&base, &base_res, &base_samples),
+        (&cand, &cand_res, &cand_samples),
+    );
+    let output = OutputArgs {
+        format: args.format,
+        output: args.output.clone(),
+        top: None,
+        sort: None,
+    };
+    emit(&output, env, |format, _| crate::render::gate::render(&report, format))?;
+    Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }
 
 /// Names the output an I/O error happened on.

@@ -21,6 +21,7 @@ pub mod diff;
 pub mod discover;
 pub mod error;
 pub mod events;
+pub mod gate;
 pub mod iteration;
 pub mod json;
 pub mod load;

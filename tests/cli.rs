@@ -598,3 +598,202 @@ fn events_defaults_presets_and_bad_attributes() {
             .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
     );
 }
+
+/// Runs `tracediff gate` and returns (exit code, stdout).
+fn gate(args: &[&str]) -> (i32, String) {
+    let mut all = vec!["gate"];
+    all.extend_from_slice(args);
+    let r = run(&all);
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    (r.code, r.stdout)
+}
+
+const TIMING: [&str; 6] = [
+    "--max-step-time-regression",
+    "5%",
+    "--max-op-regression",
+    "10%",
+    "--max-gpu-busy-regression",
+    "5%",
+];
+
+#[test]
+fn gate_passes_a_rerun_of_the_same_program() {
+    let mut args = vec![
+        "fixtures/gate/base",
+        "fixtures/gate/noise",
+        "--fail-on-added",
+        ".",
+        "--fail-on-deleted",
+        ".",
+    ];
+    args.extend(TIMING);
+    let (code, out) = gate(&args);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.ends_with("gate: PASS (5 rules checked)\n"), "{out}");
+    assert!(out.contains("over 5 samples"), "{out}");
+}
+
+#[test]
+fn gate_fails_a_kernel_twice_as_slow_and_names_it() {
+    let mut args = vec!["fixtures/gate/base", "fixtures/gate/kernel2x"];
+    args.extend(TIMING);
+    let (code, out) = gate(&args);
+    assert_eq!(code, 1, "{out}");
+    insta::assert_snapshot!(out);
+    let (_, json) = gate(&[
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--max-op-regression",
+        "10%",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["report"]["verdict"], "fail");
+    let top = v["report"]["top_contributors"][0]["name"].as_str().unwrap();
+    assert!(top.starts_with("void cutlass::Kernel<"), "{top}");
+    let failing: Vec<&str> = v["report"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "fail" && r["unit"] == "ns")
+        .map(|r| r["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(failing.len(), 1);
+    assert!(failing[0].starts_with("void cutlass::Kernel<"));
+}
+
+#[test]
+fn gate_relative_forgives_a_uniformly_slower_machine() {
+    let base = [
+        "fixtures/gate/base",
+        "fixtures/gate/uniform",
+        "--max-op-regression",
+        "10%",
+    ];
+    let (code, out) = gate(&base);
+    assert_eq!(code, 1, "every op is 20% slower: {out}");
+    let mut rel = base.to_vec();
+    rel.push("--relative");
+    let (code, out) = gate(&rel);
+    assert_eq!(code, 0, "shares of step time are unchanged: {out}");
+    rel.extend(["--max-step-time-regression", "5%"]);
+    let (code, out) = gate(&rel);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.ends_with("gate: FAIL: step time\n"), "{out}");
+}
+
+#[test]
+fn gate_count_rules() {
+    let (code, out) = gate(&[
+        "fixtures/gate/base",
+        "fixtures/gate/added",
+        "--fail-on-added",
+        "aten::copy_|Memcpy",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("aten::copy_"), "{out}");
+    let (code, _) = gate(&["fixtures/gate/added", "fixtures/gate/base", "--fail-on-added", "copy"]);
+    assert_eq!(code, 0);
+    let (code, out) = gate(&[
+        "fixtures/gate/added",
+        "fixtures/gate/base",
+        "--fail-on-deleted",
+        "Memcpy",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    // cudaMemcpyAsync runs once more per step in "added".
+    let (code, out) = gate(&["fixtures/gate/base", "fixtures/gate/added", "--max-count-increase", "0"]);
+    assert_eq!(code, 0, "ops only on one side are for --fail-on-added: {out}");
+}
+
+#[test]
+fn gate_markdown_and_config_file() {
+    let (code, md) = gate(&[
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--config",
+        "examples/tracediff-gate.toml",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        md.starts_with("### ❌ tracediff gate: FAIL: step time, gpu busy time, op time (1 ops)\n"),
+        "{md}"
+    );
+    assert!(md.contains("| op time | `void cutlass::Kernel<"), "{md}");
+    // The command line overrides the file.
+    let (code, _) = gate(&[
+        "fixtures/gate/base",
+        "fixtures/gate/noise",
+        "--config",
+        "examples/tracediff-gate.toml",
+        "--max-step-time-regression",
+        "50%",
+    ]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn gate_single_step_says_no_noise_estimate() {
+    let (code, out) = gate(&[
+        "fixtures/gate/base",
+        "fixtures/gate/noise",
+        "--iteration",
+        "2",
+        "--max-step-time-regression",
+        "50%",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("one step per side: no noise estimate was possible"),
+        "{out}"
+    );
+}
+
+#[test]
+fn gate_bad_configuration_is_exit_2() {
+    let e = fails(&["gate", "fixtures/gate/base", "fixtures/gate/noise"]);
+    assert!(e.starts_with("no rule to check"), "{e}");
+    let e = fails(&[
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/noise",
+        "--max-op-regression",
+        "ten",
+    ]);
+    assert!(e.starts_with("invalid percentage 'ten'"), "{e}");
+    let dir = TempDir::new().unwrap();
+    let cfg = dir.path().join("g.toml");
+    std::fs::write(&cfg, "[gate]\nmax_step_time = 3\n").unwrap();
+    let e = fails(&[
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/noise",
+        "--config",
+        cfg.to_str().unwrap(),
+    ]);
+    assert!(e.contains("invalid gate config: unknown field `max_step_time`"), "{e}");
+    let e = fails(&[
+        "gate",
+        "fixtures/nosteps/control",
+        "fixtures/nosteps/test",
+        "--max-step-time-regression",
+        "5%",
+    ]);
+    assert!(
+        e.starts_with("the gate measures per ProfilerStep, and these traces have none"),
+        "{e}"
+    );
+    let e = fails(&[
+        "gate",
+        "fixtures/bad/truncated.json",
+        "fixtures/gate/noise",
+        "--max-step-time-regression",
+        "5%",
+    ]);
+    assert!(e.starts_with("invalid JSON: unexpected end of text"), "{e}");
+}

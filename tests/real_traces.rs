@@ -102,3 +102,51 @@ fn every_edge_trace_loads() {
         assert_eq!(s["rows"], s["unchanged"], "{p} against itself");
     }
 }
+
+fn gate(args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("tracediff")
+        .unwrap()
+        .arg("gate")
+        .args(args)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap())
+}
+
+#[test]
+fn gate_on_identical_runs_passes_count_rules_and_shows_the_spread() {
+    let Some(t) = traces() else { return };
+    let c = t.join("torch_cpu/identical/control");
+    let tt = t.join("torch_cpu/identical/test");
+    let (code, out) = gate(&[
+        c.to_str().unwrap(),
+        tt.to_str().unwrap(),
+        "--normalize-names",
+        "--fail-on-added",
+        ".",
+        "--fail-on-deleted",
+        ".",
+        "--max-count-increase",
+        "0",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    // Both sides' step-time spread is reported (min, max, MAD over the three steps).
+    assert!(
+        out.contains("baseline: ") && out.contains("step time median") && out.contains("MAD"),
+        "{out}"
+    );
+    assert!(out.contains("over 3 samples"), "{out}");
+}
+
+#[test]
+fn gate_on_loss_fn_fails_the_deleted_exp() {
+    let Some(t) = traces() else { return };
+    let (code, out) = gate(&[
+        t.join("torch_cpu/loss_fn/control").to_str().unwrap(),
+        t.join("torch_cpu/loss_fn/test").to_str().unwrap(),
+        "--fail-on-deleted",
+        "aten::exp",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("gate: FAIL: fail on deleted"), "{out}");
+}

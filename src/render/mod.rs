@@ -1,6 +1,7 @@
 //! Renderers: pure functions from a result to text.
 
 pub mod compare;
+pub mod gate;
 pub mod ops_diff;
 
 use serde::{Deserialize, Serialize};

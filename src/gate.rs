@@ -1,0 +1,740 @@
+//! `tracediff gate`: regression rules for CI that fail on real slowdowns, not on noise.
+//!
+//! Everything is measured per step (per rank × ProfilerStep sample), so runs with different
+//! numbers of steps compare fairly. A timing rule fails only when the change of the medians
+//! exceeds its threshold *and* exceeds `k` × the pooled, scaled MAD of the per-step samples
+//! (the run-to-run variation); with a single sample per side no noise estimate is possible
+//! and the threshold alone decides (the report says so).
+
+use crate::aggregate::Keying;
+use crate::error::{Error, Result};
+use crate::iteration::step_number;
+use crate::load::Side;
+use crate::select::{Device, Resolved, device_categories};
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A relative threshold: `5%` or `0.05`.
+pub fn parse_ratio(text: &str) -> Result<f64> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match value {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(Error::usage(format!(
+            "invalid percentage '{text}' (expected e.g. 5% or 0.05)"
+        ))),
+    }
+}
+
+/// A duration: `200us`, `1.5ms`, `2s`, `500ns` (a bare number is µs).
+pub fn parse_duration_ns(text: &str) -> Result<i64> {
+    let t = text.trim();
+    let split = t.find(|c: char| c.is_ascii_alphabetic() || c == 'µ').unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "" | "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => {
+            return Err(Error::usage(format!(
+                "invalid duration '{text}' (expected e.g. 200us, 1.5ms, 2s)"
+            )));
+        }
+    };
+    match num.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as i64),
+        _ => Err(Error::usage(format!(
+            "invalid duration '{text}' (expected e.g. 200us, 1.5ms, 2s)"
+        ))),
+    }
+}
+
+/// A count limit: an absolute number of extra events per step (`4`) or a ratio (`10%`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CountLimit {
+    Absolute(f64),
+    Ratio(f64),
+}
+
+pub fn parse_count_limit(text: &str) -> Result<CountLimit> {
+    if text.trim().ends_with('%') {
+        return parse_ratio(text).map(CountLimit::Ratio);
+    }
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(CountLimit::Absolute(v)),
+        _ => Err(Error::usage(format!(
+            "invalid count limit '{text}' (expected e.g. 4 or 10%)"
+        ))),
+    }
+}
+
+/// The rules, as read from `--config` and the command line (which overrides the file).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateConfig {
+    pub max_step_time_regression: Option<String>,
+    pub max_op_regression: Option<String>,
+    pub min_op_time: Option<String>,
+    pub fail_on_added: Option<String>,
+    pub fail_on_deleted: Option<String>,
+    pub max_count_increase: Option<String>,
+    pub max_gpu_busy_regression: Option<String>,
+    pub noise_k: Option<f64>,
+    pub relative: Option<bool>,
+    pub device: Option<Device>,
+    pub normalize_names: Option<bool>,
+    pub short_names: Option<bool>,
+}
+
+/// The TOML file: the rules under `[gate]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    gate: GateConfig,
+}
+
+impl GateConfig {
+    pub fn from_toml(text: &str, path: &std::path::Path) -> Result<GateConfig> {
+        toml::from_str::<ConfigFile>(text)
+            .map(|f| f.gate)
+            .map_err(|e| Error::input(path, format!("invalid gate config: {}", e.message())))
+    }
+
+    /// `other`'s settings win where it has them.
+    pub fn overridden_by(self, other: GateConfig) -> GateConfig {
+        GateConfig {
+            max_step_time_regression: other.max_step_time_regression.or(self.max_step_time_regression),
+            max_op_regression: other.max_op_regression.or(self.max_op_regression),
+            min_op_time: other.min_op_time.or(self.min_op_time),
+            fail_on_added: other.fail_on_added.or(self.fail_on_added),
+            fail_on_deleted: other.fail_on_deleted.or(self.fail_on_deleted),
+            max_count_increase: other.max_count_increase.or(self.max_count_increase),
+            max_gpu_busy_regression: other.max_gpu_busy_regression.or(self.max_gpu_busy_regression),
+            noise_k: other.noise_k.or(self.noise_k),
+            relative: other.relative.or(self.relative),
+            device: other.device.or(self.device),
+            normalize_names: other.normalize_names.or(self.normalize_names),
+            short_names: other.short_names.or(self.short_names),
+        }
+    }
+}
+
+/// Default k: a change must exceed 3 × the pooled scaled MAD (≈ 3 σ for normal noise).
+pub const DEFAULT_NOISE_K: f64 = 3.0;
+
+/// The checked form of [`GateConfig`].
+#[derive(Debug, Clone)]
+pub struct Rules {
+    pub max_step_time_regression: Option<f64>,
+    pub max_op_regression: Option<f64>,
+    pub min_op_time_ns: i64,
+    pub fail_on_added: Option<Regex>,
+    pub fail_on_deleted: Option<Regex>,
+    pub max_count_increase: Option<CountLimit>,
+    pub max_gpu_busy_regression: Option<f64>,
+    pub noise_k: f64,
+    pub relative: bool,
+}
+
+impl Rules {
+    pub fn from_config(c: &GateConfig) -> Result<Rules> {
+        let regex = |flag: &str, p: &Option<String>| -> Result<Option<Regex>> {
+            p.as_deref()
+                .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid {flag} pattern '{p}': {e}"))))
+                .transpose()
+        };
+        let rules = Rules {
+            max_step_time_regression: c.max_step_time_regression.as_deref().map(parse_ratio).transpose()?,
+            max_op_regression: c.max_op_regression.as_deref().map(parse_ratio).transpose()?,
+            min_op_time_ns: c
+                .min_op_time
+                .as_deref()
+                .map(parse_duration_ns)
+                .transpose()?
+                .unwrap_or(0),
+            fail_on_added: regex("--fail-on-added", &c.fail_on_added)?,
+            fail_on_deleted: regex("--fail-on-deleted", &c.fail_on_deleted)?,
+            max_count_increase: c.max_count_increase.as_deref().map(parse_count_limit).transpose()?,
+            max_gpu_busy_regression: c.max_gpu_busy_regression.as_deref().map(parse_ratio).transpose()?,
+            noise_k: c.noise_k.unwrap_or(DEFAULT_NOISE_K),
+            relative: c.relative.unwrap_or(false),
+        };
+        if !(rules.noise_k.is_finite() && rules.noise_k >= 0.0) {
+            return Err(Error::usage(format!(
+                "invalid noise k {} (expected a number ≥ 0)",
+                rules.noise_k
+            )));
+        }
+        let any = rules.max_step_time_regression.is_some()
+            || rules.max_op_regression.is_some()
+            || rules.fail_on_added.is_some()
+            || rules.fail_on_deleted.is_some()
+            || rules.max_count_increase.is_some()
+            || rules.max_gpu_busy_regression.is_some();
+        if !any {
+            return Err(Error::usage(
+                "no rule to check: give at least one of --max-step-time-regression, --max-op-regression, \
+                 --fail-on-added, --fail-on-deleted, --max-count-increase, --max-gpu-busy-regression (or --config)",
+            ));
+        }
+        Ok(rules)
+    }
+}
+
+/// Per-step measurements of one side: one sample per (rank, step).
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    /// (rank, step) of each sample.
+    pub keys: Vec<(i64, i64)>,
+    pub step_ns: Vec<i64>,
+    /// Time during which at least one device event ran, per sample.
+    pub gpu_busy_ns: Vec<i64>,
+    /// Per row key: (count, total ns) in each sample.
+    pub ops: BTreeMap<String, Vec<(u64, i64)>>,
+}
+
+/// Measures the selected ranks and steps of a side.
+pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying) -> Result<Samples> {
+    let Some(iterations) = &resolved.iterations else {
+        return Err(Error::input(
+            &side.input,
+            "the gate measures per ProfilerStep, and these traces have none",
+        ));
+    };
+    let mut s = Samples::default();
+    for &rank in &resolved.ranks {
+        let Some(file) = side.file_of_rank(rank) else { continue };
+        let ev = &file.events;
+        let on_device = device_categories(file);
+        let base = s.keys.len();
+        for &it in iterations {
+            s.keys.push((rank, it));
+            s.step_ns.push(0);
+            s.gpu_busy_ns.push(0);
+        }
+        let slot = |it: i64| iterations.iter().position(|&x| x == it).map(|k| base + k);
+        let mut busy: Vec<Vec<(i64, i64)>> = vec![Vec::new(); iterations.len()];
+        let mut names: Vec<Option<String>> = vec![None; file.strings.len()];
+        for i in 0..ev.len() {
+            let Some(k) = slot(ev.iteration[i]) else { continue };
+            let dev = on_device[ev.cat[i].index()] || ev.stream[i] >= 0;
+            let name = file.strings.resolve(ev.name[i]);
+            if !dev && step_number(name) == Some(ev.iteration[i]) {
+                s.step_ns[k] = s.step_ns[k].max(ev.dur_ns[i]);
+            }
+            let cat = file.strings.resolve(ev.cat[i]);
+            if dev && cat != "gpu_user_annotation" {
+                busy[k - base].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
+            }
+            if !device.admits(on_device[ev.cat[i].index()], ev.stream[i]) {
+                continue;
+            }
+            let key = names[ev.name[i].index()]
+                .get_or_insert_with(|| keying.name_key(name))
+                .clone();
+            let n = s.keys.len();
+            let per = s.ops.entry(key).or_default();
+            per.resize(n, (0, 0));
+            per[k].0 += 1;
+            per[k].1 += ev.dur_ns[i];
+        }
+        for (k, mut spans) in busy.into_iter().enumerate() {
+            s.gpu_busy_ns[base + k] = union_length(&mut spans);
+        }
+    }
+    let n = s.keys.len();
+    for v in s.ops.values_mut() {
+        v.resize(n, (0, 0));
+    }
+    Ok(s)
+}
+
+/// Total length covered by a set of intervals.
+fn union_length(spans: &mut [(i64, i64)]) -> i64 {
+    spans.sort_unstable();
+    let mut total = 0;
+    let mut current: Option<(i64, i64)> = None;
+    for &(a, b) in spans.iter() {
+        match current {
+            Some((s, e)) if a <= e => current = Some((s, e.max(b))),
+            Some((s, e)) => {
+                total += e - s;
+                current = Some((a, b));
+            }
+            None => current = Some((a, b)),
+        }
+    }
+    if let Some((s, e)) = current {
+        total += e - s;
+    }
+    total
+}
+
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// Median absolute deviation, scaled by 1.4826 so that it estimates σ for normal noise.
+pub fn scaled_mad(v: &[f64]) -> f64 {
+    let m = median(v);
+    let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    1.4826 * median(&dev)
+}
+
+/// How two sets of per-step samples compare.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Change {
+    pub baseline: f64,
+    pub candidate: f64,
+    /// (candidate − baseline) / baseline; infinite when the baseline is 0.
+    pub relative: f64,
+    /// k × pooled scaled MAD, in the samples' unit; `None` without a noise estimate.
+    pub noise: Option<f64>,
+}
+
+impl Change {
+    pub fn of(base: &[f64], cand: &[f64], k: f64) -> Change {
+        let (b, c) = (median(base), median(cand));
+        let relative = if b == 0.0 {
+            if c == 0.0 { 0.0 } else { f64::INFINITY }
+        } else {
+            (c - b) / b.abs()
+        };
+        let noise = (base.len() >= 2 && cand.len() >= 2).then(|| {
+            let (mb, mc) = (scaled_mad(base), scaled_mad(cand));
+            k * ((mb * mb + mc * mc) / 2.0).sqrt()
+        });
+        Change {
+            baseline: b,
+            candidate: c,
+            relative,
+            noise,
+        }
+    }
+
+    /// Whether the change is a regression beyond `threshold` and beyond the noise.
+    pub fn regressed(&self, threshold: f64) -> bool {
+        self.relative > threshold && self.noise.is_none_or(|n| self.candidate - self.baseline > n)
+    }
+}
+
+/// What a rule says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    Fail,
+}
+
+/// One checked rule (or, for per-op rules, one op).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RuleResult {
+    pub rule: String,
+    /// What it is about: `step time`, an op name, a pattern.
+    pub subject: String,
+    /// The unit of `baseline`/`candidate`/`noise`: `ns`, `share`, `count` or `names`.
+    pub unit: &'static str,
+    pub baseline: f64,
+    pub candidate: f64,
+    pub relative_change: Option<f64>,
+    pub threshold: String,
+    pub noise: Option<f64>,
+    pub verdict: Verdict,
+    pub note: String,
+}
+
+/// An op's share in a step-time change.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Contributor {
+    pub name: String,
+    pub baseline_ns: f64,
+    pub candidate_ns: f64,
+    pub diff_ns: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SideSummary {
+    pub label: String,
+    pub path: String,
+    pub ranks: Vec<i64>,
+    pub iterations: Vec<i64>,
+    pub samples: usize,
+    pub step_median_ns: f64,
+    pub step_min_ns: f64,
+    pub step_max_ns: f64,
+    /// Scaled MAD of the step times.
+    pub step_mad_ns: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateReport {
+    pub verdict: Verdict,
+    pub noise_k: f64,
+    pub relative: bool,
+    pub noise_note: String,
+    pub baseline: SideSummary,
+    pub candidate: SideSummary,
+    pub rules: Vec<RuleResult>,
+    /// Ops that account for the step-time change, largest increase first.
+    pub top_contributors: Vec<Contributor>,
+}
+
+fn summary(label: &str, side: &Side, resolved: &Resolved, s: &Samples) -> SideSummary {
+    let steps: Vec<f64> = s.step_ns.iter().map(|&x| x as f64).collect();
+    SideSummary {
+        label: label.to_string(),
+        path: side.input.display().to_string(),
+        ranks: resolved.ranks.clone(),
+        iterations: resolved.iterations.clone().unwrap_or_default(),
+        samples: steps.len(),
+        step_median_ns: median(&steps),
+        step_min_ns: steps.iter().copied().fold(f64::INFINITY, f64::min),
+        step_max_ns: steps.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        step_mad_ns: scaled_mad(&steps),
+    }
+}
+
+fn pct(r: f64) -> String {
+    format!("{:.1}%", r * 100.0)
+}
+
+/// Evaluates every rule.
+pub fn evaluate(
+    rules: &Rules,
+    (base_side, base_res, base): (&Side, &Resolved, &Samples),
+    (cand_side, cand_res, cand): (&Side, &Resolved, &Samples),
+) -> GateReport {
+    let k = rules.noise_k;
+    let mut results = Vec::new();
+    let f = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+    let (b_steps, c_steps) = (f(&base.step_ns), f(&cand.step_ns));
+
+    if let Some(t) = rules.max_step_time_regression {
+        let ch = Change::of(&b_steps, &c_steps, k);
+        results.push(timing_result("step time", "median of steps", "ns", &ch, t, ""));
+    }
+    if let Some(t) = rules.max_gpu_busy_regression {
+        let ch = Change::of(&f(&base.gpu_busy_ns), &f(&cand.gpu_busy_ns), k);
+        let note = if ch.baseline == 0.0 && ch.candidate == 0.0 {
+            "no device events"
+        } else {
+            ""
+        };
+        results.push(timing_result("gpu busy time", "median of steps", "ns", &ch, t, note));
+    }
+    let per_step = |s: &Samples, name: &str, steps: &[f64]| -> Vec<f64> {
+        match s.ops.get(name) {
+            Some(v) => v
+                .iter()
+                .zip(steps)
+                .map(|(&(_, d), &st)| {
+                    if rules.relative {
+                        if st > 0.0 { d as f64 / st } else { 0.0 }
+                    } else {
+                        d as f64
+                    }
+                })
+                .collect(),
+            None => vec![0.0; steps.len()],
+        }
+    };
+    if let Some(t) = rules.max_op_regression {
+        let mut checked = 0usize;
+        let mut failed = Vec::new();
+        for name in base.ops.keys().filter(|n| cand.ops.contains_key(*n)) {
+            if crate::iteration::step_number(name).is_some() || name.starts_with("ProfilerStep#") {
+                continue;
+            }
+            let ch = Change::of(&per_step(base, name, &b_steps), &per_step(cand, name, &c_steps), k);
+            // The floor is on absolute per-step time, whatever the mode.
+            let abs = Change::of(&per_step_abs(base, name), &per_step_abs(cand, name), k);
+            if (abs.candidate - abs.baseline) < rules.min_op_time_ns as f64 {
+                continue;
+            }
+            checked += 1;
+            if ch.regressed(t) {
+                let unit = if rules.relative { "share" } else { "ns" };
+                failed.push(timing_result("op time", name, unit, &ch, t, ""));
+            }
+        }
+        failed.sort_by(|a, b| {
+            (b.candidate - b.baseline)
+                .total_cmp(&(a.candidate - a.baseline))
+                .then_with(|| a.subject.cmp(&b.subject))
+        });
+        let summary_note = format!(
+            "{checked} ops above the {} floor checked{}",
+            crate::render::fmt_duration(rules.min_op_time_ns, false),
+            if rules.relative {
+                ", as shares of step time (--relative)"
+            } else {
+                ""
+            }
+        );
+        results.push(RuleResult {
+            rule: "op time".into(),
+            subject: format!("{} of {checked} ops regressed", failed.len()),
+            unit: "count",
+            baseline: 0.0,
+            candidate: failed.len() as f64,
+            relative_change: None,
+            threshold: format!("> {}", pct(t)),
+            noise: None,
+            verdict: if failed.is_empty() {
+                Verdict::Pass
+            } else {
+                Verdict::Fail
+            },
+            note: summary_note,
+        });
+        results.extend(failed);
+    }
+    let added: Vec<&String> = cand
+        .ops
+        .iter()
+        .filter(|(n, v)| present(v) && !base.ops.get(*n).is_some_and(|b| present(b)))
+        .map(|(n, _)| n)
+        .collect();
+    let deleted: Vec<&String> = base
+        .ops
+        .iter()
+        .filter(|(n, v)| present(v) && !cand.ops.get(*n).is_some_and(|c| present(c)))
+        .map(|(n, _)| n)
+        .collect();
+    for (rule, pattern, names) in [
+        ("added", &rules.fail_on_added, &added),
+        ("deleted", &rules.fail_on_deleted, &deleted),
+    ] {
+        let Some(re) = pattern else { continue };
+        let hits: Vec<&String> = names.iter().copied().filter(|n| re.is_match(n)).collect();
+        results.push(RuleResult {
+            rule: format!("fail on {rule}"),
+            subject: re.as_str().to_string(),
+            unit: "names",
+            baseline: 0.0,
+            candidate: hits.len() as f64,
+            relative_change: None,
+            threshold: "none may match".into(),
+            noise: None,
+            verdict: if hits.is_empty() { Verdict::Pass } else { Verdict::Fail },
+            note: hits.iter().take(5).map(|s| s.as_str()).collect::<Vec<_>>().join("; "),
+        });
+    }
+    if let Some(limit) = rules.max_count_increase {
+        let mut worst: Vec<RuleResult> = Vec::new();
+        let mut checked = 0usize;
+        for (name, b) in &base.ops {
+            let Some(c) = cand.ops.get(name) else { continue };
+            let counts = |v: &[(u64, i64)]| v.iter().map(|&(n, _)| n as f64).collect::<Vec<_>>();
+            let (bm, cm) = (median(&counts(b)), median(&counts(c)));
+            if bm == 0.0 {
+                continue;
+            }
+            checked += 1;
+            let over = match limit {
+                CountLimit::Absolute(n) => cm - bm > n,
+                CountLimit::Ratio(r) => (cm - bm) / bm > r,
+            };
+            if over {
+                worst.push(RuleResult {
+                    rule: "count".into(),
+                    subject: name.clone(),
+                    unit: "count",
+                    baseline: bm,
+                    candidate: cm,
+                    relative_change: Some((cm - bm) / bm),
+                    threshold: limit_text(limit),
+                    noise: None,
+                    verdict: Verdict::Fail,
+                    note: "median events per step".into(),
+                });
+            }
+        }
+        worst.sort_by(|a, b| {
+            (b.candidate - b.baseline)
+                .total_cmp(&(a.candidate - a.baseline))
+                .then_with(|| a.subject.cmp(&b.subject))
+        });
+        results.push(RuleResult {
+            rule: "count".into(),
+            subject: format!("{} of {checked} ops ran more often", worst.len()),
+            unit: "count",
+            baseline: 0.0,
+            candidate: worst.len() as f64,
+            relative_change: None,
+            threshold: limit_text(limit),
+            noise: None,
+            verdict: if worst.is_empty() { Verdict::Pass } else { Verdict::Fail },
+            note: "median events per step, ops present on both sides".into(),
+        });
+        results.extend(worst);
+    }
+
+    let mut contributors: Vec<Contributor> = base
+        .ops
+        .keys()
+        .chain(cand.ops.keys().filter(|n| !base.ops.contains_key(*n)))
+        .filter(|n| !n.starts_with("ProfilerStep"))
+        .map(|n| {
+            let b = median(&per_step_abs(base, n));
+            let c = median(&per_step_abs(cand, n));
+            Contributor {
+                name: n.clone(),
+                baseline_ns: b,
+                candidate_ns: c,
+                diff_ns: c - b,
+            }
+        })
+        .filter(|c| c.diff_ns > 0.0)
+        .collect();
+    contributors.sort_by(|a, b| b.diff_ns.total_cmp(&a.diff_ns).then_with(|| a.name.cmp(&b.name)));
+    contributors.truncate(10);
+
+    let verdict = if results.iter().any(|r| r.verdict == Verdict::Fail) {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    let noise_note = if b_steps.len() < 2 || c_steps.len() < 2 {
+        "one step per side: no noise estimate was possible, thresholds alone decide".to_string()
+    } else {
+        format!(
+            "a timing rule fails only when the change of medians exceeds its threshold and {k} × the pooled scaled MAD of the per-step samples ({} baseline, {} candidate samples)",
+            b_steps.len(),
+            c_steps.len()
+        )
+    };
+    GateReport {
+        verdict,
+        noise_k: k,
+        relative: rules.relative,
+        noise_note,
+        baseline: summary("baseline", base_side, base_res, base),
+        candidate: summary("candidate", cand_side, cand_res, cand),
+        rules: results,
+        top_contributors: contributors,
+    }
+}
+
+fn present(v: &[(u64, i64)]) -> bool {
+    v.iter().any(|&(n, _)| n > 0)
+}
+
+fn per_step_abs(s: &Samples, name: &str) -> Vec<f64> {
+    match s.ops.get(name) {
+        Some(v) => v.iter().map(|&(_, d)| d as f64).collect(),
+        None => vec![0.0; s.keys.len()],
+    }
+}
+
+fn limit_text(l: CountLimit) -> String {
+    match l {
+        CountLimit::Absolute(n) => format!("> +{n} per step"),
+        CountLimit::Ratio(r) => format!("> {}", pct(r)),
+    }
+}
+
+fn timing_result(rule: &str, subject: &str, unit: &'static str, ch: &Change, threshold: f64, note: &str) -> RuleResult {
+    let verdict = if ch.regressed(threshold) {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    let mut note = note.to_string();
+    if verdict == Verdict::Pass && ch.relative > threshold {
+        note = "above the threshold but within run-to-run noise".to_string();
+    }
+    if ch.noise.is_none() && note.is_empty() {
+        note = "single sample: no noise estimate".to_string();
+    }
+    RuleResult {
+        rule: rule.to_string(),
+        subject: subject.to_string(),
+        unit,
+        baseline: ch.baseline,
+        candidate: ch.candidate,
+        relative_change: ch.relative.is_finite().then_some(ch.relative),
+        threshold: format!("> {}", pct(threshold)),
+        noise: ch.noise,
+        verdict,
+        note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_parse() {
+        assert_eq!(parse_ratio("5%").unwrap(), 0.05);
+        assert_eq!(parse_ratio("0.1").unwrap(), 0.1);
+        assert!(parse_ratio("-1%").is_err());
+        assert_eq!(parse_duration_ns("200us").unwrap(), 200_000);
+        assert_eq!(parse_duration_ns("1.5ms").unwrap(), 1_500_000);
+        assert_eq!(parse_duration_ns("2s").unwrap(), 2_000_000_000);
+        assert_eq!(parse_duration_ns("7").unwrap(), 7_000);
+        assert!(parse_duration_ns("3 parsecs").is_err());
+        assert_eq!(parse_count_limit("4").unwrap(), CountLimit::Absolute(4.0));
+        assert_eq!(parse_count_limit("10%").unwrap(), CountLimit::Ratio(0.1));
+    }
+
+    #[test]
+    fn medians_mad_and_noise() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!((scaled_mad(&[1.0, 2.0, 3.0, 4.0, 100.0]) - 1.4826).abs() < 1e-9);
+        // 30% slower but the samples spread as much: within noise.
+        let noisy = Change::of(&[100.0, 60.0, 140.0], &[130.0, 80.0, 180.0], 3.0);
+        assert!(!noisy.regressed(0.05));
+        // 30% slower with tight samples: a regression.
+        let tight = Change::of(&[100.0, 101.0, 99.0], &[130.0, 131.0, 129.0], 3.0);
+        assert!(tight.regressed(0.05));
+        // One sample: no noise estimate, the threshold decides.
+        let single = Change::of(&[100.0], &[106.0], 3.0);
+        assert_eq!(single.noise, None);
+        assert!(single.regressed(0.05));
+    }
+
+    #[test]
+    fn union_of_intervals() {
+        assert_eq!(union_length(&mut [(0, 10), (5, 15), (20, 25)]), 20);
+        assert_eq!(union_length(&mut []), 0);
+    }
+
+    #[test]
+    fn config_file_and_overrides() {
+        let c = GateConfig::from_toml(
+            "[gate]\nmax_step_time_regression = \"5%\"\nnoise_k = 2.5\nfail_on_added = \"copy\"\n",
+            std::path::Path::new("g.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.noise_k, Some(2.5));
+        let cli = GateConfig {
+            max_step_time_regression: Some("10%".into()),
+            ..GateConfig::default()
+        };
+        let merged = c.overridden_by(cli);
+        assert_eq!(merged.max_step_time_regression.as_deref(), Some("10%"));
+        assert_eq!(merged.fail_on_added.as_deref(), Some("copy"));
+        let e = GateConfig::from_toml("[gate]\nbogus = 1\n", std::path::Path::new("g.toml")).unwrap_err();
+        assert!(e.to_string().contains("unknown field"), "{e}");
+        assert!(Rules::from_config(&GateConfig::default()).is_err());
+    }
+}
