@@ -9,6 +9,7 @@ use crate::gate::{GateConfig, Rules, Verdict, evaluate, measure};
 use crate::load::{load_pair, load_side};
 use crate::render::compare::CompareView;
 use crate::render::ops_diff::OpsDiffView;
+use crate::render::plot::{ImageFormat, Metric, chart_of, draw};
 use crate::render::{Format, TableStyle};
 use crate::select::{Device, Pick};
 use crate::select::{SideSelection, resolve};
@@ -49,12 +50,53 @@ pub enum Command {
     /// Names that were added, deleted, or ran more, fewer or as many times (HTA ops_diff).
     #[command(name = "ops-diff", after_help = OPS_DIFF_HELP)]
     OpsDiff(OpsDiffArgs),
+    /// Bar charts of the top rows: control, test and their difference, as PNG or SVG.
+    #[command(after_help = PLOT_HELP)]
+    Plot(PlotArgs),
     /// The event table of one side: a row per counted event, with the attributes you choose.
     #[command(after_help = EVENTS_HELP)]
     Events(EventsArgs),
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
     #[command(after_help = GATE_HELP)]
     Gate(GateArgs),
+}
+
+const PLOT_HELP: &str = "\
+Without CONTROL and TEST, plots the comparison that the last `tracediff compare` saved (selection
+options given here replace the saved ones). The image type follows the file name (.png or .svg).
+With --metric both (the default) and -o FILE, the two charts go to FILE-counts.EXT and
+FILE-duration.EXT; without -o, to tracediff-counts.png and tracediff-duration.png. The paths
+written are printed. Each chart numbers its groups and lists the full names under the plot; SVG
+charts also carry the full name and values as a tooltip on each group.";
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The baseline (default: the saved comparison's).
+    #[arg(requires = "test")]
+    pub control: Option<PathBuf>,
+    /// The run to compare against it.
+    pub test: Option<PathBuf>,
+    /// Which chart.
+    #[arg(long, value_enum, default_value_t = Metric::Both)]
+    pub metric: Metric,
+    /// Number of rows (groups of bars) per chart.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Which rows come first [default: diff-counts for the counts chart, diff-duration for the
+    /// duration chart].
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort: Option<SortKey>,
+    /// The image file (.png or .svg).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Width in pixels.
+    #[arg(long, default_value_t = 1600)]
+    pub width: u32,
+    /// Height in pixels.
+    #[arg(long, default_value_t = 900)]
+    pub height: u32,
+    #[command(flatten)]
+    pub select: SelectArgs,
 }
 
 const GATE_HELP: &str = "\
@@ -342,6 +384,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::OpsDiff(args) => run_ops_diff(args, env),
         Command::Events(args) => run_events(args, env),
         Command::Gate(args) => run_gate(args, env),
+        Command::Plot(args) => run_plot(args, env),
     }
 }
 
@@ -497,6 +540,58 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
+    let comparison = match (&args.control, &args.test) {
+        (Some(c), Some(t)) => {
+            let req = request_from(&args.select, CompareRequest::new(c, t));
+            let (comparison, notes) = compare(&req)?;
+            print_notes(&notes, env);
+            comparison
+        }
+        _ => saved_comparison(&args.select, env)?,
+    };
+    if args.top == 0 {
+        return Err(Error::usage("--top must be at least 1"));
+    }
+    let charts: Vec<(bool, &str)> = match args.metric {
+        Metric::Counts => vec![(false, "counts")],
+        Metric::Duration => vec![(true, "duration")],
+        Metric::Both => vec![(false, "counts"), (true, "duration")],
+    };
+    for (duration, name) in charts {
+        let path = plot_path(args.output.as_deref(), name, args.metric == Metric::Both);
+        let format = ImageFormat::from_path(&path)?;
+        let chart = chart_of(&comparison, duration, args.sort, args.top, (args.width, args.height))?;
+        let bytes = draw(&chart, format)?;
+        std::fs::write(&path, bytes).map_err(|e| Error::Output {
+            path: path.clone(),
+            source: e,
+        })?;
+        let _ = writeln!(env.stdout, "{}", path.display());
+    }
+    Ok(0)
+}
+
+/// Where a chart goes: `-o FILE` as given for one chart, `FILE-<metric>.EXT` for both, and
+/// `tracediff-<metric>.png` without `-o`.
+fn plot_path(output: Option<&Path>, metric: &str, both: bool) -> PathBuf {
+    match output {
+        None => PathBuf::from(format!("tracediff-{metric}.png")),
+        Some(p) if !both => p.to_path_buf(),
+        Some(p) => {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let ext = p
+                .extension()
+                .map(|e| e.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "png".into());
+            p.with_file_name(format!("{stem}-{metric}.{ext}"))
+        }
+    }
 }
 
 fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {

@@ -48,6 +48,10 @@ pub enum Error {
     /// A saved comparison is missing or unreadable.
     #[error("{0}")]
     State(String),
+
+    /// A chart could not be drawn.
+    #[error("cannot draw the chart: {0}")]
+    Render(String),
 }
 
 fn fmt_input(what: &str, path: &Path, location: Option<&Location>) -> String {

@@ -797,3 +797,155 @@ fn gate_bad_configuration_is_exit_2() {
     ]);
     assert!(e.starts_with("invalid JSON: unexpected end of text"), "{e}");
 }
+
+#[test]
+fn plot_png_has_the_size_and_is_not_blank() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("d.png");
+    let out = ok(&[
+        "plot",
+        BASIC[0],
+        BASIC[1],
+        "--metric",
+        "duration",
+        "--width",
+        "1000",
+        "--height",
+        "700",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(out, format!("{}\n", path.display()));
+    let img = image::open(&path).unwrap().to_rgb8();
+    assert_eq!(img.dimensions(), (1000, 700));
+    let has = |rgb: [u8; 3]| img.pixels().any(|p| p.0 == rgb);
+    assert!(
+        has([0x00, 0x72, 0xB2]) && has([0xE6, 0x9F, 0x00]) && has([0xCC, 0x79, 0xA7]),
+        "bars in all three colours"
+    );
+}
+
+#[test]
+fn plot_svg_holds_the_bars_labels_and_tooltips() {
+    let dir = TempDir::new().unwrap();
+    let path = dir.path().join("c.svg");
+    ok(&[
+        "plot",
+        BASIC[0],
+        BASIC[1],
+        "--metric",
+        "counts",
+        "--top",
+        "4",
+        "--exclude",
+        "ProfilerStep",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let doc = roxmltree::Document::parse(&text).expect("valid SVG");
+    let fills = |c: &str| {
+        doc.descendants()
+            .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(c))
+            .count()
+    };
+    // Three bars per group, plus the legend's swatch and its anchor.
+    for colour in ["#0072B2", "#E69F00", "#CC79A7"] {
+        assert_eq!(fills(colour), 4 + 2, "{colour}");
+    }
+    let titles: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("title"))
+        .map(|n| n.text().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(titles.len(), 4);
+    // Ranked by diff_counts (+1 each), ties by name.
+    assert!(
+        titles[0].starts_with("<built-in method add_ of Tensor object at 0x7fe4c2815ae0>: control 0, test 1"),
+        "{titles:?}"
+    );
+    assert_eq!(titles[1], "aten::add: control 2, test 3");
+    assert_eq!(titles[3], "cudaLaunchKernel: control 5, test 6");
+    let texts: String = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect::<Vec<_>>()
+        .join("|");
+    assert!(
+        texts.contains("Count per name: control vs test (top 4 by diff-counts)"),
+        "{texts}"
+    );
+    assert!(
+        texts.contains("count (events)") && texts.contains("test − control"),
+        "{texts}"
+    );
+}
+
+#[test]
+fn plot_from_saved_comparison_equals_plot_from_directories_and_is_deterministic() {
+    let state = TempDir::new().unwrap();
+    let dir = TempDir::new().unwrap();
+    let a = dir.path().join("a.png");
+    let b = dir.path().join("b.png");
+    assert_eq!(run_in(state.path(), &["compare", BASIC[0], BASIC[1]]).code, 0);
+    let r = run_in(
+        state.path(),
+        &[
+            "plot",
+            "--top",
+            "5",
+            "--exclude",
+            "ProfilerStep",
+            "-o",
+            a.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("using the comparison saved in"));
+    ok(&[
+        "plot",
+        BASIC[0],
+        BASIC[1],
+        "--top",
+        "5",
+        "--exclude",
+        "ProfilerStep",
+        "-o",
+        b.to_str().unwrap(),
+    ]);
+    for metric in ["counts", "duration"] {
+        let name = |p: &std::path::Path| {
+            p.with_file_name(format!("{}-{metric}.png", p.file_stem().unwrap().to_str().unwrap()))
+        };
+        assert_eq!(
+            std::fs::read(name(&a)).unwrap(),
+            std::fs::read(name(&b)).unwrap(),
+            "{metric}"
+        );
+    }
+}
+
+#[test]
+fn plot_default_paths_and_errors() {
+    let dir = TempDir::new().unwrap();
+    let out = Command::cargo_bin("tracediff")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("TRACEDIFF_STATE_DIR", dir.path().join("state"))
+        .args(["plot"])
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(BASIC[0]))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(BASIC[1]))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "tracediff-counts.png\ntracediff-duration.png\n"
+    );
+    assert!(dir.path().join("tracediff-counts.png").is_file());
+    let e = fails(&["plot", BASIC[0], BASIC[1], "--include", "no-such-op"]);
+    assert!(e.starts_with("nothing to plot"), "{e}");
+    let e = fails(&["plot", BASIC[0], BASIC[1], "-o", "chart.pdf"]);
+    assert!(e.starts_with("cannot tell the image format of chart-counts.pdf"), "{e}");
+}

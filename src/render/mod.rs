@@ -3,6 +3,7 @@
 pub mod compare;
 pub mod gate;
 pub mod ops_diff;
+pub mod plot;
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;

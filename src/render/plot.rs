@@ -1,0 +1,391 @@
+//! Grouped bar charts of a comparison (HTA's `visualize_counts_diff` / `visualize_duration_diff`):
+//! for each of the top rows, three bars side by side — control, test and their difference.
+//! PNG or SVG, drawn with an embedded font so the picture is the same on every machine.
+
+use super::{elide_middle, fmt_duration};
+use crate::diff::{Comparison, Row, SortKey, sort_rows};
+use crate::error::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+use std::fmt::Write;
+use std::path::Path;
+
+const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+const FAMILY: &str = "sans-serif";
+
+/// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
+const CONTROL: RGBColor = RGBColor(0x00, 0x72, 0xB2);
+const TEST: RGBColor = RGBColor(0xE6, 0x9F, 0x00);
+const DIFF: RGBColor = RGBColor(0xCC, 0x79, 0xA7);
+const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
+
+/// What a chart shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Metric {
+    /// Number of events per row.
+    Counts,
+    /// Total duration per row.
+    Duration,
+    /// Both charts, in two files.
+    Both,
+}
+
+/// The file type, from the output's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageFormat {
+    Png,
+    Svg,
+}
+
+impl ImageFormat {
+    pub fn from_path(path: &Path) -> Result<ImageFormat> {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("png") => Ok(ImageFormat::Png),
+            Some("svg") => Ok(ImageFormat::Svg),
+            _ => Err(Error::usage(format!(
+                "cannot tell the image format of {}: use a .png or .svg file name",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// One chart, ready to draw.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    pub title: String,
+    pub labels: [String; 2],
+    /// Counts or nanoseconds.
+    pub duration: bool,
+    /// (full name, control, test) per group, in order.
+    pub groups: Vec<(String, f64, f64)>,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Picks the rows of a chart: ranked by `sort` (default: the diff of the metric, largest first),
+/// at most `top`.
+pub fn chart_of(
+    comparison: &Comparison,
+    duration: bool,
+    sort: Option<SortKey>,
+    top: usize,
+    size: (u32, u32),
+) -> Result<Chart> {
+    let mut rows: Vec<&Row> = comparison.rows.iter().collect();
+    let key = sort.unwrap_or(if duration {
+        SortKey::DiffDuration
+    } else {
+        SortKey::DiffCounts
+    });
+    sort_rows(&mut rows, key);
+    rows.truncate(top);
+    if rows.is_empty() {
+        return Err(Error::usage(
+            "nothing to plot: the selection and filters leave no rows (check --include/--exclude, --device, --rank, --iteration)",
+        ));
+    }
+    let [c, t] = [&comparison.control.label, &comparison.test.label];
+    let what = if duration { "Total duration" } else { "Count" };
+    Ok(Chart {
+        title: format!(
+            "{what} per {}: {c} vs {t} (top {} by {})",
+            comparison.naming.column().replace('_', " "),
+            rows.len(),
+            key.as_str()
+        ),
+        labels: [c.clone(), t.clone()],
+        duration,
+        groups: rows
+            .iter()
+            .map(|r| {
+                if duration {
+                    (r.name.clone(), r.control.dur_ns as f64, r.test.dur_ns as f64)
+                } else {
+                    (r.name.clone(), r.control.count as f64, r.test.count as f64)
+                }
+            })
+            .collect(),
+        width: size.0,
+        height: size.1,
+    })
+}
+
+fn register() -> Result<()> {
+    static ONCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ONCE.get_or_init(|| register_font(FAMILY, FontStyle::Normal, FONT).is_ok()) {
+        Ok(())
+    } else {
+        Err(Error::Render("the embedded font is unreadable".into()))
+    }
+}
+
+/// A unit for the y axis: (divisor, name).
+fn unit_for(max_abs: f64, duration: bool) -> (f64, &'static str) {
+    if !duration {
+        return (1.0, "events");
+    }
+    if max_abs < 1e3 {
+        (1.0, "ns")
+    } else if max_abs < 1e6 {
+        (1e3, "µs")
+    } else if max_abs < 1e9 {
+        (1e6, "ms")
+    } else {
+        (1e9, "s")
+    }
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> Error {
+    Error::Render(format!("{e:?}"))
+}
+
+/// Draws the chart; returns the picture's bytes (PNG or SVG text).
+pub fn draw(chart: &Chart, format: ImageFormat) -> Result<Vec<u8>> {
+    register()?;
+    let (w, h) = (chart.width, chart.height);
+    if w < 400 || h < 300 {
+        return Err(Error::usage(format!(
+            "a chart needs at least 400×300 pixels, not {w}×{h}"
+        )));
+    }
+    match format {
+        ImageFormat::Svg => {
+            let mut svg = String::new();
+            let hot = {
+                let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+                let hot = paint(&root, chart)?;
+                root.present().map_err(err)?;
+                hot
+            };
+            // Full names as tooltips: an invisible rectangle with a <title> over each group.
+            let mut titles = String::new();
+            for ((x0, y0, x1, y1), (name, c, t)) in hot.iter().zip(&chart.groups) {
+                let _ = write!(
+                    titles,
+                    r#"<g class="group"><title>{}: {} {}, {} {}</title><rect x="{x0}" y="{y0}" width="{}" height="{}" fill="white" fill-opacity="0"/></g>"#,
+                    xml_escape(name),
+                    xml_escape(&chart.labels[0]),
+                    value_text(*c, chart.duration),
+                    xml_escape(&chart.labels[1]),
+                    value_text(*t, chart.duration),
+                    x1 - x0,
+                    y1 - y0
+                );
+                titles.push('\n');
+            }
+            if let Some(end) = svg.rfind("</svg>") {
+                svg.insert_str(end, &titles);
+            }
+            Ok(svg.into_bytes())
+        }
+        ImageFormat::Png => {
+            let mut pixels = vec![0u8; (w * h * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut pixels, (w, h)).into_drawing_area();
+                paint(&root, chart)?;
+                root.present().map_err(err)?;
+            }
+            let mut png = Vec::new();
+            let encoder = image::codecs::png::PngEncoder::new(&mut png);
+            image::ImageEncoder::write_image(encoder, &pixels, w, h, image::ExtendedColorType::Rgb8).map_err(err)?;
+            Ok(png)
+        }
+    }
+}
+
+fn value_text(v: f64, duration: bool) -> String {
+    if duration {
+        fmt_duration(v as i64, false)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Draws everything; returns the pixel box of each group (for SVG tooltips).
+fn paint<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<Vec<(i32, i32, i32, i32)>>
+where
+    DB::ErrorType: 'static,
+{
+    root.fill(&WHITE).map_err(err)?;
+    let (w, h) = (chart.width as i32, chart.height as i32);
+    let n = chart.groups.len();
+    // The key: numbered full names (elided in the middle), in two columns under the chart.
+    let key_rows = n.div_ceil(2) as i32;
+    let line = 22;
+    let key_height = key_rows * line + 20;
+    let (plot_area, key_area) = root.split_vertically(h - key_height);
+
+    let diffs: Vec<f64> = chart.groups.iter().map(|(_, c, t)| t - c).collect();
+    let max = chart
+        .groups
+        .iter()
+        .map(|(_, c, t)| c.max(*t))
+        .fold(0.0, f64::max)
+        .max(diffs.iter().copied().fold(0.0, f64::max));
+    let min = diffs.iter().copied().fold(0.0, f64::min);
+    let (div, unit) = unit_for(max.max(-min), chart.duration);
+    let (lo, hi) = (min / div, max / div);
+    let pad = ((hi - lo) * 0.08).max(1e-9);
+    let y_range = (if lo < 0.0 { lo - pad } else { 0.0 })..(hi + pad);
+
+    let font = |size: i32| (FAMILY, size).into_font();
+    let mut cc = ChartBuilder::on(&plot_area)
+        .caption(&chart.title, font(26))
+        .margin(20)
+        .x_label_area_size(36)
+        .y_label_area_size(90)
+        .build_cartesian_2d(0f64..n as f64, y_range)
+        .map_err(err)?;
+    let y_desc = if chart.duration {
+        format!("total duration ({unit})")
+    } else {
+        "count (events)".to_string()
+    };
+    cc.configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc(y_desc)
+        .y_label_formatter(&|v| {
+            if v.abs() >= 100.0 || v.fract() == 0.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.2}")
+            }
+        })
+        .axis_desc_style(font(18))
+        .label_style(font(16))
+        .light_line_style(GRID)
+        .draw()
+        .map_err(err)?;
+
+    let bar = 0.26;
+    let mut hot = Vec::with_capacity(n);
+    for (i, (_, c, t)) in chart.groups.iter().enumerate() {
+        let x = i as f64 + 0.11;
+        for (k, (v, color)) in [(*c, CONTROL), (*t, TEST), (t - c, DIFF)].into_iter().enumerate() {
+            let x0 = x + k as f64 * bar;
+            cc.draw_series(std::iter::once(Rectangle::new(
+                [(x0, 0.0), (x0 + bar * 0.92, v / div)],
+                color.filled(),
+            )))
+            .map_err(err)?;
+        }
+        let (x0, y0) = cc.backend_coord(&(i as f64, cc.y_range().end));
+        let (x1, y1) = cc.backend_coord(&(i as f64 + 1.0, cc.y_range().start));
+        hot.push((x0, y0, x1, y1));
+        // The group's number under the axis.
+        let (cx, by) = cc.backend_coord(&(i as f64 + 0.5, cc.y_range().start));
+        root.draw(&Text::new(
+            format!("{}", i + 1),
+            (cx - 5, by + 8),
+            font(16).color(&BLACK),
+        ))
+        .map_err(err)?;
+    }
+    // A zero line that stays visible under negative differences.
+    cc.draw_series(std::iter::once(PathElement::new(
+        vec![(0.0, 0.0), (n as f64, 0.0)],
+        BLACK.stroke_width(2),
+    )))
+    .map_err(err)?;
+    let labels = [
+        chart.labels[0].clone(),
+        chart.labels[1].clone(),
+        format!("{} − {}", chart.labels[1], chart.labels[0]),
+    ];
+    for (label, color) in labels.iter().zip([CONTROL, TEST, DIFF]) {
+        cc.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, 0.0), (0.0, 0.0)],
+            color.filled(),
+        )))
+        .map_err(err)?
+        .label(label.as_str())
+        .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+    }
+    cc.configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font(font(16))
+        .draw()
+        .map_err(err)?;
+
+    // The key.
+    let col_width = (w - 60) / 2;
+    let max_chars = (col_width as f64 / 8.6) as usize;
+    for (i, (name, _, _)) in chart.groups.iter().enumerate() {
+        let (col, row) = ((i as i32) / key_rows, (i as i32) % key_rows);
+        let shown = if name.is_empty() { "(empty name)" } else { name.as_str() };
+        let text = format!("{:>2}. {}", i + 1, elide_middle(shown, max_chars.saturating_sub(5)));
+        key_area
+            .draw(&Text::new(
+                text,
+                (30 + col * col_width, 8 + row * line),
+                font(15).color(&BLACK),
+            ))
+            .map_err(err)?;
+    }
+    Ok(hot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(groups: Vec<(String, f64, f64)>) -> Chart {
+        Chart {
+            title: "t".into(),
+            labels: ["control".into(), "test".into()],
+            duration: true,
+            groups,
+            width: 800,
+            height: 500,
+        }
+    }
+
+    #[test]
+    fn units_scale_with_the_largest_value() {
+        assert_eq!(unit_for(500.0, true), (1.0, "ns"));
+        assert_eq!(unit_for(5e4, true), (1e3, "µs"));
+        assert_eq!(unit_for(5e7, true), (1e6, "ms"));
+        assert_eq!(unit_for(5e9, true), (1e9, "s"));
+        assert_eq!(unit_for(5e9, false), (1.0, "events"));
+    }
+
+    #[test]
+    fn svg_has_a_tooltip_per_group_and_is_deterministic() {
+        let c = chart(vec![("a<b>".into(), 1e6, 2e6), ("c".into(), 3e6, 1e6)]);
+        let a = draw(&c, ImageFormat::Svg).unwrap();
+        let b = draw(&c, ImageFormat::Svg).unwrap();
+        assert_eq!(a, b);
+        let text = String::from_utf8(a).unwrap();
+        assert_eq!(text.matches("<title>").count(), 2);
+        assert!(
+            text.contains("<title>a&lt;b&gt;: control 1.00 ms, test 2.00 ms</title>"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn png_decodes_to_the_requested_size() {
+        let c = chart(vec![("x".into(), 5.0, 9.0)]);
+        let png = draw(&c, ImageFormat::Png).unwrap();
+        let img = image::load_from_memory(&png).unwrap();
+        assert_eq!((img.width(), img.height()), (800, 500));
+        assert!(draw(&Chart { width: 100, ..c }, ImageFormat::Png).is_err());
+    }
+}
