@@ -6,7 +6,7 @@ use crate::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::error::{Error, Result};
 use crate::events::{EventFilter, EventsFormat, write_events};
 use crate::gate::{GateConfig, Rules, Verdict, evaluate, measure};
-use crate::load::{load_pair, load_side};
+use crate::load::{load_pair, load_side_ranks};
 use crate::render::compare::CompareView;
 use crate::render::ops_diff::OpsDiffView;
 use crate::render::plot::{ImageFormat, Metric, chart_of, draw};
@@ -491,7 +491,7 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         .as_deref()
         .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid --name pattern '{p}': {e}"))))
         .transpose()?;
-    let side = load_side(&args.path, &attrs)?;
+    let side = load_side_ranks(&args.path, &attrs, &[&args.rank.clone().unwrap_or(Pick::All)])?;
     print_notes(&side.notes, env);
     let mut resolved = resolve(
         &side,
@@ -629,7 +629,13 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         group_by: Vec::new(),
     };
     let device = config.device.unwrap_or_default();
-    let (base, cand) = load_pair(&args.baseline, &args.candidate, &AttrRequest::default())?;
+    let rank_pick = args.rank.clone().unwrap_or(Pick::All);
+    let (base, cand) = load_pair(
+        &args.baseline,
+        &args.candidate,
+        &AttrRequest::default(),
+        (&rank_pick, &rank_pick),
+    )?;
     let mut notes = base.notes.clone();
     notes.extend(cand.notes.iter().filter(|n| !base.notes.contains(n)).cloned());
     print_notes(&notes, env);
@@ -704,7 +710,12 @@ pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Compar
         c.test.label = req.labels[1].clone();
         return Ok(c);
     }
-    let (control, test) = load_pair(&req.control, &req.test, &req.attr_request()?)?;
+    let (control, test) = load_pair(
+        &req.control,
+        &req.test,
+        &req.attr_request()?,
+        (&req.control_selection.ranks, &req.test_selection.ranks),
+    )?;
     let mut notes = control.notes.clone();
     notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());
     print_notes(&notes, env);

@@ -103,7 +103,12 @@ pub fn check_labels(labels: &[String; 2]) -> Result<()> {
 pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     check_labels(&req.labels)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let (control, test) = load_pair(&req.control, &req.test, &req.attr_request()?)?;
+    let (control, test) = load_pair(
+        &req.control,
+        &req.test,
+        &req.attr_request()?,
+        (&req.control_selection.ranks, &req.test_selection.ranks),
+    )?;
     let mut notes = control.notes.clone();
     notes.extend(
         test.notes

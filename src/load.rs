@@ -4,8 +4,9 @@ use crate::attrs::AttrRequest;
 use crate::discover::discover;
 use crate::error::{Error, Result};
 use crate::iteration::assign_iterations;
-use crate::parse::parse_trace;
+use crate::parse::{parse_trace, scan_rank};
 use crate::read::{Compression, open};
+use crate::select::Pick;
 use crate::store::TraceFile;
 use rayon::prelude::*;
 use std::io::Read;
@@ -17,6 +18,9 @@ use std::sync::Arc;
 pub struct Side {
     /// The path the user gave: a directory or a file.
     pub input: PathBuf,
+    /// Every trace file of the side and its rank, sorted by rank.
+    pub present: Vec<(i64, PathBuf)>,
+    /// The parsed files: all of them, or those of the ranks asked for.
     pub files: Vec<Arc<TraceFile>>,
     /// Things worth telling the user on stderr (not errors).
     pub notes: Vec<String>,
@@ -25,7 +29,7 @@ pub struct Side {
 impl Side {
     /// Ranks present, sorted.
     pub fn ranks(&self) -> Vec<i64> {
-        self.files.iter().map(|f| f.rank()).collect()
+        self.present.iter().map(|(r, _)| *r).collect()
     }
 
     pub fn file_of_rank(&self, rank: i64) -> Option<&TraceFile> {
@@ -64,34 +68,79 @@ pub fn trace_from_reader(
 
 /// Loads every trace file of `input` (a directory or one file).
 pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
+    load_side_ranks(input, attrs, &[&Pick::All])
+}
+
+/// Loads the files of `input` whose ranks any of `picks` selects. With several files and a
+/// selection narrower than `all`, each file is first scanned only for its rank (up to
+/// `traceEvents` when, as usual, `distributedInfo` comes first), and only the selected files are
+/// parsed.
+pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick]) -> Result<Side> {
     let paths = discover(input)?;
-    let results: Vec<Result<TraceFile>> = paths.par_iter().map(|p| load_file(p, attrs)).collect();
-    // The first error in path order, so the message does not depend on scheduling.
-    let mut files = results.into_iter().collect::<Result<Vec<_>>>()?;
-    files.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.path.cmp(&b.path)));
-    for pair in files.windows(2) {
-        if pair[0].rank() == pair[1].rank() {
+    let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
+    let (present, files) = if everything {
+        let results: Vec<Result<TraceFile>> = paths.par_iter().map(|p| load_file(p, attrs)).collect();
+        // The first error in path order, so the message does not depend on scheduling.
+        let files = results.into_iter().collect::<Result<Vec<_>>>()?;
+        let present: Vec<(Option<i64>, PathBuf)> = files.iter().map(|f| (f.declared_rank, f.path.clone())).collect();
+        (present, files)
+    } else {
+        let scans: Vec<Result<Option<i64>>> = paths
+            .par_iter()
+            .map(|p| {
+                let r = open(p)?;
+                scan_rank(r.inner, p, r.compression)
+            })
+            .collect();
+        let present: Vec<(Option<i64>, PathBuf)> = scans
+            .into_iter()
+            .zip(&paths)
+            .map(|(r, p)| r.map(|r| (r, p.clone())))
+            .collect::<Result<_>>()?;
+        let lowest = present.iter().map(|(r, _)| r.unwrap_or(0)).min();
+        let wanted = |rank: i64| {
+            picks.iter().any(|p| match p {
+                Pick::All => true,
+                Pick::Lowest => Some(rank) == lowest,
+                Pick::List(v) => v.contains(&rank),
+            })
+        };
+        let chosen: Vec<&PathBuf> = present
+            .iter()
+            .filter(|(r, _)| wanted(r.unwrap_or(0)))
+            .map(|(_, p)| p)
+            .collect();
+        let results: Vec<Result<TraceFile>> = chosen.par_iter().map(|p| load_file(p, attrs)).collect();
+        (present, results.into_iter().collect::<Result<Vec<_>>>()?)
+    };
+    let mut present: Vec<(i64, PathBuf, bool)> = present
+        .into_iter()
+        .map(|(r, p)| (r.unwrap_or(0), p, r.is_some()))
+        .collect();
+    present.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for pair in present.windows(2) {
+        if pair[0].0 == pair[1].0 {
             return Err(Error::input(
                 input,
                 format!(
                     "two trace files with rank {}: {} and {} (pass one file to compare it alone)",
-                    pair[0].rank(),
-                    pair[0].path.display(),
-                    pair[1].path.display()
+                    pair[0].0,
+                    pair[0].1.display(),
+                    pair[1].1.display()
                 ),
             ));
         }
     }
     let mut notes = Vec::new();
-    let files: Vec<Arc<TraceFile>> = files.into_iter().map(Arc::new).collect();
-    let rankless: Vec<&Arc<TraceFile>> = files.iter().filter(|f| f.declared_rank.is_none()).collect();
-    if let Some(f) = rankless.first() {
+    if let Some((_, path, _)) = present.iter().find(|(_, _, declared)| !declared) {
         notes.push(format!(
             "no distributedInfo.rank in {}; taking it as rank 0",
-            f.path.display()
+            path.display()
         ));
     }
-    if files.iter().all(|f| f.steps.is_empty()) {
+    let mut files: Vec<Arc<TraceFile>> = files.into_iter().map(Arc::new).collect();
+    files.sort_by_key(|f| f.rank());
+    if !files.is_empty() && files.iter().all(|f| f.steps.is_empty()) {
         notes.push(format!(
             "no ProfilerStep in {}; comparing the whole trace",
             input.display()
@@ -99,6 +148,7 @@ pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
     }
     Ok(Side {
         input: input.to_path_buf(),
+        present: present.into_iter().map(|(r, p, _)| (r, p)).collect(),
         files,
         notes,
     })
@@ -106,18 +156,26 @@ pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
 
 /// Loads both sides at once; the control side's error wins when both fail. When both sides
 /// are the same path (rank against rank in one job), it is read once and shared.
-pub fn load_pair(control: &Path, test: &Path, attrs: &AttrRequest) -> Result<(Arc<Side>, Arc<Side>)> {
+pub fn load_pair(
+    control: &Path,
+    test: &Path,
+    attrs: &AttrRequest,
+    picks: (&Pick, &Pick),
+) -> Result<(Arc<Side>, Arc<Side>)> {
     let same = match (std::fs::canonicalize(control), std::fs::canonicalize(test)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
     if same {
-        let side = load_side(control, attrs)?;
+        let side = load_side_ranks(control, attrs, &[picks.0, picks.1])?;
         // Cheap: the files are shared, only the path as typed differs.
         let mut test_side = side.clone();
         test_side.input = test.to_path_buf();
         return Ok((Arc::new(side), Arc::new(test_side)));
     }
-    let (c, t) = rayon::join(|| load_side(control, attrs), || load_side(test, attrs));
+    let (c, t) = rayon::join(
+        || load_side_ranks(control, attrs, &[picks.0]),
+        || load_side_ranks(test, attrs, &[picks.1]),
+    );
     Ok((Arc::new(c?), Arc::new(t?)))
 }

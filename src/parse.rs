@@ -34,6 +34,26 @@ pub fn parse_trace(
     compression: Compression,
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
+    walk(reader, path, compression, Some(request))
+}
+
+/// Reads only as far as needed to know the file's `distributedInfo.rank`: up to `traceEvents`
+/// when the rank comes before it (as torch.profiler writes it), else through the events,
+/// skipping them without storing anything. `None` when the file declares no rank.
+pub fn scan_rank(reader: impl Read, path: &Path, compression: Compression) -> Result<Option<i64>> {
+    walk(reader, path, compression, None).map(|t| t.declared_rank)
+}
+
+/// Walks the top-level object. `request` `None`: the rank scan of [`scan_rank`].
+fn walk(
+    reader: impl Read,
+    path: &Path,
+    compression: Compression,
+    request: Option<&AttrRequest>,
+) -> Result<ParsedTrace> {
+    let rank_only = request.is_none();
+    let request = request.cloned().unwrap_or_default();
+    let request = &request;
     let mut input = Input::new(reader, path, compression);
     let mut out = ParsedTrace::default();
     let mut attrs = AttrBuilder::new(request, &mut out.strings);
@@ -91,7 +111,14 @@ pub fn parse_trace(
                     return Err(input.error_here("'traceEvents' appears twice"));
                 }
                 seen_events = true;
-                parse_events(&mut input, &mut out, &mut attrs)?;
+                if rank_only {
+                    if out.declared_rank.is_some() {
+                        return Ok(out);
+                    }
+                    skip_events(&mut input)?;
+                } else {
+                    parse_events(&mut input, &mut out, &mut attrs)?;
+                }
             }
             "distributedInfo" => {
                 out.declared_rank = input.unit(|s| distributed_rank(s, 0)).map_err(|e| input.error(e))?;
@@ -227,6 +254,41 @@ fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs:
     }
     out.total_events = index;
     Ok(())
+}
+
+/// Skips the `traceEvents` array one element at a time, so memory stays one chunk.
+fn skip_events<R: Read>(input: &mut Input<'_, R>) -> Result<()> {
+    input
+        .unit(|s| {
+            let (b, i) = json::peek(s, 0)?;
+            if b != b'[' {
+                return json::wrong(i, format!("'traceEvents' must be an array, found {}", json::kind_of(b)));
+            }
+            Ok(((), i + 1))
+        })
+        .map_err(|e| input.error(e))?;
+    let mut first = true;
+    loop {
+        let done = input
+            .unit(|s| {
+                let (b, mut i) = json::peek(s, 0)?;
+                if b == b']' {
+                    return Ok((true, i + 1));
+                }
+                if !first {
+                    if b != b',' {
+                        return json::invalid(i, format!("expected ',' or ']', found {}", json::describe_byte(b)));
+                    }
+                    i += 1;
+                }
+                Ok((false, json::skip_value(s, i, 1)?))
+            })
+            .map_err(|e| input.error(e))?;
+        if done {
+            return Ok(());
+        }
+        first = false;
+    }
 }
 
 /// `pid` and `tid` may be numbers or strings.
@@ -798,6 +860,19 @@ mod tests {
             err(r#"{"traceEvents": [], "distributedInfo": {"rank": [0]}}"#),
             "'distributedInfo.rank' must be an integer, found an array (t.json: byte 48)"
         );
+    }
+
+    #[test]
+    fn rank_scan_stops_early_or_skips_the_events() {
+        let scan = |text: &str| scan_rank(text.as_bytes(), Path::new("t.json"), Compression::None);
+        // The rank comes first: the (broken) events after it are never read.
+        assert_eq!(
+            scan(r#"{"distributedInfo": {"rank": 5}, "traceEvents": [{"#).unwrap(),
+            Some(5)
+        );
+        assert_eq!(scan(SMALL).unwrap(), Some(3));
+        assert_eq!(scan(r#"{"traceEvents": [{"a": 1}, 2]}"#).unwrap(), None);
+        assert!(scan(r#"{"traceEvents": [{"a": 1} 2]}"#).is_err());
     }
 
     #[test]

@@ -949,3 +949,19 @@ fn plot_default_paths_and_errors() {
     let e = fails(&["plot", BASIC[0], BASIC[1], "-o", "chart.pdf"]);
     assert!(e.starts_with("cannot tell the image format of chart-counts.pdf"), "{e}");
 }
+
+#[test]
+fn unselected_ranks_are_only_scanned_for_their_rank() {
+    let dir = "fixtures/bad/rank1_broken";
+    // Rank 1 is truncated after its distributedInfo: selecting rank 0 never parses its events.
+    let out = ok(&["compare", dir, dir, "--format", "csv", "--include", "mm"]);
+    assert_eq!(out.lines().nth(1), Some("aten::mm,1,5,1,5,0,0,="));
+    ok(&["compare", dir, dir, "--rank", "0"]);
+    let e = fails(&["compare", dir, dir, "--rank", "all"]);
+    assert!(e.starts_with("invalid JSON: unexpected end of text"), "{e}");
+    assert!(e.contains("rank1.json"), "{e}");
+    let e = fails(&["compare", dir, dir, "--control-rank", "0", "--test-rank", "1"]);
+    assert!(e.contains("rank1.json"), "{e}");
+    let e = fails(&["compare", dir, dir, "--rank", "3"]);
+    assert_eq!(e, format!("control: no rank 3 (ranks present: 0, 1) ({dir})"));
+}
