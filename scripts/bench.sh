@@ -6,8 +6,9 @@
 #   scripts/bench.sh                 # 5 runs each; HTA in a throwaway venv if pip can install it
 #   RUNS=9 BENCH_LARGE_MB=2000 scripts/bench.sh
 #
-# Environment: RUNS (default 5), BENCH_LARGE_MB (default 2000; 0 skips), BENCH_CACHE (default
-# ~/.cache/tracediff-bench), SHARED (default ../shared), NO_HTA=1 to skip HTA.
+# Environment: RUNS (default 5), BENCH_LARGE_MB (default 2000; 0 skips), BENCH_RANKS_MB (size of
+# each of 8 rank files, default 250; 0 skips), BENCH_CACHE (default ~/.cache/tracediff-bench),
+# SHARED (default ../shared), NO_HTA=1 to skip HTA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
@@ -90,4 +91,39 @@ if [ "$LARGE_MB" != 0 ]; then
   echo "== large pair: $((bytes / 1000000)) MB of JSON in all, --iteration all"
   measure "tracediff compare (large)" "$BIN" compare "$LC" "$LT" --no-save --format csv --iteration all
   echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff compare (large)]}" | bc -l | xargs printf '%.0f') MB/s of JSON"
+fi
+
+RANKS_MB=${BENCH_RANKS_MB:-250}
+if [ "$RANKS_MB" != 0 ]; then
+  echo
+  RD=$CACHE/ranks-$RANKS_MB
+  if [ ! -s "$RD/rank7.json" ]; then
+    mkdir -p "$RD"
+    echo "bench: making 8 rank files of ~$RANKS_MB MB in $RD ..." >&2
+    python3 "$SHARED/tools/scale_trace.py" "$SHARED/traces/hta_trace_diff/control/control.json.gz" "$RD/base.json" \
+      --target-mb "$RANKS_MB" >/dev/null
+    for r in 0 1 2 3 4 5 6 7; do
+      # Same events, another rank in distributedInfo.
+      python3 - "$RD/base.json" "$RD/rank$r.json" "$r" <<'PY'
+import json, sys
+src, dst, rank = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(src) as f:
+    head = f.read(1 << 20)
+    rest = f.read()
+key = '"distributedInfo"'
+i = head.index(key)
+j = head.index("}", i) + 1
+head = head[:i] + key + ': {"backend": "nccl", "rank": %d, "world_size": 8}' % rank + head[j:]
+with open(dst, "w") as f:
+    f.write(head)
+    f.write(rest)
+PY
+    done
+    rm -f "$RD/base.json"
+  fi
+  bytes=$(cat "$RD"/rank*.json | wc -c)
+  echo "== 8 ranks x ~$RANKS_MB MB per side ($((bytes / 1000000)) MB per side), the same directory on both sides"
+  measure "tracediff --rank all" "$BIN" compare "$RD" "$RD" --no-save --format csv --rank all
+  echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff --rank all]}" | bc -l | xargs printf '%.0f') MB/s of JSON (each file read once)"
+  measure "tracediff --control-rank 3 --test-rank 5" "$BIN" compare "$RD" "$RD" --no-save --format csv --control-rank 3 --test-rank 5
 fi

@@ -466,6 +466,12 @@ pub struct AttrKeys {
 }
 
 impl AttrKeys {
+    /// Whether any key is collected at all.
+    #[inline]
+    pub fn is_active(&self) -> bool {
+        !self.map.is_empty() || self.infer_all
+    }
+
     /// `Some(Some(column))` for a known key, `Some(None)` for a key to infer, `None` to skip.
     #[inline]
     pub fn column_of(&self, key: &str) -> Option<Option<usize>> {

@@ -90,36 +90,43 @@ pub fn kind_of(b: u8) -> &'static str {
     }
 }
 
-/// Checks the raw bytes between two quotes that hold no escapes.
+/// Checks the raw bytes between two quotes that hold no escapes, and returns them as text.
 #[inline]
-fn check_plain(s: &[u8], start: usize, end: usize) -> ScanResult<()> {
+fn check_plain(s: &[u8], start: usize, end: usize) -> ScanResult<&str> {
     let raw = &s[start..end];
-    if let Some(p) = raw.iter().position(|&b| b < 0x20) {
+    // One branch-free pass for the common case; the position only when there is a problem.
+    if raw.iter().fold(false, |bad, &b| bad | (b < 0x20)) {
+        let p = raw.iter().position(|&b| b < 0x20).unwrap_or(0);
         return invalid(start + p, "control character in string");
     }
-    if !raw.is_ascii()
-        && let Err(e) = std::str::from_utf8(raw)
-    {
-        return invalid(start + e.valid_up_to(), "invalid UTF-8 in string");
+    std::str::from_utf8(raw).map_err(|e| Scan::Invalid {
+        at: start + e.valid_up_to(),
+        msg: "invalid JSON: invalid UTF-8 in string".to_string(),
+    })
+}
+
+/// The index of the first `"` or `\\` at or after `from`. Most strings in a trace are short
+/// (keys, categories, names), so a plain loop looks first; memchr takes over for long ones.
+#[inline]
+fn find_quote_or_backslash(s: &[u8], from: usize) -> Option<usize> {
+    let head_end = s.len().min(from + 24);
+    for (k, &b) in s[from..head_end].iter().enumerate() {
+        if b == b'"' || b == b'\\' {
+            return Some(from + k);
+        }
     }
-    Ok(())
+    memchr::memchr2(b'"', b'\\', &s[head_end..]).map(|k| head_end + k)
 }
 
 /// Parses the string starting at the quote `s[i]`; returns its value and the index after it.
 pub fn string(s: &[u8], i: usize) -> ScanResult<(Cow<'_, str>, usize)> {
     debug_assert_eq!(s[i], b'"');
     let start = i + 1;
-    let Some(k) = memchr::memchr2(b'"', b'\\', &s[start..]) else {
+    let Some(k) = find_quote_or_backslash(s, start) else {
         return Err(Scan::Incomplete);
     };
-    let k = start + k;
     if s[k] == b'"' {
-        check_plain(s, start, k)?;
-        // SAFETY-free: check_plain validated UTF-8 above.
-        let text = std::str::from_utf8(&s[start..k]).map_err(|e| Scan::Invalid {
-            at: start + e.valid_up_to(),
-            msg: "invalid JSON: invalid UTF-8 in string".to_string(),
-        })?;
+        let text = check_plain(s, start, k)?;
         return Ok((Cow::Borrowed(text), k + 1));
     }
     let mut out: Vec<u8> = Vec::with_capacity(k - start + 16);
@@ -127,8 +134,7 @@ pub fn string(s: &[u8], i: usize) -> ScanResult<(Cow<'_, str>, usize)> {
     let mut j = k;
     loop {
         // s[j] is a quote or a backslash; s[seg..j] is plain text.
-        check_plain(s, seg, j)?;
-        out.extend_from_slice(&s[seg..j]);
+        out.extend_from_slice(check_plain(s, seg, j)?.as_bytes());
         if s[j] == b'"' {
             let text = String::from_utf8(out).map_err(|_| Scan::Invalid {
                 at: start,
@@ -209,14 +215,35 @@ fn hex4(s: &[u8], i: usize) -> ScanResult<(u32, usize)> {
     Ok((v, i + 4))
 }
 
+/// Parses an object key at the quote `s[i]` as bytes: validated like any string, but without
+/// making a `&str` of it, since keys are only compared with known (ASCII) names.
+pub fn key(s: &[u8], i: usize) -> ScanResult<(Cow<'_, [u8]>, usize)> {
+    let start = i + 1;
+    let Some(k) = find_quote_or_backslash(s, start) else {
+        return Err(Scan::Incomplete);
+    };
+    if s[k] == b'"' {
+        let raw = &s[start..k];
+        // One pass for the common case: control characters and non-ASCII bytes.
+        let (control, high) = raw
+            .iter()
+            .fold((false, false), |(c, h), &b| (c | (b < 0x20), h | (b >= 0x80)));
+        if control || high {
+            check_plain(s, start, k)?;
+        }
+        return Ok((Cow::Borrowed(raw), k + 1));
+    }
+    let (text, end) = string(s, i)?;
+    Ok((Cow::Owned(text.into_owned().into_bytes()), end))
+}
+
 /// Skips the string at the quote `s[i]`, validating it; returns the index after it.
 pub fn skip_string(s: &[u8], i: usize) -> ScanResult<usize> {
     let mut j = i + 1;
     loop {
-        let Some(n) = memchr::memchr2(b'"', b'\\', &s[j..]) else {
+        let Some(k) = find_quote_or_backslash(s, j) else {
             return Err(Scan::Incomplete);
         };
-        let k = j + n;
         check_plain(s, j, k)?;
         if s[k] == b'"' {
             return Ok(k + 1);

@@ -173,9 +173,9 @@ fn distributed_rank(s: &[u8], i: usize) -> ScanResult<(Option<i64>, usize)> {
         if b != b'"' {
             return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
         }
-        let (key, k) = json::string(s, k)?;
+        let (key, k) = json::key(s, k)?;
         j = json::expect(s, k, b':', "':'")?;
-        if key == "rank" {
+        if *key == *b"rank" {
             let (b, v) = json::peek(s, j)?;
             match b {
                 b'-' | b'0'..=b'9' => {
@@ -351,20 +351,20 @@ fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Option<R
         if b != b'"' {
             return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
         }
-        let (key, k) = json::string(s, k)?;
+        let (key, k) = json::key(s, k)?;
         j = json::expect(s, k, b':', "':'")?;
         let (b, v) = json::peek(s, j)?;
         j = match key.as_ref() {
-            "name" => opt_string(s, v, b, "name", &mut ev.name)?,
-            "cat" => opt_string(s, v, b, "cat", &mut ev.cat)?,
-            "ts" => {
+            b"name" => opt_string(s, v, b, "name", &mut ev.name)?,
+            b"cat" => opt_string(s, v, b, "cat", &mut ev.cat)?,
+            b"ts" => {
                 ev.ts_at = v;
                 opt_micros(s, v, b, "ts", &mut ev.ts_ns)?
             }
-            "dur" => opt_micros(s, v, b, "dur", &mut ev.dur_ns)?,
-            "pid" => id_text(s, v, b, "pid", &mut ev.pid)?,
-            "tid" => id_text(s, v, b, "tid", &mut ev.tid)?,
-            "args" => args(s, v, b, &mut ev, keys)?,
+            b"dur" => opt_micros(s, v, b, "dur", &mut ev.dur_ns)?,
+            b"pid" => id_text(s, v, b, "pid", &mut ev.pid)?,
+            b"tid" => id_text(s, v, b, "tid", &mut ev.tid)?,
+            b"args" => args(s, v, b, &mut ev, keys)?,
             _ => json::skip_value(s, v, 2)?,
         };
         let (b, k) = json::peek(s, j)?;
@@ -465,22 +465,28 @@ fn args<'a>(s: &'a [u8], v: usize, b: u8, ev: &mut RawEvent<'a>, keys: &AttrKeys
         if b != b'"' {
             return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
         }
-        let (key, k) = json::string(s, k)?;
+        let (key, k) = json::key(s, k)?;
         j = json::expect(s, k, b':', "':'")?;
         j = match key.as_ref() {
-            "stream" => {
+            b"stream" => {
                 let (value, end) = loose_int(s, j)?;
                 ev.stream = value.unwrap_or(NO_STREAM);
                 end
             }
-            "correlation" => {
+            b"correlation" => {
                 let (value, end) = loose_int(s, j)?;
                 ev.correlation = value.unwrap_or(NO_CORRELATION);
                 end
             }
-            _ => match keys.column_of(&key) {
+            _ if !keys.is_active() => json::skip_value(s, j, 3)?,
+            _ => match keys.column_of(std::str::from_utf8(&key).unwrap_or("")) {
                 Some(col) => {
                     let (value, end) = raw_value(s, j)?;
+                    // Keys were checked as UTF-8 by json::key.
+                    let key = match key {
+                        Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).unwrap_or("")),
+                        Cow::Owned(b) => Cow::Owned(String::from_utf8(b).unwrap_or_default()),
+                    };
                     ev.attrs.push((col, key, value));
                     end
                 }
