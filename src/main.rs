@@ -4,6 +4,45 @@ use std::process::ExitCode;
 use tracediff::cli::{Cli, Env, run};
 use tracediff::{Error, state};
 
+/// A note on stderr when a run takes over a second on a terminal, so a long load of large traces
+/// does not look like a hang. Nothing when stderr is redirected.
+struct Progress {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start(on_terminal: bool) -> Progress {
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = on_terminal.then(|| {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let start = std::time::Instant::now();
+                let wait = std::time::Duration::from_secs(1);
+                // park_timeout may wake early (or be unparked by stop): loop on the clock.
+                while start.elapsed() < wait {
+                    if done.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    std::thread::park_timeout(wait.saturating_sub(start.elapsed()));
+                }
+                if !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    eprintln!("tracediff: reading traces…");
+                }
+            })
+        });
+        Progress { done, thread }
+    }
+
+    fn stop(self) {
+        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(t) = self.thread {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -26,7 +65,9 @@ fn main() -> ExitCode {
         terminal_width,
         state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
     };
+    let progress = Progress::start(std::io::stderr().is_terminal());
     let result = run(cli, &mut env);
+    progress.stop();
     let _ = out.flush();
     match result {
         Ok(code) => ExitCode::from(code as u8),
