@@ -166,6 +166,12 @@ fn output_file_format_follows_its_extension() {
     assert_eq!(std::fs::read_to_string(&csv).unwrap(), compare(&["--format", "csv"]));
     run(&["compare", BASIC[0], BASIC[1], "-o", md.to_str().unwrap()]);
     assert!(std::fs::read_to_string(&md).unwrap().contains("|---|---:|"));
+    let missing = dir.path().join("no/such/dir/x.csv");
+    let e = fails(&["compare", BASIC[0], BASIC[1], "-o", missing.to_str().unwrap()]);
+    assert_eq!(
+        e,
+        format!("cannot write {}: no such file or directory", missing.display())
+    );
 }
 
 #[test]
