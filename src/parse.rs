@@ -869,6 +869,38 @@ mod tests {
     }
 
     #[test]
+    fn corrupted_input_never_panics() {
+        // Every truncation, and a deterministic sweep of byte substitutions.
+        let bytes = SMALL.as_bytes();
+        for cut in 0..bytes.len() {
+            let r = parse_trace(
+                &bytes[..cut],
+                Path::new("t.json"),
+                Compression::None,
+                &AttrRequest::default(),
+            );
+            let e = r
+                .expect_err("every proper prefix of a JSON object is invalid")
+                .to_string();
+            assert!(e.contains("(t.json"), "{e}");
+        }
+        let all = AttrRequest::build(crate::attrs::Preset::All, &[], &[]).unwrap();
+        for (k, pos) in (0..bytes.len()).step_by(3).enumerate() {
+            for b in [b'"', b'{', b']', b'\\', 0xff, b'-', b'e', b'0', 0x01] {
+                let mut v = bytes.to_vec();
+                v[pos] = b;
+                let request = if k % 2 == 0 { &all } else { &AttrRequest::default() };
+                if let Err(e) = parse_trace(&v[..], Path::new("t.json"), Compression::None, request) {
+                    assert!(e.to_string().contains("(t.json"), "{e}");
+                }
+                if let Err(e) = scan_rank(&v[..], Path::new("t.json"), Compression::None) {
+                    assert!(e.to_string().contains("(t.json"), "{e}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn rank_scan_stops_early_or_skips_the_events() {
         let scan = |text: &str| scan_rank(text.as_bytes(), Path::new("t.json"), Compression::None);
         // The rank comes first: the (broken) events after it are never read.
