@@ -125,5 +125,9 @@ PY
   echo "== 8 ranks x ~$RANKS_MB MB per side ($((bytes / 1000000)) MB per side), the same directory on both sides"
   measure "tracediff --rank all" "$BIN" compare "$RD" "$RD" --no-save --format csv --rank all
   echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff --rank all]}" | bc -l | xargs printf '%.0f') MB/s of JSON (each file read once)"
-  measure "tracediff --control-rank 3 --test-rank 5" "$BIN" compare "$RD" "$RD" --no-save --format csv --control-rank 3 --test-rank 5
+  # The default step is the lowest of the whole side (as in HTA): the other ranks' steps are read.
+  measure "--control-rank 3 --test-rank 5" "$BIN" compare "$RD" "$RD" --no-save --format csv --control-rank 3 --test-rank 5
+  # With the steps given, the other ranks are read only up to their distributedInfo.
+  measure "--control-rank 3 --test-rank 5 --iteration all" "$BIN" compare "$RD" "$RD" --no-save --format csv \
+    --control-rank 3 --test-rank 5 --iteration all
 fi

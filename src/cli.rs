@@ -491,7 +491,7 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         .as_deref()
         .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid --name pattern '{p}': {e}"))))
         .transpose()?;
-    let side = load_side_ranks(&args.path, &attrs, &[&args.rank.clone().unwrap_or(Pick::All)])?;
+    let side = load_side_ranks(&args.path, &attrs, &[&args.rank.clone().unwrap_or(Pick::All)], false)?;
     print_notes(&side.notes, env);
     let mut resolved = resolve(
         &side,
@@ -629,20 +629,14 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         group_by: Vec::new(),
     };
     let device = config.device.unwrap_or_default();
-    let rank_pick = args.rank.clone().unwrap_or(Pick::All);
-    let (base, cand) = load_pair(
-        &args.baseline,
-        &args.candidate,
-        &AttrRequest::default(),
-        (&rank_pick, &rank_pick),
-    )?;
-    let mut notes = base.notes.clone();
-    notes.extend(cand.notes.iter().filter(|n| !base.notes.contains(n)).cloned());
-    print_notes(&notes, env);
     let sel = SideSelection {
         ranks: args.rank.clone().unwrap_or(Pick::All),
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
+    let (base, cand) = load_pair(&args.baseline, &args.candidate, &AttrRequest::default(), (&sel, &sel))?;
+    let mut notes = base.notes.clone();
+    notes.extend(cand.notes.iter().filter(|n| !base.notes.contains(n)).cloned());
+    print_notes(&notes, env);
     let base_res = resolve(&base, "baseline", &sel)?;
     let cand_res = resolve(&cand, "candidate", &sel)?;
     let base_samples = measure(&base, &base_res, device, &keying)?;
@@ -714,7 +708,7 @@ pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Compar
         &req.control,
         &req.test,
         &req.attr_request()?,
-        (&req.control_selection.ranks, &req.test_selection.ranks),
+        (&req.control_selection, &req.test_selection),
     )?;
     let mut notes = control.notes.clone();
     notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());

@@ -107,7 +107,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         &req.control,
         &req.test,
         &req.attr_request()?,
-        (&req.control_selection.ranks, &req.test_selection.ranks),
+        (&req.control_selection, &req.test_selection),
     )?;
     let mut notes = control.notes.clone();
     notes.extend(

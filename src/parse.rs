@@ -25,6 +25,23 @@ pub struct ParsedTrace {
     pub attrs: AttrTable,
     pub total_events: u64,
     pub json_bytes: u64,
+    /// Step numbers seen by a [`scan_header`] that asked for them, sorted and unique.
+    pub scanned_steps: Vec<i64>,
+}
+
+/// What [`scan_header`] learns about a file without storing its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub rank: Option<i64>,
+    /// The file's ProfilerStep numbers, when asked for.
+    pub steps: Option<Vec<i64>>,
+}
+
+/// How far [`walk`] goes.
+enum Mode<'r> {
+    Full(&'r AttrRequest),
+    Rank,
+    RankAndSteps,
 }
 
 /// Parses a whole trace from `reader`. `path` and `compression` only serve error messages.
@@ -34,26 +51,35 @@ pub fn parse_trace(
     compression: Compression,
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
-    walk(reader, path, compression, Some(request))
+    walk(reader, path, compression, Mode::Full(request))
 }
 
 /// Reads only as far as needed to know the file's `distributedInfo.rank`: up to `traceEvents`
 /// when the rank comes before it (as torch.profiler writes it), else through the events,
 /// skipping them without storing anything. `None` when the file declares no rank.
 pub fn scan_rank(reader: impl Read, path: &Path, compression: Compression) -> Result<Option<i64>> {
-    walk(reader, path, compression, None).map(|t| t.declared_rank)
+    walk(reader, path, compression, Mode::Rank).map(|t| t.declared_rank)
 }
 
-/// Walks the top-level object. `request` `None`: the rank scan of [`scan_rank`].
-fn walk(
-    reader: impl Read,
-    path: &Path,
-    compression: Compression,
-    request: Option<&AttrRequest>,
-) -> Result<ParsedTrace> {
-    let rank_only = request.is_none();
-    let request = request.cloned().unwrap_or_default();
-    let request = &request;
+/// The file's rank and, with `want_steps`, its ProfilerStep numbers: every event is read
+/// (and checked) but none is stored.
+pub fn scan_header(reader: impl Read, path: &Path, compression: Compression, want_steps: bool) -> Result<Header> {
+    if !want_steps {
+        return scan_rank(reader, path, compression).map(|rank| Header { rank, steps: None });
+    }
+    walk(reader, path, compression, Mode::RankAndSteps).map(|t| Header {
+        rank: t.declared_rank,
+        steps: Some(t.scanned_steps),
+    })
+}
+
+/// Walks the top-level object.
+fn walk(reader: impl Read, path: &Path, compression: Compression, mode: Mode<'_>) -> Result<ParsedTrace> {
+    let no_attrs = AttrRequest::default();
+    let request = match mode {
+        Mode::Full(r) => r,
+        _ => &no_attrs,
+    };
     let mut input = Input::new(reader, path, compression);
     let mut out = ParsedTrace::default();
     let mut attrs = AttrBuilder::new(request, &mut out.strings);
@@ -111,13 +137,17 @@ fn walk(
                     return Err(input.error_here("'traceEvents' appears twice"));
                 }
                 seen_events = true;
-                if rank_only {
-                    if out.declared_rank.is_some() {
-                        return Ok(out);
+                match mode {
+                    Mode::Full(_) => parse_events(&mut input, &mut out, &mut attrs)?,
+                    Mode::Rank if out.declared_rank.is_some() => return Ok(out),
+                    Mode::Rank => skip_events(&mut input, None)?,
+                    Mode::RankAndSteps => {
+                        let mut steps = Vec::new();
+                        skip_events(&mut input, Some(&mut steps))?;
+                        steps.sort_unstable();
+                        steps.dedup();
+                        out.scanned_steps = steps;
                     }
-                    skip_events(&mut input)?;
-                } else {
-                    parse_events(&mut input, &mut out, &mut attrs)?;
                 }
             }
             "distributedInfo" => {
@@ -256,8 +286,10 @@ fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs:
     Ok(())
 }
 
-/// Skips the `traceEvents` array one element at a time, so memory stays one chunk.
-fn skip_events<R: Read>(input: &mut Input<'_, R>) -> Result<()> {
+/// Skips the `traceEvents` array one element at a time, so memory stays one chunk. With
+/// `steps`, each event is read (not stored) and the numbers of kept ProfilerSteps collected.
+fn skip_events<R: Read>(input: &mut Input<'_, R>, mut steps: Option<&mut Vec<i64>>) -> Result<()> {
+    let no_keys = AttrKeys::default();
     input
         .unit(|s| {
             let (b, i) = json::peek(s, 0)?;
@@ -281,7 +313,16 @@ fn skip_events<R: Read>(input: &mut Input<'_, R>) -> Result<()> {
                     }
                     i += 1;
                 }
-                Ok((false, json::skip_value(s, i, 1)?))
+                match steps.as_deref_mut() {
+                    None => Ok((false, json::skip_value(s, i, 1)?)),
+                    Some(found) => {
+                        let (raw, end) = raw_event(s, i, &no_keys)?;
+                        if let Some(n) = raw.and_then(|r| r.name.as_deref().and_then(crate::iteration::step_number)) {
+                            found.push(n);
+                        }
+                        Ok((false, end))
+                    }
+                }
             })
             .map_err(|e| input.error(e))?;
         if done {
@@ -911,6 +952,19 @@ mod tests {
         assert_eq!(scan(SMALL).unwrap(), Some(3));
         assert_eq!(scan(r#"{"traceEvents": [{"a": 1}, 2]}"#).unwrap(), None);
         assert!(scan(r#"{"traceEvents": [{"a": 1} 2]}"#).is_err());
+        let header = |text: &str| scan_header(text.as_bytes(), Path::new("t.json"), Compression::None, true).unwrap();
+        let steps = r#"{"distributedInfo": {"rank": 2}, "traceEvents": [
+            {"cat": "user_annotation", "name": "ProfilerStep#9", "ts": 1, "dur": 5},
+            {"cat": "user_annotation", "name": "ProfilerStep#7", "ts": 9, "dur": 5},
+            {"ph": "i", "cat": "x", "name": "ProfilerStep#1", "ts": 1},
+            {"cat": "Trace", "name": "ProfilerStep#2", "ts": 1, "dur": 1}]}"#;
+        assert_eq!(
+            header(steps),
+            Header {
+                rank: Some(2),
+                steps: Some(vec![7, 9])
+            }
+        );
     }
 
     #[test]

@@ -143,13 +143,8 @@ pub fn resolve(side: &Side, label: &str, sel: &SideSelection) -> Result<Resolved
             want.clone()
         }
     };
-    let mut steps: Vec<i64> = ranks
-        .iter()
-        .filter_map(|&r| side.file_of_rank(r))
-        .flat_map(TraceFile::step_numbers)
-        .collect();
-    steps.sort_unstable();
-    steps.dedup();
+    // As HTA: the steps of the whole side count (every rank's), not only the selected ranks'.
+    let steps = side.step_numbers();
     let iterations = if steps.is_empty() {
         if let Pick::List(want) = &sel.iterations {
             return Err(Error::input(
@@ -172,9 +167,8 @@ pub fn resolve(side: &Side, label: &str, sel: &SideSelection) -> Result<Resolved
                     return Err(Error::input(
                         &side.input,
                         format!(
-                            "{label}: no iteration {} in rank {} (ProfilerSteps present: {})",
+                            "{label}: no iteration {} (ProfilerSteps present: {})",
                             join(&missing),
-                            join(&ranks),
                             join(&steps)
                         ),
                     ));

@@ -267,7 +267,7 @@ fn selections_that_match_nothing_say_what_exists() {
     ]);
     assert_eq!(
         e,
-        "test: no iteration 99 in rank 0 (ProfilerSteps present: 5, 6) (fixtures/ranks/test)"
+        "test: no iteration 99 (ProfilerSteps present: 5, 6) (fixtures/ranks/test)"
     );
     let e = fails(&["compare", BASIC[0], BASIC[1], "--exclude", "("]);
     assert!(e.starts_with("invalid --exclude pattern '('"), "{e}");
@@ -959,15 +959,32 @@ fn plot_default_paths_and_errors() {
 #[test]
 fn unselected_ranks_are_only_scanned_for_their_rank() {
     let dir = "fixtures/bad/rank1_broken";
-    // Rank 1 is truncated after its distributedInfo: selecting rank 0 never parses its events.
-    let out = ok(&["compare", dir, dir, "--format", "csv", "--include", "mm"]);
+    // Rank 1 is truncated after its distributedInfo: with rank 0 and an explicit step, its
+    // events are never read.
+    let out = ok(&[
+        "compare",
+        dir,
+        dir,
+        "--format",
+        "csv",
+        "--include",
+        "mm",
+        "--iteration",
+        "1",
+    ]);
     assert_eq!(out.lines().nth(1), Some("aten::mm,1,5,1,5,0,0,="));
-    ok(&["compare", dir, dir, "--rank", "0"]);
+    ok(&["compare", dir, dir, "--rank", "0", "--iteration", "1"]);
+    // The default step is the lowest of the whole side (as in HTA): rank 1's steps are read.
+    let e = fails(&["compare", dir, dir, "--rank", "0"]);
+    assert!(
+        e.starts_with("invalid JSON: unexpected end of text") && e.contains("rank1.json"),
+        "{e}"
+    );
     let e = fails(&["compare", dir, dir, "--rank", "all"]);
     assert!(e.starts_with("invalid JSON: unexpected end of text"), "{e}");
     assert!(e.contains("rank1.json"), "{e}");
     let e = fails(&["compare", dir, dir, "--control-rank", "0", "--test-rank", "1"]);
     assert!(e.contains("rank1.json"), "{e}");
-    let e = fails(&["compare", dir, dir, "--rank", "3"]);
+    let e = fails(&["compare", dir, dir, "--rank", "3", "--iteration", "1"]);
     assert_eq!(e, format!("control: no rank 3 (ranks present: 0, 1) ({dir})"));
 }
