@@ -91,6 +91,19 @@ if [ "$LARGE_MB" != 0 ]; then
   echo "== large pair: $((bytes / 1000000)) MB of JSON in all, --iteration all"
   measure "tracediff compare (large)" "$BIN" compare "$LC" "$LT" --no-save --format csv --iteration all
   echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff compare (large)]}" | bc -l | xargs printf '%.0f') MB/s of JSON"
+
+  GC=$CACHE/large-$LARGE_MB-gz/control; GT=$CACHE/large-$LARGE_MB-gz/test
+  if [ ! -s "$GT/test.json.gz" ]; then
+    echo "bench: gzipping the large pair (gzip -1) ..." >&2
+    mkdir -p "$GC" "$GT"
+    gzip -1 -c "$LC/control.json" > "$GC/control.json.gz" &
+    gzip -1 -c "$LT/test.json" > "$GT/test.json.gz"
+    wait
+  fi
+  echo "== the same pair gzipped ($(( ($(stat -c %s "$GC/control.json.gz") + $(stat -c %s "$GT/test.json.gz")) / 1000000 )) MB compressed)"
+  measure "tracediff compare (large, gz)" "$BIN" compare "$GC" "$GT" --no-save --format csv --iteration all
+  measure "zcat of both, in parallel" sh -c "zcat $GC/control.json.gz >/dev/null & zcat $GT/test.json.gz >/dev/null; wait"
+  echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff compare (large, gz)]}" | bc -l | xargs printf '%.0f') MB/s of JSON"
 fi
 
 RANKS_MB=${BENCH_RANKS_MB:-250}
