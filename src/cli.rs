@@ -1,12 +1,12 @@
 //! The command line: argument definitions, and running a command with its output streams.
 
 use crate::attrs::{AttrRequest, Preset};
-use crate::compare::{CompareRequest, check_labels, compare, compare_sides};
+use crate::compare::{CompareRequest, check_labels, compare};
 use crate::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::error::{Error, Result};
 use crate::events::{EventFilter, EventsFormat, write_events};
 use crate::gate::{GateConfig, Rules, Verdict, evaluate, measure};
-use crate::load::{load_pair, load_side_ranks};
+use crate::load::{load_pair, load_side_ranks, pair_notes};
 use crate::render::compare::CompareView;
 use crate::render::ops_diff::OpsDiffView;
 use crate::render::plot::{ImageFormat, Metric, chart_of, draw};
@@ -634,9 +634,7 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
     let (base, cand) = load_pair(&args.baseline, &args.candidate, &AttrRequest::default(), (&sel, &sel))?;
-    let mut notes = base.notes.clone();
-    notes.extend(cand.notes.iter().filter(|n| !base.notes.contains(n)).cloned());
-    print_notes(&notes, env);
+    print_notes(&pair_notes(&base, &cand), env);
     let base_res = resolve(&base, "baseline", &sel)?;
     let cand_res = resolve(&cand, "candidate", &sel)?;
     let base_samples = measure(&base, &base_res, device, &keying)?;
@@ -704,16 +702,9 @@ pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Compar
         c.test.label = req.labels[1].clone();
         return Ok(c);
     }
-    let (control, test) = load_pair(
-        &req.control,
-        &req.test,
-        &req.attr_request()?,
-        (&req.control_selection, &req.test_selection),
-    )?;
-    let mut notes = control.notes.clone();
-    notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());
+    let (comparison, notes) = compare(&req)?;
     print_notes(&notes, env);
-    compare_sides(&req, &control, &test, &filter)
+    Ok(comparison)
 }
 
 /// Renders in the chosen format and writes to `-o FILE` or standard output.

@@ -4,7 +4,7 @@ use crate::aggregate::{Keying, Naming, aggregate};
 use crate::attrs::{AttrRequest, Preset};
 use crate::diff::{Comparison, NameFilter, SideInfo, diff};
 use crate::error::{Error, Result};
-use crate::load::{Side, load_pair};
+use crate::load::{Side, load_pair, pair_notes};
 use crate::select::{Device, Resolved, SideSelection, resolve};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -109,14 +109,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         &req.attr_request()?,
         (&req.control_selection, &req.test_selection),
     )?;
-    let mut notes = control.notes.clone();
-    notes.extend(
-        test.notes
-            .iter()
-            .filter(|n| !notes.contains(n))
-            .cloned()
-            .collect::<Vec<_>>(),
-    );
+    let notes = pair_notes(&control, &test);
     let comparison = compare_sides(req, &control, &test, &filter)?;
     Ok((comparison, notes))
 }

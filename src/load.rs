@@ -210,6 +210,13 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
     })
 }
 
+/// The notes of two sides, each once.
+pub fn pair_notes(control: &Side, test: &Side) -> Vec<String> {
+    let mut notes = control.notes.clone();
+    notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());
+    notes
+}
+
 /// Loads both sides at once; the control side's error wins when both fail. When both sides
 /// are the same path (rank against rank in one job), it is read once and shared.
 pub fn load_pair(

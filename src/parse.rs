@@ -110,16 +110,10 @@ fn walk(reader: impl Read, path: &Path, compression: Compression, mode: Mode<'_>
     loop {
         let key: Option<String> = input
             .unit(|s| {
-                let (b, mut i) = json::peek(s, 0)?;
-                if b == b'}' {
-                    return Ok((None, i + 1));
-                }
-                if !first {
-                    if b != b',' {
-                        return json::invalid(i, format!("expected ',' or '}}', found {}", json::describe_byte(b)));
-                    }
-                    i += 1;
-                }
+                let i = match next_member(s, first, b'}')? {
+                    Next::Close(end) => return Ok((None, end)),
+                    Next::Member(i) => i,
+                };
                 let (b, i) = json::peek(s, i)?;
                 if b != b'"' {
                     return json::invalid(i, format!("expected a key string, found {}", json::describe_byte(b)));
@@ -260,16 +254,10 @@ fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs:
         let events = &mut out.events;
         let done = input
             .unit(|s| {
-                let (b, mut i) = json::peek(s, 0)?;
-                if b == b']' {
-                    return Ok((true, i + 1));
-                }
-                if index > 0 {
-                    if b != b',' {
-                        return json::invalid(i, format!("expected ',' or ']', found {}", json::describe_byte(b)));
-                    }
-                    i += 1;
-                }
+                let i = match next_member(s, index == 0, b']')? {
+                    Next::Close(end) => return Ok((true, end)),
+                    Next::Member(i) => i,
+                };
                 let (raw, end) = raw_event(s, i, attrs.keys())?;
                 if let Some(raw) = raw {
                     store_event(raw, index, strings, events, attrs)?;
@@ -284,6 +272,32 @@ fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs:
     }
     out.total_events = index;
     Ok(())
+}
+
+/// What comes next inside an array or object that is walked one member at a time.
+enum Next {
+    /// The closing bracket; the index after it.
+    Close(usize),
+    /// A member starts at (or after white space from) this index.
+    Member(usize),
+}
+
+/// Reads the closing bracket `close`, or the `,` before a member (none before the first).
+fn next_member(s: &[u8], first: bool, close: u8) -> ScanResult<Next> {
+    let (b, i) = json::peek(s, 0)?;
+    if b == close {
+        return Ok(Next::Close(i + 1));
+    }
+    if first {
+        return Ok(Next::Member(i));
+    }
+    if b != b',' {
+        return json::invalid(
+            i,
+            format!("expected ',' or '{}', found {}", close as char, json::describe_byte(b)),
+        );
+    }
+    Ok(Next::Member(i + 1))
 }
 
 /// Skips the `traceEvents` array one element at a time, so memory stays one chunk. With
@@ -303,16 +317,10 @@ fn skip_events<R: Read>(input: &mut Input<'_, R>, mut steps: Option<&mut Vec<i64
     loop {
         let done = input
             .unit(|s| {
-                let (b, mut i) = json::peek(s, 0)?;
-                if b == b']' {
-                    return Ok((true, i + 1));
-                }
-                if !first {
-                    if b != b',' {
-                        return json::invalid(i, format!("expected ',' or ']', found {}", json::describe_byte(b)));
-                    }
-                    i += 1;
-                }
+                let i = match next_member(s, first, b']')? {
+                    Next::Close(end) => return Ok((true, end)),
+                    Next::Member(i) => i,
+                };
                 match steps.as_deref_mut() {
                     None => Ok((false, json::skip_value(s, i, 1)?)),
                     Some(found) => {
