@@ -15,6 +15,8 @@ use std::io::{self, Read};
 use std::path::Path;
 
 const CHUNK: usize = 1 << 20;
+/// Distinct strings one file may hold: ids are `u32`.
+const MAX_STRINGS: usize = u32::MAX as usize - 1;
 
 /// What the parser extracts from one trace file.
 #[derive(Debug, Default)]
@@ -600,8 +602,9 @@ fn store_event(
         return json::wrong(raw.at, "more than 4294967295 events in one file");
     };
     // Capacity guard: interning a new string needs a free id.
-    if strings.len() >= (u32::MAX - 4) as usize {
-        return json::wrong(raw.at, "more than 4294967291 distinct strings in one file");
+    // One event interns at most a few strings per attribute; keep far from the id limit.
+    if strings.len() + 4 + raw.attrs.len() >= MAX_STRINGS {
+        return json::wrong(raw.at, format!("more than {MAX_STRINGS} distinct strings in one file"));
     }
     let mut id = |t: &Option<IdText<'_>>| -> NameId {
         match t {

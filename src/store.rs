@@ -34,7 +34,8 @@ impl StringTable {
         if let Some(&id) = self.ids.get(s) {
             return id;
         }
-        let id = NameId(u32::try_from(self.strings.len()).expect("more than 2^32 distinct strings"));
+        // The parser refuses a file before it reaches 2^32 - 1 strings (parse::MAX_STRINGS).
+        let id = NameId(u32::try_from(self.strings.len()).unwrap_or(u32::MAX));
         let boxed: Box<str> = s.into();
         self.strings.push(boxed.clone());
         self.ids.insert(boxed, id);
