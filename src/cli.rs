@@ -26,7 +26,10 @@ Examples:
   tracediff compare control/ test/
   tracediff compare ctl.json.gz tst.json.gz --device gpu --short-names --top 20
   tracediff compare runs/ runs/ --control-rank 0 --test-rank 1
-  tracediff ops-diff --category added";
+  tracediff ops-diff --category added
+  tracediff plot --top 10 --exclude ProfilerStep
+  tracediff events run/ --arg input_dims --name 'aten::mm' --format csv
+  tracediff gate baseline/ candidate/ --max-step-time-regression 5% --max-op-regression 10%";
 
 #[derive(Debug, Parser)]
 #[command(
