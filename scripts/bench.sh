@@ -67,6 +67,9 @@ PY
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
 echo "== tracediff $($BIN --version | cut -d' ' -f2), HTA: ${HTA_PY:+$("$HTA_PY" -c 'import importlib.metadata as m; print(m.version("HolisticTraceAnalysis"))')}"
 echo
+echo "== event store memory per kept event, by attribute preset (examples/store_memory.rs)"
+cargo run --quiet --release --example store_memory -- "$PAIR_C"/*.json.gz
+echo
 echo "== pair: hta_trace_diff (2 x 35 MB JSON, gzipped), default compare"
 measure "tracediff compare" "$BIN" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
 measure "zcat both files" sh -c "zcat $PAIR_C/*.gz >/dev/null; zcat $PAIR_T/*.gz >/dev/null"

@@ -246,7 +246,7 @@ where
     let mut cc = ChartBuilder::on(&plot_area)
         .caption(&chart.title, font(26))
         .margin(20)
-        .x_label_area_size(36)
+        .x_label_area_size(60)
         .y_label_area_size(90)
         .build_cartesian_2d(0f64..n as f64, y_range)
         .map_err(err)?;
@@ -258,6 +258,7 @@ where
     cc.configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
+        .x_desc("rows, numbered: names in the key below")
         .y_desc(y_desc)
         .y_label_formatter(&|v| {
             if v.abs() >= 100.0 || v.fract() == 0.0 {
