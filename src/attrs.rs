@@ -773,6 +773,61 @@ mod tests {
         assert_eq!(column_for_key("name"), "arg_name");
     }
 
+    fn parse_with(request: &AttrRequest, events: &str) -> crate::parse::ParsedTrace {
+        let text = format!(r#"{{"traceEvents": [{events}]}}"#);
+        crate::parse::parse_trace(
+            text.as_bytes(),
+            std::path::Path::new("t.json"),
+            crate::read::Compression::None,
+            request,
+        )
+        .unwrap()
+    }
+
+    fn texts(t: &crate::parse::ParsedTrace, column: &str) -> Vec<String> {
+        let (k, _) = t.attrs.column(column).unwrap();
+        (0..t.events.len())
+            .map(|row| t.attrs.text(k, row, &t.strings))
+            .collect()
+    }
+
+    const EV: &str = r#"{"cat": "c", "name": "a", "ts": 1, "dur": 1, "args": {"n": 7, "f": 2.5, "s": "x y", "o": [[1, 2], [3]]}},
+        {"cat": "c", "name": "b", "ts": 2, "dur": 1, "args": {"n": "12", "f": "0.5", "s": 3, "o": "t"}},
+        {"cat": "c", "name": "c", "ts": 3, "dur": 1}"#;
+
+    #[test]
+    fn each_type_converts_and_defaults() {
+        let specs: Vec<String> = ["n=n:int:-9", "f=f:float:1.5", "s=s:string:none", "o=o:object:[]"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let req = AttrRequest::build(Preset::None, &[], &specs).unwrap();
+        let t = parse_with(&req, EV);
+        assert_eq!(texts(&t, "n"), ["7", "12", "-9"]);
+        assert_eq!(texts(&t, "f"), ["2.5", "0.5", "1.5"]);
+        assert_eq!(texts(&t, "s"), ["x y", "3", "none"]);
+        assert_eq!(texts(&t, "o"), ["[[1,2],[3]]", "\"t\"", "[]"]);
+    }
+
+    #[test]
+    fn inferred_columns_widen_on_mixed_values() {
+        let req = AttrRequest::build(Preset::All, &[], &[]).unwrap();
+        let t = parse_with(&req, EV);
+        let names: Vec<&str> = t.attrs.specs.iter().map(|s| s.column.as_str()).collect();
+        assert_eq!(names, ["n", "f", "s", "o"]);
+        // n: int, then the string "12": JSON text throughout.
+        assert_eq!(t.attrs.specs[0].ty, AttrType::Object);
+        assert_eq!(texts(&t, "n"), ["7", "\"12\"", "null"]);
+        assert_eq!(texts(&t, "s"), ["\"x y\"", "3", "null"]);
+        let only_ints = parse_with(
+            &req,
+            r#"{"cat": "c", "name": "a", "ts": 1, "dur": 1, "args": {"k": 1}},
+            {"cat": "c", "name": "a", "ts": 1, "dur": 1, "args": {"k": 2.5}}"#,
+        );
+        assert_eq!(only_ints.attrs.specs[0].ty, AttrType::Float);
+        assert_eq!(texts(&only_ints, "k"), ["1.0", "2.5"]);
+    }
+
     #[test]
     fn compact_json_keeps_strings() {
         assert_eq!(compact_json(b"[[64, 128],\n [ 1 ]]"), "[[64,128],[1]]");
