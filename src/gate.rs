@@ -487,22 +487,13 @@ pub fn evaluate(
                 ""
             }
         );
-        results.push(RuleResult {
-            rule: "op time".into(),
-            subject: format!("{} of {checked} ops regressed", failed.len()),
-            unit: "count",
-            baseline: 0.0,
-            candidate: failed.len() as f64,
-            relative_change: None,
-            threshold: format!("> {}", pct(t)),
-            noise: None,
-            verdict: if failed.is_empty() {
-                Verdict::Pass
-            } else {
-                Verdict::Fail
-            },
-            note: summary_note,
-        });
+        results.push(per_op_summary(
+            "op time",
+            format!("{} of {checked} ops regressed", failed.len()),
+            failed.len(),
+            format!("> {}", pct(t)),
+            summary_note,
+        ));
         results.extend(failed);
     }
     let added: Vec<&String> = cand
@@ -571,18 +562,13 @@ pub fn evaluate(
                 .total_cmp(&(a.candidate - a.baseline))
                 .then_with(|| a.subject.cmp(&b.subject))
         });
-        results.push(RuleResult {
-            rule: "count".into(),
-            subject: format!("{} of {checked} ops ran more often", worst.len()),
-            unit: "count",
-            baseline: 0.0,
-            candidate: worst.len() as f64,
-            relative_change: None,
-            threshold: limit_text(limit),
-            noise: None,
-            verdict: if worst.is_empty() { Verdict::Pass } else { Verdict::Fail },
-            note: "median events per step, ops present on both sides".into(),
-        });
+        results.push(per_op_summary(
+            "count",
+            format!("{} of {checked} ops ran more often", worst.len()),
+            worst.len(),
+            limit_text(limit),
+            "median events per step, ops present on both sides".into(),
+        ));
         results.extend(worst);
     }
 
@@ -629,6 +615,22 @@ pub fn evaluate(
         candidate: summary("candidate", cand_side, cand_res, cand),
         rules: results,
         top_contributors: contributors,
+    }
+}
+
+/// The line that sums up a per-op rule: how many ops failed it.
+fn per_op_summary(rule: &str, subject: String, failed: usize, threshold: String, note: String) -> RuleResult {
+    RuleResult {
+        rule: rule.to_string(),
+        subject,
+        unit: "count",
+        baseline: 0.0,
+        candidate: failed as f64,
+        relative_change: None,
+        threshold,
+        noise: None,
+        verdict: if failed == 0 { Verdict::Pass } else { Verdict::Fail },
+        note,
     }
 }
 

@@ -240,7 +240,8 @@ fn distributed_rank(s: &[u8], i: usize) -> ScanResult<(Option<i64>, usize)> {
     }
 }
 
-fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs: &mut AttrBuilder) -> Result<()> {
+/// Reads the `[` that opens `traceEvents`.
+fn open_events<R: Read>(input: &mut Input<'_, R>) -> Result<()> {
     input
         .unit(|s| {
             let (b, i) = json::peek(s, 0)?;
@@ -249,7 +250,11 @@ fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs:
             }
             Ok(((), i + 1))
         })
-        .map_err(|e| input.error(e))?;
+        .map_err(|e| input.error(e))
+}
+
+fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs: &mut AttrBuilder) -> Result<()> {
+    open_events(input)?;
     let mut index: u64 = 0;
     loop {
         let strings = &mut out.strings;
@@ -306,15 +311,7 @@ fn next_member(s: &[u8], first: bool, close: u8) -> ScanResult<Next> {
 /// `steps`, each event is read (not stored) and the numbers of kept ProfilerSteps collected.
 fn skip_events<R: Read>(input: &mut Input<'_, R>, mut steps: Option<&mut Vec<i64>>) -> Result<()> {
     let no_keys = AttrKeys::default();
-    input
-        .unit(|s| {
-            let (b, i) = json::peek(s, 0)?;
-            if b != b'[' {
-                return json::wrong(i, format!("'traceEvents' must be an array, found {}", json::kind_of(b)));
-            }
-            Ok(((), i + 1))
-        })
-        .map_err(|e| input.error(e))?;
+    open_events(input)?;
     let mut first = true;
     loop {
         let done = input
