@@ -458,7 +458,7 @@ pub fn evaluate(
         let mut checked = 0usize;
         let mut failed = Vec::new();
         for name in base.ops.keys().filter(|n| cand.ops.contains_key(*n)) {
-            if crate::iteration::step_number(name).is_some() || name.starts_with("ProfilerStep#") {
+            if name.starts_with("ProfilerStep") {
                 continue;
             }
             let ch = Change::of(&per_step(base, name, &b_steps), &per_step(cand, name, &c_steps), k);
