@@ -12,6 +12,7 @@ use crate::iteration::step_number;
 use crate::load::Side;
 use crate::select::{Device, Resolved, device_categories};
 use regex::Regex;
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -218,31 +219,39 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
             s.step_ns.push(0);
             s.gpu_busy_ns.push(0);
         }
-        let slot = |it: i64| iterations.iter().position(|&x| x == it).map(|k| base + k);
+        let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
         let mut busy: Vec<Vec<(i64, i64)>> = vec![Vec::new(); iterations.len()];
-        let mut names: Vec<Option<String>> = vec![None; file.strings.len()];
+        // Per name id, (count, ns) in each of this file's samples; names are keyed once at the end.
+        let mut per_name: Vec<Option<Vec<(u64, i64)>>> = vec![None; file.strings.len()];
+        let is_step: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
         for i in 0..ev.len() {
-            let Some(k) = slot(ev.iteration[i]) else { continue };
+            let Some(&k) = slot_of.get(&ev.iteration[i]) else {
+                continue;
+            };
             let dev = on_device[ev.cat[i].index()] || ev.stream[i] >= 0;
-            let name = file.strings.resolve(ev.name[i]);
-            if !dev && step_number(name) == Some(ev.iteration[i]) {
-                s.step_ns[k] = s.step_ns[k].max(ev.dur_ns[i]);
+            if !dev && is_step[ev.name[i].index()] == Some(ev.iteration[i]) {
+                s.step_ns[base + k] = s.step_ns[base + k].max(ev.dur_ns[i]);
             }
-            let cat = file.strings.resolve(ev.cat[i]);
-            if dev && cat != "gpu_user_annotation" {
-                busy[k - base].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
+            if dev && file.strings.resolve(ev.cat[i]) != "gpu_user_annotation" {
+                busy[k].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
             }
             if !device.admits(on_device[ev.cat[i].index()], ev.stream[i]) {
                 continue;
             }
-            let key = names[ev.name[i].index()]
-                .get_or_insert_with(|| keying.name_key(name))
-                .clone();
-            let n = s.keys.len();
-            let per = s.ops.entry(key).or_default();
-            per.resize(n, (0, 0));
+            let per = per_name[ev.name[i].index()].get_or_insert_with(|| vec![(0, 0); iterations.len()]);
             per[k].0 += 1;
             per[k].1 += ev.dur_ns[i];
+        }
+        let n = s.keys.len();
+        for (id, per) in per_name.into_iter().enumerate() {
+            let Some(per) = per else { continue };
+            let key = keying.name_key(file.strings.resolve(crate::store::NameId(id as u32)));
+            let all = s.ops.entry(key).or_default();
+            all.resize(n, (0, 0));
+            for (k, (c, d)) in per.into_iter().enumerate() {
+                all[base + k].0 += c;
+                all[base + k].1 += d;
+            }
         }
         for (k, mut spans) in busy.into_iter().enumerate() {
             s.gpu_busy_ns[base + k] = union_length(&mut spans);
