@@ -467,15 +467,7 @@ fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
-    let comparison = match (&args.control, &args.test) {
-        (Some(c), Some(t)) => {
-            let req = request_from(&args.select, CompareRequest::new(c, t));
-            let (comparison, notes) = compare(&req)?;
-            print_notes(&notes, env);
-            comparison
-        }
-        _ => saved_comparison(&args.select, env)?,
-    };
+    let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, env)?;
     let view = OpsDiffView::new(
         &comparison,
         &args.category.categories(),
@@ -546,15 +538,7 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
-    let comparison = match (&args.control, &args.test) {
-        (Some(c), Some(t)) => {
-            let req = request_from(&args.select, CompareRequest::new(c, t));
-            let (comparison, notes) = compare(&req)?;
-            print_notes(&notes, env);
-            comparison
-        }
-        _ => saved_comparison(&args.select, env)?,
-    };
+    let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, env)?;
     if args.top == 0 {
         return Err(Error::usage("--top must be at least 1"));
     }
@@ -668,6 +652,24 @@ fn relabel(e: Error, path: &Path) -> Error {
     }
 }
 
+/// The comparison of CONTROL and TEST when both are given, else the saved one.
+fn comparison_for(
+    control: Option<&Path>,
+    test: Option<&Path>,
+    select: &SelectArgs,
+    env: &mut Env<'_>,
+) -> Result<Comparison> {
+    match (control, test) {
+        (Some(c), Some(t)) => {
+            let req = request_from(select, CompareRequest::new(c, t));
+            let (comparison, notes) = compare(&req)?;
+            print_notes(&notes, env);
+            Ok(comparison)
+        }
+        _ => saved_comparison(select, env),
+    }
+}
+
 /// The saved comparison with the given options applied: reused as is when they do not change
 /// which events count, recomputed from the saved paths when they do.
 pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Comparison> {
@@ -680,18 +682,7 @@ pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Compar
         req.control.display(),
         req.test.display()
     );
-    let same_events = {
-        let (a, b) = (&saved.request, &req);
-        a.control == b.control
-            && a.test == b.test
-            && a.control_selection == b.control_selection
-            && a.test_selection == b.test_selection
-            && a.device == b.device
-            && a.naming == b.naming
-            && a.normalize_names == b.normalize_names
-            && a.group_by == b.group_by
-            && a.arg_specs == b.arg_specs
-    };
+    let same_events = saved.request.rows_key() == req.rows_key();
     let saved_unfiltered = saved.request.include.is_empty() && saved.request.exclude.is_empty();
     let same_filter = saved.request.include == req.include && saved.request.exclude == req.exclude;
     let filter = NameFilter::new(&req.include, &req.exclude)?;

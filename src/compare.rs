@@ -61,6 +61,17 @@ impl CompareRequest {
         }
     }
 
+    /// The request without what only filters or labels rows afterwards (`include`, `exclude`,
+    /// `labels`): two requests with equal keys count the same events into the same rows.
+    pub fn rows_key(&self) -> CompareRequest {
+        CompareRequest {
+            include: Vec::new(),
+            exclude: Vec::new(),
+            labels: [String::new(), String::new()],
+            ..self.clone()
+        }
+    }
+
     /// The attributes to load: those that `group_by` names (built-in or from `arg_specs`).
     pub fn attr_request(&self) -> Result<AttrRequest> {
         let user = AttrRequest::build(Preset::None, &[], &self.arg_specs)?;

@@ -10,7 +10,7 @@ use crate::aggregate::Keying;
 use crate::error::{Error, Result};
 use crate::iteration::step_number;
 use crate::load::Side;
-use crate::select::{Device, Resolved, device_categories};
+use crate::select::{Device, Resolved, device_categories, runs_on_device};
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -228,7 +228,7 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
             let Some(&k) = slot_of.get(&ev.iteration[i]) else {
                 continue;
             };
-            let dev = on_device[ev.cat[i].index()] || ev.stream[i] >= 0;
+            let dev = runs_on_device(on_device[ev.cat[i].index()], ev.stream[i]);
             if !dev && is_step[ev.name[i].index()] == Some(ev.iteration[i]) {
                 s.step_ns[base + k] = s.step_ns[base + k].max(ev.dur_ns[i]);
             }

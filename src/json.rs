@@ -65,17 +65,14 @@ pub fn expect(s: &[u8], i: usize, byte: u8, what: &str) -> ScanResult<usize> {
 }
 
 pub fn describe_byte(b: u8) -> String {
-    match b {
-        b'"' => "a string".to_string(),
-        b'{' => "an object".to_string(),
-        b'[' => "an array".to_string(),
-        b'-' | b'0'..=b'9' => "a number".to_string(),
-        b't' | b'f' => "a boolean".to_string(),
-        b'n' => "null".to_string(),
-        0x20..=0x7e => format!("'{}'", b as char),
+    match (kind_of(b), b) {
+        (kind, _) if kind != INVALID_VALUE => kind.to_string(),
+        (_, 0x20..=0x7e) => format!("'{}'", b as char),
         _ => format!("byte 0x{b:02x}"),
     }
 }
+
+const INVALID_VALUE: &str = "an invalid value";
 
 /// What kind of JSON value starts with byte `b`.
 pub fn kind_of(b: u8) -> &'static str {
@@ -86,7 +83,7 @@ pub fn kind_of(b: u8) -> &'static str {
         b'-' | b'0'..=b'9' => "a number",
         b't' | b'f' => "a boolean",
         b'n' => "null",
-        _ => "an invalid value",
+        _ => INVALID_VALUE,
     }
 }
 

@@ -354,7 +354,6 @@ struct RawEvent<'a> {
     name: Option<Cow<'a, str>>,
     cat: Option<Cow<'a, str>>,
     ts_ns: Option<i64>,
-    ts_at: usize,
     dur_ns: Option<i64>,
     pid: Option<IdText<'a>>,
     tid: Option<IdText<'a>>,
@@ -405,10 +404,7 @@ fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Option<R
         j = match key.as_ref() {
             b"name" => opt_string(s, v, b, "name", &mut ev.name)?,
             b"cat" => opt_string(s, v, b, "cat", &mut ev.cat)?,
-            b"ts" => {
-                ev.ts_at = v;
-                opt_micros(s, v, b, "ts", &mut ev.ts_ns)?
-            }
+            b"ts" => opt_micros(s, v, b, "ts", &mut ev.ts_ns)?,
             b"dur" => opt_micros(s, v, b, "dur", &mut ev.dur_ns)?,
             b"pid" => id_text(s, v, b, "pid", &mut ev.pid)?,
             b"tid" => id_text(s, v, b, "tid", &mut ev.tid)?,

@@ -94,11 +94,17 @@ pub fn device_categories(file: &TraceFile) -> Vec<bool> {
         .collect()
 }
 
+/// Whether an event runs on the device: a device category, or any stream ≥ 0 (design §3.4).
+#[inline]
+pub fn runs_on_device(device_category: bool, stream: i64) -> bool {
+    device_category || stream >= 0
+}
+
 impl Device {
     /// Whether an event with this category flag and stream is selected.
     #[inline]
     pub fn admits(self, device_category: bool, stream: i64) -> bool {
-        let on_device = device_category || stream >= 0;
+        let on_device = runs_on_device(device_category, stream);
         match self {
             Device::All => true,
             Device::Gpu => on_device,
