@@ -3,11 +3,11 @@
 //!
 //! cargo run --example top_changes -- fixtures/basic/control fixtures/basic/test
 
-use tracediff::aggregate::Naming;
-use tracediff::compare::{CompareRequest, compare};
-use tracediff::diff::{SortKey, sort_rows};
-use tracediff::render::fmt_duration;
-use tracediff::select::Device;
+use tracediff::analysis::aggregate::Naming;
+use tracediff::analysis::compare::{CompareRequest, compare};
+use tracediff::analysis::diff::{SortKey, sort_rows};
+use tracediff::analysis::select::Device;
+use tracediff::output::render::fmt_duration;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

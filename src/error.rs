@@ -38,7 +38,7 @@ pub enum Error {
     },
 
     /// Writing output failed.
-    #[error("cannot write {}: {}", path.display(), crate::read::io_reason(source))]
+    #[error("cannot write {}: {}", path.display(), crate::input::read::io_reason(source))]
     Output {
         path: PathBuf,
         #[source]

@@ -1,36 +1,29 @@
 //! tracediff: compare two sets of PyTorch profiler (Kineto) traces.
 //!
-//! Data flows one way, a module per stage:
-//! [`discover`] → [`read`] → [`parse`] (with [`json`]) → [`store`] (+ [`iteration`]) →
-//! [`select`] → [`aggregate`] → [`diff`] → [`render`].
-//! [`load`] and [`compare`] chain the stages; [`cli`] is the command line on top.
+//! Data flows one way, a module per stage, grouped in folders that show the flow:
+//! - [`model`]: the columnar [`model::store`] and [`model::iteration`]s: plain data.
+//! - [`input`]: [`input::discover`] → [`input::read`] → [`input::parse`] (with [`input::json`] and
+//!   the `args` attributes of [`input::attrs`]) into the model; [`input::load`] chains them.
+//! - [`analysis`]: [`analysis::select`] → [`analysis::aggregate`] → [`analysis::diff`];
+//!   [`analysis::compare`] chains them, [`analysis::gate`] judges regressions.
+//! - [`output`]: [`output::render`] (pure functions), [`output::events`], [`output::state`].
+//! - [`cli`]: the command line on top.
+//!
+//! Each folder builds on the ones above it in this list, never on one below it.
 //!
 //! ```no_run
-//! use tracediff::compare::{CompareRequest, compare};
+//! use tracediff::analysis::compare::{CompareRequest, compare};
 //! let (comparison, _notes) = compare(&CompareRequest::new("control/", "test/")).unwrap();
 //! for row in &comparison.rows {
 //!     println!("{} {} -> {}", row.name, row.control.count, row.test.count);
 //! }
 //! ```
 
-pub mod aggregate;
-pub mod attrs;
+pub mod analysis;
 pub mod cli;
-pub mod compare;
-pub mod diff;
-pub mod discover;
 pub mod error;
-pub mod events;
-pub mod gate;
-pub mod iteration;
-pub mod json;
-pub mod load;
-pub mod names;
-pub mod parse;
-pub mod read;
-pub mod render;
-pub mod select;
-pub mod state;
-pub mod store;
+pub mod input;
+pub mod model;
+pub mod output;
 
 pub use error::{Error, Result};

@@ -1,8 +1,9 @@
 use clap::Parser;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use tracediff::Error;
 use tracediff::cli::{Cli, Env, run};
-use tracediff::{Error, state};
+use tracediff::output::state;
 
 /// A note on stderr when a run takes over a second on a terminal, so a long load of large traces
 /// does not look like a hang. Nothing when stderr is redirected.

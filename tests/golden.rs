@@ -16,15 +16,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use tracediff::aggregate::Naming;
-use tracediff::attrs::AttrRequest;
-use tracediff::compare::{CompareRequest, compare_sides};
-use tracediff::diff::{Category, NameFilter};
-use tracediff::iteration::step_number;
-use tracediff::load::{Side, load_side};
-use tracediff::names::shorten_name;
-use tracediff::select::{DEVICE_CATEGORIES, Device, Pick, SideSelection, resolve};
-use tracediff::store::TraceFile;
+use tracediff::analysis::aggregate::Naming;
+use tracediff::analysis::compare::{CompareRequest, compare_sides};
+use tracediff::analysis::diff::{Category, NameFilter};
+use tracediff::analysis::names::shorten_name;
+use tracediff::analysis::select::{DEVICE_CATEGORIES, Device, Pick, SideSelection, resolve};
+use tracediff::input::attrs::AttrRequest;
+use tracediff::input::load::{Side, load_side};
+use tracediff::model::iteration::step_number;
+use tracediff::model::store::TraceFile;
 
 fn shared_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("TRACEDIFF_SHARED")

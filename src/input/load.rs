@@ -1,13 +1,13 @@
 //! Loading a side: discover its files, read and parse them in parallel, assign iterations.
 
-use crate::attrs::AttrRequest;
-use crate::discover::discover;
+use crate::analysis::select::{Pick, SideSelection};
 use crate::error::{Error, Result};
-use crate::iteration::assign_iterations;
-use crate::parse::{Header, parse_trace, scan_header};
-use crate::read::{Compression, open};
-use crate::select::{Pick, SideSelection};
-use crate::store::TraceFile;
+use crate::input::attrs::AttrRequest;
+use crate::input::discover::discover;
+use crate::input::parse::{Header, parse_trace, scan_header};
+use crate::input::read::{Compression, open};
+use crate::model::iteration::assign_iterations;
+use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -1,9 +1,9 @@
 //! The comparison table: one row per name on either side, and the ops-diff categories
 //! (design §3.5).
 
-use crate::aggregate::{NameTotals, Naming, Totals};
+use crate::analysis::aggregate::{NameTotals, Naming, Totals};
+use crate::analysis::select::{Device, Resolved};
 use crate::error::{Error, Result};
-use crate::select::{Device, Resolved};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::borrow::Borrow;

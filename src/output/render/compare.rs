@@ -3,7 +3,7 @@
 use super::{
     Format, TableStyle, csv_field, elide_middle, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
 };
-use crate::diff::{Comparison, Row, SideInfo, SortKey, Summary};
+use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary};
 use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, presets};
 use serde_json::{Value, json};
 use std::fmt::Write;
@@ -21,7 +21,7 @@ pub struct CompareView<'a> {
 impl<'a> CompareView<'a> {
     pub fn new(comparison: &'a Comparison, sort: SortKey, top: Option<usize>) -> Self {
         let mut ordered: Vec<&Row> = comparison.rows.iter().collect();
-        crate::diff::sort_rows(&mut ordered, sort);
+        crate::analysis::diff::sort_rows(&mut ordered, sort);
         if let Some(n) = top {
             ordered.truncate(n);
         }
@@ -135,12 +135,12 @@ pub fn json(view: &CompareView<'_>) -> String {
 }
 
 fn describe_side(s: &SideInfo) -> String {
-    let ranks = crate::select::join(&s.resolved.ranks);
+    let ranks = crate::analysis::select::join(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
     let iters = match &s.resolved.iterations {
         None => "whole trace (no ProfilerStep)".to_string(),
         Some(v) if v.len() == 1 => format!("iteration {}", v[0]),
-        Some(v) => format!("iterations {}", crate::select::join(v)),
+        Some(v) => format!("iterations {}", crate::analysis::select::join(v)),
     };
     format!("{}: {} ({rank_word} {ranks}, {iters})", s.label, s.path)
 }

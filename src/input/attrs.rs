@@ -4,8 +4,8 @@
 //! for. `stream` and `correlation` are always read: they are core columns of the store.
 
 use crate::error::{Error, Result};
-use crate::parse::RawValue;
-use crate::store::{NameId, StringTable};
+use crate::input::parse::RawValue;
+use crate::model::store::{NameId, StringTable};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -773,18 +773,18 @@ mod tests {
         assert_eq!(column_for_key("name"), "arg_name");
     }
 
-    fn parse_with(request: &AttrRequest, events: &str) -> crate::parse::ParsedTrace {
+    fn parse_with(request: &AttrRequest, events: &str) -> crate::input::parse::ParsedTrace {
         let text = format!(r#"{{"traceEvents": [{events}]}}"#);
-        crate::parse::parse_trace(
+        crate::input::parse::parse_trace(
             text.as_bytes(),
             std::path::Path::new("t.json"),
-            crate::read::Compression::None,
+            crate::input::read::Compression::None,
             request,
         )
         .unwrap()
     }
 
-    fn texts(t: &crate::parse::ParsedTrace, column: &str) -> Vec<String> {
+    fn texts(t: &crate::input::parse::ParsedTrace, column: &str) -> Vec<String> {
         let (k, _) = t.attrs.column(column).unwrap();
         (0..t.events.len())
             .map(|row| t.attrs.text(k, row, &t.strings))

@@ -1,13 +1,13 @@
 //! `tracediff events`: the event table itself, one row per kept event, with the attributes the
 //! user chose. Rows are written one at a time, so large outputs never sit in memory as text.
 
-use crate::attrs::{AttrType, AttrValue, CORE_COLUMNS, format_float};
+use crate::analysis::select::{Device, Resolved, device_categories};
 use crate::error::{Error, Result};
-use crate::iteration::partner_rows;
-use crate::load::Side;
-use crate::render::{csv_field, fmt_us};
-use crate::select::{Device, Resolved, device_categories};
-use crate::store::TraceFile;
+use crate::input::attrs::{AttrType, AttrValue, CORE_COLUMNS, format_float};
+use crate::input::load::Side;
+use crate::model::iteration::partner_rows;
+use crate::model::store::TraceFile;
+use crate::output::render::{csv_field, fmt_us};
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -71,7 +71,7 @@ impl Cell {
     fn json(&self) -> Value {
         match self {
             Cell::Int(i) => Value::from(*i),
-            Cell::Micros(ns) => crate::render::json_us(*ns),
+            Cell::Micros(ns) => crate::output::render::json_us(*ns),
             Cell::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
             Cell::Text(t) => Value::from(t.clone()),
             Cell::Json(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::from(t.clone())),

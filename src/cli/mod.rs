@@ -1,19 +1,19 @@
 //! The command line: argument definitions, and running a command with its output streams.
 
-use crate::attrs::{AttrRequest, Preset};
-use crate::compare::{CompareRequest, check_labels, compare};
-use crate::diff::{Category, Comparison, NameFilter, SortKey};
+use crate::analysis::compare::{CompareRequest, check_labels, compare};
+use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
+use crate::analysis::gate::{GateConfig, Rules, Verdict, evaluate, measure};
+use crate::analysis::select::{Device, Pick};
+use crate::analysis::select::{SideSelection, resolve};
 use crate::error::{Error, Result};
-use crate::events::{EventFilter, EventsFormat, write_events};
-use crate::gate::{GateConfig, Rules, Verdict, evaluate, measure};
-use crate::load::{load_pair, load_side_ranks, pair_notes};
-use crate::render::compare::CompareView;
-use crate::render::ops_diff::OpsDiffView;
-use crate::render::plot::{ImageFormat, Metric, chart_of, draw};
-use crate::render::{Format, TableStyle};
-use crate::select::{Device, Pick};
-use crate::select::{SideSelection, resolve};
-use crate::state;
+use crate::input::attrs::{AttrRequest, Preset};
+use crate::input::load::{load_pair, load_side_ranks, pair_notes};
+use crate::output::events::{EventFilter, EventsFormat, write_events};
+use crate::output::render::compare::CompareView;
+use crate::output::render::ops_diff::OpsDiffView;
+use crate::output::render::plot::{ImageFormat, Metric, chart_of, draw};
+use crate::output::render::{Format, TableStyle};
+use crate::output::state;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use regex::Regex;
 use std::io::Write;
@@ -417,7 +417,7 @@ fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest
         base.device = d;
     }
     if select.short_names {
-        base.naming = crate::aggregate::Naming::ShortName;
+        base.naming = crate::analysis::aggregate::Naming::ShortName;
     }
     if select.normalize_names {
         base.normalize_names = true;
@@ -462,7 +462,7 @@ fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     }
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
     emit(&args.output, env, |format, style| {
-        crate::render::compare::render(&view, format, style)
+        crate::output::render::compare::render(&view, format, style)
     })
 }
 
@@ -475,7 +475,7 @@ fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
         args.output.top,
     );
     emit(&args.output, env, |format, _| {
-        crate::render::ops_diff::render(&view, format)
+        crate::output::render::ops_diff::render(&view, format)
     })
 }
 
@@ -585,7 +585,7 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     let from_file = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::input(path, format!("cannot read: {}", crate::read::io_reason(&e))))?;
+                .map_err(|e| Error::input(path, format!("cannot read: {}", crate::input::read::io_reason(&e))))?;
             GateConfig::from_toml(&text, path)?
         }
         None => GateConfig::default(),
@@ -606,11 +606,11 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     };
     let config = from_file.overridden_by(from_cli);
     let rules = Rules::from_config(&config)?;
-    let keying = crate::aggregate::Keying {
+    let keying = crate::analysis::aggregate::Keying {
         naming: if config.short_names.unwrap_or(false) {
-            crate::aggregate::Naming::ShortName
+            crate::analysis::aggregate::Naming::ShortName
         } else {
-            crate::aggregate::Naming::Name
+            crate::analysis::aggregate::Naming::Name
         },
         normalize: config.normalize_names.unwrap_or(false),
         group_by: Vec::new(),
@@ -637,7 +637,9 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         top: None,
         sort: None,
     };
-    emit(&output, env, |format, _| crate::render::gate::render(&report, format))?;
+    emit(&output, env, |format, _| {
+        crate::output::render::gate::render(&report, format)
+    })?;
     Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }
 

@@ -5,11 +5,11 @@
 //! the current chunk; when a piece runs past the end of the chunk, more text is read and
 //! that piece (only) is parsed again. Names are borrowed from the chunk and interned once.
 
-use crate::attrs::{AttrBuilder, AttrKeys, AttrRequest, AttrTable};
 use crate::error::{Error, Location, Result};
-use crate::json::{self, Scan, ScanResult};
-use crate::read::{Compression, describe_read_error};
-use crate::store::{EventTable, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable};
+use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, AttrTable};
+use crate::input::json::{self, Scan, ScanResult};
+use crate::input::read::{Compression, describe_read_error};
+use crate::model::store::{EventTable, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable};
 use std::borrow::Cow;
 use std::io::{self, Read};
 use std::path::Path;
@@ -324,7 +324,9 @@ fn skip_events<R: Read>(input: &mut Input<'_, R>, mut steps: Option<&mut Vec<i64
                     None => Ok((false, json::skip_value(s, i, 1)?)),
                     Some(found) => {
                         let (raw, end) = raw_event(s, i, &no_keys)?;
-                        if let Some(n) = raw.and_then(|r| r.name.as_deref().and_then(crate::iteration::step_number)) {
+                        if let Some(n) =
+                            raw.and_then(|r| r.name.as_deref().and_then(crate::model::iteration::step_number))
+                        {
                             found.push(n);
                         }
                         Ok((false, end))
@@ -929,7 +931,7 @@ mod tests {
                 .to_string();
             assert!(e.contains("(t.json"), "{e}");
         }
-        let all = AttrRequest::build(crate::attrs::Preset::All, &[], &[]).unwrap();
+        let all = AttrRequest::build(crate::input::attrs::Preset::All, &[], &[]).unwrap();
         for (k, pos) in (0..bytes.len()).step_by(3).enumerate() {
             for b in [b'"', b'{', b']', b'\\', 0xff, b'-', b'e', b'0', 0x01] {
                 let mut v = bytes.to_vec();

@@ -1,11 +1,11 @@
 //! A whole comparison, from two paths to a [`Comparison`]: load → select → aggregate → diff.
 
-use crate::aggregate::{Keying, Naming, aggregate};
-use crate::attrs::{AttrRequest, Preset};
-use crate::diff::{Comparison, NameFilter, SideInfo, diff};
+use crate::analysis::aggregate::{Keying, Naming, aggregate};
+use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff};
+use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::error::{Error, Result};
-use crate::load::{Side, load_pair, pair_notes};
-use crate::select::{Device, Resolved, SideSelection, resolve};
+use crate::input::attrs::{AttrRequest, Preset};
+use crate::input::load::{Side, load_pair, pair_notes};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

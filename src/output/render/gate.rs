@@ -1,7 +1,7 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
 use super::{Format, elide_middle, fmt_duration, md_cell};
-use crate::gate::{GateReport, RuleResult, SideSummary, Verdict};
+use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
 use std::fmt::Write;
 
@@ -70,8 +70,8 @@ fn side_line(s: &SideSummary) -> String {
         s.label,
         s.path,
         if s.ranks.len() == 1 { "rank" } else { "ranks" },
-        crate::select::join(&s.ranks),
-        crate::select::join(&s.iterations),
+        crate::analysis::select::join(&s.ranks),
+        crate::analysis::select::join(&s.iterations),
         fmt_duration(s.step_median_ns.round() as i64, false),
         fmt_duration(s.step_min_ns.round() as i64, false),
         fmt_duration(s.step_max_ns.round() as i64, false),

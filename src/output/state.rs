@@ -1,9 +1,9 @@
 //! The comparison that the last `compare` saved, so that `ops-diff` and `plot` can reuse it.
 
-use crate::compare::CompareRequest;
-use crate::diff::Comparison;
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::Comparison;
 use crate::error::{Error, Result};
-use crate::read::io_reason;
+use crate::input::read::io_reason;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -100,9 +100,9 @@ pub fn load(dir: &Path) -> Result<(Saved, PathBuf)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aggregate::{Naming, Totals};
-    use crate::diff::{Row, SideInfo};
-    use crate::select::{Device, Resolved};
+    use crate::analysis::aggregate::{Naming, Totals};
+    use crate::analysis::diff::{Row, SideInfo};
+    use crate::analysis::select::{Device, Resolved};
 
     fn comparison() -> Comparison {
         let side = |label: &str| SideInfo {

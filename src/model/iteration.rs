@@ -8,7 +8,7 @@
 //!   streams > 0; stream 0 (every AMD kernel) is linked too (design §3.7, point 1).
 //! - Anything else is [`NO_ITERATION`].
 
-use crate::store::{EventTable, NO_CORRELATION, NO_ITERATION, NameId, Step, StringTable};
+use crate::model::store::{EventTable, NO_CORRELATION, NO_ITERATION, NameId, Step, StringTable};
 use rustc_hash::FxHashMap;
 
 /// The step number in a name such as `ProfilerStep#12` (HTA's `ProfilerStep\s*#\s*(\d+)`).
@@ -143,7 +143,7 @@ impl StepWindows {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{NO_STREAM, NewEvent};
+    use crate::model::store::{NO_STREAM, NewEvent};
 
     #[test]
     fn step_numbers_follow_htas_pattern() {

@@ -3,7 +3,7 @@
 //! PNG or SVG, drawn with an embedded font so the picture is the same on every machine.
 
 use super::{elide_middle, fmt_duration};
-use crate::diff::{Comparison, Row, SortKey, sort_rows};
+use crate::analysis::diff::{Comparison, Row, SortKey, sort_rows};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -11,7 +11,7 @@ use plotters::style::{FontStyle, register_font};
 use std::fmt::Write;
 use std::path::Path;
 
-const FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+const FONT: &[u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
 const FAMILY: &str = "sans-serif";
 
 /// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.

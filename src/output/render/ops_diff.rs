@@ -1,7 +1,7 @@
 //! The ops-diff lists (HTA `ops_diff`): names per category.
 
 use super::{Format, csv_field};
-use crate::diff::{Category, Comparison, Row, SortKey, sort_rows};
+use crate::analysis::diff::{Category, Comparison, Row, SortKey, sort_rows};
 use serde_json::{Map, Value};
 use std::fmt::Write;
 

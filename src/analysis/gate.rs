@@ -6,11 +6,11 @@
 //! (the run-to-run variation); with a single sample per side no noise estimate is possible
 //! and the threshold alone decides (the report says so).
 
-use crate::aggregate::Keying;
+use crate::analysis::aggregate::Keying;
+use crate::analysis::select::{Device, Resolved, device_categories, runs_on_device};
 use crate::error::{Error, Result};
-use crate::iteration::step_number;
-use crate::load::Side;
-use crate::select::{Device, Resolved, device_categories, runs_on_device};
+use crate::input::load::Side;
+use crate::model::iteration::step_number;
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -245,7 +245,7 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
         let n = s.keys.len();
         for (id, per) in per_name.into_iter().enumerate() {
             let Some(per) = per else { continue };
-            let key = keying.name_key(file.strings.resolve(crate::store::NameId(id as u32)));
+            let key = keying.name_key(file.strings.resolve(crate::model::store::NameId(id as u32)));
             let all = s.ops.entry(key).or_default();
             all.resize(n, (0, 0));
             for (k, (c, d)) in per.into_iter().enumerate() {
@@ -489,7 +489,7 @@ pub fn evaluate(
         });
         let summary_note = format!(
             "{checked} ops above the {} floor checked{}",
-            crate::render::fmt_duration(rules.min_op_time_ns, false),
+            crate::output::render::fmt_duration(rules.min_op_time_ns, false),
             if rules.relative {
                 ", as shares of step time (--relative)"
             } else {

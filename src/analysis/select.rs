@@ -1,8 +1,8 @@
 //! Which ranks, iterations and device of a side take part (design §2, §3.3, §3.4).
 
 use crate::error::{Error, Result};
-use crate::load::Side;
-use crate::store::TraceFile;
+use crate::input::load::Side;
+use crate::model::store::TraceFile;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

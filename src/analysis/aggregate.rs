@@ -1,11 +1,11 @@
 //! Counting and summing the selected events of a side, per name (design §3.5).
 
-use crate::attrs::{AttrColumn, AttrValue, value_text};
-use crate::load::Side;
-use crate::names::{normalize_name, shorten_name};
-use crate::select::{Device, Resolved, device_categories};
-use crate::store::NameId;
-use crate::store::TraceFile;
+use crate::analysis::names::{normalize_name, shorten_name};
+use crate::analysis::select::{Device, Resolved, device_categories};
+use crate::input::attrs::{AttrColumn, AttrValue, value_text};
+use crate::input::load::Side;
+use crate::model::store::NameId;
+use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 //! A [`TraceFile`] holds the events of one trace file (one rank) that count as ops
 //! (design §3.2), in file order, plus the string table they index into.
 
-use crate::attrs::AttrTable;
+use crate::input::attrs::AttrTable;
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
@@ -84,7 +84,7 @@ pub struct EventTable {
     pub tid: Vec<NameId>,
     pub stream: Vec<i64>,
     pub correlation: Vec<i64>,
-    /// Filled in after parsing by [`crate::iteration::assign_iterations`].
+    /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
     pub iteration: Vec<i64>,
 }
 

@@ -1,0 +1,9 @@
+//! Analysis: selecting ranks, iterations and devices, aggregating per name, diffing two sides,
+//! and the regression gate. Reads the model; renders nothing.
+
+pub mod aggregate;
+pub mod compare;
+pub mod diff;
+pub mod gate;
+pub mod names;
+pub mod select;

@@ -1,0 +1,10 @@
+//! Input: finding trace files, opening (and decompressing) them, and parsing their JSON into the
+//! columnar store of [`crate::model`], with the `args`
+//! attributes asked for ([`attrs`]). [`load`] chains these stages for one side of a comparison.
+
+pub mod attrs;
+pub mod discover;
+pub mod json;
+pub mod load;
+pub mod parse;
+pub mod read;

@@ -1,0 +1,6 @@
+//! Output: pure renderers from analysis results to text and images, the `events` writer, and the
+//! saved comparison.
+
+pub mod events;
+pub mod render;
+pub mod state;
