@@ -118,3 +118,77 @@ fn a_long_run_on_a_terminal_shows_progress_and_exits() {
     assert!(text.contains("tracediff: reading traces…"), "{text}");
     assert!(text.contains("4001"), "every row arrived: {text}");
 }
+
+/// Defect 2: `--max-step-time-regression 5` was read as 500% and passed a 79% regression.
+/// Percentages need their % sign and durations their unit, on the command line and in the
+/// TOML file alike.
+#[test]
+fn gate_thresholds_without_their_unit_are_refused() {
+    let gate = |extra: &[&str]| {
+        let mut args = vec!["gate", "fixtures/gate/base", "fixtures/gate/kernel2x"];
+        args.extend_from_slice(extra);
+        fails(&args)
+    };
+    assert_eq!(
+        gate(&["--max-step-time-regression", "5"]),
+        "invalid --max-step-time-regression '5': a percentage needs its % sign: write 5% for 5 percent \
+         (a bare number is refused; 5 could mean either 5% or 500%)"
+    );
+    for flag in ["--max-op-regression", "--max-gpu-busy-regression"] {
+        let e = gate(&[flag, "0.05"]);
+        assert!(
+            e.starts_with(&format!("invalid {flag} '0.05': a percentage needs its % sign")),
+            "{e}"
+        );
+    }
+    assert_eq!(
+        gate(&["--max-op-regression", "5%", "--min-op-time", "200"]),
+        "invalid --min-op-time '200': a duration needs its unit: write e.g. 200us, 200ms or 200s (a bare number is refused)"
+    );
+    let e = gate(&["--max-count-increase=-3"]);
+    assert!(e.starts_with("invalid --max-count-increase '-3'"), "{e}");
+    let dir = TempDir::new().unwrap();
+    for (body, want) in [
+        (
+            "max_step_time_regression = 5",
+            "max_step_time_regression '5': a percentage needs its % sign",
+        ),
+        (
+            "max_op_regression = \"0.05\"",
+            "max_op_regression '0.05': a percentage needs its % sign",
+        ),
+        (
+            "max_gpu_busy_regression = 0.05",
+            "max_gpu_busy_regression '0.05': a percentage needs its % sign",
+        ),
+        (
+            "max_op_regression = \"5%\"\nmin_op_time = 7",
+            "min_op_time '7': a duration needs its unit",
+        ),
+    ] {
+        let path = dir.path().join("gate.toml");
+        std::fs::write(&path, format!("[gate]\n{body}\n")).unwrap();
+        let e = gate(&["--config", path.to_str().unwrap()]);
+        assert!(e.starts_with(&format!("invalid gate config: {want}")), "{e}");
+        assert!(e.ends_with(&format!("({})", path.display())), "{e}");
+    }
+    // With its sign, 5% fails the 79% regression (exit 1); a TOML number is a count limit.
+    let r = run(&[
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--max-step-time-regression",
+        "5%",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let path = dir.path().join("count.toml");
+    std::fs::write(&path, "[gate]\nmax_count_increase = 2\n").unwrap();
+    let r = run(&[
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/base",
+        "--config",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
