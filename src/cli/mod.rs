@@ -1,5 +1,7 @@
 //! The command line: argument definitions, and running a command with its output streams.
 
+pub mod entry;
+
 use crate::analysis::compare::{CompareRequest, check_labels, compare};
 use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::analysis::gate::{GateConfig, Rules, Verdict, evaluate, measure};
