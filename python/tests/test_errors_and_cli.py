@@ -94,3 +94,25 @@ def test_polars_backend(fixtures):
     assert df.columns[0] == "name"
     with pytest.raises(ValueError, match="backend"):
         tracediff.compare(fixtures / "basic/control", fixtures / "basic/test", backend="arrow")
+
+
+def test_the_gil_is_released_while_rust_reads(shared):
+    import threading
+    import time
+
+    pair = shared / "traces/hta_trace_diff"
+    done = threading.Event()
+    worker = threading.Thread(
+        target=lambda: (tracediff.compare(pair / "control", pair / "test"), done.set()), daemon=True
+    )
+    ticks = 0
+    worker.start()
+    start = time.perf_counter()
+    # Count main-thread steps while the worker is inside the Rust call; a held GIL would
+    # freeze this loop for the whole call.
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    elapsed = time.perf_counter() - start
+    worker.join()
+    assert elapsed < 0.05 or ticks > elapsed * 100, (ticks, elapsed)
