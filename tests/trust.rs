@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-#[allow(dead_code)]
 struct Run {
     code: i32,
     stdout: String,
@@ -14,7 +13,6 @@ struct Run {
 }
 
 /// Runs tracediff in the repository root with its state in `state`.
-#[allow(dead_code)]
 fn run_in(state: &Path, args: &[&str]) -> Run {
     let out = Command::cargo_bin("tracediff")
         .unwrap()
@@ -30,7 +28,6 @@ fn run_in(state: &Path, args: &[&str]) -> Run {
     }
 }
 
-#[allow(dead_code)]
 fn run(args: &[&str]) -> Run {
     let state = TempDir::new().unwrap();
     run_in(state.path(), args)
@@ -38,7 +35,6 @@ fn run(args: &[&str]) -> Run {
 
 /// Runs and expects exit code 2 with one `tracediff: ` line on stderr and nothing on stdout;
 /// returns that line without the prefix.
-#[allow(dead_code)]
 fn fails(args: &[&str]) -> String {
     let r = run(args);
     assert_eq!(r.code, 2, "args {args:?}\nstdout: {}\nstderr: {}", r.stdout, r.stderr);
@@ -191,4 +187,39 @@ fn gate_thresholds_without_their_unit_are_refused() {
         path.to_str().unwrap(),
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// Defect 3: when the state could not be saved, `compare` printed nothing and exited 2. The
+/// result is printed, one warning says how to fix it, and the exit status is 0.
+#[test]
+fn a_state_that_cannot_be_saved_does_not_lose_the_result() {
+    let dir = TempDir::new().unwrap();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, b"").unwrap();
+    // A directory under a regular file cannot be created, even by root.
+    let state = blocker.join("state");
+    let args = [
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--format",
+        "csv",
+    ];
+    let r = run_in(&state, &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, run(&[&args[..], &["--no-save"]].concat()).stdout);
+    assert!(r.stdout.starts_with("name,control_counts,"), "{}", r.stdout);
+    let warnings: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("tracediff: note:"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [format!(
+            "tracediff: warning: this comparison was not saved for `ops-diff` and `plot` without paths \
+             (cannot write {}: Not a directory); pass --no-save, or set TRACEDIFF_STATE_DIR to a writable directory",
+            state.display()
+        )]
+    );
 }

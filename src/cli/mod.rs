@@ -460,16 +460,25 @@ fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     let req = request_from(&args.select, CompareRequest::new(&args.control, &args.test));
     let (comparison, notes) = compare(&req)?;
     print_notes(&notes, env);
-    if !args.no_save {
-        let mut saved_req = req.clone();
-        saved_req.control = absolute(&req.control);
-        saved_req.test = absolute(&req.test);
-        state::save(&env.state_dir, &saved_req, &comparison)?;
-    }
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
     emit(&args.output, env, |format, style| {
         crate::output::render::compare::render(&view, format, style)
-    })
+    })?;
+    if !args.no_save {
+        // Saving is a side effect: when it fails, the result stands and a warning says how to fix it.
+        let mut saved_req = req.clone();
+        saved_req.control = absolute(&req.control);
+        saved_req.test = absolute(&req.test);
+        if let Err(e) = state::save(&env.state_dir, &saved_req, &comparison) {
+            let _ = writeln!(
+                env.stderr,
+                "tracediff: warning: this comparison was not saved for `ops-diff` and `plot` without paths ({e}); \
+                 pass --no-save, or set {} to a writable directory",
+                state::STATE_DIR_ENV
+            );
+        }
+    }
+    Ok(0)
 }
 
 fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
