@@ -223,3 +223,37 @@ fn a_state_that_cannot_be_saved_does_not_lose_the_result() {
         )]
     );
 }
+
+/// Defect 7 (second half): a trace file whose name is not UTF-8 was skipped silently inside a
+/// directory. It is read like any other (and named, lossily, in messages).
+#[cfg(unix)]
+#[test]
+fn a_trace_whose_name_is_not_utf8_is_read_not_skipped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new().unwrap();
+    let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"rank\xff.json"));
+    std::fs::copy("fixtures/basic/control/trace.json", &odd).unwrap();
+    let side = dir.path().to_str().unwrap();
+    let csv = |control: &str| {
+        let r = run(&[
+            "compare",
+            control,
+            "fixtures/basic/test",
+            "--format",
+            "csv",
+            "--no-save",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    assert_eq!(csv(side), csv("fixtures/basic/control"));
+    // Beside another rank-0 file, both are named in the duplicate-rank error.
+    std::fs::copy("fixtures/basic/control/trace.json", dir.path().join("a.json")).unwrap();
+    let e = fails(&["compare", side, "fixtures/basic/test", "--no-save"]);
+    assert_eq!(
+        e,
+        format!(
+            "two trace files with rank 0: {side}/a.json and {side}/rank\u{fffd}.json (pass one file to compare it alone) ({side})"
+        )
+    );
+}
