@@ -33,14 +33,18 @@ fn run(args: &[&str]) -> Run {
     run_in(state.path(), args)
 }
 
-/// Runs and expects exit code 2 with one `tracediff: ` line on stderr and nothing on stdout;
-/// returns that line without the prefix.
+/// Runs and expects exit code 2 with one `tracediff: ` line (besides notes) on stderr and nothing
+/// on stdout; returns that line without the prefix.
 fn fails(args: &[&str]) -> String {
     let r = run(args);
     assert_eq!(r.code, 2, "args {args:?}\nstdout: {}\nstderr: {}", r.stdout, r.stderr);
     assert!(r.stdout.is_empty(), "nothing on stdout on error: {}", r.stdout);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    let lines: Vec<&str> = r.stderr.lines().collect();
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("tracediff: note:"))
+        .collect();
     assert_eq!(lines.len(), 1, "one error line: {}", r.stderr);
     lines[0].strip_prefix("tracediff: ").expect("prefixed").to_string()
 }
@@ -256,4 +260,58 @@ fn a_trace_whose_name_is_not_utf8_is_read_not_skipped() {
             "two trace files with rank 0: {side}/a.json and {side}/rank\u{fffd}.json (pass one file to compare it alone) ({side})"
         )
     );
+}
+
+/// Defect 8: `plot --width 40000 --height 40000` panicked (plotters' buffer size overflowed).
+/// Sizes outside the allowed range, and more rows than a chart can hold, are usage errors
+/// that say what fits.
+#[test]
+fn plot_sizes_out_of_range_are_clear_errors() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("chart.png");
+    let plot = |extra: &[&str]| {
+        let mut args = vec![
+            "plot",
+            "fixtures/basic/control",
+            "fixtures/basic/test",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        fails(&args)
+    };
+    for (w, h) in [
+        ("40000", "40000"),
+        ("4294967295", "900"),
+        ("1600", "8193"),
+        ("399", "900"),
+    ] {
+        assert_eq!(
+            plot(&["--width", w, "--height", h]),
+            format!("a chart is 400×300 to 8192×8192 pixels, not {w}×{h} (--width, --height)")
+        );
+    }
+    assert_eq!(
+        plot(&["--top", "19", "--height", "300"]),
+        "19 rows do not fit a 1600×300 chart (each needs 30 pixels of width and half a 22-pixel line of the \
+         key under the plot): give at least --width 1600 --height 490, or a smaller --top"
+    );
+    assert!(!out.exists());
+    // The largest size draws (an SVG, to keep the test light).
+    let svg = dir.path().join("big.svg");
+    let r = run(&[
+        "plot",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--metric",
+        "counts",
+        "--width",
+        "8192",
+        "--height",
+        "8192",
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("width=\"8192\""));
 }

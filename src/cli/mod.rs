@@ -92,10 +92,10 @@ pub struct PlotArgs {
     /// The image file (.png or .svg).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Width in pixels.
+    /// Width in pixels (400 to 8192; each row needs 30).
     #[arg(long, default_value_t = 1600)]
     pub width: u32,
-    /// Height in pixels.
+    /// Height in pixels (300 to 8192; the key under the plot needs 22 per two rows).
     #[arg(long, default_value_t = 900)]
     pub height: u32,
     #[command(flatten)]
@@ -553,6 +553,7 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
+    crate::output::render::plot::check_size(args.width, args.height)?;
     let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, env)?;
     if args.top == 0 {
         return Err(Error::usage("--top must be at least 1"));
