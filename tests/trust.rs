@@ -315,3 +315,105 @@ fn plot_sizes_out_of_range_are_clear_errors() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(std::fs::read_to_string(&svg).unwrap().contains("width=\"8192\""));
 }
+
+/// Defect 9: output that lied. `compare -o diff.png` wrote a text table into a .png; `gate
+/// --format csv` printed a table; `ops-diff --labels` and an unused `--arg-spec` were accepted
+/// and ignored.
+#[test]
+fn outputs_are_what_they_say_or_refused() {
+    let dir = TempDir::new().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (png, xlsx, events_png) = (path("diff.png"), path("gate.xlsx"), path("events.png"));
+    assert_eq!(
+        fails(&["compare", "fixtures/basic/control", "fixtures/basic/test", "-o", &png]),
+        format!(
+            "cannot tell the output format of {png} from its extension .png: use .csv, .json, .md or .txt, or give --format"
+        )
+    );
+    assert_eq!(
+        fails(&["ops-diff", "fixtures/basic/control", "fixtures/basic/test", "-o", &png]),
+        format!(
+            "cannot tell the output format of {png} from its extension .png: use .csv, .json, .md or .txt, or give --format"
+        )
+    );
+    let gate = [
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--max-step-time-regression",
+        "5%",
+    ];
+    assert_eq!(
+        fails(&[&gate[..], &["-o", &xlsx]].concat()),
+        format!(
+            "cannot tell the output format of {xlsx} from its extension .xlsx: use .csv, .json, .md or .txt, or give --format"
+        )
+    );
+    assert_eq!(
+        fails(&["events", "fixtures/basic/control", "-o", &events_png]),
+        format!(
+            "cannot tell the output format of {events_png} from its extension .png: use .csv, .jsonl, .json or .txt, or give --format"
+        )
+    );
+    assert!(!Path::new(&png).exists() && !Path::new(&xlsx).exists() && !Path::new(&events_png).exists());
+    // --format overrides the extension; no extension means the default.
+    let r = run(&[
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "-o",
+        &png,
+        "--format",
+        "csv",
+        "--no-save",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        std::fs::read_to_string(&png)
+            .unwrap()
+            .starts_with("name,control_counts,")
+    );
+    let r = run(&["events", "fixtures/basic/control", "-o", &path("events")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        std::fs::read_to_string(path("events"))
+            .unwrap()
+            .starts_with("index,rank,name,cat,")
+    );
+
+    let r = run(&[&gate[..], &["--max-op-regression", "10%", "--format", "csv"]].concat());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "rule,subject,unit,baseline,candidate,relative_change,threshold,noise,verdict,note\n\
+         step time,median of steps,ns,1522000,2723000,0.7890932982917214,> 5.0%,44477.99999999999,fail,\n\
+         op time,1 of 5 ops regressed,count,0,1,,> 10.0%,,fail,5 ops above the 0 ns floor checked\n\
+         op time,void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params),\
+         ns,1207000,2408000,0.9950289975144988,> 10.0%,45030.542924774956,fail,\n"
+    );
+
+    let r = run(&[
+        "ops-diff",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--labels",
+        "a,b",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.starts_with("error: unexpected argument '--labels' found"),
+        "{}",
+        r.stderr
+    );
+    assert!(!run(&["ops-diff", "--help"]).stdout.contains("--labels"));
+    assert_eq!(
+        fails(&[
+            "compare",
+            "fixtures/basic/control",
+            "fixtures/basic/test",
+            "--arg-spec",
+            "module=Module Hierarchy:string"
+        ]),
+        "--arg-spec defines 'module' but no --group-by names it (here --arg-spec only serves --group-by)"
+    );
+}
