@@ -2,4 +2,5 @@
 //! from the events alone (iterations).
 
 pub mod iteration;
+pub mod place;
 pub mod store;

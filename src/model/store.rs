@@ -4,6 +4,7 @@
 //! (design §3.2), in file order, plus the string table they index into.
 
 use crate::input::attrs::AttrTable;
+use crate::model::place::Place;
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
@@ -86,6 +87,8 @@ pub struct EventTable {
     pub correlation: Vec<i64>,
     /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
     pub iteration: Vec<i64>,
+    /// Host or device (design §3.4), filled in after parsing by [`crate::model::place::classify`].
+    pub place: Vec<Place>,
 }
 
 impl EventTable {
@@ -125,6 +128,7 @@ impl EventTable {
         self.stream.shrink_to_fit();
         self.correlation.shrink_to_fit();
         self.iteration.shrink_to_fit();
+        self.place.shrink_to_fit();
     }
 
     pub fn push(&mut self, e: NewEvent) {
@@ -138,6 +142,7 @@ impl EventTable {
         self.stream.push(e.stream);
         self.correlation.push(e.correlation);
         self.iteration.push(NO_ITERATION);
+        self.place.push(Place::Host);
     }
 }
 
@@ -183,7 +188,8 @@ impl TraceFile {
                 + e.stream.capacity()
                 + e.correlation.capacity()
                 + e.iteration.capacity())
-                * 8;
+                * 8
+            + e.place.capacity();
         let attrs: usize = self.attrs.columns.iter().map(|c| c.len() * c.width()).sum();
         let strings: usize = self.strings.iter().map(|(_, s)| s.len() * 2 + 16 + 24).sum();
         columns + attrs + strings
