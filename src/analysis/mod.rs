@@ -7,3 +7,4 @@ pub mod diff;
 pub mod gate;
 pub mod names;
 pub mod select;
+pub mod views;

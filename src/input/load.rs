@@ -86,6 +86,7 @@ pub fn trace_from_reader(
         steps,
         total_events: parsed.total_events,
         json_bytes: parsed.json_bytes,
+        call_tree: Default::default(),
     })
 }
 

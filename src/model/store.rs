@@ -4,9 +4,11 @@
 //! (design §3.2), in file order, plus the string table they index into.
 
 use crate::input::attrs::AttrTable;
+use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Index into a [`StringTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -170,6 +172,8 @@ pub struct TraceFile {
     pub total_events: u64,
     /// Bytes of JSON text read.
     pub json_bytes: u64,
+    /// Built on first use by [`TraceFile::call_tree`].
+    pub call_tree: OnceLock<CallTree>,
 }
 
 impl TraceFile {
