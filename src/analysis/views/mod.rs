@@ -133,8 +133,13 @@ impl Loaded {
             .filter_map(|side| {
                 let n: u64 = self.files(side).iter().map(|f| f.call_tree().partial_overlaps).sum();
                 (n > 0).then(|| {
+                    let (events, start, end) = if n == 1 {
+                        ("event", "starts", "ends")
+                    } else {
+                        ("events", "start", "end")
+                    };
                     format!(
-                        "{}: {n} host events start inside an enclosing event and end after it; each is nested under the innermost event that contains it",
+                        "{}: {n} host {events} {start} inside an enclosing event and {end} after it; each is nested under the innermost event that contains it (design §4.1)",
                         labels[side]
                     )
                 })
