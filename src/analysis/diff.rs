@@ -181,8 +181,14 @@ impl NameFilter {
     }
 
     pub fn admits(&self, name: &str) -> bool {
-        (self.include.is_empty() || self.include.iter().any(|r| r.is_match(name)))
-            && !self.exclude.iter().any(|r| r.is_match(name))
+        self.admits_any(&[name])
+    }
+
+    /// For a row keyed by several names (a launching operator and a kernel): an include pattern
+    /// matches one of them, and no exclude pattern matches any.
+    pub fn admits_any(&self, names: &[&str]) -> bool {
+        let matches = |r: &Regex| names.iter().any(|n| r.is_match(n));
+        (self.include.is_empty() || self.include.iter().any(matches)) && !self.exclude.iter().any(matches)
     }
 }
 

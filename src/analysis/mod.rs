@@ -8,3 +8,4 @@ pub mod diff;
 pub mod gate;
 pub mod names;
 pub mod select;
+pub mod views;

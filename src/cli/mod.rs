@@ -21,6 +21,8 @@ use regex::Regex;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+pub mod views;
+
 const AFTER_HELP: &str = "\
 Exit status: 0 success, 1 a regression gate failed, 2 bad usage or unreadable/invalid input.
 
@@ -64,6 +66,15 @@ pub enum Command {
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
     #[command(after_help = GATE_HELP)]
     Gate(GateArgs),
+    /// Per operator: calls, host and device self and total time on both sides (design §4.2).
+    #[command(after_help = views::OPERATORS_HELP)]
+    Operators(views::OperatorsArgs),
+    /// Per kernel (or per launching operator and kernel): calls, total, mean, min, max (§4.2).
+    #[command(after_help = views::KERNELS_HELP)]
+    Kernels(views::KernelsArgs),
+    /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ (§4.3).
+    #[command(after_help = views::OVERVIEW_HELP)]
+    Overview(views::OverviewArgs),
 }
 
 const PLOT_HELP: &str = "\
@@ -352,7 +363,7 @@ pub struct SelectArgs {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Labels(pub [String; 2]);
 
-fn parse_labels(s: &str) -> std::result::Result<Labels, String> {
+pub(crate) fn parse_labels(s: &str) -> std::result::Result<Labels, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     match parts.as_slice() {
         [c, t] => {
@@ -399,6 +410,9 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Events(args) => run_events(args, env),
         Command::Gate(args) => run_gate(args, env),
         Command::Plot(args) => run_plot(args, env),
+        Command::Operators(args) => views::run_operators(args, env),
+        Command::Kernels(args) => views::run_kernels(args, env),
+        Command::Overview(args) => views::run_overview(args, env),
     }
 }
 
@@ -461,7 +475,7 @@ fn check_specs_used(select: &SelectArgs, req: &CompareRequest) -> Result<()> {
     }
 }
 
-fn with_labels(mut req: CompareRequest, labels: Option<&Labels>) -> CompareRequest {
+pub(crate) fn with_labels(mut req: CompareRequest, labels: Option<&Labels>) -> CompareRequest {
     if let Some(Labels(l)) = labels {
         req.labels = l.clone();
     }

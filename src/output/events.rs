@@ -1,7 +1,7 @@
 //! `tracediff events`: the event table itself, one row per kept event, with the attributes the
 //! user chose. Rows are written one at a time, so large outputs never sit in memory as text.
 
-use crate::analysis::select::{Device, Resolved, device_categories};
+use crate::analysis::select::{Device, Resolved};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrType, AttrValue, CORE_COLUMNS, format_float};
 use crate::input::load::Side;
@@ -137,15 +137,14 @@ pub fn write_events(
     }
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
-        let partners = partner_rows(&file.strings, &file.events);
-        let on_device = device_categories(file);
+        let partners = partner_rows(&file.events);
         let attr_index: Vec<Option<usize>> = cols[CORE_COLUMNS.len()..]
             .iter()
             .map(|c| file.attrs.column(c).map(|(k, _)| k))
             .collect();
         let ev = &file.events;
         for i in 0..ev.len() {
-            if !admits(file, i, resolved, filter, &on_device) {
+            if !admits(file, i, resolved, filter) {
                 continue;
             }
             let cells = row(file, i, rank, &partners, &attr_index);
@@ -196,14 +195,14 @@ pub fn write_events(
     Ok(rows_written)
 }
 
-fn admits(file: &TraceFile, i: usize, resolved: &Resolved, filter: &EventFilter, on_device: &[bool]) -> bool {
+fn admits(file: &TraceFile, i: usize, resolved: &Resolved, filter: &EventFilter) -> bool {
     let ev = &file.events;
     if let Some(iters) = &resolved.iterations
         && !iters.contains(&ev.iteration[i])
     {
         return false;
     }
-    if !filter.device.admits(on_device[ev.cat[i].index()], ev.stream[i]) {
+    if !filter.device.admits(ev.place[i]) {
         return false;
     }
     if !filter.cats.is_empty() && !filter.cats.iter().any(|c| c == file.strings.resolve(ev.cat[i])) {

@@ -68,7 +68,7 @@ pub fn csv(view: &CompareView<'_>) -> String {
     out
 }
 
-fn side_json(s: &SideInfo) -> Value {
+pub fn side_json(s: &SideInfo) -> Value {
     json!({
         "label": s.label,
         "path": s.path,
@@ -134,7 +134,7 @@ pub fn json(view: &CompareView<'_>) -> String {
     text
 }
 
-fn describe_side(s: &SideInfo) -> String {
+pub fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::join(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
     let iters = match &s.resolved.iterations {
