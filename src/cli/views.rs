@@ -157,7 +157,7 @@ pub struct OverviewArgs {
 }
 
 /// Loads the pair of a view command and prints the load's notes.
-fn load_view(
+pub(crate) fn load_view(
     select: &SelectArgs,
     labels: Option<&super::Labels>,
     control: &PathBuf,
