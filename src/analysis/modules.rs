@@ -89,6 +89,73 @@ pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
     })
 }
 
+/// The events inside one node of a module diff, per side and selected file: what `operators`
+/// and `kernels` count with `--zoom`. An event is inside when one of the node's events encloses
+/// it in the call tree (or is it); a device event, when its launching operator is inside.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// side → file (index into the side's selected files) → row → inside.
+    inside: [Vec<Vec<bool>>; 2],
+}
+
+impl Scope {
+    pub fn of(loaded: &Loaded, node: &AlignedNode) -> Scope {
+        let inside = [0, 1].map(|k| {
+            loaded
+                .files(k)
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let rows: Vec<u32> = node.sources[k]
+                        .iter()
+                        .filter(|&&(file, _)| file as usize == i)
+                        .map(|&(_, row)| row)
+                        .collect();
+                    rows_inside(f, &rows)
+                })
+                .collect()
+        });
+        Scope { inside }
+    }
+
+    /// The rows of file `file` (an index into the side's selected files) that are inside.
+    pub fn rows(&self, side: usize, file: usize) -> Option<&[bool]> {
+        self.inside[side].get(file).map(Vec::as_slice)
+    }
+}
+
+/// For each row of `file`: whether it is one of `roots` or under one in the call tree, or (a
+/// device event) launched from there.
+fn rows_inside(file: &TraceFile, roots: &[u32]) -> Vec<bool> {
+    let tree = file.call_tree();
+    let n = file.events.len();
+    let mut inside = vec![false; n];
+    for &r in roots {
+        inside[r as usize] = true;
+    }
+    if roots.is_empty() {
+        return inside;
+    }
+    // Parents before children: by depth.
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&i| file.events.place[i as usize] == Place::Host)
+        .collect();
+    order.sort_by_key(|&i| tree.depth[i as usize]);
+    for i in order {
+        let p = tree.parent[i as usize];
+        if p != NONE && inside[p as usize] {
+            inside[i as usize] = true;
+        }
+    }
+    for i in 0..n {
+        let l = tree.launcher[i];
+        if file.events.place[i] != Place::Host && l != NONE && inside[l as usize] {
+            inside[i] = true;
+        }
+    }
+    inside
+}
+
 /// What a host event is to the module tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {

@@ -3,6 +3,7 @@
 use super::{Env, OutputArgs, SelectArgs, emit, print_notes, request_from};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::{Scope, modules};
 use crate::analysis::views::kernels::kernels;
 use crate::analysis::views::operators::operators;
 use crate::analysis::views::overview::overview;
@@ -110,6 +111,9 @@ pub struct OperatorsArgs {
     /// Names for the two sides in headers and CSV columns [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
     pub labels: Option<super::Labels>,
+    /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
+    #[arg(long, value_name = "PATH")]
+    pub zoom: Option<String>,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -131,6 +135,9 @@ pub struct KernelsArgs {
     /// Names for the two sides in headers and CSV columns [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
     pub labels: Option<super::Labels>,
+    /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
+    #[arg(long, value_name = "PATH")]
+    pub zoom: Option<String>,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -181,7 +188,9 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
         env,
     )?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let table = operators(&req, &loaded, &filter);
+    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
+    let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
+    table.zoom = scope.map(|(_, path)| path);
     print_notes(&loaded.overlap_notes(&req.labels), env);
     let time = args.time.unwrap_or(if table.has_device {
         TimeGroup::DeviceTotal
@@ -201,7 +210,9 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
         env,
     )?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let table = kernels(&req, &loaded, &filter, args.by_operator);
+    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
+    let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
+    table.zoom = scope.map(|(_, path)| path);
     if args.by_operator {
         print_notes(&loaded.overlap_notes(&req.labels), env);
     }
@@ -225,6 +236,14 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
         sort: None,
     };
     emit(&output, env, |format, _| render_overview(&o, format))
+}
+
+/// With `--zoom PATH`: the events inside that module node, and its full path.
+fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
+    let Some(path) = path else { return Ok(None) };
+    let diff = modules(req, loaded)?;
+    let node = super::modules::zoom(&diff, Some(path))?;
+    Ok(Some((Scope::of(loaded, node), node.path.clone())))
 }
 
 /// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.
