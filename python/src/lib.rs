@@ -196,7 +196,7 @@ fn view<'py>(
 }
 
 enum ViewOut {
-    Table(ViewTable),
+    Table(Box<ViewTable>),
     Json(String),
 }
 
@@ -230,10 +230,14 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
         None => None,
     };
     Ok(match kind {
-        ViewKind::Operators => ViewOut::Table(operators(request, &loaded, &filter, scope.as_ref())),
-        ViewKind::Kernels { by_operator } => {
-            ViewOut::Table(kernels(request, &loaded, &filter, *by_operator, scope.as_ref()))
-        }
+        ViewKind::Operators => ViewOut::Table(Box::new(operators(request, &loaded, &filter, scope.as_ref()))),
+        ViewKind::Kernels { by_operator } => ViewOut::Table(Box::new(kernels(
+            request,
+            &loaded,
+            &filter,
+            *by_operator,
+            scope.as_ref(),
+        ))),
         ViewKind::Overview | ViewKind::Modules => {
             ViewOut::Json(render_overview(&overview(&loaded, &request.labels), Format::Json))
         }
