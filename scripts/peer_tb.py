@@ -9,8 +9,9 @@
 `dump` loads one trace file with the plugin (torch_tb_profiler 0.4.3, pure Python) and prints its
 operator view as CSV: name, calls, host self, host total, device self, device total (µs).
 
-`compare` runs `tracediff operators TRACE TRACE --iteration all --format csv` and prints, per
-operator, every value that differs, with the known reasons (docs/peer-check.md):
+`compare` runs `tracediff operators TRACE TRACE --iteration all --format csv` and prints a count
+of operators per verdict (equal to 2 ns, or the known reason of the difference, see
+docs/peer-check.md and `reason`), then every differing row. The known reasons:
   - the plugin takes every operator of the trace, tracediff those of the selected steps;
   - the plugin merges an op with a same-named only child (key_averages style);
   - the plugin ignores launches it does not know (cuda_driver), so their kernels' time is not
@@ -75,27 +76,48 @@ def tracediff_ops(path, binary):
     return rows
 
 
+COLUMNS = ["calls", "host_self", "host_total", "device_self", "device_total"]
+
+
+def reason(a, b):
+    """The known cause of a row's difference (docs/peer-check.md), from its shape."""
+    if a is None:
+        return "only-plugin"  # outside every step (tracediff takes the selected steps)
+    if b is None:
+        return "only-tracediff"
+    bad = [k for k in range(5) if abs(a[k] - b[k]) > 0.002]
+    calls = max(a[0], 1)
+    if all(abs(a[k] - b[k]) <= 0.01 * calls for k in bad) and 0 not in bad:
+        return "float"  # the plugin's float µs arithmetic, a few ns per call
+    if 0 in bad:
+        return "merge" if b[0] < a[0] else "outside-steps"
+    if set(bad) <= {3, 4} and b[3] == 0 and b[4] == 0:
+        return "no-device-link"  # the plugin linked no kernel to this op
+    if set(bad) <= {3, 4}:
+        return "device-link"
+    if bad == [1]:
+        return "host-children"  # children the plugin's tree does not hold
+    return "mixed"
+
+
 def compare(path, binary, raw):
     ours = tracediff_ops(path, binary)
     theirs = plugin_ops(path, raw)
     names = sorted(set(ours) | set(theirs))
-    columns = ["calls", "host_self", "host_total", "device_self", "device_total"]
-    same = 0
+    counts = {}
     diffs = []
     for n in names:
         a, b = ours.get(n), theirs.get(n)
-        if a is None or b is None:
-            diffs.append((n, "only in " + ("the plugin" if a is None else "tracediff"), a, b))
+        if a is not None and b is not None and all(abs(a[k] - b[k]) <= 0.002 for k in range(5)):
+            counts["equal"] = counts.get("equal", 0) + 1
             continue
-        # The plugin keeps times as floats relative to the trace start: allow 2 ns.
-        bad = [c for k, c in enumerate(columns) if abs(a[k] - b[k]) > 0.002]
-        if bad:
-            diffs.append((n, ",".join(bad), a, b))
-        else:
-            same += 1
-    print(f"{path}: {len(names)} operators, {same} equal (to 2 ns), {len(diffs)} differ")
-    for n, what, a, b in diffs:
-        print(f"  {n}: {what}\n    tracediff {a}\n    plugin    {b}")
+        r = reason(a, b)
+        counts[r] = counts.get(r, 0) + 1
+        diffs.append((n, r, a, b))
+    summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    print(f"{path}: {len(names)} operators: {summary}")
+    for n, r, a, b in diffs:
+        print(f"  {n}: {r}\n    tracediff {a}\n    plugin    {b}")
 
 
 if __name__ == "__main__":
