@@ -9,7 +9,9 @@ use crate::error::{Error, Location, Result};
 use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, AttrTable};
 use crate::input::json::{self, Scan, ScanResult};
 use crate::input::read::{Compression, describe_read_error};
-use crate::model::store::{EventTable, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable};
+use crate::model::store::{
+    DeviceProperties, EventTable, MemoryEvents, MemorySample, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable,
+};
 use std::borrow::Cow;
 use std::io::{self, Read};
 use std::path::Path;
@@ -29,6 +31,9 @@ pub struct ParsedTrace {
     pub json_bytes: u64,
     /// Step numbers seen by a [`scan_header`] that asked for them, sorted and unique.
     pub scanned_steps: Vec<i64>,
+    pub memory: MemoryEvents,
+    pub devices: Vec<DeviceProperties>,
+    pub device_use: Vec<(i64, u64)>,
 }
 
 /// What [`scan_header`] learns about a file without storing its events.
@@ -112,7 +117,7 @@ fn walk(reader: impl Read, path: &Path, compression: Compression, mode: Mode<'_>
     loop {
         let key: Option<String> = input
             .unit(|s| {
-                let i = match next_member(s, first, b'}')? {
+                let i = match next_member(s, 0, first, b'}')? {
                     Next::Close(end) => return Ok((None, end)),
                     Next::Member(i) => i,
                 };
@@ -148,6 +153,9 @@ fn walk(reader: impl Read, path: &Path, compression: Compression, mode: Mode<'_>
             }
             "distributedInfo" => {
                 out.declared_rank = input.unit(|s| distributed_rank(s, 0)).map_err(|e| input.error(e))?;
+            }
+            "deviceProperties" if matches!(mode, Mode::Full(_)) => {
+                out.devices = input.unit(|s| device_properties(s, 0)).map_err(|e| input.error(e))?;
             }
             _ => {
                 input
@@ -240,6 +248,84 @@ fn distributed_rank(s: &[u8], i: usize) -> ScanResult<(Option<i64>, usize)> {
     }
 }
 
+/// The `deviceProperties` array: each object's `id`, `name` and `totalGlobalMem`. Anything that
+/// is not an array of objects describes no device and is skipped; entries without an integer `id`
+/// are left out.
+fn device_properties(s: &[u8], i: usize) -> ScanResult<(Vec<DeviceProperties>, usize)> {
+    let (b, i) = json::peek(s, i)?;
+    if b != b'[' {
+        return Ok((Vec::new(), json::skip_value(s, i, 1)?));
+    }
+    let mut devices = Vec::new();
+    let mut j = i + 1;
+    let mut first = true;
+    loop {
+        j = match next_member(s, j, first, b']')? {
+            Next::Close(end) => return Ok((devices, end)),
+            Next::Member(k) => k,
+        };
+        first = false;
+        let (b, k) = json::peek(s, j)?;
+        if b != b'{' {
+            j = json::skip_value(s, k, 2)?;
+            continue;
+        }
+        let (device, end) = device_object(s, k)?;
+        devices.extend(device);
+        j = end;
+    }
+}
+
+/// One object of `deviceProperties`, starting at its `{`.
+fn device_object(s: &[u8], i: usize) -> ScanResult<(Option<DeviceProperties>, usize)> {
+    let (mut id, mut name, mut memory) = (None, None, None);
+    let mut j = i + 1;
+    let mut first = true;
+    loop {
+        j = match next_member(s, j, first, b'}')? {
+            Next::Close(end) => {
+                let device = id.map(|id| DeviceProperties {
+                    id,
+                    name: name.unwrap_or_default(),
+                    total_global_mem: memory,
+                });
+                return Ok((device, end));
+            }
+            Next::Member(k) => k,
+        };
+        first = false;
+        let (b, k) = json::peek(s, j)?;
+        if b != b'"' {
+            return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
+        }
+        let (key, k) = json::key(s, k)?;
+        let v = json::expect(s, k, b':', "':'")?;
+        j = match key.as_ref() {
+            b"id" | b"totalGlobalMem" => {
+                let (value, end) = raw_value(s, v)?;
+                if let RawValue::Number(n) = value
+                    && n.is_integer
+                {
+                    if key.as_ref() == b"id" {
+                        id = Some(n.to_i64());
+                    } else {
+                        memory = u64::try_from(n.to_i64()).ok();
+                    }
+                }
+                end
+            }
+            b"name" => {
+                let (value, end) = raw_value(s, v)?;
+                if let RawValue::Text(t) = value {
+                    name = Some(t.into_owned());
+                }
+                end
+            }
+            _ => json::skip_value(s, v, 3)?,
+        };
+    }
+}
+
 /// Reads the `[` that opens `traceEvents`.
 fn open_events<R: Read>(input: &mut Input<'_, R>) -> Result<()> {
     input
@@ -256,18 +342,27 @@ fn open_events<R: Read>(input: &mut Input<'_, R>) -> Result<()> {
 fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs: &mut AttrBuilder) -> Result<()> {
     open_events(input)?;
     let mut index: u64 = 0;
+    let mut device_use: std::collections::BTreeMap<i64, u64> = std::collections::BTreeMap::new();
     loop {
         let strings = &mut out.strings;
         let events = &mut out.events;
+        let memory = &mut out.memory;
         let done = input
             .unit(|s| {
-                let i = match next_member(s, index == 0, b']')? {
+                let i = match next_member(s, 0, index == 0, b']')? {
                     Next::Close(end) => return Ok((true, end)),
                     Next::Member(i) => i,
                 };
-                let (raw, end) = raw_event(s, i, attrs.keys())?;
-                if let Some(raw) = raw {
-                    store_event(raw, index, strings, events, attrs)?;
+                let (entry, end) = raw_event(s, i, attrs.keys())?;
+                match entry {
+                    Entry::Kept(raw) => {
+                        if let Some(device) = raw.device {
+                            *device_use.entry(device).or_insert(0) += 1;
+                        }
+                        store_event(raw, index, strings, events, attrs)?;
+                    }
+                    Entry::Memory(sample) => memory.push(sample),
+                    Entry::Other => {}
                 }
                 Ok((false, end))
             })
@@ -278,6 +373,7 @@ fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs:
         index += 1;
     }
     out.total_events = index;
+    out.device_use = device_use.into_iter().collect();
     Ok(())
 }
 
@@ -290,8 +386,8 @@ enum Next {
 }
 
 /// Reads the closing bracket `close`, or the `,` before a member (none before the first).
-fn next_member(s: &[u8], first: bool, close: u8) -> ScanResult<Next> {
-    let (b, i) = json::peek(s, 0)?;
+fn next_member(s: &[u8], from: usize, first: bool, close: u8) -> ScanResult<Next> {
+    let (b, i) = json::peek(s, from)?;
     if b == close {
         return Ok(Next::Close(i + 1));
     }
@@ -316,16 +412,16 @@ fn skip_events<R: Read>(input: &mut Input<'_, R>, mut steps: Option<&mut Vec<i64
     loop {
         let done = input
             .unit(|s| {
-                let i = match next_member(s, first, b']')? {
+                let i = match next_member(s, 0, first, b']')? {
                     Next::Close(end) => return Ok((true, end)),
                     Next::Member(i) => i,
                 };
                 match steps.as_deref_mut() {
                     None => Ok((false, json::skip_value(s, i, 1)?)),
                     Some(found) => {
-                        let (raw, end) = raw_event(s, i, &no_keys)?;
-                        if let Some(n) =
-                            raw.and_then(|r| r.name.as_deref().and_then(crate::model::iteration::step_number))
+                        let (entry, end) = raw_event(s, i, &no_keys)?;
+                        if let Entry::Kept(raw) = entry
+                            && let Some(n) = raw.name.as_deref().and_then(crate::model::iteration::step_number)
                         {
                             found.push(n);
                         }
@@ -363,6 +459,31 @@ struct RawEvent<'a> {
     correlation: i64,
     /// Requested attributes found in `args`: (column, or `None` for a key to infer; key; value).
     attrs: Vec<(Option<usize>, Cow<'a, str>, RawValue<'a>)>,
+    /// `args.device`: the device a kernel, copy or set ran on.
+    device: Option<i64>,
+    /// The `args` of a `[memory]` instant event.
+    memory: MemoryArgs,
+}
+
+/// The `args` fields of a `[memory]` instant event (design §4.3).
+#[derive(Debug, Default, Clone, Copy)]
+struct MemoryArgs {
+    total_allocated: Option<i64>,
+    bytes: Option<i64>,
+    device_type: Option<i64>,
+    device_id: Option<i64>,
+}
+
+/// What one entry of `traceEvents` is to tracediff.
+// Lives on the stack for one event; boxing the large variant would cost an allocation per event.
+#[allow(clippy::large_enum_variant)]
+enum Entry<'a> {
+    /// An event that counts as an op (design §3.2).
+    Kept(RawEvent<'a>),
+    /// A `[memory]` instant event.
+    Memory(MemorySample),
+    /// Anything else (metadata, flows, counters, other instants).
+    Other,
 }
 
 impl RawEvent<'_> {
@@ -372,8 +493,8 @@ impl RawEvent<'_> {
     }
 }
 
-/// Parses the event object at `s[i]` (after white space). `None` for events that do not count.
-fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Option<RawEvent<'a>>, usize)> {
+/// Parses the event object at `s[i]` (after white space).
+fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Entry<'a>, usize)> {
     let (b, i) = json::peek(s, i)?;
     if b != b'{' {
         return json::wrong(
@@ -393,7 +514,7 @@ fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Option<R
     let mut j = i + 1;
     let (b, k) = json::peek(s, j)?;
     if b == b'}' {
-        return Ok((None, k + 1));
+        return Ok((Entry::Other, k + 1));
     }
     loop {
         let (b, k) = json::peek(s, j)?;
@@ -424,7 +545,7 @@ fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Option<R
         }
     }
     if !ev.is_kept() {
-        return Ok((None, j));
+        return Ok((memory_sample(&ev).map_or(Entry::Other, Entry::Memory), j));
     }
     if ev.name.is_none() {
         return json::wrong(ev.at, "event with 'dur' and 'cat' has no 'name'");
@@ -432,7 +553,23 @@ fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Option<R
     if ev.ts_ns.is_none() {
         return json::wrong(ev.at, "event with 'dur' and 'cat' has no 'ts'");
     }
-    Ok((Some(ev), j))
+    Ok((Entry::Kept(ev), j))
+}
+
+/// The sample of a `[memory]` instant event; `None` for any other event, or one without a time
+/// or a device.
+fn memory_sample(ev: &RawEvent<'_>) -> Option<MemorySample> {
+    if ev.name.as_deref() != Some("[memory]") {
+        return None;
+    }
+    let m = ev.memory;
+    Some(MemorySample {
+        ts_ns: ev.ts_ns?,
+        device_type: i32::try_from(m.device_type?).ok()?,
+        device_id: i32::try_from(m.device_id?).ok()?,
+        total_allocated: m.total_allocated,
+        bytes: m.bytes.unwrap_or(0),
+    })
 }
 
 fn type_error<T>(at: usize, field: &str, want: &str, found: u8) -> ScanResult<T> {
@@ -522,6 +659,28 @@ fn args<'a>(s: &'a [u8], v: usize, b: u8, ev: &mut RawEvent<'a>, keys: &AttrKeys
             b"correlation" => {
                 let (value, end) = loose_int(s, j)?;
                 ev.correlation = value.unwrap_or(NO_CORRELATION);
+                end
+            }
+            b"device" | b"Total Allocated" | b"Bytes" | b"Device Type" | b"Device Id" => {
+                let (value, end) = raw_value(s, j)?;
+                let number = match &value {
+                    RawValue::Number(n) if n.is_integer => Some(n.to_i64()),
+                    _ => None,
+                };
+                match key.as_ref() {
+                    b"device" => ev.device = number,
+                    b"Total Allocated" => ev.memory.total_allocated = number,
+                    b"Bytes" => ev.memory.bytes = number,
+                    b"Device Type" => ev.memory.device_type = number,
+                    _ => ev.memory.device_id = number,
+                }
+                // These keys may also be attributes the user asked for (`device` is one of HTA's).
+                if keys.is_active() {
+                    let name = std::str::from_utf8(&key).unwrap_or("");
+                    if let Some(col) = keys.column_of(name) {
+                        ev.attrs.push((col, Cow::Owned(name.to_string()), value));
+                    }
+                }
                 end
             }
             _ if !keys.is_active() => json::skip_value(s, j, 3)?,
@@ -989,5 +1148,105 @@ mod tests {
         let text = format!(r#"{{"traceEvents": [{{"cat": "cpu_op", "name": "{long}", "ts": 1, "dur": 2}}]}}"#);
         let t = parse(&text).unwrap();
         assert_eq!(t.strings.resolve(t.events.name[0]).len(), 3 * CHUNK);
+    }
+}
+
+#[cfg(test)]
+mod overview_inputs {
+    use super::*;
+
+    fn parse(text: &str) -> ParsedTrace {
+        parse_trace(
+            text.as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            &AttrRequest::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn memory_instants_devices_and_device_use_are_captured() {
+        let t = parse(
+            r#"{"deviceProperties": [{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85018279936, "computeMajor": 9},
+                                     "junk", {"name": "no id"}, {"id": 1, "name": "second"}],
+            "traceEvents": [
+              {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "ts": 1.5,
+               "args": {"Total Reserved": 0, "Total Allocated": 4096, "Bytes": 4096, "Device Id": 0, "Device Type": 1}},
+              {"ph": "i", "name": "[memory]", "ts": 2, "args": {"Device Type": 0, "Device Id": -1, "Bytes": -4}},
+              {"ph": "i", "name": "[memory]", "ts": 3, "args": {"Bytes": 4}},
+              {"ph": "X", "cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"device": 1, "stream": 7}},
+              {"ph": "X", "cat": "kernel", "name": "k", "ts": 3, "dur": 1, "args": {"device": 1, "stream": 7}},
+              {"ph": "X", "cat": "gpu_memcpy", "name": "m", "ts": 4, "dur": 1, "args": {"device": 0, "stream": 7}}
+            ]}"#,
+        );
+        assert_eq!(
+            t.devices,
+            vec![
+                DeviceProperties {
+                    id: 0,
+                    name: "NVIDIA H100".into(),
+                    total_global_mem: Some(85018279936)
+                },
+                DeviceProperties {
+                    id: 1,
+                    name: "second".into(),
+                    total_global_mem: None
+                },
+            ]
+        );
+        // The third has no device: not a sample.
+        assert_eq!(t.memory.len(), 2);
+        assert_eq!(
+            t.memory.get(0),
+            MemorySample {
+                ts_ns: 1500,
+                device_type: 1,
+                device_id: 0,
+                total_allocated: Some(4096),
+                bytes: 4096
+            }
+        );
+        assert_eq!(t.memory.get(1).total_allocated, None);
+        assert_eq!(t.memory.get(1).bytes, -4);
+        assert_eq!(t.device_use, vec![(0, 1), (1, 2)]);
+        assert_eq!(t.events.len(), 3);
+    }
+
+    #[test]
+    fn device_properties_that_are_not_an_array_describe_nothing() {
+        let t = parse(r#"{"deviceProperties": {"id": 0}, "traceEvents": []}"#);
+        assert!(t.devices.is_empty());
+    }
+
+    #[test]
+    fn a_broken_device_object_is_an_error_at_its_place() {
+        let text = r#"{"deviceProperties": [{"id": 0, 5: 1}], "traceEvents": []}"#;
+        let err = parse_trace(
+            text.as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            &AttrRequest::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        let at = text.find("5:").unwrap();
+        assert!(err.contains(&format!("byte {at}")), "{err}");
+    }
+
+    #[test]
+    fn the_device_attribute_is_still_an_attribute() {
+        let request = AttrRequest::build(crate::input::attrs::Preset::Default, &["device".to_string()], &[]).unwrap();
+        let t = parse_trace(
+            r#"{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"device": 3}}]}"#
+                .as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            &request,
+        )
+        .unwrap();
+        let (col, _) = t.attrs.column("device").unwrap();
+        assert_eq!(t.attrs.text(col, 0, &t.strings), "3");
+        assert_eq!(t.device_use, vec![(3, 1)]);
     }
 }

@@ -50,14 +50,11 @@ pub fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison) -> Re
     let path = state_file(dir);
     let tmp = dir.join(format!("{FILE_NAME}.tmp{}", std::process::id()));
     let text = serde_json::to_vec(&saved).map_err(|e| Error::State(format!("cannot encode the comparison: {e}")))?;
-    std::fs::write(&tmp, text).map_err(|e| Error::Output {
-        path: tmp.clone(),
-        source: e,
-    })?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::Output {
-        path: path.clone(),
-        source: e,
-    })?;
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::Output { path, source: e });
+    }
     Ok(path)
 }
 
