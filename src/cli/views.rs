@@ -98,56 +98,49 @@ impl TimeGroup {
     }
 }
 
+/// The two sides of a view command, their labels and selection.
 #[derive(Debug, Args)]
-pub struct OperatorsArgs {
+pub struct ViewPair {
     /// The baseline: a directory of traces or one trace file.
     pub control: PathBuf,
     /// The run to compare against it.
     pub test: PathBuf,
-    /// The time group of the table [default: device-total with device events, else host-total].
-    #[arg(long, value_enum)]
-    pub time: Option<TimeGroup>,
     /// Names for the two sides in headers and CSV columns [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
     pub labels: Option<super::Labels>,
     #[command(flatten)]
     pub select: SelectArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OperatorsArgs {
+    #[command(flatten)]
+    pub pair: ViewPair,
+    /// The time group of the table [default: device-total with device events, else host-total].
+    #[arg(long, value_enum)]
+    pub time: Option<TimeGroup>,
     #[command(flatten)]
     pub output: ViewOutputArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct KernelsArgs {
-    /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
+    #[command(flatten)]
+    pub pair: ViewPair,
     /// Key rows by (launching operator, kernel).
     #[arg(long)]
     pub by_operator: bool,
     /// The time the table shows beside the calls (csv, json and markdown carry all).
     #[arg(long, value_enum, default_value_t = KernelTime::Total)]
     pub time: KernelTime,
-    /// Names for the two sides in headers and CSV columns [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
-    pub labels: Option<super::Labels>,
-    #[command(flatten)]
-    pub select: SelectArgs,
     #[command(flatten)]
     pub output: ViewOutputArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct OverviewArgs {
-    /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
-    /// Names for the two sides in headers and CSV columns [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
-    pub labels: Option<super::Labels>,
     #[command(flatten)]
-    pub select: SelectArgs,
+    pub pair: ViewPair,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -157,29 +150,16 @@ pub struct OverviewArgs {
 }
 
 /// Loads the pair of a view command and prints the load's notes.
-fn load_view(
-    select: &SelectArgs,
-    labels: Option<&super::Labels>,
-    control: &PathBuf,
-    test: &PathBuf,
-    command: &str,
-    env: &mut Env<'_>,
-) -> Result<(CompareRequest, Loaded)> {
-    let req = super::with_labels(request_from(select, CompareRequest::new(control, test)), labels);
+fn load_view(pair: &ViewPair, command: &str, env: &mut Env<'_>) -> Result<(CompareRequest, Loaded)> {
+    let req = CompareRequest::new(&pair.control, &pair.test);
+    let req = super::with_labels(request_from(&pair.select, req), pair.labels.as_ref());
     let loaded = load(&req, command)?;
     print_notes(&loaded.notes, env);
     Ok((req, loaded))
 }
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "operators",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, "operators", env)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let table = operators(&req, &loaded, &filter);
     print_notes(&loaded.overlap_notes(&req.labels), env);
@@ -192,14 +172,7 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "kernels",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, "kernels", env)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let table = kernels(&req, &loaded, &filter, args.by_operator);
     if args.by_operator {
@@ -209,14 +182,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "overview",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, "overview", env)?;
     let o = overview(&loaded, &req.labels);
     let output = OutputArgs {
         format: args.format,
