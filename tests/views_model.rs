@@ -387,9 +387,9 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
     }
     let loaded = load(&req, "views").unwrap();
     let f = NameFilter::default();
-    let ops = operators(&req, &loaded, &f);
-    let ks = kernels(&req, &loaded, &f, false);
-    let kbo = kernels(&req, &loaded, &f, true);
+    let ops = operators(&req, &loaded, &f, None);
+    let ks = kernels(&req, &loaded, &f, false, None);
+    let kbo = kernels(&req, &loaded, &f, true, None);
     let ov = overview(&loaded, &req.labels);
     let mut checked = 0;
     for (k, dir) in [control, test].into_iter().enumerate() {

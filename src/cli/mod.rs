@@ -1,6 +1,7 @@
 //! The command line: argument definitions, and running a command with its output streams.
 
 pub mod entry;
+pub mod modules;
 
 use crate::analysis::compare::{CompareRequest, check_labels, compare};
 use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
@@ -75,6 +76,9 @@ pub enum Command {
     /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ (§4.3).
     #[command(after_help = views::OVERVIEW_HELP)]
     Overview(views::OverviewArgs),
+    /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom (§4.4).
+    #[command(after_help = modules::MODULES_HELP)]
+    Modules(modules::ModulesArgs),
 }
 
 const PLOT_HELP: &str = "\
@@ -413,6 +417,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Operators(args) => views::run_operators(args, env),
         Command::Kernels(args) => views::run_kernels(args, env),
         Command::Overview(args) => views::run_overview(args, env),
+        Command::Modules(args) => modules::run_modules(args, env),
     }
 }
 

@@ -3,6 +3,7 @@
 use super::{Env, OutputArgs, SelectArgs, emit, print_notes, request_from};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::{Scope, modules};
 use crate::analysis::views::kernels::kernels;
 use crate::analysis::views::operators::operators;
 use crate::analysis::views::overview::overview;
@@ -98,9 +99,53 @@ impl TimeGroup {
     }
 }
 
-/// The two sides of a view command, their labels and selection.
 #[derive(Debug, Args)]
-pub struct ViewPair {
+pub struct OperatorsArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    /// The time group of the table [default: device-total with device events, else host-total].
+    #[arg(long, value_enum)]
+    pub time: Option<TimeGroup>,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+    /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
+    #[arg(long, value_name = "PATH")]
+    pub zoom: Option<String>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: ViewOutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct KernelsArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    /// Key rows by (launching operator, kernel).
+    #[arg(long)]
+    pub by_operator: bool,
+    /// The time the table shows beside the calls (csv, json and markdown carry all).
+    #[arg(long, value_enum, default_value_t = KernelTime::Total)]
+    pub time: KernelTime,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+    /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
+    #[arg(long, value_name = "PATH")]
+    pub zoom: Option<String>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: ViewOutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OverviewArgs {
     /// The baseline: a directory of traces or one trace file.
     pub control: PathBuf,
     /// The run to compare against it.
@@ -110,37 +155,6 @@ pub struct ViewPair {
     pub labels: Option<super::Labels>,
     #[command(flatten)]
     pub select: SelectArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct OperatorsArgs {
-    #[command(flatten)]
-    pub pair: ViewPair,
-    /// The time group of the table [default: device-total with device events, else host-total].
-    #[arg(long, value_enum)]
-    pub time: Option<TimeGroup>,
-    #[command(flatten)]
-    pub output: ViewOutputArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct KernelsArgs {
-    #[command(flatten)]
-    pub pair: ViewPair,
-    /// Key rows by (launching operator, kernel).
-    #[arg(long)]
-    pub by_operator: bool,
-    /// The time the table shows beside the calls (csv, json and markdown carry all).
-    #[arg(long, value_enum, default_value_t = KernelTime::Total)]
-    pub time: KernelTime,
-    #[command(flatten)]
-    pub output: ViewOutputArgs,
-}
-
-#[derive(Debug, Args)]
-pub struct OverviewArgs {
-    #[command(flatten)]
-    pub pair: ViewPair,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -150,18 +164,33 @@ pub struct OverviewArgs {
 }
 
 /// Loads the pair of a view command and prints the load's notes.
-fn load_view(pair: &ViewPair, command: &str, env: &mut Env<'_>) -> Result<(CompareRequest, Loaded)> {
-    let req = CompareRequest::new(&pair.control, &pair.test);
-    let req = super::with_labels(request_from(&pair.select, req), pair.labels.as_ref());
+pub(crate) fn load_view(
+    select: &SelectArgs,
+    labels: Option<&super::Labels>,
+    control: &PathBuf,
+    test: &PathBuf,
+    command: &str,
+    env: &mut Env<'_>,
+) -> Result<(CompareRequest, Loaded)> {
+    let req = super::with_labels(request_from(select, CompareRequest::new(control, test)), labels);
     let loaded = load(&req, command)?;
     print_notes(&loaded.notes, env);
     Ok((req, loaded))
 }
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(&args.pair, "operators", env)?;
+    let (req, loaded) = load_view(
+        &args.select,
+        args.labels.as_ref(),
+        &args.control,
+        &args.test,
+        "operators",
+        env,
+    )?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let table = operators(&req, &loaded, &filter);
+    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
+    let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
+    table.zoom = scope.map(|(_, path)| path);
     print_notes(&loaded.overlap_notes(&req.labels), env);
     let time = args.time.unwrap_or(if table.has_device {
         TimeGroup::DeviceTotal
@@ -172,9 +201,18 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(&args.pair, "kernels", env)?;
+    let (req, loaded) = load_view(
+        &args.select,
+        args.labels.as_ref(),
+        &args.control,
+        &args.test,
+        "kernels",
+        env,
+    )?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let table = kernels(&req, &loaded, &filter, args.by_operator);
+    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
+    let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
+    table.zoom = scope.map(|(_, path)| path);
     if args.by_operator {
         print_notes(&loaded.overlap_notes(&req.labels), env);
     }
@@ -182,7 +220,14 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(&args.pair, "overview", env)?;
+    let (req, loaded) = load_view(
+        &args.select,
+        args.labels.as_ref(),
+        &args.control,
+        &args.test,
+        "overview",
+        env,
+    )?;
     let o = overview(&loaded, &req.labels);
     let output = OutputArgs {
         format: args.format,
@@ -191,6 +236,14 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
         sort: None,
     };
     emit(&output, env, |format, _| render_overview(&o, format))
+}
+
+/// With `--zoom PATH`: the events inside that module node, and its full path.
+fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
+    let Some(path) = path else { return Ok(None) };
+    let diff = modules(req, loaded)?;
+    let node = super::modules::zoom(&diff, Some(path))?;
+    Ok(Some((Scope::of(loaded, node), node.path.clone())))
 }
 
 /// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.

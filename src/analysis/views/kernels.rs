@@ -2,10 +2,11 @@
 //! calls and total, mean, min and max duration per side; with `--by-operator`, per (launching
 //! operator, kernel).
 
-use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, join, name_key};
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, file_index, join, name_key};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::Scope;
 use crate::analysis::select::Device;
 use crate::model::calltree::NONE;
 use crate::model::place::Place;
@@ -72,12 +73,21 @@ fn values(k: Option<&KernelSums>) -> Vec<Option<i64>> {
 }
 
 /// The kernel table of a loaded pair.
-pub fn kernels(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, by_operator: bool) -> ViewTable {
+/// With `scope` (`--zoom`), only the kernels launched inside one module node count.
+pub fn kernels(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+    by_operator: bool,
+    scope: Option<&Scope>,
+) -> ViewTable {
     let keying = req.keying();
     let side = |k: usize| {
         let iterations = loaded.resolved[k].iterations.as_deref();
-        accumulate(&loaded.files(k), |f| {
-            per_file(f, iterations, req.device, &keying, by_operator)
+        let files = loaded.files(k);
+        accumulate(&files, |f| {
+            let inside = scope.and_then(|s| s.rows(k, file_index(&files, f)));
+            per_file(f, iterations, req.device, &keying, by_operator, inside)
         })
     };
     let (c, t) = rayon::join(|| side(0), || side(1));
@@ -90,6 +100,7 @@ pub fn kernels(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, by_op
         test: loaded.side_info(1, &req.labels[1]),
         request: req.clone(),
         has_device: super::operators::has_device(loaded),
+        zoom: None,
     }
 }
 
@@ -99,6 +110,7 @@ fn per_file(
     device: Device,
     keying: &Keying,
     by_operator: bool,
+    inside: Option<&[bool]>,
 ) -> Accumulated<KernelSums> {
     let ev = &file.events;
     let launcher = by_operator.then(|| &file.call_tree().launcher);
@@ -106,6 +118,7 @@ fn per_file(
     let mut sums: rustc_hash::FxHashMap<(u32, u32), KernelSums> = Default::default();
     for i in 0..ev.len() {
         if ev.place[i] != Place::Device
+            || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
             || !iterations.is_none_or(|its| its.contains(&ev.iteration[i]))
         {

@@ -60,6 +60,8 @@ pub struct ViewTable {
     pub request: CompareRequest,
     /// Whether either side has device events (the operator table then shows device time).
     pub has_device: bool,
+    /// The module node the rows were narrowed to (`--zoom`), by path.
+    pub zoom: Option<String>,
 }
 
 impl ViewTable {
@@ -162,6 +164,11 @@ pub(crate) fn accumulate<A: Accumulator>(
         }
     }
     merged
+}
+
+/// The index of `file` among `files` (the side's selected files), by identity.
+pub(crate) fn file_index(files: &[&TraceFile], file: &TraceFile) -> usize {
+    files.iter().position(|f| std::ptr::eq(*f, file)).unwrap_or(usize::MAX)
 }
 
 /// Joins two sides' sums into rows sorted by key, keeping those the filter admits (by the

@@ -2,10 +2,11 @@
 //! self and total time, per side. Every event counts, as in `compare` (an op nested in an op of
 //! the same name counts twice), so `calls` equals `compare`'s count.
 
-use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, join, name_key};
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, file_index, join, name_key};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::Scope;
 use crate::analysis::select::Device;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -25,11 +26,16 @@ impl Accumulator for OpSums {
 }
 
 /// The operator table of a loaded pair.
-pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter) -> ViewTable {
+/// With `scope` (`--zoom`), only the operators inside one module node count.
+pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, scope: Option<&Scope>) -> ViewTable {
     let keying = req.keying();
     let side = |k: usize| {
         let iterations = loaded.resolved[k].iterations.as_deref();
-        accumulate(&loaded.files(k), |f| per_file(f, iterations, req.device, &keying))
+        let files = loaded.files(k);
+        accumulate(&files, |f| {
+            let inside = scope.and_then(|s| s.rows(k, file_index(&files, f)));
+            per_file(f, iterations, req.device, &keying, inside)
+        })
     };
     let (c, t) = rayon::join(|| side(0), || side(1));
     let rows = join(c, t, filter, |a| {
@@ -45,6 +51,7 @@ pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter) -> 
         test: loaded.side_info(1, &req.labels[1]),
         request: req.clone(),
         has_device: has_device(loaded),
+        zoom: None,
     }
 }
 
@@ -53,13 +60,20 @@ pub fn has_device(loaded: &Loaded) -> bool {
     (0..2).any(|k| loaded.files(k).iter().any(|f| f.events.place.contains(&Place::Device)))
 }
 
-fn per_file(file: &TraceFile, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> Accumulated<OpSums> {
+fn per_file(
+    file: &TraceFile,
+    iterations: Option<&[i64]>,
+    device: Device,
+    keying: &Keying,
+    inside: Option<&[bool]>,
+) -> Accumulated<OpSums> {
     let ev = &file.events;
     let tree = file.call_tree();
     let mut by_id: Vec<OpSums> = vec![OpSums::default(); file.strings.len()];
     let mut seen = vec![false; file.strings.len()];
     for i in 0..ev.len() {
         if !tree.is_operator[i]
+            || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
             || !iterations.is_none_or(|its| its.contains(&ev.iteration[i]))
         {

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod gate;
+pub mod modules;
 pub mod ops_diff;
 pub mod plot;
 pub mod views;

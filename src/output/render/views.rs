@@ -137,6 +137,7 @@ pub fn json(view: &TableView<'_>) -> String {
         "normalize_names": req.normalize_names,
         "include": req.include,
         "exclude": req.exclude,
+        "zoom": t.zoom,
         "sort": view.sort.text(t.measures),
         "top": view.top,
         "rows": rows,
@@ -180,6 +181,13 @@ fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
         let _ = write!(filters, ", --exclude '{p}'");
     }
     let _ = writeln!(out, "{prefix}device: {}{filters}", req.device);
+    if let Some(z) = &t.zoom {
+        let _ = writeln!(
+            out,
+            "{prefix}zoom: {} (only what ran inside it)",
+            if z.is_empty() { "the step" } else { z }
+        );
+    }
 }
 
 /// The preamble line that names the time group of a terminal table.
