@@ -33,6 +33,8 @@ pub struct SideOverview {
     pub host_busy_per_step_ns: Option<i64>,
     pub peak_allocated_bytes: Option<i64>,
     pub avg_allocated_bytes: Option<i64>,
+    /// The device whose memory is reported (`cuda:0`, `cpu:0`): the largest peak.
+    pub memory_device: Option<String>,
     pub device_name: Option<String>,
     pub device_memory_bytes: Option<u64>,
 }
@@ -83,6 +85,7 @@ fn side_overview(loaded: &Loaded, k: usize, label: &str) -> SideOverview {
         host_busy_per_step_ns: host_busy.and_then(per_window),
         peak_allocated_bytes: memory.peak,
         avg_allocated_bytes: memory.avg,
+        memory_device: memory.device,
         device_name: memory.device_name,
         device_memory_bytes: memory.device_memory,
     }
@@ -93,6 +96,7 @@ fn side_overview(loaded: &Loaded, k: usize, label: &str) -> SideOverview {
 struct Memory {
     peak: Option<i64>,
     avg: Option<i64>,
+    device: Option<String>,
     device_name: Option<String>,
     device_memory: Option<u64>,
 }
