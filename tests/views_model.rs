@@ -328,7 +328,8 @@ fn busy(spans: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
 type OverviewModel = (Option<usize>, Option<i64>, Option<i64>, Option<f64>, Option<i64>);
 
 fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> OverviewModel {
-    let (mut windows, mut window_ns, mut gpu, mut host, mut has_gpu) = (0i64, 0i64, 0i64, 0i64, false);
+    let (mut windows, mut window_ns, mut gpu, mut host, mut has_gpu, mut has_ops) =
+        (0i64, 0i64, 0i64, 0i64, false, false);
     for (m, _) in sel {
         let w: Vec<(i64, i64)> = match iters {
             Some(its) => {
@@ -347,6 +348,7 @@ fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> Over
             m.ev.iter().filter(|e| f(e)).map(|e| (e.ts, e.end())).collect()
         };
         has_gpu |= m.ev.iter().any(|e| e.place == 'd');
+        has_ops |= m.ev.iter().any(Ev::is_op);
         gpu += busy(&spans(&|e| e.place == 'd'), &w);
         host += busy(&spans(&|e| e.is_op()), &w);
         windows += w.len() as i64;
@@ -358,7 +360,7 @@ fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> Over
         iters.as_ref().and_then(|_| per(window_ns)),
         if has_gpu { per(gpu) } else { None },
         (has_gpu && window_ns > 0).then(|| gpu as f64 / window_ns as f64),
-        per(host),
+        if has_ops { per(host) } else { None },
     )
 }
 

@@ -3,6 +3,7 @@
 //! ranks, iterations and device exactly as `compare` does.
 
 pub mod kernels;
+pub mod memory;
 pub mod operators;
 pub mod overview;
 

@@ -6,7 +6,8 @@
 //!   of its kept events, and the side has no steps (and no mean step time).
 //! - GPU busy: the union of device work intervals (kernels, copies, sets; not
 //!   `gpu_user_annotation`) clipped to the windows, per window; utilisation = busy ÷ window time.
-//! - Host busy: the same union over operator (`cpu_op`/`Operator`) intervals on any thread.
+//! - Host busy: the same union over operator (`cpu_op`/`Operator`) intervals on any thread
+//!   (absent without operators).
 //! - Absent values (no GPU, no memory events) are `None`, never 0.
 
 use super::Loaded;
@@ -32,6 +33,8 @@ pub struct SideOverview {
     pub host_busy_per_step_ns: Option<i64>,
     pub peak_allocated_bytes: Option<i64>,
     pub avg_allocated_bytes: Option<i64>,
+    /// The device whose memory is reported (`cuda:0`, `cpu:0`): the largest peak.
+    pub memory_device: Option<String>,
     pub device_name: Option<String>,
     pub device_memory_bytes: Option<u64>,
 }
@@ -48,7 +51,7 @@ pub struct Overview {
 struct FileMeasure {
     windows: Vec<(i64, i64)>,
     gpu_busy_ns: Option<i64>,
-    host_busy_ns: i64,
+    host_busy_ns: Option<i64>,
 }
 
 pub fn overview(loaded: &Loaded, labels: &[String; 2]) -> Overview {
@@ -66,7 +69,7 @@ fn side_overview(loaded: &Loaded, k: usize, label: &str) -> SideOverview {
     let windows: usize = measures.iter().map(|m| m.windows.len()).sum();
     let window_ns: i64 = measures.iter().flat_map(|m| m.windows.iter().map(|(s, e)| e - s)).sum();
     let gpu_busy: Option<i64> = measures.iter().filter_map(|m| m.gpu_busy_ns).reduce(|a, b| a + b);
-    let host_busy: i64 = measures.iter().map(|m| m.host_busy_ns).sum();
+    let host_busy: Option<i64> = measures.iter().filter_map(|m| m.host_busy_ns).reduce(|a, b| a + b);
     let per_window = |ns: i64| (windows > 0).then(|| ns / windows as i64);
     let info = loaded.side_info(k, label);
     let memory = memory(&files, &measures_windows(&measures));
@@ -79,9 +82,10 @@ fn side_overview(loaded: &Loaded, k: usize, label: &str) -> SideOverview {
         mean_step_time_ns: iterations.and_then(|_| per_window(window_ns)),
         gpu_busy_per_step_ns: gpu_busy.and_then(per_window),
         gpu_utilization: gpu_busy.and_then(|b| (window_ns > 0).then(|| b as f64 / window_ns as f64)),
-        host_busy_per_step_ns: per_window(host_busy),
+        host_busy_per_step_ns: host_busy.and_then(per_window),
         peak_allocated_bytes: memory.peak,
         avg_allocated_bytes: memory.avg,
+        memory_device: memory.device,
         device_name: memory.device_name,
         device_memory_bytes: memory.device_memory,
     }
@@ -92,6 +96,7 @@ fn side_overview(loaded: &Loaded, k: usize, label: &str) -> SideOverview {
 struct Memory {
     peak: Option<i64>,
     avg: Option<i64>,
+    device: Option<String>,
     device_name: Option<String>,
     device_memory: Option<u64>,
 }
@@ -130,7 +135,8 @@ pub fn windows(file: &TraceFile, iterations: Option<&[i64]>) -> Vec<(i64, i64)> 
 
 fn measure_file(file: &TraceFile, iterations: Option<&[i64]>) -> FileMeasure {
     let ev = &file.events;
-    let tree = file.call_tree();
+    let op_cat = crate::model::calltree::operator_categories(&file.strings);
+    let is_op = |i: usize| op_cat[ev.cat[i].index()];
     let windows = windows(file, iterations);
     let spans = |keep: &dyn Fn(usize) -> bool| -> Vec<(i64, i64)> {
         (0..ev.len())
@@ -139,11 +145,12 @@ fn measure_file(file: &TraceFile, iterations: Option<&[i64]>) -> FileMeasure {
             .collect()
     };
     let has_gpu = ev.place.contains(&Place::Device);
+    let has_ops = (0..ev.len()).any(is_op);
     let gpu = spans(&|i| ev.place[i] == Place::Device);
-    let host = spans(&|i| tree.is_operator[i]);
+    let host = spans(&is_op);
     FileMeasure {
         gpu_busy_ns: has_gpu.then(|| clipped_union(gpu, &windows)),
-        host_busy_ns: clipped_union(host, &windows),
+        host_busy_ns: has_ops.then(|| clipped_union(host, &windows)),
         windows,
     }
 }

@@ -322,7 +322,7 @@ pub fn markdown(view: &TableView<'_>) -> String {
 }
 
 /// The overview's rows: (JSON key, label for people, kind).
-const OVERVIEW_ROWS: [(&str, &str, Kind); 10] = [
+const OVERVIEW_ROWS: [(&str, &str, Kind); 11] = [
     ("device_name", "device", Kind::Text),
     ("device_memory_bytes", "device memory", Kind::Bytes),
     ("ranks", "ranks", Kind::Count),
@@ -331,6 +331,7 @@ const OVERVIEW_ROWS: [(&str, &str, Kind); 10] = [
     ("gpu_busy_per_step_us", "GPU busy per step", Kind::Time),
     ("gpu_utilization", "GPU utilization", Kind::Ratio),
     ("host_busy_per_step_us", "host ops busy per step", Kind::Time),
+    ("memory_device", "memory of", Kind::Text),
     ("avg_allocated_bytes", "avg allocated", Kind::Bytes),
     ("peak_allocated_bytes", "peak allocated", Kind::Bytes),
 ];
@@ -362,6 +363,7 @@ fn overview_cell(s: &SideOverview, key: &str) -> Option<Cell> {
         "gpu_busy_per_step_us" => s.gpu_busy_per_step_ns.map(Cell::Num),
         "gpu_utilization" => s.gpu_utilization.map(Cell::Ratio),
         "host_busy_per_step_us" => s.host_busy_per_step_ns.map(Cell::Num),
+        "memory_device" => s.memory_device.clone().map(Cell::Text),
         "avg_allocated_bytes" => s.avg_allocated_bytes.map(Cell::Num),
         "peak_allocated_bytes" => s.peak_allocated_bytes.map(Cell::Num),
         _ => None,
