@@ -4,7 +4,7 @@
 //! for. `stream` and `correlation` are always read: they are core columns of the store.
 
 use crate::error::{Error, Result};
-use crate::input::parse::RawValue;
+use crate::input::number::Number;
 use crate::model::store::{NameId, StringTable};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -458,6 +458,15 @@ pub fn compact_json(raw: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// An attribute value as found in `args`, borrowed from the text.
+#[derive(Debug, Clone)]
+pub enum RawValue<'a> {
+    Number(Number<'a>),
+    Text(Cow<'a, str>),
+    /// Objects, arrays, booleans and null: their JSON text.
+    Json(&'a str),
+}
+
 /// Which `args` keys the parser collects, and into which column.
 #[derive(Debug, Default)]
 pub struct AttrKeys {
@@ -466,6 +475,18 @@ pub struct AttrKeys {
 }
 
 impl AttrKeys {
+    /// The keys `request` asks for, each with its column (as [`AttrBuilder::new`] numbers them).
+    pub fn from_request(request: &AttrRequest) -> Self {
+        let mut map = FxHashMap::default();
+        for (col, spec) in request.specs.iter().enumerate() {
+            map.insert(spec.raw_key.clone().into_boxed_str(), col);
+        }
+        AttrKeys {
+            map,
+            infer_all: request.infer_all,
+        }
+    }
+
     /// Whether any key is collected at all.
     #[inline]
     pub fn is_active(&self) -> bool {
@@ -549,10 +570,13 @@ impl AttrBuilder {
     }
 
     /// Adds a row: defaults everywhere, then the values the event has.
-    pub fn push_row(&mut self, values: Vec<(Option<usize>, Cow<'_, str>, RawValue<'_>)>, strings: &mut StringTable) {
-        if self.columns.is_empty() && values.is_empty() {
-            return;
-        }
+    /// Every event gets a row, with or without attributes, so that a column that first appears
+    /// late is backfilled to the right length.
+    pub fn push_row<'v>(
+        &mut self,
+        values: impl IntoIterator<Item = (Option<usize>, Cow<'v, str>, RawValue<'v>)>,
+        strings: &mut StringTable,
+    ) {
         for (column, &default) in self.columns.iter_mut().zip(&self.defaults) {
             push(column, default);
         }
@@ -614,19 +638,17 @@ impl AttrBuilder {
             (AttrType::Int, RawValue::Number(n)) => Some(AttrValue::Int(n.to_i64())),
             (AttrType::Int, RawValue::Text(t)) => t.trim().parse().ok().map(AttrValue::Int),
             (AttrType::Int, RawValue::Json(j)) => match *j {
-                b"true" => Some(AttrValue::Int(1)),
-                b"false" => Some(AttrValue::Int(0)),
+                "true" => Some(AttrValue::Int(1)),
+                "false" => Some(AttrValue::Int(0)),
                 _ => None,
             },
             (AttrType::Float, RawValue::Number(n)) => Some(AttrValue::Float(n.to_f64())),
             (AttrType::Float, RawValue::Text(t)) => t.trim().parse().ok().map(AttrValue::Float),
             (AttrType::Float, RawValue::Json(_)) => None,
             (AttrType::String, RawValue::Text(t)) => Some(AttrValue::Text(strings.intern(t))),
-            (AttrType::String | AttrType::Object, RawValue::Number(n)) => Some(AttrValue::Text(
-                strings.intern(std::str::from_utf8(n.text).unwrap_or("")),
-            )),
+            (AttrType::String | AttrType::Object, RawValue::Number(n)) => Some(AttrValue::Text(strings.intern(n.text))),
             (AttrType::String | AttrType::Object, RawValue::Json(j)) => {
-                Some(AttrValue::Text(strings.intern(&compact_json(j))))
+                Some(AttrValue::Text(strings.intern(&compact_json(j.as_bytes()))))
             }
             (AttrType::Object, RawValue::Text(t)) => Some(AttrValue::Text(
                 strings.intern(&serde_json::to_string(t.as_ref()).unwrap_or_default()),
