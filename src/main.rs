@@ -59,7 +59,9 @@ fn main() -> ExitCode {
         .then(|| comfy_table::Table::new().width().map(usize::from))
         .flatten();
     let mut out = stdout.lock();
-    let mut err = std::io::stderr().lock();
+    // Not locked for the whole run: the progress thread writes to stderr too, and main joins
+    // it before exiting (a lock held here would make that join wait forever).
+    let mut err = std::io::stderr();
     let mut env = Env {
         stdout: &mut out,
         stderr: &mut err,

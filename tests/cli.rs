@@ -771,7 +771,7 @@ fn gate_bad_configuration_is_exit_2() {
         "--max-op-regression",
         "ten",
     ]);
-    assert!(e.starts_with("invalid percentage 'ten'"), "{e}");
+    assert_eq!(e, "invalid --max-op-regression 'ten': expected a percentage such as 5%");
     let dir = TempDir::new().unwrap();
     let cfg = dir.path().join("g.toml");
     std::fs::write(&cfg, "[gate]\nmax_step_time = 3\n").unwrap();

@@ -150,3 +150,61 @@ fn gate_on_loss_fn_fails_the_deleted_exp() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("gate: FAIL: fail on deleted"), "{out}");
 }
+
+/// The overview's inputs (`[memory]` instants, `deviceProperties`, `args.device`) as the
+/// traces hold them, counted independently with serde_json.
+#[test]
+fn memory_instants_and_devices_are_captured_from_real_traces() {
+    let Some(t) = traces() else { return };
+    for rel in [
+        "tracelens_bert_small/h100/gaunernst_bert-small-uncased__1016001.json.gz",
+        "tracelens_bert_small/mi300/gaunernst_bert-small-uncased__1016001.json.gz",
+        "kineto_resnet50_workers/w0/worker0.1623143089861.pt.trace.json.gz",
+        "torch_cpu/linear_dims/control/linear_dims_control.pt.trace.json.gz",
+    ] {
+        let path = t.join(rel);
+        let file = tracediff::input::load::load_file(&path, &tracediff::input::attrs::AttrRequest::default()).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()),
+            &mut text,
+        )
+        .unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let events = doc["traceEvents"].as_array().unwrap();
+        let memory: Vec<&serde_json::Value> = events
+            .iter()
+            .filter(|e| e["name"] == "[memory]" && e.get("dur").is_none())
+            .collect();
+        assert_eq!(file.memory.len(), memory.len(), "{rel}");
+        for (row, e) in memory.iter().enumerate() {
+            let sample = file.memory.get(row);
+            assert_eq!(sample.total_allocated, e["args"]["Total Allocated"].as_i64(), "{rel}");
+            assert_eq!(Some(sample.bytes), e["args"]["Bytes"].as_i64(), "{rel}");
+            assert_eq!(
+                Some(i64::from(sample.device_id)),
+                e["args"]["Device Id"].as_i64(),
+                "{rel}"
+            );
+        }
+        let names: Vec<&str> = doc["deviceProperties"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|d| d["name"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            file.devices.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(),
+            names,
+            "{rel}"
+        );
+        let with_device = events
+            .iter()
+            .filter(|e| e.get("dur").is_some() && e.get("cat").is_some_and(|c| c != "Trace"))
+            .filter(|e| e["args"]["device"].is_i64())
+            .count() as u64;
+        assert_eq!(
+            file.device_use.iter().map(|(_, n)| n).sum::<u64>(),
+            with_device,
+            "{rel}"
+        );
+    }
+}

@@ -16,42 +16,51 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// A relative threshold: `5%` or `0.05`.
-pub fn parse_ratio(text: &str) -> Result<f64> {
+/// A relative threshold, always written with its percent sign: `5%` is five percent. A bare
+/// number is refused: `5` could mean 5% or 500%, and a gate must not guess. Returns the ratio
+/// (`0.05`), or why the text is not one.
+pub fn parse_percent(text: &str) -> std::result::Result<f64, String> {
     let t = text.trim();
-    let value = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => t.parse::<f64>(),
+    let Some(number) = t.strip_suffix('%') else {
+        return Err(match t.parse::<f64>() {
+            Ok(v) => format!(
+                "a percentage needs its % sign: write {t}% for {t} percent (a bare number is refused; {v} could mean either {t}% or {}%)",
+                v * 100.0
+            ),
+            Err(_) => "expected a percentage such as 5%".to_string(),
+        });
     };
-    match value {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(Error::usage(format!(
-            "invalid percentage '{text}' (expected e.g. 5% or 0.05)"
-        ))),
+    match number.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / 100.0),
+        _ => Err("expected a percentage ≥ 0 such as 5%".to_string()),
     }
 }
 
-/// A duration: `200us`, `1.5ms`, `2s`, `500ns` (a bare number is µs).
-pub fn parse_duration_ns(text: &str) -> Result<i64> {
+/// A duration with its unit: `200us`, `1.5ms`, `2s`, `500ns`. A bare number is refused (it
+/// could be any unit). Returns nanoseconds, or why the text is not a duration.
+pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic() || c == 'µ').unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let scale = match unit.trim() {
         "ns" => 1.0,
-        "" | "us" | "µs" => 1e3,
+        "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
-        _ => {
-            return Err(Error::usage(format!(
-                "invalid duration '{text}' (expected e.g. 200us, 1.5ms, 2s)"
-            )));
+        "" => {
+            return Err(format!(
+                "a duration needs its unit: write e.g. {}us, {}ms or {}s (a bare number is refused)",
+                num.trim(),
+                num.trim(),
+                num.trim()
+            ));
         }
+        _ => return Err("expected a duration such as 200us, 1.5ms, 2s or 500ns".to_string()),
     };
     match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok((v * scale).round() as i64),
-        _ => Err(Error::usage(format!(
-            "invalid duration '{text}' (expected e.g. 200us, 1.5ms, 2s)"
-        ))),
+        // Up to about 292 years, so that the nanoseconds fit an i64.
+        Ok(v) if v.is_finite() && v >= 0.0 && v * scale < 9.2e18 => Ok((v * scale).round() as i64),
+        _ => Err("expected a duration ≥ 0 such as 200us, 1.5ms, 2s or 500ns".to_string()),
     }
 }
 
@@ -63,28 +72,49 @@ pub enum CountLimit {
     Ratio(f64),
 }
 
-pub fn parse_count_limit(text: &str) -> Result<CountLimit> {
+/// `4` (extra events per step) or `10%` (a share of the baseline's count).
+pub fn parse_count_limit(text: &str) -> std::result::Result<CountLimit, String> {
     if text.trim().ends_with('%') {
-        return parse_ratio(text).map(CountLimit::Ratio);
+        return parse_percent(text).map(CountLimit::Ratio);
     }
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(CountLimit::Absolute(v)),
-        _ => Err(Error::usage(format!(
-            "invalid count limit '{text}' (expected e.g. 4 or 10%)"
-        ))),
+        _ => Err("expected a number of events ≥ 0 (4) or a percentage (10%)".to_string()),
     }
+}
+
+/// A threshold value as written in the TOML file: text, or a bare number (kept as its text so
+/// that it is judged like the same value on the command line).
+fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum TextOrNumber {
+        Text(String),
+        Int(i64),
+        Float(f64),
+    }
+    Ok(Option::<TextOrNumber>::deserialize(d)?.map(|v| match v {
+        TextOrNumber::Text(s) => s,
+        TextOrNumber::Int(i) => i.to_string(),
+        TextOrNumber::Float(f) => f.to_string(),
+    }))
 }
 
 /// The rules, as read from `--config` and the command line (which overrides the file).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateConfig {
+    #[serde(default, deserialize_with = "text_or_number")]
     pub max_step_time_regression: Option<String>,
+    #[serde(default, deserialize_with = "text_or_number")]
     pub max_op_regression: Option<String>,
+    #[serde(default, deserialize_with = "text_or_number")]
     pub min_op_time: Option<String>,
     pub fail_on_added: Option<String>,
     pub fail_on_deleted: Option<String>,
+    #[serde(default, deserialize_with = "text_or_number")]
     pub max_count_increase: Option<String>,
+    #[serde(default, deserialize_with = "text_or_number")]
     pub max_gpu_busy_regression: Option<String>,
     pub noise_k: Option<f64>,
     pub relative: Option<bool>,
@@ -101,10 +131,14 @@ struct ConfigFile {
 }
 
 impl GateConfig {
+    /// Reads the `[gate]` table; its thresholds are checked here, so that an error names the key.
     pub fn from_toml(text: &str, path: &std::path::Path) -> Result<GateConfig> {
-        toml::from_str::<ConfigFile>(text)
+        let config = toml::from_str::<ConfigFile>(text)
             .map(|f| f.gate)
-            .map_err(|e| Error::input(path, format!("invalid gate config: {}", e.message())))
+            .map_err(|e| Error::input(path, format!("invalid gate config: {}", e.message())))?;
+        Thresholds::of(&config, |key| key.to_string())
+            .map_err(|e| Error::input(path, format!("invalid gate config: {e}")))?;
+        Ok(config)
     }
 
     /// `other`'s settings win where it has them.
@@ -143,6 +177,50 @@ pub struct Rules {
     pub relative: bool,
 }
 
+/// The thresholds of a [`GateConfig`], parsed.
+struct Thresholds {
+    max_step_time_regression: Option<f64>,
+    max_op_regression: Option<f64>,
+    min_op_time_ns: Option<i64>,
+    max_count_increase: Option<CountLimit>,
+    max_gpu_busy_regression: Option<f64>,
+}
+
+impl Thresholds {
+    /// `name` turns a key into the way the user wrote it (`--max-op-regression` or
+    /// `max_op_regression`), for the message.
+    fn of(c: &GateConfig, name: impl Fn(&str) -> String) -> std::result::Result<Thresholds, String> {
+        fn one<T>(
+            key: &str,
+            value: &Option<String>,
+            parse: fn(&str) -> std::result::Result<T, String>,
+            name: &impl Fn(&str) -> String,
+        ) -> std::result::Result<Option<T>, String> {
+            value
+                .as_deref()
+                .map(|v| parse(v).map_err(|why| format!("{} '{v}': {why}", name(key))))
+                .transpose()
+        }
+        Ok(Thresholds {
+            max_step_time_regression: one(
+                "max_step_time_regression",
+                &c.max_step_time_regression,
+                parse_percent,
+                &name,
+            )?,
+            max_op_regression: one("max_op_regression", &c.max_op_regression, parse_percent, &name)?,
+            min_op_time_ns: one("min_op_time", &c.min_op_time, parse_duration, &name)?,
+            max_count_increase: one("max_count_increase", &c.max_count_increase, parse_count_limit, &name)?,
+            max_gpu_busy_regression: one(
+                "max_gpu_busy_regression",
+                &c.max_gpu_busy_regression,
+                parse_percent,
+                &name,
+            )?,
+        })
+    }
+}
+
 impl Rules {
     pub fn from_config(c: &GateConfig) -> Result<Rules> {
         let regex = |flag: &str, p: &Option<String>| -> Result<Option<Regex>> {
@@ -150,19 +228,16 @@ impl Rules {
                 .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid {flag} pattern '{p}': {e}"))))
                 .transpose()
         };
+        let t = Thresholds::of(c, |key| format!("--{}", key.replace('_', "-")))
+            .map_err(|e| Error::usage(format!("invalid {e}")))?;
         let rules = Rules {
-            max_step_time_regression: c.max_step_time_regression.as_deref().map(parse_ratio).transpose()?,
-            max_op_regression: c.max_op_regression.as_deref().map(parse_ratio).transpose()?,
-            min_op_time_ns: c
-                .min_op_time
-                .as_deref()
-                .map(parse_duration_ns)
-                .transpose()?
-                .unwrap_or(0),
+            max_step_time_regression: t.max_step_time_regression,
+            max_op_regression: t.max_op_regression,
+            min_op_time_ns: t.min_op_time_ns.unwrap_or(0),
             fail_on_added: regex("--fail-on-added", &c.fail_on_added)?,
             fail_on_deleted: regex("--fail-on-deleted", &c.fail_on_deleted)?,
-            max_count_increase: c.max_count_increase.as_deref().map(parse_count_limit).transpose()?,
-            max_gpu_busy_regression: c.max_gpu_busy_regression.as_deref().map(parse_ratio).transpose()?,
+            max_count_increase: t.max_count_increase,
+            max_gpu_busy_regression: t.max_gpu_busy_regression,
             noise_k: c.noise_k.unwrap_or(DEFAULT_NOISE_K),
             relative: c.relative.unwrap_or(false),
         };
@@ -694,14 +769,20 @@ mod tests {
 
     #[test]
     fn thresholds_parse() {
-        assert_eq!(parse_ratio("5%").unwrap(), 0.05);
-        assert_eq!(parse_ratio("0.1").unwrap(), 0.1);
-        assert!(parse_ratio("-1%").is_err());
-        assert_eq!(parse_duration_ns("200us").unwrap(), 200_000);
-        assert_eq!(parse_duration_ns("1.5ms").unwrap(), 1_500_000);
-        assert_eq!(parse_duration_ns("2s").unwrap(), 2_000_000_000);
-        assert_eq!(parse_duration_ns("7").unwrap(), 7_000);
-        assert!(parse_duration_ns("3 parsecs").is_err());
+        assert_eq!(parse_percent("5%").unwrap(), 0.05);
+        assert_eq!(parse_percent(" 12.5 % ").unwrap(), 0.125);
+        assert!(parse_percent("0.1").unwrap_err().contains("needs its % sign"));
+        assert!(parse_percent("5").unwrap_err().contains("write 5% for 5 percent"));
+        assert!(parse_percent("-1%").is_err());
+        assert!(parse_percent("inf%").is_err());
+        assert_eq!(parse_duration("200us").unwrap(), 200_000);
+        assert_eq!(parse_duration("200µs").unwrap(), 200_000);
+        assert_eq!(parse_duration("1.5ms").unwrap(), 1_500_000);
+        assert_eq!(parse_duration("2s").unwrap(), 2_000_000_000);
+        assert_eq!(parse_duration("500ns").unwrap(), 500);
+        assert!(parse_duration("7").unwrap_err().contains("needs its unit"));
+        assert!(parse_duration("3 parsecs").is_err());
+        assert!(parse_duration("1e300s").is_err());
         assert_eq!(parse_count_limit("4").unwrap(), CountLimit::Absolute(4.0));
         assert_eq!(parse_count_limit("10%").unwrap(), CountLimit::Ratio(0.1));
     }

@@ -2,6 +2,7 @@
 //! and the regression gate. Reads the model; renders nothing.
 
 pub mod aggregate;
+pub mod align;
 pub mod compare;
 pub mod diff;
 pub mod gate;

@@ -108,7 +108,8 @@ step), so runs with different step counts compare fairly. A timing rule fails on
 of the per-step medians exceeds its threshold AND exceeds k x the pooled scaled MAD (median absolute
 deviation x 1.4826) of the samples of both sides; with one sample per side the threshold alone
 decides. Rules can also come from a TOML file (`[gate]` table, keys as the long options with
-underscores); options given here override it. Exit status: 0 all rules pass, 1 a rule failed,
+underscores); options given here override it. Percentages need their % sign (5% is five
+percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit (200us). Exit status: 0 all rules pass, 1 a rule failed,
 2 bad input or configuration.";
 
 #[derive(Debug, Args)]
@@ -117,13 +118,16 @@ pub struct GateArgs {
     pub baseline: PathBuf,
     /// The run under test.
     pub candidate: PathBuf,
-    /// Fail when the median step time grows by more than this (e.g. 5%).
+    /// Fail when the median step time grows by more than this percentage (5% = five percent;
+    /// the % sign is required, a bare number is refused).
     #[arg(long, value_name = "PCT")]
     pub max_step_time_regression: Option<String>,
-    /// Fail when an op's or kernel's median time per step grows by more than this (e.g. 10%).
+    /// Fail when an op's or kernel's median time per step grows by more than this percentage
+    /// (e.g. 10%; the % sign is required).
     #[arg(long, value_name = "PCT")]
     pub max_op_regression: Option<String>,
-    /// Ignore op changes smaller than this per step (e.g. 200us) [default: 0].
+    /// Ignore op changes smaller than this per step: a duration with its unit (500ns, 200us,
+    /// 1.5ms, 2s; a bare number is refused) [default: 0ns].
     #[arg(long, value_name = "DURATION")]
     pub min_op_time: Option<String>,
     /// Fail when a name that only the candidate has matches this regular expression.
@@ -132,10 +136,12 @@ pub struct GateArgs {
     /// Fail when a name that only the baseline has matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub fail_on_deleted: Option<String>,
-    /// Fail when an op runs more often per step by more than this: a number (4) or a share (10%).
+    /// Fail when an op runs more often per step by more than this: a number of events (4) or a
+    /// percentage of the baseline's count (10%).
     #[arg(long, value_name = "N|PCT")]
     pub max_count_increase: Option<String>,
-    /// Fail when the GPU busy time per step (union of kernels, memcpy, memset) grows by more than this.
+    /// Fail when the GPU busy time per step (union of kernels, memcpy, memset) grows by more than
+    /// this percentage (e.g. 5%; the % sign is required).
     #[arg(long, value_name = "PCT")]
     pub max_gpu_busy_regression: Option<String>,
     /// Noise multiplier k: a timing change must exceed k x the pooled scaled MAD [default: 3].

@@ -8,7 +8,7 @@
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
 use crate::input::number::Number;
 use crate::input::split::kind_of;
-use crate::model::store::{NO_CORRELATION, NO_STREAM};
+use crate::model::store::{MemorySample, NO_CORRELATION, NO_STREAM};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -50,6 +50,8 @@ pub struct LocalEvent {
     pub dur_ns: i64,
     pub stream: i64,
     pub correlation: i64,
+    /// `args.device`, when an integer.
+    pub device: Option<i64>,
 }
 
 /// A requested attribute of a kept event: (row in the chunk, column or `None` to infer, key, value).
@@ -81,6 +83,8 @@ pub struct ChunkOut<'c> {
     pub events: Vec<LocalEvent>,
     pub attrs: Vec<LocalAttr<'c>>,
     pub steps: Vec<i64>,
+    /// `[memory]` instant events, in order.
+    pub memory: Vec<MemorySample>,
 }
 
 /// The first problem in a chunk: its offset in the file and the message.
@@ -101,8 +105,13 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
             at: chunk.base + (a + at) as u64,
             msg,
         };
-        let Some(ev) = parse_event(s, keys).map_err(fail)? else {
-            continue;
+        let ev = match parse_event(s, keys).map_err(fail)? {
+            Entry::Kept(ev) => ev,
+            Entry::Memory(m) if collect == Collect::Events => {
+                out.memory.push(m);
+                continue;
+            }
+            _ => continue,
         };
         let index = chunk.first_index + k as u64;
         match collect {
@@ -131,6 +140,7 @@ impl<'c> ChunkOut<'c> {
             dur_ns: ev.dur_ns,
             stream: ev.stream,
             correlation: ev.correlation,
+            device: ev.device,
         };
         self.events.push(local);
         self.attrs
@@ -149,14 +159,26 @@ pub struct Event<'a> {
     pub tid: Cow<'a, str>,
     pub stream: i64,
     pub correlation: i64,
+    pub device: Option<i64>,
     pub attrs: Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>,
+}
+
+/// What one entry of `traceEvents` is to tracediff.
+#[derive(Debug)]
+pub enum Entry<'a> {
+    /// An event that counts as an op (design §3.2).
+    Kept(Event<'a>),
+    /// A `[memory]` instant event.
+    Memory(MemorySample),
+    /// Anything else (metadata, flows, counters, other instants).
+    Other,
 }
 
 /// An error inside one value: offset in the parsed text and message.
 pub type Failure = (usize, String);
 
-/// Parses one event object. `None` for events that do not count (design §3.2).
-pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Option<Event<'a>>, Failure> {
+/// Parses one event object.
+pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Entry<'a>, Failure> {
     match s.first() {
         Some(b'{') => {}
         Some(&b) => {
@@ -260,6 +282,12 @@ struct Fields<'a> {
     tid: Option<&'a RawValue>,
     stream: Option<&'a RawValue>,
     correlation: Option<&'a RawValue>,
+    /// `args.device`, and the `args` of a `[memory]` instant event.
+    device: Option<&'a RawValue>,
+    total_allocated: Option<&'a RawValue>,
+    bytes: Option<&'a RawValue>,
+    device_type: Option<&'a RawValue>,
+    device_id: Option<&'a RawValue>,
     attrs: Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>,
 }
 
@@ -358,18 +386,33 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let f = self.fields;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
-                "stream" => f.stream = Some(map.next_value()?),
-                "correlation" => f.correlation = Some(map.next_value()?),
+            let slot = match key.as_ref() {
+                "stream" => &mut f.stream,
+                "correlation" => &mut f.correlation,
+                "device" => &mut f.device,
+                "Total Allocated" => &mut f.total_allocated,
+                "Bytes" => &mut f.bytes,
+                "Device Type" => &mut f.device_type,
+                "Device Id" => &mut f.device_id,
                 k => match self.keys.column_of(k) {
                     Some(col) => {
                         let value: &'de RawValue = map.next_value()?;
                         f.attrs.push((col, key, value));
+                        continue;
                     }
                     None => {
                         map.next_value::<IgnoredAny>()?;
+                        continue;
                     }
                 },
+            };
+            let value: &'de RawValue = map.next_value()?;
+            *slot = Some(value);
+            // `device` and the memory keys may also be attributes the user asked for.
+            if !matches!(key.as_ref(), "stream" | "correlation")
+                && let Some(col) = self.keys.column_of(&key)
+            {
+                f.attrs.push((col, key, value));
             }
         }
         Ok(())
@@ -470,6 +513,32 @@ fn loose_int(raw: Option<&RawValue>) -> Option<i64> {
     }
 }
 
+/// An integer number; anything else is none.
+fn integer(raw: Option<&RawValue>) -> Option<i64> {
+    let n = Number::new(raw?.get());
+    (matches!(n.text.as_bytes()[0], b'-' | b'0'..=b'9') && n.is_integer).then(|| n.to_i64())
+}
+
+impl Fields<'_> {
+    /// The sample of a `[memory]` instant event; `Other` for any other event, or one without a
+    /// time or a device.
+    fn memory_sample(&self, name: Option<&str>, ts_ns: Option<i64>) -> Entry<'static> {
+        let sample = || {
+            if name != Some("[memory]") {
+                return None;
+            }
+            Some(MemorySample {
+                ts_ns: ts_ns?,
+                device_type: i32::try_from(integer(self.device_type)?).ok()?,
+                device_id: i32::try_from(integer(self.device_id)?).ok()?,
+                total_allocated: integer(self.total_allocated),
+                bytes: integer(self.bytes).unwrap_or(0),
+            })
+        };
+        sample().map_or(Entry::Other, Entry::Memory)
+    }
+}
+
 /// An attribute value as the attribute builder reads it.
 pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
     let r = raw.get();
@@ -482,7 +551,7 @@ pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
 
 impl<'a> Fields<'a> {
     /// Checks the types and decodes the event; the first problem in the text wins.
-    fn into_event(self, text: &'a str) -> Result<Option<Event<'a>>, Failure> {
+    fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
         let checked = (
             string_field(text, self.name, "name"),
             string_field(text, self.cat, "cat"),
@@ -501,10 +570,10 @@ impl<'a> Fields<'a> {
         };
         // Design §3.2: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
         let (Some(dur_ns), Some(cat)) = (dur, cat) else {
-            return Ok(None);
+            return Ok(self.memory_sample(name.as_deref(), ts));
         };
         if cat == "Trace" {
-            return Ok(None);
+            return Ok(self.memory_sample(name.as_deref(), ts));
         }
         let Some(name) = name else {
             return Err((0, "event with 'dur' and 'cat' has no 'name'".to_string()));
@@ -512,7 +581,8 @@ impl<'a> Fields<'a> {
         let Some(ts_ns) = ts else {
             return Err((0, "event with 'dur' and 'cat' has no 'ts'".to_string()));
         };
-        Ok(Some(Event {
+        Ok(Entry::Kept(Event {
+            device: integer(self.device),
             name,
             cat,
             ts_ns,

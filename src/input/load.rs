@@ -86,6 +86,9 @@ pub fn trace_from_reader(
         steps,
         total_events: parsed.total_events,
         json_bytes: parsed.json_bytes,
+        memory: parsed.memory,
+        devices: parsed.devices,
+        device_use: parsed.device_use,
     })
 }
 

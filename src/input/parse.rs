@@ -13,10 +13,12 @@ use crate::input::event::{self, Chunk, ChunkError, ChunkOut, Collect, parse_chun
 use crate::input::number::Number;
 use crate::input::read::{Compression, describe_read_error};
 use crate::input::split::{Cut, Input, describe_byte, kind_of};
-use crate::model::store::{EventTable, NameId, NewEvent, StringTable};
+use crate::model::store::{DeviceProperties, EventTable, MemoryEvents, NameId, NewEvent, StringTable};
 use rayon::prelude::*;
 use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::Path;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -37,6 +39,9 @@ pub struct ParsedTrace {
     pub json_bytes: u64,
     /// Step numbers seen by a [`scan_header`] that asked for them, sorted and unique.
     pub scanned_steps: Vec<i64>,
+    pub memory: MemoryEvents,
+    pub devices: Vec<DeviceProperties>,
+    pub device_use: Vec<(i64, u64)>,
 }
 
 /// What [`scan_header`] learns about a file without storing its events.
@@ -119,6 +124,7 @@ impl Fail {
 struct Head {
     declared_rank: Option<i64>,
     json_bytes: u64,
+    devices: Vec<DeviceProperties>,
 }
 
 /// Reads the file on a thread of its own and parses its chunks here, in order.
@@ -150,6 +156,7 @@ fn walk(
     let head = head.map_err(|f| f.into_error(path, compression))?;
     out.declared_rank = head.declared_rank;
     out.json_bytes = head.json_bytes;
+    out.devices = head.devices;
     Ok(out)
 }
 
@@ -185,13 +192,18 @@ fn consume(
 struct Merger {
     out: ParsedTrace,
     attrs: AttrBuilder,
+    device_use: BTreeMap<i64, u64>,
 }
 
 impl Merger {
     fn new(request: &AttrRequest) -> Self {
         let mut out = ParsedTrace::default();
         let attrs = AttrBuilder::new(request, &mut out.strings);
-        Merger { out, attrs }
+        Merger {
+            out,
+            attrs,
+            device_use: BTreeMap::new(),
+        }
     }
 
     /// Appends a chunk's events; strings are interned in the order a one-pass parse would
@@ -200,6 +212,9 @@ impl Merger {
         let out = &mut self.out;
         out.total_events += entries;
         out.scanned_steps.extend_from_slice(&chunk.steps);
+        for &m in &chunk.memory {
+            out.memory.push(m);
+        }
         let mut ids: Vec<Option<NameId>> = vec![None; chunk.strings.list.len()];
         let mut attrs = chunk.attrs.into_iter().peekable();
         for (row, e) in chunk.events.iter().enumerate() {
@@ -233,6 +248,9 @@ impl Merger {
             };
             let name = global(e.name);
             let cat = global(e.cat);
+            if let Some(device) = e.device {
+                *self.device_use.entry(device).or_insert(0) += 1;
+            }
             out.events.push(NewEvent {
                 index,
                 name,
@@ -253,6 +271,7 @@ impl Merger {
         self.out.attrs = self.attrs.finish();
         self.out.scanned_steps.sort_unstable();
         self.out.scanned_steps.dedup();
+        self.out.device_use = self.device_use.into_iter().collect();
         self.out
     }
 }
@@ -432,6 +451,11 @@ fn read_object<R: Read>(input: &mut Input<R>, mode: Mode, tx: &SyncSender<Chunk>
                 input.consume(v + 1);
                 read_events(input, 2, false, tx)?;
             }
+            "deviceProperties" if mode == Mode::Full => {
+                let end = value_end(input, v, 1)?;
+                head.devices = parse_slice(input, v, end, device_properties)?;
+                input.consume(end);
+            }
             "distributedInfo" => {
                 if seen_info {
                     return Err(Fail::At(at, "'distributedInfo' appears twice".to_string()));
@@ -502,6 +526,39 @@ fn distributed_rank(text: &str) -> Result<Option<i64>, event::Failure> {
             format!("'distributedInfo.rank' must be an integer, found {}", kind_of(b)),
         )),
     }
+}
+
+/// The `deviceProperties` array: each object's `id`, `name` and `totalGlobalMem`. Anything that
+/// is not an array of objects describes no device; entries without an integer `id` are left out.
+fn device_properties(text: &str) -> Result<Vec<DeviceProperties>, event::Failure> {
+    if !text.starts_with('[') {
+        check_value(text.as_bytes())?;
+        return Ok(Vec::new());
+    }
+    let entries: Vec<&RawValue> = event::deserialize(text, |de| serde::Deserialize::deserialize(de))?;
+    let mut devices = Vec::new();
+    for entry in entries {
+        let e = entry.get();
+        if !e.starts_with('{') {
+            continue;
+        }
+        let integer = |key: &str| -> Result<Option<i64>, event::Failure> {
+            Ok(event::member(e, key)?
+                .map(|r| Number::new(r.get()))
+                .filter(|n| matches!(n.text.as_bytes()[0], b'-' | b'0'..=b'9') && n.is_integer)
+                .map(|n| n.to_i64()))
+        };
+        let Some(id) = integer("id")? else { continue };
+        let name = event::member(e, "name")?
+            .filter(|r| r.get().starts_with('"'))
+            .map(|r| event::string_text(r.get()).into_owned());
+        devices.push(DeviceProperties {
+            id,
+            name: name.unwrap_or_default(),
+            total_global_mem: integer("totalGlobalMem")?.and_then(|m| u64::try_from(m).ok()),
+        });
+    }
+    Ok(devices)
 }
 
 /// Cuts the elements of an array whose `[` is consumed into chunks of whole events, sent to
@@ -819,5 +876,105 @@ mod tests {
         let text = format!(r#"{{"traceEvents": [{{"cat": "cpu_op", "name": "{long}", "ts": 1, "dur": 2}}]}}"#);
         let t = parse(&text).unwrap();
         assert_eq!(t.strings.resolve(t.events.name[0]).len(), 3 * CHUNK_BYTES);
+    }
+}
+#[cfg(test)]
+mod overview_inputs {
+    use super::*;
+    use crate::model::store::MemorySample;
+
+    fn parse(text: &str) -> ParsedTrace {
+        parse_trace(
+            text.as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            &AttrRequest::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn memory_instants_devices_and_device_use_are_captured() {
+        let t = parse(
+            r#"{"deviceProperties": [{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85018279936, "computeMajor": 9},
+                                     "junk", {"name": "no id"}, {"id": 1, "name": "second"}],
+            "traceEvents": [
+              {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "ts": 1.5,
+               "args": {"Total Reserved": 0, "Total Allocated": 4096, "Bytes": 4096, "Device Id": 0, "Device Type": 1}},
+              {"ph": "i", "name": "[memory]", "ts": 2, "args": {"Device Type": 0, "Device Id": -1, "Bytes": -4}},
+              {"ph": "i", "name": "[memory]", "ts": 3, "args": {"Bytes": 4}},
+              {"ph": "X", "cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"device": 1, "stream": 7}},
+              {"ph": "X", "cat": "kernel", "name": "k", "ts": 3, "dur": 1, "args": {"device": 1, "stream": 7}},
+              {"ph": "X", "cat": "gpu_memcpy", "name": "m", "ts": 4, "dur": 1, "args": {"device": 0, "stream": 7}}
+            ]}"#,
+        );
+        assert_eq!(
+            t.devices,
+            vec![
+                DeviceProperties {
+                    id: 0,
+                    name: "NVIDIA H100".into(),
+                    total_global_mem: Some(85018279936)
+                },
+                DeviceProperties {
+                    id: 1,
+                    name: "second".into(),
+                    total_global_mem: None
+                },
+            ]
+        );
+        // The third has no device: not a sample.
+        assert_eq!(t.memory.len(), 2);
+        assert_eq!(
+            t.memory.get(0),
+            MemorySample {
+                ts_ns: 1500,
+                device_type: 1,
+                device_id: 0,
+                total_allocated: Some(4096),
+                bytes: 4096
+            }
+        );
+        assert_eq!(t.memory.get(1).total_allocated, None);
+        assert_eq!(t.memory.get(1).bytes, -4);
+        assert_eq!(t.device_use, vec![(0, 1), (1, 2)]);
+        assert_eq!(t.events.len(), 3);
+    }
+
+    #[test]
+    fn device_properties_that_are_not_an_array_describe_nothing() {
+        let t = parse(r#"{"deviceProperties": {"id": 0}, "traceEvents": []}"#);
+        assert!(t.devices.is_empty());
+    }
+
+    #[test]
+    fn a_broken_device_object_is_an_error_at_its_place() {
+        let text = r#"{"deviceProperties": [{"id": 0, 5: 1}], "traceEvents": []}"#;
+        let err = parse_trace(
+            text.as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            &AttrRequest::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        let at = text.find("5:").unwrap();
+        assert!(err.contains(&format!("byte {at}")), "{err}");
+    }
+
+    #[test]
+    fn the_device_attribute_is_still_an_attribute() {
+        let request = AttrRequest::build(crate::input::attrs::Preset::Default, &["device".to_string()], &[]).unwrap();
+        let t = parse_trace(
+            r#"{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"device": 3}}]}"#
+                .as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            &request,
+        )
+        .unwrap();
+        let (col, _) = t.attrs.column("device").unwrap();
+        assert_eq!(t.attrs.text(col, 0, &t.strings), "3");
+        assert_eq!(t.device_use, vec![(3, 1)]);
     }
 }

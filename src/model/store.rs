@@ -149,6 +149,68 @@ pub struct Step {
     pub dur_ns: i64,
 }
 
+/// One `[memory]` instant event: the allocator's state on one device after an allocation or a
+/// free (design §4.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemorySample {
+    pub ts_ns: i64,
+    /// `args."Device Type"`: 0 CPU, 1 CUDA, others for other backends.
+    pub device_type: i32,
+    /// `args."Device Id"` (−1 for the CPU).
+    pub device_id: i32,
+    /// `args."Total Allocated"`: bytes allocated after this event; absent in 2021 traces.
+    pub total_allocated: Option<i64>,
+    /// `args.Bytes`: this allocation (positive) or free (negative).
+    pub bytes: i64,
+}
+
+/// The `[memory]` instant events of one file, column by column, in file order.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct MemoryEvents {
+    pub ts_ns: Vec<i64>,
+    pub device_type: Vec<i32>,
+    pub device_id: Vec<i32>,
+    pub total_allocated: Vec<Option<i64>>,
+    pub bytes: Vec<i64>,
+}
+
+impl MemoryEvents {
+    pub fn len(&self) -> usize {
+        self.ts_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ts_ns.is_empty()
+    }
+
+    pub fn push(&mut self, m: MemorySample) {
+        self.ts_ns.push(m.ts_ns);
+        self.device_type.push(m.device_type);
+        self.device_id.push(m.device_id);
+        self.total_allocated.push(m.total_allocated);
+        self.bytes.push(m.bytes);
+    }
+
+    pub fn get(&self, row: usize) -> MemorySample {
+        MemorySample {
+            ts_ns: self.ts_ns[row],
+            device_type: self.device_type[row],
+            device_id: self.device_id[row],
+            total_allocated: self.total_allocated[row],
+            bytes: self.bytes[row],
+        }
+    }
+}
+
+/// A device the trace describes in its top-level `deviceProperties`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceProperties {
+    pub id: i64,
+    pub name: String,
+    /// `totalGlobalMem`, bytes.
+    pub total_global_mem: Option<u64>,
+}
+
 /// Everything tracediff keeps of one trace file.
 #[derive(Debug, Clone)]
 pub struct TraceFile {
@@ -165,6 +227,13 @@ pub struct TraceFile {
     pub total_events: u64,
     /// Bytes of JSON text read.
     pub json_bytes: u64,
+    /// `[memory]` instant events, in file order.
+    pub memory: MemoryEvents,
+    /// `deviceProperties`, in file order.
+    pub devices: Vec<DeviceProperties>,
+    /// `args.device` value → number of kept events carrying it, sorted by device id: which
+    /// devices the kernels, copies and sets ran on.
+    pub device_use: Vec<(i64, u64)>,
 }
 
 impl TraceFile {
