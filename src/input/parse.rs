@@ -594,6 +594,14 @@ struct Cutter {
 }
 
 impl Cutter {
+    /// The text ends where an open-ended array may end: send the last events, drop the rest
+    /// (white space, a trailing comma).
+    fn finish_open<R: Read>(&mut self, input: &mut Input<R>, tx: &SyncSender<Chunk>) -> Result<(), Fail> {
+        self.ship(input, self.at, tx)?;
+        input.consume(input.data().len());
+        Ok(())
+    }
+
     /// Sends the events cut so far (the text up to `end`) as a chunk, and lets go of that text.
     fn ship<R: Read>(&mut self, input: &mut Input<R>, end: usize, tx: &SyncSender<Chunk>) -> Result<(), Fail> {
         let spans = std::mem::take(&mut self.spans);
@@ -622,8 +630,9 @@ fn cut_events<R: Read>(
     loop {
         let next = input.skip_ws(cut.at).map_err(|e| Fail::Io(e, input.read_so_far()))?;
         let Some((mut i, mut b)) = next else {
-            return if open_ended {
-                cut.ship(input, cut.at, tx)
+            // An open-ended array needs one entry at least: `[` alone is a truncated text.
+            return if open_ended && cut.count > 0 {
+                cut.finish_open(input, tx)
             } else {
                 Err(truncated(input))
             };
@@ -634,7 +643,7 @@ fn cut_events<R: Read>(
                 b',' => match input.skip_ws(i + 1).map_err(|e| Fail::Io(e, input.read_so_far()))? {
                     Some((k, b']')) => return Err(syntax(input, k, "trailing comma".to_string())),
                     Some(found) => (i, b) = found,
-                    None if open_ended => return cut.ship(input, cut.at, tx),
+                    None if open_ended => return cut.finish_open(input, tx),
                     None => return Err(truncated(input)),
                 },
                 _ => {

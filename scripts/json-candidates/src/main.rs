@@ -1,8 +1,8 @@
 //! Parses the `traceEvents` of one trace with each candidate and prints MB/s (best and median of
 //! RUNS). Every candidate reads the same fields: name, cat, ts, dur, pid, tid, args.stream,
 //! args.correlation, and skips (validating) the rest.
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 #[allow(unused_imports)]
 use std::borrow::Cow;
 use std::fmt;
@@ -15,12 +15,24 @@ impl<'de> Deserialize<'de> for LooseInt {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = LooseInt;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result { f.write_str("int") }
-            fn visit_i64<E>(self, v: i64) -> Result<LooseInt, E> { Ok(LooseInt(v)) }
-            fn visit_u64<E>(self, v: u64) -> Result<LooseInt, E> { Ok(LooseInt(v as i64)) }
-            fn visit_f64<E>(self, v: f64) -> Result<LooseInt, E> { Ok(LooseInt(v as i64)) }
-            fn visit_str<E>(self, v: &str) -> Result<LooseInt, E> { Ok(LooseInt(v.parse().unwrap_or(-1))) }
-            fn visit_unit<E>(self) -> Result<LooseInt, E> { Ok(LooseInt(-1)) }
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("int")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<LooseInt, E> {
+                Ok(LooseInt(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<LooseInt, E> {
+                Ok(LooseInt(v as i64))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<LooseInt, E> {
+                Ok(LooseInt(v as i64))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<LooseInt, E> {
+                Ok(LooseInt(v.parse().unwrap_or(-1)))
+            }
+            fn visit_unit<E>(self) -> Result<LooseInt, E> {
+                Ok(LooseInt(-1))
+            }
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<LooseInt, A::Error> {
                 while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(LooseInt(-1))
@@ -29,7 +41,9 @@ impl<'de> Deserialize<'de> for LooseInt {
                 while s.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(LooseInt(-1))
             }
-            fn visit_bool<E>(self, _: bool) -> Result<LooseInt, E> { Ok(LooseInt(-1)) }
+            fn visit_bool<E>(self, _: bool) -> Result<LooseInt, E> {
+                Ok(LooseInt(-1))
+            }
         }
         d.deserialize_any(V)
     }
@@ -100,7 +114,9 @@ impl<'de> Deserialize<'de> for Events {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = Events;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result { f.write_str("events") }
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("events")
+            }
             fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Events, A::Error> {
                 let mut h = 0u64;
                 while let Some(e) = s.next_element::<Ev>()? {
@@ -133,14 +149,28 @@ fn split(text: &[u8]) -> Vec<(usize, usize)> {
                 i += 1;
                 loop {
                     let k = memchr::memchr2(b'"', b'\\', &text[i..]).unwrap();
-                    if text[i + k] == b'\\' { i += k + 2; } else { i += k; break; }
+                    if text[i + k] == b'\\' {
+                        i += k + 2;
+                    } else {
+                        i += k;
+                        break;
+                    }
                 }
             }
-            b'{' | b'[' => { if depth == 0 { ev_start = i; } depth += 1; }
+            b'{' | b'[' => {
+                if depth == 0 {
+                    ev_start = i;
+                }
+                depth += 1;
+            }
             b'}' | b']' => {
-                if depth == 0 { break; }
+                if depth == 0 {
+                    break;
+                }
                 depth -= 1;
-                if depth == 0 { out.push((ev_start, i + 1)); }
+                if depth == 0 {
+                    out.push((ev_start, i + 1));
+                }
             }
             _ => {}
         }
@@ -159,7 +189,11 @@ fn time<F: FnMut() -> u64>(name: &str, bytes: usize, runs: usize, mut f: F) {
     }
     t.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let mb = bytes as f64 / 1e6;
-    println!("{name:<46} median {:7.0} MB/s  best {:7.0} MB/s  ({runs} runs, check {h})", mb / t[runs / 2], mb / t[0]);
+    println!(
+        "{name:<46} median {:7.0} MB/s  best {:7.0} MB/s  ({runs} runs, check {h})",
+        mb / t[runs / 2],
+        mb / t[0]
+    );
 }
 
 fn main() {
@@ -168,26 +202,51 @@ fn main() {
     let text = std::fs::read(&path).unwrap();
     let n = text.len();
     println!("{path}: {} MB", n / 1_000_000);
-    time("serde_json, fields, whole document", n, runs, || serde_json::from_slice::<Trace>(&text).unwrap().events.0);
-    time("sonic-rs, fields, whole document", n, runs, || sonic_rs::from_slice::<Trace>(&text).unwrap().events.0);
-    time("serde_json, IgnoredAny", n, runs, || { serde_json::from_slice::<IgnoredAny>(&text).unwrap(); 0 });
+    time("serde_json, fields, whole document", n, runs, || {
+        serde_json::from_slice::<Trace>(&text).unwrap().events.0
+    });
+    time("sonic-rs, fields, whole document", n, runs, || {
+        sonic_rs::from_slice::<Trace>(&text).unwrap().events.0
+    });
+    time("serde_json, IgnoredAny", n, runs, || {
+        serde_json::from_slice::<IgnoredAny>(&text).unwrap();
+        0
+    });
     time("splitter alone (event extents)", n, runs, || split(&text).len() as u64);
     let spans = split(&text);
     time("splitter + serde_json per event", n, runs, || {
-        split(&text).iter().map(|&(a, b)| fold(&serde_json::from_slice::<Ev>(&text[a..b]).unwrap())).fold(0u64, u64::wrapping_add)
+        split(&text)
+            .iter()
+            .map(|&(a, b)| fold(&serde_json::from_slice::<Ev>(&text[a..b]).unwrap()))
+            .fold(0u64, u64::wrapping_add)
     });
     time("  serde_json per event (split done)", n, runs, || {
-        spans.iter().map(|&(a, b)| fold(&serde_json::from_slice::<Ev>(&text[a..b]).unwrap())).fold(0u64, u64::wrapping_add)
+        spans
+            .iter()
+            .map(|&(a, b)| fold(&serde_json::from_slice::<Ev>(&text[a..b]).unwrap()))
+            .fold(0u64, u64::wrapping_add)
     });
     time("  serde_json per event, RawValue numbers", n, runs, || {
-        spans.iter().map(|&(a, b)| fold_raw(&serde_json::from_slice::<RawEv>(&text[a..b]).unwrap())).fold(0u64, u64::wrapping_add)
+        spans
+            .iter()
+            .map(|&(a, b)| fold_raw(&serde_json::from_slice::<RawEv>(&text[a..b]).unwrap()))
+            .fold(0u64, u64::wrapping_add)
     });
     time("  sonic-rs per event (split done)", n, runs, || {
-        spans.iter().map(|&(a, b)| fold(&sonic_rs::from_slice::<Ev>(&text[a..b]).unwrap())).fold(0u64, u64::wrapping_add)
+        spans
+            .iter()
+            .map(|&(a, b)| fold(&sonic_rs::from_slice::<Ev>(&text[a..b]).unwrap()))
+            .fold(0u64, u64::wrapping_add)
     });
     time("tracediff today (parse_trace, no attrs)", n, runs, || {
         let req = tracediff::input::attrs::AttrRequest::default();
-        let t = tracediff::input::parse::parse_trace(&text[..], std::path::Path::new("x"), tracediff::input::read::Compression::None, &req).unwrap();
+        let t = tracediff::input::parse::parse_trace(
+            &text[..],
+            std::path::Path::new("x"),
+            tracediff::input::read::Compression::None,
+            &req,
+        )
+        .unwrap();
         t.events.len() as u64
     });
 }
