@@ -259,7 +259,7 @@ pub fn member<'a>(text: &'a str, key: &str) -> Result<Option<&'a RawValue>, Fail
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
             let mut found = None;
-            while let Some(k) = map.next_key::<Cow<'de, str>>()? {
+            while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
                 let v: &'de RawValue = map.next_value()?;
                 if k == self.0 {
                     found = Some(v);
@@ -269,6 +269,29 @@ pub fn member<'a>(text: &'a str, key: &str) -> Result<Option<&'a RawValue>, Fail
         }
     }
     deserialize(text, |de| de.deserialize_map(Find(key)))
+}
+
+/// An object key, borrowed from the text unless it holds escapes (serde's `Cow<str>` always
+/// allocates).
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// The raw values of the fields tracediff reads.
@@ -305,7 +328,7 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
         let mut f = Fields::default();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             // `null` reads as absent, as a missing field.
             let slot = match key.as_ref() {
                 "name" => &mut f.name,
@@ -385,7 +408,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let f = self.fields;
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             let slot = match key.as_ref() {
                 "stream" => &mut f.stream,
                 "correlation" => &mut f.correlation,

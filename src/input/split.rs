@@ -38,6 +38,17 @@ pub fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
 }
 
+/// The first `"` or `\\` in `s`. Most strings in a trace are short (keys, categories, numbers
+/// as text), so a plain loop looks first; memchr takes over for long ones.
+#[inline]
+fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+    let head = &s[..s.len().min(32)];
+    if let Some(k) = head.iter().position(|&b| b == b'"' || b == b'\\') {
+        return Some(k);
+    }
+    memchr::memchr2(b'"', b'\\', &s[head.len()..]).map(|k| head.len() + k)
+}
+
 /// Where the scan of one value stands.
 #[derive(Debug, Default, Clone)]
 struct Extent {
@@ -89,7 +100,7 @@ impl Extent {
                     self.escape = false;
                     i += 1;
                 }
-                let Some(k) = memchr::memchr2(b'"', b'\\', &s[i..]) else {
+                let Some(k) = find_quote_or_backslash(&s[i..]) else {
                     return Step::More;
                 };
                 i += k + 1;
