@@ -24,7 +24,7 @@ use std::path::Path;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// Bytes of events per chunk.
-pub const CHUNK_BYTES: usize = 1 << 20;
+pub const CHUNK_BYTES: usize = 256 << 10;
 /// Distinct strings one file may hold: ids are `u32`.
 const MAX_STRINGS: usize = u32::MAX as usize - 1;
 
@@ -141,7 +141,7 @@ fn walk(
     } else {
         Collect::Steps
     };
-    let (tx, rx) = sync_channel::<Chunk>(threads * 2);
+    let (tx, rx) = sync_channel::<Chunk>(threads);
     let (head, parsed) = std::thread::scope(|scope| {
         let reader_thread = scope.spawn(move || {
             let mut input = Input::new(reader);

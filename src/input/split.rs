@@ -9,7 +9,7 @@ use std::io::{self, Read};
 pub const MAX_DEPTH: usize = 256;
 
 /// Bytes read from the source at a time (the buffer grows for a larger value).
-pub const READ_SIZE: usize = 1 << 20;
+pub const READ_SIZE: usize = 512 << 10;
 
 /// What kind of JSON value starts with byte `b`, for messages.
 pub fn kind_of(b: u8) -> &'static str {
