@@ -417,3 +417,92 @@ fn outputs_are_what_they_say_or_refused() {
         "--arg-spec defines 'module' but no --group-by names it (here --arg-spec only serves --group-by)"
     );
 }
+
+/// A trace of `aten::addmm` events whose `Input Dims` differ only in the middle, as in the issue.
+fn addmm_trace(path: &Path, dims: &[&str]) {
+    let mut text = String::from("{\"traceEvents\":[\n");
+    for (i, d) in dims.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        text.push_str(&format!(
+            "{sep}{{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":{},\"dur\":{},\
+             \"args\":{{\"Input Dims\":{d}}}}}\n",
+            i * 100,
+            10 + i
+        ));
+    }
+    text.push_str("]}\n");
+    std::fs::write(path, text).unwrap();
+}
+
+const ADDMM_DIMS: [&str; 4] = [
+    "[[4096], [1024, 4096], [4096, 4096], [], []]",
+    "[[4096], [1024, 1024], [1024, 4096], [], []]",
+    "[[1024], [1024, 4096], [4096, 1024], [], []]",
+    "[[4096], [2048, 4096], [4096, 4096], [], []]",
+];
+
+/// Defect 10: the terminal table cut long names in the middle, so distinct `aten::addmm
+/// [input_dims=…]` rows looked identical; `--include '^aten::addmm$' --group-by input_dims`
+/// matched nothing because the pattern saw the group values too.
+#[test]
+fn distinct_rows_stay_distinct_and_filters_match_the_operator() {
+    let dir = TempDir::new().unwrap();
+    let trace = dir.path().join("t.json");
+    addmm_trace(&trace, &ADDMM_DIMS);
+    let t = trace.to_str().unwrap();
+    let args = [
+        "compare",
+        t,
+        t,
+        "--no-save",
+        "--group-by",
+        "input_dims",
+        "--include",
+        "^aten::addmm$",
+    ];
+    let table = run(&args);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let names: Vec<&str> = table
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with('─'))
+        .skip(1)
+        .take_while(|l| l.starts_with(" aten"))
+        .map(|l| l[1..].split("   ").next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "aten::addmm [input_dims…024],[],[]]]",
+            "aten::addmm …024,1024],[1024,4096],…",
+            "aten::addmm …024,4096],[4096,4096],…",
+            "aten::addmm …6],[2048,4096],[4096,4…",
+        ],
+        "{}",
+        table.stdout
+    );
+    // --full-names: whole names, whatever the width.
+    let full = run(&[&args[..], &["--full-names"]].concat());
+    for d in ADDMM_DIMS {
+        let d: String = d.chars().filter(|c| *c != ' ').collect();
+        assert!(
+            full.stdout.contains(&format!(" aten::addmm [input_dims={d}] ")),
+            "{d}\n{}",
+            full.stdout
+        );
+    }
+    // --exclude sees the operator's name too.
+    let none = run(&[
+        "compare",
+        t,
+        t,
+        "--no-save",
+        "--group-by",
+        "input_dims",
+        "--exclude",
+        "^aten::addmm$",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(none.stdout.lines().count(), 1, "{}", none.stdout);
+}

@@ -136,7 +136,7 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
         || aggregate(test, &t_sel, req.device, &keying),
     );
     let mut rows = diff_owned(c_tot, t_tot);
-    rows.retain(|r| filter.admits(&r.name));
+    rows.retain(|r| filter.admits_row(&r.name, &req.group_by));
     let info = |side: &Side, label: &str, resolved: Resolved| SideInfo {
         label: label.to_string(),
         path: side.input.display().to_string(),

@@ -190,8 +190,32 @@ impl NameFilter {
     }
 
     pub fn admits(&self, name: &str) -> bool {
-        (self.include.is_empty() || self.include.iter().any(|r| r.is_match(name)))
-            && !self.exclude.iter().any(|r| r.is_match(name))
+        self.included(name) && !self.excluded(name)
+    }
+
+    fn included(&self, name: &str) -> bool {
+        self.include.is_empty() || self.include.iter().any(|r| r.is_match(name))
+    }
+
+    fn excluded(&self, name: &str) -> bool {
+        self.exclude.iter().any(|r| r.is_match(name))
+    }
+
+    /// Whether a row is kept: the patterns match the operator's name, without the group values
+    /// that `--group-by` appends to it (`^aten::addmm$` keeps `aten::addmm [input_dims=…]`).
+    pub fn admits_row(&self, row_name: &str, group_by: &[String]) -> bool {
+        self.admits(operator_name(row_name, group_by))
+    }
+}
+
+/// The operator's name in a row name: the row name itself, or with `--group-by` the part
+/// before ` [<first group column>=`.
+pub fn operator_name<'a>(row_name: &'a str, group_by: &[String]) -> &'a str {
+    let Some(first) = group_by.first() else { return row_name };
+    let marker = format!(" [{first}=");
+    match row_name.find(&marker) {
+        Some(at) => &row_name[..at],
+        None => row_name,
     }
 }
 
@@ -347,6 +371,11 @@ mod tests {
         assert!(f.admits("aten::mm"));
         assert!(!f.admits("aten::copy_"));
         assert!(!f.admits("cudaLaunchKernel"));
+        let by = ["input_dims".to_string()];
+        let f = NameFilter::new(&["^aten::addmm$".into()], &[]).unwrap();
+        assert!(f.admits_row("aten::addmm [input_dims=[[1]], input_type=[float]]", &by));
+        assert!(!f.admits_row("aten::addmm [input_dims=[[1]]]", &[]));
+        assert!(!f.admits_row("aten::addmm_ [input_dims=[[1]]]", &by));
         let e = NameFilter::new(&[], &["(".into()]).unwrap_err().to_string();
         assert!(e.starts_with("invalid --exclude pattern '('"), "{e}");
     }

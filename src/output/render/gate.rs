@@ -1,6 +1,6 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
-use super::{Format, csv_field, elide_middle, fmt_duration, md_cell};
+use super::{Format, csv_field, distinct_cuts, fmt_duration, md_cell};
 use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
 use std::fmt::Write;
@@ -45,7 +45,7 @@ fn verdict(v: Verdict) -> &'static str {
     }
 }
 
-fn cells(r: &RuleResult, name_width: usize) -> Vec<String> {
+fn cells(r: &RuleResult, subject: String) -> Vec<String> {
     let (b, c) =
         if r.unit == "names" || (r.rule == "op time" || r.rule == "count") && r.baseline == 0.0 && r.unit == "count" {
             (String::new(), String::new())
@@ -54,7 +54,7 @@ fn cells(r: &RuleResult, name_width: usize) -> Vec<String> {
         };
     vec![
         r.rule.clone(),
-        elide_middle(&r.subject, name_width),
+        subject,
         b,
         c,
         change(r),
@@ -91,12 +91,13 @@ const HEADER: [&str; 8] = [
     "verdict",
 ];
 
-pub fn render(report: &GateReport, format: Format) -> String {
+/// The report in `format`; `full_names` keeps op names whole in the table.
+pub fn render(report: &GateReport, format: Format, full_names: bool) -> String {
     match format {
         Format::Json => json_doc(report),
         Format::Markdown => markdown(report),
         Format::Csv => csv(report),
-        Format::Table => table(report),
+        Format::Table => table(report, if full_names { usize::MAX } else { 40 }),
     }
 }
 
@@ -127,7 +128,7 @@ fn csv(report: &GateReport) -> String {
     out
 }
 
-fn table(report: &GateReport) -> String {
+fn table(report: &GateReport, name_width: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", side_line(&report.baseline));
     let _ = writeln!(out, "{}", side_line(&report.candidate));
@@ -138,14 +139,20 @@ fn table(report: &GateReport) -> String {
     )
     .force_no_tty();
     t.set_header(HEADER.to_vec());
-    for r in &report.rules {
-        t.add_row(cells(r, 40));
+    let subjects: Vec<&str> = report.rules.iter().map(|r| r.subject.as_str()).collect();
+    for (r, subject) in report.rules.iter().zip(distinct_cuts(&subjects, name_width)) {
+        t.add_row(cells(r, subject));
     }
     let _ = writeln!(out, "{}", t.trim_fmt());
-    for r in report.rules.iter().filter(|r| !r.note.is_empty()) {
-        let _ = writeln!(out, "  {} / {}: {}", r.rule, elide_middle(&r.subject, 60), r.note);
+    let noted: Vec<&RuleResult> = report.rules.iter().filter(|r| !r.note.is_empty()).collect();
+    let subjects: Vec<&str> = noted.iter().map(|r| r.subject.as_str()).collect();
+    for (r, subject) in noted
+        .iter()
+        .zip(distinct_cuts(&subjects, name_width.saturating_add(20)))
+    {
+        let _ = writeln!(out, "  {} / {subject}: {}", r.rule, r.note);
     }
-    contributors_text(report, &mut out, false);
+    contributors_text(report, &mut out, false, name_width.saturating_add(40));
     let _ = writeln!(out, "gate: {}", verdict_line(report));
     out
 }
@@ -185,7 +192,7 @@ fn distinct_rules(report: &GateReport) -> usize {
     names.len()
 }
 
-fn contributors_text(report: &GateReport, out: &mut String, md: bool) {
+fn contributors_text(report: &GateReport, out: &mut String, md: bool, name_width: usize) {
     if report.top_contributors.is_empty() {
         return;
     }
@@ -204,7 +211,9 @@ fn contributors_text(report: &GateReport, out: &mut String, md: bool) {
             fmt_duration(delta.round() as i64, true)
         );
     }
-    for c in &report.top_contributors {
+    let names: Vec<&str> = report.top_contributors.iter().map(|c| c.name.as_str()).collect();
+    let cut = distinct_cuts(&names, name_width);
+    for (c, cut) in report.top_contributors.iter().zip(cut) {
         if md {
             let _ = writeln!(
                 out,
@@ -215,12 +224,7 @@ fn contributors_text(report: &GateReport, out: &mut String, md: bool) {
                 fmt_duration(c.diff_ns.round() as i64, true)
             );
         } else {
-            let _ = writeln!(
-                out,
-                "  {:>10}  {}",
-                fmt_duration(c.diff_ns.round() as i64, true),
-                elide_middle(&c.name, 80)
-            );
+            let _ = writeln!(out, "  {:>10}  {}", fmt_duration(c.diff_ns.round() as i64, true), cut);
         }
     }
 }
@@ -235,7 +239,7 @@ fn markdown(report: &GateReport) -> String {
     let _ = writeln!(out, "| {} |", HEADER.join(" | "));
     out.push_str("|---|---|---:|---:|---:|---|---:|---|\n");
     for r in &report.rules {
-        let mut c = cells(r, 200);
+        let mut c = cells(r, r.subject.clone());
         c[1] = format!("`{}`", c[1].replace('`', "'").replace('|', "\\|"));
         c[7] = if r.verdict == Verdict::Fail {
             "**FAIL**".into()
@@ -244,7 +248,7 @@ fn markdown(report: &GateReport) -> String {
         };
         let _ = writeln!(out, "| {} |", c.join(" | "));
     }
-    contributors_text(report, &mut out, true);
+    contributors_text(report, &mut out, true, usize::MAX);
     out
 }
 
