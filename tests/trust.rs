@@ -506,3 +506,65 @@ fn distinct_rows_stay_distinct_and_filters_match_the_operator() {
     ]);
     assert_eq!(none.stdout.lines().count(), 1, "{}", none.stdout);
 }
+
+/// The `no rows`/`no events` note of a run's stderr.
+fn why_empty(r: &Run) -> Vec<&str> {
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.stderr
+        .lines()
+        .filter(|l| l.contains(": no rows:") || l.contains(": no events:"))
+        .collect()
+}
+
+/// Defect 11: a selection or filter that left no rows exited 0 with "(no rows)" and no reason.
+/// A note on stderr says which option removed what.
+#[test]
+fn empty_results_say_which_filter_emptied_them() {
+    let compare = |extra: &[&str]| {
+        let mut args = vec!["compare", "fixtures/basic/control", "fixtures/basic/test", "--no-save"];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let r = compare(&["--include", "^nomatch$"]);
+    assert!(r.stdout.contains("(no rows)"), "{}", r.stdout);
+    assert_eq!(
+        why_empty(&r),
+        ["tracediff: note: no rows: --include '^nomatch$' matched none of the 19 row names"]
+    );
+    assert_eq!(
+        why_empty(&compare(&["--include", "aten", "--exclude", "aten", "--format", "csv"])),
+        ["tracediff: note: no rows: --exclude 'aten' removed all 6 rows left by --include 'aten'"]
+    );
+    assert_eq!(
+        why_empty(&compare(&["--exclude", "."])),
+        ["tracediff: note: no rows: --exclude '.' removed all 19 rows"]
+    );
+    assert!(why_empty(&compare(&["--include", "aten"])).is_empty());
+    let dir = TempDir::new().unwrap();
+    let cpu = dir.path().join("cpu.json");
+    write_trace(&cpu, &["aten::mm".to_string(), "aten::add".to_string()]);
+    let cpu = cpu.to_str().unwrap();
+    assert_eq!(
+        why_empty(&run(&["ops-diff", cpu, cpu, "--device", "gpu"])),
+        [
+            "tracediff: note: no rows: --device gpu removed every event of the selected ranks and iterations of both sides (2 names of other events)"
+        ]
+    );
+    let events = |extra: &[&str]| {
+        let mut args = vec!["events", cpu];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    assert_eq!(
+        why_empty(&events(&["--device", "gpu"])),
+        ["tracediff: note: no events: --device gpu removed all 2 events of the selected ranks and iterations"]
+    );
+    assert_eq!(
+        why_empty(&events(&["--cat", "kernel"])),
+        ["tracediff: note: no events: --cat 'kernel' matched none of the 2 events left"]
+    );
+    assert_eq!(
+        why_empty(&events(&["--name", "^conv"])),
+        ["tracediff: note: no events: --name '^conv' matched none of the 2 events left"]
+    );
+}

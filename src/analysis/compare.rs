@@ -120,9 +120,34 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         &req.attr_request()?,
         (&req.control_selection, &req.test_selection),
     )?;
-    let notes = pair_notes(&control, &test);
-    let comparison = compare_sides(req, &control, &test, &filter)?;
+    let mut notes = pair_notes(&control, &test);
+    let mut comparison = compare_sides(req, &control, &test, &NameFilter::default())?;
+    if comparison.rows.is_empty() {
+        notes.push(why_no_events(req, &control, &test)?);
+    } else if let Some(why) = filter.retain_explained(&mut comparison.rows, &req.group_by) {
+        notes.push(why);
+    }
     Ok((comparison, notes))
+}
+
+/// Why a comparison has no rows before any name filter: the device filter, or a selection
+/// without events.
+fn why_no_events(req: &CompareRequest, control: &Side, test: &Side) -> Result<String> {
+    let sides = "the selected ranks and iterations of both sides";
+    if req.device != Device::All {
+        let all = CompareRequest {
+            device: Device::All,
+            ..req.clone()
+        };
+        let any = compare_sides(&all, control, test, &NameFilter::default())?.rows.len();
+        if any > 0 {
+            return Ok(format!(
+                "no rows: --device {} removed every event of {sides} ({any} names of other events)",
+                req.device
+            ));
+        }
+    }
+    Ok(format!("no rows: {sides} hold no events"))
 }
 
 /// Compares two loaded sides.

@@ -201,11 +201,53 @@ impl NameFilter {
         self.exclude.iter().any(|r| r.is_match(name))
     }
 
+    /// Keeps the rows that [`Self::admits_row`]; when that leaves none of several, says which
+    /// option removed them.
+    pub fn retain_explained(&self, rows: &mut Vec<Row>, group_by: &[String]) -> Option<String> {
+        let before = rows.len();
+        rows.retain(|r| self.included(operator_name(&r.name, group_by)));
+        let included = rows.len();
+        rows.retain(|r| !self.excluded(operator_name(&r.name, group_by)));
+        if before == 0 || !rows.is_empty() {
+            return None;
+        }
+        let list = |flag: &str, v: &[Regex]| {
+            v.iter()
+                .map(|r| format!("{flag} '{}'", r.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let names = plural(before, "row name", "row names");
+        Some(if included == 0 {
+            format!(
+                "no rows: {} matched none of the {before} {names}",
+                list("--include", &self.include)
+            )
+        } else if included < before {
+            format!(
+                "no rows: {} removed all {included} rows left by {}",
+                list("--exclude", &self.exclude),
+                list("--include", &self.include)
+            )
+        } else {
+            format!(
+                "no rows: {} removed all {before} {}",
+                list("--exclude", &self.exclude),
+                plural(before, "row", "rows")
+            )
+        })
+    }
+
     /// Whether a row is kept: the patterns match the operator's name, without the group values
     /// that `--group-by` appends to it (`^aten::addmm$` keeps `aten::addmm [input_dims=…]`).
     pub fn admits_row(&self, row_name: &str, group_by: &[String]) -> bool {
         self.admits(operator_name(row_name, group_by))
     }
+}
+
+/// `one` or `many` after a number: `1 row`, `2 rows`.
+pub fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
 }
 
 /// The operator's name in a row name: the row name itself, or with `--group-by` the part

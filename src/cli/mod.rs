@@ -564,27 +564,33 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         name,
         cats: args.cat.clone(),
     };
-    match &args.output {
+    let rows = match &args.output {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| Error::Output {
                 path: path.clone(),
                 source: e,
             })?;
             let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-            write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, path))?;
+            let rows = write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, path))?;
             w.flush().map_err(|e| Error::Output {
                 path: path.clone(),
                 source: e,
             })?;
+            rows
         }
         None => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
-            write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, Path::new("<stdout>")))?;
+            let rows = write_events(&side, &resolved, &filter, format, &mut w)
+                .map_err(|e| relabel(e, Path::new("<stdout>")))?;
             w.flush().map_err(|e| Error::Output {
                 path: PathBuf::from("<stdout>"),
                 source: e,
             })?;
+            rows
         }
+    };
+    if rows == 0 {
+        print_notes(&[crate::output::events::why_no_events(&side, &resolved, &filter)], env);
     }
     Ok(0)
 }
@@ -754,7 +760,9 @@ pub fn saved_comparison(select: &SelectArgs, labels: Option<&Labels>, env: &mut 
     check_labels(&req.labels)?;
     if same_events && (saved_unfiltered || same_filter) {
         let mut c = saved.comparison;
-        c.rows.retain(|r| filter.admits_row(&r.name, &req.group_by));
+        if let Some(why) = filter.retain_explained(&mut c.rows, &req.group_by) {
+            print_notes(&[why], env);
+        }
         c.include = req.include.clone();
         c.exclude = req.exclude.clone();
         c.control.label = req.labels[0].clone();
