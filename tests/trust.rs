@@ -568,3 +568,85 @@ fn empty_results_say_which_filter_emptied_them() {
         ["tracediff: note: no events: --name '^conv' matched none of the 2 events left"]
     );
 }
+
+/// Defect 13: noise and papercuts. The rank-0 note came for every single-file side on every
+/// command; "1 rows", "1 rules", "1 ops"; a saved state from a newer layout was called "older";
+/// regex errors of --name and --fail-on-added took four lines.
+#[test]
+fn notes_once_where_they_matter_plurals_and_one_line_errors() {
+    let r = run(&[
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--no-save",
+        "--include",
+        "^aten::mm$",
+    ]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stderr, "", "no note for sides of one file");
+    assert!(
+        r.stdout
+            .contains("\n1 row: 0 added, 0 deleted, 0 increased, 0 decreased, 1 unchanged\n"),
+        "{}",
+        r.stdout
+    );
+    // A side of several files: the rank matters, and the note names the file.
+    let dir = TempDir::new().unwrap();
+    std::fs::copy("fixtures/basic/control/trace.json", dir.path().join("a.json")).unwrap();
+    std::fs::write(
+        dir.path().join("b.json"),
+        "{\"distributedInfo\":{\"rank\":1},\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"ts\":0,\"dur\":1}]}",
+    )
+    .unwrap();
+    let side = dir.path().to_str().unwrap();
+    let r = run(&["compare", side, side, "--no-save"]);
+    assert_eq!(
+        r.stderr,
+        format!("tracediff: note: no distributedInfo.rank in {side}/a.json; taking it as rank 0\n")
+    );
+
+    let (code, out) = {
+        let r = run(&[
+            "gate",
+            "fixtures/gate/base",
+            "fixtures/gate/base",
+            "--max-step-time-regression",
+            "5%",
+        ]);
+        (r.code, r.stdout)
+    };
+    assert_eq!(code, 0);
+    assert!(out.ends_with("gate: PASS (1 rule checked)\n"), "{out}");
+
+    let state = TempDir::new().unwrap();
+    std::fs::write(
+        state.path().join("last-comparison.json"),
+        "{\"format_version\":99,\"tool_version\":\"9.0.0\",\"request\":null,\"comparison\":null}",
+    )
+    .unwrap();
+    let r = run_in(state.path(), &["ops-diff"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "tracediff: the saved comparison was written by tracediff 9.0.0 in a newer layout (version 99; \
+             this tracediff reads version 1); run `tracediff compare` again ({})\n",
+            state.path().join("last-comparison.json").display()
+        )
+    );
+
+    assert_eq!(
+        fails(&["events", "fixtures/basic/control", "--name", "("]),
+        "invalid --name pattern '(': unclosed group"
+    );
+    assert_eq!(
+        fails(&[
+            "gate",
+            "fixtures/gate/base",
+            "fixtures/gate/base",
+            "--fail-on-added",
+            "[a"
+        ]),
+        "invalid --fail-on-added pattern '[a': unclosed character class"
+    );
+}

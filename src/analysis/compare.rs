@@ -142,8 +142,9 @@ fn why_no_events(req: &CompareRequest, control: &Side, test: &Side) -> Result<St
         let any = compare_sides(&all, control, test, &NameFilter::default())?.rows.len();
         if any > 0 {
             return Ok(format!(
-                "no rows: --device {} removed every event of {sides} ({any} names of other events)",
-                req.device
+                "no rows: --device {} removed every event of {sides} ({any} {} of other events)",
+                req.device,
+                crate::analysis::diff::plural(any, "name", "names")
             ));
         }
     }

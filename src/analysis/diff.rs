@@ -179,10 +179,7 @@ pub struct NameFilter {
 
 impl NameFilter {
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self> {
-        let compile = |flag: &str, p: &String| {
-            Regex::new(p)
-                .map_err(|e| Error::usage(format!("invalid {flag} pattern '{p}': {}", first_line(&e.to_string()))))
-        };
+        let compile = |flag: &str, p: &String| compile_pattern(flag, p);
         Ok(NameFilter {
             include: include.iter().map(|p| compile("--include", p)).collect::<Result<_>>()?,
             exclude: exclude.iter().map(|p| compile("--exclude", p)).collect::<Result<_>>()?,
@@ -225,8 +222,9 @@ impl NameFilter {
             )
         } else if included < before {
             format!(
-                "no rows: {} removed all {included} rows left by {}",
+                "no rows: {} removed all {included} {} left by {}",
                 list("--exclude", &self.exclude),
+                plural(included, "row", "rows"),
                 list("--include", &self.include)
             )
         } else {
@@ -261,8 +259,15 @@ pub fn operator_name<'a>(row_name: &'a str, group_by: &[String]) -> &'a str {
     }
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().last().unwrap_or(s).trim().to_string()
+/// Compiles the regular expression of option `flag`; an error is one line (the regex crate's
+/// message spans several, with the pattern drawn above a caret; its last line says what is wrong).
+pub fn compile_pattern(flag: &str, pattern: &str) -> Result<Regex> {
+    Regex::new(pattern).map_err(|e| {
+        let text = e.to_string();
+        let what = text.lines().last().unwrap_or(&text).trim();
+        let what = what.strip_prefix("error: ").unwrap_or(what);
+        Error::usage(format!("invalid {flag} pattern '{pattern}': {what}"))
+    })
 }
 
 /// One side as compared: where it came from and what was selected.

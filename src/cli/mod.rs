@@ -15,7 +15,6 @@ use crate::output::render::plot::{ImageFormat, Metric, chart_of, draw};
 use crate::output::render::{Format, TableStyle};
 use crate::output::state;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use regex::Regex;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -544,7 +543,7 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
     let name = args
         .name
         .as_deref()
-        .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid --name pattern '{p}': {e}"))))
+        .map(|p| crate::analysis::diff::compile_pattern("--name", p))
         .transpose()?;
     let side = load_side_ranks(&args.path, &attrs, &[&args.rank.clone().unwrap_or(Pick::All)], false)?;
     print_notes(&side.notes, env);

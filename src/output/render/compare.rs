@@ -2,7 +2,7 @@
 
 use super::columns::{Columns, text_width};
 use super::{Cuts, Format, TableStyle, csv_field, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell};
-use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary};
+use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
 use crate::analysis::select::Device;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -190,8 +190,14 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     };
     vec![
         format!(
-            "{} rows{shown}: {} added, {} deleted, {} increased, {} decreased, {} unchanged",
-            s.rows, s.added, s.deleted, s.increased, s.decreased, s.unchanged
+            "{} {}{shown}: {} added, {} deleted, {} increased, {} decreased, {} unchanged",
+            s.rows,
+            plural(s.rows, "row", "rows"),
+            s.added,
+            s.deleted,
+            s.increased,
+            s.decreased,
+            s.unchanged
         ),
         format!(
             "summed duration: {} {}, {} {} ({}, {})",

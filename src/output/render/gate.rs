@@ -1,6 +1,7 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
 use super::{Format, csv_field, distinct_cuts, fmt_duration, md_cell};
+use crate::analysis::diff::plural;
 use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
 use std::fmt::Write;
@@ -66,7 +67,7 @@ fn cells(r: &RuleResult, subject: String) -> Vec<String> {
 
 fn side_line(s: &SideSummary) -> String {
     format!(
-        "{}: {} ({} {}, steps {}): step time median {} (min {}, max {}, MAD {}) over {} samples",
+        "{}: {} ({} {}, steps {}): step time median {} (min {}, max {}, MAD {}) over {} {}",
         s.label,
         s.path,
         if s.ranks.len() == 1 { "rank" } else { "ranks" },
@@ -76,7 +77,8 @@ fn side_line(s: &SideSummary) -> String {
         fmt_duration(s.step_min_ns.round() as i64, false),
         fmt_duration(s.step_max_ns.round() as i64, false),
         fmt_duration(s.step_mad_ns.round() as i64, false),
-        s.samples
+        s.samples,
+        plural(s.samples, "sample", "samples")
     )
 }
 
@@ -167,14 +169,17 @@ fn verdict_line(report: &GateReport) -> String {
         }
     }
     match report.verdict {
-        Verdict::Pass => format!("PASS ({} rules checked)", distinct_rules(report)),
+        Verdict::Pass => {
+            let n = distinct_rules(report);
+            format!("PASS ({n} {} checked)", plural(n, "rule", "rules"))
+        }
         Verdict::Fail => {
             let list: Vec<String> = failed
                 .into_iter()
                 .map(|(rule, n)| {
                     // Per-op rules have a summary line plus one line per op.
                     if (rule == "op time" || rule == "count") && n > 1 {
-                        format!("{rule} ({} ops)", n - 1)
+                        format!("{rule} ({} {})", n - 1, plural(n - 1, "op", "ops"))
                     } else {
                         rule
                     }

@@ -194,8 +194,9 @@ fn check_room(w: u32, h: u32, groups: usize) -> Result<()> {
         format!("at most {most} rows fit the largest chart: give a smaller --top")
     };
     Err(Error::usage(format!(
-        "{n} rows do not fit a {w}×{h} chart (each needs {GROUP_MIN_WIDTH} pixels of width and half a \
-         {KEY_LINE}-pixel line of the key under the plot): {hint}"
+        "{n} {} do not fit a {w}×{h} chart (each needs {GROUP_MIN_WIDTH} pixels of width and half a \
+         {KEY_LINE}-pixel line of the key under the plot): {hint}",
+        if n == 1 { "row" } else { "rows" }
     )))
 }
 
