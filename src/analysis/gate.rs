@@ -565,7 +565,7 @@ pub fn evaluate(
         let summary_note = format!(
             "{checked} {} above the {} floor checked{}",
             ops(checked),
-            crate::output::render::fmt_duration(rules.min_op_time_ns, false),
+            crate::text::fmt_duration(rules.min_op_time_ns, false),
             if rules.relative {
                 ", as shares of step time (--relative)"
             } else {
