@@ -9,7 +9,8 @@
 //! - [`output`]: [`output::render`] (pure functions), [`output::events`], [`output::state`].
 //! - [`cli`]: the command line on top.
 //!
-//! Each folder builds on the ones above it in this list, never on one below it.
+//! Each folder builds on the ones above it in this list, never on one below it; [`error`] and
+//! [`text`] (durations for people) serve them all.
 //!
 //! ```no_run
 //! use tracediff::analysis::compare::{CompareRequest, compare};
@@ -25,5 +26,6 @@ pub mod error;
 pub mod input;
 pub mod model;
 pub mod output;
+pub mod text;
 
 pub use error::{Error, Result};

@@ -343,7 +343,7 @@ fn empty_and_traceless_directories() {
     std::fs::write(dir.path().join("README.txt"), "x").unwrap();
     assert_eq!(
         fails(&["compare", p, BASIC[1]]),
-        format!("no trace files (*.json, *.json.gz) among the 1 entries of this directory ({p})")
+        format!("no trace files (*.json, *.json.gz) in the only entry of this directory ({p})")
     );
 }
 
@@ -727,7 +727,7 @@ fn gate_markdown_and_config_file() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        md.starts_with("### ❌ tracediff gate: FAIL: step time, gpu busy time, op time (1 ops)\n"),
+        md.starts_with("### ❌ tracediff gate: FAIL: step time, gpu busy time, op time (1 op)\n"),
         "{md}"
     );
     assert!(md.contains("| op time | `void cutlass::Kernel<"), "{md}");

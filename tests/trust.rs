@@ -417,3 +417,236 @@ fn outputs_are_what_they_say_or_refused() {
         "--arg-spec defines 'module' but no --group-by names it (here --arg-spec only serves --group-by)"
     );
 }
+
+/// A trace of `aten::addmm` events whose `Input Dims` differ only in the middle, as in the issue.
+fn addmm_trace(path: &Path, dims: &[&str]) {
+    let mut text = String::from("{\"traceEvents\":[\n");
+    for (i, d) in dims.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        text.push_str(&format!(
+            "{sep}{{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"pid\":1,\"tid\":1,\"ts\":{},\"dur\":{},\
+             \"args\":{{\"Input Dims\":{d}}}}}\n",
+            i * 100,
+            10 + i
+        ));
+    }
+    text.push_str("]}\n");
+    std::fs::write(path, text).unwrap();
+}
+
+const ADDMM_DIMS: [&str; 4] = [
+    "[[4096], [1024, 4096], [4096, 4096], [], []]",
+    "[[4096], [1024, 1024], [1024, 4096], [], []]",
+    "[[1024], [1024, 4096], [4096, 1024], [], []]",
+    "[[4096], [2048, 4096], [4096, 4096], [], []]",
+];
+
+/// Defect 10: the terminal table cut long names in the middle, so distinct `aten::addmm
+/// [input_dims=…]` rows looked identical; `--include '^aten::addmm$' --group-by input_dims`
+/// matched nothing because the pattern saw the group values too.
+#[test]
+fn distinct_rows_stay_distinct_and_filters_match_the_operator() {
+    let dir = TempDir::new().unwrap();
+    let trace = dir.path().join("t.json");
+    addmm_trace(&trace, &ADDMM_DIMS);
+    let t = trace.to_str().unwrap();
+    let args = [
+        "compare",
+        t,
+        t,
+        "--no-save",
+        "--group-by",
+        "input_dims",
+        "--include",
+        "^aten::addmm$",
+    ];
+    let table = run(&args);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    let names: Vec<&str> = table
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with('─'))
+        .skip(1)
+        .take_while(|l| l.starts_with(" aten"))
+        .map(|l| l[1..].split("   ").next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "aten::addmm [input_dims…024],[],[]]]",
+            "aten::addmm …024,1024],[1024,4096],…",
+            "aten::addmm …024,4096],[4096,4096],…",
+            "aten::addmm …6],[2048,4096],[4096,4…",
+        ],
+        "{}",
+        table.stdout
+    );
+    // --full-names: whole names, whatever the width.
+    let full = run(&[&args[..], &["--full-names"]].concat());
+    for d in ADDMM_DIMS {
+        let d: String = d.chars().filter(|c| *c != ' ').collect();
+        assert!(
+            full.stdout.contains(&format!(" aten::addmm [input_dims={d}] ")),
+            "{d}\n{}",
+            full.stdout
+        );
+    }
+    // --exclude sees the operator's name too.
+    let none = run(&[
+        "compare",
+        t,
+        t,
+        "--no-save",
+        "--group-by",
+        "input_dims",
+        "--exclude",
+        "^aten::addmm$",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(none.stdout.lines().count(), 1, "{}", none.stdout);
+}
+
+/// The `no rows`/`no events` note of a run's stderr.
+fn why_empty(r: &Run) -> Vec<&str> {
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    r.stderr
+        .lines()
+        .filter(|l| l.contains(": no rows:") || l.contains(": no events:"))
+        .collect()
+}
+
+/// Defect 11: a selection or filter that left no rows exited 0 with "(no rows)" and no reason.
+/// A note on stderr says which option removed what.
+#[test]
+fn empty_results_say_which_filter_emptied_them() {
+    let compare = |extra: &[&str]| {
+        let mut args = vec!["compare", "fixtures/basic/control", "fixtures/basic/test", "--no-save"];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let r = compare(&["--include", "^nomatch$"]);
+    assert!(r.stdout.contains("(no rows)"), "{}", r.stdout);
+    assert_eq!(
+        why_empty(&r),
+        ["tracediff: note: no rows: --include '^nomatch$' matched none of the 19 row names"]
+    );
+    assert_eq!(
+        why_empty(&compare(&["--include", "aten", "--exclude", "aten", "--format", "csv"])),
+        ["tracediff: note: no rows: --exclude 'aten' removed all 6 rows left by --include 'aten'"]
+    );
+    assert_eq!(
+        why_empty(&compare(&["--exclude", "."])),
+        ["tracediff: note: no rows: --exclude '.' removed all 19 rows"]
+    );
+    assert!(why_empty(&compare(&["--include", "aten"])).is_empty());
+    let dir = TempDir::new().unwrap();
+    let cpu = dir.path().join("cpu.json");
+    write_trace(&cpu, &["aten::mm".to_string(), "aten::add".to_string()]);
+    let cpu = cpu.to_str().unwrap();
+    assert_eq!(
+        why_empty(&run(&["ops-diff", cpu, cpu, "--device", "gpu"])),
+        [
+            "tracediff: note: no rows: --device gpu removed every event of the selected ranks and iterations of both sides (2 names of other events)"
+        ]
+    );
+    let events = |extra: &[&str]| {
+        let mut args = vec!["events", cpu];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    assert_eq!(
+        why_empty(&events(&["--device", "gpu"])),
+        ["tracediff: note: no events: --device gpu removed all 2 events of the selected ranks and iterations"]
+    );
+    assert_eq!(
+        why_empty(&events(&["--cat", "kernel"])),
+        ["tracediff: note: no events: --cat 'kernel' matched none of the 2 events left"]
+    );
+    assert_eq!(
+        why_empty(&events(&["--name", "^conv"])),
+        ["tracediff: note: no events: --name '^conv' matched none of the 2 events left"]
+    );
+}
+
+/// Defect 13: noise and papercuts. The rank-0 note came for every single-file side on every
+/// command; "1 rows", "1 rules", "1 ops"; a saved state from a newer layout was called "older";
+/// regex errors of --name and --fail-on-added took four lines.
+#[test]
+fn notes_once_where_they_matter_plurals_and_one_line_errors() {
+    let r = run(&[
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--no-save",
+        "--include",
+        "^aten::mm$",
+    ]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stderr, "", "no note for sides of one file");
+    assert!(
+        r.stdout
+            .contains("\n1 row: 0 added, 0 deleted, 0 increased, 0 decreased, 1 unchanged\n"),
+        "{}",
+        r.stdout
+    );
+    // A side of several files: the rank matters, and the note names the file.
+    let dir = TempDir::new().unwrap();
+    std::fs::copy("fixtures/basic/control/trace.json", dir.path().join("a.json")).unwrap();
+    std::fs::write(
+        dir.path().join("b.json"),
+        "{\"distributedInfo\":{\"rank\":1},\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"ts\":0,\"dur\":1}]}",
+    )
+    .unwrap();
+    let side = dir.path().to_str().unwrap();
+    let r = run(&["compare", side, side, "--no-save"]);
+    assert_eq!(
+        r.stderr,
+        format!("tracediff: note: no distributedInfo.rank in {side}/a.json; taking it as rank 0\n")
+    );
+
+    let (code, out) = {
+        let r = run(&[
+            "gate",
+            "fixtures/gate/base",
+            "fixtures/gate/base",
+            "--max-step-time-regression",
+            "5%",
+        ]);
+        (r.code, r.stdout)
+    };
+    assert_eq!(code, 0);
+    assert!(out.ends_with("gate: PASS (1 rule checked)\n"), "{out}");
+
+    let state = TempDir::new().unwrap();
+    std::fs::write(
+        state.path().join("last-comparison.json"),
+        "{\"format_version\":99,\"tool_version\":\"9.0.0\",\"request\":null,\"comparison\":null}",
+    )
+    .unwrap();
+    let r = run_in(state.path(), &["ops-diff"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "tracediff: the saved comparison was written by tracediff 9.0.0 in a newer layout (version 99; \
+             this tracediff reads version 1); run `tracediff compare` again ({})\n",
+            state.path().join("last-comparison.json").display()
+        )
+    );
+
+    assert_eq!(
+        fails(&["events", "fixtures/basic/control", "--name", "("]),
+        "invalid --name pattern '(': unclosed group"
+    );
+    assert_eq!(
+        fails(&[
+            "gate",
+            "fixtures/gate/base",
+            "fixtures/gate/base",
+            "--fail-on-added",
+            "[a"
+        ]),
+        "invalid --fail-on-added pattern '[a': unclosed character class"
+    );
+}

@@ -120,9 +120,35 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         &req.attr_request()?,
         (&req.control_selection, &req.test_selection),
     )?;
-    let notes = pair_notes(&control, &test);
-    let comparison = compare_sides(req, &control, &test, &filter)?;
+    let mut notes = pair_notes(&control, &test);
+    let mut comparison = compare_sides(req, &control, &test, &NameFilter::default())?;
+    if comparison.rows.is_empty() {
+        notes.push(why_no_events(req, &control, &test)?);
+    } else if let Some(why) = filter.retain_explained(&mut comparison.rows, &req.group_by) {
+        notes.push(why);
+    }
     Ok((comparison, notes))
+}
+
+/// Why a comparison has no rows before any name filter: the device filter, or a selection
+/// without events.
+fn why_no_events(req: &CompareRequest, control: &Side, test: &Side) -> Result<String> {
+    let sides = "the selected ranks and iterations of both sides";
+    if req.device != Device::All {
+        let all = CompareRequest {
+            device: Device::All,
+            ..req.clone()
+        };
+        let any = compare_sides(&all, control, test, &NameFilter::default())?.rows.len();
+        if any > 0 {
+            return Ok(format!(
+                "no rows: --device {} removed every event of {sides} ({any} {} of other events)",
+                req.device,
+                crate::analysis::diff::plural(any, "name", "names")
+            ));
+        }
+    }
+    Ok(format!("no rows: {sides} hold no events"))
 }
 
 /// Compares two loaded sides.
@@ -136,7 +162,7 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
         || aggregate(test, &t_sel, req.device, &keying),
     );
     let mut rows = diff_owned(c_tot, t_tot);
-    rows.retain(|r| filter.admits(&r.name));
+    rows.retain(|r| filter.admits_row(&r.name, &req.group_by));
     Ok(Comparison {
         control: side_info(control, cl, c_sel),
         test: side_info(test, tl, t_sel),

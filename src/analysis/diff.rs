@@ -179,10 +179,7 @@ pub struct NameFilter {
 
 impl NameFilter {
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self> {
-        let compile = |flag: &str, p: &String| {
-            Regex::new(p)
-                .map_err(|e| Error::usage(format!("invalid {flag} pattern '{p}': {}", first_line(&e.to_string()))))
-        };
+        let compile = |flag: &str, p: &String| compile_pattern(flag, p);
         Ok(NameFilter {
             include: include.iter().map(|p| compile("--include", p)).collect::<Result<_>>()?,
             exclude: exclude.iter().map(|p| compile("--exclude", p)).collect::<Result<_>>()?,
@@ -190,7 +187,7 @@ impl NameFilter {
     }
 
     pub fn admits(&self, name: &str) -> bool {
-        self.admits_any(&[name])
+        self.included(name) && !self.excluded(name)
     }
 
     /// For a row keyed by several names (a launching operator and a kernel): an include pattern
@@ -199,10 +196,85 @@ impl NameFilter {
         let matches = |r: &Regex| names.iter().any(|n| r.is_match(n));
         (self.include.is_empty() || self.include.iter().any(matches)) && !self.exclude.iter().any(matches)
     }
+
+    fn included(&self, name: &str) -> bool {
+        self.include.is_empty() || self.include.iter().any(|r| r.is_match(name))
+    }
+
+    fn excluded(&self, name: &str) -> bool {
+        self.exclude.iter().any(|r| r.is_match(name))
+    }
+
+    /// Keeps the rows that [`Self::admits_row`]; when that leaves none of several, says which
+    /// option removed them.
+    pub fn retain_explained(&self, rows: &mut Vec<Row>, group_by: &[String]) -> Option<String> {
+        let before = rows.len();
+        rows.retain(|r| self.included(operator_name(&r.name, group_by)));
+        let included = rows.len();
+        rows.retain(|r| !self.excluded(operator_name(&r.name, group_by)));
+        if before == 0 || !rows.is_empty() {
+            return None;
+        }
+        let list = |flag: &str, v: &[Regex]| {
+            v.iter()
+                .map(|r| format!("{flag} '{}'", r.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let names = plural(before, "row name", "row names");
+        Some(if included == 0 {
+            format!(
+                "no rows: {} matched none of the {before} {names}",
+                list("--include", &self.include)
+            )
+        } else if included < before {
+            format!(
+                "no rows: {} removed all {included} {} left by {}",
+                list("--exclude", &self.exclude),
+                plural(included, "row", "rows"),
+                list("--include", &self.include)
+            )
+        } else {
+            format!(
+                "no rows: {} removed all {before} {}",
+                list("--exclude", &self.exclude),
+                plural(before, "row", "rows")
+            )
+        })
+    }
+
+    /// Whether a row is kept: the patterns match the operator's name, without the group values
+    /// that `--group-by` appends to it (`^aten::addmm$` keeps `aten::addmm [input_dims=…]`).
+    pub fn admits_row(&self, row_name: &str, group_by: &[String]) -> bool {
+        self.admits(operator_name(row_name, group_by))
+    }
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().last().unwrap_or(s).trim().to_string()
+/// `one` or `many` after a number: `1 row`, `2 rows`.
+pub fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// The operator's name in a row name: the row name itself, or with `--group-by` the part
+/// before ` [<first group column>=`.
+pub fn operator_name<'a>(row_name: &'a str, group_by: &[String]) -> &'a str {
+    let Some(first) = group_by.first() else { return row_name };
+    let marker = format!(" [{first}=");
+    match row_name.find(&marker) {
+        Some(at) => &row_name[..at],
+        None => row_name,
+    }
+}
+
+/// Compiles the regular expression of option `flag`; an error is one line (the regex crate's
+/// message spans several, with the pattern drawn above a caret; its last line says what is wrong).
+pub fn compile_pattern(flag: &str, pattern: &str) -> Result<Regex> {
+    Regex::new(pattern).map_err(|e| {
+        let text = e.to_string();
+        let what = text.lines().last().unwrap_or(&text).trim();
+        let what = what.strip_prefix("error: ").unwrap_or(what);
+        Error::usage(format!("invalid {flag} pattern '{pattern}': {what}"))
+    })
 }
 
 /// One side as compared: where it came from and what was selected.
@@ -353,6 +425,11 @@ mod tests {
         assert!(f.admits("aten::mm"));
         assert!(!f.admits("aten::copy_"));
         assert!(!f.admits("cudaLaunchKernel"));
+        let by = ["input_dims".to_string()];
+        let f = NameFilter::new(&["^aten::addmm$".into()], &[]).unwrap();
+        assert!(f.admits_row("aten::addmm [input_dims=[[1]], input_type=[float]]", &by));
+        assert!(!f.admits_row("aten::addmm [input_dims=[[1]]]", &[]));
+        assert!(!f.admits_row("aten::addmm_ [input_dims=[[1]]]", &by));
         let e = NameFilter::new(&[], &["(".into()]).unwrap_err().to_string();
         assert!(e.starts_with("invalid --exclude pattern '('"), "{e}");
     }

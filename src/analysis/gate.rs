@@ -226,7 +226,7 @@ impl Rules {
     pub fn from_config(c: &GateConfig) -> Result<Rules> {
         let regex = |flag: &str, p: &Option<String>| -> Result<Option<Regex>> {
             p.as_deref()
-                .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid {flag} pattern '{p}': {e}"))))
+                .map(|p| crate::analysis::diff::compile_pattern(flag, p))
                 .transpose()
         };
         let t = Thresholds::of(c, |key| format!("--{}", key.replace('_', "-")))
@@ -563,8 +563,9 @@ pub fn evaluate(
                 .then_with(|| a.subject.cmp(&b.subject))
         });
         let summary_note = format!(
-            "{checked} ops above the {} floor checked{}",
-            crate::output::render::fmt_duration(rules.min_op_time_ns, false),
+            "{checked} {} above the {} floor checked{}",
+            ops(checked),
+            crate::text::fmt_duration(rules.min_op_time_ns, false),
             if rules.relative {
                 ", as shares of step time (--relative)"
             } else {
@@ -573,7 +574,7 @@ pub fn evaluate(
         );
         results.push(per_op_summary(
             "op time",
-            format!("{} of {checked} ops regressed", failed.len()),
+            format!("{} of {checked} {} regressed", failed.len(), ops(checked)),
             failed.len(),
             format!("> {}", pct(t)),
             summary_note,
@@ -648,7 +649,7 @@ pub fn evaluate(
         });
         results.push(per_op_summary(
             "count",
-            format!("{} of {checked} ops ran more often", worst.len()),
+            format!("{} of {checked} {} ran more often", worst.len(), ops(checked)),
             worst.len(),
             limit_text(limit),
             "median events per step, ops present on both sides".into(),
@@ -700,6 +701,10 @@ pub fn evaluate(
         rules: results,
         top_contributors: contributors,
     }
+}
+
+fn ops(n: usize) -> &'static str {
+    crate::analysis::diff::plural(n, "op", "ops")
 }
 
 /// The line that sums up a per-op rule: how many ops failed it.

@@ -18,7 +18,6 @@ use crate::output::render::plot::{ImageFormat, Metric, chart_of, draw};
 use crate::output::render::{Format, TableStyle};
 use crate::output::state;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use regex::Regex;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -192,6 +191,9 @@ pub struct GateArgs {
     /// Report format [default: table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
+    /// Show names whole in the table (op names are cut to 40 characters otherwise), never cut to fit its width.
+    #[arg(long, help_heading = "Output")]
+    pub full_names: bool,
     /// Write the report to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -266,6 +268,9 @@ pub struct CompareArgs {
     /// Names of the two sides in headers and CSV columns [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
     pub labels: Option<Labels>,
+    /// Show names whole in the terminal table, never cut to fit its width.
+    #[arg(long, help_heading = "Output")]
+    pub full_names: bool,
     /// Do not save this comparison for later `ops-diff` runs.
     #[arg(long)]
     pub no_save: bool,
@@ -356,7 +361,8 @@ pub struct SelectArgs {
     /// string or object; e.g. `module=Module Hierarchy:string`).
     #[arg(long, value_name = "SPEC")]
     pub arg_spec: Vec<String>,
-    /// Keep only rows whose name matches this regular expression (repeatable: any matches).
+    /// Keep only rows whose name matches this regular expression (repeatable: any matches). With
+    /// --group-by, the operator's name is matched, not the group values after it.
     #[arg(long, value_name = "REGEX")]
     pub include: Vec<String>,
     /// Drop rows whose name matches this regular expression (repeatable).
@@ -507,7 +513,7 @@ fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     let (comparison, notes) = compare(&req)?;
     print_notes(&notes, env);
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
-    emit(&args.output, env, |format, style, out| {
+    emit(&args.output, args.full_names, env, |format, style, out| {
         crate::output::render::compare::render(&view, format, style, out)
     })?;
     if !args.no_save {
@@ -536,7 +542,7 @@ fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
         args.output.sort.unwrap_or(SortKey::Name),
         args.output.top,
     );
-    emit(&args.output, env, |format, _, out| {
+    emit(&args.output, false, env, |format, _, out| {
         crate::output::render::ops_diff::render(&view, format, out)
     })
 }
@@ -558,7 +564,7 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
     let name = args
         .name
         .as_deref()
-        .map(|p| Regex::new(p).map_err(|e| Error::usage(format!("invalid --name pattern '{p}': {e}"))))
+        .map(|p| crate::analysis::diff::compile_pattern("--name", p))
         .transpose()?;
     let side = load_side_ranks(&args.path, &attrs, &[&args.rank.clone().unwrap_or(Pick::All)], false)?;
     print_notes(&side.notes, env);
@@ -578,27 +584,33 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         name,
         cats: args.cat.clone(),
     };
-    match &args.output {
+    let rows = match &args.output {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| Error::Output {
                 path: path.clone(),
                 source: e,
             })?;
             let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-            write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, path))?;
+            let rows = write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, path))?;
             w.flush().map_err(|e| Error::Output {
                 path: path.clone(),
                 source: e,
             })?;
+            rows
         }
         None => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
-            write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, Path::new("<stdout>")))?;
+            let rows = write_events(&side, &resolved, &filter, format, &mut w)
+                .map_err(|e| relabel(e, Path::new("<stdout>")))?;
             w.flush().map_err(|e| Error::Output {
                 path: PathBuf::from("<stdout>"),
                 source: e,
             })?;
+            rows
         }
+    };
+    if rows == 0 {
+        print_notes(&[crate::output::events::why_no_events(&side, &resolved, &filter)], env);
     }
     Ok(0)
 }
@@ -711,8 +723,8 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         (&base, &base_res, &base_samples),
         (&cand, &cand_res, &cand_samples),
     );
-    emit(&output, env, |format, _, out| {
-        out.write_all(crate::output::render::gate::render(&report, format).as_bytes())
+    emit(&output, args.full_names, env, |format, style, out| {
+        out.write_all(crate::output::render::gate::render(&report, format, style.full_names).as_bytes())
     })?;
     Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }
@@ -768,7 +780,9 @@ pub fn saved_comparison(select: &SelectArgs, labels: Option<&Labels>, env: &mut 
     check_labels(&req.labels)?;
     if same_events && (saved_unfiltered || same_filter) {
         let mut c = saved.comparison;
-        c.rows.retain(|r| filter.admits(&r.name));
+        if let Some(why) = filter.retain_explained(&mut c.rows, &req.group_by) {
+            print_notes(&[why], env);
+        }
         c.include = req.include.clone();
         c.exclude = req.exclude.clone();
         c.control.label = req.labels[0].clone();
@@ -819,6 +833,7 @@ fn check_output(output: &OutputArgs) -> Result<Format> {
 /// Renders in the chosen format and writes to `-o FILE` or standard output, as it is rendered.
 fn emit(
     output: &OutputArgs,
+    full_names: bool,
     env: &mut Env<'_>,
     render: impl Fn(Format, TableStyle, &mut dyn Write) -> std::io::Result<()>,
 ) -> Result<i32> {
@@ -831,13 +846,18 @@ fn emit(
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| written(path, e))?;
             let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-            render(format, TableStyle::default(), &mut w)
+            let style = TableStyle {
+                full_names,
+                ..TableStyle::default()
+            };
+            render(format, style, &mut w)
                 .and_then(|()| w.flush())
                 .map_err(|e| written(path, e))?;
         }
         None => {
             let style = TableStyle {
                 width: env.terminal_width.unwrap_or(TableStyle::default().width),
+                full_names,
             };
             let stdout = Path::new("<stdout>");
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *env.stdout);

@@ -133,7 +133,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     } else {
         ModuleTime::Host
     });
-    emit(&output, env, |format, style, out| {
+    emit(&output, false, env, |format, style, out| {
         let depth = args.depth.or(match format {
             Format::Table | Format::Markdown => Some(3),
             Format::Json | Format::Csv => None,

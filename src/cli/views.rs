@@ -235,7 +235,7 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
         top: None,
         sort: None,
     };
-    emit(&output, env, |format, _, out| {
+    emit(&output, false, env, |format, _, out| {
         out.write_all(render_overview(&o, format).as_bytes())
     })
 }
@@ -276,7 +276,7 @@ fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_
         top: None,
         sort: None,
     };
-    emit(&output, env, |format, style, out| {
+    emit(&output, false, env, |format, style, out| {
         out.write_all(render(&view, format, style).as_bytes())
     })
 }

@@ -45,7 +45,12 @@ pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
         let what = if other == 0 {
             "empty directory: no trace files".to_string()
         } else {
-            format!("no trace files (*.json, *.json.gz) among the {other} entries of this directory")
+            let among = if other == 1 {
+                "in the only entry".to_string()
+            } else {
+                format!("among the {other} entries")
+            };
+            format!("no trace files (*.json, *.json.gz) {among} of this directory")
         };
         return Err(Error::input(path, what));
     }
@@ -80,7 +85,7 @@ mod tests {
         std::fs::write(dir.path().join("x.txt"), b"").unwrap();
         let e = discover(dir.path()).unwrap_err().to_string();
         assert!(
-            e.starts_with("no trace files (*.json, *.json.gz) among the 1 entries"),
+            e.starts_with("no trace files (*.json, *.json.gz) in the only entry of this directory"),
             "{e}"
         );
     }

@@ -189,7 +189,10 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
         }
     }
     let mut notes = Vec::new();
-    if let Some((_, path, _, _)) = present.iter().find(|(_, _, declared, _)| !declared) {
+    // Only where ranks matter: a side of one file is that file, whatever its rank.
+    if present.len() > 1
+        && let Some((_, path, _, _)) = present.iter().find(|(_, _, declared, _)| !declared)
+    {
         notes.push(format!(
             "no distributedInfo.rank in {}; taking it as rank 0",
             path.display()

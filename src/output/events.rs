@@ -223,6 +223,53 @@ fn each_row(
     Ok(rows)
 }
 
+/// Why no event was listed: the first filter that leaves none, in the order iterations,
+/// `--device`, `--cat`, `--name`.
+pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> String {
+    let mut left = [0u64; 4];
+    for &rank in &resolved.ranks {
+        let Some(file) = side.file_of_rank(rank) else { continue };
+        let ev = &file.events;
+        for i in 0..ev.len() {
+            let steps = resolved
+                .iterations
+                .as_ref()
+                .is_none_or(|it| it.contains(&ev.iteration[i]));
+            let device = steps && filter.device.admits(ev.place[i]);
+            let cat =
+                device && (filter.cats.is_empty() || filter.cats.iter().any(|c| c == file.strings.resolve(ev.cat[i])));
+            let name = cat
+                && filter
+                    .name
+                    .as_ref()
+                    .is_none_or(|re| re.is_match(file.strings.resolve(ev.name[i])));
+            for (k, passed) in [steps, device, cat, name].into_iter().enumerate() {
+                left[k] += u64::from(passed);
+            }
+        }
+    }
+    let before = |k: usize| format!("{} {}", left[k], if left[k] == 1 { "event" } else { "events" });
+    if left[0] == 0 {
+        "no events: the selected ranks and iterations hold none".to_string()
+    } else if left[1] == 0 {
+        format!(
+            "no events: --device {} removed all {} of the selected ranks and iterations",
+            filter.device,
+            before(0)
+        )
+    } else if left[2] == 0 {
+        let cats: Vec<String> = filter.cats.iter().map(|c| format!("'{c}'")).collect();
+        format!(
+            "no events: --cat {} matched none of the {} left",
+            cats.join(", "),
+            before(1)
+        )
+    } else {
+        let re = filter.name.as_ref().map_or("", |r| r.as_str());
+        format!("no events: --name '{re}' matched none of the {} left", before(2))
+    }
+}
+
 fn admits(file: &TraceFile, i: usize, resolved: &Resolved, filter: &EventFilter) -> bool {
     let ev = &file.events;
     if let Some(iters) = &resolved.iterations

@@ -90,21 +90,34 @@ pub fn load(dir: &Path) -> Result<(Saved, PathBuf)> {
             ));
         }
     };
-    let saved: Saved = serde_json::from_slice(&text).map_err(|e| {
+    // The version first, so that a file of another layout is named as such, not as unreadable.
+    #[derive(Deserialize)]
+    struct Version {
+        format_version: u32,
+        tool_version: String,
+    }
+    let unreadable = |e: serde_json::Error| {
         Error::input(
             &path,
             format!("the saved comparison is unreadable ({e}); run `tracediff compare` again"),
         )
-    })?;
-    if saved.format_version != FORMAT_VERSION {
+    };
+    let version: Version = serde_json::from_slice(&text).map_err(unreadable)?;
+    if version.format_version != FORMAT_VERSION {
+        let age = if version.format_version > FORMAT_VERSION {
+            "a newer"
+        } else {
+            "an older"
+        };
         return Err(Error::input(
             &path,
             format!(
-                "the saved comparison was written by tracediff {} in an older layout; run `tracediff compare` again",
-                saved.tool_version
+                "the saved comparison was written by tracediff {} in {age} layout (version {}; this tracediff reads version {FORMAT_VERSION}); run `tracediff compare` again",
+                version.tool_version, version.format_version
             ),
         ));
     }
+    let saved: Saved = serde_json::from_slice(&text).map_err(unreadable)?;
     Ok((saved, path))
 }
 

@@ -1,10 +1,8 @@
 //! The comparison table in each output format.
 
 use super::columns::{Columns, text_width};
-use super::{
-    Format, TableStyle, csv_field, elide_middle, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
-};
-use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary};
+use super::{Cuts, Format, TableStyle, csv_field, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell};
+use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
 use crate::analysis::select::Device;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -192,8 +190,14 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     };
     vec![
         format!(
-            "{} rows{shown}: {} added, {} deleted, {} increased, {} decreased, {} unchanged",
-            s.rows, s.added, s.deleted, s.increased, s.decreased, s.unchanged
+            "{} {}{shown}: {} added, {} deleted, {} increased, {} decreased, {} unchanged",
+            s.rows,
+            plural(s.rows, "row", "rows"),
+            s.added,
+            s.deleted,
+            s.increased,
+            s.decreased,
+            s.unchanged
         ),
         format!(
             "summed duration: {} {}, {} {} ({}, {})",
@@ -220,7 +224,8 @@ fn number_cells(r: &Row) -> [String; 7] {
     ]
 }
 
-/// Aligned columns that fit in `style.width`; long names are cut in the middle for display.
+/// Aligned columns that fit in `style.width`; long names are cut for display (in the middle, or
+/// around where they differ when two cuts would look the same), unless `style.full_names`.
 /// Written a row at a time: two passes over the rows (widths, then text), no copy of them.
 pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
@@ -253,22 +258,24 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
                 cols.fit(k + 1, cell);
             }
         }
-        // Names get what the number columns leave of the width (but never fewer than 24 columns).
-        let mut name_width = longest;
-        if cols.total() > style.width {
-            name_width = longest.saturating_sub(cols.total() - style.width).max(24);
+        // Names get what the number columns leave of the width (but never fewer than 24 columns),
+        // cut so that distinct names stay distinct.
+        let mut cuts = Cuts::new(0, |_| "", usize::MAX);
+        if cols.total() > style.width && !style.full_names {
+            let name_width = longest.saturating_sub(cols.total() - style.width).max(24);
+            cuts = Cuts::new(view.rows.len(), |i| &view.rows[i].name, name_width);
             cols.widths[0] = text_width(&header[0]);
-            for r in &view.rows {
-                cols.fit(0, &elide_middle(&r.name, name_width));
+            for (i, r) in view.rows.iter().enumerate() {
+                cols.fit(0, &cuts.cut(i, &r.name));
             }
         }
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         cols.row(&header, out)?;
         cols.rule(out)?;
-        for r in &view.rows {
-            let name = elide_middle(&r.name, name_width);
+        for (i, r) in view.rows.iter().enumerate() {
+            let name = cuts.cut(i, &r.name);
             let nums = number_cells(r);
-            let mut cells = [name.as_str(); 8];
+            let mut cells = [&*name; 8];
             for (k, n) in nums.iter().enumerate() {
                 cells[k + 1] = n;
             }

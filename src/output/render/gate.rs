@@ -1,6 +1,7 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
-use super::{Format, csv_field, elide_middle, fmt_duration, md_cell};
+use super::{Format, csv_field, distinct_cuts, fmt_duration, md_cell};
+use crate::analysis::diff::plural;
 use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
 use std::fmt::Write;
@@ -45,7 +46,7 @@ fn verdict(v: Verdict) -> &'static str {
     }
 }
 
-fn cells(r: &RuleResult, name_width: usize) -> Vec<String> {
+fn cells(r: &RuleResult, subject: String) -> Vec<String> {
     let (b, c) =
         if r.unit == "names" || (r.rule == "op time" || r.rule == "count") && r.baseline == 0.0 && r.unit == "count" {
             (String::new(), String::new())
@@ -54,7 +55,7 @@ fn cells(r: &RuleResult, name_width: usize) -> Vec<String> {
         };
     vec![
         r.rule.clone(),
-        elide_middle(&r.subject, name_width),
+        subject,
         b,
         c,
         change(r),
@@ -66,7 +67,7 @@ fn cells(r: &RuleResult, name_width: usize) -> Vec<String> {
 
 fn side_line(s: &SideSummary) -> String {
     format!(
-        "{}: {} ({} {}, steps {}): step time median {} (min {}, max {}, MAD {}) over {} samples",
+        "{}: {} ({} {}, steps {}): step time median {} (min {}, max {}, MAD {}) over {} {}",
         s.label,
         s.path,
         if s.ranks.len() == 1 { "rank" } else { "ranks" },
@@ -76,7 +77,8 @@ fn side_line(s: &SideSummary) -> String {
         fmt_duration(s.step_min_ns.round() as i64, false),
         fmt_duration(s.step_max_ns.round() as i64, false),
         fmt_duration(s.step_mad_ns.round() as i64, false),
-        s.samples
+        s.samples,
+        plural(s.samples, "sample", "samples")
     )
 }
 
@@ -91,12 +93,13 @@ const HEADER: [&str; 8] = [
     "verdict",
 ];
 
-pub fn render(report: &GateReport, format: Format) -> String {
+/// The report in `format`; `full_names` keeps op names whole in the table.
+pub fn render(report: &GateReport, format: Format, full_names: bool) -> String {
     match format {
         Format::Json => json_doc(report),
         Format::Markdown => markdown(report),
         Format::Csv => csv(report),
-        Format::Table => table(report),
+        Format::Table => table(report, if full_names { usize::MAX } else { 40 }),
     }
 }
 
@@ -127,7 +130,7 @@ fn csv(report: &GateReport) -> String {
     out
 }
 
-fn table(report: &GateReport) -> String {
+fn table(report: &GateReport, name_width: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", side_line(&report.baseline));
     let _ = writeln!(out, "{}", side_line(&report.candidate));
@@ -138,14 +141,20 @@ fn table(report: &GateReport) -> String {
     )
     .force_no_tty();
     t.set_header(HEADER.to_vec());
-    for r in &report.rules {
-        t.add_row(cells(r, 40));
+    let subjects: Vec<&str> = report.rules.iter().map(|r| r.subject.as_str()).collect();
+    for (r, subject) in report.rules.iter().zip(distinct_cuts(&subjects, name_width)) {
+        t.add_row(cells(r, subject));
     }
     let _ = writeln!(out, "{}", t.trim_fmt());
-    for r in report.rules.iter().filter(|r| !r.note.is_empty()) {
-        let _ = writeln!(out, "  {} / {}: {}", r.rule, elide_middle(&r.subject, 60), r.note);
+    let noted: Vec<&RuleResult> = report.rules.iter().filter(|r| !r.note.is_empty()).collect();
+    let subjects: Vec<&str> = noted.iter().map(|r| r.subject.as_str()).collect();
+    for (r, subject) in noted
+        .iter()
+        .zip(distinct_cuts(&subjects, name_width.saturating_add(20)))
+    {
+        let _ = writeln!(out, "  {} / {subject}: {}", r.rule, r.note);
     }
-    contributors_text(report, &mut out, false);
+    contributors_text(report, &mut out, false, name_width.saturating_add(40));
     let _ = writeln!(out, "gate: {}", verdict_line(report));
     out
 }
@@ -160,14 +169,17 @@ fn verdict_line(report: &GateReport) -> String {
         }
     }
     match report.verdict {
-        Verdict::Pass => format!("PASS ({} rules checked)", distinct_rules(report)),
+        Verdict::Pass => {
+            let n = distinct_rules(report);
+            format!("PASS ({n} {} checked)", plural(n, "rule", "rules"))
+        }
         Verdict::Fail => {
             let list: Vec<String> = failed
                 .into_iter()
                 .map(|(rule, n)| {
                     // Per-op rules have a summary line plus one line per op.
                     if (rule == "op time" || rule == "count") && n > 1 {
-                        format!("{rule} ({} ops)", n - 1)
+                        format!("{rule} ({} {})", n - 1, plural(n - 1, "op", "ops"))
                     } else {
                         rule
                     }
@@ -185,7 +197,7 @@ fn distinct_rules(report: &GateReport) -> usize {
     names.len()
 }
 
-fn contributors_text(report: &GateReport, out: &mut String, md: bool) {
+fn contributors_text(report: &GateReport, out: &mut String, md: bool, name_width: usize) {
     if report.top_contributors.is_empty() {
         return;
     }
@@ -204,7 +216,9 @@ fn contributors_text(report: &GateReport, out: &mut String, md: bool) {
             fmt_duration(delta.round() as i64, true)
         );
     }
-    for c in &report.top_contributors {
+    let names: Vec<&str> = report.top_contributors.iter().map(|c| c.name.as_str()).collect();
+    let cut = distinct_cuts(&names, name_width);
+    for (c, cut) in report.top_contributors.iter().zip(cut) {
         if md {
             let _ = writeln!(
                 out,
@@ -215,12 +229,7 @@ fn contributors_text(report: &GateReport, out: &mut String, md: bool) {
                 fmt_duration(c.diff_ns.round() as i64, true)
             );
         } else {
-            let _ = writeln!(
-                out,
-                "  {:>10}  {}",
-                fmt_duration(c.diff_ns.round() as i64, true),
-                elide_middle(&c.name, 80)
-            );
+            let _ = writeln!(out, "  {:>10}  {}", fmt_duration(c.diff_ns.round() as i64, true), cut);
         }
     }
 }
@@ -235,7 +244,7 @@ fn markdown(report: &GateReport) -> String {
     let _ = writeln!(out, "| {} |", HEADER.join(" | "));
     out.push_str("|---|---|---:|---:|---:|---|---:|---|\n");
     for r in &report.rules {
-        let mut c = cells(r, 200);
+        let mut c = cells(r, r.subject.clone());
         c[1] = format!("`{}`", c[1].replace('`', "'").replace('|', "\\|"));
         c[7] = if r.verdict == Verdict::Fail {
             "**FAIL**".into()
@@ -244,7 +253,7 @@ fn markdown(report: &GateReport) -> String {
         };
         let _ = writeln!(out, "| {} |", c.join(" | "));
     }
-    contributors_text(report, &mut out, true);
+    contributors_text(report, &mut out, true, usize::MAX);
     out
 }
 

@@ -9,6 +9,7 @@ pub mod plot;
 pub mod views;
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::Path;
 
 /// Output formats.
@@ -44,11 +45,16 @@ impl Format {
 pub struct TableStyle {
     /// Total width to fit in, in columns.
     pub width: usize,
+    /// Never cut names (`--full-names`), whatever the width.
+    pub full_names: bool,
 }
 
 impl Default for TableStyle {
     fn default() -> Self {
-        TableStyle { width: 100 }
+        TableStyle {
+            width: 100,
+            full_names: false,
+        }
     }
 }
 
@@ -74,29 +80,7 @@ pub fn json_us(ns: i64) -> serde_json::Value {
     }
 }
 
-/// A duration for people: `812 ns`, `12.4 µs`, `3.21 ms`, `1.50 s`, with three significant
-/// digits. `signed` adds `+` to positive values.
-pub fn fmt_duration(ns: i64, signed: bool) -> String {
-    let sign = sign_of(ns, signed);
-    let abs = ns.unsigned_abs() as f64;
-    let (value, unit) = if abs < 1e3 {
-        return format!("{sign}{} ns", ns.unsigned_abs());
-    } else if abs < 1e6 {
-        (abs / 1e3, "µs")
-    } else if abs < 1e9 {
-        (abs / 1e6, "ms")
-    } else {
-        (abs / 1e9, "s")
-    };
-    let text = if value < 9.995 {
-        format!("{value:.2}")
-    } else if value < 99.95 {
-        format!("{value:.1}")
-    } else {
-        format!("{value:.0}")
-    };
-    format!("{sign}{text} {unit}")
-}
+pub use crate::text::fmt_duration;
 
 /// `-` for negative values, `+` for positive ones when `signed`, else nothing.
 pub fn sign_of(n: i64, signed: bool) -> &'static str {
@@ -181,6 +165,124 @@ pub fn fit_table(first: &str, headers: &[String], names: &[String], cells: &[Vec
     }
 }
 
+/// How to cut names to `width` characters so that distinct names stay distinct: in the middle
+/// ([`elide_middle`]), except for names whose middle cut is the same as another's; those keep
+/// their start and the part where they first differ from the others of their group
+/// (`aten::addmm …024,1024],[1024,4096],…`), or stay whole when no cut of that width can tell
+/// them apart. Holds 16 bytes per such name, nothing for the others.
+#[derive(Debug, Clone)]
+pub struct Cuts {
+    width: usize,
+    /// (index, where the name differs from its group, or `usize::MAX` to keep it whole), by index.
+    special: Vec<(usize, usize)>,
+}
+
+impl Cuts {
+    /// The cuts of `count` names; `name(i)` is the i-th.
+    pub fn new<'a>(count: usize, name: impl Fn(usize) -> &'a str, width: usize) -> Cuts {
+        // Only names that are cut can collide: (hash of the middle cut, index); then, in place,
+        // (index, where it differs) for the names that collide. Names with the same hash are
+        // taken as one group (a false merge could only give a cut that keeps more).
+        let mut cut: Vec<(usize, usize)> = (0..count)
+            .filter(|&i| name(i).chars().count() > width)
+            .map(|i| (hash_of(&elide_middle(name(i), width)), i))
+            .collect();
+        cut.sort_unstable();
+        let mut kept = 0;
+        let mut start = 0;
+        while start < cut.len() {
+            let end = start + cut[start..].iter().take_while(|c| c.0 == cut[start].0).count();
+            if end - start > 1 {
+                cut[start..end].sort_unstable_by(|a, b| name(a.1).cmp(name(b.1)));
+                let unique = mark_differences(&mut cut[start..end], &name, width);
+                for k in start..end {
+                    let (i, p) = cut[k];
+                    cut[kept] = (i, if unique { p } else { usize::MAX });
+                    kept += 1;
+                }
+            }
+            start = end;
+        }
+        cut.truncate(kept);
+        cut.sort_unstable();
+        Cuts { width, special: cut }
+    }
+
+    /// The text of name `i`.
+    pub fn cut<'a>(&self, i: usize, name: &'a str) -> Cow<'a, str> {
+        if name.chars().count() <= self.width {
+            return Cow::Borrowed(name);
+        }
+        match self.special.binary_search_by_key(&i, |s| s.0) {
+            Ok(k) if self.special[k].1 == usize::MAX => Cow::Borrowed(name),
+            Ok(k) => Cow::Owned(cut_around(
+                &name.chars().collect::<Vec<_>>(),
+                self.special[k].1,
+                self.width,
+            )),
+            Err(_) => Cow::Owned(elide_middle(name, self.width)),
+        }
+    }
+}
+
+fn hash_of(s: &str) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    s.hash(&mut h);
+    h.finish() as usize
+}
+
+/// For a group of (_, index) of names sorted by name, longer than `width`, whose middle cuts
+/// are equal: replaces each entry by (index, where the name first differs from its nearest
+/// neighbour). Returns whether the cuts there are all distinct.
+fn mark_differences<'a>(group: &mut [(usize, usize)], name: &impl Fn(usize) -> &'a str, width: usize) -> bool {
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let mut before = 0;
+    let mut hashes = Vec::with_capacity(group.len());
+    for k in 0..group.len() {
+        let after = group
+            .get(k + 1)
+            .map_or(0, |next| common(name(group[k].1), name(next.1)));
+        let p = before.max(after);
+        let n = name(group[k].1);
+        hashes.push(hash_of(&cut_around(&n.chars().collect::<Vec<_>>(), p, width)));
+        group[k] = (group[k].1, p);
+        before = after;
+    }
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes.len() == group.len() && width >= 12
+}
+
+/// `name` cut to `width` characters so that position `p` (and a few characters around it)
+/// stays: the start, `…`, a window around `p`, and `…` when the name goes on.
+fn cut_around(name: &[char], p: usize, width: usize) -> String {
+    const CONTEXT: usize = 4;
+    let n = name.len();
+    let text = |r: std::ops::Range<usize>| name[r].iter().collect::<String>();
+    if p + CONTEXT < width - 1 {
+        return format!("{}…", text(0..width - 1));
+    }
+    let head = (width / 3).min(p);
+    let tail = width - 1 - head;
+    if n - tail + CONTEXT <= p {
+        return format!("{}…{}", text(0..head), text(n - tail..n));
+    }
+    let len = width - head - 2;
+    let start = p.saturating_sub(CONTEXT).max(head).min(n - len);
+    format!("{}…{}…", text(0..head), text(start..start + len))
+}
+
+/// [`Cuts`] of a few names, as text.
+pub fn distinct_cuts(names: &[&str], width: usize) -> Vec<String> {
+    let cuts = Cuts::new(names.len(), |i| names[i], width);
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| cuts.cut(i, n).into_owned())
+        .collect()
+}
+
 /// Quotes a CSV field when it needs it (RFC 4180).
 pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
@@ -249,6 +351,28 @@ mod tests {
         assert!(short.starts_with("void at::native::vectorize"), "{short}");
         assert!(short.ends_with("<int> >(int)"), "{short}");
         assert_eq!(elide_middle("aten::mm", 40), "aten::mm");
+    }
+
+    #[test]
+    fn cuts_keep_distinct_names_distinct() {
+        let names = [
+            "aten::addmm [input_dims=[[128,100],[100,64],[64]], input_type=[float,float,float]]",
+            "aten::addmm [input_dims=[[128,100],[100,32],[32]], input_type=[float,float,float]]",
+            "aten::addmm [input_dims=[[64,100],[100,64],[64]], input_type=[float,float,float]]",
+            "aten::mm",
+        ];
+        let plain: Vec<String> = names.iter().map(|n| elide_middle(n, 40)).collect();
+        assert_eq!(plain[0], plain[1], "the middle cut hides the difference");
+        let cuts = distinct_cuts(&names, 40);
+        assert_eq!(
+            cuts,
+            [
+                "aten::addmm […100,64],[64]], input_type…",
+                "aten::addmm […100,32],[32]], input_type…",
+                "aten::addmm [input_dims=[[64,100],[100,…",
+                "aten::mm"
+            ]
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! for each of the top rows, three bars side by side — control, test and their difference.
 //! PNG or SVG, drawn with an embedded font so the picture is the same on every machine.
 
-use super::{elide_middle, fmt_duration};
+use super::{distinct_cuts, fmt_duration};
 use crate::analysis::diff::{Comparison, Row, SortKey, sort_rows};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -194,8 +194,9 @@ fn check_room(w: u32, h: u32, groups: usize) -> Result<()> {
         format!("at most {most} rows fit the largest chart: give a smaller --top")
     };
     Err(Error::usage(format!(
-        "{n} rows do not fit a {w}×{h} chart (each needs {GROUP_MIN_WIDTH} pixels of width and half a \
-         {KEY_LINE}-pixel line of the key under the plot): {hint}"
+        "{n} {} do not fit a {w}×{h} chart (each needs {GROUP_MIN_WIDTH} pixels of width and half a \
+         {KEY_LINE}-pixel line of the key under the plot): {hint}",
+        if n == 1 { "row" } else { "rows" }
     )))
 }
 
@@ -378,10 +379,15 @@ where
     // The key.
     let col_width = (w - 60) / 2;
     let max_chars = (col_width as f64 / 8.6) as usize;
-    for (i, (name, _, _)) in chart.groups.iter().enumerate() {
+    let shown: Vec<&str> = chart
+        .groups
+        .iter()
+        .map(|(name, _, _)| if name.is_empty() { "(empty name)" } else { name.as_str() })
+        .collect();
+    let cuts = distinct_cuts(&shown, max_chars.saturating_sub(5));
+    for (i, cut) in cuts.iter().enumerate() {
         let (col, row) = ((i as i32) / key_rows, (i as i32) % key_rows);
-        let shown = if name.is_empty() { "(empty name)" } else { name.as_str() };
-        let text = format!("{:>2}. {}", i + 1, elide_middle(shown, max_chars.saturating_sub(5)));
+        let text = format!("{:>2}. {cut}", i + 1);
         key_area
             .draw(&Text::new(
                 text,
