@@ -208,3 +208,128 @@ fn memory_instants_and_devices_are_captured_from_real_traces() {
         );
     }
 }
+
+/// Counts of (status, kind, key) over a `modules --format json` tree (matched and unknown by
+/// status alone).
+fn module_changes(root: &serde_json::Value) -> std::collections::BTreeMap<String, usize> {
+    fn walk(n: &serde_json::Value, out: &mut std::collections::BTreeMap<String, usize>) {
+        let status = n["status"].as_str().unwrap_or("");
+        let key = match status {
+            "added" | "deleted" => format!(
+                "{status} {} {}",
+                n["kind"].as_str().unwrap_or(""),
+                n["key"].as_str().unwrap_or("")
+            ),
+            other => other.to_string(),
+        };
+        *out.entry(key).or_insert(0) += 1;
+        for c in n["children"].as_array().into_iter().flatten() {
+            walk(c, out);
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(root, &mut out);
+    out
+}
+
+#[test]
+fn modules_on_real_cpu_runs_align_as_the_model_says() {
+    let Some(t) = traces() else { return };
+    let pair = |s: &str| {
+        let c = t.join(format!("torch_cpu/{s}/control"));
+        let tt = t.join(format!("torch_cpu/{s}/test"));
+        json(&["modules", c.to_str().unwrap(), tt.to_str().unwrap()])
+    };
+    // fused_op: every hand-written LayerNorm is deleted and an nn.LayerNorm added in its place;
+    // nothing else changes.
+    let fused = module_changes(&pair("fused_op"));
+    let changed: Vec<(&String, &usize)> = fused
+        .iter()
+        .filter(|(k, _)| k.starts_with("added") || k.starts_with("deleted"))
+        .collect();
+    assert_eq!(
+        changed,
+        vec![
+            (&"added module LayerNorm".to_string(), &32),
+            (&"deleted module ManualLayerNorm".to_string(), &32)
+        ]
+    );
+    // linear_dims: every module matched, and the Linear layers take longer.
+    let linear = pair("linear_dims");
+    let changes = module_changes(&linear);
+    assert!(changes.keys().all(|k| k == "matched" || k == "unknown"), "{changes:?}");
+    fn linear_host(n: &serde_json::Value, side: &str) -> f64 {
+        let own = if n["key"] == "Linear" {
+            n[side]["host_total_us"].as_f64().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        own + n["children"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| linear_host(c, side))
+            .sum::<f64>()
+    }
+    assert!(linear_host(&linear, "test") > 2.0 * linear_host(&linear, "control"));
+    // A run against its rerun: the same model, everything matched.
+    let same = module_changes(&pair("identical"));
+    assert!(same.keys().all(|k| k == "matched" || k == "unknown"), "{same:?}");
+}
+
+/// Every module node's host time is its own nn.Module event's duration, and per module class
+/// the tree holds exactly the trace's events of the selected step (read here with serde_json).
+#[test]
+fn module_node_times_are_the_traces_own_module_events() {
+    let Some(t) = traces() else { return };
+    for dir in ["torch_cpu/fused_op/control", "tracelens_bert_small/h100"] {
+        let d = t.join(dir);
+        let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap()]);
+        let file = std::fs::read_dir(&d).unwrap().next().unwrap().unwrap().path();
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap()),
+            &mut text,
+        )
+        .unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let events = doc["traceEvents"].as_array().unwrap();
+        // The lowest host ProfilerStep's window.
+        let step = events
+            .iter()
+            .filter(|e| {
+                e["cat"] == "user_annotation" && e["name"].as_str().is_some_and(|n| n.starts_with("ProfilerStep#"))
+            })
+            .min_by_key(|e| e["name"].as_str().unwrap()[13..].parse::<i64>().unwrap())
+            .unwrap();
+        let (s0, s1) = (
+            step["ts"].as_f64().unwrap(),
+            step["ts"].as_f64().unwrap() + step["dur"].as_f64().unwrap(),
+        );
+        let mut expected: std::collections::BTreeMap<String, (usize, i64)> = Default::default();
+        for e in events {
+            let name = e["name"].as_str().unwrap_or("");
+            let ts = e["ts"].as_f64().unwrap_or(-1.0);
+            if e["cat"] == "python_function" && name.starts_with("nn.Module: ") && ts >= s0 && ts < s1 {
+                let class = name[11..].rsplit_once('_').map_or(&name[11..], |(c, _)| c).to_string();
+                let entry = expected.entry(class).or_default();
+                entry.0 += 1;
+                entry.1 += (e["dur"].as_f64().unwrap() * 1000.0).round() as i64;
+            }
+        }
+        let mut found: std::collections::BTreeMap<String, (usize, i64)> = Default::default();
+        fn walk(n: &serde_json::Value, found: &mut std::collections::BTreeMap<String, (usize, i64)>) {
+            if n["kind"] == "module" {
+                let e = found.entry(n["key"].as_str().unwrap().to_string()).or_default();
+                e.0 += n["control"]["calls"].as_u64().unwrap() as usize;
+                e.1 += (n["control"]["host_total_us"].as_f64().unwrap() * 1000.0).round() as i64;
+            }
+            for c in n["children"].as_array().into_iter().flatten() {
+                walk(c, found);
+            }
+        }
+        walk(&root, &mut found);
+        assert!(!expected.is_empty(), "{dir}");
+        assert_eq!(found, expected, "{dir}");
+    }
+}

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-#[allow(dead_code)]
 struct Run {
     code: i32,
     stdout: String,
@@ -14,7 +13,6 @@ struct Run {
 }
 
 /// Runs tracediff in the repository root with its state in `state`.
-#[allow(dead_code)]
 fn run_in(state: &Path, args: &[&str]) -> Run {
     let out = Command::cargo_bin("tracediff")
         .unwrap()
@@ -30,21 +28,23 @@ fn run_in(state: &Path, args: &[&str]) -> Run {
     }
 }
 
-#[allow(dead_code)]
 fn run(args: &[&str]) -> Run {
     let state = TempDir::new().unwrap();
     run_in(state.path(), args)
 }
 
-/// Runs and expects exit code 2 with one `tracediff: ` line on stderr and nothing on stdout;
-/// returns that line without the prefix.
-#[allow(dead_code)]
+/// Runs and expects exit code 2 with one `tracediff: ` line (besides notes) on stderr and nothing
+/// on stdout; returns that line without the prefix.
 fn fails(args: &[&str]) -> String {
     let r = run(args);
     assert_eq!(r.code, 2, "args {args:?}\nstdout: {}\nstderr: {}", r.stdout, r.stderr);
     assert!(r.stdout.is_empty(), "nothing on stdout on error: {}", r.stdout);
     assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    let lines: Vec<&str> = r.stderr.lines().collect();
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("tracediff: note:"))
+        .collect();
     assert_eq!(lines.len(), 1, "one error line: {}", r.stderr);
     lines[0].strip_prefix("tracediff: ").expect("prefixed").to_string()
 }
@@ -191,4 +191,229 @@ fn gate_thresholds_without_their_unit_are_refused() {
         path.to_str().unwrap(),
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+/// Defect 3: when the state could not be saved, `compare` printed nothing and exited 2. The
+/// result is printed, one warning says how to fix it, and the exit status is 0.
+#[test]
+fn a_state_that_cannot_be_saved_does_not_lose_the_result() {
+    let dir = TempDir::new().unwrap();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, b"").unwrap();
+    // A directory under a regular file cannot be created, even by root.
+    let state = blocker.join("state");
+    let args = [
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--format",
+        "csv",
+    ];
+    let r = run_in(&state, &args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, run(&[&args[..], &["--no-save"]].concat()).stdout);
+    assert!(r.stdout.starts_with("name,control_counts,"), "{}", r.stdout);
+    let warnings: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| !l.starts_with("tracediff: note:"))
+        .collect();
+    assert_eq!(
+        warnings,
+        [format!(
+            "tracediff: warning: this comparison was not saved for `ops-diff` and `plot` without paths \
+             (cannot write {}: Not a directory); pass --no-save, or set TRACEDIFF_STATE_DIR to a writable directory",
+            state.display()
+        )]
+    );
+}
+
+/// Defect 7 (second half): a trace file whose name is not UTF-8 was skipped silently inside a
+/// directory. It is read like any other (and named, lossily, in messages).
+#[cfg(unix)]
+#[test]
+fn a_trace_whose_name_is_not_utf8_is_read_not_skipped() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = TempDir::new().unwrap();
+    let odd = dir.path().join(std::ffi::OsStr::from_bytes(b"rank\xff.json"));
+    std::fs::copy("fixtures/basic/control/trace.json", &odd).unwrap();
+    let side = dir.path().to_str().unwrap();
+    let csv = |control: &str| {
+        let r = run(&[
+            "compare",
+            control,
+            "fixtures/basic/test",
+            "--format",
+            "csv",
+            "--no-save",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        r.stdout
+    };
+    assert_eq!(csv(side), csv("fixtures/basic/control"));
+    // Beside another rank-0 file, both are named in the duplicate-rank error.
+    std::fs::copy("fixtures/basic/control/trace.json", dir.path().join("a.json")).unwrap();
+    let e = fails(&["compare", side, "fixtures/basic/test", "--no-save"]);
+    assert_eq!(
+        e,
+        format!(
+            "two trace files with rank 0: {side}/a.json and {side}/rank\u{fffd}.json (pass one file to compare it alone) ({side})"
+        )
+    );
+}
+
+/// Defect 8: `plot --width 40000 --height 40000` panicked (plotters' buffer size overflowed).
+/// Sizes outside the allowed range, and more rows than a chart can hold, are usage errors
+/// that say what fits.
+#[test]
+fn plot_sizes_out_of_range_are_clear_errors() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("chart.png");
+    let plot = |extra: &[&str]| {
+        let mut args = vec![
+            "plot",
+            "fixtures/basic/control",
+            "fixtures/basic/test",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        fails(&args)
+    };
+    for (w, h) in [
+        ("40000", "40000"),
+        ("4294967295", "900"),
+        ("1600", "8193"),
+        ("399", "900"),
+    ] {
+        assert_eq!(
+            plot(&["--width", w, "--height", h]),
+            format!("a chart is 400×300 to 8192×8192 pixels, not {w}×{h} (--width, --height)")
+        );
+    }
+    assert_eq!(
+        plot(&["--top", "19", "--height", "300"]),
+        "19 rows do not fit a 1600×300 chart (each needs 30 pixels of width and half a 22-pixel line of the \
+         key under the plot): give at least --width 1600 --height 490, or a smaller --top"
+    );
+    assert!(!out.exists());
+    // The largest size draws (an SVG, to keep the test light).
+    let svg = dir.path().join("big.svg");
+    let r = run(&[
+        "plot",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--metric",
+        "counts",
+        "--width",
+        "8192",
+        "--height",
+        "8192",
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("width=\"8192\""));
+}
+
+/// Defect 9: output that lied. `compare -o diff.png` wrote a text table into a .png; `gate
+/// --format csv` printed a table; `ops-diff --labels` and an unused `--arg-spec` were accepted
+/// and ignored.
+#[test]
+fn outputs_are_what_they_say_or_refused() {
+    let dir = TempDir::new().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (png, xlsx, events_png) = (path("diff.png"), path("gate.xlsx"), path("events.png"));
+    assert_eq!(
+        fails(&["compare", "fixtures/basic/control", "fixtures/basic/test", "-o", &png]),
+        format!(
+            "cannot tell the output format of {png} from its extension .png: use .csv, .json, .md or .txt, or give --format"
+        )
+    );
+    assert_eq!(
+        fails(&["ops-diff", "fixtures/basic/control", "fixtures/basic/test", "-o", &png]),
+        format!(
+            "cannot tell the output format of {png} from its extension .png: use .csv, .json, .md or .txt, or give --format"
+        )
+    );
+    let gate = [
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--max-step-time-regression",
+        "5%",
+    ];
+    assert_eq!(
+        fails(&[&gate[..], &["-o", &xlsx]].concat()),
+        format!(
+            "cannot tell the output format of {xlsx} from its extension .xlsx: use .csv, .json, .md or .txt, or give --format"
+        )
+    );
+    assert_eq!(
+        fails(&["events", "fixtures/basic/control", "-o", &events_png]),
+        format!(
+            "cannot tell the output format of {events_png} from its extension .png: use .csv, .jsonl, .json or .txt, or give --format"
+        )
+    );
+    assert!(!Path::new(&png).exists() && !Path::new(&xlsx).exists() && !Path::new(&events_png).exists());
+    // --format overrides the extension; no extension means the default.
+    let r = run(&[
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "-o",
+        &png,
+        "--format",
+        "csv",
+        "--no-save",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        std::fs::read_to_string(&png)
+            .unwrap()
+            .starts_with("name,control_counts,")
+    );
+    let r = run(&["events", "fixtures/basic/control", "-o", &path("events")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        std::fs::read_to_string(path("events"))
+            .unwrap()
+            .starts_with("index,rank,name,cat,")
+    );
+
+    let r = run(&[&gate[..], &["--max-op-regression", "10%", "--format", "csv"]].concat());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "rule,subject,unit,baseline,candidate,relative_change,threshold,noise,verdict,note\n\
+         step time,median of steps,ns,1522000,2723000,0.7890932982917214,> 5.0%,44477.99999999999,fail,\n\
+         op time,1 of 5 ops regressed,count,0,1,,> 10.0%,,fail,5 ops above the 0 ns floor checked\n\
+         op time,void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params),\
+         ns,1207000,2408000,0.9950289975144988,> 10.0%,45030.542924774956,fail,\n"
+    );
+
+    let r = run(&[
+        "ops-diff",
+        "fixtures/basic/control",
+        "fixtures/basic/test",
+        "--labels",
+        "a,b",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.starts_with("error: unexpected argument '--labels' found"),
+        "{}",
+        r.stderr
+    );
+    assert!(!run(&["ops-diff", "--help"]).stdout.contains("--labels"));
+    assert_eq!(
+        fails(&[
+            "compare",
+            "fixtures/basic/control",
+            "fixtures/basic/test",
+            "--arg-spec",
+            "module=Module Hierarchy:string"
+        ]),
+        "--arg-spec defines 'module' but no --group-by names it (here --arg-spec only serves --group-by)"
+    );
 }

@@ -1,7 +1,7 @@
 //! Counting and summing the selected events of a side, per name (design §3.5).
 
 use crate::analysis::names::{normalize_name, shorten_name};
-use crate::analysis::select::{Device, Resolved, device_categories};
+use crate::analysis::select::{Device, Resolved};
 use crate::input::attrs::{AttrColumn, AttrValue, value_text};
 use crate::input::load::Side;
 use crate::model::store::NameId;
@@ -121,12 +121,9 @@ fn value_bits(v: AttrValue) -> u64 {
 
 /// `iterations`: `None` admits every event (a trace without ProfilerStep is taken whole).
 pub fn aggregate_file(file: &TraceFile, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
-    let on_device = device_categories(file);
     let ev = &file.events;
-    let admitted = |i: usize| {
-        iterations.is_none_or(|iters| iters.contains(&ev.iteration[i]))
-            && device.admits(on_device[ev.cat[i].index()], ev.stream[i])
-    };
+    let admitted =
+        |i: usize| iterations.is_none_or(|iters| iters.contains(&ev.iteration[i])) && device.admits(ev.place[i]);
     let mut out = NameTotals::new();
     if keying.group_by.is_empty() {
         let mut by_id: Vec<Totals> = vec![Totals::default(); file.strings.len()];

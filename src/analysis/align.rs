@@ -53,6 +53,11 @@ pub struct Times {
     pub device_total_ns: Option<i64>,
 }
 
+/// Where a node came from: (file, row) of each event merged into it, so that a view can be
+/// narrowed to what ran inside it (`operators --zoom`). The file is an index into the side's
+/// selected files.
+pub type Source = (u32, u32);
+
 /// One side's tree (steps and ranks already merged node by node).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeNode {
@@ -60,6 +65,7 @@ pub struct TreeNode {
     pub key: String,
     pub times: Times,
     pub children: Vec<TreeNode>,
+    pub sources: Vec<Source>,
 }
 
 impl TreeNode {
@@ -102,6 +108,8 @@ pub struct AlignedNode {
     pub control: Option<Times>,
     pub test: Option<Times>,
     pub children: Vec<AlignedNode>,
+    /// The events merged into the node on each side (control, test).
+    pub sources: [Vec<Source>; 2],
 }
 
 impl AlignedNode {
@@ -162,6 +170,11 @@ pub fn one_sided(node: &TreeNode, status: Status, path: String) -> AlignedNode {
         };
         children.push(unknown_node(&path, &mut ordinals, control, test));
     }
+    let sources = if status == Status::Added {
+        [Vec::new(), node.sources.clone()]
+    } else {
+        [node.sources.clone(), Vec::new()]
+    };
     AlignedNode {
         kind: node.kind,
         key: node.key.clone(),
@@ -170,6 +183,58 @@ pub fn one_sided(node: &TreeNode, status: Status, path: String) -> AlignedNode {
         control,
         test,
         children,
+        sources,
+    }
+}
+
+/// Merges two trees of one side (steps or ranks) node by node: aligned as two sides would be,
+/// matched nodes summed (calls, host and device time), the others kept in aligned order.
+pub fn merge(a: TreeNode, b: TreeNode) -> TreeNode {
+    let mut aligner = Aligner::default();
+    let pairs = aligner.align_children(&a.children, &b.children);
+    let mut a_children: Vec<Option<TreeNode>> = a.children.into_iter().map(Some).collect();
+    let mut b_children: Vec<Option<TreeNode>> = b.children.into_iter().map(Some).collect();
+    let mut children = Vec::with_capacity(a_children.len().max(b_children.len()));
+    let (mut i, mut j) = (0, 0);
+    let take = |v: &mut Vec<Option<TreeNode>>, k: usize| v[k].take();
+    for &(pi, pj) in &pairs {
+        children.extend((i..pi).filter_map(|k| take(&mut a_children, k)));
+        children.extend((j..pj).filter_map(|k| take(&mut b_children, k)));
+        if let (Some(x), Some(y)) = (take(&mut a_children, pi), take(&mut b_children, pj)) {
+            children.push(merge(x, y));
+        }
+        i = pi + 1;
+        j = pj + 1;
+    }
+    children.extend((i..a_children.len()).filter_map(|k| take(&mut a_children, k)));
+    children.extend((j..b_children.len()).filter_map(|k| take(&mut b_children, k)));
+    let mut sources = a.sources;
+    sources.extend(b.sources);
+    TreeNode {
+        kind: a.kind,
+        key: a.key,
+        times: a.times.plus(b.times),
+        children,
+        sources,
+    }
+}
+
+impl Times {
+    /// Two nodes' times summed; a device time absent on both stays absent.
+    pub fn plus(self, other: Times) -> Times {
+        let calls = match (self.calls, other.calls) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        let device_total_ns = match (self.device_total_ns, other.device_total_ns) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        };
+        Times {
+            calls,
+            host_total_ns: self.host_total_ns + other.host_total_ns,
+            device_total_ns,
+        }
     }
 }
 
@@ -252,6 +317,7 @@ impl Aligner {
             control: Some(a.times),
             test: Some(b.times),
             children,
+            sources: [a.sources.clone(), b.sources.clone()],
         }
     }
 
@@ -383,6 +449,7 @@ fn unknown_node(parent: &str, ordinals: &mut Ordinals, control: Option<Times>, t
         control,
         test,
         children: Vec::new(),
+        sources: [Vec::new(), Vec::new()],
     }
 }
 
@@ -419,6 +486,7 @@ mod tests {
                 device_total_ns: None,
             },
             children,
+            sources: Vec::new(),
         }
     }
 
@@ -564,6 +632,25 @@ mod tests {
         assert_eq!(count(Status::Deleted), 1);
         assert_eq!(count(Status::Added), 2);
         assert_eq!(aligned.children[600].key, "aten::relu");
+    }
+
+    #[test]
+    fn merging_steps_sums_matched_nodes_and_keeps_the_rest() {
+        let one = step(vec![module("Linear", 10, vec![]), module("Dropout", 2, vec![])]);
+        let two = step(vec![
+            node(NodeKind::Annotation, "enumerate(DataLoader)", 4, vec![]),
+            module("Linear", 12, vec![]),
+            module("Dropout", 3, vec![]),
+        ]);
+        let merged = merge(one.clone(), two.clone());
+        let keys: Vec<&str> = merged.children.iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(keys, vec!["enumerate(DataLoader)", "Linear", "Dropout"]);
+        assert_eq!(merged.children[1].times.calls, Some(2));
+        assert_eq!(merged.children[1].times.host_total_ns, 22);
+        assert_eq!(
+            merged.times.host_total_ns,
+            one.times.host_total_ns + two.times.host_total_ns
+        );
     }
 
     #[test]

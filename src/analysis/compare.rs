@@ -1,7 +1,7 @@
 //! A whole comparison, from two paths to a [`Comparison`]: load → select → aggregate → diff.
 
 use crate::analysis::aggregate::{Keying, Naming, aggregate};
-use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff};
+use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
@@ -135,9 +135,24 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
         || aggregate(control, &c_sel, req.device, &keying),
         || aggregate(test, &t_sel, req.device, &keying),
     );
-    let mut rows = diff(&c_tot, &t_tot);
+    let mut rows = diff_owned(c_tot, t_tot);
     rows.retain(|r| filter.admits(&r.name));
-    let info = |side: &Side, label: &str, resolved: Resolved| SideInfo {
+    Ok(Comparison {
+        control: side_info(control, cl, c_sel),
+        test: side_info(test, tl, t_sel),
+        device: req.device,
+        naming: req.naming,
+        normalize_names: req.normalize_names,
+        group_by: req.group_by.clone(),
+        include: req.include.clone(),
+        exclude: req.exclude.clone(),
+        rows,
+    })
+}
+
+/// What a side's header says: its path, the files of the selected ranks, the selection.
+pub fn side_info(side: &Side, label: &str, resolved: Resolved) -> SideInfo {
+    SideInfo {
         label: label.to_string(),
         path: side.input.display().to_string(),
         files: side
@@ -147,16 +162,5 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
             .map(|f| f.path.display().to_string())
             .collect(),
         resolved,
-    };
-    Ok(Comparison {
-        control: info(control, cl, c_sel),
-        test: info(test, tl, t_sel),
-        device: req.device,
-        naming: req.naming,
-        normalize_names: req.normalize_names,
-        group_by: req.group_by.clone(),
-        include: req.include.clone(),
-        exclude: req.exclude.clone(),
-        rows,
-    })
+    }
 }

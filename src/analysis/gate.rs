@@ -7,10 +7,11 @@
 //! and the threshold alone decides (the report says so).
 
 use crate::analysis::aggregate::Keying;
-use crate::analysis::select::{Device, Resolved, device_categories, runs_on_device};
+use crate::analysis::select::{Device, Resolved};
 use crate::error::{Error, Result};
 use crate::input::load::Side;
 use crate::model::iteration::step_number;
+use crate::model::place::Place;
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -287,7 +288,6 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let ev = &file.events;
-        let on_device = device_categories(file);
         let base = s.keys.len();
         for &it in iterations {
             s.keys.push((rank, it));
@@ -303,14 +303,14 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
             let Some(&k) = slot_of.get(&ev.iteration[i]) else {
                 continue;
             };
-            let dev = runs_on_device(on_device[ev.cat[i].index()], ev.stream[i]);
-            if !dev && is_step[ev.name[i].index()] == Some(ev.iteration[i]) {
+            let place = ev.place[i];
+            if place == Place::Host && is_step[ev.name[i].index()] == Some(ev.iteration[i]) {
                 s.step_ns[base + k] = s.step_ns[base + k].max(ev.dur_ns[i]);
             }
-            if dev && file.strings.resolve(ev.cat[i]) != "gpu_user_annotation" {
+            if place == Place::Device {
                 busy[k].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
             }
-            if !device.admits(on_device[ev.cat[i].index()], ev.stream[i]) {
+            if !device.admits(place) {
                 continue;
             }
             let per = per_name[ev.name[i].index()].get_or_insert_with(|| vec![(0, 0); iterations.len()]);

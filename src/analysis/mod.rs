@@ -6,5 +6,7 @@ pub mod align;
 pub mod compare;
 pub mod diff;
 pub mod gate;
+pub mod modules;
 pub mod names;
 pub mod select;
+pub mod views;

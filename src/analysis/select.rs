@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::input::load::Side;
-use crate::model::store::TraceFile;
+use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -75,40 +75,14 @@ impl fmt::Display for Device {
     }
 }
 
-/// Categories of events that run on the device, whatever their stream says.
-pub const DEVICE_CATEGORIES: [&str; 7] = [
-    "kernel",
-    "gpu_memcpy",
-    "gpu_memset",
-    "gpu_user_annotation",
-    "Kernel",
-    "Memcpy",
-    "Memset",
-];
-
-/// For each string id of `file`, whether a category of that name runs on the device.
-pub fn device_categories(file: &TraceFile) -> Vec<bool> {
-    file.strings
-        .iter()
-        .map(|(_, s)| DEVICE_CATEGORIES.contains(&s))
-        .collect()
-}
-
-/// Whether an event runs on the device: a device category, or any stream ≥ 0 (design §3.4).
-#[inline]
-pub fn runs_on_device(device_category: bool, stream: i64) -> bool {
-    device_category || stream >= 0
-}
-
 impl Device {
-    /// Whether an event with this category flag and stream is selected.
+    /// Whether an event that ran at `place` is selected (design §3.4, [`crate::model::place`]).
     #[inline]
-    pub fn admits(self, device_category: bool, stream: i64) -> bool {
-        let on_device = runs_on_device(device_category, stream);
+    pub fn admits(self, place: Place) -> bool {
         match self {
             Device::All => true,
-            Device::Gpu => on_device,
-            Device::Cpu => !on_device,
+            Device::Gpu => place.on_device(),
+            Device::Cpu => !place.on_device(),
         }
     }
 }
@@ -200,12 +174,12 @@ mod tests {
     }
 
     #[test]
-    fn device_filter_uses_category_and_stream() {
-        assert!(Device::Gpu.admits(true, -1));
-        assert!(Device::Gpu.admits(false, 0));
-        assert!(!Device::Gpu.admits(false, -1));
-        assert!(Device::Cpu.admits(false, -1));
-        assert!(!Device::Cpu.admits(true, -1));
-        assert!(Device::All.admits(false, -1));
+    fn device_filter_follows_the_place() {
+        assert!(Device::Gpu.admits(Place::Device));
+        assert!(Device::Gpu.admits(Place::Annotation));
+        assert!(!Device::Gpu.admits(Place::Host));
+        assert!(Device::Cpu.admits(Place::Host));
+        assert!(!Device::Cpu.admits(Place::Device));
+        assert!(Device::All.admits(Place::Host));
     }
 }

@@ -1,5 +1,8 @@
 //! The command line: argument definitions, and running a command with its output streams.
 
+pub mod entry;
+pub mod modules;
+
 use crate::analysis::compare::{CompareRequest, check_labels, compare};
 use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::analysis::gate::{GateConfig, Rules, Verdict, evaluate, measure};
@@ -18,6 +21,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use regex::Regex;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+pub mod views;
 
 const AFTER_HELP: &str = "\
 Exit status: 0 success, 1 a regression gate failed, 2 bad usage or unreadable/invalid input.
@@ -62,6 +67,18 @@ pub enum Command {
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
     #[command(after_help = GATE_HELP)]
     Gate(GateArgs),
+    /// Per operator: calls, host and device self and total time on both sides (design §4.2).
+    #[command(after_help = views::OPERATORS_HELP)]
+    Operators(views::OperatorsArgs),
+    /// Per kernel (or per launching operator and kernel): calls, total, mean, min, max (§4.2).
+    #[command(after_help = views::KERNELS_HELP)]
+    Kernels(views::KernelsArgs),
+    /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ (§4.3).
+    #[command(after_help = views::OVERVIEW_HELP)]
+    Overview(views::OverviewArgs),
+    /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom (§4.4).
+    #[command(after_help = modules::MODULES_HELP)]
+    Modules(modules::ModulesArgs),
 }
 
 const PLOT_HELP: &str = "\
@@ -92,12 +109,15 @@ pub struct PlotArgs {
     /// The image file (.png or .svg).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Width in pixels.
+    /// Width in pixels (400 to 8192; each row needs 30).
     #[arg(long, default_value_t = 1600)]
     pub width: u32,
-    /// Height in pixels.
+    /// Height in pixels (300 to 8192; the key under the plot needs 22 per two rows).
     #[arg(long, default_value_t = 900)]
     pub height: u32,
+    /// Names of the two sides in the legend and title [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
+    pub labels: Option<Labels>,
     #[command(flatten)]
     pub select: SelectArgs,
 }
@@ -243,6 +263,9 @@ pub struct CompareArgs {
     pub select: SelectArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Names of the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
+    pub labels: Option<Labels>,
     /// Do not save this comparison for later `ops-diff` runs.
     #[arg(long)]
     pub no_save: bool,
@@ -339,15 +362,12 @@ pub struct SelectArgs {
     /// Drop rows whose name matches this regular expression (repeatable).
     #[arg(long, value_name = "REGEX")]
     pub exclude: Vec<String>,
-    /// Names of the two sides in headers and CSV columns [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels)]
-    pub labels: Option<Labels>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Labels(pub [String; 2]);
 
-fn parse_labels(s: &str) -> std::result::Result<Labels, String> {
+pub(crate) fn parse_labels(s: &str) -> std::result::Result<Labels, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
     match parts.as_slice() {
         [c, t] => {
@@ -394,6 +414,10 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Events(args) => run_events(args, env),
         Command::Gate(args) => run_gate(args, env),
         Command::Plot(args) => run_plot(args, env),
+        Command::Operators(args) => views::run_operators(args, env),
+        Command::Kernels(args) => views::run_kernels(args, env),
+        Command::Overview(args) => views::run_overview(args, env),
+        Command::Modules(args) => modules::run_modules(args, env),
     }
 }
 
@@ -440,10 +464,27 @@ fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest
     if !select.exclude.is_empty() {
         base.exclude = select.exclude.clone();
     }
-    if let Some(Labels(l)) = &select.labels {
-        base.labels = l.clone();
-    }
     base
+}
+
+/// `--arg-spec` only defines columns for `--group-by`: one that no `--group-by` names would be
+/// accepted and silently ignored, so it is refused.
+fn check_specs_used(select: &SelectArgs, req: &CompareRequest) -> Result<()> {
+    let defined = AttrRequest::build(Preset::None, &[], &select.arg_spec)?;
+    match defined.specs.iter().find(|s| !req.group_by.contains(&s.column)) {
+        Some(unused) => Err(Error::usage(format!(
+            "--arg-spec defines '{}' but no --group-by names it (here --arg-spec only serves --group-by)",
+            unused.column
+        ))),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn with_labels(mut req: CompareRequest, labels: Option<&Labels>) -> CompareRequest {
+    if let Some(Labels(l)) = labels {
+        req.labels = l.clone();
+    }
+    req
 }
 
 fn print_notes(notes: &[String], env: &mut Env<'_>) {
@@ -457,35 +498,62 @@ fn absolute(p: &Path) -> PathBuf {
 }
 
 fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
-    let req = request_from(&args.select, CompareRequest::new(&args.control, &args.test));
+    check_output(&args.output)?;
+    let req = with_labels(
+        request_from(&args.select, CompareRequest::new(&args.control, &args.test)),
+        args.labels.as_ref(),
+    );
+    check_specs_used(&args.select, &req)?;
     let (comparison, notes) = compare(&req)?;
     print_notes(&notes, env);
+    let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
+    emit(&args.output, env, |format, style, out| {
+        crate::output::render::compare::render(&view, format, style, out)
+    })?;
     if !args.no_save {
+        // Saving is a side effect: when it fails, the result stands and a warning says how to fix it.
         let mut saved_req = req.clone();
         saved_req.control = absolute(&req.control);
         saved_req.test = absolute(&req.test);
-        state::save(&env.state_dir, &saved_req, &comparison)?;
+        if let Err(e) = state::save(&env.state_dir, &saved_req, &comparison) {
+            let _ = writeln!(
+                env.stderr,
+                "tracediff: warning: this comparison was not saved for `ops-diff` and `plot` without paths ({e}); \
+                 pass --no-save, or set {} to a writable directory",
+                state::STATE_DIR_ENV
+            );
+        }
     }
-    let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
-    emit(&args.output, env, |format, style| {
-        crate::output::render::compare::render(&view, format, style)
-    })
+    Ok(0)
 }
 
 fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
-    let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, env)?;
+    check_output(&args.output)?;
+    let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, None, env)?;
     let view = OpsDiffView::new(
         &comparison,
         &args.category.categories(),
         args.output.sort.unwrap_or(SortKey::Name),
         args.output.top,
     );
-    emit(&args.output, env, |format, _| {
-        crate::output::render::ops_diff::render(&view, format)
+    emit(&args.output, env, |format, _, out| {
+        crate::output::render::ops_diff::render(&view, format, out)
     })
 }
 
 fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
+    let on_terminal = args.output.is_none() && env.terminal_width.is_some();
+    let format = output_format(
+        args.format,
+        args.output.as_deref(),
+        EventsFormat::from_extension,
+        ".csv, .jsonl, .json or .txt",
+        if on_terminal {
+            EventsFormat::Table
+        } else {
+            EventsFormat::Csv
+        },
+    )?;
     let attrs = AttrRequest::build(args.args.unwrap_or_default(), &args.arg, &args.arg_spec)?;
     let name = args
         .name
@@ -510,14 +578,6 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         name,
         cats: args.cat.clone(),
     };
-    let format = args
-        .format
-        .or_else(|| args.output.as_deref().and_then(EventsFormat::from_extension))
-        .unwrap_or(if env.terminal_width.is_some() {
-            EventsFormat::Table
-        } else {
-            EventsFormat::Csv
-        });
     match &args.output {
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| Error::Output {
@@ -544,7 +604,14 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
-    let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, env)?;
+    crate::output::render::plot::check_size(args.width, args.height)?;
+    let comparison = comparison_for(
+        args.control.as_deref(),
+        args.test.as_deref(),
+        &args.select,
+        args.labels.as_ref(),
+        env,
+    )?;
     if args.top == 0 {
         return Err(Error::usage("--top must be at least 1"));
     }
@@ -588,6 +655,13 @@ fn plot_path(output: Option<&Path>, metric: &str, both: bool) -> PathBuf {
 }
 
 fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
+    let output = OutputArgs {
+        format: args.format,
+        output: args.output.clone(),
+        top: None,
+        sort: None,
+    };
+    check_output(&output)?;
     let from_file = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -637,14 +711,8 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         (&base, &base_res, &base_samples),
         (&cand, &cand_res, &cand_samples),
     );
-    let output = OutputArgs {
-        format: args.format,
-        output: args.output.clone(),
-        top: None,
-        sort: None,
-    };
-    emit(&output, env, |format, _| {
-        crate::output::render::gate::render(&report, format)
+    emit(&output, env, |format, _, out| {
+        out.write_all(crate::output::render::gate::render(&report, format).as_bytes())
     })?;
     Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }
@@ -665,24 +733,27 @@ fn comparison_for(
     control: Option<&Path>,
     test: Option<&Path>,
     select: &SelectArgs,
+    labels: Option<&Labels>,
     env: &mut Env<'_>,
 ) -> Result<Comparison> {
     match (control, test) {
         (Some(c), Some(t)) => {
-            let req = request_from(select, CompareRequest::new(c, t));
+            let req = with_labels(request_from(select, CompareRequest::new(c, t)), labels);
+            check_specs_used(select, &req)?;
             let (comparison, notes) = compare(&req)?;
             print_notes(&notes, env);
             Ok(comparison)
         }
-        _ => saved_comparison(select, env),
+        _ => saved_comparison(select, labels, env),
     }
 }
 
 /// The saved comparison with the given options applied: reused as is when they do not change
 /// which events count, recomputed from the saved paths when they do.
-pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Comparison> {
+pub fn saved_comparison(select: &SelectArgs, labels: Option<&Labels>, env: &mut Env<'_>) -> Result<Comparison> {
     let (saved, path) = state::load(&env.state_dir)?;
-    let req = request_from(select, saved.request.clone());
+    let req = with_labels(request_from(select, saved.request.clone()), labels);
+    check_specs_used(select, &req)?;
     let _ = writeln!(
         env.stderr,
         "tracediff: using the comparison saved in {} ({} vs {})",
@@ -709,29 +780,70 @@ pub fn saved_comparison(select: &SelectArgs, env: &mut Env<'_>) -> Result<Compar
     Ok(comparison)
 }
 
-/// Renders in the chosen format and writes to `-o FILE` or standard output.
-fn emit(output: &OutputArgs, env: &mut Env<'_>, render: impl Fn(Format, TableStyle) -> String) -> Result<i32> {
-    let format = output
-        .format
-        .or_else(|| output.output.as_deref().and_then(Format::from_extension))
-        .unwrap_or(Format::Table);
+/// The output format: `--format` when given, else the one that `-o FILE`'s extension names, else
+/// `default`. An extension that names no format (`-o diff.png`) is refused rather than filled with
+/// text of another kind.
+fn output_format<F: Copy>(
+    given: Option<F>,
+    output: Option<&Path>,
+    from_extension: fn(&Path) -> Option<F>,
+    known: &str,
+    default: F,
+) -> Result<F> {
+    if let Some(f) = given {
+        return Ok(f);
+    }
+    let Some(path) = output else { return Ok(default) };
+    match (from_extension(path), path.extension()) {
+        (Some(f), _) => Ok(f),
+        (None, None) => Ok(default),
+        (None, Some(ext)) => Err(Error::usage(format!(
+            "cannot tell the output format of {} from its extension .{}: use {known}, or give --format",
+            path.display(),
+            ext.to_string_lossy()
+        ))),
+    }
+}
+
+/// Refuses an output whose format cannot be told before any work is done.
+fn check_output(output: &OutputArgs) -> Result<Format> {
+    output_format(
+        output.format,
+        output.output.as_deref(),
+        Format::from_extension,
+        ".csv, .json, .md or .txt",
+        Format::Table,
+    )
+}
+
+/// Renders in the chosen format and writes to `-o FILE` or standard output, as it is rendered.
+fn emit(
+    output: &OutputArgs,
+    env: &mut Env<'_>,
+    render: impl Fn(Format, TableStyle, &mut dyn Write) -> std::io::Result<()>,
+) -> Result<i32> {
+    let format = check_output(output)?;
+    let written = |path: &Path, e: std::io::Error| Error::Output {
+        path: path.to_path_buf(),
+        source: e,
+    };
     match &output.output {
         Some(path) => {
-            let text = render(format, TableStyle::default());
-            std::fs::write(path, text).map_err(|e| Error::Output {
-                path: path.clone(),
-                source: e,
-            })?;
+            let file = std::fs::File::create(path).map_err(|e| written(path, e))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+            render(format, TableStyle::default(), &mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| written(path, e))?;
         }
         None => {
             let style = TableStyle {
                 width: env.terminal_width.unwrap_or(TableStyle::default().width),
             };
-            let text = render(format, style);
-            env.stdout.write_all(text.as_bytes()).map_err(|e| Error::Output {
-                path: PathBuf::from("<stdout>"),
-                source: e,
-            })?;
+            let stdout = Path::new("<stdout>");
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *env.stdout);
+            render(format, style, &mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| written(stdout, e))?;
         }
     }
     Ok(0)

@@ -7,7 +7,14 @@ use std::path::{Path, PathBuf};
 /// Whether a file name looks like a trace: `.json` or `.json.gz` (which covers
 /// `.pt.trace.json` and `.pt.trace.json.gz`).
 pub fn is_trace_name(name: &str) -> bool {
-    name.ends_with(".json") || name.ends_with(".json.gz")
+    is_trace_file_name(std::ffi::OsStr::new(name))
+}
+
+/// [`is_trace_name`] on the name's bytes, so that a name that is not valid UTF-8 (possible on
+/// Unix) is judged by its ending like any other, never skipped.
+pub fn is_trace_file_name(name: &std::ffi::OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    bytes.ends_with(b".json") || bytes.ends_with(b".json.gz")
 }
 
 /// The files a side is made of: `path` itself when it is a file, else the trace files
@@ -28,9 +35,10 @@ pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
         let file_path = entry.path();
         let name = entry.file_name();
         let is_file = std::fs::metadata(&file_path).map(|m| m.is_file()).unwrap_or(false);
-        match name.to_str() {
-            Some(n) if is_file && is_trace_name(n) => files.push(file_path),
-            _ => other += 1,
+        if is_file && is_trace_file_name(&name) {
+            files.push(file_path);
+        } else {
+            other += 1;
         }
     }
     if files.is_empty() {
@@ -75,6 +83,17 @@ mod tests {
             e.starts_with("no trace files (*.json, *.json.gz) among the 1 entries"),
             "{e}"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_found_like_any_other() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let odd = std::ffi::OsStr::from_bytes(b"rank\xff.json");
+        std::fs::write(dir.path().join(odd), b"{}").unwrap();
+        std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(b"notes\xff.txt")), b"").unwrap();
+        assert_eq!(discover(dir.path()).unwrap(), vec![dir.path().join(odd)]);
     }
 
     #[test]

@@ -89,6 +89,7 @@ pub fn trace_from_reader(
         memory: parsed.memory,
         devices: parsed.devices,
         device_use: parsed.device_use,
+        call_tree: Default::default(),
     })
 }
 

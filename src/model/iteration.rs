@@ -1,14 +1,17 @@
 //! Which ProfilerStep (iteration) each event belongs to (design §3.3).
 //!
 //! - A step is an event named `ProfilerStep#N`; its window is `[ts, ts + dur)`.
-//! - A host event (stream < 0) belongs to the last step, in file order, whose window
+//! - A host event ([`crate::model::place`]) belongs to the last step, in file order, whose window
 //!   holds its `ts`.
-//! - A device event (stream ≥ 0) belongs to the iteration of the host event that launched
-//!   it: the last host event in file order with the same `correlation`. HTA only links
-//!   streams > 0; stream 0 (every AMD kernel) is linked too (design §3.7, point 1).
-//! - Anything else is [`NO_ITERATION`].
+//! - A device event with a correlation belongs to the iteration of its launch: the last host
+//!   event in file order with the same `correlation` (any host category: `cuda_runtime`,
+//!   `cuda_driver`, `mtia_runtime`, …). HTA only links streams > 0; stream 0 (every AMD kernel)
+//!   is linked too (design §3.7, point 1). No launch: [`NO_ITERATION`].
+//! - A device event without a correlation (MTIA DMA requests) is placed by its own `ts`, like a
+//!   host event; HTA drops it (design §3.7, point 8).
 
-use crate::model::store::{EventTable, NO_CORRELATION, NO_ITERATION, NameId, Step, StringTable};
+use crate::model::place::classify;
+use crate::model::store::{EventTable, NO_CORRELATION, NO_ITERATION, Step, StringTable};
 use rustc_hash::FxHashMap;
 
 /// The step number in a name such as `ProfilerStep#12` (HTA's `ProfilerStep\s*#\s*(\d+)`).
@@ -20,11 +23,10 @@ pub fn step_number(name: &str) -> Option<i64> {
     digits.parse().ok()
 }
 
-/// Synchronisation events that HTA treats as device-side when it links launches to kernels.
-const SYNC_NAMES: [&str; 2] = ["Event Sync", "Context Sync"];
-
-/// Finds the steps of a trace and fills its `iteration` column. Returns the steps in file order.
+/// Classifies every event as host or device, finds the steps of a trace and fills its
+/// `iteration` column. Returns the steps in file order.
 pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<Step> {
+    classify(strings, events);
     let step_of_name: Vec<Option<i64>> = strings.iter().map(|(_, s)| step_number(s)).collect();
     let steps: Vec<Step> = (0..events.len())
         .filter_map(|i| {
@@ -36,19 +38,20 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
         })
         .collect();
     let windows = StepWindows::new(&steps);
+    let linked = |ev: &EventTable, i: usize| ev.place[i].on_device() && ev.correlation[i] != NO_CORRELATION;
 
     for i in 0..events.len() {
-        if events.stream[i] < 0 {
+        if !linked(events, i) {
             events.iteration[i] = windows.iteration_at(events.ts_ns[i]);
         }
     }
 
-    let launches = launch_rows(strings, events);
+    let launches = launch_rows(events);
     for i in 0..events.len() {
-        if events.stream[i] >= 0 {
+        if linked(events, i) {
             events.iteration[i] = match launches.get(&events.correlation[i]) {
-                Some(&host) if events.correlation[i] != NO_CORRELATION => events.iteration[host],
-                _ => NO_ITERATION,
+                Some(&host) => events.iteration[host],
+                None => NO_ITERATION,
             };
         }
     }
@@ -56,14 +59,10 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
 }
 
 /// correlation → row of the last host event in file order that carries it (the launch).
-/// Host here means what HTA links as the CPU side: a correlation, and not (a stream ≥ 0 with a
-/// correlation ≥ 0, or a device synchronisation event).
-pub fn launch_rows(strings: &StringTable, events: &EventTable) -> FxHashMap<i64, usize> {
-    let sync_ids: Vec<NameId> = SYNC_NAMES.iter().filter_map(|n| strings.get(n)).collect();
+pub fn launch_rows(events: &EventTable) -> FxHashMap<i64, usize> {
     let mut launches: FxHashMap<i64, usize> = FxHashMap::default();
     for i in 0..events.len() {
-        let device_side = (events.stream[i] >= 0 && events.correlation[i] >= 0) || sync_ids.contains(&events.name[i]);
-        if events.correlation[i] != NO_CORRELATION && !device_side {
+        if events.correlation[i] != NO_CORRELATION && !events.place[i].on_device() {
             launches.insert(events.correlation[i], i);
         }
     }
@@ -72,11 +71,11 @@ pub fn launch_rows(strings: &StringTable, events: &EventTable) -> FxHashMap<i64,
 
 /// For each event, the row of its partner: a launch's kernel (the last device event with its
 /// correlation) or a device event's launch. `None` without one.
-pub fn partner_rows(strings: &StringTable, events: &EventTable) -> Vec<Option<usize>> {
-    let launches = launch_rows(strings, events);
+pub fn partner_rows(events: &EventTable) -> Vec<Option<usize>> {
+    let launches = launch_rows(events);
     let mut device: FxHashMap<i64, usize> = FxHashMap::default();
     for i in 0..events.len() {
-        if events.stream[i] >= 0 && events.correlation[i] != NO_CORRELATION {
+        if events.place[i].on_device() && events.correlation[i] != NO_CORRELATION {
             device.insert(events.correlation[i], i);
         }
     }
@@ -85,7 +84,7 @@ pub fn partner_rows(strings: &StringTable, events: &EventTable) -> Vec<Option<us
             let c = events.correlation[i];
             if c == NO_CORRELATION {
                 None
-            } else if events.stream[i] >= 0 {
+            } else if events.place[i].on_device() {
                 launches.get(&c).copied()
             } else if launches.get(&c) == Some(&i) {
                 device.get(&c).copied()
@@ -143,6 +142,7 @@ impl StepWindows {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::place::Place;
     use crate::model::store::{NO_STREAM, NewEvent};
 
     #[test]
@@ -168,8 +168,12 @@ mod tests {
             }
         }
         fn add(&mut self, name: &str, ts_us: i64, dur_us: i64, stream: i64, correlation: i64) -> &mut Self {
+            self.add_cat("c", name, ts_us, dur_us, stream, correlation)
+        }
+        fn add_cat(&mut self, cat: &str, name: &str, ts_us: i64, dur_us: i64, stream: i64, corr: i64) -> &mut Self {
+            let correlation = corr;
             let name = self.strings.intern(name);
-            let cat = self.strings.intern("c");
+            let cat = self.strings.intern(cat);
             let index = self.events.len() as u32;
             self.events.push(NewEvent {
                 index,
@@ -224,5 +228,33 @@ mod tests {
         b.add("aten::mm", 10, 5, NO_STREAM, -1);
         assert!(assign_iterations(&b.strings, &mut b.events).is_empty());
         assert_eq!(b.events.iteration, vec![NO_ITERATION]);
+    }
+
+    #[test]
+    fn a_triton_launch_cpu_op_with_a_stream_is_host_work() {
+        let mut b = Builder::new();
+        b.add_cat("cpu_op", "ProfilerStep#1", 0, 100, NO_STREAM, -1)
+            .add_cat("cpu_op", "triton_poi_fused_add_0", 10, 5, 7, -1)
+            .add_cat("cuda_driver", "cuLaunchKernel", 11, 2, NO_STREAM, 9)
+            .add_cat("kernel", "triton_poi_fused_add_0", 150, 3, 7, 9);
+        assign_iterations(&b.strings, &mut b.events);
+        assert_eq!(
+            b.events.place,
+            vec![Place::Host, Place::Host, Place::Host, Place::Device]
+        );
+        assert_eq!(b.events.iteration, vec![1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn device_events_without_a_correlation_are_placed_by_their_time() {
+        let mut b = Builder::new();
+        b.add_cat("cpu_op", "ProfilerStep#1", 0, 100, NO_STREAM, -1)
+            .add_cat("cpu_op", "ProfilerStep#2", 100, 100, NO_STREAM, -1)
+            .add_cat("mtia_ccp_events", "dma_request", 120, 5, 3, -1)
+            .add_cat("mtia_ccp_events", "dma_request", 250, 5, 3, -1)
+            .add_cat("gpu_user_annotation", "ProfilerStep#1", 10, 50, NO_STREAM, -1);
+        assign_iterations(&b.strings, &mut b.events);
+        assert_eq!(b.events.iteration, vec![1, 2, 2, NO_ITERATION, 1]);
+        assert!(b.events.place[2].on_device() && b.events.place[4] == Place::Annotation);
     }
 }

@@ -4,8 +4,11 @@
 //! (design §3.2), in file order, plus the string table they index into.
 
 use crate::model::attrs::AttrTable;
+use crate::model::calltree::CallTree;
+use crate::model::place::Place;
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 /// Index into a [`StringTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -86,6 +89,8 @@ pub struct EventTable {
     pub correlation: Vec<i64>,
     /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
     pub iteration: Vec<i64>,
+    /// Host or device (design §3.4), filled in after parsing by [`crate::model::place::classify`].
+    pub place: Vec<Place>,
 }
 
 impl EventTable {
@@ -125,6 +130,7 @@ impl EventTable {
         self.stream.shrink_to_fit();
         self.correlation.shrink_to_fit();
         self.iteration.shrink_to_fit();
+        self.place.shrink_to_fit();
     }
 
     pub fn push(&mut self, e: NewEvent) {
@@ -138,6 +144,7 @@ impl EventTable {
         self.stream.push(e.stream);
         self.correlation.push(e.correlation);
         self.iteration.push(NO_ITERATION);
+        self.place.push(Place::Host);
     }
 }
 
@@ -234,6 +241,8 @@ pub struct TraceFile {
     /// `args.device` value → number of kept events carrying it, sorted by device id: which
     /// devices the kernels, copies and sets ran on.
     pub device_use: Vec<(i64, u64)>,
+    /// Built on first use by [`TraceFile::call_tree`].
+    pub call_tree: OnceLock<CallTree>,
 }
 
 impl TraceFile {
@@ -252,7 +261,8 @@ impl TraceFile {
                 + e.stream.capacity()
                 + e.correlation.capacity()
                 + e.iteration.capacity())
-                * 8;
+                * 8
+            + e.place.capacity();
         let attrs: usize = self.attrs.columns.iter().map(|c| c.bytes()).sum();
         let strings: usize = self.strings.iter().map(|(_, s)| s.len() * 2 + 16 + 24).sum();
         columns + attrs + strings

@@ -1,6 +1,6 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
-use super::{Format, elide_middle, fmt_duration, md_cell};
+use super::{Format, csv_field, elide_middle, fmt_duration, md_cell};
 use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
 use std::fmt::Write;
@@ -95,8 +95,36 @@ pub fn render(report: &GateReport, format: Format) -> String {
     match format {
         Format::Json => json_doc(report),
         Format::Markdown => markdown(report),
-        Format::Table | Format::Csv => table(report),
+        Format::Csv => csv(report),
+        Format::Table => table(report),
     }
+}
+
+/// A row per rule (and per failing op), with the values as measured: `unit` says whether they
+/// are nanoseconds, shares of step time, counts or names; empty cells where a value does not apply.
+fn csv(report: &GateReport) -> String {
+    let mut out = String::from("rule,subject,unit,baseline,candidate,relative_change,threshold,noise,verdict,note\n");
+    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for r in &report.rules {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{}",
+            csv_field(&r.rule),
+            csv_field(&r.subject),
+            r.unit,
+            r.baseline,
+            r.candidate,
+            opt(r.relative_change),
+            csv_field(&r.threshold),
+            opt(r.noise),
+            match r.verdict {
+                Verdict::Pass => "pass",
+                Verdict::Fail => "fail",
+            },
+            csv_field(&r.note)
+        );
+    }
+    out
 }
 
 fn table(report: &GateReport) -> String {

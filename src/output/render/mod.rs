@@ -1,9 +1,12 @@
 //! Renderers: pure functions from a result to text.
 
+pub mod columns;
 pub mod compare;
 pub mod gate;
+pub mod modules;
 pub mod ops_diff;
 pub mod plot;
+pub mod views;
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -74,13 +77,7 @@ pub fn json_us(ns: i64) -> serde_json::Value {
 /// A duration for people: `812 ns`, `12.4 µs`, `3.21 ms`, `1.50 s`, with three significant
 /// digits. `signed` adds `+` to positive values.
 pub fn fmt_duration(ns: i64, signed: bool) -> String {
-    let sign = if ns < 0 {
-        "-"
-    } else if signed && ns > 0 {
-        "+"
-    } else {
-        ""
-    };
+    let sign = sign_of(ns, signed);
     let abs = ns.unsigned_abs() as f64;
     let (value, unit) = if abs < 1e3 {
         return format!("{sign}{} ns", ns.unsigned_abs());
@@ -99,6 +96,17 @@ pub fn fmt_duration(ns: i64, signed: bool) -> String {
         format!("{value:.0}")
     };
     format!("{sign}{text} {unit}")
+}
+
+/// `-` for negative values, `+` for positive ones when `signed`, else nothing.
+pub fn sign_of(n: i64, signed: bool) -> &'static str {
+    if n < 0 {
+        "-"
+    } else if signed && n > 0 {
+        "+"
+    } else {
+        ""
+    }
 }
 
 /// A count difference with its sign: `+3`, `-1`, `0`.
@@ -136,6 +144,41 @@ pub fn elide_middle(s: &str, max: usize) -> String {
     let start: String = s.chars().take(head).collect();
     let end: String = s.chars().skip(n - tail).collect();
     format!("{start}…{end}")
+}
+
+/// A borderless table of a name column and right-aligned value columns (headers may hold a
+/// line break), fitted to `width`: names get what the value columns leave (never fewer than 24
+/// columns) and are cut in the middle for display.
+pub fn fit_table(first: &str, headers: &[String], names: &[String], cells: &[Vec<String>], width: usize) -> String {
+    use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, presets};
+    let build = |name_width: usize| {
+        let mut t = Table::new();
+        t.load_style(presets::NOTHING.header_separator(LineStyle::none().fill('─').junction('─')))
+            .force_no_tty()
+            .set_content_arrangement(ContentArrangement::Disabled);
+        let mut header = vec![first.to_string()];
+        header.extend(headers.iter().cloned());
+        t.set_header(header);
+        for (name, nums) in names.iter().zip(cells) {
+            let mut row = vec![elide_middle(name, name_width)];
+            row.extend(nums.iter().cloned());
+            t.add_row(row);
+        }
+        for k in 1..=headers.len() {
+            if let Some(col) = t.column_mut(k) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        t.trim_fmt()
+    };
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).max(4);
+    let rendered = build(longest);
+    let wide = rendered.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    if wide > width {
+        build(longest.saturating_sub(wide - width).max(24))
+    } else {
+        rendered
+    }
 }
 
 /// Quotes a CSV field when it needs it (RFC 4180).

@@ -146,15 +146,65 @@ fn err<E: std::fmt::Debug>(e: E) -> Error {
     Error::Render(format!("{e:?}"))
 }
 
+/// The smallest and largest chart sizes, in pixels (a PNG of the largest takes 192 MiB to draw).
+pub const MIN_SIZE: (u32, u32) = (400, 300);
+pub const MAX_SIZE: (u32, u32) = (8192, 8192);
+
+/// Checks `--width` and `--height` against [`MIN_SIZE`] and [`MAX_SIZE`].
+pub fn check_size(w: u32, h: u32) -> Result<()> {
+    let ((min_w, min_h), (max_w, max_h)) = (MIN_SIZE, MAX_SIZE);
+    if (min_w..=max_w).contains(&w) && (min_h..=max_h).contains(&h) {
+        return Ok(());
+    }
+    Err(Error::usage(format!(
+        "a chart is {min_w}×{min_h} to {max_w}×{max_h} pixels, not {w}×{h} (--width, --height)"
+    )))
+}
+
+/// Height of one line of the key under the plot, and the key's margin.
+const KEY_LINE: i32 = 22;
+const KEY_MARGIN: i32 = 20;
+/// Room the plot itself needs: height above the key, and width per group of bars (for its number).
+const PLOT_MIN_HEIGHT: u64 = 250;
+const GROUP_MIN_WIDTH: u64 = 30;
+const AXES_WIDTH: u64 = 150;
+
+/// The smallest (width, height) that holds `groups` groups of bars and their key.
+fn room_for(groups: u64) -> (u64, u64) {
+    let key = groups.div_ceil(2) * KEY_LINE as u64 + KEY_MARGIN as u64;
+    (AXES_WIDTH + groups * GROUP_MIN_WIDTH, PLOT_MIN_HEIGHT + key)
+}
+
+/// Checks that `groups` groups of bars, and their key, fit in a `w`×`h` chart.
+fn check_room(w: u32, h: u32, groups: usize) -> Result<()> {
+    let n = groups as u64;
+    let (need_w, need_h) = room_for(n);
+    if u64::from(w) >= need_w && u64::from(h) >= need_h {
+        return Ok(());
+    }
+    let fits_max = |(w, h): (u64, u64)| w <= u64::from(MAX_SIZE.0) && h <= u64::from(MAX_SIZE.1);
+    let hint = if fits_max((need_w, need_h)) {
+        format!(
+            "give at least --width {} --height {}, or a smaller --top",
+            need_w.max(u64::from(w)),
+            need_h.max(u64::from(h))
+        )
+    } else {
+        let most = (0..n).rev().find(|&k| fits_max(room_for(k))).unwrap_or(0);
+        format!("at most {most} rows fit the largest chart: give a smaller --top")
+    };
+    Err(Error::usage(format!(
+        "{n} rows do not fit a {w}×{h} chart (each needs {GROUP_MIN_WIDTH} pixels of width and half a \
+         {KEY_LINE}-pixel line of the key under the plot): {hint}"
+    )))
+}
+
 /// Draws the chart; returns the picture's bytes (PNG or SVG text).
 pub fn draw(chart: &Chart, format: ImageFormat) -> Result<Vec<u8>> {
     register()?;
     let (w, h) = (chart.width, chart.height);
-    if w < 400 || h < 300 {
-        return Err(Error::usage(format!(
-            "a chart needs at least 400×300 pixels, not {w}×{h}"
-        )));
-    }
+    check_size(w, h)?;
+    check_room(w, h, chart.groups.len())?;
     match format {
         ImageFormat::Svg => {
             let mut svg = String::new();
@@ -225,8 +275,8 @@ where
     let n = chart.groups.len();
     // The key: numbered full names (elided in the middle), in two columns under the chart.
     let key_rows = n.div_ceil(2) as i32;
-    let line = 22;
-    let key_height = key_rows * line + 20;
+    let line = KEY_LINE;
+    let key_height = key_rows * line + KEY_MARGIN;
     let (plot_area, key_area) = root.split_vertically(h - key_height);
 
     let diffs: Vec<f64> = chart.groups.iter().map(|(_, c, t)| t - c).collect();

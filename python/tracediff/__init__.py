@@ -1,0 +1,31 @@
+"""tracediff: compare two sets of PyTorch profiler (Kineto) traces.
+
+HTA's ``TraceDiff`` API with the same names, signatures and DataFrames, backed by tracediff's
+Rust core::
+
+    from tracediff import TraceDiff          # instead of: from hta.trace_diff import TraceDiff
+    df = TraceDiff.compare_traces("control/", "test/")
+    ops = TraceDiff.ops_diff("control/", "test/", device_type="GPU")
+
+and the command line (``tracediff compare control/ test/``) from the same code.
+"""
+
+from ._native import TraceError, __version__
+from ._api import compare, kernels, modules, operators, ops_diff, overview
+from ._cli import main
+from .trace_diff import DeviceType, LabeledTrace, TraceDiff
+
+__all__ = [
+    "DeviceType",
+    "LabeledTrace",
+    "TraceDiff",
+    "TraceError",
+    "__version__",
+    "compare",
+    "kernels",
+    "main",
+    "modules",
+    "operators",
+    "ops_diff",
+    "overview",
+]

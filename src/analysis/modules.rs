@@ -1,0 +1,480 @@
+//! The module-aligned diff (design §4.4): each side's run as a tree of the model's own pieces —
+//! `nn.Module` frames, user annotations, one `backward` node per step — built from the call
+//! tree ([`crate::model::calltree`]), merged over the selected steps and ranks, and aligned
+//! with [`crate::analysis::align`].
+//!
+//! - The root is the selected ProfilerStep (key `ProfilerStep`, its number dropped); a side
+//!   without steps has one root spanning its host events.
+//! - A node's parent is its innermost enclosing node on the same thread. Nodes with none (the
+//!   autograd engine's threads) hang under the root of their iteration.
+//! - `backward` holds the step's top-level `autograd::engine::evaluate_function: …` operators
+//!   that no module or annotation encloses: calls = their number, host time = their summed
+//!   `dur`, placed at the first one.
+//! - Where a side has no module events (recorded without `with_stack`), top-level operators are
+//!   nodes instead (the fallback), on both sides so that they align.
+//! - Host time is the event's `dur`; device time is what the operators inside launched
+//!   (`device_total` of the call tree), absent on a side without device events.
+
+use crate::analysis::align::{AlignedNode, NodeKind, Times, TreeNode, align, merge};
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::SideInfo;
+use crate::analysis::views::Loaded;
+use crate::error::{Error, Result};
+use crate::model::calltree::{CallTree, NONE};
+use crate::model::iteration::step_number;
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+
+/// The prefix of an `nn.Module` frame's name (python_function events, `with_stack`).
+pub const MODULE_PREFIX: &str = "nn.Module: ";
+/// The prefix of the autograd engine's operators.
+pub const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function: ";
+/// The key of the root.
+pub const STEP_KEY: &str = "ProfilerStep";
+/// The key of a step's backward node.
+pub const BACKWARD_KEY: &str = "backward";
+
+/// The aligned module trees of a pair.
+#[derive(Debug, Clone)]
+pub struct ModuleDiff {
+    pub root: AlignedNode,
+    pub control: SideInfo,
+    pub test: SideInfo,
+    /// Whether the tree fell back to top-level operators (a side had no module events).
+    pub fallback: bool,
+    /// Whether each side has device events (else its device times are absent).
+    pub has_device: [bool; 2],
+}
+
+/// The module key of a name: `nn.Module: Bottleneck_43` → `Bottleneck`; `None` for any other
+/// name.
+pub fn module_key(name: &str) -> Option<&str> {
+    let bare = name.strip_prefix(MODULE_PREFIX)?;
+    Some(match bare.rsplit_once('_') {
+        Some((class, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => class,
+        _ => bare,
+    })
+}
+
+/// Whether a file has `nn.Module` frames.
+pub fn has_modules(file: &TraceFile) -> bool {
+    let ids: Vec<bool> = file.strings.iter().map(|(_, s)| s.starts_with(MODULE_PREFIX)).collect();
+    file.events.name.iter().any(|n| ids[n.index()])
+}
+
+/// Builds both sides' trees and aligns them.
+pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
+    let fallback = !(0..2).all(|k| loaded.files(k).iter().any(|f| has_modules(f)));
+    let has_device: [bool; 2] = [0, 1].map(|k| loaded.files(k).iter().any(|f| f.events.place.contains(&Place::Device)));
+    let side = |k: usize| -> Result<TreeNode> {
+        let iterations = loaded.resolved[k].iterations.as_deref();
+        let files = loaded.files(k);
+        let trees: Vec<TreeNode> = files
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| file_trees(f, i as u32, iterations, fallback, has_device[k]))
+            .collect();
+        trees
+            .into_iter()
+            .reduce(merge)
+            .ok_or_else(|| Error::usage(format!("{}: no step to build a module tree from", req.labels[k])))
+    };
+    let (control, test) = rayon::join(|| side(0), || side(1));
+    Ok(ModuleDiff {
+        root: align(&control?, &test?),
+        control: loaded.side_info(0, &req.labels[0]),
+        test: loaded.side_info(1, &req.labels[1]),
+        fallback,
+        has_device,
+    })
+}
+
+/// The events inside one node of a module diff, per side and selected file: what `operators`
+/// and `kernels` count with `--zoom`. An event is inside when one of the node's events encloses
+/// it in the call tree (or is it); a device event, when its launching operator is inside.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// side → file (index into the side's selected files) → row → inside.
+    inside: [Vec<Vec<bool>>; 2],
+}
+
+impl Scope {
+    pub fn of(loaded: &Loaded, node: &AlignedNode) -> Scope {
+        let inside = [0, 1].map(|k| {
+            loaded
+                .files(k)
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let rows: Vec<u32> = node.sources[k]
+                        .iter()
+                        .filter(|&&(file, _)| file as usize == i)
+                        .map(|&(_, row)| row)
+                        .collect();
+                    rows_inside(f, &rows)
+                })
+                .collect()
+        });
+        Scope { inside }
+    }
+
+    /// The rows of file `file` (an index into the side's selected files) that are inside.
+    pub fn rows(&self, side: usize, file: usize) -> Option<&[bool]> {
+        self.inside[side].get(file).map(Vec::as_slice)
+    }
+}
+
+/// For each row of `file`: whether it is one of `roots` or under one in the call tree, or (a
+/// device event) launched from there.
+fn rows_inside(file: &TraceFile, roots: &[u32]) -> Vec<bool> {
+    let tree = file.call_tree();
+    let n = file.events.len();
+    let mut inside = vec![false; n];
+    for &r in roots {
+        inside[r as usize] = true;
+    }
+    if roots.is_empty() {
+        return inside;
+    }
+    // Parents before children: by depth.
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&i| file.events.place[i as usize] == Place::Host)
+        .collect();
+    order.sort_by_key(|&i| tree.depth[i as usize]);
+    for i in order {
+        let p = tree.parent[i as usize];
+        if p != NONE && inside[p as usize] {
+            inside[i as usize] = true;
+        }
+    }
+    for i in 0..n {
+        let l = tree.launcher[i];
+        if file.events.place[i] != Place::Host && l != NONE && inside[l as usize] {
+            inside[i] = true;
+        }
+    }
+    inside
+}
+
+/// What a host event is to the module tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Not a node; its time belongs to the enclosing node.
+    Inside,
+    /// A selected step: a root.
+    Root,
+    Node(NodeKind),
+    /// A top-level autograd operator: part of its step's backward node.
+    Backward,
+}
+
+/// One root per selected step of `file` (or one for the whole file without steps), each the
+/// tree of that step.
+fn file_trees(
+    file: &TraceFile,
+    file_index: u32,
+    iterations: Option<&[i64]>,
+    fallback: bool,
+    device: bool,
+) -> Vec<TreeNode> {
+    let ev = &file.events;
+    let tree = file.call_tree();
+    let roles = roles(file, tree, iterations, fallback);
+    let selected = |i: usize| iterations.is_none_or(|its| its.contains(&ev.iteration[i]));
+    // Each root: (row or NONE for a whole-file root, iteration).
+    let roots: Vec<(u32, i64)> = match iterations {
+        None => vec![(NONE, ev.iteration.first().copied().unwrap_or(-1))],
+        Some(_) => (0..ev.len())
+            .filter(|&i| roles[i] == Role::Root)
+            .map(|i| (i as u32, ev.iteration[i]))
+            .collect(),
+    };
+    let mut builder = Builder::new(file, file_index, tree, device);
+    let root_ids: Vec<usize> = roots
+        .iter()
+        .map(|&(row, _)| builder.root(row, iterations.is_none()))
+        .collect();
+    let root_of_iteration = |it: i64| {
+        roots
+            .iter()
+            .position(|&(_, r)| r == it || iterations.is_none())
+            .map(|k| root_ids[k])
+    };
+    // Nodes in time order, so that children are listed as they ran.
+    let mut rows: Vec<usize> = (0..ev.len())
+        .filter(|&i| matches!(roles[i], Role::Node(_) | Role::Backward) && selected(i))
+        .collect();
+    rows.sort_by_key(|&i| (ev.ts_ns[i], std::cmp::Reverse(ev.dur_ns[i]), i));
+    let mut node_of_row: Vec<usize> = vec![usize::MAX; ev.len()];
+    for (&(row, _), &id) in roots.iter().zip(&root_ids) {
+        if row != NONE {
+            node_of_row[row as usize] = id;
+        }
+    }
+    for i in rows {
+        // The innermost enclosing node on this thread, else the root of the iteration.
+        let parent = enclosing_node(tree, &roles, i)
+            .map(|p| node_of_row[p])
+            .filter(|&n| n != usize::MAX)
+            .or_else(|| root_of_iteration(ev.iteration[i]));
+        let Some(parent) = parent else { continue };
+        match roles[i] {
+            Role::Backward => builder.backward(parent, i),
+            Role::Node(kind) => node_of_row[i] = builder.node(parent, kind, i),
+            _ => {}
+        }
+    }
+    if device {
+        let launched = launched_device_ns(file, tree);
+        for (&(_, it), &id) in roots.iter().zip(&root_ids) {
+            let ns = if iterations.is_none() {
+                launched.values().sum()
+            } else {
+                launched.get(&it).copied().unwrap_or(0)
+            };
+            builder.nodes[id].times.device_total_ns = Some(ns);
+        }
+    }
+    root_ids.into_iter().map(|r| builder.finish(r)).collect()
+}
+
+/// Per iteration, the device time that operators launched (a root's device time: every kernel
+/// its step launched, on any thread).
+fn launched_device_ns(file: &TraceFile, tree: &CallTree) -> std::collections::BTreeMap<i64, i64> {
+    let ev = &file.events;
+    let mut out = std::collections::BTreeMap::new();
+    for i in 0..ev.len() {
+        if ev.place[i] == Place::Device && tree.launcher[i] != NONE {
+            *out.entry(ev.iteration[i]).or_insert(0) += ev.dur_ns[i];
+        }
+    }
+    out
+}
+
+/// The role of every event of a file.
+fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback: bool) -> Vec<Role> {
+    let ev = &file.events;
+    let cats: Vec<&str> = file.strings.iter().map(|(_, s)| s).collect();
+    let by_name: Vec<Role> = file
+        .strings
+        .iter()
+        .map(|(_, s)| {
+            if module_key(s).is_some() {
+                Role::Node(NodeKind::Module)
+            } else if s.starts_with(BACKWARD_PREFIX) {
+                Role::Backward
+            } else {
+                Role::Inside
+            }
+        })
+        .collect();
+    let mut roles = vec![Role::Inside; ev.len()];
+    for i in 0..ev.len() {
+        if ev.place[i] != Place::Host {
+            continue;
+        }
+        let name = file.strings.resolve(ev.name[i]);
+        let cat = cats[ev.cat[i].index()];
+        roles[i] = if let Some(n) = step_number(name) {
+            if iterations.is_some_and(|its| its.contains(&n)) {
+                Role::Root
+            } else {
+                Role::Inside
+            }
+        } else {
+            match by_name[ev.name[i].index()] {
+                Role::Node(NodeKind::Module) if cat == "python_function" && !fallback => Role::Node(NodeKind::Module),
+                Role::Backward if tree.is_operator[i] => Role::Backward,
+                _ if cat == "user_annotation" => Role::Node(NodeKind::Annotation),
+                _ if fallback && tree.is_operator[i] => Role::Node(NodeKind::Op),
+                _ => Role::Inside,
+            }
+        };
+    }
+    // Only the outermost autograd operator and, in the fallback, the outermost operator count:
+    // an operator inside another one is part of it.
+    for (i, role) in roles.iter_mut().enumerate() {
+        if matches!(role, Role::Backward | Role::Node(NodeKind::Op)) && has_operator_ancestor(tree, i) {
+            *role = Role::Inside;
+        }
+    }
+    roles
+}
+
+fn has_operator_ancestor(tree: &CallTree, mut i: usize) -> bool {
+    while tree.parent[i] != NONE {
+        i = tree.parent[i] as usize;
+        if tree.is_operator[i] {
+            return true;
+        }
+    }
+    false
+}
+
+/// The row of the innermost enclosing event that is a node or a root.
+fn enclosing_node(tree: &CallTree, roles: &[Role], mut i: usize) -> Option<usize> {
+    while tree.parent[i] != NONE {
+        i = tree.parent[i] as usize;
+        if matches!(roles[i], Role::Node(_) | Role::Root) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// A tree under construction: nodes in a flat arena, children by index.
+struct Builder<'f> {
+    file: &'f TraceFile,
+    file_index: u32,
+    tree: &'f CallTree,
+    device: bool,
+    nodes: Vec<TreeNode>,
+    children: Vec<Vec<usize>>,
+    /// Per node, its backward child, once made.
+    backward: Vec<Option<usize>>,
+    /// Per node, the start of the event it stands for (children are sorted by it).
+    start: Vec<i64>,
+}
+
+impl<'f> Builder<'f> {
+    fn new(file: &'f TraceFile, file_index: u32, tree: &'f CallTree, device: bool) -> Self {
+        Builder {
+            file,
+            file_index,
+            tree,
+            device,
+            nodes: Vec::new(),
+            children: Vec::new(),
+            backward: Vec::new(),
+            start: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, node: TreeNode, start: i64) -> usize {
+        self.nodes.push(node);
+        self.children.push(Vec::new());
+        self.backward.push(None);
+        self.start.push(start);
+        self.nodes.len() - 1
+    }
+
+    fn times(&self, row: usize) -> Times {
+        Times {
+            calls: Some(1),
+            host_total_ns: self.file.events.dur_ns[row],
+            device_total_ns: self.device.then(|| self.tree.device_total_ns[row]),
+        }
+    }
+
+    /// A root: a step event, or (`whole`) the span of the file's host events.
+    fn root(&mut self, row: u32, whole: bool) -> usize {
+        let ev = &self.file.events;
+        let (times, start, sources) = if whole || row == NONE {
+            let host = (0..ev.len()).filter(|&i| ev.place[i] == Place::Host);
+            let first = host.clone().map(|i| ev.ts_ns[i]).min().unwrap_or(0);
+            let last = host
+                .map(|i| ev.ts_ns[i].saturating_add(ev.dur_ns[i]))
+                .max()
+                .unwrap_or(0);
+            let times = Times {
+                calls: Some(1),
+                host_total_ns: last - first,
+                device_total_ns: self.device.then_some(0),
+            };
+            (times, first, Vec::new())
+        } else {
+            let r = row as usize;
+            let mut times = self.times(r);
+            // Set once the nodes are in: every kernel the step launched, on any thread.
+            times.device_total_ns = self.device.then_some(0);
+            (times, ev.ts_ns[r], vec![(self.file_index, row)])
+        };
+        let node = TreeNode {
+            kind: NodeKind::Step,
+            key: STEP_KEY.to_string(),
+            times,
+            children: Vec::new(),
+            sources,
+        };
+        self.push(node, start)
+    }
+
+    fn node(&mut self, parent: usize, kind: NodeKind, row: usize) -> usize {
+        let name = self.file.strings.resolve(self.file.events.name[row]);
+        let key = match kind {
+            NodeKind::Module => module_key(name).unwrap_or(name),
+            _ => name,
+        };
+        let node = TreeNode {
+            kind,
+            key: key.to_string(),
+            times: self.times(row),
+            children: Vec::new(),
+            sources: vec![(self.file_index, row as u32)],
+        };
+        let id = self.push(node, self.file.events.ts_ns[row]);
+        self.children[parent].push(id);
+        id
+    }
+
+    /// Adds a top-level autograd operator to its step's backward node.
+    fn backward(&mut self, parent: usize, row: usize) {
+        let id = match self.backward[parent] {
+            Some(id) => {
+                let t = self.times(row);
+                let node = &mut self.nodes[id];
+                node.times = node.times.plus(t);
+                node.sources.push((self.file_index, row as u32));
+                id
+            }
+            None => {
+                let node = TreeNode {
+                    kind: NodeKind::Backward,
+                    key: BACKWARD_KEY.to_string(),
+                    times: self.times(row),
+                    children: Vec::new(),
+                    sources: vec![(self.file_index, row as u32)],
+                };
+                let id = self.push(node, self.file.events.ts_ns[row]);
+                self.children[parent].push(id);
+                self.backward[parent] = Some(id);
+                id
+            }
+        };
+        let _ = id;
+    }
+
+    /// The finished tree under `id`, children in time order.
+    fn finish(&mut self, id: usize) -> TreeNode {
+        let mut kids = std::mem::take(&mut self.children[id]);
+        kids.sort_by_key(|&k| (self.start[k], k));
+        let children: Vec<TreeNode> = kids.into_iter().map(|k| self.finish(k)).collect();
+        let mut node = std::mem::replace(
+            &mut self.nodes[id],
+            TreeNode {
+                kind: NodeKind::Unknown,
+                key: String::new(),
+                times: Times::default(),
+                children: Vec::new(),
+                sources: Vec::new(),
+            },
+        );
+        node.children = children;
+        node
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn module_keys_drop_the_instance_number() {
+        assert_eq!(module_key("nn.Module: Bottleneck_43"), Some("Bottleneck"));
+        assert_eq!(module_key("nn.Module: Linear_0"), Some("Linear"));
+        assert_eq!(module_key("nn.Module: My_Block_7"), Some("My_Block"));
+        assert_eq!(module_key("nn.Module: ResNet"), Some("ResNet"));
+        assert_eq!(module_key("nn.Module: Weird_"), Some("Weird_"));
+        assert_eq!(module_key("aten::mm"), None);
+    }
+}

@@ -1,0 +1,142 @@
+//! The kernel view (design §4.2): per device event name (not `gpu_user_annotation` spans),
+//! calls and total, mean, min and max duration per side; with `--by-operator`, per (launching
+//! operator, kernel).
+
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, file_index, join, name_key};
+use crate::analysis::aggregate::Keying;
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::Scope;
+use crate::analysis::select::Device;
+use crate::model::calltree::NONE;
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+
+/// The measures of a kernel row, in column order. The mean is the total divided by the calls,
+/// in whole nanoseconds (rounded toward zero).
+pub const MEASURES: &[&str] = &["calls", "device_total", "device_mean", "device_min", "device_max"];
+
+/// The launching operator of device events that have none (no launch, or a launch outside
+/// every operator).
+pub const NO_OPERATOR: &str = "(no operator)";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KernelSums {
+    calls: i64,
+    total: i64,
+    min: i64,
+    max: i64,
+}
+
+impl Default for KernelSums {
+    fn default() -> Self {
+        KernelSums {
+            calls: 0,
+            total: 0,
+            min: i64::MAX,
+            max: i64::MIN,
+        }
+    }
+}
+
+impl KernelSums {
+    fn add(&mut self, dur: i64) {
+        self.merge(&KernelSums {
+            calls: 1,
+            total: dur,
+            min: dur,
+            max: dur,
+        });
+    }
+}
+
+impl Accumulator for KernelSums {
+    fn merge(&mut self, o: &Self) {
+        self.calls += o.calls;
+        self.total += o.total;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+    }
+}
+
+fn values(k: Option<&KernelSums>) -> Vec<Option<i64>> {
+    match k {
+        Some(k) if k.calls > 0 => vec![
+            Some(k.calls),
+            Some(k.total),
+            Some(k.total / k.calls),
+            Some(k.min),
+            Some(k.max),
+        ],
+        _ => vec![Some(0), Some(0), None, None, None],
+    }
+}
+
+/// The kernel table of a loaded pair.
+/// With `scope` (`--zoom`), only the kernels launched inside one module node count.
+pub fn kernels(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+    by_operator: bool,
+    scope: Option<&Scope>,
+) -> ViewTable {
+    let keying = req.keying();
+    let side = |k: usize| {
+        let iterations = loaded.resolved[k].iterations.as_deref();
+        let files = loaded.files(k);
+        accumulate(&files, |f| {
+            let inside = scope.and_then(|s| s.rows(k, file_index(&files, f)));
+            per_file(f, iterations, req.device, &keying, by_operator, inside)
+        })
+    };
+    let (c, t) = rayon::join(|| side(0), || side(1));
+    ViewTable {
+        kind: ViewKind::Kernels,
+        by_operator,
+        measures: MEASURES,
+        rows: join(c, t, filter, values),
+        control: loaded.side_info(0, &req.labels[0]),
+        test: loaded.side_info(1, &req.labels[1]),
+        request: req.clone(),
+        has_device: super::operators::has_device(loaded),
+        zoom: None,
+    }
+}
+
+fn per_file(
+    file: &TraceFile,
+    iterations: Option<&[i64]>,
+    device: Device,
+    keying: &Keying,
+    by_operator: bool,
+    inside: Option<&[bool]>,
+) -> Accumulated<KernelSums> {
+    let ev = &file.events;
+    let launcher = by_operator.then(|| &file.call_tree().launcher);
+    // (launching operator's name id or NONE, kernel name id)
+    let mut sums: rustc_hash::FxHashMap<(u32, u32), KernelSums> = Default::default();
+    for i in 0..ev.len() {
+        if ev.place[i] != Place::Device
+            || inside.is_some_and(|rows| !rows[i])
+            || !device.admits(ev.place[i])
+            || !iterations.is_none_or(|its| its.contains(&ev.iteration[i]))
+        {
+            continue;
+        }
+        let op = launcher.map_or(NONE, |l| match l[i] {
+            NONE => NONE,
+            row => ev.name[row as usize].0,
+        });
+        sums.entry((op, ev.name[i].0)).or_default().add(ev.dur_ns[i]);
+    }
+    let mut out: Accumulated<KernelSums> = Accumulated::new();
+    for ((op, name), s) in sums {
+        let op_key = by_operator.then(|| match op {
+            NONE => NO_OPERATOR.to_string(),
+            id => name_key(file, keying, id),
+        });
+        out.entry((op_key, name_key(file, keying, name))).or_default().merge(&s);
+    }
+    out
+}

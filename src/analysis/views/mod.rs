@@ -1,0 +1,348 @@
+//! The views of a diff run (design §4.2, §4.3): the operator and kernel tables, and the
+//! overview. They read the call tree of the store ([`crate::model::calltree`]) and select
+//! ranks, iterations and device exactly as `compare` does.
+
+pub mod kernels;
+pub mod memory;
+pub mod operators;
+pub mod overview;
+
+use crate::analysis::aggregate::Keying;
+use crate::analysis::compare::{CompareRequest, check_labels};
+use crate::analysis::diff::{NameFilter, SideInfo};
+use crate::analysis::select::{Resolved, resolve};
+use crate::error::{Error, Result};
+use crate::input::attrs::AttrRequest;
+use crate::input::load::{Side, load_pair, pair_notes};
+use crate::model::store::TraceFile;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Which table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ViewKind {
+    Operators,
+    Kernels,
+}
+
+/// One row: its key and, per side, one value per measure (`None`: the side has no value, e.g.
+/// the mean of a kernel it never ran).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewRow {
+    /// The launching operator (kernel view with `--by-operator`).
+    pub operator: Option<String>,
+    pub name: String,
+    pub control: Vec<Option<i64>>,
+    pub test: Vec<Option<i64>>,
+}
+
+impl ViewRow {
+    /// test − control of measure `k`, where both sides have a value.
+    pub fn diff(&self, k: usize) -> Option<i64> {
+        Some(self.test[k]? - self.control[k]?)
+    }
+}
+
+/// An operator or kernel table, with what was compared.
+#[derive(Debug, Clone)]
+pub struct ViewTable {
+    pub kind: ViewKind,
+    pub by_operator: bool,
+    /// Names of the measures, in column order (`calls`, `host_self`, …); `calls` is a count,
+    /// the others are nanoseconds.
+    pub measures: &'static [&'static str],
+    pub rows: Vec<ViewRow>,
+    pub control: SideInfo,
+    pub test: SideInfo,
+    pub request: CompareRequest,
+    /// Whether either side has device events (the operator table then shows device time).
+    pub has_device: bool,
+    /// The module node the rows were narrowed to (`--zoom`), by path.
+    pub zoom: Option<String>,
+}
+
+impl ViewTable {
+    pub fn measure(&self, name: &str) -> Option<usize> {
+        self.measures.iter().position(|m| *m == name)
+    }
+}
+
+/// Per-key sums of one side, merged from its files in rank order.
+pub(crate) type Accumulated<A> = BTreeMap<(Option<String>, String), A>;
+
+/// Something summed per row key.
+pub(crate) trait Accumulator: Default + Send {
+    fn merge(&mut self, other: &Self);
+}
+
+/// The loaded pair and each side's selection.
+pub struct Loaded {
+    pub control: Arc<Side>,
+    pub test: Arc<Side>,
+    pub resolved: [Resolved; 2],
+    pub notes: Vec<String>,
+}
+
+/// Loads both sides of `req` and resolves their selections. Views key rows by name only:
+/// `--group-by` is refused.
+pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
+    check_labels(&req.labels)?;
+    if !req.group_by.is_empty() || !req.arg_specs.is_empty() {
+        return Err(Error::usage(format!(
+            "{command} keys rows by name: --group-by and --arg-spec are for compare"
+        )));
+    }
+    let (control, test) = load_pair(
+        &req.control,
+        &req.test,
+        &AttrRequest::default(),
+        (&req.control_selection, &req.test_selection),
+    )?;
+    let notes = pair_notes(&control, &test);
+    let resolved = [
+        resolve(&control, &req.labels[0], &req.control_selection)?,
+        resolve(&test, &req.labels[1], &req.test_selection)?,
+    ];
+    Ok(Loaded {
+        control,
+        test,
+        resolved,
+        notes,
+    })
+}
+
+impl Loaded {
+    /// The selected files of a side (0 control, 1 test), in rank order.
+    pub fn files(&self, side: usize) -> Vec<&TraceFile> {
+        let s = if side == 0 { &self.control } else { &self.test };
+        self.resolved[side]
+            .ranks
+            .iter()
+            .filter_map(|&r| s.file_of_rank(r))
+            .collect()
+    }
+
+    pub fn side_info(&self, side: usize, label: &str) -> SideInfo {
+        let s = if side == 0 { &self.control } else { &self.test };
+        crate::analysis::compare::side_info(s, label, self.resolved[side].clone())
+    }
+
+    /// A note per side whose call trees had partial overlaps (design §4.1).
+    pub fn overlap_notes(&self, labels: &[String; 2]) -> Vec<String> {
+        (0..2)
+            .filter_map(|side| {
+                let n: u64 = self.files(side).iter().map(|f| f.call_tree().partial_overlaps).sum();
+                (n > 0).then(|| {
+                    let (events, start, end) = if n == 1 {
+                        ("event", "starts", "ends")
+                    } else {
+                        ("events", "start", "end")
+                    };
+                    format!(
+                        "{}: {n} host {events} {start} inside an enclosing event and {end} after it; each is nested under the innermost event that contains it (design §4.1)",
+                        labels[side]
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+/// Sums `per_file` over the selected files of a side, in parallel, merged in rank order.
+pub(crate) fn accumulate<A: Accumulator>(
+    files: &[&TraceFile],
+    per_file: impl Fn(&TraceFile) -> Accumulated<A> + Sync,
+) -> Accumulated<A> {
+    let parts: Vec<Accumulated<A>> = files.par_iter().map(|f| per_file(f)).collect();
+    let mut merged: Accumulated<A> = BTreeMap::new();
+    for part in parts {
+        for (k, a) in part {
+            merged.entry(k).or_default().merge(&a);
+        }
+    }
+    merged
+}
+
+/// The index of `file` among `files` (the side's selected files), by identity.
+pub(crate) fn file_index(files: &[&TraceFile], file: &TraceFile) -> usize {
+    files.iter().position(|f| std::ptr::eq(*f, file)).unwrap_or(usize::MAX)
+}
+
+/// Joins two sides' sums into rows sorted by key, keeping those the filter admits (by the
+/// name, or by the name or the launching operator).
+pub(crate) fn join<A: Accumulator>(
+    control: Accumulated<A>,
+    mut test: Accumulated<A>,
+    filter: &NameFilter,
+    values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
+) -> Vec<ViewRow> {
+    let mut rows = Vec::with_capacity(control.len().max(test.len()));
+    let mut push = |key: (Option<String>, String), c: Option<&A>, t: Option<&A>| {
+        let names: Vec<&str> = key.0.iter().map(String::as_str).chain([key.1.as_str()]).collect();
+        if filter.admits_any(&names) {
+            rows.push(ViewRow {
+                operator: key.0,
+                name: key.1,
+                control: values(c),
+                test: values(t),
+            });
+        }
+    };
+    for (key, c) in control {
+        let t = test.remove(&key);
+        push(key, Some(&c), t.as_ref());
+    }
+    for (key, t) in test {
+        push(key, None, Some(&t));
+    }
+    rows.sort_by(|a, b| (&a.operator, &a.name).cmp(&(&b.operator, &b.name)));
+    rows
+}
+
+/// The row key of a name id of `file`, as `compare` makes it.
+pub(crate) fn name_key(file: &TraceFile, keying: &Keying, id: u32) -> String {
+    keying.name_key(file.strings.resolve(crate::model::store::NameId(id)))
+}
+
+/// A row order: by name, or by one numeric column, largest first; ties by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SortSpec {
+    Name,
+    /// (side: `control`, `test`, `diff` or `abs-diff`; measure index)
+    Column {
+        side: SortSide,
+        measure: usize,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortSide {
+    Control,
+    Test,
+    Diff,
+    AbsDiff,
+}
+
+impl SortSpec {
+    /// Parses `name`, `diff-device-total`, `abs-diff-calls`, `control_host_self`, … against a
+    /// table's measures.
+    pub fn parse(text: &str, measures: &[&str]) -> std::result::Result<SortSpec, String> {
+        let t = text.trim().to_ascii_lowercase().replace('-', "_");
+        if t == "name" {
+            return Ok(SortSpec::Name);
+        }
+        let sides = [
+            ("abs_diff_", SortSide::AbsDiff),
+            ("diff_", SortSide::Diff),
+            ("control_", SortSide::Control),
+            ("test_", SortSide::Test),
+        ];
+        for (prefix, side) in sides {
+            if let Some(rest) = t.strip_prefix(prefix)
+                && let Some(measure) = measures.iter().position(|m| *m == rest)
+            {
+                return Ok(SortSpec::Column { side, measure });
+            }
+        }
+        let keys: Vec<String> = measures.iter().map(|m| format!("[abs-]diff-{m}")).collect();
+        Err(format!(
+            "unknown sort key '{text}' (name, control-KEY, test-KEY, or one of: {}; KEY is one of {})",
+            keys.join(", "),
+            measures.join(", ").replace('_', "-")
+        ))
+    }
+
+    pub fn text(&self, measures: &[&str]) -> String {
+        match self {
+            SortSpec::Name => "name".to_string(),
+            SortSpec::Column { side, measure } => {
+                let side = match side {
+                    SortSide::Control => "control",
+                    SortSide::Test => "test",
+                    SortSide::Diff => "diff",
+                    SortSide::AbsDiff => "abs-diff",
+                };
+                format!("{side}-{}", measures[*measure].replace('_', "-"))
+            }
+        }
+    }
+}
+
+/// Orders rows; rows without a value for the key come last; ties by (operator, name).
+pub fn sort_view_rows(rows: &mut [ViewRow], spec: &SortSpec) {
+    match *spec {
+        SortSpec::Name => rows.sort_by(|a, b| (&a.name, &a.operator).cmp(&(&b.name, &b.operator))),
+        SortSpec::Column { side, measure } => {
+            let key = |r: &ViewRow| -> Option<i128> {
+                match side {
+                    SortSide::Control => r.control[measure].map(i128::from),
+                    SortSide::Test => r.test[measure].map(i128::from),
+                    SortSide::Diff => r.diff(measure).map(i128::from),
+                    SortSide::AbsDiff => r.diff(measure).map(|d| i128::from(d.unsigned_abs())),
+                }
+            };
+            // Descending; `None` orders below every value, so it comes last.
+            rows.sort_by(|a, b| {
+                key(b)
+                    .cmp(&key(a))
+                    .then_with(|| (&a.name, &a.operator).cmp(&(&b.name, &b.operator)))
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, c: i64, t: Option<i64>) -> ViewRow {
+        ViewRow {
+            operator: None,
+            name: name.to_string(),
+            control: vec![Some(c)],
+            test: vec![t],
+        }
+    }
+
+    #[test]
+    fn sort_keys_parse_with_dashes_or_underscores() {
+        let m = ["calls", "device_total"];
+        assert_eq!(
+            SortSpec::parse("diff-device-total", &m),
+            Ok(SortSpec::Column {
+                side: SortSide::Diff,
+                measure: 1
+            })
+        );
+        assert_eq!(
+            SortSpec::parse("abs_diff_calls", &m),
+            Ok(SortSpec::Column {
+                side: SortSide::AbsDiff,
+                measure: 0
+            })
+        );
+        assert!(
+            SortSpec::parse("diff-host-self", &m)
+                .unwrap_err()
+                .contains("[abs-]diff-calls")
+        );
+        assert_eq!(SortSpec::parse("control-calls", &m).unwrap().text(&m), "control-calls");
+    }
+
+    #[test]
+    fn sorting_largest_first_missing_last_ties_by_name() {
+        let mut rows = vec![
+            row("b", 1, Some(5)),
+            row("a", 1, Some(5)),
+            row("c", 0, None),
+            row("d", 9, Some(1)),
+        ];
+        let spec = SortSpec::parse("diff-calls", &["calls"]).unwrap();
+        sort_view_rows(&mut rows, &spec);
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, vec!["a", "b", "d", "c"]);
+    }
+}

@@ -1,0 +1,100 @@
+//! The operator view (design §4.2): per `cpu_op`/`Operator` name, calls and host and device,
+//! self and total time, per side. Every event counts, as in `compare` (an op nested in an op of
+//! the same name counts twice), so `calls` equals `compare`'s count.
+
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, file_index, join, name_key};
+use crate::analysis::aggregate::Keying;
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::Scope;
+use crate::analysis::select::Device;
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+
+/// The measures of an operator row, in column order.
+pub const MEASURES: &[&str] = &["calls", "host_self", "host_total", "device_self", "device_total"];
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct OpSums([i64; 5]);
+
+impl Accumulator for OpSums {
+    fn merge(&mut self, other: &Self) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+}
+
+/// The operator table of a loaded pair.
+/// With `scope` (`--zoom`), only the operators inside one module node count.
+pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, scope: Option<&Scope>) -> ViewTable {
+    let keying = req.keying();
+    let side = |k: usize| {
+        let iterations = loaded.resolved[k].iterations.as_deref();
+        let files = loaded.files(k);
+        accumulate(&files, |f| {
+            let inside = scope.and_then(|s| s.rows(k, file_index(&files, f)));
+            per_file(f, iterations, req.device, &keying, inside)
+        })
+    };
+    let (c, t) = rayon::join(|| side(0), || side(1));
+    let rows = join(c, t, filter, |a| {
+        let v = a.copied().unwrap_or_default().0;
+        v.iter().map(|&x| Some(x)).collect()
+    });
+    ViewTable {
+        kind: ViewKind::Operators,
+        by_operator: false,
+        measures: MEASURES,
+        rows,
+        control: loaded.side_info(0, &req.labels[0]),
+        test: loaded.side_info(1, &req.labels[1]),
+        request: req.clone(),
+        has_device: has_device(loaded),
+        zoom: None,
+    }
+}
+
+/// Whether any selected file of either side has a device event.
+pub fn has_device(loaded: &Loaded) -> bool {
+    (0..2).any(|k| loaded.files(k).iter().any(|f| f.events.place.contains(&Place::Device)))
+}
+
+fn per_file(
+    file: &TraceFile,
+    iterations: Option<&[i64]>,
+    device: Device,
+    keying: &Keying,
+    inside: Option<&[bool]>,
+) -> Accumulated<OpSums> {
+    let ev = &file.events;
+    let tree = file.call_tree();
+    let mut by_id: Vec<OpSums> = vec![OpSums::default(); file.strings.len()];
+    let mut seen = vec![false; file.strings.len()];
+    for i in 0..ev.len() {
+        if !tree.is_operator[i]
+            || inside.is_some_and(|rows| !rows[i])
+            || !device.admits(ev.place[i])
+            || !iterations.is_none_or(|its| its.contains(&ev.iteration[i]))
+        {
+            continue;
+        }
+        let id = ev.name[i].index();
+        seen[id] = true;
+        let s = &mut by_id[id].0;
+        s[0] += 1;
+        s[1] += tree.host_self_ns[i];
+        s[2] += ev.dur_ns[i];
+        s[3] += tree.device_self_ns[i];
+        s[4] += tree.device_total_ns[i];
+    }
+    let mut out: Accumulated<OpSums> = Accumulated::new();
+    for (id, sums) in by_id.into_iter().enumerate() {
+        if seen[id] {
+            out.entry((None, name_key(file, keying, id as u32)))
+                .or_default()
+                .merge(&sums);
+        }
+    }
+    out
+}

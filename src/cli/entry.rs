@@ -1,0 +1,94 @@
+//! The whole program behind `tracediff`: parse the arguments, run the command, report errors
+//! and the exit code. `src/main.rs` and the Python package both call [`main_with_args`].
+
+use crate::Error;
+use crate::cli::{Cli, Env, run};
+use crate::output::state;
+use clap::Parser;
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+
+/// A note on stderr when a run takes over a second on a terminal, so a long load of large traces
+/// does not look like a hang. Nothing when stderr is redirected.
+struct Progress {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Progress {
+    fn start(on_terminal: bool) -> Progress {
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread = on_terminal.then(|| {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let start = std::time::Instant::now();
+                let wait = std::time::Duration::from_secs(1);
+                // park_timeout may wake early (or be unparked by stop): loop on the clock.
+                while start.elapsed() < wait {
+                    if done.load(std::sync::atomic::Ordering::SeqCst) {
+                        return;
+                    }
+                    std::thread::park_timeout(wait.saturating_sub(start.elapsed()));
+                }
+                if !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    eprintln!("tracediff: reading traces…");
+                }
+            })
+        });
+        Progress { done, thread }
+    }
+
+    fn stop(self) {
+        self.done.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(t) = self.thread {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+/// Runs the command line on `args` (the program name first, as `std::env::args_os` gives them)
+/// and returns the exit code: what `tracediff` does, callable from another front end (the Python
+/// package's `tracediff` command).
+pub fn main_with_args<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with 0; usage errors to stderr with 2.
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let stdout = std::io::stdout();
+    let terminal_width = stdout
+        .is_terminal()
+        .then(|| comfy_table::Table::new().width().map(usize::from))
+        .flatten();
+    let mut out = stdout.lock();
+    // Not locked for the whole run: the progress thread writes to stderr too, and main joins
+    // it before exiting (a lock held here would make that join wait forever).
+    let mut err = std::io::stderr();
+    let mut env = Env {
+        stdout: &mut out,
+        stderr: &mut err,
+        terminal_width,
+        state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
+    };
+    let progress = Progress::start(std::io::stderr().is_terminal());
+    let result = run(cli, &mut env);
+    progress.stop();
+    let _ = out.flush();
+    match result {
+        Ok(code) => u8::try_from(code).unwrap_or(1),
+        // A closed pipe (`tracediff ... | head`) is not an error worth reporting.
+        Err(Error::Output { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            let _ = writeln!(err, "tracediff: {e}");
+            u8::try_from(e.exit_code()).unwrap_or(2)
+        }
+    }
+}

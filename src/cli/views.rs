@@ -1,0 +1,282 @@
+//! `tracediff operators`, `kernels` and `overview` (design §4.2, §4.3): their options and runners.
+
+use super::{Env, OutputArgs, SelectArgs, emit, print_notes, request_from};
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::{Scope, modules};
+use crate::analysis::views::kernels::kernels;
+use crate::analysis::views::operators::operators;
+use crate::analysis::views::overview::overview;
+use crate::analysis::views::{Loaded, SortSide, SortSpec, ViewTable, load, sort_view_rows};
+use crate::error::{Error, Result};
+use crate::output::render::Format;
+use crate::output::render::views::{TableView, render, render_overview};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+pub const OPERATORS_HELP: &str = "\
+Rows: every cpu_op/Operator name on either side. Per side: calls; host self (its duration minus
+its direct children's, launches included) and host total (its duration); device self (the kernels,
+copies and sets it launched itself) and device total (those launched by it or anything under it).
+Every event counts, as in compare: an op inside an op of the same name counts twice. Δ % is
+against the control side: `new` where control is 0, `gone` where test is 0. The table shows calls
+and one time group (--time); csv, json and markdown carry every column. Durations in µs.
+--sort takes name or any numeric column: control-KEY, test-KEY, diff-KEY, abs-diff-KEY with KEY
+one of calls, host-self, host-total, device-self, device-total [default: abs-diff of the --time
+group].";
+
+pub const KERNELS_HELP: &str = "\
+Rows: every device event name (kernels, memcpy, memset, other device work; not gpu_user_annotation
+spans). Per side: calls, total, mean, min and max duration; with --by-operator, rows are keyed by
+(launching operator, kernel): the innermost cpu_op/Operator around the kernel's launch, or
+`(no operator)`; --include/--exclude then match either name. --sort takes name or control-KEY,
+test-KEY, diff-KEY, abs-diff-KEY with KEY one of calls, device-total, device-mean, device-min,
+device-max [default: abs-diff of the --time column].";
+
+pub const OVERVIEW_HELP: &str = "\
+Per side: the device (deviceProperties), ranks and steps selected, mean step time, GPU busy time
+per step (union of kernels, memcpy, memset inside the step windows) and utilisation (busy / step
+time), the time host operators were busy per step, and the average and peak allocated memory inside
+the steps ([memory] events; the device with the largest peak). Then Δ and Δ %. Values a trace
+cannot give are shown as - (null in json). A side without ProfilerStep is measured over the span of
+its events and has no step count or mean step time.";
+
+/// Output options of the operator and kernel tables.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Output")]
+pub struct ViewOutputArgs {
+    /// Output format [default: from the -o extension (.csv .json .md), else table].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Show only the first N rows.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Row order: name or a numeric column (see below); largest first, ties by name.
+    #[arg(long, value_name = "KEY")]
+    pub sort: Option<String>,
+}
+
+/// The time the kernel table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KernelTime {
+    Total,
+    Mean,
+    Min,
+    Max,
+}
+
+impl KernelTime {
+    fn measure(self) -> &'static str {
+        match self {
+            KernelTime::Total => "device_total",
+            KernelTime::Mean => "device_mean",
+            KernelTime::Min => "device_min",
+            KernelTime::Max => "device_max",
+        }
+    }
+}
+
+/// The time group the operator table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TimeGroup {
+    HostSelf,
+    HostTotal,
+    DeviceSelf,
+    DeviceTotal,
+}
+
+impl TimeGroup {
+    fn measure(self) -> &'static str {
+        match self {
+            TimeGroup::HostSelf => "host_self",
+            TimeGroup::HostTotal => "host_total",
+            TimeGroup::DeviceSelf => "device_self",
+            TimeGroup::DeviceTotal => "device_total",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct OperatorsArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    /// The time group of the table [default: device-total with device events, else host-total].
+    #[arg(long, value_enum)]
+    pub time: Option<TimeGroup>,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+    /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
+    #[arg(long, value_name = "PATH")]
+    pub zoom: Option<String>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: ViewOutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct KernelsArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    /// Key rows by (launching operator, kernel).
+    #[arg(long)]
+    pub by_operator: bool,
+    /// The time the table shows beside the calls (csv, json and markdown carry all).
+    #[arg(long, value_enum, default_value_t = KernelTime::Total)]
+    pub time: KernelTime,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+    /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
+    #[arg(long, value_name = "PATH")]
+    pub zoom: Option<String>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: ViewOutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OverviewArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Output format [default: from the -o extension (.csv .json .md), else table].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Loads the pair of a view command and prints the load's notes.
+pub(crate) fn load_view(
+    select: &SelectArgs,
+    labels: Option<&super::Labels>,
+    control: &PathBuf,
+    test: &PathBuf,
+    command: &str,
+    env: &mut Env<'_>,
+) -> Result<(CompareRequest, Loaded)> {
+    let req = super::with_labels(request_from(select, CompareRequest::new(control, test)), labels);
+    let loaded = load(&req, command)?;
+    print_notes(&loaded.notes, env);
+    Ok((req, loaded))
+}
+
+pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
+    let (req, loaded) = load_view(
+        &args.select,
+        args.labels.as_ref(),
+        &args.control,
+        &args.test,
+        "operators",
+        env,
+    )?;
+    let filter = NameFilter::new(&req.include, &req.exclude)?;
+    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
+    let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
+    table.zoom = scope.map(|(_, path)| path);
+    print_notes(&loaded.overlap_notes(&req.labels), env);
+    let time = args.time.unwrap_or(if table.has_device {
+        TimeGroup::DeviceTotal
+    } else {
+        TimeGroup::HostTotal
+    });
+    show(table, time.measure(), &args.output, env)
+}
+
+pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
+    let (req, loaded) = load_view(
+        &args.select,
+        args.labels.as_ref(),
+        &args.control,
+        &args.test,
+        "kernels",
+        env,
+    )?;
+    let filter = NameFilter::new(&req.include, &req.exclude)?;
+    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
+    let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
+    table.zoom = scope.map(|(_, path)| path);
+    if args.by_operator {
+        print_notes(&loaded.overlap_notes(&req.labels), env);
+    }
+    show(table, args.time.measure(), &args.output, env)
+}
+
+pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
+    let (req, loaded) = load_view(
+        &args.select,
+        args.labels.as_ref(),
+        &args.control,
+        &args.test,
+        "overview",
+        env,
+    )?;
+    let o = overview(&loaded, &req.labels);
+    let output = OutputArgs {
+        format: args.format,
+        output: args.output.clone(),
+        top: None,
+        sort: None,
+    };
+    emit(&output, env, |format, _, out| {
+        out.write_all(render_overview(&o, format).as_bytes())
+    })
+}
+
+/// With `--zoom PATH`: the events inside that module node, and its full path.
+fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
+    let Some(path) = path else { return Ok(None) };
+    let diff = modules(req, loaded)?;
+    let node = super::modules::zoom(&diff, Some(path))?;
+    Ok(Some((Scope::of(loaded, node), node.path.clone())))
+}
+
+/// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.
+fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_>) -> Result<i32> {
+    let time = table.measure(time).unwrap_or(0);
+    let sort = match &out.sort {
+        Some(text) => SortSpec::parse(text, table.measures).map_err(|e| Error::usage(format!("--sort: {e}")))?,
+        None => SortSpec::Column {
+            side: SortSide::AbsDiff,
+            measure: time,
+        },
+    };
+    sort_view_rows(&mut table.rows, &sort);
+    let mut rows: Vec<_> = table.rows.iter().collect();
+    if let Some(n) = out.top {
+        rows.truncate(n);
+    }
+    let view = TableView {
+        table: &table,
+        rows,
+        sort,
+        top: out.top,
+        time,
+    };
+    let output = OutputArgs {
+        format: out.format,
+        output: out.output.clone(),
+        top: None,
+        sort: None,
+    };
+    emit(&output, env, |format, style, out| {
+        out.write_all(render(&view, format, style).as_bytes())
+    })
+}

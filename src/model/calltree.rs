@@ -1,0 +1,241 @@
+//! The call tree of one trace file (design §4.1), as columns parallel to the event table.
+//!
+//! - Per `(pid, tid)`, host events nest by time: sorted by `ts` ascending, then `dur` descending,
+//!   then file order, an event is a child of the innermost open event that it starts inside
+//!   (`parent.ts ≤ ts < parent.ts + parent.dur`) and ends inside. An event that starts inside an
+//!   open event but ends after it is a child of the innermost open event that does contain it,
+//!   else a root; those events are counted in [`CallTree::partial_overlaps`].
+//! - A device event's launch is the host event with its correlation
+//!   ([`crate::model::iteration::launch_rows`]); the launch's innermost enclosing `cpu_op` or
+//!   `Operator` is the device event's **launching operator**.
+//! - `host_self` = `dur` − Σ `dur` of the direct children; `device_self` = Σ `dur` of the device
+//!   events the node launched; `device_total` = the same over the node's subtree.
+//!
+//! The tree is built once per file, on first use ([`TraceFile::call_tree`]).
+
+use crate::model::iteration::launch_rows;
+use crate::model::place::Place;
+use crate::model::store::{EventTable, NameId, StringTable, TraceFile};
+
+/// Row index meaning "none" in the `parent` and `launcher` columns.
+pub const NONE: u32 = u32::MAX;
+
+/// Categories whose events are operators (rows of the operator view, launching operators).
+pub const OPERATOR_CATEGORIES: [&str; 2] = ["cpu_op", "Operator"];
+
+/// The call tree of one file: one entry per event, in the event table's row order.
+#[derive(Debug, Clone, Default)]
+pub struct CallTree {
+    /// The enclosing host event's row, or [`NONE`] for roots and device events.
+    pub parent: Vec<u32>,
+    /// 0 for roots (and device events), parent's depth + 1 otherwise.
+    pub depth: Vec<u32>,
+    /// For a device event, the row of its launching operator, or [`NONE`].
+    pub launcher: Vec<u32>,
+    pub host_self_ns: Vec<i64>,
+    pub device_self_ns: Vec<i64>,
+    pub device_total_ns: Vec<i64>,
+    /// Whether each event is an operator (`cpu_op` / `Operator`).
+    pub is_operator: Vec<bool>,
+    /// Host events that started inside an open event and ended after it (design §4.1).
+    pub partial_overlaps: u64,
+}
+
+impl TraceFile {
+    /// The file's call tree, built on first use.
+    pub fn call_tree(&self) -> &CallTree {
+        self.call_tree
+            .get_or_init(|| CallTree::build(&self.strings, &self.events))
+    }
+}
+
+impl CallTree {
+    pub fn build(strings: &StringTable, ev: &EventTable) -> CallTree {
+        let n = ev.len();
+        let op_cat: Vec<bool> = strings.iter().map(|(_, s)| OPERATOR_CATEGORIES.contains(&s)).collect();
+        let mut t = CallTree {
+            parent: vec![NONE; n],
+            depth: vec![0; n],
+            launcher: vec![NONE; n],
+            host_self_ns: ev.dur_ns.clone(),
+            device_self_ns: vec![0; n],
+            device_total_ns: vec![0; n],
+            is_operator: (0..n).map(|i| op_cat[ev.cat[i].index()]).collect(),
+            partial_overlaps: 0,
+        };
+        let order = host_order(ev);
+        // Innermost operator at or above each host event (itself included).
+        let mut nearest_op: Vec<u32> = vec![NONE; n];
+        t.nest(ev, &order, &mut nearest_op);
+        let launches = launch_rows(ev);
+        for i in 0..n {
+            if ev.place[i] != Place::Device {
+                continue;
+            }
+            let Some(&launch) = launches.get(&ev.correlation[i]) else {
+                continue;
+            };
+            let p = t.parent[launch];
+            if p != NONE && nearest_op[p as usize] != NONE {
+                let op = nearest_op[p as usize];
+                t.launcher[i] = op;
+                t.device_self_ns[op as usize] += ev.dur_ns[i];
+            }
+        }
+        // Children come after their parents in `order`: sum the subtrees from the back.
+        t.device_total_ns.clone_from(&t.device_self_ns);
+        for &i in order.iter().rev() {
+            let p = t.parent[i as usize];
+            if p != NONE {
+                t.device_total_ns[p as usize] += t.device_total_ns[i as usize];
+            }
+        }
+        t
+    }
+
+    /// Links every host event to its parent (in `order`), and fills depth, host self time and
+    /// the nearest operator.
+    fn nest(&mut self, ev: &EventTable, order: &[u32], nearest_op: &mut [u32]) {
+        let end = |i: usize| ev.ts_ns[i].saturating_add(ev.dur_ns[i]);
+        let mut stack: Vec<u32> = Vec::new();
+        let mut thread: Option<(NameId, NameId)> = None;
+        for &r in order {
+            let i = r as usize;
+            if thread != Some((ev.pid[i], ev.tid[i])) {
+                thread = Some((ev.pid[i], ev.tid[i]));
+                stack.clear();
+            }
+            let ts = ev.ts_ns[i];
+            while stack.last().is_some_and(|&top| end(top as usize) <= ts) {
+                stack.pop();
+            }
+            // The innermost open event that contains this one; the top unless it overlaps.
+            let contains = |p: usize| ev.ts_ns[p] <= ts && ts < end(p) && end(i) <= end(p);
+            let parent = stack.iter().rev().copied().find(|&p| contains(p as usize));
+            if let Some(&top) = stack.last()
+                && parent != Some(top)
+            {
+                self.partial_overlaps += 1;
+            }
+            if let Some(p) = parent {
+                let p = p as usize;
+                self.parent[i] = p as u32;
+                self.depth[i] = self.depth[p] + 1;
+                self.host_self_ns[p] -= ev.dur_ns[i];
+            }
+            nearest_op[i] = if self.is_operator[i] {
+                r
+            } else {
+                parent.map_or(NONE, |p| nearest_op[p as usize])
+            };
+            stack.push(r);
+        }
+    }
+}
+
+/// Host events' rows ordered by (pid, tid), `ts` ascending, `dur` descending, file order.
+fn host_order(ev: &EventTable) -> Vec<u32> {
+    // The keys side by side, so the sort reads memory in order (not five columns per compare).
+    let mut keys: Vec<(u64, i64, i64, u32)> = (0..ev.len())
+        .filter(|&i| ev.place[i] == Place::Host)
+        .map(|i| {
+            let thread = (u64::from(ev.pid[i].0) << 32) | u64::from(ev.tid[i].0);
+            (thread, ev.ts_ns[i], ev.dur_ns[i].saturating_neg(), i as u32)
+        })
+        .collect();
+    keys.sort_unstable();
+    keys.into_iter().map(|k| k.3).collect()
+}
+
+/// For each string id, whether a category of that name holds operators.
+pub fn operator_categories(strings: &StringTable) -> Vec<bool> {
+    strings.iter().map(|(_, s)| OPERATOR_CATEGORIES.contains(&s)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::iteration::assign_iterations;
+    use crate::model::store::{NO_STREAM, NewEvent};
+
+    /// (cat, name, tid, ts µs, dur µs, stream, correlation)
+    type Ev<'a> = (&'a str, &'a str, u32, i64, i64, i64, i64);
+
+    fn tree_of(events: &[Ev<'_>]) -> (CallTree, Vec<String>) {
+        let mut strings = StringTable::new();
+        let mut table = EventTable::default();
+        let pid = strings.intern("1");
+        for (k, &(cat, name, tid, ts, dur, stream, correlation)) in events.iter().enumerate() {
+            let (name, cat) = (strings.intern(name), strings.intern(cat));
+            let tid = strings.intern(&tid.to_string());
+            table.push(NewEvent {
+                index: k as u32,
+                name,
+                cat,
+                ts_ns: ts * 1000,
+                dur_ns: dur * 1000,
+                pid,
+                tid,
+                stream,
+                correlation,
+            });
+        }
+        assign_iterations(&strings, &mut table);
+        let names = (0..table.len())
+            .map(|i| strings.resolve(table.name[i]).to_string())
+            .collect();
+        (CallTree::build(&strings, &table), names)
+    }
+
+    #[test]
+    fn nesting_self_times_and_launching_operators() {
+        let (t, _) = tree_of(&[
+            ("cpu_op", "aten::linear", 1, 0, 100, NO_STREAM, -1),
+            ("cpu_op", "aten::addmm", 1, 10, 50, NO_STREAM, -1),
+            ("cuda_runtime", "cudaLaunchKernel", 1, 20, 5, NO_STREAM, 7),
+            ("kernel", "gemm", 0, 200, 30, 7, 7),
+            ("python_function", "frame", 1, 70, 20, NO_STREAM, -1),
+            ("cuda_driver", "cuLaunchKernel", 1, 75, 5, NO_STREAM, 8),
+            ("kernel", "add", 0, 240, 4, 7, 8),
+        ]);
+        assert_eq!(t.parent, vec![NONE, 0, 1, NONE, 0, 4, NONE]);
+        assert_eq!(t.depth, vec![0, 1, 2, 0, 1, 2, 0]);
+        // Launch time is not self time; a Python frame between op and launch does not matter.
+        assert_eq!(t.launcher, vec![NONE, NONE, NONE, 1, NONE, NONE, 0]);
+        assert_eq!(
+            t.host_self_ns,
+            vec![30_000, 45_000, 5_000, 30_000, 15_000, 5_000, 4_000]
+        );
+        assert_eq!(t.device_self_ns, vec![4_000, 30_000, 0, 0, 0, 0, 0]);
+        assert_eq!(t.device_total_ns, vec![34_000, 30_000, 0, 0, 0, 0, 0]);
+        assert_eq!(t.partial_overlaps, 0);
+    }
+
+    #[test]
+    fn a_partial_overlap_goes_to_the_innermost_event_that_contains_it() {
+        let (t, _) = tree_of(&[
+            ("cpu_op", "outer", 1, 0, 100, NO_STREAM, -1),
+            ("python_function", "frame", 1, 10, 40, NO_STREAM, -1),
+            ("user_annotation", "span", 1, 30, 40, NO_STREAM, -1),
+            ("cpu_op", "inner", 1, 55, 5, NO_STREAM, -1),
+            // another thread: its own roots
+            ("cpu_op", "other", 2, 12, 5, NO_STREAM, -1),
+        ]);
+        assert_eq!(t.parent, vec![NONE, 0, 0, 2, NONE]);
+        assert_eq!(t.partial_overlaps, 1);
+        assert_eq!(t.host_self_ns[0], 20_000);
+    }
+
+    #[test]
+    fn recursive_ops_and_equal_starts() {
+        let (t, _) = tree_of(&[
+            ("cpu_op", "f", 1, 0, 10, NO_STREAM, -1),
+            ("cpu_op", "f", 1, 0, 10, NO_STREAM, -1),
+            ("cpu_op", "f", 1, 0, 4, NO_STREAM, -1),
+            ("cpu_op", "g", 1, 10, 0, NO_STREAM, -1),
+        ]);
+        // Equal windows: the earlier in file order is the parent.
+        assert_eq!(t.parent, vec![NONE, 0, 1, NONE]);
+        assert_eq!(t.host_self_ns, vec![0, 6_000, 4_000, 0]);
+    }
+}

@@ -1,0 +1,569 @@
+//! The operator and kernel tables (design §4.2) and the overview (§4.3) in each format.
+
+use super::compare::{describe_side, side_json};
+use super::{
+    Format, TableStyle, csv_field, fit_table, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
+};
+use crate::analysis::views::overview::{Overview, SideOverview};
+use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
+use serde_json::{Map, Value, json};
+use std::fmt::Write;
+
+/// The rows to show, in order, and how they were chosen.
+#[derive(Debug, Clone)]
+pub struct TableView<'a> {
+    pub table: &'a ViewTable,
+    pub rows: Vec<&'a ViewRow>,
+    pub sort: SortSpec,
+    pub top: Option<usize>,
+    /// The measure the terminal table shows beside the calls.
+    pub time: usize,
+}
+
+/// The CSV columns of each view (design §4.2): (measure, with a diff column).
+fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
+    match kind {
+        ViewKind::Operators => &[
+            ("calls", true),
+            ("host_self", true),
+            ("host_total", true),
+            ("device_self", true),
+            ("device_total", true),
+        ],
+        ViewKind::Kernels => &[("calls", true), ("device_total", true), ("device_mean", false)],
+    }
+}
+
+pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
+    match format {
+        Format::Csv => csv(view),
+        Format::Json => json(view),
+        Format::Markdown => markdown(view),
+        Format::Table => table(view, style),
+    }
+}
+
+fn value_text(table: &ViewTable, measure: usize, v: Option<i64>) -> String {
+    match v {
+        None => String::new(),
+        Some(v) if table.measures[measure] == "calls" => v.to_string(),
+        Some(v) => fmt_us(v),
+    }
+}
+
+/// The headers and cells of every CSV column, in order, with the labels in the headers.
+pub fn csv(view: &TableView<'_>) -> String {
+    let t = view.table;
+    let (cl, tl) = (&t.control.label, &t.test.label);
+    let mut header: Vec<String> = Vec::new();
+    if t.by_operator {
+        header.push("operator".to_string());
+    }
+    header.push("name".to_string());
+    let columns: Vec<(usize, bool)> = csv_columns(t.kind)
+        .iter()
+        .filter_map(|&(m, d)| t.measure(m).map(|k| (k, d)))
+        .collect();
+    for &(k, with_diff) in &columns {
+        let m = t.measures[k];
+        header.push(format!("{cl}_{m}"));
+        header.push(format!("{tl}_{m}"));
+        if with_diff {
+            header.push(format!("diff_{m}"));
+        }
+    }
+    let mut out = header.join(",");
+    out.push('\n');
+    for r in &view.rows {
+        let mut cells: Vec<String> = Vec::new();
+        if t.by_operator {
+            cells.push(csv_field(r.operator.as_deref().unwrap_or("")));
+        }
+        cells.push(csv_field(&r.name));
+        for &(k, with_diff) in &columns {
+            cells.push(value_text(t, k, r.control[k]));
+            cells.push(value_text(t, k, r.test[k]));
+            if with_diff {
+                cells.push(value_text(t, k, r.diff(k)));
+            }
+        }
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
+    match v {
+        None => Value::Null,
+        Some(v) if table.measures[k] == "calls" => Value::from(v),
+        Some(v) => json_us(v),
+    }
+}
+
+/// One document: what was compared and the rows, every measure per side, its diff and Δ%.
+/// Row keys are fixed (`control_*`, `test_*`) whatever the labels.
+pub fn json(view: &TableView<'_>) -> String {
+    let t = view.table;
+    let rows: Vec<Value> = view
+        .rows
+        .iter()
+        .map(|r| {
+            let mut o = Map::new();
+            if t.by_operator {
+                o.insert("operator".into(), json!(r.operator));
+            }
+            o.insert("name".into(), json!(r.name));
+            for (k, m) in t.measures.iter().enumerate() {
+                o.insert(format!("control_{m}"), json_value(t, k, r.control[k]));
+                o.insert(format!("test_{m}"), json_value(t, k, r.test[k]));
+                o.insert(format!("diff_{m}"), json_value(t, k, r.diff(k)));
+                o.insert(format!("diff_pct_{m}"), json!(percent(r, k)));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    let req = &t.request;
+    let doc = json!({
+        "tool": "tracediff",
+        "version": env!("CARGO_PKG_VERSION"),
+        "view": t.kind,
+        "by_operator": t.by_operator,
+        "duration_unit": "us",
+        "control": side_json(&t.control),
+        "test": side_json(&t.test),
+        "device": req.device,
+        "naming": req.naming.column(),
+        "normalize_names": req.normalize_names,
+        "include": req.include,
+        "exclude": req.exclude,
+        "zoom": t.zoom,
+        "sort": view.sort.text(t.measures),
+        "top": view.top,
+        "rows": rows,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Δ% of measure `k`: `new`/`gone` where one side is 0 (or has no value), `None` where neither
+/// side has a value.
+fn percent(r: &ViewRow, k: usize) -> Option<String> {
+    match (r.control[k], r.test[k]) {
+        (None, None) => None,
+        (c, t) => Some(fmt_percent(c.unwrap_or(0), t.unwrap_or(0))),
+    }
+}
+
+fn human(table: &ViewTable, k: usize, v: Option<i64>, signed: bool) -> String {
+    match v {
+        None => "-".to_string(),
+        Some(v) if table.measures[k] == "calls" && signed => fmt_signed(v),
+        Some(v) if table.measures[k] == "calls" => v.to_string(),
+        Some(v) => fmt_duration(v, signed),
+    }
+}
+
+fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
+    let t = view.table;
+    let req = &t.request;
+    let _ = writeln!(out, "{prefix}{}", describe_side(&t.control));
+    let _ = writeln!(out, "{prefix}{}", describe_side(&t.test));
+    let mut filters = String::new();
+    if req.normalize_names {
+        filters.push_str(", --normalize-names");
+    }
+    for p in &req.include {
+        let _ = write!(filters, ", --include '{p}'");
+    }
+    for p in &req.exclude {
+        let _ = write!(filters, ", --exclude '{p}'");
+    }
+    let _ = writeln!(out, "{prefix}device: {}{filters}", req.device);
+    if let Some(z) = &t.zoom {
+        let _ = writeln!(
+            out,
+            "{prefix}zoom: {} (only what ran inside it)",
+            if z.is_empty() { "the step" } else { z }
+        );
+    }
+}
+
+/// The preamble line that names the time group of a terminal table.
+fn time_line(view: &TableView<'_>) -> String {
+    format!("time: {}\n", view.table.measures[view.time].replace('_', " "))
+}
+
+fn footer(view: &TableView<'_>) -> String {
+    let t = view.table;
+    let what = match t.kind {
+        ViewKind::Operators => "operators",
+        ViewKind::Kernels if t.by_operator => "(operator, kernel) pairs",
+        ViewKind::Kernels => "kernels",
+    };
+    let shown = if view.rows.len() < t.rows.len() {
+        format!(" (showing {} by {})", view.rows.len(), view.sort.text(t.measures))
+    } else {
+        String::new()
+    };
+    let k = view.time;
+    if matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
+        return format!("{} {what}{shown}\n", t.rows.len());
+    }
+    let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
+    let (c, s) = (sum(|r| &r.control), sum(|r| &r.test));
+    format!(
+        "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})\n",
+        t.rows.len(),
+        t.measures[k].replace('_', " "),
+        t.control.label,
+        fmt_duration(c, false),
+        t.test.label,
+        fmt_duration(s, false),
+        fmt_duration(s - c, true),
+        fmt_percent(c, s)
+    )
+}
+
+/// Calls and one time group (and, for kernels, the mean), fitted to `style.width`.
+pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
+    let t = view.table;
+    let (cl, tl) = (&t.control.label, &t.test.label);
+    let k = view.time;
+    let headers = vec![
+        format!("{cl}\ncalls"),
+        format!("{tl}\ncalls"),
+        "Δ\ncalls".to_string(),
+        format!("{cl}\ntime"),
+        format!("{tl}\ntime"),
+        "Δ\ntime".to_string(),
+        "Δ\ntime %".to_string(),
+    ];
+    let names: Vec<String> = view
+        .rows
+        .iter()
+        .map(|r| match &r.operator {
+            Some(op) => format!("{op} → {}", r.name),
+            None => r.name.clone(),
+        })
+        .collect();
+    let cells: Vec<Vec<String>> = view
+        .rows
+        .iter()
+        .map(|r| {
+            vec![
+                human(t, 0, r.control[0], false),
+                human(t, 0, r.test[0], false),
+                human(t, 0, r.diff(0), true),
+                human(t, k, r.control[k], false),
+                human(t, k, r.test[k], false),
+                human(t, k, r.diff(k), true),
+                percent(r, k).unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let first = if t.by_operator { "operator → kernel" } else { "name" };
+    let mut out = String::new();
+    header_lines(view, &mut out, "");
+    out.push_str(&time_line(view));
+    if view.rows.is_empty() {
+        out.push_str("(no rows)\n");
+    } else {
+        let _ = writeln!(out, "{}", fit_table(first, &headers, &names, &cells, style.width));
+    }
+    out.push_str(&footer(view));
+    out
+}
+
+/// Every measure (per side, Δ and Δ%) with the full names.
+pub fn markdown(view: &TableView<'_>) -> String {
+    let t = view.table;
+    let (cl, tl) = (md_cell(&t.control.label), md_cell(&t.test.label));
+    let mut out = String::new();
+    header_lines(view, &mut out, "- ");
+    out.push('\n');
+    let mut head = String::from("|");
+    let mut rule = String::from("|");
+    if t.by_operator {
+        head.push_str(" operator |");
+        rule.push_str("---|");
+    }
+    head.push_str(" name |");
+    rule.push_str("---|");
+    for m in t.measures {
+        let m = md_cell(m);
+        let _ = write!(head, " {cl}\\_{m} | {tl}\\_{m} | diff\\_{m} | diff\\_pct\\_{m} |");
+        rule.push_str("---:|---:|---:|---:|");
+    }
+    let _ = writeln!(out, "{head}\n{rule}");
+    let code = |s: &str| format!("`{}`", s.replace('`', "'").replace('|', "\\|"));
+    for r in &view.rows {
+        let mut line = String::from("|");
+        if let Some(op) = &r.operator {
+            let _ = write!(line, " {} |", code(op));
+        }
+        let _ = write!(line, " {} |", code(&r.name));
+        for k in 0..t.measures.len() {
+            let _ = write!(
+                line,
+                " {} | {} | {} | {} |",
+                human(t, k, r.control[k], false),
+                human(t, k, r.test[k], false),
+                human(t, k, r.diff(k), true),
+                percent(r, k).unwrap_or_default()
+            );
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
+    let _ = writeln!(out, "{}  ", md_cell(footer(view).trim_end()));
+    out
+}
+
+/// The overview's rows: (JSON key, label for people, kind).
+const OVERVIEW_ROWS: [(&str, &str, Kind); 11] = [
+    ("device_name", "device", Kind::Text),
+    ("device_memory_bytes", "device memory", Kind::Bytes),
+    ("ranks", "ranks", Kind::Count),
+    ("steps", "steps", Kind::Count),
+    ("mean_step_time_us", "mean step time", Kind::Time),
+    ("gpu_busy_per_step_us", "GPU busy per step", Kind::Time),
+    ("gpu_utilization", "GPU utilization", Kind::Ratio),
+    ("host_busy_per_step_us", "host ops busy per step", Kind::Time),
+    ("memory_device", "memory of", Kind::Text),
+    ("avg_allocated_bytes", "avg allocated", Kind::Bytes),
+    ("peak_allocated_bytes", "peak allocated", Kind::Bytes),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Count,
+    Time,
+    Bytes,
+    Ratio,
+}
+
+/// A value of the overview: a number (ns for times, a ratio, bytes, a count) or text.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    Num(i64),
+    Ratio(f64),
+    Text(String),
+}
+
+fn overview_cell(s: &SideOverview, key: &str) -> Option<Cell> {
+    match key {
+        "device_name" => s.device_name.clone().map(Cell::Text),
+        "device_memory_bytes" => s.device_memory_bytes.map(|b| Cell::Num(b as i64)),
+        "ranks" => Some(Cell::Num(s.ranks as i64)),
+        "steps" => s.steps.map(|n| Cell::Num(n as i64)),
+        "mean_step_time_us" => s.mean_step_time_ns.map(Cell::Num),
+        "gpu_busy_per_step_us" => s.gpu_busy_per_step_ns.map(Cell::Num),
+        "gpu_utilization" => s.gpu_utilization.map(Cell::Ratio),
+        "host_busy_per_step_us" => s.host_busy_per_step_ns.map(Cell::Num),
+        "memory_device" => s.memory_device.clone().map(Cell::Text),
+        "avg_allocated_bytes" => s.avg_allocated_bytes.map(Cell::Num),
+        "peak_allocated_bytes" => s.peak_allocated_bytes.map(Cell::Num),
+        _ => None,
+    }
+}
+
+fn cell_json(kind: Kind, c: Option<&Cell>) -> Value {
+    match c {
+        None => Value::Null,
+        Some(Cell::Text(t)) => json!(t),
+        Some(Cell::Ratio(r)) => json!(r),
+        Some(Cell::Num(n)) if kind == Kind::Time => json_us(*n),
+        Some(Cell::Num(n)) => json!(n),
+    }
+}
+
+fn cell_human(kind: Kind, c: Option<&Cell>, signed: bool) -> String {
+    match c {
+        None => "-".to_string(),
+        Some(Cell::Text(t)) => t.clone(),
+        Some(Cell::Ratio(r)) if signed => format!("{:+.1} pp", r * 100.0),
+        Some(Cell::Ratio(r)) => format!("{:.1}%", r * 100.0),
+        Some(Cell::Num(n)) => match kind {
+            Kind::Time => fmt_duration(*n, signed),
+            Kind::Bytes => fmt_bytes(*n, signed),
+            _ if signed => fmt_signed(*n),
+            _ => n.to_string(),
+        },
+    }
+}
+
+/// Bytes for people, in binary units: `512 B`, `1.50 GiB`.
+pub fn fmt_bytes(n: i64, signed: bool) -> String {
+    let sign = super::sign_of(n, signed);
+    let abs = n.unsigned_abs() as f64;
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = abs;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{sign}{} B", n.unsigned_abs())
+    } else {
+        format!("{sign}{v:.2} {}", units[u])
+    }
+}
+
+/// test − control, where both are numbers.
+fn cell_diff(c: Option<&Cell>, t: Option<&Cell>) -> Option<Cell> {
+    match (c?, t?) {
+        (Cell::Num(a), Cell::Num(b)) => Some(Cell::Num(b - a)),
+        (Cell::Ratio(a), Cell::Ratio(b)) => Some(Cell::Ratio(b - a)),
+        _ => None,
+    }
+}
+
+fn cell_pct(c: Option<&Cell>, t: Option<&Cell>) -> Option<String> {
+    match (c?, t?) {
+        (Cell::Num(a), Cell::Num(b)) => Some(fmt_percent(*a, *b)),
+        (Cell::Ratio(a), Cell::Ratio(b)) => {
+            let scale = 1e9;
+            Some(fmt_percent((a * scale) as i64, (b * scale) as i64))
+        }
+        _ => None,
+    }
+}
+
+/// One line of the overview: both sides' values of one metric.
+struct Line {
+    key: &'static str,
+    label: &'static str,
+    kind: Kind,
+    control: Option<Cell>,
+    test: Option<Cell>,
+}
+
+impl Line {
+    fn diff(&self) -> Option<Cell> {
+        cell_diff(self.control.as_ref(), self.test.as_ref())
+    }
+    fn pct(&self) -> Option<String> {
+        cell_pct(self.control.as_ref(), self.test.as_ref())
+    }
+}
+
+pub fn render_overview(o: &Overview, format: Format) -> String {
+    let lines: Vec<Line> = OVERVIEW_ROWS
+        .iter()
+        .map(|&(key, label, kind)| Line {
+            key,
+            label,
+            kind,
+            control: overview_cell(&o.control, key),
+            test: overview_cell(&o.test, key),
+        })
+        .collect();
+    match format {
+        Format::Json => overview_json(o, &lines),
+        Format::Csv => overview_csv(o, &lines),
+        Format::Table | Format::Markdown => overview_text(o, &lines, format == Format::Markdown),
+    }
+}
+
+/// `control` and `test` objects (times in µs, null where absent), then `diff` and `diff_pct`.
+fn overview_json(o: &Overview, lines: &[Line]) -> String {
+    let side = |s: &SideOverview, control: bool| {
+        let mut m = Map::new();
+        m.insert("label".into(), json!(s.label));
+        m.insert("path".into(), json!(s.path));
+        for l in lines {
+            let v = if control { &l.control } else { &l.test };
+            m.insert(l.key.into(), cell_json(l.kind, v.as_ref()));
+        }
+        Value::Object(m)
+    };
+    let mut diff = Map::new();
+    let mut pct = Map::new();
+    for l in lines.iter().filter(|l| l.kind != Kind::Text) {
+        diff.insert(l.key.into(), cell_json(l.kind, l.diff().as_ref()));
+        pct.insert(l.key.into(), json!(l.pct()));
+    }
+    let doc = json!({
+        "tool": "tracediff",
+        "version": env!("CARGO_PKG_VERSION"),
+        "duration_unit": "us",
+        "control": side(&o.control, true),
+        "test": side(&o.test, false),
+        "diff": diff,
+        "diff_pct": pct,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn overview_csv(o: &Overview, lines: &[Line]) -> String {
+    let (cl, tl) = (&o.control.label, &o.test.label);
+    let mut out = format!("metric,{cl},{tl},diff,diff_pct\n");
+    for l in lines {
+        let plain = |v: Option<&Cell>| match v {
+            None => String::new(),
+            Some(Cell::Text(s)) => csv_field(s),
+            Some(Cell::Ratio(r)) => r.to_string(),
+            Some(Cell::Num(n)) if l.kind == Kind::Time => fmt_us(*n),
+            Some(Cell::Num(n)) => n.to_string(),
+        };
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{}",
+            l.key,
+            plain(l.control.as_ref()),
+            plain(l.test.as_ref()),
+            plain(l.diff().as_ref()),
+            l.pct().unwrap_or_default()
+        );
+    }
+    out
+}
+
+fn overview_text(o: &Overview, lines: &[Line], md: bool) -> String {
+    let bullet = if md { "- " } else { "" };
+    let mut out = format!(
+        "{bullet}{}: {}\n{bullet}{}: {}\n",
+        o.control.label, o.control.path, o.test.label, o.test.path
+    );
+    let headers = [
+        o.control.label.clone(),
+        o.test.label.clone(),
+        "Δ".to_string(),
+        "Δ %".to_string(),
+    ];
+    let names: Vec<String> = lines.iter().map(|l| l.label.to_string()).collect();
+    let cells: Vec<Vec<String>> = lines
+        .iter()
+        .map(|l| {
+            let d = l.diff();
+            vec![
+                cell_human(l.kind, l.control.as_ref(), false),
+                cell_human(l.kind, l.test.as_ref(), false),
+                d.map(|d| cell_human(l.kind, Some(&d), true)).unwrap_or_default(),
+                l.pct().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    if md {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "| | {} |",
+            headers.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | ")
+        );
+        out.push_str("|---|---:|---:|---:|---:|\n");
+        for (n, c) in names.iter().zip(&cells) {
+            let c: Vec<String> = c.iter().map(|x| md_cell(x)).collect();
+            let _ = writeln!(out, "| {} | {} |", md_cell(n), c.join(" | "));
+        }
+    } else {
+        let _ = writeln!(out, "{}", fit_table("", &headers, &names, &cells, usize::MAX));
+    }
+    out
+}

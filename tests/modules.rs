@@ -1,0 +1,212 @@
+//! `tracediff modules` (design §4.4) on the repository's own fixtures (fixtures/modules, made by
+//! fixtures/make_module_fixtures.py): a model that gains blocks, loses one module and renames
+//! another, and the same run recorded without module frames. Output is checked exactly.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+const C: &str = "fixtures/modules/control";
+const T: &str = "fixtures/modules/test";
+const PLAIN: &str = "fixtures/modules/plain";
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let state = TempDir::new().unwrap();
+    let out = Command::cargo_bin("tracediff")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TRACEDIFF_STATE_DIR", state.path())
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn ok(args: &[&str]) -> String {
+    let (code, stdout, stderr) = run(args);
+    assert_eq!(code, 0, "args {args:?}\nstderr: {stderr}");
+    stdout
+}
+
+fn json(args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    serde_json::from_str(&ok(&all)).unwrap()
+}
+
+#[test]
+fn gained_blocks_a_lost_module_and_a_renamed_one() {
+    insta::assert_snapshot!(ok(&["modules", C, T, "--order", "logical"]));
+}
+
+#[test]
+fn biggest_change_first_by_default() {
+    insta::assert_snapshot!(ok(&["modules", C, T, "--depth", "2"]));
+}
+
+#[test]
+fn zoom_depth_and_folding() {
+    insta::assert_snapshot!(ok(&[
+        "modules",
+        C,
+        T,
+        "--zoom",
+        "Net/Sequential",
+        "--depth",
+        "1",
+        "--order",
+        "logical"
+    ]));
+    // [0] may be written or left out; a slash at either end is ignored.
+    assert_eq!(
+        ok(&[
+            "modules",
+            C,
+            T,
+            "--zoom",
+            "/Net[0]/Sequential[0]/",
+            "--depth",
+            "1",
+            "--order",
+            "logical"
+        ]),
+        ok(&[
+            "modules",
+            C,
+            T,
+            "--zoom",
+            "Net/Sequential",
+            "--depth",
+            "1",
+            "--order",
+            "logical"
+        ])
+    );
+    let folded = ok(&[
+        "modules",
+        C,
+        T,
+        "--zoom",
+        "Net",
+        "--depth",
+        "1",
+        "--min-share",
+        "10",
+        "--order",
+        "logical",
+    ]);
+    assert!(folded.contains("└─ … 4 more under 10%"), "{folded}");
+    assert!(!folded.contains("Embedding"), "{folded}");
+}
+
+#[test]
+fn a_wrong_zoom_path_says_what_is_there() {
+    let (code, _, stderr) = run(&["modules", C, T, "--zoom", "Net/Sequentia"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr.lines().last().unwrap(),
+        "tracediff: --zoom 'Net/Sequentia': no such node; Net[0] has children Embedding[0], Sequential[0], ManualNorm[0], Head[0], Norm[0], (unknown)[0]"
+    );
+    let (code, _, stderr) = run(&["modules", C, T, "--min-share", "120"]);
+    assert_eq!(code, 2, "{stderr}");
+}
+
+#[test]
+fn json_tree_has_the_designs_fields_and_children_sum_to_parents() {
+    let root = json(&["modules", C, T]);
+    assert_eq!(root["kind"], "step");
+    assert_eq!(root["key"], "ProfilerStep");
+    assert_eq!(root["path"], "");
+    let seq = &root["children"][0]["children"][1];
+    assert_eq!(seq["path"], "Net[0]/Sequential[0]");
+    let statuses: Vec<&str> = seq["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["matched", "matched", "matched", "added", "added", "unknown"]);
+    let added = &seq["children"][3];
+    assert_eq!(added["control"], Value::Null);
+    assert_eq!(added["test"]["calls"], 1);
+    assert_eq!(added["test"]["host_total_us"], 100);
+    assert_eq!(added["test"]["device_total_us"], 20);
+    let unknown = &seq["children"][5];
+    assert_eq!(unknown["control"]["calls"], Value::Null);
+    fn check(n: &Value) {
+        let kids = n["children"].as_array().unwrap();
+        if kids.is_empty() {
+            return;
+        }
+        for side in ["control", "test"] {
+            for time in ["host_total_us", "device_total_us"] {
+                if let Some(parent) = n[side][time].as_f64() {
+                    let sum: f64 = kids.iter().filter_map(|c| c[side][time].as_f64()).sum();
+                    assert!(
+                        (sum - parent).abs() < 1e-6,
+                        "{} {side} {time}: {sum} vs {parent}",
+                        n["path"]
+                    );
+                }
+            }
+        }
+        kids.iter().for_each(check);
+    }
+    check(&root);
+}
+
+#[test]
+fn without_module_frames_both_sides_fall_back_to_annotations_and_operators() {
+    insta::assert_snapshot!(ok(&["modules", C, PLAIN, "--order", "logical"]));
+    let root = json(&["modules", PLAIN, PLAIN]);
+    assert_eq!(root["compared"]["fallback"], true);
+    let kinds: Vec<&str> = root["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"op") && kinds.contains(&"backward") && kinds.contains(&"annotation"),
+        "{kinds:?}"
+    );
+}
+
+#[test]
+fn a_trace_against_itself_matches_everything() {
+    let root = json(&["modules", C, C]);
+    fn walk(n: &Value) {
+        let s = n["status"].as_str().unwrap();
+        assert!(s == "matched" || s == "unknown", "{}", n["path"]);
+        n["children"].as_array().unwrap().iter().for_each(walk);
+    }
+    walk(&root);
+}
+
+#[test]
+fn markdown_and_csv() {
+    insta::assert_snapshot!(ok(&[
+        "modules", C, T, "--format", "markdown", "--depth", "2", "--order", "logical"
+    ]));
+    insta::assert_snapshot!(ok(&["modules", C, T, "--format", "csv", "--zoom", "Net/Sequential"]));
+}
+
+#[test]
+fn operators_and_kernels_follow_a_zoomed_block() {
+    insta::assert_snapshot!(ok(&["operators", C, T, "--zoom", "Net/Sequential", "--format", "csv"]));
+    let kernels = ok(&["kernels", C, T, "--zoom", "Net/Sequential/Block[0]", "--format", "csv"]);
+    assert_eq!(
+        kernels,
+        "name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean\n\
+         aten::add_kernel,1,1,0,8,8,0,8,8\n\
+         aten::conv2d_kernel,1,1,0,20,20,0,20,20\n"
+    );
+    // A path that is not in the tree is a usage error.
+    let (code, _, stderr) = run(&["operators", C, T, "--zoom", "Net/Nope"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no such node"), "{stderr}");
+}

@@ -1,0 +1,214 @@
+//! The views of a diff run (design §4: operators, kernels, overview) and the host/device rules
+//! they rest on (§3.3, §3.4), on the repository's own fixtures. Output is checked exactly.
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str]) -> Run {
+    let state = TempDir::new().unwrap();
+    let out = Command::cargo_bin("tracediff")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TRACEDIFF_STATE_DIR", state.path())
+        .args(args)
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn ok(args: &[&str]) -> String {
+    let r = run(args);
+    assert_eq!(r.code, 0, "args {args:?}\nstderr: {}", r.stderr);
+    r.stdout
+}
+
+const HEADER: &str = "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n";
+
+fn compare_self(file: &str, extra: &[&str]) -> String {
+    let mut args = vec!["compare", file, file, "--format", "csv"];
+    args.extend_from_slice(extra);
+    ok(&args)
+}
+
+/// Inductor's Triton launch `cpu_op` carries `args.stream`; it is host work (design §3.4), so the
+/// Triton kernel counts once on the GPU, and the launch op stays on the CPU.
+#[test]
+fn a_triton_launch_cpu_op_with_a_stream_is_host_work() {
+    let f = "fixtures/place/triton_nosteps.json";
+    assert_eq!(
+        compare_self(f, &["--device", "gpu"]),
+        format!("{HEADER}triton_poi_fused_add_0,1,3,1,3,0,0,=\n")
+    );
+    assert_eq!(
+        compare_self(f, &["--device", "cpu"]),
+        format!("{HEADER}cuLaunchKernel,1,4,1,4,0,0,=\ntriton_poi_fused_add_0,1,8,1,8,0,0,=\n")
+    );
+}
+
+/// MTIA DMA requests carry no correlation: they are placed by their own time (design §3.3), the
+/// one after the last step in none; a device event with a correlation takes its launch's step. The Triton launch op inside a step is counted on the CPU.
+#[test]
+fn device_events_without_a_correlation_are_placed_by_their_time() {
+    let f = "fixtures/place/mtia_steps.json";
+    assert_eq!(
+        compare_self(f, &["--iteration", "all", "--device", "gpu"]),
+        format!("{HEADER}dma_request,2,10,2,10,0,0,=\nkernel_a,1,5,1,5,0,0,=\n")
+    );
+    assert_eq!(
+        compare_self(f, &["--iteration", "2", "--device", "gpu"]),
+        format!("{HEADER}dma_request,1,6,1,6,0,0,=\n"),
+        "kernel_a runs in step 2's window but was launched in step 1"
+    );
+    assert!(
+        compare_self(f, &["--device", "cpu"]).contains("\ntriton_poi_fused_add_0,1,8,1,8,0,0,=\n"),
+        "the Triton launch op is host work of step 1"
+    );
+}
+
+const VIEWS: [&str; 2] = ["fixtures/views/control", "fixtures/views/test"];
+const CPU: [&str; 2] = ["fixtures/views/cpu/control", "fixtures/views/cpu/test"];
+
+fn view(command: &str, pair: [&str; 2], extra: &[&str]) -> String {
+    let mut args = vec![command, pair[0], pair[1]];
+    args.extend_from_slice(extra);
+    ok(&args)
+}
+
+/// The fixture's tree (control): linear ⊃ addmm ⊃ {cudaLaunchKernel → gemm_kernel 150,
+/// cudaMemcpyAsync → memcpy 40}; relu, then py_frame overlapping it (partial) ⊃ add; a
+/// recursive aten::to ⊃ aten::to ⊃ _to_copy ⊃ cuLaunchKernel (cuda_driver) → triton_copy 8.
+#[test]
+fn operators_csv_has_every_column_with_known_values() {
+    let out = view("operators", VIEWS, &["--format", "csv", "--sort", "name"]);
+    assert_eq!(
+        out,
+        "name,control_calls,test_calls,diff_calls,control_host_self,test_host_self,diff_host_self,control_host_total,test_host_total,diff_host_total,control_device_self,test_device_self,diff_device_self,control_device_total,test_device_total,diff_device_total\n\
+         aten::_to_copy,1,1,0,25,25,0,30,30,0,8,10,2,8,10,2\n\
+         aten::add,1,0,-1,20,0,-20,20,0,-20,0,0,0,0,0,0\n\
+         aten::addmm,1,1,0,170,190,20,200,200,0,190,250,60,190,250,60\n\
+         aten::gelu,0,1,1,0,45,45,0,50,50,0,30,30,0,30,30\n\
+         aten::linear,1,1,0,100,100,0,300,300,0,0,0,0,190,250,60\n\
+         aten::relu,1,0,-1,100,0,-100,100,0,-100,0,0,0,0,0,0\n\
+         aten::to,2,2,0,70,70,0,150,150,0,0,0,0,16,20,4\n"
+    );
+}
+
+#[test]
+fn operators_table_shows_device_total_by_default_and_notes_the_overlap() {
+    let r = run(&["operators", VIEWS[0], VIEWS[1]]);
+    assert_eq!(r.code, 0);
+    assert!(r.stderr.contains(
+        "note: control: 1 host event starts inside an enclosing event and ends after it; each is nested under the innermost event that contains it (design §4.1)"
+    ));
+    insta::assert_snapshot!(r.stdout);
+}
+
+#[test]
+fn operators_time_groups_sort_top_labels_and_filters() {
+    insta::assert_snapshot!(view(
+        "operators",
+        VIEWS,
+        &[
+            "--time",
+            "host-self",
+            "--sort",
+            "diff-host-self",
+            "--top",
+            "3",
+            "--labels",
+            "fp32,bf16"
+        ]
+    ));
+    insta::assert_snapshot!(view(
+        "operators",
+        VIEWS,
+        &["--format", "markdown", "--include", "^aten::(to|add)"]
+    ));
+}
+
+#[test]
+fn operators_json_carries_every_measure_and_percentages() {
+    let out = view(
+        "operators",
+        VIEWS,
+        &["--format", "json", "--include", "gelu|relu|addmm"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let addmm = rows.iter().find(|r| r["name"] == "aten::addmm").unwrap();
+    assert_eq!(addmm["control_device_self"], 190);
+    assert_eq!(addmm["diff_pct_device_self"], "+31.6%");
+    let gelu = rows.iter().find(|r| r["name"] == "aten::gelu").unwrap();
+    assert_eq!(gelu["diff_pct_calls"], "new");
+    let relu = rows.iter().find(|r| r["name"] == "aten::relu").unwrap();
+    assert_eq!(relu["diff_pct_host_total"], "gone");
+}
+
+#[test]
+fn a_trace_without_gpu_shows_host_total() {
+    insta::assert_snapshot!(view("operators", CPU, &[]));
+    let kernels = view("kernels", CPU, &["--format", "csv"]);
+    assert_eq!(
+        kernels,
+        "name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean\n"
+    );
+}
+
+#[test]
+fn kernels_with_memcpy_and_a_cuda_driver_launch() {
+    insta::assert_snapshot!(view("kernels", VIEWS, &[]));
+    assert_eq!(
+        view(
+            "kernels",
+            VIEWS,
+            &["--by-operator", "--format", "csv", "--sort", "name"]
+        ),
+        "operator,name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean\n\
+         aten::addmm,Memcpy HtoD (Pageable -> Device),1,0,-1,40,0,-40,40,\n\
+         aten::gelu,gelu_kernel,0,1,1,0,30,30,,30\n\
+         aten::addmm,gemm_kernel,1,1,0,150,250,100,150,250\n\
+         aten::_to_copy,triton_copy,1,1,0,8,10,2,8,10\n"
+    );
+    // --include matches the launching operator or the kernel.
+    let by_op = view(
+        "kernels",
+        VIEWS,
+        &["--by-operator", "--format", "csv", "--include", "^aten::addmm$"],
+    );
+    assert_eq!(by_op.lines().count(), 3, "{by_op}");
+}
+
+#[test]
+fn overview_table_and_json() {
+    insta::assert_snapshot!(view("overview", VIEWS, &[]));
+    let v: serde_json::Value = serde_json::from_str(&view("overview", CPU, &["--format", "json"])).unwrap();
+    assert_eq!(v["control"]["steps"], 1);
+    assert_eq!(v["control"]["mean_step_time_us"], 500);
+    assert!(v["control"]["gpu_busy_per_step_us"].is_null());
+    assert!(v["control"]["gpu_utilization"].is_null());
+    assert!(v["control"]["device_name"].is_null());
+}
+
+#[test]
+fn view_options_are_checked() {
+    let r = run(&["operators", VIEWS[0], VIEWS[1], "--sort", "diff-nothing"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown sort key 'diff-nothing'"), "{}", r.stderr);
+    let r = run(&["kernels", VIEWS[0], VIEWS[1], "--group-by", "stream"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("kernels keys rows by name"), "{}", r.stderr);
+    let r = run(&["overview", VIEWS[0], VIEWS[1], "--iteration", "9"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no iteration 9"), "{}", r.stderr);
+}

@@ -1,0 +1,490 @@
+//! The operator, kernel and overview views against an independent model of design §3.3, §3.4
+//! and §4.1–§4.3, on every pair of real traces in `../shared/traces`, to the nanosecond.
+//!
+//! The model reads each trace with `serde_json::Value` and computes everything from the text:
+//! host/device, steps and iterations, the call tree (an "open events" list per thread, walking
+//! parents upwards for launching operators and device totals), the rows and the overview. It
+//! takes only the selected ranks and iterations from the library (`resolve`, which the golden
+//! suite checks against HTA). Skips, with a printed reason, when `../shared` is absent.
+
+#![allow(clippy::needless_range_loop)] // the model indexes parallel columns, on purpose plainly
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use tracediff::analysis::compare::CompareRequest;
+use tracediff::analysis::diff::NameFilter;
+use tracediff::analysis::select::Pick;
+use tracediff::analysis::views::{kernels::kernels, load, operators::operators, overview::overview};
+
+fn traces() -> Option<PathBuf> {
+    let dir = std::env::var_os("TRACEDIFF_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+        .join("traces");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipping the views model: {} not found (set TRACEDIFF_SHARED)",
+            dir.display()
+        );
+        None
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Ev {
+    name: String,
+    cat: String,
+    thread: String,
+    ts: i64,
+    dur: i64,
+    corr: i64,
+    place: char, // 'h' host, 'd' device work, 'a' gpu_user_annotation
+}
+
+impl Ev {
+    fn end(&self) -> i64 {
+        self.ts + self.dur
+    }
+    fn is_op(&self) -> bool {
+        self.cat == "cpu_op" || self.cat == "Operator"
+    }
+}
+
+/// `ts`/`dur` in ns: [`read`] rewrote their decimal µs text into `"ns:<integer>"` strings
+/// (an f64 cannot hold 1712195495519689.047 µs to the nanosecond).
+fn ns(v: &serde_json::Value) -> Option<i64> {
+    v.as_str()?.strip_prefix("ns:")?.parse().ok()
+}
+
+/// Rewrites every `"ts"`/`"dur"` number into exact integer nanoseconds.
+fn exact_times(text: &str) -> String {
+    let re = regex::Regex::new(r#""(ts|dur)"\s*:\s*(-?)(\d+)(?:\.(\d+))?"#).unwrap();
+    re.replace_all(text, |c: &regex::Captures<'_>| {
+        let whole: i64 = c[3].parse().unwrap();
+        let frac = c.get(4).map_or("", |m| m.as_str());
+        let frac: i64 = format!("{:0<3}", &frac[..frac.len().min(3)]).parse().unwrap();
+        let v = whole * 1000 + frac;
+        format!(r#""{}": "ns:{}{v}""#, &c[1], &c[2])
+    })
+    .into_owned()
+}
+
+fn int_arg(args: Option<&serde_json::Value>, key: &str) -> i64 {
+    match args.and_then(|a| a.get(key)) {
+        Some(serde_json::Value::Number(n)) => n.as_i64().unwrap_or(-1),
+        Some(serde_json::Value::String(s)) => s.parse().unwrap_or(-1),
+        _ => -1,
+    }
+}
+
+fn place(cat: &str, stream: i64) -> char {
+    let host = [
+        "cpu_op",
+        "Operator",
+        "user_annotation",
+        "python_function",
+        "cuda_runtime",
+        "cuda_driver",
+        "Runtime",
+    ];
+    let device = ["kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset"];
+    if host.contains(&cat) || cat.ends_with("_runtime") {
+        'h'
+    } else if cat == "gpu_user_annotation" {
+        'a'
+    } else if device.contains(&cat) || stream >= 0 {
+        'd'
+    } else {
+        'h'
+    }
+}
+
+fn step_of(name: &str) -> Option<i64> {
+    let rest = name
+        .strip_prefix("ProfilerStep")?
+        .trim_start()
+        .strip_prefix('#')?
+        .trim_start();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// One trace file as the model sees it.
+struct Model {
+    rank: i64,
+    ev: Vec<Ev>,
+    iteration: Vec<i64>,
+    launcher: Vec<Option<usize>>,
+    device_self: Vec<i64>,
+    device_total: Vec<i64>,
+    host_self: Vec<i64>,
+}
+
+fn read(path: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(path).unwrap();
+    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut s = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut s)
+            .unwrap();
+        s
+    } else {
+        bytes
+    };
+    serde_json::from_str(&exact_times(&String::from_utf8(text).unwrap())).unwrap()
+}
+
+fn model(path: &Path) -> Model {
+    let doc = read(path);
+    let rank = doc["distributedInfo"]["rank"].as_i64().unwrap_or(0);
+    let mut ev = Vec::new();
+    for e in doc["traceEvents"].as_array().unwrap() {
+        let (Some(cat), Some(dur)) = (e.get("cat").and_then(|c| c.as_str()), e.get("dur").and_then(ns)) else {
+            continue;
+        };
+        if cat == "Trace" {
+            continue;
+        }
+        let args = e.get("args");
+        ev.push(Ev {
+            name: e["name"].as_str().unwrap_or("").to_string(),
+            cat: cat.to_string(),
+            thread: format!("{}/{}", e["pid"], e["tid"]),
+            ts: ns(&e["ts"]).unwrap(),
+            dur,
+            corr: int_arg(args, "correlation"),
+            place: place(cat, int_arg(args, "stream")),
+        });
+    }
+    let steps: Vec<(i64, i64, i64)> = ev
+        .iter()
+        .filter_map(|e| step_of(&e.name).map(|n| (e.ts, e.end(), n)))
+        .collect();
+    let at = |ts: i64| steps.iter().rev().find(|s| s.0 <= ts && ts < s.1).map_or(-1, |s| s.2);
+    let mut launch: HashMap<i64, usize> = HashMap::new();
+    for (i, e) in ev.iter().enumerate() {
+        if e.place == 'h' && e.corr != -1 {
+            launch.insert(e.corr, i);
+        }
+    }
+    let n = ev.len();
+    let mut iteration = vec![-1; n];
+    for i in 0..n {
+        if ev[i].place == 'h' || ev[i].corr == -1 {
+            iteration[i] = at(ev[i].ts);
+        }
+    }
+    for i in 0..n {
+        if ev[i].place != 'h' && ev[i].corr != -1 {
+            iteration[i] = launch.get(&ev[i].corr).map_or(-1, |&l| iteration[l]);
+        }
+    }
+    let parent = parents(&ev);
+    let mut host_self: Vec<i64> = ev.iter().map(|e| e.dur).collect();
+    for i in 0..n {
+        if let Some(p) = parent[i] {
+            host_self[p] -= ev[i].dur;
+        }
+    }
+    let mut launcher = vec![None; n];
+    let mut device_self = vec![0; n];
+    let mut device_total = vec![0; n];
+    for i in 0..n {
+        if ev[i].place != 'd' {
+            continue;
+        }
+        let Some(&l) = launch.get(&ev[i].corr) else { continue };
+        let mut up = parent[l];
+        while let Some(p) = up {
+            if ev[p].is_op() {
+                break;
+            }
+            up = parent[p];
+        }
+        let Some(op) = up else { continue };
+        launcher[i] = Some(op);
+        device_self[op] += ev[i].dur;
+        let mut a = Some(op);
+        while let Some(p) = a {
+            device_total[p] += ev[i].dur;
+            a = parent[p];
+        }
+    }
+    Model {
+        rank,
+        ev,
+        iteration,
+        launcher,
+        device_self,
+        device_total,
+        host_self,
+    }
+}
+
+/// Per thread, in (ts, −dur, file order): the parent is the last open event (started, not ended)
+/// that contains the event.
+fn parents(ev: &[Ev]) -> Vec<Option<usize>> {
+    let mut by_thread: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, e) in ev.iter().enumerate().filter(|(_, e)| e.place == 'h') {
+        by_thread.entry(&e.thread).or_default().push(i);
+    }
+    let mut parent = vec![None; ev.len()];
+    for (_, mut list) in by_thread {
+        list.sort_by_key(|&i| (ev[i].ts, -ev[i].dur, i));
+        let mut open: Vec<usize> = Vec::new();
+        for i in list {
+            open.retain(|&p| ev[p].end() > ev[i].ts);
+            parent[i] = open
+                .iter()
+                .rev()
+                .copied()
+                .find(|&p| ev[p].ts <= ev[i].ts && ev[i].end() <= ev[p].end());
+            open.push(i);
+        }
+    }
+    parent
+}
+
+type OpRows = BTreeMap<String, [i64; 5]>;
+type KernelRows = BTreeMap<(Option<String>, String), [i64; 4]>;
+
+fn selected<'a>(files: &'a [Model], ranks: &[i64], iters: &Option<Vec<i64>>) -> Vec<(&'a Model, Vec<bool>)> {
+    ranks
+        .iter()
+        .filter_map(|r| files.iter().find(|m| m.rank == *r))
+        .map(|m| {
+            let keep = m
+                .iteration
+                .iter()
+                .map(|it| iters.as_ref().is_none_or(|v| v.contains(it)))
+                .collect();
+            (m, keep)
+        })
+        .collect()
+}
+
+fn op_rows(sel: &[(&Model, Vec<bool>)]) -> OpRows {
+    let mut rows = OpRows::new();
+    for (m, keep) in sel {
+        for i in 0..m.ev.len() {
+            if keep[i] && m.ev[i].is_op() {
+                let r = rows.entry(m.ev[i].name.clone()).or_default();
+                r[0] += 1;
+                r[1] += m.host_self[i];
+                r[2] += m.ev[i].dur;
+                r[3] += m.device_self[i];
+                r[4] += m.device_total[i];
+            }
+        }
+    }
+    rows
+}
+
+fn kernel_rows(sel: &[(&Model, Vec<bool>)], by_op: bool) -> KernelRows {
+    let mut rows = KernelRows::new();
+    for (m, keep) in sel {
+        for i in 0..m.ev.len() {
+            if keep[i] && m.ev[i].place == 'd' {
+                let op = by_op.then(|| m.launcher[i].map_or("(no operator)".to_string(), |o| m.ev[o].name.clone()));
+                let r = rows
+                    .entry((op, m.ev[i].name.clone()))
+                    .or_insert([0, 0, i64::MAX, i64::MIN]);
+                r[0] += 1;
+                r[1] += m.ev[i].dur;
+                r[2] = r[2].min(m.ev[i].dur);
+                r[3] = r[3].max(m.ev[i].dur);
+            }
+        }
+    }
+    rows
+}
+
+/// Σ over windows of the union of the spans inside each.
+fn busy(spans: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
+    let mut total = 0;
+    for &(ws, we) in windows {
+        let mut cut: Vec<(i64, i64)> = spans
+            .iter()
+            .map(|&(s, e)| (s.max(ws), e.min(we)))
+            .filter(|(s, e)| s < e)
+            .collect();
+        cut.sort();
+        let mut reach = i64::MIN;
+        for (s, e) in cut {
+            let s = s.max(reach);
+            if e > s {
+                total += e - s;
+            }
+            reach = reach.max(e);
+        }
+    }
+    total
+}
+
+/// (steps, mean step ns, gpu busy per step ns, utilization, host busy per step ns)
+type OverviewModel = (Option<usize>, Option<i64>, Option<i64>, Option<f64>, Option<i64>);
+
+fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> OverviewModel {
+    let (mut windows, mut window_ns, mut gpu, mut host, mut has_gpu, mut has_ops) =
+        (0i64, 0i64, 0i64, 0i64, false, false);
+    for (m, _) in sel {
+        let w: Vec<(i64, i64)> = match iters {
+            Some(its) => {
+                m.ev.iter()
+                    .filter(|e| e.place == 'h' && step_of(&e.name).is_some_and(|n| its.contains(&n)))
+                    .map(|e| (e.ts, e.end()))
+                    .collect()
+            }
+            None if m.ev.is_empty() => vec![],
+            None => vec![(
+                m.ev.iter().map(|e| e.ts).min().unwrap(),
+                m.ev.iter().map(|e| e.end()).max().unwrap(),
+            )],
+        };
+        let spans = |f: &dyn Fn(&Ev) -> bool| -> Vec<(i64, i64)> {
+            m.ev.iter().filter(|e| f(e)).map(|e| (e.ts, e.end())).collect()
+        };
+        has_gpu |= m.ev.iter().any(|e| e.place == 'd');
+        has_ops |= m.ev.iter().any(Ev::is_op);
+        gpu += busy(&spans(&|e| e.place == 'd'), &w);
+        host += busy(&spans(&|e| e.is_op()), &w);
+        windows += w.len() as i64;
+        window_ns += w.iter().map(|(s, e)| e - s).sum::<i64>();
+    }
+    let per = |x: i64| (windows > 0).then(|| x / windows);
+    (
+        iters.as_ref().map(Vec::len),
+        iters.as_ref().and_then(|_| per(window_ns)),
+        if has_gpu { per(gpu) } else { None },
+        (has_gpu && window_ns > 0).then(|| gpu as f64 / window_ns as f64),
+        if has_ops { per(host) } else { None },
+    )
+}
+
+fn files_of(dir: &Path) -> Vec<PathBuf> {
+    if dir.is_file() {
+        return vec![dir.to_path_buf()];
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".json.gz") || p.to_string_lossy().ends_with(".json"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn check_pair(control: &Path, test: &Path, all: bool) -> String {
+    let mut req = CompareRequest::new(control, test);
+    if all {
+        for s in [&mut req.control_selection, &mut req.test_selection] {
+            s.ranks = Pick::All;
+            s.iterations = Pick::All;
+        }
+    }
+    let loaded = load(&req, "views").unwrap();
+    let f = NameFilter::default();
+    let ops = operators(&req, &loaded, &f, None);
+    let ks = kernels(&req, &loaded, &f, false, None);
+    let kbo = kernels(&req, &loaded, &f, true, None);
+    let ov = overview(&loaded, &req.labels);
+    let mut checked = 0;
+    for (k, dir) in [control, test].into_iter().enumerate() {
+        let models: Vec<Model> = files_of(dir).iter().map(|p| model(p)).collect();
+        let res = &loaded.resolved[k];
+        let sel = selected(&models, &res.ranks, &res.iterations);
+        let side = |v: &[Option<i64>]| -> Vec<i64> { v.iter().map(|x| x.unwrap_or(0)).collect() };
+        let want_ops = op_rows(&sel);
+        let got_ops: OpRows = ops
+            .rows
+            .iter()
+            .map(|r| r.name.clone())
+            .zip(ops.rows.iter().map(|r| side(if k == 0 { &r.control } else { &r.test })))
+            .filter(|(_, v)| v[0] > 0)
+            .map(|(n, v)| (n, [v[0], v[1], v[2], v[3], v[4]]))
+            .collect();
+        assert_eq!(got_ops, want_ops, "{} operators, side {k}", control.display());
+        for (table, by_op) in [(&ks, false), (&kbo, true)] {
+            let want = kernel_rows(&sel, by_op);
+            let got: KernelRows = table
+                .rows
+                .iter()
+                .filter_map(|r| {
+                    let v = if k == 0 { &r.control } else { &r.test };
+                    (v[0] != Some(0)).then(|| {
+                        (
+                            (r.operator.clone(), r.name.clone()),
+                            [v[0].unwrap(), v[1].unwrap(), v[3].unwrap(), v[4].unwrap()],
+                        )
+                    })
+                })
+                .collect();
+            assert_eq!(got, want, "{} kernels by_op={by_op}, side {k}", control.display());
+            for r in &table.rows {
+                let v = if k == 0 { &r.control } else { &r.test };
+                if let (Some(c), Some(t)) = (v[0], v[1]) {
+                    assert_eq!(v[2], (c > 0).then(|| t / c), "mean of {}", r.name);
+                }
+            }
+        }
+        let o = if k == 0 { &ov.control } else { &ov.test };
+        let got = (
+            o.steps,
+            o.mean_step_time_ns,
+            o.gpu_busy_per_step_ns,
+            o.gpu_utilization,
+            o.host_busy_per_step_ns,
+        );
+        assert_eq!(
+            got,
+            overview_model(&sel, &res.iterations),
+            "{} overview side {k}",
+            control.display()
+        );
+        checked += want_ops.len();
+    }
+    format!("{} ({} op rows)", control.display(), checked)
+}
+
+#[test]
+fn views_equal_the_independent_model_on_every_real_pair() {
+    let Some(t) = traces() else { return };
+    let mut pairs: Vec<(PathBuf, PathBuf)> = vec![
+        (t.join("hta_trace_compare/base"), t.join("hta_trace_compare/test")),
+        (t.join("hta_trace_diff/control"), t.join("hta_trace_diff/test")),
+        (
+            t.join("kineto_resnet50_workers/w0"),
+            t.join("kineto_resnet50_workers/w4"),
+        ),
+        (
+            t.join("tracelens_bert_small/h100"),
+            t.join("tracelens_bert_small/mi300"),
+        ),
+    ];
+    for s in [
+        "fused_op",
+        "identical",
+        "linear_dims",
+        "loss_fn",
+        "multi_rank",
+        "precision",
+    ] {
+        pairs.push((
+            t.join(format!("torch_cpu/{s}/control")),
+            t.join(format!("torch_cpu/{s}/test")),
+        ));
+    }
+    for f in files_of(&t.join("edge")) {
+        pairs.push((f.clone(), f));
+    }
+    let two = files_of(&t.join("hta_two_ranks"));
+    pairs.push((two[0].clone(), two[1].clone()));
+    for (c, tt) in pairs {
+        for all in [false, true] {
+            eprintln!("checked {}", check_pair(&c, &tt, all));
+        }
+    }
+}
