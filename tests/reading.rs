@@ -367,3 +367,61 @@ fn mutated_fixtures_never_panic() {
         assert_eq!(whole, cut, "round {round}");
     }
 }
+
+/// A trace of many chunks (about 3 MB) read with one thread and with several gives the same
+/// bytes: chunks are merged in file order, names interned in first-seen order.
+#[test]
+fn the_thread_count_does_not_change_the_output() {
+    let dir = TempDir::new().unwrap();
+    let mut events = Vec::new();
+    for k in 0..20_000u32 {
+        let name = ["aten::mm", "aten::add", "kernel_a", "aten::relu"][(k % 4) as usize];
+        let cat = if k % 4 == 2 { "kernel" } else { "cpu_op" };
+        let step = k / 5000;
+        if k % 5000 == 0 {
+            events.push(format!(
+                r#"{{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{step}", "pid": 1, "tid": 1, "ts": {}, "dur": 49990}}"#,
+                u64::from(k) * 10
+            ));
+        }
+        events.push(format!(
+            r#"{{"ph": "X", "cat": "{cat}", "name": "{name}_{}", "pid": 1, "tid": {}, "ts": {}.5, "dur": 3, "args": {{"stream": {}, "correlation": {k}, "k{}": {k}, "Input Dims": [[{k}]]}}}}"#,
+            k % 97,
+            k % 3,
+            u64::from(k) * 10,
+            k % 4,
+            k % 7
+        ));
+    }
+    let text = format!("{{\"traceEvents\": [{}]}}", events.join(",\n"));
+    let path = write(&dir, "many.json", text.as_bytes());
+    let with_threads = |n: &str, args: &[&str]| {
+        let state = TempDir::new().unwrap();
+        let out = Command::cargo_bin("tracediff")
+            .unwrap()
+            .env("TRACEDIFF_STATE_DIR", state.path())
+            .env("RAYON_NUM_THREADS", n)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    for args in [
+        &["events", &path, "--args", "all", "--format", "csv"][..],
+        &[
+            "compare",
+            &path,
+            &path,
+            "--no-save",
+            "--format",
+            "csv",
+            "--iteration",
+            "all",
+        ][..],
+    ] {
+        let one = with_threads("1", args);
+        assert!(one.len() > 2_000, "{args:?}: {}", String::from_utf8_lossy(&one));
+        assert_eq!(one, with_threads("4", args), "{args:?}");
+    }
+}

@@ -99,13 +99,22 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
     let mut out = ChunkOut::default();
     let none = AttrKeys::default();
     let keys = if collect == Collect::Events { keys } else { &none };
+    // UTF-8 is checked once for the chunk; an event past the first invalid byte is checked alone
+    // (events start and end with ASCII brackets, so they slice the valid text at char boundaries).
+    let valid = match std::str::from_utf8(&chunk.bytes) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&chunk.bytes[..e.valid_up_to()]).unwrap_or(""),
+    };
     for (k, &(a, b)) in chunk.spans.iter().enumerate() {
-        let s = &chunk.bytes[a..b];
         let fail = |(at, msg): (usize, String)| ChunkError {
             at: chunk.base + (a + at) as u64,
             msg,
         };
-        let ev = match parse_event(s, keys).map_err(fail)? {
+        let parsed = match valid.get(a..b) {
+            Some(text) => parse_event_text(text, keys),
+            None => parse_event(&chunk.bytes[a..b], keys),
+        };
+        let ev = match parsed.map_err(fail)? {
             Entry::Kept(ev) => ev,
             Entry::Memory(m) if collect == Collect::Events => {
                 out.memory.push(m);
@@ -189,7 +198,21 @@ pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Entry<'a>, Failur
         }
         None => return Err((0, "invalid JSON: expected a value".to_string())),
     }
-    let text = utf8(s)?;
+    parse_event_text(utf8(s)?, keys)
+}
+
+/// Parses one event object, already checked as UTF-8.
+pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>, Failure> {
+    match text.as_bytes().first() {
+        Some(b'{') => {}
+        Some(&b) => {
+            return Err((
+                0,
+                format!("an entry of 'traceEvents' must be an object, found {}", kind_of(b)),
+            ));
+        }
+        None => return Err((0, "invalid JSON: expected a value".to_string())),
+    }
     let mut args_kind = None;
     let fields = deserialize(text, |de| {
         de.deserialize_map(EventVisitor {

@@ -491,7 +491,18 @@ fn parse_slice<R: Read, T>(
 ) -> Result<T, Fail> {
     let place = |(k, msg): event::Failure| Fail::At(input.offset() + (start + k) as u64, msg);
     let text = event::utf8(&input.data()[start..end]).map_err(place)?;
-    f(text).map_err(place)
+    f(text).map_err(|(k, msg)| {
+        // The splitter ended a number or literal at a delimiter: serde_json, given only that
+        // much, reports the end of the text, but the value itself is what is wrong.
+        if msg.contains("EOF while parsing") && end < input.data().len() {
+            let what = match text.as_bytes().first() {
+                Some(b'-' | b'0'..=b'9') => "invalid JSON: invalid number",
+                _ => "invalid JSON: invalid literal",
+            };
+            return place((0, what.to_string()));
+        }
+        place((k, msg))
+    })
 }
 
 /// `distributedInfo.rank`: an integer, or a string holding one; `null` or no object: none.
@@ -866,6 +877,22 @@ mod tests {
                 rank: Some(2),
                 steps: Some(vec![7, 9])
             }
+        );
+    }
+
+    #[test]
+    fn a_broken_scalar_member_is_named_at_its_start() {
+        assert_eq!(
+            err(r#"{"traceEvents": [], "x": tru}"#),
+            "invalid JSON: invalid literal (t.json: byte 25)"
+        );
+        assert_eq!(
+            err(r#"{"traceEvents": [], "x": 1.}"#),
+            "invalid JSON: invalid number (t.json: byte 26)"
+        );
+        assert_eq!(
+            err(r#"{"traceEvents": [], "x": [1, 2}"#),
+            "invalid JSON: expected `,` or `]` (t.json: byte 30)"
         );
     }
 
