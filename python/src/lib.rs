@@ -12,9 +12,16 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
 use tracediff::analysis::aggregate::Naming;
 use tracediff::analysis::compare::{CompareRequest, compare as run_compare};
-use tracediff::analysis::diff::Comparison;
+use tracediff::analysis::diff::{Comparison, NameFilter};
 use tracediff::analysis::select::{Device, Pick, SideSelection};
+use tracediff::analysis::views::kernels::kernels;
+use tracediff::analysis::views::operators::operators;
+use tracediff::analysis::views::overview::overview;
+use tracediff::analysis::views::{ViewTable, load};
+use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render as render_modules};
 use tracediff::output::render::plot::{Chart, ImageFormat, draw};
+use tracediff::output::render::views::render_overview;
+use tracediff::output::render::{Format, TableStyle};
 
 create_exception!(
     _native,
@@ -67,26 +74,191 @@ fn compare<'py>(
     include: Vec<String>,
     exclude: Vec<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut request = CompareRequest::new(control, test);
-    request.control_selection = SideSelection {
-        ranks: pick(control_rank)?,
-        iterations: pick(control_iteration)?,
-    };
-    request.test_selection = SideSelection {
-        ranks: pick(test_rank)?,
-        iterations: pick(test_iteration)?,
-    };
-    request.device = device(device_type)?;
-    request.naming = if use_short_name {
-        Naming::ShortName
-    } else {
-        Naming::Name
-    };
-    request.normalize_names = normalize_names;
-    request.include = include;
-    request.exclude = exclude;
+    let request = Selection {
+        control_rank,
+        test_rank,
+        control_iteration,
+        test_iteration,
+        device_type,
+        use_short_name,
+        normalize_names,
+        include,
+        exclude,
+        labels: None,
+    }
+    .request(control, test)?;
     let (comparison, notes) = py.detach(|| run_compare(&request)).map_err(trace_error)?;
     columns(py, &comparison, &notes)
+}
+
+/// The selection options every view shares, as the Python functions take them.
+struct Selection<'a> {
+    control_rank: Option<&'a str>,
+    test_rank: Option<&'a str>,
+    control_iteration: Option<&'a str>,
+    test_iteration: Option<&'a str>,
+    device_type: &'a str,
+    use_short_name: bool,
+    normalize_names: bool,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    labels: Option<(String, String)>,
+}
+
+impl Selection<'_> {
+    fn request(self, control: PathBuf, test: PathBuf) -> PyResult<CompareRequest> {
+        let mut request = CompareRequest::new(control, test);
+        request.control_selection = SideSelection {
+            ranks: pick(self.control_rank)?,
+            iterations: pick(self.control_iteration)?,
+        };
+        request.test_selection = SideSelection {
+            ranks: pick(self.test_rank)?,
+            iterations: pick(self.test_iteration)?,
+        };
+        request.device = device(self.device_type)?;
+        request.naming = if self.use_short_name {
+            Naming::ShortName
+        } else {
+            Naming::Name
+        };
+        request.normalize_names = self.normalize_names;
+        request.include = self.include;
+        request.exclude = self.exclude;
+        if let Some((c, t)) = self.labels {
+            request.labels = [c, t];
+        }
+        Ok(request)
+    }
+}
+
+/// Which of the diff run's views (design §4) to compute.
+enum ViewKind {
+    Operators,
+    Kernels { by_operator: bool },
+    Overview,
+    Modules,
+}
+
+/// A view of a pair: its table as columns (`operators`, `kernels`: `name` and, with
+/// `by_operator`, `operator`, then `<side>_<measure>` for both sides, durations in ns, `None`
+/// where a side has no value) or its JSON text (`overview`, `modules`: small documents).
+#[pyfunction]
+#[pyo3(signature = (view, control, test, control_rank=None, test_rank=None, control_iteration=None,
+    test_iteration=None, device_type="all", use_short_name=false, normalize_names=false,
+    include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None))]
+#[allow(clippy::too_many_arguments)]
+fn view<'py>(
+    py: Python<'py>,
+    view: &str,
+    control: PathBuf,
+    test: PathBuf,
+    control_rank: Option<&str>,
+    test_rank: Option<&str>,
+    control_iteration: Option<&str>,
+    test_iteration: Option<&str>,
+    device_type: &str,
+    use_short_name: bool,
+    normalize_names: bool,
+    include: Vec<String>,
+    exclude: Vec<String>,
+    labels: Option<(String, String)>,
+    by_operator: bool,
+    zoom: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let kind = match view {
+        "operators" => ViewKind::Operators,
+        "kernels" => ViewKind::Kernels { by_operator },
+        "overview" => ViewKind::Overview,
+        "modules" => ViewKind::Modules,
+        other => return Err(TraceError::new_err(format!("unknown view '{other}'"))),
+    };
+    let request = Selection {
+        control_rank,
+        test_rank,
+        control_iteration,
+        test_iteration,
+        device_type,
+        use_short_name,
+        normalize_names,
+        include,
+        exclude,
+        labels,
+    }
+    .request(control, test)?;
+    let out = py
+        .detach(|| compute_view(&request, &kind, zoom.as_deref()))
+        .map_err(trace_error)?;
+    match out {
+        ViewOut::Table(table) => Ok(table_columns(py, &table)?.into_any()),
+        ViewOut::Json(text) => Ok(pyo3::types::PyString::new(py, &text).into_any()),
+    }
+}
+
+enum ViewOut {
+    Table(Box<ViewTable>),
+    Json(String),
+}
+
+fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -> tracediff::Result<ViewOut> {
+    use tracediff::analysis::modules::{Scope, modules};
+    let loaded = load(request, "view")?;
+    let filter = NameFilter::new(&request.include, &request.exclude)?;
+    if let ViewKind::Modules = kind {
+        let diff = modules(request, &loaded)?;
+        let top = tracediff::cli::modules::zoom(&diff, zoom)?;
+        let shown = ModuleView {
+            diff: &diff,
+            top,
+            depth: None,
+            min_share: 0.0,
+            order: ModuleOrder::Logical,
+            time: ModuleTime::Host,
+        };
+        return Ok(ViewOut::Json(render_modules(
+            &shown,
+            Format::Json,
+            TableStyle::default(),
+        )));
+    }
+    let scope = match zoom {
+        Some(path) => {
+            let diff = modules(request, &loaded)?;
+            let node = tracediff::cli::modules::zoom(&diff, Some(path))?;
+            Some(Scope::of(&loaded, node))
+        }
+        None => None,
+    };
+    Ok(match kind {
+        ViewKind::Operators => ViewOut::Table(Box::new(operators(request, &loaded, &filter, scope.as_ref()))),
+        ViewKind::Kernels { by_operator } => ViewOut::Table(Box::new(kernels(
+            request,
+            &loaded,
+            &filter,
+            *by_operator,
+            scope.as_ref(),
+        ))),
+        ViewKind::Overview | ViewKind::Modules => {
+            ViewOut::Json(render_overview(&overview(&loaded, &request.labels), Format::Json))
+        }
+    })
+}
+
+fn table_columns<'py>(py: Python<'py>, table: &ViewTable) -> PyResult<Bound<'py, PyDict>> {
+    let rows = &table.rows;
+    let out = PyDict::new(py);
+    if table.by_operator {
+        out.set_item("operator", PyList::new(py, rows.iter().map(|r| r.operator.as_deref()))?)?;
+    }
+    out.set_item("name", PyList::new(py, rows.iter().map(|r| r.name.as_str()))?)?;
+    for (k, m) in table.measures.iter().enumerate() {
+        out.set_item(
+            format!("control_{m}"),
+            PyList::new(py, rows.iter().map(|r| r.control[k]))?,
+        )?;
+        out.set_item(format!("test_{m}"), PyList::new(py, rows.iter().map(|r| r.test[k]))?)?;
+    }
+    Ok(out)
 }
 
 fn columns<'py>(py: Python<'py>, comparison: &Comparison, notes: &[String]) -> PyResult<Bound<'py, PyDict>> {
@@ -153,5 +325,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(bar_chart_png, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add_function(wrap_pyfunction!(view, m)?)?;
     Ok(())
 }

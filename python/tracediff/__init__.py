@@ -11,7 +11,7 @@ and the command line (``tracediff compare control/ test/``) from the same code.
 """
 
 from ._native import TraceError, __version__
-from ._api import compare, ops_diff
+from ._api import compare, kernels, modules, operators, ops_diff, overview
 from ._cli import main
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
 
@@ -22,6 +22,10 @@ __all__ = [
     "TraceError",
     "__version__",
     "compare",
+    "kernels",
     "main",
+    "modules",
+    "operators",
     "ops_diff",
+    "overview",
 ]

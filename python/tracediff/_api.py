@@ -160,3 +160,97 @@ def ops_diff(control, test, **options) -> Dict[str, List[str]]:
     cols = _columns(control, test, **options)
     table, _ = table_columns(cols, ("control", "test"), "name")
     return categories(table["name"], table["control_counts"], table["test_counts"])
+
+
+def _view(view: str, control, test, **options):
+    pick_args = {k: pick_text(options.pop(k, None), k) for k in ("control_rank", "test_rank", "control_iteration", "test_iteration")}
+    labels = options.pop("labels", None)
+    return _native.view(
+        view,
+        str(control),
+        str(test),
+        pick_args["control_rank"],
+        pick_args["test_rank"],
+        pick_args["control_iteration"],
+        pick_args["test_iteration"],
+        options.pop("device", "all"),
+        bool(options.pop("short_names", False)),
+        bool(options.pop("normalize_names", False)),
+        list(options.pop("include", ())),
+        list(options.pop("exclude", ())),
+        tuple(labels) if labels is not None else None,
+        bool(options.pop("by_operator", False)),
+        options.pop("zoom", None),
+    ), options
+
+
+def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
+    """`<side>_<measure>` columns (ns) → the CSV layout of design §4.2: per measure control,
+    test and diff, durations in µs (NaN where a side has no value), `calls` as integers."""
+    c, t = labels
+    measures = [k[len("control_"):] for k in cols if k.startswith("control_")]
+    out: Dict[str, list] = {}
+    for key in ("operator", "name"):
+        if key in cols:
+            out[key] = cols[key]
+    dtypes: Dict[str, str] = {}
+    nan = float("nan")
+    for m in measures:
+        cv, tv = cols[f"control_{m}"], cols[f"test_{m}"]
+        dv = [b - a if a is not None and b is not None else None for a, b in zip(cv, tv)]
+        for label, values in ((c, cv), (t, tv), ("diff", dv)):
+            name = f"{label}_{m}"
+            if m == "calls":
+                out[name] = [v if v is not None else 0 for v in values]
+                dtypes[name] = "int64"
+            else:
+                out[name] = [v / 1000 if v is not None else nan for v in values]
+                dtypes[name] = "float64"
+    index = "name" if "operator" not in out else None
+    return frame(out, index, backend, dtypes)
+
+
+def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), backend: str = "pandas", **options):
+    """The operator view (`tracediff operators`): per cpu_op name, calls and host/device
+    self/total time (µs) per side and their difference. `zoom` narrows it to one node of
+    `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options."""
+    check_backend(backend)
+    cols, rest = _view("operators", control, test, zoom=zoom, labels=labels, **options)
+    _no_extra(rest)
+    return _view_frame(cols, tuple(labels), backend)
+
+
+def kernels(
+    control, test, *, by_operator: bool = False, zoom: Optional[str] = None, labels=("control", "test"), backend: str = "pandas", **options
+):
+    """The kernel view (`tracediff kernels`): per kernel (or per launching operator and
+    kernel), calls, total, mean, min and max duration (µs) per side."""
+    check_backend(backend)
+    cols, rest = _view("kernels", control, test, by_operator=by_operator, zoom=zoom, labels=labels, **options)
+    _no_extra(rest)
+    return _view_frame(cols, tuple(labels), backend)
+
+
+def overview(control, test, *, labels=("control", "test"), **options) -> dict:
+    """The overview (`tracediff overview --format json`) as a dict: per side the device, steps,
+    mean step time, GPU busy time and utilisation, memory; values a trace cannot give are None."""
+    import json
+
+    text, rest = _view("overview", control, test, labels=labels, **options)
+    _no_extra(rest)
+    return json.loads(text)
+
+
+def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), **options) -> dict:
+    """The module-aligned diff (`tracediff modules --format json`) as nested dicts: kind, key,
+    path, status, control/test {calls, host_total_us, device_total_us} and children."""
+    import json
+
+    text, rest = _view("modules", control, test, zoom=zoom, labels=labels, **options)
+    _no_extra(rest)
+    return json.loads(text)
+
+
+def _no_extra(rest: dict) -> None:
+    if rest:
+        raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(rest))}")

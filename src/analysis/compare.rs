@@ -1,7 +1,7 @@
 //! A whole comparison, from two paths to a [`Comparison`]: load → select → aggregate → diff.
 
 use crate::analysis::aggregate::{Keying, Naming, aggregate};
-use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff};
+use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
@@ -135,7 +135,7 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
         || aggregate(control, &c_sel, req.device, &keying),
         || aggregate(test, &t_sel, req.device, &keying),
     );
-    let mut rows = diff(&c_tot, &t_tot);
+    let mut rows = diff_owned(c_tot, t_tot);
     rows.retain(|r| filter.admits(&r.name));
     Ok(Comparison {
         control: side_info(control, cl, c_sel),

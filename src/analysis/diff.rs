@@ -86,24 +86,31 @@ impl fmt::Display for Category {
 
 /// Joins the two sides' totals into rows, sorted by name.
 pub fn diff(control: &NameTotals, test: &NameTotals) -> Vec<Row> {
-    let mut rows: Vec<Row> = control
-        .iter()
-        .map(|(name, &c)| Row {
-            name: name.clone(),
+    diff_owned(control.clone(), test.clone())
+}
+
+/// [`diff`] that takes the totals, so that each name moves into its row instead of being copied:
+/// a merge of the two sorted maps.
+pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
+    let mut rows = Vec::with_capacity(control.len().max(test.len()));
+    let mut tests = test.into_iter().peekable();
+    let only_test = |(name, t): (String, Totals)| Row {
+        name,
+        control: Totals::default(),
+        test: t,
+    };
+    for (name, c) in control {
+        while let Some(earlier) = tests.next_if(|(t_name, _)| *t_name < name) {
+            rows.push(only_test(earlier));
+        }
+        let t = tests.next_if(|(t_name, _)| *t_name == name).map(|(_, t)| t);
+        rows.push(Row {
+            name,
             control: c,
-            test: test.get(name).copied().unwrap_or_default(),
-        })
-        .collect();
-    rows.extend(
-        test.iter()
-            .filter(|(name, _)| !control.contains_key(*name))
-            .map(|(name, &t)| Row {
-                name: name.clone(),
-                control: Totals::default(),
-                test: t,
-            }),
-    );
-    rows.sort_by(|a, b| a.name.cmp(&b.name));
+            test: t.unwrap_or_default(),
+        });
+    }
+    rows.extend(tests.map(only_test));
     rows
 }
 
@@ -143,21 +150,23 @@ impl SortKey {
 }
 
 pub fn sort_rows<R: Borrow<Row>>(rows: &mut [R], key: SortKey) {
-    let name = |r: &R| r.borrow().name.clone();
+    // Comparators, not sort keys: a key would clone every name at every comparison.
+    fn by<R: Borrow<Row>, K: Ord>(rows: &mut [R], key: impl Fn(&Row) -> K) {
+        rows.sort_by(|a, b| {
+            let (a, b) = (a.borrow(), b.borrow());
+            key(a).cmp(&key(b)).then_with(|| a.name.cmp(&b.name))
+        });
+    }
     match key {
-        SortKey::AbsDiffDuration => rows.sort_by_key(|r| (Reverse(r.borrow().diff_dur_ns().unsigned_abs()), name(r))),
-        SortKey::DiffDuration => rows.sort_by_key(|r| (Reverse(r.borrow().diff_dur_ns()), name(r))),
-        SortKey::AbsDiffCounts => rows.sort_by_key(|r| (Reverse(r.borrow().diff_counts().unsigned_abs()), name(r))),
-        SortKey::DiffCounts => rows.sort_by_key(|r| (Reverse(r.borrow().diff_counts()), name(r))),
-        SortKey::Duration => rows.sort_by_key(|r| {
-            let r = r.borrow();
-            (
-                Reverse(i128::from(r.control.dur_ns) + i128::from(r.test.dur_ns)),
-                r.name.clone(),
-            )
+        SortKey::AbsDiffDuration => by(rows, |r| Reverse(r.diff_dur_ns().unsigned_abs())),
+        SortKey::DiffDuration => by(rows, |r| Reverse(r.diff_dur_ns())),
+        SortKey::AbsDiffCounts => by(rows, |r| Reverse(r.diff_counts().unsigned_abs())),
+        SortKey::DiffCounts => by(rows, |r| Reverse(r.diff_counts())),
+        SortKey::Duration => by(rows, |r| {
+            Reverse(i128::from(r.control.dur_ns) + i128::from(r.test.dur_ns))
         }),
-        SortKey::Counts => rows.sort_by_key(|r| (Reverse(r.borrow().control.count + r.borrow().test.count), name(r))),
-        SortKey::Name => rows.sort_by(|a, b| a.borrow().name.cmp(&b.borrow().name)),
+        SortKey::Counts => by(rows, |r| Reverse(r.control.count + r.test.count)),
+        SortKey::Name => by(rows, |_| ()),
     }
 }
 

@@ -507,8 +507,8 @@ fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     let (comparison, notes) = compare(&req)?;
     print_notes(&notes, env);
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
-    emit(&args.output, env, |format, style| {
-        crate::output::render::compare::render(&view, format, style)
+    emit(&args.output, env, |format, style, out| {
+        crate::output::render::compare::render(&view, format, style, out)
     })?;
     if !args.no_save {
         // Saving is a side effect: when it fails, the result stands and a warning says how to fix it.
@@ -536,8 +536,8 @@ fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
         args.output.sort.unwrap_or(SortKey::Name),
         args.output.top,
     );
-    emit(&args.output, env, |format, _| {
-        crate::output::render::ops_diff::render(&view, format)
+    emit(&args.output, env, |format, _, out| {
+        crate::output::render::ops_diff::render(&view, format, out)
     })
 }
 
@@ -711,8 +711,8 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         (&base, &base_res, &base_samples),
         (&cand, &cand_res, &cand_samples),
     );
-    emit(&output, env, |format, _| {
-        crate::output::render::gate::render(&report, format)
+    emit(&output, env, |format, _, out| {
+        out.write_all(crate::output::render::gate::render(&report, format).as_bytes())
     })?;
     Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }
@@ -816,26 +816,34 @@ fn check_output(output: &OutputArgs) -> Result<Format> {
     )
 }
 
-/// Renders in the chosen format and writes to `-o FILE` or standard output.
-fn emit(output: &OutputArgs, env: &mut Env<'_>, render: impl Fn(Format, TableStyle) -> String) -> Result<i32> {
+/// Renders in the chosen format and writes to `-o FILE` or standard output, as it is rendered.
+fn emit(
+    output: &OutputArgs,
+    env: &mut Env<'_>,
+    render: impl Fn(Format, TableStyle, &mut dyn Write) -> std::io::Result<()>,
+) -> Result<i32> {
     let format = check_output(output)?;
+    let written = |path: &Path, e: std::io::Error| Error::Output {
+        path: path.to_path_buf(),
+        source: e,
+    };
     match &output.output {
         Some(path) => {
-            let text = render(format, TableStyle::default());
-            std::fs::write(path, text).map_err(|e| Error::Output {
-                path: path.clone(),
-                source: e,
-            })?;
+            let file = std::fs::File::create(path).map_err(|e| written(path, e))?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+            render(format, TableStyle::default(), &mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| written(path, e))?;
         }
         None => {
             let style = TableStyle {
                 width: env.terminal_width.unwrap_or(TableStyle::default().width),
             };
-            let text = render(format, style);
-            env.stdout.write_all(text.as_bytes()).map_err(|e| Error::Output {
-                path: PathBuf::from("<stdout>"),
-                source: e,
-            })?;
+            let stdout = Path::new("<stdout>");
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *env.stdout);
+            render(format, style, &mut w)
+                .and_then(|()| w.flush())
+                .map_err(|e| written(stdout, e))?;
         }
     }
     Ok(0)

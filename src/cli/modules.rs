@@ -133,7 +133,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     } else {
         ModuleTime::Host
     });
-    emit(&output, env, |format, style| {
+    emit(&output, env, |format, style, out| {
         let depth = args.depth.or(match format {
             Format::Table | Format::Markdown => Some(3),
             Format::Json | Format::Csv => None,
@@ -146,6 +146,6 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
             order: args.order,
             time,
         };
-        render(&view, format, style)
+        out.write_all(render(&view, format, style).as_bytes())
     })
 }

@@ -235,7 +235,9 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
         top: None,
         sort: None,
     };
-    emit(&output, env, |format, _| render_overview(&o, format))
+    emit(&output, env, |format, _, out| {
+        out.write_all(render_overview(&o, format).as_bytes())
+    })
 }
 
 /// With `--zoom PATH`: the events inside that module node, and its full path.
@@ -274,5 +276,7 @@ fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_
         top: None,
         sort: None,
     };
-    emit(&output, env, |format, style| render(&view, format, style))
+    emit(&output, env, |format, style, out| {
+        out.write_all(render(&view, format, style).as_bytes())
+    })
 }

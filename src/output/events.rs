@@ -7,6 +7,7 @@ use crate::input::attrs::{AttrType, AttrValue, CORE_COLUMNS, format_float};
 use crate::input::load::Side;
 use crate::model::iteration::partner_rows;
 use crate::model::store::TraceFile;
+use crate::output::render::columns::Columns;
 use crate::output::render::{csv_field, fmt_us};
 use regex::Regex;
 use serde_json::{Map, Value};
@@ -21,7 +22,7 @@ pub enum EventsFormat {
     Jsonl,
     /// One JSON array of objects.
     Json,
-    /// Aligned columns (holds every row in memory: for small selections).
+    /// Aligned columns (two passes over the events: widths, then text).
     Table,
 }
 
@@ -111,6 +112,7 @@ pub fn columns(side: &Side, ranks: &[i64]) -> Vec<String> {
 }
 
 /// Writes the selected events of `side` in `format`. Returns the number of rows written.
+/// Every format is written a row at a time; the table makes two passes (widths, then text).
 pub fn write_events(
     side: &Side,
     resolved: &Resolved,
@@ -123,18 +125,87 @@ pub fn write_events(
         path: "<output>".into(),
         source: e,
     };
-    let mut rows_written = 0u64;
-    let mut table_rows: Vec<Vec<String>> = Vec::new();
     match format {
-        EventsFormat::Csv => writeln!(
-            out,
-            "{}",
-            cols.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",")
-        )
-        .map_err(io)?,
-        EventsFormat::Json => out.write_all(b"[").map_err(io)?,
-        _ => {}
+        EventsFormat::Csv => {
+            writeln!(
+                out,
+                "{}",
+                cols.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",")
+            )
+            .map_err(io)?;
+            each_row(side, resolved, filter, &cols, &mut |_, cells| {
+                let line: Vec<String> = cells
+                    .iter()
+                    .map(|c| c.as_ref().map_or(String::new(), Cell::csv))
+                    .collect();
+                writeln!(out, "{}", line.join(","))
+            })
+            .map_err(io)
+        }
+        EventsFormat::Jsonl | EventsFormat::Json => {
+            let array = format == EventsFormat::Json;
+            if array {
+                out.write_all(b"[").map_err(io)?;
+            }
+            let written = each_row(side, resolved, filter, &cols, &mut |k, cells| {
+                let mut obj = Map::new();
+                for (name, cell) in cols.iter().zip(cells) {
+                    obj.insert(name.clone(), cell.as_ref().map_or(Value::Null, Cell::json));
+                }
+                let text = serde_json::to_string(&Value::Object(obj)).unwrap_or_default();
+                if array {
+                    let sep = if k == 0 { "\n" } else { ",\n" };
+                    write!(out, "{sep}{text}")
+                } else {
+                    writeln!(out, "{text}")
+                }
+            })
+            .map_err(io)?;
+            if array {
+                out.write_all(b"\n]\n").map_err(io)?;
+            }
+            Ok(written)
+        }
+        EventsFormat::Table => {
+            let mut table = Columns::unruled(vec![false; cols.len()]);
+            for (k, c) in cols.iter().enumerate() {
+                table.fit(k, c);
+            }
+            each_row(side, resolved, filter, &cols, &mut |_, cells| {
+                for (k, c) in cells.iter().enumerate() {
+                    table.fit(k, &c.as_ref().map_or(String::new(), Cell::plain));
+                }
+                Ok(())
+            })
+            .map_err(io)?;
+            let header: Vec<&str> = cols.iter().map(String::as_str).collect();
+            table.row(&header, out).map_err(io)?;
+            each_row(side, resolved, filter, &cols, &mut |_, cells| {
+                let texts: Vec<String> = cells
+                    .iter()
+                    .map(|c| c.as_ref().map_or(String::new(), Cell::plain))
+                    .collect();
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                table.row(&texts, out)
+            })
+            .map_err(io)
+        }
     }
+}
+
+/// What [`each_row`] calls: the row's number and cells.
+type RowFn<'a> = dyn FnMut(u64, &[Option<Cell>]) -> std::io::Result<()> + 'a;
+
+/// Calls `f` with the number and cells of each selected event, in rank and file order.
+/// Returns the number of events.
+fn each_row(
+    side: &Side,
+    resolved: &Resolved,
+    filter: &EventFilter,
+    cols: &[String],
+    f: &mut RowFn<'_>,
+) -> std::io::Result<u64> {
+    let mut rows = 0u64;
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let partners = partner_rows(&file.events);
@@ -142,57 +213,14 @@ pub fn write_events(
             .iter()
             .map(|c| file.attrs.column(c).map(|(k, _)| k))
             .collect();
-        let ev = &file.events;
-        for i in 0..ev.len() {
-            if !admits(file, i, resolved, filter) {
-                continue;
+        for i in 0..file.events.len() {
+            if admits(file, i, resolved, filter) {
+                f(rows, &row(file, i, rank, &partners, &attr_index))?;
+                rows += 1;
             }
-            let cells = row(file, i, rank, &partners, &attr_index);
-            match format {
-                EventsFormat::Csv => {
-                    let line: Vec<String> = cells
-                        .iter()
-                        .map(|c| c.as_ref().map_or(String::new(), Cell::csv))
-                        .collect();
-                    writeln!(out, "{}", line.join(",")).map_err(io)?;
-                }
-                EventsFormat::Jsonl | EventsFormat::Json => {
-                    let mut obj = Map::new();
-                    for (name, cell) in cols.iter().zip(&cells) {
-                        obj.insert(name.clone(), cell.as_ref().map_or(Value::Null, Cell::json));
-                    }
-                    let text = serde_json::to_string(&Value::Object(obj)).unwrap_or_default();
-                    if format == EventsFormat::Json {
-                        let sep = if rows_written == 0 { "\n" } else { ",\n" };
-                        write!(out, "{sep}{text}").map_err(io)?;
-                    } else {
-                        writeln!(out, "{text}").map_err(io)?;
-                    }
-                }
-                EventsFormat::Table => table_rows.push(
-                    cells
-                        .iter()
-                        .map(|c| c.as_ref().map_or(String::new(), Cell::plain))
-                        .collect(),
-                ),
-            }
-            rows_written += 1;
         }
     }
-    match format {
-        EventsFormat::Json => out.write_all(b"\n]\n").map_err(io)?,
-        EventsFormat::Table => {
-            let mut t = comfy_table::Table::new();
-            t.load_style(comfy_table::presets::NOTHING).force_no_tty();
-            t.set_header(cols.clone());
-            for r in table_rows {
-                t.add_row(r);
-            }
-            writeln!(out, "{}", t.trim_fmt()).map_err(io)?;
-        }
-        _ => {}
-    }
-    Ok(rows_written)
+    Ok(rows)
 }
 
 fn admits(file: &TraceFile, i: usize, resolved: &Resolved, filter: &EventFilter) -> bool {

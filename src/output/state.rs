@@ -23,6 +23,15 @@ pub struct Saved {
     pub comparison: Comparison,
 }
 
+/// [`Saved`] with borrowed contents, for writing.
+#[derive(Serialize)]
+struct SavedRef<'a> {
+    format_version: u32,
+    tool_version: &'static str,
+    request: &'a CompareRequest,
+    comparison: &'a Comparison,
+}
+
 /// The state directory: `$TRACEDIFF_STATE_DIR`, else `.tracediff` in the current directory.
 pub fn state_dir(env_value: Option<&str>) -> PathBuf {
     match env_value {
@@ -41,16 +50,21 @@ pub fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison) -> Re
         path: dir.to_path_buf(),
         source: e,
     })?;
-    let saved = Saved {
+    let saved = SavedRef {
         format_version: FORMAT_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        request: request.clone(),
-        comparison: comparison.clone(),
+        tool_version: env!("CARGO_PKG_VERSION"),
+        request,
+        comparison,
     };
     let path = state_file(dir);
     let tmp = dir.join(format!("{FILE_NAME}.tmp{}", std::process::id()));
-    let text = serde_json::to_vec(&saved).map_err(|e| Error::State(format!("cannot encode the comparison: {e}")))?;
-    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &path));
+    // Streamed to the file: no copy of the comparison, in memory or as text.
+    let write = |tmp: &Path| -> std::io::Result<()> {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(tmp)?);
+        serde_json::to_writer(&mut w, &saved)?;
+        std::io::Write::flush(&mut w)
+    };
+    let written = write(&tmp).and_then(|()| std::fs::rename(&tmp, &path));
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(Error::Output { path, source: e });

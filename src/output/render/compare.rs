@@ -1,12 +1,14 @@
 //! The comparison table in each output format.
 
+use super::columns::{Columns, text_width};
 use super::{
     Format, TableStyle, csv_field, elide_middle, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
 };
 use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary};
-use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, presets};
+use crate::analysis::select::Device;
+use serde::Serialize;
 use serde_json::{Value, json};
-use std::fmt::Write;
+use std::io::{self, Write};
 
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
@@ -34,25 +36,26 @@ impl<'a> CompareView<'a> {
     }
 }
 
-pub fn render(view: &CompareView<'_>, format: Format, style: TableStyle) -> String {
+pub fn render(view: &CompareView<'_>, format: Format, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     match format {
-        Format::Csv => csv(view),
-        Format::Json => json(view),
-        Format::Markdown => markdown(view),
-        Format::Table => table(view, style),
+        Format::Csv => csv(view, out),
+        Format::Json => json(view, out),
+        Format::Markdown => markdown(view, out),
+        Format::Table => table(view, style, out),
     }
 }
 
 /// HTA's columns, with `--labels` in the headers.
-pub fn csv(view: &CompareView<'_>) -> String {
+pub fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
     let (cl, tl) = (&c.control.label, &c.test.label);
-    let mut out = format!(
-        "{},{cl}_counts,{cl}_total_duration,{tl}_counts,{tl}_total_duration,diff_counts,diff_duration,counts_change_categories\n",
+    writeln!(
+        out,
+        "{},{cl}_counts,{cl}_total_duration,{tl}_counts,{tl}_total_duration,diff_counts,diff_duration,counts_change_categories",
         c.naming.column()
-    );
+    )?;
     for r in &view.rows {
-        let _ = writeln!(
+        writeln!(
             out,
             "{},{},{},{},{},{},{},{}",
             csv_field(&r.name),
@@ -63,9 +66,9 @@ pub fn csv(view: &CompareView<'_>) -> String {
             r.diff_counts(),
             fmt_us(r.diff_dur_ns()),
             r.change_symbol()
-        );
+        )?;
     }
-    out
+    Ok(())
 }
 
 pub fn side_json(s: &SideInfo) -> Value {
@@ -91,47 +94,81 @@ fn summary_json(s: &Summary) -> Value {
     })
 }
 
+/// A row of the JSON document: fixed keys (`control_*`, `test_*`) whatever the labels.
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    name: &'a str,
+    control_counts: u64,
+    control_total_duration: Value,
+    test_counts: u64,
+    test_total_duration: Value,
+    diff_counts: i64,
+    diff_duration: Value,
+    counts_change_categories: &'static str,
+    category: &'static str,
+}
+
+/// The rows, serialized one at a time (never all as JSON values at once).
+struct JsonRows<'a>(&'a [&'a Row]);
+
+impl Serialize for JsonRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|r| JsonRow {
+            name: &r.name,
+            control_counts: r.control.count,
+            control_total_duration: json_us(r.control.dur_ns),
+            test_counts: r.test.count,
+            test_total_duration: json_us(r.test.dur_ns),
+            diff_counts: r.diff_counts(),
+            diff_duration: json_us(r.diff_dur_ns()),
+            counts_change_categories: r.change_symbol(),
+            category: r.category().as_str(),
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct JsonDoc<'a> {
+    tool: &'static str,
+    version: &'static str,
+    duration_unit: &'static str,
+    control: Value,
+    test: Value,
+    device: Device,
+    naming: &'static str,
+    normalize_names: bool,
+    group_by: &'a [String],
+    include: &'a [String],
+    exclude: &'a [String],
+    sort: &'static str,
+    top: Option<usize>,
+    summary: Value,
+    rows: JsonRows<'a>,
+}
+
 /// One document: the tool, what was compared, the summary and the rows. Row keys are fixed
 /// (`control_*`, `test_*`) whatever the labels, so scripts need not know them.
-pub fn json(view: &CompareView<'_>) -> String {
+pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
-    let rows: Vec<Value> = view
-        .rows
-        .iter()
-        .map(|r| {
-            json!({
-                "name": r.name,
-                "control_counts": r.control.count,
-                "control_total_duration": json_us(r.control.dur_ns),
-                "test_counts": r.test.count,
-                "test_total_duration": json_us(r.test.dur_ns),
-                "diff_counts": r.diff_counts(),
-                "diff_duration": json_us(r.diff_dur_ns()),
-                "counts_change_categories": r.change_symbol(),
-                "category": r.category().as_str(),
-            })
-        })
-        .collect();
-    let doc = json!({
-        "tool": "tracediff",
-        "version": env!("CARGO_PKG_VERSION"),
-        "duration_unit": "us",
-        "control": side_json(&c.control),
-        "test": side_json(&c.test),
-        "device": c.device,
-        "naming": c.naming.column(),
-        "normalize_names": c.normalize_names,
-        "group_by": c.group_by,
-        "include": c.include,
-        "exclude": c.exclude,
-        "sort": view.sort.as_str(),
-        "top": view.top,
-        "summary": summary_json(&c.summary()),
-        "rows": rows,
-    });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    let doc = JsonDoc {
+        tool: "tracediff",
+        version: env!("CARGO_PKG_VERSION"),
+        duration_unit: "us",
+        control: side_json(&c.control),
+        test: side_json(&c.test),
+        device: c.device,
+        naming: c.naming.column(),
+        normalize_names: c.normalize_names,
+        group_by: &c.group_by,
+        include: &c.include,
+        exclude: &c.exclude,
+        sort: view.sort.as_str(),
+        top: view.top,
+        summary: summary_json(&c.summary()),
+        rows: JsonRows(&view.rows),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
+    writeln!(out)
 }
 
 pub fn describe_side(s: &SideInfo) -> String {
@@ -170,85 +207,82 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     ]
 }
 
+/// The cells of a row after its name.
+fn number_cells(r: &Row) -> [String; 7] {
+    [
+        r.control.count.to_string(),
+        r.test.count.to_string(),
+        fmt_signed(r.diff_counts()),
+        fmt_duration(r.control.dur_ns, false),
+        fmt_duration(r.test.dur_ns, false),
+        fmt_duration(r.diff_dur_ns(), true),
+        fmt_percent(r.control.dur_ns, r.test.dur_ns),
+    ]
+}
+
 /// Aligned columns that fit in `style.width`; long names are cut in the middle for display.
-pub fn table(view: &CompareView<'_>, style: TableStyle) -> String {
+/// Written a row at a time: two passes over the rows (widths, then text), no copy of them.
+pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
     let (cl, tl) = (&c.control.label, &c.test.label);
-    let cells: Vec<[String; 7]> = view
-        .rows
-        .iter()
-        .map(|r| {
-            [
-                r.control.count.to_string(),
-                r.test.count.to_string(),
-                fmt_signed(r.diff_counts()),
-                fmt_duration(r.control.dur_ns, false),
-                fmt_duration(r.test.dur_ns, false),
-                fmt_duration(r.diff_dur_ns(), true),
-                fmt_percent(r.control.dur_ns, r.test.dur_ns),
-            ]
-        })
-        .collect();
-    let headers = [
-        format!("{cl}\ncount"),
-        format!("{tl}\ncount"),
-        "Δ\ncount".to_string(),
-        format!("{cl}\ntime"),
-        format!("{tl}\ntime"),
-        "Δ\ntime".to_string(),
-        "Δ\ntime %".to_string(),
-    ];
-    let build = |name_width: usize| {
-        let mut t = Table::new();
-        t.load_style(presets::NOTHING.header_separator(LineStyle::none().fill('─').junction('─')))
-            .force_no_tty()
-            .set_content_arrangement(ContentArrangement::Disabled);
-        let mut header = vec![c.naming.column().to_string()];
-        header.extend(headers.iter().cloned());
-        t.set_header(header);
-        for (r, nums) in view.rows.iter().zip(&cells) {
-            let mut row = vec![elide_middle(&r.name, name_width)];
-            row.extend(nums.iter().cloned());
-            t.add_row(row);
+    writeln!(out, "{}", describe_side(&c.control))?;
+    writeln!(out, "{}", describe_side(&c.test))?;
+    writeln!(out, "device: {}{}", c.device, filter_note(c))?;
+    if view.rows.is_empty() {
+        writeln!(out, "(no rows)")?;
+    } else {
+        let header = [
+            c.naming.column().to_string(),
+            format!("{cl}\ncount"),
+            format!("{tl}\ncount"),
+            "Δ\ncount".to_string(),
+            format!("{cl}\ntime"),
+            format!("{tl}\ntime"),
+            "Δ\ntime".to_string(),
+            "Δ\ntime %".to_string(),
+        ];
+        let mut cols = Columns::new(vec![false, true, true, true, true, true, true, true]);
+        for (k, h) in header.iter().enumerate() {
+            cols.fit(k, h);
         }
-        for k in 1..8 {
-            if let Some(col) = t.column_mut(k) {
-                col.set_cell_alignment(CellAlignment::Right);
+        let mut longest = 4;
+        for r in &view.rows {
+            longest = longest.max(r.name.chars().count());
+            cols.fit(0, &r.name);
+            for (k, cell) in number_cells(r).iter().enumerate() {
+                cols.fit(k + 1, cell);
             }
         }
-        t.trim_fmt()
-    };
-    // Names get what the number columns leave of the width (but never fewer than 24 columns).
-    let longest = view
-        .rows
-        .iter()
-        .map(|r| r.name.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(4);
-    let mut rendered = build(longest);
-    let wide = rendered.lines().map(|l| l.chars().count()).max().unwrap_or(0);
-    if wide > style.width {
-        let name_width = longest.saturating_sub(wide - style.width).max(24);
-        rendered = build(name_width);
-    }
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", describe_side(&c.control));
-    let _ = writeln!(out, "{}", describe_side(&c.test));
-    let filters = filter_note(c);
-    let _ = writeln!(out, "device: {}{filters}", c.device);
-    if view.rows.is_empty() {
-        out.push_str("(no rows)\n");
-    } else {
-        let _ = writeln!(out, "{rendered}");
+        // Names get what the number columns leave of the width (but never fewer than 24 columns).
+        let mut name_width = longest;
+        if cols.total() > style.width {
+            name_width = longest.saturating_sub(cols.total() - style.width).max(24);
+            cols.widths[0] = text_width(&header[0]);
+            for r in &view.rows {
+                cols.fit(0, &elide_middle(&r.name, name_width));
+            }
+        }
+        let header: Vec<&str> = header.iter().map(String::as_str).collect();
+        cols.row(&header, out)?;
+        cols.rule(out)?;
+        for r in &view.rows {
+            let name = elide_middle(&r.name, name_width);
+            let nums = number_cells(r);
+            let mut cells = [name.as_str(); 8];
+            for (k, n) in nums.iter().enumerate() {
+                cells[k + 1] = n;
+            }
+            cols.row(&cells, out)?;
+        }
     }
     for line in summary_lines(view) {
-        let _ = writeln!(out, "{line}");
+        writeln!(out, "{line}")?;
     }
-    out
+    Ok(())
 }
 
 fn filter_note(c: &Comparison) -> String {
+    use std::fmt::Write as _;
     let mut s = String::new();
     if c.normalize_names {
         s.push_str(", --normalize-names");
@@ -266,22 +300,21 @@ fn filter_note(c: &Comparison) -> String {
 }
 
 /// A GitHub-flavoured Markdown table with the full names, for pull requests and CI summaries.
-pub fn markdown(view: &CompareView<'_>) -> String {
+pub fn markdown(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
     let (cl, tl) = (md_cell(&c.control.label), md_cell(&c.test.label));
-    let mut out = String::new();
-    let _ = writeln!(out, "- {}", md_cell(&describe_side(&c.control)));
-    let _ = writeln!(out, "- {}", md_cell(&describe_side(&c.test)));
-    let _ = writeln!(out, "- device: {}{}", c.device, md_cell(&filter_note(c)));
-    out.push('\n');
-    let _ = writeln!(
+    writeln!(out, "- {}", md_cell(&describe_side(&c.control)))?;
+    writeln!(out, "- {}", md_cell(&describe_side(&c.test)))?;
+    writeln!(out, "- device: {}{}", c.device, md_cell(&filter_note(c)))?;
+    writeln!(out)?;
+    writeln!(
         out,
         "| {} | {cl} count | {tl} count | Δ count | {cl} time | {tl} time | Δ time | Δ time % |",
         c.naming.column()
-    );
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    )?;
+    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|")?;
     for r in &view.rows {
-        let _ = writeln!(
+        writeln!(
             out,
             "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
             r.name.replace('`', "'").replace('|', "\\|"),
@@ -292,11 +325,11 @@ pub fn markdown(view: &CompareView<'_>) -> String {
             fmt_duration(r.test.dur_ns, false),
             fmt_duration(r.diff_dur_ns(), true),
             fmt_percent(r.control.dur_ns, r.test.dur_ns)
-        );
+        )?;
     }
-    out.push('\n');
+    writeln!(out)?;
     for line in summary_lines(view) {
-        let _ = writeln!(out, "{}  ", md_cell(&line));
+        writeln!(out, "{}  ", md_cell(&line))?;
     }
-    out
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! Renderers: pure functions from a result to text.
 
+pub mod columns;
 pub mod compare;
 pub mod gate;
 pub mod modules;

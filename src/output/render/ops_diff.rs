@@ -2,8 +2,8 @@
 
 use super::{Format, csv_field};
 use crate::analysis::diff::{Category, Comparison, Row, SortKey, sort_rows};
-use serde_json::{Map, Value};
-use std::fmt::Write;
+use serde::Serialize;
+use std::io::{self, Write};
 
 /// The names of each chosen category, in output order.
 #[derive(Debug, Clone)]
@@ -35,54 +35,61 @@ impl<'a> OpsDiffView<'a> {
     }
 }
 
-pub fn render(view: &OpsDiffView<'_>, format: Format) -> String {
-    let mut out = String::new();
+pub fn render(view: &OpsDiffView<'_>, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Table => {
             for (k, (cat, rows)) in view.lists.iter().enumerate() {
                 if k > 0 {
-                    out.push('\n');
+                    writeln!(out)?;
                 }
                 let more = if rows.len() < view.totals[k] {
                     format!(", showing {}", rows.len())
                 } else {
                     String::new()
                 };
-                let _ = writeln!(out, "{cat} ({}{more}):", view.totals[k]);
+                writeln!(out, "{cat} ({}{more}):", view.totals[k])?;
                 for r in rows {
-                    let _ = writeln!(out, "  {}", r.name);
+                    writeln!(out, "  {}", r.name)?;
                 }
             }
         }
         Format::Csv => {
-            out.push_str("category,name\n");
+            writeln!(out, "category,name")?;
             for (cat, rows) in &view.lists {
                 for r in rows {
-                    let _ = writeln!(out, "{cat},{}", csv_field(&r.name));
+                    writeln!(out, "{cat},{}", csv_field(&r.name))?;
                 }
             }
         }
         Format::Json => {
-            let mut obj = Map::new();
-            for (cat, rows) in &view.lists {
-                let names: Vec<Value> = rows.iter().map(|r| Value::from(r.name.clone())).collect();
-                obj.insert(cat.as_str().to_string(), Value::Array(names));
-            }
-            out = serde_json::to_string_pretty(&Value::Object(obj)).unwrap_or_default();
-            out.push('\n');
+            serde_json::to_writer_pretty(&mut *out, &Lists(&view.lists)).map_err(io::Error::from)?;
+            writeln!(out)?;
         }
         Format::Markdown => {
             for (k, (cat, rows)) in view.lists.iter().enumerate() {
-                let _ = writeln!(out, "### {cat} ({})\n", view.totals[k]);
+                writeln!(out, "### {cat} ({})\n", view.totals[k])?;
                 for r in rows {
-                    let _ = writeln!(out, "- `{}`", r.name.replace('`', "'"));
+                    writeln!(out, "- `{}`", r.name.replace('`', "'"))?;
                 }
                 if rows.is_empty() {
-                    out.push_str("_none_\n");
+                    writeln!(out, "_none_")?;
                 }
-                out.push('\n');
+                writeln!(out)?;
             }
         }
     }
-    out
+    Ok(())
+}
+
+/// `{"added": [names…], …}` in category order, the names borrowed from the rows.
+struct Lists<'a>(&'a [(Category, Vec<&'a Row>)]);
+
+impl Serialize for Lists<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(
+            self.0
+                .iter()
+                .map(|(cat, rows)| (cat.as_str(), rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>())),
+        )
+    }
 }

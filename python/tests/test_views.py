@@ -1,0 +1,60 @@
+"""The diff run's views from Python equal the command line's."""
+
+import csv
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tracediff
+
+TRACEDIFF = str(Path(sys.executable).with_name("tracediff"))
+
+
+def cli(*args):
+    run = subprocess.run([TRACEDIFF, *args], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+@pytest.mark.parametrize("pair", ["modules", "views"])
+@pytest.mark.parametrize("zoom", [None, "Net/Sequential"])
+def test_operators_and_kernels_equal_the_clis_csv(fixtures, pair, zoom):
+    c, t = str(fixtures / pair / "control"), str(fixtures / pair / "test")
+    if zoom and pair != "modules":
+        pytest.skip("only the module fixtures have modules")
+    extra = ["--zoom", zoom] if zoom else []
+    for view, frame in (("operators", tracediff.operators(c, t, zoom=zoom)), ("kernels", tracediff.kernels(c, t, zoom=zoom))):
+        rows = list(csv.DictReader(io.StringIO(cli(view, c, t, "--format", "csv", *extra))))
+        assert sorted(r["name"] for r in rows) == sorted(frame.index), view
+        for r in rows:
+            for col, text in r.items():
+                if col == "name" or col not in frame.columns:
+                    continue
+                got = frame.at[r["name"], col]
+                if text == "":
+                    assert math.isnan(got), (view, r["name"], col)
+                else:
+                    assert math.isclose(float(text), float(got), abs_tol=1e-9), (view, r["name"], col)
+
+
+def test_modules_and_overview_are_the_clis_json(fixtures):
+    c, t = str(fixtures / "modules/control"), str(fixtures / "modules/test")
+    assert tracediff.modules(c, t) == json.loads(cli("modules", c, t, "--format", "json", "--order", "logical"))
+    zoomed = tracediff.modules(c, t, zoom="Net/Sequential")
+    assert zoomed["path"] == "Net[0]/Sequential[0]"
+    assert [k["status"] for k in zoomed["children"]][-3:] == ["added", "added", "unknown"]
+    over = tracediff.overview(c, t)
+    assert over == json.loads(cli("overview", c, t, "--format", "json"))
+
+
+def test_view_errors_are_trace_errors(fixtures):
+    c, t = str(fixtures / "modules/control"), str(fixtures / "modules/test")
+    with pytest.raises(tracediff.TraceError, match="no such node"):
+        tracediff.operators(c, t, zoom="Nope")
+    with pytest.raises(TypeError):
+        tracediff.operators(c, t, colour="blue")

@@ -1,0 +1,102 @@
+//! Rendering a large comparison must not hold copies of its rows (issue 9, defect 14: a
+//! comparison of 10^6 names took 3.4 GB to print as a table). This test binary counts the
+//! bytes allocated while each format is written to a sink.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tracediff::analysis::aggregate::{Naming, Totals};
+use tracediff::analysis::diff::{Comparison, Row, SideInfo, SortKey};
+use tracediff::analysis::select::{Device, Resolved};
+use tracediff::output::render::compare::{CompareView, render};
+use tracediff::output::render::{Format, TableStyle};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let now = CURRENT.fetch_add(n, Ordering::SeqCst) + n;
+    PEAK.fetch_max(now, Ordering::SeqCst);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grew(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
+            grew(new_size);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn comparison(rows: usize) -> Comparison {
+    let side = |label: &str| SideInfo {
+        label: label.into(),
+        path: format!("/x/{label}"),
+        files: vec![format!("/x/{label}/a.json")],
+        resolved: Resolved {
+            ranks: vec![0],
+            iterations: Some(vec![1]),
+        },
+    };
+    Comparison {
+        control: side("control"),
+        test: side("test"),
+        device: Device::All,
+        naming: Naming::Name,
+        normalize_names: false,
+        group_by: vec![],
+        include: vec![],
+        exclude: vec![],
+        rows: (0..rows)
+            .map(|i| Row {
+                // Some names longer than the table's width, so that they are cut.
+                name: format!("aten::op_with_a_long_enough_name_{i:07}{}", "_x".repeat(i % 50)),
+                control: Totals {
+                    count: (i % 7) as u64,
+                    dur_ns: (i as i64) * 1000,
+                },
+                test: Totals {
+                    count: (i % 5) as u64,
+                    dur_ns: (i as i64) * 1100,
+                },
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn rendering_holds_no_copy_of_the_rows() {
+    let c = comparison(100_000);
+    let rows_bytes: usize = c.rows.iter().map(|r| std::mem::size_of::<Row>() + r.name.len()).sum();
+    let view = CompareView::new(&c, SortKey::AbsDiffDuration, None);
+    for format in [Format::Table, Format::Csv, Format::Json, Format::Markdown] {
+        let base = CURRENT.load(Ordering::SeqCst);
+        PEAK.store(base, Ordering::SeqCst);
+        let mut sink = std::io::sink();
+        render(&view, format, TableStyle { width: 100 }, &mut sink).unwrap();
+        let extra = PEAK.load(Ordering::SeqCst) - base;
+        println!("{format:?}: {extra} of {rows_bytes}");
+        // A fifth of the rows' own size at most (old code: several times their size).
+        assert!(
+            extra < rows_bytes / 5,
+            "{format:?}: {extra} bytes allocated at once to render {rows_bytes} bytes of rows"
+        );
+    }
+}
