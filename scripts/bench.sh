@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# Times tracediff and HTA 0.5.0 on the same inputs in one run, and prints medians, ratios and
-# peak RSS (from /usr/bin/time). Inputs: the shared HTA demo pair, and (unless BENCH_LARGE_MB=0)
-# a pair of large traces made with ../shared/tools/scale_trace.py, cached outside the repository.
+# The goal lines of the reading pipeline (issue 10), each measured side by side in one run:
+# medians of RUNS, peak RSS from /usr/bin/time, the machine's load, and the ratio to the goal.
 #
-#   scripts/bench.sh                 # 5 runs each; HTA in a throwaway venv if pip can install it
-#   RUNS=9 BENCH_LARGE_MB=2000 scripts/bench.sh
+#   scripts/bench.sh                    # every goal line
+#   scripts/bench.sh core two-big       # some of them: core big-small two-big hta ranks gzip memory
+#   RUNS=9 BASELINE=/path/to/old/tracediff scripts/bench.sh core   # also time another build
 #
-# Environment: RUNS (default 5), BENCH_LARGE_MB (default 2000; 0 skips), BENCH_RANKS_MB (size of
-# each of 8 rank files, default 250; 0 skips), BENCH_CACHE (default ~/.cache/tracediff-bench),
-# SHARED (default ../shared), NO_HTA=1 to skip HTA.
+# Inputs are made with ../shared/tools/scale_trace.py and cached outside the repository.
+# Environment: RUNS (default 5), BIG_MB (default 1000), RANK_MB (size of each rank file,
+# default 20), BENCH_CACHE (default ~/.cache/tracediff-bench), SHARED (default ../shared),
+# BASELINE (another tracediff binary to time beside this one), NO_HTA=1 to skip HTA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
-LARGE_MB=${BENCH_LARGE_MB:-2000}
+BIG_MB=${BIG_MB:-1000}
+RANK_MB=${RANK_MB:-20}
 CACHE=${BENCH_CACHE:-$HOME/.cache/tracediff-bench}
 SHARED=${SHARED:-../shared}
 PAIR_C=$SHARED/traces/hta_trace_diff/control
@@ -20,130 +22,156 @@ PAIR_T=$SHARED/traces/hta_trace_diff/test
 [ -d "$PAIR_C" ] || { echo "bench: $PAIR_C not found (set SHARED)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is needed for peak RSS (apt-get install time)" >&2; exit 2; }
 mkdir -p "$CACHE"
+GOALS=("$@")
+[ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core big-small two-big gzip hta ranks)
 
-cargo build --release --quiet
+cargo build --release --quiet --bin tracediff --example store_memory
 BIN=$PWD/target/release/tracediff
 
-# measure NAME CMD...: runs CMD $RUNS times, records wall seconds and peak RSS (KB).
-declare -A MED_T MED_M
+load() { awk '{print $1, $2, $3}' /proc/loadavg; }
+
+# measure NAME CMD...: runs CMD $RUNS times; medians of wall seconds, peak RSS (KB) and CPU
+# seconds (user + system, all threads) in T, M and C. On a busy machine the CPU time is the
+# steadier figure: MB per CPU second is the throughput of one core.
+declare -A T M C
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 measure() {
   local name=$1; shift
-  local times=() mems=() out tmp
+  local times=() mems=() cpus=() out tmp
   tmp=$(mktemp)
   for _ in $(seq "$RUNS"); do
-    /usr/bin/time -o "$tmp" -f "%e %M" "$@" >/dev/null 2>&1 || { echo "bench: '$*' failed" >&2; exit 2; }
-    out=$(tail -1 "$tmp")
-    times+=("${out% *}"); mems+=("${out#* }")
+    /usr/bin/time -o "$tmp" -f "%e %M %U %S" "$@" >/dev/null 2>&1 || { echo "bench: '$*' failed" >&2; exit 2; }
+    read -r e m u s < <(tail -1 "$tmp")
+    times+=("$e"); mems+=("$m"); cpus+=("$(echo "$u + $s" | bc -l)")
   done
   rm -f "$tmp"
-  MED_T[$name]=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  MED_M[$name]=$(printf '%s\n' "${mems[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  printf '%-34s median %8.3f s   peak RSS %8.1f MB   (%s runs: %s)\n' "$name" "${MED_T[$name]}" \
-    "$(echo "${MED_M[$name]} / 1024" | bc -l)" "$RUNS" "${times[*]}"
+  T[$name]=$(median "${times[@]}"); M[$name]=$(median "${mems[@]}"); C[$name]=$(median "${cpus[@]}")
+  printf '  %-44s median %7.3f s  CPU %7.3f s  peak RSS %7.1f MB  (runs: %s; load %s)\n' "$name" "${T[$name]}" \
+    "${C[$name]}" "$(echo "${M[$name]} / 1024" | bc -l)" "${times[*]}" "$(load)"
 }
 
-HTA_PY=""
-if [ "${NO_HTA:-0}" != 1 ]; then
-  VENV=$CACHE/hta-venv
-  if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import hta' 2>/dev/null; then
-    echo "bench: installing HolisticTraceAnalysis and pandas<3 into $VENV ..." >&2
-    if python3 -m venv "$VENV" && "$VENV/bin/pip" install -q HolisticTraceAnalysis "pandas<3" >&2; then :; else
-      echo "bench: could not install HTA (no pip or no network): skipping HTA" >&2
-      VENV=""
-    fi
+# goal LINE VALUE OP TARGET UNIT: prints the goal line with the measured value and the ratio.
+goal() {
+  local line=$1 value=$2 op=$3 target=$4 unit=$5 ok
+  if [ "$op" = ">=" ]; then ok=$(echo "$value >= $target" | bc -l); else ok=$(echo "$value <= $target" | bc -l); fi
+  printf '  GOAL %-52s %10.2f %s (goal %s %s; ratio %.2f) %s\n' "$line" "$value" "$unit" "$op" "$target" \
+    "$(echo "$value / $target" | bc -l)" "$([ "$ok" = 1 ] && echo MET || echo 'not met')"
+}
+
+mb() { echo "$(stat -c %s "$@" | paste -sd+ | bc) / 1000000" | bc -l; }
+
+# big SIDE: a scaled trace of ~BIG_MB from the demo pair's SIDE, cached.
+big() {
+  local dest=$CACHE/big-$BIG_MB/$1/$1.json
+  if [ ! -s "$dest" ]; then
+    mkdir -p "$(dirname "$dest")"
+    echo "bench: making $dest (~$BIG_MB MB) with scale_trace.py ..." >&2
+    python3 "$SHARED/tools/scale_trace.py" "$SHARED/traces/hta_trace_diff/$1/$1.json.gz" "$dest" --target-mb "$BIG_MB" >&2
   fi
-  [ -n "$VENV" ] && HTA_PY=$VENV/bin/python
-fi
-HTA_SCRIPT=$CACHE/hta_compare.py
-cat > "$HTA_SCRIPT" <<'PY'
+  echo "$dest"
+}
+
+small() {
+  local dest=$CACHE/small/test.json
+  [ -s "$dest" ] || { mkdir -p "$(dirname "$dest")"; zcat "$PAIR_T/test.json.gz" > "$dest"; }
+  echo "$dest"
+}
+
+echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load $(load)"
+echo "== tracediff $($BIN --version | cut -d' ' -f2)${BASELINE:+, baseline $BASELINE}"
+
+for g in "${GOALS[@]}"; do
+  echo
+  case $g in
+  memory)
+    echo "== store memory per kept event, by attribute preset (examples/store_memory.rs)"
+    target/release/examples/store_memory "$PAIR_C"/*.json.gz
+    ;;
+  core)
+    B=$(big control); size=$(mb "$B")
+    echo "== per core: one file read once (the same path on both sides), pinned to one CPU, $(printf %.0f "$size") MB"
+    measure "tracediff, 1 CPU" taskset -c 0 "$BIN" compare "$B" "$B" --no-save --format csv --iteration all
+    [ -n "${BASELINE:-}" ] && measure "baseline, 1 CPU" taskset -c 0 "$BASELINE" compare "$B" "$B" --no-save --format csv --iteration all
+    goal "per core (MB/s of JSON, wall)" "$(echo "$size / ${T[tracediff, 1 CPU]}" | bc -l)" ">=" 800 "MB/s"
+    goal "per core (MB per CPU second)" "$(echo "$size / ${C[tracediff, 1 CPU]}" | bc -l)" ">=" 800 "MB/s"
+    if [ -n "${BASELINE:-}" ]; then
+      goal "  baseline, per core (MB/s of JSON, wall)" "$(echo "$size / ${T[baseline, 1 CPU]}" | bc -l)" ">=" 800 "MB/s"
+      goal "  baseline, per core (MB per CPU second)" "$(echo "$size / ${C[baseline, 1 CPU]}" | bc -l)" ">=" 800 "MB/s"
+    fi
+    ;;
+  big-small)
+    B=$(big control); S=$(small); size=$(mb "$B")
+    echo "== one big file against a small one: compare big.json small.json ($(printf %.0f "$size") MB + 35 MB)"
+    measure "tracediff compare big small" "$BIN" compare "$B" "$S" --no-save --format csv --iteration all
+    [ -n "${BASELINE:-}" ] && measure "baseline compare big small" "$BASELINE" compare "$B" "$S" --no-save --format csv --iteration all
+    goal "one big file uses both cores (MB/s of the big file)" "$(echo "$size / ${T[tracediff compare big small]}" | bc -l)" ">=" 900 "MB/s"
+    ;;
+  two-big)
+    C=$(big control); Tt=$(big test); size=$(mb "$C" "$Tt")
+    echo "== two big files: compare control.json test.json ($(printf %.0f "$size") MB in all)"
+    measure "tracediff compare big big" "$BIN" compare "$C" "$Tt" --no-save --format csv --iteration all
+    [ -n "${BASELINE:-}" ] && measure "baseline compare big big" "$BASELINE" compare "$C" "$Tt" --no-save --format csv --iteration all
+    goal "two big files (MB/s of JSON)" "$(echo "$size / ${T[tracediff compare big big]}" | bc -l)" ">=" 1100 "MB/s"
+    goal "two big files, peak RSS" "$(echo "${M[tracediff compare big big]} / 1024" | bc -l)" "<=" 160 "MB"
+    ;;
+  gzip)
+    GC=$CACHE/big-$BIG_MB-gz/control.json.gz; GT=$CACHE/big-$BIG_MB-gz/test.json.gz
+    if [ ! -s "$GT" ]; then
+      mkdir -p "$(dirname "$GC")"
+      echo "bench: gzipping the big pair (gzip -1) ..." >&2
+      gzip -1 -c "$(big control)" > "$GC"; gzip -1 -c "$(big test)" > "$GT"
+    fi
+    size=$(mb "$(big control)" "$(big test)")
+    echo "== the two big files gzipped ($(printf %.0f "$(mb "$GC" "$GT")") MB compressed, $(printf %.0f "$size") MB of JSON)"
+    measure "tracediff compare big.gz big.gz" "$BIN" compare "$GC" "$GT" --no-save --format csv --iteration all
+    measure "zcat of both, in parallel" sh -c "zcat $GC >/dev/null & zcat $GT >/dev/null; wait"
+    goal "gzip input, two big files (MB/s of JSON)" "$(echo "$size / ${T[tracediff compare big.gz big.gz]}" | bc -l)" ">=" 1100 "MB/s"
+    goal "gzip: tracediff / zcat" "$(echo "${T[tracediff compare big.gz big.gz]} / ${T[zcat of both, in parallel]}" | bc -l)" "<=" 1 "x"
+    ;;
+  hta)
+    echo "== HTA's demo pair (2 x 35 MB JSON, gzipped), default compare"
+    measure "tracediff compare" "$BIN" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
+    measure "zcat both files" sh -c "zcat $PAIR_C/*.gz >/dev/null; zcat $PAIR_T/*.gz >/dev/null"
+    goal "demo pair: tracediff / zcat" "$(echo "${T[tracediff compare]} / ${T[zcat both files]}" | bc -l)" "<=" 0.3 "x"
+    goal "demo pair: peak RSS" "$(echo "${M[tracediff compare]} / 1024" | bc -l)" "<=" 40 "MB"
+    VENV=$CACHE/hta-venv
+    if [ "${NO_HTA:-0}" != 1 ] && { [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c 'import hta' 2>/dev/null ||
+        { echo "bench: installing HolisticTraceAnalysis into $VENV ..." >&2
+          python3 -m venv "$VENV" && "$VENV/bin/pip" install -q HolisticTraceAnalysis "pandas<3" >&2; }; }; then
+      cat > "$CACHE/hta_compare.py" <<'PY'
 import sys, logging
 logging.disable(logging.WARNING)
 from hta.trace_diff import TraceDiff, LabeledTrace
-c = LabeledTrace(label="control", trace_dir=sys.argv[1])
-t = LabeledTrace(label="test", trace_dir=sys.argv[2])
-TraceDiff.compare_traces(c, t)
+TraceDiff.compare_traces(LabeledTrace(label="control", trace_dir=sys.argv[1]), LabeledTrace(label="test", trace_dir=sys.argv[2]))
 PY
-
-echo "== machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m)"
-echo "== tracediff $($BIN --version | cut -d' ' -f2), HTA: ${HTA_PY:+$("$HTA_PY" -c 'import importlib.metadata as m; print(m.version("HolisticTraceAnalysis"))')}"
-echo
-echo "== event store memory per kept event, by attribute preset (examples/store_memory.rs)"
-cargo run --quiet --release --example store_memory -- "$PAIR_C"/*.json.gz
-echo
-echo "== pair: hta_trace_diff (2 x 35 MB JSON, gzipped), default compare"
-measure "tracediff compare" "$BIN" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
-measure "zcat both files" sh -c "zcat $PAIR_C/*.gz >/dev/null; zcat $PAIR_T/*.gz >/dev/null"
-if [ -n "$HTA_PY" ]; then
-  measure "HTA 0.5.0 compare_traces" "$HTA_PY" "$HTA_SCRIPT" "$PAIR_C" "$PAIR_T"
-  echo "   speed-up vs HTA: $(echo "${MED_T[HTA 0.5.0 compare_traces]} / ${MED_T[tracediff compare]}" | bc -l | xargs printf '%.0f')x"
-fi
-echo "   tracediff / zcat: $(echo "${MED_T[tracediff compare]} / ${MED_T[zcat both files]}" | bc -l | xargs printf '%.2f')"
-
-if [ "$LARGE_MB" != 0 ]; then
-  echo
-  LC=$CACHE/large-$LARGE_MB/control; LT=$CACHE/large-$LARGE_MB/test
-  mkdir -p "$LC" "$LT"
-  for side in control test; do
-    dest=$CACHE/large-$LARGE_MB/$side/$side.json
-    if [ ! -s "$dest" ]; then
-      echo "bench: making $dest (~$LARGE_MB MB) with scale_trace.py ..." >&2
-      python3 "$SHARED/tools/scale_trace.py" "$SHARED/traces/hta_trace_diff/$side/$side.json.gz" "$dest" --target-mb "$LARGE_MB" >&2
+      measure "HTA compare_traces" "$VENV/bin/python" "$CACHE/hta_compare.py" "$PAIR_C" "$PAIR_T"
+      goal "demo pair: speed-up over HTA" "$(echo "${T[HTA compare_traces]} / ${T[tracediff compare]}" | bc -l)" ">=" 100 "x"
+    else
+      echo "  (HTA not measured: NO_HTA=1, or it could not be installed)"
     fi
-  done
-  bytes=$(( $(stat -c %s "$LC/control.json") + $(stat -c %s "$LT/test.json") ))
-  echo "== large pair: $((bytes / 1000000)) MB of JSON in all, --iteration all"
-  measure "tracediff compare (large)" "$BIN" compare "$LC" "$LT" --no-save --format csv --iteration all
-  echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff compare (large)]}" | bc -l | xargs printf '%.0f') MB/s of JSON"
-
-  GC=$CACHE/large-$LARGE_MB-gz/control; GT=$CACHE/large-$LARGE_MB-gz/test
-  if [ ! -s "$GT/test.json.gz" ]; then
-    echo "bench: gzipping the large pair (gzip -1) ..." >&2
-    mkdir -p "$GC" "$GT"
-    gzip -1 -c "$LC/control.json" > "$GC/control.json.gz" &
-    gzip -1 -c "$LT/test.json" > "$GT/test.json.gz"
-    wait
-  fi
-  echo "== the same pair gzipped ($(( ($(stat -c %s "$GC/control.json.gz") + $(stat -c %s "$GT/test.json.gz")) / 1000000 )) MB compressed)"
-  measure "tracediff compare (large, gz)" "$BIN" compare "$GC" "$GT" --no-save --format csv --iteration all
-  measure "zcat of both, in parallel" sh -c "zcat $GC/control.json.gz >/dev/null & zcat $GT/test.json.gz >/dev/null; wait"
-  echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff compare (large, gz)]}" | bc -l | xargs printf '%.0f') MB/s of JSON"
-fi
-
-RANKS_MB=${BENCH_RANKS_MB:-250}
-if [ "$RANKS_MB" != 0 ]; then
-  echo
-  RD=$CACHE/ranks-$RANKS_MB
-  if [ ! -s "$RD/rank7.json" ]; then
-    mkdir -p "$RD"
-    echo "bench: making 8 rank files of ~$RANKS_MB MB in $RD ..." >&2
-    python3 "$SHARED/tools/scale_trace.py" "$SHARED/traces/hta_trace_diff/control/control.json.gz" "$RD/base.json" \
-      --target-mb "$RANKS_MB" >/dev/null
-    for r in 0 1 2 3 4 5 6 7; do
-      # Same events, another rank in distributedInfo.
-      python3 - "$RD/base.json" "$RD/rank$r.json" "$r" <<'PY'
-import json, sys
-src, dst, rank = sys.argv[1], sys.argv[2], int(sys.argv[3])
-with open(src) as f:
-    head = f.read(1 << 20)
-    rest = f.read()
-key = '"distributedInfo"'
-i = head.index(key)
-j = head.index("}", i) + 1
-head = head[:i] + key + ': {"backend": "nccl", "rank": %d, "world_size": 8}' % rank + head[j:]
-with open(dst, "w") as f:
-    f.write(head)
-    f.write(rest)
-PY
-    done
-    rm -f "$RD/base.json"
-  fi
-  bytes=$(cat "$RD"/rank*.json | wc -c)
-  echo "== 8 ranks x ~$RANKS_MB MB per side ($((bytes / 1000000)) MB per side), the same directory on both sides"
-  measure "tracediff --rank all" "$BIN" compare "$RD" "$RD" --no-save --format csv --rank all
-  echo "   throughput: $(echo "$bytes / 1000000 / ${MED_T[tracediff --rank all]}" | bc -l | xargs printf '%.0f') MB/s of JSON (each file read once)"
-  # The default step is the lowest of the whole side (as in HTA): the other ranks' steps are read.
-  measure "--control-rank 3 --test-rank 5" "$BIN" compare "$RD" "$RD" --no-save --format csv --control-rank 3 --test-rank 5
-  # With the steps given, the other ranks are read only up to their distributedInfo.
-  measure "--control-rank 3 --test-rank 5 --iteration all" "$BIN" compare "$RD" "$RD" --no-save --format csv \
-    --control-rank 3 --test-rank 5 --iteration all
-fi
+    ;;
+  ranks)
+    RD=$CACHE/ranks-$RANK_MB
+    if [ ! -s "$RD/r16/rank15.json" ]; then
+      mkdir -p "$RD/r2" "$RD/r16"
+      echo "bench: making 16 rank files of ~$RANK_MB MB in $RD ..." >&2
+      python3 "$SHARED/tools/scale_trace.py" "$PAIR_C/control.json.gz" "$RD/base.json" --target-mb "$RANK_MB" >/dev/null
+      for r in $(seq 0 15); do
+        sed "0,/\"distributedInfo\": *{[^}]*}/s//\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": $r, \"world_size\": 16}/" \
+          "$RD/base.json" > "$RD/r16/rank$r.json"
+        [ "$r" -lt 2 ] && cp "$RD/r16/rank$r.json" "$RD/r2/"
+      done
+      rm -f "$RD/base.json"
+      # The test side: the same files under another path (hard links), so each side is read.
+      for n in 2 16; do mkdir -p "$RD/t$n"; cp -l "$RD/r$n"/*.json "$RD/t$n/"; done
+    fi
+    echo "== many ranks: --rank all over 2 and 16 files a side (~$RANK_MB MB each)"
+    measure "tracediff --rank all, 2 ranks" "$BIN" compare "$RD/r2" "$RD/t2" --no-save --format csv --rank all
+    measure "tracediff --rank all, 16 ranks" "$BIN" compare "$RD/r16" "$RD/t16" --no-save --format csv --rank all
+    goal "16 ranks / 2 ranks, peak RSS" "$(echo "${M[tracediff --rank all, 16 ranks]} / ${M[tracediff --rank all, 2 ranks]}" | bc -l)" "<=" 1.5 "x"
+    ;;
+  *) echo "bench: unknown goal '$g' (core big-small two-big gzip hta ranks memory)" >&2; exit 2 ;;
+  esac
+done
+echo
+echo "== load at the end: $(load)"

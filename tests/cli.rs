@@ -285,7 +285,7 @@ fn bad_inputs_are_one_line_errors_with_exit_code_2() {
         ("fixtures/bad/empty.json", "empty file (fixtures/bad/empty.json)"),
         (
             "fixtures/bad/not_a_trace.json",
-            "not a trace: the JSON text is an array, not an object (fixtures/bad/not_a_trace.json: byte 0)",
+            "not a trace: the JSON text is a string, not an object (fixtures/bad/not_a_trace.json: byte 0)",
         ),
         (
             "fixtures/bad/no_trace_events.json",

@@ -4,59 +4,12 @@
 //! for. `stream` and `correlation` are always read: they are core columns of the store.
 
 use crate::error::{Error, Result};
-use crate::input::parse::RawValue;
-use crate::model::store::{NameId, StringTable};
+use crate::input::number::Number;
+pub use crate::model::attrs::{AttrColumn, AttrSpec, AttrTable, AttrType, AttrValue, format_float, value_text};
+use crate::model::store::StringTable;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use std::fmt;
-
-/// How an attribute's values are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum AttrType {
-    /// A whole number; decimals are truncated, decimal strings are read.
-    Int,
-    /// A floating-point number; numeric strings are read.
-    Float,
-    /// Text; numbers and other JSON keep their JSON text.
-    String,
-    /// Any JSON value, kept as compact JSON text (`[[64,128],[128]]`).
-    Object,
-}
-
-impl AttrType {
-    pub fn parse(s: &str) -> Option<AttrType> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "int" => Some(AttrType::Int),
-            "float" => Some(AttrType::Float),
-            "string" | "str" => Some(AttrType::String),
-            "object" | "json" => Some(AttrType::Object),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for AttrType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            AttrType::Int => "int",
-            AttrType::Float => "float",
-            AttrType::String => "string",
-            AttrType::Object => "object",
-        })
-    }
-}
-
-/// One attribute: the column it becomes, the key it comes from in `args`, its type, and the
-/// value of events that lack it (written as text, e.g. `-1`, `0.0`, `[]`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AttrSpec {
-    pub column: String,
-    pub raw_key: String,
-    pub ty: AttrType,
-    pub default: String,
-}
 
 const fn spec(column: &'static str, raw_key: &'static str, ty: AttrType, default: &'static str) -> BuiltinSpec {
     BuiltinSpec {
@@ -350,89 +303,6 @@ pub fn column_for_key(raw: &str) -> String {
     if out == "name" { "arg_name".to_string() } else { out }
 }
 
-/// A stored attribute value.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum AttrValue {
-    Int(i64),
-    Float(f64),
-    Text(NameId),
-}
-
-/// One attribute column of a trace file.
-#[derive(Debug, Clone, PartialEq)]
-pub enum AttrColumn {
-    Int(Vec<i64>),
-    Float(Vec<f64>),
-    /// Strings and compact JSON, interned in the file's string table.
-    Text(Vec<NameId>),
-}
-
-impl AttrColumn {
-    pub fn get(&self, row: usize) -> AttrValue {
-        match self {
-            AttrColumn::Int(v) => AttrValue::Int(v[row]),
-            AttrColumn::Float(v) => AttrValue::Float(v[row]),
-            AttrColumn::Text(v) => AttrValue::Text(v[row]),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            AttrColumn::Int(v) => v.len(),
-            AttrColumn::Float(v) => v.len(),
-            AttrColumn::Text(v) => v.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Bytes per row.
-    pub fn width(&self) -> usize {
-        match self {
-            AttrColumn::Int(_) => 8,
-            AttrColumn::Float(_) => 8,
-            AttrColumn::Text(_) => 4,
-        }
-    }
-}
-
-/// The attribute columns of a trace file, parallel to its event table.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AttrTable {
-    pub specs: Vec<AttrSpec>,
-    pub columns: Vec<AttrColumn>,
-}
-
-impl AttrTable {
-    pub fn column(&self, name: &str) -> Option<(usize, &AttrSpec)> {
-        self.specs.iter().enumerate().find(|(_, s)| s.column == name)
-    }
-
-    /// The value of column `col` at `row` as text (JSON text for objects).
-    pub fn text(&self, col: usize, row: usize, strings: &StringTable) -> String {
-        value_text(self.columns[col].get(row), strings)
-    }
-}
-
-pub fn value_text(v: AttrValue, strings: &StringTable) -> String {
-    match v {
-        AttrValue::Int(i) => i.to_string(),
-        AttrValue::Float(f) => format_float(f),
-        AttrValue::Text(id) => strings.resolve(id).to_string(),
-    }
-}
-
-/// Floats print in their shortest round-trip form, with a `.0` for whole values.
-pub fn format_float(f: f64) -> String {
-    if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e15 {
-        format!("{f:.1}")
-    } else {
-        format!("{f}")
-    }
-}
-
 /// Removes the white space outside strings from a JSON text.
 pub fn compact_json(raw: &[u8]) -> String {
     let mut out = Vec::with_capacity(raw.len());
@@ -458,6 +328,15 @@ pub fn compact_json(raw: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// An attribute value as found in `args`, borrowed from the text.
+#[derive(Debug, Clone)]
+pub enum RawValue<'a> {
+    Number(Number<'a>),
+    Text(Cow<'a, str>),
+    /// Objects, arrays, booleans and null: their JSON text.
+    Json(&'a str),
+}
+
 /// Which `args` keys the parser collects, and into which column.
 #[derive(Debug, Default)]
 pub struct AttrKeys {
@@ -466,6 +345,18 @@ pub struct AttrKeys {
 }
 
 impl AttrKeys {
+    /// The keys `request` asks for, each with its column (as [`AttrBuilder::new`] numbers them).
+    pub fn from_request(request: &AttrRequest) -> Self {
+        let mut map = FxHashMap::default();
+        for (col, spec) in request.specs.iter().enumerate() {
+            map.insert(spec.raw_key.clone().into_boxed_str(), col);
+        }
+        AttrKeys {
+            map,
+            infer_all: request.infer_all,
+        }
+    }
+
     /// Whether any key is collected at all.
     #[inline]
     pub fn is_active(&self) -> bool {
@@ -506,14 +397,6 @@ fn default_value(spec: &AttrSpec, strings: &mut StringTable) -> AttrValue {
     }
 }
 
-fn empty_column(ty: AttrType) -> AttrColumn {
-    match ty {
-        AttrType::Int => AttrColumn::Int(Vec::new()),
-        AttrType::Float => AttrColumn::Float(Vec::new()),
-        AttrType::String | AttrType::Object => AttrColumn::Text(Vec::new()),
-    }
-}
-
 impl AttrBuilder {
     pub fn new(request: &AttrRequest, strings: &mut StringTable) -> Self {
         let mut b = AttrBuilder {
@@ -536,10 +419,8 @@ impl AttrBuilder {
     fn add_column(&mut self, spec: AttrSpec, inferred: bool, strings: &mut StringTable) -> usize {
         let col = self.specs.len();
         let default = default_value(&spec, strings);
-        let mut column = empty_column(spec.ty);
-        for _ in 0..self.rows {
-            push(&mut column, default);
-        }
+        // Sparse: the rows before it read the default without storing anything.
+        let column = AttrColumn::new(default);
         self.keys.map.insert(spec.raw_key.clone().into_boxed_str(), col);
         self.specs.push(spec);
         self.columns.push(column);
@@ -549,13 +430,13 @@ impl AttrBuilder {
     }
 
     /// Adds a row: defaults everywhere, then the values the event has.
-    pub fn push_row(&mut self, values: Vec<(Option<usize>, Cow<'_, str>, RawValue<'_>)>, strings: &mut StringTable) {
-        if self.columns.is_empty() && values.is_empty() {
-            return;
-        }
-        for (column, &default) in self.columns.iter_mut().zip(&self.defaults) {
-            push(column, default);
-        }
+    /// Every event gets a row, with or without attributes, so that a column that first appears
+    /// late is backfilled to the right length.
+    pub fn push_row<'v>(
+        &mut self,
+        values: impl IntoIterator<Item = (Option<usize>, Cow<'v, str>, RawValue<'v>)>,
+        strings: &mut StringTable,
+    ) {
         self.rows += 1;
         for (col, key, value) in values {
             let col = match col.or_else(|| self.keys.map.get(key.as_ref()).copied()) {
@@ -614,101 +495,64 @@ impl AttrBuilder {
             (AttrType::Int, RawValue::Number(n)) => Some(AttrValue::Int(n.to_i64())),
             (AttrType::Int, RawValue::Text(t)) => t.trim().parse().ok().map(AttrValue::Int),
             (AttrType::Int, RawValue::Json(j)) => match *j {
-                b"true" => Some(AttrValue::Int(1)),
-                b"false" => Some(AttrValue::Int(0)),
+                "true" => Some(AttrValue::Int(1)),
+                "false" => Some(AttrValue::Int(0)),
                 _ => None,
             },
             (AttrType::Float, RawValue::Number(n)) => Some(AttrValue::Float(n.to_f64())),
             (AttrType::Float, RawValue::Text(t)) => t.trim().parse().ok().map(AttrValue::Float),
             (AttrType::Float, RawValue::Json(_)) => None,
             (AttrType::String, RawValue::Text(t)) => Some(AttrValue::Text(strings.intern(t))),
-            (AttrType::String | AttrType::Object, RawValue::Number(n)) => Some(AttrValue::Text(
-                strings.intern(std::str::from_utf8(n.text).unwrap_or("")),
-            )),
+            (AttrType::String | AttrType::Object, RawValue::Number(n)) => Some(AttrValue::Text(strings.intern(n.text))),
             (AttrType::String | AttrType::Object, RawValue::Json(j)) => {
-                Some(AttrValue::Text(strings.intern(&compact_json(j))))
+                Some(AttrValue::Text(strings.intern(&compact_json(j.as_bytes()))))
             }
             (AttrType::Object, RawValue::Text(t)) => Some(AttrValue::Text(
                 strings.intern(&serde_json::to_string(t.as_ref()).unwrap_or_default()),
             )),
         };
         if let Some(v) = converted {
-            set_value(&mut self.columns[col], row, v);
+            self.columns[col].set(row as u32, v);
         }
     }
 
     /// An inferred column meets a value of another type: int becomes float for a decimal,
     /// anything else becomes JSON text (existing values keep their text).
     fn widen(&mut self, col: usize, value: &RawValue<'_>, strings: &mut StringTable) {
-        let to_float = matches!((&self.columns[col], value), (AttrColumn::Int(_), RawValue::Number(_)));
-        let old = std::mem::replace(&mut self.columns[col], AttrColumn::Int(Vec::new()));
-        let (column, ty) = match (old, to_float) {
-            (AttrColumn::Int(v), true) => (
-                AttrColumn::Float(v.into_iter().map(|x| x as f64).collect()),
-                AttrType::Float,
-            ),
-            (AttrColumn::Int(v), false) => (
-                AttrColumn::Text(v.into_iter().map(|x| strings.intern(&x.to_string())).collect()),
-                AttrType::Object,
-            ),
-            (AttrColumn::Float(v), _) => (
-                AttrColumn::Text(v.into_iter().map(|x| strings.intern(&format_float(x))).collect()),
-                AttrType::Object,
-            ),
-            (AttrColumn::Text(v), _) => {
-                // Strings become JSON strings so that the column holds JSON text throughout.
-                let v = v
-                    .into_iter()
-                    .map(|id| {
-                        let quoted = serde_json::to_string(strings.resolve(id)).unwrap_or_default();
-                        strings.intern(&quoted)
-                    })
-                    .collect();
-                (AttrColumn::Text(v), AttrType::Object)
-            }
-        };
-        self.columns[col] = column;
+        let to_float = matches!(
+            (self.columns[col].default, value),
+            (AttrValue::Int(_), RawValue::Number(_))
+        );
+        let ty = if to_float { AttrType::Float } else { AttrType::Object };
         let spec = &mut self.specs[col];
         spec.ty = ty;
         spec.default = match ty {
             AttrType::Float => "0.0".to_string(),
             _ => "null".to_string(),
         };
-        self.defaults[col] = default_value(spec, strings);
+        let new_default = default_value(spec, strings);
+        self.defaults[col] = new_default;
+        let row = (self.rows - 1) as u32;
+        self.columns[col].convert(row, new_default, |v| match (v, to_float) {
+            (AttrValue::Int(x), true) => AttrValue::Float(x as f64),
+            (AttrValue::Int(x), false) => AttrValue::Text(strings.intern(&x.to_string())),
+            (AttrValue::Float(x), _) => AttrValue::Text(strings.intern(&format_float(x))),
+            // Strings become JSON strings so that the column holds JSON text throughout.
+            (AttrValue::Text(id), _) => {
+                let quoted = serde_json::to_string(strings.resolve(id)).unwrap_or_default();
+                AttrValue::Text(strings.intern(&quoted))
+            }
+        });
     }
 
     pub fn finish(mut self) -> AttrTable {
         for c in &mut self.columns {
-            match c {
-                AttrColumn::Int(v) => v.shrink_to_fit(),
-                AttrColumn::Float(v) => v.shrink_to_fit(),
-                AttrColumn::Text(v) => v.shrink_to_fit(),
-            }
+            c.finish(self.rows);
         }
         AttrTable {
             specs: self.specs,
             columns: self.columns,
         }
-    }
-}
-
-fn push(column: &mut AttrColumn, v: AttrValue) {
-    match (column, v) {
-        (AttrColumn::Int(c), AttrValue::Int(x)) => c.push(x),
-        (AttrColumn::Float(c), AttrValue::Float(x)) => c.push(x),
-        (AttrColumn::Text(c), AttrValue::Text(x)) => c.push(x),
-        (AttrColumn::Int(c), _) => c.push(-1),
-        (AttrColumn::Float(c), _) => c.push(0.0),
-        (AttrColumn::Text(c), _) => c.push(NameId(0)),
-    }
-}
-
-fn set_value(column: &mut AttrColumn, row: usize, v: AttrValue) {
-    match (column, v) {
-        (AttrColumn::Int(c), AttrValue::Int(x)) => c[row] = x,
-        (AttrColumn::Float(c), AttrValue::Float(x)) => c[row] = x,
-        (AttrColumn::Text(c), AttrValue::Text(x)) => c[row] = x,
-        _ => {}
     }
 }
 

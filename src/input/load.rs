@@ -70,7 +70,7 @@ pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
 /// Parses JSON text from `reader` into a [`TraceFile`] with its iterations assigned.
 /// `path` and `compression` only serve error messages and the file's record.
 pub fn trace_from_reader(
-    reader: impl Read,
+    reader: impl Read + Send,
     path: &Path,
     compression: Compression,
     attrs: &AttrRequest,

@@ -4,7 +4,9 @@
 
 pub mod attrs;
 pub mod discover;
-pub mod json;
+pub mod event;
 pub mod load;
+pub mod number;
 pub mod parse;
 pub mod read;
+pub mod split;

@@ -1,22 +1,30 @@
 //! Parsing a Kineto trace straight into the columnar store.
 //!
-//! The JSON text is read in chunks and never held whole: the top-level object is walked
-//! one member at a time, and `traceEvents` one event at a time. Each piece is parsed from
-//! the current chunk; when a piece runs past the end of the chunk, more text is read and
-//! that piece (only) is parsed again. Names are borrowed from the chunk and interned once.
+//! The pipeline: a reader thread reads (and decompresses) the text and walks the top-level
+//! object by hand, cutting `traceEvents` into chunks of whole events ([`crate::input::split`]);
+//! the chunks are parsed by serde_json on rayon ([`crate::input::event`]) and merged into the
+//! store in file order, so the result is the same whatever the number of threads. Memory holds
+//! a few chunks and the store, never the whole text. The JSON-array form of the Trace Event
+//! Format (`[{...}, ...]`, the closing `]` optional) is read as a bare `traceEvents`.
 
 use crate::error::{Error, Location, Result};
-use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, AttrTable};
-use crate::input::json::{self, Scan, ScanResult};
+use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, AttrTable, RawValue as AttrRaw};
+use crate::input::event::{self, Chunk, ChunkError, ChunkOut, Collect, parse_chunk};
+use crate::input::number::Number;
 use crate::input::read::{Compression, describe_read_error};
-use crate::model::store::{
-    DeviceProperties, EventTable, MemoryEvents, MemorySample, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable,
-};
+use crate::input::split::{Cut, Input, describe_byte, kind_of};
+use crate::model::store::{DeviceProperties, EventTable, MemoryEvents, NameId, NewEvent, StringTable};
+use rayon::prelude::*;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-const CHUNK: usize = 1 << 20;
+/// Bytes of events per chunk.
+pub const CHUNK_BYTES: usize = 256 << 10;
 /// Distinct strings one file may hold: ids are `u32`.
 const MAX_STRINGS: usize = u32::MAX as usize - 1;
 
@@ -44,900 +52,624 @@ pub struct Header {
     pub steps: Option<Vec<i64>>,
 }
 
-/// How far [`walk`] goes.
-enum Mode<'r> {
-    Full(&'r AttrRequest),
+/// How far the parse goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Full,
     Rank,
     RankAndSteps,
 }
 
 /// Parses a whole trace from `reader`. `path` and `compression` only serve error messages.
 pub fn parse_trace(
-    reader: impl Read,
+    reader: impl Read + Send,
     path: &Path,
     compression: Compression,
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
-    walk(reader, path, compression, Mode::Full(request))
+    walk(reader, path, compression, Mode::Full, request)
 }
 
 /// Reads only as far as needed to know the file's `distributedInfo.rank`: up to `traceEvents`
 /// when the rank comes before it (as torch.profiler writes it), else through the events,
-/// skipping them without storing anything. `None` when the file declares no rank.
-pub fn scan_rank(reader: impl Read, path: &Path, compression: Compression) -> Result<Option<i64>> {
-    walk(reader, path, compression, Mode::Rank).map(|t| t.declared_rank)
+/// checking them without storing anything. `None` when the file declares no rank.
+pub fn scan_rank(reader: impl Read + Send, path: &Path, compression: Compression) -> Result<Option<i64>> {
+    walk(reader, path, compression, Mode::Rank, &AttrRequest::default()).map(|t| t.declared_rank)
 }
 
 /// The file's rank and, with `want_steps`, its ProfilerStep numbers: every event is read
 /// (and checked) but none is stored.
-pub fn scan_header(reader: impl Read, path: &Path, compression: Compression, want_steps: bool) -> Result<Header> {
+pub fn scan_header(
+    reader: impl Read + Send,
+    path: &Path,
+    compression: Compression,
+    want_steps: bool,
+) -> Result<Header> {
     if !want_steps {
         return scan_rank(reader, path, compression).map(|rank| Header { rank, steps: None });
     }
-    walk(reader, path, compression, Mode::RankAndSteps).map(|t| Header {
+    walk(reader, path, compression, Mode::RankAndSteps, &AttrRequest::default()).map(|t| Header {
         rank: t.declared_rank,
         steps: Some(t.scanned_steps),
     })
 }
 
-/// Walks the top-level object.
-fn walk(reader: impl Read, path: &Path, compression: Compression, mode: Mode<'_>) -> Result<ParsedTrace> {
-    let no_attrs = AttrRequest::default();
-    let request = match mode {
-        Mode::Full(r) => r,
-        _ => &no_attrs,
+/// A problem found by the reader thread, before it is given the file's name.
+#[derive(Debug)]
+enum Fail {
+    At(u64, String),
+    Whole(String),
+    Io(io::Error, u64),
+    /// The parsing side stopped first (it has the error to report).
+    Stopped,
+}
+
+impl Fail {
+    fn into_error(self, path: &Path, compression: Compression) -> Error {
+        match self {
+            Fail::At(at, msg) => Error::input_at(path, msg, Location::Byte(at)),
+            Fail::Whole(msg) => Error::input(path, msg),
+            Fail::Io(e, at) => Error::input_at(
+                path,
+                describe_read_error(&e, compression),
+                Location::Text(format!("after {at} bytes of JSON")),
+            ),
+            Fail::Stopped => Error::input(path, "stopped"),
+        }
+    }
+}
+
+/// What the reader thread learns outside `traceEvents`.
+#[derive(Debug, Default)]
+struct Head {
+    declared_rank: Option<i64>,
+    json_bytes: u64,
+    devices: Vec<DeviceProperties>,
+}
+
+/// Reads the file on a thread of its own and parses its chunks here, in order.
+fn walk(
+    reader: impl Read + Send,
+    path: &Path,
+    compression: Compression,
+    mode: Mode,
+    request: &AttrRequest,
+) -> Result<ParsedTrace> {
+    let threads = rayon::current_num_threads().max(1);
+    let collect = if mode == Mode::Full {
+        Collect::Events
+    } else {
+        Collect::Steps
     };
-    let mut input = Input::new(reader, path, compression);
-    let mut out = ParsedTrace::default();
-    let mut attrs = AttrBuilder::new(request, &mut out.strings);
-    let mut seen_events = false;
-
-    input
-        .unit(|s| {
-            let mut i = 0;
-            // A UTF-8 byte order mark is tolerated, as Python's json does for bytes.
-            if s.len() >= 3 && s[..3] == [0xEF, 0xBB, 0xBF] {
-                i = 3;
-            }
-            match json::peek(s, i) {
-                Ok((b'{', i)) => Ok(((), i + 1)),
-                Ok((b, i)) => json::wrong(
-                    i,
-                    format!("not a trace: the JSON text is {}, not an object", json::kind_of(b)),
-                ),
-                Err(e) => Err(e),
-            }
-        })
-        .map_err(|e| match e {
-            ParseFailure::Eof { .. } if input.offset() == 0 => Error::input(path, "empty file"),
-            other => input.error(other),
-        })?;
-
-    let mut first = true;
-    loop {
-        let key: Option<String> = input
-            .unit(|s| {
-                let i = match next_member(s, 0, first, b'}')? {
-                    Next::Close(end) => return Ok((None, end)),
-                    Next::Member(i) => i,
-                };
-                let (b, i) = json::peek(s, i)?;
-                if b != b'"' {
-                    return json::invalid(i, format!("expected a key string, found {}", json::describe_byte(b)));
-                }
-                let (key, i) = json::string(s, i)?;
-                let i = json::expect(s, i, b':', "':'")?;
-                Ok((Some(key.into_owned()), i))
-            })
-            .map_err(|e| input.error(e))?;
-        first = false;
-        let Some(key) = key else { break };
-        match key.as_str() {
-            "traceEvents" => {
-                if seen_events {
-                    return Err(input.error_here("'traceEvents' appears twice"));
-                }
-                seen_events = true;
-                match mode {
-                    Mode::Full(_) => parse_events(&mut input, &mut out, &mut attrs)?,
-                    Mode::Rank if out.declared_rank.is_some() => return Ok(out),
-                    Mode::Rank => skip_events(&mut input, None)?,
-                    Mode::RankAndSteps => {
-                        let mut steps = Vec::new();
-                        skip_events(&mut input, Some(&mut steps))?;
-                        steps.sort_unstable();
-                        steps.dedup();
-                        out.scanned_steps = steps;
-                    }
-                }
-            }
-            "distributedInfo" => {
-                out.declared_rank = input.unit(|s| distributed_rank(s, 0)).map_err(|e| input.error(e))?;
-            }
-            "deviceProperties" if matches!(mode, Mode::Full(_)) => {
-                out.devices = input.unit(|s| device_properties(s, 0)).map_err(|e| input.error(e))?;
-            }
-            _ => {
-                input
-                    .unit(|s| json::skip_value(s, 0, 1).map(|i| ((), i)))
-                    .map_err(|e| input.error(e))?;
-            }
-        }
-    }
-    // Only white space may follow the top-level object.
-    loop {
-        let rest = input.data();
-        let i = json::skip_ws(rest, 0);
-        if i < rest.len() {
-            return Err(input.error(ParseFailure::Scan(Scan::Invalid {
-                at: input.start + i,
-                msg: "invalid JSON: unexpected text after the end of the JSON object".to_string(),
-            })));
-        }
-        input.consume(i);
-        if !input.fill().map_err(|e| input.error(e))? {
-            break;
-        }
-    }
-    if !seen_events {
-        return Err(Error::input(path, "not a Kineto trace: no 'traceEvents' array"));
-    }
-    out.json_bytes = input.offset();
-    out.events.shrink_to_fit();
-    out.attrs = attrs.finish();
+    let (tx, rx) = sync_channel::<Chunk>(threads);
+    let (head, parsed) = std::thread::scope(|scope| {
+        let reader_thread = scope.spawn(move || {
+            let mut input = Input::new(reader);
+            read_top(&mut input, mode, &tx)
+        });
+        let parsed = consume(rx, request, collect, threads);
+        let head = reader_thread.join().unwrap_or(Err(Fail::Stopped));
+        (head, parsed)
+    });
+    // An error in a chunk comes before anything the reader found later in the text.
+    let mut out = parsed.map_err(|e| Error::input_at(path, e.msg, Location::Byte(e.at)))?;
+    let head = head.map_err(|f| f.into_error(path, compression))?;
+    out.declared_rank = head.declared_rank;
+    out.json_bytes = head.json_bytes;
+    out.devices = head.devices;
     Ok(out)
 }
 
-/// The rank in the `distributedInfo` object starting at `s[i]`.
-fn distributed_rank(s: &[u8], i: usize) -> ScanResult<(Option<i64>, usize)> {
-    let (b, i) = json::peek(s, i)?;
-    if b != b'{' {
-        // Anything but an object carries no rank.
-        let end = json::skip_value(s, i, 1)?;
-        return Ok((None, end));
-    }
-    let mut rank = None;
-    let mut j = i + 1;
-    let (b, k) = json::peek(s, j)?;
-    if b == b'}' {
-        return Ok((None, k + 1));
-    }
-    loop {
-        let (b, k) = json::peek(s, j)?;
-        if b != b'"' {
-            return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
+/// Parses the chunks as they come, a batch at a time on rayon, and merges them in file order.
+fn consume(
+    rx: Receiver<Chunk>,
+    request: &AttrRequest,
+    collect: Collect,
+    threads: usize,
+) -> Result<ParsedTrace, ChunkError> {
+    let keys = AttrKeys::from_request(request);
+    let mut merger = Merger::new(request);
+    let mut batch: Vec<Chunk> = Vec::with_capacity(threads);
+    while let Ok(first) = rx.recv() {
+        batch.push(first);
+        while batch.len() < threads {
+            match rx.try_recv() {
+                Ok(c) => batch.push(c),
+                Err(_) => break,
+            }
         }
-        let (key, k) = json::key(s, k)?;
-        j = json::expect(s, k, b':', "':'")?;
-        if *key == *b"rank" {
-            let (b, v) = json::peek(s, j)?;
+        let parsed: Vec<Result<ChunkOut<'_>, ChunkError>> =
+            batch.par_iter().map(|c| parse_chunk(c, &keys, collect)).collect();
+        for (chunk, out) in batch.iter().zip(parsed) {
+            merger.merge(out?, chunk.spans.len() as u64)?;
+        }
+        batch.clear();
+    }
+    Ok(merger.finish())
+}
+
+/// Builds the file's store from parsed chunks, in file order.
+struct Merger {
+    out: ParsedTrace,
+    attrs: AttrBuilder,
+    device_use: BTreeMap<i64, u64>,
+}
+
+impl Merger {
+    fn new(request: &AttrRequest) -> Self {
+        let mut out = ParsedTrace::default();
+        let attrs = AttrBuilder::new(request, &mut out.strings);
+        Merger {
+            out,
+            attrs,
+            device_use: BTreeMap::new(),
+        }
+    }
+
+    /// Appends a chunk's events; strings are interned in the order a one-pass parse would
+    /// meet them (pid, tid, attributes, name, cat), so ids do not depend on chunking.
+    fn merge(&mut self, chunk: ChunkOut<'_>, entries: u64) -> Result<(), ChunkError> {
+        let out = &mut self.out;
+        out.total_events += entries;
+        out.scanned_steps.extend_from_slice(&chunk.steps);
+        for &m in &chunk.memory {
+            out.memory.push(m);
+        }
+        let mut ids: Vec<Option<NameId>> = vec![None; chunk.strings.list.len()];
+        let mut attrs = chunk.attrs.into_iter().peekable();
+        for (row, e) in chunk.events.iter().enumerate() {
+            let Ok(index) = u32::try_from(e.index) else {
+                return Err(ChunkError {
+                    at: e.at,
+                    msg: "more than 4294967295 events in one file".to_string(),
+                });
+            };
+            let mut values: Vec<(Option<usize>, Cow<'_, str>, AttrRaw<'_>)> = Vec::new();
+            while let Some((_, col, key, value)) = attrs.next_if(|a| a.0 as usize == row) {
+                values.push((col, key, value));
+            }
+            // Interning a new string needs a free id; one event adds a few.
+            if out.strings.len() + 4 + values.len() >= MAX_STRINGS {
+                return Err(ChunkError {
+                    at: e.at,
+                    msg: format!("more than {MAX_STRINGS} distinct strings in one file"),
+                });
+            }
+            let strings = &mut out.strings;
+            let mut global = |local: u32| -> NameId {
+                *ids[local as usize].get_or_insert_with(|| strings.intern(&chunk.strings.list[local as usize]))
+            };
+            let pid = global(e.pid);
+            let tid = global(e.tid);
+            self.attrs.push_row(values, &mut out.strings);
+            let strings = &mut out.strings;
+            let mut global = |local: u32| -> NameId {
+                *ids[local as usize].get_or_insert_with(|| strings.intern(&chunk.strings.list[local as usize]))
+            };
+            let name = global(e.name);
+            let cat = global(e.cat);
+            if let Some(device) = e.device {
+                *self.device_use.entry(device).or_insert(0) += 1;
+            }
+            out.events.push(NewEvent {
+                index,
+                name,
+                cat,
+                ts_ns: e.ts_ns,
+                dur_ns: e.dur_ns,
+                pid,
+                tid,
+                stream: e.stream,
+                correlation: e.correlation,
+            });
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> ParsedTrace {
+        self.out.events.shrink_to_fit();
+        self.out.attrs = self.attrs.finish();
+        self.out.scanned_steps.sort_unstable();
+        self.out.scanned_steps.dedup();
+        self.out.device_use = self.device_use.into_iter().collect();
+        self.out
+    }
+}
+
+/// The reader thread: the top-level value, by hand; its members other than `traceEvents` are
+/// parsed with serde_json, `traceEvents` is cut into chunks sent to `tx`.
+fn read_top<R: Read>(input: &mut Input<R>, mode: Mode, tx: &SyncSender<Chunk>) -> Result<Head, Fail> {
+    let io = |input: &Input<R>| {
+        let at = input.read_so_far();
+        move |e: io::Error| Fail::Io(e, at)
+    };
+    // A UTF-8 byte order mark is tolerated, as Python's json does for bytes.
+    input.want(3).map_err(io(input))?;
+    if input.data().starts_with(&[0xEF, 0xBB, 0xBF]) {
+        input.consume(3);
+    }
+    let Some((i, b)) = input.skip_ws(0).map_err(io(input))? else {
+        return Err(Fail::Whole("empty file".to_string()));
+    };
+    let head = match b {
+        b'{' => {
+            input.consume(i + 1);
+            match read_object(input, mode, tx)? {
+                Top::Done(head) => head,
+                // The rank is known and nothing more is needed.
+                Top::Early(head) => return Ok(head),
+            }
+        }
+        // The JSON-array form declares no rank.
+        b'[' if mode == Mode::Rank => return Ok(Head::default()),
+        b'[' => {
+            input.consume(i + 1);
+            read_events(input, 1, true, tx)?;
+            Head::default()
+        }
+        _ => {
+            return Err(Fail::At(
+                input.offset() + i as u64,
+                format!("not a trace: the JSON text is {}, not an object", kind_of(b)),
+            ));
+        }
+    };
+    // Only white space may follow.
+    if let Some((i, _)) = input.skip_ws(0).map_err(io(input))? {
+        return Err(Fail::At(
+            input.offset() + i as u64,
+            format!(
+                "invalid JSON: unexpected text after the end of the JSON {}",
+                if b == b'{' { "object" } else { "array" }
+            ),
+        ));
+    }
+    Ok(Head {
+        json_bytes: input.read_so_far(),
+        ..head
+    })
+}
+
+fn truncated<R: Read>(input: &Input<R>) -> Fail {
+    Fail::At(
+        input.read_so_far(),
+        "invalid JSON: unexpected end of text (truncated file?)".to_string(),
+    )
+}
+
+/// The next byte after white space from `at`; the end of the text is a truncation.
+fn next_byte<R: Read>(input: &mut Input<R>, at: usize) -> Result<(usize, u8), Fail> {
+    match input.skip_ws(at) {
+        Ok(Some(found)) => Ok(found),
+        Ok(None) => Err(truncated(input)),
+        Err(e) => Err(Fail::Io(e, input.read_so_far())),
+    }
+}
+
+/// The end of the value at `at`, as a failure the user can read when it has none.
+fn value_end<R: Read>(input: &mut Input<R>, at: usize, outer: usize) -> Result<usize, Fail> {
+    match input.value_end(at, outer) {
+        Ok(end) => Ok(end),
+        Err(Cut::TooDeep(k)) => Err(Fail::At(
+            input.offset() + k as u64,
+            format!(
+                "invalid JSON: nesting deeper than {} levels",
+                crate::input::split::MAX_DEPTH
+            ),
+        )),
+        Err(Cut::Io(e)) => Err(Fail::Io(e, input.read_so_far())),
+        Err(Cut::Eof) => {
+            // The text ends inside the value: say so, unless it breaks the grammar earlier.
+            let partial = &input.data()[at..];
+            match check_value(partial) {
+                Err((k, msg)) if !msg.contains("EOF while parsing") && k < partial.len() => {
+                    Err(Fail::At(input.offset() + (at + k) as u64, msg))
+                }
+                _ => Err(truncated(input)),
+            }
+        }
+    }
+}
+
+/// Checks that `s` is one valid JSON value.
+fn check_value(s: &[u8]) -> Result<(), event::Failure> {
+    let text = event::utf8(s)?;
+    event::deserialize(text, |de| serde::Deserialize::deserialize(de).map(|_: IgnoredAny| ()))
+}
+
+/// How the top-level object was read.
+enum Top {
+    Done(Head),
+    /// Stopped at `traceEvents`: only the rank was wanted, and it is known.
+    Early(Head),
+}
+
+/// The top-level object, member by member.
+fn read_object<R: Read>(input: &mut Input<R>, mode: Mode, tx: &SyncSender<Chunk>) -> Result<Top, Fail> {
+    let mut head = Head::default();
+    let (mut seen_events, mut seen_info) = (false, false);
+    let mut first = true;
+    loop {
+        let (mut i, mut b) = next_byte(input, 0)?;
+        if b == b'}' && first {
+            input.consume(i + 1);
+            break;
+        }
+        if !first {
             match b {
-                b'-' | b'0'..=b'9' => {
-                    let (n, end) = json::number(s, v)?;
-                    if !n.is_integer {
-                        return json::wrong(v, "'distributedInfo.rank' must be an integer");
-                    }
-                    rank = Some(n.to_i64());
-                    j = end;
+                b'}' => {
+                    input.consume(i + 1);
+                    break;
                 }
-                b'"' => {
-                    let (text, end) = json::string(s, v)?;
-                    match text.trim().parse::<i64>() {
-                        Ok(r) => rank = Some(r),
-                        Err(_) => return json::wrong(v, "'distributedInfo.rank' must be an integer"),
-                    }
-                    j = end;
-                }
-                b'n' => j = json::literal(s, v)?,
+                b',' => (i, b) = next_byte(input, i + 1)?,
                 _ => {
-                    return json::wrong(
-                        v,
-                        format!("'distributedInfo.rank' must be an integer, found {}", json::kind_of(b)),
-                    );
+                    return Err(syntax(
+                        input,
+                        i,
+                        format!("expected ',' or '}}', found {}", describe_byte(b)),
+                    ));
                 }
             }
-        } else {
-            j = json::skip_value(s, j, 2)?;
         }
-        let (b, k) = json::peek(s, j)?;
-        match b {
-            b',' => j = k + 1,
-            b'}' => return Ok((rank, k + 1)),
-            _ => return json::invalid(k, format!("expected ',' or '}}', found {}", json::describe_byte(b))),
+        first = false;
+        if b != b'"' {
+            return Err(syntax(
+                input,
+                i,
+                format!("expected a key string, found {}", describe_byte(b)),
+            ));
         }
+        let end = value_end(input, i, 1)?;
+        let key: String = parse_slice(input, i, end, |text| {
+            event::deserialize(text, |de| serde::Deserialize::deserialize(de))
+        })?;
+        let (colon, b) = next_byte(input, end)?;
+        if b != b':' {
+            return Err(syntax(
+                input,
+                colon,
+                format!("expected ':', found {}", describe_byte(b)),
+            ));
+        }
+        let (v, b) = next_byte(input, colon + 1)?;
+        let at = input.offset() + v as u64;
+        match key.as_str() {
+            "traceEvents" => {
+                if seen_events {
+                    return Err(Fail::At(at, "'traceEvents' appears twice".to_string()));
+                }
+                seen_events = true;
+                if b != b'[' {
+                    return Err(Fail::At(
+                        at,
+                        format!("'traceEvents' must be an array, found {}", kind_of(b)),
+                    ));
+                }
+                if mode == Mode::Rank && head.declared_rank.is_some() {
+                    return Ok(Top::Early(head));
+                }
+                input.consume(v + 1);
+                read_events(input, 2, false, tx)?;
+            }
+            "deviceProperties" if mode == Mode::Full => {
+                let end = value_end(input, v, 1)?;
+                head.devices = parse_slice(input, v, end, device_properties)?;
+                input.consume(end);
+            }
+            "distributedInfo" => {
+                if seen_info {
+                    return Err(Fail::At(at, "'distributedInfo' appears twice".to_string()));
+                }
+                seen_info = true;
+                let end = value_end(input, v, 1)?;
+                head.declared_rank = parse_slice(input, v, end, distributed_rank)?;
+                input.consume(end);
+            }
+            _ => {
+                let end = value_end(input, v, 1)?;
+                parse_slice(input, v, end, |text| check_value(text.as_bytes()))?;
+                input.consume(end);
+            }
+        }
+    }
+    if !seen_events {
+        return Err(Fail::Whole("not a Kineto trace: no 'traceEvents' array".to_string()));
+    }
+    Ok(Top::Done(head))
+}
+
+fn syntax<R: Read>(input: &Input<R>, at: usize, what: String) -> Fail {
+    Fail::At(input.offset() + at as u64, format!("invalid JSON: {what}"))
+}
+
+/// Parses `data()[start..end]` with `f`, which gets it as text and fails with an offset in it.
+fn parse_slice<R: Read, T>(
+    input: &Input<R>,
+    start: usize,
+    end: usize,
+    f: impl FnOnce(&str) -> Result<T, event::Failure>,
+) -> Result<T, Fail> {
+    let place = |(k, msg): event::Failure| Fail::At(input.offset() + (start + k) as u64, msg);
+    let text = event::utf8(&input.data()[start..end]).map_err(place)?;
+    f(text).map_err(place)
+}
+
+/// `distributedInfo.rank`: an integer, or a string holding one; `null` or no object: none.
+fn distributed_rank(text: &str) -> Result<Option<i64>, event::Failure> {
+    if !text.starts_with('{') {
+        check_value(text.as_bytes())?;
+        return Ok(None);
+    }
+    let Some(raw) = event::member(text, "rank")? else {
+        return Ok(None);
+    };
+    let r = raw.get();
+    let at = r.as_ptr() as usize - text.as_ptr() as usize;
+    let not_integer = || (at, "'distributedInfo.rank' must be an integer".to_string());
+    match r.as_bytes()[0] {
+        b'-' | b'0'..=b'9' => {
+            let n = Number::new(r);
+            if n.is_integer {
+                Ok(Some(n.to_i64()))
+            } else {
+                Err(not_integer())
+            }
+        }
+        b'"' => event::string_text(r)
+            .trim()
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| not_integer()),
+        b'n' => Ok(None),
+        b => Err((
+            at,
+            format!("'distributedInfo.rank' must be an integer, found {}", kind_of(b)),
+        )),
     }
 }
 
 /// The `deviceProperties` array: each object's `id`, `name` and `totalGlobalMem`. Anything that
-/// is not an array of objects describes no device and is skipped; entries without an integer `id`
-/// are left out.
-fn device_properties(s: &[u8], i: usize) -> ScanResult<(Vec<DeviceProperties>, usize)> {
-    let (b, i) = json::peek(s, i)?;
-    if b != b'[' {
-        return Ok((Vec::new(), json::skip_value(s, i, 1)?));
+/// is not an array of objects describes no device; entries without an integer `id` are left out.
+fn device_properties(text: &str) -> Result<Vec<DeviceProperties>, event::Failure> {
+    if !text.starts_with('[') {
+        check_value(text.as_bytes())?;
+        return Ok(Vec::new());
     }
+    let entries: Vec<&RawValue> = event::deserialize(text, |de| serde::Deserialize::deserialize(de))?;
     let mut devices = Vec::new();
-    let mut j = i + 1;
-    let mut first = true;
-    loop {
-        j = match next_member(s, j, first, b']')? {
-            Next::Close(end) => return Ok((devices, end)),
-            Next::Member(k) => k,
-        };
-        first = false;
-        let (b, k) = json::peek(s, j)?;
-        if b != b'{' {
-            j = json::skip_value(s, k, 2)?;
+    for entry in entries {
+        let e = entry.get();
+        if !e.starts_with('{') {
             continue;
         }
-        let (device, end) = device_object(s, k)?;
-        devices.extend(device);
-        j = end;
-    }
-}
-
-/// One object of `deviceProperties`, starting at its `{`.
-fn device_object(s: &[u8], i: usize) -> ScanResult<(Option<DeviceProperties>, usize)> {
-    let (mut id, mut name, mut memory) = (None, None, None);
-    let mut j = i + 1;
-    let mut first = true;
-    loop {
-        j = match next_member(s, j, first, b'}')? {
-            Next::Close(end) => {
-                let device = id.map(|id| DeviceProperties {
-                    id,
-                    name: name.unwrap_or_default(),
-                    total_global_mem: memory,
-                });
-                return Ok((device, end));
-            }
-            Next::Member(k) => k,
+        let integer = |key: &str| -> Result<Option<i64>, event::Failure> {
+            Ok(event::member(e, key)?
+                .map(|r| Number::new(r.get()))
+                .filter(|n| matches!(n.text.as_bytes()[0], b'-' | b'0'..=b'9') && n.is_integer)
+                .map(|n| n.to_i64()))
         };
-        first = false;
-        let (b, k) = json::peek(s, j)?;
-        if b != b'"' {
-            return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
+        let Some(id) = integer("id")? else { continue };
+        let name = event::member(e, "name")?
+            .filter(|r| r.get().starts_with('"'))
+            .map(|r| event::string_text(r.get()).into_owned());
+        devices.push(DeviceProperties {
+            id,
+            name: name.unwrap_or_default(),
+            total_global_mem: integer("totalGlobalMem")?.and_then(|m| u64::try_from(m).ok()),
+        });
+    }
+    Ok(devices)
+}
+
+/// Cuts the elements of an array whose `[` is consumed into chunks of whole events, sent to
+/// `tx`. `outer` is the array's depth; with `open_ended` the text may end instead of the `]`
+/// (the Trace Event Format's JSON-array form allows it). On a failure, the events cut so far
+/// are sent first, so that an earlier error in them is the one reported.
+fn read_events<R: Read>(
+    input: &mut Input<R>,
+    outer: usize,
+    open_ended: bool,
+    tx: &SyncSender<Chunk>,
+) -> Result<(), Fail> {
+    let mut cut = Cutter::default();
+    let result = cut_events(input, outer, open_ended, tx, &mut cut);
+    match result {
+        Ok(()) => Ok(()),
+        Err(Fail::Stopped) => Err(Fail::Stopped),
+        Err(f) => {
+            let _ = cut.ship(input, cut.at, tx);
+            Err(f)
         }
-        let (key, k) = json::key(s, k)?;
-        let v = json::expect(s, k, b':', "':'")?;
-        j = match key.as_ref() {
-            b"id" | b"totalGlobalMem" => {
-                let (value, end) = raw_value(s, v)?;
-                if let RawValue::Number(n) = value
-                    && n.is_integer
-                {
-                    if key.as_ref() == b"id" {
-                        id = Some(n.to_i64());
-                    } else {
-                        memory = u64::try_from(n.to_i64()).ok();
-                    }
-                }
-                end
-            }
-            b"name" => {
-                let (value, end) = raw_value(s, v)?;
-                if let RawValue::Text(t) = value {
-                    name = Some(t.into_owned());
-                }
-                end
-            }
-            _ => json::skip_value(s, v, 3)?,
+    }
+}
+
+/// The chunk being cut.
+#[derive(Default)]
+struct Cutter {
+    spans: Vec<(usize, usize)>,
+    /// Entries of the array cut so far.
+    count: u64,
+    /// Where cutting goes on, from the window's start.
+    at: usize,
+}
+
+impl Cutter {
+    /// The text ends where an open-ended array may end: send the last events, drop the rest
+    /// (white space, a trailing comma).
+    fn finish_open<R: Read>(&mut self, input: &mut Input<R>, tx: &SyncSender<Chunk>) -> Result<(), Fail> {
+        self.ship(input, self.at, tx)?;
+        input.consume(input.data().len());
+        Ok(())
+    }
+
+    /// Sends the events cut so far (the text up to `end`) as a chunk, and lets go of that text.
+    fn ship<R: Read>(&mut self, input: &mut Input<R>, end: usize, tx: &SyncSender<Chunk>) -> Result<(), Fail> {
+        let spans = std::mem::take(&mut self.spans);
+        let chunk = Chunk {
+            bytes: input.data()[..end].to_vec(),
+            base: input.offset(),
+            first_index: self.count - spans.len() as u64,
+            spans,
         };
-    }
-}
-
-/// Reads the `[` that opens `traceEvents`.
-fn open_events<R: Read>(input: &mut Input<'_, R>) -> Result<()> {
-    input
-        .unit(|s| {
-            let (b, i) = json::peek(s, 0)?;
-            if b != b'[' {
-                return json::wrong(i, format!("'traceEvents' must be an array, found {}", json::kind_of(b)));
-            }
-            Ok(((), i + 1))
-        })
-        .map_err(|e| input.error(e))
-}
-
-fn parse_events<R: Read>(input: &mut Input<'_, R>, out: &mut ParsedTrace, attrs: &mut AttrBuilder) -> Result<()> {
-    open_events(input)?;
-    let mut index: u64 = 0;
-    let mut device_use: std::collections::BTreeMap<i64, u64> = std::collections::BTreeMap::new();
-    loop {
-        let strings = &mut out.strings;
-        let events = &mut out.events;
-        let memory = &mut out.memory;
-        let done = input
-            .unit(|s| {
-                let i = match next_member(s, 0, index == 0, b']')? {
-                    Next::Close(end) => return Ok((true, end)),
-                    Next::Member(i) => i,
-                };
-                let (entry, end) = raw_event(s, i, attrs.keys())?;
-                match entry {
-                    Entry::Kept(raw) => {
-                        if let Some(device) = raw.device {
-                            *device_use.entry(device).or_insert(0) += 1;
-                        }
-                        store_event(raw, index, strings, events, attrs)?;
-                    }
-                    Entry::Memory(sample) => memory.push(sample),
-                    Entry::Other => {}
-                }
-                Ok((false, end))
-            })
-            .map_err(|e| input.error(e))?;
-        if done {
-            break;
-        }
-        index += 1;
-    }
-    out.total_events = index;
-    out.device_use = device_use.into_iter().collect();
-    Ok(())
-}
-
-/// What comes next inside an array or object that is walked one member at a time.
-enum Next {
-    /// The closing bracket; the index after it.
-    Close(usize),
-    /// A member starts at (or after white space from) this index.
-    Member(usize),
-}
-
-/// Reads the closing bracket `close`, or the `,` before a member (none before the first).
-fn next_member(s: &[u8], from: usize, first: bool, close: u8) -> ScanResult<Next> {
-    let (b, i) = json::peek(s, from)?;
-    if b == close {
-        return Ok(Next::Close(i + 1));
-    }
-    if first {
-        return Ok(Next::Member(i));
-    }
-    if b != b',' {
-        return json::invalid(
-            i,
-            format!("expected ',' or '{}', found {}", close as char, json::describe_byte(b)),
-        );
-    }
-    Ok(Next::Member(i + 1))
-}
-
-/// Skips the `traceEvents` array one element at a time, so memory stays one chunk. With
-/// `steps`, each event is read (not stored) and the numbers of kept ProfilerSteps collected.
-fn skip_events<R: Read>(input: &mut Input<'_, R>, mut steps: Option<&mut Vec<i64>>) -> Result<()> {
-    let no_keys = AttrKeys::default();
-    open_events(input)?;
-    let mut first = true;
-    loop {
-        let done = input
-            .unit(|s| {
-                let i = match next_member(s, 0, first, b']')? {
-                    Next::Close(end) => return Ok((true, end)),
-                    Next::Member(i) => i,
-                };
-                match steps.as_deref_mut() {
-                    None => Ok((false, json::skip_value(s, i, 1)?)),
-                    Some(found) => {
-                        let (entry, end) = raw_event(s, i, &no_keys)?;
-                        if let Entry::Kept(raw) = entry
-                            && let Some(n) = raw.name.as_deref().and_then(crate::model::iteration::step_number)
-                        {
-                            found.push(n);
-                        }
-                        Ok((false, end))
-                    }
-                }
-            })
-            .map_err(|e| input.error(e))?;
-        if done {
+        input.consume(end);
+        self.at = 0;
+        if chunk.spans.is_empty() {
             return Ok(());
         }
-        first = false;
+        tx.send(chunk).map_err(|_| Fail::Stopped)
     }
 }
 
-/// `pid` and `tid` may be numbers or strings.
-#[derive(Debug)]
-enum IdText<'a> {
-    Text(Cow<'a, str>),
-    Number(&'a [u8]),
-}
-
-/// The fields of one event that tracediff reads, borrowed from the chunk.
-#[derive(Debug, Default)]
-struct RawEvent<'a> {
-    /// Where the event starts in the chunk, for error messages.
-    at: usize,
-    name: Option<Cow<'a, str>>,
-    cat: Option<Cow<'a, str>>,
-    ts_ns: Option<i64>,
-    dur_ns: Option<i64>,
-    pid: Option<IdText<'a>>,
-    tid: Option<IdText<'a>>,
-    stream: i64,
-    correlation: i64,
-    /// Requested attributes found in `args`: (column, or `None` for a key to infer; key; value).
-    attrs: Vec<(Option<usize>, Cow<'a, str>, RawValue<'a>)>,
-    /// `args.device`: the device a kernel, copy or set ran on.
-    device: Option<i64>,
-    /// The `args` of a `[memory]` instant event.
-    memory: MemoryArgs,
-}
-
-/// The `args` fields of a `[memory]` instant event (design §4.3).
-#[derive(Debug, Default, Clone, Copy)]
-struct MemoryArgs {
-    total_allocated: Option<i64>,
-    bytes: Option<i64>,
-    device_type: Option<i64>,
-    device_id: Option<i64>,
-}
-
-/// What one entry of `traceEvents` is to tracediff.
-// Lives on the stack for one event; boxing the large variant would cost an allocation per event.
-#[allow(clippy::large_enum_variant)]
-enum Entry<'a> {
-    /// An event that counts as an op (design §3.2).
-    Kept(RawEvent<'a>),
-    /// A `[memory]` instant event.
-    Memory(MemorySample),
-    /// Anything else (metadata, flows, counters, other instants).
-    Other,
-}
-
-impl RawEvent<'_> {
-    /// Design §3.2: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
-    fn is_kept(&self) -> bool {
-        self.dur_ns.is_some() && self.cat.as_deref().is_some_and(|c| c != "Trace")
-    }
-}
-
-/// Parses the event object at `s[i]` (after white space).
-fn raw_event<'a>(s: &'a [u8], i: usize, keys: &AttrKeys) -> ScanResult<(Entry<'a>, usize)> {
-    let (b, i) = json::peek(s, i)?;
-    if b != b'{' {
-        return json::wrong(
-            i,
-            format!(
-                "an entry of 'traceEvents' must be an object, found {}",
-                json::kind_of(b)
-            ),
-        );
-    }
-    let mut ev = RawEvent {
-        at: i,
-        stream: NO_STREAM,
-        correlation: NO_CORRELATION,
-        ..RawEvent::default()
-    };
-    let mut j = i + 1;
-    let (b, k) = json::peek(s, j)?;
-    if b == b'}' {
-        return Ok((Entry::Other, k + 1));
-    }
+fn cut_events<R: Read>(
+    input: &mut Input<R>,
+    outer: usize,
+    open_ended: bool,
+    tx: &SyncSender<Chunk>,
+    cut: &mut Cutter,
+) -> Result<(), Fail> {
     loop {
-        let (b, k) = json::peek(s, j)?;
-        if b != b'"' {
-            return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
-        }
-        let (key, k) = json::key(s, k)?;
-        j = json::expect(s, k, b':', "':'")?;
-        let (b, v) = json::peek(s, j)?;
-        j = match key.as_ref() {
-            b"name" => opt_string(s, v, b, "name", &mut ev.name)?,
-            b"cat" => opt_string(s, v, b, "cat", &mut ev.cat)?,
-            b"ts" => opt_micros(s, v, b, "ts", &mut ev.ts_ns)?,
-            b"dur" => opt_micros(s, v, b, "dur", &mut ev.dur_ns)?,
-            b"pid" => id_text(s, v, b, "pid", &mut ev.pid)?,
-            b"tid" => id_text(s, v, b, "tid", &mut ev.tid)?,
-            b"args" => args(s, v, b, &mut ev, keys)?,
-            _ => json::skip_value(s, v, 2)?,
+        let next = input.skip_ws(cut.at).map_err(|e| Fail::Io(e, input.read_so_far()))?;
+        let Some((mut i, mut b)) = next else {
+            // An open-ended array needs one entry at least: `[` alone is a truncated text.
+            return if open_ended && cut.count > 0 {
+                cut.finish_open(input, tx)
+            } else {
+                Err(truncated(input))
+            };
         };
-        let (b, k) = json::peek(s, j)?;
-        match b {
-            b',' => j = k + 1,
-            b'}' => {
-                j = k + 1;
-                break;
-            }
-            _ => return json::invalid(k, format!("expected ',' or '}}', found {}", json::describe_byte(b))),
-        }
-    }
-    if !ev.is_kept() {
-        return Ok((memory_sample(&ev).map_or(Entry::Other, Entry::Memory), j));
-    }
-    if ev.name.is_none() {
-        return json::wrong(ev.at, "event with 'dur' and 'cat' has no 'name'");
-    }
-    if ev.ts_ns.is_none() {
-        return json::wrong(ev.at, "event with 'dur' and 'cat' has no 'ts'");
-    }
-    Ok((Entry::Kept(ev), j))
-}
-
-/// The sample of a `[memory]` instant event; `None` for any other event, or one without a time
-/// or a device.
-fn memory_sample(ev: &RawEvent<'_>) -> Option<MemorySample> {
-    if ev.name.as_deref() != Some("[memory]") {
-        return None;
-    }
-    let m = ev.memory;
-    Some(MemorySample {
-        ts_ns: ev.ts_ns?,
-        device_type: i32::try_from(m.device_type?).ok()?,
-        device_id: i32::try_from(m.device_id?).ok()?,
-        total_allocated: m.total_allocated,
-        bytes: m.bytes.unwrap_or(0),
-    })
-}
-
-fn type_error<T>(at: usize, field: &str, want: &str, found: u8) -> ScanResult<T> {
-    json::wrong(at, format!("'{field}' must be {want}, found {}", json::kind_of(found)))
-}
-
-/// A string field; `null` counts as absent.
-fn opt_string<'a>(s: &'a [u8], v: usize, b: u8, field: &str, slot: &mut Option<Cow<'a, str>>) -> ScanResult<usize> {
-    match b {
-        b'"' => {
-            let (text, end) = json::string(s, v)?;
-            *slot = Some(text);
-            Ok(end)
-        }
-        b'n' => {
-            *slot = None;
-            json::literal(s, v)
-        }
-        _ => type_error(v, field, "a string", b),
-    }
-}
-
-/// A time in µs, kept as ns; `null` counts as absent.
-fn opt_micros(s: &[u8], v: usize, b: u8, field: &str, slot: &mut Option<i64>) -> ScanResult<usize> {
-    match b {
-        b'-' | b'0'..=b'9' => {
-            let (n, end) = json::number(s, v)?;
-            match n.micros_to_ns() {
-                Some(ns) => *slot = Some(ns),
-                None => return json::wrong(v, format!("'{field}' is out of range")),
-            }
-            Ok(end)
-        }
-        b'n' => {
-            *slot = None;
-            json::literal(s, v)
-        }
-        _ => type_error(v, field, "a number", b),
-    }
-}
-
-fn id_text<'a>(s: &'a [u8], v: usize, b: u8, field: &str, slot: &mut Option<IdText<'a>>) -> ScanResult<usize> {
-    match b {
-        b'"' => {
-            let (text, end) = json::string(s, v)?;
-            *slot = Some(IdText::Text(text));
-            Ok(end)
-        }
-        b'-' | b'0'..=b'9' => {
-            let (n, end) = json::number(s, v)?;
-            *slot = Some(IdText::Number(n.text));
-            Ok(end)
-        }
-        b'n' => {
-            *slot = None;
-            json::literal(s, v)
-        }
-        _ => type_error(v, field, "a number or a string", b),
-    }
-}
-
-/// The `args` object: `stream` and `correlation` are read, the rest is skipped.
-fn args<'a>(s: &'a [u8], v: usize, b: u8, ev: &mut RawEvent<'a>, keys: &AttrKeys) -> ScanResult<usize> {
-    match b {
-        b'{' => {}
-        b'n' => return json::literal(s, v),
-        _ => return type_error(v, "args", "an object", b),
-    }
-    let mut j = v + 1;
-    let (b, k) = json::peek(s, j)?;
-    if b == b'}' {
-        return Ok(k + 1);
-    }
-    loop {
-        let (b, k) = json::peek(s, j)?;
-        if b != b'"' {
-            return json::invalid(k, format!("expected a key string, found {}", json::describe_byte(b)));
-        }
-        let (key, k) = json::key(s, k)?;
-        j = json::expect(s, k, b':', "':'")?;
-        j = match key.as_ref() {
-            b"stream" => {
-                let (value, end) = loose_int(s, j)?;
-                ev.stream = value.unwrap_or(NO_STREAM);
-                end
-            }
-            b"correlation" => {
-                let (value, end) = loose_int(s, j)?;
-                ev.correlation = value.unwrap_or(NO_CORRELATION);
-                end
-            }
-            b"device" | b"Total Allocated" | b"Bytes" | b"Device Type" | b"Device Id" => {
-                let (value, end) = raw_value(s, j)?;
-                let number = match &value {
-                    RawValue::Number(n) if n.is_integer => Some(n.to_i64()),
-                    _ => None,
-                };
-                match key.as_ref() {
-                    b"device" => ev.device = number,
-                    b"Total Allocated" => ev.memory.total_allocated = number,
-                    b"Bytes" => ev.memory.bytes = number,
-                    b"Device Type" => ev.memory.device_type = number,
-                    _ => ev.memory.device_id = number,
-                }
-                // These keys may also be attributes the user asked for (`device` is one of HTA's).
-                if keys.is_active() {
-                    let name = std::str::from_utf8(&key).unwrap_or("");
-                    if let Some(col) = keys.column_of(name) {
-                        ev.attrs.push((col, Cow::Owned(name.to_string()), value));
-                    }
-                }
-                end
-            }
-            _ if !keys.is_active() => json::skip_value(s, j, 3)?,
-            _ => match keys.column_of(std::str::from_utf8(&key).unwrap_or("")) {
-                Some(col) => {
-                    let (value, end) = raw_value(s, j)?;
-                    // Keys were checked as UTF-8 by json::key.
-                    let key = match key {
-                        Cow::Borrowed(b) => Cow::Borrowed(std::str::from_utf8(b).unwrap_or("")),
-                        Cow::Owned(b) => Cow::Owned(String::from_utf8(b).unwrap_or_default()),
-                    };
-                    ev.attrs.push((col, key, value));
-                    end
-                }
-                None => json::skip_value(s, j, 3)?,
-            },
-        };
-        let (b, k) = json::peek(s, j)?;
-        match b {
-            b',' => j = k + 1,
-            b'}' => return Ok(k + 1),
-            _ => return json::invalid(k, format!("expected ',' or '}}', found {}", json::describe_byte(b))),
-        }
-    }
-}
-
-/// An integer the way HTA reads `stream`: a number, or a string holding a decimal integer
-/// (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value.
-fn loose_int(s: &[u8], i: usize) -> ScanResult<(Option<i64>, usize)> {
-    let (b, i) = json::peek(s, i)?;
-    match b {
-        b'-' | b'0'..=b'9' => {
-            let (n, end) = json::number(s, i)?;
-            Ok((Some(n.to_i64()), end))
-        }
-        b'"' => {
-            let (text, end) = json::string(s, i)?;
-            Ok((text.trim().parse::<i64>().ok(), end))
-        }
-        _ => Ok((None, json::skip_value(s, i, 3)?)),
-    }
-}
-
-/// An attribute value as found in `args`, borrowed from the chunk.
-#[derive(Debug, Clone)]
-pub enum RawValue<'a> {
-    Number(json::Number<'a>),
-    Text(Cow<'a, str>),
-    /// Objects, arrays, booleans and null: their JSON text.
-    Json(&'a [u8]),
-}
-
-fn raw_value(s: &[u8], i: usize) -> ScanResult<(RawValue<'_>, usize)> {
-    let (b, i) = json::peek(s, i)?;
-    match b {
-        b'-' | b'0'..=b'9' => json::number(s, i).map(|(n, end)| (RawValue::Number(n), end)),
-        b'"' => json::string(s, i).map(|(t, end)| (RawValue::Text(t), end)),
-        _ => {
-            let end = json::skip_value(s, i, 3)?;
-            Ok((RawValue::Json(&s[i..end]), end))
-        }
-    }
-}
-
-fn store_event(
-    raw: RawEvent<'_>,
-    index: u64,
-    strings: &mut StringTable,
-    events: &mut EventTable,
-    attrs: &mut AttrBuilder,
-) -> ScanResult<()> {
-    let Ok(index) = u32::try_from(index) else {
-        return json::wrong(raw.at, "more than 4294967295 events in one file");
-    };
-    // Capacity guard: interning a new string needs a free id.
-    // One event interns at most a few strings per attribute; keep far from the id limit.
-    if strings.len() + 4 + raw.attrs.len() >= MAX_STRINGS {
-        return json::wrong(raw.at, format!("more than {MAX_STRINGS} distinct strings in one file"));
-    }
-    let mut id = |t: &Option<IdText<'_>>| -> NameId {
-        match t {
-            Some(IdText::Text(text)) => strings.intern(text),
-            // Numbers are keyed by their text, so "12" (string) and 12 (number) share an id.
-            Some(IdText::Number(n)) => strings.intern(std::str::from_utf8(n).unwrap_or("")),
-            None => strings.intern(""),
-        }
-    };
-    let pid = id(&raw.pid);
-    let tid = id(&raw.tid);
-    let (Some(name), Some(cat), Some(ts_ns), Some(dur_ns)) = (raw.name, raw.cat, raw.ts_ns, raw.dur_ns) else {
-        return json::wrong(raw.at, "incomplete event");
-    };
-    attrs.push_row(raw.attrs, strings);
-    events.push(NewEvent {
-        index,
-        name: strings.intern(&name),
-        cat: strings.intern(&cat),
-        ts_ns,
-        dur_ns,
-        pid,
-        tid,
-        stream: raw.stream,
-        correlation: raw.correlation,
-    });
-    Ok(())
-}
-
-/// How a unit of parsing failed.
-#[derive(Debug)]
-enum ParseFailure {
-    Scan(Scan),
-    Eof { at: u64 },
-    Io(io::Error),
-}
-
-impl From<Scan> for ParseFailure {
-    fn from(s: Scan) -> Self {
-        ParseFailure::Scan(s)
-    }
-}
-
-impl From<io::Error> for ParseFailure {
-    fn from(e: io::Error) -> Self {
-        ParseFailure::Io(e)
-    }
-}
-
-/// The window of JSON text being parsed, refilled from the reader in chunks.
-struct Input<'p, R> {
-    reader: R,
-    path: &'p Path,
-    compression: Compression,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    /// Offset in the whole text of `buf[0]`.
-    base: u64,
-    eof: bool,
-}
-
-impl<'p, R: Read> Input<'p, R> {
-    fn new(reader: R, path: &'p Path, compression: Compression) -> Self {
-        Input {
-            reader,
-            path,
-            compression,
-            buf: vec![0; CHUNK],
-            start: 0,
-            end: 0,
-            base: 0,
-            eof: false,
-        }
-    }
-
-    fn data(&self) -> &[u8] {
-        &self.buf[self.start..self.end]
-    }
-
-    fn offset(&self) -> u64 {
-        self.base + self.start as u64
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.start += n;
-    }
-
-    /// Reads more text after what is unconsumed; `false` at the end of the input.
-    fn fill(&mut self) -> Result<bool, ParseFailure> {
-        if self.eof {
-            return Ok(false);
-        }
-        if self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.base += self.start as u64;
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.end == self.buf.len() {
-            // One unit is larger than the buffer: grow it.
-            self.buf.resize(self.buf.len() * 2, 0);
-        }
-        loop {
-            match self.reader.read(&mut self.buf[self.end..]) {
-                Ok(0) => {
-                    self.eof = true;
-                    return Ok(false);
-                }
-                Ok(n) => {
-                    self.end += n;
-                    return Ok(true);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(ParseFailure::Io(e)),
-            }
-        }
-    }
-
-    /// Runs `f` on the unconsumed text until it has enough of it, then consumes what it used.
-    fn unit<T>(&mut self, mut f: impl FnMut(&[u8]) -> ScanResult<(T, usize)>) -> Result<T, ParseFailure> {
-        loop {
-            match f(&self.buf[self.start..self.end]) {
-                Ok((value, used)) => {
-                    self.start += used;
-                    return Ok(value);
-                }
-                Err(Scan::Incomplete) => {
-                    if !self.fill()? {
-                        return Err(ParseFailure::Eof {
-                            at: self.base + self.end as u64,
-                        });
-                    }
-                }
-                Err(Scan::Invalid { at, msg }) => {
-                    return Err(ParseFailure::Scan(Scan::Invalid {
-                        at: self.start + at,
-                        msg,
-                    }));
+        if cut.count > 0 {
+            match b {
+                b']' => {}
+                b',' => match input.skip_ws(i + 1).map_err(|e| Fail::Io(e, input.read_so_far()))? {
+                    Some((k, b']')) => return Err(syntax(input, k, "trailing comma".to_string())),
+                    Some(found) => (i, b) = found,
+                    None if open_ended => return cut.finish_open(input, tx),
+                    None => return Err(truncated(input)),
+                },
+                _ => {
+                    return Err(syntax(
+                        input,
+                        i,
+                        format!("expected ',' or ']', found {}", describe_byte(b)),
+                    ));
                 }
             }
         }
-    }
-
-    /// Turns a failure into the error the user sees.
-    fn error(&self, failure: ParseFailure) -> Error {
-        match failure {
-            ParseFailure::Scan(Scan::Invalid { at, msg }) => {
-                // `at` is relative to buf[0] here.
-                let at = self.base + at as u64;
-                Error::input_at(self.path, msg, Location::Byte(at))
-            }
-            ParseFailure::Scan(Scan::Incomplete) | ParseFailure::Eof { .. } => {
-                let at = match failure {
-                    ParseFailure::Eof { at } => at,
-                    _ => self.base + self.end as u64,
-                };
-                Error::input_at(
-                    self.path,
-                    "invalid JSON: unexpected end of text (truncated file?)",
-                    Location::Byte(at),
-                )
-            }
-            ParseFailure::Io(e) => {
-                let what = describe_read_error(&e, self.compression);
-                Error::input_at(
-                    self.path,
-                    what,
-                    Location::Text(format!("after {} bytes of JSON", self.base + self.end as u64)),
-                )
-            }
+        if b == b']' {
+            let at = cut.at;
+            cut.ship(input, at, tx)?;
+            input.consume(i + 1 - at);
+            return Ok(());
+        }
+        let end = value_end(input, i, outer)?;
+        cut.spans.push((i, end));
+        cut.count += 1;
+        cut.at = end;
+        if end >= CHUNK_BYTES {
+            cut.ship(input, end, tx)?;
         }
     }
-
-    fn error_here(&self, msg: &str) -> Error {
-        Error::input_at(self.path, msg, Location::Byte(self.offset()))
-    }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1029,8 +761,12 @@ mod tests {
         assert_eq!(err(""), "empty file (t.json)");
         assert_eq!(err("  "), "empty file (t.json)");
         assert_eq!(
+            err(r#""a string""#),
+            "not a trace: the JSON text is a string, not an object (t.json: byte 0)"
+        );
+        assert_eq!(
             err("[1, 2]"),
-            "not a trace: the JSON text is an array, not an object (t.json: byte 0)"
+            "an entry of 'traceEvents' must be an object, found a number (t.json: byte 1)"
         );
         assert_eq!(
             err(r#"{"a": 1}"#),
@@ -1115,7 +851,8 @@ mod tests {
             Some(5)
         );
         assert_eq!(scan(SMALL).unwrap(), Some(3));
-        assert_eq!(scan(r#"{"traceEvents": [{"a": 1}, 2]}"#).unwrap(), None);
+        assert_eq!(scan(r#"{"traceEvents": [{"a": 1}, {}]}"#).unwrap(), None);
+        assert!(scan(r#"{"traceEvents": [{"a": 1}, 2]}"#).is_err());
         assert!(scan(r#"{"traceEvents": [{"a": 1} 2]}"#).is_err());
         let header = |text: &str| scan_header(text.as_bytes(), Path::new("t.json"), Compression::None, true).unwrap();
         let steps = r#"{"distributedInfo": {"rank": 2}, "traceEvents": [
@@ -1144,16 +881,16 @@ mod tests {
 
     #[test]
     fn a_unit_larger_than_the_buffer_grows_it() {
-        let long = "x".repeat(3 * CHUNK);
+        let long = "x".repeat(3 * CHUNK_BYTES);
         let text = format!(r#"{{"traceEvents": [{{"cat": "cpu_op", "name": "{long}", "ts": 1, "dur": 2}}]}}"#);
         let t = parse(&text).unwrap();
-        assert_eq!(t.strings.resolve(t.events.name[0]).len(), 3 * CHUNK);
+        assert_eq!(t.strings.resolve(t.events.name[0]).len(), 3 * CHUNK_BYTES);
     }
 }
-
 #[cfg(test)]
 mod overview_inputs {
     use super::*;
+    use crate::model::store::MemorySample;
 
     fn parse(text: &str) -> ParsedTrace {
         parse_trace(

@@ -1,6 +1,7 @@
 //! Model: the plain data every later stage reads — the columnar event store and what is derived
 //! from the events alone (host or device, iterations, the call tree).
 
+pub mod attrs;
 pub mod calltree;
 pub mod iteration;
 pub mod place;

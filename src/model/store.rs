@@ -3,7 +3,7 @@
 //! A [`TraceFile`] holds the events of one trace file (one rank) that count as ops
 //! (design §3.2), in file order, plus the string table they index into.
 
-use crate::input::attrs::AttrTable;
+use crate::model::attrs::AttrTable;
 use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use rustc_hash::FxHashMap;
@@ -263,7 +263,7 @@ impl TraceFile {
                 + e.iteration.capacity())
                 * 8
             + e.place.capacity();
-        let attrs: usize = self.attrs.columns.iter().map(|c| c.len() * c.width()).sum();
+        let attrs: usize = self.attrs.columns.iter().map(|c| c.bytes()).sum();
         let strings: usize = self.strings.iter().map(|(_, s)| s.len() * 2 + 16 + 24).sum();
         columns + attrs + strings
     }

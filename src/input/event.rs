@@ -1,0 +1,624 @@
+//! One chunk of `traceEvents` parsed with serde_json, event by event, into chunk-local columns.
+//!
+//! Each event is deserialised through serde's visitor API straight from the chunk's bytes: the
+//! fields tracediff reads are borrowed as raw JSON text ([`RawValue`]) and converted here, so
+//! numbers keep every digit (`ts` in exact nanoseconds) and nothing builds a `Value` tree.
+//! Chunks are independent: they are parsed on any thread and merged in file order.
+
+use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
+use crate::input::number::Number;
+use crate::input::split::kind_of;
+use crate::model::store::{MemorySample, NO_CORRELATION, NO_STREAM};
+use rustc_hash::FxHashMap;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Consecutive events of one file's `traceEvents`, as text.
+#[derive(Debug, Default)]
+pub struct Chunk {
+    pub bytes: Vec<u8>,
+    /// Offset in the file's JSON text of `bytes[0]`.
+    pub base: u64,
+    /// Each event's start and end in `bytes`.
+    pub spans: Vec<(usize, usize)>,
+    /// Position in `traceEvents` of the chunk's first event.
+    pub first_index: u64,
+}
+
+/// What a chunk parse keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collect {
+    /// Every kept event, with the attributes asked for.
+    Events,
+    /// Only the numbers of kept ProfilerSteps (every event is still checked).
+    Steps,
+}
+
+/// A kept event with chunk-local string ids.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalEvent {
+    pub index: u64,
+    /// Offset of the event in the file, for errors found on merge.
+    pub at: u64,
+    pub name: u32,
+    pub cat: u32,
+    pub pid: u32,
+    pub tid: u32,
+    pub ts_ns: i64,
+    pub dur_ns: i64,
+    pub stream: i64,
+    pub correlation: i64,
+    /// `args.device`, when an integer.
+    pub device: Option<i64>,
+}
+
+/// A requested attribute of a kept event: (row in the chunk, column or `None` to infer, key, value).
+pub type LocalAttr<'c> = (u32, Option<usize>, Cow<'c, str>, AttrRaw<'c>);
+
+/// Strings of one chunk, borrowed from its bytes where they hold no escapes.
+#[derive(Debug, Default)]
+pub struct LocalStrings<'c> {
+    pub list: Vec<Cow<'c, str>>,
+    ids: FxHashMap<Cow<'c, str>, u32>,
+}
+
+impl<'c> LocalStrings<'c> {
+    fn intern(&mut self, s: Cow<'c, str>) -> u32 {
+        if let Some(&id) = self.ids.get(s.as_ref()) {
+            return id;
+        }
+        let id = self.list.len() as u32;
+        self.list.push(s.clone());
+        self.ids.insert(s, id);
+        id
+    }
+}
+
+/// One chunk, parsed.
+#[derive(Debug, Default)]
+pub struct ChunkOut<'c> {
+    pub strings: LocalStrings<'c>,
+    pub events: Vec<LocalEvent>,
+    pub attrs: Vec<LocalAttr<'c>>,
+    pub steps: Vec<i64>,
+    /// `[memory]` instant events, in order.
+    pub memory: Vec<MemorySample>,
+}
+
+/// The first problem in a chunk: its offset in the file and the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkError {
+    pub at: u64,
+    pub msg: String,
+}
+
+/// Parses every event of `chunk`; the first error in file order stops it.
+pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> Result<ChunkOut<'c>, ChunkError> {
+    let mut out = ChunkOut::default();
+    let none = AttrKeys::default();
+    let keys = if collect == Collect::Events { keys } else { &none };
+    for (k, &(a, b)) in chunk.spans.iter().enumerate() {
+        let s = &chunk.bytes[a..b];
+        let fail = |(at, msg): (usize, String)| ChunkError {
+            at: chunk.base + (a + at) as u64,
+            msg,
+        };
+        let ev = match parse_event(s, keys).map_err(fail)? {
+            Entry::Kept(ev) => ev,
+            Entry::Memory(m) if collect == Collect::Events => {
+                out.memory.push(m);
+                continue;
+            }
+            _ => continue,
+        };
+        let index = chunk.first_index + k as u64;
+        match collect {
+            Collect::Steps => {
+                if let Some(n) = crate::model::iteration::step_number(&ev.name) {
+                    out.steps.push(n);
+                }
+            }
+            Collect::Events => out.push(ev, index, chunk.base + a as u64),
+        }
+    }
+    Ok(out)
+}
+
+impl<'c> ChunkOut<'c> {
+    fn push(&mut self, ev: Event<'c>, index: u64, at: u64) {
+        let row = self.events.len() as u32;
+        let local = LocalEvent {
+            index,
+            at,
+            pid: self.strings.intern(ev.pid),
+            tid: self.strings.intern(ev.tid),
+            name: self.strings.intern(ev.name),
+            cat: self.strings.intern(ev.cat),
+            ts_ns: ev.ts_ns,
+            dur_ns: ev.dur_ns,
+            stream: ev.stream,
+            correlation: ev.correlation,
+            device: ev.device,
+        };
+        self.events.push(local);
+        self.attrs
+            .extend(ev.attrs.into_iter().map(|(col, key, value)| (row, col, key, value)));
+    }
+}
+
+/// A kept event, its text decoded.
+#[derive(Debug)]
+pub struct Event<'a> {
+    pub name: Cow<'a, str>,
+    pub cat: Cow<'a, str>,
+    pub ts_ns: i64,
+    pub dur_ns: i64,
+    pub pid: Cow<'a, str>,
+    pub tid: Cow<'a, str>,
+    pub stream: i64,
+    pub correlation: i64,
+    pub device: Option<i64>,
+    pub attrs: Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>,
+}
+
+/// What one entry of `traceEvents` is to tracediff.
+#[derive(Debug)]
+pub enum Entry<'a> {
+    /// An event that counts as an op (design §3.2).
+    Kept(Event<'a>),
+    /// A `[memory]` instant event.
+    Memory(MemorySample),
+    /// Anything else (metadata, flows, counters, other instants).
+    Other,
+}
+
+/// An error inside one value: offset in the parsed text and message.
+pub type Failure = (usize, String);
+
+/// Parses one event object.
+pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Entry<'a>, Failure> {
+    match s.first() {
+        Some(b'{') => {}
+        Some(&b) => {
+            return Err((
+                0,
+                format!("an entry of 'traceEvents' must be an object, found {}", kind_of(b)),
+            ));
+        }
+        None => return Err((0, "invalid JSON: expected a value".to_string())),
+    }
+    let text = utf8(s)?;
+    let mut args_kind = None;
+    let fields = deserialize(text, |de| {
+        de.deserialize_map(EventVisitor {
+            keys,
+            args_kind: &mut args_kind,
+        })
+    })
+    .map_err(|e| match args_kind {
+        Some(kind) => (
+            member_offset(text, "args").unwrap_or(0),
+            format!("'args' must be an object, found {kind}"),
+        ),
+        None => e,
+    })?;
+    fields.into_event(text)
+}
+
+/// Checks that `s` is UTF-8 (JSON text must be).
+pub fn utf8(s: &[u8]) -> Result<&str, Failure> {
+    std::str::from_utf8(s).map_err(|e| (e.valid_up_to(), "invalid JSON: invalid UTF-8 in string".to_string()))
+}
+
+/// Runs a serde_json deserialisation over `text`, turning its errors into (offset, message).
+pub fn deserialize<'a, T>(
+    text: &'a str,
+    f: impl FnOnce(&mut serde_json::Deserializer<serde_json::de::StrRead<'a>>) -> serde_json::Result<T>,
+) -> Result<T, Failure> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    // The splitter has already refused nesting deeper than MAX_DEPTH.
+    de.disable_recursion_limit();
+    f(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| serde_failure(text, &e))
+}
+
+/// serde_json's error as (offset in `text`, message); its position is a line and a column.
+pub fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
+    let mut start = 0;
+    for _ in 1..e.line() {
+        match memchr::memchr(b'\n', &text.as_bytes()[start..]) {
+            Some(k) => start += k + 1,
+            None => break,
+        }
+    }
+    let at = (start + e.column()).saturating_sub(1).min(text.len());
+    let full = e.to_string();
+    let what = match full.rfind(" at line ") {
+        Some(i) => &full[..i],
+        None => &full,
+    };
+    (at, format!("invalid JSON: {what}"))
+}
+
+/// The offset of the last value of member `key` in the object `text` (for messages).
+pub fn member_offset(text: &str, key: &str) -> Option<usize> {
+    let raw = member(text, key).ok()??;
+    Some(offset_in(text, raw))
+}
+
+/// The raw text of the last value of member `key` in the object `text`.
+pub fn member<'a>(text: &'a str, key: &str) -> Result<Option<&'a RawValue>, Failure> {
+    struct Find<'k>(&'k str);
+    impl<'de> Visitor<'de> for Find<'_> {
+        type Value = Option<&'de RawValue>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = None;
+            while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+                let v: &'de RawValue = map.next_value()?;
+                if k == self.0 {
+                    found = Some(v);
+                }
+            }
+            Ok(found)
+        }
+    }
+    deserialize(text, |de| de.deserialize_map(Find(key)))
+}
+
+/// An object key, borrowed from the text unless it holds escapes (serde's `Cow<str>` always
+/// allocates).
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The raw values of the fields tracediff reads.
+#[derive(Default)]
+struct Fields<'a> {
+    name: Option<&'a RawValue>,
+    cat: Option<&'a RawValue>,
+    ts: Option<&'a RawValue>,
+    dur: Option<&'a RawValue>,
+    pid: Option<&'a RawValue>,
+    tid: Option<&'a RawValue>,
+    stream: Option<&'a RawValue>,
+    correlation: Option<&'a RawValue>,
+    /// `args.device`, and the `args` of a `[memory]` instant event.
+    device: Option<&'a RawValue>,
+    total_allocated: Option<&'a RawValue>,
+    bytes: Option<&'a RawValue>,
+    device_type: Option<&'a RawValue>,
+    device_id: Option<&'a RawValue>,
+    attrs: Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>,
+}
+
+struct EventVisitor<'k, 'f> {
+    keys: &'k AttrKeys,
+    args_kind: &'f mut Option<&'static str>,
+}
+
+impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
+    type Value = Fields<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an event object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+        let mut f = Fields::default();
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            // `null` reads as absent, as a missing field.
+            let slot = match key.as_ref() {
+                "name" => &mut f.name,
+                "cat" => &mut f.cat,
+                "ts" => &mut f.ts,
+                "dur" => &mut f.dur,
+                "pid" => &mut f.pid,
+                "tid" => &mut f.tid,
+                "args" => {
+                    map.next_value_seed(ArgsSeed {
+                        keys: self.keys,
+                        fields: &mut f,
+                        kind: self.args_kind,
+                    })?;
+                    continue;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = map.next_value::<Option<&'de RawValue>>()?;
+        }
+        Ok(f)
+    }
+}
+
+/// The `args` object: `stream` and `correlation`, and the attributes asked for.
+struct ArgsSeed<'k, 'f, 'a> {
+    keys: &'k AttrKeys,
+    fields: &'f mut Fields<'a>,
+    kind: &'f mut Option<&'static str>,
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed<'_, '_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> ArgsSeed<'_, '_, 'de> {
+    fn not_an_object<E: de::Error>(self, kind: &'static str) -> Result<(), E> {
+        *self.kind = Some(kind);
+        Err(E::custom("'args' must be an object"))
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        self.not_an_object("a boolean")
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        self.not_an_object("a number")
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        self.not_an_object("a number")
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        self.not_an_object("a number")
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        self.not_an_object("a string")
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<(), A::Error> {
+        self.not_an_object("an array")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let f = self.fields;
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let slot = match key.as_ref() {
+                "stream" => &mut f.stream,
+                "correlation" => &mut f.correlation,
+                "device" => &mut f.device,
+                "Total Allocated" => &mut f.total_allocated,
+                "Bytes" => &mut f.bytes,
+                "Device Type" => &mut f.device_type,
+                "Device Id" => &mut f.device_id,
+                k => match self.keys.column_of(k) {
+                    Some(col) => {
+                        let value: &'de RawValue = map.next_value()?;
+                        f.attrs.push((col, key, value));
+                        continue;
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                },
+            };
+            let value: &'de RawValue = map.next_value()?;
+            *slot = Some(value);
+            // `device` and the memory keys may also be attributes the user asked for.
+            if !matches!(key.as_ref(), "stream" | "correlation")
+                && let Some(col) = self.keys.column_of(&key)
+            {
+                f.attrs.push((col, key, value));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The offset of `raw` in `text`, which it was borrowed from.
+fn offset_in(text: &str, raw: &RawValue) -> usize {
+    raw.get().as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// The text of a JSON string value (with its quotes); a lone surrogate becomes U+FFFD.
+pub fn string_text(raw: &str) -> Cow<'_, str> {
+    let inner = &raw[1..raw.len() - 1];
+    if !inner.contains('\\') {
+        return Cow::Borrowed(inner);
+    }
+    match serde_json::from_str::<String>(raw) {
+        Ok(s) => Cow::Owned(s),
+        Err(_) => Cow::Owned(lossy_string(raw)),
+    }
+}
+
+/// Decodes a JSON string whose escapes serde_json refuses for text (lone surrogates).
+fn lossy_string(raw: &str) -> String {
+    struct Bytes;
+    impl Visitor<'_> for Bytes {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let mut bytes = de.deserialize_bytes(Bytes).unwrap_or_default();
+    // serde_json writes a lone surrogate as its 3-byte (WTF-8) form: one U+FFFD each.
+    let mut i = 0;
+    while i + 2 < bytes.len() {
+        if bytes[i] == 0xED && (0xA0..=0xBF).contains(&bytes[i + 1]) {
+            bytes[i..i + 3].copy_from_slice("\u{FFFD}".as_bytes());
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn type_error(text: &str, raw: &RawValue, field: &str, want: &str) -> Failure {
+    let kind = kind_of(raw.get().as_bytes()[0]);
+    (offset_in(text, raw), format!("'{field}' must be {want}, found {kind}"))
+}
+
+fn string_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+    match raw {
+        None => Ok(None),
+        Some(r) if r.get().starts_with('"') => Ok(Some(string_text(r.get()))),
+        Some(r) => Err(type_error(text, r, field, "a string")),
+    }
+}
+
+fn micros_field(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
+    let Some(r) = raw else { return Ok(None) };
+    if !matches!(r.get().as_bytes()[0], b'-' | b'0'..=b'9') {
+        return Err(type_error(text, r, field, "a number"));
+    }
+    match Number::new(r.get()).micros_to_ns() {
+        Some(ns) => Ok(Some(ns)),
+        None => Err((offset_in(text, r), format!("'{field}' is out of range"))),
+    }
+}
+
+/// `pid` and `tid` may be numbers or strings; numbers are keyed by their text.
+fn id_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+    match raw {
+        None => Ok(None),
+        Some(r) => match r.get().as_bytes()[0] {
+            b'"' => Ok(Some(string_text(r.get()))),
+            b'-' | b'0'..=b'9' => Ok(Some(Cow::Borrowed(r.get()))),
+            _ => Err(type_error(text, r, field, "a number or a string")),
+        },
+    }
+}
+
+/// An integer the way HTA reads `stream`: a number, or a string holding a decimal integer
+/// (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value.
+fn loose_int(raw: Option<&RawValue>) -> Option<i64> {
+    let r = raw?.get();
+    match r.as_bytes()[0] {
+        b'-' | b'0'..=b'9' => Some(Number::new(r).to_i64()),
+        b'"' => string_text(r).trim().parse::<i64>().ok(),
+        _ => None,
+    }
+}
+
+/// An integer number; anything else is none.
+fn integer(raw: Option<&RawValue>) -> Option<i64> {
+    let n = Number::new(raw?.get());
+    (matches!(n.text.as_bytes()[0], b'-' | b'0'..=b'9') && n.is_integer).then(|| n.to_i64())
+}
+
+impl Fields<'_> {
+    /// The sample of a `[memory]` instant event; `Other` for any other event, or one without a
+    /// time or a device.
+    fn memory_sample(&self, name: Option<&str>, ts_ns: Option<i64>) -> Entry<'static> {
+        let sample = || {
+            if name != Some("[memory]") {
+                return None;
+            }
+            Some(MemorySample {
+                ts_ns: ts_ns?,
+                device_type: i32::try_from(integer(self.device_type)?).ok()?,
+                device_id: i32::try_from(integer(self.device_id)?).ok()?,
+                total_allocated: integer(self.total_allocated),
+                bytes: integer(self.bytes).unwrap_or(0),
+            })
+        };
+        sample().map_or(Entry::Other, Entry::Memory)
+    }
+}
+
+/// An attribute value as the attribute builder reads it.
+pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
+    let r = raw.get();
+    match r.as_bytes()[0] {
+        b'-' | b'0'..=b'9' => AttrRaw::Number(Number::new(r)),
+        b'"' => AttrRaw::Text(string_text(r)),
+        _ => AttrRaw::Json(r),
+    }
+}
+
+impl<'a> Fields<'a> {
+    /// Checks the types and decodes the event; the first problem in the text wins.
+    fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
+        let checked = (
+            string_field(text, self.name, "name"),
+            string_field(text, self.cat, "cat"),
+            micros_field(text, self.ts, "ts"),
+            micros_field(text, self.dur, "dur"),
+            id_field(text, self.pid, "pid"),
+            id_field(text, self.tid, "tid"),
+        );
+        let (name, cat, ts, dur, pid, tid) = match checked {
+            (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e), Ok(f)) => (a, b, c, d, e, f),
+            (a, b, c, d, e, f) => {
+                let errors = [a.err(), b.err(), c.err(), d.err(), e.err(), f.err()];
+                let first = errors.into_iter().flatten().min_by_key(|(at, _)| *at);
+                return Err(first.unwrap_or((0, "invalid event".to_string())));
+            }
+        };
+        // Design §3.2: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
+        let (Some(dur_ns), Some(cat)) = (dur, cat) else {
+            return Ok(self.memory_sample(name.as_deref(), ts));
+        };
+        if cat == "Trace" {
+            return Ok(self.memory_sample(name.as_deref(), ts));
+        }
+        let Some(name) = name else {
+            return Err((0, "event with 'dur' and 'cat' has no 'name'".to_string()));
+        };
+        let Some(ts_ns) = ts else {
+            return Err((0, "event with 'dur' and 'cat' has no 'ts'".to_string()));
+        };
+        Ok(Entry::Kept(Event {
+            device: integer(self.device),
+            name,
+            cat,
+            ts_ns,
+            dur_ns,
+            pid: pid.unwrap_or(Cow::Borrowed("")),
+            tid: tid.unwrap_or(Cow::Borrowed("")),
+            stream: loose_int(self.stream).unwrap_or(NO_STREAM),
+            correlation: loose_int(self.correlation).unwrap_or(NO_CORRELATION),
+            attrs: self
+                .attrs
+                .into_iter()
+                .map(|(col, key, raw)| (col, key, attr_value(raw)))
+                .collect(),
+        }))
+    }
+}

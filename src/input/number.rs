@@ -1,0 +1,103 @@
+//! Numbers as written in the JSON text (already checked against the grammar by serde_json),
+//! converted the way tracediff stores them: exact integers, and microseconds as exact nanoseconds.
+
+/// The text of a JSON number that serde_json has validated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Number<'a> {
+    pub text: &'a str,
+    /// Whether it has neither a fraction nor an exponent.
+    pub is_integer: bool,
+}
+
+impl<'a> Number<'a> {
+    /// `text` must be a valid JSON number.
+    pub fn new(text: &'a str) -> Self {
+        Number {
+            text,
+            is_integer: !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')),
+        }
+    }
+
+    /// The value as an integer: exact for integers that fit in `i64`, truncated toward
+    /// zero (and saturated) otherwise.
+    pub fn to_i64(&self) -> i64 {
+        if self.is_integer
+            && let Ok(v) = self.text.parse::<i64>()
+        {
+            return v;
+        }
+        self.to_f64() as i64
+    }
+
+    pub fn to_f64(&self) -> f64 {
+        self.text.parse::<f64>().unwrap_or(f64::NAN)
+    }
+
+    /// A time in microseconds, as written, converted to integer nanoseconds.
+    ///
+    /// Plain decimals are converted digit by digit, so `1700000000123456.789` is exact
+    /// (an `f64` holds such a timestamp only to 0.25 µs). A fourth decimal rounds half up.
+    /// Numbers with an exponent go through `f64`. `None` when out of range.
+    pub fn micros_to_ns(&self) -> Option<i64> {
+        let t = self.text.as_bytes();
+        if t.iter().any(|&b| b == b'e' || b == b'E') {
+            let ns = (self.to_f64() * 1000.0).round();
+            return if ns.is_finite() && ns.abs() < 9.2e18 {
+                Some(ns as i64)
+            } else {
+                None
+            };
+        }
+        let (neg, t) = match t.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, t),
+        };
+        let (int_part, frac) = match t.iter().position(|&b| b == b'.') {
+            Some(p) => (&t[..p], &t[p + 1..]),
+            None => (t, &t[..0]),
+        };
+        let mut v: i64 = 0;
+        for &d in int_part {
+            v = v.checked_mul(10)?.checked_add(i64::from(d.wrapping_sub(b'0')))?;
+        }
+        let mut frac_ns: i64 = 0;
+        for k in 0..3 {
+            frac_ns = frac_ns * 10 + frac.get(k).map_or(0, |&d| i64::from(d.wrapping_sub(b'0')));
+        }
+        if frac.get(3).is_some_and(|&d| d >= b'5') {
+            frac_ns += 1;
+        }
+        let ns = v.checked_mul(1000)?.checked_add(frac_ns)?;
+        Some(if neg { -ns } else { ns })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ns(text: &str) -> Option<i64> {
+        Number::new(text).micros_to_ns()
+    }
+
+    #[test]
+    fn micros_become_exact_nanoseconds() {
+        assert_eq!(ns("12"), Some(12_000));
+        assert_eq!(ns("0.5"), Some(500));
+        assert_eq!(ns("1700000000123456.789"), Some(1_700_000_000_123_456_789));
+        assert_eq!(ns("1.2345"), Some(1_235));
+        assert_eq!(ns("1.2344"), Some(1_234));
+        assert_eq!(ns("-3.25"), Some(-3_250));
+        assert_eq!(ns("1.5e3"), Some(1_500_000));
+        assert_eq!(ns("99999999999999999999"), None);
+        assert_eq!(ns("1e999"), None, "a huge exponent is out of range, not infinite");
+    }
+
+    #[test]
+    fn integers_are_exact_or_truncated() {
+        assert_eq!(Number::new("-7.5e2").to_i64(), -750);
+        assert_eq!(Number::new("9223372036854775807").to_i64(), i64::MAX);
+        assert_eq!(Number::new("1e999").to_i64(), i64::MAX);
+        assert!(!Number::new("1.0").is_integer);
+    }
+}

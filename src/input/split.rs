@@ -1,0 +1,346 @@
+//! Cutting JSON text into values without parsing them: a small state machine over strings,
+//! escapes and nesting depth, which resumes where it stopped when the text arrives in pieces
+//! (so a value of any size is cut in time linear in its length). The values it cuts are parsed
+//! by serde_json; this module only finds where each one ends.
+
+use std::io::{self, Read};
+
+/// Deepest nesting of arrays and objects accepted, counted from the document root.
+pub const MAX_DEPTH: usize = 256;
+
+/// Bytes read from the source at a time (the buffer grows for a larger value).
+pub const READ_SIZE: usize = 512 << 10;
+
+/// What kind of JSON value starts with byte `b`, for messages.
+pub fn kind_of(b: u8) -> &'static str {
+    match b {
+        b'"' => "a string",
+        b'{' => "an object",
+        b'[' => "an array",
+        b'-' | b'0'..=b'9' => "a number",
+        b't' | b'f' => "a boolean",
+        b'n' => "null",
+        _ => "an invalid value",
+    }
+}
+
+/// A byte as a message names it: the value it starts, or the character itself.
+pub fn describe_byte(b: u8) -> String {
+    match (kind_of(b), b) {
+        ("an invalid value", 0x20..=0x7e) => format!("'{}'", b as char),
+        ("an invalid value", _) => format!("byte 0x{b:02x}"),
+        (kind, _) => kind.to_string(),
+    }
+}
+
+#[inline]
+pub fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\r' | b'\t')
+}
+
+/// The first `"` or `\\` in `s`. Most strings in a trace are short (keys, categories, numbers
+/// as text), so a plain loop looks first; memchr takes over for long ones.
+#[inline]
+fn find_quote_or_backslash(s: &[u8]) -> Option<usize> {
+    let head = &s[..s.len().min(32)];
+    if let Some(k) = head.iter().position(|&b| b == b'"' || b == b'\\') {
+        return Some(k);
+    }
+    memchr::memchr2(b'"', b'\\', &s[head.len()..]).map(|k| head.len() + k)
+}
+
+/// Where the scan of one value stands.
+#[derive(Debug, Default, Clone)]
+struct Extent {
+    started: bool,
+    /// Nesting inside the value (0: not in a container).
+    depth: usize,
+    in_string: bool,
+    /// A backslash ended the previous piece.
+    escape: bool,
+    /// A number or a literal (or garbage) outside any container.
+    scalar: bool,
+}
+
+/// How the scan of a value ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// The value ends just before this index.
+    Done(usize),
+    /// Every byte given was used: the value goes on.
+    More,
+    /// Nesting deeper than [`MAX_DEPTH`] at this index.
+    TooDeep(usize),
+}
+
+impl Extent {
+    /// Scans `s[i..]`; `outer` is the depth of the container the value is in.
+    fn scan(&mut self, s: &[u8], mut i: usize, outer: usize) -> Step {
+        if !self.started {
+            let Some(&b) = s.get(i) else { return Step::More };
+            self.started = true;
+            i += 1;
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    self.depth = 1;
+                    if outer + 1 > MAX_DEPTH {
+                        return Step::TooDeep(i - 1);
+                    }
+                }
+                _ => self.scalar = true,
+            }
+        }
+        loop {
+            if self.in_string {
+                if self.escape {
+                    if i >= s.len() {
+                        return Step::More;
+                    }
+                    self.escape = false;
+                    i += 1;
+                }
+                let Some(k) = find_quote_or_backslash(&s[i..]) else {
+                    return Step::More;
+                };
+                i += k + 1;
+                if s[i - 1] == b'\\' {
+                    self.escape = true;
+                    continue;
+                }
+                self.in_string = false;
+                if self.depth == 0 {
+                    return Step::Done(i);
+                }
+            } else if self.scalar {
+                return match s[i..].iter().position(|&b| is_ws(b) || matches!(b, b',' | b']' | b'}')) {
+                    Some(k) => Step::Done(i + k),
+                    None => Step::More,
+                };
+            } else {
+                // In a container: only quotes and brackets matter.
+                let Some(k) = s[i..]
+                    .iter()
+                    .position(|&b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']'))
+                else {
+                    return Step::More;
+                };
+                i += k + 1;
+                match s[i - 1] {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => {
+                        self.depth += 1;
+                        if outer + self.depth > MAX_DEPTH {
+                            return Step::TooDeep(i - 1);
+                        }
+                    }
+                    _ => {
+                        self.depth -= 1;
+                        if self.depth == 0 {
+                            return Step::Done(i);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Why no value could be cut.
+#[derive(Debug)]
+pub enum Cut {
+    /// The text ends inside the value (or before it).
+    Eof,
+    /// Nesting too deep, at this offset from the window's start.
+    TooDeep(usize),
+    Io(io::Error),
+}
+
+/// A window over the JSON text, refilled from the reader. Offsets handed out are relative to the
+/// window's start, which only [`Input::consume`] moves, so they stay valid across refills.
+pub struct Input<R> {
+    reader: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Offset in the whole text of `buf[0]`.
+    base: u64,
+    eof: bool,
+}
+
+impl<R: Read> Input<R> {
+    pub fn new(reader: R) -> Self {
+        Input {
+            reader,
+            buf: vec![0; READ_SIZE],
+            start: 0,
+            end: 0,
+            base: 0,
+            eof: false,
+        }
+    }
+
+    /// The text from the window's start that has been read so far.
+    pub fn data(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Offset in the whole text of the window's start.
+    pub fn offset(&self) -> u64 {
+        self.base + self.start as u64
+    }
+
+    /// Offset in the whole text of the end of what has been read.
+    pub fn read_so_far(&self) -> u64 {
+        self.base + self.end as u64
+    }
+
+    pub fn consume(&mut self, n: usize) {
+        self.start += n;
+    }
+
+    /// Reads more text after what is held; `false` at the end of the input.
+    pub fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.base += self.start as u64;
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            // One value is larger than the buffer: grow it (amortised linear).
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        loop {
+            match self.reader.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Reads until at least `n` bytes are held from the window's start; `false` if the text
+    /// ends first.
+    pub fn want(&mut self, n: usize) -> io::Result<bool> {
+        while self.end - self.start < n {
+            if !self.fill()? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The offset of the first byte that is not white space at or after `at`, and that byte;
+    /// `None` at the end of the text.
+    pub fn skip_ws(&mut self, mut at: usize) -> io::Result<Option<(usize, u8)>> {
+        loop {
+            let data = self.data();
+            while at < data.len() {
+                if !is_ws(data[at]) {
+                    return Ok(Some((at, data[at])));
+                }
+                at += 1;
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The end of the value that starts at `at` (no white space before it), reading as much
+    /// as it needs. `outer` is the nesting depth of the value's container.
+    pub fn value_end(&mut self, at: usize, outer: usize) -> Result<usize, Cut> {
+        let mut extent = Extent::default();
+        let mut i = at;
+        loop {
+            let data = self.data();
+            match extent.scan(data, i, outer) {
+                Step::Done(end) => return Ok(end),
+                Step::TooDeep(k) => return Err(Cut::TooDeep(k)),
+                Step::More => i = data.len(),
+            }
+            if !self.fill().map_err(Cut::Io)? {
+                // A number or literal may end the text.
+                return if extent.scalar { Ok(i) } else { Err(Cut::Eof) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that hands out at most `n` bytes per call.
+    pub struct Trickle<'a> {
+        pub data: &'a [u8],
+        pub n: usize,
+    }
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let k = self.n.min(buf.len()).min(self.data.len());
+            buf[..k].copy_from_slice(&self.data[..k]);
+            self.data = &self.data[k..];
+            Ok(k)
+        }
+    }
+
+    fn ends(text: &str, n: usize) -> Vec<usize> {
+        let mut input = Input::new(Trickle {
+            data: text.as_bytes(),
+            n,
+        });
+        let mut out = Vec::new();
+        let mut at = 0;
+        while let Some((i, _)) = input.skip_ws(at).unwrap() {
+            let end = input.value_end(i, 0).unwrap();
+            out.push(end);
+            at = end;
+        }
+        out
+    }
+
+    #[test]
+    fn values_end_where_they_end_whatever_the_pieces() {
+        let text = r#"{"a": "x}\"]", "b": [1, {"c": "\\"}]} "s\"" 12 true [[]]"#;
+        let want = ends(text, 1 << 20);
+        assert_eq!(want, [37, 43, 46, 51, 56]);
+        for n in [1, 2, 3, 5] {
+            assert_eq!(ends(text, n), want, "pieces of {n}");
+        }
+    }
+
+    #[test]
+    fn depth_is_limited_and_eof_is_reported() {
+        let deep = "[".repeat(MAX_DEPTH + 3);
+        let mut input = Input::new(deep.as_bytes());
+        assert!(matches!(input.value_end(0, 0), Err(Cut::TooDeep(256))));
+        let mut input = Input::new(&b"{\"a\": [1"[..]);
+        assert!(matches!(input.value_end(0, 0), Err(Cut::Eof)));
+        let mut input = Input::new(&b"12"[..]);
+        assert_eq!(input.value_end(0, 0).unwrap(), 2);
+    }
+
+    #[test]
+    fn a_huge_string_is_cut_in_linear_time() {
+        // 64 MiB read 4 KiB at a time: rescanning from the start on each read would take minutes.
+        let body = "x".repeat(64 << 20);
+        let text = format!("\"{body}\"");
+        let mut input = Input::new(Trickle {
+            data: text.as_bytes(),
+            n: 4096,
+        });
+        assert_eq!(input.value_end(0, 0).unwrap(), text.len());
+    }
+}
