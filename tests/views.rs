@@ -192,6 +192,15 @@ fn kernels_with_memcpy_and_a_cuda_driver_launch() {
 #[test]
 fn overview_table_and_json() {
     insta::assert_snapshot!(view("overview", VIEWS, &[]));
+    // Memory (control): 0 B until 5 µs, 1000 until 200, 3000 until 600, then 2000, in [0, 1000).
+    let v: serde_json::Value = serde_json::from_str(&view("overview", VIEWS, &["--format", "json"])).unwrap();
+    assert_eq!(v["control"]["peak_allocated_bytes"], 3000);
+    assert_eq!(v["control"]["avg_allocated_bytes"], 2195);
+    assert_eq!(v["test"]["avg_allocated_bytes"], 2995);
+    assert_eq!(v["control"]["memory_device"], "cuda:0");
+    assert_eq!(v["control"]["device_name"], "Fake GPU 80GB");
+    assert_eq!(v["control"]["device_memory_bytes"], 85_899_345_920u64);
+    assert_eq!(v["diff"]["peak_allocated_bytes"], 2000);
     let v: serde_json::Value = serde_json::from_str(&view("overview", CPU, &["--format", "json"])).unwrap();
     assert_eq!(v["control"]["steps"], 1);
     assert_eq!(v["control"]["mean_step_time_us"], 500);

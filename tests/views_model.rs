@@ -324,6 +324,23 @@ fn busy(spans: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
     total
 }
 
+/// A file's windows: its selected host ProfilerSteps, or the span of its events.
+fn model_windows(m: &Model, iters: &Option<Vec<i64>>) -> Vec<(i64, i64)> {
+    match iters {
+        Some(its) => {
+            m.ev.iter()
+                .filter(|e| e.place == 'h' && step_of(&e.name).is_some_and(|n| its.contains(&n)))
+                .map(|e| (e.ts, e.end()))
+                .collect()
+        }
+        None if m.ev.is_empty() => vec![],
+        None => vec![(
+            m.ev.iter().map(|e| e.ts).min().unwrap(),
+            m.ev.iter().map(|e| e.end()).max().unwrap(),
+        )],
+    }
+}
+
 /// (steps, mean step ns, gpu busy per step ns, utilization, host busy per step ns)
 type OverviewModel = (Option<usize>, Option<i64>, Option<i64>, Option<f64>, Option<i64>);
 
@@ -331,19 +348,7 @@ fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> Over
     let (mut windows, mut window_ns, mut gpu, mut host, mut has_gpu, mut has_ops) =
         (0i64, 0i64, 0i64, 0i64, false, false);
     for (m, _) in sel {
-        let w: Vec<(i64, i64)> = match iters {
-            Some(its) => {
-                m.ev.iter()
-                    .filter(|e| e.place == 'h' && step_of(&e.name).is_some_and(|n| its.contains(&n)))
-                    .map(|e| (e.ts, e.end()))
-                    .collect()
-            }
-            None if m.ev.is_empty() => vec![],
-            None => vec![(
-                m.ev.iter().map(|e| e.ts).min().unwrap(),
-                m.ev.iter().map(|e| e.end()).max().unwrap(),
-            )],
-        };
+        let w = model_windows(m, iters);
         let spans = |f: &dyn Fn(&Ev) -> bool| -> Vec<(i64, i64)> {
             m.ev.iter().filter(|e| f(e)).map(|e| (e.ts, e.end())).collect()
         };
@@ -362,6 +367,111 @@ fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> Over
         (has_gpu && window_ns > 0).then(|| gpu as f64 / window_ns as f64),
         if has_ops { per(host) } else { None },
     )
+}
+
+/// (peak, avg, device) of the device with the largest peak, from `[memory]` instants: naive
+/// per-window walk over every event of the device, in time order.
+fn memory_model(paths: &[&Path], windows: &[Vec<(i64, i64)>]) -> (Option<i64>, Option<i64>, Option<String>) {
+    let mut best: Option<(i64, i64, String)> = None;
+    for (path, w) in paths.iter().zip(windows) {
+        let doc = read(path);
+        // (device type, id) -> [(ts, file position, Total Allocated, Bytes)]
+        #[allow(clippy::type_complexity)]
+        let mut per: BTreeMap<(i64, i64), Vec<(i64, usize, i64, i64)>> = BTreeMap::new();
+        for (k, e) in doc["traceEvents"].as_array().unwrap().iter().enumerate() {
+            if e["name"] != "[memory]" || e["ph"] != "i" {
+                continue;
+            }
+            let a = &e["args"];
+            let Some(total) = a["Total Allocated"].as_i64() else {
+                continue;
+            };
+            let key = (
+                a["Device Type"].as_i64().unwrap_or(0),
+                a["Device Id"].as_i64().unwrap_or(0),
+            );
+            per.entry(key)
+                .or_default()
+                .push((ns(&e["ts"]).unwrap(), k, total, a["Bytes"].as_i64().unwrap_or(0)));
+        }
+        for ((t, id), mut evs) in per {
+            evs.sort();
+            let level_at = |x: i64| evs.iter().rfind(|e| e.0 <= x).map_or(evs[0].2 - evs[0].3, |e| e.2);
+            let (mut peak, mut integral, mut len) = (i64::MIN, 0i128, 0i64);
+            for &(ws, we) in w.iter().filter(|(s, e)| e > s) {
+                let mut cuts: Vec<i64> = vec![ws];
+                cuts.extend(evs.iter().map(|e| e.0).filter(|&x| ws < x && x < we));
+                cuts.push(we);
+                for pair in cuts.windows(2) {
+                    let l = level_at(pair[0]);
+                    peak = peak.max(l);
+                    integral += i128::from(l) * i128::from(pair[1] - pair[0]);
+                }
+                len += we - ws;
+            }
+            if len > 0 && best.as_ref().is_none_or(|b| peak > b.0) {
+                let name = [
+                    "cpu",
+                    "cuda",
+                    "mkldnn",
+                    "opengl",
+                    "opencl",
+                    "ideep",
+                    "hip",
+                    "fpga",
+                    "maia",
+                    "xla",
+                    "vulkan",
+                    "metal",
+                    "xpu",
+                    "mps",
+                    "meta",
+                    "hpu",
+                    "ve",
+                    "lazy",
+                    "ipu",
+                    "mtia",
+                    "privateuseone",
+                ]
+                .get(t as usize)
+                .map_or(format!("device type {t}"), |n| n.to_string());
+                best = Some((peak, (integral / i128::from(len)) as i64, format!("{name}:{id}")));
+            }
+        }
+    }
+    match best {
+        Some((p, a, d)) => (Some(p), Some(a), Some(d)),
+        None => (None, None, None),
+    }
+}
+
+/// The device the kernels ran on (the most frequent `args.device` of kept events, lowest id on
+/// ties) of the first file that names one, from `deviceProperties` (or its only entry).
+fn device_model(paths: &[&Path]) -> (Option<String>, Option<u64>) {
+    for p in paths {
+        let doc = read(p);
+        let mut uses: BTreeMap<i64, u64> = BTreeMap::new();
+        for e in doc["traceEvents"].as_array().unwrap() {
+            let kept = e.get("dur").is_some() && e.get("cat").and_then(|c| c.as_str()).is_some_and(|c| c != "Trace");
+            if let Some(d) = e["args"]["device"].as_i64().filter(|_| kept) {
+                *uses.entry(d).or_default() += 1;
+            }
+        }
+        let props = doc["deviceProperties"].as_array().cloned().unwrap_or_default();
+        let most = uses
+            .iter()
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+            .map(|(d, _)| *d);
+        let chosen = match most {
+            Some(d) => props.iter().find(|x| x["id"].as_i64() == Some(d)),
+            None if props.len() == 1 => props.first(),
+            None => None,
+        };
+        if let Some(x) = chosen {
+            return (x["name"].as_str().map(String::from), x["totalGlobalMem"].as_u64());
+        }
+    }
+    (None, None)
 }
 
 fn files_of(dir: &Path) -> Vec<PathBuf> {
@@ -444,6 +554,28 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
             "{} overview side {k}",
             control.display()
         );
+        let files = files_of(dir);
+        let paths: Vec<&Path> = res
+            .ranks
+            .iter()
+            .filter_map(|r| {
+                files
+                    .iter()
+                    .zip(&models)
+                    .find(|(_, m)| m.rank == *r)
+                    .map(|(p, _)| p.as_path())
+            })
+            .collect();
+        let windows: Vec<Vec<(i64, i64)>> = sel.iter().map(|(m, _)| model_windows(m, &res.iterations)).collect();
+        let mem = (o.peak_allocated_bytes, o.avg_allocated_bytes, o.memory_device.clone());
+        assert_eq!(
+            mem,
+            memory_model(&paths, &windows),
+            "{} memory side {k}",
+            control.display()
+        );
+        let dev = (o.device_name.clone(), o.device_memory_bytes);
+        assert_eq!(dev, device_model(&paths), "{} device side {k}", control.display());
         checked += want_ops.len();
     }
     format!("{} ({} op rows)", control.display(), checked)

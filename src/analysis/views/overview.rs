@@ -11,10 +11,12 @@
 //! - Absent values (no GPU, no memory events) are `None`, never 0.
 
 use super::Loaded;
+use super::memory::{Levels, WindowStats, device_type_name};
 use crate::model::iteration::step_number;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// One side of the overview. Times are nanoseconds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -101,8 +103,63 @@ struct Memory {
     device_memory: Option<u64>,
 }
 
-fn memory(_files: &[&TraceFile], _windows: &[Vec<(i64, i64)>]) -> Memory {
-    Memory::default()
+/// Per (device type, device id) of one file: its allocation levels, in time order.
+fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
+    let m = &file.memory;
+    let mut rows: Vec<usize> = (0..m.ts_ns.len()).filter(|&k| m.total_allocated[k].is_some()).collect();
+    rows.sort_by_key(|&k| (m.device_type[k], m.device_id[k], m.ts_ns[k], k));
+    let mut out: BTreeMap<(i32, i32), Levels> = BTreeMap::new();
+    for k in rows {
+        let total = m.total_allocated[k].unwrap_or(0);
+        let l = out.entry((m.device_type[k], m.device_id[k])).or_insert_with(|| Levels {
+            initial: total - m.bytes[k],
+            events: Vec::new(),
+        });
+        l.events.push((m.ts_ns[k], total));
+    }
+    out
+}
+
+fn memory(files: &[&TraceFile], windows: &[Vec<(i64, i64)>]) -> Memory {
+    let mut best: Option<((i32, i32), WindowStats)> = None;
+    for (file, w) in files.iter().zip(windows) {
+        for (device, levels) in levels_of(file) {
+            if let Some(s) = levels.stats(w)
+                && best.is_none_or(|(_, b)| s.peak > b.peak)
+            {
+                best = Some((device, s));
+            }
+        }
+    }
+    let (name, total) = device_properties(files);
+    Memory {
+        peak: best.map(|(_, s)| s.peak),
+        avg: best.and_then(|(_, s)| s.average()),
+        device: best.map(|((t, id), _)| format!("{}:{id}", device_type_name(i64::from(t)))),
+        device_name: name,
+        device_memory: total,
+    }
+}
+
+/// The name and memory of the device the kernels ran on (the most used `args.device` of the
+/// first file that has one), from `deviceProperties`.
+fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>) {
+    for f in files {
+        let used = f
+            .device_use
+            .iter()
+            .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
+            .map(|(id, _)| *id);
+        let props = match used {
+            Some(id) => f.devices.iter().find(|d| d.id == id),
+            None if f.devices.len() == 1 => f.devices.first(),
+            None => None,
+        };
+        if let Some(d) = props {
+            return (Some(d.name.clone()), d.total_global_mem);
+        }
+    }
+    (None, None)
 }
 
 fn measures_windows(m: &[FileMeasure]) -> Vec<Vec<(i64, i64)>> {
