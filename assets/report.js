@@ -87,7 +87,7 @@ function overviewValue(key, v, isDiff) {
   let s;
   if (key.endsWith("_us")) s = dur(Math.round(v * 1000));
   else if (key.endsWith("_bytes")) s = bytes(v);
-  else if (key === "gpu_utilization") s = (v * 100).toFixed(1) + "%";
+  else if (key === "gpu_utilization") s = (v * 100).toFixed(1) + (isDiff ? " pp" : "%");
   else s = String(v);
   return isDiff && v > 0 ? "+" + s : s;
 }
@@ -195,14 +195,16 @@ function execChart(n) {
     el("svg:line", { class: "axis", x1: L, x2: W - R, y1: mid, y2: mid }),
     el("svg:text", { x: L - 6, y: yBot(maxD) + 4, "text-anchor": "end" }, signed(dur(maxD), maxD)),
     el("svg:text", { x: L - 6, y: yBot(-maxD) + 4, "text-anchor": "end" }, dur(-maxD)));
-  kids.forEach((x, i) => svg.append(group(x, i, gw, { cv, tv, dv, yTop, yBot, mid })));
+  const every = Math.ceil(18 / gw), angle = gw < 60 ? -60 : -35;
+  kids.forEach((x, i) => svg.append(group(x, i, gw, { cv, tv, dv, yTop, yBot, mid, every, angle })));
+  if (every > 1) svg.append(el("svg:text", { x: W - R, y: 10, "text-anchor": "end" }, `${kids.length} children: 1 in ${every} labelled; hover or focus a bar for its name`));
   const xs = (i) => L + gw * (i + 0.5);
   svg.append(line(cc.map((v, i) => [xs(i), yCum(v)]), C.ctl, "6 3"), line(tc.map((v, i) => [xs(i), yCum(v)]), C.tst, "6 3"),
     line(dc.map((v, i) => [xs(i), yBot(v)]), C.sum));
   box.append(svg);
 }
 function group(x, i, gw, s) {
-  const x0 = L + gw * i, bw = Math.max(1, gw * 0.38), zoomable = !!(x.ch && x.ch.length);
+  const x0 = L + gw * i, bw = Math.max(1, Math.min(gw * 0.38, 48)), zoomable = !!(x.ch && x.ch.length);
   const status = x.s === "matched" || x.s === "unknown" ? "" : ` (${x.s})`;
   const label = lastSegment(x) + status;
   const tip = `${x.p}${status}\n${D.labels[0]}: ${dur(s.cv[i])}\n${D.labels[1]}: ${dur(s.tv[i])}\nΔ ${signed(dur(s.dv[i]), s.dv[i])} (${pctText(pctValue(s.cv[i], s.tv[i]))})` +
@@ -213,18 +215,22 @@ function group(x, i, gw, s) {
   const faded = x.s === "unknown" ? 0.45 : 1;
   const bar = (v, xx, color, side) => v === null ? null : el("svg:rect", { class: "bar " + side, x: xx, y: s.yTop(v), width: bw,
     height: Math.max(0, TOP[1] - s.yTop(v)), fill: color, "fill-opacity": faded });
-  g.append(bar(s.cv[i], x0 + gw * 0.1, C.ctl, "control"), bar(s.tv[i], x0 + gw * 0.1 + bw, C.tst, "test"));
+  const cx = x0 + gw / 2;
+  g.append(bar(s.cv[i], cx - bw, C.ctl, "control"), bar(s.tv[i], cx, C.tst, "test"));
   const d = s.dv[i], y = s.yBot(d);
-  g.append(el("svg:rect", { class: "bar diff", x: x0 + gw * 0.2, y: Math.min(y, s.mid), width: gw * 0.6,
+  const dw = Math.min(gw * 0.6, 64);
+  g.append(el("svg:rect", { class: "bar diff", x: cx - dw / 2, y: Math.min(y, s.mid), width: dw,
     height: Math.abs(y - s.mid), fill: d > 0 ? C.up : C.down, "fill-opacity": faded }));
-  const tx = x0 + gw / 2, ty = BOT[1] + 12;
-  const short = label.length > 26 ? label.slice(0, 25) + "…" : label;
-  g.append(el("svg:text", { x: tx, y: ty, transform: `rotate(-35 ${tx} ${ty})`, "text-anchor": "end",
-    class: "st-" + x.s, "font-weight": zoomable ? 600 : null }, short));
   if (zoomable) {
     g.addEventListener("click", () => go(x.p));
     g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(x.p); } });
   }
+  // With many children the labels would overlap: only every `s.every`-th is written (all have tooltips).
+  if (i % s.every !== 0) return g;
+  const tx = cx, ty = BOT[1] + 12;
+  const max = s.angle === -60 ? 20 : 26, short = label.length > max ? label.slice(0, max - 1) + "…" : label;
+  g.append(el("svg:text", { x: tx, y: ty, transform: `rotate(${s.angle} ${tx} ${ty})`, "text-anchor": "end",
+    class: "st-" + x.s, "font-weight": zoomable ? 600 : null }, short));
   return g;
 }
 function legend() {
