@@ -72,6 +72,7 @@ function header() {
   const ov = D.overview || {};
   const devs = [ov.control, ov.test].map((s) => (s && s.device_name) || "no deviceProperties");
   add("Devices", `${devs[0]} vs ${devs[1]}`);
+  if (D.fallback) add("Module tree", "no nn.Module events on a side: the nodes are annotations and top-level operators (record with with_stack=True for modules)");
   add("Events", `device filter: ${D.device}` + (D.include.length ? `; include ${D.include.join(", ")}` : "") +
     (D.exclude.length ? `; exclude ${D.exclude.join(", ")}` : ""));
 }

@@ -72,11 +72,11 @@ fn tables_match_cli(pair: [&str; 2], d: &Value) {
                 args.extend(["--zoom", path.as_str()]);
             }
             let csv = stdout(&args);
-            let mut lines = csv.lines();
-            let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+            let mut reader = csv::Reader::from_reader(csv.as_bytes());
+            let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
             let mut cli: Vec<(String, Vec<Option<i64>>)> = Vec::new();
-            for line in lines {
-                let f: Vec<&str> = line.split(',').collect();
+            for record in reader.records() {
+                let f = record.unwrap();
                 let vals = measures
                     .as_array()
                     .unwrap()
@@ -86,7 +86,7 @@ fn tables_match_cli(pair: [&str; 2], d: &Value) {
                         ["control", "test"].map(|side| {
                             let col = header.iter().position(|h| *h == format!("{side}_{m}"));
                             col.and_then(|c| {
-                                let v = f[c];
+                                let v = &f[c];
                                 (!v.is_empty()).then(|| if m == "calls" { v.parse().unwrap() } else { us_to_ns(v) })
                             })
                         })
@@ -316,4 +316,69 @@ fn browser_device_tables_and_time_toggle() {
     // Keyboard: the first control takes focus with Tab.
     d.exec(r##"document.getElementById("back").focus(); return true"##);
     no_errors(&d);
+}
+
+/// A real pair from two vendors (../shared/traces; skipped without it): the numbers equal the CLI
+/// views', and the page zooms three levels down and back with no errors.
+#[test]
+fn real_gpu_pair_from_two_vendors() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/tracelens_bert_small");
+    if !base.is_dir() {
+        eprintln!("SKIPPED: {} is absent", base.display());
+        return;
+    }
+    let (h100, mi300) = (base.join("h100"), base.join("mi300"));
+    let pair = [h100.to_str().unwrap(), mi300.to_str().unwrap()];
+    let dir = TempDir::new().unwrap();
+    let (path, page) = report(pair, dir.path(), &[]);
+    tables_match_cli(pair, &data(&page));
+    let Some((driver, chromium)) = browser() else { return };
+    let d = Driver::start(&driver, &chromium);
+    d.goto(&url(&path));
+    let mut trail = vec![current(&d)];
+    for _ in 0..3 {
+        let next: Vec<String> = serde_json::from_value(d.exec(
+            r##"return [...document.querySelectorAll("#exec-chart .group.zoomable")].map(g => g.dataset.path)"##,
+        ))
+        .unwrap();
+        let p = next.first().expect("a child to zoom into");
+        zoom(&d, p, p.rsplit('/').next().unwrap());
+        trail.push(current(&d));
+        assert!(!column(&d, "op-table", 0).is_empty(), "operators in {p}");
+    }
+    assert_eq!(trail.len(), 4, "three levels down: {trail:?}");
+    for want in trail.iter().rev().skip(1) {
+        d.back();
+        d.wait_for(&format!(
+            r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "{want}""##
+        ));
+    }
+    no_errors(&d);
+}
+
+/// The HTA demo pair (35 MB of JSON) and a 2021-format ResNet-50 pair (no module events: the
+/// fallback tree) open with bars, tables and no errors (../shared/traces; skipped without it).
+#[test]
+fn real_pairs_open_without_errors() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    if !base.is_dir() {
+        eprintln!("SKIPPED: {} is absent", base.display());
+        return;
+    }
+    let Some((driver, chromium)) = browser() else { return };
+    let d = Driver::start(&driver, &chromium);
+    for (c, t) in [
+        ("hta_trace_diff/control", "hta_trace_diff/test"),
+        ("kineto_resnet50_workers/w0", "kineto_resnet50_workers/w4"),
+    ] {
+        let dir = TempDir::new().unwrap();
+        let (c, t) = (base.join(c), base.join(t));
+        let (path, _) = report([c.to_str().unwrap(), t.to_str().unwrap()], dir.path(), &[]);
+        d.goto(&url(&path));
+        let groups = d.exec(r##"return document.querySelectorAll("#exec-chart .group").length"##);
+        assert!(groups.as_u64().unwrap() > 1, "{path}: {groups}");
+        assert!(!column(&d, "op-table", 0).is_empty(), "{path}: operators");
+        assert!(!column(&d, "k-table", 0).is_empty(), "{path}: kernels");
+        no_errors(&d);
+    }
 }
