@@ -296,6 +296,10 @@ fn browser_zoom_sort_filter_and_back() {
     d.click(&d.find("#breadcrumb a"));
     d.wait_for(r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "ProfilerStep""##);
     assert_eq!(d.exec(r##"return document.getElementById("back").disabled"##), true);
+    // The keyboard: a focused bar zooms on Enter.
+    d.exec(r##"document.querySelector('#exec-chart .group[data-path="Net[0]"]').focus(); return true"##);
+    d.press("\u{E007}");
+    d.wait_for(r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "Net[0]""##);
     no_errors(&d);
 }
 
@@ -313,8 +317,9 @@ fn browser_device_tables_and_time_toggle() {
     assert_eq!(column(&d, "k-table", 4).len(), before.len());
     d.click(&d.find(r##"#time-toggle input[value="host"]"##));
     d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
-    // Keyboard: the first control takes focus with Tab.
-    d.exec(r##"document.getElementById("back").focus(); return true"##);
+    // Keyboard: the controls take focus.
+    d.exec(r##"document.getElementById("op-filter").focus(); return true"##);
+    assert_eq!(d.exec("return document.activeElement.id"), "op-filter");
     no_errors(&d);
 }
 

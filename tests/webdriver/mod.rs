@@ -160,6 +160,14 @@ impl Driver {
         );
     }
 
+    /// Presses and releases a key (a WebDriver key code such as "\u{E007}", Enter) on the
+    /// focused element.
+    pub fn press(&self, key: &str) {
+        let actions = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]});
+        self.cmd("POST", "/actions", Some(actions));
+    }
+
     pub fn back(&self) {
         self.cmd("POST", "/back", Some(json!({})));
     }
