@@ -171,7 +171,18 @@ fn the_page_is_self_contained() {
         let around = &page[i..(i + 40).min(page.len())];
         assert!(around.starts_with("http://www.w3.org/"), "a URL: {around}");
     }
-    assert!(page.contains("<svg"), "the counts and duration charts are inline SVG");
+    // Names never end the data's <script> element: `<` is escaped in the JSON.
+    assert!(!data(&page)["names"].as_array().unwrap().is_empty());
+    assert_eq!(page.matches("</script>").count(), 2, "the data and the script");
+    // The counts and duration charts are inline SVG, well-formed XML that scales with the page.
+    for id in ["chart-counts", "chart-duration"] {
+        let start = page.find(&format!(r#"<figure class="chart" id="{id}">"#)).unwrap();
+        let svg = &page[start..];
+        let svg = &svg[svg.find("<svg").unwrap()..svg.find("</figure>").unwrap()];
+        let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(doc.root_element().attribute("viewBox").is_some(), "{id}");
+        assert!(doc.root_element().attribute("width").is_none(), "{id}");
+    }
 }
 
 #[test]

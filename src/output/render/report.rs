@@ -54,10 +54,10 @@ fn charts(comparison: &Comparison) -> String {
             .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
         match svg {
             Ok(svg) => {
-                // Scale with the page: the SVG's own size becomes its viewBox.
+                // Scale with the page: drop the fixed size and keep the SVG's own viewBox.
                 let svg = svg.replacen(
                     &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
-                    &format!(r#"viewBox="0 0 {} {}" role="img""#, CHART_SIZE.0, CHART_SIZE.1),
+                    r#"role="img""#,
                     1,
                 );
                 out.push_str(&format!(r#"<figure class="chart" id="{id}">{svg}</figure>"#));
