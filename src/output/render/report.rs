@@ -26,16 +26,19 @@ const CHART_SIZE: (u32, u32) = (1200, 620);
 
 /// The page.
 pub fn render(report: &Report) -> String {
-    let data = data(report).to_string();
-    // Inside <script>, `</script>` or `<!--` in a name must not end the element: JSON allows
-    // `<` only inside strings, where `\u003c` means the same.
-    let data = data.replace('<', "\\u003c");
+    let data = script_json(&data(report));
     let [c, t] = &report.request.labels;
     PAGE.replacen("{{TITLE}}", &html_escape(&format!("tracediff report: {c} vs {t}")), 1)
         .replacen("{{STYLE}}", STYLE, 1)
         .replacen("{{CHARTS}}", &charts(&report.comparison), 1)
         .replacen("{{DATA}}", &data, 1)
         .replacen("{{SCRIPT}}", SCRIPT, 1)
+}
+
+/// JSON text to place inside a `<script>` element: `</script>` or `<!--` in a name must not end
+/// it. JSON allows `<` only inside strings, where `\u003c` means the same.
+fn script_json(v: &Value) -> String {
+    v.to_string().replace('<', "\\u003c")
 }
 
 fn html_escape(s: &str) -> String {
@@ -192,4 +195,22 @@ fn ops_diff(c: &Comparison) -> Value {
         })
         .collect();
     json!({"naming": c.naming.column(), "lists": lists})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_end_the_script_element() {
+        let v = json!({"names": ["</script><b>", "a<!--b", "vector<int>"]});
+        let text = script_json(&v);
+        assert!(!text.contains('<'), "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn html_escapes_the_title() {
+        assert_eq!(html_escape(r#"<a & "b">"#), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
 }
