@@ -8,5 +8,6 @@ pub mod diff;
 pub mod gate;
 pub mod modules;
 pub mod names;
+pub mod report;
 pub mod select;
 pub mod views;

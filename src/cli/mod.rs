@@ -2,6 +2,7 @@
 
 pub mod entry;
 pub mod modules;
+pub mod report;
 
 use crate::analysis::compare::{CompareRequest, check_labels, compare};
 use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
@@ -78,6 +79,9 @@ pub enum Command {
     /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom (§4.4).
     #[command(after_help = modules::MODULES_HELP)]
     Modules(modules::ModulesArgs),
+    /// One self-contained HTML page to click through: overview, module bars with zoom, tables (§4.5).
+    #[command(after_help = report::REPORT_HELP)]
+    Report(report::ReportArgs),
 }
 
 const PLOT_HELP: &str = "\
@@ -274,6 +278,9 @@ pub struct CompareArgs {
     /// Do not save this comparison for later `ops-diff` runs.
     #[arg(long)]
     pub no_save: bool,
+    /// Also write the HTML report of this pair (as `tracediff report`) to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub report: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -424,6 +431,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Kernels(args) => views::run_kernels(args, env),
         Command::Overview(args) => views::run_overview(args, env),
         Command::Modules(args) => modules::run_modules(args, env),
+        Command::Report(args) => report::run_report(args, env),
     }
 }
 
@@ -510,6 +518,9 @@ fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
         args.labels.as_ref(),
     );
     check_specs_used(&args.select, &req)?;
+    if let Some(path) = &args.report {
+        report::check_html(path)?;
+    }
     let (comparison, notes) = compare(&req)?;
     print_notes(&notes, env);
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
@@ -529,6 +540,9 @@ fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
                 state::STATE_DIR_ENV
             );
         }
+    }
+    if let Some(path) = &args.report {
+        report::compare_report(&req, path, env)?;
     }
     Ok(0)
 }

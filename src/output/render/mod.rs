@@ -6,6 +6,7 @@ pub mod gate;
 pub mod modules;
 pub mod ops_diff;
 pub mod plot;
+pub mod report;
 pub mod views;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,365 @@
+// tracediff report: displays, sorts and filters the numbers tracediff embedded above; it computes
+// nothing but Δ, Δ % and the running sums. Hand-written, no library (see README: Report).
+"use strict";
+window.__tracediffErrors = [];
+window.addEventListener("error", (e) => window.__tracediffErrors.push(String(e.message)));
+(function () {
+  const origError = console.error;
+  console.error = function (...args) { window.__tracediffErrors.push(args.map(String).join(" ")); origError.apply(console, args); };
+})();
+
+const D = JSON.parse(document.getElementById("report-data").textContent);
+const SVGNS = "http://www.w3.org/2000/svg";
+const C = { ctl: "#0072B2", tst: "#E69F00", up: "#D55E00", down: "#009E73", sum: "#CC79A7", unk: "#999999" };
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs, ...kids) {
+  const e = tag.startsWith("svg:") ? document.createElementNS(SVGNS, tag.slice(4)) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, v);
+  for (const k of kids) if (k !== null && k !== undefined) e.append(k);
+  return e;
+}
+
+// ---- numbers ---------------------------------------------------------------------------------
+// Exact microseconds, as the CLI's csv/json: 1500 ns → "1.5".
+function us(ns) {
+  if (ns === null || ns === undefined) return "–";
+  const sign = ns < 0 ? "-" : "", a = Math.abs(ns), whole = Math.floor(a / 1000), frac = a % 1000;
+  const w = whole.toLocaleString("en-US");
+  return frac === 0 ? sign + w : sign + w + "." + String(frac).padStart(3, "0").replace(/0+$/, "");
+}
+// Three significant digits with a unit, as the CLI's module table: "1.10 ms".
+function dur(ns) {
+  if (ns === null || ns === undefined) return "–";
+  const a = Math.abs(ns);
+  const [d, u] = a >= 1e9 ? [1e9, "s"] : a >= 1e6 ? [1e6, "ms"] : a >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  const v = ns / d;
+  const digits = Math.abs(v) >= 100 || d === 1 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  return v.toFixed(digits) + " " + u;
+}
+const signed = (s, v) => (v > 0 ? "+" + s : s);
+// Δ % against control: "new" / "gone" where one side is 0, as the CLI.
+function pctValue(c, t) {
+  if (c === null || t === null || c === undefined || t === undefined) return null;
+  if (c === 0) return t === 0 ? 0 : Infinity;
+  if (t === 0) return -Infinity;
+  return ((t - c) / c) * 100;
+}
+function pctText(p) {
+  if (p === null) return "–";
+  if (p === Infinity) return "new";
+  if (p === -Infinity) return "gone";
+  if (p === 0) return "0%";
+  return (p > 0 ? "+" : "") + p.toFixed(1) + "%";
+}
+const signClass = (v) => (v === null || v === 0 || Number.isNaN(v) ? null : v > 0 ? "pos" : "neg");
+function bytes(n) {
+  if (n === null || n === undefined) return "–";
+  const a = Math.abs(n), units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let i = 0, v = a;
+  while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+  return (n < 0 ? "-" : "") + (i === 0 ? String(v) : v.toFixed(2)) + " " + units[i];
+}
+
+// ---- header and overview -----------------------------------------------------------------------
+function header() {
+  const dl = $("compared");
+  const sideText = (s) => `${s.path} — rank${s.ranks.length === 1 ? "" : "s"} ${s.ranks.join(", ")}; ` +
+    (s.iterations ? `step${s.iterations.length === 1 ? "" : "s"} ${s.iterations.join(", ")}` : "no ProfilerStep (whole trace)") +
+    `; ${s.files.length} file${s.files.length === 1 ? "" : "s"}`;
+  const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
+  D.sides.forEach((s, i) => add(`${i === 0 ? "Control" : "Test"} (${s.label})`, sideText(s)));
+  const ov = D.overview || {};
+  const devs = [ov.control, ov.test].map((s) => (s && s.device_name) || "no deviceProperties");
+  add("Devices", `${devs[0]} vs ${devs[1]}`);
+  if (D.fallback) add("Module tree", "no nn.Module events on a side: the nodes are annotations and top-level operators (record with with_stack=True for modules)");
+  add("Events", `device filter: ${D.device}` + (D.include.length ? `; include ${D.include.join(", ")}` : "") +
+    (D.exclude.length ? `; exclude ${D.exclude.join(", ")}` : ""));
+}
+
+const OVERVIEW_LABELS = {
+  device_memory_bytes: "device memory", ranks: "ranks", steps: "steps", mean_step_time_us: "mean step time",
+  gpu_busy_per_step_us: "GPU busy per step", gpu_utilization: "GPU utilisation",
+  host_busy_per_step_us: "host busy per step", avg_allocated_bytes: "average allocated",
+  peak_allocated_bytes: "peak allocated",
+};
+function overviewValue(key, v, isDiff) {
+  if (v === null || v === undefined) return "–";
+  let s;
+  if (key.endsWith("_us")) s = dur(Math.round(v * 1000));
+  else if (key.endsWith("_bytes")) s = bytes(v);
+  else if (key === "gpu_utilization") s = (v * 100).toFixed(1) + (isDiff ? " pp" : "%");
+  else s = String(v);
+  return isDiff && v > 0 ? "+" + s : s;
+}
+function overview() {
+  const ov = D.overview, t = $("overview-table");
+  if (!ov || !ov.control) { t.replaceWith(el("p", { class: "note" }, "No overview.")); return; }
+  t.append(el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, D.labels[0]), el("th", {}, D.labels[1]), el("th", {}, "Δ"), el("th", {}, "Δ %"))));
+  const body = el("tbody");
+  for (const key of Object.keys(OVERVIEW_LABELS)) {
+    if (!(key in ov.control)) continue;
+    const pct = ov.diff_pct[key];
+    const cls = key === "gpu_utilization" || key === "ranks" || key === "steps" ? null : signClass(ov.diff[key]);
+    body.append(el("tr", { "data-key": key }, el("td", {}, OVERVIEW_LABELS[key]),
+      el("td", {}, overviewValue(key, ov.control[key])), el("td", {}, overviewValue(key, ov.test[key])),
+      el("td", { class: cls }, overviewValue(key, ov.diff[key], true)), el("td", { class: cls }, pct === null ? "–" : pct)));
+  }
+  t.append(body);
+}
+
+// ---- module tree and navigation --------------------------------------------------------------
+const byPath = new Map(), parentOf = new Map();
+(function index(n, parent) {
+  byPath.set(n.p, n);
+  if (parent) parentOf.set(n.p, parent.p);
+  (n.ch || []).forEach((c) => index(c, n));
+})(D.tree, null);
+
+const state = { path: "", time: D.moduleDevice.some((x) => x) ? "device" : "host" };
+const pathFromHash = () => {
+  const m = /^#node=(.*)$/.exec(location.hash);
+  const p = m ? decodeURIComponent(m[1]) : "";
+  return byPath.has(p) ? p : "";
+};
+const go = (p) => { location.hash = "node=" + encodeURIComponent(p); };
+const lastSegment = (n) => (n.p === "" ? n.n : n.p.split("/").pop());
+
+function breadcrumb() {
+  const nav = $("breadcrumb");
+  nav.textContent = "";
+  const chain = [];
+  for (let p = state.path; p !== undefined; p = parentOf.get(p)) chain.unshift(p);
+  chain.forEach((p, i) => {
+    const n = byPath.get(p);
+    if (i > 0) nav.append(el("span", { class: "sep", "aria-hidden": "true" }, "/"));
+    if (i === chain.length - 1) nav.append(el("span", { "aria-current": "location" }, lastSegment(n)));
+    else {
+      const a = el("a", { href: "#node=" + encodeURIComponent(p) }, lastSegment(n));
+      nav.append(a);
+    }
+  });
+  $("back").disabled = state.path === "";
+}
+
+const TIME_INDEX = { host: 1, device: 2 };
+const val = (side, k) => (side ? side[TIME_INDEX[k]] : null);
+
+function summary(n) {
+  const k = state.time, c = val(n.c, k), t = val(n.t, k);
+  const d = (t || 0) - (c || 0);
+  const kids = n.ch || [];
+  const count = (s) => kids.filter((x) => x.s === s).length;
+  $("node-summary").textContent = `${lastSegment(n)} (${n.k}, ${n.s}): ${k} time ${dur(c)} → ${dur(t)}, ` +
+    `Δ ${signed(dur(d), d)} (${pctText(pctValue(c, t))}); ${kids.length} children: ` +
+    `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown. ` +
+    "Click a bar (or focus it and press Enter) to zoom in.";
+}
+
+// ---- the execution chart ---------------------------------------------------------------------
+const W = 1200, L = 80, R = 80, TOP = [16, 236], BOT = [268, 378], H = 490;
+function ticks(max) {
+  if (max <= 0) return [0];
+  const step = Math.pow(10, Math.floor(Math.log10(max)));
+  const s = max / step > 5 ? step * 2 : max / step > 2 ? step : step / 2;
+  const out = [];
+  for (let v = 0; v <= max * 1.0001; v += s) out.push(v);
+  return out;
+}
+function line(points, color, dash) {
+  return el("svg:polyline", { points: points.map((p) => p.join(",")).join(" "), fill: "none", stroke: color,
+    "stroke-width": 2, "stroke-dasharray": dash || null });
+}
+function execChart(n) {
+  const box = $("exec-chart");
+  box.textContent = "";
+  const kids = n.ch || [];
+  if (!kids.length) { box.append(el("p", { class: "note" }, "This node has no children.")); return; }
+  const k = state.time, pw = W - L - R, gw = pw / kids.length;
+  const cv = kids.map((x) => val(x.c, k)), tv = kids.map((x) => val(x.t, k));
+  const dv = kids.map((_, i) => (tv[i] || 0) - (cv[i] || 0));
+  const cum = (a) => { let s = 0; return a.map((v) => (s += v || 0)); };
+  const cc = cum(cv), tc = cum(tv), dc = cum(dv);
+  const maxBar = Math.max(1, ...cv.map((v) => v || 0), ...tv.map((v) => v || 0));
+  const maxCum = Math.max(1, cc[cc.length - 1], tc[tc.length - 1]);
+  const maxD = Math.max(1, ...dv.map(Math.abs), ...dc.map(Math.abs));
+  const yTop = (v) => TOP[1] - (v / maxBar) * (TOP[1] - TOP[0]);
+  const yCum = (v) => TOP[1] - (v / maxCum) * (TOP[1] - TOP[0]);
+  const mid = (BOT[0] + BOT[1]) / 2, yBot = (v) => mid - (v / maxD) * ((BOT[1] - BOT[0]) / 2);
+  const svg = el("svg:svg", { viewBox: `0 0 ${W} ${H}`, role: "group", "aria-label": `${k} time per child of ${lastSegment(n)}` });
+  for (const v of ticks(maxBar)) svg.append(el("svg:line", { class: "grid", x1: L, x2: W - R, y1: yTop(v), y2: yTop(v) }),
+    el("svg:text", { x: L - 6, y: yTop(v) + 4, "text-anchor": "end" }, dur(v)));
+  for (const v of ticks(maxCum)) svg.append(el("svg:text", { x: W - R + 6, y: yCum(v) + 4, fill: C.sum }, dur(v)));
+  svg.append(el("svg:text", { x: L, y: 10 }, `${k} time per child (bars, left axis) and cumulative (lines, right axis)`));
+  svg.append(el("svg:text", { x: L, y: BOT[0] - 6 }, "Δ (test − control) per child (bars) and running sum (line)"));
+  svg.append(el("svg:line", { class: "axis", x1: L, x2: W - R, y1: TOP[1], y2: TOP[1] }),
+    el("svg:line", { class: "axis", x1: L, x2: W - R, y1: mid, y2: mid }),
+    el("svg:text", { x: L - 6, y: yBot(maxD) + 4, "text-anchor": "end" }, signed(dur(maxD), maxD)),
+    el("svg:text", { x: L - 6, y: yBot(-maxD) + 4, "text-anchor": "end" }, dur(-maxD)));
+  const every = Math.ceil(18 / gw), angle = gw < 60 ? -60 : -35;
+  kids.forEach((x, i) => svg.append(group(x, i, gw, { cv, tv, dv, yTop, yBot, mid, every, angle })));
+  if (every > 1) svg.append(el("svg:text", { x: W - R, y: 10, "text-anchor": "end" }, `${kids.length} children: 1 in ${every} labelled; hover or focus a bar for its name`));
+  const xs = (i) => L + gw * (i + 0.5);
+  svg.append(line(cc.map((v, i) => [xs(i), yCum(v)]), C.ctl, "6 3"), line(tc.map((v, i) => [xs(i), yCum(v)]), C.tst, "6 3"),
+    line(dc.map((v, i) => [xs(i), yBot(v)]), C.sum));
+  box.append(svg);
+}
+function group(x, i, gw, s) {
+  const x0 = L + gw * i, bw = Math.max(1, Math.min(gw * 0.38, 48)), zoomable = !!(x.ch && x.ch.length);
+  const status = x.s === "matched" || x.s === "unknown" ? "" : ` (${x.s})`;
+  const label = lastSegment(x) + status;
+  const tip = `${x.p}${status}\n${D.labels[0]}: ${dur(s.cv[i])}\n${D.labels[1]}: ${dur(s.tv[i])}\nΔ ${signed(dur(s.dv[i]), s.dv[i])} (${pctText(pctValue(s.cv[i], s.tv[i]))})` +
+    (zoomable ? "\nclick to zoom in" : "");
+  const g = el("svg:g", { class: "group" + (zoomable ? " zoomable" : ""), "data-path": x.p, "data-status": x.s,
+    tabindex: zoomable ? 0 : null, role: zoomable ? "button" : null, "aria-label": tip.replace(/\n/g, "; ") });
+  g.append(el("svg:title", {}, tip), el("svg:rect", { class: "hit", x: x0, y: TOP[0], width: gw, height: BOT[1] - TOP[0], fill: "transparent" }));
+  const faded = x.s === "unknown" ? 0.45 : 1;
+  const bar = (v, xx, color, side) => v === null ? null : el("svg:rect", { class: "bar " + side, x: xx, y: s.yTop(v), width: bw,
+    height: Math.max(0, TOP[1] - s.yTop(v)), fill: color, "fill-opacity": faded });
+  const cx = x0 + gw / 2;
+  g.append(bar(s.cv[i], cx - bw, C.ctl, "control"), bar(s.tv[i], cx, C.tst, "test"));
+  const d = s.dv[i], y = s.yBot(d);
+  const dw = Math.min(gw * 0.6, 64);
+  g.append(el("svg:rect", { class: "bar diff", x: cx - dw / 2, y: Math.min(y, s.mid), width: dw,
+    height: Math.abs(y - s.mid), fill: d > 0 ? C.up : C.down, "fill-opacity": faded }));
+  if (zoomable) {
+    g.addEventListener("click", () => go(x.p));
+    g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(x.p); } });
+  }
+  // With many children the labels would overlap: only every `s.every`-th is written (all have tooltips).
+  if (i % s.every !== 0) return g;
+  const tx = cx, ty = BOT[1] + 12;
+  const max = s.angle === -60 ? 20 : 26, short = label.length > max ? label.slice(0, max - 1) + "…" : label;
+  g.append(el("svg:text", { x: tx, y: ty, transform: `rotate(${s.angle} ${tx} ${ty})`, "text-anchor": "end",
+    class: "st-" + x.s, "font-weight": zoomable ? 600 : null }, short));
+  return g;
+}
+function legend() {
+  const sw = (c) => el("span", { class: "sw", style: `background:${c}` });
+  $("exec-legend").append(sw(C.ctl), `${D.labels[0]} (bar; dashed line: cumulative)`, sw(C.tst), `${D.labels[1]} (bar; dashed line: cumulative)`,
+    sw(C.up), "Δ > 0 (slower)", sw(C.down), "Δ < 0 (faster)", sw(C.sum), "running sum of Δ",
+    " — labels: bold = has children (zoomable); (added), (deleted), (unknown: time not covered by the children, faded)");
+}
+
+// ---- operator and kernel tables ----------------------------------------------------------------
+const MEASURE_NAMES = { calls: "calls", host_self: "host self", host_total: "host total", device_self: "device self",
+  device_total: "device total", device_mean: "mean", device_min: "min", device_max: "max" };
+function makeTable(prefix, kind, measures) {
+  const t = { prefix, kind, measures, sort: null, filter: "", group: null };
+  $(`${prefix}-filter`).addEventListener("input", (e) => { t.filter = e.target.value.toLowerCase(); drawTable(t); });
+  $(`${prefix}-group`).addEventListener("change", (e) => { t.group = e.target.value; t.sort = null; drawTable(t); });
+  return t;
+}
+// The nearest node at or above the current one that has tables (their depth is limited).
+function tableNode() {
+  for (let p = state.path; p !== undefined; p = parentOf.get(p)) if (D.tables[p]) return p;
+  return null;
+}
+function columns(t) {
+  const m = t.measures, M = m.length, gi = m.indexOf(t.group), ci = m.indexOf("calls");
+  const get = (r, i, side) => r[1 + i + (side ? M : 0)];
+  const gname = MEASURE_NAMES[t.group] + " µs";
+  return [
+    { title: "name", key: (r) => D.names[r[0]], text: (r) => D.names[r[0]], cls: () => "name", asc: true },
+    { title: `${D.labels[0]} calls`, key: (r) => get(r, ci, 0), text: (r) => String(get(r, ci, 0)) },
+    { title: `${D.labels[1]} calls`, key: (r) => get(r, ci, 1), text: (r) => String(get(r, ci, 1)) },
+    { title: "Δ calls", key: (r) => get(r, ci, 1) - get(r, ci, 0), text: (r) => { const d = get(r, ci, 1) - get(r, ci, 0); return signed(String(d), d); } },
+    { title: `${D.labels[0]} ${gname}`, key: (r) => get(r, gi, 0), text: (r) => us(get(r, gi, 0)) },
+    { title: `${D.labels[1]} ${gname}`, key: (r) => get(r, gi, 1), text: (r) => us(get(r, gi, 1)) },
+    { title: `Δ ${gname}`, key: (r) => diffOf(get(r, gi, 0), get(r, gi, 1)), text: (r) => { const d = diffOf(get(r, gi, 0), get(r, gi, 1)); return d === null ? "–" : signed(us(d), d); },
+      cls: (r) => signClass(diffOf(get(r, gi, 0), get(r, gi, 1))) },
+    { title: "Δ %", key: (r) => pctValue(get(r, gi, 0), get(r, gi, 1)), text: (r) => pctText(pctValue(get(r, gi, 0), get(r, gi, 1))),
+      cls: (r) => signClass(pctValue(get(r, gi, 0), get(r, gi, 1))) },
+  ];
+}
+const diffOf = (c, t) => (c === null || t === null ? null : t - c);
+function compareKeys(a, b, asc) {
+  const na = a === null || Number.isNaN(a), nb = b === null || Number.isNaN(b);
+  if (na || nb) return na === nb ? 0 : na ? 1 : -1; // missing values last, either way
+  const r = typeof a === "string" ? a.localeCompare(b) : a < b ? -1 : a > b ? 1 : 0;
+  return asc ? r : -r;
+}
+function drawTable(t) {
+  const table = $(`${t.prefix}-table`), p = tableNode();
+  table.textContent = "";
+  const data = p === null ? null : D.tables[p][t.kind];
+  const note = $(`${t.prefix}-note`);
+  if (!data) { note.textContent = "No table for this node."; return; }
+  const cols = columns(t);
+  let rows = data.rows.filter((r) => !t.filter || D.names[r[0]].toLowerCase().includes(t.filter));
+  if (t.sort) {
+    const col = cols[t.sort.col];
+    rows = rows.map((r, i) => [r, i]).sort((a, b) => compareKeys(col.key(a[0]), col.key(b[0]), t.sort.asc) || a[1] - b[1]).map((x) => x[0]);
+  }
+  const head = el("tr");
+  cols.forEach((c, i) => {
+    const sorted = t.sort && t.sort.col === i;
+    const b = el("button", { type: "button", title: "sort by " + c.title }, c.title);
+    b.addEventListener("click", () => {
+      t.sort = sorted ? { col: i, asc: !t.sort.asc } : { col: i, asc: !!c.asc };
+      drawTable(t);
+      table.querySelectorAll("th button")[i].focus();
+    });
+    head.append(el("th", { scope: "col", "aria-sort": sorted ? (t.sort.asc ? "ascending" : "descending") : "none" }, b));
+  });
+  const body = el("tbody");
+  for (const r of rows) {
+    const tr = el("tr");
+    cols.forEach((c) => tr.append(el("td", { class: c.cls ? c.cls(r) : null, title: c === cols[0] ? D.names[r[0]] : null }, c.text(r))));
+    body.append(tr);
+  }
+  table.append(el("thead", {}, head), body);
+  const where = p === state.path ? "" : ` (tables go ${D.limits.depth} levels deep: showing ${p === "" ? "the step" : p}, the nearest node above)`;
+  note.textContent = `${rows.length} shown of ${data.rows.length} rows embedded, ${data.total} in this node ` +
+    `(the ${D.limits.rows} largest by |Δ| are embedded)${where}. Click a heading to sort.`;
+}
+
+// ---- ops-diff ----------------------------------------------------------------------------------
+function opsDiff() {
+  const box = $("opsdiff-lists");
+  box.append(el("p", { class: "note" }, `Per ${D.opsDiff.naming.replace(/_/g, " ")} over the whole selection, as \`tracediff ops-diff\` (by name).`));
+  for (const list of D.opsDiff.lists) {
+    const t = el("table", { class: "data" }, el("thead", {}, el("tr", {}, ...["name", `${D.labels[0]} count`, `${D.labels[1]} count`,
+      `${D.labels[0]} µs`, `${D.labels[1]} µs`, "Δ µs"].map((h) => el("th", { scope: "col" }, h)))));
+    const body = el("tbody");
+    for (const [name, cc, tc, cd, td] of list.rows)
+      body.append(el("tr", {}, el("td", { class: "name", title: name }, name), el("td", {}, String(cc)), el("td", {}, String(tc)),
+        el("td", {}, us(cd)), el("td", {}, us(td)), el("td", { class: signClass(td - cd) }, signed(us(td - cd), td - cd))));
+    t.append(body);
+    const more = list.total > list.rows.length ? ` (first ${list.rows.length} shown)` : "";
+    box.append(el("details", { "data-category": list.category }, el("summary", {}, `${list.category}: ${list.total}${more}`),
+      el("div", { class: "scroll" }, t)));
+  }
+}
+
+// ---- wiring ------------------------------------------------------------------------------------
+const opTable = makeTable("op", "op", D.opMeasures), kTable = makeTable("k", "k", D.kMeasures);
+opTable.group = D.hasDevice ? "device_total" : "host_total";
+kTable.group = "device_total";
+$("op-group").value = opTable.group;
+if (!D.hasDevice) { $("k-group").disabled = true; }
+
+function render() {
+  state.path = pathFromHash();
+  const n = byPath.get(state.path);
+  breadcrumb();
+  summary(n);
+  execChart(n);
+  const where = state.path === "" ? "(whole step)" : "in " + state.path;
+  document.querySelectorAll(".in-node").forEach((s) => { s.textContent = where; });
+  drawTable(opTable);
+  drawTable(kTable);
+}
+
+document.querySelectorAll("#time-toggle input").forEach((r) => {
+  r.checked = r.value === state.time;
+  if (r.value === "device" && !D.moduleDevice.some((x) => x)) r.disabled = true;
+  r.addEventListener("change", () => { state.time = r.value; render(); });
+});
+$("back").addEventListener("click", () => { if (state.path !== "") go(parentOf.get(state.path)); });
+window.addEventListener("hashchange", render);
+header();
+overview();
+legend();
+opsDiff();
+render();

@@ -1,0 +1,130 @@
+//! What the HTML report (design §4.5) shows, computed from one loaded pair: the module diff, the
+//! overview, the `compare` rows, and an operator and a kernel table for each module node a user
+//! can reach within a few levels of the step. Every number comes from the same functions as the
+//! CLI views (`modules`, `operators --zoom`, `kernels --zoom`, `overview`, `compare`), so the page
+//! and the terminal agree on the same selection.
+
+use crate::analysis::align::{AlignedNode, Status};
+use crate::analysis::compare::{CompareRequest, compare_sides};
+use crate::analysis::diff::{Comparison, NameFilter};
+use crate::analysis::modules::{ModuleDiff, Scope, modules};
+use crate::analysis::views::kernels::kernels;
+use crate::analysis::views::operators::operators;
+use crate::analysis::views::overview::{Overview, overview};
+use crate::analysis::views::{Loaded, SortSide, SortSpec, ViewTable, sort_view_rows};
+use crate::error::Result;
+use rayon::prelude::*;
+
+/// How much of the per-node tables goes into the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReportLimits {
+    /// Nodes up to this many levels below the step get tables (the step itself is level 0).
+    pub depth: usize,
+    /// Rows kept per table: the largest |Δ| of the table's main time first.
+    pub rows: usize,
+}
+
+impl Default for ReportLimits {
+    fn default() -> Self {
+        ReportLimits { depth: 3, rows: 100 }
+    }
+}
+
+/// The operator and kernel tables of one module node, cut to the limits.
+#[derive(Debug, Clone)]
+pub struct NodeTables {
+    /// The node's path (`""` for the step).
+    pub path: String,
+    pub operators: ViewTable,
+    pub kernels: ViewTable,
+    /// The row counts before the cut (operators, kernels).
+    pub totals: (usize, usize),
+}
+
+/// Everything the report shows.
+#[derive(Debug, Clone)]
+pub struct Report {
+    pub request: CompareRequest,
+    pub modules: ModuleDiff,
+    pub overview: Overview,
+    pub comparison: Comparison,
+    pub tables: Vec<NodeTables>,
+    pub limits: ReportLimits,
+    /// Whether either side has device events (the tables then rank by device time).
+    pub has_device: bool,
+}
+
+/// Builds the report of a loaded pair.
+pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Result<Report> {
+    let filter = NameFilter::new(&req.include, &req.exclude)?;
+    let diff = modules(req, loaded)?;
+    let comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
+    let mut nodes = Vec::new();
+    reachable(&diff.root, 0, limits.depth, &mut nodes);
+    let tables: Vec<NodeTables> = nodes
+        .par_iter()
+        .map(|node| node_tables(req, loaded, &filter, node, limits.rows))
+        .collect();
+    let has_device = tables.first().is_some_and(|t| t.operators.has_device);
+    Ok(Report {
+        request: req.clone(),
+        overview: overview(loaded, &req.labels),
+        modules: diff,
+        comparison,
+        tables,
+        limits,
+        has_device,
+    })
+}
+
+/// The nodes that get tables, in tree order: every node but `unknown` ones (which hold no
+/// events) down to `depth` levels.
+fn reachable<'a>(node: &'a AlignedNode, level: usize, depth: usize, out: &mut Vec<&'a AlignedNode>) {
+    if node.status == Status::Unknown {
+        return;
+    }
+    out.push(node);
+    if level < depth {
+        for child in &node.children {
+            reachable(child, level + 1, depth, out);
+        }
+    }
+}
+
+fn node_tables(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+    node: &AlignedNode,
+    rows: usize,
+) -> NodeTables {
+    // The step holds every selected event: no scope, exactly as the views without --zoom.
+    let scope = (!node.path.is_empty()).then(|| Scope::of(loaded, node));
+    let mut ops = operators(req, loaded, filter, scope.as_ref());
+    let mut ks = kernels(req, loaded, filter, false, scope.as_ref());
+    let totals = (ops.rows.len(), ks.rows.len());
+    let op_time = if ops.has_device { "device_total" } else { "host_total" };
+    cut(&mut ops, op_time, rows);
+    cut(&mut ks, "device_total", rows);
+    if !node.path.is_empty() {
+        ops.zoom = Some(node.path.clone());
+        ks.zoom = Some(node.path.clone());
+    }
+    NodeTables {
+        path: node.path.clone(),
+        operators: ops,
+        kernels: ks,
+        totals,
+    }
+}
+
+/// Keeps the `rows` rows of largest |Δ| of `measure` (ties by name), as `--top` does.
+fn cut(table: &mut ViewTable, measure: &str, rows: usize) {
+    let measure = table.measure(measure).unwrap_or(0);
+    let spec = SortSpec::Column {
+        side: SortSide::AbsDiff,
+        measure,
+    };
+    sort_view_rows(&mut table.rows, &spec);
+    table.rows.truncate(rows);
+}

@@ -1,0 +1,121 @@
+//! `tracediff report` (design §4.5) and `compare --report`: one self-contained HTML page.
+
+use super::views::load_view;
+use super::{Env, Labels, SelectArgs, print_notes};
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::report::{ReportLimits, report};
+use crate::analysis::views::load;
+use crate::error::{Error, Result};
+use crate::output::render::report::render;
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+pub const REPORT_HELP: &str = "\
+Writes one HTML file that opens from disk in any current browser, with no network: the data is
+embedded as JSON, the script and styles are inline. It shows what was compared and the overview
+(tracediff overview); the execution comparison of a module node (tracediff modules): a bar pair
+per child, host or device time, the cumulative line of each side, and beneath it each child's
+difference and their running sum; click a bar to zoom into that child, and Back, the breadcrumb
+or the browser's back button to zoom out. The operator and kernel tables (tracediff operators /
+kernels --zoom PATH) follow the node: sortable by every column, with a filter box and a time
+toggle. Then HTA's counts and duration charts (tracediff plot) and the ops-diff categories.
+Tables are embedded for the nodes down to --table-depth levels below the step, each cut to its
+--table-rows rows of largest |Δ| (device total time where there are device events, else host
+total); deeper nodes show their nearest ancestor's tables, and the page says so.";
+
+/// The size limits of the embedded tables.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Report")]
+pub struct ReportTableArgs {
+    /// Embed operator and kernel tables for the module nodes down to N levels below the step.
+    #[arg(long, value_name = "N", default_value_t = ReportLimits::default().depth)]
+    pub table_depth: usize,
+    /// Rows per embedded table: the N of largest |Δ|.
+    #[arg(long, value_name = "N", default_value_t = ReportLimits::default().rows)]
+    pub table_rows: usize,
+}
+
+impl ReportTableArgs {
+    fn limits(&self) -> ReportLimits {
+        ReportLimits {
+            depth: self.table_depth,
+            rows: self.table_rows,
+        }
+    }
+}
+
+impl Default for ReportTableArgs {
+    fn default() -> Self {
+        let d = ReportLimits::default();
+        ReportTableArgs {
+            table_depth: d.depth,
+            table_rows: d.rows,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    /// The HTML file to write.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Names for the two sides [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<Labels>,
+    #[command(flatten)]
+    pub tables: ReportTableArgs,
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
+    check_html(&args.output)?;
+    let (req, loaded) = load_view(
+        &args.select,
+        args.labels.as_ref(),
+        &args.control,
+        &args.test,
+        "report",
+        env,
+    )?;
+    let r = report(&req, &loaded, args.tables.limits())?;
+    print_notes(&loaded.overlap_notes(&req.labels), env);
+    write_page(&args.output, &render(&r), env)
+}
+
+/// `compare … --report FILE`: the same page for the request `compare` ran.
+pub fn compare_report(req: &CompareRequest, path: &Path, env: &mut Env<'_>) -> Result<i32> {
+    let loaded = load(req, "compare --report")?;
+    let r = report(req, &loaded, ReportLimits::default())?;
+    write_page(path, &render(&r), env)
+}
+
+/// Refuses an output name that is not .html/.htm before any work is done.
+pub fn check_html(path: &Path) -> Result<()> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("html" | "htm") => Ok(()),
+        _ => Err(Error::usage(format!(
+            "{}: the report is an HTML page; name it .html",
+            path.display()
+        ))),
+    }
+}
+
+fn write_page(path: &Path, page: &str, env: &mut Env<'_>) -> Result<i32> {
+    std::fs::write(path, page).map_err(|e| Error::Output {
+        path: path.to_path_buf(),
+        source: e,
+    })?;
+    let _ = writeln!(
+        env.stderr,
+        "tracediff: wrote {} ({} KiB)",
+        path.display(),
+        page.len().div_ceil(1024)
+    );
+    Ok(0)
+}

@@ -1,0 +1,216 @@
+//! The HTML report (design §4.5): one self-contained file. The page is `assets/report.html` with
+//! its style and script (`assets/report.css`, `assets/report.js`) inlined, the data as one JSON
+//! document in a `<script type="application/json">`, and the two comparison charts as inline SVG
+//! from the plot renderer. Pure: a [`Report`] in, the page's text out.
+
+use super::Format;
+use super::ops_diff::OpsDiffView;
+use super::plot::{ImageFormat, chart_of, draw};
+use super::views::render_overview;
+use crate::analysis::align::{AlignedNode, Times};
+use crate::analysis::diff::{Category, Comparison, Row, SideInfo, SortKey};
+use crate::analysis::report::{NodeTables, Report};
+use crate::analysis::views::{ViewRow, ViewTable};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+const PAGE: &str = include_str!("../../../assets/report.html");
+const STYLE: &str = include_str!("../../../assets/report.css");
+const SCRIPT: &str = include_str!("../../../assets/report.js");
+
+/// Rows per ops-diff category in the page (the rest are counted).
+pub const OPS_DIFF_ROWS: usize = 500;
+
+/// Charts' size in the page (pixels of the SVG's own coordinates; the page scales them).
+const CHART_SIZE: (u32, u32) = (1200, 620);
+
+/// The page.
+pub fn render(report: &Report) -> String {
+    let data = script_json(&data(report));
+    let [c, t] = &report.request.labels;
+    PAGE.replacen("{{TITLE}}", &html_escape(&format!("tracediff report: {c} vs {t}")), 1)
+        .replacen("{{STYLE}}", STYLE, 1)
+        .replacen("{{CHARTS}}", &charts(&report.comparison), 1)
+        .replacen("{{DATA}}", &data, 1)
+        .replacen("{{SCRIPT}}", SCRIPT, 1)
+}
+
+/// JSON text to place inside a `<script>` element: `</script>` or `<!--` in a name must not end
+/// it. JSON allows `<` only inside strings, where `\u003c` means the same.
+fn script_json(v: &Value) -> String {
+    v.to_string().replace('<', "\\u003c")
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// HTA's two bar charts (counts, duration), top 10 by their diff, as inline SVG figures.
+fn charts(comparison: &Comparison) -> String {
+    let mut out = String::new();
+    for (duration, id) in [(false, "chart-counts"), (true, "chart-duration")] {
+        let svg = chart_of(comparison, duration, None, 10, CHART_SIZE)
+            .and_then(|chart| draw(&chart, ImageFormat::Svg))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        match svg {
+            Ok(svg) => {
+                // Scale with the page: drop the fixed size and keep the SVG's own viewBox.
+                let svg = svg.replacen(
+                    &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
+                    r#"role="img""#,
+                    1,
+                );
+                out.push_str(&format!(r#"<figure class="chart" id="{id}">{svg}</figure>"#));
+            }
+            Err(e) => out.push_str(&format!(
+                r#"<p class="note" id="{id}">No chart: {}</p>"#,
+                html_escape(&e.to_string())
+            )),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The page's data: what was compared, the overview, the module tree, the tables, ops-diff.
+fn data(report: &Report) -> Value {
+    let c = &report.comparison;
+    let overview: Value = serde_json::from_str(&render_overview(&report.overview, Format::Json)).unwrap_or(Value::Null);
+    let mut names = Names::default();
+    let tables: Map<String, Value> = report
+        .tables
+        .iter()
+        .map(|t| (t.path.clone(), node_tables(t, &mut names)))
+        .collect();
+    let op_measures = report.tables.first().map(|t| t.operators.measures).unwrap_or(&[]);
+    let k_measures = report.tables.first().map(|t| t.kernels.measures).unwrap_or(&[]);
+    json!({
+        "labels": report.request.labels,
+        "sides": [side(&c.control), side(&c.test)],
+        "device": c.device,
+        "include": c.include,
+        "exclude": c.exclude,
+        "hasDevice": report.has_device,
+        "moduleDevice": report.modules.has_device,
+        "fallback": report.modules.fallback,
+        "limits": {"depth": report.limits.depth, "rows": report.limits.rows},
+        "overview": overview,
+        "tree": node(&report.modules.root),
+        "opMeasures": op_measures,
+        "kMeasures": k_measures,
+        "names": names.list,
+        "tables": tables,
+        "opsDiff": ops_diff(c),
+    })
+}
+
+fn side(s: &SideInfo) -> Value {
+    json!({
+        "label": s.label,
+        "path": s.path,
+        "files": s.files,
+        "ranks": s.resolved.ranks,
+        "iterations": s.resolved.iterations,
+    })
+}
+
+fn times(t: &Option<Times>) -> Value {
+    match t {
+        Some(t) => json!([t.calls, t.host_total_ns, t.device_total_ns]),
+        None => Value::Null,
+    }
+}
+
+/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`.
+fn node(n: &AlignedNode) -> Value {
+    let mut o = json!({
+        "k": n.kind.as_str(),
+        "n": n.key,
+        "p": n.path,
+        "s": n.status.as_str(),
+        "c": times(&n.control),
+        "t": times(&n.test),
+    });
+    if !n.children.is_empty() {
+        o["ch"] = Value::Array(n.children.iter().map(node).collect());
+    }
+    o
+}
+
+/// Names shared by all tables, by index.
+#[derive(Default)]
+struct Names {
+    list: Vec<String>,
+    index: BTreeMap<String, usize>,
+}
+
+impl Names {
+    fn id(&mut self, name: &str) -> usize {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        self.list.push(name.to_string());
+        self.index.insert(name.to_string(), self.list.len() - 1);
+        self.list.len() - 1
+    }
+}
+
+fn node_tables(t: &NodeTables, names: &mut Names) -> Value {
+    json!({
+        "op": table(&t.operators, t.totals.0, names),
+        "k": table(&t.kernels, t.totals.1, names),
+    })
+}
+
+/// `{"total": rows before the cut, "rows": [[name id, control values…, test values…]]}`.
+fn table(t: &ViewTable, total: usize, names: &mut Names) -> Value {
+    let rows: Vec<Value> = t.rows.iter().map(|r| view_row(r, names)).collect();
+    json!({"total": total, "rows": rows})
+}
+
+fn view_row(r: &ViewRow, names: &mut Names) -> Value {
+    let mut v = vec![json!(names.id(&r.name))];
+    v.extend(r.control.iter().map(|x| json!(x)));
+    v.extend(r.test.iter().map(|x| json!(x)));
+    Value::Array(v)
+}
+
+/// Per category (as `ops-diff`, by name): the total and the first rows
+/// `[name, control count, test count, control ns, test ns]`.
+fn ops_diff(c: &Comparison) -> Value {
+    let view = OpsDiffView::new(c, &Category::ALL, SortKey::Name, Some(OPS_DIFF_ROWS));
+    let lists: Vec<Value> = view
+        .lists
+        .iter()
+        .zip(&view.totals)
+        .map(|((cat, rows), total)| {
+            json!({
+                "category": cat.as_str(),
+                "total": total,
+                "rows": rows.iter().map(|r: &&Row| json!([r.name, r.control.count, r.test.count, r.control.dur_ns, r.test.dur_ns])).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({"naming": c.naming.column(), "lists": lists})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_cannot_end_the_script_element() {
+        let v = json!({"names": ["</script><b>", "a<!--b", "vector<int>"]});
+        let text = script_json(&v);
+        assert!(!text.contains('<'), "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn html_escapes_the_title() {
+        assert_eq!(html_escape(r#"<a & "b">"#), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+}

@@ -1,0 +1,400 @@
+//! `tracediff report`: the page's embedded numbers against the CLI views, its self-containment,
+//! and (with chromium and chromedriver installed) the page driven in headless Chromium.
+
+mod webdriver;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+use tempfile::TempDir;
+use webdriver::{Driver, browser};
+
+const MODULES: [&str; 2] = ["fixtures/modules/control", "fixtures/modules/test"];
+const VIEWS: [&str; 2] = ["fixtures/views/control", "fixtures/views/test"];
+
+fn tracediff(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("tracediff")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TRACEDIFF_STATE_DIR", std::env::temp_dir())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = tracediff(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Writes the report of `pair` (with `extra` options) into `dir`; returns its path and text.
+fn report(pair: [&str; 2], dir: &Path, extra: &[&str]) -> (String, String) {
+    let path = dir.join("report.html").display().to_string();
+    let mut args = vec!["report", pair[0], pair[1], "-o", &path];
+    args.extend_from_slice(extra);
+    let out = tracediff(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&path).unwrap();
+    (path, text)
+}
+
+/// The JSON document embedded in the page.
+fn data(page: &str) -> Value {
+    let start = page
+        .find(r##"<script type="application/json" id="report-data">"##)
+        .unwrap();
+    let body = &page[start..];
+    let body = &body[body.find('>').unwrap() + 1..body.find("</script>").unwrap()];
+    serde_json::from_str(body).unwrap()
+}
+
+fn us_to_ns(s: &str) -> i64 {
+    (s.parse::<f64>().unwrap() * 1000.0).round() as i64
+}
+
+/// Every embedded table equals `tracediff operators|kernels --zoom PATH --format csv`.
+fn tables_match_cli(pair: [&str; 2], d: &Value) {
+    let names: Vec<&str> = d["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    for (path, t) in d["tables"].as_object().unwrap() {
+        for (kind, cmd, measures) in [("op", "operators", &d["opMeasures"]), ("k", "kernels", &d["kMeasures"])] {
+            let mut args = vec![cmd, pair[0], pair[1], "--format", "csv"];
+            if !path.is_empty() {
+                args.extend(["--zoom", path.as_str()]);
+            }
+            let csv = stdout(&args);
+            let mut reader = csv::Reader::from_reader(csv.as_bytes());
+            let header: Vec<String> = reader.headers().unwrap().iter().map(str::to_string).collect();
+            let mut cli: Vec<(String, Vec<Option<i64>>)> = Vec::new();
+            for record in reader.records() {
+                let f = record.unwrap();
+                let vals = measures
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|m| {
+                        let m = m.as_str().unwrap();
+                        ["control", "test"].map(|side| {
+                            let col = header.iter().position(|h| *h == format!("{side}_{m}"));
+                            col.and_then(|c| {
+                                let v = &f[c];
+                                (!v.is_empty()).then(|| if m == "calls" { v.parse().unwrap() } else { us_to_ns(v) })
+                            })
+                        })
+                    })
+                    .collect();
+                cli.push((f[0].to_string(), vals));
+            }
+            let rows = t[kind]["rows"].as_array().unwrap();
+            assert_eq!(t[kind]["total"].as_u64().unwrap() as usize, cli.len(), "{cmd} {path}");
+            let m = measures.as_array().unwrap().len();
+            for r in rows {
+                let r = r.as_array().unwrap();
+                let name = names[r[0].as_u64().unwrap() as usize];
+                let (_, want) = cli.iter().find(|(n, _)| n == name).unwrap();
+                for k in 0..m {
+                    // The CSV carries only some kernel measures (mean), and every operator one.
+                    for (side, v) in [(0, &r[1 + k]), (1, &r[1 + m + k])] {
+                        if let Some(w) = want[2 * k + side] {
+                            assert_eq!(v.as_i64(), Some(w), "{cmd} {path} {name} measure {k} side {side}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn embedded_numbers_equal_the_cli_views() {
+    let dir = TempDir::new().unwrap();
+    for pair in [MODULES, VIEWS] {
+        let (_, page) = report(pair, dir.path(), &[]);
+        let d = data(&page);
+        tables_match_cli(pair, &d);
+        let overview: Value =
+            serde_json::from_str(&stdout(&["overview", pair[0], pair[1], "--format", "json"])).unwrap();
+        assert_eq!(d["overview"], overview);
+    }
+}
+
+#[test]
+fn the_module_tree_is_the_modules_view() {
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(MODULES, dir.path(), &[]);
+    let d = data(&page);
+    let cli: Value = serde_json::from_str(&stdout(&["modules", MODULES[0], MODULES[1], "--format", "json"])).unwrap();
+    fn check(page: &Value, cli: &Value) {
+        assert_eq!(page["p"], cli["path"]);
+        assert_eq!(page["s"], cli["status"]);
+        for (p, c) in [(&page["c"], &cli["control"]), (&page["t"], &cli["test"])] {
+            if c.is_null() {
+                assert!(p.is_null());
+                continue;
+            }
+            assert_eq!(p[0], c["calls"]);
+            assert_eq!(p[1].as_i64().unwrap(), us_to_ns(&c["host_total_us"].to_string()));
+        }
+        let none = Vec::new();
+        let (pc, cc) = (
+            page["ch"].as_array().unwrap_or(&none),
+            cli["children"].as_array().unwrap_or(&none),
+        );
+        // The CLI orders siblings by change; compare by path.
+        assert_eq!(pc.len(), cc.len());
+        for c in cc {
+            let p = pc.iter().find(|p| p["p"] == c["path"]).unwrap();
+            check(p, c);
+        }
+    }
+    check(&d["tree"], &cli);
+}
+
+#[test]
+fn the_page_is_self_contained() {
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(VIEWS, dir.path(), &[]);
+    for bad in ["<link", " src=", "@import", "url(http", "fetch(", "XMLHttpRequest"] {
+        assert!(!page.contains(bad), "the page contains {bad}");
+    }
+    // The only URLs are XML namespaces of the inline SVG.
+    for (i, _) in page.match_indices("http:").chain(page.match_indices("https:")) {
+        let around = &page[i..(i + 40).min(page.len())];
+        assert!(around.starts_with("http://www.w3.org/"), "a URL: {around}");
+    }
+    // Names never end the data's <script> element: `<` is escaped in the JSON.
+    assert!(!data(&page)["names"].as_array().unwrap().is_empty());
+    assert_eq!(page.matches("</script>").count(), 2, "the data and the script");
+    // The counts and duration charts are inline SVG, well-formed XML that scales with the page.
+    for id in ["chart-counts", "chart-duration"] {
+        let start = page.find(&format!(r#"<figure class="chart" id="{id}">"#)).unwrap();
+        let svg = &page[start..];
+        let svg = &svg[svg.find("<svg").unwrap()..svg.find("</figure>").unwrap()];
+        let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(doc.root_element().attribute("viewBox").is_some(), "{id}");
+        assert!(doc.root_element().attribute("width").is_none(), "{id}");
+    }
+}
+
+#[test]
+fn a_report_needs_an_html_name_and_compare_writes_one_too() {
+    let dir = TempDir::new().unwrap();
+    let bad = dir.path().join("r.txt").display().to_string();
+    let out = tracediff(&["report", VIEWS[0], VIEWS[1], "-o", &bad]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("name it .html"));
+    let good = dir.path().join("c.html");
+    let g = good.display().to_string();
+    let out = tracediff(&["compare", VIEWS[0], VIEWS[1], "--no-save", "--report", &g]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (_, page) = report(VIEWS, dir.path(), &[]);
+    assert_eq!(
+        std::fs::read_to_string(&good).unwrap(),
+        page,
+        "compare --report writes the report's page"
+    );
+}
+
+// ---- in the browser --------------------------------------------------------------------------
+
+fn url(path: &str) -> String {
+    format!("file://{}", std::fs::canonicalize(path).unwrap().display())
+}
+
+fn current(d: &Driver) -> String {
+    d.exec(r##"return document.querySelector("#breadcrumb [aria-current]").textContent"##)
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn column(d: &Driver, table: &str, col: usize) -> Vec<String> {
+    let script = format!(
+        r##"return [...document.querySelectorAll("#{table} tbody tr")].map(tr => tr.children[{col}].textContent)"##
+    );
+    serde_json::from_value(d.exec(&script)).unwrap()
+}
+
+fn no_errors(d: &Driver) {
+    let errors = d.exec("return window.__tracediffErrors");
+    assert_eq!(errors, serde_json::json!([]), "errors on the page");
+    assert_eq!(d.severe_logs(), Vec::<String>::new(), "console errors");
+}
+
+fn zoom(d: &Driver, path: &str, expect: &str) {
+    d.click(&d.find(&format!(r##"#exec-chart .group[data-path="{path}"]"##)));
+    d.wait_for(&format!(
+        r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "{expect}""##
+    ));
+}
+
+#[test]
+fn browser_zoom_sort_filter_and_back() {
+    let Some((driver, chromium)) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(MODULES, dir.path(), &[]);
+    let d = Driver::start(&driver, &chromium);
+    d.goto(&url(&path));
+    assert_eq!(current(&d), "ProfilerStep");
+    // added, deleted and unknown children are drawn.
+    let statuses: Vec<String> = serde_json::from_value(
+        d.exec(r##"return [...document.querySelectorAll("#exec-chart .group")].map(g => g.dataset.status)"##),
+    )
+    .unwrap();
+    assert!(statuses.contains(&"unknown".to_string()), "{statuses:?}");
+
+    zoom(&d, "Net[0]", "Net[0]");
+    assert_eq!(d.exec("return location.hash"), "#node=Net%5B0%5D");
+    let statuses: Vec<String> = serde_json::from_value(
+        d.exec(r##"return [...document.querySelectorAll("#exec-chart .group")].map(g => g.dataset.status)"##),
+    )
+    .unwrap();
+    for s in ["added", "deleted", "unknown", "matched"] {
+        assert!(statuses.contains(&s.to_string()), "{s} in {statuses:?}");
+    }
+    // The operator table follows the node: `operators --zoom Net[0]`, largest |Δ device total| first.
+    assert_eq!(
+        column(&d, "op-table", 0),
+        [
+            "aten::conv2d",
+            "aten::linear",
+            "aten::mul",
+            "aten::native_layer_norm",
+            "aten::add",
+            "aten::embedding"
+        ]
+    );
+    assert_eq!(column(&d, "op-table", 7)[0], "+66.7%");
+
+    // Sort by test calls, descending then ascending.
+    d.click(&d.find("#op-table thead th:nth-child(3) button"));
+    assert_eq!(column(&d, "op-table", 2), ["5", "1", "1", "1", "0", "0"]);
+    d.click(&d.find("#op-table thead th:nth-child(3) button"));
+    assert_eq!(column(&d, "op-table", 2), ["0", "0", "1", "1", "1", "5"]);
+    assert_eq!(
+        d.exec(r##"return document.querySelector("#op-table thead th:nth-child(3)").getAttribute("aria-sort")"##),
+        "ascending"
+    );
+    // Filter.
+    d.type_into(&d.find("#op-filter"), "conv");
+    assert_eq!(column(&d, "op-table", 0), ["aten::conv2d"]);
+
+    // Deeper, then out with the Back button and the browser's back.
+    zoom(&d, "Net[0]/Sequential[0]", "Sequential[0]");
+    let deeper: Vec<String> = serde_json::from_value(
+        d.exec(r##"return [...document.querySelectorAll("#exec-chart .group.zoomable")].map(g => g.dataset.path)"##),
+    )
+    .unwrap();
+    if let Some(p) = deeper.first() {
+        let last = p.rsplit('/').next().unwrap().to_string();
+        zoom(&d, p, &last);
+        d.back();
+        d.wait_for(r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "Sequential[0]""##);
+    }
+    d.click(&d.find("#back"));
+    d.wait_for(r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "Net[0]""##);
+    d.exec("history.back(); return true");
+    d.wait_for(r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "Sequential[0]""##);
+    d.click(&d.find("#breadcrumb a"));
+    d.wait_for(r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "ProfilerStep""##);
+    assert_eq!(d.exec(r##"return document.getElementById("back").disabled"##), true);
+    // The keyboard: a focused bar zooms on Enter.
+    d.exec(r##"document.querySelector('#exec-chart .group[data-path="Net[0]"]').focus(); return true"##);
+    d.press("\u{E007}");
+    d.wait_for(r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "Net[0]""##);
+    no_errors(&d);
+}
+
+#[test]
+fn browser_device_tables_and_time_toggle() {
+    let Some((driver, chromium)) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(VIEWS, dir.path(), &[]);
+    let d = Driver::start(&driver, &chromium);
+    d.goto(&url(&path));
+    assert!(!column(&d, "k-table", 0).is_empty(), "kernel rows");
+    // The kernel time toggle, and the host/device toggle of the bars.
+    let before = column(&d, "k-table", 4);
+    d.exec(r##"const s = document.getElementById("k-group"); s.value = "device_max"; s.dispatchEvent(new Event("change")); return true"##);
+    assert_eq!(column(&d, "k-table", 4).len(), before.len());
+    d.click(&d.find(r##"#time-toggle input[value="host"]"##));
+    d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
+    // Keyboard: the controls take focus.
+    d.exec(r##"document.getElementById("op-filter").focus(); return true"##);
+    assert_eq!(d.exec("return document.activeElement.id"), "op-filter");
+    no_errors(&d);
+}
+
+/// A real pair from two vendors (../shared/traces; skipped without it): the numbers equal the CLI
+/// views', and the page zooms three levels down and back with no errors.
+#[test]
+fn real_gpu_pair_from_two_vendors() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/tracelens_bert_small");
+    if !base.is_dir() {
+        eprintln!("SKIPPED: {} is absent", base.display());
+        return;
+    }
+    let (h100, mi300) = (base.join("h100"), base.join("mi300"));
+    let pair = [h100.to_str().unwrap(), mi300.to_str().unwrap()];
+    let dir = TempDir::new().unwrap();
+    let (path, page) = report(pair, dir.path(), &[]);
+    tables_match_cli(pair, &data(&page));
+    let Some((driver, chromium)) = browser() else { return };
+    let d = Driver::start(&driver, &chromium);
+    d.goto(&url(&path));
+    let mut trail = vec![current(&d)];
+    for _ in 0..3 {
+        let next: Vec<String> = serde_json::from_value(d.exec(
+            r##"return [...document.querySelectorAll("#exec-chart .group.zoomable")].map(g => g.dataset.path)"##,
+        ))
+        .unwrap();
+        let p = next.first().expect("a child to zoom into");
+        zoom(&d, p, p.rsplit('/').next().unwrap());
+        trail.push(current(&d));
+        assert!(!column(&d, "op-table", 0).is_empty(), "operators in {p}");
+    }
+    assert_eq!(trail.len(), 4, "three levels down: {trail:?}");
+    for want in trail.iter().rev().skip(1) {
+        d.back();
+        d.wait_for(&format!(
+            r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "{want}""##
+        ));
+    }
+    no_errors(&d);
+}
+
+/// The HTA demo pair (35 MB of JSON) and a 2021-format ResNet-50 pair (no module events: the
+/// fallback tree) open with bars, tables and no errors (../shared/traces; skipped without it).
+#[test]
+fn real_pairs_open_without_errors() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    if !base.is_dir() {
+        eprintln!("SKIPPED: {} is absent", base.display());
+        return;
+    }
+    let Some((driver, chromium)) = browser() else { return };
+    let d = Driver::start(&driver, &chromium);
+    for (c, t) in [
+        ("hta_trace_diff/control", "hta_trace_diff/test"),
+        ("kineto_resnet50_workers/w0", "kineto_resnet50_workers/w4"),
+    ] {
+        let dir = TempDir::new().unwrap();
+        let (c, t) = (base.join(c), base.join(t));
+        let (path, _) = report([c.to_str().unwrap(), t.to_str().unwrap()], dir.path(), &[]);
+        d.goto(&url(&path));
+        let groups = d.exec(r##"return document.querySelectorAll("#exec-chart .group").length"##);
+        assert!(groups.as_u64().unwrap() > 1, "{path}: {groups}");
+        assert!(!column(&d, "op-table", 0).is_empty(), "{path}: operators");
+        assert!(!column(&d, "k-table", 0).is_empty(), "{path}: kernels");
+        no_errors(&d);
+    }
+}
