@@ -419,29 +419,24 @@ impl<'f> Builder<'f> {
 
     /// Adds a top-level autograd operator to its step's backward node.
     fn backward(&mut self, parent: usize, row: usize) {
-        let id = match self.backward[parent] {
-            Some(id) => {
-                let t = self.times(row);
-                let node = &mut self.nodes[id];
-                node.times = node.times.plus(t);
-                node.sources.push((self.file_index, row as u32));
-                id
-            }
-            None => {
-                let node = TreeNode {
-                    kind: NodeKind::Backward,
-                    key: BACKWARD_KEY.to_string(),
-                    times: self.times(row),
-                    children: Vec::new(),
-                    sources: vec![(self.file_index, row as u32)],
-                };
-                let id = self.push(node, self.file.events.ts_ns[row]);
-                self.children[parent].push(id);
-                self.backward[parent] = Some(id);
-                id
-            }
+        let times = self.times(row);
+        let source = (self.file_index, row as u32);
+        if let Some(id) = self.backward[parent] {
+            let node = &mut self.nodes[id];
+            node.times = node.times.plus(times);
+            node.sources.push(source);
+            return;
+        }
+        let node = TreeNode {
+            kind: NodeKind::Backward,
+            key: BACKWARD_KEY.to_string(),
+            times,
+            children: Vec::new(),
+            sources: vec![source],
         };
-        let _ = id;
+        let id = self.push(node, self.file.events.ts_ns[row]);
+        self.children[parent].push(id);
+        self.backward[parent] = Some(id);
     }
 
     /// The finished tree under `id`, children in time order.

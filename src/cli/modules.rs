@@ -1,7 +1,7 @@
 //! `tracediff modules` (design §4.4): its options and runner.
 
-use super::views::load_view;
-use super::{Env, Labels, OutputArgs, SelectArgs, emit};
+use super::views::{PairArgs, load_view};
+use super::{Env, OutputArgs, SelectArgs, emit};
 use crate::analysis::align::AlignedNode;
 use crate::analysis::modules::{ModuleDiff, modules};
 use crate::error::{Error, Result};
@@ -27,10 +27,8 @@ out); --format json gives every node's path.";
 
 #[derive(Debug, Args)]
 pub struct ModulesArgs {
-    /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
+    #[command(flatten)]
+    pub pair: PairArgs,
     /// Show only this node's subtree (a path such as ResNet/Sequential[2]).
     #[arg(long, value_name = "PATH")]
     pub zoom: Option<String>,
@@ -46,9 +44,6 @@ pub struct ModulesArgs {
     /// The time that orders, folds and gets a Δ % [default: device where a side has device events].
     #[arg(long, value_enum)]
     pub time: Option<ModuleTime>,
-    /// Names for the two sides in headers and columns [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
-    pub labels: Option<Labels>,
     #[command(flatten)]
     pub select: SelectArgs,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
@@ -111,14 +106,7 @@ pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedN
 }
 
 pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "modules",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, &args.select, "modules", env)?;
     let diff = modules(&req, &loaded)?;
     super::print_notes(&loaded.overlap_notes(&req.labels), env);
     let top = zoom(&diff, args.zoom.as_deref())?;

@@ -1,7 +1,7 @@
 //! `tracediff report` (design §4.5) and `compare --report`: one self-contained HTML page.
 
-use super::views::load_view;
-use super::{Env, Labels, SelectArgs, print_notes};
+use super::views::{PairArgs, load_view};
+use super::{Env, SelectArgs, print_notes};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::report::{ReportLimits, report};
 use crate::analysis::views::load;
@@ -56,16 +56,11 @@ impl Default for ReportTableArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
+    #[command(flatten)]
+    pub pair: PairArgs,
     /// The HTML file to write.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: PathBuf,
-    /// Names for the two sides [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
-    pub labels: Option<Labels>,
     #[command(flatten)]
     pub tables: ReportTableArgs,
     #[command(flatten)]
@@ -74,14 +69,7 @@ pub struct ReportArgs {
 
 pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     check_html(&args.output)?;
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "report",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, &args.select, "report", env)?;
     let r = report(&req, &loaded, args.tables.limits())?;
     print_notes(&loaded.overlap_notes(&req.labels), env);
     write_page(&args.output, &render(&r), env)

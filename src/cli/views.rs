@@ -101,16 +101,11 @@ impl TimeGroup {
 
 #[derive(Debug, Args)]
 pub struct OperatorsArgs {
-    /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
+    #[command(flatten)]
+    pub pair: PairArgs,
     /// The time group of the table [default: device-total with device events, else host-total].
     #[arg(long, value_enum)]
     pub time: Option<TimeGroup>,
-    /// Names for the two sides in headers and CSV columns [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
-    pub labels: Option<super::Labels>,
     /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
     #[arg(long, value_name = "PATH")]
     pub zoom: Option<String>,
@@ -122,19 +117,14 @@ pub struct OperatorsArgs {
 
 #[derive(Debug, Args)]
 pub struct KernelsArgs {
-    /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
+    #[command(flatten)]
+    pub pair: PairArgs,
     /// Key rows by (launching operator, kernel).
     #[arg(long)]
     pub by_operator: bool,
     /// The time the table shows beside the calls (csv, json and markdown carry all).
     #[arg(long, value_enum, default_value_t = KernelTime::Total)]
     pub time: KernelTime,
-    /// Names for the two sides in headers and CSV columns [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
-    pub labels: Option<super::Labels>,
     /// Only the operators (kernels) inside one module node: a `tracediff modules` path.
     #[arg(long, value_name = "PATH")]
     pub zoom: Option<String>,
@@ -146,13 +136,8 @@ pub struct KernelsArgs {
 
 #[derive(Debug, Args)]
 pub struct OverviewArgs {
-    /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
-    /// Names for the two sides in headers and CSV columns [default: control,test].
-    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
-    pub labels: Option<super::Labels>,
+    #[command(flatten)]
+    pub pair: PairArgs,
     #[command(flatten)]
     pub select: SelectArgs,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
@@ -163,30 +148,37 @@ pub struct OverviewArgs {
     pub output: Option<PathBuf>,
 }
 
+/// The pair a view command compares, and the names of its sides (`operators`, `kernels`,
+/// `overview`, `modules`, `report`).
+#[derive(Debug, Args)]
+pub struct PairArgs {
+    /// The baseline: a directory of traces or one trace file.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+}
+
 /// Loads the pair of a view command and prints the load's notes.
 pub(crate) fn load_view(
+    pair: &PairArgs,
     select: &SelectArgs,
-    labels: Option<&super::Labels>,
-    control: &PathBuf,
-    test: &PathBuf,
     command: &str,
     env: &mut Env<'_>,
 ) -> Result<(CompareRequest, Loaded)> {
-    let req = super::with_labels(request_from(select, CompareRequest::new(control, test)), labels);
+    let req = super::with_labels(
+        request_from(select, CompareRequest::new(&pair.control, &pair.test)),
+        pair.labels.as_ref(),
+    );
     let loaded = load(&req, command)?;
     print_notes(&loaded.notes, env);
     Ok((req, loaded))
 }
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "operators",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, &args.select, "operators", env)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
@@ -201,14 +193,7 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "kernels",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
@@ -220,14 +205,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(
-        &args.select,
-        args.labels.as_ref(),
-        &args.control,
-        &args.test,
-        "overview",
-        env,
-    )?;
+    let (req, loaded) = load_view(&args.pair, &args.select, "overview", env)?;
     let o = overview(&loaded, &req.labels);
     let output = OutputArgs {
         format: args.format,
