@@ -4,11 +4,12 @@
 //! from the plot renderer. Pure: a [`Report`] in, the page's text out.
 
 use super::Format;
+use super::compare::side_json;
 use super::ops_diff::OpsDiffView;
 use super::plot::{ImageFormat, chart_of, draw};
 use super::views::render_overview;
 use crate::analysis::align::{AlignedNode, Times};
-use crate::analysis::diff::{Category, Comparison, Row, SideInfo, SortKey};
+use crate::analysis::diff::{Category, Comparison, Row, SortKey};
 use crate::analysis::report::{NodeTables, Report};
 use crate::analysis::views::{ViewRow, ViewTable};
 use serde_json::{Map, Value, json};
@@ -89,7 +90,7 @@ fn data(report: &Report) -> Value {
     let k_measures = report.tables.first().map(|t| t.kernels.measures).unwrap_or(&[]);
     json!({
         "labels": report.request.labels,
-        "sides": [side(&c.control), side(&c.test)],
+        "sides": [side_json(&c.control), side_json(&c.test)],
         "device": c.device,
         "include": c.include,
         "exclude": c.exclude,
@@ -104,16 +105,6 @@ fn data(report: &Report) -> Value {
         "names": names.list,
         "tables": tables,
         "opsDiff": ops_diff(c),
-    })
-}
-
-fn side(s: &SideInfo) -> Value {
-    json!({
-        "label": s.label,
-        "path": s.path,
-        "files": s.files,
-        "ranks": s.resolved.ranks,
-        "iterations": s.resolved.iterations,
     })
 }
 
