@@ -2,7 +2,7 @@
 //! calls and total, mean, min and max duration per side; with `--by-operator`, per (launching
 //! operator, kernel).
 
-use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, file_index, join, name_key};
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate_pair, join, name_key};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
@@ -82,15 +82,9 @@ pub fn kernels(
     scope: Option<&Scope>,
 ) -> ViewTable {
     let keying = req.keying();
-    let side = |k: usize| {
-        let iterations = loaded.resolved[k].iterations.as_deref();
-        let files = loaded.files(k);
-        accumulate(&files, |f| {
-            let inside = scope.and_then(|s| s.rows(k, file_index(&files, f)));
-            per_file(f, iterations, req.device, &keying, by_operator, inside)
-        })
-    };
-    let (c, t) = rayon::join(|| side(0), || side(1));
+    let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
+        per_file(f, iterations, req.device, &keying, by_operator, inside)
+    });
     ViewTable {
         kind: ViewKind::Kernels,
         by_operator,

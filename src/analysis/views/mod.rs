@@ -10,6 +10,7 @@ pub mod overview;
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::{NameFilter, SideInfo};
+use crate::analysis::modules::Scope;
 use crate::analysis::select::{Resolved, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
@@ -151,24 +152,31 @@ impl Loaded {
     }
 }
 
-/// Sums `per_file` over the selected files of a side, in parallel, merged in rank order.
-pub(crate) fn accumulate<A: Accumulator>(
-    files: &[&TraceFile],
-    per_file: impl Fn(&TraceFile) -> Accumulated<A> + Sync,
-) -> Accumulated<A> {
-    let parts: Vec<Accumulated<A>> = files.par_iter().map(|f| per_file(f)).collect();
-    let mut merged: Accumulated<A> = BTreeMap::new();
-    for part in parts {
-        for (k, a) in part {
-            merged.entry(k).or_default().merge(&a);
+/// Sums `per_file` over both sides' selected files, in parallel, merged in rank order.
+/// `per_file` gets a file, its side's selected iterations (`None`: the whole file) and, with
+/// `scope` (`--zoom`), which of its rows are inside the zoomed node.
+pub(crate) fn accumulate_pair<A: Accumulator>(
+    loaded: &Loaded,
+    scope: Option<&Scope>,
+    per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
+) -> (Accumulated<A>, Accumulated<A>) {
+    let side = |k: usize| {
+        let iterations = loaded.resolved[k].iterations.as_deref();
+        let files = loaded.files(k);
+        let parts: Vec<Accumulated<A>> = files
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| per_file(f, iterations, scope.and_then(|s| s.rows(k, i))))
+            .collect();
+        let mut merged: Accumulated<A> = BTreeMap::new();
+        for part in parts {
+            for (key, a) in part {
+                merged.entry(key).or_default().merge(&a);
+            }
         }
-    }
-    merged
-}
-
-/// The index of `file` among `files` (the side's selected files), by identity.
-pub(crate) fn file_index(files: &[&TraceFile], file: &TraceFile) -> usize {
-    files.iter().position(|f| std::ptr::eq(*f, file)).unwrap_or(usize::MAX)
+        merged
+    };
+    rayon::join(|| side(0), || side(1))
 }
 
 /// Joins two sides' sums into rows sorted by key, keeping those the filter admits (by the

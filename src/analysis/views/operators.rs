@@ -2,7 +2,7 @@
 //! self and total time, per side. Every event counts, as in `compare` (an op nested in an op of
 //! the same name counts twice), so `calls` equals `compare`'s count.
 
-use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate, file_index, join, name_key};
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate_pair, join, name_key};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
@@ -29,15 +29,9 @@ impl Accumulator for OpSums {
 /// With `scope` (`--zoom`), only the operators inside one module node count.
 pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, scope: Option<&Scope>) -> ViewTable {
     let keying = req.keying();
-    let side = |k: usize| {
-        let iterations = loaded.resolved[k].iterations.as_deref();
-        let files = loaded.files(k);
-        accumulate(&files, |f| {
-            let inside = scope.and_then(|s| s.rows(k, file_index(&files, f)));
-            per_file(f, iterations, req.device, &keying, inside)
-        })
-    };
-    let (c, t) = rayon::join(|| side(0), || side(1));
+    let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
+        per_file(f, iterations, req.device, &keying, inside)
+    });
     let rows = join(c, t, filter, |a| {
         let v = a.copied().unwrap_or_default().0;
         v.iter().map(|&x| Some(x)).collect()
