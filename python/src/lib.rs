@@ -18,6 +18,7 @@ use tracediff::analysis::views::kernels::kernels;
 use tracediff::analysis::views::operators::operators;
 use tracediff::analysis::views::overview::overview;
 use tracediff::analysis::views::{ViewTable, load};
+use tracediff::cli::views::zoom_scope;
 use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render as render_modules};
 use tracediff::output::render::plot::{Chart, ImageFormat, draw};
 use tracediff::output::render::views::render_overview;
@@ -201,45 +202,29 @@ enum ViewOut {
 }
 
 fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -> tracediff::Result<ViewOut> {
-    use tracediff::analysis::modules::{Scope, modules};
     let loaded = load(request, "view")?;
     let filter = NameFilter::new(&request.include, &request.exclude)?;
-    if let ViewKind::Modules = kind {
-        let diff = modules(request, &loaded)?;
-        let top = tracediff::cli::modules::zoom(&diff, zoom)?;
-        let shown = ModuleView {
-            diff: &diff,
-            top,
-            depth: None,
-            min_share: 0.0,
-            order: ModuleOrder::Logical,
-            time: ModuleTime::Host,
-        };
-        return Ok(ViewOut::Json(render_modules(
-            &shown,
-            Format::Json,
-            TableStyle::default(),
-        )));
-    }
-    let scope = match zoom {
-        Some(path) => {
-            let diff = modules(request, &loaded)?;
-            let node = tracediff::cli::modules::zoom(&diff, Some(path))?;
-            Some(Scope::of(&loaded, node))
-        }
-        None => None,
-    };
     Ok(match kind {
-        ViewKind::Operators => ViewOut::Table(Box::new(operators(request, &loaded, &filter, scope.as_ref()))),
-        ViewKind::Kernels { by_operator } => ViewOut::Table(Box::new(kernels(
-            request,
-            &loaded,
-            &filter,
-            *by_operator,
-            scope.as_ref(),
-        ))),
-        ViewKind::Overview | ViewKind::Modules => {
-            ViewOut::Json(render_overview(&overview(&loaded, &request.labels), Format::Json))
+        ViewKind::Operators | ViewKind::Kernels { .. } => {
+            let scope = zoom_scope(request, &loaded, zoom)?;
+            let scope = scope.as_ref().map(|(s, _)| s);
+            ViewOut::Table(Box::new(match kind {
+                ViewKind::Kernels { by_operator } => kernels(request, &loaded, &filter, *by_operator, scope),
+                _ => operators(request, &loaded, &filter, scope),
+            }))
+        }
+        ViewKind::Overview => ViewOut::Json(render_overview(&overview(&loaded, &request.labels), Format::Json)),
+        ViewKind::Modules => {
+            let diff = tracediff::analysis::modules::modules(request, &loaded)?;
+            let shown = ModuleView {
+                diff: &diff,
+                top: tracediff::cli::modules::zoom(&diff, zoom)?,
+                depth: None,
+                min_share: 0.0,
+                order: ModuleOrder::Logical,
+                time: ModuleTime::Host,
+            };
+            ViewOut::Json(render_modules(&shown, Format::Json, TableStyle::default()))
         }
     })
 }

@@ -219,7 +219,7 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 /// With `--zoom PATH`: the events inside that module node, and its full path.
-fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
+pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
     let Some(path) = path else { return Ok(None) };
     let diff = modules(req, loaded)?;
     let node = super::modules::zoom(&diff, Some(path))?;
