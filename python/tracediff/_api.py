@@ -33,10 +33,7 @@ def pick_text(value: Pick, what: str) -> Optional[str]:
     return ",".join(str(i) for i in items)
 
 
-def _columns(
-    control,
-    test,
-    *,
+def _selection(
     control_rank: Pick = None,
     test_rank: Pick = None,
     control_iteration: Pick = None,
@@ -46,10 +43,9 @@ def _columns(
     normalize_names: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
-) -> Dict[str, list]:
-    return _native.compare(
-        str(control),
-        str(test),
+) -> tuple:
+    """The selection options, in the order the Rust functions take them after the two paths."""
+    return (
         pick_text(control_rank, "control_rank"),
         pick_text(test_rank, "test_rank"),
         pick_text(control_iteration, "control_iteration"),
@@ -60,6 +56,10 @@ def _columns(
         list(include),
         list(exclude),
     )
+
+
+def _columns(control, test, **selection) -> Dict[str, list]:
+    return _native.compare(str(control), str(test), *_selection(**selection))
 
 
 def table_columns(cols: Dict[str, list], labels: Tuple[str, str], naming: str) -> Tuple[Dict[str, list], Dict[str, str]]:
@@ -162,26 +162,16 @@ def ops_diff(control, test, **options) -> Dict[str, List[str]]:
     return categories(table["name"], table["control_counts"], table["test_counts"])
 
 
-def _view(view: str, control, test, **options):
-    pick_args = {k: pick_text(options.pop(k, None), k) for k in ("control_rank", "test_rank", "control_iteration", "test_iteration")}
-    labels = options.pop("labels", None)
+def _view(view: str, control, test, *, labels=None, by_operator: bool = False, zoom=None, **selection):
     return _native.view(
         view,
         str(control),
         str(test),
-        pick_args["control_rank"],
-        pick_args["test_rank"],
-        pick_args["control_iteration"],
-        pick_args["test_iteration"],
-        options.pop("device", "all"),
-        bool(options.pop("short_names", False)),
-        bool(options.pop("normalize_names", False)),
-        list(options.pop("include", ())),
-        list(options.pop("exclude", ())),
+        *_selection(**selection),
         tuple(labels) if labels is not None else None,
-        bool(options.pop("by_operator", False)),
-        options.pop("zoom", None),
-    ), options
+        bool(by_operator),
+        zoom,
+    )
 
 
 def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
@@ -215,8 +205,7 @@ def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "
     self/total time (µs) per side and their difference. `zoom` narrows it to one node of
     `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options."""
     check_backend(backend)
-    cols, rest = _view("operators", control, test, zoom=zoom, labels=labels, **options)
-    _no_extra(rest)
+    cols = _view("operators", control, test, zoom=zoom, labels=labels, **options)
     return _view_frame(cols, tuple(labels), backend)
 
 
@@ -226,8 +215,7 @@ def kernels(
     """The kernel view (`tracediff kernels`): per kernel (or per launching operator and
     kernel), calls, total, mean, min and max duration (µs) per side."""
     check_backend(backend)
-    cols, rest = _view("kernels", control, test, by_operator=by_operator, zoom=zoom, labels=labels, **options)
-    _no_extra(rest)
+    cols = _view("kernels", control, test, by_operator=by_operator, zoom=zoom, labels=labels, **options)
     return _view_frame(cols, tuple(labels), backend)
 
 
@@ -236,8 +224,7 @@ def overview(control, test, *, labels=("control", "test"), **options) -> dict:
     mean step time, GPU busy time and utilisation, memory; values a trace cannot give are None."""
     import json
 
-    text, rest = _view("overview", control, test, labels=labels, **options)
-    _no_extra(rest)
+    text = _view("overview", control, test, labels=labels, **options)
     return json.loads(text)
 
 
@@ -246,11 +233,5 @@ def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "te
     path, status, control/test {calls, host_total_us, device_total_us} and children."""
     import json
 
-    text, rest = _view("modules", control, test, zoom=zoom, labels=labels, **options)
-    _no_extra(rest)
+    text = _view("modules", control, test, zoom=zoom, labels=labels, **options)
     return json.loads(text)
-
-
-def _no_extra(rest: dict) -> None:
-    if rest:
-        raise TypeError(f"unexpected keyword argument(s): {', '.join(sorted(rest))}")
