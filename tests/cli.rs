@@ -343,7 +343,9 @@ fn empty_and_traceless_directories() {
     std::fs::write(dir.path().join("README.txt"), "x").unwrap();
     assert_eq!(
         fails(&["compare", p, BASIC[1]]),
-        format!("no trace files (*.json, *.json.gz) in the only entry of this directory ({p})")
+        format!(
+            "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory ({p})"
+        )
     );
 }
 

@@ -352,7 +352,7 @@ fn outputs_are_what_they_say_or_refused() {
     assert_eq!(
         fails(&["events", "fixtures/basic/control", "-o", &events_png]),
         format!(
-            "cannot tell the output format of {events_png} from its extension .png: use .csv, .jsonl, .json or .txt, or give --format"
+            "cannot tell the output format of {events_png} from its extension .png: use .csv, .jsonl, .json, .txt or .parquet, or give --format"
         )
     );
     assert!(!Path::new(&png).exists() && !Path::new(&xlsx).exists() && !Path::new(&events_png).exists());

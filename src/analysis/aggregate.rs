@@ -3,9 +3,10 @@
 use crate::analysis::names::{normalize_name, shorten_name};
 use crate::analysis::select::{Device, Resolved};
 use crate::input::attrs::{AttrColumn, AttrValue, value_text};
-use crate::input::load::Side;
+use crate::input::load::{RankedFile, SideOf};
 use crate::model::store::NameId;
 use crate::model::store::TraceFile;
+use crate::model::summary::{FileSummary, OpRow};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -75,12 +76,39 @@ impl Keying {
     }
 }
 
+/// A file that can be counted per row key: a parsed trace, or its summary (which knows no
+/// attributes: its `group_by` must be empty).
+pub trait Aggregate: RankedFile {
+    /// `iterations`: `None` admits every event (a trace without ProfilerStep is taken whole).
+    fn totals(&self, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals;
+}
+
+impl Aggregate for TraceFile {
+    fn totals(&self, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
+        aggregate_file(self, iterations, device, keying)
+    }
+}
+
+impl Aggregate for FileSummary {
+    fn totals(&self, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
+        let mut out = NameTotals::new();
+        let admitted = |r: &&OpRow| iterations.is_none_or(|its| its.contains(&r.iteration)) && device.admits(r.place);
+        for r in self.rows.iter().filter(admitted) {
+            out.entry(keying.name_key(&r.name)).or_default().add(Totals {
+                count: r.count,
+                dur_ns: r.total_ns,
+            });
+        }
+        out
+    }
+}
+
 /// Counts and sums the events of `side` that the selection admits, per row key.
-pub fn aggregate(side: &Side, resolved: &Resolved, device: Device, keying: &Keying) -> NameTotals {
-    let files: Vec<&TraceFile> = resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
+pub fn aggregate<T: Aggregate>(side: &SideOf<T>, resolved: &Resolved, device: Device, keying: &Keying) -> NameTotals {
+    let files: Vec<&T> = resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
     let per_file: Vec<NameTotals> = files
         .par_iter()
-        .map(|f| aggregate_file(f, resolved.iterations.as_deref(), device, keying))
+        .map(|f| f.totals(resolved.iterations.as_deref(), device, keying))
         .collect();
     // Merged in rank order, so the result never depends on scheduling (and sums are integers).
     let mut merged = NameTotals::new();

@@ -1,11 +1,11 @@
 //! A whole comparison, from two paths to a [`Comparison`]: load → select → aggregate → diff.
 
-use crate::analysis::aggregate::{Keying, Naming, aggregate};
+use crate::analysis::aggregate::{Aggregate, Keying, Naming, aggregate};
 use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
-use crate::input::load::{Side, load_pair, pair_notes};
+use crate::input::load::{RankedFile, SideOf, load_pair, pair_notes};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -111,19 +111,33 @@ pub fn check_labels(labels: &[String; 2]) -> Result<()> {
 }
 
 /// Loads both sides and compares them. Also returns the notes the loading produced.
+///
+/// Without `--group-by`, each file is summarised as it is loaded (its events dropped) and the
+/// summaries are compared: traces, `tracediff summarize` files, or both. `--group-by` needs the
+/// events' attributes, so it reads traces only.
 pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     check_labels(&req.labels)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let (control, test) = load_pair(
-        &req.control,
-        &req.test,
-        &req.attr_request()?,
-        (&req.control_selection, &req.test_selection),
-    )?;
-    let mut notes = pair_notes(&control, &test);
-    let mut comparison = compare_sides(req, &control, &test, &NameFilter::default())?;
+    let selections = (&req.control_selection, &req.test_selection);
+    if req.group_by.is_empty() {
+        req.attr_request()?;
+        let (control, test) = crate::analysis::summary::load_summary_pair(&req.control, &req.test, selections)?;
+        return compare_loaded(req, &filter, &control, &test);
+    }
+    let (control, test) = load_pair(&req.control, &req.test, &req.attr_request()?, selections)?;
+    compare_loaded(req, &filter, &control, &test)
+}
+
+fn compare_loaded<T: Aggregate>(
+    req: &CompareRequest,
+    filter: &NameFilter,
+    control: &SideOf<T>,
+    test: &SideOf<T>,
+) -> Result<(Comparison, Vec<String>)> {
+    let mut notes = pair_notes(control, test);
+    let mut comparison = compare_sides(req, control, test, &NameFilter::default())?;
     if comparison.rows.is_empty() {
-        notes.push(why_no_events(req, &control, &test)?);
+        notes.push(why_no_events(req, control, test)?);
     } else if let Some(why) = filter.retain_explained(&mut comparison.rows, &req.group_by) {
         notes.push(why);
     }
@@ -132,7 +146,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
 
 /// Why a comparison has no rows before any name filter: the device filter, or a selection
 /// without events.
-fn why_no_events(req: &CompareRequest, control: &Side, test: &Side) -> Result<String> {
+fn why_no_events<T: Aggregate>(req: &CompareRequest, control: &SideOf<T>, test: &SideOf<T>) -> Result<String> {
     let sides = "the selected ranks and iterations of both sides";
     if req.device != Device::All {
         let all = CompareRequest {
@@ -152,7 +166,12 @@ fn why_no_events(req: &CompareRequest, control: &Side, test: &Side) -> Result<St
 }
 
 /// Compares two loaded sides.
-pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: &NameFilter) -> Result<Comparison> {
+pub fn compare_sides<T: Aggregate>(
+    req: &CompareRequest,
+    control: &SideOf<T>,
+    test: &SideOf<T>,
+    filter: &NameFilter,
+) -> Result<Comparison> {
     let [cl, tl] = &req.labels;
     let c_sel = resolve(control, cl, &req.control_selection)?;
     let t_sel = resolve(test, tl, &req.test_selection)?;
@@ -177,7 +196,7 @@ pub fn compare_sides(req: &CompareRequest, control: &Side, test: &Side, filter: 
 }
 
 /// What a side's header says: its path, the files of the selected ranks, the selection.
-pub fn side_info(side: &Side, label: &str, resolved: Resolved) -> SideInfo {
+pub fn side_info<T: RankedFile>(side: &SideOf<T>, label: &str, resolved: Resolved) -> SideInfo {
     SideInfo {
         label: label.to_string(),
         path: side.input.display().to_string(),
@@ -185,7 +204,7 @@ pub fn side_info(side: &Side, label: &str, resolved: Resolved) -> SideInfo {
             .files
             .iter()
             .filter(|f| resolved.ranks.contains(&f.rank()))
-            .map(|f| f.path.display().to_string())
+            .map(|f| f.source().display().to_string())
             .collect(),
         resolved,
     }

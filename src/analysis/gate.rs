@@ -9,9 +9,7 @@
 use crate::analysis::aggregate::Keying;
 use crate::analysis::select::{Device, Resolved};
 use crate::error::{Error, Result};
-use crate::input::load::Side;
-use crate::model::iteration::step_number;
-use crate::model::place::Place;
+use crate::input::load::SummarySide;
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -276,8 +274,8 @@ pub struct Samples {
     pub ops: BTreeMap<String, Vec<(u64, i64)>>,
 }
 
-/// Measures the selected ranks and steps of a side.
-pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying) -> Result<Samples> {
+/// Measures the selected ranks and steps of a side, from each file's summary.
+pub fn measure(side: &SummarySide, resolved: &Resolved, device: Device, keying: &Keying) -> Result<Samples> {
     let Some(iterations) = &resolved.iterations else {
         return Err(Error::input(
             &side.input,
@@ -287,49 +285,37 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
     let mut s = Samples::default();
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
-        let ev = &file.events;
         let base = s.keys.len();
         for &it in iterations {
+            let sample = file.meta.iterations.iter().find(|x| x.iteration == it);
             s.keys.push((rank, it));
-            s.step_ns.push(0);
-            s.gpu_busy_ns.push(0);
+            s.step_ns.push(sample.map_or(0, |x| x.step_ns));
+            s.gpu_busy_ns.push(sample.map_or(0, |x| x.gpu_busy_ns));
         }
         let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
-        let mut busy: Vec<Vec<(i64, i64)>> = vec![Vec::new(); iterations.len()];
-        // Per name id, (count, ns) in each of this file's samples; names are keyed once at the end.
-        let mut per_name: Vec<Option<Vec<(u64, i64)>>> = vec![None; file.strings.len()];
-        let is_step: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
-        for i in 0..ev.len() {
-            let Some(&k) = slot_of.get(&ev.iteration[i]) else {
+        // Per row key, (count, ns) in each of this file's samples.
+        let mut per_key: BTreeMap<String, Vec<(u64, i64)>> = BTreeMap::new();
+        for r in &file.rows {
+            let Some(&k) = slot_of.get(&r.iteration) else {
                 continue;
             };
-            let place = ev.place[i];
-            if place == Place::Host && is_step[ev.name[i].index()] == Some(ev.iteration[i]) {
-                s.step_ns[base + k] = s.step_ns[base + k].max(ev.dur_ns[i]);
-            }
-            if place == Place::Device {
-                busy[k].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
-            }
-            if !device.admits(place) {
+            if !device.admits(r.place) {
                 continue;
             }
-            let per = per_name[ev.name[i].index()].get_or_insert_with(|| vec![(0, 0); iterations.len()]);
-            per[k].0 += 1;
-            per[k].1 += ev.dur_ns[i];
+            let per = per_key
+                .entry(keying.name_key(&r.name))
+                .or_insert_with(|| vec![(0, 0); iterations.len()]);
+            per[k].0 += r.count;
+            per[k].1 += r.total_ns;
         }
         let n = s.keys.len();
-        for (id, per) in per_name.into_iter().enumerate() {
-            let Some(per) = per else { continue };
-            let key = keying.name_key(file.strings.resolve(crate::model::store::NameId(id as u32)));
+        for (key, per) in per_key {
             let all = s.ops.entry(key).or_default();
             all.resize(n, (0, 0));
             for (k, (c, d)) in per.into_iter().enumerate() {
                 all[base + k].0 += c;
                 all[base + k].1 += d;
             }
-        }
-        for (k, mut spans) in busy.into_iter().enumerate() {
-            s.gpu_busy_ns[base + k] = union_length(&mut spans);
         }
     }
     let n = s.keys.len();
@@ -340,7 +326,7 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
 }
 
 /// Total length covered by a set of intervals.
-fn union_length(spans: &mut [(i64, i64)]) -> i64 {
+pub(crate) fn union_length(spans: &mut [(i64, i64)]) -> i64 {
     spans.sort_unstable();
     let mut total = 0;
     let mut current: Option<(i64, i64)> = None;
@@ -479,7 +465,7 @@ pub struct GateReport {
     pub top_contributors: Vec<Contributor>,
 }
 
-fn summary(label: &str, side: &Side, resolved: &Resolved, s: &Samples) -> SideSummary {
+fn summary(label: &str, side: &SummarySide, resolved: &Resolved, s: &Samples) -> SideSummary {
     let steps: Vec<f64> = s.step_ns.iter().map(|&x| x as f64).collect();
     SideSummary {
         label: label.to_string(),
@@ -501,8 +487,8 @@ fn pct(r: f64) -> String {
 /// Evaluates every rule.
 pub fn evaluate(
     rules: &Rules,
-    (base_side, base_res, base): (&Side, &Resolved, &Samples),
-    (cand_side, cand_res, cand): (&Side, &Resolved, &Samples),
+    (base_side, base_res, base): (&SummarySide, &Resolved, &Samples),
+    (cand_side, cand_res, cand): (&SummarySide, &Resolved, &Samples),
 ) -> GateReport {
     let k = rules.noise_k;
     let mut results = Vec::new();

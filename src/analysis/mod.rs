@@ -10,4 +10,5 @@ pub mod modules;
 pub mod names;
 pub mod report;
 pub mod select;
+pub mod summary;
 pub mod views;

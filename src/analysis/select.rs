@@ -1,7 +1,7 @@
 //! Which ranks, iterations and device of a side take part (design §2, §3.3, §3.4).
 
 use crate::error::{Error, Result};
-use crate::input::load::Side;
+use crate::input::load::{RankedFile, SideOf};
 use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -103,7 +103,7 @@ pub struct Resolved {
 }
 
 /// Turns a side's request into concrete ranks and iterations, or says what exists.
-pub fn resolve(side: &Side, label: &str, sel: &SideSelection) -> Result<Resolved> {
+pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection) -> Result<Resolved> {
     let present = side.ranks();
     let ranks = match &sel.ranks {
         Pick::Lowest => present.iter().copied().min().into_iter().collect(),

@@ -11,7 +11,7 @@ use crate::analysis::select::{Device, Pick};
 use crate::analysis::select::{SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
-use crate::input::load::{load_pair, load_side_ranks, pair_notes};
+use crate::input::load::{load_side_ranks, pair_notes};
 use crate::output::events::{EventFilter, EventsFormat, write_events};
 use crate::output::render::compare::CompareView;
 use crate::output::render::ops_diff::OpsDiffView;
@@ -64,6 +64,10 @@ pub enum Command {
     /// The event table of one side: a row per counted event, with the attributes you choose.
     #[command(after_help = EVENTS_HELP)]
     Events(EventsArgs),
+    /// One trace → a small Parquet summary that compare, ops-diff, plot, gate and overview read
+    /// in its place (summarise each rank where it lies, compare the summaries anywhere).
+    #[command(after_help = SUMMARIZE_HELP)]
+    Summarize(SummarizeArgs),
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
     #[command(after_help = GATE_HELP)]
     Gate(GateArgs),
@@ -250,6 +254,23 @@ pub struct EventsArgs {
     pub output: Option<PathBuf>,
 }
 
+const SUMMARIZE_HELP: &str = "\
+The summary holds, per (iteration, name, category, place), the number of events and their total
+duration, and per step what gate and overview measure (step time, GPU and host busy time, memory).
+Give summaries (files, or directories of *.parquet files) to compare, ops-diff, plot, gate or
+overview anywhere they take traces: the output is the same, byte for byte. Commands that need
+the events themselves (events, operators, kernels, modules, report, compare --group-by) refuse
+them. The written path is printed.";
+
+#[derive(Debug, Args)]
+pub struct SummarizeArgs {
+    /// One trace file (*.json or *.json.gz).
+    pub trace: PathBuf,
+    /// The summary file to write (Parquet).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+}
+
 const COMPARE_HELP: &str = "\
 CONTROL and TEST are each a directory of trace files (*.json, *.json.gz; not recursive) or one trace file.
 Durations are in microseconds in csv and json. The comparison is saved in .tracediff/ (or
@@ -426,6 +447,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::OpsDiff(args) => run_ops_diff(args, env),
         Command::Events(args) => run_events(args, env),
         Command::Gate(args) => run_gate(args, env),
+        Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
         Command::Operators(args) => views::run_operators(args, env),
         Command::Kernels(args) => views::run_kernels(args, env),
@@ -511,6 +533,21 @@ fn absolute(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
+fn run_summarize(args: SummarizeArgs, env: &mut Env<'_>) -> Result<i32> {
+    if std::fs::metadata(&args.trace).is_ok_and(|m| m.is_dir()) {
+        return Err(Error::input(
+            &args.trace,
+            "summarize takes one trace file, not a directory (run it once per rank)",
+        ));
+    }
+    let file = crate::input::load::load_file(&args.trace, &AttrRequest::default())?;
+    let summary = crate::analysis::summary::summarize(&file, &args.trace);
+    drop(file);
+    crate::output::summary::save_summary(&summary, &args.output)?;
+    let _ = writeln!(env.stdout, "{}", args.output.display());
+    Ok(0)
+}
+
 fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     check_output(&args.output)?;
     let req = with_labels(
@@ -567,7 +604,7 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         args.format,
         args.output.as_deref(),
         EventsFormat::from_extension,
-        ".csv, .jsonl, .json or .txt",
+        ".csv, .jsonl, .json, .txt or .parquet",
         if on_terminal {
             EventsFormat::Table
         } else {
@@ -599,6 +636,15 @@ fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         cats: args.cat.clone(),
     };
     let rows = match &args.output {
+        Some(path) if format == EventsFormat::Parquet => {
+            let file = std::fs::File::create(path).map_err(|e| Error::Output {
+                path: path.clone(),
+                source: e,
+            })?;
+            let w = std::io::BufWriter::with_capacity(1 << 20, file);
+            crate::output::events_parquet::write_events_parquet(&side, &resolved, &filter, w)
+                .map_err(|e| relabel(e, path))?
+        }
         Some(path) => {
             let file = std::fs::File::create(path).map_err(|e| Error::Output {
                 path: path.clone(),
@@ -726,7 +772,7 @@ fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         ranks: args.rank.clone().unwrap_or(Pick::All),
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
-    let (base, cand) = load_pair(&args.baseline, &args.candidate, &AttrRequest::default(), (&sel, &sel))?;
+    let (base, cand) = crate::analysis::summary::load_summary_pair(&args.baseline, &args.candidate, (&sel, &sel))?;
     print_notes(&pair_notes(&base, &cand), env);
     let base_res = resolve(&base, "baseline", &sel)?;
     let cand_res = resolve(&cand, "candidate", &sel)?;

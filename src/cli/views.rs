@@ -6,7 +6,7 @@ use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::{Scope, modules};
 use crate::analysis::views::kernels::kernels;
 use crate::analysis::views::operators::operators;
-use crate::analysis::views::overview::overview;
+use crate::analysis::views::overview::overview_request;
 use crate::analysis::views::{Loaded, SortSide, SortSpec, ViewTable, load, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
@@ -205,8 +205,12 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(&args.pair, &args.select, "overview", env)?;
-    let o = overview(&loaded, &req.labels);
+    let req = super::with_labels(
+        request_from(&args.select, CompareRequest::new(&args.pair.control, &args.pair.test)),
+        args.pair.labels.as_ref(),
+    );
+    let (o, notes) = overview_request(&req)?;
+    print_notes(&notes, env);
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),

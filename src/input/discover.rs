@@ -17,8 +17,14 @@ pub fn is_trace_file_name(name: &std::ffi::OsStr) -> bool {
     bytes.ends_with(b".json") || bytes.ends_with(b".json.gz")
 }
 
-/// The files a side is made of: `path` itself when it is a file, else the trace files
-/// directly inside the directory `path` (not recursive), in sorted order.
+/// Whether a file name looks like a summary (`tracediff summarize`): `.parquet`. Whether it is
+/// one is decided by its content when it is read.
+pub fn is_summary_file_name(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().ends_with(b".parquet")
+}
+
+/// The files a side is made of: `path` itself when it is a file, else the trace and summary
+/// files directly inside the directory `path` (not recursive), in sorted order.
 pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
     if meta.is_file() {
@@ -35,7 +41,7 @@ pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
         let file_path = entry.path();
         let name = entry.file_name();
         let is_file = std::fs::metadata(&file_path).map(|m| m.is_file()).unwrap_or(false);
-        if is_file && is_trace_file_name(&name) {
+        if is_file && (is_trace_file_name(&name) || is_summary_file_name(&name)) {
             files.push(file_path);
         } else {
             other += 1;
@@ -50,7 +56,7 @@ pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
             } else {
                 format!("among the {other} entries")
             };
-            format!("no trace files (*.json, *.json.gz) {among} of this directory")
+            format!("no trace files (*.json, *.json.gz) or summaries (*.parquet) {among} of this directory")
         };
         return Err(Error::input(path, what));
     }
@@ -85,7 +91,9 @@ mod tests {
         std::fs::write(dir.path().join("x.txt"), b"").unwrap();
         let e = discover(dir.path()).unwrap_err().to_string();
         assert!(
-            e.starts_with("no trace files (*.json, *.json.gz) in the only entry of this directory"),
+            e.starts_with(
+                "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory"
+            ),
             "{e}"
         );
     }

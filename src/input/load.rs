@@ -6,22 +6,67 @@ use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover;
 use crate::input::parse::{Header, parse_trace, scan_header};
 use crate::input::read::{Compression, open};
+use crate::input::summary::{is_parquet, read_summary};
 use crate::model::iteration::assign_iterations;
 use crate::model::store::TraceFile;
+use crate::model::summary::FileSummary;
 use rayon::prelude::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The traces of one side of a comparison, one file per rank, sorted by rank.
+pub type Side = SideOf<TraceFile>;
+
+/// The summaries of one side (from traces or from `tracediff summarize` files).
+pub type SummarySide = SideOf<FileSummary>;
+
+/// What a side is made of, per file: a parsed trace or its summary.
+pub trait RankedFile: Send + Sync {
+    /// `distributedInfo.rank`, when the file has one.
+    fn declared_rank(&self) -> Option<i64>;
+    /// Its ProfilerStep numbers, sorted and unique.
+    fn step_numbers(&self) -> Vec<i64>;
+    /// The trace file it is (or was made from, for a summary).
+    fn source(&self) -> &Path;
+    fn rank(&self) -> i64 {
+        self.declared_rank().unwrap_or(0)
+    }
+}
+
+impl RankedFile for TraceFile {
+    fn declared_rank(&self) -> Option<i64> {
+        self.declared_rank
+    }
+    fn step_numbers(&self) -> Vec<i64> {
+        TraceFile::step_numbers(self)
+    }
+    fn source(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl RankedFile for FileSummary {
+    fn declared_rank(&self) -> Option<i64> {
+        self.meta.declared_rank
+    }
+    fn step_numbers(&self) -> Vec<i64> {
+        FileSummary::step_numbers(self)
+    }
+    fn source(&self) -> &Path {
+        &self.meta.source
+    }
+}
+
+/// One side of a comparison, one file per rank, sorted by rank.
 #[derive(Debug, Clone)]
-pub struct Side {
+pub struct SideOf<T> {
     /// The path the user gave: a directory or a file.
     pub input: PathBuf,
     /// Every trace file of the side, sorted by rank.
     pub present: Vec<PresentFile>,
     /// The parsed files: all of them, or those of the ranks asked for.
-    pub files: Vec<Arc<TraceFile>>,
+    pub files: Vec<Arc<T>>,
     /// Things worth telling the user on stderr (not errors).
     pub notes: Vec<String>,
 }
@@ -35,7 +80,7 @@ pub struct PresentFile {
     pub steps: Option<Vec<i64>>,
 }
 
-impl Side {
+impl<T: RankedFile> SideOf<T> {
     /// Ranks present, sorted.
     pub fn ranks(&self) -> Vec<i64> {
         self.present.iter().map(|f| f.rank).collect()
@@ -55,14 +100,17 @@ impl Side {
         v
     }
 
-    pub fn file_of_rank(&self, rank: i64) -> Option<&TraceFile> {
+    pub fn file_of_rank(&self, rank: i64) -> Option<&T> {
         self.files.iter().find(|f| f.rank() == rank).map(|f| &**f)
     }
 }
 
 /// Reads and parses one trace file (with the attributes `attrs` asks for), and assigns its
-/// iterations.
+/// iterations. A summary (Parquet) is refused: it holds no events.
 pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
+    if is_parquet(path)? {
+        return Err(not_events(path));
+    }
     let reader = open(path)?;
     trace_from_reader(reader.inner, path, reader.compression, attrs)
 }
@@ -98,32 +146,91 @@ pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
     load_side_ranks(input, attrs, &[&Pick::All], false)
 }
 
+/// Why a summary cannot stand in for a trace here.
+fn not_events(path: &Path) -> Error {
+    match read_summary(path) {
+        Ok(_) => Error::input(
+            path,
+            "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)",
+        ),
+        Err(_) => Error::input(path, "a Parquet file, not a trace"),
+    }
+}
+
 /// Loads the files of `input` whose ranks any of `picks` selects. With several files and a
 /// selection narrower than `all`, each file is first scanned only for its rank (up to
 /// `traceEvents` when, as usual, `distributedInfo` comes first), and only the selected files are
 /// parsed. With `want_steps`, the scan also reads the steps of the other files (every event is
 /// read, none stored), for defaults that depend on the whole side (the lowest step).
 pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_steps: bool) -> Result<Side> {
+    let scan = |p: &Path, steps: bool| {
+        if is_parquet(p)? {
+            return Err(not_events(p));
+        }
+        let r = open(p)?;
+        scan_header(r.inner, p, r.compression, steps)
+    };
+    load_side_with(input, picks, want_steps, &|p| load_file(p, attrs), &scan)
+}
+
+/// How a parsed trace becomes its summary (the analysis stage's `summarize`).
+pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
+
+/// Loads the summaries of `input`'s files whose ranks any of `picks` selects: a trace is parsed,
+/// summarised and its events dropped (only the files in flight hold events); a summary file
+/// (recognised by content) is read as it is. Traces and summaries may be mixed on one side.
+pub fn load_summary_side(
+    input: &Path,
+    picks: &[&Pick],
+    want_steps: bool,
+    summarize: &SummarizeFn<'_>,
+) -> Result<SummarySide> {
+    let load = |p: &Path| -> Result<FileSummary> {
+        if is_parquet(p)? {
+            return read_summary(p);
+        }
+        let file = load_file(p, &AttrRequest::default())?;
+        Ok(summarize(&file, p))
+    };
+    let scan = |p: &Path, steps: bool| -> Result<Header> {
+        if is_parquet(p)? {
+            let s = read_summary(p)?;
+            return Ok(Header {
+                rank: s.meta.declared_rank,
+                steps: Some(s.meta.steps),
+            });
+        }
+        let r = open(p)?;
+        scan_header(r.inner, p, r.compression, steps)
+    };
+    load_side_with(input, picks, want_steps, &load, &scan)
+}
+
+type LoadFn<'a, T> = dyn Fn(&Path) -> Result<T> + Sync + 'a;
+type ScanFn<'a> = dyn Fn(&Path, bool) -> Result<Header> + Sync + 'a;
+
+fn load_side_with<T: RankedFile>(
+    input: &Path,
+    picks: &[&Pick],
+    want_steps: bool,
+    load_file: &LoadFn<'_, T>,
+    scan: &ScanFn<'_>,
+) -> Result<SideOf<T>> {
     let paths = discover(input)?;
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
     let (present, files) = if everything {
-        let results: Vec<Result<TraceFile>> = paths.par_iter().map(|p| load_file(p, attrs)).collect();
+        let results: Vec<Result<T>> = paths.par_iter().map(|p| load_file(p)).collect();
         // The first error in path order, so the message does not depend on scheduling.
         let files = results.into_iter().collect::<Result<Vec<_>>>()?;
         let present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = files
             .iter()
-            .map(|f| (f.declared_rank, f.path.clone(), Some(f.step_numbers())))
+            .zip(&paths)
+            .map(|(f, p)| (f.declared_rank(), p.clone(), Some(f.step_numbers())))
             .collect();
         (present, files)
     } else {
         // 1. Each file's rank: its head only, when distributedInfo comes before traceEvents.
-        let scans: Vec<Result<Header>> = paths
-            .par_iter()
-            .map(|p| {
-                let r = open(p)?;
-                scan_header(r.inner, p, r.compression, false)
-            })
-            .collect();
+        let scans: Vec<Result<Header>> = paths.par_iter().map(|p| scan(p, false)).collect();
         let mut present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = scans
             .into_iter()
             .zip(&paths)
@@ -138,19 +245,18 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
             })
         };
         // 2. Parse the chosen files; with `want_steps`, read the others' steps alongside.
-        enum Work {
-            Parse(Box<TraceFile>),
+        enum Work<T> {
+            Parse(Box<T>),
             Steps(Vec<i64>),
             Nothing,
         }
-        let work: Vec<Result<Work>> = present
+        let work: Vec<Result<Work<T>>> = present
             .par_iter()
             .map(|(rank, path, _)| {
                 if wanted(rank.unwrap_or(0)) {
-                    load_file(path, attrs).map(|f| Work::Parse(Box::new(f)))
+                    load_file(path).map(|f| Work::Parse(Box::new(f)))
                 } else if want_steps {
-                    let r = open(path)?;
-                    let h = scan_header(r.inner, path, r.compression, true)?;
+                    let h = scan(path, true)?;
                     Ok(Work::Steps(h.steps.unwrap_or_default()))
                 } else {
                     Ok(Work::Nothing)
@@ -198,15 +304,15 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
             path.display()
         ));
     }
-    let mut files: Vec<Arc<TraceFile>> = files.into_iter().map(Arc::new).collect();
+    let mut files: Vec<Arc<T>> = files.into_iter().map(Arc::new).collect();
     files.sort_by_key(|f| f.rank());
-    if !files.is_empty() && files.iter().all(|f| f.steps.is_empty()) {
+    if !files.is_empty() && files.iter().all(|f| f.step_numbers().is_empty()) {
         notes.push(format!(
             "no ProfilerStep in {}; comparing the whole trace",
             input.display()
         ));
     }
-    Ok(Side {
+    Ok(SideOf {
         input: input.to_path_buf(),
         present: present
             .into_iter()
@@ -218,7 +324,7 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
 }
 
 /// The notes of two sides, each once.
-pub fn pair_notes(control: &Side, test: &Side) -> Vec<String> {
+pub fn pair_notes<T>(control: &SideOf<T>, test: &SideOf<T>) -> Vec<String> {
     let mut notes = control.notes.clone();
     notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());
     notes
@@ -232,6 +338,34 @@ pub fn load_pair(
     attrs: &AttrRequest,
     selections: (&SideSelection, &SideSelection),
 ) -> Result<(Arc<Side>, Arc<Side>)> {
+    load_pair_with(control, test, selections, &|p, picks, steps| {
+        load_side_ranks(p, attrs, picks, steps)
+    })
+}
+
+/// [`load_pair`] into summaries: what compare, gate and overview read.
+pub fn load_summary_pair(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    summarize: &SummarizeFn<'_>,
+) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
+    load_pair_with(control, test, selections, &|p, picks, steps| {
+        load_summary_side(p, picks, steps, summarize)
+    })
+}
+
+/// Two loaded sides.
+pub type SidePair<T> = (Arc<SideOf<T>>, Arc<SideOf<T>>);
+
+type SideFn<'a, T> = dyn Fn(&Path, &[&Pick], bool) -> Result<SideOf<T>> + Sync + 'a;
+
+fn load_pair_with<T: RankedFile + Clone>(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    load_side_ranks: &SideFn<'_, T>,
+) -> Result<SidePair<T>> {
     // The lowest step is the lowest of the whole side (as in HTA), so the other ranks' steps
     // are needed; an explicit list is checked against the files that are read anyway.
     let wants_steps = |s: &SideSelection| s.iterations == Pick::Lowest;
@@ -243,7 +377,6 @@ pub fn load_pair(
     if same {
         let side = load_side_ranks(
             control,
-            attrs,
             &[&c_sel.ranks, &t_sel.ranks],
             wants_steps(c_sel) || wants_steps(t_sel),
         )?;
@@ -253,8 +386,8 @@ pub fn load_pair(
         return Ok((Arc::new(side), Arc::new(test_side)));
     }
     let (c, t) = rayon::join(
-        || load_side_ranks(control, attrs, &[&c_sel.ranks], wants_steps(c_sel)),
-        || load_side_ranks(test, attrs, &[&t_sel.ranks], wants_steps(t_sel)),
+        || load_side_ranks(control, &[&c_sel.ranks], wants_steps(c_sel)),
+        || load_side_ranks(test, &[&t_sel.ranks], wants_steps(t_sel)),
     );
     Ok((Arc::new(c?), Arc::new(t?)))
 }

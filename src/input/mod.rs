@@ -10,3 +10,4 @@ pub mod number;
 pub mod parse;
 pub mod read;
 pub mod split;
+pub mod summary;

@@ -6,3 +6,4 @@ pub mod calltree;
 pub mod iteration;
 pub mod place;
 pub mod store;
+pub mod summary;

@@ -24,6 +24,8 @@ pub enum EventsFormat {
     Json,
     /// Aligned columns (two passes over the events: widths, then text).
     Table,
+    /// Apache Parquet (needs -o): typed columns, strings dictionary-encoded, Snappy.
+    Parquet,
 }
 
 impl EventsFormat {
@@ -33,6 +35,7 @@ impl EventsFormat {
             "jsonl" | "ndjson" => Some(EventsFormat::Jsonl),
             "json" => Some(EventsFormat::Json),
             "txt" => Some(EventsFormat::Table),
+            "parquet" => Some(EventsFormat::Parquet),
             _ => None,
         }
     }
@@ -79,7 +82,7 @@ impl Cell {
         }
     }
 
-    fn plain(&self) -> String {
+    pub(crate) fn plain(&self) -> String {
         match self {
             Cell::Text(t) | Cell::Json(t) => t.clone(),
             other => other.csv(),
@@ -166,6 +169,7 @@ pub fn write_events(
             }
             Ok(written)
         }
+        EventsFormat::Parquet => Err(Error::usage("--format parquet writes a file: give -o FILE")),
         EventsFormat::Table => {
             let mut table = Columns::unruled(vec![false; cols.len()]);
             for (k, c) in cols.iter().enumerate() {
@@ -194,11 +198,11 @@ pub fn write_events(
 }
 
 /// What [`each_row`] calls: the row's number and cells.
-type RowFn<'a> = dyn FnMut(u64, &[Option<Cell>]) -> std::io::Result<()> + 'a;
+pub(crate) type RowFn<'a> = dyn FnMut(u64, &[Option<Cell>]) -> std::io::Result<()> + 'a;
 
 /// Calls `f` with the number and cells of each selected event, in rank and file order.
 /// Returns the number of events.
-fn each_row(
+pub(crate) fn each_row(
     side: &Side,
     resolved: &Resolved,
     filter: &EventFilter,

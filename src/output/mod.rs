@@ -2,5 +2,7 @@
 //! saved comparison.
 
 pub mod events;
+pub mod events_parquet;
 pub mod render;
 pub mod state;
+pub mod summary;

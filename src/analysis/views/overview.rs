@@ -12,11 +12,17 @@
 
 use super::Loaded;
 use super::memory::{Levels, WindowStats, device_type_name};
-use crate::model::iteration::step_number;
-use crate::model::place::Place;
+use crate::analysis::compare::{CompareRequest, check_labels};
+use crate::analysis::select::{Resolved, resolve};
+use crate::analysis::summary::{load_summary_pair, summarize};
+use crate::error::{Error, Result};
+use crate::input::load::{Side, SummarySide, pair_notes};
 use crate::model::store::TraceFile;
+use crate::model::summary::{FileSummary, MemoryStats, Window};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One side of the overview. Times are nanoseconds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -48,37 +54,81 @@ pub struct Overview {
     pub test: SideOverview,
 }
 
-/// What one file contributes.
-#[derive(Debug, Clone, Default)]
-struct FileMeasure {
-    windows: Vec<(i64, i64)>,
-    gpu_busy_ns: Option<i64>,
-    host_busy_ns: Option<i64>,
+/// The overview of a loaded pair (each selected file summarised, as `overview` over traces).
+pub fn overview(loaded: &Loaded, labels: &[String; 2]) -> Overview {
+    let summaries = |side: &Side| SummarySide {
+        input: side.input.clone(),
+        present: side.present.clone(),
+        files: side.files.par_iter().map(|f| Arc::new(summarize(f, &f.path))).collect(),
+        notes: side.notes.clone(),
+    };
+    let (c, t) = rayon::join(|| summaries(&loaded.control), || summaries(&loaded.test));
+    overview_of([&c, &t], &loaded.resolved, labels)
 }
 
-pub fn overview(loaded: &Loaded, labels: &[String; 2]) -> Overview {
-    let side = |k: usize| side_overview(loaded, k, &labels[k]);
+/// Loads both sides of `req` as summaries (traces, summary files, or both) and gives their
+/// overview, with the notes the loading produced.
+pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
+    check_labels(&req.labels)?;
+    if !req.group_by.is_empty() || !req.arg_specs.is_empty() {
+        return Err(Error::usage(
+            "overview keys rows by name: --group-by and --arg-spec are for compare",
+        ));
+    }
+    let (control, test) = load_summary_pair(&req.control, &req.test, (&req.control_selection, &req.test_selection))?;
+    let notes = pair_notes(&control, &test);
+    let resolved = [
+        resolve(&control, &req.labels[0], &req.control_selection)?,
+        resolve(&test, &req.labels[1], &req.test_selection)?,
+    ];
+    Ok((overview_of([&control, &test], &resolved, &req.labels), notes))
+}
+
+/// The overview of two sides' summaries.
+pub fn overview_of(sides: [&SummarySide; 2], resolved: &[Resolved; 2], labels: &[String; 2]) -> Overview {
+    let side = |k: usize| side_overview(sides[k], &resolved[k], &labels[k]);
     Overview {
         control: side(0),
         test: side(1),
     }
 }
 
-fn side_overview(loaded: &Loaded, k: usize, label: &str) -> SideOverview {
-    let files = loaded.files(k);
-    let iterations = loaded.resolved[k].iterations.as_deref();
-    let measures: Vec<FileMeasure> = files.iter().map(|f| measure_file(f, iterations)).collect();
-    let windows: usize = measures.iter().map(|m| m.windows.len()).sum();
-    let window_ns: i64 = measures.iter().flat_map(|m| m.windows.iter().map(|(s, e)| e - s)).sum();
-    let gpu_busy: Option<i64> = measures.iter().filter_map(|m| m.gpu_busy_ns).reduce(|a, b| a + b);
-    let host_busy: Option<i64> = measures.iter().filter_map(|m| m.host_busy_ns).reduce(|a, b| a + b);
+/// Per selected file, the windows it measures: its selected steps, or its span.
+fn selected_windows<'a>(file: &'a FileSummary, iterations: Option<&[i64]>) -> Vec<&'a Window> {
+    match iterations {
+        Some(its) => file
+            .meta
+            .windows
+            .iter()
+            .filter(|w| w.step.is_some_and(|n| its.contains(&n)))
+            .collect(),
+        None => file.meta.span.iter().collect(),
+    }
+}
+
+fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOverview {
+    let files: Vec<&FileSummary> = resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
+    let iterations = resolved.iterations.as_deref();
+    let selected: Vec<Vec<&Window>> = files.iter().map(|f| selected_windows(f, iterations)).collect();
+    let windows: usize = selected.iter().map(Vec::len).sum();
+    let window_ns: i64 = selected.iter().flatten().map(|w| w.end_ns - w.start_ns).sum();
+    let busy = |has: &dyn Fn(&FileSummary) -> bool, of: &dyn Fn(&Window) -> i64| -> Option<i64> {
+        files
+            .iter()
+            .zip(&selected)
+            .filter(|(f, _)| has(f))
+            .map(|(_, w)| w.iter().map(|w| of(w)).sum::<i64>())
+            .reduce(|a, b| a + b)
+    };
+    let gpu_busy = busy(&|f| f.meta.has_gpu, &|w| w.gpu_busy_ns);
+    let host_busy = busy(&|f| f.meta.has_ops, &|w| w.host_busy_ns);
     let per_window = |ns: i64| (windows > 0).then(|| ns / windows as i64);
-    let info = loaded.side_info(k, label);
-    let memory = memory(&files, &measures_windows(&measures));
+    let info = crate::analysis::compare::side_info(side, label, resolved.clone());
+    let memory = memory(&files, &selected);
     SideOverview {
         label: label.to_string(),
         path: info.path,
-        ranks: loaded.resolved[k].ranks.len(),
+        ranks: resolved.ranks.len(),
         steps: iterations.map(<[i64]>::len),
         windows,
         mean_step_time_ns: iterations.and_then(|_| per_window(window_ns)),
@@ -104,7 +154,7 @@ struct Memory {
 }
 
 /// Per (device type, device id) of one file: its allocation levels, in time order.
-fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
+pub(crate) fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
     let m = &file.memory;
     let mut rows: Vec<usize> = (0..m.ts_ns.len()).filter(|&k| m.total_allocated[k].is_some()).collect();
     rows.sort_by_key(|&k| (m.device_type[k], m.device_id[k], m.ts_ns[k], k));
@@ -120,21 +170,37 @@ fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
     out
 }
 
-fn memory(files: &[&TraceFile], windows: &[Vec<(i64, i64)>]) -> Memory {
-    let mut best: Option<((i32, i32), WindowStats)> = None;
+fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
+    let mut best: Option<((i32, i32), MemoryStats)> = None;
     for (file, w) in files.iter().zip(windows) {
-        for (device, levels) in levels_of(file) {
-            if let Some(s) = levels.stats(w)
+        for (d, &device) in file.meta.memory_devices.iter().enumerate() {
+            let stats = w.iter().fold(None, |acc, w| {
+                MemoryStats::merge(acc, w.memory.get(d).copied().flatten())
+            });
+            if let Some(s) = stats
                 && best.is_none_or(|(_, b)| s.peak > b.peak)
             {
                 best = Some((device, s));
             }
         }
     }
-    let (name, total) = device_properties(files);
+    let (name, total) = files
+        .iter()
+        .find(|f| f.meta.device_name.is_some())
+        .map_or((None, None), |f| {
+            (f.meta.device_name.clone(), f.meta.device_memory_bytes)
+        });
+    let average = |s: MemoryStats| {
+        WindowStats {
+            peak: s.peak,
+            integral: s.integral,
+            length: s.length,
+        }
+        .average()
+    };
     Memory {
         peak: best.map(|(_, s)| s.peak),
-        avg: best.and_then(|(_, s)| s.average()),
+        avg: best.and_then(|(_, s)| average(s)),
         device: best.map(|((t, id), _)| format!("{}:{id}", device_type_name(i64::from(t)))),
         device_name: name,
         device_memory: total,
@@ -143,7 +209,7 @@ fn memory(files: &[&TraceFile], windows: &[Vec<(i64, i64)>]) -> Memory {
 
 /// The name and memory of the device the kernels ran on (the most used `args.device` of the
 /// first file that has one), from `deviceProperties`.
-fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>) {
+pub(crate) fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>) {
     for f in files {
         let used = f
             .device_use
@@ -162,60 +228,14 @@ fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>) {
     (None, None)
 }
 
-fn measures_windows(m: &[FileMeasure]) -> Vec<Vec<(i64, i64)>> {
-    m.iter().map(|m| m.windows.clone()).collect()
-}
-
-/// The windows of one file: its selected host ProfilerSteps, or the span of its events.
-pub fn windows(file: &TraceFile, iterations: Option<&[i64]>) -> Vec<(i64, i64)> {
-    let ev = &file.events;
-    match iterations {
-        Some(its) => {
-            let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
-            (0..ev.len())
-                .filter(|&i| ev.place[i] == Place::Host)
-                .filter(|&i| step_of[ev.name[i].index()].is_some_and(|n| its.contains(&n)))
-                .map(|i| (ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)))
-                .collect()
-        }
-        None if ev.is_empty() => Vec::new(),
-        None => {
-            let start = ev.ts_ns.iter().copied().min().unwrap_or(0);
-            let end = (0..ev.len())
-                .map(|i| ev.ts_ns[i] + ev.dur_ns[i].max(0))
-                .max()
-                .unwrap_or(0);
-            vec![(start, end)]
-        }
-    }
-}
-
-fn measure_file(file: &TraceFile, iterations: Option<&[i64]>) -> FileMeasure {
-    let ev = &file.events;
-    let op_cat = crate::model::calltree::operator_categories(&file.strings);
-    let is_op = |i: usize| op_cat[ev.cat[i].index()];
-    let windows = windows(file, iterations);
-    let spans = |keep: &dyn Fn(usize) -> bool| -> Vec<(i64, i64)> {
-        (0..ev.len())
-            .filter(|&i| keep(i))
-            .map(|i| (ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)))
-            .collect()
-    };
-    let has_gpu = ev.place.contains(&Place::Device);
-    let has_ops = (0..ev.len()).any(is_op);
-    let gpu = spans(&|i| ev.place[i] == Place::Device);
-    let host = spans(&is_op);
-    FileMeasure {
-        gpu_busy_ns: has_gpu.then(|| clipped_union(gpu, &windows)),
-        host_busy_ns: has_ops.then(|| clipped_union(host, &windows)),
-        windows,
-    }
-}
-
 /// Σ over the windows of the length of the union of `spans` inside each window.
-pub fn clipped_union(mut spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 {
+pub fn clipped_union(spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 {
+    clipped_length(&merge_spans(spans), windows)
+}
+
+/// `spans` as disjoint, sorted intervals.
+pub fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     spans.sort_unstable();
-    // Merge into disjoint, sorted intervals.
     let mut merged: Vec<(i64, i64)> = Vec::with_capacity(spans.len());
     for (s, e) in spans {
         match merged.last_mut() {
@@ -223,6 +243,11 @@ pub fn clipped_union(mut spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 
             _ => merged.push((s, e)),
         }
     }
+    merged
+}
+
+/// Σ over the windows of the length of `merged` (from [`merge_spans`]) inside each window.
+pub fn clipped_length(merged: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
     let mut total = 0;
     for &(ws, we) in windows {
         let first = merged.partition_point(|&(_, e)| e <= ws);

@@ -1,0 +1,153 @@
+//! One trace file → its [`FileSummary`]: per (iteration, name, category, place) the count and
+//! total duration, per iteration the gate's samples, per host ProfilerStep the overview's window
+//! measures. Compare, gate and overview reduce summaries, so their output over summaries is the
+//! output over the traces by construction.
+
+use crate::analysis::gate::union_length;
+use crate::analysis::select::SideSelection;
+use crate::analysis::views::overview::{clipped_length, device_properties, levels_of, merge_spans};
+use crate::error::Result;
+use crate::input::load::SummarySide;
+use crate::model::iteration::step_number;
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+use crate::model::summary::{
+    FileSummary, IterationSample, MemoryStats, OpRow, SUMMARY_SCHEMA_VERSION, SummaryMeta, Window,
+};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Summarises `file`; `source` is the path recorded as the trace it was made from.
+pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
+    let ev = &file.events;
+    let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
+    let op_cat = crate::model::calltree::operator_categories(&file.strings);
+    let span_of = |i: usize| (ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0));
+    let gpu = merge_spans(
+        (0..ev.len())
+            .filter(|&i| ev.place[i] == Place::Device)
+            .map(span_of)
+            .collect(),
+    );
+    let host = merge_spans(
+        (0..ev.len())
+            .filter(|&i| op_cat[ev.cat[i].index()])
+            .map(span_of)
+            .collect(),
+    );
+    let levels = levels_of(file);
+    let window = |step: Option<i64>, (start, end): (i64, i64)| Window {
+        step,
+        start_ns: start,
+        end_ns: end,
+        gpu_busy_ns: clipped_length(&gpu, &[(start, end)]),
+        host_busy_ns: clipped_length(&host, &[(start, end)]),
+        memory: levels
+            .values()
+            .map(|l| {
+                l.stats(&[(start, end)]).map(|s| MemoryStats {
+                    peak: s.peak,
+                    integral: s.integral,
+                    length: s.length,
+                })
+            })
+            .collect(),
+    };
+    let windows: Vec<Window> = (0..ev.len())
+        .filter(|&i| ev.place[i] == Place::Host)
+        .filter_map(|i| step_of[ev.name[i].index()].map(|n| window(Some(n), span_of(i))))
+        .collect();
+    let span = (!ev.is_empty()).then(|| {
+        let start = ev.ts_ns.iter().copied().min().unwrap_or(0);
+        let end = (0..ev.len()).map(|i| span_of(i).1).max().unwrap_or(0);
+        window(None, (start, end))
+    });
+    let (device_name, device_memory_bytes) = device_properties(&[file]);
+    let meta = SummaryMeta {
+        schema_version: SUMMARY_SCHEMA_VERSION,
+        tracediff_version: env!("CARGO_PKG_VERSION").to_string(),
+        source: source.to_path_buf(),
+        declared_rank: file.declared_rank,
+        steps: file.step_numbers(),
+        iterations: iteration_samples(file, &step_of),
+        windows,
+        span,
+        has_gpu: !gpu.is_empty(),
+        has_ops: !host.is_empty(),
+        memory_devices: levels.keys().copied().collect(),
+        device_name,
+        device_memory_bytes,
+    };
+    FileSummary {
+        meta,
+        rows: op_rows(file),
+    }
+}
+
+/// Per iteration present: the longest host step event of that number and the device busy time
+/// (as the gate measures them).
+fn iteration_samples(file: &TraceFile, step_of: &[Option<i64>]) -> Vec<IterationSample> {
+    let ev = &file.events;
+    let mut per: BTreeMap<i64, (i64, Vec<(i64, i64)>)> = BTreeMap::new();
+    for i in 0..ev.len() {
+        let it = ev.iteration[i];
+        let slot = per.entry(it).or_default();
+        let place = ev.place[i];
+        if place == Place::Host && step_of[ev.name[i].index()] == Some(it) {
+            slot.0 = slot.0.max(ev.dur_ns[i]);
+        }
+        if place == Place::Device {
+            slot.1.push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
+        }
+    }
+    per.into_iter()
+        .map(|(iteration, (step_ns, mut spans))| IterationSample {
+            iteration,
+            step_ns,
+            gpu_busy_ns: union_length(&mut spans),
+        })
+        .collect()
+}
+
+/// Count and total duration per (iteration, name, category, place), sorted.
+fn op_rows(file: &TraceFile) -> Vec<OpRow> {
+    let ev = &file.events;
+    let mut groups: FxHashMap<(i64, u32, u32, u8), (u64, i64)> = FxHashMap::default();
+    for i in 0..ev.len() {
+        let key = (ev.iteration[i], ev.name[i].0, ev.cat[i].0, ev.place[i] as u8);
+        let slot = groups.entry(key).or_default();
+        slot.0 += 1;
+        slot.1 += ev.dur_ns[i];
+    }
+    let place_of = |p: u8| match p {
+        0 => Place::Host,
+        1 => Place::Device,
+        _ => Place::Annotation,
+    };
+    let mut rows: Vec<OpRow> = groups
+        .into_iter()
+        .map(|((iteration, name, cat, place), (count, total_ns))| OpRow {
+            iteration,
+            name: file.strings.resolve(crate::model::store::NameId(name)).to_string(),
+            category: file.strings.resolve(crate::model::store::NameId(cat)).to_string(),
+            place: place_of(place),
+            count,
+            total_ns,
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        (a.iteration, &a.name, &a.category, a.place as u8).cmp(&(b.iteration, &b.name, &b.category, b.place as u8))
+    });
+    rows
+}
+
+/// Loads both sides as summaries (traces are summarised as they load, their events dropped).
+pub fn load_summary_pair(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
+    crate::input::load::load_summary_pair(control, test, selections, &summarize)
+}

@@ -1,0 +1,110 @@
+//! Reading a summary written by `tracediff summarize` (Parquet, design §5): recognised by its
+//! content — the Parquet magic and the [`SUMMARY_META_KEY`] metadata — never by its name.
+
+use crate::error::{Error, Result};
+use crate::input::read::io_reason;
+use crate::model::summary::{
+    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
+};
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::record::RowAccessor;
+use std::io::Read;
+use std::path::Path;
+
+/// The first bytes of every Parquet file.
+pub const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+
+/// The op rows' columns, in order.
+pub const SUMMARY_COLUMNS: [&str; 7] = ["rank", "iteration", "name", "category", "place", "count", "total_ns"];
+
+/// Whether `path` starts with the Parquet magic.
+pub fn is_parquet(path: &Path) -> Result<bool> {
+    let mut f = std::fs::File::open(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
+    let mut head = [0u8; 4];
+    let mut n = 0;
+    while n < 4 {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::input(path, format!("cannot read: {}", io_reason(&e)))),
+        }
+    }
+    Ok(n == 4 && &head == PARQUET_MAGIC)
+}
+
+/// Reads a summary: its metadata and its op rows.
+pub fn read_summary(path: &Path) -> Result<FileSummary> {
+    let file = std::fs::File::open(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
+    let bad = |what: String| Error::input(path, what);
+    let reader = SerializedFileReader::new(file).map_err(|e| bad(format!("invalid Parquet file: {e}")))?;
+    let meta = summary_meta(path, &reader)?;
+    let fields: Vec<String> = reader
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    if fields != SUMMARY_COLUMNS {
+        return Err(bad(format!(
+            "summary columns are [{}], expected [{}]",
+            fields.join(", "),
+            SUMMARY_COLUMNS.join(", ")
+        )));
+    }
+    let rows_iter = reader
+        .get_row_iter(None)
+        .map_err(|e| bad(format!("invalid summary rows: {e}")))?;
+    let mut rows = Vec::new();
+    for row in rows_iter {
+        let row = row.map_err(|e| bad(format!("invalid summary rows: {e}")))?;
+        let get = || -> parquet::errors::Result<OpRow> {
+            let place_text = row.get_string(4)?;
+            let place = place_from_text(place_text)
+                .ok_or_else(|| parquet::errors::ParquetError::General(format!("unknown place '{place_text}'")))?;
+            Ok(OpRow {
+                iteration: row.get_long(1)?,
+                name: row.get_string(2)?.clone(),
+                category: row.get_string(3)?.clone(),
+                place,
+                count: u64::try_from(row.get_long(5)?).unwrap_or(0),
+                total_ns: row.get_long(6)?,
+            })
+        };
+        let r = get().map_err(|e| bad(format!("invalid summary row {}: {e}", rows.len())))?;
+        rows.push(r);
+    }
+    Ok(FileSummary { meta, rows })
+}
+
+fn summary_meta<R: parquet::file::reader::ChunkReader + 'static>(
+    path: &Path,
+    reader: &SerializedFileReader<R>,
+) -> Result<SummaryMeta> {
+    let kv = reader.metadata().file_metadata().key_value_metadata();
+    let text = kv
+        .and_then(|kv| kv.iter().find(|e| e.key == SUMMARY_META_KEY))
+        .and_then(|e| e.value.as_deref())
+        .ok_or_else(|| {
+            Error::input(
+                path,
+                format!("a Parquet file but not a tracediff summary (no '{SUMMARY_META_KEY}' metadata)"),
+            )
+        })?;
+    let version: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))?;
+    let found = version.get("schema_version").and_then(serde_json::Value::as_u64);
+    if found != Some(u64::from(SUMMARY_SCHEMA_VERSION)) {
+        let found = found.map_or_else(|| "none".to_string(), |v| v.to_string());
+        return Err(Error::input(
+            path,
+            format!(
+                "summary schema version {found}, this tracediff reads version {SUMMARY_SCHEMA_VERSION} (run tracediff summarize again)"
+            ),
+        ));
+    }
+    serde_json::from_value(version)
+        .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))
+}

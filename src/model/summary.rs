@@ -1,0 +1,178 @@
+//! The summary of one trace file: everything `compare`, `ops-diff`, `plot`, `gate` and `overview`
+//! read from a file, without its events. It is the plain type between the aggregate stage and
+//! the diff stage: a trace is loaded, summarised, and its event store dropped; a summary written
+//! by `tracediff summarize` (Parquet) reads back into the same type.
+
+use crate::model::place::Place;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Bumped whenever the summary layout changes; other versions are refused.
+pub const SUMMARY_SCHEMA_VERSION: u32 = 1;
+/// The Parquet key-value metadata key that marks a tracediff summary; its value is the
+/// [`SummaryMeta`] as JSON.
+pub const SUMMARY_META_KEY: &str = "tracediff.summary";
+
+/// Events of one (iteration, name, category, place) of a file: their number and summed duration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpRow {
+    /// The ProfilerStep the events belong to (−1: none).
+    pub iteration: i64,
+    pub name: String,
+    pub category: String,
+    pub place: Place,
+    pub count: u64,
+    pub total_ns: i64,
+}
+
+/// Per iteration present among a file's events: what the gate samples.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IterationSample {
+    pub iteration: i64,
+    /// The longest host `ProfilerStep#N` event of iteration N (0 when none).
+    pub step_ns: i64,
+    /// The union of the device work intervals of this iteration.
+    pub gpu_busy_ns: i64,
+}
+
+/// Allocated memory of one device inside one window: peak, ∫ level dt, window length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryStats {
+    pub peak: i64,
+    /// As text: it can exceed 64 bits (bytes × nanoseconds).
+    #[serde(with = "i128_text")]
+    pub integral: i128,
+    pub length: i64,
+}
+
+impl MemoryStats {
+    /// Both windows' stats together (peak of both, integrals and lengths summed).
+    pub fn merge(a: Option<MemoryStats>, b: Option<MemoryStats>) -> Option<MemoryStats> {
+        match (a, b) {
+            (Some(a), Some(b)) => Some(MemoryStats {
+                peak: a.peak.max(b.peak),
+                integral: a.integral + b.integral,
+                length: a.length + b.length,
+            }),
+            (a, None) => a,
+            (None, b) => b,
+        }
+    }
+}
+
+mod i128_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A window the overview measures: a host ProfilerStep, or the span of a file's events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Window {
+    /// The step number; `None` for the span of the whole file.
+    pub step: Option<i64>,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    /// The union of device work intervals inside the window.
+    pub gpu_busy_ns: i64,
+    /// The union of operator intervals inside the window.
+    pub host_busy_ns: i64,
+    /// Per device of [`SummaryMeta::memory_devices`], its memory inside the window.
+    pub memory: Vec<Option<MemoryStats>>,
+}
+
+/// Everything of a summary but its rows: the Parquet key-value metadata.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SummaryMeta {
+    pub schema_version: u32,
+    pub tracediff_version: String,
+    /// The trace the summary was made from, as it was given to `summarize`.
+    pub source: PathBuf,
+    /// `distributedInfo.rank`, when the trace has one.
+    pub declared_rank: Option<i64>,
+    /// ProfilerStep numbers present, sorted and unique.
+    pub steps: Vec<i64>,
+    pub iterations: Vec<IterationSample>,
+    /// Host ProfilerStep windows, in file order.
+    pub windows: Vec<Window>,
+    /// The span of the file's kept events (`None` without events).
+    pub span: Option<Window>,
+    pub has_gpu: bool,
+    pub has_ops: bool,
+    /// (Device Type, Device Id) of each device with allocation levels, sorted.
+    pub memory_devices: Vec<(i32, i32)>,
+    /// The device the kernels ran on, from `deviceProperties`.
+    pub device_name: Option<String>,
+    pub device_memory_bytes: Option<u64>,
+}
+
+/// One trace file, summarised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSummary {
+    pub meta: SummaryMeta,
+    /// Sorted by (iteration, name, category, place).
+    pub rows: Vec<OpRow>,
+}
+
+impl FileSummary {
+    pub fn rank(&self) -> i64 {
+        self.meta.declared_rank.unwrap_or(0)
+    }
+
+    pub fn step_numbers(&self) -> Vec<i64> {
+        self.meta.steps.clone()
+    }
+}
+
+/// The text a place is written as in a summary.
+pub fn place_text(p: Place) -> &'static str {
+    match p {
+        Place::Host => "host",
+        Place::Device => "device",
+        Place::Annotation => "annotation",
+    }
+}
+
+pub fn place_from_text(t: &str) -> Option<Place> {
+    match t {
+        "host" => Some(Place::Host),
+        "device" => Some(Place::Device),
+        "annotation" => Some(Place::Annotation),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_round_trip_and_stats_merge() {
+        for p in [Place::Host, Place::Device, Place::Annotation] {
+            assert_eq!(place_from_text(place_text(p)), Some(p));
+        }
+        assert_eq!(place_from_text("gpu"), None);
+        let a = MemoryStats {
+            peak: 5,
+            integral: i128::from(i64::MAX) * 4,
+            length: 2,
+        };
+        let b = MemoryStats {
+            peak: 9,
+            integral: 1,
+            length: 3,
+        };
+        let m = MemoryStats::merge(Some(a), Some(b)).unwrap();
+        assert_eq!((m.peak, m.integral, m.length), (9, i128::from(i64::MAX) * 4 + 1, 5));
+        assert_eq!(MemoryStats::merge(None, Some(b)), Some(b));
+        let text = serde_json::to_string(&a).unwrap();
+        assert_eq!(serde_json::from_str::<MemoryStats>(&text).unwrap(), a);
+    }
+}

@@ -1,0 +1,85 @@
+//! Writing a summary as Parquet: one row per (iteration, name, category, place), everything
+//! else as JSON under the [`SUMMARY_META_KEY`] key-value metadata.
+
+use crate::error::{Error, Result};
+use crate::model::summary::{FileSummary, SUMMARY_META_KEY, place_text};
+use parquet::basic::Compression;
+use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use std::io::Write;
+use std::sync::Arc;
+
+const SCHEMA: &str = "message tracediff_summary {
+    required int64 rank;
+    required int64 iteration;
+    required binary name (STRING);
+    required binary category (STRING);
+    required binary place (STRING);
+    required int64 count;
+    required int64 total_ns;
+}";
+
+fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+/// Writes `summary` to `out` (Snappy-compressed, strings dictionary-encoded).
+pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
+    let schema = Arc::new(parse_message_type(SCHEMA).map_err(parquet_error)?);
+    let meta = serde_json::to_string(&summary.meta)?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_key_value_metadata(Some(vec![KeyValue::new(SUMMARY_META_KEY.to_string(), meta)]))
+        .build();
+    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(parquet_error)?;
+    let rows = &summary.rows;
+    let mut group = writer.next_row_group().map_err(parquet_error)?;
+    let ints = |f: &dyn Fn(usize) -> i64| -> Vec<i64> { (0..rows.len()).map(f).collect() };
+    let texts = |f: &dyn Fn(usize) -> String| -> Vec<ByteArray> {
+        (0..rows.len()).map(|i| ByteArray::from(f(i).into_bytes())).collect()
+    };
+    let mut k = 0;
+    while let Some(mut col) = group.next_column().map_err(parquet_error)? {
+        match k {
+            0 | 1 | 5 | 6 => {
+                let v = match k {
+                    0 => ints(&|_| summary.rank()),
+                    1 => ints(&|i| rows[i].iteration),
+                    5 => ints(&|i| i64::try_from(rows[i].count).unwrap_or(i64::MAX)),
+                    _ => ints(&|i| rows[i].total_ns),
+                };
+                col.typed::<Int64Type>()
+                    .write_batch(&v, None, None)
+                    .map_err(parquet_error)?;
+            }
+            _ => {
+                let v = match k {
+                    2 => texts(&|i| rows[i].name.clone()),
+                    3 => texts(&|i| rows[i].category.clone()),
+                    _ => texts(&|i| place_text(rows[i].place).to_string()),
+                };
+                col.typed::<ByteArrayType>()
+                    .write_batch(&v, None, None)
+                    .map_err(parquet_error)?;
+            }
+        }
+        col.close().map_err(parquet_error)?;
+        k += 1;
+    }
+    group.close().map_err(parquet_error)?;
+    writer.close().map_err(parquet_error)?;
+    Ok(())
+}
+
+/// Writes `summary` to the file `path`.
+pub fn save_summary(summary: &FileSummary, path: &std::path::Path) -> Result<()> {
+    let out = |e| Error::Output {
+        path: path.to_path_buf(),
+        source: e,
+    };
+    let file = std::fs::File::create(path).map_err(out)?;
+    write_summary(summary, std::io::BufWriter::new(file)).map_err(out)
+}

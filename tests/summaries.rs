@@ -1,0 +1,321 @@
+//! `tracediff summarize` and the commands that read summaries in place of traces: the output
+//! over summaries is the output over the traces, byte for byte; bad Parquet is one line, exit 2.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs tracediff in `cwd`: (stdout, stderr, exit code).
+fn run(cwd: &Path, args: &[&str]) -> (Vec<u8>, String, i32) {
+    let out = Command::cargo_bin("tracediff")
+        .unwrap()
+        .current_dir(cwd)
+        .env("TRACEDIFF_STATE_DIR", cwd.join(".state"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// `t/<side>/` holds the traces (links to `dir`'s trace files), `s/<side>/` their summaries,
+/// made from `t` with the same relative paths: a command run in `t` and in `s` reads the same
+/// paths, traces in one and summaries in the other.
+fn mirror(sides: &[(&str, &Path)]) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let (t, s) = (root.path().join("t"), root.path().join("s"));
+    for (side, dir) in sides {
+        std::fs::create_dir_all(t.join(side)).unwrap();
+        std::fs::create_dir_all(s.join(side)).unwrap();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        for f in files.iter().filter(|f| f.to_string_lossy().contains(".json")) {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            std::os::unix::fs::symlink(std::fs::canonicalize(f).unwrap(), t.join(side).join(&name)).unwrap();
+            let stem = name.split('.').next().unwrap();
+            let trace = format!("{side}/{name}");
+            let summary = format!("../s/{side}/{stem}.parquet");
+            let (out, err, code) = run(&t, &["summarize", &trace, "-o", &summary]);
+            assert_eq!(code, 0, "summarize {trace}: {err}");
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{summary}\n"));
+        }
+    }
+    root
+}
+
+/// Every command that reads summaries, in every format, with `extra` selection options.
+fn commands(control: &str, test: &str, extra: &[&str]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let with = |v: Vec<&str>| {
+        v.into_iter()
+            .chain(extra.iter().copied())
+            .map(String::from)
+            .collect::<Vec<String>>()
+    };
+    for format in ["table", "csv", "json", "markdown"] {
+        out.push(with(vec!["compare", control, test, "--no-save", "--format", format]));
+        out.push(with(vec![
+            "compare",
+            control,
+            test,
+            "--no-save",
+            "--format",
+            format,
+            "--device",
+            "gpu",
+            "--short-names",
+        ]));
+        out.push(with(vec![
+            "ops-diff",
+            control,
+            test,
+            "--category",
+            "all",
+            "--format",
+            format,
+        ]));
+        out.push(with(vec!["overview", control, test, "--format", format]));
+        out.push(with(vec![
+            "gate",
+            control,
+            test,
+            "--max-op-regression",
+            "10%",
+            "--max-step-time-regression",
+            "5%",
+            "--max-gpu-busy-regression",
+            "5%",
+            "--fail-on-added",
+            "nccl",
+            "--format",
+            format,
+        ]));
+    }
+    out.push(with(vec![
+        "compare",
+        control,
+        test,
+        "--no-save",
+        "--format",
+        "csv",
+        "--device",
+        "cpu",
+        "--normalize-names",
+        "--exclude",
+        "^aten::",
+        "--top",
+        "5",
+    ]));
+    out.push(with(vec![
+        "plot",
+        control,
+        test,
+        "--metric",
+        "duration",
+        "-o",
+        "chart.svg",
+    ]));
+    out
+}
+
+/// Runs each command over the traces (in `t`) and over the summaries (in `s`): the same stdout,
+/// exit code, and chart bytes.
+fn assert_same(root: &Path, commands: &[Vec<String>]) {
+    let (t, s) = (root.join("t"), root.join("s"));
+    for args in commands {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let over_traces = run(&t, &args);
+        let over_summaries = run(&s, &args);
+        assert_eq!(
+            String::from_utf8_lossy(&over_traces.0),
+            String::from_utf8_lossy(&over_summaries.0),
+            "{args:?}: {}",
+            over_summaries.1
+        );
+        assert_eq!(over_traces.2, over_summaries.2, "{args:?}: {}", over_summaries.1);
+        assert!(over_traces.2 <= 1, "{args:?} failed: {}", over_traces.1);
+        if args[0] == "plot" {
+            let chart = |d: &Path| std::fs::read(d.join("chart.svg")).unwrap();
+            assert!(chart(&t) == chart(&s), "{args:?}: the charts differ");
+        }
+    }
+}
+
+#[test]
+fn fixtures_over_summaries_equal_fixtures_over_traces() {
+    let f = repo().join("fixtures");
+    let pairs: [(&str, &str, &[&str]); 6] = [
+        ("ranks/control", "ranks/test", &["--rank", "all", "--iteration", "all"]),
+        ("ranks/control", "ranks/test", &[]),
+        ("basic/control", "basic/test", &["--iteration", "all"]),
+        ("gate/base", "gate/kernel2x", &[]),
+        ("nosteps/control", "nosteps/test", &[]),
+        ("amd/control", "amd/test", &["--iteration", "all"]),
+    ];
+    for (c, t, extra) in pairs {
+        let root = mirror(&[("control", &f.join(c)), ("test", &f.join(t))]);
+        // The gate needs steps; on the no-step pair it refuses both ways alike (exit 2).
+        let cmds: Vec<Vec<String>> = commands("control", "test", extra)
+            .into_iter()
+            .filter(|a| !(c.starts_with("nosteps") && a[0] == "gate"))
+            .collect();
+        assert_same(root.path(), &cmds);
+    }
+}
+
+#[test]
+fn a_side_may_mix_traces_and_summaries() {
+    let f = repo().join("fixtures/ranks");
+    let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
+    let mixed = root.path().join("mixed");
+    std::fs::create_dir_all(&mixed).unwrap();
+    std::fs::copy(root.path().join("s/test/rank0.parquet"), mixed.join("rank0.parquet")).unwrap();
+    std::fs::copy(f.join("test/rank1.pt.trace.json"), mixed.join("rank1.pt.trace.json")).unwrap();
+    let args = [
+        "compare",
+        "t/control",
+        "mixed",
+        "--rank",
+        "all",
+        "--format",
+        "csv",
+        "--no-save",
+    ];
+    let over_traces = run(
+        root.path(),
+        &[
+            "compare",
+            "t/control",
+            "t/test",
+            "--rank",
+            "all",
+            "--format",
+            "csv",
+            "--no-save",
+        ],
+    );
+    let (out, err, code) = run(root.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(over_traces.0).unwrap()
+    );
+}
+
+/// The real multi-rank pairs beside the project (skipped, saying why, when absent).
+#[test]
+fn real_multi_rank_pairs_over_summaries_equal_traces() {
+    let shared = repo().join("../shared/traces");
+    if !shared.is_dir() {
+        eprintln!("skipped: {} is absent", shared.display());
+        return;
+    }
+    let cases: [(&str, &str, &[&str]); 3] = [
+        (
+            "torch_cpu/multi_rank/control",
+            "torch_cpu/multi_rank/test",
+            &["--rank", "all", "--iteration", "all"],
+        ),
+        (
+            "hta_two_ranks",
+            "hta_two_ranks",
+            &["--control-rank", "0", "--test-rank", "1"],
+        ),
+        ("hta_trace_diff/control", "hta_trace_diff/test", &["--iteration", "all"]),
+    ];
+    for (c, t, extra) in cases {
+        let root = if c == t {
+            mirror(&[("both", &shared.join(c))])
+        } else {
+            mirror(&[("control", &shared.join(c)), ("test", &shared.join(t))])
+        };
+        let (cs, ts) = if c == t { ("both", "both") } else { ("control", "test") };
+        let mut cmds = commands(cs, ts, extra);
+        // The gate has no per-side ranks: it runs with its defaults (every rank and step).
+        cmds.retain(|a| !(a[0] == "gate" && extra.contains(&"--control-rank")));
+        cmds.extend(
+            commands(cs, ts, &[])
+                .into_iter()
+                .filter(|a| a[0] == "compare" || a[0] == "gate"),
+        );
+        assert_same(root.path(), &cmds);
+    }
+}
+
+fn fails(cwd: &Path, args: &[&str]) -> String {
+    let (out, err, code) = run(cwd, args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    assert!(out.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err.trim_end().to_string()
+}
+
+#[test]
+fn bad_parquet_is_one_line_naming_the_file() {
+    let f = repo().join("fixtures/ranks");
+    let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
+    let dir = root.path();
+    let good = std::fs::read(dir.join("s/control/rank0.parquet")).unwrap();
+    std::fs::write(dir.join("truncated.parquet"), &good[..good.len() / 2]).unwrap();
+    assert_eq!(
+        fails(dir, &["compare", "truncated.parquet", "s/test/rank0.parquet"]),
+        "tracediff: invalid Parquet file: Parquet error: Invalid Parquet file. Corrupt footer (truncated.parquet)"
+    );
+    // A Parquet file that is not a summary: the events table.
+    let (_, err, code) = run(dir, &["events", "t/control", "-o", "events.parquet"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        fails(dir, &["compare", "events.parquet", "s/test/rank0.parquet"]),
+        "tracediff: a Parquet file but not a tracediff summary (no 'tracediff.summary' metadata) (events.parquet)"
+    );
+    // Another schema version.
+    let mut summary = tracediff::input::summary::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    summary.meta.schema_version = 99;
+    tracediff::output::summary::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
+    assert_eq!(
+        fails(dir, &["gate", "v99.parquet", "s/test", "--fail-on-added", "."]),
+        "tracediff: summary schema version 99, this tracediff reads version 1 (run tracediff summarize again) (v99.parquet)"
+    );
+    // Commands that need events refuse summaries, naming the file.
+    let refused = "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)";
+    for args in [
+        &["operators", "s/control", "s/test"][..],
+        &["kernels", "s/control", "t/test"],
+        &["modules", "s/control", "s/test"],
+        &["report", "s/control", "s/test", "-o", "r.html"],
+        &["events", "s/control"],
+        &["compare", "s/control", "s/test", "--group-by", "stream"],
+        &["summarize", "s/control/rank0.parquet", "-o", "again.parquet"],
+    ] {
+        assert_eq!(
+            fails(dir, args),
+            format!("tracediff: {refused} (s/control/rank0.parquet)"),
+            "{args:?}"
+        );
+    }
+    assert_eq!(
+        fails(dir, &["summarize", "t/control", "-o", "x.parquet"]),
+        "tracediff: summarize takes one trace file, not a directory (run it once per rank) (t/control)"
+    );
+}
+
+#[test]
+fn summaries_round_trip_and_are_small() {
+    let trace = repo().join("fixtures/ranks/control/rank0.json");
+    let file = tracediff::input::load::load_file(&trace, &Default::default()).unwrap();
+    let summary = tracediff::analysis::summary::summarize(&file, &trace);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.parquet");
+    tracediff::output::summary::save_summary(&summary, &path).unwrap();
+    let back = tracediff::input::summary::read_summary(&path).unwrap();
+    assert_eq!(back, summary);
+    assert_eq!(back.meta.source, trace);
+    assert_eq!(back.meta.tracediff_version, env!("CARGO_PKG_VERSION"));
+    assert_eq!(back.rows.len(), 12);
+}
