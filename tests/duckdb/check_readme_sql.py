@@ -1,0 +1,70 @@
+"""Runs the README's DuckDB SQL over `tracediff events --format parquet` of each pair and checks
+that it gives `tracediff compare`'s counts and total durations, name by name.
+
+usage: check_readme_sql.py TRACEDIFF README.md CONTROL TEST [CONTROL TEST ...]
+"""
+
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+
+
+def readme_sql(readme: Path) -> str:
+    text = readme.read_text()
+    m = re.search(r"<!-- duckdb-example -->.*?```sql\n(.*?)```", text, re.S)
+    if not m:
+        sys.exit(f"{readme}: no ```sql block after <!-- duckdb-example -->")
+    return m.group(1)
+
+
+def check(tracediff: str, sql: str, control: str, test: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for side, path in (("control", control), ("test", test)):
+            subprocess.run(
+                [tracediff, "events", str(Path(path).resolve()), "--format", "parquet", "-o", f"{side}.parquet"],
+                cwd=tmp,
+                check=True,
+            )
+        here = os.getcwd()
+        os.chdir(tmp)  # the SQL names control.parquet and test.parquet as a user would
+        try:
+            got = duckdb.connect().execute(sql)
+            cols = [d[0] for d in got.description]
+            sql_rows = {r[0]: dict(zip(cols, r)) for r in got.fetchall()}
+        finally:
+            os.chdir(here)
+    out = subprocess.run(
+        [tracediff, "compare", control, test, "--format", "csv", "--no-save"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    cli_rows = {r["name"]: r for r in csv.DictReader(io.StringIO(out))}
+    assert sql_rows.keys() == cli_rows.keys(), (control, sorted(sql_rows.keys() ^ cli_rows.keys())[:5])
+    for name, cli in cli_rows.items():
+        s = sql_rows[name]
+        for side in ("control", "test"):
+            assert int(cli[f"{side}_counts"]) == s[f"{side}_counts"], (name, side, cli, s)
+            ns = Decimal(cli[f"{side}_total_duration"]) * 1000
+            assert ns == s[f"{side}_total_ns"], (name, side, cli, s)
+    print(f"DuckDB over events.parquet = compare: {len(cli_rows)} names ({control} vs {test})")
+
+
+def main() -> None:
+    tracediff, readme, *pairs = sys.argv[1:]
+    tracediff = str(Path(tracediff).resolve())
+    sql = readme_sql(Path(readme))
+    for control, test in zip(pairs[::2], pairs[1::2]):
+        check(tracediff, sql, control, test)
+
+
+if __name__ == "__main__":
+    main()
