@@ -210,3 +210,92 @@ fn operators_and_kernels_follow_a_zoomed_block() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no such node"), "{stderr}");
 }
+
+#[test]
+fn fwdbwd_flows_place_backward_work_on_module_backward_nodes() {
+    // Each autograd operator sits on the `.backward` node mirroring the module of the forward
+    // operator its flow starts at; the AccumulateGrad, which no flow links, stays unknown.
+    let seq = json(&[
+        "modules",
+        C,
+        T,
+        "--zoom",
+        "backward/Net.backward/Sequential.backward",
+        "--order",
+        "logical",
+    ]);
+    let kids: Vec<(String, String)> = seq["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["key"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Listed (and aligned) in forward order, though autograd ran them in reverse: the test's 2
+    // extra blocks are the last ones, as in the forward tree.
+    let want: Vec<(String, String)> = [
+        ("Block.backward", "matched"),
+        ("Block.backward", "matched"),
+        ("Block.backward", "matched"),
+        ("Block.backward", "added"),
+        ("Block.backward", "added"),
+        ("(unknown)", "unknown"),
+    ]
+    .iter()
+    .map(|(k, s)| (k.to_string(), s.to_string()))
+    .collect();
+    assert_eq!(kids, want);
+    // The first block's backward: its conv (in Conv) and its shortcut's add (in Shortcut).
+    let first = json(&[
+        "modules",
+        C,
+        T,
+        "--zoom",
+        "backward/Net.backward/Sequential.backward/Block.backward[0]",
+        "--order",
+        "logical",
+    ]);
+    let keys: Vec<&str> = first["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["Conv.backward", "Shortcut.backward", "(unknown)"]);
+    assert_eq!(first["control"]["calls"], 2);
+    assert_eq!(first["control"]["host_total_us"], 50);
+    let backward = json(&["modules", C, T, "--zoom", "backward", "--order", "logical"]);
+    let unknown = backward["children"].as_array().unwrap().last().unwrap();
+    assert_eq!(unknown["key"], "(unknown)");
+    assert_eq!(unknown["control"]["host_total_us"], 15);
+    assert_eq!(
+        backward["compared"]["backward_placed"]["control"]["backward_host_us"],
+        190
+    );
+    assert_eq!(
+        backward["compared"]["backward_placed"]["control"]["placed_host_us"],
+        175
+    );
+    // The operators of a zoomed backward node are the autograd operators placed there.
+    let ops = ok(&[
+        "operators",
+        C,
+        T,
+        "--zoom",
+        "backward/Net.backward/Sequential.backward",
+        "--format",
+        "csv",
+    ]);
+    let names: Vec<&str> = ops.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "autograd::engine::evaluate_function: ConvolutionBackward0",
+            "autograd::engine::evaluate_function: AddBackward0"
+        ]
+    );
+}
