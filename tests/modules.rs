@@ -299,3 +299,135 @@ fn fwdbwd_flows_place_backward_work_on_module_backward_nodes() {
         ]
     );
 }
+
+// ---- real CPU traces of the design's scenarios (fixtures/scenarios, scripts/record_scenarios.py)
+
+const SCENARIOS: &str = "fixtures/scenarios";
+
+fn scenario(name: &str) -> Value {
+    let (c, t) = (
+        format!("{SCENARIOS}/{name}/control"),
+        format!("{SCENARIOS}/{name}/test"),
+    );
+    json(&["modules", &c, &t])
+}
+
+/// (status, kind, key) → count over the added and deleted nodes of a tree.
+fn changes(n: &Value, out: &mut std::collections::BTreeMap<(String, String, String), usize>) {
+    let status = n["status"].as_str().unwrap();
+    if status == "added" || status == "deleted" {
+        let key = (
+            status.to_string(),
+            n["kind"].as_str().unwrap().to_string(),
+            n["key"].as_str().unwrap().to_string(),
+        );
+        *out.entry(key).or_default() += 1;
+    }
+    n["children"].as_array().unwrap().iter().for_each(|c| changes(c, out));
+}
+
+fn statuses(n: &Value) -> Vec<String> {
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] != "unknown")
+        .map(|c| c["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn node<'a>(root: &'a Value, path: &str) -> &'a Value {
+    let mut n = root;
+    for segment in path.split('/') {
+        n = n["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"].as_str().unwrap().ends_with(segment))
+            .unwrap_or_else(|| panic!("{path}: no {segment}"));
+    }
+    n
+}
+
+#[test]
+fn resnet_50_against_152_pairs_every_block_of_the_shorter_layer() {
+    let root = scenario("resnet");
+    // torchvision's ResNet-50 layers have 3, 4, 6, 3 bottlenecks; ResNet-152's 3, 8, 36, 3.
+    for (layer, (short, long)) in [(3, 3), (4, 8), (6, 36), (3, 3)].into_iter().enumerate() {
+        for prefix in [
+            "ResNet[0]/Sequential",
+            "backward[0]/ResNet.backward[0]/Sequential.backward",
+        ] {
+            let n = node(&root, &format!("{prefix}[{layer}]"));
+            let got = statuses(n);
+            let matched = got.iter().filter(|s| *s == "matched").count();
+            let added = got.iter().filter(|s| *s == "added").count();
+            assert_eq!(
+                (matched, added, got.len()),
+                (short, long - short, long),
+                "{prefix}[{layer}]"
+            );
+            // The first block (with the downsampling shortcut) pairs with the first block.
+            assert_eq!(got[0], "matched", "{prefix}[{layer}]");
+            let first = &n["children"][0];
+            assert!(statuses(first).iter().all(|s| s == "matched"), "{}", first["path"]);
+        }
+    }
+    let mut all = Default::default();
+    changes(&root, &mut all);
+    assert!(all.keys().all(|(s, _, _)| s == "added"), "nothing deleted: {all:?}");
+    children_sum_to_parents(&root);
+}
+
+#[test]
+fn two_attention_modules_differ_in_the_attention_alone() {
+    let root = scenario("attention");
+    let mut all = Default::default();
+    changes(&root, &mut all);
+    let want: std::collections::BTreeMap<(String, String, String), usize> = [
+        ("added", "backward", "Linear.backward", 8),
+        ("added", "backward", "SdpaAttention.backward", 4),
+        ("added", "module", "Linear", 8),
+        ("added", "module", "SdpaAttention", 4),
+        ("deleted", "backward", "Linear.backward", 8),
+        ("deleted", "backward", "ManualAttention.backward", 4),
+        ("deleted", "module", "Linear", 8),
+        ("deleted", "module", "ManualAttention", 4),
+    ]
+    .into_iter()
+    .map(|(s, k, n, c)| ((s.to_string(), k.to_string(), n.to_string()), c))
+    .collect();
+    // The Linears are the attention modules' own (qkv, proj): inside an added or deleted node.
+    assert_eq!(all, want);
+    children_sum_to_parents(&root);
+    // fp32 against bf16 autocast: the same modules.
+    let mut precision = Default::default();
+    changes(&scenario("precision"), &mut precision);
+    assert!(precision.is_empty(), "{precision:?}");
+}
+
+#[test]
+fn a_real_trace_without_modules_falls_back_and_against_itself_matches() {
+    let root = scenario("nomodules");
+    assert_eq!(root["compared"]["fallback"], true);
+    let mut all = Default::default();
+    changes(&root, &mut all);
+    assert!(all.keys().all(|(_, kind, _)| kind == "op"), "{all:?}");
+    assert!(all.contains_key(&("added".into(), "op".into(), "aten::scaled_dot_product_attention".into())));
+    let c = format!("{SCENARIOS}/resnet/test");
+    let same = json(&["modules", &c, &c]);
+    let mut none = Default::default();
+    changes(&same, &mut none);
+    assert!(none.is_empty(), "{none:?}");
+}
+
+fn children_sum_to_parents(n: &Value) {
+    let kids = n["children"].as_array().unwrap();
+    for side in ["control", "test"] {
+        if let (Some(parent), false) = (n[side]["host_total_us"].as_f64(), kids.is_empty()) {
+            let sum: f64 = kids.iter().filter_map(|c| c[side]["host_total_us"].as_f64()).sum();
+            assert!((sum - parent).abs() < 1e-3, "{} {side}: {sum} vs {parent}", n["path"]);
+        }
+    }
+    kids.iter().for_each(children_sum_to_parents);
+}

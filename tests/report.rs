@@ -344,11 +344,38 @@ fn real_gpu_pair_from_two_vendors() {
         return;
     }
     let (h100, mi300) = (base.join("h100"), base.join("mi300"));
-    let pair = [h100.to_str().unwrap(), mi300.to_str().unwrap()];
+    three_levels_down_and_back([h100.to_str().unwrap(), mi300.to_str().unwrap()]);
+}
+
+/// ResNet-50 against ResNet-152, recorded on a CPU with `with_stack=True`
+/// (`scripts/record_scenarios.py`, kept in fixtures/scenarios): numbers equal the CLI views',
+/// three levels down and back, a sorted and a filtered operator table, no errors.
+#[test]
+fn resnet_50_against_152() {
+    let pair = ["fixtures/scenarios/resnet/control", "fixtures/scenarios/resnet/test"];
+    let Some(d) = three_levels_down_and_back(pair) else {
+        return;
+    };
+    // Sort by test calls (descending), then filter.
+    d.click(&d.find("#op-table thead th:nth-child(3) button"));
+    let calls: Vec<u64> = column(&d, "op-table", 2).iter().map(|c| c.parse().unwrap()).collect();
+    assert!(calls.len() > 3 && calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
+    d.type_into(&d.find("#op-filter"), "conv");
+    let names = column(&d, "op-table", 0);
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.to_lowercase().contains("conv")),
+        "{names:?}"
+    );
+    no_errors(&d);
+}
+
+/// The report of `pair`: its tables equal the CLI's; in the browser (when there is one), the
+/// first zoomable bar three times, then the browser's back three times, with no errors.
+fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
     let dir = TempDir::new().unwrap();
     let (path, page) = report(pair, dir.path(), &[]);
     tables_match_cli(pair, &data(&page));
-    let Some((driver, chromium)) = browser() else { return };
+    let (driver, chromium) = browser()?;
     let d = Driver::start(&driver, &chromium);
     d.goto(&url(&path));
     let mut trail = vec![current(&d)];
@@ -370,6 +397,7 @@ fn real_gpu_pair_from_two_vendors() {
         ));
     }
     no_errors(&d);
+    Some(d)
 }
 
 /// The HTA demo pair (35 MB of JSON) and a 2021-format ResNet-50 pair (no module events: the
