@@ -328,6 +328,13 @@ fn browser_device_tables_and_time_toggle() {
     assert_eq!(column(&d, "k-table", 4).len(), before.len());
     d.click(&d.find(r##"#time-toggle input[value="host"]"##));
     d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
+    // The time is in the URL fragment: a reload (or a shared link) keeps it.
+    assert_eq!(d.exec("return location.hash"), "#node=&time=host");
+    d.exec("window.__beforeReload = true; location.reload(); return true");
+    d.wait_for(
+        r##"return window.__beforeReload === undefined && document.querySelector('#time-toggle input[value="host"]').checked === true"##,
+    );
+    d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
     // Keyboard: the controls take focus.
     d.exec(r##"document.getElementById("op-filter").focus(); return true"##);
     assert_eq!(d.exec("return document.activeElement.id"), "op-filter");
