@@ -239,10 +239,10 @@ fn zoom(d: &Driver, path: &str, expect: &str) {
 
 #[test]
 fn browser_zoom_sort_filter_and_back() {
-    let Some((driver, chromium)) = browser() else { return };
+    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
     let (path, _) = report(MODULES, dir.path(), &[]);
-    let d = Driver::start(&driver, &chromium);
+    let d = Driver::start(&b);
     d.goto(&url(&path));
     assert_eq!(current(&d), "ProfilerStep");
     // added, deleted and unknown children are drawn.
@@ -316,10 +316,10 @@ fn browser_zoom_sort_filter_and_back() {
 
 #[test]
 fn browser_device_tables_and_time_toggle() {
-    let Some((driver, chromium)) = browser() else { return };
+    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
     let (path, _) = report(VIEWS, dir.path(), &[]);
-    let d = Driver::start(&driver, &chromium);
+    let d = Driver::start(&b);
     d.goto(&url(&path));
     assert!(!column(&d, "k-table", 0).is_empty(), "kernel rows");
     // The kernel time toggle, and the host/device toggle of the bars.
@@ -382,8 +382,8 @@ fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
     let dir = TempDir::new().unwrap();
     let (path, page) = report(pair, dir.path(), &[]);
     tables_match_cli(pair, &data(&page));
-    let (driver, chromium) = browser()?;
-    let d = Driver::start(&driver, &chromium);
+    let b = browser()?;
+    let d = Driver::start(&b);
     d.goto(&url(&path));
     let mut trail = vec![current(&d)];
     for _ in 0..3 {
@@ -416,8 +416,8 @@ fn real_pairs_open_without_errors() {
         eprintln!("SKIPPED: {} is absent", base.display());
         return;
     }
-    let Some((driver, chromium)) = browser() else { return };
-    let d = Driver::start(&driver, &chromium);
+    let Some(b) = browser() else { return };
+    let d = Driver::start(&b);
     for (c, t) in [
         ("hta_trace_diff/control", "hta_trace_diff/test"),
         ("kineto_resnet50_workers/w0", "kineto_resnet50_workers/w4"),
