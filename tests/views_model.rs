@@ -620,3 +620,16 @@ fn views_equal_the_independent_model_on_every_real_pair() {
         }
     }
 }
+
+/// The same check on the CPU traces of the design's scenarios that the repository ships
+/// (PyTorch 2.15, `scripts/record_scenarios.py`): runs without `../shared`.
+#[test]
+fn views_equal_the_independent_model_on_the_recorded_scenarios() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios");
+    for s in ["resnet", "attention", "precision", "nomodules"] {
+        let (c, t) = (base.join(s).join("control"), base.join(s).join("test"));
+        for all in [false, true] {
+            eprintln!("checked {}", check_pair(&c, &t, all));
+        }
+    }
+}
