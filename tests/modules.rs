@@ -2,41 +2,14 @@
 //! fixtures/make_module_fixtures.py): a model that gains blocks, loses one module and renames
 //! another, and the same run recorded without module frames. Output is checked exactly.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{json, ok, run};
 use serde_json::Value;
-use tempfile::TempDir;
 
 const C: &str = "fixtures/modules/control";
 const T: &str = "fixtures/modules/test";
 const PLAIN: &str = "fixtures/modules/plain";
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let state = TempDir::new().unwrap();
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", state.path())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, 0, "args {args:?}\nstderr: {stderr}");
-    stdout
-}
-
-fn json(args: &[&str]) -> Value {
-    let mut all = args.to_vec();
-    all.extend(["--format", "json"]);
-    serde_json::from_str(&ok(&all)).unwrap()
-}
 
 #[test]
 fn gained_blocks_a_lost_module_and_a_renamed_one() {
@@ -105,14 +78,14 @@ fn zoom_depth_and_folding() {
 
 #[test]
 fn a_wrong_zoom_path_says_what_is_there() {
-    let (code, _, stderr) = run(&["modules", C, T, "--zoom", "Net/Sequentia"]);
-    assert_eq!(code, 2);
+    let r = run(&["modules", C, T, "--zoom", "Net/Sequentia"]);
+    assert_eq!(r.code, 2);
     assert_eq!(
-        stderr.lines().last().unwrap(),
+        r.stderr.lines().last().unwrap(),
         "tracediff: --zoom 'Net/Sequentia': no such node; Net[0] has children Embedding[0], Sequential[0], ManualNorm[0], Head[0], Norm[0], (unknown)[0]"
     );
-    let (code, _, stderr) = run(&["modules", C, T, "--min-share", "120"]);
-    assert_eq!(code, 2, "{stderr}");
+    let r = run(&["modules", C, T, "--min-share", "120"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
 #[test]
@@ -206,9 +179,9 @@ fn operators_and_kernels_follow_a_zoomed_block() {
          aten::conv2d_kernel,1,1,0,20,20,0,20,20\n"
     );
     // A path that is not in the tree is a usage error.
-    let (code, _, stderr) = run(&["operators", C, T, "--zoom", "Net/Nope"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("no such node"), "{stderr}");
+    let r = run(&["operators", C, T, "--zoom", "Net/Nope"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no such node"), "{}", r.stderr);
 }
 
 #[test]

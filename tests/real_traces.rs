@@ -1,36 +1,12 @@
 //! Scenarios on the real traces in `../shared/traces` (skipped, with a printed reason, when
 //! `../shared` is not beside the repository).
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("TRACEDIFF_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-        .join("traces");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping real-trace scenarios: {} not found (set TRACEDIFF_SHARED)",
-            dir.display()
-        );
-        None
-    }
-}
+use common::{json, run};
 
-fn json(args: &[&str]) -> serde_json::Value {
-    let state = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .env("TRACEDIFF_STATE_DIR", state.path())
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+fn traces() -> Option<std::path::PathBuf> {
+    common::traces("the real-trace scenarios")
 }
 
 #[test]
@@ -104,13 +80,10 @@ fn every_edge_trace_loads() {
 }
 
 fn gate(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .arg("gate")
-        .args(args)
-        .output()
-        .unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap())
+    let mut all = vec!["gate"];
+    all.extend_from_slice(args);
+    let r = run(&all);
+    (r.code, r.stdout)
 }
 
 #[test]

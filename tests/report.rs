@@ -3,7 +3,9 @@
 
 mod webdriver;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{ok as stdout, run};
 use serde_json::Value;
 use std::path::Path;
 use tempfile::TempDir;
@@ -12,33 +14,13 @@ use webdriver::{Driver, browser};
 const MODULES: [&str; 2] = ["fixtures/modules/control", "fixtures/modules/test"];
 const VIEWS: [&str; 2] = ["fixtures/views/control", "fixtures/views/test"];
 
-fn tracediff(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", std::env::temp_dir())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = tracediff(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Writes the report of `pair` (with `extra` options) into `dir`; returns its path and text.
 fn report(pair: [&str; 2], dir: &Path, extra: &[&str]) -> (String, String) {
     let path = dir.join("report.html").display().to_string();
     let mut args = vec!["report", pair[0], pair[1], "-o", &path];
     args.extend_from_slice(extra);
-    let out = tracediff(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let text = std::fs::read_to_string(&path).unwrap();
     (path, text)
 }
@@ -189,13 +171,13 @@ fn the_page_is_self_contained() {
 fn a_report_needs_an_html_name_and_compare_writes_one_too() {
     let dir = TempDir::new().unwrap();
     let bad = dir.path().join("r.txt").display().to_string();
-    let out = tracediff(&["report", VIEWS[0], VIEWS[1], "-o", &bad]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("name it .html"));
+    let out = run(&["report", VIEWS[0], VIEWS[1], "-o", &bad]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("name it .html"), "{}", out.stderr);
     let good = dir.path().join("c.html");
     let g = good.display().to_string();
-    let out = tracediff(&["compare", VIEWS[0], VIEWS[1], "--no-save", "--report", &g]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&["compare", VIEWS[0], VIEWS[1], "--no-save", "--report", &g]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let (_, page) = report(VIEWS, dir.path(), &[]);
     assert_eq!(
         std::fs::read_to_string(&good).unwrap(),
@@ -346,11 +328,10 @@ fn browser_device_tables_and_time_toggle() {
 /// views', and the page zooms three levels down and back with no errors.
 #[test]
 fn real_gpu_pair_from_two_vendors() {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/tracelens_bert_small");
-    if !base.is_dir() {
-        eprintln!("SKIPPED: {} is absent", base.display());
+    let Some(traces) = common::traces("the report of a real GPU pair") else {
         return;
-    }
+    };
+    let base = traces.join("tracelens_bert_small");
     let (h100, mi300) = (base.join("h100"), base.join("mi300"));
     three_levels_down_and_back([h100.to_str().unwrap(), mi300.to_str().unwrap()]);
 }
@@ -412,11 +393,9 @@ fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
 /// fallback tree) open with bars, tables and no errors (../shared/traces; skipped without it).
 #[test]
 fn real_pairs_open_without_errors() {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    if !base.is_dir() {
-        eprintln!("SKIPPED: {} is absent", base.display());
+    let Some(base) = common::traces("the reports of real pairs") else {
         return;
-    }
+    };
     let Some(b) = browser() else { return };
     let d = Driver::start(&b);
     for (c, t) in [

@@ -1,36 +1,9 @@
 //! The views of a diff run (design §4: operators, kernels, overview) and the host/device rules
 //! they rest on (§3.3, §3.4), on the repository's own fixtures. Output is checked exactly.
 
-use assert_cmd::Command;
-use tempfile::TempDir;
+mod common;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let state = TempDir::new().unwrap();
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", state.path())
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn ok(args: &[&str]) -> String {
-    let r = run(args);
-    assert_eq!(r.code, 0, "args {args:?}\nstderr: {}", r.stderr);
-    r.stdout
-}
+use common::{ok, run};
 
 const HEADER: &str = "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n";
 

@@ -9,6 +9,8 @@
 
 #![allow(clippy::needless_range_loop)] // the model indexes parallel columns, on purpose plainly
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -18,19 +20,7 @@ use tracediff::analysis::select::Pick;
 use tracediff::analysis::views::{kernels::kernels, load, operators::operators, overview::overview};
 
 fn traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("TRACEDIFF_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-        .join("traces");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping the views model: {} not found (set TRACEDIFF_SHARED)",
-            dir.display()
-        );
-        None
-    }
+    common::traces("the views model")
 }
 
 #[derive(Debug, Clone)]
