@@ -270,6 +270,18 @@ fn modules_on_real_cpu_runs_align_as_the_model_says() {
     }
 }
 
+/// The gzipped trace that is the only file of `dir`, read with serde_json.
+fn only_trace(dir: &std::path::Path) -> serde_json::Value {
+    let file = std::fs::read_dir(dir).unwrap().next().unwrap().unwrap().path();
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
 /// Every module node's host time is its own nn.Module event's duration, and per module class
 /// the tree holds exactly the trace's events of the selected step (read here with serde_json).
 #[test]
@@ -278,14 +290,7 @@ fn module_node_times_are_the_traces_own_module_events() {
     for dir in ["torch_cpu/fused_op/control", "tracelens_bert_small/h100"] {
         let d = t.join(dir);
         let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap()]);
-        let file = std::fs::read_dir(&d).unwrap().next().unwrap().unwrap().path();
-        let mut text = String::new();
-        std::io::Read::read_to_string(
-            &mut flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap()),
-            &mut text,
-        )
-        .unwrap();
-        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let doc = only_trace(&d);
         let events = doc["traceEvents"].as_array().unwrap();
         // The lowest host ProfilerStep's window.
         let step = events
@@ -335,14 +340,7 @@ fn backward_nodes_hold_the_autograd_operators_their_flows_point_at() {
     let Some(t) = traces() else { return };
     let d = t.join("torch_cpu/fused_op/control");
     let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap()]);
-    let file = std::fs::read_dir(&d).unwrap().next().unwrap().unwrap().path();
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap()),
-        &mut text,
-    )
-    .unwrap();
-    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let doc = only_trace(&d);
     let events = doc["traceEvents"].as_array().unwrap();
     let complete: Vec<&serde_json::Value> = events.iter().filter(|e| e["dur"].is_number()).collect();
     let f = |e: &serde_json::Value, k: &str| e[k].as_f64().unwrap();
