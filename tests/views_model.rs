@@ -452,10 +452,11 @@ fn device_model(paths: &[&Path]) -> (Option<String>, Option<u64>) {
             .iter()
             .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
             .map(|(d, _)| *d);
+        // The one device described stands for an undescribed id the events name.
+        let only = if props.len() == 1 { props.first() } else { None };
         let chosen = match most {
-            Some(d) => props.iter().find(|x| x["id"].as_i64() == Some(d)),
-            None if props.len() == 1 => props.first(),
-            None => None,
+            Some(d) => props.iter().find(|x| x["id"].as_i64() == Some(d)).or(only),
+            None => only,
         };
         if let Some(x) = chosen {
             return (x["name"].as_str().map(String::from), x["totalGlobalMem"].as_u64());

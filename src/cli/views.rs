@@ -210,6 +210,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     let (req, loaded) = load_view(&args.pair, &args.select, "overview", env)?;
     let o = overview(&loaded, &req.labels);
+    print_notes(&o.notes(), env);
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),
