@@ -70,7 +70,8 @@ function header() {
   const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
   D.sides.forEach((s, i) => add(`${i === 0 ? "Control" : "Test"} (${s.label})`, sideText(s)));
   const ov = D.overview || {};
-  const devs = [ov.control, ov.test].map((s) => (s && s.device_name) || "device not named in deviceProperties");
+  const devs = [ov.control, ov.test].map((s, i) => (s && s.device_name) ||
+    (D.moduleDevice[i] ? "device not named in deviceProperties" : "no device events (host only)"));
   add("Devices", `${devs[0]} vs ${devs[1]}`);
   if (D.fallback) add("Module tree", "no nn.Module events on a side: the nodes are annotations and top-level operators (record with with_stack=True for modules)");
   add("Events", `device filter: ${D.device}` + (D.include.length ? `; include ${D.include.join(", ")}` : "") +

@@ -345,6 +345,15 @@ fn resnet_50_against_152() {
     let Some(d) = three_levels_down_and_back(pair) else {
         return;
     };
+    // A CPU-only pair says so rather than that its device is unnamed.
+    let compared = d.exec(r##"return document.getElementById("compared").textContent"##);
+    assert!(
+        compared
+            .as_str()
+            .unwrap()
+            .contains("no device events (host only) vs no device events (host only)"),
+        "{compared}"
+    );
     // Sort by test calls (descending), then filter.
     d.click(&d.find("#op-table thead th:nth-child(3) button"));
     let calls: Vec<u64> = column(&d, "op-table", 2).iter().map(|c| c.parse().unwrap()).collect();
