@@ -51,7 +51,13 @@ ls summaries/control; ls summaries/test
     );
     assert_eq!(over_traces.2, 0, "{}", over_traces.1);
     let listing = "rank0.parquet\nrank1.parquet\nrank0.pt.trace.parquet\nrank1.pt.trace.parquet\n";
-    assert_eq!(out, format!("summaries/control/rank0.parquet\nsummaries/control/rank1.parquet\nsummaries/test/rank0.pt.trace.parquet\nsummaries/test/rank1.pt.trace.parquet\n{listing}{}", over_traces.0));
+    assert_eq!(
+        out,
+        format!(
+            "summaries/control/rank0.parquet\nsummaries/control/rank1.parquet\nsummaries/test/rank0.pt.trace.parquet\nsummaries/test/rank1.pt.trace.parquet\n{listing}{}",
+            over_traces.0
+        )
+    );
 }
 
 #[test]
@@ -63,7 +69,10 @@ fn slurm_array_example_refuses_a_task_beyond_the_traces() {
         dir.path(),
     );
     assert_eq!(code, 2);
-    assert_eq!(err, format!("slurm-array.sh: task 2, but {} holds 2 traces\n", f.display()));
+    assert_eq!(
+        err,
+        format!("slurm-array.sh: task 2, but {} holds 2 traces\n", f.display())
+    );
     let (_, err, code) = bash(r#""$EXAMPLE" summarize a b"#, dir.path());
     assert_ne!(code, 0);
     assert!(err.contains("SLURM_ARRAY_TASK_ID is not set"), "{err}");

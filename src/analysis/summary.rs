@@ -64,7 +64,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         let end = (0..ev.len()).map(|i| span_of(i).1).max().unwrap_or(0);
         window(None, (start, end))
     });
-    let (device_name, device_memory_bytes) = device_properties(&[file]);
+    let (device_name, device_memory_bytes, device_note) = device_properties(&[file]);
     let meta = SummaryMeta {
         schema_version: SUMMARY_SCHEMA_VERSION,
         tracediff_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -79,6 +79,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         memory_devices: levels.keys().copied().collect(),
         device_name,
         device_memory_bytes,
+        device_note,
     };
     FileSummary {
         meta,

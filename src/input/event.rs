@@ -85,6 +85,18 @@ pub struct ChunkOut<'c> {
     pub steps: Vec<i64>,
     /// `[memory]` instant events, in order.
     pub memory: Vec<MemorySample>,
+    /// `fwdbwd` flow ends, in order.
+    pub flows: Vec<LocalFlow<'c>>,
+}
+
+/// One end of a `fwdbwd` flow, its thread as text.
+#[derive(Debug, Clone)]
+pub struct LocalFlow<'c> {
+    pub id: u64,
+    pub start: bool,
+    pub ts_ns: i64,
+    pub pid: Cow<'c, str>,
+    pub tid: Cow<'c, str>,
 }
 
 /// The first problem in a chunk: its offset in the file and the message.
@@ -118,6 +130,10 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
             Entry::Kept(ev) => ev,
             Entry::Memory(m) if collect == Collect::Events => {
                 out.memory.push(m);
+                continue;
+            }
+            Entry::Flow(f) if collect == Collect::Events => {
+                out.flows.push(f);
                 continue;
             }
             _ => continue,
@@ -179,6 +195,8 @@ pub enum Entry<'a> {
     Kept(Event<'a>),
     /// A `[memory]` instant event.
     Memory(MemorySample),
+    /// One end of a `fwdbwd` flow.
+    Flow(LocalFlow<'a>),
     /// Anything else (metadata, flows, counters, other instants).
     Other,
 }
@@ -326,6 +344,9 @@ struct Fields<'a> {
     dur: Option<&'a RawValue>,
     pid: Option<&'a RawValue>,
     tid: Option<&'a RawValue>,
+    /// `ph` and `id`, read for `fwdbwd` flows.
+    ph: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
     stream: Option<&'a RawValue>,
     correlation: Option<&'a RawValue>,
     /// `args.device`, and the `args` of a `[memory]` instant event.
@@ -360,6 +381,8 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
                 "dur" => &mut f.dur,
                 "pid" => &mut f.pid,
                 "tid" => &mut f.tid,
+                "ph" => &mut f.ph,
+                "id" => &mut f.id,
                 "args" => {
                     map.next_value_seed(ArgsSeed {
                         keys: self.keys,
@@ -585,6 +608,29 @@ impl Fields<'_> {
     }
 }
 
+impl<'a> Fields<'a> {
+    /// One end of a `fwdbwd` flow: `ph` `s` or `f` with an integer `id` and a `ts`; `Other` for
+    /// anything else (flows only place backward work, so a malformed one is left out).
+    fn flow_end(&self, ts_ns: Option<i64>, pid: Option<Cow<'a, str>>, tid: Option<Cow<'a, str>>) -> Entry<'a> {
+        let start = match self.ph.map(RawValue::get) {
+            Some("\"s\"") => true,
+            Some("\"f\"") => false,
+            _ => return Entry::Other,
+        };
+        let id = integer(self.id).and_then(|id| u64::try_from(id).ok());
+        match (id, ts_ns) {
+            (Some(id), Some(ts_ns)) => Entry::Flow(LocalFlow {
+                id,
+                start,
+                ts_ns,
+                pid: pid.unwrap_or(Cow::Borrowed("")),
+                tid: tid.unwrap_or(Cow::Borrowed("")),
+            }),
+            _ => Entry::Other,
+        }
+    }
+}
+
 /// An attribute value as the attribute builder reads it.
 pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
     let r = raw.get();
@@ -615,7 +661,11 @@ impl<'a> Fields<'a> {
             }
         };
         // Design §3.2: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
+        let flow = dur.is_none() && cat.as_deref() == Some("fwdbwd");
         let (Some(dur_ns), Some(cat)) = (dur, cat) else {
+            if flow {
+                return Ok(self.flow_end(ts, pid, tid));
+            }
             return Ok(self.memory_sample(name.as_deref(), ts));
         };
         if cat == "Trace" {

@@ -135,6 +135,7 @@ pub fn trace_from_reader(
         total_events: parsed.total_events,
         json_bytes: parsed.json_bytes,
         memory: parsed.memory,
+        flows: parsed.flows,
         devices: parsed.devices,
         device_use: parsed.device_use,
         call_tree: Default::default(),

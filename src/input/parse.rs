@@ -13,7 +13,7 @@ use crate::input::event::{self, Chunk, ChunkError, ChunkOut, Collect, parse_chun
 use crate::input::number::Number;
 use crate::input::read::{Compression, describe_read_error};
 use crate::input::split::{Cut, Input, describe_byte, kind_of};
-use crate::model::store::{DeviceProperties, EventTable, MemoryEvents, NameId, NewEvent, StringTable};
+use crate::model::store::{DeviceProperties, EventTable, FlowEvents, MemoryEvents, NameId, NewEvent, StringTable};
 use rayon::prelude::*;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -40,6 +40,7 @@ pub struct ParsedTrace {
     /// Step numbers seen by a [`scan_header`] that asked for them, sorted and unique.
     pub scanned_steps: Vec<i64>,
     pub memory: MemoryEvents,
+    pub flows: FlowEvents,
     pub devices: Vec<DeviceProperties>,
     pub device_use: Vec<(i64, u64)>,
 }
@@ -214,6 +215,9 @@ impl Merger {
         out.scanned_steps.extend_from_slice(&chunk.steps);
         for &m in &chunk.memory {
             out.memory.push(m);
+        }
+        for f in &chunk.flows {
+            out.flows.push(f.id, f.start, f.ts_ns, &f.pid, &f.tid);
         }
         let mut ids: Vec<Option<NameId>> = vec![None; chunk.strings.list.len()];
         let mut attrs = chunk.attrs.into_iter().peekable();
@@ -917,7 +921,7 @@ mod tests {
 #[cfg(test)]
 mod overview_inputs {
     use super::*;
-    use crate::model::store::MemorySample;
+    use crate::model::store::{FlowEnd, MemorySample};
 
     fn parse(text: &str) -> ParsedTrace {
         parse_trace(
@@ -975,6 +979,44 @@ mod overview_inputs {
         assert_eq!(t.memory.get(1).bytes, -4);
         assert_eq!(t.device_use, vec![(0, 1), (1, 2)]);
         assert_eq!(t.events.len(), 3);
+    }
+
+    #[test]
+    fn fwdbwd_flow_ends_are_kept_and_other_flows_are_not() {
+        let t = parse(
+            r#"{"traceEvents": [
+              {"ph": "X", "cat": "cpu_op", "name": "aten::t", "pid": 1, "tid": 1, "ts": 10, "dur": 1},
+              {"ph": "s", "id": 17, "pid": 1, "tid": 1, "ts": 10.5, "cat": "fwdbwd", "name": "fwdbwd"},
+              {"ph": "f", "id": 17, "pid": 1, "tid": "two", "ts": 20, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"},
+              {"ph": "s", "id": 3, "pid": 1, "tid": 1, "ts": 10, "cat": "ac2g", "name": "ac2g"},
+              {"ph": "f", "id": "x", "pid": 1, "tid": 1, "ts": 10, "cat": "fwdbwd"},
+              {"ph": "t", "id": 4, "pid": 1, "tid": 1, "ts": 10, "cat": "fwdbwd"}
+            ]}"#,
+        );
+        assert_eq!(
+            t.flows.ends,
+            vec![
+                FlowEnd {
+                    id: 17,
+                    start: true,
+                    ts_ns: 10_500,
+                    thread: 0
+                },
+                FlowEnd {
+                    id: 17,
+                    start: false,
+                    ts_ns: 20_000,
+                    thread: 1
+                },
+            ]
+        );
+        assert_eq!(
+            t.flows.threads,
+            vec![("1".to_string(), "1".to_string()), ("1".to_string(), "two".to_string())]
+        );
+        // Flows are not ops, and their threads do not enter the string table.
+        assert_eq!(t.events.len(), 1);
+        assert!(t.strings.iter().all(|(_, s)| s != "two"));
     }
 
     #[test]

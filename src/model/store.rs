@@ -209,6 +209,47 @@ impl MemoryEvents {
     }
 }
 
+/// One end of a `fwdbwd` flow (design §3.2): the autograd engine links a forward operator
+/// (`ph: "s"`, at the operator's start) to the backward operator it created (`ph: "f"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowEnd {
+    /// The flow's `id`: the two ends of one flow share it.
+    pub id: u64,
+    /// `true` for the start (`s`, the forward side), `false` for the finish (`f`).
+    pub start: bool,
+    pub ts_ns: i64,
+    /// Index into [`FlowEvents::threads`].
+    pub thread: u32,
+}
+
+/// The `fwdbwd` flow events of one file, in file order. Their threads are kept as text, apart
+/// from the string table, so that reading flows never changes the ids of event strings.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct FlowEvents {
+    pub ends: Vec<FlowEnd>,
+    /// Distinct (pid, tid) texts, in order of first appearance.
+    pub threads: Vec<(String, String)>,
+}
+
+impl FlowEvents {
+    /// Adds one end, given its thread's text.
+    pub fn push(&mut self, id: u64, start: bool, ts_ns: i64, pid: &str, tid: &str) {
+        let thread = match self.threads.iter().position(|(p, t)| p == pid && t == tid) {
+            Some(k) => k,
+            None => {
+                self.threads.push((pid.to_string(), tid.to_string()));
+                self.threads.len() - 1
+            }
+        };
+        self.ends.push(FlowEnd {
+            id,
+            start,
+            ts_ns,
+            thread: thread as u32,
+        });
+    }
+}
+
 /// A device the trace describes in its top-level `deviceProperties`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceProperties {
@@ -236,6 +277,8 @@ pub struct TraceFile {
     pub json_bytes: u64,
     /// `[memory]` instant events, in file order.
     pub memory: MemoryEvents,
+    /// `fwdbwd` flow events, in file order.
+    pub flows: FlowEvents,
     /// `deviceProperties`, in file order.
     pub devices: Vec<DeviceProperties>,
     /// `args.device` value → number of kept events carrying it, sorted by device id: which

@@ -111,6 +111,8 @@ pub struct SummaryMeta {
     /// The device the kernels ran on, from `deviceProperties`.
     pub device_name: Option<String>,
     pub device_memory_bytes: Option<u64>,
+    /// Why the device was named as it was, when the trace does not say it plainly.
+    pub device_note: Option<String>,
 }
 
 /// One trace file, summarised.

@@ -45,6 +45,9 @@ pub struct SideOverview {
     pub memory_device: Option<String>,
     pub device_name: Option<String>,
     pub device_memory_bytes: Option<u64>,
+    /// Why the device was named as it was, when the trace does not say it plainly.
+    #[serde(skip)]
+    pub device_note: Option<String>,
 }
 
 /// The overview of a loaded pair.
@@ -52,6 +55,16 @@ pub struct SideOverview {
 pub struct Overview {
     pub control: SideOverview,
     pub test: SideOverview,
+}
+
+impl Overview {
+    /// What the caller should tell the user (stderr notes), side by side.
+    pub fn notes(&self) -> Vec<String> {
+        [&self.control, &self.test]
+            .iter()
+            .filter_map(|s| s.device_note.as_ref().map(|n| format!("{}: {n}", s.label)))
+            .collect()
+    }
 }
 
 /// The overview of a loaded pair (each selected file summarised, as `overview` over traces).
@@ -140,6 +153,7 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         memory_device: memory.device,
         device_name: memory.device_name,
         device_memory_bytes: memory.device_memory,
+        device_note: memory.device_note,
     }
 }
 
@@ -151,6 +165,7 @@ struct Memory {
     device: Option<String>,
     device_name: Option<String>,
     device_memory: Option<u64>,
+    device_note: Option<String>,
 }
 
 /// Per (device type, device id) of one file: its allocation levels, in time order.
@@ -184,11 +199,15 @@ fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
             }
         }
     }
-    let (name, total) = files
+    let (name, total, note) = files
         .iter()
         .find(|f| f.meta.device_name.is_some())
-        .map_or((None, None), |f| {
-            (f.meta.device_name.clone(), f.meta.device_memory_bytes)
+        .map_or((None, None, None), |f| {
+            (
+                f.meta.device_name.clone(),
+                f.meta.device_memory_bytes,
+                f.meta.device_note.clone(),
+            )
         });
     let average = |s: MemoryStats| {
         WindowStats {
@@ -204,28 +223,43 @@ fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
         device: best.map(|((t, id), _)| format!("{}:{id}", device_type_name(i64::from(t)))),
         device_name: name,
         device_memory: total,
+        device_note: note,
     }
 }
 
 /// The name and memory of the device the kernels ran on (the most used `args.device` of the
-/// first file that has one), from `deviceProperties`.
-pub(crate) fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>) {
+/// first file that has one), from `deviceProperties`. A trace that describes one device while its
+/// events name another id (the MI300 trace of `../shared/traces/tracelens_bert_small` describes
+/// device 0 and runs its kernels on device 2) is taken to mean the one it describes, with a note.
+pub(crate) fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>, Option<String>) {
     for f in files {
         let used = f
             .device_use
             .iter()
             .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
             .map(|(id, _)| *id);
-        let props = match used {
-            Some(id) => f.devices.iter().find(|d| d.id == id),
-            None if f.devices.len() == 1 => f.devices.first(),
-            None => None,
+        let only = (f.devices.len() == 1).then(|| &f.devices[0]);
+        let (props, note) = match used {
+            Some(id) => match f.devices.iter().find(|d| d.id == id) {
+                Some(d) => (Some(d), None),
+                None => (
+                    only,
+                    only.map(|d| {
+                        format!(
+                            "the device events name device {id}, which deviceProperties does not describe; \
+                             naming it after the one device described ({}: {})",
+                            d.id, d.name
+                        )
+                    }),
+                ),
+            },
+            None => (only, None),
         };
         if let Some(d) = props {
-            return (Some(d.name.clone()), d.total_global_mem);
+            return (Some(d.name.clone()), d.total_global_mem, note);
         }
     }
-    (None, None)
+    (None, None, None)
 }
 
 /// Σ over the windows of the length of the union of `spans` inside each window.
