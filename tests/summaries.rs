@@ -319,3 +319,75 @@ fn summaries_round_trip_and_are_small() {
     assert_eq!(back.meta.tracediff_version, env!("CARGO_PKG_VERSION"));
     assert_eq!(back.rows.len(), 12);
 }
+
+/// `events --format parquet` holds the CSV's rows and values, typed: µs as float64 and exact ns
+/// as int64, attributes typed by their specs (null where a file lacks them).
+#[test]
+fn events_parquet_holds_the_csv_values_typed() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::{Field, RowAccessor};
+    let dir = tempfile::tempdir().unwrap();
+    let trace = repo().join("fixtures/ranks/control");
+    let trace = trace.to_str().unwrap();
+    let args = ["events", trace, "--arg", "external_id,input_dims", "--iteration", "5,6"];
+    let (csv_out, err, code) = run(dir.path(), &[&args[..], &["--format", "csv"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (out, err, code) = run(dir.path(), &[&args[..], &["-o", "e.parquet"]].concat());
+    assert_eq!((code, out.len()), (0, 0), "{err}");
+    let reader = SerializedFileReader::new(std::fs::File::open(dir.path().join("e.parquet")).unwrap()).unwrap();
+    let schema: Vec<String> = reader
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| format!("{} {}", c.name(), c.physical_type()))
+        .collect();
+    assert_eq!(
+        schema.join(", "),
+        "index INT64, rank INT64, name BYTE_ARRAY, cat BYTE_ARRAY, pid BYTE_ARRAY, tid BYTE_ARRAY, \
+         ts DOUBLE, ts_ns INT64, dur DOUBLE, dur_ns INT64, stream INT64, correlation INT64, \
+         index_correlation INT64, iteration INT64, external_id INT64, input_dims BYTE_ARRAY"
+    );
+    let mut csv = csv::Reader::from_reader(&csv_out[..]);
+    let header = csv.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    let pq: Vec<parquet::record::Row> = reader.get_row_iter(None).unwrap().map(Result::unwrap).collect();
+    assert_eq!(pq.len(), rows.len());
+    assert!(pq.len() > 10);
+    for (c, p) in rows.iter().zip(&pq) {
+        let text = |name: &str| {
+            c.get(header.iter().position(|h| h == name).unwrap())
+                .unwrap()
+                .to_string()
+        };
+        let col = |name: &str| p.get_column_iter().position(|(n, _)| n == name).unwrap();
+        for int in [
+            "index",
+            "rank",
+            "stream",
+            "correlation",
+            "index_correlation",
+            "iteration",
+            "external_id",
+        ] {
+            assert_eq!(p.get_long(col(int)).unwrap().to_string(), text(int), "{int}");
+        }
+        for s in ["name", "cat", "pid", "tid", "input_dims"] {
+            assert_eq!(p.get_string(col(s)).unwrap(), &text(s), "{s}");
+        }
+        for t in ["ts", "dur"] {
+            let us: f64 = text(t).parse().unwrap();
+            assert_eq!(p.get_double(col(t)).unwrap(), us, "{t}");
+            let ns = p.get_long(col(&format!("{t}_ns"))).unwrap();
+            assert_eq!(ns as f64, (us * 1000.0).round(), "{t}_ns");
+        }
+        assert!(!matches!(p.get_column_iter().next().unwrap().1, Field::Null));
+    }
+    // Parquet is a file: not standard output.
+    let (_, err, code) = run(dir.path(), &[&args[..], &["--format", "parquet"]].concat());
+    assert_eq!(
+        (code, err.as_str()),
+        (2, "tracediff: --format parquet writes a file: give -o FILE\n")
+    );
+}

@@ -91,13 +91,22 @@ impl Aggregate for TraceFile {
 
 impl Aggregate for FileSummary {
     fn totals(&self, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
-        let mut out = NameTotals::new();
         let admitted = |r: &&OpRow| iterations.is_none_or(|its| its.contains(&r.iteration)) && device.admits(r.place);
+        // Summed per name id first, keyed once per name.
+        let mut by_id: Vec<Totals> = vec![Totals::default(); self.strings.len()];
         for r in self.rows.iter().filter(admitted) {
-            out.entry(keying.name_key(&r.name)).or_default().add(Totals {
-                count: r.count,
-                dur_ns: r.total_ns,
-            });
+            if let Some(t) = by_id.get_mut(r.name as usize) {
+                t.add(Totals {
+                    count: r.count,
+                    dur_ns: r.total_ns,
+                });
+            }
+        }
+        let mut out = NameTotals::new();
+        for (name, t) in self.strings.iter().zip(by_id) {
+            if t.count > 0 {
+                out.entry(keying.name_key(name)).or_default().add(t);
+            }
         }
         out
     }

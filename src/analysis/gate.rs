@@ -293,8 +293,8 @@ pub fn measure(side: &SummarySide, resolved: &Resolved, device: Device, keying: 
             s.gpu_busy_ns.push(sample.map_or(0, |x| x.gpu_busy_ns));
         }
         let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
-        // Per row key, (count, ns) in each of this file's samples.
-        let mut per_key: BTreeMap<String, Vec<(u64, i64)>> = BTreeMap::new();
+        // Per name id, (count, ns) in each of this file's samples; names are keyed once at the end.
+        let mut per_name: Vec<Option<Vec<(u64, i64)>>> = vec![None; file.strings.len()];
         for r in &file.rows {
             let Some(&k) = slot_of.get(&r.iteration) else {
                 continue;
@@ -302,14 +302,17 @@ pub fn measure(side: &SummarySide, resolved: &Resolved, device: Device, keying: 
             if !device.admits(r.place) {
                 continue;
             }
-            let per = per_key
-                .entry(keying.name_key(&r.name))
-                .or_insert_with(|| vec![(0, 0); iterations.len()]);
+            let Some(slot) = per_name.get_mut(r.name as usize) else {
+                continue;
+            };
+            let per = slot.get_or_insert_with(|| vec![(0, 0); iterations.len()]);
             per[k].0 += r.count;
             per[k].1 += r.total_ns;
         }
         let n = s.keys.len();
-        for (key, per) in per_key {
+        for (id, per) in per_name.into_iter().enumerate() {
+            let Some(per) = per else { continue };
+            let key = keying.name_key(file.text(id as u32));
             let all = s.ops.entry(key).or_default();
             all.resize(n, (0, 0));
             for (k, (c, d)) in per.into_iter().enumerate() {

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::input::load::SummarySide;
 use crate::model::iteration::step_number;
 use crate::model::place::Place;
-use crate::model::store::TraceFile;
+use crate::model::store::{NameId, TraceFile};
 use crate::model::summary::{
     FileSummary, IterationSample, MemoryStats, OpRow, SUMMARY_SCHEMA_VERSION, SummaryMeta, Window,
 };
@@ -81,10 +81,8 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         device_memory_bytes,
         device_note,
     };
-    FileSummary {
-        meta,
-        rows: op_rows(file),
-    }
+    let (strings, rows) = op_rows(file);
+    FileSummary { meta, strings, rows }
 }
 
 /// Per iteration present: the longest host step event of that number and the device busy time
@@ -112,8 +110,9 @@ fn iteration_samples(file: &TraceFile, step_of: &[Option<i64>]) -> Vec<Iteration
         .collect()
 }
 
-/// Count and total duration per (iteration, name, category, place), sorted.
-fn op_rows(file: &TraceFile) -> Vec<OpRow> {
+/// The string table and the count and total duration per (iteration, name, category, place),
+/// sorted by iteration, then name, category and place as text.
+fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
     let ev = &file.events;
     let mut groups: FxHashMap<(i64, u32, u32, u8), (u64, i64)> = FxHashMap::default();
     for i in 0..ev.len() {
@@ -122,6 +121,19 @@ fn op_rows(file: &TraceFile) -> Vec<OpRow> {
         slot.0 += 1;
         slot.1 += ev.dur_ns[i];
     }
+    // The strings used, renumbered in text order (so ids compare as the texts do).
+    let mut used: Vec<u32> = groups.keys().flat_map(|k| [k.1, k.2]).collect();
+    used.sort_unstable();
+    used.dedup();
+    used.sort_by(|a, b| file.strings.resolve(NameId(*a)).cmp(file.strings.resolve(NameId(*b))));
+    let mut new_id: FxHashMap<u32, u32> = FxHashMap::default();
+    for (k, id) in used.iter().enumerate() {
+        new_id.insert(*id, k as u32);
+    }
+    let strings: Vec<String> = used
+        .iter()
+        .map(|id| file.strings.resolve(NameId(*id)).to_string())
+        .collect();
     let place_of = |p: u8| match p {
         0 => Place::Host,
         1 => Place::Device,
@@ -131,17 +143,15 @@ fn op_rows(file: &TraceFile) -> Vec<OpRow> {
         .into_iter()
         .map(|((iteration, name, cat, place), (count, total_ns))| OpRow {
             iteration,
-            name: file.strings.resolve(crate::model::store::NameId(name)).to_string(),
-            category: file.strings.resolve(crate::model::store::NameId(cat)).to_string(),
+            name: new_id[&name],
+            category: new_id[&cat],
             place: place_of(place),
             count,
             total_ns,
         })
         .collect();
-    rows.sort_by(|a, b| {
-        (a.iteration, &a.name, &a.category, a.place as u8).cmp(&(b.iteration, &b.name, &b.category, b.place as u8))
-    });
-    rows
+    rows.sort_by_key(|r| (r.iteration, r.name, r.category, r.place as u8));
+    (strings, rows)
 }
 
 /// Loads both sides as summaries (traces are summarised as they load, their events dropped).

@@ -58,16 +58,27 @@ pub fn read_summary(path: &Path) -> Result<FileSummary> {
         .get_row_iter(None)
         .map_err(|e| bad(format!("invalid summary rows: {e}")))?;
     let mut rows = Vec::new();
+    let mut strings: Vec<String> = Vec::new();
+    let mut ids: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut intern = |s: &String| -> u32 {
+        if let Some(&id) = ids.get(s) {
+            return id;
+        }
+        let id = strings.len() as u32;
+        strings.push(s.clone());
+        ids.insert(s.clone(), id);
+        id
+    };
     for row in rows_iter {
         let row = row.map_err(|e| bad(format!("invalid summary rows: {e}")))?;
-        let get = || -> parquet::errors::Result<OpRow> {
+        let mut get = || -> parquet::errors::Result<OpRow> {
             let place_text = row.get_string(4)?;
             let place = place_from_text(place_text)
                 .ok_or_else(|| parquet::errors::ParquetError::General(format!("unknown place '{place_text}'")))?;
             Ok(OpRow {
                 iteration: row.get_long(1)?,
-                name: row.get_string(2)?.clone(),
-                category: row.get_string(3)?.clone(),
+                name: intern(row.get_string(2)?),
+                category: intern(row.get_string(3)?),
                 place,
                 count: u64::try_from(row.get_long(5)?).unwrap_or(0),
                 total_ns: row.get_long(6)?,
@@ -76,7 +87,22 @@ pub fn read_summary(path: &Path) -> Result<FileSummary> {
         let r = get().map_err(|e| bad(format!("invalid summary row {}: {e}", rows.len())))?;
         rows.push(r);
     }
-    Ok(FileSummary { meta, rows })
+    // Ids in text order, as `summarize` numbers them.
+    let mut order: Vec<u32> = (0..strings.len() as u32).collect();
+    order.sort_by(|a, b| strings[*a as usize].cmp(&strings[*b as usize]));
+    let mut new_id = vec![0u32; strings.len()];
+    for (k, old) in order.iter().enumerate() {
+        new_id[*old as usize] = k as u32;
+    }
+    for r in &mut rows {
+        r.name = new_id[r.name as usize];
+        r.category = new_id[r.category as usize];
+    }
+    let strings = order
+        .iter()
+        .map(|&k| std::mem::take(&mut strings[k as usize]))
+        .collect();
+    Ok(FileSummary { meta, strings, rows })
 }
 
 fn summary_meta<R: parquet::file::reader::ChunkReader + 'static>(

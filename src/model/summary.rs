@@ -18,8 +18,10 @@ pub const SUMMARY_META_KEY: &str = "tracediff.summary";
 pub struct OpRow {
     /// The ProfilerStep the events belong to (−1: none).
     pub iteration: i64,
-    pub name: String,
-    pub category: String,
+    /// Index into [`FileSummary::strings`].
+    pub name: u32,
+    /// Index into [`FileSummary::strings`].
+    pub category: u32,
     pub place: Place,
     pub count: u64,
     pub total_ns: i64,
@@ -119,11 +121,18 @@ pub struct SummaryMeta {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileSummary {
     pub meta: SummaryMeta,
+    /// The names and categories the rows index, each once (a name recurs in every step).
+    pub strings: Vec<String>,
     /// Sorted by (iteration, name, category, place).
     pub rows: Vec<OpRow>,
 }
 
 impl FileSummary {
+    /// The text of a row's name or category index.
+    pub fn text(&self, id: u32) -> &str {
+        self.strings.get(id as usize).map_or("", String::as_str)
+    }
+
     pub fn rank(&self) -> i64 {
         self.meta.declared_rank.unwrap_or(0)
     }

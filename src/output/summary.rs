@@ -57,8 +57,8 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
             }
             _ => {
                 let v = match k {
-                    2 => texts(&|i| rows[i].name.clone()),
-                    3 => texts(&|i| rows[i].category.clone()),
+                    2 => texts(&|i| summary.text(rows[i].name).to_string()),
+                    3 => texts(&|i| summary.text(rows[i].category).to_string()),
                     _ => texts(&|i| place_text(rows[i].place).to_string()),
                 };
                 col.typed::<ByteArrayType>()
