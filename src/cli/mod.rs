@@ -141,7 +141,7 @@ percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit 
 
 #[derive(Debug, Args)]
 pub struct GateArgs {
-    /// The reference run: a directory of traces or one trace file.
+    /// The reference run: a directory of traces or one trace file (or their summaries).
     pub baseline: PathBuf,
     /// The run under test.
     pub candidate: PathBuf,
@@ -272,7 +272,8 @@ pub struct SummarizeArgs {
 }
 
 const COMPARE_HELP: &str = "\
-CONTROL and TEST are each a directory of trace files (*.json, *.json.gz; not recursive) or one trace file.
+CONTROL and TEST are each a directory of trace files (*.json, *.json.gz; not recursive) or one trace file;
+summaries (`tracediff summarize`, *.parquet) may stand in for traces, with the same output.
 Durations are in microseconds in csv and json. The comparison is saved in .tracediff/ (or
 $TRACEDIFF_STATE_DIR) for `tracediff ops-diff` without paths; --no-save skips that.";
 
@@ -282,7 +283,7 @@ options given here replace the saved ones (and reload the saved paths when they 
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The baseline: a directory of traces or one trace file.
+    /// The baseline: a directory of traces or one trace file (or their summaries).
     pub control: PathBuf,
     /// The run to compare against it.
     pub test: PathBuf,
