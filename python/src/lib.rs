@@ -16,7 +16,7 @@ use tracediff::analysis::diff::{Comparison, NameFilter};
 use tracediff::analysis::select::{Device, Pick, SideSelection};
 use tracediff::analysis::views::kernels::kernels;
 use tracediff::analysis::views::operators::operators;
-use tracediff::analysis::views::overview::overview;
+use tracediff::analysis::views::overview::overview_request;
 use tracediff::analysis::views::{ViewTable, load};
 use tracediff::cli::views::zoom_scope;
 use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render as render_modules};
@@ -202,10 +202,11 @@ enum ViewOut {
 }
 
 fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -> tracediff::Result<ViewOut> {
-    let loaded = load(request, "view")?;
+    let load_pair = || load(request, "view");
     let filter = NameFilter::new(&request.include, &request.exclude)?;
     Ok(match kind {
         ViewKind::Operators | ViewKind::Kernels { .. } => {
+            let loaded = load_pair()?;
             let scope = zoom_scope(request, &loaded, zoom)?;
             let scope = scope.as_ref().map(|(s, _)| s);
             ViewOut::Table(Box::new(match kind {
@@ -213,8 +214,10 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
                 _ => operators(request, &loaded, &filter, scope),
             }))
         }
-        ViewKind::Overview => ViewOut::Json(render_overview(&overview(&loaded, &request.labels), Format::Json)),
+        // As the command line: over traces or their summaries.
+        ViewKind::Overview => ViewOut::Json(render_overview(&overview_request(request)?.0, Format::Json)),
         ViewKind::Modules => {
+            let loaded = load_pair()?;
             let diff = tracediff::analysis::modules::modules(request, &loaded)?;
             let shown = ModuleView {
                 diff: &diff,
