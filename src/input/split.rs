@@ -73,6 +73,18 @@ enum Step {
     TooDeep(usize),
 }
 
+/// Eight copies of byte `b`.
+const fn splat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
+}
+
+/// The high bit of each byte of `x` that is zero, exactly (no borrow between bytes).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = splat(0x7f);
+    !(((x & LOW7).wrapping_add(LOW7)) | x) & splat(0x80)
+}
+
 impl Extent {
     /// Scans `s[i..]`; `outer` is the depth of the container the value is in.
     fn scan(&mut self, s: &[u8], mut i: usize, outer: usize) -> Step {
@@ -91,58 +103,134 @@ impl Extent {
                 _ => self.scalar = true,
             }
         }
+        if self.scalar {
+            return match s[i..].iter().position(|&b| is_ws(b) || matches!(b, b',' | b']' | b'}')) {
+                Some(k) => Step::Done(i + k),
+                None => Step::More,
+            };
+        }
+        if self.depth == 0 {
+            return self.top_string(s, i);
+        }
+        // In a container: eight bytes at a time, byte by byte around backslashes.
         loop {
+            if !self.escape {
+                match self.words(s, i, outer) {
+                    Ok(step) => return step,
+                    Err(at) => i = at,
+                }
+            }
+            let end = s.len().min(i + 8);
+            if let Some(step) = self.bytes(s, i, end, outer) {
+                return step;
+            }
+            i = end;
+            if i >= s.len() {
+                return Step::More;
+            }
+        }
+    }
+
+    /// A string that is the whole value.
+    fn top_string(&mut self, s: &[u8], mut i: usize) -> Step {
+        loop {
+            if self.escape {
+                if i >= s.len() {
+                    return Step::More;
+                }
+                self.escape = false;
+                i += 1;
+            }
+            let Some(k) = find_quote_or_backslash(&s[i..]) else {
+                return Step::More;
+            };
+            i += k + 1;
+            if s[i - 1] == b'\\' {
+                self.escape = true;
+                continue;
+            }
+            self.in_string = false;
+            return Step::Done(i);
+        }
+    }
+
+    /// Inside a container, whole words of eight bytes from `i` while none holds a backslash:
+    /// the quotes give which bytes are in strings (a prefix XOR), and only the brackets outside
+    /// strings are looked at one by one. `Err` with the index where it stopped (a word with a
+    /// backslash, or fewer than eight bytes left), the state kept up to there.
+    fn words(&mut self, s: &[u8], mut i: usize, outer: usize) -> Result<Step, usize> {
+        while let Some(word) = s.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+            let x = u64::from_le_bytes(*word);
+            if zero_bytes(x ^ splat(b'\\')) != 0 {
+                return Err(i);
+            }
+            let quotes = zero_bytes(x ^ splat(b'"'));
+            // `[`, `]`, `{` and `}` (and `Y`, `_`, `y`, DEL, checked below) or 0x26 to 0x7f.
+            let brackets = zero_bytes((x | splat(0x26)) ^ splat(0x7f));
+            let mut inside = quotes;
+            inside ^= inside << 8;
+            inside ^= inside << 16;
+            inside ^= inside << 32;
             if self.in_string {
-                if self.escape {
-                    if i >= s.len() {
-                        return Step::More;
-                    }
-                    self.escape = false;
-                    i += 1;
-                }
-                let Some(k) = find_quote_or_backslash(&s[i..]) else {
-                    return Step::More;
-                };
-                i += k + 1;
-                if s[i - 1] == b'\\' {
-                    self.escape = true;
-                    continue;
-                }
-                self.in_string = false;
-                if self.depth == 0 {
-                    return Step::Done(i);
-                }
-            } else if self.scalar {
-                return match s[i..].iter().position(|&b| is_ws(b) || matches!(b, b',' | b']' | b'}')) {
-                    Some(k) => Step::Done(i + k),
-                    None => Step::More,
-                };
-            } else {
-                // In a container: only quotes and brackets matter.
-                let Some(k) = s[i..]
-                    .iter()
-                    .position(|&b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']'))
-                else {
-                    return Step::More;
-                };
-                i += k + 1;
-                match s[i - 1] {
-                    b'"' => self.in_string = true,
+                inside = !inside;
+            }
+            self.in_string = inside >> 63 == 1;
+            let mut structural = brackets & !inside;
+            while structural != 0 {
+                let k = i + (structural.trailing_zeros() / 8) as usize;
+                structural &= structural - 1;
+                match s[k] {
                     b'{' | b'[' => {
                         self.depth += 1;
                         if outer + self.depth > MAX_DEPTH {
-                            return Step::TooDeep(i - 1);
+                            return Ok(Step::TooDeep(k));
                         }
                     }
-                    _ => {
+                    b'}' | b']' => {
                         self.depth -= 1;
                         if self.depth == 0 {
-                            return Step::Done(i);
+                            return Ok(Step::Done(k + 1));
                         }
                     }
+                    _ => {}
                 }
             }
+            i += 8;
         }
+        Err(i)
+    }
+
+    /// Inside a container, `s[i..end]` byte by byte.
+    fn bytes(&mut self, s: &[u8], i: usize, end: usize, outer: usize) -> Option<Step> {
+        for (k, &b) in s.iter().enumerate().take(end).skip(i) {
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if b == b'\\' {
+                    self.escape = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    if outer + self.depth > MAX_DEPTH {
+                        return Some(Step::TooDeep(k));
+                    }
+                }
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        return Some(Step::Done(k + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 }
 
@@ -318,6 +406,62 @@ mod tests {
         assert_eq!(want, [37, 43, 46, 51, 56]);
         for n in [1, 2, 3, 5] {
             assert_eq!(ends(text, n), want, "pieces of {n}");
+        }
+    }
+
+    /// Where a value ends, byte by byte: the reference for the word-at-a-time scan.
+    fn reference_end(s: &[u8]) -> Option<usize> {
+        let (mut depth, mut in_string, mut escape) = (0usize, false, false);
+        for (k, &b) in s.iter().enumerate() {
+            if in_string {
+                if escape {
+                    escape = false;
+                } else if b == b'\\' {
+                    escape = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_word_scan_agrees_with_the_byte_scan() {
+        // Random texts over the bytes that matter (and their look-alikes), cut in pieces.
+        let alphabet = b"\"\\{}[]Y_y\x7f a,:0";
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..3000 {
+            let len = 1 + (next() % 90) as usize;
+            let mut text = vec![b'{'];
+            text.extend((0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]));
+            let want = reference_end(&text);
+            let n = 1 + round % 13;
+            let mut input = Input::new(Trickle { data: &text, n });
+            let got = match input.value_end(0, 0) {
+                Ok(end) => Some(end),
+                Err(Cut::Eof) => None,
+                Err(e) => panic!("{e:?}"),
+            };
+            assert_eq!(got, want, "{:?} in pieces of {n}", String::from_utf8_lossy(&text));
         }
     }
 
