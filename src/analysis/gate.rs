@@ -300,11 +300,11 @@ pub fn measure(side: &Side, resolved: &Resolved, device: Device, keying: &Keying
         let mut per_name: Vec<Option<Vec<(u64, i64)>>> = vec![None; file.strings.len()];
         let is_step: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
         for i in 0..ev.len() {
-            let Some(&k) = slot_of.get(&ev.iteration[i]) else {
+            let Some(&k) = slot_of.get(&ev.iteration.get(i)) else {
                 continue;
             };
             let place = ev.place[i];
-            if place == Place::Host && is_step[ev.name[i].index()] == Some(ev.iteration[i]) {
+            if place == Place::Host && is_step[ev.name[i].index()] == Some(ev.iteration.get(i)) {
                 s.step_ns[base + k] = s.step_ns[base + k].max(ev.dur_ns[i]);
             }
             if place == Place::Device {

@@ -8,7 +8,7 @@
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
 use crate::input::number::Number;
 use crate::input::split::kind_of;
-use crate::model::store::{MemorySample, NO_CORRELATION, NO_STREAM};
+use crate::model::store::{IdColumn, MemorySample, NO_CORRELATION, NO_STREAM};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -18,13 +18,23 @@ use std::fmt;
 /// Consecutive events of one file's `traceEvents`, as text.
 #[derive(Debug, Default)]
 pub struct Chunk {
+    /// A buffer of the reader, whose bytes `start..start + len` are the chunk's text.
     pub bytes: Vec<u8>,
-    /// Offset in the file's JSON text of `bytes[0]`.
+    pub start: usize,
+    pub len: usize,
+    /// Offset in the file's JSON text of the chunk's text.
     pub base: u64,
-    /// Each event's start and end in `bytes`.
+    /// Each event's start and end in the chunk's text.
     pub spans: Vec<(usize, usize)>,
     /// Position in `traceEvents` of the chunk's first event.
     pub first_index: u64,
+}
+
+impl Chunk {
+    /// The chunk's text.
+    pub fn text(&self) -> &[u8] {
+        &self.bytes[self.start..self.start + self.len]
+    }
 }
 
 /// What a chunk parse keeps.
@@ -113,9 +123,10 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
     let keys = if collect == Collect::Events { keys } else { &none };
     // UTF-8 is checked once for the chunk; an event past the first invalid byte is checked alone
     // (events start and end with ASCII brackets, so they slice the valid text at char boundaries).
-    let valid = match std::str::from_utf8(&chunk.bytes) {
+    let bytes = chunk.text();
+    let valid = match std::str::from_utf8(bytes) {
         Ok(text) => text,
-        Err(e) => std::str::from_utf8(&chunk.bytes[..e.valid_up_to()]).unwrap_or(""),
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
     };
     for (k, &(a, b)) in chunk.spans.iter().enumerate() {
         let fail = |(at, msg): (usize, String)| ChunkError {
@@ -124,7 +135,7 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
         };
         let parsed = match valid.get(a..b) {
             Some(text) => parse_event_text(text, keys),
-            None => parse_event(&chunk.bytes[a..b], keys),
+            None => parse_event(&bytes[a..b], keys),
         };
         let ev = match parsed.map_err(fail)? {
             Entry::Kept(ev) => ev,
@@ -145,21 +156,38 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
                     out.steps.push(n);
                 }
             }
-            Collect::Events => out.push(ev, index, chunk.base + a as u64),
+            Collect::Events => out.push(ev, index, chunk.base + a as u64).map_err(|msg| ChunkError {
+                at: chunk.base + a as u64,
+                msg,
+            })?,
         }
     }
     Ok(out)
 }
 
 impl<'c> ChunkOut<'c> {
-    fn push(&mut self, ev: Event<'c>, index: u64, at: u64) {
+    /// Adds a kept event; a ProfilerStep whose number the iteration column cannot keep is an
+    /// error (checked once per name and chunk).
+    fn push(&mut self, ev: Event<'c>, index: u64, at: u64) -> Result<(), String> {
+        let known = self.strings.list.len();
+        let name = self.strings.intern(ev.name);
+        if name as usize == known
+            && let Some(n) = crate::model::iteration::step_number(&self.strings.list[known])
+            && !IdColumn::fits(n)
+        {
+            return Err(format!(
+                "the step number of '{}' is out of range: tracediff keeps steps up to {}",
+                self.strings.list[known],
+                IdColumn::MAX
+            ));
+        }
         let row = self.events.len() as u32;
         let local = LocalEvent {
             index,
             at,
             pid: self.strings.intern(ev.pid),
             tid: self.strings.intern(ev.tid),
-            name: self.strings.intern(ev.name),
+            name,
             cat: self.strings.intern(ev.cat),
             ts_ns: ev.ts_ns,
             dur_ns: ev.dur_ns,
@@ -170,6 +198,7 @@ impl<'c> ChunkOut<'c> {
         self.events.push(local);
         self.attrs
             .extend(ev.attrs.into_iter().map(|(col, key, value)| (row, col, key, value)));
+        Ok(())
     }
 }
 
@@ -553,7 +582,7 @@ fn micros_field(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Optio
     if !matches!(r.get().as_bytes()[0], b'-' | b'0'..=b'9') {
         return Err(type_error(text, r, field, "a number"));
     }
-    match Number::new(r.get()).micros_to_ns() {
+    match crate::input::number::micros_to_ns(r.get()) {
         Some(ns) => Ok(Some(ns)),
         None => Err((offset_in(text, r), format!("'{field}' is out of range"))),
     }
@@ -579,6 +608,18 @@ fn loose_int(raw: Option<&RawValue>) -> Option<i64> {
         b'-' | b'0'..=b'9' => Some(Number::new(r).to_i64()),
         b'"' => string_text(r).trim().parse::<i64>().ok(),
         _ => None,
+    }
+}
+
+/// [`loose_int`] for a core column of the store: a value it cannot keep exactly is an error
+/// at the value's place.
+fn id_arg(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
+    match loose_int(raw) {
+        Some(v) if !IdColumn::fits(v) => Err((
+            raw.map_or(0, |r| offset_in(text, r)),
+            format!("'{field}' is out of range: tracediff keeps -1 to {}", IdColumn::MAX),
+        )),
+        v => Ok(v),
     }
 }
 
@@ -685,8 +726,8 @@ impl<'a> Fields<'a> {
             dur_ns,
             pid: pid.unwrap_or(Cow::Borrowed("")),
             tid: tid.unwrap_or(Cow::Borrowed("")),
-            stream: loose_int(self.stream).unwrap_or(NO_STREAM),
-            correlation: loose_int(self.correlation).unwrap_or(NO_CORRELATION),
+            stream: id_arg(text, self.stream, "args.stream")?.unwrap_or(NO_STREAM),
+            correlation: id_arg(text, self.correlation, "args.correlation")?.unwrap_or(NO_CORRELATION),
             attrs: self
                 .attrs
                 .into_iter()

@@ -8,8 +8,9 @@ use std::io::{self, Read};
 /// Deepest nesting of arrays and objects accepted, counted from the document root.
 pub const MAX_DEPTH: usize = 256;
 
-/// Bytes read from the source at a time (the buffer grows for a larger value).
-pub const READ_SIZE: usize = 512 << 10;
+/// Bytes of text a buffer holds (it grows for a larger value): also the size of the chunks of
+/// events handed out whole by [`Input::detach`].
+pub const READ_SIZE: usize = 256 << 10;
 
 /// What kind of JSON value starts with byte `b`, for messages.
 pub fn kind_of(b: u8) -> &'static str {
@@ -171,9 +172,8 @@ impl Extent {
             inside ^= inside << 8;
             inside ^= inside << 16;
             inside ^= inside << 32;
-            if self.in_string {
-                inside = !inside;
-            }
+            // Without a branch: whether a word starts in a string is hard to predict.
+            inside ^= 0u64.wrapping_sub(u64::from(self.in_string));
             self.in_string = inside >> 63 == 1;
             let mut structural = brackets & !inside;
             while structural != 0 {
@@ -237,8 +237,11 @@ impl Extent {
 /// Why no value could be cut.
 #[derive(Debug)]
 pub enum Cut {
-    /// The text ends inside the value (or before it).
-    Eof,
+    /// The text ends inside the value (or before it), which starts at this offset from the
+    /// window's start.
+    Eof(usize),
+    /// The `release` of [`Input::value_end_releasing`] asked to stop.
+    Stopped,
     /// Nesting too deep, at this offset from the window's start.
     TooDeep(usize),
     Io(io::Error),
@@ -254,6 +257,8 @@ pub struct Input<R> {
     /// Offset in the whole text of `buf[0]`.
     base: u64,
     eof: bool,
+    /// A read error that came after some text: reported once that text is used.
+    pending: Option<io::Error>,
 }
 
 impl<R: Read> Input<R> {
@@ -265,6 +270,7 @@ impl<R: Read> Input<R> {
             end: 0,
             base: 0,
             eof: false,
+            pending: None,
         }
     }
 
@@ -287,8 +293,12 @@ impl<R: Read> Input<R> {
         self.start += n;
     }
 
-    /// Reads more text after what is held; `false` at the end of the input.
+    /// Reads more text after what is held, until the buffer is full or the input ends; `false`
+    /// when nothing more came.
     pub fn fill(&mut self) -> io::Result<bool> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         if self.eof {
             return Ok(false);
         }
@@ -302,20 +312,39 @@ impl<R: Read> Input<R> {
             // One value is larger than the buffer: grow it (amortised linear).
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        loop {
+        let before = self.end;
+        while self.end < self.buf.len() {
             match self.reader.read(&mut self.buf[self.end..]) {
                 Ok(0) => {
                     self.eof = true;
-                    return Ok(false);
+                    break;
                 }
-                Ok(n) => {
-                    self.end += n;
-                    return Ok(true);
-                }
+                Ok(n) => self.end += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if self.end > before => {
+                    self.pending = Some(e);
+                    break;
+                }
                 Err(e) => return Err(e),
             }
         }
+        Ok(self.end > before)
+    }
+
+    /// Hands out the buffer whose bytes `at..at + n` are the window's first `n` bytes (`at` is
+    /// returned with it), and goes on with `spare` (any length) holding the rest of the window:
+    /// the text handed out is not copied.
+    pub fn detach(&mut self, n: usize, mut spare: Vec<u8>) -> (Vec<u8>, usize) {
+        let from = self.start + n;
+        let rest = self.end - from;
+        spare.resize(READ_SIZE.max(2 * rest), 0);
+        spare[..rest].copy_from_slice(&self.buf[from..self.end]);
+        let old = std::mem::replace(&mut self.buf, spare);
+        let at = self.start;
+        self.base += from as u64;
+        self.start = 0;
+        self.end = rest;
+        (old, at)
     }
 
     /// Reads until at least `n` bytes are held from the window's start; `false` if the text
@@ -349,18 +378,34 @@ impl<R: Read> Input<R> {
     /// The end of the value that starts at `at` (no white space before it), reading as much
     /// as it needs. `outer` is the nesting depth of the value's container.
     pub fn value_end(&mut self, at: usize, outer: usize) -> Result<usize, Cut> {
+        self.value_end_releasing(at, outer, &mut |_| Some(0))
+            .map(|(_, end)| end)
+    }
+
+    /// [`Input::value_end`] that, before each read, lets `release` consume text before the
+    /// value (it returns how many bytes, or `None` to stop). Returns the value's start and
+    /// end, from the window's start as it is then.
+    pub fn value_end_releasing(
+        &mut self,
+        mut at: usize,
+        outer: usize,
+        release: &mut dyn FnMut(&mut Self) -> Option<usize>,
+    ) -> Result<(usize, usize), Cut> {
         let mut extent = Extent::default();
         let mut i = at;
         loop {
             let data = self.data();
             match extent.scan(data, i, outer) {
-                Step::Done(end) => return Ok(end),
+                Step::Done(end) => return Ok((at, end)),
                 Step::TooDeep(k) => return Err(Cut::TooDeep(k)),
                 Step::More => i = data.len(),
             }
+            let n = release(self).ok_or(Cut::Stopped)?;
+            at -= n;
+            i -= n;
             if !self.fill().map_err(Cut::Io)? {
                 // A number or literal may end the text.
-                return if extent.scalar { Ok(i) } else { Err(Cut::Eof) };
+                return if extent.scalar { Ok((at, i)) } else { Err(Cut::Eof(at)) };
             }
         }
     }
@@ -458,7 +503,7 @@ mod tests {
             let mut input = Input::new(Trickle { data: &text, n });
             let got = match input.value_end(0, 0) {
                 Ok(end) => Some(end),
-                Err(Cut::Eof) => None,
+                Err(Cut::Eof(_)) => None,
                 Err(e) => panic!("{e:?}"),
             };
             assert_eq!(got, want, "{:?} in pieces of {n}", String::from_utf8_lossy(&text));
@@ -471,7 +516,7 @@ mod tests {
         let mut input = Input::new(deep.as_bytes());
         assert!(matches!(input.value_end(0, 0), Err(Cut::TooDeep(256))));
         let mut input = Input::new(&b"{\"a\": [1"[..]);
-        assert!(matches!(input.value_end(0, 0), Err(Cut::Eof)));
+        assert!(matches!(input.value_end(0, 0), Err(Cut::Eof(0))));
         let mut input = Input::new(&b"12"[..]);
         assert_eq!(input.value_end(0, 0).unwrap(), 2);
     }

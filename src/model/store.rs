@@ -73,6 +73,71 @@ pub const NO_STREAM: i64 = -1;
 /// `correlation` of an event without `args.correlation`.
 pub const NO_CORRELATION: i64 = -1;
 
+/// A column of small integers, 32 bits each: `stream`, `correlation` and `iteration`, where −1
+/// means none. Every value from −1 to [`IdColumn::MAX`] is kept exactly (as `v + 1`); the
+/// parser refuses a file with a value outside that range, naming its place, so nothing wraps.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IdColumn(Vec<u32>);
+
+impl IdColumn {
+    /// The largest value kept: 2^32 − 2.
+    pub const MAX: i64 = u32::MAX as i64 - 1;
+
+    /// Whether `v` can be kept.
+    pub fn fits(v: i64) -> bool {
+        (-1..=Self::MAX).contains(&v)
+    }
+
+    fn encode(v: i64) -> u32 {
+        debug_assert!(Self::fits(v), "{v} does not fit an IdColumn");
+        // Callers check `fits` (the parser refuses such a file); anything else reads as none.
+        u32::try_from(v + 1).unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn get(&self, row: usize) -> i64 {
+        i64::from(self.0[row]) - 1
+    }
+
+    pub fn set(&mut self, row: usize, v: i64) {
+        self.0[row] = Self::encode(v);
+    }
+
+    pub fn push(&mut self, v: i64) {
+        self.0.push(Self::encode(v));
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+
+    pub fn to_vec(&self) -> Vec<i64> {
+        self.iter().collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        self.0.iter().map(|&v| i64::from(v) - 1)
+    }
+}
+
+impl FromIterator<i64> for IdColumn {
+    fn from_iter<I: IntoIterator<Item = i64>>(iter: I) -> Self {
+        IdColumn(iter.into_iter().map(Self::encode).collect())
+    }
+}
+
 /// The kept events of one trace file, column by column, in file order.
 #[derive(Debug, Default, Clone)]
 pub struct EventTable {
@@ -85,10 +150,10 @@ pub struct EventTable {
     /// `pid` and `tid` as interned text: they may be numbers or strings in the file.
     pub pid: Vec<NameId>,
     pub tid: Vec<NameId>,
-    pub stream: Vec<i64>,
-    pub correlation: Vec<i64>,
+    pub stream: IdColumn,
+    pub correlation: IdColumn,
     /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
-    pub iteration: Vec<i64>,
+    pub iteration: IdColumn,
     /// Host or device (design §3.4), filled in after parsing by [`crate::model::place::classify`].
     pub place: Vec<Place>,
 }
@@ -299,12 +364,8 @@ impl TraceFile {
         let e = &self.events;
         let columns = e.index.capacity() * 4
             + (e.name.capacity() + e.cat.capacity() + e.pid.capacity() + e.tid.capacity()) * 4
-            + (e.ts_ns.capacity()
-                + e.dur_ns.capacity()
-                + e.stream.capacity()
-                + e.correlation.capacity()
-                + e.iteration.capacity())
-                * 8
+            + (e.ts_ns.capacity() + e.dur_ns.capacity()) * 8
+            + (e.stream.capacity() + e.correlation.capacity() + e.iteration.capacity()) * 4
             + e.place.capacity();
         let attrs: usize = self.attrs.columns.iter().map(|c| c.bytes()).sum();
         let strings: usize = self.strings.iter().map(|(_, s)| s.len() * 2 + 16 + 24).sum();
@@ -323,6 +384,16 @@ impl TraceFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn id_columns_keep_every_value_in_range_exactly() {
+        let values = [-1, 0, 7, i64::from(i32::MAX) + 1, IdColumn::MAX];
+        let mut c: IdColumn = values.into_iter().collect();
+        assert_eq!(c.iter().collect::<Vec<_>>(), values);
+        c.set(1, 42);
+        assert_eq!(c.get(1), 42);
+        assert!(!IdColumn::fits(-2) && !IdColumn::fits(IdColumn::MAX + 1));
+    }
 
     #[test]
     fn interning_is_stable_and_deduplicated() {
