@@ -70,7 +70,8 @@ function header() {
   const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
   D.sides.forEach((s, i) => add(`${i === 0 ? "Control" : "Test"} (${s.label})`, sideText(s)));
   const ov = D.overview || {};
-  const devs = [ov.control, ov.test].map((s) => (s && s.device_name) || "device not named in deviceProperties");
+  const devs = [ov.control, ov.test].map((s, i) => (s && s.device_name) ||
+    (D.moduleDevice[i] ? "device not named in deviceProperties" : "no device events (host only)"));
   add("Devices", `${devs[0]} vs ${devs[1]}`);
   if (D.fallback) add("Module tree", "no nn.Module events on a side: the nodes are annotations and top-level operators (record with with_stack=True for modules)");
   add("Events", `device filter: ${D.device}` + (D.include.length ? `; include ${D.include.join(", ")}` : "") +
@@ -116,13 +117,21 @@ const byPath = new Map(), parentOf = new Map();
   (n.ch || []).forEach((c) => index(c, n));
 })(D.tree, null);
 
-const state = { path: "", time: D.moduleDevice.some((x) => x) ? "device" : "host" };
-const pathFromHash = () => {
-  const m = /^#node=(.*)$/.exec(location.hash);
-  const p = m ? decodeURIComponent(m[1]) : "";
-  return byPath.has(p) ? p : "";
+// The fragment holds the view: `#node=PATH`, plus `&time=host|device` when not the default, so
+// that a link opens the same node and time, and the browser's back zooms out.
+const DEFAULT_TIME = D.moduleDevice.some((x) => x) ? "device" : "host";
+const state = { path: "", time: DEFAULT_TIME };
+const fromHash = () => {
+  const f = {};
+  location.hash.replace(/^#/, "").split("&").forEach((kv) => {
+    const i = kv.indexOf("=");
+    if (i > 0) f[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+  });
+  const time = f.time === "host" || (f.time === "device" && DEFAULT_TIME === "device") ? f.time : DEFAULT_TIME;
+  return { path: byPath.has(f.node) ? f.node : "", time };
 };
-const go = (p) => { location.hash = "node=" + encodeURIComponent(p); };
+const fragment = (p, time) => "node=" + encodeURIComponent(p) + (time === DEFAULT_TIME ? "" : "&time=" + time);
+const go = (p) => { location.hash = fragment(p, state.time); };
 const lastSegment = (n) => (n.p === "" ? n.n : n.p.split("/").pop());
 
 function breadcrumb() {
@@ -135,7 +144,7 @@ function breadcrumb() {
     if (i > 0) nav.append(el("span", { class: "sep", "aria-hidden": "true" }, "/"));
     if (i === chain.length - 1) nav.append(el("span", { "aria-current": "location" }, lastSegment(n)));
     else {
-      const a = el("a", { href: "#node=" + encodeURIComponent(p) }, lastSegment(n));
+      const a = el("a", { href: "#" + fragment(p, state.time) }, lastSegment(n));
       nav.append(a);
     }
   });
@@ -340,7 +349,8 @@ $("op-group").value = opTable.group;
 if (!D.hasDevice) { $("k-group").disabled = true; }
 
 function render() {
-  state.path = pathFromHash();
+  Object.assign(state, fromHash());
+  document.querySelectorAll("#time-toggle input").forEach((r) => { r.checked = r.value === state.time; });
   const n = byPath.get(state.path);
   breadcrumb();
   summary(n);
@@ -354,7 +364,8 @@ function render() {
 document.querySelectorAll("#time-toggle input").forEach((r) => {
   r.checked = r.value === state.time;
   if (r.value === "device" && !D.moduleDevice.some((x) => x)) r.disabled = true;
-  r.addEventListener("change", () => { state.time = r.value; render(); });
+  // The time replaces the current history entry: back still zooms out.
+  r.addEventListener("change", () => { history.replaceState(null, "", "#" + fragment(state.path, r.value)); render(); });
 });
 $("back").addEventListener("click", () => { if (state.path !== "") go(parentOf.get(state.path)); });
 window.addEventListener("hashchange", render);

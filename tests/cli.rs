@@ -1,58 +1,12 @@
 //! The `tracediff` binary on the repository's own fixtures (see fixtures/make_fixtures.py).
 //! Output is checked exactly, with insta snapshots under tests/snapshots.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{fails, ok, run, run_in};
 use std::path::Path;
 use tempfile::TempDir;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs tracediff in the repository root with its state in `state`.
-fn run_in(state: &Path, args: &[&str]) -> Run {
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", state)
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn run(args: &[&str]) -> Run {
-    let state = TempDir::new().unwrap();
-    run_in(state.path(), args)
-}
-
-/// Runs and expects success.
-fn ok(args: &[&str]) -> String {
-    let r = run(args);
-    assert_eq!(r.code, 0, "args {args:?}\nstderr: {}", r.stderr);
-    r.stdout
-}
-
-/// Runs and expects exit code 2 with one `tracediff: ` line on stderr; returns that line.
-fn fails(args: &[&str]) -> String {
-    let r = run(args);
-    assert_eq!(r.code, 2, "args {args:?}\nstdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert!(r.stdout.is_empty(), "nothing on stdout on error: {}", r.stdout);
-    let lines: Vec<&str> = r
-        .stderr
-        .lines()
-        .filter(|l| !l.starts_with("tracediff: note:"))
-        .collect();
-    assert_eq!(lines.len(), 1, "one error line: {}", r.stderr);
-    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    lines[0].strip_prefix("tracediff: ").expect("prefixed").to_string()
-}
 
 const BASIC: [&str; 2] = ["fixtures/basic/control", "fixtures/basic/test"];
 

@@ -15,9 +15,11 @@
 //!
 //! Skips, with a printed reason, when `../shared` is not beside the repository.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tracediff::analysis::aggregate::Naming;
 use tracediff::analysis::compare::{CompareRequest, compare_sides};
 use tracediff::analysis::diff::{Category, NameFilter};
@@ -27,13 +29,6 @@ use tracediff::input::attrs::AttrRequest;
 use tracediff::input::load::{Side, load_side};
 use tracediff::model::iteration::step_number;
 use tracediff::model::store::TraceFile;
-
-fn shared_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("TRACEDIFF_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    dir.join("golden").is_dir().then_some(dir)
-}
 
 #[derive(Clone, Copy, Debug)]
 struct Rules {
@@ -341,8 +336,7 @@ fn side_file<'a>(side: &'a Side, label: &str, sel: &SideSelection) -> (&'a Trace
 
 #[test]
 fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
-    let Some(shared) = shared_dir() else {
-        eprintln!("skipping the golden suite: ../shared/golden not found (set TRACEDIFF_SHARED to its parent)");
+    let Some(shared) = common::shared("golden", "the golden suite") else {
         return;
     };
     let traces = shared.join("traces");
@@ -437,8 +431,7 @@ fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
 /// its model, and the snapshot records which rows the HTA-rules model gives differently and why.
 #[test]
 fn point_8_traces_match_the_model_and_differ_from_hta_only_by_point_8() {
-    let Some(shared) = shared_dir() else {
-        eprintln!("skipping the point 8 traces: ../shared not found (set TRACEDIFF_SHARED to its parent)");
+    let Some(shared) = common::shared("traces", "the point 8 traces") else {
         return;
     };
     let mut report = String::new();

@@ -2,41 +2,14 @@
 //! fixtures/make_module_fixtures.py): a model that gains blocks, loses one module and renames
 //! another, and the same run recorded without module frames. Output is checked exactly.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{json, ok, run};
 use serde_json::Value;
-use tempfile::TempDir;
 
 const C: &str = "fixtures/modules/control";
 const T: &str = "fixtures/modules/test";
 const PLAIN: &str = "fixtures/modules/plain";
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let state = TempDir::new().unwrap();
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", state.path())
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let (code, stdout, stderr) = run(args);
-    assert_eq!(code, 0, "args {args:?}\nstderr: {stderr}");
-    stdout
-}
-
-fn json(args: &[&str]) -> Value {
-    let mut all = args.to_vec();
-    all.extend(["--format", "json"]);
-    serde_json::from_str(&ok(&all)).unwrap()
-}
 
 #[test]
 fn gained_blocks_a_lost_module_and_a_renamed_one() {
@@ -105,14 +78,14 @@ fn zoom_depth_and_folding() {
 
 #[test]
 fn a_wrong_zoom_path_says_what_is_there() {
-    let (code, _, stderr) = run(&["modules", C, T, "--zoom", "Net/Sequentia"]);
-    assert_eq!(code, 2);
+    let r = run(&["modules", C, T, "--zoom", "Net/Sequentia"]);
+    assert_eq!(r.code, 2);
     assert_eq!(
-        stderr.lines().last().unwrap(),
+        r.stderr.lines().last().unwrap(),
         "tracediff: --zoom 'Net/Sequentia': no such node; Net[0] has children Embedding[0], Sequential[0], ManualNorm[0], Head[0], Norm[0], (unknown)[0]"
     );
-    let (code, _, stderr) = run(&["modules", C, T, "--min-share", "120"]);
-    assert_eq!(code, 2, "{stderr}");
+    let r = run(&["modules", C, T, "--min-share", "120"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
 #[test]
@@ -206,7 +179,228 @@ fn operators_and_kernels_follow_a_zoomed_block() {
          aten::conv2d_kernel,1,1,0,20,20,0,20,20\n"
     );
     // A path that is not in the tree is a usage error.
-    let (code, _, stderr) = run(&["operators", C, T, "--zoom", "Net/Nope"]);
-    assert_eq!(code, 2);
-    assert!(stderr.contains("no such node"), "{stderr}");
+    let r = run(&["operators", C, T, "--zoom", "Net/Nope"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no such node"), "{}", r.stderr);
+}
+
+#[test]
+fn fwdbwd_flows_place_backward_work_on_module_backward_nodes() {
+    // Each autograd operator sits on the `.backward` node mirroring the module of the forward
+    // operator its flow starts at; the AccumulateGrad, which no flow links, stays unknown.
+    let seq = json(&[
+        "modules",
+        C,
+        T,
+        "--zoom",
+        "backward/Net.backward/Sequential.backward",
+        "--order",
+        "logical",
+    ]);
+    let kids: Vec<(String, String)> = seq["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["key"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // Listed (and aligned) in forward order, though autograd ran them in reverse: the test's 2
+    // extra blocks are the last ones, as in the forward tree.
+    let want: Vec<(String, String)> = [
+        ("Block.backward", "matched"),
+        ("Block.backward", "matched"),
+        ("Block.backward", "matched"),
+        ("Block.backward", "added"),
+        ("Block.backward", "added"),
+        ("(unknown)", "unknown"),
+    ]
+    .iter()
+    .map(|(k, s)| (k.to_string(), s.to_string()))
+    .collect();
+    assert_eq!(kids, want);
+    // The first block's backward: its conv (in Conv) and its shortcut's add (in Shortcut).
+    let first = json(&[
+        "modules",
+        C,
+        T,
+        "--zoom",
+        "backward/Net.backward/Sequential.backward/Block.backward[0]",
+        "--order",
+        "logical",
+    ]);
+    let keys: Vec<&str> = first["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["Conv.backward", "Shortcut.backward", "(unknown)"]);
+    assert_eq!(first["control"]["calls"], 2);
+    assert_eq!(first["control"]["host_total_us"], 50);
+    let backward = json(&["modules", C, T, "--zoom", "backward", "--order", "logical"]);
+    let unknown = backward["children"].as_array().unwrap().last().unwrap();
+    assert_eq!(unknown["key"], "(unknown)");
+    assert_eq!(unknown["control"]["host_total_us"], 15);
+    assert_eq!(
+        backward["compared"]["backward_placed"]["control"]["backward_host_us"],
+        190
+    );
+    assert_eq!(
+        backward["compared"]["backward_placed"]["control"]["placed_host_us"],
+        175
+    );
+    // The operators of a zoomed backward node are the autograd operators placed there.
+    let ops = ok(&[
+        "operators",
+        C,
+        T,
+        "--zoom",
+        "backward/Net.backward/Sequential.backward",
+        "--format",
+        "csv",
+    ]);
+    let names: Vec<&str> = ops.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "autograd::engine::evaluate_function: ConvolutionBackward0",
+            "autograd::engine::evaluate_function: AddBackward0"
+        ]
+    );
+}
+
+// ---- real CPU traces of the design's scenarios (fixtures/scenarios, scripts/record_scenarios.py)
+
+const SCENARIOS: &str = "fixtures/scenarios";
+
+fn scenario(name: &str) -> Value {
+    let (c, t) = (
+        format!("{SCENARIOS}/{name}/control"),
+        format!("{SCENARIOS}/{name}/test"),
+    );
+    json(&["modules", &c, &t])
+}
+
+/// (status, kind, key) → count over the added and deleted nodes of a tree.
+fn changes(n: &Value, out: &mut std::collections::BTreeMap<(String, String, String), usize>) {
+    let status = n["status"].as_str().unwrap();
+    if status == "added" || status == "deleted" {
+        let key = (
+            status.to_string(),
+            n["kind"].as_str().unwrap().to_string(),
+            n["key"].as_str().unwrap().to_string(),
+        );
+        *out.entry(key).or_default() += 1;
+    }
+    n["children"].as_array().unwrap().iter().for_each(|c| changes(c, out));
+}
+
+fn statuses(n: &Value) -> Vec<String> {
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] != "unknown")
+        .map(|c| c["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn node<'a>(root: &'a Value, path: &str) -> &'a Value {
+    let mut n = root;
+    for segment in path.split('/') {
+        n = n["children"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"].as_str().unwrap().ends_with(segment))
+            .unwrap_or_else(|| panic!("{path}: no {segment}"));
+    }
+    n
+}
+
+#[test]
+fn resnet_50_against_152_pairs_every_block_of_the_shorter_layer() {
+    let root = scenario("resnet");
+    // torchvision's ResNet-50 layers have 3, 4, 6, 3 bottlenecks; ResNet-152's 3, 8, 36, 3.
+    for (layer, (short, long)) in [(3, 3), (4, 8), (6, 36), (3, 3)].into_iter().enumerate() {
+        for prefix in [
+            "ResNet[0]/Sequential",
+            "backward[0]/ResNet.backward[0]/Sequential.backward",
+        ] {
+            let n = node(&root, &format!("{prefix}[{layer}]"));
+            let got = statuses(n);
+            let matched = got.iter().filter(|s| *s == "matched").count();
+            let added = got.iter().filter(|s| *s == "added").count();
+            assert_eq!(
+                (matched, added, got.len()),
+                (short, long - short, long),
+                "{prefix}[{layer}]"
+            );
+            // The first block (with the downsampling shortcut) pairs with the first block.
+            assert_eq!(got[0], "matched", "{prefix}[{layer}]");
+            let first = &n["children"][0];
+            assert!(statuses(first).iter().all(|s| s == "matched"), "{}", first["path"]);
+        }
+    }
+    let mut all = Default::default();
+    changes(&root, &mut all);
+    assert!(all.keys().all(|(s, _, _)| s == "added"), "nothing deleted: {all:?}");
+    children_sum_to_parents(&root);
+}
+
+#[test]
+fn two_attention_modules_differ_in_the_attention_alone() {
+    let root = scenario("attention");
+    let mut all = Default::default();
+    changes(&root, &mut all);
+    let want: std::collections::BTreeMap<(String, String, String), usize> = [
+        ("added", "backward", "Linear.backward", 8),
+        ("added", "backward", "SdpaAttention.backward", 4),
+        ("added", "module", "Linear", 8),
+        ("added", "module", "SdpaAttention", 4),
+        ("deleted", "backward", "Linear.backward", 8),
+        ("deleted", "backward", "ManualAttention.backward", 4),
+        ("deleted", "module", "Linear", 8),
+        ("deleted", "module", "ManualAttention", 4),
+    ]
+    .into_iter()
+    .map(|(s, k, n, c)| ((s.to_string(), k.to_string(), n.to_string()), c))
+    .collect();
+    // The Linears are the attention modules' own (qkv, proj): inside an added or deleted node.
+    assert_eq!(all, want);
+    children_sum_to_parents(&root);
+    // fp32 against bf16 autocast: the same modules.
+    let mut precision = Default::default();
+    changes(&scenario("precision"), &mut precision);
+    assert!(precision.is_empty(), "{precision:?}");
+}
+
+#[test]
+fn a_real_trace_without_modules_falls_back_and_against_itself_matches() {
+    let root = scenario("nomodules");
+    assert_eq!(root["compared"]["fallback"], true);
+    let mut all = Default::default();
+    changes(&root, &mut all);
+    assert!(all.keys().all(|(_, kind, _)| kind == "op"), "{all:?}");
+    assert!(all.contains_key(&("added".into(), "op".into(), "aten::scaled_dot_product_attention".into())));
+    let c = format!("{SCENARIOS}/resnet/test");
+    let same = json(&["modules", &c, &c]);
+    let mut none = Default::default();
+    changes(&same, &mut none);
+    assert!(none.is_empty(), "{none:?}");
+}
+
+fn children_sum_to_parents(n: &Value) {
+    let kids = n["children"].as_array().unwrap();
+    for side in ["control", "test"] {
+        if let (Some(parent), false) = (n[side]["host_total_us"].as_f64(), kids.is_empty()) {
+            let sum: f64 = kids.iter().filter_map(|c| c[side]["host_total_us"].as_f64()).sum();
+            assert!((sum - parent).abs() < 1e-3, "{} {side}: {sum} vs {parent}", n["path"]);
+        }
+    }
+    kids.iter().for_each(children_sum_to_parents);
 }

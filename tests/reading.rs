@@ -1,7 +1,10 @@
 //! Reading trace files: valid input in every form the formats allow, invalid input refused with
 //! one line, and reading time linear in the input (issue 9 items 4–7, issue 10).
 
+mod common;
+
 use assert_cmd::Command;
+use common::{error_line, run};
 use flate2::Compression as Level;
 use flate2::write::GzEncoder;
 use std::io::Write;
@@ -11,41 +14,6 @@ use tempfile::TempDir;
 use tracediff::input::attrs::{AttrRequest, Preset};
 use tracediff::input::parse::parse_trace;
 use tracediff::input::read::Compression;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let state = TempDir::new().unwrap();
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .env("TRACEDIFF_STATE_DIR", state.path())
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// The one error line (without notes) of a run that must fail with exit code 2.
-fn error_line(r: &Run) -> String {
-    assert_eq!(r.code, 2, "stdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    let lines: Vec<&str> = r
-        .stderr
-        .lines()
-        .filter(|l| !l.starts_with("tracediff: note:"))
-        .collect();
-    assert_eq!(lines.len(), 1, "one error line: {}", r.stderr);
-    lines[0].to_string()
-}
 
 fn write(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
     let path = dir.path().join(name);

@@ -1,36 +1,12 @@
 //! Scenarios on the real traces in `../shared/traces` (skipped, with a printed reason, when
 //! `../shared` is not beside the repository).
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("TRACEDIFF_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-        .join("traces");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping real-trace scenarios: {} not found (set TRACEDIFF_SHARED)",
-            dir.display()
-        );
-        None
-    }
-}
+use common::{json, run};
 
-fn json(args: &[&str]) -> serde_json::Value {
-    let state = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .env("TRACEDIFF_STATE_DIR", state.path())
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
+fn traces() -> Option<std::path::PathBuf> {
+    common::traces("the real-trace scenarios")
 }
 
 #[test]
@@ -104,13 +80,10 @@ fn every_edge_trace_loads() {
 }
 
 fn gate(args: &[&str]) -> (i32, String) {
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .arg("gate")
-        .args(args)
-        .output()
-        .unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap())
+    let mut all = vec!["gate"];
+    all.extend_from_slice(args);
+    let r = run(&all);
+    (r.code, r.stdout)
 }
 
 #[test]
@@ -240,8 +213,8 @@ fn modules_on_real_cpu_runs_align_as_the_model_says() {
         let tt = t.join(format!("torch_cpu/{s}/test"));
         json(&["modules", c.to_str().unwrap(), tt.to_str().unwrap()])
     };
-    // fused_op: every hand-written LayerNorm is deleted and an nn.LayerNorm added in its place;
-    // nothing else changes.
+    // fused_op: every hand-written LayerNorm is deleted and an nn.LayerNorm added in its place,
+    // in the forward and (placed by the fwdbwd flows) in the backward; nothing else changes.
     let fused = module_changes(&pair("fused_op"));
     let changed: Vec<(&String, &usize)> = fused
         .iter()
@@ -250,7 +223,9 @@ fn modules_on_real_cpu_runs_align_as_the_model_says() {
     assert_eq!(
         changed,
         vec![
+            (&"added backward LayerNorm.backward".to_string(), &32),
             (&"added module LayerNorm".to_string(), &32),
+            (&"deleted backward ManualLayerNorm.backward".to_string(), &32),
             (&"deleted module ManualLayerNorm".to_string(), &32)
         ]
     );
@@ -258,8 +233,8 @@ fn modules_on_real_cpu_runs_align_as_the_model_says() {
     let linear = pair("linear_dims");
     let changes = module_changes(&linear);
     assert!(changes.keys().all(|k| k == "matched" || k == "unknown"), "{changes:?}");
-    fn linear_host(n: &serde_json::Value, side: &str) -> f64 {
-        let own = if n["key"] == "Linear" {
+    fn linear_host(n: &serde_json::Value, side: &str, key: &str) -> f64 {
+        let own = if n["key"] == key {
             n[side]["host_total_us"].as_f64().unwrap_or(0.0)
         } else {
             0.0
@@ -268,13 +243,43 @@ fn modules_on_real_cpu_runs_align_as_the_model_says() {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|c| linear_host(c, side))
+            .map(|c| linear_host(c, side, key))
             .sum::<f64>()
     }
-    assert!(linear_host(&linear, "test") > 2.0 * linear_host(&linear, "control"));
+    for key in ["Linear", "Linear.backward"] {
+        assert!(linear_host(&linear, "test", key) > 2.0 * linear_host(&linear, "control", key));
+    }
     // A run against its rerun: the same model, everything matched.
     let same = module_changes(&pair("identical"));
     assert!(same.keys().all(|k| k == "matched" || k == "unknown"), "{same:?}");
+    // The flows place most of the backward time on modules (the rest: the loss, AccumulateGrad).
+    for s in [
+        "fused_op",
+        "linear_dims",
+        "loss_fn",
+        "precision",
+        "identical",
+        "multi_rank",
+    ] {
+        let placed = &pair(s)["compared"]["backward_placed"];
+        for side in ["control", "test"] {
+            let share =
+                placed[side]["placed_host_us"].as_f64().unwrap() / placed[side]["backward_host_us"].as_f64().unwrap();
+            assert!(share > 0.75, "{s} {side}: {share}");
+        }
+    }
+}
+
+/// The gzipped trace that is the only file of `dir`, read with serde_json.
+fn only_trace(dir: &std::path::Path) -> serde_json::Value {
+    let file = std::fs::read_dir(dir).unwrap().next().unwrap().unwrap().path();
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap()),
+        &mut text,
+    )
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
 }
 
 /// Every module node's host time is its own nn.Module event's duration, and per module class
@@ -285,14 +290,7 @@ fn module_node_times_are_the_traces_own_module_events() {
     for dir in ["torch_cpu/fused_op/control", "tracelens_bert_small/h100"] {
         let d = t.join(dir);
         let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap()]);
-        let file = std::fs::read_dir(&d).unwrap().next().unwrap().unwrap().path();
-        let mut text = String::new();
-        std::io::Read::read_to_string(
-            &mut flate2::read::GzDecoder::new(std::fs::File::open(&file).unwrap()),
-            &mut text,
-        )
-        .unwrap();
-        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let doc = only_trace(&d);
         let events = doc["traceEvents"].as_array().unwrap();
         // The lowest host ProfilerStep's window.
         let step = events
@@ -331,5 +329,95 @@ fn module_node_times_are_the_traces_own_module_events() {
         walk(&root, &mut found);
         assert!(!expected.is_empty(), "{dir}");
         assert_eq!(found, expected, "{dir}");
+    }
+}
+
+/// Per leaf module class, the `<Class>.backward` nodes hold exactly the autograd operators that a
+/// `fwdbwd` flow links to a forward operator inside that class's frames (read here with
+/// serde_json, by brute force over the events that contain each flow end).
+#[test]
+fn backward_nodes_hold_the_autograd_operators_their_flows_point_at() {
+    let Some(t) = traces() else { return };
+    let d = t.join("torch_cpu/fused_op/control");
+    let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap()]);
+    let doc = only_trace(&d);
+    let events = doc["traceEvents"].as_array().unwrap();
+    let complete: Vec<&serde_json::Value> = events.iter().filter(|e| e["dur"].is_number()).collect();
+    let f = |e: &serde_json::Value, k: &str| e[k].as_f64().unwrap();
+    let step = complete
+        .iter()
+        .filter(|e| e["name"].as_str().is_some_and(|n| n.starts_with("ProfilerStep#")))
+        .min_by_key(|e| e["name"].as_str().unwrap()[13..].parse::<i64>().unwrap())
+        .unwrap();
+    let (s0, s1) = (f(step, "ts"), f(step, "ts") + f(step, "dur"));
+    // Flows and operators of the step's window (brute force stays quick).
+    let complete: Vec<&serde_json::Value> = complete
+        .into_iter()
+        .filter(|e| f(e, "ts") <= s1 && f(e, "ts") + f(e, "dur") >= s0)
+        .collect();
+    let containing = |tid: &serde_json::Value, ts: f64| -> Vec<&serde_json::Value> {
+        complete
+            .iter()
+            .copied()
+            .filter(|e| &e["tid"] == tid && f(e, "ts") <= ts && ts <= f(e, "ts") + f(e, "dur"))
+            .collect()
+    };
+    let flows = |ph: &str| {
+        events
+            .iter()
+            .filter(|e| e["cat"] == "fwdbwd" && e["ph"] == ph && (s0..s1).contains(&f(e, "ts")))
+            .map(|e| (e["id"].as_u64().unwrap(), e))
+            .collect::<std::collections::BTreeMap<u64, &serde_json::Value>>()
+    };
+    let (starts, finishes) = (flows("s"), flows("f"));
+    let mut expected: std::collections::BTreeMap<String, i64> = Default::default();
+    for (id, fin) in &finishes {
+        let ts = f(fin, "ts");
+        let Some(start) = starts.get(id) else { continue };
+        let Some(op) = containing(&fin["tid"], ts).into_iter().find(|e| {
+            e["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("autograd::engine::evaluate_function: ")
+        }) else {
+            continue;
+        };
+        if !(f(op, "ts") >= s0 && f(op, "ts") < s1) {
+            continue;
+        }
+        let module = containing(&start["tid"], f(start, "ts"))
+            .into_iter()
+            .filter(|e| e["name"].as_str().unwrap().starts_with("nn.Module: "))
+            .max_by(|a, b| f(a, "ts").total_cmp(&f(b, "ts")));
+        if let Some(m) = module {
+            let name = &m["name"].as_str().unwrap()[11..];
+            let class = name.rsplit_once('_').map_or(name, |(c, _)| c);
+            *expected.entry(format!("{class}.backward")).or_default() += (f(op, "dur") * 1000.0).round() as i64;
+        }
+    }
+    let mut found: std::collections::BTreeMap<String, i64> = Default::default();
+    fn walk(n: &serde_json::Value, found: &mut std::collections::BTreeMap<String, i64>) {
+        let key = n["key"].as_str().unwrap();
+        if n["kind"] == "backward" && key != "backward" {
+            // A node's own share: its time less its `.backward` children's.
+            let kids: f64 = n["children"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["kind"] == "backward")
+                .map(|c| c["control"]["host_total_us"].as_f64().unwrap())
+                .sum();
+            let own = n["control"]["host_total_us"].as_f64().unwrap() - kids;
+            *found.entry(key.to_string()).or_default() += (own * 1000.0).round() as i64;
+        }
+        for c in n["children"].as_array().into_iter().flatten() {
+            walk(c, found);
+        }
+    }
+    walk(&root, &mut found);
+    assert!(expected.len() >= 3, "{expected:?}");
+    for (class, ns) in &expected {
+        let got = found.get(class).copied().unwrap_or(0);
+        assert!((got - ns).abs() <= 2, "{class}: tree {got} ns, trace {ns} ns");
     }
 }

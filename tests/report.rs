@@ -3,7 +3,9 @@
 
 mod webdriver;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{ok as stdout, run};
 use serde_json::Value;
 use std::path::Path;
 use tempfile::TempDir;
@@ -12,33 +14,13 @@ use webdriver::{Driver, browser};
 const MODULES: [&str; 2] = ["fixtures/modules/control", "fixtures/modules/test"];
 const VIEWS: [&str; 2] = ["fixtures/views/control", "fixtures/views/test"];
 
-fn tracediff(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", std::env::temp_dir())
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = tracediff(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Writes the report of `pair` (with `extra` options) into `dir`; returns its path and text.
 fn report(pair: [&str; 2], dir: &Path, extra: &[&str]) -> (String, String) {
     let path = dir.join("report.html").display().to_string();
     let mut args = vec!["report", pair[0], pair[1], "-o", &path];
     args.extend_from_slice(extra);
-    let out = tracediff(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let text = std::fs::read_to_string(&path).unwrap();
     (path, text)
 }
@@ -189,13 +171,13 @@ fn the_page_is_self_contained() {
 fn a_report_needs_an_html_name_and_compare_writes_one_too() {
     let dir = TempDir::new().unwrap();
     let bad = dir.path().join("r.txt").display().to_string();
-    let out = tracediff(&["report", VIEWS[0], VIEWS[1], "-o", &bad]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("name it .html"));
+    let out = run(&["report", VIEWS[0], VIEWS[1], "-o", &bad]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("name it .html"), "{}", out.stderr);
     let good = dir.path().join("c.html");
     let g = good.display().to_string();
-    let out = tracediff(&["compare", VIEWS[0], VIEWS[1], "--no-save", "--report", &g]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&["compare", VIEWS[0], VIEWS[1], "--no-save", "--report", &g]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
     let (_, page) = report(VIEWS, dir.path(), &[]);
     assert_eq!(
         std::fs::read_to_string(&good).unwrap(),
@@ -231,7 +213,8 @@ fn no_errors(d: &Driver) {
 }
 
 fn zoom(d: &Driver, path: &str, expect: &str) {
-    d.click(&d.find(&format!(r##"#exec-chart .group[data-path="{path}"]"##)));
+    // A mouse click on the bar's hit area (geckodriver's element click refuses an SVG <g>).
+    d.click_at(&d.find(&format!(r##"#exec-chart .group[data-path="{path}"] rect.hit"##)));
     d.wait_for(&format!(
         r##"return document.querySelector("#breadcrumb [aria-current]").textContent === "{expect}""##
     ));
@@ -239,10 +222,10 @@ fn zoom(d: &Driver, path: &str, expect: &str) {
 
 #[test]
 fn browser_zoom_sort_filter_and_back() {
-    let Some((driver, chromium)) = browser() else { return };
+    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
     let (path, _) = report(MODULES, dir.path(), &[]);
-    let d = Driver::start(&driver, &chromium);
+    let d = Driver::start(&b);
     d.goto(&url(&path));
     assert_eq!(current(&d), "ProfilerStep");
     // added, deleted and unknown children are drawn.
@@ -316,10 +299,10 @@ fn browser_zoom_sort_filter_and_back() {
 
 #[test]
 fn browser_device_tables_and_time_toggle() {
-    let Some((driver, chromium)) = browser() else { return };
+    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
     let (path, _) = report(VIEWS, dir.path(), &[]);
-    let d = Driver::start(&driver, &chromium);
+    let d = Driver::start(&b);
     d.goto(&url(&path));
     assert!(!column(&d, "k-table", 0).is_empty(), "kernel rows");
     // The kernel time toggle, and the host/device toggle of the bars.
@@ -327,6 +310,13 @@ fn browser_device_tables_and_time_toggle() {
     d.exec(r##"const s = document.getElementById("k-group"); s.value = "device_max"; s.dispatchEvent(new Event("change")); return true"##);
     assert_eq!(column(&d, "k-table", 4).len(), before.len());
     d.click(&d.find(r##"#time-toggle input[value="host"]"##));
+    d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
+    // The time is in the URL fragment: a reload (or a shared link) keeps it.
+    assert_eq!(d.exec("return location.hash"), "#node=&time=host");
+    d.exec("window.__beforeReload = true; location.reload(); return true");
+    d.wait_for(
+        r##"return window.__beforeReload === undefined && document.querySelector('#time-toggle input[value="host"]').checked === true"##,
+    );
     d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
     // Keyboard: the controls take focus.
     d.exec(r##"document.getElementById("op-filter").focus(); return true"##);
@@ -338,18 +328,53 @@ fn browser_device_tables_and_time_toggle() {
 /// views', and the page zooms three levels down and back with no errors.
 #[test]
 fn real_gpu_pair_from_two_vendors() {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/tracelens_bert_small");
-    if !base.is_dir() {
-        eprintln!("SKIPPED: {} is absent", base.display());
+    let Some(traces) = common::traces("the report of a real GPU pair") else {
         return;
-    }
+    };
+    let base = traces.join("tracelens_bert_small");
     let (h100, mi300) = (base.join("h100"), base.join("mi300"));
-    let pair = [h100.to_str().unwrap(), mi300.to_str().unwrap()];
+    three_levels_down_and_back([h100.to_str().unwrap(), mi300.to_str().unwrap()]);
+}
+
+/// ResNet-50 against ResNet-152, recorded on a CPU with `with_stack=True`
+/// (`scripts/record_scenarios.py`, kept in fixtures/scenarios): numbers equal the CLI views',
+/// three levels down and back, a sorted and a filtered operator table, no errors.
+#[test]
+fn resnet_50_against_152() {
+    let pair = ["fixtures/scenarios/resnet/control", "fixtures/scenarios/resnet/test"];
+    let Some(d) = three_levels_down_and_back(pair) else {
+        return;
+    };
+    // A CPU-only pair says so rather than that its device is unnamed.
+    let compared = d.exec(r##"return document.getElementById("compared").textContent"##);
+    assert!(
+        compared
+            .as_str()
+            .unwrap()
+            .contains("no device events (host only) vs no device events (host only)"),
+        "{compared}"
+    );
+    // Sort by test calls (descending), then filter.
+    d.click(&d.find("#op-table thead th:nth-child(3) button"));
+    let calls: Vec<u64> = column(&d, "op-table", 2).iter().map(|c| c.parse().unwrap()).collect();
+    assert!(calls.len() > 3 && calls.windows(2).all(|w| w[0] >= w[1]), "{calls:?}");
+    d.type_into(&d.find("#op-filter"), "conv");
+    let names = column(&d, "op-table", 0);
+    assert!(
+        !names.is_empty() && names.iter().all(|n| n.to_lowercase().contains("conv")),
+        "{names:?}"
+    );
+    no_errors(&d);
+}
+
+/// The report of `pair`: its tables equal the CLI's; in the browser (when there is one), the
+/// first zoomable bar three times, then the browser's back three times, with no errors.
+fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
     let dir = TempDir::new().unwrap();
     let (path, page) = report(pair, dir.path(), &[]);
     tables_match_cli(pair, &data(&page));
-    let Some((driver, chromium)) = browser() else { return };
-    let d = Driver::start(&driver, &chromium);
+    let b = browser()?;
+    let d = Driver::start(&b);
     d.goto(&url(&path));
     let mut trail = vec![current(&d)];
     for _ in 0..3 {
@@ -370,19 +395,18 @@ fn real_gpu_pair_from_two_vendors() {
         ));
     }
     no_errors(&d);
+    Some(d)
 }
 
 /// The HTA demo pair (35 MB of JSON) and a 2021-format ResNet-50 pair (no module events: the
 /// fallback tree) open with bars, tables and no errors (../shared/traces; skipped without it).
 #[test]
 fn real_pairs_open_without_errors() {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    if !base.is_dir() {
-        eprintln!("SKIPPED: {} is absent", base.display());
+    let Some(base) = common::traces("the reports of real pairs") else {
         return;
-    }
-    let Some((driver, chromium)) = browser() else { return };
-    let d = Driver::start(&driver, &chromium);
+    };
+    let Some(b) = browser() else { return };
+    let d = Driver::start(&b);
     for (c, t) in [
         ("hta_trace_diff/control", "hta_trace_diff/test"),
         ("kineto_resnet50_workers/w0", "kineto_resnet50_workers/w4"),

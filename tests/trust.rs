@@ -1,53 +1,12 @@
 //! Regression tests for the defects a new user hit (issue 9): each runs the binary and checks
 //! exact output, and each failed before its fix.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{Run, fails, run, run_in};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs tracediff in the repository root with its state in `state`.
-fn run_in(state: &Path, args: &[&str]) -> Run {
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", state)
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn run(args: &[&str]) -> Run {
-    let state = TempDir::new().unwrap();
-    run_in(state.path(), args)
-}
-
-/// Runs and expects exit code 2 with one `tracediff: ` line (besides notes) on stderr and nothing
-/// on stdout; returns that line without the prefix.
-fn fails(args: &[&str]) -> String {
-    let r = run(args);
-    assert_eq!(r.code, 2, "args {args:?}\nstdout: {}\nstderr: {}", r.stdout, r.stderr);
-    assert!(r.stdout.is_empty(), "nothing on stdout on error: {}", r.stdout);
-    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
-    let lines: Vec<&str> = r
-        .stderr
-        .lines()
-        .filter(|l| !l.starts_with("tracediff: note:"))
-        .collect();
-    assert_eq!(lines.len(), 1, "one error line: {}", r.stderr);
-    lines[0].strip_prefix("tracediff: ").expect("prefixed").to_string()
-}
 
 /// A trace with one 1 µs `cpu_op` event per name, one after the other.
 fn write_trace(path: &Path, names: &[String]) {

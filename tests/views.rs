@@ -1,36 +1,9 @@
 //! The views of a diff run (design §4: operators, kernels, overview) and the host/device rules
 //! they rest on (§3.3, §3.4), on the repository's own fixtures. Output is checked exactly.
 
-use assert_cmd::Command;
-use tempfile::TempDir;
+mod common;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str]) -> Run {
-    let state = TempDir::new().unwrap();
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TRACEDIFF_STATE_DIR", state.path())
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-fn ok(args: &[&str]) -> String {
-    let r = run(args);
-    assert_eq!(r.code, 0, "args {args:?}\nstderr: {}", r.stderr);
-    r.stdout
-}
+use common::{ok, run};
 
 const HEADER: &str = "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n";
 
@@ -220,4 +193,34 @@ fn view_options_are_checked() {
     let r = run(&["overview", VIEWS[0], VIEWS[1], "--iteration", "9"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("no iteration 9"), "{}", r.stderr);
+}
+
+#[test]
+fn a_device_the_trace_does_not_describe_takes_the_one_it_does_with_a_note() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let path = dir.path().join("t.json");
+    std::fs::write(
+        &path,
+        r#"{"deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X VF", "totalGlobalMem": 1024}],
+            "traceEvents": [
+              {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 20},
+              {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 10},
+              {"ph": "X", "cat": "kernel", "name": "k", "pid": 2, "tid": 7, "ts": 2, "dur": 5, "args": {"device": 2, "stream": 7}}
+            ]}"#,
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let r = run(&["overview", p, p, "--format", "csv"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("device_name,AMD Instinct MI300X VF,AMD Instinct MI300X VF,"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        r.stderr,
+        "tracediff: note: control: the device events name device 2, which deviceProperties does not describe; naming it after the one device described (0: AMD Instinct MI300X VF)\n\
+         tracediff: note: test: the device events name device 2, which deviceProperties does not describe; naming it after the one device described (0: AMD Instinct MI300X VF)\n"
+    );
 }

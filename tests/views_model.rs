@@ -9,6 +9,8 @@
 
 #![allow(clippy::needless_range_loop)] // the model indexes parallel columns, on purpose plainly
 
+mod common;
+
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -18,19 +20,7 @@ use tracediff::analysis::select::Pick;
 use tracediff::analysis::views::{kernels::kernels, load, operators::operators, overview::overview};
 
 fn traces() -> Option<PathBuf> {
-    let dir = std::env::var_os("TRACEDIFF_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"))
-        .join("traces");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping the views model: {} not found (set TRACEDIFF_SHARED)",
-            dir.display()
-        );
-        None
-    }
+    common::traces("the views model")
 }
 
 #[derive(Debug, Clone)]
@@ -462,10 +452,11 @@ fn device_model(paths: &[&Path]) -> (Option<String>, Option<u64>) {
             .iter()
             .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
             .map(|(d, _)| *d);
+        // The one device described stands for an undescribed id the events name.
+        let only = if props.len() == 1 { props.first() } else { None };
         let chosen = match most {
-            Some(d) => props.iter().find(|x| x["id"].as_i64() == Some(d)),
-            None if props.len() == 1 => props.first(),
-            None => None,
+            Some(d) => props.iter().find(|x| x["id"].as_i64() == Some(d)).or(only),
+            None => only,
         };
         if let Some(x) = chosen {
             return (x["name"].as_str().map(String::from), x["totalGlobalMem"].as_u64());
@@ -617,6 +608,19 @@ fn views_equal_the_independent_model_on_every_real_pair() {
     for (c, tt) in pairs {
         for all in [false, true] {
             eprintln!("checked {}", check_pair(&c, &tt, all));
+        }
+    }
+}
+
+/// The same check on the CPU traces of the design's scenarios that the repository ships
+/// (PyTorch 2.15, `scripts/record_scenarios.py`): runs without `../shared`.
+#[test]
+fn views_equal_the_independent_model_on_the_recorded_scenarios() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/scenarios");
+    for s in ["resnet", "attention", "precision", "nomodules"] {
+        let (c, t) = (base.join(s).join("control"), base.join(s).join("test"));
+        for all in [false, true] {
+            eprintln!("checked {}", check_pair(&c, &t, all));
         }
     }
 }

@@ -21,9 +21,11 @@ use crate::analysis::diff::SideInfo;
 use crate::analysis::views::Loaded;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, NONE};
+use crate::model::flows::flow_links;
 use crate::model::iteration::step_number;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use rustc_hash::FxHashMap;
 
 /// The prefix of an `nn.Module` frame's name (python_function events, `with_stack`).
 pub const MODULE_PREFIX: &str = "nn.Module: ";
@@ -44,6 +46,40 @@ pub struct ModuleDiff {
     pub fallback: bool,
     /// Whether each side has device events (else its device times are absent).
     pub has_device: [bool; 2],
+    /// Per side, the host time of its backward nodes and the part of it that `fwdbwd` flows
+    /// placed on `<Module>.backward` nodes.
+    pub backward_placed: [BackwardPlaced; 2],
+}
+
+/// How much of a side's backward host time was placed on modules.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BackwardPlaced {
+    pub backward_host_ns: i64,
+    pub placed_host_ns: i64,
+}
+
+impl BackwardPlaced {
+    /// Summed over the step-level `backward` nodes of a tree.
+    fn of(node: &TreeNode) -> BackwardPlaced {
+        if node.kind == NodeKind::Backward && node.key == BACKWARD_KEY {
+            return BackwardPlaced {
+                backward_host_ns: node.times.host_total_ns,
+                placed_host_ns: node.children.iter().map(|c| c.times.host_total_ns).sum(),
+            };
+        }
+        node.children
+            .iter()
+            .map(BackwardPlaced::of)
+            .fold(BackwardPlaced::default(), |a, b| BackwardPlaced {
+                backward_host_ns: a.backward_host_ns + b.backward_host_ns,
+                placed_host_ns: a.placed_host_ns + b.placed_host_ns,
+            })
+    }
+
+    /// The placed share in percent, `None` without backward time.
+    pub fn percent(&self) -> Option<f64> {
+        (self.backward_host_ns > 0).then(|| 100.0 * self.placed_host_ns as f64 / self.backward_host_ns as f64)
+    }
 }
 
 /// The module key of a name: `nn.Module: Bottleneck_43` → `Bottleneck`; `None` for any other
@@ -80,8 +116,10 @@ pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
             .ok_or_else(|| Error::usage(format!("{}: no step to build a module tree from", req.labels[k])))
     };
     let (control, test) = rayon::join(|| side(0), || side(1));
+    let (control, test) = (control?, test?);
     Ok(ModuleDiff {
-        root: align(&control?, &test?),
+        backward_placed: [BackwardPlaced::of(&control), BackwardPlaced::of(&test)],
+        root: align(&control, &test),
         control: loaded.side_info(0, &req.labels[0]),
         test: loaded.side_info(1, &req.labels[1]),
         fallback,
@@ -211,6 +249,7 @@ fn file_trees(
             node_of_row[row as usize] = id;
         }
     }
+    let mut backward_rows: Vec<(usize, usize)> = Vec::new();
     for i in rows {
         // The innermost enclosing node on this thread, else the root of the iteration.
         let parent = enclosing_node(tree, &roles, i)
@@ -219,9 +258,15 @@ fn file_trees(
             .or_else(|| root_of_iteration(ev.iteration.get(i)));
         let Some(parent) = parent else { continue };
         match roles[i] {
-            Role::Backward => builder.backward(parent, i),
+            Role::Backward => backward_rows.push((i, builder.backward(parent, i))),
             Role::Node(kind) => node_of_row[i] = builder.node(parent, kind, i),
             _ => {}
+        }
+    }
+    let forward = forward_modules(file, tree, &roles, &node_of_row, &builder);
+    for (row, backward) in backward_rows {
+        if let Some(&module) = forward.get(&row) {
+            builder.place_backward(backward, module, row);
         }
     }
     if device {
@@ -236,6 +281,37 @@ fn file_trees(
         }
     }
     root_ids.into_iter().map(|r| builder.finish(r)).collect()
+}
+
+/// For each top-level autograd operator that a `fwdbwd` flow links to a forward operator inside
+/// a module node: that node (the first link wins).
+fn forward_modules(
+    file: &TraceFile,
+    tree: &CallTree,
+    roles: &[Role],
+    node_of_row: &[usize],
+    builder: &Builder<'_>,
+) -> FxHashMap<usize, usize> {
+    let up = |mut i: usize, hit: &dyn Fn(usize) -> bool| loop {
+        if hit(i) {
+            return Some(i);
+        }
+        match tree.parent[i] {
+            NONE => return None,
+            p => i = p as usize,
+        }
+    };
+    let mut out = FxHashMap::default();
+    for (forward, backward) in flow_links(file) {
+        let op = up(backward as usize, &|i| roles[i] == Role::Backward);
+        let module = up(forward as usize, &|i| {
+            node_of_row[i] != usize::MAX && builder.nodes[node_of_row[i]].kind == NodeKind::Module
+        });
+        if let (Some(op), Some(module)) = (op, module) {
+            out.entry(op).or_insert(node_of_row[module]);
+        }
+    }
+    out
 }
 
 /// Per iteration, the device time that operators launched (a root's device time: every kernel
@@ -334,6 +410,10 @@ struct Builder<'f> {
     backward: Vec<Option<usize>>,
     /// Per node, the start of the event it stands for (children are sorted by it).
     start: Vec<i64>,
+    /// Per node, its parent (`usize::MAX` for roots).
+    parent: Vec<usize>,
+    /// (backward node, forward module node) → that module's `.backward` node.
+    mirrors: FxHashMap<(usize, usize), usize>,
 }
 
 impl<'f> Builder<'f> {
@@ -347,15 +427,23 @@ impl<'f> Builder<'f> {
             children: Vec::new(),
             backward: Vec::new(),
             start: Vec::new(),
+            parent: Vec::new(),
+            mirrors: FxHashMap::default(),
         }
     }
 
-    fn push(&mut self, node: TreeNode, start: i64) -> usize {
+    /// Adds a node under `parent` (`usize::MAX` for a root).
+    fn push(&mut self, node: TreeNode, start: i64, parent: usize) -> usize {
+        let id = self.nodes.len();
         self.nodes.push(node);
         self.children.push(Vec::new());
         self.backward.push(None);
         self.start.push(start);
-        self.nodes.len() - 1
+        self.parent.push(parent);
+        if parent != usize::MAX {
+            self.children[parent].push(id);
+        }
+        id
     }
 
     fn times(&self, row: usize) -> Times {
@@ -396,7 +484,7 @@ impl<'f> Builder<'f> {
             children: Vec::new(),
             sources,
         };
-        self.push(node, start)
+        self.push(node, start, usize::MAX)
     }
 
     fn node(&mut self, parent: usize, kind: NodeKind, row: usize) -> usize {
@@ -412,20 +500,18 @@ impl<'f> Builder<'f> {
             children: Vec::new(),
             sources: vec![(self.file_index, row as u32)],
         };
-        let id = self.push(node, self.file.events.ts_ns[row]);
-        self.children[parent].push(id);
-        id
+        self.push(node, self.file.events.ts_ns[row], parent)
     }
 
-    /// Adds a top-level autograd operator to its step's backward node.
-    fn backward(&mut self, parent: usize, row: usize) {
+    /// Adds a top-level autograd operator to its step's backward node, and returns that node.
+    fn backward(&mut self, parent: usize, row: usize) -> usize {
         let times = self.times(row);
         let source = (self.file_index, row as u32);
         if let Some(id) = self.backward[parent] {
             let node = &mut self.nodes[id];
             node.times = node.times.plus(times);
             node.sources.push(source);
-            return;
+            return id;
         }
         let node = TreeNode {
             kind: NodeKind::Backward,
@@ -434,9 +520,55 @@ impl<'f> Builder<'f> {
             children: Vec::new(),
             sources: vec![source],
         };
-        let id = self.push(node, self.file.events.ts_ns[row]);
-        self.children[parent].push(id);
+        let id = self.push(node, self.file.events.ts_ns[row], parent);
         self.backward[parent] = Some(id);
+        id
+    }
+
+    /// Places a top-level autograd operator of backward node `backward`, which a flow links to
+    /// forward module node `module`, on `module`'s `.backward` node and its ancestors.
+    fn place_backward(&mut self, backward: usize, module: usize, row: usize) {
+        let times = self.times(row);
+        let mut id = self.mirror(backward, module);
+        while id != backward {
+            let node = &mut self.nodes[id];
+            node.times = node.times.plus(times);
+            node.sources.push((self.file_index, row as u32));
+            id = self.parent[id];
+        }
+    }
+
+    /// The `<Module>.backward` node under `backward` that mirrors forward module node `module`,
+    /// made (with the mirrors of its module ancestors) on first use. It sorts among its siblings
+    /// by its forward module's start, so that the backward tree reads (and aligns, and numbers
+    /// its paths) like the forward one, though autograd runs it in reverse.
+    fn mirror(&mut self, backward: usize, module: usize) -> usize {
+        if let Some(&id) = self.mirrors.get(&(backward, module)) {
+            return id;
+        }
+        let mut up = self.parent[module];
+        while up != usize::MAX && self.nodes[up].kind != NodeKind::Module {
+            up = self.parent[up];
+        }
+        let parent = if up == usize::MAX {
+            backward
+        } else {
+            self.mirror(backward, up)
+        };
+        let node = TreeNode {
+            kind: NodeKind::Backward,
+            key: format!("{}.{BACKWARD_KEY}", self.nodes[module].key),
+            times: Times {
+                calls: Some(0),
+                host_total_ns: 0,
+                device_total_ns: self.device.then_some(0),
+            },
+            children: Vec::new(),
+            sources: Vec::new(),
+        };
+        let id = self.push(node, self.start[module], parent);
+        self.mirrors.insert((backward, module), id);
+        id
     }
 
     /// The finished tree under `id`, children in time order.

@@ -52,6 +52,9 @@ pub struct ModulesArgs {
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
+    /// Show names whole in the terminal table, never cut to fit its width.
+    #[arg(long, help_heading = "Output")]
+    pub full_names: bool,
 }
 
 fn parse_share(s: &str) -> std::result::Result<f64, String> {
@@ -121,7 +124,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     } else {
         ModuleTime::Host
     });
-    emit(&output, false, env, |format, style, out| {
+    emit(&output, args.full_names, env, |format, style, out| {
         let depth = args.depth.or(match format {
             Format::Table | Format::Markdown => Some(3),
             Format::Json | Format::Csv => None,

@@ -72,6 +72,7 @@ pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     let (req, loaded) = load_view(&args.pair, &args.select, "report", env)?;
     let r = report(&req, &loaded, args.tables.limits())?;
     print_notes(&loaded.overlap_notes(&req.labels), env);
+    print_notes(&r.overview.notes(), env);
     write_page(&args.output, &render(&r), env)
 }
 

@@ -57,6 +57,9 @@ pub struct ViewOutputArgs {
     /// Row order: name or a numeric column (see below); largest first, ties by name.
     #[arg(long, value_name = "KEY")]
     pub sort: Option<String>,
+    /// Show names whole in the terminal table, never cut to fit its width.
+    #[arg(long)]
+    pub full_names: bool,
 }
 
 /// The time the kernel table shows.
@@ -207,6 +210,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     let (req, loaded) = load_view(&args.pair, &args.select, "overview", env)?;
     let o = overview(&loaded, &req.labels);
+    print_notes(&o.notes(), env);
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),
@@ -254,7 +258,7 @@ fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_
         top: None,
         sort: None,
     };
-    emit(&output, false, env, |format, style, out| {
+    emit(&output, out.full_names, env, |format, style, out| {
         out.write_all(render(&view, format, style).as_bytes())
     })
 }

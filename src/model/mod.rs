@@ -3,6 +3,7 @@
 
 pub mod attrs;
 pub mod calltree;
+pub mod flows;
 pub mod iteration;
 pub mod place;
 pub mod store;

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,33 +20,77 @@ pub fn which(names: &[&str]) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// Which browser the tests drive: Chromium (the default, what CI installs) or, with
+/// `TRACEDIFF_BROWSER=firefox`, Firefox through geckodriver.
+pub struct Browser {
+    pub firefox: bool,
+    pub driver: PathBuf,
+    pub binary: PathBuf,
+}
+
 /// The browser and driver, or why the browser tests skip. With TRACEDIFF_REQUIRE_BROWSER=1
 /// (CI), a missing browser is a failure instead.
-pub fn browser() -> Option<(PathBuf, PathBuf)> {
-    let found = which(&["chromedriver"]).zip(which(&["chromium", "chromium-browser", "google-chrome"]));
+pub fn browser() -> Option<Browser> {
+    let firefox = std::env::var("TRACEDIFF_BROWSER").is_ok_and(|v| v == "firefox");
+    let (found, why) = if firefox {
+        (
+            which(&["geckodriver"]).zip(which(&["firefox-esr", "firefox"])),
+            "TRACEDIFF_BROWSER=firefox but firefox and geckodriver are not on PATH",
+        )
+    } else {
+        (
+            which(&["chromedriver"]).zip(which(&["chromium", "chromium-browser", "google-chrome"])),
+            "chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)",
+        )
+    };
     if found.is_none() {
-        let why = "chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver)";
         if std::env::var("TRACEDIFF_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
             panic!("TRACEDIFF_REQUIRE_BROWSER=1 but {why}");
         }
         eprintln!("SKIPPED browser test: {why}");
     }
-    found
+    found.map(|(driver, binary)| Browser {
+        firefox,
+        driver,
+        binary,
+    })
 }
 
 pub struct Driver {
     child: Child,
     port: u16,
     session: String,
+    firefox: bool,
+}
+
+fn capabilities(browser: &Browser) -> Value {
+    if browser.firefox {
+        return json!({"capabilities": {"alwaysMatch": {
+            "browserName": "firefox",
+            "moz:firefoxOptions": {
+                "binary": browser.binary,
+                "args": ["-headless", "--width=1280", "--height=800"],
+            },
+        }}});
+    }
+    json!({"capabilities": {"alwaysMatch": {
+        "browserName": "chrome",
+        "goog:chromeOptions": {
+            "binary": browser.binary,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,800", "--no-first-run"],
+        },
+        "goog:loggingPrefs": {"browser": "ALL"},
+    }}})
 }
 
 pub struct Element(String);
 
 impl Driver {
-    /// Starts chromedriver and a headless Chromium session of 1280×800.
-    pub fn start(driver: &Path, chromium: &Path) -> Driver {
+    /// Starts the driver and a headless browser session of 1280×800.
+    pub fn start(browser: &Browser) -> Driver {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(driver)
+        let child = Command::new(&browser.driver)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -56,21 +100,14 @@ impl Driver {
             child,
             port,
             session: String::new(),
+            firefox: browser.firefox,
         };
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(start.elapsed() < Duration::from_secs(20), "chromedriver did not listen");
             std::thread::sleep(Duration::from_millis(50));
         }
-        let caps = json!({"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--window-size=1280,800", "--no-first-run"],
-            },
-            "goog:loggingPrefs": {"browser": "ALL"},
-        }}});
+        let caps = capabilities(browser);
         let v = d.http("POST", "/session", Some(caps));
         d.session = v["sessionId"].as_str().expect("a session id").to_string();
         d
@@ -152,6 +189,16 @@ impl Driver {
         self.cmd("POST", &format!("/element/{}/click", e.0), Some(json!({})));
     }
 
+    /// A mouse click at the centre of `e`, on whatever is drawn there (as a user's click: the
+    /// element-click command refuses an element that another one covers, even its own child).
+    pub fn click_at(&self, e: &Element) {
+        let origin = json!({ ELEMENT: e.0 });
+        let actions = json!({"actions": [{"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "origin": origin, "x": 0, "y": 0},
+                        {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}]});
+        self.cmd("POST", "/actions", Some(actions));
+    }
+
     pub fn type_into(&self, e: &Element, text: &str) {
         self.cmd(
             "POST",
@@ -172,8 +219,12 @@ impl Driver {
         self.cmd("POST", "/back", Some(json!({})));
     }
 
-    /// Browser console entries of level SEVERE (chromedriver's log endpoint), if it has one.
+    /// Browser console entries of level SEVERE (chromedriver's log endpoint). geckodriver has no
+    /// log endpoint: with Firefox the page's own `window.onerror`/`console.error` hook is the check.
     pub fn severe_logs(&self) -> Vec<String> {
+        if self.firefox {
+            return Vec::new();
+        }
         let path = format!("/session/{}/se/log", self.session);
         let v = self.http("POST", &path, Some(json!({"type": "browser"})));
         v.as_array()

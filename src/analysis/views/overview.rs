@@ -39,6 +39,9 @@ pub struct SideOverview {
     pub memory_device: Option<String>,
     pub device_name: Option<String>,
     pub device_memory_bytes: Option<u64>,
+    /// Why the device was named as it was, when the trace does not say it plainly.
+    #[serde(skip)]
+    pub device_note: Option<String>,
 }
 
 /// The overview of a loaded pair.
@@ -46,6 +49,16 @@ pub struct SideOverview {
 pub struct Overview {
     pub control: SideOverview,
     pub test: SideOverview,
+}
+
+impl Overview {
+    /// What the caller should tell the user (stderr notes), side by side.
+    pub fn notes(&self) -> Vec<String> {
+        [&self.control, &self.test]
+            .iter()
+            .filter_map(|s| s.device_note.as_ref().map(|n| format!("{}: {n}", s.label)))
+            .collect()
+    }
 }
 
 /// What one file contributes.
@@ -90,6 +103,7 @@ fn side_overview(loaded: &Loaded, k: usize, label: &str) -> SideOverview {
         memory_device: memory.device,
         device_name: memory.device_name,
         device_memory_bytes: memory.device_memory,
+        device_note: memory.device_note,
     }
 }
 
@@ -101,6 +115,7 @@ struct Memory {
     device: Option<String>,
     device_name: Option<String>,
     device_memory: Option<u64>,
+    device_note: Option<String>,
 }
 
 /// Per (device type, device id) of one file: its allocation levels, in time order.
@@ -131,35 +146,50 @@ fn memory(files: &[&TraceFile], windows: &[Vec<(i64, i64)>]) -> Memory {
             }
         }
     }
-    let (name, total) = device_properties(files);
+    let (name, total, note) = device_properties(files);
     Memory {
         peak: best.map(|(_, s)| s.peak),
         avg: best.and_then(|(_, s)| s.average()),
         device: best.map(|((t, id), _)| format!("{}:{id}", device_type_name(i64::from(t)))),
         device_name: name,
         device_memory: total,
+        device_note: note,
     }
 }
 
 /// The name and memory of the device the kernels ran on (the most used `args.device` of the
-/// first file that has one), from `deviceProperties`.
-fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>) {
+/// first file that has one), from `deviceProperties`. A trace that describes one device while its
+/// events name another id (the MI300 trace of `../shared/traces/tracelens_bert_small` describes
+/// device 0 and runs its kernels on device 2) is taken to mean the one it describes, with a note.
+fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>, Option<String>) {
     for f in files {
         let used = f
             .device_use
             .iter()
             .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
             .map(|(id, _)| *id);
-        let props = match used {
-            Some(id) => f.devices.iter().find(|d| d.id == id),
-            None if f.devices.len() == 1 => f.devices.first(),
-            None => None,
+        let only = (f.devices.len() == 1).then(|| &f.devices[0]);
+        let (props, note) = match used {
+            Some(id) => match f.devices.iter().find(|d| d.id == id) {
+                Some(d) => (Some(d), None),
+                None => (
+                    only,
+                    only.map(|d| {
+                        format!(
+                            "the device events name device {id}, which deviceProperties does not describe; \
+                             naming it after the one device described ({}: {})",
+                            d.id, d.name
+                        )
+                    }),
+                ),
+            },
+            None => (only, None),
         };
         if let Some(d) = props {
-            return (Some(d.name.clone()), d.total_global_mem);
+            return (Some(d.name.clone()), d.total_global_mem, note);
         }
     }
-    (None, None)
+    (None, None, None)
 }
 
 fn measures_windows(m: &[FileMeasure]) -> Vec<Vec<(i64, i64)>> {

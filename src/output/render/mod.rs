@@ -50,6 +50,13 @@ pub struct TableStyle {
     pub full_names: bool,
 }
 
+impl TableStyle {
+    /// The width a table fits names to: unlimited with `full_names`.
+    pub fn name_width(&self) -> usize {
+        if self.full_names { usize::MAX } else { self.width }
+    }
+}
+
 impl Default for TableStyle {
     fn default() -> Self {
         TableStyle {
@@ -133,8 +140,23 @@ pub fn elide_middle(s: &str, max: usize) -> String {
 
 /// A borderless table of a name column and right-aligned value columns (headers may hold a
 /// line break), fitted to `width`: names get what the value columns leave (never fewer than 24
-/// columns) and are cut in the middle for display.
+/// columns) and are cut for display so that distinct names stay distinct ([`Cuts`]).
 pub fn fit_table(first: &str, headers: &[String], names: &[String], cells: &[Vec<String>], width: usize) -> String {
+    fit_table_with(first, headers, names, cells, width, |names, w| {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        distinct_cuts(&refs, w)
+    })
+}
+
+/// [`fit_table`] with its own way of cutting the names to a width: `cut(names, width)`.
+pub fn fit_table_with(
+    first: &str,
+    headers: &[String],
+    names: &[String],
+    cells: &[Vec<String>],
+    width: usize,
+    cut: impl Fn(&[String], usize) -> Vec<String>,
+) -> String {
     use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, presets};
     let build = |name_width: usize| {
         let mut t = Table::new();
@@ -144,8 +166,8 @@ pub fn fit_table(first: &str, headers: &[String], names: &[String], cells: &[Vec
         let mut header = vec![first.to_string()];
         header.extend(headers.iter().cloned());
         t.set_header(header);
-        for (name, nums) in names.iter().zip(cells) {
-            let mut row = vec![elide_middle(name, name_width)];
+        for (name, nums) in cut(names, name_width).into_iter().zip(cells) {
+            let mut row = vec![name];
             row.extend(nums.iter().cloned());
             t.add_row(row);
         }

@@ -1,9 +1,9 @@
 //! The module-aligned diff as a terminal tree, Markdown and JSON (design §4.4).
 
 use super::compare::describe_side;
-use super::{Format, TableStyle, fit_table, fmt_duration, fmt_percent, json_us, md_cell};
+use super::{Format, TableStyle, elide_middle, fit_table_with, fmt_duration, fmt_percent, json_us, md_cell};
 use crate::analysis::align::{AlignedNode, NodeKind, Status, Times};
-use crate::analysis::modules::ModuleDiff;
+use crate::analysis::modules::{BackwardPlaced, ModuleDiff};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
@@ -207,6 +207,9 @@ fn header(view: &ModuleView<'_>, prefix: &str) -> String {
     if !view.top.path.is_empty() {
         let _ = writeln!(out, "{prefix}zoom: {}", view.top.path);
     }
+    if let Some(line) = backward_line(d) {
+        let _ = writeln!(out, "{prefix}{line}");
+    }
     if d.fallback {
         let _ = writeln!(
             out,
@@ -214,6 +217,23 @@ fn header(view: &ModuleView<'_>, prefix: &str) -> String {
         );
     }
     out
+}
+
+/// How much backward time the flows placed on modules, when a side has backward time.
+fn backward_line(d: &ModuleDiff) -> Option<String> {
+    let shares = d.backward_placed.map(|b| b.percent());
+    // The fallback has no modules to place backward work on.
+    if d.fallback || shares.iter().all(Option::is_none) {
+        return None;
+    }
+    let show = |s: Option<f64>| s.map_or("no backward".to_string(), |p| format!("{p:.1}%"));
+    Some(format!(
+        "backward host time placed on modules by fwdbwd flows: {} {}, {} {}",
+        d.control.label,
+        show(shares[0]),
+        d.test.label,
+        show(shares[1])
+    ))
 }
 
 fn value_cells(view: &ModuleView<'_>, l: &Line) -> Vec<String> {
@@ -262,7 +282,14 @@ pub fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let _ = writeln!(
         out,
         "{}",
-        fit_table("module", &value_headers(view), &names, &cells, style.width)
+        fit_table_with(
+            "module",
+            &value_headers(view),
+            &names,
+            &cells,
+            style.name_width(),
+            cut_labels
+        )
     );
     let (matched, added, deleted) = counts(view.top);
     let _ = writeln!(
@@ -275,6 +302,27 @@ pub fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
         }
     );
     out
+}
+
+/// Tree labels cut to `width`: the drawing before the key and the `[ordinal]` after it stay
+/// whole, the key is cut in the middle (so `Sequential.backward` keeps its `.backward`).
+fn cut_labels(labels: &[String], width: usize) -> Vec<String> {
+    labels
+        .iter()
+        .map(|label| {
+            if label.chars().count() <= width {
+                return label.clone();
+            }
+            let key_at = label.find(|c: char| !"│├└─ ".contains(c)).unwrap_or(0);
+            let (drawing, rest) = label.split_at(key_at);
+            let (key, ordinal) = match rest.rfind('[') {
+                Some(k) if rest.ends_with(']') => rest.split_at(k),
+                _ => (rest, ""),
+            };
+            let room = width.saturating_sub(drawing.chars().count() + ordinal.chars().count());
+            format!("{drawing}{}{ordinal}", elide_middle(key, room.max(5)))
+        })
+        .collect()
 }
 
 /// Matched, added and deleted nodes in a subtree (the node itself excluded).
@@ -379,6 +427,13 @@ fn node_json(n: &AlignedNode, depth: Option<usize>, level: usize) -> Value {
     Value::Object(m)
 }
 
+fn placed_json(b: BackwardPlaced) -> Value {
+    json!({
+        "backward_host_us": json_us(b.backward_host_ns),
+        "placed_host_us": json_us(b.placed_host_ns),
+    })
+}
+
 /// The shown node as design §4.4's JSON tree, with what was compared beside it.
 pub fn json_text(view: &ModuleView<'_>) -> String {
     let mut root = node_json(view.top, view.depth, 0);
@@ -391,6 +446,10 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
                 "test": d.test,
                 "fallback": d.fallback,
                 "has_device": { "control": d.has_device[0], "test": d.has_device[1] },
+                "backward_placed": {
+                    "control": placed_json(d.backward_placed[0]),
+                    "test": placed_json(d.backward_placed[1]),
+                },
             }),
         );
     }

@@ -270,7 +270,11 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
     if view.rows.is_empty() {
         out.push_str("(no rows)\n");
     } else {
-        let _ = writeln!(out, "{}", fit_table(first, &headers, &names, &cells, style.width));
+        let _ = writeln!(
+            out,
+            "{}",
+            fit_table(first, &headers, &names, &cells, style.name_width())
+        );
     }
     out.push_str(&footer(view));
     out

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Records the design's scenarios as Kineto traces, control and test side by side.
+
+    python3 scripts/record_scenarios.py OUT_DIR [--scenario NAME ...] [--device cpu|cuda]
+
+Scenarios (each writes OUT_DIR/<name>/{control,test}/trace.json.gz):
+  resnet      torchvision ResNet-50 (control) against ResNet-152 (test), one training step
+  attention   a small transformer with hand-written attention (control) against
+              F.scaled_dot_product_attention (test), one training step
+  precision   the transformer in fp32 (control) against bf16 autocast (test)
+  nomodules   the transformer recorded without with_stack (no nn.Module frames) on both sides
+
+Every trace is one profiled training step (forward, backward, optimizer) after a warm-up step,
+`with_stack=True` (except `nomodules`), `record_shapes=True`, `profile_memory=True`. Inputs are
+small so that the CPU traces stay a few MB. Needs torch (and torchvision for `resnet`); on a
+machine with CUDA, `--device cuda` records kernels too.
+"""
+import argparse
+import gzip
+import os
+import shutil
+import tempfile
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ManualAttention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        att = (q @ k.transpose(-2, -1)) / (q.shape[-1] ** 0.5)
+        att = att.softmax(dim=-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, d)
+        return self.proj(y)
+
+
+class SdpaAttention(ManualAttention):
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(x).view(b, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v).transpose(1, 2).reshape(b, t, d)
+        return self.proj(y)
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, attention):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = attention(dim, heads)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def forward(self, x):
+        x = x + self.attn(self.norm1(x))
+        return x + self.mlp(self.norm2(x))
+
+
+class Transformer(nn.Module):
+    def __init__(self, attention, dim=128, heads=4, depth=4, vocab=1000):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.blocks = nn.Sequential(*[Block(dim, heads, attention) for _ in range(depth)])
+        self.norm = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        return self.head(self.norm(self.blocks(self.embed(tokens))))
+
+
+def transformer_step(attention, dtype, device):
+    torch.manual_seed(0)
+    model = Transformer(attention).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    tokens = torch.randint(0, 1000, (8, 64), device=device)
+
+    def step():
+        with torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=dtype == torch.bfloat16):
+            logits = model(tokens)
+            loss = F.cross_entropy(logits.float().view(-1, 1000), tokens.view(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+
+    return step
+
+
+def resnet_step(depth, device):
+    import torchvision
+
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, f"resnet{depth}")(num_classes=10).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    images = torch.randn(2, 3, 64, 64, device=device)
+    labels = torch.randint(0, 10, (2,), device=device)
+
+    def step():
+        loss = F.cross_entropy(model(images), labels)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+
+    return step
+
+
+def record(step, path, device, with_stack=True):
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    schedule = torch.profiler.schedule(wait=0, warmup=1, active=1, repeat=1)
+    tmp = tempfile.mkdtemp()
+    raw = os.path.join(tmp, "trace.json")
+    with torch.profiler.profile(
+        activities=activities,
+        schedule=schedule,
+        with_stack=with_stack,
+        record_shapes=True,
+        profile_memory=True,
+        on_trace_ready=lambda p: p.export_chrome_trace(raw),
+    ) as prof:
+        for _ in range(2):
+            step()
+            if device == "cuda":
+                torch.cuda.synchronize()
+            prof.step()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(raw, "rb") as src, gzip.open(path, "wb", compresslevel=9) as dst:
+        shutil.copyfileobj(src, dst)
+    shutil.rmtree(tmp)
+    print(f"{path}: {os.path.getsize(path) / 1e6:.1f} MB gzipped")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--scenario", action="append", choices=["resnet", "attention", "precision", "nomodules"])
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    dev = args.device
+    sides = {
+        "resnet": (lambda: resnet_step(50, dev), lambda: resnet_step(152, dev), True),
+        "attention": (
+            lambda: transformer_step(ManualAttention, torch.float32, dev),
+            lambda: transformer_step(SdpaAttention, torch.float32, dev),
+            True,
+        ),
+        "precision": (
+            lambda: transformer_step(SdpaAttention, torch.float32, dev),
+            lambda: transformer_step(SdpaAttention, torch.bfloat16, dev),
+            True,
+        ),
+        "nomodules": (
+            lambda: transformer_step(ManualAttention, torch.float32, dev),
+            lambda: transformer_step(SdpaAttention, torch.float32, dev),
+            False,
+        ),
+    }
+    for name in args.scenario or list(sides):
+        control, test, with_stack = sides[name]
+        for side, make in (("control", control), ("test", test)):
+            record(make(), os.path.join(args.out, name, side, "trace.json.gz"), dev, with_stack)
+
+
+if __name__ == "__main__":
+    main()
