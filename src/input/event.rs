@@ -97,6 +97,8 @@ pub struct ChunkOut<'c> {
     pub memory: Vec<MemorySample>,
     /// `fwdbwd` flow ends, in order.
     pub flows: Vec<LocalFlow<'c>>,
+    /// Which local strings were checked as event names (ProfilerStep numbers in range).
+    named: Vec<bool>,
 }
 
 /// One end of a `fwdbwd` flow, its thread as text.
@@ -169,17 +171,22 @@ impl<'c> ChunkOut<'c> {
     /// Adds a kept event; a ProfilerStep whose number the iteration column cannot keep is an
     /// error (checked once per name and chunk).
     fn push(&mut self, ev: Event<'c>, index: u64, at: u64) -> Result<(), String> {
-        let known = self.strings.list.len();
         let name = self.strings.intern(ev.name);
-        if name as usize == known
-            && let Some(n) = crate::model::iteration::step_number(&self.strings.list[known])
-            && !IdColumn::fits(n)
-        {
-            return Err(format!(
-                "the step number of '{}' is out of range: tracediff keeps steps up to {}",
-                self.strings.list[known],
-                IdColumn::MAX
-            ));
+        let k = name as usize;
+        if self.named.len() <= k {
+            self.named.resize(k + 1, false);
+        }
+        if !self.named[k] {
+            self.named[k] = true;
+            let text = &self.strings.list[k];
+            if let Some(n) = crate::model::iteration::step_number(text)
+                && !IdColumn::fits(n)
+            {
+                return Err(format!(
+                    "the step number of '{text}' is out of range: tracediff keeps steps up to {}",
+                    IdColumn::MAX
+                ));
+            }
         }
         let row = self.events.len() as u32;
         let local = LocalEvent {

@@ -935,7 +935,8 @@ mod tests {
             "{}",
             err(text)
         );
-        let text = r#"{"traceEvents": [{"cat": "cpu_op", "name": "a", "ts": 1, "dur": 1},
+        // The name was met first as a thread: it is still checked as a name.
+        let text = r#"{"traceEvents": [{"cat": "cpu_op", "name": "a", "tid": "ProfilerStep#4294967295", "ts": 1, "dur": 1},
             {"cat": "cpu_op", "name": "ProfilerStep#4294967295", "ts": 1, "dur": 1}]}"#;
         assert_eq!(
             err(text),
