@@ -4,6 +4,7 @@
     python3 -m venv /tmp/tbvenv && /tmp/tbvenv/bin/pip install torch-tb-profiler==0.4.3
     /tmp/tbvenv/bin/python scripts/peer_tb.py dump TRACE            # the plugin's operator table
     /tmp/tbvenv/bin/python scripts/peer_tb.py compare TRACE [TRACEDIFF_BINARY]
+    /tmp/tbvenv/bin/python scripts/peer_tb.py modules TRACE [TRACEDIFF_BINARY]   # the module view
     ... --raw            # feed the plugin the trace unchanged (see plugin_ops)
 
 `dump` loads one trace file with the plugin (torch_tb_profiler 0.4.3, pure Python) and prints its
@@ -52,6 +53,78 @@ def plugin_ops(path, raw=False):
             agg.device_duration,
         )
     return rows
+
+
+def load_profile(path, raw=False):
+    """The plugin's RunProfileData of one trace (see plugin_ops for `raw`)."""
+    from torch_tb_profiler.profiler.data import RunProfileData
+
+    with tempfile.TemporaryDirectory() as cache:
+        _, trace = RunProfileData._preprocess_file(path, cache)
+        if not raw:
+            for e in trace["traceEvents"]:
+                if e.get("cat") == "cuda_runtime":
+                    e["cat"] = "Runtime"
+        return RunProfileData.from_json("worker0", "span", trace)
+
+
+def plugin_modules(path, raw=False):
+    """The plugin's module view summed per module class (instance suffix `_k` dropped):
+    class -> [occurrences, host duration, device duration] (µs)."""
+    from torch_tb_profiler.profiler.module_op import aggegate_module_view
+
+    profile = load_profile(path, raw)
+    out = {}
+
+    def walk(stats):
+        for st in stats:
+            name = st.name.rsplit("_", 1)[0] if st.name.rsplit("_", 1)[-1].isdigit() else st.name
+            row = out.setdefault(name, [0, 0.0, 0.0])
+            row[0] += st.occurences
+            row[1] += st.host_duration
+            row[2] += st.device_duration
+            walk(st.children)
+
+    walk(aggegate_module_view(profile.tid2tree, profile.events) or [])
+    return out
+
+
+def tracediff_modules(path, binary):
+    """`tracediff modules TRACE TRACE --iteration all` summed per module class, the same way."""
+    import json
+
+    text = subprocess.run(
+        [binary, "modules", path, path, "--iteration", "all", "--format", "json"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    out = {}
+
+    def walk(n):
+        if n["kind"] == "module":
+            row = out.setdefault(n["key"], [0, 0.0, 0.0])
+            c = n["control"]
+            row[0] += c["calls"]
+            row[1] += c["host_total_us"]
+            row[2] += c["device_total_us"] or 0.0
+        for ch in n["children"]:
+            walk(ch)
+
+    walk(json.loads(text))
+    return out
+
+
+def compare_modules(path, binary, raw):
+    """Per module class: calls, host and device time against the plugin's module view."""
+    ours, theirs = tracediff_modules(path, binary), plugin_modules(path, raw)
+    names = sorted(set(ours) | set(theirs))
+    equal = [n for n in names if n in ours and n in theirs and ours[n][0] == theirs[n][0]
+             and all(abs(ours[n][k] - theirs[n][k]) <= 0.002 * max(1, ours[n][0]) for k in (1, 2))]
+    print(f"{path}: {len(names)} module classes, {len(equal)} equal (calls, host, device time)")
+    for n in names:
+        if n not in equal:
+            print(f"  {n}: tracediff {ours.get(n)} plugin {theirs.get(n)}")
 
 
 def dump(path, raw):
@@ -128,6 +201,8 @@ if __name__ == "__main__":
     argv = [a for a in sys.argv if a != "--raw"]
     if len(argv) >= 3 and argv[1] == "dump":
         dump(argv[2], raw)
+    elif len(argv) >= 3 and argv[1] == "modules":
+        compare_modules(argv[2], argv[3] if len(argv) > 3 else "target/debug/tracediff", raw)
     elif len(argv) >= 3 and argv[1] == "compare":
         compare(argv[2], argv[3] if len(argv) > 3 else "target/debug/tracediff", raw)
     else:

@@ -3,7 +3,7 @@
 use super::compare::describe_side;
 use super::{Format, TableStyle, elide_middle, fit_table_with, fmt_duration, fmt_percent, json_us, md_cell};
 use crate::analysis::align::{AlignedNode, NodeKind, Status, Times};
-use crate::analysis::modules::{BackwardPlaced, ModuleDiff};
+use crate::analysis::modules::{BACKWARD_KEY, BackwardPlaced, ModuleDiff};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
@@ -320,9 +320,23 @@ fn cut_labels(labels: &[String], width: usize) -> Vec<String> {
                 _ => (rest, ""),
             };
             let room = width.saturating_sub(drawing.chars().count() + ordinal.chars().count());
-            format!("{drawing}{}{ordinal}", elide_middle(key, room.max(5)))
+            format!("{drawing}{}{ordinal}", cut_key(key, room.max(5)))
         })
         .collect()
+}
+
+/// A key cut to `room` characters: in the middle, except that a mirror's `.backward` stays
+/// whole while there is room for a few characters of its class (`Sequen….backward`).
+fn cut_key(key: &str, room: usize) -> String {
+    let suffix = format!(".{BACKWARD_KEY}");
+    match key.strip_suffix(&suffix) {
+        Some(class) if room >= suffix.len() + 4 => {
+            let keep = room - suffix.len() - 1;
+            let head: String = class.chars().take(keep).collect();
+            format!("{head}…{suffix}")
+        }
+        _ => elide_middle(key, room),
+    }
 }
 
 /// Matched, added and deleted nodes in a subtree (the node itself excluded).
@@ -456,4 +470,22 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
     let mut s = serde_json::to_string_pretty(&root).unwrap_or_default();
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_keep_their_drawing_ordinal_and_backward_suffix() {
+        let labels = [
+            "│  ├─ Sequential.backward[2]".to_string(),
+            "│  ├─ Optimizer.step#SGD.step[0]".to_string(),
+            "├─ Net[0]".to_string(),
+        ];
+        assert_eq!(
+            cut_labels(&labels, 24),
+            ["│  ├─ Seque….backward[2]", "│  ├─ Optimizer….step[0]", "├─ Net[0]"]
+        );
+    }
 }
