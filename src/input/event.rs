@@ -8,7 +8,7 @@
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
 use crate::input::number::Number;
 use crate::input::split::kind_of;
-use crate::model::store::{IdColumn, MemorySample, NO_CORRELATION, NO_STREAM};
+use crate::model::store::{MemorySample, NO_CORRELATION, NO_STREAM};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -97,8 +97,6 @@ pub struct ChunkOut<'c> {
     pub memory: Vec<MemorySample>,
     /// `fwdbwd` flow ends, in order.
     pub flows: Vec<LocalFlow<'c>>,
-    /// Which local strings were checked as event names (ProfilerStep numbers in range).
-    named: Vec<bool>,
 }
 
 /// One end of a `fwdbwd` flow, its thread as text.
@@ -158,36 +156,16 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
                     out.steps.push(n);
                 }
             }
-            Collect::Events => out.push(ev, index, chunk.base + a as u64).map_err(|msg| ChunkError {
-                at: chunk.base + a as u64,
-                msg,
-            })?,
+            Collect::Events => out.push(ev, index, chunk.base + a as u64),
         }
     }
     Ok(out)
 }
 
 impl<'c> ChunkOut<'c> {
-    /// Adds a kept event; a ProfilerStep whose number the iteration column cannot keep is an
-    /// error (checked once per name and chunk).
-    fn push(&mut self, ev: Event<'c>, index: u64, at: u64) -> Result<(), String> {
+    /// Adds a kept event.
+    fn push(&mut self, ev: Event<'c>, index: u64, at: u64) {
         let name = self.strings.intern(ev.name);
-        let k = name as usize;
-        if self.named.len() <= k {
-            self.named.resize(k + 1, false);
-        }
-        if !self.named[k] {
-            self.named[k] = true;
-            let text = &self.strings.list[k];
-            if let Some(n) = crate::model::iteration::step_number(text)
-                && !IdColumn::fits(n)
-            {
-                return Err(format!(
-                    "the step number of '{text}' is out of range: tracediff keeps steps up to {}",
-                    IdColumn::MAX
-                ));
-            }
-        }
         let row = self.events.len() as u32;
         let local = LocalEvent {
             index,
@@ -205,7 +183,6 @@ impl<'c> ChunkOut<'c> {
         self.events.push(local);
         self.attrs
             .extend(ev.attrs.into_iter().map(|(col, key, value)| (row, col, key, value)));
-        Ok(())
     }
 }
 
@@ -618,18 +595,6 @@ fn loose_int(raw: Option<&RawValue>) -> Option<i64> {
     }
 }
 
-/// [`loose_int`] for a core column of the store: a value it cannot keep exactly is an error
-/// at the value's place.
-fn id_arg(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
-    match loose_int(raw) {
-        Some(v) if !IdColumn::fits(v) => Err((
-            raw.map_or(0, |r| offset_in(text, r)),
-            format!("'{field}' is out of range: tracediff keeps -1 to {}", IdColumn::MAX),
-        )),
-        v => Ok(v),
-    }
-}
-
 /// An integer number; anything else is none.
 fn integer(raw: Option<&RawValue>) -> Option<i64> {
     let n = Number::new(raw?.get());
@@ -733,8 +698,8 @@ impl<'a> Fields<'a> {
             dur_ns,
             pid: pid.unwrap_or(Cow::Borrowed("")),
             tid: tid.unwrap_or(Cow::Borrowed("")),
-            stream: id_arg(text, self.stream, "args.stream")?.unwrap_or(NO_STREAM),
-            correlation: id_arg(text, self.correlation, "args.correlation")?.unwrap_or(NO_CORRELATION),
+            stream: loose_int(self.stream).unwrap_or(NO_STREAM),
+            correlation: loose_int(self.correlation).unwrap_or(NO_CORRELATION),
             attrs: self
                 .attrs
                 .into_iter()
