@@ -105,6 +105,7 @@ for g in "${GOALS[@]}"; do
     measure "tracediff compare big small" "$BIN" compare "$B" "$S" --no-save --format csv --iteration all
     [ -n "${BASELINE:-}" ] && measure "baseline compare big small" "$BASELINE" compare "$B" "$S" --no-save --format csv --iteration all
     goal "one big file uses both cores (MB/s of the big file)" "$(echo "$size / ${T[tracediff compare big small]}" | bc -l)" ">=" 900 "MB/s"
+    echo "  (CPU: $(printf %.0f "$(echo "($size + 35) / ${C[tracediff compare big small]}" | bc -l)") MB of JSON per CPU second)"
     ;;
   two-big)
     C=$(big control); Tt=$(big test); size=$(mb "$C" "$Tt")
@@ -113,6 +114,7 @@ for g in "${GOALS[@]}"; do
     [ -n "${BASELINE:-}" ] && measure "baseline compare big big" "$BASELINE" compare "$C" "$Tt" --no-save --format csv --iteration all
     goal "two big files (MB/s of JSON)" "$(echo "$size / ${T[tracediff compare big big]}" | bc -l)" ">=" 1100 "MB/s"
     goal "two big files, peak RSS" "$(echo "${M[tracediff compare big big]} / 1024" | bc -l)" "<=" 160 "MB"
+    echo "  (CPU: $(printf %.0f "$(echo "$size / ${C[tracediff compare big big]}" | bc -l)") MB of JSON per CPU second)"
     ;;
   gzip)
     GC=$CACHE/big-$BIG_MB-gz/control.json.gz; GT=$CACHE/big-$BIG_MB-gz/test.json.gz

@@ -113,9 +113,9 @@ fn model(file: &TraceFile, rules: Rules, iterations: Option<&[i64]>, device: &st
         if rules.host_by_category && host_cat(i) {
             false
         } else if rules.device_by_category {
-            DEVICE_CATEGORIES.contains(&cat(i)) || e.stream[i] >= 0
+            DEVICE_CATEGORIES.contains(&cat(i)) || e.stream.get(i) >= 0
         } else {
-            e.stream[i] != -1
+            e.stream.get(i) != -1
         }
     };
     // Whether the event is placed as a device event (through its launch) rather than by its ts.
@@ -123,7 +123,7 @@ fn model(file: &TraceFile, rules: Rules, iterations: Option<&[i64]>, device: &st
         if rules.host_by_category {
             on_device(i)
         } else {
-            e.stream[i] >= 0
+            e.stream.get(i) >= 0
         }
     };
     let step_at = |ts: i64| {
@@ -147,10 +147,10 @@ fn model(file: &TraceFile, rules: Rules, iterations: Option<&[i64]>, device: &st
         let gpu_side = if rules.host_by_category {
             on_device(i)
         } else {
-            (e.stream[i] >= 0 && e.correlation[i] >= 0) || is_sync(i)
+            (e.stream.get(i) >= 0 && e.correlation.get(i) >= 0) || is_sync(i)
         };
-        if e.correlation[i] != -1 && !gpu_side {
-            partner.insert(e.correlation[i], i);
+        if e.correlation.get(i) != -1 && !gpu_side {
+            partner.insert(e.correlation.get(i), i);
         }
     }
     let linked = |s: i64| rules.link_stream0 || s > 0;
@@ -158,13 +158,13 @@ fn model(file: &TraceFile, rules: Rules, iterations: Option<&[i64]>, device: &st
         if !device_event(i) {
             continue;
         }
-        if rules.place_uncorrelated && e.correlation[i] == -1 {
+        if rules.place_uncorrelated && e.correlation.get(i) == -1 {
             iteration[i] = Some(step_at(t[i].0));
-        } else if linked(e.stream[i]) {
-            let p = partner.get(&e.correlation[i]).copied();
+        } else if linked(e.stream.get(i)) {
+            let p = partner.get(&e.correlation.get(i)).copied();
             // HTA ignores a partner at traceEvents index 0 (`index_correlation > 0`).
             iteration[i] = Some(match p {
-                Some(p) if e.correlation[i] != -1 && e.index[p] > 0 => iteration[p].unwrap_or(-1),
+                Some(p) if e.correlation.get(i) != -1 && e.index[p] > 0 => iteration[p].unwrap_or(-1),
                 _ => -1,
             });
         }

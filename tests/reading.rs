@@ -393,3 +393,36 @@ fn the_thread_count_does_not_change_the_output() {
         assert_eq!(one, with_threads("4", args), "{args:?}");
     }
 }
+
+/// Ids beyond 32 bits (a stream, a correlation, a step number) are kept exactly: the store's
+/// 32-bit id columns widen rather than refuse the file or wrap.
+#[test]
+fn ids_beyond_32_bits_are_kept_exactly() {
+    let dir = TempDir::new().unwrap();
+    let path = write(
+        &dir,
+        "big_ids.json",
+        br#"{"traceEvents": [
+          {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4294967296", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 8589934592}},
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 2, "tid": 7, "ts": 20, "dur": 3, "args": {"correlation": 8589934592, "stream": 4294967296}}
+        ]}"#,
+    );
+    let out = common::ok(&["events", &path, "--format", "csv"]);
+    // The kernel: its stream, correlation and the step its launch ran in.
+    assert!(
+        out.contains("\n2,0,k,kernel,2,7,20,3,4294967296,8589934592,1,4294967296\n"),
+        "{out}"
+    );
+    let compare = common::ok(&[
+        "compare",
+        &path,
+        &path,
+        "--no-save",
+        "--device",
+        "gpu",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(compare.lines().nth(1), Some("k,1,3,1,3,0,0,="), "{compare}");
+}

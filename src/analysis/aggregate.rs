@@ -141,8 +141,8 @@ impl GroupColumn<'_> {
     fn value(&self, file: &TraceFile, row: usize) -> AttrValue {
         match self {
             GroupColumn::Missing => AttrValue::Int(-1),
-            GroupColumn::Stream => AttrValue::Int(file.events.stream[row]),
-            GroupColumn::Correlation => AttrValue::Int(file.events.correlation[row]),
+            GroupColumn::Stream => AttrValue::Int(file.events.stream.get(row)),
+            GroupColumn::Correlation => AttrValue::Int(file.events.correlation.get(row)),
             GroupColumn::Attr(c) => c.get(row),
         }
     }
@@ -160,7 +160,7 @@ fn value_bits(v: AttrValue) -> u64 {
 pub fn aggregate_file(file: &TraceFile, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
     let ev = &file.events;
     let admitted =
-        |i: usize| iterations.is_none_or(|iters| iters.contains(&ev.iteration[i])) && device.admits(ev.place[i]);
+        |i: usize| iterations.is_none_or(|iters| iters.contains(&ev.iteration.get(i))) && device.admits(ev.place[i]);
     let mut out = NameTotals::new();
     if keying.group_by.is_empty() {
         let mut by_id: Vec<Totals> = vec![Totals::default(); file.strings.len()];

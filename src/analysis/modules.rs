@@ -218,13 +218,13 @@ fn file_trees(
     let ev = &file.events;
     let tree = file.call_tree();
     let roles = roles(file, tree, iterations, fallback);
-    let selected = |i: usize| iterations.is_none_or(|its| its.contains(&ev.iteration[i]));
+    let selected = |i: usize| iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)));
     // Each root: (row or NONE for a whole-file root, iteration).
     let roots: Vec<(u32, i64)> = match iterations {
-        None => vec![(NONE, ev.iteration.first().copied().unwrap_or(-1))],
+        None => vec![(NONE, ev.iteration.iter().next().unwrap_or(-1))],
         Some(_) => (0..ev.len())
             .filter(|&i| roles[i] == Role::Root)
-            .map(|i| (i as u32, ev.iteration[i]))
+            .map(|i| (i as u32, ev.iteration.get(i)))
             .collect(),
     };
     let mut builder = Builder::new(file, file_index, tree, device);
@@ -255,7 +255,7 @@ fn file_trees(
         let parent = enclosing_node(tree, &roles, i)
             .map(|p| node_of_row[p])
             .filter(|&n| n != usize::MAX)
-            .or_else(|| root_of_iteration(ev.iteration[i]));
+            .or_else(|| root_of_iteration(ev.iteration.get(i)));
         let Some(parent) = parent else { continue };
         match roles[i] {
             Role::Backward => backward_rows.push((i, builder.backward(parent, i))),
@@ -321,7 +321,7 @@ fn launched_device_ns(file: &TraceFile, tree: &CallTree) -> std::collections::BT
     let mut out = std::collections::BTreeMap::new();
     for i in 0..ev.len() {
         if ev.place[i] == Place::Device && tree.launcher[i] != NONE {
-            *out.entry(ev.iteration[i]).or_insert(0) += ev.dur_ns[i];
+            *out.entry(ev.iteration.get(i)).or_insert(0) += ev.dur_ns[i];
         }
     }
     out

@@ -91,7 +91,7 @@ fn iteration_samples(file: &TraceFile, step_of: &[Option<i64>]) -> Vec<Iteration
     let ev = &file.events;
     let mut per: BTreeMap<i64, (i64, Vec<(i64, i64)>)> = BTreeMap::new();
     for i in 0..ev.len() {
-        let it = ev.iteration[i];
+        let it = ev.iteration.get(i);
         let slot = per.entry(it).or_default();
         let place = ev.place[i];
         if place == Place::Host && step_of[ev.name[i].index()] == Some(it) {
@@ -116,7 +116,7 @@ fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
     let ev = &file.events;
     let mut groups: FxHashMap<(i64, u32, u32, u8), (u64, i64)> = FxHashMap::default();
     for i in 0..ev.len() {
-        let key = (ev.iteration[i], ev.name[i].0, ev.cat[i].0, ev.place[i] as u8);
+        let key = (ev.iteration.get(i), ev.name[i].0, ev.cat[i].0, ev.place[i] as u8);
         let slot = groups.entry(key).or_default();
         slot.0 += 1;
         slot.1 += ev.dur_ns[i];

@@ -18,13 +18,23 @@ use std::fmt;
 /// Consecutive events of one file's `traceEvents`, as text.
 #[derive(Debug, Default)]
 pub struct Chunk {
+    /// A buffer of the reader, whose bytes `start..start + len` are the chunk's text.
     pub bytes: Vec<u8>,
-    /// Offset in the file's JSON text of `bytes[0]`.
+    pub start: usize,
+    pub len: usize,
+    /// Offset in the file's JSON text of the chunk's text.
     pub base: u64,
-    /// Each event's start and end in `bytes`.
+    /// Each event's start and end in the chunk's text.
     pub spans: Vec<(usize, usize)>,
     /// Position in `traceEvents` of the chunk's first event.
     pub first_index: u64,
+}
+
+impl Chunk {
+    /// The chunk's text.
+    pub fn text(&self) -> &[u8] {
+        &self.bytes[self.start..self.start + self.len]
+    }
 }
 
 /// What a chunk parse keeps.
@@ -113,9 +123,10 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
     let keys = if collect == Collect::Events { keys } else { &none };
     // UTF-8 is checked once for the chunk; an event past the first invalid byte is checked alone
     // (events start and end with ASCII brackets, so they slice the valid text at char boundaries).
-    let valid = match std::str::from_utf8(&chunk.bytes) {
+    let bytes = chunk.text();
+    let valid = match std::str::from_utf8(bytes) {
         Ok(text) => text,
-        Err(e) => std::str::from_utf8(&chunk.bytes[..e.valid_up_to()]).unwrap_or(""),
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
     };
     for (k, &(a, b)) in chunk.spans.iter().enumerate() {
         let fail = |(at, msg): (usize, String)| ChunkError {
@@ -124,7 +135,7 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
         };
         let parsed = match valid.get(a..b) {
             Some(text) => parse_event_text(text, keys),
-            None => parse_event(&chunk.bytes[a..b], keys),
+            None => parse_event(&bytes[a..b], keys),
         };
         let ev = match parsed.map_err(fail)? {
             Entry::Kept(ev) => ev,
@@ -152,14 +163,16 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
 }
 
 impl<'c> ChunkOut<'c> {
+    /// Adds a kept event.
     fn push(&mut self, ev: Event<'c>, index: u64, at: u64) {
+        let name = self.strings.intern(ev.name);
         let row = self.events.len() as u32;
         let local = LocalEvent {
             index,
             at,
             pid: self.strings.intern(ev.pid),
             tid: self.strings.intern(ev.tid),
-            name: self.strings.intern(ev.name),
+            name,
             cat: self.strings.intern(ev.cat),
             ts_ns: ev.ts_ns,
             dur_ns: ev.dur_ns,
@@ -553,7 +566,7 @@ fn micros_field(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Optio
     if !matches!(r.get().as_bytes()[0], b'-' | b'0'..=b'9') {
         return Err(type_error(text, r, field, "a number"));
     }
-    match Number::new(r.get()).micros_to_ns() {
+    match crate::input::number::micros_to_ns(r.get()) {
         Some(ns) => Ok(Some(ns)),
         None => Err((offset_in(text, r), format!("'{field}' is out of range"))),
     }

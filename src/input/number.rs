@@ -39,36 +39,61 @@ impl<'a> Number<'a> {
     /// (an `f64` holds such a timestamp only to 0.25 µs). A fourth decimal rounds half up.
     /// Numbers with an exponent go through `f64`. `None` when out of range.
     pub fn micros_to_ns(&self) -> Option<i64> {
-        let t = self.text.as_bytes();
-        if t.iter().any(|&b| b == b'e' || b == b'E') {
-            let ns = (self.to_f64() * 1000.0).round();
-            return if ns.is_finite() && ns.abs() < 9.2e18 {
-                Some(ns as i64)
-            } else {
-                None
-            };
+        micros_to_ns(self.text)
+    }
+}
+
+/// [`Number::micros_to_ns`] of a valid JSON number's text, in one pass over its digits.
+pub fn micros_to_ns(text: &str) -> Option<i64> {
+    let t = text.as_bytes();
+    let (neg, t) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    let mut k = 0;
+    while let Some(&d) = t.get(k) {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 {
+            break;
         }
-        let (neg, t) = match t.split_first() {
-            Some((b'-', rest)) => (true, rest),
-            _ => (false, t),
-        };
-        let (int_part, frac) = match t.iter().position(|&b| b == b'.') {
-            Some(p) => (&t[..p], &t[p + 1..]),
-            None => (t, &t[..0]),
-        };
-        let mut v: i64 = 0;
-        for &d in int_part {
-            v = v.checked_mul(10)?.checked_add(i64::from(d.wrapping_sub(b'0')))?;
+        match v.checked_mul(10).and_then(|v| v.checked_add(i64::from(d))) {
+            Some(next) => v = next,
+            // Too large, unless an exponent brings it down.
+            None if t.iter().any(|&b| b == b'e' || b == b'E') => return micros_by_f64(text),
+            None => return None,
         }
-        let mut frac_ns: i64 = 0;
-        for k in 0..3 {
-            frac_ns = frac_ns * 10 + frac.get(k).map_or(0, |&d| i64::from(d.wrapping_sub(b'0')));
+        k += 1;
+    }
+    let mut frac_ns: i64 = 0;
+    match t.get(k) {
+        None => {}
+        Some(b'.') => {
+            let frac = &t[k + 1..];
+            let digits = frac.iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits < frac.len() {
+                return micros_by_f64(text);
+            }
+            for j in 0..3 {
+                frac_ns = frac_ns * 10 + frac.get(j).map_or(0, |&d| i64::from(d - b'0'));
+            }
+            if frac.get(3).is_some_and(|&d| d >= b'5') {
+                frac_ns += 1;
+            }
         }
-        if frac.get(3).is_some_and(|&d| d >= b'5') {
-            frac_ns += 1;
-        }
-        let ns = v.checked_mul(1000)?.checked_add(frac_ns)?;
-        Some(if neg { -ns } else { ns })
+        Some(_) => return micros_by_f64(text),
+    }
+    let ns = v.checked_mul(1000)?.checked_add(frac_ns)?;
+    Some(if neg { -ns } else { ns })
+}
+
+/// A number with an exponent, through `f64`.
+fn micros_by_f64(text: &str) -> Option<i64> {
+    let ns = (text.parse::<f64>().unwrap_or(f64::NAN) * 1000.0).round();
+    if ns.is_finite() && ns.abs() < 9.2e18 {
+        Some(ns as i64)
+    } else {
+        None
     }
 }
 
@@ -91,6 +116,10 @@ mod tests {
         assert_eq!(ns("1.5e3"), Some(1_500_000));
         assert_eq!(ns("99999999999999999999"), None);
         assert_eq!(ns("1e999"), None, "a huge exponent is out of range, not infinite");
+        assert_eq!(ns("99999999999999999999e-17"), Some(1_000_000));
+        assert_eq!(ns("1.5E+1"), Some(15_000));
+        assert_eq!(ns("-0.0001"), Some(0));
+        assert_eq!(ns("0"), Some(0));
     }
 
     #[test]

@@ -23,8 +23,8 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
-/// Bytes of events per chunk.
-pub const CHUNK_BYTES: usize = 256 << 10;
+/// Bytes of events per chunk, about: each chunk is one of the reader's buffers.
+pub const CHUNK_BYTES: usize = crate::input::split::READ_SIZE;
 /// Distinct strings one file may hold: ids are `u32`.
 const MAX_STRINGS: usize = u32::MAX as usize - 1;
 
@@ -128,6 +128,12 @@ struct Head {
     devices: Vec<DeviceProperties>,
 }
 
+/// The reader thread's ends of the channels: chunks go out, their buffers come back for reuse.
+struct Pipe {
+    chunks: SyncSender<Chunk>,
+    spare: Receiver<Vec<u8>>,
+}
+
 /// Reads the file on a thread of its own and parses its chunks here, in order.
 fn walk(
     reader: impl Read + Send,
@@ -142,13 +148,14 @@ fn walk(
     } else {
         Collect::Steps
     };
-    let (tx, rx) = sync_channel::<Chunk>(threads);
+    let (chunks, rx) = sync_channel::<Chunk>(threads);
+    let (back, spare) = sync_channel::<Vec<u8>>(threads + 2);
     let (head, parsed) = std::thread::scope(|scope| {
         let reader_thread = scope.spawn(move || {
             let mut input = Input::new(reader);
-            read_top(&mut input, mode, &tx)
+            read_top(&mut input, mode, &Pipe { chunks, spare })
         });
-        let parsed = consume(rx, request, collect, threads);
+        let parsed = consume(rx, &back, request, collect, threads);
         let head = reader_thread.join().unwrap_or(Err(Fail::Stopped));
         (head, parsed)
     });
@@ -164,6 +171,7 @@ fn walk(
 /// Parses the chunks as they come, a batch at a time on rayon, and merges them in file order.
 fn consume(
     rx: Receiver<Chunk>,
+    back: &SyncSender<Vec<u8>>,
     request: &AttrRequest,
     collect: Collect,
     threads: usize,
@@ -184,7 +192,10 @@ fn consume(
         for (chunk, out) in batch.iter().zip(parsed) {
             merger.merge(out?, chunk.spans.len() as u64)?;
         }
-        batch.clear();
+        for chunk in batch.drain(..) {
+            // The reader fills it again; a full channel or a finished reader lets it go.
+            let _ = back.try_send(chunk.bytes);
+        }
     }
     Ok(merger.finish())
 }
@@ -282,7 +293,7 @@ impl Merger {
 
 /// The reader thread: the top-level value, by hand; its members other than `traceEvents` are
 /// parsed with serde_json, `traceEvents` is cut into chunks sent to `tx`.
-fn read_top<R: Read>(input: &mut Input<R>, mode: Mode, tx: &SyncSender<Chunk>) -> Result<Head, Fail> {
+fn read_top<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<Head, Fail> {
     let io = |input: &Input<R>| {
         let at = input.read_so_far();
         move |e: io::Error| Fail::Io(e, at)
@@ -352,8 +363,20 @@ fn next_byte<R: Read>(input: &mut Input<R>, at: usize) -> Result<(usize, u8), Fa
 
 /// The end of the value at `at`, as a failure the user can read when it has none.
 fn value_end<R: Read>(input: &mut Input<R>, at: usize, outer: usize) -> Result<usize, Fail> {
-    match input.value_end(at, outer) {
-        Ok(end) => Ok(end),
+    value_end_releasing(input, at, outer, &mut |_| Some(0)).map(|(_, end)| end)
+}
+
+/// [`value_end`] that lets `release` consume the text before the value when more is read
+/// ([`Input::value_end_releasing`]); returns the value's start and end.
+fn value_end_releasing<R: Read>(
+    input: &mut Input<R>,
+    at: usize,
+    outer: usize,
+    release: &mut dyn FnMut(&mut Input<R>) -> Option<usize>,
+) -> Result<(usize, usize), Fail> {
+    match input.value_end_releasing(at, outer, release) {
+        Ok(found) => Ok(found),
+        Err(Cut::Stopped) => Err(Fail::Stopped),
         Err(Cut::TooDeep(k)) => Err(Fail::At(
             input.offset() + k as u64,
             format!(
@@ -362,7 +385,7 @@ fn value_end<R: Read>(input: &mut Input<R>, at: usize, outer: usize) -> Result<u
             ),
         )),
         Err(Cut::Io(e)) => Err(Fail::Io(e, input.read_so_far())),
-        Err(Cut::Eof) => {
+        Err(Cut::Eof(at)) => {
             // The text ends inside the value: say so, unless it breaks the grammar earlier.
             let partial = &input.data()[at..];
             match check_value(partial) {
@@ -389,7 +412,7 @@ enum Top {
 }
 
 /// The top-level object, member by member.
-fn read_object<R: Read>(input: &mut Input<R>, mode: Mode, tx: &SyncSender<Chunk>) -> Result<Top, Fail> {
+fn read_object<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<Top, Fail> {
     let mut head = Head::default();
     let (mut seen_events, mut seen_info) = (false, false);
     let mut first = true;
@@ -580,12 +603,7 @@ fn device_properties(text: &str) -> Result<Vec<DeviceProperties>, event::Failure
 /// `tx`. `outer` is the array's depth; with `open_ended` the text may end instead of the `]`
 /// (the Trace Event Format's JSON-array form allows it). On a failure, the events cut so far
 /// are sent first, so that an earlier error in them is the one reported.
-fn read_events<R: Read>(
-    input: &mut Input<R>,
-    outer: usize,
-    open_ended: bool,
-    tx: &SyncSender<Chunk>,
-) -> Result<(), Fail> {
+fn read_events<R: Read>(input: &mut Input<R>, outer: usize, open_ended: bool, tx: &Pipe) -> Result<(), Fail> {
     let mut cut = Cutter::default();
     let result = cut_events(input, outer, open_ended, tx, &mut cut);
     match result {
@@ -611,27 +629,32 @@ struct Cutter {
 impl Cutter {
     /// The text ends where an open-ended array may end: send the last events, drop the rest
     /// (white space, a trailing comma).
-    fn finish_open<R: Read>(&mut self, input: &mut Input<R>, tx: &SyncSender<Chunk>) -> Result<(), Fail> {
+    fn finish_open<R: Read>(&mut self, input: &mut Input<R>, tx: &Pipe) -> Result<(), Fail> {
         self.ship(input, self.at, tx)?;
         input.consume(input.data().len());
         Ok(())
     }
 
-    /// Sends the events cut so far (the text up to `end`) as a chunk, and lets go of that text.
-    fn ship<R: Read>(&mut self, input: &mut Input<R>, end: usize, tx: &SyncSender<Chunk>) -> Result<(), Fail> {
+    /// Sends the events cut so far (the text up to `end`) as a chunk, and lets go of that text:
+    /// the chunk takes the reader's buffer, the reader goes on in a spare one.
+    fn ship<R: Read>(&mut self, input: &mut Input<R>, end: usize, tx: &Pipe) -> Result<(), Fail> {
+        self.at = 0;
+        if self.spans.is_empty() {
+            input.consume(end);
+            return Ok(());
+        }
         let spans = std::mem::take(&mut self.spans);
+        let base = input.offset();
+        let (bytes, start) = input.detach(end, tx.spare.try_recv().unwrap_or_default());
         let chunk = Chunk {
-            bytes: input.data()[..end].to_vec(),
-            base: input.offset(),
+            bytes,
+            start,
+            len: end,
+            base,
             first_index: self.count - spans.len() as u64,
             spans,
         };
-        input.consume(end);
-        self.at = 0;
-        if chunk.spans.is_empty() {
-            return Ok(());
-        }
-        tx.send(chunk).map_err(|_| Fail::Stopped)
+        tx.chunks.send(chunk).map_err(|_| Fail::Stopped)
     }
 }
 
@@ -639,7 +662,7 @@ fn cut_events<R: Read>(
     input: &mut Input<R>,
     outer: usize,
     open_ended: bool,
-    tx: &SyncSender<Chunk>,
+    tx: &Pipe,
     cut: &mut Cutter,
 ) -> Result<(), Fail> {
     loop {
@@ -676,13 +699,16 @@ fn cut_events<R: Read>(
             input.consume(i + 1 - at);
             return Ok(());
         }
-        let end = value_end(input, i, outer)?;
+        // Before reading more, the events cut so far go out as a chunk, so that what the
+        // reader moves is only the unfinished event.
+        let mut release = |input: &mut Input<R>| {
+            let at = cut.at;
+            cut.ship(input, at, tx).ok().map(|()| at)
+        };
+        let (i, end) = value_end_releasing(input, i, outer, &mut release)?;
         cut.spans.push((i, end));
         cut.count += 1;
         cut.at = end;
-        if end >= CHUNK_BYTES {
-            cut.ship(input, end, tx)?;
-        }
     }
 }
 #[cfg(test)]
@@ -735,8 +761,8 @@ mod tests {
         assert_eq!(t.strings.resolve(e.cat[1]), "kernel");
         assert_eq!(e.ts_ns, vec![10_500, 12_000]);
         assert_eq!(e.dur_ns, vec![2_250, 1_000]);
-        assert_eq!(e.stream, vec![-1, 7]);
-        assert_eq!(e.correlation, vec![-1, 99]);
+        assert_eq!(e.stream.to_vec(), vec![-1, 7]);
+        assert_eq!(e.correlation.to_vec(), vec![-1, 99]);
         assert_eq!(e.tid[0], e.tid[1], "\"7\" and 7 are the same thread");
         assert_eq!(t.json_bytes, SMALL.len() as u64);
     }
@@ -882,6 +908,27 @@ mod tests {
                 steps: Some(vec![7, 9])
             }
         );
+    }
+
+    #[test]
+    fn core_ids_are_kept_exactly_whatever_their_range() {
+        let t = parse(
+            r#"{"traceEvents": [{"cat": "kernel", "name": "k", "ts": 1, "dur": 1,
+                "args": {"stream": 4294967294, "correlation": "2147483648"}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(t.events.stream.to_vec(), vec![4_294_967_294]);
+        assert_eq!(t.events.correlation.to_vec(), vec![2_147_483_648]);
+        // Beyond 32 bits, and below -1: the column widens, nothing wraps and nothing is refused.
+        let t = parse(
+            r#"{"traceEvents": [
+                {"cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"stream": 7, "correlation": 1}},
+                {"cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"stream": 4294967295, "correlation": "-2"}},
+                {"cat": "cpu_op", "name": "ProfilerStep#4294967296", "ts": 0, "dur": 9}]}"#,
+        )
+        .unwrap();
+        assert_eq!(t.events.stream.to_vec(), vec![7, 4_294_967_295, -1]);
+        assert_eq!(t.events.correlation.to_vec(), vec![1, -2, -1]);
     }
 
     #[test]

@@ -8,8 +8,9 @@ use std::io::{self, Read};
 /// Deepest nesting of arrays and objects accepted, counted from the document root.
 pub const MAX_DEPTH: usize = 256;
 
-/// Bytes read from the source at a time (the buffer grows for a larger value).
-pub const READ_SIZE: usize = 512 << 10;
+/// Bytes of text a buffer holds (it grows for a larger value): also the size of the chunks of
+/// events handed out whole by [`Input::detach`].
+pub const READ_SIZE: usize = 256 << 10;
 
 /// What kind of JSON value starts with byte `b`, for messages.
 pub fn kind_of(b: u8) -> &'static str {
@@ -73,6 +74,18 @@ enum Step {
     TooDeep(usize),
 }
 
+/// Eight copies of byte `b`.
+const fn splat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
+}
+
+/// The high bit of each byte of `x` that is zero, exactly (no borrow between bytes).
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = splat(0x7f);
+    !(((x & LOW7).wrapping_add(LOW7)) | x) & splat(0x80)
+}
+
 impl Extent {
     /// Scans `s[i..]`; `outer` is the depth of the container the value is in.
     fn scan(&mut self, s: &[u8], mut i: usize, outer: usize) -> Step {
@@ -91,66 +104,144 @@ impl Extent {
                 _ => self.scalar = true,
             }
         }
+        if self.scalar {
+            return match s[i..].iter().position(|&b| is_ws(b) || matches!(b, b',' | b']' | b'}')) {
+                Some(k) => Step::Done(i + k),
+                None => Step::More,
+            };
+        }
+        if self.depth == 0 {
+            return self.top_string(s, i);
+        }
+        // In a container: eight bytes at a time, byte by byte around backslashes.
         loop {
-            if self.in_string {
-                if self.escape {
-                    if i >= s.len() {
-                        return Step::More;
-                    }
-                    self.escape = false;
-                    i += 1;
+            if !self.escape {
+                match self.words(s, i, outer) {
+                    Ok(step) => return step,
+                    Err(at) => i = at,
                 }
-                let Some(k) = find_quote_or_backslash(&s[i..]) else {
+            }
+            let end = s.len().min(i + 8);
+            if let Some(step) = self.bytes(s, i, end, outer) {
+                return step;
+            }
+            i = end;
+            if i >= s.len() {
+                return Step::More;
+            }
+        }
+    }
+
+    /// A string that is the whole value.
+    fn top_string(&mut self, s: &[u8], mut i: usize) -> Step {
+        loop {
+            if self.escape {
+                if i >= s.len() {
                     return Step::More;
-                };
-                i += k + 1;
-                if s[i - 1] == b'\\' {
-                    self.escape = true;
-                    continue;
                 }
-                self.in_string = false;
-                if self.depth == 0 {
-                    return Step::Done(i);
-                }
-            } else if self.scalar {
-                return match s[i..].iter().position(|&b| is_ws(b) || matches!(b, b',' | b']' | b'}')) {
-                    Some(k) => Step::Done(i + k),
-                    None => Step::More,
-                };
-            } else {
-                // In a container: only quotes and brackets matter.
-                let Some(k) = s[i..]
-                    .iter()
-                    .position(|&b| matches!(b, b'"' | b'{' | b'[' | b'}' | b']'))
-                else {
-                    return Step::More;
-                };
-                i += k + 1;
-                match s[i - 1] {
-                    b'"' => self.in_string = true,
+                self.escape = false;
+                i += 1;
+            }
+            let Some(k) = find_quote_or_backslash(&s[i..]) else {
+                return Step::More;
+            };
+            i += k + 1;
+            if s[i - 1] == b'\\' {
+                self.escape = true;
+                continue;
+            }
+            self.in_string = false;
+            return Step::Done(i);
+        }
+    }
+
+    /// Inside a container, whole words of eight bytes from `i` while none holds a backslash:
+    /// the quotes give which bytes are in strings (a prefix XOR), and only the brackets outside
+    /// strings are looked at one by one. `Err` with the index where it stopped (a word with a
+    /// backslash, or fewer than eight bytes left), the state kept up to there.
+    fn words(&mut self, s: &[u8], mut i: usize, outer: usize) -> Result<Step, usize> {
+        while let Some(word) = s.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+            let x = u64::from_le_bytes(*word);
+            if zero_bytes(x ^ splat(b'\\')) != 0 {
+                return Err(i);
+            }
+            let quotes = zero_bytes(x ^ splat(b'"'));
+            // `[`, `]`, `{` and `}` (and `Y`, `_`, `y`, DEL, checked below) or 0x26 to 0x7f.
+            let brackets = zero_bytes((x | splat(0x26)) ^ splat(0x7f));
+            let mut inside = quotes;
+            inside ^= inside << 8;
+            inside ^= inside << 16;
+            inside ^= inside << 32;
+            // Without a branch: whether a word starts in a string is hard to predict.
+            inside ^= 0u64.wrapping_sub(u64::from(self.in_string));
+            self.in_string = inside >> 63 == 1;
+            let mut structural = brackets & !inside;
+            while structural != 0 {
+                let k = i + (structural.trailing_zeros() / 8) as usize;
+                structural &= structural - 1;
+                match s[k] {
                     b'{' | b'[' => {
                         self.depth += 1;
                         if outer + self.depth > MAX_DEPTH {
-                            return Step::TooDeep(i - 1);
+                            return Ok(Step::TooDeep(k));
                         }
                     }
-                    _ => {
+                    b'}' | b']' => {
                         self.depth -= 1;
                         if self.depth == 0 {
-                            return Step::Done(i);
+                            return Ok(Step::Done(k + 1));
                         }
                     }
+                    _ => {}
                 }
             }
+            i += 8;
         }
+        Err(i)
+    }
+
+    /// Inside a container, `s[i..end]` byte by byte.
+    fn bytes(&mut self, s: &[u8], i: usize, end: usize, outer: usize) -> Option<Step> {
+        for (k, &b) in s.iter().enumerate().take(end).skip(i) {
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if b == b'\\' {
+                    self.escape = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    if outer + self.depth > MAX_DEPTH {
+                        return Some(Step::TooDeep(k));
+                    }
+                }
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        return Some(Step::Done(k + 1));
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
     }
 }
 
 /// Why no value could be cut.
 #[derive(Debug)]
 pub enum Cut {
-    /// The text ends inside the value (or before it).
-    Eof,
+    /// The text ends inside the value (or before it), which starts at this offset from the
+    /// window's start.
+    Eof(usize),
+    /// The `release` of [`Input::value_end_releasing`] asked to stop.
+    Stopped,
     /// Nesting too deep, at this offset from the window's start.
     TooDeep(usize),
     Io(io::Error),
@@ -166,6 +257,8 @@ pub struct Input<R> {
     /// Offset in the whole text of `buf[0]`.
     base: u64,
     eof: bool,
+    /// A read error that came after some text: reported once that text is used.
+    pending: Option<io::Error>,
 }
 
 impl<R: Read> Input<R> {
@@ -177,6 +270,7 @@ impl<R: Read> Input<R> {
             end: 0,
             base: 0,
             eof: false,
+            pending: None,
         }
     }
 
@@ -199,8 +293,12 @@ impl<R: Read> Input<R> {
         self.start += n;
     }
 
-    /// Reads more text after what is held; `false` at the end of the input.
+    /// Reads more text after what is held, until the buffer is full or the input ends; `false`
+    /// when nothing more came.
     pub fn fill(&mut self) -> io::Result<bool> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         if self.eof {
             return Ok(false);
         }
@@ -214,20 +312,39 @@ impl<R: Read> Input<R> {
             // One value is larger than the buffer: grow it (amortised linear).
             self.buf.resize(self.buf.len() * 2, 0);
         }
-        loop {
+        let before = self.end;
+        while self.end < self.buf.len() {
             match self.reader.read(&mut self.buf[self.end..]) {
                 Ok(0) => {
                     self.eof = true;
-                    return Ok(false);
+                    break;
                 }
-                Ok(n) => {
-                    self.end += n;
-                    return Ok(true);
-                }
+                Ok(n) => self.end += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if self.end > before => {
+                    self.pending = Some(e);
+                    break;
+                }
                 Err(e) => return Err(e),
             }
         }
+        Ok(self.end > before)
+    }
+
+    /// Hands out the buffer whose bytes `at..at + n` are the window's first `n` bytes (`at` is
+    /// returned with it), and goes on with `spare` (any length) holding the rest of the window:
+    /// the text handed out is not copied.
+    pub fn detach(&mut self, n: usize, mut spare: Vec<u8>) -> (Vec<u8>, usize) {
+        let from = self.start + n;
+        let rest = self.end - from;
+        spare.resize(READ_SIZE.max(2 * rest), 0);
+        spare[..rest].copy_from_slice(&self.buf[from..self.end]);
+        let old = std::mem::replace(&mut self.buf, spare);
+        let at = self.start;
+        self.base += from as u64;
+        self.start = 0;
+        self.end = rest;
+        (old, at)
     }
 
     /// Reads until at least `n` bytes are held from the window's start; `false` if the text
@@ -261,18 +378,34 @@ impl<R: Read> Input<R> {
     /// The end of the value that starts at `at` (no white space before it), reading as much
     /// as it needs. `outer` is the nesting depth of the value's container.
     pub fn value_end(&mut self, at: usize, outer: usize) -> Result<usize, Cut> {
+        self.value_end_releasing(at, outer, &mut |_| Some(0))
+            .map(|(_, end)| end)
+    }
+
+    /// [`Input::value_end`] that, before each read, lets `release` consume text before the
+    /// value (it returns how many bytes, or `None` to stop). Returns the value's start and
+    /// end, from the window's start as it is then.
+    pub fn value_end_releasing(
+        &mut self,
+        mut at: usize,
+        outer: usize,
+        release: &mut dyn FnMut(&mut Self) -> Option<usize>,
+    ) -> Result<(usize, usize), Cut> {
         let mut extent = Extent::default();
         let mut i = at;
         loop {
             let data = self.data();
             match extent.scan(data, i, outer) {
-                Step::Done(end) => return Ok(end),
+                Step::Done(end) => return Ok((at, end)),
                 Step::TooDeep(k) => return Err(Cut::TooDeep(k)),
                 Step::More => i = data.len(),
             }
+            let n = release(self).ok_or(Cut::Stopped)?;
+            at -= n;
+            i -= n;
             if !self.fill().map_err(Cut::Io)? {
                 // A number or literal may end the text.
-                return if extent.scalar { Ok(i) } else { Err(Cut::Eof) };
+                return if extent.scalar { Ok((at, i)) } else { Err(Cut::Eof(at)) };
             }
         }
     }
@@ -321,13 +454,69 @@ mod tests {
         }
     }
 
+    /// Where a value ends, byte by byte: the reference for the word-at-a-time scan.
+    fn reference_end(s: &[u8]) -> Option<usize> {
+        let (mut depth, mut in_string, mut escape) = (0usize, false, false);
+        for (k, &b) in s.iter().enumerate() {
+            if in_string {
+                if escape {
+                    escape = false;
+                } else if b == b'\\' {
+                    escape = true;
+                } else if b == b'"' {
+                    in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k + 1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_word_scan_agrees_with_the_byte_scan() {
+        // Random texts over the bytes that matter (and their look-alikes), cut in pieces.
+        let alphabet = b"\"\\{}[]Y_y\x7f a,:0";
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..3000 {
+            let len = 1 + (next() % 90) as usize;
+            let mut text = vec![b'{'];
+            text.extend((0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]));
+            let want = reference_end(&text);
+            let n = 1 + round % 13;
+            let mut input = Input::new(Trickle { data: &text, n });
+            let got = match input.value_end(0, 0) {
+                Ok(end) => Some(end),
+                Err(Cut::Eof(_)) => None,
+                Err(e) => panic!("{e:?}"),
+            };
+            assert_eq!(got, want, "{:?} in pieces of {n}", String::from_utf8_lossy(&text));
+        }
+    }
+
     #[test]
     fn depth_is_limited_and_eof_is_reported() {
         let deep = "[".repeat(MAX_DEPTH + 3);
         let mut input = Input::new(deep.as_bytes());
         assert!(matches!(input.value_end(0, 0), Err(Cut::TooDeep(256))));
         let mut input = Input::new(&b"{\"a\": [1"[..]);
-        assert!(matches!(input.value_end(0, 0), Err(Cut::Eof)));
+        assert!(matches!(input.value_end(0, 0), Err(Cut::Eof(0))));
         let mut input = Input::new(&b"12"[..]);
         assert_eq!(input.value_end(0, 0).unwrap(), 2);
     }

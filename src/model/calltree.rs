@@ -72,7 +72,7 @@ impl CallTree {
             if ev.place[i] != Place::Device {
                 continue;
             }
-            let Some(&launch) = launches.get(&ev.correlation[i]) else {
+            let Some(&launch) = launches.get(&ev.correlation.get(i)) else {
                 continue;
             };
             let p = t.parent[launch];

@@ -38,21 +38,23 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
         })
         .collect();
     let windows = StepWindows::new(&steps);
-    let linked = |ev: &EventTable, i: usize| ev.place[i].on_device() && ev.correlation[i] != NO_CORRELATION;
+    let linked = |ev: &EventTable, i: usize| ev.place[i].on_device() && ev.correlation.get(i) != NO_CORRELATION;
 
     for i in 0..events.len() {
         if !linked(events, i) {
-            events.iteration[i] = windows.iteration_at(events.ts_ns[i]);
+            let it = windows.iteration_at(events.ts_ns[i]);
+            events.iteration.set(i, it);
         }
     }
 
     let launches = launch_rows(events);
     for i in 0..events.len() {
         if linked(events, i) {
-            events.iteration[i] = match launches.get(&events.correlation[i]) {
-                Some(&host) => events.iteration[host],
+            let it = match launches.get(&events.correlation.get(i)) {
+                Some(&host) => events.iteration.get(host),
                 None => NO_ITERATION,
             };
+            events.iteration.set(i, it);
         }
     }
     steps
@@ -62,8 +64,8 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
 pub fn launch_rows(events: &EventTable) -> FxHashMap<i64, usize> {
     let mut launches: FxHashMap<i64, usize> = FxHashMap::default();
     for i in 0..events.len() {
-        if events.correlation[i] != NO_CORRELATION && !events.place[i].on_device() {
-            launches.insert(events.correlation[i], i);
+        if events.correlation.get(i) != NO_CORRELATION && !events.place[i].on_device() {
+            launches.insert(events.correlation.get(i), i);
         }
     }
     launches
@@ -75,13 +77,13 @@ pub fn partner_rows(events: &EventTable) -> Vec<Option<usize>> {
     let launches = launch_rows(events);
     let mut device: FxHashMap<i64, usize> = FxHashMap::default();
     for i in 0..events.len() {
-        if events.place[i].on_device() && events.correlation[i] != NO_CORRELATION {
-            device.insert(events.correlation[i], i);
+        if events.place[i].on_device() && events.correlation.get(i) != NO_CORRELATION {
+            device.insert(events.correlation.get(i), i);
         }
     }
     (0..events.len())
         .map(|i| {
-            let c = events.correlation[i];
+            let c = events.correlation.get(i);
             if c == NO_CORRELATION {
                 None
             } else if events.place[i].on_device() {
@@ -206,7 +208,7 @@ mod tests {
             .add("orphan_kernel", 50, 1, 7, 1234);
         let steps = assign_iterations(&b.strings, &mut b.events);
         assert_eq!(steps.iter().map(|s| s.number).collect::<Vec<_>>(), vec![1, 2]);
-        assert_eq!(b.events.iteration, vec![1, 2, 1, 1, 2, -1, 1, 1, -1]);
+        assert_eq!(b.events.iteration.to_vec(), vec![1, 2, 1, 1, 2, -1, 1, 1, -1]);
     }
 
     #[test]
@@ -219,7 +221,7 @@ mod tests {
             .add("c", 120, 1, NO_STREAM, -1);
         assert_eq!(assign_iterations(&b.strings, &mut b.events).len(), 2);
         // "ProfilerStep#5" itself starts at 0, only in its own window.
-        assert_eq!(b.events.iteration, vec![5, 4, 4, 5, 4]);
+        assert_eq!(b.events.iteration.to_vec(), vec![5, 4, 4, 5, 4]);
     }
 
     #[test]
@@ -227,7 +229,7 @@ mod tests {
         let mut b = Builder::new();
         b.add("aten::mm", 10, 5, NO_STREAM, -1);
         assert!(assign_iterations(&b.strings, &mut b.events).is_empty());
-        assert_eq!(b.events.iteration, vec![NO_ITERATION]);
+        assert_eq!(b.events.iteration.to_vec(), vec![NO_ITERATION]);
     }
 
     #[test]
@@ -242,7 +244,7 @@ mod tests {
             b.events.place,
             vec![Place::Host, Place::Host, Place::Host, Place::Device]
         );
-        assert_eq!(b.events.iteration, vec![1, 1, 1, 1]);
+        assert_eq!(b.events.iteration.to_vec(), vec![1, 1, 1, 1]);
     }
 
     #[test]
@@ -254,7 +256,7 @@ mod tests {
             .add_cat("mtia_ccp_events", "dma_request", 250, 5, 3, -1)
             .add_cat("gpu_user_annotation", "ProfilerStep#1", 10, 50, NO_STREAM, -1);
         assign_iterations(&b.strings, &mut b.events);
-        assert_eq!(b.events.iteration, vec![1, 2, 2, NO_ITERATION, 1]);
+        assert_eq!(b.events.iteration.to_vec(), vec![1, 2, 2, NO_ITERATION, 1]);
         assert!(b.events.place[2].on_device() && b.events.place[4] == Place::Annotation);
     }
 }

@@ -89,7 +89,7 @@ pub fn place_of(cat: CategoryPlace, stream: i64) -> Place {
 pub fn classify(strings: &StringTable, events: &mut EventTable) {
     let by_id: Vec<CategoryPlace> = strings.iter().map(|(_, s)| category_place(s)).collect();
     events.place = (0..events.len())
-        .map(|i| place_of(by_id[events.cat[i].index()], events.stream[i]))
+        .map(|i| place_of(by_id[events.cat[i].index()], events.stream.get(i)))
         .collect();
 }
 

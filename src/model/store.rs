@@ -73,6 +73,114 @@ pub const NO_STREAM: i64 = -1;
 /// `correlation` of an event without `args.correlation`.
 pub const NO_CORRELATION: i64 = -1;
 
+/// A column of ids: `stream`, `correlation` and `iteration`, where −1 means none. It holds 32
+/// bits a value (`v + 1`) while every value is in −1 to [`IdColumn::MAX`], which CUDA's stream
+/// and correlation ids always are; the first value outside that range widens it to 64 bits, so
+/// every value a trace holds is kept exactly and nothing wraps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdColumn {
+    Narrow(Vec<u32>),
+    Wide(Vec<i64>),
+}
+
+impl Default for IdColumn {
+    fn default() -> Self {
+        IdColumn::Narrow(Vec::new())
+    }
+}
+
+impl IdColumn {
+    /// The largest value a narrow column keeps: 2^32 − 2.
+    pub const MAX: i64 = u32::MAX as i64 - 1;
+
+    /// Whether `v` fits a narrow column.
+    pub fn fits(v: i64) -> bool {
+        (-1..=Self::MAX).contains(&v)
+    }
+
+    /// `v` as a narrow column stores it, when it fits.
+    fn narrow(v: i64) -> Option<u32> {
+        Self::fits(v).then(|| u32::try_from(v + 1).unwrap_or(0))
+    }
+
+    /// Turns a narrow column into a wide one.
+    fn widen(&mut self) -> &mut Vec<i64> {
+        if let IdColumn::Narrow(c) = self {
+            *self = IdColumn::Wide(c.iter().map(|&v| i64::from(v) - 1).collect());
+        }
+        match self {
+            IdColumn::Wide(c) => c,
+            IdColumn::Narrow(_) => unreachable!("just widened"),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, row: usize) -> i64 {
+        match self {
+            IdColumn::Narrow(c) => i64::from(c[row]) - 1,
+            IdColumn::Wide(c) => c[row],
+        }
+    }
+
+    pub fn set(&mut self, row: usize, v: i64) {
+        match (&mut *self, Self::narrow(v)) {
+            (IdColumn::Narrow(c), Some(n)) => c[row] = n,
+            _ => self.widen()[row] = v,
+        }
+    }
+
+    pub fn push(&mut self, v: i64) {
+        match (&mut *self, Self::narrow(v)) {
+            (IdColumn::Narrow(c), Some(n)) => c.push(n),
+            _ => self.widen().push(v),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            IdColumn::Narrow(c) => c.len(),
+            IdColumn::Wide(c) => c.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes the column holds (its capacity).
+    pub fn bytes(&self) -> usize {
+        match self {
+            IdColumn::Narrow(c) => c.capacity() * 4,
+            IdColumn::Wide(c) => c.capacity() * 8,
+        }
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            IdColumn::Narrow(c) => c.shrink_to_fit(),
+            IdColumn::Wide(c) => c.shrink_to_fit(),
+        }
+    }
+
+    pub fn to_vec(&self) -> Vec<i64> {
+        self.iter().collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        (0..self.len()).map(|row| self.get(row))
+    }
+}
+
+impl FromIterator<i64> for IdColumn {
+    fn from_iter<I: IntoIterator<Item = i64>>(iter: I) -> Self {
+        let mut c = IdColumn::default();
+        for v in iter {
+            c.push(v);
+        }
+        c
+    }
+}
+
 /// The kept events of one trace file, column by column, in file order.
 #[derive(Debug, Default, Clone)]
 pub struct EventTable {
@@ -85,10 +193,10 @@ pub struct EventTable {
     /// `pid` and `tid` as interned text: they may be numbers or strings in the file.
     pub pid: Vec<NameId>,
     pub tid: Vec<NameId>,
-    pub stream: Vec<i64>,
-    pub correlation: Vec<i64>,
+    pub stream: IdColumn,
+    pub correlation: IdColumn,
     /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
-    pub iteration: Vec<i64>,
+    pub iteration: IdColumn,
     /// Host or device (design §3.4), filled in after parsing by [`crate::model::place::classify`].
     pub place: Vec<Place>,
 }
@@ -299,12 +407,10 @@ impl TraceFile {
         let e = &self.events;
         let columns = e.index.capacity() * 4
             + (e.name.capacity() + e.cat.capacity() + e.pid.capacity() + e.tid.capacity()) * 4
-            + (e.ts_ns.capacity()
-                + e.dur_ns.capacity()
-                + e.stream.capacity()
-                + e.correlation.capacity()
-                + e.iteration.capacity())
-                * 8
+            + (e.ts_ns.capacity() + e.dur_ns.capacity()) * 8
+            + e.stream.bytes()
+            + e.correlation.bytes()
+            + e.iteration.bytes()
             + e.place.capacity();
         let attrs: usize = self.attrs.columns.iter().map(|c| c.bytes()).sum();
         let strings: usize = self.strings.iter().map(|(_, s)| s.len() * 2 + 16 + 24).sum();
@@ -323,6 +429,29 @@ impl TraceFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn id_columns_keep_every_value_exactly_and_widen_only_when_they_must() {
+        let values = [-1, 0, 7, i64::from(i32::MAX) + 1, IdColumn::MAX];
+        let mut c: IdColumn = values.into_iter().collect();
+        assert_eq!(c.iter().collect::<Vec<_>>(), values);
+        assert!(matches!(c, IdColumn::Narrow(_)));
+        c.set(1, 42);
+        assert_eq!(c.get(1), 42);
+        assert!(!IdColumn::fits(-2) && !IdColumn::fits(IdColumn::MAX + 1));
+        // A value outside widens the column; what was there stays.
+        c.push(IdColumn::MAX + 1);
+        c.set(0, -5);
+        assert!(matches!(c, IdColumn::Wide(_)));
+        assert_eq!(
+            c.to_vec(),
+            [-5, 42, 7, i64::from(i32::MAX) + 1, IdColumn::MAX, IdColumn::MAX + 1]
+        );
+        let mut d = IdColumn::default();
+        d.push(0);
+        d.set(0, i64::MIN);
+        assert_eq!(d.to_vec(), [i64::MIN]);
+    }
 
     #[test]
     fn interning_is_stable_and_deduplicated() {

@@ -238,7 +238,7 @@ pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> 
             let steps = resolved
                 .iterations
                 .as_ref()
-                .is_none_or(|it| it.contains(&ev.iteration[i]));
+                .is_none_or(|it| it.contains(&ev.iteration.get(i)));
             let device = steps && filter.device.admits(ev.place[i]);
             let cat =
                 device && (filter.cats.is_empty() || filter.cats.iter().any(|c| c == file.strings.resolve(ev.cat[i])));
@@ -277,7 +277,7 @@ pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> 
 fn admits(file: &TraceFile, i: usize, resolved: &Resolved, filter: &EventFilter) -> bool {
     let ev = &file.events;
     if let Some(iters) = &resolved.iterations
-        && !iters.contains(&ev.iteration[i])
+        && !iters.contains(&ev.iteration.get(i))
     {
         return false;
     }
@@ -311,10 +311,10 @@ fn row(
         Some(id_cell(s.resolve(ev.tid[i]))),
         Some(Cell::Micros(ev.ts_ns[i])),
         Some(Cell::Micros(ev.dur_ns[i])),
-        Some(Cell::Int(ev.stream[i])),
-        Some(Cell::Int(ev.correlation[i])),
+        Some(Cell::Int(ev.stream.get(i))),
+        Some(Cell::Int(ev.correlation.get(i))),
         Some(Cell::Int(partners[i].map_or(-1, |p| i64::from(ev.index[p])))),
-        Some(Cell::Int(ev.iteration[i])),
+        Some(Cell::Int(ev.iteration.get(i))),
     ];
     for k in attr_index {
         cells.push(k.map(|k| {

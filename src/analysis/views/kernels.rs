@@ -114,7 +114,7 @@ fn per_file(
         if ev.place[i] != Place::Device
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
-            || !iterations.is_none_or(|its| its.contains(&ev.iteration[i]))
+            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
         {
             continue;
         }

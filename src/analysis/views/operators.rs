@@ -69,7 +69,7 @@ fn per_file(
         if !tree.is_operator[i]
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
-            || !iterations.is_none_or(|its| its.contains(&ev.iteration[i]))
+            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
         {
             continue;
         }
