@@ -1,0 +1,201 @@
+//! `compare` and `ops-diff`: their options and runners, and the saved comparison `ops-diff` and `plot` fall back on.
+
+use super::{
+    Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, parse_labels, print_notes, report,
+    request_from, with_labels,
+};
+use crate::analysis::compare::{CompareRequest, check_labels, compare};
+use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
+use crate::error::Result;
+use crate::output::render::compare::CompareView;
+use crate::output::render::ops_diff::OpsDiffView;
+use crate::output::state;
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+
+pub const COMPARE_HELP: &str = "\
+CONTROL and TEST are each a directory of trace files (*.json, *.json.gz; not recursive) or one trace file;
+summaries (`tracediff summarize`, *.parquet) may stand in for traces, with the same output.
+Durations are in microseconds in csv and json. The comparison is saved in .tracediff/ (or
+$TRACEDIFF_STATE_DIR) for `tracediff ops-diff` without paths; --no-save skips that.";
+
+pub const OPS_DIFF_HELP: &str = "\
+Without CONTROL and TEST, uses the comparison that the last `tracediff compare` saved; selection
+options given here replace the saved ones (and reload the saved paths when they change the rows).";
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline: a directory of traces or one trace file (or their summaries).
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: PathBuf,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Names of the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
+    pub labels: Option<Labels>,
+    /// Show names whole in the terminal table, never cut to fit its width.
+    #[arg(long, help_heading = "Output")]
+    pub full_names: bool,
+    /// Do not save this comparison for later `ops-diff` runs.
+    #[arg(long)]
+    pub no_save: bool,
+    /// Also write the HTML report of this pair (as `tracediff report`) to FILE.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct OpsDiffArgs {
+    /// The baseline (default: the saved comparison's).
+    #[arg(requires = "test")]
+    pub control: Option<PathBuf>,
+    /// The run to compare against it.
+    pub test: Option<PathBuf>,
+    /// Which list to print.
+    #[arg(long, value_enum, default_value_t = CategoryArg::All)]
+    pub category: CategoryArg,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CategoryArg {
+    /// Only in test.
+    Added,
+    /// Only in control.
+    Deleted,
+    /// In both, more often in test.
+    Increased,
+    /// In both, less often in test.
+    Decreased,
+    /// In both, as often.
+    Unchanged,
+    /// Every list.
+    All,
+}
+
+impl CategoryArg {
+    fn categories(self) -> Vec<Category> {
+        match self {
+            CategoryArg::Added => vec![Category::Added],
+            CategoryArg::Deleted => vec![Category::Deleted],
+            CategoryArg::Increased => vec![Category::Increased],
+            CategoryArg::Decreased => vec![Category::Decreased],
+            CategoryArg::Unchanged => vec![Category::Unchanged],
+            CategoryArg::All => Category::ALL.to_vec(),
+        }
+    }
+}
+
+pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
+    check_output(&args.output)?;
+    let req = with_labels(
+        request_from(&args.select, CompareRequest::new(&args.control, &args.test)),
+        args.labels.as_ref(),
+    );
+    check_specs_used(&args.select, &req)?;
+    if let Some(path) = &args.report {
+        report::check_html(path)?;
+    }
+    let (comparison, notes) = compare(&req)?;
+    print_notes(&notes, env);
+    let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
+    emit(&args.output, args.full_names, env, |format, style, out| {
+        crate::output::render::compare::render(&view, format, style, out)
+    })?;
+    if !args.no_save {
+        // Saving is a side effect: when it fails, the result stands and a warning says how to fix it.
+        let mut saved_req = req.clone();
+        saved_req.control = absolute(&req.control);
+        saved_req.test = absolute(&req.test);
+        if let Err(e) = state::save(&env.state_dir, &saved_req, &comparison) {
+            let _ = writeln!(
+                env.stderr,
+                "tracediff: warning: this comparison was not saved for `ops-diff` and `plot` without paths ({e}); \
+                 pass --no-save, or set {} to a writable directory",
+                state::STATE_DIR_ENV
+            );
+        }
+    }
+    if let Some(path) = &args.report {
+        report::compare_report(&req, path, env)?;
+    }
+    Ok(0)
+}
+
+pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
+    check_output(&args.output)?;
+    let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, None, env)?;
+    let view = OpsDiffView::new(
+        &comparison,
+        &args.category.categories(),
+        args.output.sort.unwrap_or(SortKey::Name),
+        args.output.top,
+    );
+    emit(&args.output, false, env, |format, _, out| {
+        crate::output::render::ops_diff::render(&view, format, out)
+    })
+}
+
+/// The comparison of CONTROL and TEST when both are given, else the saved one.
+pub(super) fn comparison_for(
+    control: Option<&Path>,
+    test: Option<&Path>,
+    select: &SelectArgs,
+    labels: Option<&Labels>,
+    env: &mut Env<'_>,
+) -> Result<Comparison> {
+    match (control, test) {
+        (Some(c), Some(t)) => {
+            let req = with_labels(request_from(select, CompareRequest::new(c, t)), labels);
+            check_specs_used(select, &req)?;
+            let (comparison, notes) = compare(&req)?;
+            print_notes(&notes, env);
+            Ok(comparison)
+        }
+        _ => saved_comparison(select, labels, env),
+    }
+}
+
+/// The saved comparison with the given options applied: reused as is when they do not change
+/// which events count, recomputed from the saved paths when they do.
+pub fn saved_comparison(select: &SelectArgs, labels: Option<&Labels>, env: &mut Env<'_>) -> Result<Comparison> {
+    let (saved, path) = state::load(&env.state_dir)?;
+    let req = with_labels(request_from(select, saved.request.clone()), labels);
+    check_specs_used(select, &req)?;
+    let _ = writeln!(
+        env.stderr,
+        "tracediff: using the comparison saved in {} ({} vs {})",
+        path.display(),
+        req.control.display(),
+        req.test.display()
+    );
+    let same_events = saved.request.rows_key() == req.rows_key();
+    let saved_unfiltered = saved.request.include.is_empty() && saved.request.exclude.is_empty();
+    let same_filter = saved.request.include == req.include && saved.request.exclude == req.exclude;
+    let filter = NameFilter::new(&req.include, &req.exclude)?;
+    check_labels(&req.labels)?;
+    if same_events && (saved_unfiltered || same_filter) {
+        let mut c = saved.comparison;
+        if let Some(why) = filter.retain_explained(&mut c.rows, &req.group_by) {
+            print_notes(&[why], env);
+        }
+        c.include = req.include.clone();
+        c.exclude = req.exclude.clone();
+        c.control.label = req.labels[0].clone();
+        c.test.label = req.labels[1].clone();
+        return Ok(c);
+    }
+    let (comparison, notes) = compare(&req)?;
+    print_notes(&notes, env);
+    Ok(comparison)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}

@@ -1,0 +1,178 @@
+//! `events` (the event table as CSV, JSON or Parquet) and `summarize` (one trace to a summary).
+
+use super::{Env, output_format, print_notes};
+use crate::analysis::select::{Device, Pick, SideSelection, resolve};
+use crate::error::{Error, Result};
+use crate::input::attrs::{AttrRequest, Preset};
+use crate::input::load::load_side_ranks;
+use crate::output::events::{EventFilter, EventsFormat, write_events};
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const EVENTS_HELP: &str = "\
+Columns: index (position in traceEvents), rank, name, cat, pid, tid, ts, dur (µs), stream,
+correlation, index_correlation (the partner's index: launch <-> kernel, -1 without one),
+iteration (-1 outside every ProfilerStep), then the chosen attributes. Every rank and every event
+is listed unless --rank/--iteration narrow it. Attributes: --args default|complete|all, --arg NAME
+for built-in ones (input_dims, input_type, input_strides, external_id, grid, block, bytes,
+registers_per_thread, shared_memory, est_occupancy, device, context, queued, cbid, sequence, ...),
+--arg-spec 'column=raw key:type:default' for any other key.";
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    /// A directory of traces or one trace file.
+    pub path: PathBuf,
+    /// Ranks: a number, a comma list, or `all` [default: all].
+    #[arg(long, value_name = "RANKS")]
+    pub rank: Option<Pick>,
+    /// ProfilerStep numbers: a number, a comma list, or `all` (events inside steps)
+    /// [default: every event].
+    #[arg(long, value_name = "STEPS")]
+    pub iteration: Option<Pick>,
+    /// Events that ran on the CPU, on the GPU, or both [default: all].
+    #[arg(long, value_enum)]
+    pub device: Option<Device>,
+    /// Only events whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub name: Option<String>,
+    /// Only events of this category (exact; repeatable).
+    #[arg(long, value_name = "CAT")]
+    pub cat: Vec<String>,
+    /// Add a built-in attribute column (repeatable, or a comma list).
+    #[arg(long = "arg", value_name = "NAME")]
+    pub arg: Vec<String>,
+    /// A preset of attribute columns.
+    #[arg(long = "args", value_enum, value_name = "PRESET")]
+    pub args: Option<Preset>,
+    /// Define an attribute: `column=raw key:type:default` (type int, float, string or object).
+    #[arg(long, value_name = "SPEC")]
+    pub arg_spec: Vec<String>,
+    /// Output format [default: from the -o extension (.csv .jsonl .json), else table on a
+    /// terminal and csv otherwise].
+    #[arg(long, value_enum)]
+    pub format: Option<EventsFormat>,
+    /// Write to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub(super) fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
+    let on_terminal = args.output.is_none() && env.terminal_width.is_some();
+    let format = output_format(
+        args.format,
+        args.output.as_deref(),
+        EventsFormat::from_extension,
+        ".csv, .jsonl, .json, .txt or .parquet",
+        if on_terminal {
+            EventsFormat::Table
+        } else {
+            EventsFormat::Csv
+        },
+    )?;
+    let attrs = AttrRequest::build(args.args.unwrap_or_default(), &args.arg, &args.arg_spec)?;
+    let name = args
+        .name
+        .as_deref()
+        .map(|p| crate::analysis::diff::compile_pattern("--name", p))
+        .transpose()?;
+    let side = load_side_ranks(&args.path, &attrs, &[&args.rank.clone().unwrap_or(Pick::All)], false)?;
+    print_notes(&side.notes, env);
+    let mut resolved = resolve(
+        &side,
+        "events",
+        &SideSelection {
+            ranks: args.rank.clone().unwrap_or(Pick::All),
+            iterations: args.iteration.clone().unwrap_or(Pick::All),
+        },
+    )?;
+    if args.iteration.is_none() {
+        resolved.iterations = None;
+    }
+    let filter = EventFilter {
+        device: args.device.unwrap_or_default(),
+        name,
+        cats: args.cat.clone(),
+    };
+    let rows = match &args.output {
+        Some(path) if format == EventsFormat::Parquet => {
+            let file = std::fs::File::create(path).map_err(|e| Error::Output {
+                path: path.clone(),
+                source: e,
+            })?;
+            let w = std::io::BufWriter::with_capacity(1 << 20, file);
+            crate::output::events_parquet::write_events_parquet(&side, &resolved, &filter, w)
+                .map_err(|e| relabel(e, path))?
+        }
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| Error::Output {
+                path: path.clone(),
+                source: e,
+            })?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+            let rows = write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, path))?;
+            w.flush().map_err(|e| Error::Output {
+                path: path.clone(),
+                source: e,
+            })?;
+            rows
+        }
+        None => {
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
+            let rows = write_events(&side, &resolved, &filter, format, &mut w)
+                .map_err(|e| relabel(e, Path::new("<stdout>")))?;
+            w.flush().map_err(|e| Error::Output {
+                path: PathBuf::from("<stdout>"),
+                source: e,
+            })?;
+            rows
+        }
+    };
+    if rows == 0 {
+        print_notes(&[crate::output::events::why_no_events(&side, &resolved, &filter)], env);
+    }
+    Ok(0)
+}
+
+pub const SUMMARIZE_HELP: &str = "\
+The summary holds, per (iteration, name, category, place), the number of events and their total
+duration, and per step what gate and overview measure (step time, GPU and host busy time, memory).
+Give summaries (files, or directories of *.parquet files) to compare, ops-diff, plot, gate or
+overview anywhere they take traces: the output is the same, byte for byte. Commands that need
+the events themselves (events, operators, kernels, modules, report, compare --group-by) refuse
+them. The written path is printed.";
+
+#[derive(Debug, Args)]
+pub struct SummarizeArgs {
+    /// One trace file (*.json or *.json.gz).
+    pub trace: PathBuf,
+    /// The summary file to write (Parquet).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+}
+
+pub(super) fn run_summarize(args: SummarizeArgs, env: &mut Env<'_>) -> Result<i32> {
+    if std::fs::metadata(&args.trace).is_ok_and(|m| m.is_dir()) {
+        return Err(Error::input(
+            &args.trace,
+            "summarize takes one trace file, not a directory (run it once per rank)",
+        ));
+    }
+    let file = crate::input::load::load_file(&args.trace, &AttrRequest::default())?;
+    let summary = crate::analysis::summary::summarize(&file, &args.trace);
+    drop(file);
+    crate::output::summary::save_summary(&summary, &args.output)?;
+    let _ = writeln!(env.stdout, "{}", args.output.display());
+    Ok(0)
+}
+
+/// Names the output an I/O error happened on.
+fn relabel(e: Error, path: &Path) -> Error {
+    match e {
+        Error::Output { source, .. } => Error::Output {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => other,
+    }
+}

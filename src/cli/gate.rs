@@ -1,0 +1,151 @@
+//! `gate`: rules over two sets of runs, for CI.
+
+use super::{Env, OutputArgs, check_output, emit, print_notes};
+use crate::analysis::gate::{GateConfig, Rules, Verdict, evaluate, measure};
+use crate::analysis::select::{Device, Pick, SideSelection, resolve};
+use crate::error::{Error, Result};
+use crate::input::load::pair_notes;
+use crate::output::render::Format;
+use clap::Args;
+use std::path::PathBuf;
+
+pub const GATE_HELP: &str = "\
+Every rank and every ProfilerStep of each side is measured by default (one sample per rank and
+step), so runs with different step counts compare fairly. A timing rule fails only when the change
+of the per-step medians exceeds its threshold AND exceeds k x the pooled scaled MAD (median absolute
+deviation x 1.4826) of the samples of both sides; with one sample per side the threshold alone
+decides. Rules can also come from a TOML file (`[gate]` table, keys as the long options with
+underscores); options given here override it. Percentages need their % sign (5% is five
+percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit (200us). Exit status: 0 all rules pass, 1 a rule failed,
+2 bad input or configuration.";
+
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// The reference run: a directory of traces or one trace file (or their summaries).
+    pub baseline: PathBuf,
+    /// The run under test.
+    pub candidate: PathBuf,
+    /// Fail when the median step time grows by more than this percentage (5% = five percent;
+    /// the % sign is required, a bare number is refused).
+    #[arg(long, value_name = "PCT")]
+    pub max_step_time_regression: Option<String>,
+    /// Fail when an op's or kernel's median time per step grows by more than this percentage
+    /// (e.g. 10%; the % sign is required).
+    #[arg(long, value_name = "PCT")]
+    pub max_op_regression: Option<String>,
+    /// Ignore op changes smaller than this per step: a duration with its unit (500ns, 200us,
+    /// 1.5ms, 2s; a bare number is refused) [default: 0ns].
+    #[arg(long, value_name = "DURATION")]
+    pub min_op_time: Option<String>,
+    /// Fail when a name that only the candidate has matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub fail_on_added: Option<String>,
+    /// Fail when a name that only the baseline has matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub fail_on_deleted: Option<String>,
+    /// Fail when an op runs more often per step by more than this: a number of events (4) or a
+    /// percentage of the baseline's count (10%).
+    #[arg(long, value_name = "N|PCT")]
+    pub max_count_increase: Option<String>,
+    /// Fail when the GPU busy time per step (union of kernels, memcpy, memset) grows by more than
+    /// this percentage (e.g. 5%; the % sign is required).
+    #[arg(long, value_name = "PCT")]
+    pub max_gpu_busy_regression: Option<String>,
+    /// Noise multiplier k: a timing change must exceed k x the pooled scaled MAD [default: 3].
+    #[arg(long, value_name = "K")]
+    pub noise_k: Option<f64>,
+    /// Judge each op by its share of step time, so a uniformly slower machine fails the
+    /// step-time rule (if set) but not every op rule.
+    #[arg(long)]
+    pub relative: bool,
+    /// Read rules from this TOML file (see examples/tracediff-gate.toml).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ranks of both sides [default: all].
+    #[arg(long, value_name = "RANKS")]
+    pub rank: Option<Pick>,
+    /// ProfilerSteps of both sides [default: all].
+    #[arg(long, value_name = "STEPS")]
+    pub iteration: Option<Pick>,
+    /// Events that count for the op and count rules [default: all].
+    #[arg(long, value_enum)]
+    pub device: Option<Device>,
+    /// Group ops by HTA's short names.
+    #[arg(long)]
+    pub short_names: bool,
+    /// Rewrite run-specific noise (addresses, step numbers, hex ids) out of names first.
+    #[arg(long)]
+    pub normalize_names: bool,
+    /// Report format [default: table].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Show names whole in the table (op names are cut to 40 characters otherwise), never cut to fit its width.
+    #[arg(long, help_heading = "Output")]
+    pub full_names: bool,
+    /// Write the report to FILE instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
+    let output = OutputArgs {
+        format: args.format,
+        output: args.output.clone(),
+        top: None,
+        sort: None,
+    };
+    check_output(&output)?;
+    let from_file = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::input(path, format!("cannot read: {}", crate::input::read::io_reason(&e))))?;
+            GateConfig::from_toml(&text, path)?
+        }
+        None => GateConfig::default(),
+    };
+    let from_cli = GateConfig {
+        max_step_time_regression: args.max_step_time_regression.clone(),
+        max_op_regression: args.max_op_regression.clone(),
+        min_op_time: args.min_op_time.clone(),
+        fail_on_added: args.fail_on_added.clone(),
+        fail_on_deleted: args.fail_on_deleted.clone(),
+        max_count_increase: args.max_count_increase.clone(),
+        max_gpu_busy_regression: args.max_gpu_busy_regression.clone(),
+        noise_k: args.noise_k,
+        relative: args.relative.then_some(true),
+        device: args.device,
+        normalize_names: args.normalize_names.then_some(true),
+        short_names: args.short_names.then_some(true),
+    };
+    let config = from_file.overridden_by(from_cli);
+    let rules = Rules::from_config(&config)?;
+    let keying = crate::analysis::aggregate::Keying {
+        naming: if config.short_names.unwrap_or(false) {
+            crate::analysis::aggregate::Naming::ShortName
+        } else {
+            crate::analysis::aggregate::Naming::Name
+        },
+        normalize: config.normalize_names.unwrap_or(false),
+        group_by: Vec::new(),
+    };
+    let device = config.device.unwrap_or_default();
+    let sel = SideSelection {
+        ranks: args.rank.clone().unwrap_or(Pick::All),
+        iterations: args.iteration.clone().unwrap_or(Pick::All),
+    };
+    let (base, cand) = crate::analysis::summary::load_summary_pair(&args.baseline, &args.candidate, (&sel, &sel))?;
+    print_notes(&pair_notes(&base, &cand), env);
+    let base_res = resolve(&base, "baseline", &sel)?;
+    let cand_res = resolve(&cand, "candidate", &sel)?;
+    let base_samples = measure(&base, &base_res, device, &keying)?;
+    let cand_samples = measure(&cand, &cand_res, device, &keying)?;
+    let report = evaluate(
+        &rules,
+        (&base, &base_res, &base_samples),
+        (&cand, &cand_res, &cand_samples),
+    );
+    emit(&output, args.full_names, env, |format, style, out| {
+        out.write_all(crate::output::render::gate::render(&report, format, style.full_names).as_bytes())
+    })?;
+    Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
+}

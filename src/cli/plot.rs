@@ -1,0 +1,101 @@
+//! `plot`: HTA's two bar charts of a comparison, as SVG or PNG.
+
+use super::compare::comparison_for;
+use super::{Env, Labels, SelectArgs, parse_labels};
+use crate::analysis::diff::SortKey;
+use crate::error::{Error, Result};
+use crate::output::render::plot::{ImageFormat, Metric, chart_of, draw};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+pub const PLOT_HELP: &str = "\
+Without CONTROL and TEST, plots the comparison that the last `tracediff compare` saved (selection
+options given here replace the saved ones). The image type follows the file name (.png or .svg).
+With --metric both (the default) and -o FILE, the two charts go to FILE-counts.EXT and
+FILE-duration.EXT; without -o, to tracediff-counts.png and tracediff-duration.png. The paths
+written are printed. Each chart numbers its groups and lists the full names under the plot; SVG
+charts also carry the full name and values as a tooltip on each group.";
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// The baseline (default: the saved comparison's).
+    #[arg(requires = "test")]
+    pub control: Option<PathBuf>,
+    /// The run to compare against it.
+    pub test: Option<PathBuf>,
+    /// Which chart.
+    #[arg(long, value_enum, default_value_t = Metric::Both)]
+    pub metric: Metric,
+    /// Number of rows (groups of bars) per chart.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Which rows come first [default: diff-counts for the counts chart, diff-duration for the
+    /// duration chart].
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort: Option<SortKey>,
+    /// The image file (.png or .svg).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Width in pixels (400 to 8192; each row needs 30).
+    #[arg(long, default_value_t = 1600)]
+    pub width: u32,
+    /// Height in pixels (300 to 8192; the key under the plot needs 22 per two rows).
+    #[arg(long, default_value_t = 900)]
+    pub height: u32,
+    /// Names of the two sides in the legend and title [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
+    pub labels: Option<Labels>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
+    crate::output::render::plot::check_size(args.width, args.height)?;
+    let comparison = comparison_for(
+        args.control.as_deref(),
+        args.test.as_deref(),
+        &args.select,
+        args.labels.as_ref(),
+        env,
+    )?;
+    if args.top == 0 {
+        return Err(Error::usage("--top must be at least 1"));
+    }
+    let charts: Vec<(bool, &str)> = match args.metric {
+        Metric::Counts => vec![(false, "counts")],
+        Metric::Duration => vec![(true, "duration")],
+        Metric::Both => vec![(false, "counts"), (true, "duration")],
+    };
+    for (duration, name) in charts {
+        let path = plot_path(args.output.as_deref(), name, args.metric == Metric::Both);
+        let format = ImageFormat::from_path(&path)?;
+        let chart = chart_of(&comparison, duration, args.sort, args.top, (args.width, args.height))?;
+        let bytes = draw(&chart, format)?;
+        std::fs::write(&path, bytes).map_err(|e| Error::Output {
+            path: path.clone(),
+            source: e,
+        })?;
+        let _ = writeln!(env.stdout, "{}", path.display());
+    }
+    Ok(0)
+}
+
+/// Where a chart goes: `-o FILE` as given for one chart, `FILE-<metric>.EXT` for both, and
+/// `tracediff-<metric>.png` without `-o`.
+fn plot_path(output: Option<&Path>, metric: &str, both: bool) -> PathBuf {
+    match output {
+        None => PathBuf::from(format!("tracediff-{metric}.png")),
+        Some(p) if !both => p.to_path_buf(),
+        Some(p) => {
+            let stem = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let ext = p
+                .extension()
+                .map(|e| e.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "png".into());
+            p.with_file_name(format!("{stem}-{metric}.{ext}"))
+        }
+    }
+}
