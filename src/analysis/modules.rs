@@ -292,21 +292,12 @@ fn forward_modules(
     node_of_row: &[usize],
     builder: &Builder<'_>,
 ) -> FxHashMap<usize, usize> {
-    let up = |mut i: usize, hit: &dyn Fn(usize) -> bool| loop {
-        if hit(i) {
-            return Some(i);
-        }
-        match tree.parent[i] {
-            NONE => return None,
-            p => i = p as usize,
-        }
-    };
     let mut out = FxHashMap::default();
     for (forward, backward) in flow_links(file) {
-        let op = up(backward as usize, &|i| roles[i] == Role::Backward);
-        let module = up(forward as usize, &|i| {
-            node_of_row[i] != usize::MAX && builder.nodes[node_of_row[i]].kind == NodeKind::Module
-        });
+        let op = tree.up_from(backward as usize).find(|&i| roles[i] == Role::Backward);
+        let module = tree
+            .up_from(forward as usize)
+            .find(|&i| node_of_row[i] != usize::MAX && builder.nodes[node_of_row[i]].kind == NodeKind::Module);
         if let (Some(op), Some(module)) = (op, module) {
             out.entry(op).or_insert(node_of_row[module]);
         }
@@ -377,25 +368,15 @@ fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback
     roles
 }
 
-fn has_operator_ancestor(tree: &CallTree, mut i: usize) -> bool {
-    while tree.parent[i] != NONE {
-        i = tree.parent[i] as usize;
-        if tree.is_operator[i] {
-            return true;
-        }
-    }
-    false
+fn has_operator_ancestor(tree: &CallTree, i: usize) -> bool {
+    tree.up_from(i).skip(1).any(|a| tree.is_operator[a])
 }
 
 /// The row of the innermost enclosing event that is a node or a root.
-fn enclosing_node(tree: &CallTree, roles: &[Role], mut i: usize) -> Option<usize> {
-    while tree.parent[i] != NONE {
-        i = tree.parent[i] as usize;
-        if matches!(roles[i], Role::Node(_) | Role::Root) {
-            return Some(i);
-        }
-    }
-    None
+fn enclosing_node(tree: &CallTree, roles: &[Role], i: usize) -> Option<usize> {
+    tree.up_from(i)
+        .skip(1)
+        .find(|&a| matches!(roles[a], Role::Node(_) | Role::Root))
 }
 
 /// A tree under construction: nodes in a flat arena, children by index.

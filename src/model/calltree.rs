@@ -50,6 +50,14 @@ impl TraceFile {
 }
 
 impl CallTree {
+    /// `row` and then its enclosing host events, innermost first.
+    pub fn up_from(&self, row: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(Some(row), move |&r| match self.parent[r] {
+            NONE => None,
+            p => Some(p as usize),
+        })
+    }
+
     pub fn build(strings: &StringTable, ev: &EventTable) -> CallTree {
         let n = ev.len();
         let op_cat: Vec<bool> = strings.iter().map(|(_, s)| OPERATOR_CATEGORIES.contains(&s)).collect();

@@ -6,7 +6,7 @@
 //! properly nested thread that event is the last one starting at or before the time, or one of
 //! its ancestors in the call tree.
 
-use crate::model::calltree::{CallTree, NONE};
+use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use crate::model::store::{NameId, TraceFile};
 use rustc_hash::FxHashMap;
@@ -87,17 +87,11 @@ impl<'f> ThreadIndex<'f> {
         let ev = &self.file.events;
         let list = self.rows.get(thread as usize)?;
         let after = list.partition_point(|&r| ev.ts_ns[r as usize] <= ts_ns);
-        let mut row = *list.get(after.checked_sub(1)?)?;
-        loop {
-            let r = row as usize;
-            if ts_ns <= ev.ts_ns[r].saturating_add(ev.dur_ns[r]) {
-                return Some(row);
-            }
-            row = self.tree.parent[r];
-            if row == NONE {
-                return None;
-            }
-        }
+        let last = *list.get(after.checked_sub(1)?)?;
+        self.tree
+            .up_from(last as usize)
+            .find(|&r| ts_ns <= ev.ts_ns[r].saturating_add(ev.dur_ns[r]))
+            .map(|r| r as u32)
     }
 }
 
