@@ -14,13 +14,14 @@ use crate::input::number::Number;
 use crate::input::read::{Compression, describe_read_error};
 use crate::input::split::{Cut, Input, describe_byte, kind_of};
 use crate::model::store::{DeviceProperties, EventTable, FlowEvents, MemoryEvents, NameId, NewEvent, StringTable};
-use rayon::prelude::*;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 /// Bytes of events per chunk, about: each chunk is one of the reader's buffers.
@@ -168,7 +169,41 @@ fn walk(
     Ok(out)
 }
 
-/// Parses the chunks as they come, a batch at a time on rayon, and merges them in file order.
+self_cell::self_cell!(
+    /// A chunk and what parsing it gave, which borrows the chunk's text: the two travel
+    /// together from the parsing thread to the merge.
+    struct ParsedChunk {
+        owner: Chunk,
+        #[covariant]
+        dependent: ChunkResult,
+    }
+);
+
+type ChunkResult<'c> = Result<ChunkOut<'c>, ChunkError>;
+
+impl ParsedChunk {
+    fn parse(chunk: Chunk, keys: &AttrKeys, collect: Collect) -> Self {
+        ParsedChunk::new(chunk, |c| parse_chunk(c, keys, collect))
+    }
+
+    /// Merges the chunk's events into `merger`, then gives its buffer back for reuse.
+    fn merge_into(mut self, merger: &mut Merger, back: &SyncSender<Vec<u8>>) -> Result<(), ChunkError> {
+        let entries = self.borrow_owner().spans.len() as u64;
+        self.with_dependent_mut(|_, parsed| match parsed {
+            Ok(out) => merger.merge(std::mem::take(out), entries),
+            Err(e) => Err(e.clone()),
+        })?;
+        // The reader fills it again; a full channel or a finished reader lets it go.
+        let _ = back.try_send(self.into_owner().bytes);
+        Ok(())
+    }
+}
+
+/// Parses the chunks as they come and merges them in file order. With more than one thread,
+/// `threads` parsing threads of this file's own take the chunks while this thread merges:
+/// reading, parsing and merging overlap, and no thread waits for a batch's slowest chunk.
+/// (The threads are not rayon's: files are loaded on rayon, and a rayon worker blocked here
+/// waiting for parse jobs on the same pool could wait forever.)
 fn consume(
     rx: Receiver<Chunk>,
     back: &SyncSender<Vec<u8>>,
@@ -178,25 +213,54 @@ fn consume(
 ) -> Result<ParsedTrace, ChunkError> {
     let keys = AttrKeys::from_request(request);
     let mut merger = Merger::new(request);
-    let mut batch: Vec<Chunk> = Vec::with_capacity(threads);
-    while let Ok(first) = rx.recv() {
-        batch.push(first);
-        while batch.len() < threads {
-            match rx.try_recv() {
-                Ok(c) => batch.push(c),
-                Err(_) => break,
+    if threads <= 1 {
+        while let Ok(chunk) = rx.recv() {
+            ParsedChunk::parse(chunk, &keys, collect).merge_into(&mut merger, back)?;
+        }
+        return Ok(merger.finish());
+    }
+    // Chunks are numbered as they are taken, so the merge can put them back in file order.
+    let queue = Mutex::new((rx, 0u64));
+    let stop = AtomicBool::new(false);
+    let take = || -> Option<(u64, Chunk)> {
+        let mut q = queue.lock().ok()?;
+        let chunk = q.0.recv().ok()?;
+        q.1 += 1;
+        Some((q.1 - 1, chunk))
+    };
+    std::thread::scope(|scope| {
+        let (done, parsed) = sync_channel::<(u64, ParsedChunk)>(threads);
+        for _ in 0..threads {
+            let done = done.clone();
+            let (take, stop, keys) = (&take, &stop, &keys);
+            scope.spawn(move || {
+                while let Some((seq, chunk)) = take() {
+                    if stop.load(Ordering::Relaxed)
+                        || done.send((seq, ParsedChunk::parse(chunk, keys, collect))).is_err()
+                    {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done);
+        // Chunks parsed ahead of their turn; at most a few per thread (the channels are bounded).
+        let mut waiting: BTreeMap<u64, ParsedChunk> = BTreeMap::new();
+        let mut next = 0u64;
+        for (seq, chunk) in parsed {
+            waiting.insert(seq, chunk);
+            while let Some(chunk) = waiting.remove(&next) {
+                next += 1;
+                if let Err(e) = chunk.merge_into(&mut merger, back) {
+                    // The parsing threads stop at their next chunk; the reader stops when
+                    // this function drops its end of the channel.
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
             }
         }
-        let parsed: Vec<Result<ChunkOut<'_>, ChunkError>> =
-            batch.par_iter().map(|c| parse_chunk(c, &keys, collect)).collect();
-        for (chunk, out) in batch.iter().zip(parsed) {
-            merger.merge(out?, chunk.spans.len() as u64)?;
-        }
-        for chunk in batch.drain(..) {
-            // The reader fills it again; a full channel or a finished reader lets it go.
-            let _ = back.try_send(chunk.bytes);
-        }
-    }
+        Ok(())
+    })?;
     Ok(merger.finish())
 }
 
