@@ -220,9 +220,8 @@ fn load_side_with<T: RankedFile>(
     let paths = discover(input)?;
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
     let (present, files) = if everything {
-        let results: Vec<Result<T>> = paths.par_iter().map(|p| load_file(p)).collect();
-        // The first error in path order, so the message does not depend on scheduling.
-        let files = results.into_iter().collect::<Result<Vec<_>>>()?;
+        // One file at a time (see `load_pair_with`); the first error in path order stops it.
+        let files = paths.iter().map(|p| load_file(p)).collect::<Result<Vec<_>>>()?;
         let present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = files
             .iter()
             .zip(&paths)
@@ -252,7 +251,7 @@ fn load_side_with<T: RankedFile>(
             Nothing,
         }
         let work: Vec<Result<Work<T>>> = present
-            .par_iter()
+            .iter()
             .map(|(rank, path, _)| {
                 if wanted(rank.unwrap_or(0)) {
                     load_file(path).map(|f| Work::Parse(Box::new(f)))
@@ -386,9 +385,11 @@ fn load_pair_with<T: RankedFile + Clone>(
         test_side.input = test.to_path_buf();
         return Ok((Arc::new(side), Arc::new(test_side)));
     }
-    let (c, t) = rayon::join(
-        || load_side_ranks(control, &[&c_sel.ranks], wants_steps(c_sel)),
-        || load_side_ranks(test, &[&t_sel.ranks], wants_steps(t_sel)),
-    );
-    Ok((Arc::new(c?), Arc::new(t?)))
+    // Files are read one at a time: each file's parse already keeps every core busy (a reader
+    // thread, a decompression thread for gzip, and a parsing thread per core), and a command
+    // that summarises files as it loads them (compare, gate, overview) then holds one event
+    // store at a time. Reading files side by side took as long and twice the memory.
+    let c = load_side_ranks(control, &[&c_sel.ranks], wants_steps(c_sel))?;
+    let t = load_side_ranks(test, &[&t_sel.ranks], wants_steps(t_sel))?;
+    Ok((Arc::new(c), Arc::new(t)))
 }

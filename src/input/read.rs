@@ -5,6 +5,7 @@ use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
@@ -35,10 +36,101 @@ pub fn open(path: &Path) -> Result<TraceReader> {
     };
     let raw = head.chain(file);
     let inner: Box<dyn Read + Send> = match compression {
-        Compression::Gzip => Box::new(MultiGzDecoder::new(BufReader::with_capacity(256 * 1024, raw))),
+        Compression::Gzip => Box::new(ReadAhead::new(MultiGzDecoder::new(BufReader::with_capacity(
+            256 * 1024,
+            raw,
+        )))),
         Compression::None => Box::new(raw),
     };
     Ok(TraceReader { compression, inner })
+}
+
+/// Bytes decompressed per block by [`ReadAhead`].
+const BLOCK: usize = 256 * 1024;
+
+/// Decompresses on a thread of its own, a few blocks ahead of the reader: a file's
+/// decompression is serial, and this way it overlaps with cutting and parsing the text instead
+/// of adding to them. Data comes out in order, then the first error, then the end.
+struct ReadAhead {
+    blocks: Receiver<io::Result<Vec<u8>>>,
+    /// Used blocks go back to be filled again.
+    spare: SyncSender<Vec<u8>>,
+    current: Vec<u8>,
+    at: usize,
+    done: bool,
+}
+
+impl ReadAhead {
+    fn new(mut inner: impl Read + Send + 'static) -> Self {
+        let (blocks_tx, blocks) = sync_channel::<io::Result<Vec<u8>>>(4);
+        let (spare, spare_rx) = sync_channel::<Vec<u8>>(6);
+        // The thread ends at the end of the data, at an error, or when the reader is dropped.
+        std::thread::spawn(move || {
+            loop {
+                let mut block = spare_rx.try_recv().unwrap_or_default();
+                block.resize(BLOCK, 0);
+                let (n, err) = fill(&mut inner, &mut block);
+                block.truncate(n);
+                if n > 0 && blocks_tx.send(Ok(block)).is_err() {
+                    return;
+                }
+                if let Some(e) = err {
+                    let _ = blocks_tx.send(Err(e));
+                    return;
+                }
+                if n < BLOCK {
+                    return;
+                }
+            }
+        });
+        ReadAhead {
+            blocks,
+            spare,
+            current: Vec::new(),
+            at: 0,
+            done: false,
+        }
+    }
+}
+
+/// Reads until `buf` is full, the data ends or an error comes: the bytes read, and the error.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.current.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.blocks.recv() {
+                Ok(Ok(block)) => {
+                    let used = std::mem::replace(&mut self.current, block);
+                    let _ = self.spare.try_send(used);
+                    self.at = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => self.done = true,
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.at);
+        buf[..n].copy_from_slice(&self.current[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
@@ -111,6 +203,53 @@ mod tests {
         let mut s = String::new();
         r.inner.read_to_string(&mut s).unwrap();
         assert_eq!(s, "{}");
+    }
+
+    /// Gives `data` in pieces of up to 1,000 bytes, then `fail` as an error if set.
+    struct Pieces {
+        data: Vec<u8>,
+        at: usize,
+        fail: Option<io::ErrorKind>,
+    }
+
+    impl Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.at == self.data.len() {
+                return match self.fail.take() {
+                    Some(kind) => Err(io::Error::new(kind, "broken")),
+                    None => Ok(0),
+                };
+            }
+            let n = buf.len().min(1000).min(self.data.len() - self.at);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn read_ahead_gives_every_byte_in_order_then_the_error() {
+        let data: Vec<u8> = (0..3 * BLOCK + 123).map(|i| (i % 251) as u8).collect();
+        for fail in [None, Some(io::ErrorKind::UnexpectedEof)] {
+            let mut r = ReadAhead::new(Pieces {
+                data: data.clone(),
+                at: 0,
+                fail,
+            });
+            let mut got = Vec::new();
+            let mut buf = vec![0u8; 7777];
+            let end = loop {
+                match r.read(&mut buf) {
+                    Ok(0) => break None,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                    Err(e) => break Some(e.kind()),
+                }
+            };
+            assert_eq!(got, data);
+            assert_eq!(end, fail);
+            // After the end or the error, the reader stays at its end.
+            assert_eq!(r.read(&mut buf).unwrap(), 0);
+        }
     }
 
     #[test]
