@@ -20,9 +20,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::sync::{Arc, OnceLock};
 
 /// Bytes of events per chunk, about: each chunk is one of the reader's buffers.
 pub const CHUNK_BYTES: usize = crate::input::split::READ_SIZE;
@@ -199,11 +198,25 @@ impl ParsedChunk {
     }
 }
 
+/// The threads that parse chunks, made once per process and shared by every file: a file is
+/// parsed on every core, and the allocations of parsing stay in the same threads' heaps from
+/// file to file. (Not rayon's global pool: files are loaded on it, and a rayon worker blocked
+/// here waiting for parse jobs on its own pool could wait forever.)
+fn parse_pool(threads: usize) -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("tracediff-parse-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 /// Parses the chunks as they come and merges them in file order. With more than one thread,
-/// `threads` parsing threads of this file's own take the chunks while this thread merges:
-/// reading, parsing and merging overlap, and no thread waits for a batch's slowest chunk.
-/// (The threads are not rayon's: files are loaded on rayon, and a rayon worker blocked here
-/// waiting for parse jobs on the same pool could wait forever.)
+/// the chunks are parsed on the parse pool while this thread merges: reading, parsing and
+/// merging overlap, and no thread waits for a batch's slowest chunk.
 fn consume(
     rx: Receiver<Chunk>,
     back: &SyncSender<Vec<u8>>,
@@ -211,56 +224,47 @@ fn consume(
     collect: Collect,
     threads: usize,
 ) -> Result<ParsedTrace, ChunkError> {
-    let keys = AttrKeys::from_request(request);
+    let keys = Arc::new(AttrKeys::from_request(request));
     let mut merger = Merger::new(request);
-    if threads <= 1 {
+    let pool = if threads > 1 { parse_pool(threads) } else { None };
+    let Some(pool) = pool else {
         while let Ok(chunk) = rx.recv() {
             ParsedChunk::parse(chunk, &keys, collect).merge_into(&mut merger, back)?;
         }
         return Ok(merger.finish());
-    }
-    // Chunks are numbered as they are taken, so the merge can put them back in file order.
-    let queue = Mutex::new((rx, 0u64));
-    let stop = AtomicBool::new(false);
-    let take = || -> Option<(u64, Chunk)> {
-        let mut q = queue.lock().ok()?;
-        let chunk = q.0.recv().ok()?;
-        q.1 += 1;
-        Some((q.1 - 1, chunk))
     };
-    std::thread::scope(|scope| {
-        let (done, parsed) = sync_channel::<(u64, ParsedChunk)>(threads);
-        for _ in 0..threads {
-            let done = done.clone();
-            let (take, stop, keys) = (&take, &stop, &keys);
-            scope.spawn(move || {
-                while let Some((seq, chunk)) = take() {
-                    if stop.load(Ordering::Relaxed)
-                        || done.send((seq, ParsedChunk::parse(chunk, keys, collect))).is_err()
-                    {
-                        break;
-                    }
-                }
+    // Chunks sent to the pool and not merged yet: bounds the memory in flight.
+    let limit = 2 * threads as u64;
+    let (done, parsed) = channel::<(u64, ParsedChunk)>();
+    // Chunks parsed ahead of their turn, by number (chunks are numbered in file order).
+    let mut waiting: BTreeMap<u64, ParsedChunk> = BTreeMap::new();
+    let (mut sent, mut merged) = (0u64, 0u64);
+    let mut reading = true;
+    loop {
+        while reading && sent - merged < limit {
+            let Ok(chunk) = rx.recv() else {
+                reading = false;
+                break;
+            };
+            let (done, keys, seq) = (done.clone(), Arc::clone(&keys), sent);
+            // A send fails only once this function has returned with an error.
+            pool.spawn(move || {
+                let _ = done.send((seq, ParsedChunk::parse(chunk, &keys, collect)));
             });
+            sent += 1;
         }
-        drop(done);
-        // Chunks parsed ahead of their turn; at most a few per thread (the channels are bounded).
-        let mut waiting: BTreeMap<u64, ParsedChunk> = BTreeMap::new();
-        let mut next = 0u64;
-        for (seq, chunk) in parsed {
-            waiting.insert(seq, chunk);
-            while let Some(chunk) = waiting.remove(&next) {
-                next += 1;
-                if let Err(e) = chunk.merge_into(&mut merger, back) {
-                    // The parsing threads stop at their next chunk; the reader stops when
-                    // this function drops its end of the channel.
-                    stop.store(true, Ordering::Relaxed);
-                    return Err(e);
-                }
-            }
+        if merged == sent {
+            break;
         }
-        Ok(())
-    })?;
+        // The pool holds `done`'s clones until their chunks are parsed, so this returns.
+        let Ok((seq, chunk)) = parsed.recv() else { break };
+        waiting.insert(seq, chunk);
+        while let Some(chunk) = waiting.remove(&merged) {
+            merged += 1;
+            // On an error the reader stops when this function drops its end of the channel.
+            chunk.merge_into(&mut merger, back)?;
+        }
+    }
     Ok(merger.finish())
 }
 
