@@ -191,7 +191,10 @@ pub fn load_summary_side(
             return read_summary(p);
         }
         let file = load_file(p, &AttrRequest::default())?;
-        Ok(summarize(&file, p))
+        let summary = summarize(&file, p);
+        drop(file);
+        release_free_memory();
+        Ok(summary)
     };
     let scan = |p: &Path, steps: bool| -> Result<Header> {
         if is_parquet(p)? {
@@ -206,6 +209,21 @@ pub fn load_summary_side(
     };
     load_side_with(input, picks, want_steps, &load, &scan)
 }
+
+/// Gives the free pages of the heap back to the system. A trace's events are dropped as soon as
+/// it is summarised, but glibc keeps freed memory in its heaps, where the summaries kept since
+/// pin it: without this, the peak grows with every file read (16 ranks a side: +60%).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn release_free_memory() {
+    // SAFETY: malloc_trim only releases memory the allocator holds free; it has no
+    // preconditions and touches no live allocation.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_free_memory() {}
 
 type LoadFn<'a, T> = dyn Fn(&Path) -> Result<T> + Sync + 'a;
 type ScanFn<'a> = dyn Fn(&Path, bool) -> Result<Header> + Sync + 'a;
