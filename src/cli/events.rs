@@ -158,9 +158,7 @@ pub(super) fn run_summarize(args: SummarizeArgs, env: &mut Env<'_>) -> Result<i3
             "summarize takes one trace file, not a directory (run it once per rank)",
         ));
     }
-    let file = crate::input::load::load_file(&args.trace, &AttrRequest::default())?;
-    let summary = crate::analysis::summary::summarize(&file, &args.trace);
-    drop(file);
+    let summary = crate::input::load::summarize_trace(&args.trace, &crate::analysis::summary::summarize)?;
     crate::output::summary::save_summary(&summary, &args.output)?;
     let _ = writeln!(env.stdout, "{}", args.output.display());
     Ok(0)

@@ -177,6 +177,17 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
 /// How a parsed trace becomes its summary (the analysis stage's `summarize`).
 pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
 
+/// Parses the trace at `path` and summarises it: the columns the summary does not read are
+/// dropped before it is made, and the whole store after it.
+pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
+    let mut file = load_file(path, &AttrRequest::default())?;
+    file.events.drop_link_columns();
+    let summary = summarize(&file, path);
+    drop(file);
+    release_free_memory();
+    Ok(summary)
+}
+
 /// Loads the summaries of `input`'s files whose ranks any of `picks` selects: a trace is parsed,
 /// summarised and its events dropped (only the files in flight hold events); a summary file
 /// (recognised by content) is read as it is. Traces and summaries may be mixed on one side.
@@ -190,11 +201,7 @@ pub fn load_summary_side(
         if is_parquet(p)? {
             return read_summary(p);
         }
-        let file = load_file(p, &AttrRequest::default())?;
-        let summary = summarize(&file, p);
-        drop(file);
-        release_free_memory();
-        Ok(summary)
+        summarize_trace(p, summarize)
     };
     let scan = |p: &Path, steps: bool| -> Result<Header> {
         if is_parquet(p)? {

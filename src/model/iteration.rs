@@ -62,11 +62,12 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
 
 /// correlation → row of the last host event in file order that carries it (the launch).
 pub fn launch_rows(events: &EventTable) -> FxHashMap<i64, usize> {
-    let mut launches: FxHashMap<i64, usize> = FxHashMap::default();
-    for i in 0..events.len() {
-        if events.correlation.get(i) != NO_CORRELATION && !events.place[i].on_device() {
-            launches.insert(events.correlation.get(i), i);
-        }
+    let is_launch = |i: usize| events.correlation.get(i) != NO_CORRELATION && !events.place[i].on_device();
+    // Sized up front: growing a map of a million launches holds the old table and the new one.
+    let n = (0..events.len()).filter(|&i| is_launch(i)).count();
+    let mut launches: FxHashMap<i64, usize> = FxHashMap::with_capacity_and_hasher(n, Default::default());
+    for i in (0..events.len()).filter(|&i| is_launch(i)) {
+        launches.insert(events.correlation.get(i), i);
     }
     launches
 }

@@ -206,6 +206,18 @@ impl EventTable {
         self.name.len()
     }
 
+    /// Frees the columns that only link events to each other or to the file (`index`, `pid`,
+    /// `tid`, `stream`, `correlation`), once iterations are assigned, for a table that is only
+    /// summarised from now on (`analysis::summary::summarize` reads names, categories, times,
+    /// places and iterations): its work then runs in the memory they held.
+    pub fn drop_link_columns(&mut self) {
+        self.index = Vec::new();
+        self.pid = Vec::new();
+        self.tid = Vec::new();
+        self.stream = IdColumn::default();
+        self.correlation = IdColumn::default();
+    }
+
     pub fn is_empty(&self) -> bool {
         self.name.is_empty()
     }

@@ -270,14 +270,20 @@ pub fn clipped_union(spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 {
 /// `spans` as disjoint, sorted intervals.
 pub fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     spans.sort_unstable();
-    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(spans.len());
-    for (s, e) in spans {
-        match merged.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => merged.push((s, e)),
+    // In place: a trace's host spans run to millions, and a second vector would double them.
+    let mut merged = 0;
+    for k in 0..spans.len() {
+        let (s, e) = spans[k];
+        if merged > 0 && s <= spans[merged - 1].1 {
+            spans[merged - 1].1 = spans[merged - 1].1.max(e);
+        } else {
+            spans[merged] = (s, e);
+            merged += 1;
         }
     }
-    merged
+    spans.truncate(merged);
+    spans.shrink_to_fit();
+    spans
 }
 
 /// Σ over the windows of the length of `merged` (from [`merge_spans`]) inside each window.
@@ -303,5 +309,23 @@ mod tests {
         assert_eq!(clipped_union(spans.clone(), &[(8, 35), (55, 100)]), 12 + 5 + 5);
         assert_eq!(clipped_union(spans, &[(20, 30)]), 0);
         assert_eq!(clipped_union(Vec::new(), &[(0, 1)]), 0);
+    }
+
+    #[test]
+    fn spans_merge_in_place_whatever_their_order() {
+        // Overlapping, touching, nested, repeated and zero-length spans, out of order.
+        let spans = vec![
+            (30, 40),
+            (0, 10),
+            (5, 20),
+            (20, 25),
+            (31, 35),
+            (50, 50),
+            (50, 60),
+            (0, 10),
+        ];
+        assert_eq!(merge_spans(spans), vec![(0, 25), (30, 40), (50, 60)]);
+        assert_eq!(merge_spans(vec![(7, 9)]), vec![(7, 9)]);
+        assert_eq!(merge_spans(Vec::new()), Vec::<(i64, i64)>::new());
     }
 }
