@@ -134,16 +134,10 @@ impl Read for ReadAhead {
 }
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
+    match fill(r, buf) {
+        (_, Some(e)) => Err(e),
+        (n, None) => Ok(n),
     }
-    Ok(n)
 }
 
 /// The reason of an I/O error without the "(os error N)" noise.
