@@ -4,7 +4,7 @@ use crate::analysis::select::{Pick, SideSelection};
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover;
-use crate::input::parse::{Header, parse_trace, scan_header};
+use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
 use crate::input::read::{Compression, open};
 use crate::input::summary::{is_parquet, read_summary};
 use crate::model::iteration::assign_iterations;
@@ -123,9 +123,14 @@ pub fn trace_from_reader(
     compression: Compression,
     attrs: &AttrRequest,
 ) -> Result<TraceFile> {
-    let mut parsed = parse_trace(reader, path, compression, attrs)?;
+    let parsed = parse_trace(reader, path, compression, attrs)?;
+    Ok(into_trace_file(parsed, path))
+}
+
+/// A parsed trace with its places and iterations assigned.
+fn into_trace_file(mut parsed: ParsedTrace, path: &Path) -> TraceFile {
     let steps = assign_iterations(&parsed.strings, &mut parsed.events);
-    Ok(TraceFile {
+    TraceFile {
         path: path.to_path_buf(),
         declared_rank: parsed.declared_rank,
         strings: parsed.strings,
@@ -139,7 +144,7 @@ pub fn trace_from_reader(
         devices: parsed.devices,
         device_use: parsed.device_use,
         call_tree: Default::default(),
-    })
+    }
 }
 
 /// Loads every trace file of `input` (a directory or one file).
@@ -177,10 +182,15 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
 /// How a parsed trace becomes its summary (the analysis stage's `summarize`).
 pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
 
-/// Parses the trace at `path` and summarises it: the columns the summary does not read are
-/// dropped before it is made, and the whole store after it.
+/// Parses the trace at `path` and summarises it. The store keeps only what the summary reads:
+/// `index`, `pid` and `tid` are never stored, `stream` and `correlation` are dropped once places
+/// and iterations are assigned, and the whole store after the summary is made.
 pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
-    let mut file = load_file(path, &AttrRequest::default())?;
+    if is_parquet(path)? {
+        return Err(not_events(path));
+    }
+    let reader = open(path)?;
+    let mut file = into_trace_file(parse_trace_for_summary(reader.inner, path, reader.compression)?, path);
     file.events.drop_link_columns();
     let summary = summarize(&file, path);
     drop(file);

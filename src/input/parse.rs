@@ -57,6 +57,8 @@ pub struct Header {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Full,
+    /// Every event, without the columns only a summary does not need (`index`, `pid`, `tid`).
+    Summary,
     Rank,
     RankAndSteps,
 }
@@ -69,6 +71,13 @@ pub fn parse_trace(
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
     walk(reader, path, compression, Mode::Full, request)
+}
+
+/// Parses a whole trace for its summary: as [`parse_trace`] with no attributes, but the store's
+/// `index`, `pid` and `tid` columns stay empty (nothing a summary reads), which saves 12 bytes per
+/// event at the peak.
+pub fn parse_trace_for_summary(reader: impl Read + Send, path: &Path, compression: Compression) -> Result<ParsedTrace> {
+    walk(reader, path, compression, Mode::Summary, &AttrRequest::default())
 }
 
 /// Reads only as far as needed to know the file's `distributedInfo.rank`: up to `traceEvents`
@@ -143,7 +152,7 @@ fn walk(
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
     let threads = rayon::current_num_threads().max(1);
-    let collect = if mode == Mode::Full {
+    let collect = if matches!(mode, Mode::Full | Mode::Summary) {
         Collect::Events
     } else {
         Collect::Steps
@@ -155,7 +164,8 @@ fn walk(
             let mut input = Input::new(reader);
             read_top(&mut input, mode, &Pipe { chunks, spare })
         });
-        let parsed = consume(rx, &back, request, collect, threads);
+        let links = mode != Mode::Summary;
+        let parsed = consume(rx, &back, request, collect, threads, links);
         let head = reader_thread.join().unwrap_or(Err(Fail::Stopped));
         (head, parsed)
     });
@@ -223,9 +233,10 @@ fn consume(
     request: &AttrRequest,
     collect: Collect,
     threads: usize,
+    links: bool,
 ) -> Result<ParsedTrace, ChunkError> {
     let keys = Arc::new(AttrKeys::from_request(request));
-    let mut merger = Merger::new(request);
+    let mut merger = Merger::new(request, links);
     let pool = if threads > 1 { parse_pool(threads) } else { None };
     let Some(pool) = pool else {
         while let Ok(chunk) = rx.recv() {
@@ -273,16 +284,19 @@ struct Merger {
     out: ParsedTrace,
     attrs: AttrBuilder,
     device_use: BTreeMap<i64, u64>,
+    /// Whether the store keeps `index`, `pid` and `tid` (see [`Mode::Summary`]).
+    links: bool,
 }
 
 impl Merger {
-    fn new(request: &AttrRequest) -> Self {
+    fn new(request: &AttrRequest, links: bool) -> Self {
         let mut out = ParsedTrace::default();
         let attrs = AttrBuilder::new(request, &mut out.strings);
         Merger {
             out,
             attrs,
             device_use: BTreeMap::new(),
+            links,
         }
     }
 
@@ -322,8 +336,12 @@ impl Merger {
             let mut global = |local: u32| -> NameId {
                 *ids[local as usize].get_or_insert_with(|| strings.intern(&chunk.strings.list[local as usize]))
             };
-            let pid = global(e.pid);
-            let tid = global(e.tid);
+            // Without the link columns, `pid` and `tid` are neither stored nor interned.
+            let (pid, tid) = if self.links {
+                (global(e.pid), global(e.tid))
+            } else {
+                (NameId(u32::MAX), NameId(u32::MAX))
+            };
             self.attrs.push_row(values, &mut out.strings);
             let strings = &mut out.strings;
             let mut global = |local: u32| -> NameId {
@@ -334,7 +352,7 @@ impl Merger {
             if let Some(device) = e.device {
                 *self.device_use.entry(device).or_insert(0) += 1;
             }
-            out.events.push(NewEvent {
+            let event = NewEvent {
                 index,
                 name,
                 cat,
@@ -344,7 +362,12 @@ impl Merger {
                 tid,
                 stream: e.stream,
                 correlation: e.correlation,
-            });
+            };
+            if self.links {
+                out.events.push(event);
+            } else {
+                out.events.push_without_links(event);
+            }
         }
         Ok(())
     }
@@ -546,7 +569,7 @@ fn read_object<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<T
                 input.consume(v + 1);
                 read_events(input, 2, false, tx)?;
             }
-            "deviceProperties" if mode == Mode::Full => {
+            "deviceProperties" if matches!(mode, Mode::Full | Mode::Summary) => {
                 let end = value_end(input, v, 1)?;
                 head.devices = parse_slice(input, v, end, device_properties)?;
                 input.consume(end);

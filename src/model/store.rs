@@ -207,9 +207,9 @@ impl EventTable {
     }
 
     /// Frees the columns that only link events to each other or to the file (`index`, `pid`,
-    /// `tid`, `stream`, `correlation`), once iterations are assigned, for a table that is only
-    /// summarised from now on (`analysis::summary::summarize` reads names, categories, times,
-    /// places and iterations): its work then runs in the memory they held.
+    /// `tid`, `stream`, `correlation`), once places and iterations are assigned, for a table
+    /// that is only summarised from now on (`analysis::summary::summarize` reads names,
+    /// categories, times, places and iterations): its work then runs in the memory they held.
     pub fn drop_link_columns(&mut self) {
         self.index = Vec::new();
         self.pid = Vec::new();
@@ -261,6 +261,19 @@ impl EventTable {
         self.dur_ns.push(e.dur_ns);
         self.pid.push(e.pid);
         self.tid.push(e.tid);
+        self.stream.push(e.stream);
+        self.correlation.push(e.correlation);
+        self.iteration.push(NO_ITERATION);
+        self.place.push(Place::Host);
+    }
+
+    /// As [`EventTable::push`], leaving `index`, `pid` and `tid` out (they stay empty): for a
+    /// trace that is only summarised.
+    pub fn push_without_links(&mut self, e: NewEvent) {
+        self.name.push(e.name);
+        self.cat.push(e.cat);
+        self.ts_ns.push(e.ts_ns);
+        self.dur_ns.push(e.dur_ns);
         self.stream.push(e.stream);
         self.correlation.push(e.correlation);
         self.iteration.push(NO_ITERATION);
