@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover;
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
-use crate::input::read::{Compression, open};
+use crate::input::read::{Compression, TraceReader, open};
 use crate::input::summary::{is_parquet, read_summary};
 use crate::model::iteration::assign_iterations;
 use crate::model::store::TraceFile;
@@ -108,11 +108,16 @@ impl<T: RankedFile> SideOf<T> {
 /// Reads and parses one trace file (with the attributes `attrs` asks for), and assigns its
 /// iterations. A summary (Parquet) is refused: it holds no events.
 pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
+    let reader = open_trace(path)?;
+    trace_from_reader(reader.inner, path, reader.compression, attrs)
+}
+
+/// Opens a trace for a command that needs its events: a summary (Parquet) is refused.
+fn open_trace(path: &Path) -> Result<TraceReader> {
     if is_parquet(path)? {
         return Err(not_events(path));
     }
-    let reader = open(path)?;
-    trace_from_reader(reader.inner, path, reader.compression, attrs)
+    open(path)
 }
 
 /// Parses JSON text from `reader` into a [`TraceFile`] with its iterations assigned.
@@ -170,10 +175,7 @@ fn not_events(path: &Path) -> Error {
 /// read, none stored), for defaults that depend on the whole side (the lowest step).
 pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_steps: bool) -> Result<Side> {
     let scan = |p: &Path, steps: bool| {
-        if is_parquet(p)? {
-            return Err(not_events(p));
-        }
-        let r = open(p)?;
+        let r = open_trace(p)?;
         scan_header(r.inner, p, r.compression, steps)
     };
     load_side_with(input, picks, want_steps, &|p| load_file(p, attrs), &scan)
@@ -186,10 +188,11 @@ pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
 /// `index`, `pid` and `tid` are never stored, `stream` and `correlation` are dropped once places
 /// and iterations are assigned, and the whole store after the summary is made.
 pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
-    if is_parquet(path)? {
-        return Err(not_events(path));
-    }
-    let reader = open(path)?;
+    summarize_opened(open_trace(path)?, path, summarize)
+}
+
+/// [`summarize_trace`] of a trace already opened (and known not to be a summary).
+fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
     let mut file = into_trace_file(parse_trace_for_summary(reader.inner, path, reader.compression)?, path);
     file.events.drop_link_columns();
     let summary = summarize(&file, path);
@@ -211,7 +214,7 @@ pub fn load_summary_side(
         if is_parquet(p)? {
             return read_summary(p);
         }
-        summarize_trace(p, summarize)
+        summarize_opened(open(p)?, p, summarize)
     };
     let scan = |p: &Path, steps: bool| -> Result<Header> {
         if is_parquet(p)? {
