@@ -1,7 +1,7 @@
 //! The `tracediff` binary on the repository's own fixtures (see fixtures/make_fixtures.py).
 //! Output is checked exactly, with insta snapshots under tests/snapshots.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{fails, ok, run, run_in};

@@ -32,7 +32,7 @@ PAIRS = {
 }
 # Integer-µs traces: HTA's numbers and ours are the same to the last digit (README, "differs").
 EXACT = {"hta_trace_diff", "hta_trace_diff_iter1010_1012", "hta_trace_compare", "hta_two_ranks", "kineto_resnet50_workers"}
-# Nanosecond traces: HTA rounds each event's start up and end down (design §3.7 point 2).
+# Nanosecond traces: HTA rounds each event's start up and end down (docs/semantics.md#differences-from-hta (point 2)).
 ROUNDED = {p for p in PAIRS if p.startswith("torch_cpu")}
 DEVICES = ["ALL", "CPU", "GPU"]
 

@@ -72,19 +72,19 @@ pub enum Command {
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
     #[command(after_help = gate::GATE_HELP)]
     Gate(GateArgs),
-    /// Per operator: calls, host and device self and total time on both sides (design §4.2).
+    /// Per operator: calls, host and device self and total time on both sides.
     #[command(after_help = views::OPERATORS_HELP)]
     Operators(views::OperatorsArgs),
-    /// Per kernel (or per launching operator and kernel): calls, total, mean, min, max (§4.2).
+    /// Per kernel (or per launching operator and kernel): calls, total, mean, min, max.
     #[command(after_help = views::KERNELS_HELP)]
     Kernels(views::KernelsArgs),
-    /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ (§4.3).
+    /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ.
     #[command(after_help = views::OVERVIEW_HELP)]
     Overview(views::OverviewArgs),
-    /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom (§4.4).
+    /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom.
     #[command(after_help = modules::MODULES_HELP)]
     Modules(modules::ModulesArgs),
-    /// One self-contained HTML page to click through: overview, module bars with zoom, tables (§4.5).
+    /// One self-contained HTML page to click through: overview, module bars with zoom, tables.
     #[command(after_help = report::REPORT_HELP)]
     Report(report::ReportArgs),
 }

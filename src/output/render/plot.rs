@@ -21,7 +21,8 @@ const DIFF: RGBColor = RGBColor(0xCC, 0x79, 0xA7);
 const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 
 /// What a chart shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Metric {
     /// Number of events per row.
     Counts,

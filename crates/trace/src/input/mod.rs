@@ -10,4 +10,3 @@ pub mod number;
 pub mod parse;
 pub mod read;
 pub mod split;
-pub mod summary;

@@ -1,6 +1,7 @@
 //! The one error type of the library, and how each kind maps to an exit code.
 
 use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// Where in an input file a problem was found.
@@ -38,7 +39,7 @@ pub enum Error {
     },
 
     /// Writing output failed.
-    #[error("cannot write {}: {}", path.display(), crate::input::read::io_reason(source))]
+    #[error("cannot write {}: {}", path.display(), io_reason(source))]
     Output {
         path: PathBuf,
         #[source]
@@ -86,6 +87,21 @@ impl Error {
     /// Exit code 1 is reserved for a failed regression gate, which is a result, not an error.
     pub fn exit_code(&self) -> i32 {
         2
+    }
+}
+
+/// The reason of an I/O error without the "(os error N)" noise.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_string(),
+                None => s,
+            }
+        }
     }
 }
 
