@@ -8,6 +8,8 @@ mod common;
 mod webdriver;
 
 mod cli;
+mod conventions;
+mod docs;
 mod golden;
 mod modules;
 mod reading;
