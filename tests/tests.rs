@@ -9,6 +9,7 @@ mod webdriver;
 
 mod cli;
 mod golden;
+mod layers;
 mod modules;
 mod reading;
 mod real_traces;
