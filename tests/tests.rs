@@ -11,6 +11,7 @@ mod cli;
 mod conventions;
 mod docs;
 mod golden;
+mod layers;
 mod modules;
 mod reading;
 mod real_traces;
