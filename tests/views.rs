@@ -297,3 +297,55 @@ fn a_side_without_steps_has_zero_steps_and_a_breakdown_of_its_span() {
         .sum();
     assert!((sum - b["step_us"].as_f64().unwrap()).abs() < 1e-9, "{b}");
 }
+
+#[test]
+fn rank_all_gives_a_row_per_rank_and_names_the_straggler() {
+    const RANKS: [&str; 2] = ["fixtures/ranks/control", "fixtures/ranks/test"];
+    let v: serde_json::Value =
+        serde_json::from_str(&view("overview", RANKS, &["--rank", "all", "--format", "json"])).unwrap();
+    for side in ["control", "test"] {
+        assert_eq!(v[side]["ranks_used"], serde_json::json!([0, 1]));
+        let rows = v[side]["per_rank"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{side}");
+        assert!(v[side]["straggler"]["per_step"].is_array(), "{side}");
+    }
+    // Test rank 1 computes 40 µs more than rank 0 but idles as much less: equal steps.
+    assert_eq!(v["test"]["per_rank"][1]["compute_us"], 120);
+    assert_eq!(v["test"]["straggler"]["max_over_median"], 1.0);
+    let text = view("overview", RANKS, &["--rank", "all"]);
+    assert!(
+        text.contains("control: fixtures/ranks/control (ranks 0–1, steps 5–6)"),
+        "{text}"
+    );
+    assert!(text.contains(" test rank 1 "), "{text}");
+    assert!(text.contains("test: no straggler"), "{text}");
+}
+
+/// `fixtures/breakdown/ranks`: rank 0 is the hand-worked control (steps 1 and 2 of 100 µs),
+/// rank 1 the test (step 1 of 120 µs). Step 1: rank 1 is slowest, 120 ÷ median(100, 120).
+#[test]
+fn the_straggler_is_the_slowest_rank_against_the_median() {
+    let p = "fixtures/breakdown/ranks";
+    let v: serde_json::Value =
+        serde_json::from_str(&view("overview", [p, p], &["--rank", "all", "--format", "json"])).unwrap();
+    let st = &v["control"]["straggler"];
+    assert_eq!(st["rank"], 1);
+    assert!(
+        (st["max_over_median"].as_f64().unwrap() - 120.0 / 110.0).abs() < 1e-12,
+        "{st}"
+    );
+    assert_eq!(st["per_step"][0]["step"], 1);
+    assert_eq!(st["per_step"][0]["rank"], 1);
+    assert_eq!(st["per_step"][0]["median_us"], 110.0);
+    assert_eq!(st["per_step"][1]["rank"], 0);
+    assert_eq!(v["control"]["per_rank"][1]["windows"], 1);
+    let text = view("overview", [p, p], &["--rank", "all"]);
+    assert!(
+        text.contains("control: straggler rank 1, its mean step 1.09× the median rank's"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  step 1 → rank 1 (1.09×), step 2 → rank 0 (1.00×)"),
+        "{text}"
+    );
+}

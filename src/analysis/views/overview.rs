@@ -28,6 +28,8 @@ pub struct SideOverview {
     pub label: String,
     pub path: String,
     pub ranks: usize,
+    /// The selected ranks, sorted.
+    pub rank_numbers: Vec<i64>,
     /// Number of selected steps; 0 when the side has no ProfilerStep.
     pub steps: usize,
     /// The selected step numbers, sorted (empty without ProfilerStep).
@@ -253,8 +255,9 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         label: label.to_string(),
         path: info.path,
         ranks: resolved.ranks.len(),
+        rank_numbers: sorted_unique(Some(&resolved.ranks)),
         steps: iterations.map_or(0, <[i64]>::len),
-        step_numbers: sorted_steps(iterations),
+        step_numbers: sorted_unique(iterations),
         windows,
         mean_step_time_ns: iterations.and_then(|_| per_window(window_ns)),
         gpu_busy_per_step_ns: gpu_busy.and_then(per_window),
@@ -273,7 +276,7 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
     }
 }
 
-fn sorted_steps(iterations: Option<&[i64]>) -> Vec<i64> {
+fn sorted_unique(iterations: Option<&[i64]>) -> Vec<i64> {
     let mut steps = iterations.map(<[i64]>::to_vec).unwrap_or_default();
     steps.sort_unstable();
     steps.dedup();

@@ -162,22 +162,28 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> St
     out
 }
 
-/// `control: straggler rank 1, mean step 1.08× the median rank's; slowest per step: …`.
+/// `control: straggler rank 1, its mean step 1.08× the median rank's`, then the slowest rank
+/// of each step, a few steps a line.
 fn straggler_line(s: &SideOverview) -> Option<String> {
     let st = s.straggler.as_ref()?;
+    if st.per_step.iter().all(|p| p.max_over_median <= 1.0) && st.max_over_median <= 1.0 {
+        return Some(format!("{}: no straggler: every rank's steps take as long", s.label));
+    }
     let steps: Vec<String> = st
         .per_step
         .iter()
         .map(|p| {
-            let step = p.step.map_or("trace".to_string(), |n| n.to_string());
-            format!("{step}: rank {} ({:.2}×)", p.rank, p.max_over_median)
+            let step = p.step.map_or("whole trace".to_string(), |n| format!("step {n}"));
+            format!("{step} → rank {} ({:.2}×)", p.rank, p.max_over_median)
         })
         .collect();
-    Some(format!(
-        "{}: straggler rank {}, mean step {:.2}× the median of the ranks; slowest rank per step (÷ median) {}",
-        s.label,
-        st.rank,
-        st.max_over_median,
-        steps.join(", ")
-    ))
+    let mut out = format!(
+        "{}: straggler rank {}, its mean step {:.2}× the median rank's; slowest rank per step (÷ the step's median):",
+        s.label, st.rank, st.max_over_median
+    );
+    for chunk in steps.chunks(4) {
+        out.push_str("\n  ");
+        out.push_str(&chunk.join(", "));
+    }
+    Some(out)
 }

@@ -515,6 +515,37 @@ pub fn render_overview_with(o: &Overview, format: Format, options: &OverviewOpti
     }
 }
 
+/// Which ranks and steps a side's overview used: `rank 0, steps 1–6`.
+fn used_text(s: &SideOverview) -> String {
+    let ranks = if s.rank_numbers.len() == 1 {
+        format!("rank {}", s.rank_numbers[0])
+    } else {
+        format!("ranks {}", number_ranges(&s.rank_numbers))
+    };
+    let steps = match s.step_numbers.len() {
+        0 => "no ProfilerStep: the whole trace".to_string(),
+        1 => format!("step {}", s.step_numbers[0]),
+        _ => format!("steps {}", number_ranges(&s.step_numbers)),
+    };
+    format!("{ranks}, {steps}")
+}
+
+/// Sorted numbers as runs: `1–4, 7, 9–10`.
+fn number_ranges(numbers: &[i64]) -> String {
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    for &n in numbers {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == n => *end = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") })
+        .collect();
+    text.join(", ")
+}
+
 /// `key` into `m`; `group.key` into the object `m[group]`.
 fn nested_insert(m: &mut Map<String, Value>, key: &str, v: Value) {
     match key.split_once('.') {
@@ -536,6 +567,7 @@ fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> Str
         let mut m = Map::new();
         m.insert("label".into(), json!(s.label));
         m.insert("path".into(), json!(s.path));
+        m.insert("ranks_used".into(), json!(s.rank_numbers));
         m.insert("steps_used".into(), json!(s.step_numbers));
         for l in lines {
             let v = if control { &l.control } else { &l.test };
@@ -593,10 +625,10 @@ fn overview_csv(o: &Overview, lines: &[Line]) -> String {
 
 fn overview_text(o: &Overview, lines: &[Line], md: bool) -> String {
     let bullet = if md { "- " } else { "" };
-    let mut out = format!(
-        "{bullet}{}: {}\n{bullet}{}: {}\n",
-        o.control.label, o.control.path, o.test.label, o.test.path
-    );
+    let mut out = String::new();
+    for side in [&o.control, &o.test] {
+        let _ = writeln!(out, "{bullet}{}: {} ({})", side.label, side.path, used_text(side));
+    }
     let headers = [
         o.control.label.clone(),
         o.test.label.clone(),
