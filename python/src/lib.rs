@@ -29,7 +29,7 @@ use tracediff::input::load;
 use tracediff::output::events::{EventFilter, EventsFormat, write_events};
 use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render as render_modules};
 use tracediff::output::render::plot::{Chart, ImageFormat, draw};
-use tracediff::output::render::views::render_overview;
+use tracediff::output::render::views::{OverviewOptions, render_overview_with};
 use tracediff::output::render::{Format, TableStyle};
 
 create_exception!(
@@ -251,7 +251,12 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
             }))
         }
         // As the command line: over traces or their summaries.
-        ViewKind::Overview => ViewOut::Json(render_overview(&overview_request(request)?.0, Format::Json)),
+        // With the per-step rows: the Python API returns them as a frame.
+        ViewKind::Overview => ViewOut::Json(render_overview_with(
+            &overview_request(request)?.0,
+            Format::Json,
+            &OverviewOptions { per_step: true },
+        )),
         ViewKind::Modules => {
             let loaded = load_pair()?;
             let diff = tracediff::analysis::modules::modules(request, &loaded)?;

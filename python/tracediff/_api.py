@@ -249,13 +249,44 @@ def kernels(
     return _view_frame(cols, tuple(labels), backend)
 
 
-def overview(control, test, *, labels=("control", "test"), **options) -> dict:
-    """The overview (`tracediff overview --format json`) as a dict: per side the device, steps,
-    mean step time, GPU busy time and utilisation, memory; values a trace cannot give are None."""
+_BREAKDOWN_KEYS = (
+    "step_us",
+    "compute_us",
+    "comm_total_us",
+    "comm_overlapped_us",
+    "comm_exposed_us",
+    "memory_exposed_us",
+    "idle_us",
+    "overlap_ratio",
+)
+
+
+def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
+    """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column."""
+    columns = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS}
+    for side in ("control", "test"):
+        for row in doc[side].get(key) or []:
+            columns["side"].append(doc[side]["label"])
+            for c in first + _BREAKDOWN_KEYS:
+                columns[c].append(row.get(c))
+    return frame(columns, None, backend)
+
+
+def overview(control, test, *, labels=("control", "test"), backend: str = "pandas", **options) -> dict:
+    """The overview (`tracediff overview --format json --per-step`) as a dict: per side the
+    device, steps (`steps_used` names them; every step by default), mean step time, GPU busy
+    time and utilisation, memory, and `breakdown` (where the step time went: compute, exposed
+    communication, exposed memory copies, idle, in µs per step; docs/breakdown.md); values a
+    trace cannot give are None. Two frames beside them: `per_step` (a row per side, rank and
+    step) and `per_rank` (a row per side and rank, with two ranks or more on a side)."""
     import json
 
+    check_backend(backend)
     text = _view("overview", control, test, labels=labels, **options)
-    return json.loads(text)
+    doc = json.loads(text)
+    doc["per_step"] = _parts_frame(doc, "per_step", ("rank", "step"), backend)
+    doc["per_rank"] = _parts_frame(doc, "per_rank", ("rank", "windows"), backend)
+    return doc
 
 
 def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), **options) -> dict:

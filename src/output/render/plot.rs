@@ -30,6 +30,8 @@ pub enum Metric {
     Duration,
     /// Both charts, in two files.
     Both,
+    /// The step-time breakdown's waterfall: control step → each part's Δ → test step.
+    Breakdown,
 }
 
 /// The file type, from the output's extension.
@@ -145,6 +147,16 @@ fn unit_for(max_abs: f64, duration: bool) -> (f64, &'static str) {
 
 fn err<E: std::fmt::Debug>(e: E) -> Error {
     Error::Render(format!("{e:?}"))
+}
+
+/// A drawing error, for the other charts of this folder.
+pub(crate) fn plot_error<E: std::fmt::Debug>(e: E) -> Error {
+    err(e)
+}
+
+/// Registers the embedded font (once), for the other charts of this folder.
+pub(crate) fn register_font_once() -> Result<()> {
+    register()
 }
 
 /// The smallest and largest chart sizes, in pixels (a PNG of the largest takes 192 MiB to draw).
