@@ -9,8 +9,10 @@ use crate::input::load::{RankedFile, SideOf, load_pair, pair_notes};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// Everything that decides the rows of a comparison.
+/// Everything that decides the rows of a comparison. Options will be added: build one with
+/// [`CompareRequest::new`] and set the fields you need.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompareRequest {
     pub control: PathBuf,
     pub test: PathBuf,
