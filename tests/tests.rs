@@ -8,6 +8,7 @@ mod common;
 mod webdriver;
 
 mod cli;
+mod flamegraph;
 mod golden;
 mod modules;
 mod reading;

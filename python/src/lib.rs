@@ -300,6 +300,81 @@ fn bar_chart_png<'py>(
     Ok(PyBytes::new(py, &png))
 }
 
+/// The differential flame graph of a pair (docs/flamegraph.md): the SVG's text, or with
+/// `folded` its folded stacks (`frame;… CONTROL_NS TEST_NS` lines, or one side's `frame;… NS`
+/// with `side`). `time` is `host` or `device`.
+#[pyfunction]
+#[pyo3(signature = (control, test, control_rank=None, test_rank=None, control_iteration=None,
+    test_iteration=None, time="host", side=None, folded=false, labels=None))]
+#[allow(clippy::too_many_arguments)]
+fn flamegraph(
+    py: Python<'_>,
+    control: PathBuf,
+    test: PathBuf,
+    control_rank: Option<&str>,
+    test_rank: Option<&str>,
+    control_iteration: Option<&str>,
+    test_iteration: Option<&str>,
+    time: &str,
+    side: Option<&str>,
+    folded: bool,
+    labels: Option<(String, String)>,
+) -> PyResult<String> {
+    use tracediff::analysis::flamegraph::{FlameTime, flame_stacks};
+    use tracediff::output::render::flamegraph::{FlameTitle, folded_diff, folded_side, svg};
+    let time = match time.to_ascii_lowercase().as_str() {
+        "host" => FlameTime::Host,
+        "device" => FlameTime::Device,
+        other => {
+            return Err(TraceError::new_err(format!(
+                "unknown time '{other}' (expected host or device)"
+            )));
+        }
+    };
+    let side = match side.map(str::to_ascii_lowercase).as_deref() {
+        None => None,
+        Some("control") => Some(0),
+        Some("test") => Some(1),
+        Some(other) => {
+            return Err(TraceError::new_err(format!(
+                "unknown side '{other}' (expected control or test)"
+            )));
+        }
+    };
+    let request = Selection {
+        control_rank,
+        test_rank,
+        control_iteration,
+        test_iteration,
+        device_type: "all",
+        use_short_name: false,
+        normalize_names: false,
+        include: Vec::new(),
+        exclude: Vec::new(),
+        labels,
+    }
+    .request(control, test)?;
+    py.detach(|| -> tracediff::Result<String> {
+        let loaded = load(&request, "flamegraph")?;
+        let diff = tracediff::analysis::modules::modules(&request, &loaded)?;
+        let stacks = flame_stacks(&diff, &loaded, time);
+        Ok(match (folded, side) {
+            (true, Some(s)) => folded_side(&stacks, s),
+            (true, None) => folded_diff(&stacks),
+            (false, side) => {
+                let title = FlameTitle {
+                    labels: request.labels.clone(),
+                    side,
+                };
+                let bytes = svg(&stacks, &title)
+                    .map_err(|e| tracediff::Error::usage(format!("cannot draw the flame graph: {e}")))?;
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+        })
+    })
+    .map_err(trace_error)
+}
+
 /// The command line, run in this process on `argv` (the program name first); returns the exit
 /// code. The `tracediff` command that the wheel installs calls this.
 #[pyfunction]
@@ -315,5 +390,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bar_chart_png, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(view, m)?)?;
+    m.add_function(wrap_pyfunction!(flamegraph, m)?)?;
     Ok(())
 }

@@ -13,6 +13,7 @@ and the command line (``tracediff compare control/ test/``) from the same code.
 from ._native import TraceError, __version__
 from ._api import compare, kernels, modules, operators, ops_diff, overview
 from ._cli import main
+from ._flame import flamegraph, folded_stacks
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "TraceError",
     "__version__",
     "compare",
+    "flamegraph",
+    "folded_stacks",
     "kernels",
     "main",
     "modules",

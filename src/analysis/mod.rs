@@ -5,6 +5,7 @@ pub mod aggregate;
 pub mod align;
 pub mod compare;
 pub mod diff;
+pub mod flamegraph;
 pub mod gate;
 pub mod intervals;
 pub mod loaded;

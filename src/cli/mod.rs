@@ -3,6 +3,7 @@
 pub mod compare;
 pub mod entry;
 pub mod events;
+pub mod flamegraph;
 pub mod gate;
 pub mod modules;
 pub mod plot;
@@ -87,6 +88,9 @@ pub enum Command {
     /// One self-contained HTML page to click through: overview, module bars with zoom, tables.
     #[command(after_help = report::REPORT_HELP)]
     Report(report::ReportArgs),
+    /// A differential flame graph (SVG, inferno) of the module tree, or its folded stacks.
+    #[command(after_help = flamegraph::FLAMEGRAPH_HELP)]
+    Flamegraph(flamegraph::FlamegraphArgs),
 }
 
 /// Options that choose what is compared, shared by every analysis command.
@@ -194,6 +198,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Overview(args) => views::run_overview(args, env),
         Command::Modules(args) => modules::run_modules(args, env),
         Command::Report(args) => report::run_report(args, env),
+        Command::Flamegraph(args) => flamegraph::run_flamegraph(args, env),
     }
 }
 

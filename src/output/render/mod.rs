@@ -2,6 +2,7 @@
 
 pub mod columns;
 pub mod compare;
+pub mod flamegraph;
 pub mod gate;
 pub mod modules;
 pub mod ops_diff;
