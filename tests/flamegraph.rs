@@ -177,3 +177,25 @@ fn outputs_that_do_not_fit_are_refused() {
     let r = run(&["flamegraph", C, "fixtures/modules/none"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+#[test]
+fn the_report_embeds_the_flame_graph_as_an_image() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("report.html");
+    ok(&["report", C, T, "-o", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = &html[html.find(r#"<section id="flamegraph""#).expect("a flame graph section")..];
+    let prefix = "data:image/svg+xml;base64,";
+    let start = section.find(prefix).expect("the SVG as a data: URL") + prefix.len();
+    let end = start + section[start..].find('"').unwrap();
+    let svg = base64::engine::general_purpose::STANDARD
+        .decode(&section[start..end])
+        .unwrap();
+    let svg_path = dir.path().join("embedded.svg");
+    std::fs::write(&svg_path, svg).unwrap();
+    assert!(parsed_svg(&svg_path).contains("Block[4]"));
+    // Nothing from the network, and the page's policy is unchanged.
+    assert!(html.contains("default-src 'none'"));
+    assert!(!html.contains("src=\"http"));
+}
