@@ -174,6 +174,18 @@ fn outputs_that_do_not_fit_are_refused() {
         fails(&["flamegraph", C, T, "--folded", "-o", "diff.svg"]),
         "--folded writes text, not an SVG: name the file other than diff.svg"
     );
+    assert_eq!(
+        fails(&[
+            "flamegraph",
+            "fixtures/views/cpu/control",
+            "fixtures/views/cpu/test",
+            "--time",
+            "device",
+            "-o",
+            "x.svg"
+        ]),
+        "no device time on either side to draw (no device events): use --time host"
+    );
     let r = run(&["flamegraph", C, "fixtures/modules/none"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
 }

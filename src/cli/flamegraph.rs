@@ -92,6 +92,17 @@ pub fn run_flamegraph(args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
         }
         .into_bytes()
     } else {
+        if stacks.stacks.is_empty() {
+            return Err(Error::usage(format!(
+                "no {} time on either side to draw{}",
+                args.time.as_str(),
+                if args.time == FlameTime::Device {
+                    " (no device events): use --time host"
+                } else {
+                    ""
+                }
+            )));
+        }
         let title = FlameTitle {
             labels: req.labels.clone(),
             side,
