@@ -8,8 +8,11 @@ mod common;
 mod webdriver;
 
 mod cli;
+mod conventions;
+mod docs;
 mod flamegraph;
 mod golden;
+mod layers;
 mod modules;
 mod reading;
 mod real_traces;

@@ -11,7 +11,8 @@ and the command line (``tracediff compare control/ test/``) from the same code.
 """
 
 from ._native import TraceError, __version__
-from ._api import compare, kernels, modules, operators, ops_diff, overview
+from ._native import Options
+from ._api import compare, events, gate, kernels, modules, operators, ops_diff, overview, report, summarize
 from ._cli import main
 from ._flame import flamegraph, folded_stacks
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
@@ -19,16 +20,21 @@ from .trace_diff import DeviceType, LabeledTrace, TraceDiff
 __all__ = [
     "DeviceType",
     "LabeledTrace",
+    "Options",
     "TraceDiff",
     "TraceError",
     "__version__",
     "compare",
     "flamegraph",
     "folded_stacks",
+    "events",
+    "gate",
     "kernels",
     "main",
     "modules",
     "operators",
     "ops_diff",
     "overview",
+    "report",
+    "summarize",
 ]

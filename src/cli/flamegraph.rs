@@ -20,13 +20,7 @@ are the test run's time, red frames grew and blue ones shrank against control; c
 Ctrl+F to search. Frames that only control has have no width there: draw them with --side
 control. --folded writes `frame;frame;… CONTROL_NS TEST_NS` lines (the differential format of
 inferno and FlameGraph), --side one side's `frame;frame;… NS` lines (speedscope, pprof and other
-viewers read those).
-
-Examples:
-  tracediff flamegraph control/ test/ -o diff.svg
-  tracediff flamegraph control/ test/ --time device -o device.svg
-  tracediff flamegraph control/ test/ --folded | inferno-flamegraph > diff.svg
-  tracediff flamegraph control/ test/ --side control --folded -o control.folded";
+viewers read those).";
 
 /// Which side `--side` draws or writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

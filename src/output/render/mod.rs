@@ -1,5 +1,6 @@
 //! Renderers: pure functions from a result to text.
 
+pub mod breakdown;
 pub mod columns;
 pub mod compare;
 pub mod flamegraph;
@@ -9,6 +10,7 @@ pub mod ops_diff;
 pub mod plot;
 pub mod report;
 pub mod views;
+pub mod waterfall;
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;

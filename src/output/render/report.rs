@@ -9,6 +9,7 @@ use super::flamegraph::{self, FlameTitle};
 use super::ops_diff::OpsDiffView;
 use super::plot::{ImageFormat, chart_of, draw};
 use super::views::render_overview;
+use super::waterfall::{Waterfall, draw_waterfall};
 use crate::analysis::align::{AlignedNode, Times};
 use crate::analysis::diff::{Category, Comparison, Row, SortKey};
 use crate::analysis::report::{NodeTables, Report};
@@ -32,6 +33,7 @@ pub fn render(report: &Report) -> String {
     let [c, t] = &report.request.labels;
     PAGE.replacen("{{TITLE}}", &html_escape(&format!("tracediff report: {c} vs {t}")), 1)
         .replacen("{{STYLE}}", STYLE, 1)
+        .replacen("{{BREAKDOWN}}", &breakdown_chart(report), 1)
         .replacen("{{CHARTS}}", &charts(&report.comparison), 1)
         .replacen("{{FLAMEGRAPH}}", &flame_figure(report), 1)
         .replacen("{{DATA}}", &data, 1)
@@ -103,6 +105,25 @@ fn flame_figure(report: &Report) -> String {
             r#"<p class="note" id="flame-figure">No flame graph: {}</p>"#,
             html_escape(&e.to_string())
         ),
+    }
+}
+
+/// The waterfall of the step-time breakdown (docs/breakdown.md) as an inline SVG figure, or
+/// nothing when a side has no breakdown.
+fn breakdown_chart(report: &Report) -> String {
+    let svg = Waterfall::of(&report.overview, CHART_SIZE)
+        .and_then(|w| draw_waterfall(&w, ImageFormat::Svg))
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    match svg {
+        Ok(svg) => {
+            let svg = svg.replacen(
+                &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
+                r#"role="img""#,
+                1,
+            );
+            format!(r#"<figure class="chart" id="chart-breakdown">{svg}</figure>"#)
+        }
+        Err(_) => String::new(),
     }
 }
 
