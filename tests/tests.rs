@@ -10,6 +10,7 @@ mod webdriver;
 mod cli;
 mod conventions;
 mod docs;
+mod flamegraph;
 mod golden;
 mod layers;
 mod modules;

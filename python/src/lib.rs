@@ -340,6 +340,62 @@ fn bar_chart_png<'py>(
     Ok(PyBytes::new(py, &png))
 }
 
+/// The differential flame graph of a pair (docs/flamegraph.md): the SVG's text, or with
+/// `folded` its folded stacks (`frame;… CONTROL_NS TEST_NS` lines, or one side's `frame;… NS`
+/// with `side`). `time` is `host` or `device`.
+#[pyfunction]
+#[pyo3(signature = (control, test, options, time="host", side=None, folded=false))]
+fn flamegraph(
+    py: Python<'_>,
+    control: PathBuf,
+    test: PathBuf,
+    options: &Options,
+    time: &str,
+    side: Option<&str>,
+    folded: bool,
+) -> PyResult<String> {
+    use tracediff::analysis::flamegraph::{FlameTime, flame_stacks};
+    use tracediff::output::render::flamegraph::{FlameTitle, folded_diff, folded_side, svg};
+    let time = match time.to_ascii_lowercase().as_str() {
+        "host" => FlameTime::Host,
+        "device" => FlameTime::Device,
+        other => {
+            return Err(TraceError::new_err(format!(
+                "unknown time '{other}' (expected host or device)"
+            )));
+        }
+    };
+    let side = match side.map(str::to_ascii_lowercase).as_deref() {
+        None => None,
+        Some("control") => Some(0),
+        Some("test") => Some(1),
+        Some(other) => {
+            return Err(TraceError::new_err(format!(
+                "unknown side '{other}' (expected control or test)"
+            )));
+        }
+    };
+    let request = options.request(control, test)?;
+    guarded(py, || {
+        let loaded = load(&request, "flamegraph")?;
+        let diff = tracediff::analysis::modules::modules(&request, &loaded)?;
+        let stacks = flame_stacks(&diff, &loaded, time);
+        Ok(match (folded, side) {
+            (true, Some(s)) => folded_side(&stacks, s),
+            (true, None) => folded_diff(&stacks),
+            (false, side) => {
+                let title = FlameTitle {
+                    labels: request.labels.clone(),
+                    side,
+                };
+                let bytes = svg(&stacks, &title)
+                    .map_err(|e| tracediff::Error::usage(format!("cannot draw the flame graph: {e}")))?;
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+        })
+    })
+}
+
 /// `tracediff summarize`: one trace file to a Parquet summary at `output`.
 #[pyfunction]
 fn summarize(py: Python<'_>, trace: PathBuf, output: PathBuf) -> PyResult<()> {
@@ -498,6 +554,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bar_chart_png, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(view, m)?)?;
+    m.add_function(wrap_pyfunction!(flamegraph, m)?)?;
     m.add_function(wrap_pyfunction!(summarize, m)?)?;
     m.add_function(wrap_pyfunction!(report, m)?)?;
     m.add_function(wrap_pyfunction!(events, m)?)?;

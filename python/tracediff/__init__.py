@@ -14,6 +14,7 @@ from ._native import TraceError, __version__
 from ._native import Options
 from ._api import compare, events, gate, kernels, modules, operators, ops_diff, overview, report, summarize
 from ._cli import main
+from ._flame import flamegraph, folded_stacks
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "TraceError",
     "__version__",
     "compare",
+    "flamegraph",
+    "folded_stacks",
     "events",
     "gate",
     "kernels",

@@ -67,6 +67,14 @@ def report(
     table_depth: int = 3,
     table_rows: int = 100,
 ) -> List[str]: ...
+def flamegraph(
+    control: _Path,
+    test: _Path,
+    options: Options,
+    time: str = "host",
+    side: Optional[str] = None,
+    folded: bool = False,
+) -> str: ...
 def events(
     path: _Path,
     ranks: Optional[str] = None,

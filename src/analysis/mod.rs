@@ -6,6 +6,7 @@ pub mod align;
 pub mod breakdown;
 pub mod compare;
 pub mod diff;
+pub mod flamegraph;
 pub mod gate;
 pub mod intervals;
 pub mod loaded;

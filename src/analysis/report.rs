@@ -7,6 +7,7 @@
 use crate::analysis::align::{AlignedNode, Status};
 use crate::analysis::compare::{CompareRequest, compare_sides};
 use crate::analysis::diff::{Comparison, NameFilter};
+use crate::analysis::flamegraph::{FlameStacks, FlameTime, flame_stacks};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, Scope, modules};
 use crate::analysis::views::kernels::kernels;
@@ -53,6 +54,8 @@ pub struct Report {
     pub limits: ReportLimits,
     /// Whether either side has device events (the tables then rank by device time).
     pub has_device: bool,
+    /// The host-time stacks of the differential flame graph.
+    pub flame: FlameStacks,
 }
 
 /// Builds the report of a loaded pair.
@@ -67,7 +70,9 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
         .map(|node| node_tables(req, loaded, &filter, node, limits.rows))
         .collect();
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
+    let flame = flame_stacks(&diff, loaded, FlameTime::Host);
     Ok(Report {
+        flame,
         request: req.clone(),
         overview: overview_for_request(loaded, req)?,
         modules: diff,

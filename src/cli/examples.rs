@@ -76,6 +76,14 @@ pub const REPORT: &[&str] = &[
     "tracediff report fixtures/scenarios/resnet/control fixtures/scenarios/resnet/test -o r.html",
 ];
 
+/// `tracediff flamegraph`.
+pub const FLAMEGRAPH: &[&str] = &[
+    "tracediff flamegraph fixtures/modules/control fixtures/modules/test -o diff.svg",
+    "tracediff flamegraph fixtures/modules/control fixtures/modules/test --time device -o dev.svg",
+    "tracediff flamegraph fixtures/modules/control fixtures/modules/test --folded",
+    "tracediff flamegraph fixtures/modules/control fixtures/modules/test --folded --side test",
+];
+
 /// `tracediff completions`.
 pub const COMPLETIONS: &[&str] = &["tracediff completions bash", "tracediff completions zsh"];
 
@@ -95,6 +103,7 @@ pub const ALL: &[(&str, &[&str])] = &[
     ("overview", OVERVIEW),
     ("modules", MODULES),
     ("report", REPORT),
+    ("flamegraph", FLAMEGRAPH),
     ("completions", COMPLETIONS),
     ("man", MAN),
 ];

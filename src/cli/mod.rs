@@ -4,6 +4,7 @@ pub mod compare;
 pub mod entry;
 pub mod events;
 pub mod examples;
+pub mod flamegraph;
 pub mod gate;
 pub mod generate;
 pub mod modules;
@@ -89,6 +90,9 @@ pub enum Command {
     /// One self-contained HTML page to click through: overview, module bars with zoom, tables.
     #[command(after_help = examples::after_help(report::REPORT_HELP, examples::REPORT))]
     Report(report::ReportArgs),
+    /// A differential flame graph (SVG, inferno) of the module tree, or its folded stacks.
+    #[command(after_help = examples::after_help(flamegraph::FLAMEGRAPH_HELP, examples::FLAMEGRAPH))]
+    Flamegraph(flamegraph::FlamegraphArgs),
     /// A completion script for bash, zsh, fish, elvish or PowerShell, on standard output.
     #[command(after_help = examples::after_help(generate::COMPLETIONS_HELP, examples::COMPLETIONS))]
     Completions(generate::CompletionsArgs),
@@ -202,6 +206,7 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Overview(args) => views::run_overview(args, env),
         Command::Modules(args) => modules::run_modules(args, env),
         Command::Report(args) => report::run_report(args, env),
+        Command::Flamegraph(args) => flamegraph::run_flamegraph(args, env),
         Command::Completions(args) => generate::run_completions(args, env),
         Command::Man(args) => generate::run_man(args, env),
     }

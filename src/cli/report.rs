@@ -18,7 +18,8 @@ per child, host or device time, the cumulative line of each side, and beneath it
 difference and their running sum; click a bar to zoom into that child, and Back, the breadcrumb
 or the browser's back button to zoom out. The operator and kernel tables (tracediff operators /
 kernels --zoom PATH) follow the node: sortable by every column, with a filter box and a time
-toggle. Then HTA's counts and duration charts (tracediff plot) and the ops-diff categories.
+toggle. Then HTA's counts and duration charts (tracediff plot), the differential flame graph of
+host time (tracediff flamegraph; a still picture here) and the ops-diff categories.
 Tables are embedded for the nodes down to --table-depth levels below the step, each cut to its
 --table-rows rows of largest |Δ| (device total time where there are device events, else host
 total); deeper nodes show their nearest ancestor's tables, and the page says so.";

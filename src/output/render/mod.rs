@@ -3,6 +3,7 @@
 pub mod breakdown;
 pub mod columns;
 pub mod compare;
+pub mod flamegraph;
 pub mod gate;
 pub mod modules;
 pub mod ops_diff;

@@ -5,6 +5,7 @@
 
 use super::Format;
 use super::compare::side_json;
+use super::flamegraph::{self, FlameTitle};
 use super::ops_diff::OpsDiffView;
 use super::plot::{ImageFormat, chart_of, draw};
 use super::views::render_overview;
@@ -34,6 +35,7 @@ pub fn render(report: &Report) -> String {
         .replacen("{{STYLE}}", STYLE, 1)
         .replacen("{{BREAKDOWN}}", &breakdown_chart(report), 1)
         .replacen("{{CHARTS}}", &charts(&report.comparison), 1)
+        .replacen("{{FLAMEGRAPH}}", &flame_figure(report), 1)
         .replacen("{{DATA}}", &data, 1)
         .replacen("{{SCRIPT}}", SCRIPT, 1)
 }
@@ -76,6 +78,34 @@ fn charts(comparison: &Comparison) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The differential flame graph as an image (a `data:` URL, which the page's content policy
+/// allows): inferno's script and styles inlined into the page would act on its other charts, so
+/// the page shows the picture and says where the interactive one comes from.
+fn flame_figure(report: &Report) -> String {
+    use base64::Engine;
+    let title = FlameTitle {
+        labels: report.request.labels.clone(),
+        side: None,
+    };
+    match flamegraph::svg(&report.flame, &title) {
+        Ok(svg) => format!(
+            concat!(
+                r#"<figure class="chart" id="flame-figure"><img alt="Differential flame graph of {alt}" "#,
+                r#"src="data:image/svg+xml;base64,{data}"><figcaption class="note">Width: the test run's host self "#,
+                r#"time; red frames grew, blue ones shrank. A still picture here: "#,
+                r#"<code>tracediff flamegraph CONTROL TEST -o diff.svg</code> writes the interactive one "#,
+                r#"(hover, click to zoom, search).</figcaption></figure>"#
+            ),
+            alt = html_escape(&format!("{} vs {}", report.request.labels[1], report.request.labels[0])),
+            data = base64::engine::general_purpose::STANDARD.encode(svg),
+        ),
+        Err(e) => format!(
+            r#"<p class="note" id="flame-figure">No flame graph: {}</p>"#,
+            html_escape(&e.to_string())
+        ),
+    }
 }
 
 /// The waterfall of the step-time breakdown (docs/breakdown.md) as an inline SVG figure, or

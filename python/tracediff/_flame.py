@@ -1,0 +1,44 @@
+"""The differential flame graph (``tracediff flamegraph``) from Python."""
+
+import pathlib
+from typing import Optional, Tuple
+
+from . import _native
+from ._api import PathLike, make_options, path_arg
+
+
+def flamegraph(
+    control: PathLike,
+    test: PathLike,
+    path: PathLike,
+    *,
+    time: str = "host",
+    side: Optional[str] = None,
+    labels: Tuple[str, str] = ("control", "test"),
+    **options,
+) -> pathlib.Path:
+    """`tracediff flamegraph -o PATH`: writes the differential flame graph of the pair to `path`
+    (an SVG: width = the test run's time, red grew, blue shrank; or one side's with
+    ``side="control"|"test"``) and returns `path`. ``time`` is ``"host"`` (self time) or
+    ``"device"`` (kernels under their operators). Takes `modules`' selection options."""
+    path = path_arg(path, "path")
+    opts = make_options(labels=labels, **options)
+    svg = _native.flamegraph(path_arg(control, "control"), path_arg(test, "test"), opts, time, side, False)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(svg)
+    return pathlib.Path(path)
+
+
+def folded_stacks(
+    control: PathLike,
+    test: PathLike,
+    *,
+    time: str = "host",
+    side: Optional[str] = None,
+    **options,
+) -> str:
+    """`tracediff flamegraph --folded`: the flame graph's stacks as text, ``frame;frame;…
+    CONTROL_NS TEST_NS`` lines (inferno's and FlameGraph's differential format), or one side's
+    ``frame;… NS`` lines with ``side="control"|"test"``."""
+    opts = make_options(**options)
+    return _native.flamegraph(path_arg(control, "control"), path_arg(test, "test"), opts, time, side, True)

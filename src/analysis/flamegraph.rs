@@ -1,0 +1,291 @@
+//! The differential flame graph's stacks (docs/flamegraph.md): the module diff's aligned tree
+//! as stacks `ProfilerStep;ResNet;Sequential[2];Bottleneck[5];aten::conv2d;…`, each weighted by
+//! self time in nanoseconds on each side.
+//!
+//! - The frames down to the operators are the aligned module tree's nodes (their path segments,
+//!   `[0]` left out), so both sides share one name for a node and a node that only one side has
+//!   appears on that side only. Below a node come the operators that ran inside it and outside
+//!   its child nodes (the chain of nested operators), and with device time the kernels they
+//!   launched.
+//! - A node's weight is its time as the module view gives it: what its child nodes take, plus
+//!   the rest, split among its own operators (in the order they ran) and what is left as the
+//!   node's own frame. So a side's stacks sum to its root's host (device) time, exactly the
+//!   module view's step total, unless children ran concurrently and take more than their parent
+//!   (the module view then reports `children_overlap`): the stacks then sum to the children's
+//!   total.
+
+use crate::analysis::align::{AlignedNode, NodeKind, Source, Times};
+use crate::analysis::loaded::Loaded;
+use crate::analysis::modules::{ModuleDiff, STEP_KEY};
+use crate::model::calltree::{CallTree, NONE};
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+use rustc_hash::FxHashSet;
+use std::collections::BTreeMap;
+
+/// Which time weighs the stacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum FlameTime {
+    /// Host self time of operators (and of nodes' own time outside them).
+    #[default]
+    Host,
+    /// Device time of the kernels, under the operators that launched them.
+    Device,
+}
+
+impl FlameTime {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlameTime::Host => "host",
+            FlameTime::Device => "device",
+        }
+    }
+
+    fn of(self, t: &Times) -> i64 {
+        match self {
+            FlameTime::Host => t.host_total_ns,
+            FlameTime::Device => t.device_total_ns.unwrap_or(0),
+        }
+    }
+}
+
+/// Both sides' stacks: frames joined by `;` → (control ns, test ns), sorted by stack.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlameStacks {
+    pub time: FlameTime,
+    pub stacks: BTreeMap<String, [i64; 2]>,
+}
+
+impl FlameStacks {
+    /// The sum of one side's weights (0 control, 1 test).
+    pub fn total_ns(&self, side: usize) -> i64 {
+        self.stacks.values().map(|v| v[side]).sum()
+    }
+}
+
+/// Builds the stacks of both sides from the module diff of `loaded`.
+pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime) -> FlameStacks {
+    let mut stacks: BTreeMap<String, [i64; 2]> = BTreeMap::new();
+    for side in 0..2 {
+        let files = loaded.files(side);
+        let walker = SideWalker::new(&files, &diff.root, side, time);
+        let mut out: BTreeMap<String, i64> = BTreeMap::new();
+        walker.node(&diff.root, frame_name(STEP_KEY), &mut out);
+        for (stack, ns) in out {
+            if ns != 0 {
+                stacks.entry(stack).or_default()[side] += ns;
+            }
+        }
+    }
+    FlameStacks { time, stacks }
+}
+
+/// A frame's name as folded stacks can carry it: `;` separates frames, so it becomes `:`;
+/// control characters (a newline would end the line, and XML refuses most of them) become their
+/// visible Unicode pictures (U+2400…).
+pub fn frame_name(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            ';' => ':',
+            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
+            '\u{7f}' => '\u{2421}',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect()
+}
+
+/// A node's frame: the last segment of its path, without the ordinal `[0]`.
+fn node_frame(node: &AlignedNode) -> String {
+    let segment = node.path.rsplit('/').next().unwrap_or(&node.key);
+    frame_name(segment.strip_suffix("[0]").unwrap_or(segment))
+}
+
+/// One side's files, with the call tree's children and launches as lists.
+struct SideWalker<'a> {
+    files: &'a [&'a TraceFile],
+    side: usize,
+    time: FlameTime,
+    /// Per file, the host children of each row (`offsets[row]..offsets[row + 1]` in `items`).
+    children: Vec<Csr>,
+    /// Per file, the device events each operator launched.
+    launched: Vec<Csr>,
+    /// Every event that some node of this side stands for: a walk stops there.
+    sources: FxHashSet<Source>,
+}
+
+/// Lists per row in one vector (compressed sparse rows).
+struct Csr {
+    offsets: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Csr {
+    /// From (row, item) pairs of `n` rows; items keep the pairs' order.
+    fn new(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> Csr {
+        let mut offsets = vec![0u32; n + 1];
+        for (row, _) in pairs.clone() {
+            offsets[row as usize + 1] += 1;
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut fill = offsets.clone();
+        let mut items = vec![0u32; offsets[n] as usize];
+        for (row, item) in pairs {
+            items[fill[row as usize] as usize] = item;
+            fill[row as usize] += 1;
+        }
+        Csr { offsets, items }
+    }
+
+    fn of(&self, row: usize) -> &[u32] {
+        &self.items[self.offsets[row] as usize..self.offsets[row + 1] as usize]
+    }
+}
+
+impl<'a> SideWalker<'a> {
+    fn new(files: &'a [&'a TraceFile], root: &AlignedNode, side: usize, time: FlameTime) -> Self {
+        let children = files.iter().map(|f| host_children(f)).collect();
+        let launched = files
+            .iter()
+            .map(|f| {
+                let tree = f.call_tree();
+                let ev = &f.events;
+                let n = ev.len();
+                let pairs = (0..n as u32)
+                    .filter(move |&i| ev.place[i as usize] == Place::Device && tree.launcher[i as usize] != NONE)
+                    .map(move |i| (tree.launcher[i as usize], i));
+                Csr::new(n, pairs)
+            })
+            .collect();
+        let mut sources = FxHashSet::default();
+        collect_sources(root, side, &mut sources);
+        SideWalker {
+            files,
+            side,
+            time,
+            children,
+            launched,
+            sources,
+        }
+    }
+
+    /// Writes the stacks of `node` (on this side) under `prefix`; returns their sum.
+    fn node(&self, node: &AlignedNode, prefix: String, out: &mut BTreeMap<String, i64>) -> i64 {
+        let Some(times) = (if self.side == 0 { &node.control } else { &node.test }) else {
+            return 0;
+        };
+        let target = self.time.of(times);
+        let mut children_ns = 0i64;
+        let mut child_sources: FxHashSet<Source> = FxHashSet::default();
+        for child in node.children.iter().filter(|c| c.kind != NodeKind::Unknown) {
+            children_ns += self.node(child, format!("{prefix};{}", node_frame(child)), out);
+            child_sources.extend(child.sources[self.side].iter().copied());
+        }
+        // The node's own time: what its children do not take, never negative.
+        let own_ns = (target - children_ns).max(0);
+        let mut own_rows: Vec<Source> = node.sources[self.side]
+            .iter()
+            .copied()
+            .filter(|s| !child_sources.contains(s))
+            .collect();
+        own_rows.sort_by_key(|&(f, r)| (f, self.files[f as usize].events.ts_ns[r as usize], r));
+        own_rows.dedup();
+        let mut pieces: Vec<(String, i64)> = Vec::new();
+        for (file, row) in own_rows {
+            // A fallback operator node is its operator: its frame is not repeated.
+            let skip_self = node.kind == NodeKind::Op;
+            self.walk(file as usize, row as usize, &prefix, skip_self, &mut pieces);
+        }
+        let mut left = own_ns;
+        for (stack, ns) in pieces {
+            let take = ns.min(left);
+            if take > 0 {
+                *out.entry(stack).or_default() += take;
+                left -= take;
+            }
+        }
+        if left > 0 {
+            *out.entry(prefix).or_default() += left;
+        }
+        children_ns + own_ns
+    }
+
+    /// The operator stacks under event `row` (depth first, as they ran), without entering other
+    /// nodes' events: host self time on the chain of operators above each event, or device time
+    /// of each kernel under the chain that launched it.
+    fn walk(&self, file: usize, row: usize, prefix: &str, skip_self: bool, pieces: &mut Vec<(String, i64)>) {
+        let f = self.files[file];
+        let tree = f.call_tree();
+        // (row, the stack above it): iterative, so deep trees cannot overflow the stack.
+        let mut todo: Vec<(usize, String)> = vec![(row, prefix.to_string())];
+        while let Some((i, above)) = todo.pop() {
+            let here = if tree.is_operator[i] && !(skip_self && i == row) {
+                format!("{above};{}", frame_name(f.strings.resolve(f.events.name[i])))
+            } else {
+                above
+            };
+            // Time outside every operator belongs to the node's own frame, left over at the end.
+            let in_operator = here.len() > prefix.len();
+            match self.time {
+                FlameTime::Host if in_operator => pieces.push((here.clone(), tree.host_self_ns[i])),
+                FlameTime::Host => {}
+                FlameTime::Device => {
+                    for &k in self.launched[file].of(i) {
+                        let k = k as usize;
+                        let kernel = frame_name(f.strings.resolve(f.events.name[k]));
+                        pieces.push((format!("{here};{kernel}"), f.events.dur_ns[k]));
+                    }
+                }
+            }
+            for &c in self.children[file].of(i).iter().rev() {
+                if !self.sources.contains(&(file as u32, c)) {
+                    todo.push((c as usize, here.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// Every event some node of `side` stands for.
+fn collect_sources(node: &AlignedNode, side: usize, out: &mut FxHashSet<Source>) {
+    let mut todo = vec![node];
+    while let Some(n) = todo.pop() {
+        out.extend(n.sources[side].iter().copied());
+        todo.extend(n.children.iter());
+    }
+}
+
+/// The host children of every row of a file, in the order they ran.
+fn host_children(file: &TraceFile) -> Csr {
+    let tree: &CallTree = file.call_tree();
+    let ev = &file.events;
+    let mut rows: Vec<u32> = (0..ev.len() as u32)
+        .filter(|&i| ev.place[i as usize] == Place::Host && tree.parent[i as usize] != NONE)
+        .collect();
+    rows.sort_by_key(|&i| (ev.ts_ns[i as usize], std::cmp::Reverse(ev.dur_ns[i as usize]), i));
+    Csr::new(ev.len(), rows.into_iter().map(|i| (tree.parent[i as usize], i)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_names_keep_folded_lines_and_xml_intact() {
+        assert_eq!(frame_name("a;b"), "a:b");
+        assert_eq!(frame_name("x\ny\u{1}"), "x\u{240a}y\u{2401}");
+        assert_eq!(frame_name("z\u{7f}\u{85}"), "z\u{2421}\u{fffd}");
+        assert_eq!(frame_name("aten::mm"), "aten::mm");
+    }
+
+    #[test]
+    fn sparse_rows_keep_their_items_in_order() {
+        let csr = Csr::new(3, [(2u32, 7u32), (0, 1), (2, 5)].into_iter());
+        assert_eq!(csr.of(0), &[1]);
+        assert!(csr.of(1).is_empty());
+        assert_eq!(csr.of(2), &[7, 5]);
+    }
+}

@@ -1,0 +1,121 @@
+//! `tracediff flamegraph` (docs/flamegraph.md): the differential flame graph as SVG, or its
+//! folded stacks.
+
+use super::views::{PairArgs, load_view};
+use super::{Env, SelectArgs};
+use crate::analysis::flamegraph::{FlameTime, flame_stacks};
+use crate::analysis::modules::modules;
+use crate::error::{Error, Result};
+use crate::output::render::flamegraph::{FlameTitle, folded_diff, folded_side, svg};
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+
+pub const FLAMEGRAPH_HELP: &str = "\
+The module tree as stacks: ProfilerStep, then the module and annotation nodes of `tracediff
+modules` (aligned, so a node has one name on both sides; a node only one side has is on that
+side only), then the operators that ran inside each node, and with --time device the kernels they
+launched. Each stack weighs its self time in nanoseconds, so one side's stacks sum to the
+module view's step total (host or device). The SVG is inferno's differential flame graph: widths
+are the test run's time, red frames grew and blue ones shrank against control; click to zoom,
+Ctrl+F to search. Frames that only control has have no width there: draw them with --side
+control. --folded writes `frame;frame;… CONTROL_NS TEST_NS` lines (the differential format of
+inferno and FlameGraph), --side one side's `frame;frame;… NS` lines (speedscope, pprof and other
+viewers read those).";
+
+/// Which side `--side` draws or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FlameSide {
+    Control,
+    Test,
+}
+
+#[derive(Debug, Args)]
+pub struct FlamegraphArgs {
+    #[command(flatten)]
+    pub pair: PairArgs,
+    /// Weigh stacks by host self time, or by the device time of the kernels they launched.
+    #[arg(long, value_enum, default_value_t = FlameTime::Host)]
+    pub time: FlameTime,
+    /// One side's stacks instead of the differential ones.
+    #[arg(long, value_enum)]
+    pub side: Option<FlameSide>,
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Write folded stacks (text) instead of the SVG.
+    #[arg(long, help_heading = "Output")]
+    pub folded: bool,
+    /// Write to FILE (.svg for the picture) instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+}
+
+/// Refuses what cannot be written before anything is loaded.
+fn check(args: &FlamegraphArgs, env: &Env<'_>) -> Result<()> {
+    let is_svg = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+    match (&args.output, args.folded) {
+        (Some(p), true) if is_svg(p) => Err(Error::usage(format!(
+            "--folded writes text, not an SVG: name the file other than {}",
+            p.display()
+        ))),
+        (Some(p), false) if !is_svg(p) => Err(Error::usage(format!(
+            "-o {}: the flame graph is an SVG (name the file .svg), or give --folded for text",
+            p.display()
+        ))),
+        (None, false) if env.terminal_width.is_some() => Err(Error::usage(
+            "the flame graph is an SVG: write it with -o diff.svg, or give --folded for text",
+        )),
+        _ => Ok(()),
+    }
+}
+
+pub fn run_flamegraph(args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
+    check(&args, env)?;
+    let select = args.select.clone();
+    let (req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;
+    let diff = modules(&req, &loaded)?;
+    super::print_notes(&loaded.overlap_notes(&req.labels), env);
+    let stacks = flame_stacks(&diff, &loaded, args.time);
+    let side = args.side.map(|s| match s {
+        FlameSide::Control => 0,
+        FlameSide::Test => 1,
+    });
+    let bytes = if args.folded {
+        match side {
+            Some(s) => folded_side(&stacks, s),
+            None => folded_diff(&stacks),
+        }
+        .into_bytes()
+    } else {
+        if stacks.stacks.is_empty() {
+            return Err(Error::usage(format!(
+                "no {} time on either side to draw{}",
+                args.time.as_str(),
+                if args.time == FlameTime::Device {
+                    " (no device events): use --time host"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let title = FlameTitle {
+            labels: req.labels.clone(),
+            side,
+        };
+        svg(&stacks, &title).map_err(|e| Error::usage(format!("cannot draw the flame graph: {e}")))?
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, &bytes).map_err(|e| Error::Output {
+            path: path.clone(),
+            source: e,
+        })?,
+        None => env
+            .stdout
+            .write_all(&bytes)
+            .and_then(|()| env.stdout.flush())
+            .map_err(|e| Error::Output {
+                path: PathBuf::from("<stdout>"),
+                source: e,
+            })?,
+    }
+    Ok(0)
+}
