@@ -47,8 +47,11 @@ pub struct CallTree {
     /// A host event's time in the tree: its `dur`, clipped to its parent's end for an event
     /// still open when the trace ended.
     pub host_total_ns: Vec<i64>,
+    /// A host event's time in the tree minus its direct children's.
     pub host_self_ns: Vec<i64>,
+    /// The summed duration of the device events this event owns itself.
     pub device_self_ns: Vec<i64>,
+    /// The summed duration of the device events owned by this event or anything below it.
     pub device_total_ns: Vec<i64>,
     /// Whether each event is an operator (`cpu_op` / `Operator`).
     pub is_operator: Vec<bool>,
@@ -75,6 +78,7 @@ impl CallTree {
         })
     }
 
+    /// The call tree of one file's events (docs/semantics.md#the-call-tree).
     pub fn build(strings: &StringTable, ev: &EventTable) -> CallTree {
         let n = ev.len();
         let op_cat: Vec<bool> = strings.iter().map(|(_, s)| OPERATOR_CATEGORIES.contains(&s)).collect();
