@@ -123,11 +123,13 @@ function overview() {
 
 // ---- module tree and navigation --------------------------------------------------------------
 const byPath = new Map(), parentOf = new Map();
-(function index(n, parent) {
+// An explicit stack, not recursion: a model's tree can nest thousands of modules deep.
+for (const todo = [[D.tree, null]]; todo.length;) {
+  const [n, parent] = todo.pop();
   byPath.set(n.p, n);
   if (parent) parentOf.set(n.p, parent.p);
-  (n.ch || []).forEach((c) => index(c, n));
-})(D.tree, null);
+  (n.ch || []).forEach((c) => todo.push([c, n]));
+}
 
 // The fragment holds the view: `#node=PATH`, plus `&time=host|device` when not the default, so
 // that a link opens the same node and time, and the browser's back zooms out.

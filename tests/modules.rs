@@ -404,3 +404,117 @@ fn children_sum_to_parents(n: &Value) {
     }
     kids.iter().for_each(children_sum_to_parents);
 }
+
+const EAGER: &str = "fixtures/modules/eager";
+const COMPILED: &str = "fixtures/modules/compiled";
+const COMPILED2: &str = "fixtures/modules/compiled2";
+const DDP: &str = "fixtures/modules/ddp";
+
+/// Every node's times on both sides are never negative.
+fn no_negative_time(root: &Value) {
+    let mut todo = vec![root];
+    while let Some(n) = todo.pop() {
+        for side in ["control", "test"] {
+            for time in ["host_total_us", "device_total_us", "children_overlap_us"] {
+                if let Some(v) = n[side][time].as_f64() {
+                    assert!(v >= 0.0, "{} {side} {time}: {v}", n["path"]);
+                }
+            }
+        }
+        todo.extend(n["children"].as_array().unwrap());
+    }
+}
+
+fn child_keys(n: &Value) -> Vec<(String, String)> {
+    n["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["key"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_compiled_model_pairs_with_its_eager_self_and_keeps_its_compiled_graphs_inside() {
+    let json_text = ok(&["modules", EAGER, COMPILED, "--format", "json"]);
+    insta::assert_snapshot!(json_text);
+    let root: Value = serde_json::from_str(&json_text).unwrap();
+    no_negative_time(&root);
+    // Every kernel of the step: the compiled graph's kernel has no operator around its launch.
+    assert_eq!(root["control"]["device_total_us"], 100);
+    assert_eq!(root["test"]["device_total_us"], 115);
+    let model = &root["children"][0];
+    assert_eq!(
+        (model["key"].as_str(), model["status"].as_str()),
+        (Some("GPT2LMHeadModel"), Some("matched"))
+    );
+    assert_eq!(model["wrappers"]["test"], serde_json::json!(["OptimizedModule"]));
+    // The dynamo frame left open at profiler stop no longer pulls the compiled forward out.
+    let region = &model["children"][1];
+    assert_eq!(region["key"], "Torch-Compiled Region");
+    assert_eq!(region["children"][0]["key"], "CompiledFunction");
+    assert_eq!(
+        region["children"][0]["children"][0]["key"],
+        "## Call CompiledFxGraph ##"
+    );
+    // The backward graph's call is in the backward subtree only, never also under the step.
+    let step_keys = child_keys(&root);
+    assert_eq!(
+        step_keys.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+        ["GPT2LMHeadModel", "backward", "(unknown)"]
+    );
+    let mirror = &root["children"][1]["children"][0];
+    assert_eq!(
+        (mirror["key"].as_str(), mirror["status"].as_str()),
+        (Some("GPT2LMHeadModel.backward"), Some("matched"))
+    );
+    assert_eq!(mirror["children"][1]["key"], "CompiledFunctionBackward");
+    assert_eq!(
+        mirror["children"][1]["children"][0]["key"],
+        "## Call CompiledFxGraph ##"
+    );
+}
+
+#[test]
+fn compiled_graphs_align_across_runs_whatever_their_hashes() {
+    let root = json(&["modules", COMPILED, COMPILED2]);
+    let mut todo = vec![&root];
+    while let Some(n) = todo.pop() {
+        assert!(
+            matches!(n["status"].as_str(), Some("matched" | "unknown")),
+            "{}",
+            n["path"]
+        );
+        todo.extend(n["children"].as_array().unwrap());
+    }
+}
+
+#[test]
+fn ddp_all_reduce_threads_overlap_and_the_comm_hook_kernel_counts() {
+    let root = json(&["modules", EAGER, DDP]);
+    no_negative_time(&root);
+    // 40 µs forward, 60 µs backward and the hook's 29 µs launched with no operator.
+    assert_eq!(root["test"]["device_total_us"], 129);
+    // The all-reduces ran beside the backward: their overlap is reported, the rest stays ≥ 0.
+    assert_eq!(root["test"]["children_overlap_us"], 350);
+    assert!(root["control"].get("children_overlap_us").is_none());
+    let model = &root["children"][0];
+    assert_eq!(
+        (model["key"].as_str(), model["status"].as_str()),
+        (Some("GPT2LMHeadModel"), Some("matched"))
+    );
+    assert_eq!(
+        model["wrappers"]["test"],
+        serde_json::json!(["DistributedDataParallel"])
+    );
+    let table = ok(&["modules", EAGER, DDP, "--order", "logical"]);
+    assert!(table.contains("gloo:all_reduce ×2"), "{table}");
+    assert!(table.contains("matched ∥"), "{table}");
+    let unfolded = ok(&["modules", EAGER, DDP, "--order", "logical", "--no-fold"]);
+    assert!(unfolded.contains("gloo:all_reduce[1]"), "{unfolded}");
+}

@@ -173,11 +173,11 @@ fn model(path: &Path) -> Model {
             iteration[i] = launch.get(&ev[i].corr).map_or(-1, |&l| iteration[l]);
         }
     }
-    let parent = parents(&ev);
-    let mut host_self: Vec<i64> = ev.iter().map(|e| e.dur).collect();
+    let (parent, host_total) = parents(&ev);
+    let mut host_self = host_total.clone();
     for i in 0..n {
         if let Some(p) = parent[i] {
-            host_self[p] -= ev[i].dur;
+            host_self[p] -= host_total[i];
         }
     }
     let mut launcher = vec![None; n];
@@ -216,27 +216,44 @@ fn model(path: &Path) -> Model {
 }
 
 /// Per thread, in (ts, −dur, file order): the parent is the last open event (started, not ended)
-/// that contains the event.
-fn parents(ev: &[Ev]) -> Vec<Option<usize>> {
+/// that contains the event. An event ending at the file's last host timestamp (left open at
+/// profiler stop) that outlasts the last open event is its child instead, cut to its end.
+/// Returns the parents and each event's (cut) duration.
+fn parents(ev: &[Ev]) -> (Vec<Option<usize>>, Vec<i64>) {
     let mut by_thread: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, e) in ev.iter().enumerate().filter(|(_, e)| e.place == 'h') {
         by_thread.entry(&e.thread).or_default().push(i);
     }
+    let trace_end = ev
+        .iter()
+        .filter(|e| e.place == 'h')
+        .map(Ev::end)
+        .max()
+        .unwrap_or(i64::MIN);
     let mut parent = vec![None; ev.len()];
+    let mut dur: Vec<i64> = ev.iter().map(|e| e.dur).collect();
     for (_, mut list) in by_thread {
         list.sort_by_key(|&i| (ev[i].ts, -ev[i].dur, i));
         let mut open: Vec<usize> = Vec::new();
         for i in list {
-            open.retain(|&p| ev[p].end() > ev[i].ts);
+            let ts = ev[i].ts;
+            open.retain(|&p| ts < ev[p].ts + dur[p]);
+            let end_of = |p: usize, dur: &[i64]| ev[p].ts + dur[p];
+            if let Some(&last) = open.last()
+                && ev[i].end() == trace_end
+                && ev[i].end() > end_of(last, &dur)
+            {
+                dur[i] = end_of(last, &dur) - ts;
+            }
             parent[i] = open
                 .iter()
                 .rev()
                 .copied()
-                .find(|&p| ev[p].ts <= ev[i].ts && ev[i].end() <= ev[p].end());
+                .find(|&p| ev[p].ts <= ts && ts + dur[i] <= end_of(p, &dur));
             open.push(i);
         }
     }
-    parent
+    (parent, dur)
 }
 
 type OpRows = BTreeMap<String, [i64; 5]>;

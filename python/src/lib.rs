@@ -267,6 +267,7 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
                 min_share: 0.0,
                 order: ModuleOrder::Logical,
                 time: ModuleTime::Host,
+                fold_runs: false,
             };
             ViewOut::Json(render_modules(&shown, Format::Json, TableStyle::default()))
         }

@@ -2,10 +2,18 @@
 //! by the longest common subsequence of their keys — never greedily — and the pairs recursed into.
 //!
 //! Among alignments with the most pairs, the one that matches the most nodes inside the paired
-//! subtrees wins, then the one whose pairs have the closest host times, then the one whose
-//! pairs come earliest. That order is what keeps a ResNet-50 layer of 6 blocks paired with the
-//! first 6 of a ResNet-152 layer's 36 (the first block holds the shortcut, so it only matches
-//! nodes inside the other first block), whatever the timing noise.
+//! subtrees wins, then the one whose pairs come earliest; timing never decides. That order is
+//! what keeps a ResNet-50 layer of 6 blocks paired with the first 6 of a ResNet-152 layer's 36
+//! (the first block holds the shortcut, so it only matches nodes inside the other first block;
+//! the plain blocks then pair in order), whatever the timing noise.
+//!
+//! Wrappers are transparent: `OptimizedModule`, `DistributedDataParallel`,
+//! `FullyShardedDataParallel`, `DataParallel`, and any module whose only child is one module
+//! covering (nearly) all its time, align by what they wrap, so a compiled model pairs with its
+//! eager self; the aligned node notes the wrappers of each side ([`AlignedNode::wrappers`]).
+//!
+//! Memory stays linear in the number of children: common prefixes and suffixes pair first, a
+//! middle small enough gets the full search, a longer one Myers' diff of the keys.
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -66,12 +74,53 @@ pub struct TreeNode {
     pub times: Times,
     pub children: Vec<TreeNode>,
     pub sources: Vec<Source>,
+    /// What the children do not cover (the `unknown` child; calls `None`): host time outside
+    /// the union of the children's intervals, device time outside their subtrees. Never
+    /// negative. Zero without children.
+    pub rest: Times,
+    /// How much the children's host times overlap (children that ran concurrently, on other
+    /// threads): Σ children − the time their union covers. 0 when they ran one after another.
+    pub children_overlap_ns: i64,
 }
 
 impl TreeNode {
+    /// A node without children.
+    pub fn new(kind: NodeKind, key: String, times: Times, sources: Vec<Source>) -> TreeNode {
+        TreeNode {
+            kind,
+            key,
+            times,
+            children: Vec::new(),
+            sources,
+            rest: Times::default(),
+            children_overlap_ns: 0,
+        }
+    }
+
+    /// The node with `children`, taken to run one after another inside it: its rest is what
+    /// their summed times leave (never below 0; the excess of host time is their overlap).
+    pub fn with_children(mut self, children: Vec<TreeNode>) -> TreeNode {
+        let host: i64 = children.iter().map(|c| c.times.host_total_ns).sum();
+        let device: i64 = children.iter().filter_map(|c| c.times.device_total_ns).sum();
+        self.rest = Times {
+            calls: None,
+            host_total_ns: (self.times.host_total_ns - host).max(0),
+            device_total_ns: self.times.device_total_ns.map(|d| (d - device).max(0)),
+        };
+        self.children_overlap_ns = (host - self.times.host_total_ns).max(0);
+        self.children = children;
+        self
+    }
+
     /// The number of nodes in this subtree, itself included.
     pub fn size(&self) -> usize {
-        1 + self.children.iter().map(TreeNode::size).sum::<usize>()
+        let mut count = 0;
+        let mut todo = vec![self];
+        while let Some(n) = todo.pop() {
+            count += 1;
+            todo.extend(&n.children);
+        }
+        count
     }
 }
 
@@ -110,12 +159,24 @@ pub struct AlignedNode {
     pub children: Vec<AlignedNode>,
     /// The events merged into the node on each side (control, test).
     pub sources: [Vec<Source>; 2],
+    /// Per side (control, test), how much its children's host times overlap (they ran
+    /// concurrently); 0 when they ran one after another.
+    pub children_overlap_ns: [i64; 2],
+    /// Per side, the wrappers aligned through to reach this node, outermost first
+    /// (`OptimizedModule`, `DistributedDataParallel`, …); empty where none.
+    pub wrappers: [Vec<String>; 2],
 }
 
 impl AlignedNode {
     /// The number of matched nodes in this subtree, itself included.
     pub fn matched(&self) -> usize {
-        usize::from(self.status == Status::Matched) + self.children.iter().map(AlignedNode::matched).sum::<usize>()
+        let mut count = 0;
+        let mut todo = vec![self];
+        while let Some(n) = todo.pop() {
+            count += usize::from(n.status == Status::Matched);
+            todo.extend(&n.children);
+        }
+        count
     }
 
     /// The node at `path` (segments `Key[ordinal]` or `Key`, meaning `[0]`, joined by `/`).
@@ -141,82 +202,81 @@ pub fn parse_segment(segment: &str) -> Option<(&str, usize)> {
 /// Aligns two trees whose roots match (the selected steps).
 pub fn align(control: &TreeNode, test: &TreeNode) -> AlignedNode {
     let mut aligner = Aligner::default();
-    aligner.pair(control, test, String::new())
+    aligner.build(Task::Pair(control, test, String::new(), [Vec::new(), Vec::new()]))
 }
 
 /// A side's tree on its own, every node `added` (test) or `deleted` (control).
 pub fn one_sided(node: &TreeNode, status: Status, path: String) -> AlignedNode {
-    let times = Some(node.times);
-    let (control, test) = if status == Status::Added {
-        (None, times)
-    } else {
-        (times, None)
-    };
-    let mut ordinals = Ordinals::default();
-    let mut children: Vec<AlignedNode> = node
-        .children
-        .iter()
-        .map(|c| {
-            let p = ordinals.child_path(&path, &c.key);
-            one_sided(c, status, p)
-        })
-        .collect();
-    if !node.children.is_empty() {
-        let unknown = uncovered(node, &node.children);
-        let (control, test) = if status == Status::Added {
-            (None, Some(unknown))
-        } else {
-            (Some(unknown), None)
-        };
-        children.push(unknown_node(&path, &mut ordinals, control, test));
-    }
-    let sources = if status == Status::Added {
-        [Vec::new(), node.sources.clone()]
-    } else {
-        [node.sources.clone(), Vec::new()]
-    };
-    AlignedNode {
-        kind: node.kind,
-        key: node.key.clone(),
-        path,
-        status,
-        control,
-        test,
-        children,
-        sources,
-    }
+    let mut aligner = Aligner::default();
+    aligner.build(Task::OneSided(node, status, path))
 }
 
-/// Merges two trees of one side (steps or ranks) node by node: aligned as two sides would be,
-/// matched nodes summed (calls, host and device time), the others kept in aligned order.
+/// A node of the aligned tree still to make.
+enum Task<'t> {
+    /// Two nodes paired (after their wrappers, which are named), with their path.
+    Pair(&'t TreeNode, &'t TreeNode, String, [Vec<String>; 2]),
+    OneSided(&'t TreeNode, Status, String),
+    /// A node already made (an `unknown` child).
+    Done(AlignedNode),
+}
+
+/// Merges two trees of one side (steps or ranks) node by node: aligned as two sides would be
+/// (without seeing through wrappers), matched nodes summed (calls, host and device time, what
+/// the children leave), the others kept in aligned order.
 pub fn merge(a: TreeNode, b: TreeNode) -> TreeNode {
+    // Bottom-up over the pairs to merge, so that deep trees need no deep recursion.
     let mut aligner = Aligner::default();
-    let pairs = aligner.align_children(&a.children, &b.children);
-    let mut a_children: Vec<Option<TreeNode>> = a.children.into_iter().map(Some).collect();
-    let mut b_children: Vec<Option<TreeNode>> = b.children.into_iter().map(Some).collect();
-    let mut children = Vec::with_capacity(a_children.len().max(b_children.len()));
-    let (mut i, mut j) = (0, 0);
-    let take = |v: &mut Vec<Option<TreeNode>>, k: usize| v[k].take();
-    for &(pi, pj) in &pairs {
-        children.extend((i..pi).filter_map(|k| take(&mut a_children, k)));
-        children.extend((j..pj).filter_map(|k| take(&mut b_children, k)));
-        if let (Some(x), Some(y)) = (take(&mut a_children, pi), take(&mut b_children, pj)) {
-            children.push(merge(x, y));
+    // Each entry: the two nodes, their children (merged ones filled in later), and where the
+    // merged node goes.
+    struct Entry {
+        a: TreeNode,
+        b: TreeNode,
+        children: Vec<Option<TreeNode>>,
+        up: Option<(usize, usize)>,
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    // The two nodes to merge, and where the result goes (parent entry, child slot).
+    type Todo = (TreeNode, TreeNode, Option<(usize, usize)>);
+    let mut todo: Vec<Todo> = vec![(a, b, None)];
+    while let Some((mut a, mut b, up)) = todo.pop() {
+        let pairs = aligner.align_children(&a.children, &b.children, false);
+        let mut a_children: Vec<Option<TreeNode>> = std::mem::take(&mut a.children).into_iter().map(Some).collect();
+        let mut b_children: Vec<Option<TreeNode>> = std::mem::take(&mut b.children).into_iter().map(Some).collect();
+        let id = entries.len();
+        let mut children: Vec<Option<TreeNode>> = Vec::with_capacity(a_children.len().max(b_children.len()));
+        let (mut i, mut j) = (0, 0);
+        for &(pi, pj) in &pairs {
+            children.extend((i..pi).map(|k| a_children[k].take()));
+            children.extend((j..pj).map(|k| b_children[k].take()));
+            if let (Some(x), Some(y)) = (a_children[pi].take(), b_children[pj].take()) {
+                todo.push((x, y, Some((id, children.len()))));
+                children.push(None);
+            }
+            i = pi + 1;
+            j = pj + 1;
         }
-        i = pi + 1;
-        j = pj + 1;
+        children.extend((i..a_children.len()).map(|k| a_children[k].take()));
+        children.extend((j..b_children.len()).map(|k| b_children[k].take()));
+        entries.push(Entry { a, b, children, up });
     }
-    children.extend((i..a_children.len()).filter_map(|k| take(&mut a_children, k)));
-    children.extend((j..b_children.len()).filter_map(|k| take(&mut b_children, k)));
-    let mut sources = a.sources;
-    sources.extend(b.sources);
-    TreeNode {
-        kind: a.kind,
-        key: a.key,
-        times: a.times.plus(b.times),
-        children,
-        sources,
+    // Children entries come after their parents: finish from the back.
+    let mut root = None;
+    while let Some(e) = entries.pop() {
+        let node = TreeNode {
+            kind: e.a.kind,
+            key: e.a.key,
+            times: e.a.times.plus(e.b.times),
+            children: e.children.into_iter().flatten().collect(),
+            sources: [e.a.sources, e.b.sources].concat(),
+            rest: e.a.rest.plus(e.b.rest),
+            children_overlap_ns: e.a.children_overlap_ns + e.b.children_overlap_ns,
+        };
+        match e.up {
+            Some((parent, slot)) => entries[parent].children[slot] = Some(node),
+            None => root = Some(node),
+        }
     }
+    root.unwrap_or_else(|| TreeNode::new(NodeKind::Unknown, String::new(), Times::default(), Vec::new()))
 }
 
 impl Times {
@@ -239,27 +299,147 @@ impl Times {
 }
 
 /// The score of an alignment, compared field by field: more pairs, then more nodes matched
-/// inside the pairs, then a smaller summed host-time distance between paired nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Score {
-    pairs: u32,
-    inner: u64,
-    distance_ns: u64,
+/// inside the pairs.
+type Score = (u32, u64);
+
+fn plus(a: Score, b: Score) -> Score {
+    (a.0 + b.0, a.1 + b.1)
 }
 
-impl Score {
-    fn plus(self, other: Score) -> Score {
-        Score {
-            pairs: self.pairs + other.pairs,
-            inner: self.inner + other.inner,
-            distance_ns: self.distance_ns.saturating_add(other.distance_ns),
+/// Module wrappers that are always aligned through (what `torch.compile` and the data-parallel
+/// wrappers put around a model).
+pub const WRAPPERS: [&str; 4] = [
+    "OptimizedModule",
+    "DistributedDataParallel",
+    "FullyShardedDataParallel",
+    "DataParallel",
+];
+
+/// The node that wrapper `n` wraps, or `None` when `n` is no wrapper: a named wrapper's module
+/// (through single-child annotations such as `DistributedDataParallel.forward`), or the only
+/// child of a module when it is a module covering at least 90% of its host time.
+pub fn wrapped(n: &TreeNode) -> Option<&TreeNode> {
+    // A module, or its mirror in the backward tree (`OptimizedModule.backward`).
+    let (class, inner_kind) = match n.kind {
+        NodeKind::Module => (n.key.as_str(), NodeKind::Module),
+        NodeKind::Backward => (n.key.strip_suffix(".backward")?, NodeKind::Backward),
+        _ => return None,
+    };
+    if WRAPPERS.contains(&class) {
+        let mut inner = n;
+        while let [only] = inner.children.as_slice() {
+            if only.kind == inner_kind {
+                return Some(only);
+            }
+            inner = only;
+        }
+        return None;
+    }
+    match n.children.as_slice() {
+        [only]
+            if only.kind == inner_kind
+                && only.times.host_total_ns.saturating_mul(10) >= n.times.host_total_ns.saturating_mul(9) =>
+        {
+            Some(only)
+        }
+        _ => None,
+    }
+}
+
+/// A node and what it wraps, outermost first.
+fn chain(n: &TreeNode) -> Vec<&TreeNode> {
+    let mut out = vec![n];
+    while let Some(inner) = out.last().and_then(|&x| wrapped(x)) {
+        out.push(inner);
+    }
+    out
+}
+
+/// Whether `n` is one of the named wrappers (or its backward mirror).
+fn is_named_wrapper(n: &TreeNode) -> bool {
+    let class = match n.kind {
+        NodeKind::Module => n.key.as_str(),
+        NodeKind::Backward => n.key.strip_suffix(".backward").unwrap_or(""),
+        _ => "",
+    };
+    WRAPPERS.contains(&class)
+}
+
+/// The key a node aligns by: its own, or (`see_through`) that of the node inside its named
+/// wrappers. Single-child wrappers pair afterwards, in the gaps ([`pair_single_wrappers`]).
+fn align_key(n: &TreeNode, see_through: bool) -> (NodeKind, &str) {
+    let mut inner = n;
+    while see_through && is_named_wrapper(inner) {
+        match wrapped(inner) {
+            Some(next) => inner = next,
+            None => break,
         }
     }
+    (inner.kind, inner.key.as_str())
+}
 
-    fn better_than(&self, other: &Score) -> bool {
-        (self.pairs, self.inner, std::cmp::Reverse(self.distance_ns))
-            > (other.pairs, other.inner, std::cmp::Reverse(other.distance_ns))
+/// Whether one node's wrapper chain reaches the other's key.
+fn wraps_the_other(a: &TreeNode, b: &TreeNode) -> bool {
+    chain(a).iter().any(|x| same_key(x, b)) || chain(b).iter().any(|y| same_key(a, y))
+}
+
+/// Adds to `pairs` (of `a` and `b`, in order) the gaps of exactly one unpaired node per side
+/// where one is a wrapper around the other's key (`Sequential` holding just a `Linear` against
+/// a `Linear`).
+fn pair_single_wrappers(a: &[TreeNode], b: &[TreeNode], pairs: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mut out = Vec::with_capacity(pairs.len());
+    let (mut i, mut j) = (0, 0);
+    let ends = pairs.iter().copied().chain([(a.len(), b.len())]);
+    for (pi, pj) in ends {
+        if pi == i + 1 && pj == j + 1 && wraps_the_other(&a[i], &b[j]) {
+            out.push((i, j));
+        }
+        if pi < a.len() && pj < b.len() {
+            out.push((pi, pj));
+        }
+        (i, j) = (pi + 1, pj + 1);
     }
+    out
+}
+
+/// For two nodes with the same alignment key: the outermost pair in their wrapper chains with
+/// the same key, and the wrappers' keys above it on each side.
+fn unwrap_pair<'t>(a: &'t TreeNode, b: &'t TreeNode) -> (&'t TreeNode, &'t TreeNode, [Vec<String>; 2]) {
+    if same_key(a, b) {
+        return (a, b, [Vec::new(), Vec::new()]);
+    }
+    let (ca, cb) = (chain(a), chain(b));
+    let mut first_in_b: FxHashMap<(NodeKind, &str), usize> = FxHashMap::default();
+    for (j, y) in cb.iter().enumerate() {
+        first_in_b.entry((y.kind, y.key.as_str())).or_insert(j);
+    }
+    let mut best: Option<(usize, usize)> = None;
+    for (i, x) in ca.iter().enumerate() {
+        if let Some(&j) = first_in_b.get(&(x.kind, x.key.as_str()))
+            && best.is_none_or(|(bi, bj)| i + j < bi + bj)
+        {
+            best = Some((i, j));
+        }
+    }
+    let (i, j) = best.unwrap_or((ca.len() - 1, cb.len() - 1));
+    let names = |c: &[&TreeNode], k: usize| c[..k].iter().map(|n| n.key.clone()).collect();
+    (ca[i], cb[j], [names(&ca, i), names(&cb, j)])
+}
+
+/// What the wrappers of a paired node leave besides what they wrap, added to its rest.
+fn wrapped_rest(outer: &TreeNode, inner: &TreeNode) -> (Times, i64) {
+    let mut rest = inner.rest;
+    let mut overlap = inner.children_overlap_ns;
+    let mut n = outer;
+    while !std::ptr::eq(n, inner) {
+        rest = rest.plus(n.rest);
+        overlap += n.children_overlap_ns;
+        match wrapped(n) {
+            Some(next) => n = next,
+            None => break,
+        }
+    }
+    (rest, overlap)
 }
 
 /// Memoised counts of matched nodes inside aligned subtrees, keyed by the nodes' addresses
@@ -269,131 +449,207 @@ struct Aligner {
     inner: FxHashMap<(usize, usize), u64>,
 }
 
+fn addr(a: &TreeNode, b: &TreeNode) -> (usize, usize) {
+    (a as *const TreeNode as usize, b as *const TreeNode as usize)
+}
+
 impl Aligner {
-    /// Aligns two nodes with the same key, giving them `path`.
-    fn pair(&mut self, a: &TreeNode, b: &TreeNode, path: String) -> AlignedNode {
-        let pairs = self.align_children(&a.children, &b.children);
+    /// Makes the aligned tree of `task` without recursion: nodes are made parents first into
+    /// an arena, then each moved into its parent from the back.
+    fn build(&mut self, task: Task<'_>) -> AlignedNode {
+        let mut made: Vec<(Option<AlignedNode>, usize)> = Vec::new();
+        // A queue: each node's children are made in their order.
+        let mut todo: std::collections::VecDeque<(Task<'_>, usize)> = [(task, usize::MAX)].into();
+        while let Some((task, parent)) = todo.pop_front() {
+            let id = made.len();
+            let (node, children) = match task {
+                Task::Pair(a, b, path, wrappers) => self.pair_children(a, b, path, wrappers),
+                Task::OneSided(n, status, path) => one_sided_children(n, status, path),
+                Task::Done(node) => (node, Vec::new()),
+            };
+            made.push((Some(node), parent));
+            todo.extend(children.into_iter().map(|t| (t, id)));
+        }
+        let mut kids: Vec<Vec<usize>> = vec![Vec::new(); made.len()];
+        for (id, &(_, parent)) in made.iter().enumerate() {
+            if parent != usize::MAX {
+                kids[parent].push(id);
+            }
+        }
+        for id in (0..made.len()).rev() {
+            let children: Vec<AlignedNode> = kids[id].iter().filter_map(|&k| made[k].0.take()).collect();
+            if let Some(node) = made[id].0.as_mut() {
+                node.children = children;
+            }
+        }
+        made.first_mut()
+            .and_then(|m| m.0.take())
+            .unwrap_or_else(|| unknown_node("", &mut Ordinals::default(), None, None))
+    }
+
+    /// The aligned node of a pair (without its children), and its children to make.
+    fn pair_children<'t>(
+        &mut self,
+        outer_a: &'t TreeNode,
+        outer_b: &'t TreeNode,
+        path: String,
+        wrappers: [Vec<String>; 2],
+    ) -> (AlignedNode, Vec<Task<'t>>) {
+        let (a, b) = (outer_a, outer_b);
+        let (ia, ib) = inner_of_pair(a, b, &wrappers);
+        let pairs = self.align_children(&ia.children, &ib.children, true);
         let mut ordinals = Ordinals::default();
-        let mut children = Vec::with_capacity(a.children.len().max(b.children.len()) + 1);
+        let mut children = Vec::with_capacity(ia.children.len().max(ib.children.len()) + 1);
         let (mut i, mut j) = (0, 0);
+        let deleted =
+            |c: &'t TreeNode, o: &mut Ordinals| Task::OneSided(c, Status::Deleted, o.child_path(&path, &c.key));
+        let added = |c: &'t TreeNode, o: &mut Ordinals| Task::OneSided(c, Status::Added, o.child_path(&path, &c.key));
         for &(pi, pj) in &pairs {
-            while i < pi {
-                children.push(one_sided(
-                    &a.children[i],
-                    Status::Deleted,
-                    ordinals.child_path(&path, &a.children[i].key),
-                ));
-                i += 1;
+            for c in &ia.children[i..pi] {
+                children.push(deleted(c, &mut ordinals));
             }
-            while j < pj {
-                children.push(one_sided(
-                    &b.children[j],
-                    Status::Added,
-                    ordinals.child_path(&path, &b.children[j].key),
-                ));
-                j += 1;
+            for c in &ib.children[j..pj] {
+                children.push(added(c, &mut ordinals));
             }
-            let p = ordinals.child_path(&path, &a.children[pi].key);
-            children.push(self.pair(&a.children[pi], &b.children[pj], p));
+            let (x, y, w) = unwrap_pair(&ia.children[pi], &ib.children[pj]);
+            let p = ordinals.child_path(&path, &x.key);
+            let _ = y;
+            children.push(Task::Pair(&ia.children[pi], &ib.children[pj], p, w));
             i = pi + 1;
             j = pj + 1;
         }
-        for c in &a.children[i..] {
-            children.push(one_sided(c, Status::Deleted, ordinals.child_path(&path, &c.key)));
+        for c in &ia.children[i..] {
+            children.push(deleted(c, &mut ordinals));
         }
-        for c in &b.children[j..] {
-            children.push(one_sided(c, Status::Added, ordinals.child_path(&path, &c.key)));
+        for c in &ib.children[j..] {
+            children.push(added(c, &mut ordinals));
         }
-        if !a.children.is_empty() || !b.children.is_empty() {
-            let control = Some(uncovered(a, &a.children));
-            let test = Some(uncovered(b, &b.children));
-            children.push(unknown_node(&path, &mut ordinals, control, test));
+        let (rest_a, overlap_a) = wrapped_rest(a, ia);
+        let (rest_b, overlap_b) = wrapped_rest(b, ib);
+        if !ia.children.is_empty() || !ib.children.is_empty() {
+            children.push(Task::Done(unknown_node(
+                &path,
+                &mut ordinals,
+                Some(rest_a),
+                Some(rest_b),
+            )));
         }
-        AlignedNode {
-            kind: a.kind,
-            key: a.key.clone(),
+        let node = AlignedNode {
+            kind: ia.kind,
+            key: ia.key.clone(),
             path,
             status: Status::Matched,
             control: Some(a.times),
             test: Some(b.times),
-            children,
+            children: Vec::new(),
             sources: [a.sources.clone(), b.sources.clone()],
-        }
+            children_overlap_ns: [overlap_a, overlap_b],
+            wrappers,
+        };
+        (node, children)
     }
 
-    /// The number of nodes matched inside the alignment of `a` and `b` (both excluded).
+    /// The number of nodes matched inside the alignment of `a` and `b` (both excluded), with
+    /// the counts of the child pairs it needs computed first, bottom-up (no recursion).
     fn inner_matches(&mut self, a: &TreeNode, b: &TreeNode) -> u64 {
-        if a.children.is_empty() || b.children.is_empty() {
-            return 0;
+        let mut todo = vec![(a, b)];
+        while let Some(&(a, b)) = todo.last() {
+            let (a, b, _) = unwrap_pair(a, b);
+            if a.children.is_empty() || b.children.is_empty() {
+                self.inner.insert(addr(a, b), 0);
+                todo.pop();
+                continue;
+            }
+            if self.inner.contains_key(&addr(a, b)) {
+                todo.pop();
+                continue;
+            }
+            let before = todo.len();
+            for x in &a.children {
+                for y in &b.children {
+                    if align_key(x, true) == align_key(y, true) {
+                        let (ux, uy, _) = unwrap_pair(x, y);
+                        if !self.inner.contains_key(&addr(ux, uy)) {
+                            todo.push((x, y));
+                        }
+                    }
+                }
+            }
+            if todo.len() == before {
+                let pairs = self.align_children(&a.children, &b.children, true);
+                let n = pairs
+                    .iter()
+                    .map(|&(i, j)| 1 + self.known_inner(&a.children[i], &b.children[j]))
+                    .sum();
+                self.inner.insert(addr(a, b), n);
+                todo.pop();
+            }
         }
-        let id = (a as *const TreeNode as usize, b as *const TreeNode as usize);
-        if let Some(&n) = self.inner.get(&id) {
-            return n;
-        }
-        let pairs = self.align_children(&a.children, &b.children);
-        let n = pairs
-            .iter()
-            .map(|&(i, j)| 1 + self.inner_matches(&a.children[i], &b.children[j]))
-            .sum();
-        self.inner.insert(id, n);
-        n
+        self.known_inner(a, b)
     }
 
-    /// The pairs `(i, j)` of the best alignment of two child lists, in order.
-    fn align_children(&mut self, a: &[TreeNode], b: &[TreeNode]) -> Vec<(usize, usize)> {
+    fn known_inner(&self, a: &TreeNode, b: &TreeNode) -> u64 {
+        let (a, b, _) = unwrap_pair(a, b);
+        self.inner.get(&addr(a, b)).copied().unwrap_or(0)
+    }
+
+    /// The pairs `(i, j)` of the best alignment of two child lists, in order. `see_through`:
+    /// wrappers align by what they wrap.
+    fn align_children(&mut self, a: &[TreeNode], b: &[TreeNode], see_through: bool) -> Vec<(usize, usize)> {
         if a.len().saturating_mul(b.len()) <= LARGE_TABLE {
-            return self.best_pairs(a, b);
+            let pairs = self.best_pairs(a, b, see_through);
+            return if see_through {
+                pair_single_wrappers(a, b, pairs)
+            } else {
+                pairs
+            };
         }
-        // Long lists (the top-level operators of a trace without modules): the common prefix
-        // and suffix of equal keys pair directly, and only the middle gets the full search.
-        let prefix = a.iter().zip(b).take_while(|(x, y)| same_key(x, y)).count();
+        let same = |x: &TreeNode, y: &TreeNode| align_key(x, see_through) == align_key(y, see_through);
+        // Long lists: the common prefix and suffix pair directly (the earliest pairs), the middle is searched.
+        let prefix = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
         let suffix = a[prefix..]
             .iter()
             .rev()
             .zip(b[prefix..].iter().rev())
-            .take_while(|(x, y)| same_key(x, y))
+            .take_while(|(x, y)| same(x, y))
             .count();
         let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-        let mut pairs: Vec<(usize, usize)> = (0..prefix).map(|k| (k, k)).collect();
-        pairs.extend(
-            self.best_pairs(a_mid, b_mid)
-                .into_iter()
-                .map(|(i, j)| (i + prefix, j + prefix)),
-        );
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        let shift = |v: Vec<(usize, usize)>, da: usize, db: usize| v.into_iter().map(move |(i, j)| (i + da, j + db));
+        pairs.extend((0..prefix).map(|k| (k, k)));
+        if a_mid.len().saturating_mul(b_mid.len()) <= LARGE_TABLE {
+            pairs.extend(shift(self.best_pairs(a_mid, b_mid, see_through), prefix, prefix));
+        } else {
+            pairs.extend(shift(myers_pairs(a_mid, b_mid, see_through), prefix, prefix));
+        }
         pairs.extend((0..suffix).rev().map(|k| (a.len() - 1 - k, b.len() - 1 - k)));
         pairs
     }
 
     /// What pairing `a` with `b` adds to an alignment's score.
-    fn gain(&mut self, a: &TreeNode, b: &TreeNode) -> Score {
-        Score {
-            pairs: 1,
-            inner: self.inner_matches(a, b),
-            distance_ns: a.times.host_total_ns.abs_diff(b.times.host_total_ns),
-        }
+    fn gain(&mut self, a: &TreeNode, b: &TreeNode, see_through: bool) -> Score {
+        let _ = see_through;
+        (1, self.inner_matches(a, b))
     }
 
     /// The full search: a table of the best score of every pair of suffixes.
-    fn best_pairs(&mut self, a: &[TreeNode], b: &[TreeNode]) -> Vec<(usize, usize)> {
+    fn best_pairs(&mut self, a: &[TreeNode], b: &[TreeNode], see_through: bool) -> Vec<(usize, usize)> {
         let (n, m) = (a.len(), b.len());
         if n == 0 || m == 0 {
             return Vec::new();
         }
+        let same = |x: &TreeNode, y: &TreeNode| align_key(x, see_through) == align_key(y, see_through);
         // best[i * width + j]: the best score of a[i..] against b[j..]; filled from the ends.
         let width = m + 1;
-        let mut best = vec![Score::default(); (n + 1) * width];
+        let mut best: Vec<Score> = vec![(0, 0); (n + 1) * width];
         for i in (0..n).rev() {
             for j in (0..m).rev() {
-                let mut s = best[(i + 1) * width + j];
-                let skip_b = best[i * width + j + 1];
-                if skip_b.better_than(&s) {
-                    s = skip_b;
-                }
-                if same_key(&a[i], &b[j]) {
-                    let with = best[(i + 1) * width + j + 1].plus(self.gain(&a[i], &b[j]));
-                    if with.better_than(&s) {
-                        s = with;
-                    }
+                let mut s = best[(i + 1) * width + j].max(best[i * width + j + 1]);
+                if same(&a[i], &b[j]) {
+                    s = s.max(plus(
+                        best[(i + 1) * width + j + 1],
+                        self.gain(&a[i], &b[j], see_through),
+                    ));
                 }
                 best[i * width + j] = s;
             }
@@ -404,7 +660,7 @@ impl Aligner {
         let (mut i, mut j) = (0, 0);
         while i < n && j < m {
             let here = best[i * width + j];
-            if same_key(&a[i], &b[j]) && best[(i + 1) * width + j + 1].plus(self.gain(&a[i], &b[j])) == here {
+            if same(&a[i], &b[j]) && plus(best[(i + 1) * width + j + 1], self.gain(&a[i], &b[j], see_through)) == here {
                 pairs.push((i, j));
                 i += 1;
                 j += 1;
@@ -418,26 +674,85 @@ impl Aligner {
     }
 }
 
-/// Child lists whose product exceeds this many table cells (24 bytes each) pair their common
-/// prefix and suffix directly before the full search.
+/// The nodes a pair aligns the children of: after the wrappers its path names.
+fn inner_of_pair<'t>(a: &'t TreeNode, b: &'t TreeNode, wrappers: &[Vec<String>; 2]) -> (&'t TreeNode, &'t TreeNode) {
+    let down = |n: &'t TreeNode, k: usize| {
+        let c = chain(n);
+        c.get(k).copied().unwrap_or(n)
+    };
+    (down(a, wrappers[0].len()), down(b, wrappers[1].len()))
+}
+
+/// A one-sided node (without its children) and its children to make.
+fn one_sided_children(node: &TreeNode, status: Status, path: String) -> (AlignedNode, Vec<Task<'_>>) {
+    let side = |t: Times| {
+        if status == Status::Added {
+            (None, Some(t))
+        } else {
+            (Some(t), None)
+        }
+    };
+    let mut ordinals = Ordinals::default();
+    let mut children: Vec<Task<'_>> = node
+        .children
+        .iter()
+        .map(|c| Task::OneSided(c, status, ordinals.child_path(&path, &c.key)))
+        .collect();
+    if !node.children.is_empty() {
+        let (control, test) = side(node.rest);
+        children.push(Task::Done(unknown_node(&path, &mut ordinals, control, test)));
+    }
+    let (control, test) = side(node.times);
+    let (sources, overlap) = if status == Status::Added {
+        ([Vec::new(), node.sources.clone()], [0, node.children_overlap_ns])
+    } else {
+        ([node.sources.clone(), Vec::new()], [node.children_overlap_ns, 0])
+    };
+    let aligned = AlignedNode {
+        kind: node.kind,
+        key: node.key.clone(),
+        path,
+        status,
+        control,
+        test,
+        children: Vec::new(),
+        sources,
+        children_overlap_ns: overlap,
+        wrappers: [Vec::new(), Vec::new()],
+    };
+    (aligned, children)
+}
+
+/// Pairs of a long middle by Myers' diff of the keys (linear memory): equal runs pair one to
+/// one, in order.
+fn myers_pairs<'t>(a: &'t [TreeNode], b: &'t [TreeNode], see_through: bool) -> Vec<(usize, usize)> {
+    let mut ids: FxHashMap<(NodeKind, &'t str), u32> = FxHashMap::default();
+    let mut id_of = |n: &'t TreeNode| -> u32 {
+        let next = ids.len() as u32;
+        *ids.entry(align_key(n, see_through)).or_insert(next)
+    };
+    let ka: Vec<u32> = a.iter().map(&mut id_of).collect();
+    let kb: Vec<u32> = b.iter().map(&mut id_of).collect();
+    let mut pairs = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            pairs.extend((0..len).map(|k| (old_index + k, new_index + k)));
+        }
+    }
+    pairs
+}
+
+/// Child lists whose middle (after the common prefix and suffix) exceeds this many table cells
+/// (16 bytes each) are aligned by Myers' diff of their keys instead of the full search.
 const LARGE_TABLE: usize = 1 << 20;
 
 fn same_key(a: &TreeNode, b: &TreeNode) -> bool {
     a.kind == b.kind && a.key == b.key
-}
-
-/// A node's time not covered by its children.
-fn uncovered(node: &TreeNode, children: &[TreeNode]) -> Times {
-    let host: i64 = children.iter().map(|c| c.times.host_total_ns).sum();
-    let device = node.times.device_total_ns.map(|d| {
-        let covered: i64 = children.iter().filter_map(|c| c.times.device_total_ns).sum();
-        d - covered
-    });
-    Times {
-        calls: None,
-        host_total_ns: node.times.host_total_ns - host,
-        device_total_ns: device,
-    }
 }
 
 fn unknown_node(parent: &str, ordinals: &mut Ordinals, control: Option<Times>, test: Option<Times>) -> AlignedNode {
@@ -450,6 +765,8 @@ fn unknown_node(parent: &str, ordinals: &mut Ordinals, control: Option<Times>, t
         test,
         children: Vec::new(),
         sources: [Vec::new(), Vec::new()],
+        children_overlap_ns: [0, 0],
+        wrappers: [Vec::new(), Vec::new()],
     }
 }
 
@@ -477,17 +794,12 @@ mod tests {
     use super::*;
 
     fn node(kind: NodeKind, key: &str, host: i64, children: Vec<TreeNode>) -> TreeNode {
-        TreeNode {
-            kind,
-            key: key.to_string(),
-            times: Times {
-                calls: Some(1),
-                host_total_ns: host,
-                device_total_ns: None,
-            },
-            children,
-            sources: Vec::new(),
-        }
+        let times = Times {
+            calls: Some(1),
+            host_total_ns: host,
+            device_total_ns: None,
+        };
+        TreeNode::new(kind, key.to_string(), times, Vec::new()).with_children(children)
     }
 
     fn module(key: &str, host: i64, children: Vec<TreeNode>) -> TreeNode {
@@ -524,7 +836,7 @@ mod tests {
     #[test]
     fn a_short_layer_pairs_with_the_first_blocks_of_a_long_one() {
         // Noise makes block 2 of the long layer closest in time to the short layer's first
-        // block; the shortcut still pairs first with first.
+        // block; the shortcut still pairs first with first, and the plain blocks in order.
         let control = step(vec![layer(3, |_| 0)]);
         let test = step(vec![layer(8, |k| if k == 2 { 0 } else { 300 })]);
         let aligned = align(&control, &test);
@@ -540,10 +852,76 @@ mod tests {
         assert_eq!(got.iter().filter(|(_, s)| *s == "added").count(), 5);
         assert_eq!(got.iter().filter(|(_, s)| *s == "deleted").count(), 0);
         assert_eq!(got.last().unwrap().1, "unknown");
+        let matched: Vec<&str> = got
+            .iter()
+            .filter(|(_, s)| *s == "matched")
+            .map(|(p, _)| p.as_str())
+            .collect();
+        assert_eq!(
+            matched,
+            [
+                "Sequential[0]/Bottleneck[0]",
+                "Sequential[0]/Bottleneck[1]",
+                "Sequential[0]/Bottleneck[2]"
+            ]
+        );
     }
 
     #[test]
-    fn closest_time_breaks_ties_then_earliest() {
+    fn wrappers_are_transparent() {
+        let model = || module("GPT2LMHeadModel", 100, vec![module("Linear", 50, vec![])]);
+        let control = step(vec![model()]);
+        let test = step(vec![module("OptimizedModule", 110, vec![model()])]);
+        let aligned = align(&control, &test);
+        let got = statuses(&aligned);
+        assert_eq!(got[0], ("GPT2LMHeadModel[0]".to_string(), "matched"));
+        let m = &aligned.children[0];
+        assert_eq!(m.wrappers, [vec![], vec!["OptimizedModule".to_string()]]);
+        assert_eq!(m.test.unwrap().host_total_ns, 110);
+        // The wrapper's own 10 ns go to the pair's unknown: children still add up.
+        let unknown = m.children.last().unwrap();
+        assert_eq!(unknown.test.unwrap().host_total_ns, 60);
+        assert_eq!(unknown.control.unwrap().host_total_ns, 50);
+        assert_eq!(statuses(m)[0], ("GPT2LMHeadModel[0]/Linear[0]".to_string(), "matched"));
+    }
+
+    #[test]
+    fn concurrent_children_report_their_overlap_never_a_negative_rest() {
+        let control = node(
+            NodeKind::Step,
+            "ProfilerStep",
+            100,
+            vec![module("A", 80, vec![]), module("B", 60, vec![])],
+        );
+        let aligned = align(&control, &control);
+        assert_eq!(aligned.children_overlap_ns, [40, 40]);
+        assert_eq!(aligned.children.last().unwrap().control.unwrap().host_total_ns, 0);
+    }
+
+    #[test]
+    fn deep_trees_align_without_recursion() {
+        let make = || {
+            let mut deep = module("Leaf", 1, vec![]);
+            for k in 0..6_000 {
+                deep = module(
+                    if k % 2 == 0 { "Block" } else { "Layer" },
+                    1,
+                    vec![deep, module("Leaf", 0, vec![])],
+                );
+            }
+            step(vec![deep])
+        };
+        let tree = make();
+        let aligned = align(&tree, &tree);
+        assert_eq!(aligned.matched(), tree.size());
+        let merged = merge(make(), make());
+        assert_eq!(merged.size(), tree.size());
+        // Dropping is recursive in std: leak the deep trees rather than overflow a test thread.
+        std::mem::forget((aligned, merged, tree));
+    }
+
+    #[test]
+    fn timing_never_breaks_ties_the_earliest_pair_wins() {
         let control = step(vec![module("Linear", 100, vec![])]);
         let test = step(vec![
             module("Linear", 300, vec![]),
@@ -554,8 +932,8 @@ mod tests {
         assert_eq!(
             statuses(&aligned),
             vec![
-                ("Linear[0]".to_string(), "added"),
-                ("Linear[1]".to_string(), "matched"),
+                ("Linear[0]".to_string(), "matched"),
+                ("Linear[1]".to_string(), "added"),
                 ("Linear[2]".to_string(), "added"),
                 ("(unknown)[0]".to_string(), "unknown"),
             ]

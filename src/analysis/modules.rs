@@ -12,12 +12,23 @@
 //!   `dur`, placed at the first one.
 //! - Where a side has no module events (recorded without `with_stack`), top-level operators are
 //!   nodes instead (the fallback), on both sides so that they align.
-//! - Host time is the event's `dur`; device time is what the operators inside launched
-//!   (`device_total` of the call tree), absent on a side without device events.
+//! - An annotation inside a top-level autograd operator belongs to the backward subtree only
+//!   (the `<Module>.backward` node its operator is placed on, else `backward`).
+//! - Compiled code (`## Call CompiledFxGraph <hash> ##`, `CompiledFunction`,
+//!   `CompiledFunctionBackward`, `Torch-Compiled Region`) are annotation nodes keyed without
+//!   their hash ([`node_key`]), inside whatever node ran them.
+//! - Host time is the event's time in the call tree (its `dur`, clipped for a frame still open
+//!   at the trace's end); device time is what the events inside own (`device_total` of the
+//!   call tree: a kernel launched outside any operator counts for its enclosing event), absent
+//!   on a side without device events.
+//! - Every node with children gets its `unknown` part ([`TreeNode::rest`]): its host time not
+//!   covered by the union of its children's intervals, and its device time not in a child;
+//!   children that ran concurrently report their overlap instead of a negative remainder.
 
 use crate::analysis::align::{AlignedNode, NodeKind, Times, TreeNode, align, merge};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
+use crate::analysis::intervals::{clipped_union, merge_spans};
 use crate::analysis::loaded::Loaded;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, NONE};
@@ -90,6 +101,34 @@ pub fn module_key(name: &str) -> Option<&str> {
         Some((class, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => class,
         _ => bare,
     })
+}
+
+/// Names of compiled code, matched at the start of an event's name, with the key they get.
+const COMPILED: [(&str, &str); 4] = [
+    ("## Call CompiledFxGraph", "## Call CompiledFxGraph ##"),
+    ("Torch-Compiled Region", "Torch-Compiled Region"),
+    ("CompiledFunctionBackward", "CompiledFunctionBackward"),
+    ("CompiledFunction", "CompiledFunction"),
+];
+
+/// The key of compiled code's event (its hash or graph id dropped, so that it aligns across
+/// runs), `None` for any other name.
+pub fn compiled_key(name: &str) -> Option<&'static str> {
+    COMPILED
+        .iter()
+        .find(|(prefix, _)| {
+            name.strip_prefix(prefix)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']))
+        })
+        .map(|&(_, key)| key)
+}
+
+/// The key of a node of `kind` named `name`.
+pub fn node_key(kind: NodeKind, name: &str) -> &str {
+    match kind {
+        NodeKind::Module => module_key(name).unwrap_or(name),
+        _ => compiled_key(name).unwrap_or(name),
+    }
 }
 
 /// Whether a file has `nn.Module` frames.
@@ -249,24 +288,46 @@ fn file_trees(
             node_of_row[row as usize] = id;
         }
     }
+    // Top-level autograd operators with their backward node; annotations inside one of them,
+    // with that operator.
     let mut backward_rows: Vec<(usize, usize)> = Vec::new();
+    let mut inside_backward: Vec<(usize, usize)> = Vec::new();
     for i in rows {
         // The innermost enclosing node on this thread, else the root of the iteration.
-        let parent = enclosing_node(tree, &roles, i)
+        let enclosing = enclosing_node(tree, &roles, i);
+        let parent = enclosing
             .map(|p| node_of_row[p])
             .filter(|&n| n != usize::MAX)
             .or_else(|| root_of_iteration(ev.iteration.get(i)));
         let Some(parent) = parent else { continue };
         match roles[i] {
-            Role::Backward => backward_rows.push((i, builder.backward(parent, i))),
-            Role::Node(kind) => node_of_row[i] = builder.node(parent, kind, i),
+            Role::Backward => {
+                let id = builder.backward(parent, i);
+                node_of_row[i] = id;
+                backward_rows.push((i, id));
+            }
+            Role::Node(kind) => {
+                node_of_row[i] = builder.node(parent, kind, i);
+                if let Some(op) = enclosing.filter(|&p| roles[p] == Role::Backward) {
+                    inside_backward.push((node_of_row[i], op));
+                }
+            }
             _ => {}
         }
     }
     let forward = forward_modules(file, tree, &roles, &node_of_row, &builder);
-    for (row, backward) in backward_rows {
+    for &(row, backward) in &backward_rows {
         if let Some(&module) = forward.get(&row) {
             builder.place_backward(backward, module, row);
+        }
+    }
+    // An annotation inside a placed autograd operator moves with it to the module's mirror.
+    for (node, op) in inside_backward {
+        if let Some(&module) = forward.get(&op) {
+            let backward = builder.parent[node];
+            if let Some(&mirror) = builder.mirrors.get(&(backward, module)) {
+                builder.reparent(node, mirror);
+            }
         }
     }
     if device {
@@ -305,13 +366,13 @@ fn forward_modules(
     out
 }
 
-/// Per iteration, the device time that operators launched (a root's device time: every kernel
-/// its step launched, on any thread).
+/// Per iteration, the device time of launched device events (a root's device time: every kernel
+/// its step launched, on any thread, with or without an operator).
 fn launched_device_ns(file: &TraceFile, tree: &CallTree) -> std::collections::BTreeMap<i64, i64> {
     let ev = &file.events;
     let mut out = std::collections::BTreeMap::new();
     for i in 0..ev.len() {
-        if ev.place[i] == Place::Device && tree.launcher[i] != NONE {
+        if ev.place[i] == Place::Device && tree.owner[i] != NONE {
             *out.entry(ev.iteration.get(i)).or_insert(0) += ev.dur_ns[i];
         }
     }
@@ -330,6 +391,8 @@ fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback
                 Role::Node(NodeKind::Module)
             } else if s.starts_with(BACKWARD_PREFIX) {
                 Role::Backward
+            } else if compiled_key(s).is_some() {
+                Role::Node(NodeKind::Annotation)
             } else {
                 Role::Inside
             }
@@ -352,6 +415,7 @@ fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback
             match by_name[ev.name[i].index()] {
                 Role::Node(NodeKind::Module) if cat == "python_function" && !fallback => Role::Node(NodeKind::Module),
                 Role::Backward if tree.is_operator[i] => Role::Backward,
+                Role::Node(NodeKind::Annotation) => Role::Node(NodeKind::Annotation),
                 _ if cat == "user_annotation" => Role::Node(NodeKind::Annotation),
                 _ if fallback && tree.is_operator[i] => Role::Node(NodeKind::Op),
                 _ => Role::Inside,
@@ -372,11 +436,12 @@ fn has_operator_ancestor(tree: &CallTree, i: usize) -> bool {
     tree.up_from(i).skip(1).any(|a| tree.is_operator[a])
 }
 
-/// The row of the innermost enclosing event that is a node or a root.
+/// The row of the innermost enclosing event that is a node, a root or a top-level autograd
+/// operator.
 fn enclosing_node(tree: &CallTree, roles: &[Role], i: usize) -> Option<usize> {
     tree.up_from(i)
         .skip(1)
-        .find(|&a| matches!(roles[a], Role::Node(_) | Role::Root))
+        .find(|&a| matches!(roles[a], Role::Node(_) | Role::Root | Role::Backward))
 }
 
 /// A tree under construction: nodes in a flat arena, children by index.
@@ -393,6 +458,8 @@ struct Builder<'f> {
     start: Vec<i64>,
     /// Per node, its parent (`usize::MAX` for roots).
     parent: Vec<usize>,
+    /// Per node, the intervals `[start, end)` of the events it stands for.
+    spans: Vec<Vec<(i64, i64)>>,
     /// (backward node, forward module node) → that module's `.backward` node.
     mirrors: FxHashMap<(usize, usize), usize>,
 }
@@ -409,36 +476,53 @@ impl<'f> Builder<'f> {
             backward: Vec::new(),
             start: Vec::new(),
             parent: Vec::new(),
+            spans: Vec::new(),
             mirrors: FxHashMap::default(),
         }
     }
 
     /// Adds a node under `parent` (`usize::MAX` for a root).
-    fn push(&mut self, node: TreeNode, start: i64, parent: usize) -> usize {
+    fn push(&mut self, node: TreeNode, start: i64, parent: usize, spans: Vec<(i64, i64)>) -> usize {
         let id = self.nodes.len();
         self.nodes.push(node);
         self.children.push(Vec::new());
         self.backward.push(None);
         self.start.push(start);
         self.parent.push(parent);
+        self.spans.push(spans);
         if parent != usize::MAX {
             self.children[parent].push(id);
         }
         id
     }
 
+    /// Moves node `id` under `parent`.
+    fn reparent(&mut self, id: usize, parent: usize) {
+        let old = self.parent[id];
+        if old != usize::MAX {
+            self.children[old].retain(|&c| c != id);
+        }
+        self.children[parent].push(id);
+        self.parent[id] = parent;
+    }
+
     fn times(&self, row: usize) -> Times {
         Times {
             calls: Some(1),
-            host_total_ns: self.file.events.dur_ns[row],
+            host_total_ns: self.tree.host_total_ns[row],
             device_total_ns: self.device.then(|| self.tree.device_total_ns[row]),
         }
+    }
+
+    fn span(&self, row: usize) -> (i64, i64) {
+        let ts = self.file.events.ts_ns[row];
+        (ts, ts.saturating_add(self.tree.host_total_ns[row]))
     }
 
     /// A root: a step event, or (`whole`) the span of the file's host events.
     fn root(&mut self, row: u32, whole: bool) -> usize {
         let ev = &self.file.events;
-        let (times, start, sources) = if whole || row == NONE {
+        let (times, start, sources, span) = if whole || row == NONE {
             let host = (0..ev.len()).filter(|&i| ev.place[i] == Place::Host);
             let first = host.clone().map(|i| ev.ts_ns[i]).min().unwrap_or(0);
             let last = host
@@ -450,58 +534,44 @@ impl<'f> Builder<'f> {
                 host_total_ns: last - first,
                 device_total_ns: self.device.then_some(0),
             };
-            (times, first, Vec::new())
+            (times, first, Vec::new(), (first, last))
         } else {
             let r = row as usize;
             let mut times = self.times(r);
             // Set once the nodes are in: every kernel the step launched, on any thread.
             times.device_total_ns = self.device.then_some(0);
-            (times, ev.ts_ns[r], vec![(self.file_index, row)])
+            (times, ev.ts_ns[r], vec![(self.file_index, row)], self.span(r))
         };
-        let node = TreeNode {
-            kind: NodeKind::Step,
-            key: STEP_KEY.to_string(),
-            times,
-            children: Vec::new(),
-            sources,
-        };
-        self.push(node, start, usize::MAX)
+        let node = TreeNode::new(NodeKind::Step, STEP_KEY.to_string(), times, sources);
+        self.push(node, start, usize::MAX, vec![span])
     }
 
     fn node(&mut self, parent: usize, kind: NodeKind, row: usize) -> usize {
         let name = self.file.strings.resolve(self.file.events.name[row]);
-        let key = match kind {
-            NodeKind::Module => module_key(name).unwrap_or(name),
-            _ => name,
-        };
-        let node = TreeNode {
+        let node = TreeNode::new(
             kind,
-            key: key.to_string(),
-            times: self.times(row),
-            children: Vec::new(),
-            sources: vec![(self.file_index, row as u32)],
-        };
-        self.push(node, self.file.events.ts_ns[row], parent)
+            node_key(kind, name).to_string(),
+            self.times(row),
+            vec![(self.file_index, row as u32)],
+        );
+        let span = self.span(row);
+        self.push(node, span.0, parent, vec![span])
     }
 
     /// Adds a top-level autograd operator to its step's backward node, and returns that node.
     fn backward(&mut self, parent: usize, row: usize) -> usize {
         let times = self.times(row);
         let source = (self.file_index, row as u32);
+        let span = self.span(row);
         if let Some(id) = self.backward[parent] {
             let node = &mut self.nodes[id];
             node.times = node.times.plus(times);
             node.sources.push(source);
+            self.spans[id].push(span);
             return id;
         }
-        let node = TreeNode {
-            kind: NodeKind::Backward,
-            key: BACKWARD_KEY.to_string(),
-            times,
-            children: Vec::new(),
-            sources: vec![source],
-        };
-        let id = self.push(node, self.file.events.ts_ns[row], parent);
+        let node = TreeNode::new(NodeKind::Backward, BACKWARD_KEY.to_string(), times, vec![source]);
+        let id = self.push(node, span.0, parent, vec![span]);
         self.backward[parent] = Some(id);
         id
     }
@@ -510,11 +580,13 @@ impl<'f> Builder<'f> {
     /// forward module node `module`, on `module`'s `.backward` node and its ancestors.
     fn place_backward(&mut self, backward: usize, module: usize, row: usize) {
         let times = self.times(row);
+        let span = self.span(row);
         let mut id = self.mirror(backward, module);
         while id != backward {
             let node = &mut self.nodes[id];
             node.times = node.times.plus(times);
             node.sources.push((self.file_index, row as u32));
+            self.spans[id].push(span);
             id = self.parent[id];
         }
     }
@@ -524,51 +596,92 @@ impl<'f> Builder<'f> {
     /// by its forward module's start, so that the backward tree reads (and aligns, and numbers
     /// its paths) like the forward one, though autograd runs it in reverse.
     fn mirror(&mut self, backward: usize, module: usize) -> usize {
-        if let Some(&id) = self.mirrors.get(&(backward, module)) {
-            return id;
-        }
-        let mut up = self.parent[module];
-        while up != usize::MAX && self.nodes[up].kind != NodeKind::Module {
+        // The module and its module ancestors without a mirror yet, innermost first.
+        let mut missing = Vec::new();
+        let mut up = module;
+        let mut parent = backward;
+        while up != usize::MAX {
+            if self.nodes[up].kind == NodeKind::Module {
+                if let Some(&id) = self.mirrors.get(&(backward, up)) {
+                    parent = id;
+                    break;
+                }
+                missing.push(up);
+            }
             up = self.parent[up];
         }
-        let parent = if up == usize::MAX {
-            backward
-        } else {
-            self.mirror(backward, up)
-        };
-        let node = TreeNode {
-            kind: NodeKind::Backward,
-            key: format!("{}.{BACKWARD_KEY}", self.nodes[module].key),
-            times: Times {
+        for &m in missing.iter().rev() {
+            let times = Times {
                 calls: Some(0),
                 host_total_ns: 0,
                 device_total_ns: self.device.then_some(0),
-            },
-            children: Vec::new(),
-            sources: Vec::new(),
-        };
-        let id = self.push(node, self.start[module], parent);
-        self.mirrors.insert((backward, module), id);
-        id
+            };
+            let node = TreeNode::new(
+                NodeKind::Backward,
+                format!("{}.{BACKWARD_KEY}", self.nodes[m].key),
+                times,
+                Vec::new(),
+            );
+            let id = self.push(node, self.start[m], parent, Vec::new());
+            self.mirrors.insert((backward, m), id);
+            parent = id;
+        }
+        parent
     }
 
-    /// The finished tree under `id`, children in time order.
+    /// What node `id` has that its children do not: (host time outside the union of their
+    /// intervals, device time outside their subtrees, overlap of the children's host times).
+    fn rest_of(&self, id: usize) -> (Times, i64) {
+        let node = &self.nodes[id];
+        let kids = &self.children[id];
+        let theirs: Vec<(i64, i64)> = kids.iter().flat_map(|&k| self.spans[k].iter().copied()).collect();
+        let mine = merge_spans(self.spans[id].clone());
+        let covered = clipped_union(theirs, &mine);
+        let summed: i64 = kids.iter().map(|&k| self.nodes[k].times.host_total_ns).sum();
+        let device = node.times.device_total_ns.map(|d| {
+            let in_children: i64 = kids.iter().filter_map(|&k| self.nodes[k].times.device_total_ns).sum();
+            (d - in_children).max(0)
+        });
+        let rest = Times {
+            calls: None,
+            host_total_ns: (node.times.host_total_ns - covered).max(0),
+            device_total_ns: device,
+        };
+        (rest, (summed - covered).max(0))
+    }
+
+    /// The finished tree under `id`, children in time order (built bottom-up, without
+    /// recursion: a model nests modules thousands deep).
     fn finish(&mut self, id: usize) -> TreeNode {
-        let mut kids = std::mem::take(&mut self.children[id]);
-        kids.sort_by_key(|&k| (self.start[k], k));
-        let children: Vec<TreeNode> = kids.into_iter().map(|k| self.finish(k)).collect();
-        let mut node = std::mem::replace(
-            &mut self.nodes[id],
-            TreeNode {
-                kind: NodeKind::Unknown,
-                key: String::new(),
-                times: Times::default(),
-                children: Vec::new(),
-                sources: Vec::new(),
-            },
-        );
-        node.children = children;
-        node
+        // Nodes of the subtree, parents before children.
+        let mut order = vec![id];
+        let mut k = 0;
+        while k < order.len() {
+            let n = order[k];
+            let mut kids = std::mem::take(&mut self.children[n]);
+            kids.sort_by_key(|&c| (self.start[c], c));
+            order.extend_from_slice(&kids);
+            self.children[n] = kids;
+            k += 1;
+        }
+        for &n in &order {
+            if !self.children[n].is_empty() {
+                let (rest, overlap) = self.rest_of(n);
+                self.nodes[n].rest = rest;
+                self.nodes[n].children_overlap_ns = overlap;
+            }
+        }
+        let mut done: FxHashMap<usize, TreeNode> = FxHashMap::default();
+        for &n in order.iter().rev() {
+            let mut node = std::mem::replace(
+                &mut self.nodes[n],
+                TreeNode::new(NodeKind::Unknown, String::new(), Times::default(), Vec::new()),
+            );
+            node.children = self.children[n].iter().filter_map(|c| done.remove(c)).collect();
+            done.insert(n, node);
+        }
+        done.remove(&id)
+            .unwrap_or_else(|| TreeNode::new(NodeKind::Unknown, String::new(), Times::default(), Vec::new()))
     }
 }
 

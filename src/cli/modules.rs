@@ -11,18 +11,24 @@ use std::path::PathBuf;
 
 pub const MODULES_HELP: &str = "\
 The run as a tree of the model's own pieces: nn.Module frames (traces recorded with_stack), user
-annotations (record_function, Optimizer.step#…, enumerate(DataLoader)#…) and one `backward` node
-per step (the autograd engine's top-level operators), under the step (ProfilerStep). Both sides'
-trees are aligned level by level by the longest common subsequence of their keys (the class name
-without its _N suffix): never greedily, so a 6-block layer pairs with the first 6 of a 36-block
-one and the other 30 are `added`. Among equally long alignments, the one matching the most nodes
-inside the pairs wins, then the closest host times, then the earliest pairs. Every node with
-children gets an `(unknown)` child: its time that the children do not cover, so children sum to
-their parent. Host time is the node's own duration; device time is what the operators inside it
-launched. Several steps or ranks are merged node by node (times summed). A trace without module
-events falls back to annotations and top-level operators. PATH is the keys below the step with
-their ordinals among same-key siblings, e.g. ResNet/Sequential[2]/Bottleneck[4] ([0] may be left
-out); --format json gives every node's path.";
+annotations (record_function, Optimizer.step#…, enumerate(DataLoader)#…), compiled graphs
+(keyed without their hash) and one `backward` node per step (the autograd engine's top-level
+operators, with the annotations inside them), under the step (ProfilerStep). Both sides' trees
+are aligned level by level by the longest common subsequence of their keys (the class name
+without its _N suffix): never greedily. Among equally long alignments, the one matching the most
+nodes inside the pairs wins, then the earliest pairs; timing never decides. So a 6-block layer
+pairs with the first 6 blocks of a 36-block one, in order, and the other 30 are `added` (shown
+as one folded row `Bottleneck ×30`; --no-fold shows each). Wrappers (OptimizedModule,
+DistributedDataParallel, FullyShardedDataParallel, DataParallel, a module whose only child is one
+module) are aligned through, so a compiled model pairs with its eager self. Every node with
+children gets an `(unknown)` child: its host time outside the union of its children's intervals
+and the device time of kernels it launched itself; never negative. Children that ran concurrently
+(other threads) are marked ∥ (children_overlap_us in JSON). Device time counts every kernel a
+node's events launched, with or without an operator. Several steps or ranks are merged node by
+node (times summed). A trace without module events falls back to annotations and top-level
+operators. PATH is the keys below the step with their ordinals among same-key siblings, e.g.
+ResNet/Sequential[2]/Bottleneck[4] ([0] may be left out); --format json gives every node's path.
+The rules in full: docs/modules.md.";
 
 #[derive(Debug, Args)]
 pub struct ModulesArgs {
@@ -37,6 +43,10 @@ pub struct ModulesArgs {
     /// Fold children smaller than PCT percent of the top node's time into one line.
     #[arg(long, value_name = "PCT", default_value_t = 0.0, value_parser = parse_share)]
     pub min_share: f64,
+    /// Show every added or deleted sibling on its own row, rather than folding runs of them with
+    /// one key into one row (`Bottleneck ×30`).
+    #[arg(long)]
+    pub no_fold: bool,
     /// Sibling order: largest change first, or as they ran.
     #[arg(long, value_enum, default_value_t = ModuleOrder::Delta)]
     pub order: ModuleOrder,
@@ -96,6 +106,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
             min_share: args.min_share,
             order: args.order,
             time,
+            fold_runs: !args.no_fold,
         };
         out.write_all(render(&view, format, style).as_bytes())
     })

@@ -38,6 +38,71 @@ pub struct ModuleView<'a> {
     pub order: ModuleOrder,
     /// The time that orders and folds (and whose Δ % is shown).
     pub time: ModuleTime,
+    /// Fold runs of consecutive added (or deleted) siblings with one key into one row
+    /// (`Bottleneck ×30`) in the table and Markdown; JSON and CSV keep every node.
+    pub fold_runs: bool,
+}
+
+/// A row of siblings: one node, or a run of added (or deleted) siblings with one key.
+#[derive(Debug, Clone)]
+pub enum Shown<'n> {
+    Node(&'n AlignedNode),
+    Run {
+        first: &'n AlignedNode,
+        count: usize,
+        control: Option<Times>,
+        test: Option<Times>,
+    },
+}
+
+impl<'n> Shown<'n> {
+    fn first(&self) -> &'n AlignedNode {
+        match self {
+            Shown::Node(n) => n,
+            Shown::Run { first, .. } => first,
+        }
+    }
+
+    fn times(&self) -> (Option<Times>, Option<Times>) {
+        match self {
+            Shown::Node(n) => (n.control, n.test),
+            Shown::Run { control, test, .. } => (*control, *test),
+        }
+    }
+}
+
+/// Runs of consecutive added (or deleted) siblings with one key (two or more) as one row each,
+/// their times summed.
+pub fn fold_runs(children: &[AlignedNode]) -> Vec<Shown<'_>> {
+    let mut out: Vec<Shown<'_>> = Vec::with_capacity(children.len());
+    let mut k = 0;
+    while k < children.len() {
+        let c = &children[k];
+        let foldable = matches!(c.status, Status::Added | Status::Deleted);
+        let len = if foldable {
+            children[k..]
+                .iter()
+                .take_while(|x| x.status == c.status && x.kind == c.kind && x.key == c.key)
+                .count()
+        } else {
+            1
+        };
+        if len < 2 {
+            out.push(Shown::Node(c));
+        } else {
+            let sum = |side: fn(&AlignedNode) -> Option<Times>| {
+                children[k..k + len].iter().filter_map(side).reduce(Times::plus)
+            };
+            out.push(Shown::Run {
+                first: c,
+                count: len,
+                control: sum(|x| x.control),
+                test: sum(|x| x.test),
+            });
+        }
+        k += len;
+    }
+    out
 }
 
 impl ModuleView<'_> {
@@ -52,38 +117,35 @@ impl ModuleView<'_> {
         })
     }
 
-    fn delta(&self, n: &AlignedNode) -> i64 {
-        self.primary(n.test.as_ref()) - self.primary(n.control.as_ref())
-    }
-
     /// The children to show, in order, and what was folded: (count, control, test) of the
     /// primary time.
-    fn children<'n>(&self, n: &'n AlignedNode) -> (Vec<&'n AlignedNode>, Option<Folded>) {
+    fn children<'n>(&self, n: &'n AlignedNode) -> (Vec<Shown<'n>>, Option<Folded>) {
         let scale = self
             .primary(self.top.control.as_ref())
             .abs()
             .max(self.primary(self.top.test.as_ref()).abs()) as f64;
-        let small = |c: &AlignedNode| {
-            let size = self
-                .primary(c.control.as_ref())
-                .abs()
-                .max(self.primary(c.test.as_ref()).abs()) as f64;
+        let small = |c: &Shown<'_>| {
+            let (ct, tt) = c.times();
+            let size = self.primary(ct.as_ref()).abs().max(self.primary(tt.as_ref()).abs()) as f64;
             self.min_share > 0.0 && size * 100.0 < self.min_share * scale
         };
-        let mut shown: Vec<&AlignedNode> = Vec::new();
+        let rows = if self.fold_runs {
+            fold_runs(&n.children)
+        } else {
+            n.children.iter().map(Shown::Node).collect()
+        };
+        let mut shown: Vec<Shown<'n>> = Vec::new();
         let mut folded = Folded::default();
-        for c in &n.children {
-            if small(c) {
+        for c in rows {
+            if small(&c) {
+                let (ct, tt) = c.times();
                 folded.count += 1;
-                folded.control.host_total_ns += c.control.map_or(0, |t| t.host_total_ns);
-                folded.test.host_total_ns += c.test.map_or(0, |t| t.host_total_ns);
-                folded.control.device_total_ns = Some(
-                    folded.control.device_total_ns.unwrap_or(0)
-                        + c.control.and_then(|t| t.device_total_ns).unwrap_or(0),
-                );
-                folded.test.device_total_ns = Some(
-                    folded.test.device_total_ns.unwrap_or(0) + c.test.and_then(|t| t.device_total_ns).unwrap_or(0),
-                );
+                folded.control.host_total_ns += ct.map_or(0, |t| t.host_total_ns);
+                folded.test.host_total_ns += tt.map_or(0, |t| t.host_total_ns);
+                folded.control.device_total_ns =
+                    Some(folded.control.device_total_ns.unwrap_or(0) + ct.and_then(|t| t.device_total_ns).unwrap_or(0));
+                folded.test.device_total_ns =
+                    Some(folded.test.device_total_ns.unwrap_or(0) + tt.and_then(|t| t.device_total_ns).unwrap_or(0));
             } else {
                 shown.push(c);
             }
@@ -91,9 +153,11 @@ impl ModuleView<'_> {
         if self.order == ModuleOrder::Delta {
             // Stable: equal changes keep the aligned order.
             shown.sort_by_key(|c| {
+                let (ct, tt) = c.times();
+                let delta = self.primary(tt.as_ref()) - self.primary(ct.as_ref());
                 (
-                    c.kind == NodeKind::Unknown,
-                    std::cmp::Reverse(self.delta(c).unsigned_abs()),
+                    c.first().kind == NodeKind::Unknown,
+                    std::cmp::Reverse(delta.unsigned_abs()),
                 )
             });
         }
@@ -126,51 +190,99 @@ struct Line {
     test: Option<Times>,
 }
 
-/// The visible nodes, depth first, with `├─`/`└─` drawing.
+/// The visible nodes, depth first, with `├─`/`└─` drawing (an explicit stack: models nest
+/// modules thousands deep).
 fn lines(view: &ModuleView<'_>) -> Vec<Line> {
-    let mut out = Vec::new();
     let top = view.top;
-    out.push(Line {
+    let first = Line {
         label: label_of(top),
-        status: top.status.as_str().to_string(),
+        status: status_of(top),
         control: top.control,
         test: top.test,
-    });
-    walk(view, top, "", 1, &mut out);
+    };
+    let mut out = Vec::new();
+    // Lines still to write, each with the node to expand below it (its drawing prefix, level).
+    type Below<'n> = Option<(&'n AlignedNode, String, usize)>;
+    let mut todo: Vec<(Line, Below<'_>)> = vec![(first, Some((top, String::new(), 1)))];
+    while let Some((line, below)) = todo.pop() {
+        out.push(line);
+        let Some((n, prefix, level)) = below else { continue };
+        if view.depth.is_some_and(|d| level > d) {
+            continue;
+        }
+        let (kids, folded) = view.children(n);
+        let total = kids.len() + usize::from(folded.is_some());
+        let mut block = Vec::with_capacity(total);
+        for (k, c) in kids.iter().enumerate() {
+            let last = k + 1 == total;
+            let branch = if last { "└─ " } else { "├─ " };
+            let deeper = format!("{prefix}{}", if last { "   " } else { "│  " });
+            block.push(match c {
+                Shown::Node(c) => (
+                    Line {
+                        label: format!("{prefix}{branch}{}", label_of(c)),
+                        status: status_of(c),
+                        control: c.control,
+                        test: c.test,
+                    },
+                    Some((*c, deeper, level + 1)),
+                ),
+                Shown::Run {
+                    first,
+                    count,
+                    control,
+                    test,
+                } => (
+                    Line {
+                        label: format!("{prefix}{branch}{} ×{count}", first.key),
+                        status: first.status.as_str().to_string(),
+                        control: *control,
+                        test: *test,
+                    },
+                    None,
+                ),
+            });
+        }
+        if let Some(f) = folded {
+            block.push((
+                Line {
+                    label: format!("{prefix}└─ … {} more under {}%", f.count, view.min_share),
+                    status: "folded".to_string(),
+                    control: Some(f.control),
+                    test: Some(f.test),
+                },
+                None,
+            ));
+        }
+        todo.extend(block.into_iter().rev());
+    }
     out
 }
 
-fn label_of(n: &AlignedNode) -> String {
-    match n.path.rsplit('/').next() {
-        Some(last) if !last.is_empty() => last.to_string(),
-        _ => n.key.clone(),
+/// A node's status, marked `∥` where its children ran concurrently (they overlap in time and
+/// sum to more than the node), and with the wrappers it was aligned through.
+fn status_of(n: &AlignedNode) -> String {
+    let mut s = n.status.as_str().to_string();
+    if n.children_overlap_ns.iter().any(|&o| o > 0) {
+        s.push_str(" ∥");
     }
+    s
 }
 
-fn walk(view: &ModuleView<'_>, n: &AlignedNode, prefix: &str, level: usize, out: &mut Vec<Line>) {
-    if view.depth.is_some_and(|d| level > d) {
-        return;
-    }
-    let (kids, folded) = view.children(n);
-    let total = kids.len() + usize::from(folded.is_some());
-    for (k, c) in kids.iter().enumerate() {
-        let last = k + 1 == total;
-        out.push(Line {
-            label: format!("{prefix}{}{}", if last { "└─ " } else { "├─ " }, label_of(c)),
-            status: c.status.as_str().to_string(),
-            control: c.control,
-            test: c.test,
-        });
-        let deeper = format!("{prefix}{}", if last { "   " } else { "│  " });
-        walk(view, c, &deeper, level + 1, out);
-    }
-    if let Some(f) = folded {
-        out.push(Line {
-            label: format!("{prefix}└─ … {} more under {}%", f.count, view.min_share),
-            status: "folded".to_string(),
-            control: Some(f.control),
-            test: Some(f.test),
-        });
+fn label_of(n: &AlignedNode) -> String {
+    let own = match n.path.rsplit('/').next() {
+        Some(last) if !last.is_empty() => last.to_string(),
+        _ => n.key.clone(),
+    };
+    let notes: Vec<String> = [0, 1]
+        .into_iter()
+        .filter(|&k| !n.wrappers[k].is_empty())
+        .map(|k| format!("{} in {}", ["control", "test"][k], n.wrappers[k].join("/")))
+        .collect();
+    if notes.is_empty() {
+        own
+    } else {
+        format!("{own} ({})", notes.join(", "))
     }
 }
 
@@ -344,15 +456,15 @@ fn cut_key(key: &str, room: usize) -> String {
 /// Matched, added and deleted nodes in a subtree (the node itself excluded).
 fn counts(n: &AlignedNode) -> (usize, usize, usize) {
     let mut c = (0, 0, 0);
-    for k in &n.children {
+    let mut todo: Vec<&AlignedNode> = n.children.iter().collect();
+    while let Some(k) = todo.pop() {
         match k.status {
             Status::Matched => c.0 += 1,
             Status::Added => c.1 += 1,
             Status::Deleted => c.2 += 1,
             Status::Unknown => {}
         }
-        let (a, b, d) = counts(k);
-        c = (c.0 + a, c.1 + b, c.2 + d);
+        todo.extend(&k.children);
     }
     c
 }
@@ -378,7 +490,7 @@ pub fn csv(view: &ModuleView<'_>) -> String {
         "path,status,{cl}_calls,{tl}_calls,{cl}_host_total,{tl}_host_total,diff_host_total,{cl}_device_total,{tl}_device_total,diff_device_total\n"
     );
     let mut rows = Vec::new();
-    collect(view.top, view.depth, 0, &mut rows);
+    collect(view.top, view.depth, &mut rows);
     for n in rows {
         let (c, t) = (n.control.as_ref(), n.test.as_ref());
         let calls = |x: Option<&Times>| x.and_then(|x| x.calls).map_or(String::new(), |v| v.to_string());
@@ -405,42 +517,55 @@ pub fn csv(view: &ModuleView<'_>) -> String {
     out
 }
 
-fn collect<'n>(n: &'n AlignedNode, depth: Option<usize>, level: usize, out: &mut Vec<&'n AlignedNode>) {
-    out.push(n);
-    if depth.is_some_and(|d| level >= d) {
-        return;
-    }
-    for c in &n.children {
-        collect(c, depth, level + 1, out);
+/// The nodes down to `depth` levels below `top`, depth first.
+fn collect<'n>(top: &'n AlignedNode, depth: Option<usize>, out: &mut Vec<&'n AlignedNode>) {
+    let mut todo = vec![(top, 0)];
+    while let Some((n, level)) = todo.pop() {
+        out.push(n);
+        if depth.is_none_or(|d| level < d) {
+            todo.extend(n.children.iter().rev().map(|c| (c, level + 1)));
+        }
     }
 }
 
-fn side_json(t: Option<&Times>) -> Value {
+fn side_json(t: Option<&Times>, overlap_ns: i64) -> Value {
     match t {
         None => Value::Null,
-        Some(t) => json!({
-            "calls": t.calls,
-            "host_total_us": json_us(t.host_total_ns),
-            "device_total_us": t.device_total_ns.map(json_us),
-        }),
+        Some(t) => {
+            let mut v = json!({
+                "calls": t.calls,
+                "host_total_us": json_us(t.host_total_ns),
+                "device_total_us": t.device_total_ns.map(json_us),
+            });
+            if overlap_ns > 0
+                && let Value::Object(m) = &mut v
+            {
+                m.insert("children_overlap_us".into(), json_us(overlap_ns));
+            }
+            v
+        }
     }
 }
 
-fn node_json(n: &AlignedNode, depth: Option<usize>, level: usize) -> Value {
+/// A node's fields but its children.
+fn node_fields(n: &AlignedNode) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("kind".into(), Value::from(n.kind.as_str()));
     m.insert("key".into(), Value::from(n.key.as_str()));
     m.insert("path".into(), Value::from(n.path.as_str()));
     m.insert("status".into(), Value::from(n.status.as_str()));
-    m.insert("control".into(), side_json(n.control.as_ref()));
-    m.insert("test".into(), side_json(n.test.as_ref()));
-    let children: Vec<Value> = if depth.is_some_and(|d| level >= d) {
-        Vec::new()
-    } else {
-        n.children.iter().map(|c| node_json(c, depth, level + 1)).collect()
-    };
-    m.insert("children".into(), Value::Array(children));
-    Value::Object(m)
+    m.insert(
+        "control".into(),
+        side_json(n.control.as_ref(), n.children_overlap_ns[0]),
+    );
+    m.insert("test".into(), side_json(n.test.as_ref(), n.children_overlap_ns[1]));
+    if n.wrappers.iter().any(|w| !w.is_empty()) {
+        m.insert(
+            "wrappers".into(),
+            json!({ "control": n.wrappers[0], "test": n.wrappers[1] }),
+        );
+    }
+    m
 }
 
 fn placed_json(b: BackwardPlaced) -> Value {
@@ -450,28 +575,74 @@ fn placed_json(b: BackwardPlaced) -> Value {
     })
 }
 
-/// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared beside it.
+/// `value` pretty-printed with every line after the first indented by `indent`.
+fn pretty_at(value: &Value, indent: &str) -> String {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.replace('\n', &format!("\n{indent}"))
+}
+
+/// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
+/// beside it. Written node by node from an explicit stack (the same text as serde_json's
+/// pretty printer): a model's tree can nest thousands deep.
 pub fn json_text(view: &ModuleView<'_>) -> String {
-    let mut root = node_json(view.top, view.depth, 0);
-    if let Value::Object(m) = &mut root {
-        let d = view.diff;
-        m.insert(
-            "compared".into(),
-            json!({
-                "control": d.control,
-                "test": d.test,
-                "fallback": d.fallback,
-                "has_device": { "control": d.has_device[0], "test": d.has_device[1] },
-                "backward_placed": {
-                    "control": placed_json(d.backward_placed[0]),
-                    "test": placed_json(d.backward_placed[1]),
-                },
-            }),
-        );
+    let d = view.diff;
+    let compared = json!({
+        "control": d.control,
+        "test": d.test,
+        "fallback": d.fallback,
+        "has_device": { "control": d.has_device[0], "test": d.has_device[1] },
+        "backward_placed": {
+            "control": placed_json(d.backward_placed[0]),
+            "test": placed_json(d.backward_placed[1]),
+        },
+    });
+    enum Step<'n> {
+        Node(&'n AlignedNode, usize),
+        Text(String),
     }
-    let mut s = serde_json::to_string_pretty(&root).unwrap_or_default();
-    s.push('\n');
-    s
+    let mut out = String::new();
+    let mut todo = vec![Step::Node(view.top, 0)];
+    while let Some(step) = todo.pop() {
+        let (n, level) = match step {
+            Step::Text(t) => {
+                out.push_str(&t);
+                continue;
+            }
+            Step::Node(n, level) => (n, level),
+        };
+        let indent = " ".repeat(4 * level);
+        let head = pretty_at(&Value::Object(node_fields(n)), &indent);
+        // Without its closing brace: the children go before it.
+        out.push_str(head.trim_end_matches('}').trim_end());
+        let _ = write!(out, ",\n{indent}  \"children\": ");
+        let mut tail = if level == 0 {
+            format!(",\n  \"compared\": {}\n}}\n", pretty_at(&compared, "  "))
+        } else {
+            format!("\n{indent}}}")
+        };
+        let kids: &[AlignedNode] = if view.depth.is_some_and(|dep| level >= dep) {
+            &[]
+        } else {
+            &n.children
+        };
+        if kids.is_empty() {
+            out.push_str("[]");
+            todo.push(Step::Text(tail));
+            continue;
+        }
+        out.push_str("[\n");
+        tail = format!("\n{indent}  ]{tail}");
+        todo.push(Step::Text(tail));
+        let child_indent = " ".repeat(4 * (level + 1));
+        for (k, c) in kids.iter().enumerate().rev() {
+            todo.push(Step::Node(c, level + 1));
+            todo.push(Step::Text(child_indent.clone()));
+            if k > 0 {
+                todo.push(Step::Text(",\n".to_string()));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -166,20 +166,45 @@ fn times(t: &Option<Times>) -> Value {
     }
 }
 
-/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`.
-fn node(n: &AlignedNode) -> Value {
-    let mut o = json!({
-        "k": n.kind.as_str(),
-        "n": n.key,
-        "p": n.path,
-        "s": n.status.as_str(),
-        "c": times(&n.control),
-        "t": times(&n.test),
-    });
-    if !n.children.is_empty() {
-        o["ch"] = Value::Array(n.children.iter().map(node).collect());
+/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`, its
+/// children under `ch`. Built bottom-up from an explicit list (no recursion: a model's tree can
+/// nest thousands deep).
+fn node(top: &AlignedNode) -> Value {
+    let fields = |n: &AlignedNode| {
+        json!({
+            "k": n.kind.as_str(),
+            "n": n.key,
+            "p": n.path,
+            "s": n.status.as_str(),
+            "c": times(&n.control),
+            "t": times(&n.test),
+        })
+    };
+    // Parents before children, each with its parent's index.
+    let mut order: Vec<(&AlignedNode, usize)> = vec![(top, usize::MAX)];
+    let mut k = 0;
+    while k < order.len() {
+        let n = order[k].0;
+        order.extend(n.children.iter().map(|c| (c, k)));
+        k += 1;
     }
-    o
+    let mut made: Vec<Option<Value>> = order.iter().map(|&(n, _)| Some(fields(n))).collect();
+    let mut kids: Vec<Vec<Value>> = vec![Vec::new(); order.len()];
+    for i in (1..order.len()).rev() {
+        let mut v = made[i].take().unwrap_or(Value::Null);
+        let own = std::mem::take(&mut kids[i]);
+        if !own.is_empty() {
+            // Gathered from the back: put them in order.
+            v["ch"] = Value::Array(own.into_iter().rev().collect());
+        }
+        kids[order[i].1].push(v);
+    }
+    let mut root = made[0].take().unwrap_or(Value::Null);
+    let own = std::mem::take(&mut kids[0]);
+    if !own.is_empty() {
+        root["ch"] = Value::Array(own.into_iter().rev().collect());
+    }
+    root
 }
 
 /// Names shared by all tables, by index.

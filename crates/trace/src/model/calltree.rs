@@ -5,11 +5,20 @@
 //!   (`parent.ts ≤ ts < parent.ts + parent.dur`) and ends inside. An event that starts inside an
 //!   open event but ends after it is a child of the innermost open event that does contain it,
 //!   else a root; those events are counted in [`CallTree::partial_overlaps`].
+//! - An event still open when the trace ends (PyTorch writes a frame open at profiler stop with
+//!   an end at the trace's last timestamp) nests by its start, in the innermost open event, and
+//!   is clipped to it ([`CallTree::host_total_ns`], counted in [`CallTree::clipped_at_end`]).
 //! - A device event's launch is the host event with its correlation
 //!   ([`crate::model::iteration::launch_rows`]); the launch's innermost enclosing `cpu_op` or
-//!   `Operator` is the device event's **launching operator**.
-//! - `host_self` = `dur` − Σ `dur` of the direct children; `device_self` = Σ `dur` of the device
-//!   events the node launched; `device_total` = the same over the node's subtree.
+//!   `Operator` is the device event's **launching operator**. The device event's **owner** is
+//!   that operator, else (a kernel launched straight from an annotation or a comm hook) the
+//!   launch's innermost enclosing host event, else the launch itself: every launched device
+//!   event has an owner.
+//! - `host_self` = host total − Σ host total of the direct children; `device_self` = Σ `dur` of
+//!   the device events the node owns; `device_total` = the same over the node's subtree.
+//!
+//! Nesting keeps the open events as a chain (each inside the one below) and pops what a later,
+//! longer event replaces, so it takes linear time whatever the overlaps.
 //!
 //! The tree is built once per file, on first use ([`TraceFile::call_tree`]).
 
@@ -32,16 +41,24 @@ pub struct CallTree {
     pub depth: Vec<u32>,
     /// For a device event, the row of its launching operator, or [`NONE`].
     pub launcher: Vec<u32>,
-    /// A host event's duration minus its direct children's.
+    /// For a device event, the host row its time is attributed to (its launching operator, else
+    /// the launch's enclosing host event, else the launch), or [`NONE`] without a launch.
+    pub owner: Vec<u32>,
+    /// A host event's time in the tree: its `dur`, clipped to its parent's end for an event
+    /// still open when the trace ended.
+    pub host_total_ns: Vec<i64>,
+    /// A host event's time in the tree minus its direct children's.
     pub host_self_ns: Vec<i64>,
-    /// The summed duration of the device events this event launched itself.
+    /// The summed duration of the device events this event owns itself.
     pub device_self_ns: Vec<i64>,
-    /// The summed duration of the device events launched by this event or anything below it.
+    /// The summed duration of the device events owned by this event or anything below it.
     pub device_total_ns: Vec<i64>,
     /// Whether each event is an operator (`cpu_op` / `Operator`).
     pub is_operator: Vec<bool>,
     /// Host events that started inside an open event and ended after it (docs/semantics.md#the-call-tree).
     pub partial_overlaps: u64,
+    /// Host events still open at the trace's end that were clipped to their parent.
+    pub clipped_at_end: u64,
 }
 
 impl TraceFile {
@@ -69,11 +86,14 @@ impl CallTree {
             parent: vec![NONE; n],
             depth: vec![0; n],
             launcher: vec![NONE; n],
+            owner: vec![NONE; n],
+            host_total_ns: ev.dur_ns.clone(),
             host_self_ns: ev.dur_ns.clone(),
             device_self_ns: vec![0; n],
             device_total_ns: vec![0; n],
             is_operator: (0..n).map(|i| op_cat[ev.cat[i].index()]).collect(),
             partial_overlaps: 0,
+            clipped_at_end: 0,
         };
         let order = host_order(ev);
         // Innermost operator at or above each host event (itself included).
@@ -88,11 +108,15 @@ impl CallTree {
                 continue;
             };
             let p = t.parent[launch];
-            if p != NONE && nearest_op[p as usize] != NONE {
-                let op = nearest_op[p as usize];
-                t.launcher[i] = op;
-                t.device_self_ns[op as usize] += ev.dur_ns[i];
-            }
+            let op = if p == NONE { NONE } else { nearest_op[p as usize] };
+            t.launcher[i] = op;
+            let owner = match (op, p) {
+                (NONE, NONE) => launch as u32,
+                (NONE, p) => p,
+                (op, _) => op,
+            };
+            t.owner[i] = owner;
+            t.device_self_ns[owner as usize] += ev.dur_ns[i];
         }
         // Children come after their parents in `order`: sum the subtrees from the back.
         t.device_total_ns.clone_from(&t.device_self_ns);
@@ -105,11 +129,20 @@ impl CallTree {
         t
     }
 
-    /// Links every host event to its parent (in `order`), and fills depth, host self time and
-    /// the nearest operator.
+    /// Links every host event to its parent (in `order`), and fills depth, host times and the
+    /// nearest operator.
+    ///
+    /// The stack holds the open events as a chain, each inside the one below. An event that
+    /// outlasts the top replaces it: every later event inside the top is inside the newer,
+    /// longer event too, and that one is innermost, so the top can never be a parent again.
     fn nest(&mut self, ev: &EventTable, order: &[u32], nearest_op: &mut [u32]) {
-        let end = |i: usize| ev.ts_ns[i].saturating_add(ev.dur_ns[i]);
-        let mut stack: Vec<u32> = Vec::new();
+        let trace_end = order
+            .iter()
+            .map(|&r| ev.ts_ns[r as usize].saturating_add(ev.dur_ns[r as usize]))
+            .max()
+            .unwrap_or(i64::MIN);
+        // (row, end): the end after clipping.
+        let mut stack: Vec<(u32, i64)> = Vec::new();
         let mut thread: Option<(NameId, NameId)> = None;
         for &r in order {
             let i = r as usize;
@@ -118,29 +151,39 @@ impl CallTree {
                 stack.clear();
             }
             let ts = ev.ts_ns[i];
-            while stack.last().is_some_and(|&top| end(top as usize) <= ts) {
+            let mut end = ts.saturating_add(ev.dur_ns[i]);
+            while stack.last().is_some_and(|&(_, top_end)| top_end <= ts) {
                 stack.pop();
             }
-            // The innermost open event that contains this one; the top unless it overlaps.
-            let contains = |p: usize| ev.ts_ns[p] <= ts && ts < end(p) && end(i) <= end(p);
-            let parent = stack.iter().rev().copied().find(|&p| contains(p as usize));
-            if let Some(&top) = stack.last()
-                && parent != Some(top)
+            if let Some(&(_, top_end)) = stack.last()
+                && end > top_end
             {
-                self.partial_overlaps += 1;
+                if end == trace_end {
+                    // Open at the trace's end: it belongs where it started.
+                    end = top_end;
+                    self.host_total_ns[i] = end - ts;
+                    self.host_self_ns[i] = end - ts;
+                    self.clipped_at_end += 1;
+                } else {
+                    self.partial_overlaps += 1;
+                    while stack.last().is_some_and(|&(_, top_end)| top_end < end) {
+                        stack.pop();
+                    }
+                }
             }
+            let parent = stack.last().map(|&(p, _)| p);
             if let Some(p) = parent {
                 let p = p as usize;
                 self.parent[i] = p as u32;
                 self.depth[i] = self.depth[p] + 1;
-                self.host_self_ns[p] -= ev.dur_ns[i];
+                self.host_self_ns[p] -= self.host_total_ns[i];
             }
             nearest_op[i] = if self.is_operator[i] {
                 r
             } else {
                 parent.map_or(NONE, |p| nearest_op[p as usize])
             };
-            stack.push(r);
+            stack.push((r, end));
         }
     }
 }
@@ -218,6 +261,7 @@ mod tests {
             t.host_self_ns,
             vec![30_000, 45_000, 5_000, 30_000, 15_000, 5_000, 4_000]
         );
+        assert_eq!(t.owner, t.launcher);
         assert_eq!(t.device_self_ns, vec![4_000, 30_000, 0, 0, 0, 0, 0]);
         assert_eq!(t.device_total_ns, vec![34_000, 30_000, 0, 0, 0, 0, 0]);
         assert_eq!(t.partial_overlaps, 0);
@@ -249,5 +293,49 @@ mod tests {
         // Equal windows: the earlier in file order is the parent.
         assert_eq!(t.parent, vec![NONE, 0, 1, NONE]);
         assert_eq!(t.host_self_ns, vec![0, 6_000, 4_000, 0]);
+    }
+
+    #[test]
+    fn a_launch_without_an_operator_is_owned_by_its_enclosing_event() {
+        let (t, _) = tree_of(&[
+            ("user_annotation", "gloo:all_reduce", 1, 0, 100, NO_STREAM, -1),
+            ("cuda_runtime", "cudaLaunchKernel", 1, 10, 5, NO_STREAM, 7),
+            ("kernel", "hook", 0, 200, 30, 7, 7),
+            ("cuda_runtime", "cudaLaunchKernel", 2, 10, 5, NO_STREAM, 8),
+            ("kernel", "bare", 0, 240, 4, 7, 8),
+        ]);
+        assert_eq!(t.launcher[2], NONE);
+        assert_eq!(t.owner[2], 0);
+        assert_eq!(t.owner[4], 3, "no enclosing event: the launch itself");
+        assert_eq!(t.device_total_ns[0], 30_000);
+    }
+
+    #[test]
+    fn a_frame_open_at_the_end_nests_where_it_started_and_is_clipped() {
+        let (t, _) = tree_of(&[
+            ("python_function", "nn.Module: M_0", 1, 0, 50, NO_STREAM, -1),
+            // Left open at profiler stop: ends at the trace's last timestamp.
+            ("python_function", "eval_frame", 1, 10, 90, NO_STREAM, -1),
+            ("cpu_op", "CompiledFunction", 1, 20, 10, NO_STREAM, -1),
+            ("cpu_op", "later", 1, 60, 10, NO_STREAM, -1),
+            ("cpu_op", "last", 2, 0, 100, NO_STREAM, -1),
+        ]);
+        assert_eq!(t.parent, vec![NONE, 0, 1, NONE, NONE]);
+        assert_eq!(t.host_total_ns[1], 40_000);
+        assert_eq!(t.host_self_ns[0], 10_000);
+        assert_eq!(t.host_self_ns[1], 30_000);
+        assert_eq!((t.clipped_at_end, t.partial_overlaps), (1, 0));
+    }
+
+    #[test]
+    fn a_staircase_of_crossing_events_nests_in_linear_time() {
+        let n = 40_000;
+        let events: Vec<Ev<'_>> = (0..n)
+            .map(|k| ("cpu_op", "step", 1, k as i64, 2, NO_STREAM, -1))
+            .chain([("cpu_op", "tail", 2, 0, n as i64 + 10, NO_STREAM, -1)])
+            .collect();
+        let (t, _) = tree_of(&events);
+        assert!(t.parent.iter().all(|&p| p == NONE));
+        assert_eq!(t.partial_overlaps, n as u64 - 1);
     }
 }
