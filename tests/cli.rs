@@ -4,7 +4,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{fails, ok, run, run_in};
+use common::{fails, json, ok, run, run_in};
 use std::path::Path;
 use tempfile::TempDir;
 
@@ -25,7 +25,7 @@ fn basic_table() {
 fn basic_csv_has_htas_columns() {
     let out = compare(&["--format", "csv"]);
     assert!(out.starts_with(
-        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n"
+        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories,significant\n"
     ));
     insta::assert_snapshot!(out);
 }
@@ -35,7 +35,7 @@ fn basic_json() {
     let out = compare(&["--format", "json", "--top", "4"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["rows"].as_array().unwrap().len(), 4);
-    assert_eq!(v["summary"]["rows"], 19);
+    assert_eq!(v["summary"]["rows"], 17, "Python frames are not rows by default");
     insta::assert_snapshot!(out.replace(env!("CARGO_PKG_VERSION"), "[version]"));
 }
 
@@ -79,7 +79,7 @@ fn per_side_iterations() {
     let b = compare(&["--format", "csv", "--exclude", "ProfilerStep"]);
     assert_eq!(a, b);
     let two = compare(&["--format", "csv", "--iteration", "1,2", "--include", "^aten::add$"]);
-    assert_eq!(two.lines().nth(1), Some("aten::add,4,80,6,120,2,40,+"));
+    assert_eq!(two.lines().nth(1), Some("aten::add,4,80,6,120,2,40,+,"));
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn a_kernel_counts_in_the_step_that_launched_it() {
     let out = compare(&["--format", "csv", "--include", "reduce_kernel"]);
     assert_eq!(
         out.lines().nth(1),
-        Some("\"void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)\",1,30,1,30,0,0,=")
+        Some("\"void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)\",1,30,1,30,0,0,=,")
     );
 }
 
@@ -156,7 +156,7 @@ fn ranks_lowest_by_default_all_and_rank_vs_rank() {
     ]);
     assert_eq!(
         rank_vs_rank,
-        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\naten::linear,1,100,1,110,0,10,=\n"
+        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories,significant\naten::linear,1,100,1,110,0,10,=,\n"
     );
 }
 
@@ -396,12 +396,12 @@ fn help_lists_every_option() {
 
 #[test]
 fn normalize_names_lines_up_addresses() {
-    let plain = compare(&["--format", "csv", "--include", "built-in"]);
+    let plain = compare(&["--format", "csv", "--include", "built-in", "--hta"]);
     assert_eq!(plain.lines().count(), 3, "{plain}");
-    let normalized = compare(&["--format", "csv", "--include", "built-in", "--normalize-names"]);
+    let normalized = compare(&["--format", "csv", "--include", "built-in", "--python-frames"]);
     assert_eq!(
         normalized.lines().nth(1),
-        Some("<built-in method add_ of Tensor object at 0x*>,1,3,1,3,0,0,=")
+        Some("<built-in method add_ of Tensor object at 0x*>,1,3,1,3,0,0,=,")
     );
     // Step numbers line up too, so step 1 and step 3 compare row by row.
     let steps = compare(&[
@@ -415,7 +415,7 @@ fn normalize_names_lines_up_addresses() {
         "--include",
         "Profiler",
     ]);
-    assert_eq!(steps.lines().nth(1), Some("ProfilerStep#*,1,1000,1,1000,0,0,="));
+    assert_eq!(steps.lines().nth(1), Some("ProfilerStep#*,1,1000,1,1000,0,0,=,"));
 }
 
 #[test]
@@ -444,8 +444,8 @@ fn group_by_splits_rows_by_attribute_values() {
     assert_eq!(
         by_stream.lines().skip(1).collect::<Vec<_>>(),
         [
-            "Memset (Device) [stream=7],1,2,1,2,0,0,=",
-            "cudaMemsetAsync [stream=-1],1,3,1,3,0,0,="
+            "Memset (Device) [stream=7],1,2,1,2,0,0,=,",
+            "cudaMemsetAsync [stream=-1],1,3,1,3,0,0,=,"
         ]
     );
     let custom = compare(&[
@@ -460,7 +460,7 @@ fn group_by_splits_rows_by_attribute_values() {
     ]);
     assert_eq!(
         custom.lines().nth(1),
-        Some("\"aten::mm [types=[\"\"float\"\",\"\"float\"\"]]\",1,60,1,60,0,0,=")
+        Some("\"aten::mm [types=[\"\"float\"\",\"\"float\"\"]]\",1,60,1,60,0,0,=,")
     );
     let e = fails(&["compare", BASIC[0], BASIC[1], "--group-by", "nope"]);
     assert!(e.starts_with("unknown attribute 'nope'"), "{e}");
@@ -683,7 +683,7 @@ fn gate_markdown_and_config_file() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        md.starts_with("### ❌ tracediff gate: FAIL: step time, gpu busy time, op time (1 op)\n"),
+        md.starts_with("### ❌ tracediff gate: FAIL: gpu busy time, op time (1 op)\n"),
         "{md}"
     );
     assert!(md.contains("| op time | `void cutlass::Kernel<"), "{md}");
@@ -697,6 +697,47 @@ fn gate_markdown_and_config_file() {
         "50%",
     ]);
     assert_eq!(code, 0);
+}
+
+#[test]
+fn the_example_gate_config_passes_two_runs_of_one_program_and_fails_a_slower_kernel() {
+    let config = ["--config", "examples/tracediff-gate.toml"];
+    for (base, cand, want) in [
+        ("fixtures/gate/base", "fixtures/gate/noise", 0),
+        ("fixtures/gate/base", "fixtures/gate/base", 0),
+        ("fixtures/gate/noise", "fixtures/gate/base", 0),
+        ("fixtures/gate/base", "fixtures/gate/kernel2x", 1),
+        ("fixtures/gate/base", "fixtures/gate/uniform", 1),
+    ] {
+        let (code, out) = gate(&[&[base, cand][..], &config[..]].concat());
+        assert_eq!(code, want, "{base} vs {cand}: {out}");
+    }
+}
+
+#[test]
+fn the_gate_judges_operations_not_frames_steps_or_runtime_calls() {
+    // fixtures/basic holds Python frames, ProfilerSteps and runtime calls that changed; with
+    // every floor at zero only operators, kernels, copies and annotations may fail.
+    let (_, out) = gate(&[
+        BASIC[0],
+        BASIC[1],
+        "--max-op-regression",
+        "0%",
+        "--max-count-increase",
+        "0",
+        "--min-op-share",
+        "0%",
+        "--format",
+        "csv",
+    ]);
+    let subjects: Vec<&str> = out.lines().skip(1).filter_map(|l| l.split(',').nth(1)).collect();
+    assert!(subjects.iter().any(|s| s.starts_with("aten::")), "{out}");
+    for s in &subjects {
+        assert!(
+            !s.contains("built-in") && !s.starts_with("ProfilerStep") && !s.starts_with("cuda"),
+            "{s} judged: {out}"
+        );
+    }
 }
 
 #[test]
@@ -805,6 +846,7 @@ fn plot_svg_holds_the_bars_labels_and_tooltips() {
         "counts",
         "--top",
         "4",
+        "--hta",
         "--exclude",
         "ProfilerStep",
         "-o",
@@ -934,7 +976,7 @@ fn unselected_ranks_are_only_scanned_for_their_rank() {
         "--iteration",
         "1",
     ]);
-    assert_eq!(out.lines().nth(1), Some("aten::mm,1,5,1,5,0,0,="));
+    assert_eq!(out.lines().nth(1), Some("aten::mm,1,5,1,5,0,0,=,"));
     ok(&["compare", dir, dir, "--rank", "0", "--iteration", "1"]);
     // The default step is the lowest of the whole side (as in HTA): rank 1's steps are read.
     let e = fails(&["compare", dir, dir, "--rank", "0"]);
@@ -949,4 +991,53 @@ fn unselected_ranks_are_only_scanned_for_their_rank() {
     assert!(e.contains("rank1.json"), "{e}");
     let e = fails(&["compare", dir, dir, "--rank", "3", "--iteration", "1"]);
     assert_eq!(e, format!("control: no rank 3 (ranks present: 0, 1) ({dir})"));
+}
+
+#[test]
+fn significance_marks_a_kernel_twice_as_slow_and_not_noise() {
+    let rows = |test: &str, extra: &[&str]| -> Vec<(String, serde_json::Value)> {
+        let mut args = vec!["compare", "fixtures/gate/base", test, "--no-save", "--iteration", "all"];
+        args.extend_from_slice(extra);
+        let v = json(&args);
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["name"].as_str().unwrap().to_string(), r["significant"].clone()))
+            .collect()
+    };
+    let slow = rows("fixtures/gate/kernel2x", &[]);
+    let marked: Vec<&str> = slow
+        .iter()
+        .filter(|(_, s)| s == true)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    assert!(marked.iter().any(|n| n.contains("cutlass::Kernel")), "{slow:?}");
+    let noise = rows("fixtures/gate/noise", &[]);
+    assert!(noise.iter().all(|(_, s)| s == false), "{noise:?}");
+    let only = rows("fixtures/gate/kernel2x", &["--only-significant"]);
+    assert_eq!(only.len(), marked.len());
+    // One step per side: no estimate, and a note says why.
+    let r = run(&[
+        "compare",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--no-save",
+        "--format",
+        "json",
+    ]);
+    assert!(
+        r.stderr.contains("significant is null: it needs 3 or more steps"),
+        "{}",
+        r.stderr
+    );
+    // HTA's table has no such field.
+    let hta = json(&[
+        "compare",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--no-save",
+        "--hta",
+    ]);
+    assert!(hta["rows"][0].get("significant").is_none());
 }

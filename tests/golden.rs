@@ -555,3 +555,128 @@ fn explain(hta: &Rows, ours: &Rows, run: impl Fn(Rules) -> Rows) -> String {
     );
     format!("{} rows differ: {}", differing.len(), parts.join("; "))
 }
+
+/// `compare --hta` and `ops-diff --hta` through the binary equal HTA's CSV and lists exactly on
+/// the pairs where HTA and tracediff agree (the others differ only as the suite above explains),
+/// while the default rows of the same pairs leave the Python frames out.
+#[test]
+fn the_hta_flag_gives_htas_table_through_the_command_line() {
+    let Some(shared) = common::shared("golden", "the golden suite") else {
+        return;
+    };
+    let traces = shared.join("traces");
+    let cases: [(&str, &str, &str, &[&str]); 3] = [
+        ("hta_trace_diff", "hta_trace_diff/control", "hta_trace_diff/test", &[]),
+        (
+            "hta_trace_diff_iter1010_1012",
+            "hta_trace_diff/control",
+            "hta_trace_diff/test",
+            &["--control-iteration", "1010", "--test-iteration", "1012"],
+        ),
+        (
+            "hta_two_ranks",
+            "hta_two_ranks",
+            "hta_two_ranks",
+            &["--control-rank", "0", "--test-rank", "1"],
+        ),
+    ];
+    for (golden, control, test, extra) in cases {
+        let (c, t) = (traces.join(control), traces.join(test));
+        let (c, t) = (c.to_str().unwrap(), t.to_str().unwrap());
+        for device in ["ALL", "CPU", "GPU"] {
+            for (suffix, naming) in [("name", None), ("short", Some("--short-names"))] {
+                let dev = device.to_lowercase();
+                let mut args = vec![
+                    "compare",
+                    c,
+                    t,
+                    "--hta",
+                    "--device",
+                    &dev,
+                    "--format",
+                    "csv",
+                    "--no-save",
+                ];
+                args.extend(naming);
+                args.extend_from_slice(extra);
+                let out = common::ok(&args);
+                let dir = tempfile::TempDir::new().unwrap();
+                let ours = dir.path().join("ours.csv");
+                std::fs::write(&ours, &out).unwrap();
+                let want = read_golden_csv(
+                    &shared
+                        .join("golden")
+                        .join(golden)
+                        .join(format!("compare_{device}_{suffix}.csv")),
+                );
+                assert_eq!(
+                    read_golden_csv(&ours),
+                    want,
+                    "{golden} {device} {suffix}: compare --hta"
+                );
+            }
+            let dev = device.to_lowercase();
+            let mut args = vec!["ops-diff", c, t, "--hta", "--device", &dev, "--format", "json"];
+            args.extend_from_slice(extra);
+            let ours: BTreeMap<String, Vec<String>> = serde_json::from_str(&common::ok(&args)).unwrap();
+            let text = std::fs::read_to_string(
+                shared
+                    .join("golden")
+                    .join(golden)
+                    .join(format!("ops_diff_{device}.json")),
+            )
+            .unwrap();
+            let want: BTreeMap<String, Vec<String>> = serde_json::from_str(&text).unwrap();
+            for (cat, names) in want {
+                let mut names = names;
+                names.sort();
+                let mut got = ours[&cat].clone();
+                got.sort();
+                assert_eq!(got, names, "{golden} {device}: ops-diff --hta {cat}");
+            }
+        }
+    }
+}
+
+/// On a `with_stack` pair, `--hta` keeps HTA's rows (Python frames with their addresses; the
+/// counts equal HTA's, durations differ only by its rounding) and the default drops the frames.
+#[test]
+fn the_hta_flag_keeps_python_frames_that_the_default_drops() {
+    let Some(shared) = common::shared("golden", "the golden suite") else {
+        return;
+    };
+    let traces = shared.join("traces");
+    let (c, t) = (
+        traces.join("torch_cpu/loss_fn/control"),
+        traces.join("torch_cpu/loss_fn/test"),
+    );
+    let (c, t) = (c.to_str().unwrap(), t.to_str().unwrap());
+    let dir = tempfile::TempDir::new().unwrap();
+    let rows = |extra: &[&str]| {
+        let mut args = vec!["compare", c, t, "--format", "csv", "--no-save"];
+        args.extend_from_slice(extra);
+        let path = dir.path().join("ours.csv");
+        std::fs::write(&path, common::ok(&args)).unwrap();
+        read_golden_csv(&path)
+    };
+    let counts = |m: &BTreeMap<String, [f64; 4]>| -> BTreeMap<String, (f64, f64)> {
+        m.iter().map(|(n, v)| (n.clone(), (v[0], v[2]))).collect()
+    };
+    let gold = read_golden_csv(&shared.join("golden/torch_cpu_loss_fn/compare_ALL_name.csv"));
+    assert_eq!(counts(&rows(&["--hta"])), counts(&gold));
+    let default = rows(&[]);
+    assert!(gold.keys().any(|n| n.contains(" at 0x")));
+    assert!(
+        default
+            .keys()
+            .all(|n| !n.contains(" at 0x7") && !n.starts_with("nn.Module:")),
+        "{:?}",
+        default.keys()
+    );
+    assert!(
+        default.len() < gold.len() / 2,
+        "{} default rows, {} HTA rows",
+        default.len(),
+        gold.len()
+    );
+}

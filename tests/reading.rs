@@ -424,5 +424,5 @@ fn ids_beyond_32_bits_are_kept_exactly() {
         "--format",
         "csv",
     ]);
-    assert_eq!(compare.lines().nth(1), Some("k,1,3,1,3,0,0,="), "{compare}");
+    assert_eq!(compare.lines().nth(1), Some("k,1,3,1,3,0,0,=,"), "{compare}");
 }

@@ -15,9 +15,15 @@ fn identical_runs_differ_only_by_addresses() {
     let c = t.join("torch_cpu/identical/control");
     let tt = t.join("torch_cpu/identical/test");
     let (c, tt) = (c.to_str().unwrap(), tt.to_str().unwrap());
-    let plain = json(&["compare", c, tt]);
+    let plain = json(&["compare", c, tt, "--hta"]);
     assert_eq!(plain["summary"]["added"], 23, "HTA also finds 23 added names");
-    let normalized = json(&["compare", c, tt, "--normalize-names", "--iteration", "all"]);
+    // By default: the operations, normalised, and nothing added or deleted.
+    let first = json(&["compare", c, tt]);
+    assert_eq!(
+        (first["summary"]["added"].as_u64(), first["summary"]["deleted"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let normalized = json(&["compare", c, tt, "--python-frames", "--iteration", "all"]);
     assert_eq!(normalized["summary"]["added"], 0);
     assert_eq!(normalized["summary"]["deleted"], 0);
     assert_eq!(normalized["summary"]["increased"], 0);
@@ -420,4 +426,66 @@ fn backward_nodes_hold_the_autograd_operators_their_flows_point_at() {
         let got = found.get(class).copied().unwrap_or(0);
         assert!((got - ns).abs() <= 2, "{class}: tree {got} ns, trace {ns} ns");
     }
+}
+
+/// The shipped example gate passes runs of one program and fails real slowdowns; no run fails
+/// on a Python frame.
+#[test]
+fn the_example_gate_passes_identical_runs_and_fails_real_slowdowns() {
+    let Some(t) = traces() else { return };
+    let side = |p: &str| t.join(p).to_str().unwrap().to_string();
+    let gate = |base: &str, cand: &str, extra: &[&str]| {
+        let (b, c) = (side(base), side(cand));
+        let mut args = vec!["gate", &b, &c];
+        args.extend_from_slice(extra);
+        let r = run(&args);
+        assert!(r.code == 0 || r.code == 1, "{base} vs {cand}: {}", r.stderr);
+        (r.code, r.stdout)
+    };
+    let config = ["--config", "examples/tracediff-gate.toml"];
+    for (base, cand, want) in [
+        ("torch_cpu/identical/control", "torch_cpu/identical/test", 0),
+        ("gpu_h100/resnet/control", "gpu_h100/resnet/control", 0),
+        ("gpu_h100/vit_precision/control", "gpu_h100/vit_precision/control", 0),
+        // ResNet-50 → ResNet-152.
+        ("gpu_h100/resnet/control", "gpu_h100/resnet/test", 1),
+        // bf16 → fp32: the slower direction.
+        ("gpu_h100/vit_precision/test", "gpu_h100/vit_precision/control", 1),
+        ("gpu_h100/precision/test", "gpu_h100/precision/control", 1),
+    ] {
+        let (code, out) = gate(base, cand, &config);
+        assert_eq!(code, want, "{base} vs {cand}:\n{out}");
+    }
+    // Whatever the thresholds, a Python frame is never judged.
+    let (code, out) = gate(
+        "gpu_h100/resnet/control",
+        "gpu_h100/resnet/test",
+        &["--max-op-regression", "10%", "--min-op-share", "0%", "--format", "csv"],
+    );
+    assert_eq!(code, 1);
+    for line in out.lines().filter(|l| l.starts_with("op time,")) {
+        assert!(
+            !line.contains("nn.Module:") && !line.contains(".py(") && !line.contains("<built-in"),
+            "{line}"
+        );
+    }
+}
+
+/// H100 against MI300: the vendors' kernels share almost no names, and a note says so.
+#[test]
+fn sides_that_share_few_names_get_a_comparability_note() {
+    let Some(t) = traces() else { return };
+    let (c, tt) = (t.join("tracelens_bert_small/h100"), t.join("tracelens_bert_small/mi300"));
+    let r = run(&["compare", c.to_str().unwrap(), tt.to_str().unwrap(), "--no-save"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("note: the sides share few names: 14% of control's device time and 13% of test's"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("`kernels --by-operator` and `modules`"), "{}", r.stderr);
+    // Two runs of one program share their names: no note.
+    let (c, tt) = (t.join("torch_cpu/identical/control"), t.join("torch_cpu/identical/test"));
+    let r = run(&["compare", c.to_str().unwrap(), tt.to_str().unwrap(), "--no-save"]);
+    assert!(!r.stderr.contains("share few names"), "{}", r.stderr);
 }

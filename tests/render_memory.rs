@@ -61,9 +61,11 @@ fn comparison(rows: usize) -> Comparison {
         device: Device::All,
         naming: Naming::Name,
         normalize_names: false,
+        python_frames: true,
         group_by: vec![],
         include: vec![],
         exclude: vec![],
+        significance: false,
         rows: (0..rows)
             .map(|i| Row {
                 // Some names longer than the table's width, so that they are cut.
@@ -76,6 +78,7 @@ fn comparison(rows: usize) -> Comparison {
                     count: (i % 5) as u64,
                     dur_ns: (i as i64) * 1100,
                 },
+                significant: None,
             })
             .collect(),
     }

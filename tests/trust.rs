@@ -233,6 +233,7 @@ fn plot_sizes_out_of_range_are_clear_errors() {
             "plot",
             "fixtures/basic/control",
             "fixtures/basic/test",
+            "--hta",
             "-o",
             out.to_str().unwrap(),
         ];
@@ -346,7 +347,7 @@ fn outputs_are_what_they_say_or_refused() {
         r.stdout,
         "rule,subject,unit,baseline,candidate,relative_change,threshold,noise,verdict,note\n\
          step time,median of steps,ns,1522000,2723000,0.7890932982917214,> 5.0%,44477.99999999999,fail,\n\
-         op time,1 of 5 ops regressed,count,0,1,,> 10.0%,,fail,5 ops above the 0 ns floor checked\n\
+         op time,1 of 4 ops regressed,count,0,1,,> 10.0%,,fail,\"4 ops checked: at least 15.2 µs per step (1.0% of the baseline's mean step), changed by at least 0 ns\"\n\
          op time,void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params),\
          ns,1207000,2408000,0.9950289975144988,> 10.0%,45030.542924774956,fail,\n"
     );
@@ -488,7 +489,7 @@ fn empty_results_say_which_filter_emptied_them() {
     assert!(r.stdout.contains("(no rows)"), "{}", r.stdout);
     assert_eq!(
         why_empty(&r),
-        ["tracediff: note: no rows: --include '^nomatch$' matched none of the 19 row names"]
+        ["tracediff: note: no rows: --include '^nomatch$' matched none of the 17 row names"]
     );
     assert_eq!(
         why_empty(&compare(&["--include", "aten", "--exclude", "aten", "--format", "csv"])),
@@ -496,7 +497,7 @@ fn empty_results_say_which_filter_emptied_them() {
     );
     assert_eq!(
         why_empty(&compare(&["--exclude", "."])),
-        ["tracediff: note: no rows: --exclude '.' removed all 19 rows"]
+        ["tracediff: note: no rows: --exclude '.' removed all 17 rows"]
     );
     assert!(why_empty(&compare(&["--include", "aten"])).is_empty());
     let dir = TempDir::new().unwrap();
@@ -540,6 +541,7 @@ fn notes_once_where_they_matter_plurals_and_one_line_errors() {
         "--no-save",
         "--include",
         "^aten::mm$",
+        "--hta",
     ]);
     assert_eq!(r.code, 0);
     assert_eq!(r.stderr, "", "no note for sides of one file");
@@ -558,7 +560,7 @@ fn notes_once_where_they_matter_plurals_and_one_line_errors() {
     )
     .unwrap();
     let side = dir.path().to_str().unwrap();
-    let r = run(&["compare", side, side, "--no-save"]);
+    let r = run(&["compare", side, side, "--no-save", "--hta"]);
     assert_eq!(
         r.stderr,
         format!("tracediff: note: no distributedInfo.rank in {side}/a.json; taking it as rank 0\n")

@@ -8,7 +8,7 @@ use common::{ok, run};
 const HEADER: &str = "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n";
 
 fn compare_self(file: &str, extra: &[&str]) -> String {
-    let mut args = vec!["compare", file, file, "--format", "csv"];
+    let mut args = vec!["compare", file, file, "--format", "csv", "--hta"];
     args.extend_from_slice(extra);
     ok(&args)
 }

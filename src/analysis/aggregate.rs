@@ -59,7 +59,14 @@ pub struct Keying {
     /// Attribute columns whose values become part of the row key (`stream` and `correlation`
     /// are the core columns).
     pub group_by: Vec<String>,
+    /// Leave `python_function` events (the Python call stack) out of the rows: they are the
+    /// context of the operations, and nested frames would count the same time many times.
+    #[serde(default)]
+    pub skip_python_frames: bool,
 }
+
+/// The category of Python call-stack frames (`with_stack` traces).
+pub const PYTHON_FRAME_CATEGORY: &str = "python_function";
 
 impl Keying {
     /// The row name for an event name.
@@ -91,7 +98,14 @@ impl Aggregate for TraceFile {
 
 impl Aggregate for FileSummary {
     fn totals(&self, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
-        let admitted = |r: &&OpRow| iterations.is_none_or(|its| its.contains(&r.iteration)) && device.admits(r.place);
+        let frames = keying
+            .skip_python_frames
+            .then(|| self.strings.iter().position(|s| s == PYTHON_FRAME_CATEGORY));
+        let admitted = |r: &&OpRow| {
+            iterations.is_none_or(|its| its.contains(&r.iteration))
+                && device.admits(r.place)
+                && frames.is_none_or(|f| f != Some(r.category as usize))
+        };
         // Summed per name id first, keyed once per name.
         let mut by_id: Vec<Totals> = vec![Totals::default(); self.strings.len()];
         for r in self.rows.iter().filter(admitted) {
@@ -159,8 +173,14 @@ fn value_bits(v: AttrValue) -> u64 {
 /// `iterations`: `None` admits every event (a trace without ProfilerStep is taken whole).
 pub fn aggregate_file(file: &TraceFile, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
     let ev = &file.events;
-    let admitted =
-        |i: usize| iterations.is_none_or(|iters| iters.contains(&ev.iteration.get(i))) && device.admits(ev.place[i]);
+    let frames = keying
+        .skip_python_frames
+        .then(|| file.strings.get(PYTHON_FRAME_CATEGORY));
+    let admitted = |i: usize| {
+        iterations.is_none_or(|iters| iters.contains(&ev.iteration.get(i)))
+            && device.admits(ev.place[i])
+            && frames.is_none_or(|f| f != Some(ev.cat[i]))
+    };
     let mut out = NameTotals::new();
     if keying.group_by.is_empty() {
         let mut by_id: Vec<Totals> = vec![Totals::default(); file.strings.len()];

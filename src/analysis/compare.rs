@@ -5,7 +5,7 @@ use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
-use crate::input::load::{RankedFile, SideOf, load_pair, pair_notes};
+use crate::input::load::{RankedFile, SideOf, SummarySide, load_pair, pair_notes};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -20,9 +20,13 @@ pub struct CompareRequest {
     pub test_selection: SideSelection,
     pub device: Device,
     pub naming: Naming,
-    /// `--normalize-names`.
+    /// Rewrite run-specific noise out of names (on by default on the command line).
     #[serde(default)]
     pub normalize_names: bool,
+    /// Count `python_function` frames as rows (HTA does; the command line leaves them out
+    /// unless `--python-frames` or `--hta`).
+    #[serde(default = "yes")]
+    pub python_frames: bool,
     /// `--group-by`: attribute columns that split rows.
     #[serde(default)]
     pub group_by: Vec<String>,
@@ -44,6 +48,7 @@ impl CompareRequest {
             device: Device::All,
             naming: Naming::Name,
             normalize_names: false,
+            python_frames: true,
             group_by: Vec::new(),
             arg_specs: Vec::new(),
             labels: ["control".to_string(), "test".to_string()],
@@ -53,13 +58,32 @@ impl CompareRequest {
     }
 }
 
+fn yes() -> bool {
+    true
+}
+
 impl CompareRequest {
+    /// The command line's defaults on top of [`CompareRequest::new`]'s HTA-exact ones: the
+    /// operations of a run (no Python frames), with normalised names.
+    pub fn operations(mut self) -> Self {
+        self.python_frames = false;
+        self.normalize_names = true;
+        self
+    }
+
+    /// Whether the rows are HTA's (frames and raw names), so that the table may be checked
+    /// against HTA's output.
+    pub fn is_hta(&self) -> bool {
+        self.python_frames && !self.normalize_names
+    }
+
     /// How events become rows.
     pub fn keying(&self) -> Keying {
         Keying {
             naming: self.naming,
             normalize: self.normalize_names,
             group_by: self.group_by.clone(),
+            skip_python_frames: !self.python_frames,
         }
     }
 
@@ -124,10 +148,67 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     if req.group_by.is_empty() {
         req.attr_request()?;
         let (control, test) = crate::analysis::summary::load_summary_pair(&req.control, &req.test, selections)?;
-        return compare_loaded(req, &filter, &control, &test);
+        let (mut comparison, mut notes) = compare_loaded(req, &filter, &control, &test)?;
+        if !req.is_hta() {
+            notes.extend(mark_significance(req, &control, &test, &mut comparison)?);
+        }
+        return Ok((comparison, notes));
     }
     let (control, test) = load_pair(&req.control, &req.test, &req.attr_request()?, selections)?;
-    compare_loaded(req, &filter, &control, &test)
+    let (mut comparison, mut notes) = compare_loaded(req, &filter, &control, &test)?;
+    if !req.is_hta() {
+        comparison.significance = true;
+        notes.push("significant is null: it is not estimated with --group-by".to_string());
+    }
+    Ok((comparison, notes))
+}
+
+/// Marks each row significant or not from the per-step (rank × ProfilerStep) totals of the
+/// selected steps (docs/significance.md). Returns a note when it cannot be estimated.
+pub fn mark_significance(
+    req: &CompareRequest,
+    control: &SummarySide,
+    test: &SummarySide,
+    comparison: &mut Comparison,
+) -> Result<Option<String>> {
+    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant};
+    comparison.significance = true;
+    let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
+    let (Some(c_steps), Some(t_steps)) = (&c_res.iterations, &t_res.iterations) else {
+        return Ok(Some(
+            "significant is null: it is estimated per ProfilerStep, and a side has none".to_string(),
+        ));
+    };
+    let (nc, nt) = (c_steps.len() * c_res.ranks.len(), t_steps.len() * t_res.ranks.len());
+    if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
+        let available = |side: &SummarySide| {
+            let steps = |f: &std::sync::Arc<crate::model::summary::FileSummary>| {
+                f.meta.iterations.iter().filter(|s| s.iteration >= 0).count()
+            };
+            side.files.iter().map(steps).max().unwrap_or(0)
+        };
+        return Ok(Some(format!(
+            "significant is null: it needs {MIN_SAMPLES} or more steps (ranks × steps) per side; {} has {nc} \
+             selected, {} {nt}, of {} and {} steps per rank (--iteration all)",
+            req.labels[0],
+            req.labels[1],
+            available(control),
+            available(test)
+        )));
+    }
+    let keying = req.keying();
+    let c = crate::analysis::gate::measure(control, c_res, req.device, &keying, false)?;
+    let t = crate::analysis::gate::measure(test, t_res, req.device, &keying, false)?;
+    let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+    let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
+    let durations = |s: &crate::analysis::gate::Samples, name: &str| match s.ops.get(name) {
+        Some(v) => v.iter().map(|&(_, d)| d as f64).collect(),
+        None => vec![0.0; s.keys.len()],
+    };
+    for row in &mut comparison.rows {
+        row.significant = significant(&durations(&c, &row.name), &durations(&t, &row.name), DEFAULT_K, floor);
+    }
+    Ok(None)
 }
 
 fn compare_loaded<T: Aggregate>(
@@ -138,12 +219,57 @@ fn compare_loaded<T: Aggregate>(
 ) -> Result<(Comparison, Vec<String>)> {
     let mut notes = pair_notes(control, test);
     let mut comparison = compare_sides(req, control, test, &NameFilter::default())?;
+    if !req.is_hta() {
+        notes.extend(comparability_note(req, control, test)?);
+    }
     if comparison.rows.is_empty() {
         notes.push(why_no_events(req, control, test)?);
     } else if let Some(why) = filter.retain_explained(&mut comparison.rows, &req.group_by) {
         notes.push(why);
     }
     Ok((comparison, notes))
+}
+
+/// A note when less than half of either side's device time (host time where neither side has
+/// device events) lies in names the other side also has: a name-by-name table then says little
+/// (other hardware, other libraries), and the views keyed by operator or module still compare.
+fn comparability_note<T: Aggregate>(
+    req: &CompareRequest,
+    control: &SideOf<T>,
+    test: &SideOf<T>,
+) -> Result<Option<String>> {
+    let by = |device: Device| -> Result<Vec<crate::analysis::diff::Row>> {
+        let r = CompareRequest { device, ..req.clone() };
+        let mut rows = compare_sides(&r, control, test, &NameFilter::default())?.rows;
+        // The steps' own spans (gpu_user_annotation ProfilerStep) are shared by any two runs.
+        rows.retain(|r| !r.name.starts_with("ProfilerStep"));
+        Ok(rows)
+    };
+    let mut rows = by(Device::Gpu)?;
+    let mut time = "device time";
+    if rows.iter().all(|r| r.control.dur_ns == 0 && r.test.dur_ns == 0) {
+        rows = by(Device::Cpu)?;
+        time = "host time";
+    }
+    let share = |side: fn(&crate::analysis::diff::Row) -> i64, other: fn(&crate::analysis::diff::Row) -> u64| {
+        let total: i64 = rows.iter().map(side).sum();
+        let shared: i64 = rows.iter().filter(|r| other(r) > 0).map(side).sum();
+        (total > 0).then(|| shared as f64 / total as f64)
+    };
+    let c = share(|r| r.control.dur_ns, |r| r.test.count);
+    let t = share(|r| r.test.dur_ns, |r| r.control.count);
+    let (Some(c), Some(t)) = (c, t) else { return Ok(None) };
+    if c >= 0.5 && t >= 0.5 {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "the sides share few names: {:.0}% of {}'s {time} and {:.0}% of {}'s lie in names the other side also has; \
+         `kernels --by-operator` and `modules` compare by operator and module instead",
+        c * 100.0,
+        req.labels[0],
+        t * 100.0,
+        req.labels[1]
+    )))
 }
 
 /// Why a comparison has no rows before any name filter: the device filter, or a selection
@@ -190,9 +316,11 @@ pub fn compare_sides<T: Aggregate>(
         device: req.device,
         naming: req.naming,
         normalize_names: req.normalize_names,
+        python_frames: req.python_frames,
         group_by: req.group_by.clone(),
         include: req.include.clone(),
         exclude: req.exclude.clone(),
+        significance: false,
         rows,
     })
 }

@@ -16,6 +16,10 @@ pub struct Row {
     pub name: String,
     pub control: Totals,
     pub test: Totals,
+    /// Whether the change of per-step means exceeds the run-to-run noise (docs/significance.md);
+    /// `None` where it could not be estimated.
+    #[serde(default)]
+    pub significant: Option<bool>,
 }
 
 impl Row {
@@ -99,6 +103,7 @@ pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
         name,
         control: Totals::default(),
         test: t,
+        significant: None,
     };
     for (name, c) in control {
         while let Some(earlier) = tests.next_if(|(t_name, _)| *t_name < name) {
@@ -109,6 +114,7 @@ pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
             name,
             control: c,
             test: t.unwrap_or_default(),
+            significant: None,
         });
     }
     rows.extend(tests.map(only_test));
@@ -343,11 +349,21 @@ pub struct Comparison {
     pub naming: Naming,
     #[serde(default)]
     pub normalize_names: bool,
+    /// Whether `python_function` frames were counted as rows.
+    #[serde(default = "yes")]
+    pub python_frames: bool,
     #[serde(default)]
     pub group_by: Vec<String>,
     pub include: Vec<String>,
     pub exclude: Vec<String>,
+    /// Whether the rows carry a `significant` field (not in HTA's exact table).
+    #[serde(default)]
+    pub significance: bool,
     pub rows: Vec<Row>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Comparison {

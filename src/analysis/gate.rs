@@ -109,6 +109,8 @@ pub struct GateConfig {
     pub max_op_regression: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
     pub min_op_time: Option<String>,
+    #[serde(default, deserialize_with = "text_or_number")]
+    pub min_op_share: Option<String>,
     pub fail_on_added: Option<String>,
     pub fail_on_deleted: Option<String>,
     #[serde(default, deserialize_with = "text_or_number")]
@@ -146,6 +148,7 @@ impl GateConfig {
             max_step_time_regression: other.max_step_time_regression.or(self.max_step_time_regression),
             max_op_regression: other.max_op_regression.or(self.max_op_regression),
             min_op_time: other.min_op_time.or(self.min_op_time),
+            min_op_share: other.min_op_share.or(self.min_op_share),
             fail_on_added: other.fail_on_added.or(self.fail_on_added),
             fail_on_deleted: other.fail_on_deleted.or(self.fail_on_deleted),
             max_count_increase: other.max_count_increase.or(self.max_count_increase),
@@ -160,7 +163,36 @@ impl GateConfig {
 }
 
 /// Default k: a change must exceed 3 × the pooled scaled MAD (≈ 3 σ for normal noise).
-pub const DEFAULT_NOISE_K: f64 = 3.0;
+pub const DEFAULT_NOISE_K: f64 = crate::analysis::noise::DEFAULT_K;
+
+/// Rows whose time per step stays under this share of the baseline's mean step time are too
+/// small to judge by time or count (their run-to-run jitter is large next to their size).
+pub const DEFAULT_MIN_OP_SHARE: f64 = crate::analysis::noise::MIN_STEP_SHARE;
+
+/// Whether events of this category are judged by the per-op rules: operators, kernels,
+/// copies and sets, user annotations, and other device work. Python frames (the call stack
+/// around the operations: nested frames count the same time many times) and runtime calls
+/// (`cudaLaunchKernel`: the launch cost of the kernels, judged through them) are not.
+pub fn judged_category(cat: &str, place: crate::model::place::Place) -> bool {
+    matches!(
+        cat,
+        "cpu_op"
+            | "Operator"
+            | "user_annotation"
+            | "kernel"
+            | "Kernel"
+            | "gpu_memcpy"
+            | "gpu_memset"
+            | "Memcpy"
+            | "Memset"
+            | "gpu_user_annotation"
+    ) || (place == crate::model::place::Place::Device && cat != crate::analysis::aggregate::PYTHON_FRAME_CATEGORY)
+}
+
+/// Names never judged per op: the steps themselves (the step-time rule judges them).
+fn judged_name(name: &str) -> bool {
+    !name.starts_with("ProfilerStep")
+}
 
 /// The checked form of [`GateConfig`].
 #[derive(Debug, Clone)]
@@ -168,6 +200,8 @@ pub struct Rules {
     pub max_step_time_regression: Option<f64>,
     pub max_op_regression: Option<f64>,
     pub min_op_time_ns: i64,
+    /// Share of the baseline's mean step time under which a row is not judged by time or count.
+    pub min_op_share: f64,
     pub fail_on_added: Option<Regex>,
     pub fail_on_deleted: Option<Regex>,
     pub max_count_increase: Option<CountLimit>,
@@ -181,6 +215,7 @@ struct Thresholds {
     max_step_time_regression: Option<f64>,
     max_op_regression: Option<f64>,
     min_op_time_ns: Option<i64>,
+    min_op_share: Option<f64>,
     max_count_increase: Option<CountLimit>,
     max_gpu_busy_regression: Option<f64>,
 }
@@ -209,6 +244,7 @@ impl Thresholds {
             )?,
             max_op_regression: one("max_op_regression", &c.max_op_regression, parse_percent, &name)?,
             min_op_time_ns: one("min_op_time", &c.min_op_time, parse_duration, &name)?,
+            min_op_share: one("min_op_share", &c.min_op_share, parse_percent, &name)?,
             max_count_increase: one("max_count_increase", &c.max_count_increase, parse_count_limit, &name)?,
             max_gpu_busy_regression: one(
                 "max_gpu_busy_regression",
@@ -233,6 +269,7 @@ impl Rules {
             max_step_time_regression: t.max_step_time_regression,
             max_op_regression: t.max_op_regression,
             min_op_time_ns: t.min_op_time_ns.unwrap_or(0),
+            min_op_share: t.min_op_share.unwrap_or(DEFAULT_MIN_OP_SHARE),
             fail_on_added: regex("--fail-on-added", &c.fail_on_added)?,
             fail_on_deleted: regex("--fail-on-deleted", &c.fail_on_deleted)?,
             max_count_increase: t.max_count_increase,
@@ -275,7 +312,15 @@ pub struct Samples {
 }
 
 /// Measures the selected ranks and steps of a side, from each file's summary.
-pub fn measure(side: &SummarySide, resolved: &Resolved, device: Device, keying: &Keying) -> Result<Samples> {
+/// `judged_only`: only the rows the gate judges ([`judged_category`], not ProfilerStep), else every
+/// row the keying admits (a table's rows).
+pub fn measure(
+    side: &SummarySide,
+    resolved: &Resolved,
+    device: Device,
+    keying: &Keying,
+    judged_only: bool,
+) -> Result<Samples> {
     let Some(iterations) = &resolved.iterations else {
         return Err(Error::input(
             &side.input,
@@ -300,6 +345,15 @@ pub fn measure(side: &SummarySide, resolved: &Resolved, device: Device, keying: 
                 continue;
             };
             if !device.admits(r.place) {
+                continue;
+            }
+            let cat = file.text(r.category);
+            let admitted = if judged_only {
+                judged_category(cat, r.place) && judged_name(file.text(r.name))
+            } else {
+                !(keying.skip_python_frames && cat == crate::analysis::aggregate::PYTHON_FRAME_CATEGORY)
+            };
+            if !admitted {
                 continue;
             }
             let Some(slot) = per_name.get_mut(r.name as usize) else {
@@ -328,26 +382,7 @@ pub fn measure(side: &SummarySide, resolved: &Resolved, device: Device, keying: 
     Ok(s)
 }
 
-pub fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
-
-/// Median absolute deviation, scaled by 1.4826 so that it estimates σ for normal noise.
-pub fn scaled_mad(v: &[f64]) -> f64 {
-    let m = median(v);
-    let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    1.4826 * median(&dev)
-}
+pub use crate::analysis::noise::{mean, median, scaled_mad};
 
 /// How two sets of per-step samples compare.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -368,10 +403,7 @@ impl Change {
         } else {
             (c - b) / b.abs()
         };
-        let noise = (base.len() >= 2 && cand.len() >= 2).then(|| {
-            let (mb, mc) = (scaled_mad(base), scaled_mad(cand));
-            k * ((mb * mb + mc * mc) / 2.0).sqrt()
-        });
+        let noise = (base.len() >= 2 && cand.len() >= 2).then(|| crate::analysis::noise::noise_band(base, cand, k));
         Change {
             baseline: b,
             candidate: c,
@@ -506,11 +538,18 @@ pub fn evaluate(
             None => vec![0.0; steps.len()],
         }
     };
+    // Rows smaller than this share of the baseline's step on both sides are not judged by time
+    // or count: their jitter is large next to their size and they cannot move the step much.
+    let share_floor_ns = rules.min_op_share * mean(&b_steps);
+    let small = |name: &str| {
+        let (b, c) = (median(&per_step_abs(base, name)), median(&per_step_abs(cand, name)));
+        b.max(c) < share_floor_ns
+    };
     if let Some(t) = rules.max_op_regression {
         let mut checked = 0usize;
         let mut failed = Vec::new();
         for name in base.ops.keys().filter(|n| cand.ops.contains_key(*n)) {
-            if name.starts_with("ProfilerStep") {
+            if small(name) {
                 continue;
             }
             let ch = Change::of(&per_step(base, name, &b_steps), &per_step(cand, name, &c_steps), k);
@@ -531,8 +570,10 @@ pub fn evaluate(
                 .then_with(|| a.subject.cmp(&b.subject))
         });
         let summary_note = format!(
-            "{checked} {} above the {} floor checked{}",
+            "{checked} {} checked: at least {} per step ({} of the baseline's mean step), changed by at least {}{}",
             ops(checked),
+            crate::text::fmt_duration(share_floor_ns.round() as i64, false),
+            pct(rules.min_op_share),
             crate::text::fmt_duration(rules.min_op_time_ns, false),
             if rules.relative {
                 ", as shares of step time (--relative)"
@@ -587,7 +628,7 @@ pub fn evaluate(
             let Some(c) = cand.ops.get(name) else { continue };
             let counts = |v: &[(u64, i64)]| v.iter().map(|&(n, _)| n as f64).collect::<Vec<_>>();
             let (bm, cm) = (median(&counts(b)), median(&counts(c)));
-            if bm == 0.0 {
+            if bm == 0.0 || small(name) {
                 continue;
             }
             checked += 1;
@@ -620,7 +661,10 @@ pub fn evaluate(
             format!("{} of {checked} {} ran more often", worst.len(), ops(checked)),
             worst.len(),
             limit_text(limit),
-            "median events per step, ops present on both sides".into(),
+            format!(
+                "median events per step, ops present on both sides with at least {} of the baseline's mean step",
+                pct(rules.min_op_share)
+            ),
         ));
         results.extend(worst);
     }

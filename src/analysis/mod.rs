@@ -12,6 +12,7 @@ pub mod intervals;
 pub mod loaded;
 pub mod modules;
 pub mod names;
+pub mod noise;
 pub mod report;
 pub mod select;
 pub mod summary;

@@ -1,10 +1,10 @@
 //! `compare` and `ops-diff`: their options and runners, and the saved comparison `ops-diff` and `plot` fall back on.
 
 use super::{
-    Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, parse_labels, print_notes, report,
-    request_from, with_labels,
+    Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, fresh_request, parse_labels,
+    print_notes, report, request_from, with_labels,
 };
-use crate::analysis::compare::{CompareRequest, check_labels, compare};
+use crate::analysis::compare::{check_labels, compare};
 use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::error::Result;
 use crate::output::render::compare::CompareView;
@@ -39,6 +39,10 @@ pub struct CompareArgs {
     /// Show names whole in the terminal table, never cut to fit its width.
     #[arg(long, help_heading = "Output")]
     pub full_names: bool,
+    /// Keep only the rows whose change is significant: beyond run-to-run noise and 1% of the mean
+    /// step time (needs at least 3 selected steps per side, e.g. --iteration all).
+    #[arg(long, help_heading = "Output")]
+    pub only_significant: bool,
     /// Do not save this comparison for later `ops-diff` runs.
     #[arg(long)]
     pub no_save: bool,
@@ -95,15 +99,23 @@ impl CategoryArg {
 pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     check_output(&args.output)?;
     let req = with_labels(
-        request_from(&args.select, CompareRequest::new(&args.control, &args.test)),
+        fresh_request(&args.select, &args.control, &args.test),
         args.labels.as_ref(),
     );
     check_specs_used(&args.select, &req)?;
     if let Some(path) = &args.report {
         report::check_html(path)?;
     }
-    let (comparison, notes) = compare(&req)?;
+    let (mut comparison, notes) = compare(&req)?;
     print_notes(&notes, env);
+    if args.only_significant {
+        if !comparison.significance {
+            return Err(crate::error::Error::usage(
+                "--only-significant needs the significance of rows, which HTA's table (--hta) does not have",
+            ));
+        }
+        comparison.rows.retain(|r| r.significant == Some(true));
+    }
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
     emit(&args.output, args.full_names, env, |format, style, out| {
         crate::output::render::compare::render(&view, format, style, out)
@@ -152,7 +164,7 @@ pub(super) fn comparison_for(
 ) -> Result<Comparison> {
     match (control, test) {
         (Some(c), Some(t)) => {
-            let req = with_labels(request_from(select, CompareRequest::new(c, t)), labels);
+            let req = with_labels(fresh_request(select, c, t), labels);
             check_specs_used(select, &req)?;
             let (comparison, notes) = compare(&req)?;
             print_notes(&notes, env);

@@ -14,7 +14,10 @@ Every rank and every ProfilerStep of each side is measured by default (one sampl
 step), so runs with different step counts compare fairly. A timing rule fails only when the change
 of the per-step medians exceeds its threshold AND exceeds k x the pooled scaled MAD (median absolute
 deviation x 1.4826) of the samples of both sides; with one sample per side the threshold alone
-decides. Rules can also come from a TOML file (`[gate]` table, keys as the long options with
+decides. The per-op rules judge operators, kernels, copies, sets and annotations (never Python
+frames, runtime calls or ProfilerStep), and skip by time and count rows under --min-op-share of
+the baseline's mean step time (1%) unless --fail-on-added/--fail-on-deleted name them. Names are
+normalised (--raw-names keeps them). Rules can also come from a TOML file (`[gate]` table, keys as the long options with
 underscores); options given here override it. Percentages need their % sign (5% is five
 percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit (200us). Exit status: 0 all rules pass, 1 a rule failed,
 2 bad input or configuration.";
@@ -37,6 +40,10 @@ pub struct GateArgs {
     /// 1.5ms, 2s; a bare number is refused) [default: 0ns].
     #[arg(long, value_name = "DURATION")]
     pub min_op_time: Option<String>,
+    /// Do not judge ops or kernels by time or count whose time per step stays under this share of
+    /// the baseline's mean step time on both sides [default: 1%]; 0% judges every row.
+    #[arg(long, value_name = "PCT")]
+    pub min_op_share: Option<String>,
     /// Fail when a name that only the candidate has matches this regular expression.
     #[arg(long, value_name = "REGEX")]
     pub fail_on_added: Option<String>,
@@ -73,9 +80,13 @@ pub struct GateArgs {
     /// Group ops by HTA's short names.
     #[arg(long)]
     pub short_names: bool,
-    /// Rewrite run-specific noise (addresses, step numbers, hex ids) out of names first.
-    #[arg(long)]
+    /// Rewrite run-specific noise (addresses, step numbers, hex ids) out of names first (the
+    /// default; the flag is still accepted).
+    #[arg(long, overrides_with = "raw_names")]
     pub normalize_names: bool,
+    /// Keep names as recorded (no normalising).
+    #[arg(long, overrides_with = "normalize_names")]
+    pub raw_names: bool,
     /// Report format [default: table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -107,6 +118,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         max_step_time_regression: args.max_step_time_regression.clone(),
         max_op_regression: args.max_op_regression.clone(),
         min_op_time: args.min_op_time.clone(),
+        min_op_share: args.min_op_share.clone(),
         fail_on_added: args.fail_on_added.clone(),
         fail_on_deleted: args.fail_on_deleted.clone(),
         max_count_increase: args.max_count_increase.clone(),
@@ -114,7 +126,11 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         noise_k: args.noise_k,
         relative: args.relative.then_some(true),
         device: args.device,
-        normalize_names: args.normalize_names.then_some(true),
+        normalize_names: if args.raw_names {
+            Some(false)
+        } else {
+            args.normalize_names.then_some(true)
+        },
         short_names: args.short_names.then_some(true),
     };
     let config = from_file.overridden_by(from_cli);
@@ -125,8 +141,9 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         } else {
             crate::analysis::aggregate::Naming::Name
         },
-        normalize: config.normalize_names.unwrap_or(false),
+        normalize: config.normalize_names.unwrap_or(true),
         group_by: Vec::new(),
+        skip_python_frames: true,
     };
     let device = config.device.unwrap_or_default();
     let sel = SideSelection {
@@ -137,8 +154,8 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     print_notes(&pair_notes(&base, &cand), env);
     let base_res = resolve(&base, "baseline", &sel)?;
     let cand_res = resolve(&cand, "candidate", &sel)?;
-    let base_samples = measure(&base, &base_res, device, &keying)?;
-    let cand_samples = measure(&cand, &cand_res, device, &keying)?;
+    let base_samples = measure(&base, &base_res, device, &keying, true)?;
+    let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
     let report = evaluate(
         &rules,
         (&base, &base_res, &base_samples),

@@ -130,9 +130,21 @@ pub struct SelectArgs {
     #[arg(long)]
     pub short_names: bool,
     /// Rewrite run-specific noise out of names before grouping: memory addresses (0x7f… → 0x*),
-    /// step numbers (ProfilerStep#12 → ProfilerStep#*), hex ids of 16+ digits (→ *).
-    #[arg(long)]
+    /// step numbers (ProfilerStep#12 → ProfilerStep#*), hex ids of 16+ digits (→ *). This is
+    /// the default now; the flag is still accepted.
+    #[arg(long, overrides_with = "raw_names")]
     pub normalize_names: bool,
+    /// Keep names as recorded (no --normalize-names rewriting).
+    #[arg(long, overrides_with = "normalize_names")]
+    pub raw_names: bool,
+    /// Count Python call-stack frames (python_function events of `with_stack` traces) as rows;
+    /// by default rows are the operations: operators, kernels, copies, runtime calls, annotations.
+    #[arg(long)]
+    pub python_frames: bool,
+    /// HTA's exact table: --python-frames --raw-names, HTA's selection defaults (the lowest
+    /// rank and step). compare and ops-diff then equal HTA's compare_traces and ops_diff.
+    #[arg(long)]
+    pub hta: bool,
     /// Split rows by attribute values too, e.g. `input_dims` (aten::addmm [input_dims=[[128,100],…]]).
     /// Built-in attributes, `stream`, `correlation`, or columns defined with --arg-spec.
     #[arg(long, value_name = "ATTR[,ATTR]", value_delimiter = ',')]
@@ -212,6 +224,12 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
     }
 }
 
+/// A new request for CONTROL and TEST: the command line's defaults (the operations, normalised
+/// names; see [`CompareRequest::operations`]) and the options given.
+pub(crate) fn fresh_request(select: &SelectArgs, control: &Path, test: &Path) -> CompareRequest {
+    request_from(select, CompareRequest::new(control, test).operations())
+}
+
 /// Builds a request from the options given, on top of `base` (defaults or a saved request).
 fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest {
     if let Some(r) = &select.rank {
@@ -242,6 +260,16 @@ fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest
     }
     if select.normalize_names {
         base.normalize_names = true;
+    }
+    if select.raw_names {
+        base.normalize_names = false;
+    }
+    if select.python_frames {
+        base.python_frames = true;
+    }
+    if select.hta {
+        base.python_frames = true;
+        base.normalize_names = false;
     }
     if !select.group_by.is_empty() {
         base.group_by = select.group_by.iter().map(|g| g.trim().to_string()).collect();

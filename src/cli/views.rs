@@ -1,6 +1,6 @@
 //! `tracediff operators`, `kernels` and `overview` (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): their options and runners.
 
-use super::{Env, OutputArgs, SelectArgs, emit, print_notes, request_from};
+use super::{Env, OutputArgs, SelectArgs, emit, print_notes};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
@@ -176,7 +176,7 @@ pub(crate) fn load_view(
     env: &mut Env<'_>,
 ) -> Result<(CompareRequest, Loaded)> {
     let req = super::with_labels(
-        request_from(select, CompareRequest::new(&pair.control, &pair.test)),
+        super::fresh_request(select, &pair.control, &pair.test),
         pair.labels.as_ref(),
     );
     let loaded = load(&req, command)?;
@@ -213,7 +213,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     let req = super::with_labels(
-        request_from(&args.select, CompareRequest::new(&args.pair.control, &args.pair.test)),
+        super::fresh_request(&args.select, &args.pair.control, &args.pair.test),
         args.pair.labels.as_ref(),
     );
     let (o, notes) = overview_request(&req)?;

@@ -144,13 +144,16 @@ mod tests {
             device: Device::Gpu,
             naming: Naming::ShortName,
             normalize_names: false,
+            python_frames: true,
             group_by: vec![],
             include: vec![],
             exclude: vec!["ProfilerStep".into()],
+            significance: false,
             rows: vec![Row {
                 name: "aten::mm".into(),
                 control: Totals { count: 1, dur_ns: 1500 },
                 test: Totals { count: 2, dur_ns: 2500 },
+                significant: None,
             }],
         }
     }

@@ -49,11 +49,12 @@ pub fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     let (cl, tl) = (&c.control.label, &c.test.label);
     writeln!(
         out,
-        "{},{cl}_counts,{cl}_total_duration,{tl}_counts,{tl}_total_duration,diff_counts,diff_duration,counts_change_categories",
-        c.naming.column()
+        "{},{cl}_counts,{cl}_total_duration,{tl}_counts,{tl}_total_duration,diff_counts,diff_duration,counts_change_categories{}",
+        c.naming.column(),
+        if c.significance { ",significant" } else { "" }
     )?;
     for r in &view.rows {
-        writeln!(
+        write!(
             out,
             "{},{},{},{},{},{},{},{}",
             csv_field(&r.name),
@@ -65,8 +66,21 @@ pub fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
             fmt_us(r.diff_dur_ns()),
             r.change_symbol()
         )?;
+        if c.significance {
+            write!(out, ",{}", significance_text(r.significant))?;
+        }
+        writeln!(out)?;
     }
     Ok(())
+}
+
+/// `true`, `false`, or empty (CSV) where it could not be estimated.
+fn significance_text(s: Option<bool>) -> &'static str {
+    match s {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "",
+    }
 }
 
 pub fn side_json(s: &SideInfo) -> Value {
@@ -104,14 +118,18 @@ struct JsonRow<'a> {
     diff_duration: Value,
     counts_change_categories: &'static str,
     category: &'static str,
+    /// Absent from HTA's exact table; null where it could not be estimated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    significant: Option<Option<bool>>,
 }
 
 /// The rows, serialized one at a time (never all as JSON values at once).
-struct JsonRows<'a>(&'a [&'a Row]);
+struct JsonRows<'a>(&'a [&'a Row], bool);
 
 impl Serialize for JsonRows<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_seq(self.0.iter().map(|r| JsonRow {
+            significant: self.1.then_some(r.significant),
             name: &r.name,
             control_counts: r.control.count,
             control_total_duration: json_us(r.control.dur_ns),
@@ -135,6 +153,7 @@ struct JsonDoc<'a> {
     device: Device,
     naming: &'static str,
     normalize_names: bool,
+    python_frames: bool,
     group_by: &'a [String],
     include: &'a [String],
     exclude: &'a [String],
@@ -157,13 +176,14 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
         device: c.device,
         naming: c.naming.column(),
         normalize_names: c.normalize_names,
+        python_frames: c.python_frames,
         group_by: &c.group_by,
         include: &c.include,
         exclude: &c.exclude,
         sort: view.sort.as_str(),
         top: view.top,
         summary: summary_json(&c.summary()),
-        rows: JsonRows(&view.rows),
+        rows: JsonRows(&view.rows, c.significance),
     };
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
     writeln!(out)
@@ -188,7 +208,7 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     } else {
         String::new()
     };
-    vec![
+    let mut lines = vec![
         format!(
             "{} {}{shown}: {} added, {} deleted, {} increased, {} decreased, {} unchanged",
             s.rows,
@@ -208,7 +228,16 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
             fmt_duration(s.test_dur_ns - s.control_dur_ns, true),
             fmt_percent(s.control_dur_ns, s.test_dur_ns)
         ),
-    ]
+    ];
+    if marks_significance(c) {
+        let n = c.rows.iter().filter(|r| r.significant == Some(true)).count();
+        lines.push(format!(
+            "significant (sig *): {n} of {} {} changed beyond run-to-run noise and 1% of the mean step",
+            s.rows,
+            plural(s.rows, "row", "rows")
+        ));
+    }
+    lines
 }
 
 /// The cells of a row after its name.
@@ -236,7 +265,8 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
     if view.rows.is_empty() {
         writeln!(out, "(no rows)")?;
     } else {
-        let header = [
+        let marks = marks_significance(c);
+        let mut header = vec![
             c.naming.column().to_string(),
             format!("{cl}\ncount"),
             format!("{tl}\ncount"),
@@ -246,7 +276,12 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
             "Δ\ntime".to_string(),
             "Δ\ntime %".to_string(),
         ];
-        let mut cols = Columns::new(vec![false, true, true, true, true, true, true, true]);
+        let mut right = vec![false, true, true, true, true, true, true, true];
+        if marks {
+            header.push("sig".to_string());
+            right.push(false);
+        }
+        let mut cols = Columns::new(right);
         for (k, h) in header.iter().enumerate() {
             cols.fit(k, h);
         }
@@ -257,6 +292,9 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
             for (k, cell) in number_cells(r).iter().enumerate() {
                 cols.fit(k + 1, cell);
             }
+        }
+        if marks {
+            cols.fit(8, "sig");
         }
         // Names get what the number columns leave of the width (but never fewer than 24 columns),
         // cut so that distinct names stay distinct.
@@ -275,9 +313,10 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
         for (i, r) in view.rows.iter().enumerate() {
             let name = cuts.cut(i, &r.name);
             let nums = number_cells(r);
-            let mut cells = [&*name; 8];
-            for (k, n) in nums.iter().enumerate() {
-                cells[k + 1] = n;
+            let mut cells: Vec<&str> = vec![&*name];
+            cells.extend(nums.iter().map(String::as_str));
+            if marks {
+                cells.push(if r.significant == Some(true) { "*" } else { "" });
             }
             cols.row(&cells, out)?;
         }
@@ -288,11 +327,20 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
     Ok(())
 }
 
+/// Whether a table has the `sig` column: significance was estimated for its rows.
+fn marks_significance(c: &Comparison) -> bool {
+    c.significance && c.rows.iter().any(|r| r.significant.is_some())
+}
+
 fn filter_note(c: &Comparison) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
-    if c.normalize_names {
-        s.push_str(", --normalize-names");
+    // Only what differs from the command line's defaults (the operations, normalised names).
+    if c.python_frames {
+        s.push_str(", --python-frames");
+    }
+    if !c.normalize_names {
+        s.push_str(", --raw-names");
     }
     if !c.group_by.is_empty() {
         let _ = write!(s, ", --group-by {}", c.group_by.join(","));

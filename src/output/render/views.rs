@@ -171,8 +171,8 @@ fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
     let _ = writeln!(out, "{prefix}{}", describe_side(&t.control));
     let _ = writeln!(out, "{prefix}{}", describe_side(&t.test));
     let mut filters = String::new();
-    if req.normalize_names {
-        filters.push_str(", --normalize-names");
+    if !req.normalize_names {
+        filters.push_str(", --raw-names");
     }
     for p in &req.include {
         let _ = write!(filters, ", --include '{p}'");

@@ -1,0 +1,83 @@
+//! Run-to-run noise, one statistic for the gate and for every table's `significant` column
+//! (docs/significance.md).
+//!
+//! A side's samples are its per-step values, one per selected (rank, ProfilerStep). The noise
+//! band of a pair is `k` × the pooled scaled MAD of both sides' samples (MAD × 1.4826 estimates
+//! σ for normal noise; pooled as the root mean square of the two). A change is significant when
+//! it exceeds the band and matters for the step (a share of the mean step time).
+
+/// The fewest samples per side from which a band is estimated for a table row.
+pub const MIN_SAMPLES: usize = 3;
+
+/// Default k: a change must exceed 3 × the pooled scaled MAD (≈ 3 σ for normal noise).
+pub const DEFAULT_K: f64 = 3.0;
+
+/// A row whose per-step change is under this share of the mean step time is never significant:
+/// too small to matter for the step, however steady.
+pub const MIN_STEP_SHARE: f64 = 0.01;
+
+pub fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// Median absolute deviation, scaled by 1.4826 so that it estimates σ for normal noise.
+pub fn scaled_mad(v: &[f64]) -> f64 {
+    let m = median(v);
+    let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    1.4826 * median(&dev)
+}
+
+/// `k` × the pooled scaled MAD of two sets of samples, in their unit.
+pub fn noise_band(control: &[f64], test: &[f64], k: f64) -> f64 {
+    let (mc, mt) = (scaled_mad(control), scaled_mad(test));
+    k * ((mc * mc + mt * mt) / 2.0).sqrt()
+}
+
+/// Whether the per-step means of two sides differ beyond the noise band and by more than
+/// `floor` (in the samples' unit); `None` with fewer than [`MIN_SAMPLES`] samples on a side.
+pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<bool> {
+    if control.len() < MIN_SAMPLES || test.len() < MIN_SAMPLES {
+        return None;
+    }
+    let change = (mean(test) - mean(control)).abs();
+    Some(change > noise_band(control, test, k) && change > floor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steady_shift_is_significant_and_jitter_is_not() {
+        let steady = [100.0, 101.0, 99.0];
+        assert_eq!(significant(&steady, &[130.0, 131.0, 129.0], DEFAULT_K, 1.0), Some(true));
+        // Same means as above, but the samples spread as much as they moved.
+        assert_eq!(
+            significant(&[100.0, 60.0, 140.0], &[130.0, 90.0, 170.0], DEFAULT_K, 1.0),
+            Some(false)
+        );
+        // Steady but under the floor.
+        assert_eq!(significant(&steady, &[102.0, 102.0, 102.0], 0.0, 5.0), Some(false));
+        // Two samples: no estimate.
+        assert_eq!(significant(&[1.0, 2.0], &[5.0, 6.0, 7.0], DEFAULT_K, 0.0), None);
+        assert!((noise_band(&[1.0, 2.0, 3.0], &[1.0, 2.0, 3.0], 3.0) - 3.0 * 1.4826).abs() < 1e-9);
+    }
+}
