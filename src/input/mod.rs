@@ -8,6 +8,7 @@ pub mod event;
 pub mod load;
 pub mod number;
 pub mod parse;
+mod pipeline;
 pub mod read;
 pub mod split;
 pub mod summary;
