@@ -21,11 +21,12 @@
 //! ```
 
 pub mod analysis;
+#[cfg(feature = "cli")]
 pub mod cli;
-pub mod error;
-pub mod input;
-pub mod model;
 pub mod output;
+pub mod summary;
 pub mod text;
+
+pub use tracediff_trace::{error, input, model};
 
 pub use error::{Error, Result};

@@ -2,6 +2,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     fixed_mmap_threshold();
+    tracediff::input::load::set_after_trace_dropped(release_free_memory);
     ExitCode::from(tracediff::cli::entry::main_with_args(std::env::args_os()))
 }
 
@@ -20,3 +21,18 @@ fn fixed_mmap_threshold() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fixed_mmap_threshold() {}
+
+/// Gives the free pages of the heap back to the system, after each summarised trace's events are
+/// dropped: glibc keeps freed memory in its heaps, where the summaries kept since pin it; without
+/// this, the peak grows with every file read (16 ranks a side: +60%).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn release_free_memory() {
+    // SAFETY: malloc_trim only releases memory the allocator holds free; it has no
+    // preconditions and touches no live allocation.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_free_memory() {}

@@ -1,7 +1,7 @@
 //! tracediff against HTA 0.5.0's own output on real traces (`../shared/golden`).
 //!
 //! The test carries a small, independent model of HTA's TraceDiff whose deliberate
-//! departures (design §3.7) are switches:
+//! departures (docs/semantics.md#differences-from-hta) are switches:
 //!   - `hta_rounding`: HTA rounds `ts` up and `ts + dur` down to whole µs (point 2);
 //!   - `link_stream0`: tracediff links device events on stream 0 to their launch (point 1);
 //!   - `device_by_category`: tracediff counts `gpu_user_annotation` as GPU (point 7);
@@ -15,7 +15,7 @@
 //!
 //! Skips, with a printed reason, when `../shared` is not beside the repository.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -54,7 +54,7 @@ const TRACEDIFF: Rules = Rules {
     place_uncorrelated: true,
 };
 
-/// Design §3.4, written out here rather than taken from the library.
+/// Design docs/semantics.md#host-and-device-events, written out here rather than taken from the library.
 const HOST_CATEGORIES: [&str; 7] = [
     "cpu_op",
     "Operator",
@@ -426,7 +426,7 @@ fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
     insta::assert_snapshot!("hta_differences", report);
 }
 
-/// Traces with no HTA output that show §3.7 point 8: Triton launch `cpu_op`s with `args.stream`,
+/// Traces with no HTA output that show docs/semantics.md#differences-from-hta (point 8): Triton launch `cpu_op`s with `args.stream`,
 /// MTIA device events without a correlation. Each is compared with itself; tracediff must equal
 /// its model, and the snapshot records which rows the HTA-rules model gives differently and why.
 #[test]
@@ -479,7 +479,7 @@ fn category(c: u64, t: u64) -> Category {
     }
 }
 
-/// Counts the rows where tracediff and HTA differ, attributing each to the §3.7 points whose
+/// Counts the rows where tracediff and HTA differ, attributing each to the docs/semantics.md#differences-from-hta points whose
 /// switch alone changes that row.
 fn explain(hta: &Rows, ours: &Rows, run: impl Fn(Rules) -> Rows) -> String {
     // "durations only": the point changes no count, only total durations.
@@ -549,6 +549,9 @@ fn explain(hta: &Rows, ours: &Rows, run: impl Fn(Rules) -> Rows) -> String {
         }
     }
     let unexplained = differing.len() - explained.len();
-    assert_eq!(unexplained, 0, "rows differing from HTA that no §3.7 point explains");
+    assert_eq!(
+        unexplained, 0,
+        "rows differing from HTA that no docs/semantics.md#differences-from-hta point explains"
+    );
     format!("{} rows differ: {}", differing.len(), parts.join("; "))
 }

@@ -1,8 +1,8 @@
-//! `tracediff modules` (design §4.4) on the repository's own fixtures (fixtures/modules, made by
+//! `tracediff modules` (docs/semantics.md#module-aligned-diff) on the repository's own fixtures (fixtures/modules, made by
 //! fixtures/make_module_fixtures.py): a model that gains blocks, loses one module and renames
 //! another, and the same run recorded without module frames. Output is checked exactly.
 
-mod common;
+use crate::common;
 
 use common::{json, ok, run};
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! Reading trace files: valid input in every form the formats allow, invalid input refused with
 //! one line, and reading time linear in the input (issue 9 items 4–7, issue 10).
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{error_line, run};

@@ -1,7 +1,7 @@
 //! Scenarios on the real traces in `../shared/traces` (skipped, with a printed reason, when
 //! `../shared` is not beside the repository).
 
-mod common;
+use crate::common;
 
 use common::{json, run};
 

@@ -1,9 +1,9 @@
 //! `tracediff report`: the page's embedded numbers against the CLI views, its self-containment,
 //! and (with chromium and chromedriver installed) the page driven in headless Chromium.
 
-mod webdriver;
+use crate::webdriver;
 
-mod common;
+use crate::common;
 
 use common::{ok as stdout, run};
 use serde_json::Value;

@@ -275,7 +275,7 @@ fn bad_parquet_is_one_line_naming_the_file() {
         "tracediff: a Parquet file but not a tracediff summary (no 'tracediff.summary' metadata) (events.parquet)"
     );
     // Another schema version.
-    let mut summary = tracediff::input::summary::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    let mut summary = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
     summary.meta.schema_version = 99;
     tracediff::output::summary::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
     assert_eq!(
@@ -313,7 +313,7 @@ fn summaries_round_trip_and_are_small() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.parquet");
     tracediff::output::summary::save_summary(&summary, &path).unwrap();
-    let back = tracediff::input::summary::read_summary(&path).unwrap();
+    let back = tracediff::summary::read::read_summary(&path).unwrap();
     assert_eq!(back, summary);
     assert_eq!(back.meta.source, trace);
     assert_eq!(back.meta.tracediff_version, env!("CARGO_PKG_VERSION"));

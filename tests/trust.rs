@@ -1,7 +1,7 @@
 //! Regression tests for the defects a new user hit (issue 9): each runs the binary and checks
 //! exact output, and each failed before its fix.
 
-mod common;
+use crate::common;
 
 use common::{Run, fails, run, run_in};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
-//! The views of a diff run (design §4: operators, kernels, overview) and the host/device rules
-//! they rest on (§3.3, §3.4), on the repository's own fixtures. Output is checked exactly.
+//! The views of a diff run (docs/semantics.md#the-views: operators, kernels, overview) and the host/device rules
+//! they rest on (docs/semantics.md#iterations, docs/semantics.md#host-and-device-events), on the repository's own fixtures. Output is checked exactly.
 
-mod common;
+use crate::common;
 
 use common::{ok, run};
 
@@ -13,7 +13,7 @@ fn compare_self(file: &str, extra: &[&str]) -> String {
     ok(&args)
 }
 
-/// Inductor's Triton launch `cpu_op` carries `args.stream`; it is host work (design §3.4), so the
+/// Inductor's Triton launch `cpu_op` carries `args.stream`; it is host work (docs/semantics.md#host-and-device-events), so the
 /// Triton kernel counts once on the GPU, and the launch op stays on the CPU.
 #[test]
 fn a_triton_launch_cpu_op_with_a_stream_is_host_work() {
@@ -28,7 +28,7 @@ fn a_triton_launch_cpu_op_with_a_stream_is_host_work() {
     );
 }
 
-/// MTIA DMA requests carry no correlation: they are placed by their own time (design §3.3), the
+/// MTIA DMA requests carry no correlation: they are placed by their own time (docs/semantics.md#iterations), the
 /// one after the last step in none; a device event with a correlation takes its launch's step. The Triton launch op inside a step is counted on the CPU.
 #[test]
 fn device_events_without_a_correlation_are_placed_by_their_time() {
@@ -81,7 +81,7 @@ fn operators_table_shows_device_total_by_default_and_notes_the_overlap() {
     let r = run(&["operators", VIEWS[0], VIEWS[1]]);
     assert_eq!(r.code, 0);
     assert!(r.stderr.contains(
-        "note: control: 1 host event starts inside an enclosing event and ends after it; each is nested under the innermost event that contains it (design §4.1)"
+        "note: control: 1 host event starts inside an enclosing event and ends after it; each is nested under the innermost event that contains it (docs/semantics.md#the-call-tree)"
     ));
     insta::assert_snapshot!(r.stdout);
 }

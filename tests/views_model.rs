@@ -1,5 +1,5 @@
-//! The operator, kernel and overview views against an independent model of design §3.3, §3.4
-//! and §4.1–§4.3, on every pair of real traces in `../shared/traces`, to the nanosecond.
+//! The operator, kernel and overview views against an independent model of docs/semantics.md#iterations, docs/semantics.md#host-and-device-events
+//! and docs/semantics.md#the-call-tree to #overview, on every pair of real traces in `../shared/traces`, to the nanosecond.
 //!
 //! The model reads each trace with `serde_json::Value` and computes everything from the text:
 //! host/device, steps and iterations, the call tree (an "open events" list per thread, walking
@@ -9,15 +9,16 @@
 
 #![allow(clippy::needless_range_loop)] // the model indexes parallel columns, on purpose plainly
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use tracediff::analysis::compare::CompareRequest;
 use tracediff::analysis::diff::NameFilter;
+use tracediff::analysis::loaded::load;
 use tracediff::analysis::select::Pick;
-use tracediff::analysis::views::{kernels::kernels, load, operators::operators, overview::overview};
+use tracediff::analysis::views::{kernels::kernels, operators::operators, overview::overview};
 
 fn traces() -> Option<PathBuf> {
     common::traces("the views model")

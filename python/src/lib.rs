@@ -13,12 +13,13 @@ use std::path::PathBuf;
 use tracediff::analysis::aggregate::Naming;
 use tracediff::analysis::compare::{CompareRequest, compare as run_compare};
 use tracediff::analysis::diff::{Comparison, NameFilter};
+use tracediff::analysis::loaded::load;
+use tracediff::analysis::modules::zoom_scope;
 use tracediff::analysis::select::{Device, Pick, SideSelection};
+use tracediff::analysis::views::ViewTable;
 use tracediff::analysis::views::kernels::kernels;
 use tracediff::analysis::views::operators::operators;
 use tracediff::analysis::views::overview::overview_request;
-use tracediff::analysis::views::{ViewTable, load};
-use tracediff::cli::views::zoom_scope;
 use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render as render_modules};
 use tracediff::output::render::plot::{Chart, ImageFormat, draw};
 use tracediff::output::render::views::render_overview;
@@ -133,7 +134,7 @@ impl Selection<'_> {
     }
 }
 
-/// Which of the diff run's views (design §4) to compute.
+/// Which of the diff run's views (docs/semantics.md#the-views) to compute.
 enum ViewKind {
     Operators,
     Kernels { by_operator: bool },
@@ -221,7 +222,7 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
             let diff = tracediff::analysis::modules::modules(request, &loaded)?;
             let shown = ModuleView {
                 diff: &diff,
-                top: tracediff::cli::modules::zoom(&diff, zoom)?,
+                top: tracediff::analysis::modules::zoom(&diff, zoom)?,
                 depth: None,
                 min_share: 0.0,
                 order: ModuleOrder::Logical,

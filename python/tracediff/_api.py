@@ -175,7 +175,7 @@ def _view(view: str, control, test, *, labels=None, by_operator: bool = False, z
 
 
 def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
-    """`<side>_<measure>` columns (ns) → the CSV layout of design §4.2: per measure control,
+    """`<side>_<measure>` columns (ns) → the CSV layout of docs/semantics.md#operator-and-kernel-views: per measure control,
     test and diff, durations in µs (NaN where a side has no value), `calls` as integers."""
     c, t = labels
     measures = [k[len("control_"):] for k in cols if k.startswith("control_")]

@@ -1,4 +1,4 @@
-//! Counting and summing the selected events of a side, per name (design §3.5).
+//! Counting and summing the selected events of a side, per name (docs/semantics.md#the-comparison-table).
 
 use crate::analysis::names::{normalize_name, shorten_name};
 use crate::analysis::select::{Device, Resolved};
@@ -20,7 +20,7 @@ pub enum Naming {
     /// The name as recorded.
     #[default]
     Name,
-    /// HTA's short name (design §3.6).
+    /// HTA's short name (docs/semantics.md#short-names).
     ShortName,
 }
 

@@ -1,4 +1,4 @@
-//! Aligning two trees of the model's pieces (design §4.4): children of matched nodes are paired
+//! Aligning two trees of the model's pieces (docs/semantics.md#module-aligned-diff): children of matched nodes are paired
 //! by the longest common subsequence of their keys — never greedily — and the pairs recursed into.
 //!
 //! Among alignments with the most pairs, the one that matches the most nodes inside the paired

@@ -1,5 +1,5 @@
 //! The comparison table: one row per name on either side, and the ops-diff categories
-//! (design §3.5).
+//! (docs/semantics.md#the-comparison-table).
 
 use crate::analysis::aggregate::{NameTotals, Naming, Totals};
 use crate::analysis::select::{Device, Resolved};
@@ -48,7 +48,8 @@ impl Row {
 }
 
 /// The ops-diff categories, which partition the rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
     Added,
@@ -115,7 +116,8 @@ pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
 }
 
 /// Row order. Ties are always broken by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum SortKey {
     /// Largest change in total duration first, either way (the default).

@@ -6,6 +6,8 @@ pub mod align;
 pub mod compare;
 pub mod diff;
 pub mod gate;
+pub mod intervals;
+pub mod loaded;
 pub mod modules;
 pub mod names;
 pub mod report;

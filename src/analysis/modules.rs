@@ -1,4 +1,4 @@
-//! The module-aligned diff (design §4.4): each side's run as a tree of the model's own pieces —
+//! The module-aligned diff (docs/semantics.md#module-aligned-diff): each side's run as a tree of the model's own pieces —
 //! `nn.Module` frames, user annotations, one `backward` node per step — built from the call
 //! tree ([`crate::model::calltree`]), merged over the selected steps and ranks, and aligned
 //! with [`crate::analysis::align`].
@@ -18,7 +18,7 @@
 use crate::analysis::align::{AlignedNode, NodeKind, Times, TreeNode, align, merge};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
-use crate::analysis::views::Loaded;
+use crate::analysis::loaded::Loaded;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, NONE};
 use crate::model::flows::flow_links;
@@ -570,6 +570,53 @@ impl<'f> Builder<'f> {
         node.children = children;
         node
     }
+}
+
+/// The node at `path`, or a usage error that lists what is there.
+pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedNode> {
+    let Some(path) = path else { return Ok(&diff.root) };
+    let path = path.trim().trim_matches('/');
+    if let Some(node) = diff.root.find(path) {
+        return Ok(node);
+    }
+    // Name the deepest node that exists and its children, so the user can correct the path.
+    let mut node = &diff.root;
+    let mut good = Vec::new();
+    for segment in path.split('/') {
+        match node.find(segment) {
+            Some(next) => {
+                node = next;
+                good.push(segment);
+            }
+            None => break,
+        }
+    }
+    let here = if good.is_empty() {
+        "the step".to_string()
+    } else {
+        node.path.clone()
+    };
+    let children: Vec<&str> = node
+        .children
+        .iter()
+        .map(|c| c.path.rsplit('/').next().unwrap_or(""))
+        .collect();
+    Err(Error::usage(format!(
+        "--zoom '{path}': no such node; {here} has {}",
+        if children.is_empty() {
+            "no children".to_string()
+        } else {
+            format!("children {}", children.join(", "))
+        }
+    )))
+}
+
+/// With `--zoom PATH`: the events inside that module node, and its full path.
+pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
+    let Some(path) = path else { return Ok(None) };
+    let diff = modules(req, loaded)?;
+    let node = zoom(&diff, Some(path))?;
+    Ok(Some((Scope::of(loaded, node), node.path.clone())))
 }
 
 #[cfg(test)]

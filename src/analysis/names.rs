@@ -1,4 +1,4 @@
-//! HTA's short names for operators and kernels (design §3.6).
+//! HTA's short names for operators and kernels (docs/semantics.md#short-names).
 
 /// Names that `shorten_name` leaves alone because the prefix says what they are.
 const KEEP_PREFIXES: [&str; 5] = ["Memcpy", "Memset", "hipMemcpy", "hipMemset", "dma"];

@@ -1,4 +1,4 @@
-//! What the HTML report (design §4.5) shows, computed from one loaded pair: the module diff, the
+//! What the HTML report (docs/semantics.md#report) shows, computed from one loaded pair: the module diff, the
 //! overview, the `compare` rows, and an operator and a kernel table for each module node a user
 //! can reach within a few levels of the step. Every number comes from the same functions as the
 //! CLI views (`modules`, `operators --zoom`, `kernels --zoom`, `overview`, `compare`), so the page
@@ -7,11 +7,12 @@
 use crate::analysis::align::{AlignedNode, Status};
 use crate::analysis::compare::{CompareRequest, compare_sides};
 use crate::analysis::diff::{Comparison, NameFilter};
+use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, Scope, modules};
 use crate::analysis::views::kernels::kernels;
 use crate::analysis::views::operators::operators;
 use crate::analysis::views::overview::{Overview, overview};
-use crate::analysis::views::{Loaded, SortSide, SortSpec, ViewTable, sort_view_rows};
+use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
 use rayon::prelude::*;
 

@@ -1,62 +1,15 @@
-//! Which ranks, iterations and device of a side take part (design §2, §3.3, §3.4).
+//! Which ranks, iterations and device of a side take part (docs/semantics.md#command-line, docs/semantics.md#iterations, docs/semantics.md#host-and-device-events).
 
 use crate::error::{Error, Result};
 use crate::input::load::{RankedFile, SideOf};
+pub use crate::model::pick::{Pick, SideSelection, join};
 use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
-
-/// A choice of ranks or iterations as the user writes it: `3`, `1,2,5`, `all`, or nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Pick {
-    /// The lowest one present.
-    #[default]
-    Lowest,
-    All,
-    List(Vec<i64>),
-}
-
-impl FromStr for Pick {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let s = s.trim();
-        if s.eq_ignore_ascii_case("all") {
-            return Ok(Pick::All);
-        }
-        let mut list = Vec::new();
-        for part in s.split(',') {
-            let part = part.trim();
-            let n = part
-                .parse::<i64>()
-                .map_err(|_| format!("'{part}' is not a number (expected a number, a comma list, or 'all')"))?;
-            if !list.contains(&n) {
-                list.push(n);
-            }
-        }
-        list.sort_unstable();
-        Ok(Pick::List(list))
-    }
-}
-
-impl fmt::Display for Pick {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Pick::Lowest => f.write_str("lowest"),
-            Pick::All => f.write_str("all"),
-            Pick::List(v) => f.write_str(&join(v)),
-        }
-    }
-}
-
-pub fn join(v: &[i64]) -> String {
-    v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
-}
 
 /// Which events count by where they ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Device {
     Cpu,
@@ -76,7 +29,7 @@ impl fmt::Display for Device {
 }
 
 impl Device {
-    /// Whether an event that ran at `place` is selected (design §3.4, [`crate::model::place`]).
+    /// Whether an event that ran at `place` is selected (docs/semantics.md#host-and-device-events, [`crate::model::place`]).
     #[inline]
     pub fn admits(self, place: Place) -> bool {
         match self {
@@ -85,13 +38,6 @@ impl Device {
             Device::Cpu => !place.on_device(),
         }
     }
-}
-
-/// What one side asks for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub struct SideSelection {
-    pub ranks: Pick,
-    pub iterations: Pick,
 }
 
 /// What was found for one side: concrete ranks and iterations.
@@ -163,15 +109,6 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn picks_parse_numbers_lists_and_all() {
-        assert_eq!("3".parse::<Pick>(), Ok(Pick::List(vec![3])));
-        assert_eq!(" 5, 1,5 ".parse::<Pick>(), Ok(Pick::List(vec![1, 5])));
-        assert_eq!("ALL".parse::<Pick>(), Ok(Pick::All));
-        assert!("x".parse::<Pick>().unwrap_err().contains("'x' is not a number"));
-        assert!("1,,2".parse::<Pick>().is_err());
-    }
 
     #[test]
     fn device_filter_follows_the_place() {

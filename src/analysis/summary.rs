@@ -3,9 +3,9 @@
 //! measures. Compare, gate and overview reduce summaries, so their output over summaries is the
 //! output over the traces by construction.
 
-use crate::analysis::gate::union_length;
+use crate::analysis::intervals::{clipped_length, merge_spans, union_length};
 use crate::analysis::select::SideSelection;
-use crate::analysis::views::overview::{clipped_length, device_properties, levels_of, merge_spans};
+use crate::analysis::views::memory::{device_properties, levels_of};
 use crate::error::Result;
 use crate::input::load::SummarySide;
 use crate::model::iteration::step_number;
@@ -160,5 +160,5 @@ pub fn load_summary_pair(
     test: &Path,
     selections: (&SideSelection, &SideSelection),
 ) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
-    crate::input::load::load_summary_pair(control, test, selections, &summarize)
+    crate::summary::load::load_summary_pair(control, test, selections, &summarize)
 }

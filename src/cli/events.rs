@@ -44,7 +44,7 @@ pub struct EventsArgs {
     pub arg: Vec<String>,
     /// A preset of attribute columns.
     #[arg(long = "args", value_enum, value_name = "PRESET")]
-    pub args: Option<Preset>,
+    pub args: Option<PresetArg>,
     /// Define an attribute: `column=raw key:type:default` (type int, float, string or object).
     #[arg(long, value_name = "SPEC")]
     pub arg_spec: Vec<String>,
@@ -55,6 +55,30 @@ pub struct EventsArgs {
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// Named sets of attributes (the command line's face of [`Preset`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PresetArg {
+    /// No attribute columns beyond the core ones.
+    None,
+    /// HTA's default set: bytes, bandwidth, sync waits, input dims/types/strides, external id.
+    Default,
+    /// Every built-in attribute but the `info` ones (HTA's `ARGS_COMPLETE`).
+    Complete,
+    /// A column for every key found in any event's `args`, typed by its first value.
+    All,
+}
+
+impl From<PresetArg> for Preset {
+    fn from(p: PresetArg) -> Self {
+        match p {
+            PresetArg::None => Preset::None,
+            PresetArg::Default => Preset::Default,
+            PresetArg::Complete => Preset::Complete,
+            PresetArg::All => Preset::All,
+        }
+    }
 }
 
 pub(super) fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
@@ -70,7 +94,11 @@ pub(super) fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
             EventsFormat::Csv
         },
     )?;
-    let attrs = AttrRequest::build(args.args.unwrap_or_default(), &args.arg, &args.arg_spec)?;
+    let attrs = AttrRequest::build(
+        args.args.map(Preset::from).unwrap_or_default(),
+        &args.arg,
+        &args.arg_spec,
+    )?;
     let name = args
         .name
         .as_deref()

@@ -98,7 +98,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     let from_file = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::input(path, format!("cannot read: {}", crate::input::read::io_reason(&e))))?;
+                .map_err(|e| Error::input(path, format!("cannot read: {}", crate::error::io_reason(&e))))?;
             GateConfig::from_toml(&text, path)?
         }
         None => GateConfig::default(),

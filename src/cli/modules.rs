@@ -1,10 +1,9 @@
-//! `tracediff modules` (design §4.4): its options and runner.
+//! `tracediff modules` (docs/semantics.md#module-aligned-diff): its options and runner.
 
 use super::views::{PairArgs, load_view};
 use super::{Env, OutputArgs, SelectArgs, emit};
-use crate::analysis::align::AlignedNode;
-use crate::analysis::modules::{ModuleDiff, modules};
-use crate::error::{Error, Result};
+use crate::analysis::modules::{modules, zoom};
+use crate::error::Result;
 use crate::output::render::Format;
 use crate::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render};
 use clap::Args;
@@ -67,45 +66,6 @@ fn parse_share(s: &str) -> std::result::Result<f64, String> {
         return Err(format!("'{s}' is outside 0–100%"));
     }
     Ok(v)
-}
-
-/// The node at `path`, or a usage error that lists what is there.
-pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedNode> {
-    let Some(path) = path else { return Ok(&diff.root) };
-    let path = path.trim().trim_matches('/');
-    if let Some(node) = diff.root.find(path) {
-        return Ok(node);
-    }
-    // Name the deepest node that exists and its children, so the user can correct the path.
-    let mut node = &diff.root;
-    let mut good = Vec::new();
-    for segment in path.split('/') {
-        match node.find(segment) {
-            Some(next) => {
-                node = next;
-                good.push(segment);
-            }
-            None => break,
-        }
-    }
-    let here = if good.is_empty() {
-        "the step".to_string()
-    } else {
-        node.path.clone()
-    };
-    let children: Vec<&str> = node
-        .children
-        .iter()
-        .map(|c| c.path.rsplit('/').next().unwrap_or(""))
-        .collect();
-    Err(Error::usage(format!(
-        "--zoom '{path}': no such node; {here} has {}",
-        if children.is_empty() {
-            "no children".to_string()
-        } else {
-            format!("children {}", children.join(", "))
-        }
-    )))
 }
 
 pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {

@@ -1,10 +1,10 @@
-//! `tracediff report` (design §4.5) and `compare --report`: one self-contained HTML page.
+//! `tracediff report` (docs/semantics.md#report) and `compare --report`: one self-contained HTML page.
 
 use super::views::{PairArgs, load_view};
 use super::{Env, SelectArgs, print_notes};
 use crate::analysis::compare::CompareRequest;
+use crate::analysis::loaded::load;
 use crate::analysis::report::{ReportLimits, report};
-use crate::analysis::views::load;
 use crate::error::{Error, Result};
 use crate::output::render::report::render;
 use clap::Args;

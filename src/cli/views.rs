@@ -1,13 +1,14 @@
-//! `tracediff operators`, `kernels` and `overview` (design §4.2, §4.3): their options and runners.
+//! `tracediff operators`, `kernels` and `overview` (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): their options and runners.
 
 use super::{Env, OutputArgs, SelectArgs, emit, print_notes, request_from};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
-use crate::analysis::modules::{Scope, modules};
+use crate::analysis::loaded::{Loaded, load};
+use crate::analysis::modules::zoom_scope;
 use crate::analysis::views::kernels::kernels;
 use crate::analysis::views::operators::operators;
 use crate::analysis::views::overview::overview_request;
-use crate::analysis::views::{Loaded, SortSide, SortSpec, ViewTable, load, sort_view_rows};
+use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
 use crate::output::render::views::{TableView, render, render_overview};
@@ -224,14 +225,6 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     emit(&output, false, env, |format, _, out| {
         out.write_all(render_overview(&o, format).as_bytes())
     })
-}
-
-/// With `--zoom PATH`: the events inside that module node, and its full path.
-pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
-    let Some(path) = path else { return Ok(None) };
-    let diff = modules(req, loaded)?;
-    let node = super::modules::zoom(&diff, Some(path))?;
-    Ok(Some((Scope::of(loaded, node), node.path.clone())))
 }
 
 /// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.

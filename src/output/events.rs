@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 use std::io::Write;
 
 /// Formats of the event table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum EventsFormat {
     /// Comma-separated values with a header row.
     Csv,

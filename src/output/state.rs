@@ -2,8 +2,8 @@
 
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::Comparison;
+use crate::error::io_reason;
 use crate::error::{Error, Result};
-use crate::input::read::io_reason;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,4 @@
-//! The kernel view (design §4.2): per device event name (not `gpu_user_annotation` spans),
+//! The kernel view (docs/semantics.md#operator-and-kernel-views): per device event name (not `gpu_user_annotation` spans),
 //! calls and total, mean, min and max duration per side; with `--by-operator`, per (launching
 //! operator, kernel).
 

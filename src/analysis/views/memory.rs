@@ -1,9 +1,12 @@
-//! Allocated memory inside the step windows (design §4.3), from `[memory]` instants.
+//! Allocated memory inside the step windows (docs/semantics.md#overview), from `[memory]` instants.
 //!
 //! Per device (Device Type, Device Id): the allocated level at time t is the `Total Allocated` of
 //! the last event at or before t (before the device's first event, that event's
 //! `Total Allocated` − `Bytes`). Peak = its maximum inside the windows; average = time-weighted
 //! over them. The device with the largest peak (over the selected ranks) is reported.
+
+use crate::model::store::TraceFile;
+use std::collections::BTreeMap;
 
 /// One device's allocation events, in time order: (ts, level after the event).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -90,6 +93,58 @@ pub fn device_type_name(t: i64) -> String {
         .ok()
         .and_then(|k| NAMES.get(k))
         .map_or_else(|| format!("device type {t}"), |n| n.to_string())
+}
+
+/// Per (device type, device id) of one file: its allocation levels, in time order.
+pub fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
+    let m = &file.memory;
+    let mut rows: Vec<usize> = (0..m.ts_ns.len()).filter(|&k| m.total_allocated[k].is_some()).collect();
+    rows.sort_by_key(|&k| (m.device_type[k], m.device_id[k], m.ts_ns[k], k));
+    let mut out: BTreeMap<(i32, i32), Levels> = BTreeMap::new();
+    for k in rows {
+        let total = m.total_allocated[k].unwrap_or(0);
+        let l = out.entry((m.device_type[k], m.device_id[k])).or_insert_with(|| Levels {
+            initial: total - m.bytes[k],
+            events: Vec::new(),
+        });
+        l.events.push((m.ts_ns[k], total));
+    }
+    out
+}
+
+/// The name and memory of the device the kernels ran on (the most used `args.device` of the
+/// first file that has one), from `deviceProperties`. A trace that describes one device while its
+/// events name another id (the MI300 trace of `../shared/traces/tracelens_bert_small` describes
+/// device 0 and runs its kernels on device 2) is taken to mean the one it describes, with a note.
+pub fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>, Option<String>) {
+    for f in files {
+        let used = f
+            .device_use
+            .iter()
+            .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
+            .map(|(id, _)| *id);
+        let only = (f.devices.len() == 1).then(|| &f.devices[0]);
+        let (props, note) = match used {
+            Some(id) => match f.devices.iter().find(|d| d.id == id) {
+                Some(d) => (Some(d), None),
+                None => (
+                    only,
+                    only.map(|d| {
+                        format!(
+                            "the device events name device {id}, which deviceProperties does not describe; \
+                             naming it after the one device described ({}: {})",
+                            d.id, d.name
+                        )
+                    }),
+                ),
+            },
+            None => (only, None),
+        };
+        if let Some(d) = props {
+            return (Some(d.name.clone()), d.total_global_mem, note);
+        }
+    }
+    (None, None, None)
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The views of a diff run (design §4.2, §4.3): the operator and kernel tables, and the
+//! The views of a diff run (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): the operator and kernel tables, and the
 //! overview. They read the call tree of the store ([`crate::model::calltree`]) and select
 //! ranks, iterations and device exactly as `compare` does.
 
@@ -8,18 +8,14 @@ pub mod operators;
 pub mod overview;
 
 use crate::analysis::aggregate::Keying;
-use crate::analysis::compare::{CompareRequest, check_labels};
+use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{NameFilter, SideInfo};
+use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::Scope;
-use crate::analysis::select::{Resolved, resolve};
-use crate::error::{Error, Result};
-use crate::input::attrs::AttrRequest;
-use crate::input::load::{Side, load_pair, pair_notes};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// Which table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -77,79 +73,6 @@ pub(crate) type Accumulated<A> = BTreeMap<(Option<String>, String), A>;
 /// Something summed per row key.
 pub(crate) trait Accumulator: Default + Send {
     fn merge(&mut self, other: &Self);
-}
-
-/// The loaded pair and each side's selection.
-pub struct Loaded {
-    pub control: Arc<Side>,
-    pub test: Arc<Side>,
-    pub resolved: [Resolved; 2],
-    pub notes: Vec<String>,
-}
-
-/// Loads both sides of `req` and resolves their selections. Views key rows by name only:
-/// `--group-by` is refused.
-pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
-    check_labels(&req.labels)?;
-    if !req.group_by.is_empty() || !req.arg_specs.is_empty() {
-        return Err(Error::usage(format!(
-            "{command} keys rows by name: --group-by and --arg-spec are for compare"
-        )));
-    }
-    let (control, test) = load_pair(
-        &req.control,
-        &req.test,
-        &AttrRequest::default(),
-        (&req.control_selection, &req.test_selection),
-    )?;
-    let notes = pair_notes(&control, &test);
-    let resolved = [
-        resolve(&control, &req.labels[0], &req.control_selection)?,
-        resolve(&test, &req.labels[1], &req.test_selection)?,
-    ];
-    Ok(Loaded {
-        control,
-        test,
-        resolved,
-        notes,
-    })
-}
-
-impl Loaded {
-    /// The selected files of a side (0 control, 1 test), in rank order.
-    pub fn files(&self, side: usize) -> Vec<&TraceFile> {
-        let s = if side == 0 { &self.control } else { &self.test };
-        self.resolved[side]
-            .ranks
-            .iter()
-            .filter_map(|&r| s.file_of_rank(r))
-            .collect()
-    }
-
-    pub fn side_info(&self, side: usize, label: &str) -> SideInfo {
-        let s = if side == 0 { &self.control } else { &self.test };
-        crate::analysis::compare::side_info(s, label, self.resolved[side].clone())
-    }
-
-    /// A note per side whose call trees had partial overlaps (design §4.1).
-    pub fn overlap_notes(&self, labels: &[String; 2]) -> Vec<String> {
-        (0..2)
-            .filter_map(|side| {
-                let n: u64 = self.files(side).iter().map(|f| f.call_tree().partial_overlaps).sum();
-                (n > 0).then(|| {
-                    let (events, start, end) = if n == 1 {
-                        ("event", "starts", "ends")
-                    } else {
-                        ("events", "start", "end")
-                    };
-                    format!(
-                        "{}: {n} host {events} {start} inside an enclosing event and {end} after it; each is nested under the innermost event that contains it (design §4.1)",
-                        labels[side]
-                    )
-                })
-            })
-            .collect()
-    }
 }
 
 /// Sums `per_file` over both sides' selected files, in parallel, merged in rank order.

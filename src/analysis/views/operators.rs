@@ -1,4 +1,4 @@
-//! The operator view (design §4.2): per `cpu_op`/`Operator` name, calls and host and device,
+//! The operator view (docs/semantics.md#operator-and-kernel-views): per `cpu_op`/`Operator` name, calls and host and device,
 //! self and total time, per side. Every event counts, as in `compare` (an op nested in an op of
 //! the same name counts twice), so `calls` equals `compare`'s count.
 

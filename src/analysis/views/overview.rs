@@ -1,4 +1,4 @@
-//! The overview (design §4.3): one row per side — steps, ranks, mean step time, GPU busy time
+//! The overview (docs/semantics.md#overview): one row per side — steps, ranks, mean step time, GPU busy time
 //! per step and utilisation, host busy time per step, allocated memory, the device — then Δ.
 //!
 //! - Windows: per selected rank, the selected host `ProfilerStep`s (a `gpu_user_annotation`
@@ -10,18 +10,16 @@
 //!   (absent without operators).
 //! - Absent values (no GPU, no memory events) are `None`, never 0.
 
-use super::Loaded;
-use super::memory::{Levels, WindowStats, device_type_name};
+use super::memory::{WindowStats, device_type_name};
 use crate::analysis::compare::{CompareRequest, check_labels};
+use crate::analysis::loaded::Loaded;
 use crate::analysis::select::{Resolved, resolve};
 use crate::analysis::summary::{load_summary_pair, summarize};
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
-use crate::model::store::TraceFile;
 use crate::model::summary::{FileSummary, MemoryStats, Window};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// One side of the overview. Times are nanoseconds.
@@ -168,23 +166,6 @@ struct Memory {
     device_note: Option<String>,
 }
 
-/// Per (device type, device id) of one file: its allocation levels, in time order.
-pub(crate) fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
-    let m = &file.memory;
-    let mut rows: Vec<usize> = (0..m.ts_ns.len()).filter(|&k| m.total_allocated[k].is_some()).collect();
-    rows.sort_by_key(|&k| (m.device_type[k], m.device_id[k], m.ts_ns[k], k));
-    let mut out: BTreeMap<(i32, i32), Levels> = BTreeMap::new();
-    for k in rows {
-        let total = m.total_allocated[k].unwrap_or(0);
-        let l = out.entry((m.device_type[k], m.device_id[k])).or_insert_with(|| Levels {
-            initial: total - m.bytes[k],
-            events: Vec::new(),
-        });
-        l.events.push((m.ts_ns[k], total));
-    }
-    out
-}
-
 fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
     let mut best: Option<((i32, i32), MemoryStats)> = None;
     for (file, w) in files.iter().zip(windows) {
@@ -224,108 +205,5 @@ fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
         device_name: name,
         device_memory: total,
         device_note: note,
-    }
-}
-
-/// The name and memory of the device the kernels ran on (the most used `args.device` of the
-/// first file that has one), from `deviceProperties`. A trace that describes one device while its
-/// events name another id (the MI300 trace of `../shared/traces/tracelens_bert_small` describes
-/// device 0 and runs its kernels on device 2) is taken to mean the one it describes, with a note.
-pub(crate) fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>, Option<String>) {
-    for f in files {
-        let used = f
-            .device_use
-            .iter()
-            .max_by_key(|(id, n)| (*n, std::cmp::Reverse(*id)))
-            .map(|(id, _)| *id);
-        let only = (f.devices.len() == 1).then(|| &f.devices[0]);
-        let (props, note) = match used {
-            Some(id) => match f.devices.iter().find(|d| d.id == id) {
-                Some(d) => (Some(d), None),
-                None => (
-                    only,
-                    only.map(|d| {
-                        format!(
-                            "the device events name device {id}, which deviceProperties does not describe; \
-                             naming it after the one device described ({}: {})",
-                            d.id, d.name
-                        )
-                    }),
-                ),
-            },
-            None => (only, None),
-        };
-        if let Some(d) = props {
-            return (Some(d.name.clone()), d.total_global_mem, note);
-        }
-    }
-    (None, None, None)
-}
-
-/// Σ over the windows of the length of the union of `spans` inside each window.
-pub fn clipped_union(spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 {
-    clipped_length(&merge_spans(spans), windows)
-}
-
-/// `spans` as disjoint, sorted intervals.
-pub fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    spans.sort_unstable();
-    // In place: a trace's host spans run to millions, and a second vector would double them.
-    let mut merged = 0;
-    for k in 0..spans.len() {
-        let (s, e) = spans[k];
-        if merged > 0 && s <= spans[merged - 1].1 {
-            spans[merged - 1].1 = spans[merged - 1].1.max(e);
-        } else {
-            spans[merged] = (s, e);
-            merged += 1;
-        }
-    }
-    spans.truncate(merged);
-    spans.shrink_to_fit();
-    spans
-}
-
-/// Σ over the windows of the length of `merged` (from [`merge_spans`]) inside each window.
-pub fn clipped_length(merged: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
-    let mut total = 0;
-    for &(ws, we) in windows {
-        let first = merged.partition_point(|&(_, e)| e <= ws);
-        for &(s, e) in merged[first..].iter().take_while(|&&(s, _)| s < we) {
-            total += e.min(we) - s.max(ws);
-        }
-    }
-    total
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn union_clipped_to_windows() {
-        let spans = vec![(0, 10), (5, 20), (30, 40), (50, 60)];
-        assert_eq!(clipped_union(spans.clone(), &[(0, 100)]), 40);
-        assert_eq!(clipped_union(spans.clone(), &[(8, 35), (55, 100)]), 12 + 5 + 5);
-        assert_eq!(clipped_union(spans, &[(20, 30)]), 0);
-        assert_eq!(clipped_union(Vec::new(), &[(0, 1)]), 0);
-    }
-
-    #[test]
-    fn spans_merge_in_place_whatever_their_order() {
-        // Overlapping, touching, nested, repeated and zero-length spans, out of order.
-        let spans = vec![
-            (30, 40),
-            (0, 10),
-            (5, 20),
-            (20, 25),
-            (31, 35),
-            (50, 50),
-            (50, 60),
-            (0, 10),
-        ];
-        assert_eq!(merge_spans(spans), vec![(0, 25), (30, 40), (50, 60)]);
-        assert_eq!(merge_spans(vec![(7, 9)]), vec![(7, 9)]);
-        assert_eq!(merge_spans(Vec::new()), Vec::<(i64, i64)>::new());
     }
 }

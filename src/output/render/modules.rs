@@ -1,4 +1,4 @@
-//! The module-aligned diff as a terminal tree, Markdown and JSON (design §4.4).
+//! The module-aligned diff as a terminal tree, Markdown and JSON (docs/semantics.md#module-aligned-diff).
 
 use super::compare::describe_side;
 use super::{Format, TableStyle, elide_middle, fit_table_with, fmt_duration, fmt_percent, json_us, md_cell};
@@ -8,14 +8,16 @@ use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
 /// Which time orders and folds the nodes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ModuleTime {
     Host,
     Device,
 }
 
 /// How siblings are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ModuleOrder {
     /// Largest absolute change first (`unknown` last).
     Delta,
@@ -448,7 +450,7 @@ fn placed_json(b: BackwardPlaced) -> Value {
     })
 }
 
-/// The shown node as design §4.4's JSON tree, with what was compared beside it.
+/// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared beside it.
 pub fn json_text(view: &ModuleView<'_>) -> String {
     let mut root = node_json(view.top, view.depth, 0);
     if let Value::Object(m) = &mut root {

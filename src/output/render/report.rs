@@ -1,4 +1,4 @@
-//! The HTML report (design §4.5): one self-contained file. The page is `assets/report.html` with
+//! The HTML report (docs/semantics.md#report): one self-contained file. The page is `assets/report.html` with
 //! its style and script (`assets/report.css`, `assets/report.js`) inlined, the data as one JSON
 //! document in a `<script type="application/json">`, and the two comparison charts as inline SVG
 //! from the plot renderer. Pure: a [`Report`] in, the page's text out.

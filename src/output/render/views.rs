@@ -1,4 +1,4 @@
-//! The operator and kernel tables (design §4.2) and the overview (§4.3) in each format.
+//! The operator and kernel tables (docs/semantics.md#operator-and-kernel-views) and the overview (docs/semantics.md#overview) in each format.
 
 use super::compare::{describe_side, side_json};
 use super::{
@@ -20,7 +20,7 @@ pub struct TableView<'a> {
     pub time: usize,
 }
 
-/// The CSV columns of each view (design §4.2): (measure, with a diff column).
+/// The CSV columns of each view (docs/semantics.md#operator-and-kernel-views): (measure, with a diff column).
 fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
     match kind {
         ViewKind::Operators => &[

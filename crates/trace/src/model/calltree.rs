@@ -1,4 +1,4 @@
-//! The call tree of one trace file (design §4.1), as columns parallel to the event table.
+//! The call tree of one trace file (docs/semantics.md#the-call-tree), as columns parallel to the event table.
 //!
 //! - Per `(pid, tid)`, host events nest by time: sorted by `ts` ascending, then `dur` descending,
 //!   then file order, an event is a child of the innermost open event that it starts inside
@@ -37,7 +37,7 @@ pub struct CallTree {
     pub device_total_ns: Vec<i64>,
     /// Whether each event is an operator (`cpu_op` / `Operator`).
     pub is_operator: Vec<bool>,
-    /// Host events that started inside an open event and ended after it (design §4.1).
+    /// Host events that started inside an open event and ended after it (docs/semantics.md#the-call-tree).
     pub partial_overlaps: u64,
 }
 

@@ -1,4 +1,4 @@
-//! Which ProfilerStep (iteration) each event belongs to (design §3.3).
+//! Which ProfilerStep (iteration) each event belongs to (docs/semantics.md#iterations).
 //!
 //! - A step is an event named `ProfilerStep#N`; its window is `[ts, ts + dur)`.
 //! - A host event ([`crate::model::place`]) belongs to the last step, in file order, whose window
@@ -6,9 +6,9 @@
 //! - A device event with a correlation belongs to the iteration of its launch: the last host
 //!   event in file order with the same `correlation` (any host category: `cuda_runtime`,
 //!   `cuda_driver`, `mtia_runtime`, …). HTA only links streams > 0; stream 0 (every AMD kernel)
-//!   is linked too (design §3.7, point 1). No launch: [`NO_ITERATION`].
+//!   is linked too (docs/semantics.md#differences-from-hta, point 1). No launch: [`NO_ITERATION`].
 //! - A device event without a correlation (MTIA DMA requests) is placed by its own `ts`, like a
-//!   host event; HTA drops it (design §3.7, point 8).
+//!   host event; HTA drops it (docs/semantics.md#differences-from-hta, point 8).
 
 use crate::model::place::classify;
 use crate::model::store::{EventTable, NO_CORRELATION, NO_ITERATION, Step, StringTable};

@@ -1,7 +1,7 @@
-//! Finding the trace files of one side (design §3.1).
+//! Finding the trace files of one side (docs/semantics.md#finding-traces).
 
+use crate::error::io_reason;
 use crate::error::{Error, Result};
-use crate::input::read::io_reason;
 use std::path::{Path, PathBuf};
 
 /// Whether a file name looks like a trace: `.json` or `.json.gz` (which covers

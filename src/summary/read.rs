@@ -1,37 +1,18 @@
-//! Reading a summary written by `tracediff summarize` (Parquet, design §5): recognised by its
+//! Reading a summary written by `tracediff summarize` (Parquet, docs/architecture.md): recognised by its
 //! content — the Parquet magic and the [`SUMMARY_META_KEY`] metadata — never by its name.
 
+use crate::error::io_reason;
 use crate::error::{Error, Result};
-use crate::input::read::io_reason;
 use crate::model::summary::{
     FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
 };
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::RowAccessor;
-use std::io::Read;
 use std::path::Path;
-
-/// The first bytes of every Parquet file.
-pub const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+pub use tracediff_trace::input::read::{PARQUET_MAGIC, is_parquet};
 
 /// The op rows' columns, in order.
 pub const SUMMARY_COLUMNS: [&str; 7] = ["rank", "iteration", "name", "category", "place", "count", "total_ns"];
-
-/// Whether `path` starts with the Parquet magic.
-pub fn is_parquet(path: &Path) -> Result<bool> {
-    let mut f = std::fs::File::open(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
-    let mut head = [0u8; 4];
-    let mut n = 0;
-    while n < 4 {
-        match f.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::input(path, format!("cannot read: {}", io_reason(&e)))),
-        }
-    }
-    Ok(n == 4 && &head == PARQUET_MAGIC)
-}
 
 /// Reads a summary: its metadata and its op rows.
 pub fn read_summary(path: &Path) -> Result<FileSummary> {

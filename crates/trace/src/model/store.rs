@@ -1,7 +1,7 @@
 //! The columnar event store: one `Vec` per column, names and categories interned.
 //!
 //! A [`TraceFile`] holds the events of one trace file (one rank) that count as ops
-//! (design §3.2), in file order, plus the string table they index into.
+//! (docs/semantics.md#which-events-count), in file order, plus the string table they index into.
 
 use crate::model::attrs::AttrTable;
 use crate::model::calltree::CallTree;
@@ -230,7 +230,7 @@ pub struct EventTable {
     pub correlation: IdColumn,
     /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
     pub iteration: IdColumn,
-    /// Host or device (design §3.4), filled in after parsing by [`crate::model::place::classify`].
+    /// Host or device (docs/semantics.md#host-and-device-events), filled in after parsing by [`crate::model::place::classify`].
     pub place: Vec<Place>,
 }
 
@@ -338,7 +338,7 @@ pub struct Step {
 }
 
 /// One `[memory]` instant event: the allocator's state on one device after an allocation or a
-/// free (design §4.3).
+/// free (docs/semantics.md#overview).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemorySample {
     pub ts_ns: i64,
@@ -390,7 +390,7 @@ impl MemoryEvents {
     }
 }
 
-/// One end of a `fwdbwd` flow (design §3.2): the autograd engine links a forward operator
+/// One end of a `fwdbwd` flow (docs/semantics.md#which-events-count): the autograd engine links a forward operator
 /// (`ph: "s"`, at the operator's start) to the backward operator it created (`ph: "f"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlowEnd {

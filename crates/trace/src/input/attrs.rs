@@ -138,7 +138,7 @@ pub fn builtin(name: &str) -> Option<AttrSpec> {
 }
 
 /// Named sets of attributes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
     /// No attribute columns beyond the core ones.

@@ -1,4 +1,4 @@
-//! Where an event ran: the one definition of host and device (design §3.4).
+//! Where an event ran: the one definition of host and device (docs/semantics.md#host-and-device-events).
 //!
 //! - Host categories are host whatever their `args` say: `cpu_op`, `Operator`, `user_annotation`,
 //!   `python_function`, `cuda_runtime`, `cuda_driver`, `Runtime`, and every `*_runtime`
@@ -64,7 +64,7 @@ pub enum CategoryPlace {
     ByStream,
 }
 
-/// Classifies a category name (design §3.4).
+/// Classifies a category name (docs/semantics.md#host-and-device-events).
 pub fn category_place(cat: &str) -> CategoryPlace {
     if HOST_CATEGORIES.contains(&cat) || cat.ends_with("_runtime") {
         CategoryPlace::Fixed(Place::Host)

@@ -1,6 +1,7 @@
 //! Opening a trace file: plain JSON or gzip, told apart by the magic bytes, not the name.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, io_reason};
+use crate::model::summary::SUMMARY_META_KEY;
 use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -193,21 +194,6 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-/// The reason of an I/O error without the "(os error N)" noise.
-pub fn io_reason(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file or directory".to_string(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
-        _ => {
-            let s = e.to_string();
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_string(),
-                None => s,
-            }
-        }
-    }
-}
-
 /// Describes an error that came out of reading (and maybe decompressing) a trace.
 pub fn describe_read_error(e: &io::Error, compression: Compression) -> String {
     match (compression, e.kind()) {
@@ -217,6 +203,51 @@ pub fn describe_read_error(e: &io::Error, compression: Compression) -> String {
         }
         _ => format!("cannot read: {}", io_reason(e)),
     }
+}
+
+/// The first bytes of every Parquet file.
+pub const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+
+/// Whether `path` starts with the Parquet magic.
+pub fn is_parquet(path: &Path) -> Result<bool> {
+    let mut f = std::fs::File::open(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
+    let mut head = [0u8; 4];
+    let mut n = 0;
+    while n < 4 {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::input(path, format!("cannot read: {}", io_reason(&e)))),
+        }
+    }
+    Ok(n == 4 && &head == PARQUET_MAGIC)
+}
+
+/// Whether the Parquet file at `path` looks like a tracediff summary: its footer (where Parquet
+/// keeps the key-value metadata) names the summary's metadata key. Only chooses which error
+/// message a command that needs events gives; reading a summary checks it properly.
+pub fn is_tracediff_summary(path: &Path) -> bool {
+    use std::io::{Seek, SeekFrom};
+    let footer = || -> io::Result<Vec<u8>> {
+        let mut f = File::open(path)?;
+        let len = f.seek(SeekFrom::End(0))?;
+        if len < 12 {
+            return Ok(Vec::new());
+        }
+        let mut tail = [0u8; 8];
+        f.seek(SeekFrom::End(-8))?;
+        f.read_exact(&mut tail)?;
+        let footer_len = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+        if &tail[4..] != PARQUET_MAGIC || footer_len + 8 > len || footer_len > 64 << 20 {
+            return Ok(Vec::new());
+        }
+        let mut footer = vec![0u8; footer_len as usize];
+        f.seek(SeekFrom::End(-8 - footer_len as i64))?;
+        f.read_exact(&mut footer)?;
+        Ok(footer)
+    };
+    footer().is_ok_and(|f| memchr::memmem::find(&f, SUMMARY_META_KEY.as_bytes()).is_some())
 }
 
 #[cfg(test)]

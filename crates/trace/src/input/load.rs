@@ -1,13 +1,12 @@
 //! Loading a side: discover its files, read and parse them in parallel, assign iterations.
 
-use crate::analysis::select::{Pick, SideSelection};
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover;
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
-use crate::input::read::{Compression, TraceReader, open};
-use crate::input::summary::{is_parquet, read_summary};
+use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
 use crate::model::iteration::assign_iterations;
+use crate::model::pick::{Pick, SideSelection};
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
 use rayon::prelude::*;
@@ -159,12 +158,13 @@ pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
 
 /// Why a summary cannot stand in for a trace here.
 fn not_events(path: &Path) -> Error {
-    match read_summary(path) {
-        Ok(_) => Error::input(
+    if is_tracediff_summary(path) {
+        Error::input(
             path,
             "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)",
-        ),
-        Err(_) => Error::input(path, "a Parquet file, not a trace"),
+        )
+    } else {
+        Error::input(path, "a Parquet file, not a trace")
     }
 }
 
@@ -192,7 +192,7 @@ pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileS
 }
 
 /// [`summarize_trace`] of a trace already opened (and known not to be a summary).
-fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
+pub fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
     let mut file = into_trace_file(parse_trace_for_summary(reader.inner, path, reader.compression)?, path);
     file.events.drop_link_columns();
     let summary = summarize(&file, path);
@@ -201,54 +201,32 @@ fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_
     Ok(summary)
 }
 
-/// Loads the summaries of `input`'s files whose ranks any of `picks` selects: a trace is parsed,
-/// summarised and its events dropped (only the files in flight hold events); a summary file
-/// (recognised by content) is read as it is. Traces and summaries may be mixed on one side.
-pub fn load_summary_side(
-    input: &Path,
-    picks: &[&Pick],
-    want_steps: bool,
-    summarize: &SummarizeFn<'_>,
-) -> Result<SummarySide> {
-    let load = |p: &Path| -> Result<FileSummary> {
-        if is_parquet(p)? {
-            return read_summary(p);
-        }
-        summarize_opened(open(p)?, p, summarize)
-    };
-    let scan = |p: &Path, steps: bool| -> Result<Header> {
-        if is_parquet(p)? {
-            let s = read_summary(p)?;
-            return Ok(Header {
-                rank: s.meta.declared_rank,
-                steps: Some(s.meta.steps),
-            });
-        }
-        let r = open(p)?;
-        scan_header(r.inner, p, r.compression, steps)
-    };
-    load_side_with(input, picks, want_steps, &load, &scan)
+/// What to call after each summarised trace's events are dropped (see [`set_after_trace_dropped`]).
+static AFTER_TRACE_DROPPED: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets a function to call each time a summarised trace's event store has been dropped. The
+/// binary gives the allocator's freed pages back to the system there (glibc keeps them in its
+/// heaps, where the summaries kept since pin them: without it the peak of 16 ranks a side grows
+/// by 60%). A library cannot know whether it owns the process's allocator (a Python host does
+/// not let it), so it never does this itself. The first call wins.
+pub fn set_after_trace_dropped(hook: fn()) {
+    let _ = AFTER_TRACE_DROPPED.set(hook);
 }
 
-/// Gives the free pages of the heap back to the system. A trace's events are dropped as soon as
-/// it is summarised, but glibc keeps freed memory in its heaps, where the summaries kept since
-/// pin it: without this, the peak grows with every file read (16 ranks a side: +60%).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn release_free_memory() {
-    // SAFETY: malloc_trim only releases memory the allocator holds free; it has no
-    // preconditions and touches no live allocation.
-    unsafe {
-        libc::malloc_trim(0);
+    if let Some(hook) = AFTER_TRACE_DROPPED.get() {
+        hook();
     }
 }
 
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn release_free_memory() {}
+/// Loads one file of a side.
+pub type LoadFn<'a, T> = dyn Fn(&Path) -> Result<T> + Sync + 'a;
+/// Reads a file's rank (and, when asked, its steps) without storing its events.
+pub type ScanFn<'a> = dyn Fn(&Path, bool) -> Result<Header> + Sync + 'a;
 
-type LoadFn<'a, T> = dyn Fn(&Path) -> Result<T> + Sync + 'a;
-type ScanFn<'a> = dyn Fn(&Path, bool) -> Result<Header> + Sync + 'a;
-
-fn load_side_with<T: RankedFile>(
+/// Loads the files of `input` whose ranks any of `picks` selects, with `load_file` for a
+/// file to parse and `scan` for one only looked at (see [`load_side_ranks`]).
+pub fn load_side_with<T: RankedFile>(
     input: &Path,
     picks: &[&Pick],
     want_steps: bool,
@@ -381,24 +359,14 @@ pub fn load_pair(
     })
 }
 
-/// [`load_pair`] into summaries: what compare, gate and overview read.
-pub fn load_summary_pair(
-    control: &Path,
-    test: &Path,
-    selections: (&SideSelection, &SideSelection),
-    summarize: &SummarizeFn<'_>,
-) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
-    load_pair_with(control, test, selections, &|p, picks, steps| {
-        load_summary_side(p, picks, steps, summarize)
-    })
-}
-
 /// Two loaded sides.
 pub type SidePair<T> = (Arc<SideOf<T>>, Arc<SideOf<T>>);
 
-type SideFn<'a, T> = dyn Fn(&Path, &[&Pick], bool) -> Result<SideOf<T>> + Sync + 'a;
+/// Loads one side with the ranks `picks` select (and, when asked, every file's steps).
+pub type SideFn<'a, T> = dyn Fn(&Path, &[&Pick], bool) -> Result<SideOf<T>> + Sync + 'a;
 
-fn load_pair_with<T: RankedFile + Clone>(
+/// Loads both sides with `load_side_ranks` (see [`load_pair`]).
+pub fn load_pair_with<T: RankedFile + Clone>(
     control: &Path,
     test: &Path,
     selections: (&SideSelection, &SideSelection),

@@ -5,6 +5,7 @@ pub mod attrs;
 pub mod calltree;
 pub mod flows;
 pub mod iteration;
+pub mod pick;
 pub mod place;
 pub mod store;
 pub mod summary;

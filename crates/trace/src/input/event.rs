@@ -261,7 +261,7 @@ pub struct Event<'a> {
 /// What one entry of `traceEvents` is to tracediff.
 #[derive(Debug)]
 pub enum Entry<'a> {
-    /// An event that counts as an op (design §3.2).
+    /// An event that counts as an op (docs/semantics.md#which-events-count).
     Kept(Event<'a>),
     /// A `[memory]` instant event.
     Memory(MemorySample),
@@ -730,7 +730,7 @@ impl<'a> Fields<'a> {
                 return Err(first.unwrap_or((0, "invalid event".to_string())));
             }
         };
-        // Design §3.2: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
+        // Design docs/semantics.md#which-events-count: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
         let flow = dur.is_none() && cat.as_deref() == Some("fwdbwd");
         let (Some(dur_ns), Some(cat)) = (dur, cat) else {
             if flow {

@@ -1,4 +1,4 @@
-//! Where `fwdbwd` flows point (design §3.2, §4.4): the autograd engine writes a flow from the
+//! Where `fwdbwd` flows point (docs/semantics.md#which-events-count, docs/semantics.md#module-aligned-diff): the autograd engine writes a flow from the
 //! forward operator that created an autograd node (`ph: "s"`, at the operator's start) to the
 //! backward operator that ran it (`ph: "f"`, `bp: "e"`: bound to the enclosing slice).
 //!

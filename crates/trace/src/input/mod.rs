@@ -11,4 +11,3 @@ pub mod parse;
 mod pipeline;
 pub mod read;
 pub mod split;
-pub mod summary;

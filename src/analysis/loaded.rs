@@ -1,0 +1,84 @@
+//! Both sides of a view loaded with their events, and each side's selection resolved: what the
+//! operator, kernel and module views read.
+
+use crate::analysis::compare::{CompareRequest, check_labels};
+use crate::analysis::diff::SideInfo;
+use crate::analysis::select::{Resolved, resolve};
+use crate::error::{Error, Result};
+use crate::input::attrs::AttrRequest;
+use crate::input::load::{Side, load_pair, pair_notes};
+use crate::model::store::TraceFile;
+use std::sync::Arc;
+
+/// The loaded pair and each side's selection.
+pub struct Loaded {
+    pub control: Arc<Side>,
+    pub test: Arc<Side>,
+    pub resolved: [Resolved; 2],
+    pub notes: Vec<String>,
+}
+
+/// Loads both sides of `req` and resolves their selections. Views key rows by name only:
+/// `--group-by` is refused.
+pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
+    check_labels(&req.labels)?;
+    if !req.group_by.is_empty() || !req.arg_specs.is_empty() {
+        return Err(Error::usage(format!(
+            "{command} keys rows by name: --group-by and --arg-spec are for compare"
+        )));
+    }
+    let (control, test) = load_pair(
+        &req.control,
+        &req.test,
+        &AttrRequest::default(),
+        (&req.control_selection, &req.test_selection),
+    )?;
+    let notes = pair_notes(&control, &test);
+    let resolved = [
+        resolve(&control, &req.labels[0], &req.control_selection)?,
+        resolve(&test, &req.labels[1], &req.test_selection)?,
+    ];
+    Ok(Loaded {
+        control,
+        test,
+        resolved,
+        notes,
+    })
+}
+
+impl Loaded {
+    /// The selected files of a side (0 control, 1 test), in rank order.
+    pub fn files(&self, side: usize) -> Vec<&TraceFile> {
+        let s = if side == 0 { &self.control } else { &self.test };
+        self.resolved[side]
+            .ranks
+            .iter()
+            .filter_map(|&r| s.file_of_rank(r))
+            .collect()
+    }
+
+    pub fn side_info(&self, side: usize, label: &str) -> SideInfo {
+        let s = if side == 0 { &self.control } else { &self.test };
+        crate::analysis::compare::side_info(s, label, self.resolved[side].clone())
+    }
+
+    /// A note per side whose call trees had partial overlaps (docs/semantics.md#the-call-tree).
+    pub fn overlap_notes(&self, labels: &[String; 2]) -> Vec<String> {
+        (0..2)
+            .filter_map(|side| {
+                let n: u64 = self.files(side).iter().map(|f| f.call_tree().partial_overlaps).sum();
+                (n > 0).then(|| {
+                    let (events, start, end) = if n == 1 {
+                        ("event", "starts", "ends")
+                    } else {
+                        ("events", "start", "end")
+                    };
+                    format!(
+                        "{}: {n} host {events} {start} inside an enclosing event and {end} after it; each is nested under the innermost event that contains it (docs/semantics.md#the-call-tree)",
+                        labels[side]
+                    )
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,52 @@
+//! Loading a side into summaries: a trace is parsed, summarised and its events dropped (only the
+//! file in flight holds events); a summary file is read as it is. Traces and summaries may be
+//! mixed on one side.
+
+use crate::error::Result;
+use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with, summarize_opened};
+use crate::input::parse::{Header, scan_header};
+use crate::input::read::open;
+use crate::model::pick::{Pick, SideSelection};
+use crate::model::summary::FileSummary;
+use crate::summary::read::{is_parquet, read_summary};
+use std::path::Path;
+
+/// Loads the summaries of `input`'s files whose ranks any of `picks` selects.
+pub fn load_summary_side(
+    input: &Path,
+    picks: &[&Pick],
+    want_steps: bool,
+    summarize: &SummarizeFn<'_>,
+) -> Result<SummarySide> {
+    let load = |p: &Path| -> Result<FileSummary> {
+        if is_parquet(p)? {
+            return read_summary(p);
+        }
+        summarize_opened(open(p)?, p, summarize)
+    };
+    let scan = |p: &Path, steps: bool| -> Result<Header> {
+        if is_parquet(p)? {
+            let s = read_summary(p)?;
+            return Ok(Header {
+                rank: s.meta.declared_rank,
+                steps: Some(s.meta.steps),
+            });
+        }
+        let r = open(p)?;
+        scan_header(r.inner, p, r.compression, steps)
+    };
+    load_side_with(input, picks, want_steps, &load, &scan)
+}
+
+/// Both sides into summaries: what compare, gate and overview read (see
+/// [`crate::input::load::load_pair`]).
+pub fn load_summary_pair(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    summarize: &SummarizeFn<'_>,
+) -> Result<SidePair<FileSummary>> {
+    load_pair_with(control, test, selections, &|p, picks, steps| {
+        load_summary_side(p, picks, steps, summarize)
+    })
+}

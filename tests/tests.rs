@@ -1,0 +1,23 @@
+//! The integration tests, in one harness binary (as ripgrep's `tests/tests.rs`): each module
+//! runs the real `tracediff` binary, or the library, on the project's fixtures and, when it is
+//! beside the repository, on `../shared`'s real traces. One binary links the library once
+//! instead of once per file. `render_memory` stays a binary of its own: it counts every
+//! allocation of its process with a global allocator.
+
+mod common;
+mod webdriver;
+
+mod cli;
+mod conventions;
+mod docs;
+mod golden;
+mod layers;
+mod modules;
+mod reading;
+mod real_traces;
+mod report;
+mod slurm_example;
+mod summaries;
+mod trust;
+mod views;
+mod views_model;
