@@ -1,8 +1,9 @@
-//! CPU time of each thread while traces are summarised as `compare` does (parse, iterations,
-//! summary), read from `/proc/self/task/*/stat`: the busiest thread's CPU seconds per GB of JSON
-//! shows the serial part of the reading pipeline, whatever the number of cores.
+//! CPU time of each thread while traces are read as `compare` reads them (the parse for a
+//! summary, then iterations and places), read from `/proc/self/task/*/stat`: the busiest
+//! thread's CPU seconds per GB of JSON shows the serial part of the reading pipeline, whatever
+//! the number of cores. With `--summary`, each trace is also summarised (`compare`'s map step).
 //!
-//! RAYON_NUM_THREADS=16 cargo run --release --example thread_cpu -- BIG.json [MORE.json ...]
+//! RAYON_NUM_THREADS=16 cargo run --release --example thread_cpu -- [--summary] BIG.json [MORE.json ...]
 //!
 //! A sampler thread reads every thread's CPU time every 10 ms and keeps the last value seen, so
 //! threads that end before the process (the reading thread of each file) are counted too, less
@@ -44,7 +45,9 @@ fn threads_now(ticks: f64) -> Vec<(u32, String, f64)> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let paths: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let with_summary = args.iter().any(|a| a == "--summary");
+    let paths: Vec<PathBuf> = args.iter().filter(|a| *a != "--summary").map(PathBuf::from).collect();
     if paths.is_empty() {
         return Err("usage: thread_cpu TRACE.json [MORE.json ...]".into());
     }
@@ -69,8 +72,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let start = Instant::now();
     for path in &paths {
-        let summary = tracediff::input::load::summarize_trace(path, &tracediff::analysis::summary::summarize)?;
-        eprintln!("{}: {} steps", path.display(), summary.meta.steps.len());
+        if with_summary {
+            let summary = tracediff::input::load::summarize_trace(path, &tracediff::analysis::summary::summarize)?;
+            eprintln!("{}: {} steps", path.display(), summary.meta.steps.len());
+        } else {
+            let r = tracediff::input::read::open(path)?;
+            let mut t = tracediff::input::parse::parse_trace_for_summary(r.inner, path, r.compression)?;
+            let steps = tracediff::model::iteration::assign_iterations(&t.strings, &mut t.events);
+            eprintln!("{}: {} events, {} steps", path.display(), t.events.len(), steps.len());
+        }
     }
     let wall = start.elapsed().as_secs_f64();
     // The last sample, taken now, for the threads still alive.
