@@ -102,7 +102,7 @@ for g in "${GOALS[@]}"; do
     ;;
   threads)
     B=$(big control)
-    echo "== the busiest thread: one big file summarised as compare does, 16 pool threads (examples/thread_cpu.rs)"
+    echo "== the busiest thread: one big file read as compare reads it, 16 pool threads (examples/thread_cpu.rs)"
     busiest=()
     for _ in $(seq "$RUNS"); do
       out=$(RAYON_NUM_THREADS=16 target/release/examples/thread_cpu "$B" 2>/dev/null)
