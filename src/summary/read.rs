@@ -4,7 +4,7 @@
 use crate::error::io_reason;
 use crate::error::{Error, Result};
 use crate::model::summary::{
-    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
+    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
 };
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::RowAccessor;
@@ -103,12 +103,14 @@ fn summary_meta<R: parquet::file::reader::ChunkReader + 'static>(
     let version: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))?;
     let found = version.get("schema_version").and_then(serde_json::Value::as_u64);
-    if found != Some(u64::from(SUMMARY_SCHEMA_VERSION)) {
+    // Older versions lack only optional parts (version 1: the step-time breakdown).
+    let readable = u64::from(SUMMARY_SCHEMA_OLDEST)..=u64::from(SUMMARY_SCHEMA_VERSION);
+    if !found.is_some_and(|v| readable.contains(&v)) {
         let found = found.map_or_else(|| "none".to_string(), |v| v.to_string());
         return Err(Error::input(
             path,
             format!(
-                "summary schema version {found}, this tracediff reads version {SUMMARY_SCHEMA_VERSION} (run tracediff summarize again)"
+                "summary schema version {found}, this tracediff reads versions {SUMMARY_SCHEMA_OLDEST} to {SUMMARY_SCHEMA_VERSION} (run tracediff summarize again)"
             ),
         ));
     }

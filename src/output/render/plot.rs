@@ -30,6 +30,8 @@ pub enum Metric {
     Duration,
     /// Both charts, in two files.
     Both,
+    /// The step-time breakdown's waterfall: control step → each part's Δ → test step.
+    Breakdown,
 }
 
 /// The file type, from the output's extension.
@@ -147,6 +149,16 @@ fn err<E: std::fmt::Debug>(e: E) -> Error {
     Error::Render(format!("{e:?}"))
 }
 
+/// A drawing error, for the other charts of this folder.
+pub(crate) fn plot_error<E: std::fmt::Debug>(e: E) -> Error {
+    err(e)
+}
+
+/// Registers the embedded font (once), for the other charts of this folder.
+pub(crate) fn register_font_once() -> Result<()> {
+    register()
+}
+
 /// The smallest and largest chart sizes, in pixels (a PNG of the largest takes 192 MiB to draw).
 pub const MIN_SIZE: (u32, u32) = (400, 300);
 pub const MAX_SIZE: (u32, u32) = (8192, 8192);
@@ -251,7 +263,7 @@ pub fn draw(chart: &Chart, format: ImageFormat) -> Result<Vec<u8>> {
 
 /// 8-bit RGB pixels as a PNG file, with the settings that the `image` crate used before (its
 /// default: fast compression, adaptive filter), so charts stay byte-identical without that crate.
-fn encode_png(pixels: &[u8], w: u32, h: u32) -> Result<Vec<u8>, png::EncodingError> {
+pub(crate) fn encode_png(pixels: &[u8], w: u32, h: u32) -> Result<Vec<u8>, png::EncodingError> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, w, h);
     encoder.set_color(png::ColorType::Rgb);

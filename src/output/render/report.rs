@@ -8,6 +8,7 @@ use super::compare::side_json;
 use super::ops_diff::OpsDiffView;
 use super::plot::{ImageFormat, chart_of, draw};
 use super::views::render_overview;
+use super::waterfall::{Waterfall, draw_waterfall};
 use crate::analysis::align::{AlignedNode, Times};
 use crate::analysis::diff::{Category, Comparison, Row, SortKey};
 use crate::analysis::report::{NodeTables, Report};
@@ -31,6 +32,7 @@ pub fn render(report: &Report) -> String {
     let [c, t] = &report.request.labels;
     PAGE.replacen("{{TITLE}}", &html_escape(&format!("tracediff report: {c} vs {t}")), 1)
         .replacen("{{STYLE}}", STYLE, 1)
+        .replacen("{{BREAKDOWN}}", &breakdown_chart(report), 1)
         .replacen("{{CHARTS}}", &charts(&report.comparison), 1)
         .replacen("{{DATA}}", &data, 1)
         .replacen("{{SCRIPT}}", SCRIPT, 1)
@@ -74,6 +76,25 @@ fn charts(comparison: &Comparison) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The waterfall of the step-time breakdown (docs/breakdown.md) as an inline SVG figure, or
+/// nothing when a side has no breakdown.
+fn breakdown_chart(report: &Report) -> String {
+    let svg = Waterfall::of(&report.overview, CHART_SIZE)
+        .and_then(|w| draw_waterfall(&w, ImageFormat::Svg))
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    match svg {
+        Ok(svg) => {
+            let svg = svg.replacen(
+                &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
+                r#"role="img""#,
+                1,
+            );
+            format!(r#"<figure class="chart" id="chart-breakdown">{svg}</figure>"#)
+        }
+        Err(_) => String::new(),
+    }
 }
 
 /// The page's data: what was compared, the overview, the module tree, the tables, ops-diff.
