@@ -8,11 +8,12 @@
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
 use crate::input::number::Number;
 use crate::input::split::kind_of;
-use crate::model::store::{MemorySample, NO_CORRELATION, NO_STREAM};
+use crate::model::store::{EventTable, MemorySample, NO_CORRELATION, NO_STREAM, NameId, NewEvent};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// Consecutive events of one file's `traceEvents`, as text.
@@ -40,8 +41,11 @@ impl Chunk {
 /// What a chunk parse keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Collect {
-    /// Every kept event, with the attributes asked for.
+    /// Every kept event, with the attributes asked for, one by one ([`ChunkOut::events`]).
     Events,
+    /// Every kept event as columns of the store ([`ChunkOut::table`]), with no attributes; with
+    /// `links`, the `index`, `pid` and `tid` columns too. The merge then appends whole columns.
+    Columns { links: bool },
     /// Only the numbers of kept ProfilerSteps (every event is still checked).
     Steps,
 }
@@ -97,6 +101,14 @@ pub struct ChunkOut<'c> {
     pub memory: Vec<MemorySample>,
     /// `fwdbwd` flow ends, in order.
     pub flows: Vec<LocalFlow<'c>>,
+    /// With [`Collect::Columns`]: the kept events, names and threads as ids of `strings`, whose
+    /// list is in the order a one-pass parse of the file would first meet them (`pid`, `tid`,
+    /// `name`, `cat` of each event), and `index` counted from the chunk's first entry.
+    pub table: EventTable,
+    /// With [`Collect::Columns`]: each kept event's offset in the file, for errors found on merge.
+    pub at: Vec<u64>,
+    /// With [`Collect::Columns`]: `args.device` value → kept events carrying it.
+    pub device_use: BTreeMap<i64, u64>,
 }
 
 /// One end of a `fwdbwd` flow, its thread as text.
@@ -121,29 +133,32 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
     let mut out = ChunkOut::default();
     let none = AttrKeys::default();
     let keys = if collect == Collect::Events { keys } else { &none };
-    // UTF-8 is checked once for the chunk; an event past the first invalid byte is checked alone
+    // UTF-8 is checked once for the chunk's events, from the first one's start (the text before
+    // it may begin inside a character); an event past the first invalid byte is checked alone
     // (events start and end with ASCII brackets, so they slice the valid text at char boundaries).
     let bytes = chunk.text();
-    let valid = match std::str::from_utf8(bytes) {
+    let from = chunk.spans.first().map_or(0, |s| s.0);
+    let to = chunk.spans.last().map_or(0, |s| s.1);
+    let valid = match std::str::from_utf8(&bytes[from..to]) {
         Ok(text) => text,
-        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
+        Err(e) => std::str::from_utf8(&bytes[from..from + e.valid_up_to()]).unwrap_or(""),
     };
     for (k, &(a, b)) in chunk.spans.iter().enumerate() {
         let fail = |(at, msg): (usize, String)| ChunkError {
             at: chunk.base + (a + at) as u64,
             msg,
         };
-        let parsed = match valid.get(a..b) {
+        let parsed = match valid.get(a - from..b - from) {
             Some(text) => parse_event_text(text, keys),
             None => parse_event(&bytes[a..b], keys),
         };
         let ev = match parsed.map_err(fail)? {
             Entry::Kept(ev) => ev,
-            Entry::Memory(m) if collect == Collect::Events => {
+            Entry::Memory(m) if collect != Collect::Steps => {
                 out.memory.push(m);
                 continue;
             }
-            Entry::Flow(f) if collect == Collect::Events => {
+            Entry::Flow(f) if collect != Collect::Steps => {
                 out.flows.push(f);
                 continue;
             }
@@ -157,12 +172,54 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
                 }
             }
             Collect::Events => out.push(ev, index, chunk.base + a as u64),
+            Collect::Columns { links } => out.push_columns(ev, index, chunk.base + a as u64, links)?,
         }
     }
     Ok(out)
 }
 
 impl<'c> ChunkOut<'c> {
+    /// Adds a kept event to the columns; `pid` and `tid` only with `links`.
+    fn push_columns(&mut self, ev: Event<'c>, index: u64, at: u64, links: bool) -> Result<(), ChunkError> {
+        let Ok(index) = u32::try_from(index) else {
+            return Err(ChunkError {
+                at,
+                msg: "more than 4294967295 events in one file".to_string(),
+            });
+        };
+        let s = &mut self.strings;
+        // Interned in the order the merge interns a file's strings, so that a chunk's list, taken
+        // in order, gives the file's ids in first-seen order whatever the chunking.
+        let (pid, tid) = if links {
+            (NameId(s.intern(ev.pid)), NameId(s.intern(ev.tid)))
+        } else {
+            (NameId(u32::MAX), NameId(u32::MAX))
+        };
+        let name = NameId(s.intern(ev.name));
+        let cat = NameId(s.intern(ev.cat));
+        if let Some(device) = ev.device {
+            *self.device_use.entry(device).or_insert(0) += 1;
+        }
+        let event = NewEvent {
+            index,
+            name,
+            cat,
+            ts_ns: ev.ts_ns,
+            dur_ns: ev.dur_ns,
+            pid,
+            tid,
+            stream: ev.stream,
+            correlation: ev.correlation,
+        };
+        if links {
+            self.table.push(event);
+        } else {
+            self.table.push_without_links(event);
+        }
+        self.at.push(at);
+        Ok(())
+    }
+
     /// Adds a kept event.
     fn push(&mut self, ev: Event<'c>, index: u64, at: u64) {
         let name = self.strings.intern(ev.name);

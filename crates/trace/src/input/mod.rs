@@ -12,6 +12,7 @@ pub mod load;
 pub mod number;
 #[allow(missing_docs)]
 pub mod parse;
+mod pipeline;
 #[allow(missing_docs)]
 pub mod read;
 #[allow(missing_docs)]

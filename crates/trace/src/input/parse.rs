@@ -1,32 +1,28 @@
 //! Parsing a Kineto trace straight into the columnar store.
 //!
-//! The pipeline: a reader thread reads (and decompresses) the text and walks the top-level
-//! object by hand, cutting `traceEvents` into chunks of whole events ([`crate::input::split`]);
-//! the chunks are parsed by serde_json on rayon ([`crate::input::event`]) and merged into the
-//! store in file order, so the result is the same whatever the number of threads. Memory holds
-//! a few chunks and the store, never the whole text. The JSON-array form of the Trace Event
+//! The pipeline: a thread reads (and decompresses) the text ahead; the calling thread walks
+//! the top-level object by hand and hands `traceEvents` out in blocks, which the parsing
+//! threads cut into events and parse with serde_json ([`crate::input::pipeline`]); the parsed
+//! chunks are merged into the store in file order, so the result is the same whatever the
+//! number of threads. Memory holds a few blocks and the store, never the whole text. The
+//! JSON-array form of the Trace Event
 //! Format (`[{...}, ...]`, the closing `]` optional) is read as a bare `traceEvents`.
 
 use crate::error::{Error, Location, Result};
-use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, AttrTable, RawValue as AttrRaw};
-use crate::input::event::{self, Chunk, ChunkError, ChunkOut, Collect, parse_chunk};
+use crate::input::attrs::{AttrKeys, AttrRequest, AttrTable};
+use crate::input::event::{self, Collect};
 use crate::input::number::Number;
-use crate::input::read::{Compression, describe_read_error};
+use crate::input::pipeline::Events;
+use crate::input::read::{Compression, ReadAhead, describe_read_error};
 use crate::input::split::{Cut, Input, describe_byte, kind_of};
-use crate::model::store::{DeviceProperties, EventTable, FlowEvents, MemoryEvents, NameId, NewEvent, StringTable};
+use crate::model::store::{DeviceProperties, EventTable, FlowEvents, MemoryEvents, StringTable};
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::path::Path;
-use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
-use std::sync::{Arc, OnceLock};
 
 /// Bytes of events per chunk, about: each chunk is one of the reader's buffers.
 pub const CHUNK_BYTES: usize = crate::input::split::READ_SIZE;
-/// Distinct strings one file may hold: ids are `u32`.
-const MAX_STRINGS: usize = u32::MAX as usize - 1;
 
 /// What the parser extracts from one trace file.
 #[derive(Debug, Default)]
@@ -104,14 +100,12 @@ pub fn scan_header(
     })
 }
 
-/// A problem found by the reader thread, before it is given the file's name.
+/// A problem found while reading, before it is given the file's name.
 #[derive(Debug)]
-enum Fail {
+pub(crate) enum Fail {
     At(u64, String),
     Whole(String),
     Io(io::Error, u64),
-    /// The parsing side stopped first (it has the error to report).
-    Stopped,
 }
 
 impl Fail {
@@ -124,12 +118,11 @@ impl Fail {
                 describe_read_error(&e, compression),
                 Location::Text(format!("after {at} bytes of JSON")),
             ),
-            Fail::Stopped => Error::input(path, "stopped"),
         }
     }
 }
 
-/// What the reader thread learns outside `traceEvents`.
+/// What is learnt outside `traceEvents`.
 #[derive(Debug, Default)]
 struct Head {
     declared_rank: Option<i64>,
@@ -137,13 +130,8 @@ struct Head {
     devices: Vec<DeviceProperties>,
 }
 
-/// The reader thread's ends of the channels: chunks go out, their buffers come back for reuse.
-struct Pipe {
-    chunks: SyncSender<Chunk>,
-    spare: Receiver<Vec<u8>>,
-}
-
-/// Reads the file on a thread of its own and parses its chunks here, in order.
+/// Reads the file (and decompresses it) on a thread of its own, walks the top-level value here
+/// and reads `traceEvents` on every core ([`Events`]).
 fn walk(
     reader: impl Read + Send,
     path: &Path,
@@ -151,241 +139,32 @@ fn walk(
     mode: Mode,
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
-    let threads = rayon::current_num_threads().max(1);
-    let collect = if matches!(mode, Mode::Full | Mode::Summary) {
-        Collect::Events
-    } else {
-        Collect::Steps
+    let collect = match mode {
+        Mode::Full if AttrKeys::from_request(request).is_active() => Collect::Events,
+        Mode::Full => Collect::Columns { links: true },
+        Mode::Summary => Collect::Columns { links: false },
+        Mode::Rank | Mode::RankAndSteps => Collect::Steps,
     };
-    let (chunks, rx) = sync_channel::<Chunk>(threads);
-    let (back, spare) = sync_channel::<Vec<u8>>(threads + 2);
-    let (head, parsed) = std::thread::scope(|scope| {
-        let reader_thread = scope.spawn(move || {
-            let mut input = Input::new(reader);
-            read_top(&mut input, mode, &Pipe { chunks, spare })
-        });
-        let links = mode != Mode::Summary;
-        let parsed = consume(rx, &back, request, collect, threads, links);
-        let head = reader_thread.join().unwrap_or(Err(Fail::Stopped));
-        (head, parsed)
+    let read = std::thread::scope(|scope| {
+        let mut input = Input::new(ReadAhead::scoped(scope, reader));
+        let mut events = Events::new(request, collect);
+        let head = read_top(&mut input, mode, &mut events);
+        // Dropping the input stops the reading thread, which the scope waits for.
+        drop(input);
+        head.map(|head| (head, events))
     });
-    // An error in a chunk comes before anything the reader found later in the text.
-    let mut out = parsed.map_err(|e| Error::input_at(path, e.msg, Location::Byte(e.at)))?;
-    let head = head.map_err(|f| f.into_error(path, compression))?;
+    let (head, events) = read.map_err(|f| f.into_error(path, compression))?;
+    let mut out = events.finish();
     out.declared_rank = head.declared_rank;
     out.json_bytes = head.json_bytes;
     out.devices = head.devices;
     Ok(out)
 }
 
-self_cell::self_cell!(
-    /// A chunk and what parsing it gave, which borrows the chunk's text: the two travel
-    /// together from the parsing thread to the merge.
-    struct ParsedChunk {
-        owner: Chunk,
-        #[covariant]
-        dependent: ChunkResult,
-    }
-);
-
-type ChunkResult<'c> = Result<ChunkOut<'c>, ChunkError>;
-
-impl ParsedChunk {
-    fn parse(chunk: Chunk, keys: &AttrKeys, collect: Collect) -> Self {
-        ParsedChunk::new(chunk, |c| parse_chunk(c, keys, collect))
-    }
-
-    /// Merges the chunk's events into `merger`, then gives its buffer back for reuse.
-    fn merge_into(mut self, merger: &mut Merger, back: &SyncSender<Vec<u8>>) -> Result<(), ChunkError> {
-        let entries = self.borrow_owner().spans.len() as u64;
-        self.with_dependent_mut(|_, parsed| match parsed {
-            Ok(out) => merger.merge(std::mem::take(out), entries),
-            Err(e) => Err(e.clone()),
-        })?;
-        // The reader fills it again; a full channel or a finished reader lets it go.
-        let _ = back.try_send(self.into_owner().bytes);
-        Ok(())
-    }
-}
-
-/// The threads that parse chunks, made once per process and shared by every file: a file is
-/// parsed on every core, and the allocations of parsing stay in the same threads' heaps from
-/// file to file. (Not rayon's global pool: files are loaded on it, and a rayon worker blocked
-/// here waiting for parse jobs on its own pool could wait forever.)
-fn parse_pool(threads: usize) -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("tracediff-parse-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
-}
-
-/// Parses the chunks as they come and merges them in file order. With more than one thread,
-/// the chunks are parsed on the parse pool while this thread merges: reading, parsing and
-/// merging overlap, and no thread waits for a batch's slowest chunk.
-fn consume(
-    rx: Receiver<Chunk>,
-    back: &SyncSender<Vec<u8>>,
-    request: &AttrRequest,
-    collect: Collect,
-    threads: usize,
-    links: bool,
-) -> Result<ParsedTrace, ChunkError> {
-    let keys = Arc::new(AttrKeys::from_request(request));
-    let mut merger = Merger::new(request, links);
-    let pool = if threads > 1 { parse_pool(threads) } else { None };
-    let Some(pool) = pool else {
-        while let Ok(chunk) = rx.recv() {
-            ParsedChunk::parse(chunk, &keys, collect).merge_into(&mut merger, back)?;
-        }
-        return Ok(merger.finish());
-    };
-    // Chunks sent to the pool and not merged yet: bounds the memory in flight.
-    let limit = 2 * threads as u64;
-    let (done, parsed) = channel::<(u64, ParsedChunk)>();
-    // Chunks parsed ahead of their turn, by number (chunks are numbered in file order).
-    let mut waiting: BTreeMap<u64, ParsedChunk> = BTreeMap::new();
-    let (mut sent, mut merged) = (0u64, 0u64);
-    let mut reading = true;
-    loop {
-        while reading && sent - merged < limit {
-            let Ok(chunk) = rx.recv() else {
-                reading = false;
-                break;
-            };
-            let (done, keys, seq) = (done.clone(), Arc::clone(&keys), sent);
-            // A send fails only once this function has returned with an error.
-            pool.spawn(move || {
-                let _ = done.send((seq, ParsedChunk::parse(chunk, &keys, collect)));
-            });
-            sent += 1;
-        }
-        if merged == sent {
-            break;
-        }
-        // The pool holds `done`'s clones until their chunks are parsed, so this returns.
-        let Ok((seq, chunk)) = parsed.recv() else { break };
-        waiting.insert(seq, chunk);
-        while let Some(chunk) = waiting.remove(&merged) {
-            merged += 1;
-            // On an error the reader stops when this function drops its end of the channel.
-            chunk.merge_into(&mut merger, back)?;
-        }
-    }
-    Ok(merger.finish())
-}
-
-/// Builds the file's store from parsed chunks, in file order.
-struct Merger {
-    out: ParsedTrace,
-    attrs: AttrBuilder,
-    device_use: BTreeMap<i64, u64>,
-    /// Whether the store keeps `index`, `pid` and `tid` (see [`Mode::Summary`]).
-    links: bool,
-}
-
-impl Merger {
-    fn new(request: &AttrRequest, links: bool) -> Self {
-        let mut out = ParsedTrace::default();
-        let attrs = AttrBuilder::new(request, &mut out.strings);
-        Merger {
-            out,
-            attrs,
-            device_use: BTreeMap::new(),
-            links,
-        }
-    }
-
-    /// Appends a chunk's events; strings are interned in the order a one-pass parse would
-    /// meet them (pid, tid, attributes, name, cat), so ids do not depend on chunking.
-    fn merge(&mut self, chunk: ChunkOut<'_>, entries: u64) -> Result<(), ChunkError> {
-        let out = &mut self.out;
-        out.total_events += entries;
-        out.scanned_steps.extend_from_slice(&chunk.steps);
-        for &m in &chunk.memory {
-            out.memory.push(m);
-        }
-        for f in &chunk.flows {
-            out.flows.push(f.id, f.start, f.ts_ns, &f.pid, &f.tid);
-        }
-        let mut ids: Vec<Option<NameId>> = vec![None; chunk.strings.list.len()];
-        let mut attrs = chunk.attrs.into_iter().peekable();
-        for (row, e) in chunk.events.iter().enumerate() {
-            let Ok(index) = u32::try_from(e.index) else {
-                return Err(ChunkError {
-                    at: e.at,
-                    msg: "more than 4294967295 events in one file".to_string(),
-                });
-            };
-            let mut values: Vec<(Option<usize>, Cow<'_, str>, AttrRaw<'_>)> = Vec::new();
-            while let Some((_, col, key, value)) = attrs.next_if(|a| a.0 as usize == row) {
-                values.push((col, key, value));
-            }
-            // Interning a new string needs a free id; one event adds a few.
-            if out.strings.len() + 4 + values.len() >= MAX_STRINGS {
-                return Err(ChunkError {
-                    at: e.at,
-                    msg: format!("more than {MAX_STRINGS} distinct strings in one file"),
-                });
-            }
-            let strings = &mut out.strings;
-            let mut global = |local: u32| -> NameId {
-                *ids[local as usize].get_or_insert_with(|| strings.intern(&chunk.strings.list[local as usize]))
-            };
-            // Without the link columns, `pid` and `tid` are neither stored nor interned.
-            let (pid, tid) = if self.links {
-                (global(e.pid), global(e.tid))
-            } else {
-                (NameId(u32::MAX), NameId(u32::MAX))
-            };
-            self.attrs.push_row(values, &mut out.strings);
-            let strings = &mut out.strings;
-            let mut global = |local: u32| -> NameId {
-                *ids[local as usize].get_or_insert_with(|| strings.intern(&chunk.strings.list[local as usize]))
-            };
-            let name = global(e.name);
-            let cat = global(e.cat);
-            if let Some(device) = e.device {
-                *self.device_use.entry(device).or_insert(0) += 1;
-            }
-            let event = NewEvent {
-                index,
-                name,
-                cat,
-                ts_ns: e.ts_ns,
-                dur_ns: e.dur_ns,
-                pid,
-                tid,
-                stream: e.stream,
-                correlation: e.correlation,
-            };
-            if self.links {
-                out.events.push(event);
-            } else {
-                out.events.push_without_links(event);
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(mut self) -> ParsedTrace {
-        self.out.events.shrink_to_fit();
-        self.out.attrs = self.attrs.finish();
-        self.out.scanned_steps.sort_unstable();
-        self.out.scanned_steps.dedup();
-        self.out.device_use = self.device_use.into_iter().collect();
-        self.out
-    }
-}
-
-/// The reader thread: the top-level value, by hand; its members other than `traceEvents` are
-/// parsed with serde_json, `traceEvents` is cut into chunks sent to `tx`.
-fn read_top<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<Head, Fail> {
-    let io = |input: &Input<R>| {
+/// The top-level value, by hand; its members other than `traceEvents` are parsed with
+/// serde_json, `traceEvents` is read by `events`.
+fn read_top(input: &mut Input<ReadAhead>, mode: Mode, events: &mut Events) -> Result<Head, Fail> {
+    let io = |input: &Input<ReadAhead>| {
         let at = input.read_so_far();
         move |e: io::Error| Fail::Io(e, at)
     };
@@ -400,7 +179,7 @@ fn read_top<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<Head
     let head = match b {
         b'{' => {
             input.consume(i + 1);
-            match read_object(input, mode, tx)? {
+            match read_object(input, mode, events)? {
                 Top::Done(head) => head,
                 // The rank is known and nothing more is needed.
                 Top::Early(head) => return Ok(head),
@@ -410,7 +189,7 @@ fn read_top<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<Head
         b'[' if mode == Mode::Rank => return Ok(Head::default()),
         b'[' => {
             input.consume(i + 1);
-            read_events(input, 1, true, tx)?;
+            events.read(input, 1, true)?;
             Head::default()
         }
         _ => {
@@ -437,8 +216,13 @@ fn read_top<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<Head
 }
 
 fn truncated<R: Read>(input: &Input<R>) -> Fail {
+    truncated_at(input.read_so_far())
+}
+
+/// The text ends at `end` where more was expected.
+pub(crate) fn truncated_at(end: u64) -> Fail {
     Fail::At(
-        input.read_so_far(),
+        end,
         "invalid JSON: unexpected end of text (truncated file?)".to_string(),
     )
 }
@@ -454,20 +238,10 @@ fn next_byte<R: Read>(input: &mut Input<R>, at: usize) -> Result<(usize, u8), Fa
 
 /// The end of the value at `at`, as a failure the user can read when it has none.
 fn value_end<R: Read>(input: &mut Input<R>, at: usize, outer: usize) -> Result<usize, Fail> {
-    value_end_releasing(input, at, outer, &mut |_| Some(0)).map(|(_, end)| end)
-}
-
-/// [`value_end`] that lets `release` consume the text before the value when more is read
-/// ([`Input::value_end_releasing`]); returns the value's start and end.
-fn value_end_releasing<R: Read>(
-    input: &mut Input<R>,
-    at: usize,
-    outer: usize,
-    release: &mut dyn FnMut(&mut Input<R>) -> Option<usize>,
-) -> Result<(usize, usize), Fail> {
-    match input.value_end_releasing(at, outer, release) {
-        Ok(found) => Ok(found),
-        Err(Cut::Stopped) => Err(Fail::Stopped),
+    match input.value_end(at, outer) {
+        Ok(end) => Ok(end),
+        // Only a `release` that stops gives this, and `value_end` has none.
+        Err(Cut::Stopped) => Err(Fail::Whole("reading stopped".to_string())),
         Err(Cut::TooDeep(k)) => Err(Fail::At(
             input.offset() + k as u64,
             format!(
@@ -490,7 +264,7 @@ fn value_end_releasing<R: Read>(
 }
 
 /// Checks that `s` is one valid JSON value.
-fn check_value(s: &[u8]) -> Result<(), event::Failure> {
+pub(crate) fn check_value(s: &[u8]) -> Result<(), event::Failure> {
     let text = event::utf8(s)?;
     event::deserialize(text, |de| serde::Deserialize::deserialize(de).map(|_: IgnoredAny| ()))
 }
@@ -503,7 +277,7 @@ enum Top {
 }
 
 /// The top-level object, member by member.
-fn read_object<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<Top, Fail> {
+fn read_object(input: &mut Input<ReadAhead>, mode: Mode, events: &mut Events) -> Result<Top, Fail> {
     let mut head = Head::default();
     let (mut seen_events, mut seen_info) = (false, false);
     let mut first = true;
@@ -567,7 +341,7 @@ fn read_object<R: Read>(input: &mut Input<R>, mode: Mode, tx: &Pipe) -> Result<T
                     return Ok(Top::Early(head));
                 }
                 input.consume(v + 1);
-                read_events(input, 2, false, tx)?;
+                events.read(input, 2, false)?;
             }
             "deviceProperties" if matches!(mode, Mode::Full | Mode::Summary) => {
                 let end = value_end(input, v, 1)?;
@@ -690,118 +464,6 @@ fn device_properties(text: &str) -> Result<Vec<DeviceProperties>, event::Failure
     Ok(devices)
 }
 
-/// Cuts the elements of an array whose `[` is consumed into chunks of whole events, sent to
-/// `tx`. `outer` is the array's depth; with `open_ended` the text may end instead of the `]`
-/// (the Trace Event Format's JSON-array form allows it). On a failure, the events cut so far
-/// are sent first, so that an earlier error in them is the one reported.
-fn read_events<R: Read>(input: &mut Input<R>, outer: usize, open_ended: bool, tx: &Pipe) -> Result<(), Fail> {
-    let mut cut = Cutter::default();
-    let result = cut_events(input, outer, open_ended, tx, &mut cut);
-    match result {
-        Ok(()) => Ok(()),
-        Err(Fail::Stopped) => Err(Fail::Stopped),
-        Err(f) => {
-            let _ = cut.ship(input, cut.at, tx);
-            Err(f)
-        }
-    }
-}
-
-/// The chunk being cut.
-#[derive(Default)]
-struct Cutter {
-    spans: Vec<(usize, usize)>,
-    /// Entries of the array cut so far.
-    count: u64,
-    /// Where cutting goes on, from the window's start.
-    at: usize,
-}
-
-impl Cutter {
-    /// The text ends where an open-ended array may end: send the last events, drop the rest
-    /// (white space, a trailing comma).
-    fn finish_open<R: Read>(&mut self, input: &mut Input<R>, tx: &Pipe) -> Result<(), Fail> {
-        self.ship(input, self.at, tx)?;
-        input.consume(input.data().len());
-        Ok(())
-    }
-
-    /// Sends the events cut so far (the text up to `end`) as a chunk, and lets go of that text:
-    /// the chunk takes the reader's buffer, the reader goes on in a spare one.
-    fn ship<R: Read>(&mut self, input: &mut Input<R>, end: usize, tx: &Pipe) -> Result<(), Fail> {
-        self.at = 0;
-        if self.spans.is_empty() {
-            input.consume(end);
-            return Ok(());
-        }
-        let spans = std::mem::take(&mut self.spans);
-        let base = input.offset();
-        let (bytes, start) = input.detach(end, tx.spare.try_recv().unwrap_or_default());
-        let chunk = Chunk {
-            bytes,
-            start,
-            len: end,
-            base,
-            first_index: self.count - spans.len() as u64,
-            spans,
-        };
-        tx.chunks.send(chunk).map_err(|_| Fail::Stopped)
-    }
-}
-
-fn cut_events<R: Read>(
-    input: &mut Input<R>,
-    outer: usize,
-    open_ended: bool,
-    tx: &Pipe,
-    cut: &mut Cutter,
-) -> Result<(), Fail> {
-    loop {
-        let next = input.skip_ws(cut.at).map_err(|e| Fail::Io(e, input.read_so_far()))?;
-        let Some((mut i, mut b)) = next else {
-            // An open-ended array needs one entry at least: `[` alone is a truncated text.
-            return if open_ended && cut.count > 0 {
-                cut.finish_open(input, tx)
-            } else {
-                Err(truncated(input))
-            };
-        };
-        if cut.count > 0 {
-            match b {
-                b']' => {}
-                b',' => match input.skip_ws(i + 1).map_err(|e| Fail::Io(e, input.read_so_far()))? {
-                    Some((k, b']')) => return Err(syntax(input, k, "trailing comma".to_string())),
-                    Some(found) => (i, b) = found,
-                    None if open_ended => return cut.finish_open(input, tx),
-                    None => return Err(truncated(input)),
-                },
-                _ => {
-                    return Err(syntax(
-                        input,
-                        i,
-                        format!("expected ',' or ']', found {}", describe_byte(b)),
-                    ));
-                }
-            }
-        }
-        if b == b']' {
-            let at = cut.at;
-            cut.ship(input, at, tx)?;
-            input.consume(i + 1 - at);
-            return Ok(());
-        }
-        // Before reading more, the events cut so far go out as a chunk, so that what the
-        // reader moves is only the unfinished event.
-        let mut release = |input: &mut Input<R>| {
-            let at = cut.at;
-            cut.ship(input, at, tx).ok().map(|()| at)
-        };
-        let (i, end) = value_end_releasing(input, i, outer, &mut release)?;
-        cut.spans.push((i, end));
-        cut.count += 1;
-        cut.at = end;
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,11 +36,9 @@ pub fn open(path: &Path) -> Result<TraceReader> {
         Compression::None
     };
     let raw = head.chain(file);
+    // Decompression is read ahead on a thread of its own by the parser ([`ReadAhead`]).
     let inner: Box<dyn Read + Send> = match compression {
-        Compression::Gzip => Box::new(ReadAhead::new(MultiGzDecoder::new(BufReader::with_capacity(
-            256 * 1024,
-            raw,
-        )))),
+        Compression::Gzip => Box::new(MultiGzDecoder::new(BufReader::with_capacity(256 * 1024, raw))),
         Compression::None => Box::new(raw),
     };
     Ok(TraceReader { compression, inner })
@@ -49,10 +47,10 @@ pub fn open(path: &Path) -> Result<TraceReader> {
 /// Bytes decompressed per block by [`ReadAhead`].
 const BLOCK: usize = 256 * 1024;
 
-/// Decompresses on a thread of its own, a few blocks ahead of the reader: a file's
-/// decompression is serial, and this way it overlaps with cutting and parsing the text instead
-/// of adding to them. Data comes out in order, then the first error, then the end.
-struct ReadAhead {
+/// Reads (and decompresses) on a thread of its own, a few blocks ahead of the parser: a file's
+/// reading and decompression are serial, and this way they overlap with cutting and parsing the
+/// text instead of adding to them. Data comes out in order, then the first error, then the end.
+pub struct ReadAhead {
     blocks: Receiver<io::Result<Vec<u8>>>,
     /// Used blocks go back to be filled again.
     spare: SyncSender<Vec<u8>>,
@@ -62,34 +60,89 @@ struct ReadAhead {
 }
 
 impl ReadAhead {
-    fn new(mut inner: impl Read + Send + 'static) -> Self {
+    #[cfg(test)]
+    fn new(inner: impl Read + Send + 'static) -> Self {
+        let (ahead, pump) = Self::parts();
+        std::thread::spawn(move || pump.run(inner));
+        ahead
+    }
+
+    /// Reads `inner` on a thread of `scope`. The thread ends at the end of the data, at an
+    /// error, or when the reader is dropped.
+    pub fn scoped<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, inner: impl Read + Send + 'scope) -> Self {
+        let (ahead, pump) = Self::parts();
+        scope.spawn(move || pump.run(inner));
+        ahead
+    }
+
+    fn parts() -> (Self, Pump) {
         let (blocks_tx, blocks) = sync_channel::<io::Result<Vec<u8>>>(4);
         let (spare, spare_rx) = sync_channel::<Vec<u8>>(6);
-        // The thread ends at the end of the data, at an error, or when the reader is dropped.
-        std::thread::spawn(move || {
-            loop {
-                let mut block = spare_rx.try_recv().unwrap_or_default();
-                block.resize(BLOCK, 0);
-                let (n, err) = fill(&mut inner, &mut block);
-                block.truncate(n);
-                if n > 0 && blocks_tx.send(Ok(block)).is_err() {
-                    return;
-                }
-                if let Some(e) = err {
-                    let _ = blocks_tx.send(Err(e));
-                    return;
-                }
-                if n < BLOCK {
-                    return;
-                }
-            }
-        });
-        ReadAhead {
+        let ahead = ReadAhead {
             blocks,
             spare,
             current: Vec::new(),
             at: 0,
             done: false,
+        };
+        (ahead, Pump { blocks_tx, spare_rx })
+    }
+}
+
+impl ReadAhead {
+    /// The next block of text as it was read, not copied: what is left of the block `read`
+    /// was taking from, else the next one. `None` at the end; the error after the data.
+    pub fn next_block(&mut self) -> io::Result<Option<Vec<u8>>> {
+        if self.at < self.current.len() {
+            let rest = self.current[self.at..].to_vec();
+            self.at = self.current.len();
+            return Ok(Some(rest));
+        }
+        if self.done {
+            return Ok(None);
+        }
+        match self.blocks.recv() {
+            Ok(Ok(block)) => Ok(Some(block)),
+            Ok(Err(e)) => {
+                self.done = true;
+                Err(e)
+            }
+            Err(_) => {
+                self.done = true;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Gives a used block back to be filled again (no fresh pages); dropped when enough wait.
+    pub fn recycle(&self, block: Vec<u8>) {
+        let _ = self.spare.try_send(block);
+    }
+}
+
+/// The reading thread's ends of [`ReadAhead`]'s channels.
+struct Pump {
+    blocks_tx: SyncSender<io::Result<Vec<u8>>>,
+    spare_rx: Receiver<Vec<u8>>,
+}
+
+impl Pump {
+    fn run(self, mut inner: impl Read) {
+        loop {
+            let mut block = self.spare_rx.try_recv().unwrap_or_default();
+            block.resize(BLOCK, 0);
+            let (n, err) = fill(&mut inner, &mut block);
+            block.truncate(n);
+            if n > 0 && self.blocks_tx.send(Ok(block)).is_err() {
+                return;
+            }
+            if let Some(e) = err {
+                let _ = self.blocks_tx.send(Err(e));
+                return;
+            }
+            if n < BLOCK {
+                return;
+            }
         }
     }
 }

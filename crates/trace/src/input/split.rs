@@ -3,6 +3,7 @@
 //! (so a value of any size is cut in time linear in its length). The values it cuts are parsed
 //! by serde_json; this module only finds where each one ends.
 
+use crate::input::read::ReadAhead;
 use std::io::{self, Read};
 
 /// Deepest nesting of arrays and objects accepted, counted from the document root.
@@ -234,6 +235,179 @@ impl Extent {
     }
 }
 
+/// What the cut of an array's elements expects next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Just after the `[`: an element or the `]`.
+    First,
+    /// After an element: `,` or `]`.
+    Separator,
+    /// After a `,`: an element.
+    Element,
+}
+
+/// What [`ArrayCut::next`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// An element: its start and end in the text.
+    Element(usize, usize),
+    /// The array's `]`, at this index.
+    End(usize),
+    /// The text given is used up: the cut goes on when more is appended.
+    More,
+    /// A syntax error at this index, and its message.
+    Fail(usize, String),
+}
+
+/// Cuts the elements of an array whose `[` is behind it, from a text that may grow between
+/// calls (pieces appended at its end): where the cut stands is kept, so an element of any size
+/// is scanned once. The same cut runs on a parsing thread over one block from a guessed element
+/// start, and on the merging thread over the text between blocks; being the same state
+/// machine, two cuts in the same state at the same byte cut the rest alike.
+#[derive(Debug, Clone)]
+pub struct ArrayCut {
+    expect: Expect,
+    /// The element being scanned: its start and the scan's state.
+    open: Option<(usize, Extent)>,
+    /// Where the cut goes on.
+    at: usize,
+    /// Nesting depth of the array.
+    outer: usize,
+    /// Elements cut so far.
+    pub count: u64,
+}
+
+impl ArrayCut {
+    /// A cut expecting `expect` at index `at` of the text.
+    pub fn new(expect: Expect, at: usize, outer: usize) -> Self {
+        ArrayCut {
+            expect,
+            open: None,
+            at,
+            outer,
+            count: 0,
+        }
+    }
+
+    /// Whether the cut stands after a `,` (and the white space after it) with nothing of the
+    /// next element read: the state a guessed element start assumes.
+    pub fn between(&self) -> bool {
+        self.expect == Expect::Element && self.open.is_none()
+    }
+
+    pub fn expect(&self) -> Expect {
+        self.expect
+    }
+
+    /// Where the cut goes on.
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
+    /// The start of the element being scanned, if one is.
+    pub fn open_start(&self) -> Option<usize> {
+        self.open.as_ref().map(|(start, _)| *start)
+    }
+
+    /// The first index of the text the cut still needs: the open element's start, or where it
+    /// goes on.
+    pub fn keep_from(&self) -> usize {
+        self.open_start().unwrap_or(self.at)
+    }
+
+    /// Shifts the cut's indices after the first `n` bytes of its text (`n <= keep_from()`) were
+    /// dropped.
+    pub fn rebase(&mut self, n: usize) {
+        self.at -= n;
+        if let Some((start, _)) = &mut self.open {
+            *start -= n;
+        }
+    }
+
+    /// The text has ended: an open number or literal ends with it (its start and end);
+    /// anything else open stays open.
+    pub fn end_scalar(&mut self, len: usize) -> Option<(usize, usize)> {
+        match &self.open {
+            Some((start, extent)) if extent.scalar => {
+                let start = *start;
+                self.open = None;
+                self.at = len;
+                self.expect = Expect::Separator;
+                self.count += 1;
+                Some((start, len))
+            }
+            _ => None,
+        }
+    }
+
+    /// The next element, the `]`, or the end of `s`.
+    pub fn next(&mut self, s: &[u8]) -> Found {
+        loop {
+            if let Some((start, extent)) = &mut self.open {
+                return match extent.scan(s, self.at, self.outer) {
+                    Step::Done(end) => {
+                        let start = *start;
+                        self.open = None;
+                        self.at = end;
+                        self.expect = Expect::Separator;
+                        self.count += 1;
+                        Found::Element(start, end)
+                    }
+                    Step::More => {
+                        self.at = s.len();
+                        Found::More
+                    }
+                    Step::TooDeep(k) => Found::Fail(k, format!("invalid JSON: nesting deeper than {MAX_DEPTH} levels")),
+                };
+            }
+            let Some(k) = s[self.at..].iter().position(|&b| !is_ws(b)) else {
+                self.at = s.len();
+                return Found::More;
+            };
+            let i = self.at + k;
+            let b = s[i];
+            match (self.expect, b) {
+                (Expect::First | Expect::Separator, b']') => {
+                    self.at = i + 1;
+                    return Found::End(i);
+                }
+                (Expect::Element, b']') => return Found::Fail(i, "invalid JSON: trailing comma".to_string()),
+                (Expect::Separator, b',') => {
+                    self.at = i + 1;
+                    self.expect = Expect::Element;
+                }
+                (Expect::Separator, _) => {
+                    return Found::Fail(
+                        i,
+                        format!("invalid JSON: expected ',' or ']', found {}", describe_byte(b)),
+                    );
+                }
+                (Expect::First | Expect::Element, _) => {
+                    self.open = Some((i, Extent::default()));
+                    self.at = i;
+                }
+            }
+        }
+    }
+}
+
+/// A likely element start in `s`: the first `{` after a `}`, a `,` and white space between
+/// (how one event follows another). Only a guess: the `}` may be inside a string or a nested
+/// value; whoever uses it checks it against the cut that arrives from the text before.
+pub fn guess_element_start(s: &[u8]) -> Option<usize> {
+    for comma in memchr::memchr_iter(b',', s) {
+        if s[..comma].iter().rev().find(|&&b| !is_ws(b)) != Some(&b'}') {
+            continue;
+        }
+        match s[comma + 1..].iter().position(|&b| !is_ws(b)) {
+            Some(k) if s[comma + 1 + k] == b'{' => return Some(comma + 1 + k),
+            Some(_) => {}
+            None => return None,
+        }
+    }
+    None
+}
+
 /// Why no value could be cut.
 #[derive(Debug)]
 pub enum Cut {
@@ -245,6 +419,15 @@ pub enum Cut {
     /// Nesting too deep, at this offset from the window's start.
     TooDeep(usize),
     Io(io::Error),
+}
+
+/// Text handed out by [`Input::take_block`]: `bytes[start..start + len]`, at offset `base` in
+/// the whole text.
+pub struct TextBlock {
+    pub bytes: Vec<u8>,
+    pub start: usize,
+    pub len: usize,
+    pub base: u64,
 }
 
 /// A window over the JSON text, refilled from the reader. Offsets handed out are relative to the
@@ -360,6 +543,10 @@ impl<R: Read> Input<R> {
 
     /// The offset of the first byte that is not white space at or after `at`, and that byte;
     /// `None` at the end of the text.
+    ///
+    /// The text before `at` and the white space passed are let go of before more is read (the
+    /// offset returned is from the window's start as it is then), so white space of any length
+    /// is skipped in bounded memory.
     pub fn skip_ws(&mut self, mut at: usize) -> io::Result<Option<(usize, u8)>> {
         loop {
             let data = self.data();
@@ -369,9 +556,31 @@ impl<R: Read> Input<R> {
                 }
                 at += 1;
             }
+            self.consume(at);
+            at = 0;
             if !self.fill()? {
                 return Ok(None);
             }
+        }
+    }
+
+    /// Puts `text`, whose offset in the whole text is `base`, back before the window: text
+    /// handed out by [`Input::take_block`] and not used after all, which must end where the
+    /// window starts. `pending` is a read error met after the window, reported once the text
+    /// before it is used.
+    pub fn put_back(&mut self, text: &[u8], base: u64, pending: Option<io::Error>) {
+        debug_assert_eq!(base + text.len() as u64, self.offset());
+        let mut buf = Vec::with_capacity(READ_SIZE.max(text.len() + self.end - self.start));
+        buf.extend_from_slice(text);
+        buf.extend_from_slice(self.data());
+        let end = buf.len();
+        buf.resize(buf.capacity(), 0);
+        self.buf = buf;
+        self.start = 0;
+        self.end = end;
+        self.base = base;
+        if pending.is_some() {
+            self.pending = pending;
         }
     }
 
@@ -408,6 +617,56 @@ impl<R: Read> Input<R> {
                 return if extent.scalar { Ok((at, i)) } else { Err(Cut::Eof(at)) };
             }
         }
+    }
+}
+
+impl Input<ReadAhead> {
+    /// Hands out the next text: the window's, else the next block read, not copied (the
+    /// buffer, the index of the text in it, its length and its offset in the whole text).
+    /// `None` at the end of the text. At most `max` bytes (tests cut small blocks with it).
+    pub fn take_block(&mut self, max: usize) -> io::Result<Option<TextBlock>> {
+        let max = max.max(1);
+        if self.start == self.end {
+            if let Some(e) = self.pending.take() {
+                return Err(e);
+            }
+            let Some(bytes) = (if self.eof { None } else { self.reader.next_block()? }) else {
+                self.eof = true;
+                return Ok(None);
+            };
+            let base = self.offset();
+            let len = bytes.len();
+            if len <= max {
+                // The window stays empty, after this block.
+                self.base = base + len as u64;
+                self.start = 0;
+                self.end = 0;
+                return Ok(Some(TextBlock {
+                    bytes,
+                    start: 0,
+                    len,
+                    base,
+                }));
+            }
+            // Longer than asked for: the block becomes the window, handed out in pieces.
+            self.buf = bytes;
+            self.start = 0;
+            self.end = len;
+        }
+        let len = (self.end - self.start).min(max);
+        let base = self.offset();
+        let (bytes, start) = self.detach(len, Vec::new());
+        Ok(Some(TextBlock {
+            bytes,
+            start,
+            len,
+            base,
+        }))
+    }
+
+    /// Gives the buffer of a block handed out back for reading into.
+    pub fn recycle(&self, bytes: Vec<u8>) {
+        self.reader.recycle(bytes);
     }
 }
 

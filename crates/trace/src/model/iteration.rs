@@ -12,6 +12,7 @@
 
 use crate::model::place::classify;
 use crate::model::store::{EventTable, NO_CORRELATION, NO_ITERATION, Step, StringTable};
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 /// The step number in a name such as `ProfilerStep#12` (HTA's `ProfilerStep\s*#\s*(\d+)`).
@@ -24,7 +25,9 @@ pub fn step_number(name: &str) -> Option<i64> {
 }
 
 /// Classifies every event as host or device, finds the steps of a trace and fills its
-/// `iteration` column. Returns the steps in file order.
+/// `iteration` column. Returns the steps in file order. Once the steps' windows and the
+/// launches are known, each event's iteration depends on nothing else, so the column is filled
+/// in parallel (on the current rayon pool): the same values whatever the thread count.
 pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<Step> {
     classify(strings, events);
     let step_of_name: Vec<Option<i64>> = strings.iter().map(|(_, s)| step_number(s)).collect();
@@ -38,25 +41,23 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
         })
         .collect();
     let windows = StepWindows::new(&steps);
-    let linked = |ev: &EventTable, i: usize| ev.place[i].on_device() && ev.correlation.get(i) != NO_CORRELATION;
-
-    for i in 0..events.len() {
-        if !linked(events, i) {
-            let it = windows.iteration_at(events.ts_ns[i]);
-            events.iteration.set(i, it);
-        }
-    }
-
     let launches = launch_rows(events);
-    for i in 0..events.len() {
-        if linked(events, i) {
-            let it = match launches.get(&events.correlation.get(i)) {
-                Some(&host) => events.iteration.get(host),
+    let mut column = std::mem::take(&mut events.iteration);
+    let ev = &*events;
+    // A launch is a host event, so its iteration is the one its own time gives.
+    let iteration = |i: usize| {
+        let correlation = ev.correlation.get(i);
+        if ev.place[i].on_device() && correlation != NO_CORRELATION {
+            match launches.get(&correlation) {
+                Some(&host) => windows.iteration_at(ev.ts_ns[host]),
                 None => NO_ITERATION,
-            };
-            events.iteration.set(i, it);
+            }
+        } else {
+            windows.iteration_at(ev.ts_ns[i])
         }
-    }
+    };
+    column.fill_with(events.len(), &iteration);
+    events.iteration = column;
     steps
 }
 
@@ -64,7 +65,7 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
 pub fn launch_rows(events: &EventTable) -> FxHashMap<i64, usize> {
     let is_launch = |i: usize| events.correlation.get(i) != NO_CORRELATION && !events.place[i].on_device();
     // Sized up front: growing a map of a million launches holds the old table and the new one.
-    let n = (0..events.len()).filter(|&i| is_launch(i)).count();
+    let n = (0..events.len()).into_par_iter().filter(|&i| is_launch(i)).count();
     let mut launches: FxHashMap<i64, usize> = FxHashMap::with_capacity_and_hasher(n, Default::default());
     for i in (0..events.len()).filter(|&i| is_launch(i)) {
         launches.insert(events.correlation.get(i), i);

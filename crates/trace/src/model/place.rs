@@ -11,6 +11,7 @@
 //! kernels they annotate, so busy time and the kernel view leave them out ([`Place::Annotation`]).
 
 use crate::model::store::{EventTable, StringTable};
+use rayon::prelude::*;
 
 /// Categories that are host work whatever their stream (besides every `*_runtime`).
 pub const HOST_CATEGORIES: [&str; 7] = [
@@ -87,12 +88,17 @@ pub fn place_of(cat: CategoryPlace, stream: i64) -> Place {
     }
 }
 
-/// Fills the `place` column of `events`.
+/// Fills the `place` column of `events`, in parallel (on the current rayon pool).
 pub fn classify(strings: &StringTable, events: &mut EventTable) {
     let by_id: Vec<CategoryPlace> = strings.iter().map(|(_, s)| category_place(s)).collect();
-    events.place = (0..events.len())
-        .map(|i| place_of(by_id[events.cat[i].index()], events.stream.get(i)))
-        .collect();
+    let mut place = std::mem::take(&mut events.place);
+    place.resize(events.len(), Place::Host);
+    let (cat, stream) = (&events.cat, &events.stream);
+    place
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(i, p)| *p = place_of(by_id[cat[i].index()], stream.get(i)));
+    events.place = place;
 }
 
 #[cfg(test)]

@@ -6,9 +6,11 @@
 use crate::model::attrs::AttrTable;
 use crate::model::calltree::CallTree;
 use crate::model::place::Place;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Index into a [`StringTable`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -133,6 +135,37 @@ impl IdColumn {
         match (&mut *self, Self::narrow(v)) {
             (IdColumn::Narrow(c), Some(n)) => c.push(n),
             _ => self.widen().push(v),
+        }
+    }
+
+    /// Makes the column `len` values long, value `i` being `f(i)`, computed in parallel (on the
+    /// current rayon pool); narrow unless a value does not fit.
+    pub fn fill_with(&mut self, len: usize, f: &(dyn Fn(usize) -> i64 + Sync)) {
+        if let IdColumn::Narrow(c) = self {
+            let wide = AtomicBool::new(false);
+            c.resize(len, 0);
+            c.par_iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| match Self::narrow(f(i)) {
+                    Some(n) => *v = n,
+                    None => wide.store(true, Ordering::Relaxed),
+                });
+            if !wide.load(Ordering::Relaxed) {
+                return;
+            }
+        }
+        *self = IdColumn::Wide((0..len).into_par_iter().map(f).collect());
+    }
+
+    /// Moves every value of `other` to the end of this column (widening it if `other` is wide).
+    pub fn append(&mut self, other: &mut IdColumn) {
+        match (&mut *self, other) {
+            (IdColumn::Narrow(c), IdColumn::Narrow(o)) => c.append(o),
+            (_, IdColumn::Narrow(o)) => {
+                self.widen().extend(o.iter().map(|&v| i64::from(v) - 1));
+                o.clear();
+            }
+            (_, IdColumn::Wide(o)) => self.widen().append(o),
         }
     }
 
@@ -265,6 +298,21 @@ impl EventTable {
         self.correlation.push(e.correlation);
         self.iteration.push(NO_ITERATION);
         self.place.push(Place::Host);
+    }
+
+    /// Moves every row of `other` to the end of this table.
+    pub fn append(&mut self, other: &mut EventTable) {
+        self.index.append(&mut other.index);
+        self.name.append(&mut other.name);
+        self.cat.append(&mut other.cat);
+        self.ts_ns.append(&mut other.ts_ns);
+        self.dur_ns.append(&mut other.dur_ns);
+        self.pid.append(&mut other.pid);
+        self.tid.append(&mut other.tid);
+        self.stream.append(&mut other.stream);
+        self.correlation.append(&mut other.correlation);
+        self.iteration.append(&mut other.iteration);
+        self.place.append(&mut other.place);
     }
 
     /// As [`EventTable::push`], leaving `index`, `pid` and `tid` out (they stay empty): for a
