@@ -513,15 +513,18 @@ fn gate(
             } else {
                 Naming::Name
             },
-            normalize: config.normalize_names.unwrap_or(false),
+            // As the command line: names normalised unless the rules say otherwise, and the
+            // gate never judges Python frames.
+            normalize: config.normalize_names.unwrap_or(true),
             group_by: Vec::new(),
+            skip_python_frames: true,
         };
         let device = config.device.unwrap_or_default();
         let (base, cand) = load_summary_pair(&baseline, &candidate, (&selection, &selection))?;
         let base_res = resolve(&base, "baseline", &selection)?;
         let cand_res = resolve(&cand, "candidate", &selection)?;
-        let base_samples = measure(&base, &base_res, device, &keying)?;
-        let cand_samples = measure(&cand, &cand_res, device, &keying)?;
+        let base_samples = measure(&base, &base_res, device, &keying, true)?;
+        let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
         let report = evaluate(
             &rules,
             (&base, &base_res, &base_samples),
