@@ -263,7 +263,7 @@ pub fn draw(chart: &Chart, format: ImageFormat) -> Result<Vec<u8>> {
 
 /// 8-bit RGB pixels as a PNG file, with the settings that the `image` crate used before (its
 /// default: fast compression, adaptive filter), so charts stay byte-identical without that crate.
-fn encode_png(pixels: &[u8], w: u32, h: u32) -> Result<Vec<u8>, png::EncodingError> {
+pub(crate) fn encode_png(pixels: &[u8], w: u32, h: u32) -> Result<Vec<u8>, png::EncodingError> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, w, h);
     encoder.set_color(png::ColorType::Rgb);

@@ -4,7 +4,7 @@
 //! difference of the two step bars.
 
 use super::fmt_duration;
-use super::plot::{ImageFormat, check_size, plot_error, register_font_once};
+use super::plot::{ImageFormat, check_size, encode_png, plot_error, register_font_once};
 use crate::analysis::views::overview::{BreakdownMean, Overview};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -96,11 +96,7 @@ pub fn draw_waterfall(w: &Waterfall, format: ImageFormat) -> Result<Vec<u8>> {
                 paint(&root, w)?;
                 root.present().map_err(plot_error)?;
             }
-            let mut png = Vec::new();
-            let encoder = image::codecs::png::PngEncoder::new(&mut png);
-            image::ImageEncoder::write_image(encoder, &pixels, w.width, w.height, image::ExtendedColorType::Rgb8)
-                .map_err(plot_error)?;
-            Ok(png)
+            encode_png(&pixels, w.width, w.height).map_err(plot_error)
         }
     }
 }
