@@ -21,6 +21,7 @@ pub const OPS_DIFF: &[&str] = &[
 pub const PLOT: &[&str] = &[
     "tracediff plot fixtures/basic/control fixtures/basic/test --exclude ProfilerStep -o chart.png",
     "tracediff plot fixtures/basic/control fixtures/basic/test --metric duration -o duration.svg",
+    "tracediff plot fixtures/breakdown/control fixtures/breakdown/test --metric breakdown -o why.png",
 ];
 
 /// `tracediff events`.
@@ -60,7 +61,9 @@ pub const KERNELS: &[&str] = &[
 /// `tracediff overview`.
 pub const OVERVIEW: &[&str] = &[
     "tracediff overview fixtures/views/control fixtures/views/test",
-    "tracediff overview fixtures/gate/base fixtures/gate/uniform --iteration all --format json",
+    "tracediff overview fixtures/gate/base fixtures/gate/uniform --iteration 1 --format json",
+    "tracediff overview fixtures/breakdown/control fixtures/breakdown/test --per-step",
+    "tracediff overview fixtures/ranks/control fixtures/ranks/test --rank all",
 ];
 
 /// `tracediff modules`.

@@ -60,16 +60,19 @@ impl Waterfall {
         ]
     }
 
-    /// The bars: (label, from ns, to ns, colour), left to right.
-    fn bars(&self) -> Vec<(String, i64, i64, RGBColor)> {
-        let mut bars = vec![(format!("{} step", self.labels[0]), 0, self.control.step_ns, CONTROL)];
+    /// The bars: (label's two lines, from ns, to ns, colour), left to right.
+    fn bars(&self) -> Vec<([String; 2], i64, i64, RGBColor)> {
+        let side = |k: usize| [self.labels[k].clone(), "step".to_string()];
+        let mut bars = vec![(side(0), 0, self.control.step_ns, CONTROL)];
         let mut level = self.control.step_ns;
         for (name, c, t) in self.parts() {
             let d = t - c;
-            bars.push((name.to_string(), level, level + d, if d >= 0 { GROWTH } else { SHRINK }));
+            let (first, second) = name.split_once(' ').unwrap_or((name, ""));
+            let label = [first.to_string(), second.to_string()];
+            bars.push((label, level, level + d, if d >= 0 { GROWTH } else { SHRINK }));
             level += d;
         }
-        bars.push((format!("{} step", self.labels[1]), 0, self.test.step_ns, TEST));
+        bars.push((side(1), 0, self.test.step_ns, TEST));
         bars
     }
 }
@@ -125,10 +128,14 @@ where
         "Where the step time went: {} → {} (mean per step)",
         w.labels[0], w.labels[1]
     );
+    // The title and the colours' key above the plot, never over a bar.
+    root.draw(&Text::new(title, (w.width as i32 / 2, 12), text_style(font(24), false)))
+        .map_err(plot_error)?;
+    legend(root, w, font(16))?;
     let mut cc = ChartBuilder::on(root)
-        .caption(title, font(26))
         .margin(20)
-        .x_label_area_size(70)
+        .margin_top(80)
+        .x_label_area_size(90)
         .y_label_area_size(90)
         .build_cartesian_2d(0f64..n, 0f64..(top as f64 / div) * 1.15)
         .map_err(plot_error)?;
@@ -175,36 +182,46 @@ where
         let (cx, ty) = cc.backend_coord(&(x + 0.5, hi));
         root.draw(&Text::new(value, (cx, ty - 8), text_style(font(17), true)))
             .map_err(plot_error)?;
+        // The label on two lines ("exposed" / "communication"), so neighbours never touch.
         let (_, by) = cc.backend_coord(&(x + 0.5, 0.0));
-        root.draw(&Text::new(label.clone(), (cx, by + 10), text_style(font(16), false)))
-            .map_err(plot_error)?;
+        for (k, text) in label.iter().enumerate() {
+            let y = by + 8 + 20 * k as i32;
+            root.draw(&Text::new(text.to_string(), (cx, y), text_style(font(16), false)))
+                .map_err(plot_error)?;
+        }
         if is_delta {
             let (_, c, t) = parts[i - 1];
             let sides = format!("{} → {}", fmt_duration(c, false), fmt_duration(t, false));
-            root.draw(&Text::new(sides, (cx, by + 32), text_style(font(14), false)))
+            root.draw(&Text::new(sides, (cx, by + 52), text_style(font(14), false)))
                 .map_err(plot_error)?;
         }
     }
-    let legend = [
+    Ok(())
+}
+
+/// The colours' key, centred under the title.
+fn legend<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, w: &Waterfall, font: FontDesc<'_>) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let entries = [
         (format!("longer in {}", w.labels[1]), GROWTH),
         (format!("shorter in {}", w.labels[1]), SHRINK),
     ];
-    for (label, color) in legend {
-        cc.draw_series(std::iter::once(Rectangle::new(
-            [(0.0, 0.0), (0.0, 0.0)],
-            color.filled(),
-        )))
-        .map_err(plot_error)?
-        .label(label)
-        .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled()));
+    let style = TextStyle::from(font.clone());
+    let mut widths = Vec::new();
+    for (label, _) in &entries {
+        widths.push(root.estimate_text_size(label, &style).map_err(plot_error)?.0 as i32 + 20);
     }
-    cc.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font(font(16))
-        .draw()
-        .map_err(plot_error)?;
+    let gap = 30;
+    let mut x = (w.width as i32 - widths.iter().sum::<i32>() - gap) / 2;
+    for ((label, color), width) in entries.iter().zip(widths) {
+        root.draw(&Rectangle::new([(x, 50), (x + 14, 64)], color.filled()))
+            .map_err(plot_error)?;
+        root.draw(&Text::new(label.clone(), (x + 20, 49), font.color(&BLACK)))
+            .map_err(plot_error)?;
+        x += width + gap;
+    }
     Ok(())
 }
 
@@ -247,10 +264,7 @@ mod tests {
         assert_eq!(bars[4].2, 124_000_000, "the last Δ ends at the test step");
         assert_eq!(bars[2].3, SHRINK);
         let svg = String::from_utf8(draw_waterfall(&w, ImageFormat::Svg).unwrap()).unwrap();
-        assert!(
-            svg.contains("+44.3 ms") && svg.contains("exposed memory copies"),
-            "{svg}"
-        );
+        assert!(svg.contains("+44.3 ms") && svg.contains("memory copies"), "{svg}");
         assert_eq!(draw_waterfall(&w, ImageFormat::Svg).unwrap(), svg.into_bytes());
         let png = draw_waterfall(&w, ImageFormat::Png).unwrap();
         assert!(png.starts_with(b"\x89PNG"));
