@@ -7,8 +7,9 @@ use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// Bumped whenever the summary layout changes; other versions are refused.
-pub const SUMMARY_SCHEMA_VERSION: u32 = 1;
+/// Bumped whenever the summary layout changes; other versions are refused. Version 2 added the
+/// rows' checksum (`tracediff.summary.sha256`).
+pub const SUMMARY_SCHEMA_VERSION: u32 = 2;
 /// The Parquet key-value metadata key that marks a tracediff summary; its value is the
 /// [`SummaryMeta`] as JSON.
 pub const SUMMARY_META_KEY: &str = "tracediff.summary";
