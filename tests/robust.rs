@@ -192,3 +192,46 @@ fn control_characters_are_shown_never_sent_raw() {
         "{page}"
     );
 }
+
+/// An op named `{{SCRIPT}}` (or `</script>`) keeps the report's page whole: one script element,
+/// allowed by its hash in the CSP, with no `'unsafe-inline'` for scripts.
+#[test]
+fn the_report_keeps_its_page_whatever_the_names() {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let ops = [
+        ("{{SCRIPT}}", 1000.0, 10.0),
+        ("</script><script>alert(1)</script>\u{2028}", 2000.0, 10.0),
+    ];
+    let a = trace(d, "a.json", &ops);
+    let b = trace(d, "b.json", &ops);
+    let out = d.join("r.html");
+    common::run(&["report", text(&a), text(&b), "-o", text(&out)]);
+    let page = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(page.matches("<script>").count(), 1, "one executable script");
+    assert_eq!(page.matches("</script>").count(), 2, "the data's and the code's");
+    let csp = page.lines().find(|l| l.contains("Content-Security-Policy")).unwrap();
+    assert!(
+        !csp.contains("'unsafe-inline'; img") && !csp.contains("script-src 'unsafe-inline'"),
+        "{csp}"
+    );
+    let code = page
+        .split("<script>")
+        .nth(1)
+        .unwrap()
+        .split("</script>")
+        .next()
+        .unwrap();
+    let hash = base64::engine::general_purpose::STANDARD.encode(Sha256::digest(code.as_bytes()));
+    assert!(csp.contains(&format!("script-src 'sha256-{hash}'")), "{csp}");
+    let data = page
+        .split(r#"id="report-data">"#)
+        .nth(1)
+        .unwrap()
+        .split("</script>")
+        .next()
+        .unwrap();
+    assert!(!data.contains('\u{2028}'), "escaped in JSON-in-script");
+}
