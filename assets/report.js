@@ -80,6 +80,10 @@ function header() {
 
 const OVERVIEW_LABELS = {
   device_memory_bytes: "device memory", ranks: "ranks", steps: "steps", mean_step_time_us: "mean step time",
+  "breakdown.compute_us": "├ compute", "breakdown.comm_exposed_us": "├ exposed communication",
+  "breakdown.memory_exposed_us": "├ exposed memory copies", "breakdown.idle_us": "└ GPU idle",
+  "breakdown.comm_total_us": "communication per step", "breakdown.comm_overlapped_us": "├ overlapped with compute",
+  "breakdown.overlap_ratio": "└ overlap ratio",
   gpu_busy_per_step_us: "GPU busy per step", gpu_utilization: "GPU utilisation",
   host_busy_per_step_us: "host busy per step", avg_allocated_bytes: "average allocated",
   peak_allocated_bytes: "peak allocated",
@@ -89,7 +93,7 @@ function overviewValue(key, v, isDiff) {
   let s;
   if (key.endsWith("_us")) s = dur(Math.round(v * 1000));
   else if (key.endsWith("_bytes")) s = bytes(v);
-  else if (key === "gpu_utilization") s = (v * 100).toFixed(1) + (isDiff ? " pp" : "%");
+  else if (key === "gpu_utilization" || key.endsWith("_ratio")) s = (v * 100).toFixed(1) + (isDiff ? " pp" : "%");
   else s = String(v);
   return isDiff && v > 0 ? "+" + s : s;
 }
@@ -98,13 +102,21 @@ function overview() {
   if (!ov || !ov.control) { t.replaceWith(el("p", { class: "note" }, "No overview.")); return; }
   t.append(el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, D.labels[0]), el("th", {}, D.labels[1]), el("th", {}, "Δ"), el("th", {}, "Δ %"))));
   const body = el("tbody");
+  // "breakdown.x" reads x in each side's breakdown object (null where a side has none).
+  const get = (o, key) => {
+    const [group, k] = key.includes(".") ? key.split(".") : [null, key];
+    return group ? (o[group] ? o[group][k] : null) : o[key];
+  };
   for (const key of Object.keys(OVERVIEW_LABELS)) {
-    if (!(key in ov.control)) continue;
-    const pct = ov.diff_pct[key];
-    const cls = key === "gpu_utilization" || key === "ranks" || key === "steps" ? null : signClass(ov.diff[key]);
+    const inner = key.includes(".") ? key.split(".")[0] : key;
+    if (!(inner in ov.control)) continue;
+    if (key.includes(".") && !ov.control[inner] && !ov.test[inner]) continue;
+    const pct = get(ov.diff_pct, key);
+    const diff = get(ov.diff, key);
+    const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null : signClass(diff);
     body.append(el("tr", { "data-key": key }, el("td", {}, OVERVIEW_LABELS[key]),
-      el("td", {}, overviewValue(key, ov.control[key])), el("td", {}, overviewValue(key, ov.test[key])),
-      el("td", { class: cls }, overviewValue(key, ov.diff[key], true)), el("td", { class: cls }, pct === null ? "–" : pct)));
+      el("td", {}, overviewValue(key, get(ov.control, key))), el("td", {}, overviewValue(key, get(ov.test, key))),
+      el("td", { class: cls }, overviewValue(key, diff, true)), el("td", { class: cls }, pct === null || pct === undefined ? "–" : pct)));
   }
   t.append(body);
 }

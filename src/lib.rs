@@ -20,9 +20,16 @@
 //! }
 //! ```
 
+// Every public item is documented (summary, text, and the trace crate's documented modules);
+// analysis, output and cli still have undocumented items and are allowed until they get theirs.
+#![deny(missing_docs)]
+
+#[allow(missing_docs)]
 pub mod analysis;
 #[cfg(feature = "cli")]
+#[allow(missing_docs)]
 pub mod cli;
+#[allow(missing_docs)]
 pub mod output;
 pub mod summary;
 pub mod text;

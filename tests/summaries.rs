@@ -280,7 +280,7 @@ fn bad_parquet_is_one_line_naming_the_file() {
     tracediff::output::summary::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
     assert_eq!(
         fails(dir, &["gate", "v99.parquet", "s/test", "--fail-on-added", "."]),
-        "tracediff: summary schema version 99, this tracediff reads version 2 (run tracediff summarize again) (v99.parquet)"
+        "tracediff: summary schema version 99, this tracediff reads versions 1 to 3 (run tracediff summarize again) (v99.parquet)"
     );
     // Commands that need events refuse summaries, naming the file.
     let refused = "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)";
@@ -451,5 +451,38 @@ fn a_summary_whose_rows_do_not_match_its_checksum_is_refused() {
     assert_eq!(
         fails(dir, &["compare", "edited.parquet", "s/test/rank0.parquet"]),
         "tracediff: corrupt summary: its rows do not match the checksum stored with them (a damaged copy? run tracediff summarize again) (edited.parquet)"
+    );
+}
+
+#[test]
+fn summaries_carry_the_breakdown_and_old_ones_read_without_it() {
+    let f = repo().join("fixtures/ranks");
+    let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
+    let dir = root.path();
+    let json = |c: &str, t: &str| -> serde_json::Value {
+        let (out, err, code) = run(dir, &["overview", c, t, "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_slice(&out).unwrap()
+    };
+    let over_traces = json("t/control", "t/test");
+    assert!(over_traces["control"]["breakdown"].is_object(), "{over_traces}");
+    let over_summaries = json("s/control", "s/test");
+    for side in ["control", "test"] {
+        assert_eq!(over_summaries[side]["breakdown"], over_traces[side]["breakdown"]);
+    }
+    // A version 1 summary: the same windows without their breakdown.
+    let mut old = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    old.meta.schema_version = 1;
+    for w in old.meta.windows.iter_mut().chain(old.meta.span.as_mut()) {
+        w.breakdown = None;
+    }
+    tracediff::output::summary::save_summary(&old, &dir.join("v1.parquet")).unwrap();
+    let from_old = json("v1.parquet", "s/test");
+    assert!(from_old["control"]["breakdown"].is_null(), "{from_old}");
+    assert!(from_old["test"]["breakdown"].is_object());
+    assert!(from_old["diff"]["breakdown"]["compute_us"].is_null());
+    assert_eq!(
+        from_old["control"]["mean_step_time_us"],
+        over_traces["control"]["mean_step_time_us"]
     );
 }

@@ -8,7 +8,10 @@ mod common;
 mod webdriver;
 
 mod cli;
+mod conventions;
+mod docs;
 mod golden;
+mod layers;
 mod modules;
 mod reading;
 mod real_traces;

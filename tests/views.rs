@@ -224,3 +224,128 @@ fn a_device_the_trace_does_not_describe_takes_the_one_it_does_with_a_note() {
          tracediff: note: test: the device events name device 2, which deviceProperties does not describe; naming it after the one device described (0: AMD Instinct MI300X VF)\n"
     );
 }
+
+/// `fixtures/breakdown`, worked by hand (µs). Control step 1 [0,100): gemm [10,40), an NCCL
+/// all-reduce [30,60) (10 under gemm, 20 exposed), a copy [15,25) under gemm (hidden), a copy
+/// [70,80) (exposed), relu [95,110) crossing into step 2 (5 here), an annotation over
+/// everything (never counted): compute 35, comm 30 (10 overlapped, 20 exposed), memory 10,
+/// idle 35. Step 2 [100,200): relu's 10, an all-gather [150,170) alone, a memset [160,180)
+/// (10 under the all-gather, 10 exposed): compute 10, comm 20 exposed, memory 10, idle 60.
+/// Test step 1 [0,120): gemm [0,80), all-reduce [60,100) (20 overlapped), copy [100,105).
+#[test]
+fn breakdown_of_a_fixture_worked_by_hand() {
+    const PAIR: [&str; 2] = ["fixtures/breakdown/control", "fixtures/breakdown/test"];
+    let v: serde_json::Value =
+        serde_json::from_str(&view("overview", PAIR, &["--format", "json", "--per-step"])).unwrap();
+    let parts = |b: &serde_json::Value| -> Vec<f64> {
+        [
+            "step_us",
+            "compute_us",
+            "comm_total_us",
+            "comm_overlapped_us",
+            "comm_exposed_us",
+            "memory_exposed_us",
+            "idle_us",
+            "overlap_ratio",
+        ]
+        .iter()
+        .map(|k| b[k].as_f64().unwrap_or(f64::NAN))
+        .collect()
+    };
+    assert_eq!(
+        parts(&v["control"]["breakdown"]),
+        [100.0, 22.5, 25.0, 5.0, 20.0, 10.0, 47.5, 0.2]
+    );
+    assert_eq!(
+        parts(&v["test"]["breakdown"]),
+        [120.0, 80.0, 40.0, 20.0, 20.0, 5.0, 15.0, 0.5]
+    );
+    let d = parts(&v["diff"]["breakdown"]);
+    assert_eq!(d[..7], [20.0, 57.5, 15.0, 15.0, 0.0, -5.0, -32.5]);
+    assert_eq!(d[0], d[1] + d[4] + d[5] + d[6], "Δ step = Σ Δ parts");
+    let steps = v["control"]["per_step"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(parts(&steps[0])[..7], [100.0, 35.0, 30.0, 10.0, 20.0, 10.0, 35.0]);
+    assert_eq!(parts(&steps[1])[..7], [100.0, 10.0, 20.0, 0.0, 20.0, 10.0, 60.0]);
+    assert_eq!(steps[1]["step"], 2);
+    assert_eq!(v["control"]["steps_used"], serde_json::json!([1, 2]));
+    assert_eq!(v["test"]["steps"], 1);
+    // The table, narrowed to step 2 of control.
+    insta::assert_snapshot!(view("overview", PAIR, &["--per-step"]));
+    let two: serde_json::Value = serde_json::from_str(&view(
+        "overview",
+        PAIR,
+        &["--format", "json", "--control-iteration", "2"],
+    ))
+    .unwrap();
+    assert_eq!(two["control"]["steps_used"], serde_json::json!([2]));
+    assert_eq!(parts(&two["control"]["breakdown"])[1], 10.0);
+}
+
+#[test]
+fn a_side_without_steps_has_zero_steps_and_a_breakdown_of_its_span() {
+    let pair = ["fixtures/nosteps/control", "fixtures/nosteps/test"];
+    let v: serde_json::Value = serde_json::from_str(&view("overview", pair, &["--format", "json"])).unwrap();
+    assert_eq!(v["control"]["steps"], 0);
+    assert_eq!(v["control"]["steps_used"], serde_json::json!([]));
+    assert!(v["control"]["mean_step_time_us"].is_null());
+    // The span's parts still add up to it.
+    let b = &v["control"]["breakdown"];
+    let sum: f64 = ["compute_us", "comm_exposed_us", "memory_exposed_us", "idle_us"]
+        .iter()
+        .map(|k| b[k].as_f64().unwrap())
+        .sum();
+    assert!((sum - b["step_us"].as_f64().unwrap()).abs() < 1e-9, "{b}");
+}
+
+#[test]
+fn rank_all_gives_a_row_per_rank_and_names_the_straggler() {
+    const RANKS: [&str; 2] = ["fixtures/ranks/control", "fixtures/ranks/test"];
+    let v: serde_json::Value =
+        serde_json::from_str(&view("overview", RANKS, &["--rank", "all", "--format", "json"])).unwrap();
+    for side in ["control", "test"] {
+        assert_eq!(v[side]["ranks_used"], serde_json::json!([0, 1]));
+        let rows = v[side]["per_rank"].as_array().unwrap();
+        assert_eq!(rows.len(), 2, "{side}");
+        assert!(v[side]["straggler"]["per_step"].is_array(), "{side}");
+    }
+    // Test rank 1 computes 40 µs more than rank 0 but idles as much less: equal steps.
+    assert_eq!(v["test"]["per_rank"][1]["compute_us"], 120);
+    assert_eq!(v["test"]["straggler"]["max_over_median"], 1.0);
+    let text = view("overview", RANKS, &["--rank", "all"]);
+    assert!(
+        text.contains("control: fixtures/ranks/control (ranks 0–1, steps 5–6)"),
+        "{text}"
+    );
+    assert!(text.contains(" test rank 1 "), "{text}");
+    assert!(text.contains("test: no straggler"), "{text}");
+}
+
+/// `fixtures/breakdown/ranks`: rank 0 is the hand-worked control (steps 1 and 2 of 100 µs),
+/// rank 1 the test (step 1 of 120 µs). Step 1: rank 1 is slowest, 120 ÷ median(100, 120).
+#[test]
+fn the_straggler_is_the_slowest_rank_against_the_median() {
+    let p = "fixtures/breakdown/ranks";
+    let v: serde_json::Value =
+        serde_json::from_str(&view("overview", [p, p], &["--rank", "all", "--format", "json"])).unwrap();
+    let st = &v["control"]["straggler"];
+    assert_eq!(st["rank"], 1);
+    assert!(
+        (st["max_over_median"].as_f64().unwrap() - 120.0 / 110.0).abs() < 1e-12,
+        "{st}"
+    );
+    assert_eq!(st["per_step"][0]["step"], 1);
+    assert_eq!(st["per_step"][0]["rank"], 1);
+    assert_eq!(st["per_step"][0]["median_us"], 110.0);
+    assert_eq!(st["per_step"][1]["rank"], 0);
+    assert_eq!(v["control"]["per_rank"][1]["windows"], 1);
+    let text = view("overview", [p, p], &["--rank", "all"]);
+    assert!(
+        text.contains("control: straggler rank 1, its mean step 1.09× the median rank's"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  step 1 → rank 1 (1.09×), step 2 → rank 0 (1.00×)"),
+        "{text}"
+    );
+}

@@ -333,7 +333,7 @@ fn model_windows(m: &Model, iters: &Option<Vec<i64>>) -> Vec<(i64, i64)> {
 }
 
 /// (steps, mean step ns, gpu busy per step ns, utilization, host busy per step ns)
-type OverviewModel = (Option<usize>, Option<i64>, Option<i64>, Option<f64>, Option<i64>);
+type OverviewModel = (usize, Option<i64>, Option<i64>, Option<f64>, Option<i64>);
 
 fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> OverviewModel {
     let (mut windows, mut window_ns, mut gpu, mut host, mut has_gpu, mut has_ops) =
@@ -352,12 +352,107 @@ fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> Over
     }
     let per = |x: i64| (windows > 0).then(|| x / windows);
     (
-        iters.as_ref().map(Vec::len),
+        iters.as_ref().map_or(0, Vec::len),
         iters.as_ref().and_then(|_| per(window_ns)),
         if has_gpu { per(gpu) } else { None },
         (has_gpu && window_ns > 0).then(|| gpu as f64 / window_ns as f64),
         if has_ops { per(host) } else { None },
     )
+}
+
+/// The breakdown's class of a device event, written from the rule's words: 0 compute,
+/// 1 communication, 2 memory.
+fn class_model(e: &Ev) -> usize {
+    let memory_cat = matches!(e.cat.as_str(), "gpu_memcpy" | "gpu_memset" | "Memcpy" | "Memset");
+    let n = e.name.as_str();
+    let memory_name = ["Memcpy", "Memset", "hipMemcpy", "hipMemset", "dma"]
+        .iter()
+        .any(|p| n.starts_with(p));
+    let lower = n.to_lowercase();
+    let comm = ["nccl", "rccl", "hccl"].iter().any(|p| lower.starts_with(p)) || lower.contains("ncclkernel");
+    if memory_cat || memory_name {
+        2
+    } else if comm {
+        1
+    } else {
+        0
+    }
+}
+
+/// Per window, by a sweep over the event edges (not by merging spans as the library does):
+/// [compute, comm_total, comm_overlapped, comm_exposed, memory_exposed, idle].
+fn breakdown_model(m: &Model, (ws, we): (i64, i64)) -> [i64; 6] {
+    let mut edges: Vec<(i64, usize, i64)> = Vec::new();
+    for e in m.ev.iter().filter(|e| e.place == 'd') {
+        let (s, t) = (e.ts.max(ws), e.end().min(we));
+        if s < t {
+            let c = class_model(e);
+            edges.push((s, c, 1));
+            edges.push((t, c, -1));
+        }
+    }
+    edges.sort();
+    let mut open = [0i64; 3];
+    let mut out = [0i64; 6];
+    let mut at = ws;
+    for (x, c, d) in edges {
+        let len = x - at;
+        let [cp, cm, mem] = open.map(|n| n > 0);
+        if cp {
+            out[0] += len;
+        }
+        if cm {
+            out[1] += len;
+        }
+        if cm && cp {
+            out[2] += len;
+        }
+        if cm && !cp {
+            out[3] += len;
+        }
+        if mem && !cp && !cm {
+            out[4] += len;
+        }
+        if !cp && !cm && !mem {
+            out[5] += len;
+        }
+        open[c] += d;
+        at = x;
+    }
+    out[5] += we - at;
+    out
+}
+
+/// The mean breakdown of a side: sums over its windows, divided by their number; idle takes
+/// the rounding so the parts add up to the mean step.
+fn breakdown_mean_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> Option<[i64; 7]> {
+    if !sel.iter().any(|(m, _)| m.ev.iter().any(|e| e.place == 'd')) {
+        return None;
+    }
+    let (mut sum, mut step, mut n) = ([0i64; 6], 0i64, 0i64);
+    for (m, _) in sel {
+        for w in model_windows(m, iters) {
+            let b = breakdown_model(m, w);
+            assert_eq!(b[0] + b[3] + b[4] + b[5], w.1 - w.0, "parts of a window add up to it");
+            for k in 0..6 {
+                sum[k] += b[k];
+            }
+            step += w.1 - w.0;
+            n += 1;
+        }
+    }
+    let n = n.max(1);
+    let mean = sum.map(|x| x / n);
+    let step = step / n;
+    Some([
+        step,
+        mean[0],
+        mean[1],
+        mean[2],
+        mean[3],
+        mean[4],
+        step - mean[0] - mean[3] - mean[4],
+    ])
 }
 
 /// (peak, avg, device) of the device with the largest peak, from `[memory]` instants: naive
@@ -546,6 +641,23 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
             "{} overview side {k}",
             control.display()
         );
+        let got = o.breakdown.map(|b| {
+            [
+                b.step_ns,
+                b.compute_ns,
+                b.comm_total_ns,
+                b.comm_overlapped_ns,
+                b.comm_exposed_ns,
+                b.memory_exposed_ns,
+                b.idle_ns,
+            ]
+        });
+        assert_eq!(
+            got,
+            breakdown_mean_model(&sel, &res.iterations),
+            "{} breakdown side {k}",
+            control.display()
+        );
         let files = files_of(dir);
         let paths: Vec<&Path> = res
             .ranks
@@ -603,6 +715,12 @@ fn views_equal_the_independent_model_on_every_real_pair() {
     }
     for f in files_of(&t.join("edge")) {
         pairs.push((f.clone(), f));
+    }
+    for s in ["attention", "nomodules", "precision", "resnet", "vit_precision"] {
+        pairs.push((
+            t.join(format!("gpu_h100/{s}/control")),
+            t.join(format!("gpu_h100/{s}/test")),
+        ));
     }
     let two = files_of(&t.join("hta_two_ranks"));
     pairs.push((two[0].clone(), two[1].clone()));

@@ -1,6 +1,7 @@
 //! `tracediff._native`: the Rust core of the `tracediff` Python package.
 //!
-//! Each function takes plain arguments, releases the GIL while the library works, and hands
+//! Each function takes the paths and one typed [`Options`] object, releases the GIL while the
+//! library works (catching any panic as a `TraceError`), and hands
 //! back columns (a dict of lists), never rows: the Python side (`python/tracediff/`) builds the
 //! pandas or polars frames. Errors become `tracediff.TraceError` (a `ValueError`) with the same
 //! one-line message the command line prints.
@@ -10,19 +11,25 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
-use tracediff::analysis::aggregate::Naming;
+use tracediff::analysis::aggregate::{Keying, Naming};
 use tracediff::analysis::compare::{CompareRequest, compare as run_compare};
 use tracediff::analysis::diff::{Comparison, NameFilter};
+use tracediff::analysis::gate::{GateConfig, Rules, evaluate, measure};
 use tracediff::analysis::loaded::load;
 use tracediff::analysis::modules::zoom_scope;
-use tracediff::analysis::select::{Device, Pick, SideSelection};
+use tracediff::analysis::report::ReportLimits;
+use tracediff::analysis::select::{Device, Pick, SideSelection, resolve};
+use tracediff::analysis::summary::load_summary_pair;
 use tracediff::analysis::views::ViewTable;
 use tracediff::analysis::views::kernels::kernels;
 use tracediff::analysis::views::operators::operators;
 use tracediff::analysis::views::overview::overview_request;
+use tracediff::input::attrs::{AttrRequest, Preset};
+use tracediff::input::load;
+use tracediff::output::events::{EventFilter, EventsFormat, write_events};
 use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render as render_modules};
 use tracediff::output::render::plot::{Chart, ImageFormat, draw};
-use tracediff::output::render::views::render_overview;
+use tracediff::output::render::views::{OverviewOptions, render_overview_with};
 use tracediff::output::render::{Format, TableStyle};
 
 create_exception!(
@@ -34,6 +41,26 @@ create_exception!(
 
 fn trace_error(e: tracediff::Error) -> PyErr {
     TraceError::new_err(e.to_string())
+}
+
+/// Runs library work with the GIL released, and turns a panic into a `TraceError` instead of
+/// letting it reach Python as pyo3's `PanicException` (a `BaseException` that `except
+/// Exception` does not catch): a bug in tracediff must not take a notebook's kernel down.
+fn guarded<T: Send>(py: Python<'_>, work: impl FnOnce() -> tracediff::Result<T> + Send) -> PyResult<T> {
+    let outcome = py.detach(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)));
+    match outcome {
+        Ok(result) => result.map_err(trace_error),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(TraceError::new_err(format!(
+                "internal error in tracediff (please report it): {what}"
+            )))
+        }
+    }
 }
 
 /// `None` → the default pick (the lowest); otherwise the command line's syntax (`3`, `1,2`, `all`).
@@ -55,83 +82,117 @@ fn device(text: &str) -> PyResult<Device> {
     }
 }
 
-/// The comparison table as columns: `name`, `<side>_counts`, `<side>_dur_ns` for both sides,
-/// and `notes` (what the command line would print on stderr).
-#[pyfunction]
-#[pyo3(signature = (control, test, control_rank=None, test_rank=None, control_iteration=None,
-    test_iteration=None, device_type="all", use_short_name=false, normalize_names=false,
-    include=Vec::new(), exclude=Vec::new()))]
-#[allow(clippy::too_many_arguments)]
-fn compare<'py>(
-    py: Python<'py>,
-    control: PathBuf,
-    test: PathBuf,
-    control_rank: Option<&str>,
-    test_rank: Option<&str>,
-    control_iteration: Option<&str>,
-    test_iteration: Option<&str>,
-    device_type: &str,
-    use_short_name: bool,
+/// The options every comparison takes, as one typed object across the FFI (the Python functions'
+/// keyword arguments): built once, checked by pyo3's conversions (a `str` where a list of
+/// patterns belongs is a `TypeError`), and validated here before any trace is read.
+#[pyclass(module = "tracediff._native", frozen, get_all)]
+#[derive(Clone, Debug, Default)]
+struct Options {
+    /// Ranks of the control side in the command line's syntax (`3`, `0,2`, `all`); None: the lowest.
+    control_rank: Option<String>,
+    /// Ranks of the test side.
+    test_rank: Option<String>,
+    /// ProfilerSteps of the control side; None: the lowest.
+    control_iteration: Option<String>,
+    /// ProfilerSteps of the test side.
+    test_iteration: Option<String>,
+    /// `cpu`, `gpu` or `all`.
+    device: String,
+    /// Group by HTA's short names.
+    short_names: bool,
+    /// Rewrite run-specific noise out of names.
     normalize_names: bool,
+    /// Keep only names matching any of these patterns.
     include: Vec<String>,
+    /// Drop names matching any of these patterns.
     exclude: Vec<String>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let request = Selection {
-        control_rank,
-        test_rank,
-        control_iteration,
-        test_iteration,
-        device_type,
-        use_short_name,
-        normalize_names,
-        include,
-        exclude,
-        labels: None,
-    }
-    .request(control, test)?;
-    let (comparison, notes) = py.detach(|| run_compare(&request)).map_err(trace_error)?;
-    columns(py, &comparison, &notes)
-}
-
-/// The selection options every view shares, as the Python functions take them.
-struct Selection<'a> {
-    control_rank: Option<&'a str>,
-    test_rank: Option<&'a str>,
-    control_iteration: Option<&'a str>,
-    test_iteration: Option<&'a str>,
-    device_type: &'a str,
-    use_short_name: bool,
-    normalize_names: bool,
-    include: Vec<String>,
-    exclude: Vec<String>,
+    /// Names of the two sides.
     labels: Option<(String, String)>,
+    /// Kernel rows keyed by (launching operator, kernel).
+    by_operator: bool,
+    /// A module path: only what ran inside that node.
+    zoom: Option<String>,
 }
 
-impl Selection<'_> {
-    fn request(self, control: PathBuf, test: PathBuf) -> PyResult<CompareRequest> {
+#[pymethods]
+impl Options {
+    #[new]
+    #[pyo3(signature = (*, control_rank=None, test_rank=None, control_iteration=None,
+        test_iteration=None, device="all".to_string(), short_names=false, normalize_names=false,
+        include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        control_rank: Option<String>,
+        test_rank: Option<String>,
+        control_iteration: Option<String>,
+        test_iteration: Option<String>,
+        device: String,
+        short_names: bool,
+        normalize_names: bool,
+        include: Vec<String>,
+        exclude: Vec<String>,
+        labels: Option<(String, String)>,
+        by_operator: bool,
+        zoom: Option<String>,
+    ) -> PyResult<Self> {
+        let options = Options {
+            control_rank,
+            test_rank,
+            control_iteration,
+            test_iteration,
+            device,
+            short_names,
+            normalize_names,
+            include,
+            exclude,
+            labels,
+            by_operator,
+            zoom,
+        };
+        // Refused now, with the option's name, rather than after the traces are read.
+        options.request(PathBuf::new(), PathBuf::new())?;
+        Ok(options)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl Options {
+    fn request(&self, control: PathBuf, test: PathBuf) -> PyResult<CompareRequest> {
         let mut request = CompareRequest::new(control, test);
         request.control_selection = SideSelection {
-            ranks: pick(self.control_rank)?,
-            iterations: pick(self.control_iteration)?,
+            ranks: pick(self.control_rank.as_deref())?,
+            iterations: pick(self.control_iteration.as_deref())?,
         };
         request.test_selection = SideSelection {
-            ranks: pick(self.test_rank)?,
-            iterations: pick(self.test_iteration)?,
+            ranks: pick(self.test_rank.as_deref())?,
+            iterations: pick(self.test_iteration.as_deref())?,
         };
-        request.device = device(self.device_type)?;
-        request.naming = if self.use_short_name {
+        request.device = device(&self.device)?;
+        request.naming = if self.short_names {
             Naming::ShortName
         } else {
             Naming::Name
         };
         request.normalize_names = self.normalize_names;
-        request.include = self.include;
-        request.exclude = self.exclude;
-        if let Some((c, t)) = self.labels {
-            request.labels = [c, t];
+        request.include = self.include.clone();
+        request.exclude = self.exclude.clone();
+        if let Some((c, t)) = &self.labels {
+            request.labels = [c.clone(), t.clone()];
         }
         Ok(request)
     }
+}
+
+/// The comparison table as columns: `name`, `<side>_counts`, `<side>_dur_ns` for both sides,
+/// and `notes` (what the command line would print on stderr).
+#[pyfunction]
+fn compare<'py>(py: Python<'py>, control: PathBuf, test: PathBuf, options: &Options) -> PyResult<Bound<'py, PyDict>> {
+    let request = options.request(control, test)?;
+    let (comparison, notes) = guarded(py, || run_compare(&request))?;
+    columns(py, &comparison, &notes)
 }
 
 /// Which of the diff run's views (docs/semantics.md#the-views) to compute.
@@ -146,51 +207,25 @@ enum ViewKind {
 /// `by_operator`, `operator`, then `<side>_<measure>` for both sides, durations in ns, `None`
 /// where a side has no value) or its JSON text (`overview`, `modules`: small documents).
 #[pyfunction]
-#[pyo3(signature = (view, control, test, control_rank=None, test_rank=None, control_iteration=None,
-    test_iteration=None, device_type="all", use_short_name=false, normalize_names=false,
-    include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None))]
-#[allow(clippy::too_many_arguments)]
 fn view<'py>(
     py: Python<'py>,
     view: &str,
     control: PathBuf,
     test: PathBuf,
-    control_rank: Option<&str>,
-    test_rank: Option<&str>,
-    control_iteration: Option<&str>,
-    test_iteration: Option<&str>,
-    device_type: &str,
-    use_short_name: bool,
-    normalize_names: bool,
-    include: Vec<String>,
-    exclude: Vec<String>,
-    labels: Option<(String, String)>,
-    by_operator: bool,
-    zoom: Option<String>,
+    options: &Options,
 ) -> PyResult<Bound<'py, PyAny>> {
     let kind = match view {
         "operators" => ViewKind::Operators,
-        "kernels" => ViewKind::Kernels { by_operator },
+        "kernels" => ViewKind::Kernels {
+            by_operator: options.by_operator,
+        },
         "overview" => ViewKind::Overview,
         "modules" => ViewKind::Modules,
         other => return Err(TraceError::new_err(format!("unknown view '{other}'"))),
     };
-    let request = Selection {
-        control_rank,
-        test_rank,
-        control_iteration,
-        test_iteration,
-        device_type,
-        use_short_name,
-        normalize_names,
-        include,
-        exclude,
-        labels,
-    }
-    .request(control, test)?;
-    let out = py
-        .detach(|| compute_view(&request, &kind, zoom.as_deref()))
-        .map_err(trace_error)?;
+    let request = options.request(control, test)?;
+    let zoom = options.zoom.clone();
+    let out = guarded(py, || compute_view(&request, &kind, zoom.as_deref()))?;
     match out {
         ViewOut::Table(table) => Ok(table_columns(py, &table)?.into_any()),
         ViewOut::Json(text) => Ok(pyo3::types::PyString::new(py, &text).into_any()),
@@ -216,7 +251,12 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
             }))
         }
         // As the command line: over traces or their summaries.
-        ViewKind::Overview => ViewOut::Json(render_overview(&overview_request(request)?.0, Format::Json)),
+        // With the per-step rows: the Python API returns them as a frame.
+        ViewKind::Overview => ViewOut::Json(render_overview_with(
+            &overview_request(request)?.0,
+            Format::Json,
+            &OverviewOptions { per_step: true },
+        )),
         ViewKind::Modules => {
             let loaded = load_pair()?;
             let diff = tracediff::analysis::modules::modules(request, &loaded)?;
@@ -296,8 +336,151 @@ fn bar_chart_png<'py>(
         width,
         height,
     };
-    let png = py.detach(|| draw(&chart, ImageFormat::Png)).map_err(trace_error)?;
+    let png = guarded(py, || draw(&chart, ImageFormat::Png))?;
     Ok(PyBytes::new(py, &png))
+}
+
+/// `tracediff summarize`: one trace file to a Parquet summary at `output`.
+#[pyfunction]
+fn summarize(py: Python<'_>, trace: PathBuf, output: PathBuf) -> PyResult<()> {
+    guarded(py, || {
+        if std::fs::metadata(&trace).is_ok_and(|m| m.is_dir()) {
+            return Err(tracediff::Error::input(
+                &trace,
+                "summarize takes one trace file, not a directory (run it once per rank)",
+            ));
+        }
+        let summary = load::summarize_trace(&trace, &tracediff::analysis::summary::summarize)?;
+        tracediff::output::summary::save_summary(&summary, &output)
+    })
+}
+
+/// `tracediff report`: the self-contained HTML page of a pair, written to `output`. Returns the
+/// notes the command line prints.
+#[pyfunction]
+#[pyo3(signature = (control, test, output, options, table_depth=3, table_rows=100))]
+fn report(
+    py: Python<'_>,
+    control: PathBuf,
+    test: PathBuf,
+    output: PathBuf,
+    options: &Options,
+    table_depth: usize,
+    table_rows: usize,
+) -> PyResult<Vec<String>> {
+    let request = options.request(control, test)?;
+    guarded(py, || {
+        let loaded = load(&request, "report")?;
+        let limits = ReportLimits {
+            depth: table_depth,
+            rows: table_rows,
+        };
+        let page = tracediff::analysis::report::report(&request, &loaded, limits)?;
+        let mut notes = loaded.notes.clone();
+        notes.extend(loaded.overlap_notes(&request.labels));
+        notes.extend(page.overview.notes());
+        std::fs::write(&output, tracediff::output::render::report::render(&page)).map_err(|e| {
+            tracediff::Error::Output {
+                path: output.clone(),
+                source: e,
+            }
+        })?;
+        Ok(notes)
+    })
+}
+
+/// `tracediff events --format csv`: the event table of one side, as CSV text for the Python
+/// side's DataFrame reader. `ranks` and `iterations` in the command line's syntax (None: all).
+#[pyfunction]
+#[pyo3(signature = (path, ranks=None, iterations=None, device="all", name=None, cats=Vec::new(), args=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
+fn events<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    ranks: Option<&str>,
+    iterations: Option<&str>,
+    device: &str,
+    name: Option<&str>,
+    cats: Vec<String>,
+    args: Vec<String>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let rank_pick = ranks.map_or(Ok(Pick::All), |r| pick(Some(r)))?;
+    let iteration_pick = iterations.map(|i| pick(Some(i))).transpose()?;
+    let device = self::device(device)?;
+    let csv = guarded(py, || {
+        let attrs = AttrRequest::build(Preset::None, &args, &[])?;
+        let name = name
+            .map(|p| tracediff::analysis::diff::compile_pattern("name", p))
+            .transpose()?;
+        let side = load::load_side_ranks(&path, &attrs, &[&rank_pick], false)?;
+        let selection = SideSelection {
+            ranks: rank_pick.clone(),
+            iterations: iteration_pick.clone().unwrap_or(Pick::All),
+        };
+        let mut resolved = resolve(&side, "events", &selection)?;
+        if iteration_pick.is_none() {
+            resolved.iterations = None;
+        }
+        let filter = EventFilter { device, name, cats };
+        let mut out = Vec::new();
+        write_events(&side, &resolved, &filter, EventsFormat::Csv, &mut out)?;
+        Ok(out)
+    })?;
+    Ok(PyBytes::new(py, &csv))
+}
+
+/// `tracediff gate --format json`: the rules as the JSON of a config file's `[gate]` table
+/// (`{"max_step_time_regression": "5%", ...}`, validated here as the file's keys are), over every
+/// rank and step unless `ranks`/`iterations` narrow it. Returns the report's JSON text.
+#[pyfunction]
+#[pyo3(signature = (baseline, candidate, rules_json, ranks=None, iterations=None))]
+fn gate(
+    py: Python<'_>,
+    baseline: PathBuf,
+    candidate: PathBuf,
+    rules_json: &str,
+    ranks: Option<&str>,
+    iterations: Option<&str>,
+) -> PyResult<String> {
+    let config: GateConfig =
+        serde_json::from_str(rules_json).map_err(|e| TraceError::new_err(format!("gate rules: {e}")))?;
+    let selection = SideSelection {
+        ranks: ranks.map_or(Ok(Pick::All), |r| pick(Some(r)))?,
+        iterations: iterations.map_or(Ok(Pick::All), |i| pick(Some(i)))?,
+    };
+    guarded(py, || {
+        let rules = Rules::from_config(&config)?;
+        let keying = Keying {
+            naming: if config.short_names.unwrap_or(false) {
+                Naming::ShortName
+            } else {
+                Naming::Name
+            },
+            normalize: config.normalize_names.unwrap_or(false),
+            group_by: Vec::new(),
+        };
+        let device = config.device.unwrap_or_default();
+        let (base, cand) = load_summary_pair(&baseline, &candidate, (&selection, &selection))?;
+        let base_res = resolve(&base, "baseline", &selection)?;
+        let cand_res = resolve(&cand, "candidate", &selection)?;
+        let base_samples = measure(&base, &base_res, device, &keying)?;
+        let cand_samples = measure(&cand, &cand_res, device, &keying)?;
+        let report = evaluate(
+            &rules,
+            (&base, &base_res, &base_samples),
+            (&cand, &cand_res, &cand_samples),
+        );
+        Ok(tracediff::output::render::gate::render(&report, Format::Json, true))
+    })
+}
+
+/// Panics inside the guard, as a bug in the library would: the tests check that Python sees a
+/// `TraceError`, never a `PanicException`.
+#[pyfunction]
+fn _fault_for_tests(py: Python<'_>) -> PyResult<()> {
+    guarded(py, || -> tracediff::Result<()> {
+        panic!("a fault injected by the tests")
+    })
 }
 
 /// The command line, run in this process on `argv` (the program name first); returns the exit
@@ -315,5 +498,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bar_chart_png, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add_function(wrap_pyfunction!(view, m)?)?;
+    m.add_function(wrap_pyfunction!(summarize, m)?)?;
+    m.add_function(wrap_pyfunction!(report, m)?)?;
+    m.add_function(wrap_pyfunction!(events, m)?)?;
+    m.add_function(wrap_pyfunction!(gate, m)?)?;
+    m.add_class::<Options>()?;
+    m.add_function(wrap_pyfunction!(_fault_for_tests, m)?)?;
     Ok(())
 }

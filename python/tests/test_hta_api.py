@@ -30,7 +30,7 @@ PAIRS = {
     "torch_cpu_multi_rank_r2": ("torch_cpu/multi_rank/control", "torch_cpu/multi_rank/test"),
     "torch_cpu_precision": ("torch_cpu/precision/control", "torch_cpu/precision/test"),
 }
-# Integer-µs traces: HTA's numbers and ours are the same to the last digit (README, "differs").
+# Integer-µs traces: HTA's numbers and ours are the same to the last digit (docs/semantics.md#differences-from-hta).
 EXACT = {"hta_trace_diff", "hta_trace_diff_iter1010_1012", "hta_trace_compare", "hta_two_ranks", "kineto_resnet50_workers"}
 # Nanosecond traces: HTA rounds each event's start up and end down (docs/semantics.md#differences-from-hta (point 2)).
 ROUNDED = {p for p in PAIRS if p.startswith("torch_cpu")}
@@ -70,7 +70,7 @@ def test_dataframes_equal_htas_golden_output(shared, device, short):
         golden = pd.read_csv(shared / "golden" / folder / f"compare_{device}_{naming}.csv", index_col=0, keep_default_na=False)
         if folder in EXACT:
             # Durations are float64 here; HTA's are int64 or float64 depending on how the
-            # file writes numbers (README). Counts, their dtypes and every value are HTA's.
+            # file writes numbers (docs/python.md). Counts, their dtypes and every value are HTA's.
             durations = [c for c in golden.columns if c.endswith("duration")]
             golden[durations] = golden[durations].astype("float64")
             pd.testing.assert_frame_equal(df, golden, obj=f"{folder} {device} {naming}")

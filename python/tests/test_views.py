@@ -49,7 +49,29 @@ def test_modules_and_overview_are_the_clis_json(fixtures):
     assert zoomed["path"] == "Net[0]/Sequential[0]"
     assert [k["status"] for k in zoomed["children"]][-3:] == ["added", "added", "unknown"]
     over = tracediff.overview(c, t)
-    assert over == json.loads(cli("overview", c, t, "--format", "json"))
+    per_step, per_rank = over.pop("per_step"), over.pop("per_rank")
+    assert over == json.loads(cli("overview", c, t, "--format", "json", "--per-step"))
+    assert len(per_step) == len(over["control"]["per_step"]) + len(over["test"]["per_step"])
+    assert len(per_rank) == 0
+
+
+def test_overview_breakdown_and_its_frames(fixtures):
+    c, t = str(fixtures / "breakdown/control"), str(fixtures / "breakdown/test")
+    over = tracediff.overview(c, t)
+    b = over["control"]["breakdown"]
+    assert (b["step_us"], b["compute_us"], b["comm_exposed_us"], b["memory_exposed_us"], b["idle_us"]) == (
+        100,
+        22.5,
+        20,
+        10,
+        47.5,
+    )
+    assert over["control"]["steps_used"] == [1, 2]
+    frame = over["per_step"]
+    assert list(frame["side"]) == ["control", "control", "test"]
+    assert list(frame["compute_us"]) == [35, 10, 80]
+    narrowed = tracediff.overview(c, t, control_iteration=2)["per_step"]
+    assert list(narrowed["compute_us"]) == [10, 80]
 
 
 def test_view_errors_are_trace_errors(fixtures):

@@ -11,21 +11,27 @@ and the command line (``tracediff compare control/ test/``) from the same code.
 """
 
 from ._native import TraceError, __version__
-from ._api import compare, kernels, modules, operators, ops_diff, overview
+from ._native import Options
+from ._api import compare, events, gate, kernels, modules, operators, ops_diff, overview, report, summarize
 from ._cli import main
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
 
 __all__ = [
     "DeviceType",
     "LabeledTrace",
+    "Options",
     "TraceDiff",
     "TraceError",
     "__version__",
     "compare",
+    "events",
+    "gate",
     "kernels",
     "main",
     "modules",
     "operators",
     "ops_diff",
     "overview",
+    "report",
+    "summarize",
 ]

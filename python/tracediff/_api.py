@@ -1,11 +1,14 @@
 """tracediff's own Python API: the command line's options as keyword arguments."""
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+import os
+import pathlib
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._frames import check_backend, frame
+from ._frames import _import, check_backend, frame
 
 Pick = Optional[Union[int, str, Iterable[int]]]
+PathLike = Union[str, "os.PathLike[str]"]
 
 CATEGORIES = ("added", "deleted", "increased", "decreased", "unchanged")
 
@@ -33,7 +36,32 @@ def pick_text(value: Pick, what: str) -> Optional[str]:
     return ",".join(str(i) for i in items)
 
 
-def _selection(
+def path_arg(value: Any, what: str) -> Union[str, "os.PathLike[str]"]:
+    """A path argument as given, when it is one: a `str` or an `os.PathLike` (a `pathlib.Path`).
+    Anything else (None, a number, a list) is a TypeError, not a file named "None"."""
+    if isinstance(value, (str, os.PathLike)):
+        return value
+    if value is None:
+        raise TypeError(f"{what} must be a path (str or os.PathLike), not None")
+    raise TypeError(f"{what} must be a path (str or os.PathLike), not {type(value).__name__}")
+
+
+def str_list(value: Any, what: str) -> List[str]:
+    """A list-typed option: a list or tuple of strings. A bare `str` is refused (TypeError)
+    rather than read as a list of its characters (`include="mm"` would match any "m")."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{what} must be a list of str, not a str: write {what}=[{value!r}]")
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a list of str, not {type(value).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{what} must hold str, not {item!r}")
+    return items
+
+
+def make_options(
     control_rank: Pick = None,
     test_rank: Pick = None,
     control_iteration: Pick = None,
@@ -43,23 +71,33 @@ def _selection(
     normalize_names: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
-) -> tuple:
-    """The selection options, in the order the Rust functions take them after the two paths."""
-    return (
-        pick_text(control_rank, "control_rank"),
-        pick_text(test_rank, "test_rank"),
-        pick_text(control_iteration, "control_iteration"),
-        pick_text(test_iteration, "test_iteration"),
-        device,
-        bool(short_names),
-        bool(normalize_names),
-        list(include),
-        list(exclude),
+    labels: Optional[Tuple[str, str]] = None,
+    by_operator: bool = False,
+    zoom: Optional[str] = None,
+) -> "_native.Options":
+    """The keyword arguments as the one typed options object the Rust core takes."""
+    if not isinstance(device, str):
+        raise TypeError(f"device must be 'cpu', 'gpu' or 'all', not {type(device).__name__}")
+    if zoom is not None and not isinstance(zoom, str):
+        raise TypeError(f"zoom must be a module path (str) or None, not {type(zoom).__name__}")
+    return _native.Options(
+        control_rank=pick_text(control_rank, "control_rank"),
+        test_rank=pick_text(test_rank, "test_rank"),
+        control_iteration=pick_text(control_iteration, "control_iteration"),
+        test_iteration=pick_text(test_iteration, "test_iteration"),
+        device=device,
+        short_names=bool(short_names),
+        normalize_names=bool(normalize_names),
+        include=str_list(include, "include"),
+        exclude=str_list(exclude, "exclude"),
+        labels=tuple(labels) if labels is not None else None,
+        by_operator=bool(by_operator),
+        zoom=zoom,
     )
 
 
 def _columns(control, test, **selection) -> Dict[str, list]:
-    return _native.compare(str(control), str(test), *_selection(**selection))
+    return _native.compare(path_arg(control, "control"), path_arg(test, "test"), make_options(**selection))
 
 
 def table_columns(cols: Dict[str, list], labels: Tuple[str, str], naming: str) -> Tuple[Dict[str, list], Dict[str, str]]:
@@ -162,16 +200,8 @@ def ops_diff(control, test, **options) -> Dict[str, List[str]]:
     return categories(table["name"], table["control_counts"], table["test_counts"])
 
 
-def _view(view: str, control, test, *, labels=None, by_operator: bool = False, zoom=None, **selection):
-    return _native.view(
-        view,
-        str(control),
-        str(test),
-        *_selection(**selection),
-        tuple(labels) if labels is not None else None,
-        bool(by_operator),
-        zoom,
-    )
+def _view(view: str, control, test, **selection):
+    return _native.view(view, path_arg(control, "control"), path_arg(test, "test"), make_options(**selection))
 
 
 def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
@@ -219,13 +249,44 @@ def kernels(
     return _view_frame(cols, tuple(labels), backend)
 
 
-def overview(control, test, *, labels=("control", "test"), **options) -> dict:
-    """The overview (`tracediff overview --format json`) as a dict: per side the device, steps,
-    mean step time, GPU busy time and utilisation, memory; values a trace cannot give are None."""
+_BREAKDOWN_KEYS = (
+    "step_us",
+    "compute_us",
+    "comm_total_us",
+    "comm_overlapped_us",
+    "comm_exposed_us",
+    "memory_exposed_us",
+    "idle_us",
+    "overlap_ratio",
+)
+
+
+def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
+    """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column."""
+    columns = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS}
+    for side in ("control", "test"):
+        for row in doc[side].get(key) or []:
+            columns["side"].append(doc[side]["label"])
+            for c in first + _BREAKDOWN_KEYS:
+                columns[c].append(row.get(c))
+    return frame(columns, None, backend)
+
+
+def overview(control, test, *, labels=("control", "test"), backend: str = "pandas", **options) -> dict:
+    """The overview (`tracediff overview --format json --per-step`) as a dict: per side the
+    device, steps (`steps_used` names them; every step by default), mean step time, GPU busy
+    time and utilisation, memory, and `breakdown` (where the step time went: compute, exposed
+    communication, exposed memory copies, idle, in µs per step; docs/breakdown.md); values a
+    trace cannot give are None. Two frames beside them: `per_step` (a row per side, rank and
+    step) and `per_rank` (a row per side and rank, with two ranks or more on a side)."""
     import json
 
+    check_backend(backend)
     text = _view("overview", control, test, labels=labels, **options)
-    return json.loads(text)
+    doc = json.loads(text)
+    doc["per_step"] = _parts_frame(doc, "per_step", ("rank", "step"), backend)
+    doc["per_rank"] = _parts_frame(doc, "per_rank", ("rank", "windows"), backend)
+    return doc
 
 
 def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), **options) -> dict:
@@ -234,4 +295,102 @@ def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "te
     import json
 
     text = _view("modules", control, test, zoom=zoom, labels=labels, **options)
+    return json.loads(text)
+
+
+def summarize(trace: PathLike, output: PathLike) -> pathlib.Path:
+    """`tracediff summarize`: one trace file to a small Parquet summary at `output`, which
+    `compare`, `ops_diff` and `overview` read in the trace's place. Returns `output`."""
+    _native.summarize(path_arg(trace, "trace"), path_arg(output, "output"))
+    return pathlib.Path(output)
+
+
+def report(
+    control: PathLike,
+    test: PathLike,
+    output: PathLike,
+    *,
+    table_depth: int = 3,
+    table_rows: int = 100,
+    labels: Tuple[str, str] = ("control", "test"),
+    **options,
+) -> pathlib.Path:
+    """`tracediff report`: the self-contained HTML page of the pair, written to `output`
+    (a `.html` file). Takes `compare`'s selection options. Returns `output`."""
+    output = path_arg(output, "output")
+    if pathlib.Path(output).suffix.lower() not in (".html", ".htm"):
+        raise ValueError(f"{output}: the report is an HTML page; name it .html")
+    for name, value in (("table_depth", table_depth), ("table_rows", table_rows)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise TypeError(f"{name} must be a non-negative int, not {value!r}")
+    opts = make_options(labels=labels, **options)
+    _native.report(path_arg(control, "control"), path_arg(test, "test"), output, opts, table_depth, table_rows)
+    return pathlib.Path(output)
+
+
+def events(
+    path: PathLike,
+    *,
+    rank: Pick = None,
+    iteration: Pick = None,
+    device: str = "all",
+    name: Optional[str] = None,
+    cat: Sequence[str] = (),
+    args: Sequence[str] = (),
+    backend: str = "pandas",
+):
+    """`tracediff events`: the event table of one side as a DataFrame, a row per counted event
+    (index, rank, name, cat, pid, tid, ts and dur in µs, stream, correlation,
+    index_correlation, iteration, then the attributes named in `args`, e.g. ["input_dims"]).
+    Every rank and event by default; `rank`, `iteration`, `device`, `name` (a regular
+    expression) and `cat` (exact categories) narrow it."""
+    import io
+
+    check_backend(backend)
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a regular expression (str) or None, not {type(name).__name__}")
+    if not isinstance(device, str):
+        raise TypeError(f"device must be 'cpu', 'gpu' or 'all', not {type(device).__name__}")
+    csv = _native.events(
+        path_arg(path, "path"),
+        None if rank is None else pick_text(rank, "rank"),
+        None if iteration is None else pick_text(iteration, "iteration"),
+        device,
+        name,
+        str_list(cat, "cat"),
+        str_list(args, "args"),
+    )
+    lib = _import(backend)
+    # pid and tid may be text in traces: read them as text, as the Parquet output types them.
+    if backend == "polars":
+        return lib.read_csv(io.BytesIO(csv), schema_overrides={"pid": lib.Utf8, "tid": lib.Utf8})
+    return lib.read_csv(io.BytesIO(csv), dtype={"pid": str, "tid": str, "name": str, "cat": str}, keep_default_na=False)
+
+
+def gate(
+    baseline: PathLike,
+    candidate: PathLike,
+    *,
+    rank: Pick = None,
+    iteration: Pick = None,
+    **rules: Any,
+) -> dict:
+    """`tracediff gate --format json` as a dict: judges the candidate against the baseline with
+    the rules given as keyword arguments, named as the config file's keys
+    (`max_step_time_regression="5%"`, `max_op_regression="10%"`, `min_op_time="200us"`,
+    `fail_on_added="aten::copy_"`, `noise_k=3.0`, `relative=True`, `device="gpu"`, ...).
+    Every rank and step of each side by default. `result["report"]["verdict"]` is "pass" or
+    "fail"; an unknown rule or a bare number where a percentage belongs is a TraceError."""
+    import json
+
+    for name, value in rules.items():
+        if value is None:
+            raise TypeError(f"gate rule {name} is None: leave it out instead")
+    text = _native.gate(
+        path_arg(baseline, "baseline"),
+        path_arg(candidate, "candidate"),
+        json.dumps(rules),
+        None if rank is None else pick_text(rank, "rank"),
+        None if iteration is None else pick_text(iteration, "iteration"),
+    )
     return json.loads(text)

@@ -37,6 +37,30 @@ pub fn clipped_length(merged: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
     total
 }
 
+/// The intersection of two merged span lists (from [`merge_spans`]), merged.
+pub fn intersect_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < a.len() && j < b.len() {
+        let (s, e) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if s < e {
+            out.push((s, e));
+        }
+        // The span that ends first can meet nothing further on the other list.
+        if a[i].1 <= b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
+/// The union of two merged span lists, merged.
+pub fn union_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    merge_spans(a.iter().chain(b).copied().collect())
+}
+
 /// Total length covered by a set of intervals.
 pub fn union_length(spans: &mut [(i64, i64)]) -> i64 {
     spans.sort_unstable();
@@ -75,6 +99,17 @@ mod tests {
         assert_eq!(clipped_union(spans.clone(), &[(8, 35), (55, 100)]), 12 + 5 + 5);
         assert_eq!(clipped_union(spans, &[(20, 30)]), 0);
         assert_eq!(clipped_union(Vec::new(), &[(0, 1)]), 0);
+    }
+
+    #[test]
+    fn merged_lists_intersect_and_unite() {
+        let a = vec![(0, 10), (20, 30), (40, 50)];
+        let b = vec![(5, 25), (28, 45), (60, 70)];
+        assert_eq!(intersect_merged(&a, &b), vec![(5, 10), (20, 25), (28, 30), (40, 45)]);
+        assert_eq!(union_merged(&a, &b), vec![(0, 50), (60, 70)]);
+        assert_eq!(intersect_merged(&a, &[]), Vec::<(i64, i64)>::new());
+        // Touching spans share no time.
+        assert_eq!(intersect_merged(&[(0, 5)], &[(5, 9)]), Vec::<(i64, i64)>::new());
     }
 
     #[test]

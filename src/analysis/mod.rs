@@ -3,6 +3,7 @@
 
 pub mod aggregate;
 pub mod align;
+pub mod breakdown;
 pub mod compare;
 pub mod diff;
 pub mod gate;

@@ -11,7 +11,7 @@ use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, Scope, modules};
 use crate::analysis::views::kernels::kernels;
 use crate::analysis::views::operators::operators;
-use crate::analysis::views::overview::{Overview, overview};
+use crate::analysis::views::overview::{Overview, overview_for_request};
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
 use rayon::prelude::*;
@@ -69,7 +69,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     Ok(Report {
         request: req.clone(),
-        overview: overview(loaded, &req.labels),
+        overview: overview_for_request(loaded, req)?,
         modules: diff,
         comparison,
         tables,

@@ -3,6 +3,7 @@
 //! measures. Compare, gate and overview reduce summaries, so their output over summaries is the
 //! output over the traces by construction.
 
+use crate::analysis::breakdown::BreakdownSpans;
 use crate::analysis::intervals::{clipped_length, merge_spans, union_length};
 use crate::analysis::select::SideSelection;
 use crate::analysis::views::memory::{device_properties, levels_of};
@@ -38,6 +39,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
             .collect(),
     );
     let levels = levels_of(file);
+    let parts = BreakdownSpans::of_file(file);
     let window = |step: Option<i64>, (start, end): (i64, i64)| Window {
         step,
         start_ns: start,
@@ -54,6 +56,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
                 })
             })
             .collect(),
+        breakdown: Some(parts.window((start, end))),
     };
     let windows: Vec<Window> = (0..ev.len())
         .filter(|&i| ev.place[i] == Place::Host)

@@ -3,7 +3,9 @@
 pub mod compare;
 pub mod entry;
 pub mod events;
+pub mod examples;
 pub mod gate;
+pub mod generate;
 pub mod modules;
 pub mod plot;
 pub mod report;
@@ -54,39 +56,45 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The comparison table: counts and total durations per name on both sides (HTA compare_traces).
-    #[command(after_help = compare::COMPARE_HELP)]
+    #[command(after_help = examples::after_help(compare::COMPARE_HELP, examples::COMPARE))]
     Compare(CompareArgs),
     /// Names that were added, deleted, or ran more, fewer or as many times (HTA ops_diff).
-    #[command(name = "ops-diff", after_help = compare::OPS_DIFF_HELP)]
+    #[command(name = "ops-diff", after_help = examples::after_help(compare::OPS_DIFF_HELP, examples::OPS_DIFF))]
     OpsDiff(OpsDiffArgs),
     /// Bar charts of the top rows: control, test and their difference, as PNG or SVG.
-    #[command(after_help = plot::PLOT_HELP)]
+    #[command(after_help = examples::after_help(plot::PLOT_HELP, examples::PLOT))]
     Plot(PlotArgs),
     /// The event table of one side: a row per counted event, with the attributes you choose.
-    #[command(after_help = events::EVENTS_HELP)]
+    #[command(after_help = examples::after_help(events::EVENTS_HELP, examples::EVENTS))]
     Events(EventsArgs),
     /// One trace → a small Parquet summary that compare, ops-diff, plot, gate and overview read
     /// in its place (summarise each rank where it lies, compare the summaries anywhere).
-    #[command(after_help = events::SUMMARIZE_HELP)]
+    #[command(after_help = examples::after_help(events::SUMMARIZE_HELP, examples::SUMMARIZE))]
     Summarize(SummarizeArgs),
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
-    #[command(after_help = gate::GATE_HELP)]
+    #[command(after_help = examples::after_help(gate::GATE_HELP, examples::GATE))]
     Gate(GateArgs),
     /// Per operator: calls, host and device self and total time on both sides.
-    #[command(after_help = views::OPERATORS_HELP)]
+    #[command(after_help = examples::after_help(views::OPERATORS_HELP, examples::OPERATORS))]
     Operators(views::OperatorsArgs),
     /// Per kernel (or per launching operator and kernel): calls, total, mean, min, max.
-    #[command(after_help = views::KERNELS_HELP)]
+    #[command(after_help = examples::after_help(views::KERNELS_HELP, examples::KERNELS))]
     Kernels(views::KernelsArgs),
     /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ.
-    #[command(after_help = views::OVERVIEW_HELP)]
+    #[command(after_help = examples::after_help(views::OVERVIEW_HELP, examples::OVERVIEW))]
     Overview(views::OverviewArgs),
     /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom.
-    #[command(after_help = modules::MODULES_HELP)]
+    #[command(after_help = examples::after_help(modules::MODULES_HELP, examples::MODULES))]
     Modules(modules::ModulesArgs),
     /// One self-contained HTML page to click through: overview, module bars with zoom, tables.
-    #[command(after_help = report::REPORT_HELP)]
+    #[command(after_help = examples::after_help(report::REPORT_HELP, examples::REPORT))]
     Report(report::ReportArgs),
+    /// A completion script for bash, zsh, fish, elvish or PowerShell, on standard output.
+    #[command(after_help = examples::after_help(generate::COMPLETIONS_HELP, examples::COMPLETIONS))]
+    Completions(generate::CompletionsArgs),
+    /// The manual page (roff), on standard output or to -o FILE.
+    #[command(after_help = examples::after_help(generate::MAN_HELP, examples::MAN))]
+    Man(generate::ManArgs),
 }
 
 /// Options that choose what is compared, shared by every analysis command.
@@ -198,6 +206,8 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Overview(args) => views::run_overview(args, env),
         Command::Modules(args) => modules::run_modules(args, env),
         Command::Report(args) => report::run_report(args, env),
+        Command::Completions(args) => generate::run_completions(args, env),
+        Command::Man(args) => generate::run_man(args, env),
     }
 }
 
@@ -216,6 +226,8 @@ fn output_paths(command: &Command) -> Vec<&Path> {
         Command::Overview(a) => vec![a.output.as_deref()],
         Command::Modules(a) => vec![a.output.as_deref()],
         Command::Report(a) => vec![Some(a.output.as_path())],
+        Command::Man(a) => vec![a.output.as_deref()],
+        Command::Completions(_) => vec![],
     };
     paths.into_iter().flatten().collect()
 }

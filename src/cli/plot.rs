@@ -1,10 +1,13 @@
 //! `plot`: HTA's two bar charts of a comparison, as SVG or PNG.
 
 use super::compare::comparison_for;
-use super::{Env, Labels, SelectArgs, parse_labels};
+use super::{Env, Labels, SelectArgs, parse_labels, print_notes, request_from, with_labels};
+use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SortKey;
+use crate::analysis::views::overview::overview_request;
 use crate::error::{Error, Result};
 use crate::output::render::plot::{ImageFormat, Metric, chart_of, draw};
+use crate::output::render::waterfall::{Waterfall, draw_waterfall};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +17,10 @@ options given here replace the saved ones). The image type follows the file name
 With --metric both (the default) and -o FILE, the two charts go to FILE-counts.EXT and
 FILE-duration.EXT; without -o, to tracediff-counts.png and tracediff-duration.png. The paths
 written are printed. Each chart numbers its groups and lists the full names under the plot; SVG
-charts also carry the full name and values as a tooltip on each group.";
+charts also carry the full name and values as a tooltip on each group. --metric breakdown draws
+the waterfall of the mean step time (as `tracediff overview`: every step unless --iteration
+names some): control step, the change of compute, exposed communication, exposed memory copies
+and GPU idle, test step (docs/breakdown.md).";
 
 #[derive(Debug, Args)]
 pub struct PlotArgs {
@@ -51,6 +57,9 @@ pub struct PlotArgs {
 
 pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
     crate::output::render::plot::check_size(args.width, args.height)?;
+    if args.metric == Metric::Breakdown {
+        return run_waterfall(&args, env);
+    }
     let comparison = comparison_for(
         args.control.as_deref(),
         args.test.as_deref(),
@@ -65,6 +74,7 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         Metric::Counts => vec![(false, "counts")],
         Metric::Duration => vec![(true, "duration")],
         Metric::Both => vec![(false, "counts"), (true, "duration")],
+        Metric::Breakdown => vec![],
     };
     for (duration, name) in charts {
         let path = plot_path(args.output.as_deref(), name, args.metric == Metric::Both);
@@ -74,6 +84,39 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         crate::output::atomic::write_atomically(&path, |w| w.write_all(&bytes))?;
         let _ = writeln!(env.stdout, "{}", path.display());
     }
+    Ok(0)
+}
+
+/// `plot --metric breakdown`: the overview of the pair (given, or the saved comparison's) as a
+/// waterfall.
+fn run_waterfall(args: &PlotArgs, env: &mut Env<'_>) -> Result<i32> {
+    let base = match (&args.control, &args.test) {
+        (Some(c), Some(t)) => CompareRequest::new(c, t),
+        _ => {
+            let (saved, path) = crate::output::state::load(&env.state_dir)?;
+            let _ = writeln!(env.stderr, "tracediff: using the pair saved in {}", path.display());
+            let mut req = saved.request;
+            // The overview keys nothing by attributes.
+            req.group_by.clear();
+            req.arg_specs.clear();
+            req
+        }
+    };
+    let req = with_labels(request_from(&args.select, base), args.labels.as_ref());
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("tracediff-breakdown.png"));
+    let format = ImageFormat::from_path(&path)?;
+    let (overview, notes) = overview_request(&req)?;
+    print_notes(&notes, env);
+    let waterfall = Waterfall::of(&overview, (args.width, args.height))?;
+    let bytes = draw_waterfall(&waterfall, format)?;
+    std::fs::write(&path, bytes).map_err(|e| Error::Output {
+        path: path.clone(),
+        source: e,
+    })?;
+    let _ = writeln!(env.stdout, "{}", path.display());
     Ok(0)
 }
 

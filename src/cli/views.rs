@@ -11,7 +11,7 @@ use crate::analysis::views::overview::overview_request;
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
-use crate::output::render::views::{TableView, render, render_overview};
+use crate::output::render::views::{OverviewOptions, TableView, render, render_overview_with};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -144,6 +144,9 @@ pub struct OverviewArgs {
     pub pair: PairArgs,
     #[command(flatten)]
     pub select: SelectArgs,
+    /// Also a row per selected step and side: its step time and where it went.
+    #[arg(long)]
+    pub per_step: bool,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -223,7 +226,10 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
         sort: None,
     };
     emit(&output, false, env, |format, _, out| {
-        out.write_all(render_overview(&o, format).as_bytes())
+        let options = OverviewOptions {
+            per_step: args.per_step,
+        };
+        out.write_all(render_overview_with(&o, format, &options).as_bytes())
     })
 }
 

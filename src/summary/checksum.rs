@@ -11,12 +11,19 @@ pub const CHECKSUM_KEY: &str = "tracediff.summary.sha256";
 
 /// One row's values as the checksum sees them (the summary's columns, in order).
 pub struct RowValues<'a> {
+    /// The file's rank.
     pub rank: i64,
+    /// The ProfilerStep (−1: none).
     pub iteration: i64,
+    /// The event name.
     pub name: &'a str,
+    /// The event category.
     pub category: &'a str,
+    /// Where it ran, as the `place` column writes it.
     pub place: &'a str,
+    /// How many events.
     pub count: i64,
+    /// Their summed duration.
     pub total_ns: i64,
 }
 
@@ -27,6 +34,7 @@ pub struct SummaryChecksum {
 }
 
 impl SummaryChecksum {
+    /// Starts with the metadata's JSON text.
     pub fn new(meta_text: &str) -> Self {
         let mut hash = Sha256::new();
         hash.update(b"tracediff summary v2\0");
@@ -34,6 +42,7 @@ impl SummaryChecksum {
         SummaryChecksum { hash, rows: 0 }
     }
 
+    /// Adds the next row.
     pub fn row(&mut self, r: &RowValues<'_>) {
         let h = &mut self.hash;
         h.update(r.rank.to_le_bytes());

@@ -12,7 +12,8 @@
 use crate::error::io_reason;
 use crate::error::{Error, Result};
 use crate::model::summary::{
-    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
+    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_CHECKSUMMED, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_VERSION,
+    SummaryMeta, place_from_text,
 };
 use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
 use parquet::basic::Type as PhysicalType;
@@ -58,7 +59,9 @@ fn decode_summary<R: ChunkReader + 'static>(path: &Path, source: R, len: u64) ->
     let (meta, meta_text, stored_sum) = summary_meta(path, &reader)?;
     validate_layout(path, &reader, len)?;
     let summary = guard_decoder(path, || decode_rows(path, &reader, meta, &meta_text))??;
-    if summary.1 != stored_sum {
+    // Verified whenever present (a flipped version digit cannot skip it); required from the
+    // version that introduced it.
+    if stored_sum.as_ref().is_some_and(|stored| *stored != summary.1) {
         return Err(bad(
             "corrupt summary: its rows do not match the checksum stored with them (a damaged copy? run tracediff summarize again)"
                 .to_string(),
@@ -257,7 +260,7 @@ fn renumber_by_text(mut strings: Vec<String>, rows: &mut [OpRow]) -> Vec<String>
 fn summary_meta<R: ChunkReader + 'static>(
     path: &Path,
     reader: &SerializedFileReader<R>,
-) -> Result<(SummaryMeta, String, String)> {
+) -> Result<(SummaryMeta, String, Option<String>)> {
     let kv = reader.metadata().file_metadata().key_value_metadata();
     let value = |key: &str| {
         kv.and_then(|kv| kv.iter().find(|e| e.key == key))
@@ -272,21 +275,24 @@ fn summary_meta<R: ChunkReader + 'static>(
     let version: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))?;
     let found = version.get("schema_version").and_then(serde_json::Value::as_u64);
-    if found != Some(u64::from(SUMMARY_SCHEMA_VERSION)) {
+    // Older versions lack only optional parts (version 1: the step-time breakdown).
+    let readable = u64::from(SUMMARY_SCHEMA_OLDEST)..=u64::from(SUMMARY_SCHEMA_VERSION);
+    if !found.is_some_and(|v| readable.contains(&v)) {
         let found = found.map_or_else(|| "none".to_string(), |v| v.to_string());
         return Err(Error::input(
             path,
             format!(
-                "summary schema version {found}, this tracediff reads version {SUMMARY_SCHEMA_VERSION} (run tracediff summarize again)"
+                "summary schema version {found}, this tracediff reads versions {SUMMARY_SCHEMA_OLDEST} to {SUMMARY_SCHEMA_VERSION} (run tracediff summarize again)"
             ),
         ));
     }
-    let sum = value(CHECKSUM_KEY).ok_or_else(|| {
-        Error::input(
+    let sum = value(CHECKSUM_KEY);
+    if sum.is_none() && found.is_some_and(|v| v >= u64::from(SUMMARY_SCHEMA_CHECKSUMMED)) {
+        return Err(Error::input(
             path,
             format!("corrupt summary: no '{CHECKSUM_KEY}' checksum (run tracediff summarize again)"),
-        )
-    })?;
+        ));
+    }
     let meta = serde_json::from_value(version)
         .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))?;
     Ok((meta, text, sum))

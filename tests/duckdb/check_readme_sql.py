@@ -1,7 +1,7 @@
-"""Runs the README's DuckDB SQL over `tracediff events --format parquet` of each pair and checks
+"""Runs the DuckDB SQL of docs/commands.md over `tracediff events --format parquet` of each pair and checks
 that it gives `tracediff compare`'s counts and total durations, name by name.
 
-usage: check_readme_sql.py TRACEDIFF README.md CONTROL TEST [CONTROL TEST ...]
+usage: check_readme_sql.py TRACEDIFF docs/commands.md CONTROL TEST [CONTROL TEST ...]
 """
 
 import csv

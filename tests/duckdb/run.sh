@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's DuckDB example over `events --format parquet`, checked against `tracediff compare`
+# The DuckDB example of docs/commands.md over `events --format parquet`, checked against `tracediff compare`
 # (counts and totals per name) on a fixture pair and, when ../shared is there, real pairs.
 # Makes its own venv with the duckdb package; skips, saying why, only when that cannot be done.
 # Not part of `cargo test` (which needs no Python); .ci/run runs it after `cargo test`.
@@ -26,4 +26,4 @@ if [ -d "$shared" ]; then
 else
     echo "the DuckDB example test runs on the fixtures only: $shared is absent"
 fi
-"$venv/bin/python" tests/duckdb/check_readme_sql.py "$bin" README.md "${pairs[@]}"
+"$venv/bin/python" tests/duckdb/check_readme_sql.py "$bin" docs/commands.md "${pairs[@]}"

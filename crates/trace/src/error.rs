@@ -23,8 +23,10 @@ impl fmt::Display for Location {
 }
 
 /// Everything that can go wrong. Each variant renders as the one line that follows
-/// `tracediff: ` on stderr: `<what> (<which file>[: <where in it>])`.
+/// `tracediff: ` on stderr: `<what> (<which file>[: <where in it>])`. New kinds may be added:
+/// match with a `_` arm.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The command line or configuration asks for something impossible.
     #[error("{0}")]
@@ -33,15 +35,20 @@ pub enum Error {
     /// An input file or directory is missing, unreadable or not a valid trace.
     #[error("{}", fmt_input(what, path, location.as_ref()))]
     Input {
+        /// What is wrong, e.g. `invalid JSON: unexpected end of text`.
         what: String,
+        /// The file or directory it is wrong in.
         path: PathBuf,
+        /// Where in the file, when known.
         location: Option<Location>,
     },
 
     /// Writing output failed.
     #[error("cannot write {}: {}", path.display(), io_reason(source))]
     Output {
+        /// The file written to (`<stdout>` for standard output).
         path: PathBuf,
+        /// Why the write failed.
         #[source]
         source: std::io::Error,
     },
@@ -63,6 +70,7 @@ fn fmt_input(what: &str, path: &Path, location: Option<&Location>) -> String {
 }
 
 impl Error {
+    /// An input error with no place inside the file.
     pub fn input(path: impl Into<PathBuf>, what: impl Into<String>) -> Self {
         Error::Input {
             what: what.into(),
@@ -71,6 +79,7 @@ impl Error {
         }
     }
 
+    /// An input error at a place inside the file.
     pub fn input_at(path: impl Into<PathBuf>, what: impl Into<String>, location: Location) -> Self {
         Error::Input {
             what: what.into(),
@@ -79,6 +88,7 @@ impl Error {
         }
     }
 
+    /// A usage error: the message is the whole line.
     pub fn usage(msg: impl Into<String>) -> Self {
         Error::Usage(msg.into())
     }
@@ -105,6 +115,7 @@ pub fn io_reason(e: &io::Error) -> String {
     }
 }
 
+/// A result whose error is [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]

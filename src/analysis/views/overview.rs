@@ -13,11 +13,11 @@
 use super::memory::{WindowStats, device_type_name};
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::loaded::Loaded;
-use crate::analysis::select::{Resolved, resolve};
+use crate::analysis::select::{Pick, Resolved, resolve};
 use crate::analysis::summary::{load_summary_pair, summarize};
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
-use crate::model::summary::{FileSummary, MemoryStats, Window};
+use crate::model::summary::{Breakdown, FileSummary, MemoryStats, Window};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
@@ -28,8 +28,12 @@ pub struct SideOverview {
     pub label: String,
     pub path: String,
     pub ranks: usize,
-    /// Selected step numbers; `None` when the side has no ProfilerStep.
-    pub steps: Option<usize>,
+    /// The selected ranks, sorted.
+    pub rank_numbers: Vec<i64>,
+    /// Number of selected steps; 0 when the side has no ProfilerStep.
+    pub steps: usize,
+    /// The selected step numbers, sorted (empty without ProfilerStep).
+    pub step_numbers: Vec<i64>,
     /// (rank, step) windows measured (one per file without steps).
     pub windows: usize,
     pub mean_step_time_ns: Option<i64>,
@@ -46,6 +50,87 @@ pub struct SideOverview {
     /// Why the device was named as it was, when the trace does not say it plainly.
     #[serde(skip)]
     pub device_note: Option<String>,
+    /// Where the step time went, means per window; `None` without device events (or from
+    /// summaries written before the breakdown existed).
+    pub breakdown: Option<BreakdownMean>,
+    /// One row per selected (rank, window), in rank then time order.
+    pub per_step: Vec<StepParts>,
+    /// One row per selected rank: means over its windows.
+    pub per_rank: Vec<RankParts>,
+    /// With two ranks or more: the slowest rank of each step.
+    pub straggler: Option<Straggler>,
+}
+
+/// The mean breakdown of some windows. `idle_ns` takes the rounding of the means, so the
+/// parts add up to `step_ns` exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BreakdownMean {
+    pub step_ns: i64,
+    pub compute_ns: i64,
+    pub comm_total_ns: i64,
+    pub comm_overlapped_ns: i64,
+    pub comm_exposed_ns: i64,
+    pub memory_exposed_ns: i64,
+    pub idle_ns: i64,
+    /// comm_overlapped ÷ comm_total; `None` without communication.
+    pub overlap_ratio: Option<f64>,
+}
+
+impl BreakdownMean {
+    /// The mean of `windows` windows whose parts sum to `total`.
+    pub fn of(total: Breakdown, windows: usize) -> BreakdownMean {
+        let n = windows.max(1) as i64;
+        let step_ns = total.step_ns() / n;
+        let compute_ns = total.compute_ns / n;
+        let comm_exposed_ns = total.comm_exposed_ns / n;
+        let memory_exposed_ns = total.memory_exposed_ns / n;
+        BreakdownMean {
+            step_ns,
+            compute_ns,
+            comm_total_ns: total.comm_total_ns / n,
+            comm_overlapped_ns: total.comm_overlapped_ns / n,
+            comm_exposed_ns,
+            memory_exposed_ns,
+            idle_ns: step_ns - compute_ns - comm_exposed_ns - memory_exposed_ns,
+            overlap_ratio: (total.comm_total_ns > 0)
+                .then(|| total.comm_overlapped_ns as f64 / total.comm_total_ns as f64),
+        }
+    }
+}
+
+/// One window of one rank: its step number (`None`: the span of a file without steps) and parts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct StepParts {
+    pub rank: i64,
+    pub step: Option<i64>,
+    pub parts: BreakdownMean,
+}
+
+/// One rank: the means over its selected windows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RankParts {
+    pub rank: i64,
+    pub windows: usize,
+    pub parts: BreakdownMean,
+}
+
+/// The rank that holds the others back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Straggler {
+    /// The rank with the longest mean step time, and that time ÷ the median of the ranks' means.
+    pub rank: i64,
+    pub max_over_median: f64,
+    /// Per step: the slowest rank, its step time and the ratio to the median across ranks.
+    pub per_step: Vec<StepStraggler>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct StepStraggler {
+    pub step: Option<i64>,
+    pub rank: i64,
+    pub step_ns: i64,
+    pub median_ns: f64,
+    pub max_over_median: f64,
 }
 
 /// The overview of a loaded pair.
@@ -65,16 +150,44 @@ impl Overview {
     }
 }
 
-/// The overview of a loaded pair (each selected file summarised, as `overview` over traces).
+/// The overview of a loaded pair (each selected file summarised, as `overview` over traces),
+/// over the steps `loaded` selected.
 pub fn overview(loaded: &Loaded, labels: &[String; 2]) -> Overview {
+    let (c, t) = summarized(loaded);
+    overview_of([&c, &t], &loaded.resolved, labels)
+}
+
+/// The overview of a loaded pair as `tracediff overview` gives it for `req`: every step of a
+/// side whose steps `req` leaves to the default.
+pub fn overview_for_request(loaded: &Loaded, req: &CompareRequest) -> Result<Overview> {
+    let (c, t) = summarized(loaded);
+    let req = every_step_by_default(req);
+    let resolved = [
+        resolve(&c, &req.labels[0], &req.control_selection)?,
+        resolve(&t, &req.labels[1], &req.test_selection)?,
+    ];
+    Ok(overview_of([&c, &t], &resolved, &req.labels))
+}
+
+fn summarized(loaded: &Loaded) -> (SummarySide, SummarySide) {
     let summaries = |side: &Side| SummarySide {
         input: side.input.clone(),
         present: side.present.clone(),
         files: side.files.par_iter().map(|f| Arc::new(summarize(f, &f.path))).collect(),
         notes: side.notes.clone(),
     };
-    let (c, t) = rayon::join(|| summaries(&loaded.control), || summaries(&loaded.test));
-    overview_of([&c, &t], &loaded.resolved, labels)
+    rayon::join(|| summaries(&loaded.control), || summaries(&loaded.test))
+}
+
+/// The overview is a mean by nature: every step unless steps were named.
+fn every_step_by_default(req: &CompareRequest) -> CompareRequest {
+    let mut req = req.clone();
+    for sel in [&mut req.control_selection, &mut req.test_selection] {
+        if sel.iterations == Pick::Lowest {
+            sel.iterations = Pick::All;
+        }
+    }
+    req
 }
 
 /// Loads both sides of `req` as summaries (traces, summary files, or both) and gives their
@@ -86,6 +199,7 @@ pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
             "overview keys rows by name: --group-by and --arg-spec are for compare",
         ));
     }
+    let req = every_step_by_default(req);
     let (control, test) = load_summary_pair(&req.control, &req.test, (&req.control_selection, &req.test_selection))?;
     let notes = pair_notes(&control, &test);
     let resolved = [
@@ -136,11 +250,14 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
     let per_window = |ns: i64| (windows > 0).then(|| ns / windows as i64);
     let info = crate::analysis::compare::side_info(side, label, resolved.clone());
     let memory = memory(&files, &selected);
+    let parts = parts(&files, &selected);
     SideOverview {
         label: label.to_string(),
         path: info.path,
         ranks: resolved.ranks.len(),
-        steps: iterations.map(<[i64]>::len),
+        rank_numbers: sorted_unique(Some(&resolved.ranks)),
+        steps: iterations.map_or(0, <[i64]>::len),
+        step_numbers: sorted_unique(iterations),
         windows,
         mean_step_time_ns: iterations.and_then(|_| per_window(window_ns)),
         gpu_busy_per_step_ns: gpu_busy.and_then(per_window),
@@ -152,7 +269,119 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         device_name: memory.device_name,
         device_memory_bytes: memory.device_memory,
         device_note: memory.device_note,
+        breakdown: parts.mean,
+        per_step: parts.per_step,
+        per_rank: parts.per_rank,
+        straggler: parts.straggler,
     }
+}
+
+fn sorted_unique(iterations: Option<&[i64]>) -> Vec<i64> {
+    let mut steps = iterations.map(<[i64]>::to_vec).unwrap_or_default();
+    steps.sort_unstable();
+    steps.dedup();
+    steps
+}
+
+/// The breakdown of a side's selected windows, whole, per window and per rank.
+#[derive(Debug, Default)]
+struct Parts {
+    mean: Option<BreakdownMean>,
+    per_step: Vec<StepParts>,
+    per_rank: Vec<RankParts>,
+    straggler: Option<Straggler>,
+}
+
+fn parts(files: &[&FileSummary], selected: &[Vec<&Window>]) -> Parts {
+    let known = selected.iter().flatten().all(|w| w.breakdown.is_some());
+    if !known || !files.iter().any(|f| f.meta.has_gpu) {
+        return Parts::default();
+    }
+    let mut per_step = Vec::new();
+    let mut per_rank = Vec::new();
+    let mut total = Breakdown::default();
+    let mut windows = 0;
+    for (file, ws) in files.iter().zip(selected) {
+        let mut rank_total = Breakdown::default();
+        let mut sorted: Vec<&&Window> = ws.iter().collect();
+        sorted.sort_by_key(|w| (w.start_ns, w.step));
+        for w in sorted {
+            let b = w.breakdown.unwrap_or_default();
+            per_step.push(StepParts {
+                rank: file.rank(),
+                step: w.step,
+                parts: BreakdownMean::of(b, 1),
+            });
+            rank_total = rank_total + b;
+        }
+        per_rank.push(RankParts {
+            rank: file.rank(),
+            windows: ws.len(),
+            parts: BreakdownMean::of(rank_total, ws.len()),
+        });
+        total = total + rank_total;
+        windows += ws.len();
+    }
+    per_rank.sort_by_key(|r| r.rank);
+    per_step.sort_by_key(|s| (s.rank, s.step));
+    let straggler = straggler(&per_rank, &per_step);
+    Parts {
+        mean: (windows > 0).then(|| BreakdownMean::of(total, windows)),
+        per_step,
+        per_rank,
+        straggler,
+    }
+}
+
+/// The median of `values` (the mean of the middle two when their number is even).
+fn median(mut values: Vec<i64>) -> f64 {
+    values.sort_unstable();
+    let n = values.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => values[n / 2] as f64,
+        _ => (values[n / 2 - 1] as f64 + values[n / 2] as f64) / 2.0,
+    }
+}
+
+fn ratio(max: i64, median: f64) -> f64 {
+    if median > 0.0 { max as f64 / median } else { 1.0 }
+}
+
+/// With two ranks or more: the slowest rank overall and of each step (ties: the lowest rank).
+fn straggler(per_rank: &[RankParts], per_step: &[StepParts]) -> Option<Straggler> {
+    if per_rank.len() < 2 {
+        return None;
+    }
+    let slowest = per_rank
+        .iter()
+        .max_by_key(|r| (r.parts.step_ns, std::cmp::Reverse(r.rank)))?;
+    let mut steps: Vec<Option<i64>> = per_step.iter().map(|s| s.step).collect();
+    steps.sort_unstable();
+    steps.dedup();
+    let per_step = steps
+        .into_iter()
+        .filter_map(|step| {
+            let of_step: Vec<&StepParts> = per_step.iter().filter(|s| s.step == step).collect();
+            let max = of_step
+                .iter()
+                .max_by_key(|s| (s.parts.step_ns, std::cmp::Reverse(s.rank)))?;
+            let median_ns = median(of_step.iter().map(|s| s.parts.step_ns).collect());
+            Some(StepStraggler {
+                step,
+                rank: max.rank,
+                step_ns: max.parts.step_ns,
+                median_ns,
+                max_over_median: ratio(max.parts.step_ns, median_ns),
+            })
+        })
+        .collect();
+    let rank_median = median(per_rank.iter().map(|r| r.parts.step_ns).collect());
+    Some(Straggler {
+        rank: slowest.rank,
+        max_over_median: ratio(slowest.parts.step_ns, rank_median),
+        per_step,
+    })
 }
 
 /// Allocated memory and the device, from the `[memory]` instants and `deviceProperties`.

@@ -1,5 +1,6 @@
 //! Renderers: pure functions from a result to text.
 
+pub mod breakdown;
 pub mod columns;
 pub mod compare;
 pub mod gate;
@@ -8,6 +9,7 @@ pub mod ops_diff;
 pub mod plot;
 pub mod report;
 pub mod views;
+pub mod waterfall;
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;

@@ -31,6 +31,8 @@ pub enum Metric {
     Duration,
     /// Both charts, in two files.
     Both,
+    /// The step-time breakdown's waterfall: control step → each part's Δ → test step.
+    Breakdown,
 }
 
 /// The file type, from the output's extension.
@@ -150,6 +152,16 @@ fn err<E: std::fmt::Debug>(e: E) -> Error {
     Error::Render(format!("{e:?}"))
 }
 
+/// A drawing error, for the other charts of this folder.
+pub(crate) fn plot_error<E: std::fmt::Debug>(e: E) -> Error {
+    err(e)
+}
+
+/// Registers the embedded font (once), for the other charts of this folder.
+pub(crate) fn register_font_once() -> Result<()> {
+    register()
+}
+
 /// The smallest and largest chart sizes, in pixels (a PNG of the largest takes 192 MiB to draw).
 pub const MIN_SIZE: (u32, u32) = (400, 300);
 pub const MAX_SIZE: (u32, u32) = (8192, 8192);
@@ -247,12 +259,24 @@ pub fn draw(chart: &Chart, format: ImageFormat) -> Result<Vec<u8>> {
                 paint(&root, chart)?;
                 root.present().map_err(err)?;
             }
-            let mut png = Vec::new();
-            let encoder = image::codecs::png::PngEncoder::new(&mut png);
-            image::ImageEncoder::write_image(encoder, &pixels, w, h, image::ExtendedColorType::Rgb8).map_err(err)?;
-            Ok(png)
+            Ok(encode_png(&pixels, w, h).map_err(err)?)
         }
     }
+}
+
+/// 8-bit RGB pixels as a PNG file, with the settings that the `image` crate used before (its
+/// default: fast compression, adaptive filter), so charts stay byte-identical without that crate.
+pub(crate) fn encode_png(pixels: &[u8], w: u32, h: u32) -> Result<Vec<u8>, png::EncodingError> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    encoder.set_filter(png::Filter::Adaptive);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(pixels)?;
+    writer.finish()?;
+    Ok(out)
 }
 
 fn value_text(v: f64, duration: bool) -> String {
@@ -445,8 +469,9 @@ mod tests {
     fn png_decodes_to_the_requested_size() {
         let c = chart(vec![("x".into(), 5.0, 9.0)]);
         let png = draw(&c, ImageFormat::Png).unwrap();
-        let img = image::load_from_memory(&png).unwrap();
-        assert_eq!((img.width(), img.height()), (800, 500));
+        let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+        let info = decoder.read_info().unwrap();
+        assert_eq!((info.info().width, info.info().height), (800, 500));
         assert!(draw(&Chart { width: 100, ..c }, ImageFormat::Png).is_err());
     }
 }

@@ -8,6 +8,7 @@ use super::compare::side_json;
 use super::ops_diff::OpsDiffView;
 use super::plot::{ImageFormat, chart_of, draw};
 use super::views::render_overview;
+use super::waterfall::{Waterfall, draw_waterfall};
 use crate::analysis::align::{AlignedNode, Times};
 use crate::analysis::diff::{Category, Comparison, Row, SortKey};
 use crate::analysis::report::{NodeTables, Report};
@@ -30,12 +31,14 @@ pub fn render(report: &Report) -> String {
     let data = script_json(&data(report));
     let [c, t] = &report.request.labels;
     let title = html_escape(&format!("tracediff report: {c} vs {t}"));
+    let breakdown = breakdown_chart(report);
     let charts = charts(&report.comparison);
     fill(
         PAGE,
         &[
             ("TITLE", &title),
             ("STYLE", STYLE),
+            ("BREAKDOWN", &breakdown),
             ("CHARTS", &charts),
             ("DATA", &data),
             ("SCRIPT_HASH", &script_hash(SCRIPT)),
@@ -122,6 +125,25 @@ fn charts(comparison: &Comparison) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The waterfall of the step-time breakdown (docs/breakdown.md) as an inline SVG figure, or
+/// nothing when a side has no breakdown.
+fn breakdown_chart(report: &Report) -> String {
+    let svg = Waterfall::of(&report.overview, CHART_SIZE)
+        .and_then(|w| draw_waterfall(&w, ImageFormat::Svg))
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    match svg {
+        Ok(svg) => {
+            let svg = svg.replacen(
+                &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
+                r#"role="img""#,
+                1,
+            );
+            format!(r#"<figure class="chart" id="chart-breakdown">{svg}</figure>"#)
+        }
+        Err(_) => String::new(),
+    }
 }
 
 /// The page's data: what was compared, the overview, the module tree, the tables, ops-diff.

@@ -4,7 +4,7 @@ use super::compare::{describe_side, side_json};
 use super::{
     Format, TableStyle, csv_field, fit_table, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
 };
-use crate::analysis::views::overview::{Overview, SideOverview};
+use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
@@ -326,12 +326,22 @@ pub fn markdown(view: &TableView<'_>) -> String {
 }
 
 /// The overview's rows: (JSON key, label for people, kind).
-const OVERVIEW_ROWS: [(&str, &str, Kind); 11] = [
+/// Keys under `breakdown.` form the side's `breakdown` object in JSON; an empty label keeps a
+/// row out of the terminal and Markdown tables.
+const OVERVIEW_ROWS: [(&str, &str, Kind); 19] = [
     ("device_name", "device", Kind::Text),
     ("device_memory_bytes", "device memory", Kind::Bytes),
     ("ranks", "ranks", Kind::Count),
     ("steps", "steps", Kind::Count),
     ("mean_step_time_us", "mean step time", Kind::Time),
+    ("breakdown.step_us", "", Kind::Time),
+    ("breakdown.compute_us", "├ compute", Kind::Time),
+    ("breakdown.comm_exposed_us", "├ exposed communication", Kind::Time),
+    ("breakdown.memory_exposed_us", "├ exposed memory copies", Kind::Time),
+    ("breakdown.idle_us", "└ GPU idle", Kind::Time),
+    ("breakdown.comm_total_us", "communication per step", Kind::Time),
+    ("breakdown.comm_overlapped_us", "├ overlapped with compute", Kind::Time),
+    ("breakdown.overlap_ratio", "└ overlap ratio", Kind::Ratio),
     ("gpu_busy_per_step_us", "GPU busy per step", Kind::Time),
     ("gpu_utilization", "GPU utilization", Kind::Ratio),
     ("host_busy_per_step_us", "host ops busy per step", Kind::Time),
@@ -362,7 +372,7 @@ fn overview_cell(s: &SideOverview, key: &str) -> Option<Cell> {
         "device_name" => s.device_name.clone().map(Cell::Text),
         "device_memory_bytes" => s.device_memory_bytes.map(|b| Cell::Num(b as i64)),
         "ranks" => Some(Cell::Num(s.ranks as i64)),
-        "steps" => s.steps.map(|n| Cell::Num(n as i64)),
+        "steps" => Some(Cell::Num(s.steps as i64)),
         "mean_step_time_us" => s.mean_step_time_ns.map(Cell::Num),
         "gpu_busy_per_step_us" => s.gpu_busy_per_step_ns.map(Cell::Num),
         "gpu_utilization" => s.gpu_utilization.map(Cell::Ratio),
@@ -370,8 +380,23 @@ fn overview_cell(s: &SideOverview, key: &str) -> Option<Cell> {
         "memory_device" => s.memory_device.clone().map(Cell::Text),
         "avg_allocated_bytes" => s.avg_allocated_bytes.map(Cell::Num),
         "peak_allocated_bytes" => s.peak_allocated_bytes.map(Cell::Num),
-        _ => None,
+        _ => breakdown_cell(s.breakdown.as_ref()?, key.strip_prefix("breakdown.")?),
     }
+}
+
+fn breakdown_cell(b: &BreakdownMean, key: &str) -> Option<Cell> {
+    let ns = match key {
+        "step_us" => b.step_ns,
+        "compute_us" => b.compute_ns,
+        "comm_total_us" => b.comm_total_ns,
+        "comm_overlapped_us" => b.comm_overlapped_ns,
+        "comm_exposed_us" => b.comm_exposed_ns,
+        "memory_exposed_us" => b.memory_exposed_ns,
+        "idle_us" => b.idle_ns,
+        "overlap_ratio" => return b.overlap_ratio.map(Cell::Ratio),
+        _ => return None,
+    };
+    Some(Cell::Num(ns))
 }
 
 fn cell_json(kind: Kind, c: Option<&Cell>) -> Value {
@@ -456,6 +481,18 @@ impl Line {
 }
 
 pub fn render_overview(o: &Overview, format: Format) -> String {
+    render_overview_with(o, format, &OverviewOptions::default())
+}
+
+/// What the overview shows beyond its table.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OverviewOptions {
+    /// A row per selected step and side (`--per-step`).
+    pub per_step: bool,
+}
+
+/// The overview; with two ranks or more on a side, its per-rank rows and straggler too.
+pub fn render_overview_with(o: &Overview, format: Format, options: &OverviewOptions) -> String {
     let lines: Vec<Line> = OVERVIEW_ROWS
         .iter()
         .map(|&(key, label, kind)| Line {
@@ -467,29 +504,86 @@ pub fn render_overview(o: &Overview, format: Format) -> String {
         })
         .collect();
     match format {
-        Format::Json => overview_json(o, &lines),
+        Format::Json => overview_json(o, &lines, options),
         Format::Csv => overview_csv(o, &lines),
-        Format::Table | Format::Markdown => overview_text(o, &lines, format == Format::Markdown),
+        Format::Table | Format::Markdown => {
+            let md = format == Format::Markdown;
+            let mut out = overview_text(o, &lines, md);
+            out.push_str(&super::breakdown::side_tables_text(o, options, md));
+            out
+        }
+    }
+}
+
+/// Which ranks and steps a side's overview used: `rank 0, steps 1–6`.
+fn used_text(s: &SideOverview) -> String {
+    let ranks = if s.rank_numbers.len() == 1 {
+        format!("rank {}", s.rank_numbers[0])
+    } else {
+        format!("ranks {}", number_ranges(&s.rank_numbers))
+    };
+    let steps = match s.step_numbers.len() {
+        0 => "no ProfilerStep: the whole trace".to_string(),
+        1 => format!("step {}", s.step_numbers[0]),
+        _ => format!("steps {}", number_ranges(&s.step_numbers)),
+    };
+    format!("{ranks}, {steps}")
+}
+
+/// Sorted numbers as runs: `1–4, 7, 9–10`.
+fn number_ranges(numbers: &[i64]) -> String {
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    for &n in numbers {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == n => *end = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") })
+        .collect();
+    text.join(", ")
+}
+
+/// `key` into `m`; `group.key` into the object `m[group]`.
+fn nested_insert(m: &mut Map<String, Value>, key: &str, v: Value) {
+    match key.split_once('.') {
+        Some((group, k)) => {
+            let inner = m.entry(group).or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(inner) = inner {
+                inner.insert(k.into(), v);
+            }
+        }
+        None => {
+            m.insert(key.into(), v);
+        }
     }
 }
 
 /// `control` and `test` objects (times in µs, null where absent), then `diff` and `diff_pct`.
-fn overview_json(o: &Overview, lines: &[Line]) -> String {
+fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> String {
     let side = |s: &SideOverview, control: bool| {
         let mut m = Map::new();
         m.insert("label".into(), json!(s.label));
         m.insert("path".into(), json!(s.path));
+        m.insert("ranks_used".into(), json!(s.rank_numbers));
+        m.insert("steps_used".into(), json!(s.step_numbers));
         for l in lines {
             let v = if control { &l.control } else { &l.test };
-            m.insert(l.key.into(), cell_json(l.kind, v.as_ref()));
+            nested_insert(&mut m, l.key, cell_json(l.kind, v.as_ref()));
         }
+        if s.breakdown.is_none() {
+            m.insert("breakdown".into(), Value::Null);
+        }
+        super::breakdown::side_tables_json(s, options, &mut m);
         Value::Object(m)
     };
     let mut diff = Map::new();
     let mut pct = Map::new();
     for l in lines.iter().filter(|l| l.kind != Kind::Text) {
-        diff.insert(l.key.into(), cell_json(l.kind, l.diff().as_ref()));
-        pct.insert(l.key.into(), json!(l.pct()));
+        nested_insert(&mut diff, l.key, cell_json(l.kind, l.diff().as_ref()));
+        nested_insert(&mut pct, l.key, json!(l.pct()));
     }
     let doc = json!({
         "tool": "tracediff",
@@ -531,16 +625,17 @@ fn overview_csv(o: &Overview, lines: &[Line]) -> String {
 
 fn overview_text(o: &Overview, lines: &[Line], md: bool) -> String {
     let bullet = if md { "- " } else { "" };
-    let mut out = format!(
-        "{bullet}{}: {}\n{bullet}{}: {}\n",
-        o.control.label, o.control.path, o.test.label, o.test.path
-    );
+    let mut out = String::new();
+    for side in [&o.control, &o.test] {
+        let _ = writeln!(out, "{bullet}{}: {} ({})", side.label, side.path, used_text(side));
+    }
     let headers = [
         o.control.label.clone(),
         o.test.label.clone(),
         "Δ".to_string(),
         "Δ %".to_string(),
     ];
+    let lines: Vec<&Line> = lines.iter().filter(|l| !l.label.is_empty()).collect();
     let names: Vec<String> = lines.iter().map(|l| l.label.to_string()).collect();
     let cells: Vec<Vec<String>> = lines
         .iter()

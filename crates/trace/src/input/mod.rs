@@ -2,11 +2,17 @@
 //! columnar store of [`crate::model`], with the `args`
 //! attributes asked for ([`attrs`]). [`load`] chains these stages for one side of a comparison.
 
+#[allow(missing_docs)]
 pub mod attrs;
 pub mod discover;
+#[allow(missing_docs)]
 pub mod event;
+#[allow(missing_docs)]
 pub mod load;
 pub mod number;
+#[allow(missing_docs)]
 pub mod parse;
+#[allow(missing_docs)]
 pub mod read;
+#[allow(missing_docs)]
 pub mod split;

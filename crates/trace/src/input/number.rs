@@ -4,6 +4,7 @@
 /// The text of a JSON number that serde_json has validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Number<'a> {
+    /// The number as written in the file.
     pub text: &'a str,
     /// Whether it has neither a fraction nor an exponent.
     pub is_integer: bool,
@@ -29,6 +30,7 @@ impl<'a> Number<'a> {
         self.to_f64() as i64
     }
 
+    /// The number as a float (NaN if the text is not one, which serde_json's check rules out).
     pub fn to_f64(&self) -> f64 {
         self.text.parse::<f64>().unwrap_or(f64::NAN)
     }

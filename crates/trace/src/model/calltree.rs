@@ -32,8 +32,11 @@ pub struct CallTree {
     pub depth: Vec<u32>,
     /// For a device event, the row of its launching operator, or [`NONE`].
     pub launcher: Vec<u32>,
+    /// A host event's duration minus its direct children's.
     pub host_self_ns: Vec<i64>,
+    /// The summed duration of the device events this event launched itself.
     pub device_self_ns: Vec<i64>,
+    /// The summed duration of the device events launched by this event or anything below it.
     pub device_total_ns: Vec<i64>,
     /// Whether each event is an operator (`cpu_op` / `Operator`).
     pub is_operator: Vec<bool>,
@@ -58,6 +61,7 @@ impl CallTree {
         })
     }
 
+    /// The call tree of one file's events (docs/semantics.md#the-call-tree).
     pub fn build(strings: &StringTable, ev: &EventTable) -> CallTree {
         let n = ev.len();
         let op_cat: Vec<bool> = strings.iter().map(|(_, s)| OPERATOR_CATEGORIES.contains(&s)).collect();

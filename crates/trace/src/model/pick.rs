@@ -12,7 +12,9 @@ pub enum Pick {
     /// The lowest one present.
     #[default]
     Lowest,
+    /// Every one present.
     All,
+    /// These, each of which must be present.
     List(Vec<i64>),
 }
 
@@ -49,6 +51,7 @@ impl fmt::Display for Pick {
     }
 }
 
+/// Numbers as a comma-separated list for messages: `0, 2, 5`.
 pub fn join(v: &[i64]) -> String {
     v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
@@ -56,7 +59,9 @@ pub fn join(v: &[i64]) -> String {
 /// What one side asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SideSelection {
+    /// Which ranks (files) of the side.
     pub ranks: Pick,
+    /// Which ProfilerSteps of those ranks.
     pub iterations: Pick,
 }
 

@@ -40,6 +40,7 @@ pub const DEVICE_ANNOTATION: &str = "gpu_user_annotation";
 /// Where one event ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Place {
+    /// Host work: operators, annotations, Python frames, runtime calls.
     #[default]
     Host,
     /// Device work: kernels, copies, sets, and other device categories.
@@ -49,6 +50,7 @@ pub enum Place {
 }
 
 impl Place {
+    /// Whether the event ran on the device timeline (device work or a device annotation).
     pub fn on_device(self) -> bool {
         self != Place::Host
     }

@@ -7,9 +7,13 @@ use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// Bumped whenever the summary layout changes; other versions are refused. Version 2 added the
-/// rows' checksum (`tracediff.summary.sha256`).
-pub const SUMMARY_SCHEMA_VERSION: u32 = 2;
+/// Bumped whenever the summary layout changes. Version 2 added [`Window::breakdown`]; version 3
+/// the rows' checksum (`tracediff.summary.sha256`).
+pub const SUMMARY_SCHEMA_VERSION: u32 = 3;
+/// The first version that must carry the checksum (older ones are read without it).
+pub const SUMMARY_SCHEMA_CHECKSUMMED: u32 = 3;
+/// The oldest version still read: its windows read with no breakdown.
+pub const SUMMARY_SCHEMA_OLDEST: u32 = 1;
 /// The Parquet key-value metadata key that marks a tracediff summary; its value is the
 /// [`SummaryMeta`] as JSON.
 pub const SUMMARY_META_KEY: &str = "tracediff.summary";
@@ -89,6 +93,51 @@ pub struct Window {
     pub host_busy_ns: i64,
     /// Per device of [`SummaryMeta::memory_devices`], its memory inside the window.
     pub memory: Vec<Option<MemoryStats>>,
+    /// Where the window's time went on the device; `None` in summaries older than version 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakdown: Option<Breakdown>,
+}
+
+/// The step-time breakdown of one window (docs/breakdown.md), on the union timeline of its
+/// device events: `compute_ns + comm_exposed_ns + memory_exposed_ns + idle_ns` is the window's
+/// length exactly. Nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Breakdown {
+    /// |∪ compute|.
+    pub compute_ns: i64,
+    /// |∪ communication|.
+    pub comm_total_ns: i64,
+    /// |∪ communication ∩ ∪ compute|.
+    pub comm_overlapped_ns: i64,
+    /// |∪ communication ∖ ∪ compute|.
+    pub comm_exposed_ns: i64,
+    /// |∪ memory ∖ (∪ compute ∪ ∪ communication)|.
+    pub memory_exposed_ns: i64,
+    /// The window's length less the union of all its device events.
+    pub idle_ns: i64,
+}
+
+impl std::ops::Add for Breakdown {
+    type Output = Breakdown;
+
+    /// The parts of both windows added.
+    fn add(self, o: Breakdown) -> Breakdown {
+        Breakdown {
+            compute_ns: self.compute_ns + o.compute_ns,
+            comm_total_ns: self.comm_total_ns + o.comm_total_ns,
+            comm_overlapped_ns: self.comm_overlapped_ns + o.comm_overlapped_ns,
+            comm_exposed_ns: self.comm_exposed_ns + o.comm_exposed_ns,
+            memory_exposed_ns: self.memory_exposed_ns + o.memory_exposed_ns,
+            idle_ns: self.idle_ns + o.idle_ns,
+        }
+    }
+}
+
+impl Breakdown {
+    /// The time the parts cover: the window's length.
+    pub fn step_ns(&self) -> i64 {
+        self.compute_ns + self.comm_exposed_ns + self.memory_exposed_ns + self.idle_ns
+    }
 }
 
 /// Everything of a summary but its rows: the Parquet key-value metadata.

@@ -1,0 +1,97 @@
+"""Type stubs of `tracediff._native`, the Rust core (PyO3). The public API is `tracediff`'s own
+modules; these functions take the paths and one `Options` object and return plain columns."""
+
+import os
+from typing import Dict, List, Optional, Tuple, Union
+
+_Path = Union[str, "os.PathLike[str]"]
+
+__version__: str
+
+class TraceError(ValueError):
+    """An unreadable or invalid trace, or a selection that does not fit the traces."""
+
+class Options:
+    """The options of a comparison, checked when built (a bad rank, device or pattern is an
+    error before any trace is read)."""
+
+    def __init__(
+        self,
+        *,
+        control_rank: Optional[str] = None,
+        test_rank: Optional[str] = None,
+        control_iteration: Optional[str] = None,
+        test_iteration: Optional[str] = None,
+        device: str = "all",
+        short_names: bool = False,
+        normalize_names: bool = False,
+        include: List[str] = ...,
+        exclude: List[str] = ...,
+        labels: Optional[Tuple[str, str]] = None,
+        by_operator: bool = False,
+        zoom: Optional[str] = None,
+    ) -> None: ...
+    @property
+    def control_rank(self) -> Optional[str]: ...
+    @property
+    def test_rank(self) -> Optional[str]: ...
+    @property
+    def control_iteration(self) -> Optional[str]: ...
+    @property
+    def test_iteration(self) -> Optional[str]: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def short_names(self) -> bool: ...
+    @property
+    def normalize_names(self) -> bool: ...
+    @property
+    def include(self) -> List[str]: ...
+    @property
+    def exclude(self) -> List[str]: ...
+    @property
+    def labels(self) -> Optional[Tuple[str, str]]: ...
+    @property
+    def by_operator(self) -> bool: ...
+    @property
+    def zoom(self) -> Optional[str]: ...
+
+def compare(control: _Path, test: _Path, options: Options) -> Dict[str, list]: ...
+def view(view: str, control: _Path, test: _Path, options: Options) -> Union[Dict[str, list], str]: ...
+def summarize(trace: _Path, output: _Path) -> None: ...
+def report(
+    control: _Path,
+    test: _Path,
+    output: _Path,
+    options: Options,
+    table_depth: int = 3,
+    table_rows: int = 100,
+) -> List[str]: ...
+def events(
+    path: _Path,
+    ranks: Optional[str] = None,
+    iterations: Optional[str] = None,
+    device: str = "all",
+    name: Optional[str] = None,
+    cats: List[str] = ...,
+    args: List[str] = ...,
+) -> bytes: ...
+def bar_chart_png(
+    title: str,
+    labels: Tuple[str, str],
+    names: List[str],
+    control: List[float],
+    test: List[float],
+    duration: bool,
+    width: int = 1200,
+    height: int = 700,
+) -> bytes: ...
+def main(argv: List[str]) -> int: ...
+def _fault_for_tests() -> None: ...
+def gate(
+    baseline: _Path,
+    candidate: _Path,
+    rules_json: str,
+    ranks: Optional[str] = None,
+    iterations: Optional[str] = None,
+) -> str: ...

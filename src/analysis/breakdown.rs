@@ -1,0 +1,162 @@
+//! Where a step's time went on the device (docs/breakdown.md): each device event (never a
+//! `gpu_user_annotation` span) is memory, communication or compute; on the union timeline of a
+//! window W, compute = |∪C|, communication overlapped = |∪M ∩ ∪C|, exposed = |∪M ∖ ∪C|,
+//! memory exposed = |∪Y ∖ (∪C ∪ ∪M)|, idle = |W| − |∪all|. The parts of a window add up to
+//! its length exactly.
+
+use crate::analysis::intervals::{clipped_length, intersect_merged, merge_spans, union_merged};
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+use crate::model::summary::Breakdown;
+use regex::{Regex, RegexBuilder};
+use rustc_hash::FxHashMap;
+use std::sync::LazyLock;
+
+/// What a device event does, for the breakdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceClass {
+    Compute,
+    Communication,
+    Memory,
+}
+
+static MEMORY_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(hip)?Memcpy|^(hip)?Memset|^dma").expect("a valid pattern"));
+// Case-insensitive: NCCL, RCCL and HCCL kernels are spelled in several cases.
+static COMM_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    RegexBuilder::new(r"^nccl|ncclKernel|^rccl|^hccl")
+        .case_insensitive(true)
+        .build()
+        .expect("a valid pattern")
+});
+
+/// The class of a device event of `name` and category `cat`: memory first (a copy or set by
+/// its category or name), then communication (collective kernels by name), else compute.
+pub fn classify(name: &str, cat: &str) -> DeviceClass {
+    let memory_cat = ["gpu_memcpy", "gpu_memset", "Memcpy", "Memset"].contains(&cat);
+    if memory_cat || MEMORY_NAME.is_match(name) {
+        DeviceClass::Memory
+    } else if COMM_NAME.is_match(name) {
+        DeviceClass::Communication
+    } else {
+        DeviceClass::Compute
+    }
+}
+
+/// A file's device work as merged span lists, ready to measure any window's breakdown.
+#[derive(Debug, Clone, Default)]
+pub struct BreakdownSpans {
+    compute: Vec<(i64, i64)>,
+    comm: Vec<(i64, i64)>,
+    comm_and_compute: Vec<(i64, i64)>,
+    /// Memory copies under compute or communication (hidden by them).
+    memory_hidden: Vec<(i64, i64)>,
+    memory: Vec<(i64, i64)>,
+    all: Vec<(i64, i64)>,
+}
+
+impl BreakdownSpans {
+    /// The device events (`Place::Device`) of `file`, classified.
+    pub fn of_file(file: &TraceFile) -> BreakdownSpans {
+        let ev = &file.events;
+        // Per (name, category): a kernel name recurs thousands of times.
+        let mut cache: FxHashMap<(u32, u32), DeviceClass> = FxHashMap::default();
+        let mut spans: [Vec<(i64, i64)>; 3] = Default::default();
+        for i in (0..ev.len()).filter(|&i| ev.place[i] == Place::Device) {
+            let class = *cache
+                .entry((ev.name[i].0, ev.cat[i].0))
+                .or_insert_with(|| classify(file.strings.resolve(ev.name[i]), file.strings.resolve(ev.cat[i])));
+            let k = match class {
+                DeviceClass::Compute => 0,
+                DeviceClass::Communication => 1,
+                DeviceClass::Memory => 2,
+            };
+            spans[k].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
+        }
+        let [compute, comm, memory] = spans.map(merge_spans);
+        Self::of_spans(compute, comm, memory)
+    }
+
+    /// From merged compute, communication and memory spans.
+    pub fn of_spans(compute: Vec<(i64, i64)>, comm: Vec<(i64, i64)>, memory: Vec<(i64, i64)>) -> BreakdownSpans {
+        let busy = union_merged(&compute, &comm);
+        BreakdownSpans {
+            comm_and_compute: intersect_merged(&comm, &compute),
+            memory_hidden: intersect_merged(&memory, &busy),
+            all: union_merged(&busy, &memory),
+            compute,
+            comm,
+            memory,
+        }
+    }
+
+    /// The breakdown of the window `[start, end)`.
+    pub fn window(&self, (start, end): (i64, i64)) -> Breakdown {
+        let len = |spans: &[(i64, i64)]| clipped_length(spans, &[(start, end)]);
+        let comm_total = len(&self.comm);
+        let overlapped = len(&self.comm_and_compute);
+        Breakdown {
+            compute_ns: len(&self.compute),
+            comm_total_ns: comm_total,
+            comm_overlapped_ns: overlapped,
+            comm_exposed_ns: comm_total - overlapped,
+            memory_exposed_ns: len(&self.memory) - len(&self.memory_hidden),
+            idle_ns: (end - start) - len(&self.all),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_classify_memory_first_then_communication() {
+        assert_eq!(
+            classify("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy"),
+            DeviceClass::Memory
+        );
+        assert_eq!(classify("x", "Memset"), DeviceClass::Memory);
+        assert_eq!(classify("hipMemcpyAsync", "kernel"), DeviceClass::Memory);
+        assert_eq!(classify("dma_copy", "kernel"), DeviceClass::Memory);
+        assert_eq!(
+            classify("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", "kernel"),
+            DeviceClass::Communication
+        );
+        assert_eq!(classify("void ncclKernel_x", "kernel"), DeviceClass::Communication);
+        assert_eq!(
+            classify("NCCLDevKernel_Broadcast", "kernel"),
+            DeviceClass::Communication
+        );
+        assert_eq!(classify("rccl_allgather", "kernel"), DeviceClass::Communication);
+        assert_eq!(classify("void at::native::nccl_like", "kernel"), DeviceClass::Compute);
+        assert_eq!(classify("volta_sgemm_128x64_nn", "kernel"), DeviceClass::Compute);
+    }
+
+    #[test]
+    fn parts_add_up_to_the_window() {
+        // Compute [0,10) [20,30); comm [5,25) (10 overlapped: 5..10, 20..25; 10 exposed);
+        // memory [8,12) (under compute: hidden) and [40,45) (5 exposed); window [0,50).
+        let spans = BreakdownSpans::of_spans(vec![(0, 10), (20, 30)], vec![(5, 25)], vec![(8, 12), (40, 45)]);
+        let b = spans.window((0, 50));
+        assert_eq!(
+            b,
+            Breakdown {
+                compute_ns: 20,
+                comm_total_ns: 20,
+                comm_overlapped_ns: 10,
+                comm_exposed_ns: 10,
+                memory_exposed_ns: 5,
+                idle_ns: 15,
+            }
+        );
+        assert_eq!(b.step_ns(), 50);
+        // Clipped: [22, 42) sees compute 8, comm exposed 0 (22..25 overlaps), memory 2, idle 10.
+        let c = spans.window((22, 42));
+        assert_eq!(
+            (c.compute_ns, c.comm_exposed_ns, c.memory_exposed_ns, c.idle_ns),
+            (8, 0, 2, 10)
+        );
+        assert_eq!(c.step_ns(), 20);
+    }
+}

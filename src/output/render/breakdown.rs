@@ -1,0 +1,189 @@
+//! The overview's step-time breakdown beyond its main table (docs/breakdown.md): a row per
+//! selected step (`--per-step`), a row per rank and the straggler (two ranks or more).
+
+use super::views::OverviewOptions;
+use super::{fit_table, fmt_duration, json_us, md_cell};
+use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
+use serde_json::{Map, Value, json};
+use std::fmt::Write;
+
+/// The parts of one row as JSON (µs), after `first`'s keys.
+fn parts_json(first: Map<String, Value>, b: &BreakdownMean) -> Value {
+    let mut m = first;
+    for (k, ns) in [
+        ("step_us", b.step_ns),
+        ("compute_us", b.compute_ns),
+        ("comm_total_us", b.comm_total_ns),
+        ("comm_overlapped_us", b.comm_overlapped_ns),
+        ("comm_exposed_us", b.comm_exposed_ns),
+        ("memory_exposed_us", b.memory_exposed_ns),
+        ("idle_us", b.idle_ns),
+    ] {
+        m.insert(k.into(), json_us(ns));
+    }
+    m.insert("overlap_ratio".into(), json!(b.overlap_ratio));
+    Value::Object(m)
+}
+
+fn keys(pairs: &[(&str, Value)]) -> Map<String, Value> {
+    pairs.iter().map(|(k, v)| ((*k).to_string(), v.clone())).collect()
+}
+
+/// Adds `per_step` (with `--per-step`), `per_rank` and `straggler` (two ranks or more) to a
+/// side's JSON object.
+pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map<String, Value>) {
+    if options.per_step {
+        let rows = s
+            .per_step
+            .iter()
+            .map(|r| parts_json(keys(&[("rank", json!(r.rank)), ("step", json!(r.step))]), &r.parts))
+            .collect();
+        m.insert("per_step".into(), Value::Array(rows));
+    }
+    if s.per_rank.len() < 2 {
+        return;
+    }
+    let rows = s
+        .per_rank
+        .iter()
+        .map(|r| {
+            parts_json(
+                keys(&[("rank", json!(r.rank)), ("windows", json!(r.windows))]),
+                &r.parts,
+            )
+        })
+        .collect();
+    m.insert("per_rank".into(), Value::Array(rows));
+    let straggler = s.straggler.as_ref().map(|st| {
+        let steps: Vec<Value> = st
+            .per_step
+            .iter()
+            .map(|p| {
+                json!({
+                    "step": p.step,
+                    "rank": p.rank,
+                    "step_us": json_us(p.step_ns),
+                    "median_us": p.median_ns / 1000.0,
+                    "max_over_median": p.max_over_median,
+                })
+            })
+            .collect();
+        json!({"rank": st.rank, "max_over_median": st.max_over_median, "per_step": steps})
+    });
+    m.insert("straggler".into(), straggler.unwrap_or(Value::Null));
+}
+
+const PART_HEADERS: [&str; 5] = ["step time", "compute", "exposed comm", "exposed memory", "GPU idle"];
+
+fn part_cells(b: &BreakdownMean) -> Vec<String> {
+    [
+        b.step_ns,
+        b.compute_ns,
+        b.comm_exposed_ns,
+        b.memory_exposed_ns,
+        b.idle_ns,
+    ]
+    .iter()
+    .map(|&ns| fmt_duration(ns, false))
+    .collect()
+}
+
+/// A table of `names` × parts, in the terminal's or Markdown's form.
+fn table(first: &str, extra: Option<&str>, rows: &[(String, Option<String>, &BreakdownMean)], md: bool) -> String {
+    let mut headers: Vec<String> = extra.map(str::to_string).into_iter().collect();
+    headers.extend(PART_HEADERS.iter().map(|h| (*h).to_string()));
+    let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(_, e, b)| e.iter().cloned().chain(part_cells(b)).collect())
+        .collect();
+    if !md {
+        return format!("{}\n", fit_table(first, &headers, &names, &cells, usize::MAX));
+    }
+    let mut out = format!("| {} | {} |\n", md_cell(first), headers.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---:|".repeat(headers.len()));
+    for (n, c) in names.iter().zip(&cells) {
+        let c: Vec<String> = c.iter().map(|x| md_cell(x)).collect();
+        let _ = writeln!(out, "| {} | {} |", md_cell(n), c.join(" | "));
+    }
+    out
+}
+
+/// The per-step table (with `--per-step`), the per-rank table and the straggler lines.
+pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> String {
+    let sides = [&o.control, &o.test];
+    let mut out = String::new();
+    let heading = |out: &mut String, text: &str| {
+        let _ = write!(out, "\n{}{text}\n", if md { "### " } else { "" });
+        if md {
+            out.push('\n');
+        }
+    };
+    if options.per_step && sides.iter().any(|s| !s.per_step.is_empty()) {
+        heading(&mut out, "Per step");
+        let rows: Vec<(String, Option<String>, &BreakdownMean)> = sides
+            .iter()
+            .flat_map(|s| {
+                let many = s.per_rank.len() > 1;
+                s.per_step.iter().map(move |r| {
+                    let rank = if many {
+                        format!(" rank {}", r.rank)
+                    } else {
+                        String::new()
+                    };
+                    let step = r.step.map_or("whole trace".to_string(), |n| format!("step {n}"));
+                    (format!("{}{rank} {step}", s.label), None, &r.parts)
+                })
+            })
+            .collect();
+        out.push_str(&table("", None, &rows, md));
+    }
+    if sides.iter().any(|s| s.per_rank.len() > 1) {
+        heading(&mut out, "Per rank (means per step)");
+        let rows: Vec<(String, Option<String>, &BreakdownMean)> = sides
+            .iter()
+            .flat_map(|s| {
+                s.per_rank.iter().map(|r| {
+                    (
+                        format!("{} rank {}", s.label, r.rank),
+                        Some(r.windows.to_string()),
+                        &r.parts,
+                    )
+                })
+            })
+            .collect();
+        out.push_str(&table("", Some("steps"), &rows, md));
+        for s in sides {
+            if let Some(line) = straggler_line(s) {
+                let _ = writeln!(out, "{}{line}", if md { "- " } else { "" });
+            }
+        }
+    }
+    out
+}
+
+/// `control: straggler rank 1, its mean step 1.08× the median rank's`, then the slowest rank
+/// of each step, a few steps a line.
+fn straggler_line(s: &SideOverview) -> Option<String> {
+    let st = s.straggler.as_ref()?;
+    if st.per_step.iter().all(|p| p.max_over_median <= 1.0) && st.max_over_median <= 1.0 {
+        return Some(format!("{}: no straggler: every rank's steps take as long", s.label));
+    }
+    let steps: Vec<String> = st
+        .per_step
+        .iter()
+        .map(|p| {
+            let step = p.step.map_or("whole trace".to_string(), |n| format!("step {n}"));
+            format!("{step} → rank {} ({:.2}×)", p.rank, p.max_over_median)
+        })
+        .collect();
+    let mut out = format!(
+        "{}: straggler rank {}, its mean step {:.2}× the median rank's; slowest rank per step (÷ the step's median):",
+        s.label, st.rank, st.max_over_median
+    );
+    for chunk in steps.chunks(4) {
+        out.push_str("\n  ");
+        out.push_str(&chunk.join(", "));
+    }
+    Some(out)
+}

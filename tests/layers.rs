@@ -1,0 +1,215 @@
+//! The layers only look down: the source is read as text and every `crate::…` / `tracediff::…`
+//! path is checked against the order trace crate < analysis < output < cli. A change that makes
+//! a lower layer reach up fails here, before it grows into an import circle.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir`, with its text before its `#[cfg(test)]` module (tests may
+/// reach anywhere).
+fn sources(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                let code = match text.find("#[cfg(test)]") {
+                    Some(i) => text[..i].to_string(),
+                    None => text,
+                };
+                out.push((p, code));
+            }
+        }
+    }
+    out
+}
+
+/// Lines of `code` that are not comments and mention one of `needles`.
+fn offending(code: &str, needles: &[&str]) -> Vec<String> {
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .filter(|l| needles.iter().any(|n| l.contains(n)))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+fn check(dir: &str, needles: &[&str]) -> Vec<String> {
+    sources(&root().join(dir))
+        .iter()
+        .flat_map(|(p, code)| {
+            offending(code, needles)
+                .into_iter()
+                .map(move |l| format!("{}: {l}", p.strip_prefix(root()).unwrap_or(p).display()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_trace_crate_knows_nothing_above_it() {
+    let bad = check(
+        "crates/trace/src",
+        &[
+            "tracediff::",
+            "clap::",
+            "plotters::",
+            "parquet::",
+            "comfy_table::",
+            "pyo3::",
+        ],
+    );
+    assert!(bad.is_empty(), "the trace crate reaches up:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn analysis_never_uses_output_or_cli() {
+    let bad = check("src/analysis", &["crate::output", "crate::cli", "super::super::output"]);
+    assert!(bad.is_empty(), "analysis reaches up:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn summaries_and_output_never_use_cli() {
+    let mut bad = check("src/output", &["crate::cli"]);
+    bad.extend(check(
+        "src/summary",
+        &["crate::cli", "crate::output", "crate::analysis"],
+    ));
+    assert!(bad.is_empty(), "a layer reaches up:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn python_uses_the_command_line_only_for_its_console_script() {
+    let bad: Vec<String> = check("python/src", &["tracediff::cli"])
+        .into_iter()
+        .filter(|l| !l.contains("tracediff::cli::entry::main_with_args"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "the Python bindings use the command line:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// The module a file is (`analysis/views/mod.rs` → `analysis::views`).
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+    if parts.last().is_some_and(|p| p == "mod" || p == "lib") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// Module → the modules of the same crate its code (not its tests) names.
+fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = sources(src);
+    let modules: BTreeSet<String> = files.iter().map(|(p, _)| module_of(src, p)).collect();
+    let mut graph = BTreeMap::new();
+    for (p, code) in &files {
+        let me = module_of(src, p);
+        let mut uses = BTreeSet::new();
+        for (i, _) in code.match_indices("crate::") {
+            let path: String = code[i + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let parts: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
+            // The longest prefix that is a module of this crate.
+            if let Some(m) = (1..=parts.len())
+                .rev()
+                .map(|k| parts[..k].join("::"))
+                .find(|m| modules.contains(m))
+                && m != me
+                && !me.starts_with(&format!("{m}::"))
+            {
+                uses.insert(m);
+            }
+        }
+        graph.insert(me, uses);
+    }
+    graph
+}
+
+/// The import circles of `graph`: each strongly connected set of more than one module.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Kosaraju, iteratively: finishing order on the graph, then sets on its reverse.
+    let names: Vec<&String> = graph.keys().collect();
+    let mut seen = BTreeSet::new();
+    let mut order = Vec::new();
+    for &start in &names {
+        if !seen.insert(start.clone()) {
+            continue;
+        }
+        let mut stack = vec![(start.clone(), graph[start].iter().cloned().collect::<Vec<_>>())];
+        while let Some((node, next)) = stack.last_mut() {
+            match next.pop() {
+                Some(n) if graph.contains_key(&n) && seen.insert(n.clone()) => {
+                    let children = graph[&n].iter().cloned().collect();
+                    stack.push((n, children));
+                }
+                Some(_) => {}
+                None => {
+                    order.push(node.clone());
+                    stack.pop();
+                }
+            }
+        }
+    }
+    let mut reverse: BTreeMap<&String, Vec<&String>> = BTreeMap::new();
+    for (from, tos) in graph {
+        for to in tos {
+            if let Some((key, _)) = graph.get_key_value(to) {
+                reverse.entry(key).or_default().push(from);
+            }
+        }
+    }
+    let mut assigned = BTreeSet::new();
+    let mut out = Vec::new();
+    for node in order.iter().rev() {
+        if !assigned.insert(node.clone()) {
+            continue;
+        }
+        let mut set = vec![node.clone()];
+        let mut stack = vec![node.clone()];
+        while let Some(n) = stack.pop() {
+            for &m in reverse.get(&n).into_iter().flatten() {
+                if assigned.insert(m.clone()) {
+                    set.push(m.clone());
+                    stack.push(m.clone());
+                }
+            }
+        }
+        if set.len() > 1 {
+            set.sort();
+            out.push(set);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_circles_in_the_library() {
+    let found = circles(&import_graph(&root().join("src")));
+    assert!(found.is_empty(), "import circles: {found:?}");
+}
+
+#[test]
+fn circles_are_found_when_there_are_some() {
+    let mut g = BTreeMap::new();
+    g.insert("a".to_string(), BTreeSet::from(["b".to_string()]));
+    g.insert("b".to_string(), BTreeSet::from(["c".to_string()]));
+    g.insert("c".to_string(), BTreeSet::from(["a".to_string()]));
+    g.insert("d".to_string(), BTreeSet::from(["a".to_string()]));
+    assert_eq!(
+        circles(&g),
+        vec![vec!["a".to_string(), "b".to_string(), "c".to_string()]]
+    );
+}
