@@ -475,17 +475,28 @@ fn the_example_gate_passes_identical_runs_and_fails_real_slowdowns() {
 #[test]
 fn sides_that_share_few_names_get_a_comparability_note() {
     let Some(t) = traces() else { return };
-    let (c, tt) = (t.join("tracelens_bert_small/h100"), t.join("tracelens_bert_small/mi300"));
+    let (c, tt) = (
+        t.join("tracelens_bert_small/h100"),
+        t.join("tracelens_bert_small/mi300"),
+    );
     let r = run(&["compare", c.to_str().unwrap(), tt.to_str().unwrap(), "--no-save"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.stderr.contains("note: the sides share few names: 14% of control's device time and 13% of test's"),
+        r.stderr
+            .contains("note: the sides share few names: 14% of control's device time and 13% of test's"),
         "{}",
         r.stderr
     );
-    assert!(r.stderr.contains("`kernels --by-operator` and `modules`"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("`kernels --by-operator` and `modules`"),
+        "{}",
+        r.stderr
+    );
     // Two runs of one program share their names: no note.
-    let (c, tt) = (t.join("torch_cpu/identical/control"), t.join("torch_cpu/identical/test"));
+    let (c, tt) = (
+        t.join("torch_cpu/identical/control"),
+        t.join("torch_cpu/identical/test"),
+    );
     let r = run(&["compare", c.to_str().unwrap(), tt.to_str().unwrap(), "--no-save"]);
     assert!(!r.stderr.contains("share few names"), "{}", r.stderr);
 }

@@ -280,7 +280,7 @@ fn bad_parquet_is_one_line_naming_the_file() {
     tracediff::output::summary::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
     assert_eq!(
         fails(dir, &["gate", "v99.parquet", "s/test", "--fail-on-added", "."]),
-        "tracediff: summary schema version 99, this tracediff reads versions 1 to 2 (run tracediff summarize again) (v99.parquet)"
+        "tracediff: summary schema version 99, this tracediff reads versions 1 to 3 (run tracediff summarize again) (v99.parquet)"
     );
     // Commands that need events refuse summaries, naming the file.
     let refused = "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)";
@@ -389,6 +389,68 @@ fn events_parquet_holds_the_csv_values_typed() {
     assert_eq!(
         (code, err.as_str()),
         (2, "tracediff: --format parquet writes a file: give -o FILE\n")
+    );
+}
+
+/// Every single-bit flip of a summary is refused with a one-line error, or reads back exactly
+/// the same summary (a bit the reader never looks at, such as a statistic): never a panic, never
+/// a changed number.
+#[test]
+fn every_flipped_bit_is_refused_or_harmless() {
+    let f = repo().join("fixtures/ranks");
+    let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
+    let path = root.path().join("s/control/rank0.parquet");
+    let good = std::fs::read(&path).unwrap();
+    let read = |bytes: Vec<u8>| tracediff::summary::read::read_summary_bytes(Path::new("x.parquet"), bytes);
+    let original = read(good.clone()).unwrap();
+    let (mut refused, mut same) = (0, 0);
+    for byte in 0..good.len() {
+        for bit in [byte % 8, (byte + 3) % 8] {
+            let mut bytes = good.clone();
+            bytes[byte] ^= 1 << bit;
+            match read(bytes) {
+                Err(e) => {
+                    let msg = e.to_string();
+                    assert!(msg.ends_with("(x.parquet)") && !msg.contains('\n'), "{msg}");
+                    refused += 1;
+                }
+                Ok(s) => {
+                    assert_eq!(s, original, "bit {bit} of byte {byte} changed the summary");
+                    same += 1;
+                }
+            }
+        }
+    }
+    assert!(refused > same, "{refused} refused, {same} harmless");
+}
+
+/// The checksum catches a changed value that still decodes: a count rewritten in place.
+#[test]
+fn a_summary_whose_rows_do_not_match_its_checksum_is_refused() {
+    let f = repo().join("fixtures/ranks");
+    let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
+    let dir = root.path();
+    let mut summary = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    summary.rows[0].count += 1;
+    // Written with a correct checksum: read back fine.
+    let out = dir.join("edited.parquet");
+    tracediff::output::summary::save_summary(&summary, &out).unwrap();
+    assert_eq!(tracediff::summary::read::read_summary(&out).unwrap(), summary);
+    // The rows of one file under the checksum of another.
+    let mut forged = Vec::new();
+    let original = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    tracediff::output::summary::write_summary(&original, &mut forged).unwrap();
+    let mut edited = std::fs::read(&out).unwrap();
+    let key = b"tracediff.summary.sha256";
+    let at = |b: &[u8]| b.windows(key.len()).position(|w| w == key).unwrap();
+    let (a, b) = (at(&forged), at(&edited));
+    // The hex digest follows the key (a thrift length prefix apart) in both files.
+    let digest = forged[a + key.len()..a + key.len() + 70].to_vec();
+    edited[b + key.len()..b + key.len() + 70].copy_from_slice(&digest);
+    std::fs::write(&out, &edited).unwrap();
+    assert_eq!(
+        fails(dir, &["compare", "edited.parquet", "s/test/rank0.parquet"]),
+        "tracediff: corrupt summary: its rows do not match the checksum stored with them (a damaged copy? run tracediff summarize again) (edited.parquet)"
     );
 }
 

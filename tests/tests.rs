@@ -17,6 +17,7 @@ mod modules;
 mod reading;
 mod real_traces;
 mod report;
+mod robust;
 mod slurm_example;
 mod summaries;
 mod trust;

@@ -4,6 +4,7 @@
 use crate::Error;
 use crate::cli::{Cli, Env, run};
 use crate::output::state;
+use crate::output::visible::VisibleControls;
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
@@ -68,12 +69,21 @@ where
         .is_terminal()
         .then(|| comfy_table::Table::new().width().map(usize::from))
         .flatten();
-    let mut out = stdout.lock();
+    // On a terminal every byte is shown safely (names and paths may hold escape sequences);
+    // to a file or a pipe, CSV and JSON keep names exactly (docs/robustness.md).
+    let on_terminal = stdout.is_terminal();
+    let locked = stdout.lock();
+    let mut out: Box<dyn Write> = if on_terminal {
+        Box::new(VisibleControls::new(locked))
+    } else {
+        Box::new(locked)
+    };
     // Not locked for the whole run: the progress thread writes to stderr too, and main joins
-    // it before exiting (a lock held here would make that join wait forever).
-    let mut err = std::io::stderr();
+    // it before exiting (a lock held here would make that join wait forever). Notes and errors
+    // are text for people: their control characters are always shown escaped.
+    let mut err = VisibleControls::new(std::io::stderr());
     let mut env = Env {
-        stdout: &mut out,
+        stdout: &mut *out,
         stderr: &mut err,
         terminal_width,
         state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
@@ -81,7 +91,7 @@ where
     let progress = Progress::start(std::io::stderr().is_terminal());
     let result = run(cli, &mut env);
     progress.stop();
-    let _ = out.flush();
+    let _ = env.stdout.flush();
     match result {
         Ok(code) => u8::try_from(code).unwrap_or(1),
         // A closed pipe (`tracediff ... | head`) is not an error worth reporting.

@@ -5,7 +5,9 @@ use crate::analysis::select::{Device, Pick, SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::load_side_ranks;
+use crate::output::atomic::AtomicFile;
 use crate::output::events::{EventFilter, EventsFormat, write_events};
+use crate::output::visible::VisibleControls;
 use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -123,32 +125,31 @@ pub(super) fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         cats: args.cat.clone(),
     };
     let rows = match &args.output {
-        Some(path) if format == EventsFormat::Parquet => {
-            let file = std::fs::File::create(path).map_err(|e| Error::Output {
-                path: path.clone(),
-                source: e,
-            })?;
-            let w = std::io::BufWriter::with_capacity(1 << 20, file);
-            crate::output::events_parquet::write_events_parquet(&side, &resolved, &filter, w)
-                .map_err(|e| relabel(e, path))?
-        }
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| Error::Output {
-                path: path.clone(),
-                source: e,
-            })?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-            let rows = write_events(&side, &resolved, &filter, format, &mut w).map_err(|e| relabel(e, path))?;
-            w.flush().map_err(|e| Error::Output {
-                path: path.clone(),
-                source: e,
-            })?;
+            let mut file = AtomicFile::create(path)?;
+            let rows = match format {
+                EventsFormat::Parquet => {
+                    crate::output::events_parquet::write_events_parquet(&side, &resolved, &filter, file.writer())
+                }
+                // Text for people: control characters shown escaped.
+                EventsFormat::Table => {
+                    let mut shown = VisibleControls::new(file.writer());
+                    write_events(&side, &resolved, &filter, format, &mut shown)
+                }
+                _ => write_events(&side, &resolved, &filter, format, file.writer()),
+            }
+            .map_err(|e| relabel(e, path))?;
+            file.commit()?;
             rows
         }
         None => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
-            let rows = write_events(&side, &resolved, &filter, format, &mut w)
-                .map_err(|e| relabel(e, Path::new("<stdout>")))?;
+            let rows = if format == EventsFormat::Table {
+                write_events(&side, &resolved, &filter, format, &mut VisibleControls::new(&mut w))
+            } else {
+                write_events(&side, &resolved, &filter, format, &mut w)
+            }
+            .map_err(|e| relabel(e, Path::new("<stdout>")))?;
             w.flush().map_err(|e| Error::Output {
                 path: PathBuf::from("<stdout>"),
                 source: e,

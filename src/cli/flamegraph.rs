@@ -104,10 +104,7 @@ pub fn run_flamegraph(args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
         svg(&stacks, &title).map_err(|e| Error::usage(format!("cannot draw the flame graph: {e}")))?
     };
     match &args.output {
-        Some(path) => std::fs::write(path, &bytes).map_err(|e| Error::Output {
-            path: path.clone(),
-            source: e,
-        })?,
+        Some(path) => crate::output::atomic::write_atomically(path, |w| w.write_all(&bytes))?,
         None => env
             .stdout
             .write_all(&bytes)

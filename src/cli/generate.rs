@@ -57,7 +57,7 @@ fn write_out(path: Option<&Path>, bytes: &[u8], env: &mut Env<'_>) -> Result<i32
         source,
     };
     match path {
-        Some(path) => std::fs::write(path, bytes).map_err(|e| written(path, e))?,
+        Some(path) => crate::output::atomic::write_atomically(path, |w| w.write_all(bytes))?,
         None => env
             .stdout
             .write_all(bytes)

@@ -206,6 +206,10 @@ pub struct Env<'a> {
 
 /// Runs one command. Returns the exit code for a successful run (0).
 pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
+    // A bad output path fails now, not after the traces have loaded.
+    for path in output_paths(&cli.command) {
+        crate::output::atomic::check_writable(path)?;
+    }
     match cli.command {
         Command::Compare(args) => run_compare(args, env),
         Command::OpsDiff(args) => run_ops_diff(args, env),
@@ -228,6 +232,28 @@ pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
 /// names; see [`CompareRequest::operations`]) and the options given.
 pub(crate) fn fresh_request(select: &SelectArgs, control: &Path, test: &Path) -> CompareRequest {
     request_from(select, CompareRequest::new(control, test).operations())
+}
+
+/// The files a command will write (each written whole or not at all: `output::atomic`).
+fn output_paths(command: &Command) -> Vec<&Path> {
+    let plot_default = Path::new("tracediff-counts.png");
+    let paths: Vec<Option<&Path>> = match command {
+        Command::Compare(a) => vec![a.output.output.as_deref(), a.report.as_deref()],
+        Command::OpsDiff(a) => vec![a.output.output.as_deref()],
+        Command::Events(a) => vec![a.output.as_deref()],
+        Command::Gate(a) => vec![a.output.as_deref()],
+        Command::Summarize(a) => vec![Some(a.output.as_path())],
+        Command::Plot(a) => vec![Some(a.output.as_deref().unwrap_or(plot_default))],
+        Command::Operators(a) => vec![a.output.output.as_deref()],
+        Command::Kernels(a) => vec![a.output.output.as_deref()],
+        Command::Overview(a) => vec![a.output.as_deref()],
+        Command::Modules(a) => vec![a.output.as_deref()],
+        Command::Report(a) => vec![Some(a.output.as_path())],
+        Command::Man(a) => vec![a.output.as_deref()],
+        Command::Flamegraph(a) => vec![a.output.as_deref()],
+        Command::Completions(_) => vec![],
+    };
+    paths.into_iter().flatten().collect()
 }
 
 /// Builds a request from the options given, on top of `base` (defaults or a saved request).
@@ -348,6 +374,24 @@ fn check_output(output: &OutputArgs) -> Result<Format> {
     )
 }
 
+/// Renders `format` to `out`; a table or Markdown (text for people) with its control characters
+/// shown escaped, CSV and JSON exactly (docs/robustness.md#control-characters).
+fn render_shown(
+    format: Format,
+    style: TableStyle,
+    out: &mut dyn Write,
+    render: &impl Fn(Format, TableStyle, &mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    match format {
+        Format::Table | Format::Markdown => {
+            let mut shown = crate::output::visible::VisibleControls::new(out);
+            render(format, style, &mut shown)?;
+            shown.flush()
+        }
+        Format::Csv | Format::Json => render(format, style, out),
+    }
+}
+
 /// Renders in the chosen format and writes to `-o FILE` or standard output, as it is rendered.
 fn emit(
     output: &OutputArgs,
@@ -362,15 +406,11 @@ fn emit(
     };
     match &output.output {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| written(path, e))?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
             let style = TableStyle {
                 full_names,
                 ..TableStyle::default()
             };
-            render(format, style, &mut w)
-                .and_then(|()| w.flush())
-                .map_err(|e| written(path, e))?;
+            crate::output::atomic::write_atomically(path, |w| render_shown(format, style, w, &render))?;
         }
         None => {
             let style = TableStyle {
@@ -379,7 +419,7 @@ fn emit(
             };
             let stdout = Path::new("<stdout>");
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *env.stdout);
-            render(format, style, &mut w)
+            render_shown(format, style, &mut w, &render)
                 .and_then(|()| w.flush())
                 .map_err(|e| written(stdout, e))?;
         }

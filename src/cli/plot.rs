@@ -81,10 +81,7 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         let format = ImageFormat::from_path(&path)?;
         let chart = chart_of(&comparison, duration, args.sort, args.top, (args.width, args.height))?;
         let bytes = draw(&chart, format)?;
-        std::fs::write(&path, bytes).map_err(|e| Error::Output {
-            path: path.clone(),
-            source: e,
-        })?;
+        crate::output::atomic::write_atomically(&path, |w| w.write_all(&bytes))?;
         let _ = writeln!(env.stdout, "{}", path.display());
     }
     Ok(0)
@@ -115,10 +112,7 @@ fn run_waterfall(args: &PlotArgs, env: &mut Env<'_>) -> Result<i32> {
     print_notes(&notes, env);
     let waterfall = Waterfall::of(&overview, (args.width, args.height))?;
     let bytes = draw_waterfall(&waterfall, format)?;
-    std::fs::write(&path, bytes).map_err(|e| Error::Output {
-        path: path.clone(),
-        source: e,
-    })?;
+    crate::output::atomic::write_atomically(&path, |w| w.write_all(&bytes))?;
     let _ = writeln!(env.stdout, "{}", path.display());
     Ok(0)
 }

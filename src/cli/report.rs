@@ -97,10 +97,7 @@ pub fn check_html(path: &Path) -> Result<()> {
 }
 
 fn write_page(path: &Path, page: &str, env: &mut Env<'_>) -> Result<i32> {
-    std::fs::write(path, page).map_err(|e| Error::Output {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
+    crate::output::atomic::write_atomically(path, |w| w.write_all(page.as_bytes()))?;
     let _ = writeln!(
         env.stderr,
         "tracediff: wrote {} ({} KiB)",

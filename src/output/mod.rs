@@ -1,8 +1,10 @@
 //! Output: pure renderers from analysis results to text and images, the `events` writer, and the
 //! saved comparison.
 
+pub mod atomic;
 pub mod events;
 pub mod events_parquet;
 pub mod render;
 pub mod state;
 pub mod summary;
+pub mod visible;

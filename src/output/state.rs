@@ -57,18 +57,11 @@ pub fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison) -> Re
         comparison,
     };
     let path = state_file(dir);
-    let tmp = dir.join(format!("{FILE_NAME}.tmp{}", std::process::id()));
     // Streamed to the file: no copy of the comparison, in memory or as text.
-    let write = |tmp: &Path| -> std::io::Result<()> {
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(tmp)?);
-        serde_json::to_writer(&mut w, &saved)?;
-        std::io::Write::flush(&mut w)
-    };
-    let written = write(&tmp).and_then(|()| std::fs::rename(&tmp, &path));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(Error::Output { path, source: e });
-    }
+    crate::output::atomic::write_atomically(&path, |w| {
+        serde_json::to_writer(&mut *w, &saved)?;
+        Ok(())
+    })?;
     Ok(path)
 }
 

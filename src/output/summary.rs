@@ -1,8 +1,10 @@
 //! Writing a summary as Parquet: one row per (iteration, name, category, place), everything
-//! else as JSON under the [`SUMMARY_META_KEY`] key-value metadata.
+//! else as JSON under the [`SUMMARY_META_KEY`] key-value metadata, and the rows' checksum under
+//! [`CHECKSUM_KEY`].
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::summary::{FileSummary, SUMMARY_META_KEY, place_text};
+use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
 use parquet::basic::Compression;
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use parquet::file::metadata::KeyValue;
@@ -30,9 +32,13 @@ fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
 pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
     let schema = Arc::new(parse_message_type(SCHEMA).map_err(parquet_error)?);
     let meta = serde_json::to_string(&summary.meta)?;
+    let sum = rows_checksum(summary, &meta);
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(vec![KeyValue::new(SUMMARY_META_KEY.to_string(), meta)]))
+        .set_key_value_metadata(Some(vec![
+            KeyValue::new(SUMMARY_META_KEY.to_string(), meta),
+            KeyValue::new(CHECKSUM_KEY.to_string(), sum),
+        ]))
         .build();
     let mut writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(parquet_error)?;
     let rows = &summary.rows;
@@ -48,7 +54,7 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
                 let v = match k {
                     0 => ints(&|_| summary.rank()),
                     1 => ints(&|i| rows[i].iteration),
-                    5 => ints(&|i| i64::try_from(rows[i].count).unwrap_or(i64::MAX)),
+                    5 => ints(&|i| stored_count(rows[i].count)),
                     _ => ints(&|i| rows[i].total_ns),
                 };
                 col.typed::<Int64Type>()
@@ -74,12 +80,29 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
     Ok(())
 }
 
-/// Writes `summary` to the file `path`.
+/// The checksum of the rows as they are written (what the reader verifies).
+fn rows_checksum(summary: &FileSummary, meta_text: &str) -> String {
+    let mut sum = SummaryChecksum::new(meta_text);
+    for r in &summary.rows {
+        sum.row(&RowValues {
+            rank: summary.rank(),
+            iteration: r.iteration,
+            name: summary.text(r.name),
+            category: summary.text(r.category),
+            place: place_text(r.place),
+            count: stored_count(r.count),
+            total_ns: r.total_ns,
+        });
+    }
+    sum.finish()
+}
+
+/// A count as the int64 column holds it.
+fn stored_count(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+/// Writes `summary` to the file `path` (whole or not at all).
 pub fn save_summary(summary: &FileSummary, path: &std::path::Path) -> Result<()> {
-    let out = |e| Error::Output {
-        path: path.to_path_buf(),
-        source: e,
-    };
-    let file = std::fs::File::create(path).map_err(out)?;
-    write_summary(summary, std::io::BufWriter::new(file)).map_err(out)
+    crate::output::atomic::write_atomically(path, |w| write_summary(summary, w))
 }

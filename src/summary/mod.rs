@@ -1,7 +1,8 @@
 //! Summaries: a trace file reduced to what `compare`, `ops-diff`, `plot`, `gate` and `overview`
 //! read, kept in memory or written to Parquet by `tracediff summarize`. [`read`] reads a summary
-//! file back (recognised by content, never by name); [`load`] loads a side of traces and
-//! summaries, mixed, into summaries.
+//! file back (recognised by content, never by name; validated, checksummed); [`load`] loads a
+//! side of traces and summaries, mixed, into summaries.
 
+pub mod checksum;
 pub mod load;
 pub mod read;

@@ -1,40 +1,177 @@
 //! Reading a summary written by `tracediff summarize` (Parquet, docs/architecture.md): recognised by its
 //! content — the Parquet magic and the [`SUMMARY_META_KEY`] metadata — never by its name.
+//!
+//! A summary may be corrupt (a flipped bit, a torn copy, a hostile file), and the Parquet
+//! decoder is third-party code that can panic on bad input. So (docs/robustness.md): the footer
+//! is validated before any page is decoded (every column chunk inside the file, the columns and
+//! their types as written); every decoder error becomes a one-line error naming the file; the
+//! decoder runs behind a `catch_unwind` boundary as a last resort; and the rows read back must
+//! match the SHA-256 checksum stored beside them, so a flipped bit is refused rather than read
+//! as a different number.
 
 use crate::error::io_reason;
 use crate::error::{Error, Result};
 use crate::model::summary::{
-    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
+    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_CHECKSUMMED, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_VERSION,
+    SummaryMeta, place_from_text,
 };
-use parquet::file::reader::{FileReader, SerializedFileReader};
-use parquet::record::RowAccessor;
+use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
+use parquet::basic::Type as PhysicalType;
+use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
+use parquet::record::{Row, RowAccessor};
 use std::path::Path;
 pub use tracediff_trace::input::read::{PARQUET_MAGIC, is_parquet};
 
 /// The op rows' columns, in order.
 pub const SUMMARY_COLUMNS: [&str; 7] = ["rank", "iteration", "name", "category", "place", "count", "total_ns"];
 
+/// The physical type of each of [`SUMMARY_COLUMNS`].
+const SUMMARY_TYPES: [PhysicalType; 7] = [
+    PhysicalType::INT64,
+    PhysicalType::INT64,
+    PhysicalType::BYTE_ARRAY,
+    PhysicalType::BYTE_ARRAY,
+    PhysicalType::BYTE_ARRAY,
+    PhysicalType::INT64,
+    PhysicalType::INT64,
+];
+
 /// Reads a summary: its metadata and its op rows.
 pub fn read_summary(path: &Path) -> Result<FileSummary> {
     let file = std::fs::File::open(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
-    let bad = |what: String| Error::input(path, what);
-    let reader = SerializedFileReader::new(file).map_err(|e| bad(format!("invalid Parquet file: {e}")))?;
-    let meta = summary_meta(path, &reader)?;
-    let fields: Vec<String> = reader
+    let len = file
         .metadata()
-        .file_metadata()
-        .schema_descr()
-        .columns()
-        .iter()
-        .map(|c| c.name().to_string())
-        .collect();
-    if fields != SUMMARY_COLUMNS {
-        return Err(bad(format!(
-            "summary columns are [{}], expected [{}]",
-            fields.join(", "),
-            SUMMARY_COLUMNS.join(", ")
-        )));
+        .map_err(|e| Error::input(path, format!("cannot read: {}", io_reason(&e))))?
+        .len();
+    decode_summary(path, file, len)
+}
+
+/// Reads a summary held in memory (`path` only names it in errors): what the fuzz target drives.
+pub fn read_summary_bytes(path: &Path, bytes: Vec<u8>) -> Result<FileSummary> {
+    let len = bytes.len() as u64;
+    decode_summary(path, bytes::Bytes::from(bytes), len)
+}
+
+fn decode_summary<R: ChunkReader + 'static>(path: &Path, source: R, len: u64) -> Result<FileSummary> {
+    let bad = |what: String| Error::input(path, what);
+    let reader = guard_decoder(path, || SerializedFileReader::new(source))?
+        .map_err(|e| bad(format!("invalid Parquet file: {e}")))?;
+    let (meta, meta_text, stored_sum) = summary_meta(path, &reader)?;
+    validate_layout(path, &reader, len)?;
+    let summary = guard_decoder(path, || decode_rows(path, &reader, meta, &meta_text))??;
+    // Verified whenever present (a flipped version digit cannot skip it); required from the
+    // version that introduced it.
+    if stored_sum.as_ref().is_some_and(|stored| *stored != summary.1) {
+        return Err(bad(
+            "corrupt summary: its rows do not match the checksum stored with them (a damaged copy? run tracediff summarize again)"
+                .to_string(),
+        ));
     }
+    Ok(summary.0)
+}
+
+/// Runs the third-party decoder; a panic inside it becomes an error naming the file (and its
+/// message is not printed: the one-line error says it all).
+pub fn guard_decoder<T>(path: &Path, decode: impl FnOnce() -> T) -> Result<T> {
+    quiet_panics::install();
+    let caught = quiet_panics::QUIET.with(|q| {
+        q.set(true);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
+        q.set(false);
+        r
+    });
+    caught.map_err(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown failure".to_string());
+        Error::input(path, format!("corrupt summary: the Parquet decoder failed ({why})"))
+    })
+}
+
+/// A panic hook that stays silent while this thread is inside [`guard_decoder`] and defers to
+/// the previous hook otherwise (a real bug elsewhere still prints its message).
+mod quiet_panics {
+    use std::cell::Cell;
+    use std::sync::Once;
+
+    thread_local! {
+        pub static QUIET: Cell<bool> = const { Cell::new(false) };
+    }
+
+    pub fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if !QUIET.with(Cell::get) {
+                    previous(info);
+                }
+            }));
+        });
+    }
+}
+
+/// Checks the footer before any page is read: the columns and their types as `summarize`
+/// writes them, and every column chunk's bytes inside the file.
+fn validate_layout<R: ChunkReader + 'static>(path: &Path, reader: &SerializedFileReader<R>, len: u64) -> Result<()> {
+    let bad = |what: String| Error::input(path, format!("corrupt summary: {what}"));
+    let schema = reader.metadata().file_metadata().schema_descr();
+    let fields: Vec<String> = schema.columns().iter().map(|c| c.name().to_string()).collect();
+    if fields != SUMMARY_COLUMNS {
+        return Err(Error::input(
+            path,
+            format!(
+                "summary columns are [{}], expected [{}]",
+                fields.join(", "),
+                SUMMARY_COLUMNS.join(", ")
+            ),
+        ));
+    }
+    for (c, want) in schema.columns().iter().zip(SUMMARY_TYPES) {
+        if c.physical_type() != want || c.max_def_level() != 0 || c.max_rep_level() != 0 {
+            return Err(bad(format!("column '{}' is not a required {want}", c.name())));
+        }
+    }
+    let mut rows: i64 = 0;
+    for (g, group) in reader.metadata().row_groups().iter().enumerate() {
+        if group.num_columns() != SUMMARY_COLUMNS.len() || group.num_rows() < 0 {
+            return Err(bad(format!("row group {g} is malformed")));
+        }
+        rows = rows
+            .checked_add(group.num_rows())
+            .ok_or_else(|| bad("row count overflows".to_string()))?;
+        for (k, col) in group.columns().iter().enumerate() {
+            let start = col.dictionary_page_offset().unwrap_or(col.data_page_offset());
+            let size = col.compressed_size();
+            let inside = start >= 4
+                && size >= 0
+                && col.data_page_offset() >= start
+                && col.num_values() == group.num_rows()
+                && start.checked_add(size).is_some_and(|end| (end as u64) <= len);
+            if !inside {
+                return Err(bad(format!(
+                    "column '{}' of row group {g} lies outside the file",
+                    SUMMARY_COLUMNS[k]
+                )));
+            }
+        }
+    }
+    if rows != reader.metadata().file_metadata().num_rows() {
+        return Err(bad("the row groups' row counts do not add up".to_string()));
+    }
+    Ok(())
+}
+
+/// Decodes the rows (interning names and categories) and their checksum.
+fn decode_rows<R: ChunkReader + 'static>(
+    path: &Path,
+    reader: &SerializedFileReader<R>,
+    meta: SummaryMeta,
+    meta_text: &str,
+) -> Result<(FileSummary, String)> {
+    let bad = |what: String| Error::input(path, what);
     let rows_iter = reader
         .get_row_iter(None)
         .map_err(|e| bad(format!("invalid summary rows: {e}")))?;
@@ -50,57 +187,92 @@ pub fn read_summary(path: &Path) -> Result<FileSummary> {
         ids.insert(s.clone(), id);
         id
     };
+    let mut sum = SummaryChecksum::new(meta_text);
     for row in rows_iter {
         let row = row.map_err(|e| bad(format!("invalid summary rows: {e}")))?;
-        let mut get = || -> parquet::errors::Result<OpRow> {
-            let place_text = row.get_string(4)?;
-            let place = place_from_text(place_text)
-                .ok_or_else(|| parquet::errors::ParquetError::General(format!("unknown place '{place_text}'")))?;
-            Ok(OpRow {
-                iteration: row.get_long(1)?,
-                name: intern(row.get_string(2)?),
-                category: intern(row.get_string(3)?),
-                place,
-                count: u64::try_from(row.get_long(5)?).unwrap_or(0),
-                total_ns: row.get_long(6)?,
-            })
-        };
-        let r = get().map_err(|e| bad(format!("invalid summary row {}: {e}", rows.len())))?;
-        rows.push(r);
+        let values = row_values(&row).map_err(|e| bad(format!("invalid summary row {}: {e}", rows.len())))?;
+        sum.row(&values);
+        let place = place_from_text(values.place).ok_or_else(|| {
+            bad(format!(
+                "invalid summary row {}: unknown place '{}'",
+                rows.len(),
+                values.place
+            ))
+        })?;
+        if values.total_ns < 0 {
+            return Err(bad(format!(
+                "invalid summary row {}: negative total {}",
+                rows.len(),
+                values.total_ns
+            )));
+        }
+        let count = u64::try_from(values.count).map_err(|_| {
+            bad(format!(
+                "invalid summary row {}: negative count {}",
+                rows.len(),
+                values.count
+            ))
+        })?;
+        rows.push(OpRow {
+            iteration: values.iteration,
+            name: intern(&values.name.to_string()),
+            category: intern(&values.category.to_string()),
+            place,
+            count,
+            total_ns: values.total_ns,
+        });
     }
-    // Ids in text order, as `summarize` numbers them.
+    let strings = renumber_by_text(strings, &mut rows);
+    Ok((FileSummary { meta, strings, rows }, sum.finish()))
+}
+
+fn row_values(row: &Row) -> parquet::errors::Result<RowValues<'_>> {
+    Ok(RowValues {
+        rank: row.get_long(0)?,
+        iteration: row.get_long(1)?,
+        name: row.get_string(2)?,
+        category: row.get_string(3)?,
+        place: row.get_string(4)?,
+        count: row.get_long(5)?,
+        total_ns: row.get_long(6)?,
+    })
+}
+
+/// Ids in text order, as `summarize` numbers them.
+fn renumber_by_text(mut strings: Vec<String>, rows: &mut [OpRow]) -> Vec<String> {
     let mut order: Vec<u32> = (0..strings.len() as u32).collect();
     order.sort_by(|a, b| strings[*a as usize].cmp(&strings[*b as usize]));
     let mut new_id = vec![0u32; strings.len()];
     for (k, old) in order.iter().enumerate() {
         new_id[*old as usize] = k as u32;
     }
-    for r in &mut rows {
+    for r in rows.iter_mut() {
         r.name = new_id[r.name as usize];
         r.category = new_id[r.category as usize];
     }
-    let strings = order
+    order
         .iter()
         .map(|&k| std::mem::take(&mut strings[k as usize]))
-        .collect();
-    Ok(FileSummary { meta, strings, rows })
+        .collect()
 }
 
-fn summary_meta<R: parquet::file::reader::ChunkReader + 'static>(
+/// The metadata, its JSON text (covered by the checksum) and the stored checksum.
+fn summary_meta<R: ChunkReader + 'static>(
     path: &Path,
     reader: &SerializedFileReader<R>,
-) -> Result<SummaryMeta> {
+) -> Result<(SummaryMeta, String, Option<String>)> {
     let kv = reader.metadata().file_metadata().key_value_metadata();
-    let text = kv
-        .and_then(|kv| kv.iter().find(|e| e.key == SUMMARY_META_KEY))
-        .and_then(|e| e.value.as_deref())
-        .ok_or_else(|| {
-            Error::input(
-                path,
-                format!("a Parquet file but not a tracediff summary (no '{SUMMARY_META_KEY}' metadata)"),
-            )
-        })?;
-    let version: serde_json::Value = serde_json::from_str(text)
+    let value = |key: &str| {
+        kv.and_then(|kv| kv.iter().find(|e| e.key == key))
+            .and_then(|e| e.value.clone())
+    };
+    let text = value(SUMMARY_META_KEY).ok_or_else(|| {
+        Error::input(
+            path,
+            format!("a Parquet file but not a tracediff summary (no '{SUMMARY_META_KEY}' metadata)"),
+        )
+    })?;
+    let version: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))?;
     let found = version.get("schema_version").and_then(serde_json::Value::as_u64);
     // Older versions lack only optional parts (version 1: the step-time breakdown).
@@ -114,6 +286,32 @@ fn summary_meta<R: parquet::file::reader::ChunkReader + 'static>(
             ),
         ));
     }
-    serde_json::from_value(version)
-        .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))
+    let sum = value(CHECKSUM_KEY);
+    if sum.is_none() && found.is_some_and(|v| v >= u64::from(SUMMARY_SCHEMA_CHECKSUMMED)) {
+        return Err(Error::input(
+            path,
+            format!("corrupt summary: no '{CHECKSUM_KEY}' checksum (run tracediff summarize again)"),
+        ));
+    }
+    let meta = serde_json::from_value(version)
+        .map_err(|e| Error::input(path, format!("invalid '{SUMMARY_META_KEY}' metadata: {e}")))?;
+    Ok((meta, text, sum))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_decoder_becomes_an_error_naming_the_file() {
+        let r: Result<()> = guard_decoder(Path::new("s.parquet"), || panic!("index out of bounds"));
+        let msg = r.unwrap_err().to_string();
+        assert!(msg.contains("s.parquet"), "{msg}");
+        assert!(
+            msg.contains("corrupt summary: the Parquet decoder failed (index out of bounds)"),
+            "{msg}"
+        );
+        // The boundary is left: a later call runs normally.
+        assert_eq!(guard_decoder(Path::new("s.parquet"), || 7).unwrap(), 7);
+    }
 }

@@ -5,6 +5,7 @@
 use super::{distinct_cuts, fmt_duration};
 use crate::analysis::diff::{Comparison, Row, SortKey, sort_rows};
 use crate::error::{Error, Result};
+use crate::output::visible::visible;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
@@ -94,7 +95,9 @@ pub fn chart_of(
             "nothing to plot: the selection and filters leave no rows (check --include/--exclude, --device, --rank, --iteration)",
         ));
     }
-    let [c, t] = [&comparison.control.label, &comparison.test.label];
+    // Every text of the chart with its control characters shown escaped: they cannot be drawn,
+    // and XML (the SVG) cannot hold them at all.
+    let [c, t] = [&visible(&comparison.control.label), &visible(&comparison.test.label)];
     let what = if duration { "Total duration" } else { "Count" };
     Ok(Chart {
         title: format!(
@@ -109,9 +112,9 @@ pub fn chart_of(
             .iter()
             .map(|r| {
                 if duration {
-                    (r.name.clone(), r.control.dur_ns as f64, r.test.dur_ns as f64)
+                    (visible(&r.name), r.control.dur_ns as f64, r.test.dur_ns as f64)
                 } else {
-                    (r.name.clone(), r.control.count as f64, r.test.count as f64)
+                    (visible(&r.name), r.control.count as f64, r.test.count as f64)
                 }
             })
             .collect(),

@@ -31,19 +31,68 @@ const CHART_SIZE: (u32, u32) = (1200, 620);
 pub fn render(report: &Report) -> String {
     let data = script_json(&data(report));
     let [c, t] = &report.request.labels;
-    PAGE.replacen("{{TITLE}}", &html_escape(&format!("tracediff report: {c} vs {t}")), 1)
-        .replacen("{{STYLE}}", STYLE, 1)
-        .replacen("{{BREAKDOWN}}", &breakdown_chart(report), 1)
-        .replacen("{{CHARTS}}", &charts(&report.comparison), 1)
-        .replacen("{{FLAMEGRAPH}}", &flame_figure(report), 1)
-        .replacen("{{DATA}}", &data, 1)
-        .replacen("{{SCRIPT}}", SCRIPT, 1)
+    let title = html_escape(&format!("tracediff report: {c} vs {t}"));
+    let breakdown = breakdown_chart(report);
+    let charts = charts(&report.comparison);
+    let flame = flame_figure(report);
+    fill(
+        PAGE,
+        &[
+            ("TITLE", &title),
+            ("STYLE", STYLE),
+            ("BREAKDOWN", &breakdown),
+            ("CHARTS", &charts),
+            ("FLAMEGRAPH", &flame),
+            ("DATA", &data),
+            ("SCRIPT_HASH", &script_hash(SCRIPT)),
+            ("SCRIPT", SCRIPT),
+        ],
+    )
+}
+
+/// Fills `{{NAME}}` placeholders in ONE pass over the template: text put in is never searched
+/// again, so an op named `{{SCRIPT}}` stays a name. A placeholder with no value is kept as is.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let value = after
+            .find("}}")
+            .and_then(|close| Some((values.iter().find(|(k, _)| *k == &after[..close])?.1, close)));
+        match value {
+            Some((v, close)) => {
+                out.push_str(v);
+                rest = &after[close + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The CSP source that allows the page's one script and nothing else: the SHA-256 of the
+/// script element's text exactly as the template places it (a line break either side).
+fn script_hash(script: &str) -> String {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("\n{script}\n").as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(digest)
 }
 
 /// JSON text to place inside a `<script>` element: `</script>` or `<!--` in a name must not end
-/// it. JSON allows `<` only inside strings, where `\u003c` means the same.
+/// it. JSON allows `<` only inside strings, where `\u003c` means the same; U+2028 and U+2029
+/// are escaped too (a line break to older JavaScript parsers).
 fn script_json(v: &Value) -> String {
-    v.to_string().replace('<', "\\u003c")
+    v.to_string()
+        .replace('<', "\\u003c")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
 }
 
 fn html_escape(s: &str) -> String {
@@ -51,6 +100,7 @@ fn html_escape(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// HTA's two bar charts (counts, duration), top 10 by their diff, as inline SVG figures.
@@ -278,6 +328,44 @@ mod tests {
 
     #[test]
     fn html_escapes_the_title() {
-        assert_eq!(html_escape(r#"<a & "b">"#), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(
+            html_escape(r#"<a & "b" 'c'>"#),
+            "&lt;a &amp; &quot;b&quot; &#39;c&#39;&gt;"
+        );
+    }
+
+    #[test]
+    fn line_separators_are_escaped_in_the_data() {
+        let v = json!({"names": ["a\u{2028}b\u{2029}c"]});
+        let text = script_json(&v);
+        assert!(!text.contains('\u{2028}') && !text.contains('\u{2029}'), "{text}");
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn the_template_is_filled_in_one_pass() {
+        let page = fill(
+            "<title>{{TITLE}}</title><p>{{DATA}}</p><script>{{SCRIPT}}</script>{{OTHER}}",
+            &[("TITLE", "{{SCRIPT}}"), ("DATA", "{{DATA}} {{"), ("SCRIPT", "run()")],
+        );
+        assert_eq!(
+            page,
+            "<title>{{SCRIPT}}</title><p>{{DATA}} {{</p><script>run()</script>{{OTHER}}"
+        );
+    }
+
+    #[test]
+    fn the_csp_allows_the_script_by_its_hash_only() {
+        let csp = PAGE.lines().find(|l| l.contains("Content-Security-Policy")).unwrap();
+        assert!(
+            !csp.contains("script-src 'unsafe-inline'") && csp.contains("script-src 'sha256-{{SCRIPT_HASH}}'"),
+            "{csp}"
+        );
+        assert!(
+            PAGE.contains("<script>\n{{SCRIPT}}\n</script>"),
+            "the hash covers the script's text as placed"
+        );
+        // A known vector: sha256 of "\nx\n".
+        assert_eq!(script_hash("x"), "0j+bQHb1Xx5lDFk/gPRR8glNxZzORwwGPrIq6mPkyzk=");
     }
 }

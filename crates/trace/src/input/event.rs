@@ -747,6 +747,9 @@ impl<'a> Fields<'a> {
         let Some(ts_ns) = ts else {
             return Err((0, "event with 'dur' and 'cat' has no 'ts'".to_string()));
         };
+        if let Some(why) = time_out_of_range(ts_ns, dur_ns) {
+            return Err((0, format!("event '{name}' {why}")));
+        }
         Ok(Entry::Kept(Event {
             device: integer(self.device),
             name,
@@ -764,4 +767,30 @@ impl<'a> Fields<'a> {
                 .collect(),
         }))
     }
+}
+
+/// The largest `|ts|` and `dur` kept exactly (docs/robustness.md#times-and-sums): every end
+/// time `ts + dur` and every difference of two times then fits in an i64 with room to spare,
+/// and the sums of a side's durations are bounded by [`crate::input::load::SIDE_TIME_BUDGET_NS`].
+pub const MAX_TS_NS: i64 = 1 << 62;
+pub const MIN_TS_NS: i64 = -(1 << 60);
+pub const MAX_DUR_NS: i64 = 1 << 61;
+
+/// Why an event's times cannot be kept exactly, if they cannot: a negative `dur` is refused (a
+/// profiler never writes one; summing it would hide time), as is a time past the range above.
+fn time_out_of_range(ts_ns: i64, dur_ns: i64) -> Option<String> {
+    if dur_ns < 0 {
+        return Some(format!("has a negative 'dur' ({dur_ns} ns)"));
+    }
+    if dur_ns > MAX_DUR_NS {
+        return Some(format!(
+            "lasts {dur_ns} ns, past 2^61 ns (73 years), the most tracediff sums exactly"
+        ));
+    }
+    if !(MIN_TS_NS..=MAX_TS_NS).contains(&ts_ns) {
+        return Some(format!(
+            "starts at {ts_ns} ns, outside -2^60..=2^62 ns, the times tracediff keeps exactly"
+        ));
+    }
+    None
 }

@@ -28,6 +28,8 @@ pub trait RankedFile: Send + Sync {
     fn step_numbers(&self) -> Vec<i64>;
     /// The trace file it is (or was made from, for a summary).
     fn source(&self) -> &Path;
+    /// Its events' durations added up, exactly: what [`SIDE_TIME_BUDGET_NS`] bounds.
+    fn summed_dur_ns(&self) -> i128;
     fn rank(&self) -> i64 {
         self.declared_rank().unwrap_or(0)
     }
@@ -43,6 +45,9 @@ impl RankedFile for TraceFile {
     fn source(&self) -> &Path {
         &self.path
     }
+    fn summed_dur_ns(&self) -> i128 {
+        self.events.dur_ns.iter().map(|&d| i128::from(d)).sum()
+    }
 }
 
 impl RankedFile for FileSummary {
@@ -55,6 +60,37 @@ impl RankedFile for FileSummary {
     fn source(&self) -> &Path {
         &self.meta.source
     }
+    fn summed_dur_ns(&self) -> i128 {
+        let rows: i128 = self.rows.iter().map(|r| i128::from(r.total_ns).abs()).sum();
+        let steps: i128 = (self.meta.iterations.iter())
+            .map(|i| i128::from(i.step_ns).abs() + i128::from(i.gpu_busy_ns).abs())
+            .sum();
+        rows + steps
+    }
+}
+
+/// The most event time a side may add up to (2^61 ns, 73 years): with every `dur` at most that
+/// too, any sum of one side's durations and any difference of the two sides' sums fits in an
+/// i64, so every total is exact (docs/robustness.md#times-and-sums). Past it a side is refused.
+pub const SIDE_TIME_BUDGET_NS: i128 = 1 << 61;
+
+/// Refuses a side whose durations add up past [`SIDE_TIME_BUDGET_NS`], naming the file that
+/// crossed it.
+pub fn check_time_budget<T: RankedFile>(input: &Path, files: &[T]) -> Result<()> {
+    let mut total: i128 = 0;
+    for f in files {
+        total += f.summed_dur_ns();
+        if total > SIDE_TIME_BUDGET_NS {
+            return Err(Error::input(
+                f.source(),
+                format!(
+                    "the durations of {} add up past 2^61 ns (73 years), the most tracediff sums exactly",
+                    input.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One side of a comparison, one file per rank, sorted by rank.
@@ -108,7 +144,9 @@ impl<T: RankedFile> SideOf<T> {
 /// iterations. A summary (Parquet) is refused: it holds no events.
 pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
     let reader = open_trace(path)?;
-    trace_from_reader(reader.inner, path, reader.compression, attrs)
+    let file = trace_from_reader(reader.inner, path, reader.compression, attrs)?;
+    check_time_budget(path, std::slice::from_ref(&file))?;
+    Ok(file)
 }
 
 /// Opens a trace for a command that needs its events: a summary (Parquet) is refused.
@@ -292,6 +330,7 @@ pub fn load_side_with<T: RankedFile>(
         }
         (present, files)
     };
+    check_time_budget(input, &files)?;
     let mut present: Vec<(i64, PathBuf, bool, Option<Vec<i64>>)> = present
         .into_iter()
         .map(|(r, p, s)| (r.unwrap_or(0), p, r.is_some(), s))

@@ -7,8 +7,11 @@ use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
-/// Bumped whenever the summary layout changes. Version 2 added [`Window::breakdown`].
-pub const SUMMARY_SCHEMA_VERSION: u32 = 2;
+/// Bumped whenever the summary layout changes. Version 2 added [`Window::breakdown`]; version 3
+/// the rows' checksum (`tracediff.summary.sha256`).
+pub const SUMMARY_SCHEMA_VERSION: u32 = 3;
+/// The first version that must carry the checksum (older ones are read without it).
+pub const SUMMARY_SCHEMA_CHECKSUMMED: u32 = 3;
 /// The oldest version still read: its windows read with no breakdown.
 pub const SUMMARY_SCHEMA_OLDEST: u32 = 1;
 /// The Parquet key-value metadata key that marks a tracediff summary; its value is the

@@ -1,0 +1,253 @@
+//! Every output file is written whole or not at all (docs/robustness.md#output-files): into a
+//! temporary file beside its target, flushed and fsynced, then renamed over the target. A kill,
+//! a full disk or an error mid-way leaves the previous file as it was and no half file under the
+//! final name; the temporary file is removed on error (a kill can leave one, named
+//! `.NAME.XXXXXX.tmp`, never the target).
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+/// A file being written; [`AtomicFile::commit`] puts it in place, dropping it discards it.
+pub struct AtomicFile {
+    path: PathBuf,
+    out: BufWriter<Sink>,
+}
+
+/// Where the bytes go: a temporary file beside a regular target, or the target itself when it
+/// is not a regular file (`-o /dev/null`, a FIFO: there is nothing to tear, and renaming over a
+/// device would replace it).
+pub enum Sink {
+    Temp(NamedTempFile),
+    Direct(File),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Sink::Temp(f) => f.write(buf),
+            Sink::Direct(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Sink::Temp(f) => f.flush(),
+            Sink::Direct(f) => f.flush(),
+        }
+    }
+}
+
+/// What a path names once symbolic links are followed (a link to a file is written through,
+/// not replaced by a file), and whether that is something other than a regular file.
+fn resolve(path: &Path) -> (PathBuf, bool) {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => (path.to_path_buf(), true),
+        Ok(_) => (
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            false,
+        ),
+        Err(_) => (path.to_path_buf(), false),
+    }
+}
+
+/// The directory a file goes into (`.` for a bare name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn output_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Output {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn temp_beside(path: &Path) -> std::io::Result<NamedTempFile> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As `File::create` would: 0666 less the umask (a temporary file is 0600 otherwise).
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(parent_dir(path))
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (nothing is visible there until [`AtomicFile::commit`]).
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        if path.is_dir() {
+            return Err(output_error(path, std::io::Error::other("is a directory")));
+        }
+        let (target, special) = resolve(path);
+        let sink = if special {
+            Sink::Direct(File::create(&target).map_err(|e| output_error(path, e))?)
+        } else {
+            Sink::Temp(temp_beside(&target).map_err(|e| output_error(path, e))?)
+        };
+        Ok(AtomicFile {
+            path: target,
+            out: BufWriter::with_capacity(1 << 16, sink),
+        })
+    }
+
+    /// Where the bytes go.
+    pub fn writer(&mut self) -> &mut BufWriter<Sink> {
+        &mut self.out
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes, fsyncs and renames the file into place (then fsyncs its directory, so the
+    /// rename itself survives a crash).
+    pub fn commit(self) -> Result<()> {
+        let path = self.path;
+        let tmp = match self.out.into_inner().map_err(|e| output_error(&path, e.into_error()))? {
+            Sink::Direct(_) => return Ok(()),
+            Sink::Temp(tmp) => tmp,
+        };
+        tmp.as_file().sync_all().map_err(|e| output_error(&path, e))?;
+        tmp.persist(&path).map_err(|e| output_error(&path, e.error))?;
+        if let Ok(dir) = File::open(parent_dir(&path)) {
+            // Best effort: some file systems refuse to sync a directory.
+            let _ = dir.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// Writes `path` whole with `fill`, or leaves it as it was.
+pub fn write_atomically<T>(path: &Path, fill: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<T>) -> Result<T> {
+    let mut file = AtomicFile::create(path)?;
+    let value = fill(file.writer()).map_err(|e| output_error(path, e))?;
+    file.commit()?;
+    Ok(value)
+}
+
+/// Checks, before any work, that `path` can be written: not a directory, and a file can be
+/// created beside it (a missing or read-only directory fails here, not after the traces load).
+pub fn check_writable(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(output_error(path, std::io::Error::other("is a directory")));
+    }
+    let (target, special) = resolve(path);
+    if special {
+        return std::fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .map(drop)
+            .map_err(|e| output_error(path, e));
+    }
+    let dir = parent_dir(&target);
+    if !dir.is_dir() {
+        return Err(output_error(
+            path,
+            std::io::Error::new(std::io::ErrorKind::NotFound, format!("no directory {}", dir.display())),
+        ));
+    }
+    // The probe is removed when dropped.
+    temp_beside(&target).map(drop).map_err(|e| output_error(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_the_previous_file_and_no_temporary() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("out.csv");
+        std::fs::write(&path, "previous\n").unwrap();
+        let r: Result<()> = write_atomically(&path, |w| {
+            w.write_all(b"half a file")?;
+            Err(std::io::Error::other("disk full"))
+        });
+        assert_eq!(
+            r.unwrap_err().to_string(),
+            format!("cannot write {}: disk full", path.display())
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "previous\n");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("out.csv")]);
+    }
+
+    #[test]
+    fn a_complete_write_replaces_the_file() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let path = dir.path().join("out.csv");
+        std::fs::write(&path, "previous\n").unwrap();
+        write_atomically(&path, |w| w.write_all(b"new\n")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_path_that_cannot_be_written_is_refused_up_front() {
+        let dir = tempfile::TempDir::new().unwrap();
+        assert!(check_writable(&dir.path().join("x.csv")).is_ok());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "the probe is removed"
+        );
+        let missing = dir.path().join("no/such/x.csv");
+        assert!(
+            check_writable(&missing)
+                .unwrap_err()
+                .to_string()
+                .contains("no such file or directory")
+        );
+        assert!(
+            check_writable(dir.path())
+                .unwrap_err()
+                .to_string()
+                .contains("is a directory")
+        );
+    }
+
+    #[test]
+    fn a_device_is_written_in_place_never_replaced() {
+        check_writable(Path::new("/dev/null")).unwrap();
+        write_atomically(Path::new("/dev/null"), |w| w.write_all(b"x")).unwrap();
+        let m = std::fs::metadata("/dev/null").unwrap();
+        assert!(!m.is_file(), "/dev/null is still a device");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let real = dir.path().join("real.csv");
+        let link = dir.path().join("link.csv");
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomically(&link, |w| w.write_all(b"new")).unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    /// A full disk (`/dev/full` refuses every write): the error names the file.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_device_fails_with_an_error() {
+        let r = write_atomically(Path::new("/dev/full"), |w| w.write_all(&[0u8; 1 << 17]));
+        assert!(r.unwrap_err().to_string().starts_with("cannot write /dev/full"));
+    }
+}

@@ -1,0 +1,69 @@
+//! The checksum a summary carries: SHA-256 over its metadata text and every row's values in a
+//! fixed byte encoding, stored under [`CHECKSUM_KEY`] and verified on read. Parquet's page CRCs
+//! are optional and cover compressed bytes only; this covers what tracediff reads back, so a
+//! flipped bit anywhere in a value (or in the metadata) makes the file refused rather than
+//! silently changing a count.
+
+use sha2::{Digest, Sha256};
+
+/// The Parquet key-value metadata key of the checksum (lowercase hex SHA-256).
+pub const CHECKSUM_KEY: &str = "tracediff.summary.sha256";
+
+/// One row's values as the checksum sees them (the summary's columns, in order).
+pub struct RowValues<'a> {
+    /// The file's rank.
+    pub rank: i64,
+    /// The ProfilerStep (−1: none).
+    pub iteration: i64,
+    /// The event name.
+    pub name: &'a str,
+    /// The event category.
+    pub category: &'a str,
+    /// Where it ran, as the `place` column writes it.
+    pub place: &'a str,
+    /// How many events.
+    pub count: i64,
+    /// Their summed duration.
+    pub total_ns: i64,
+}
+
+/// Accumulates the checksum of a summary: its metadata text first, then its rows in file order.
+pub struct SummaryChecksum {
+    hash: Sha256,
+    rows: u64,
+}
+
+impl SummaryChecksum {
+    /// Starts with the metadata's JSON text.
+    pub fn new(meta_text: &str) -> Self {
+        let mut hash = Sha256::new();
+        hash.update(b"tracediff summary v2\0");
+        feed_text(&mut hash, meta_text);
+        SummaryChecksum { hash, rows: 0 }
+    }
+
+    /// Adds the next row.
+    pub fn row(&mut self, r: &RowValues<'_>) {
+        let h = &mut self.hash;
+        h.update(r.rank.to_le_bytes());
+        h.update(r.iteration.to_le_bytes());
+        feed_text(h, r.name);
+        feed_text(h, r.category);
+        feed_text(h, r.place);
+        h.update(r.count.to_le_bytes());
+        h.update(r.total_ns.to_le_bytes());
+        self.rows += 1;
+    }
+
+    /// The checksum as lowercase hex (the row count is part of it, so a dropped row changes it).
+    pub fn finish(mut self) -> String {
+        self.hash.update(self.rows.to_le_bytes());
+        self.hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
+}
+
+/// Length-prefixed, so ("ab", "c") and ("a", "bc") differ.
+fn feed_text(h: &mut Sha256, s: &str) {
+    h.update((s.len() as u64).to_le_bytes());
+    h.update(s.as_bytes());
+}
