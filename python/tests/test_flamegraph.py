@@ -27,7 +27,7 @@ def test_folded_stacks_equal_the_clis(fixtures):
 def test_flamegraph_writes_an_svg(fixtures, tmp_path):
     c, t = fixtures / "modules" / "control", fixtures / "modules" / "test"
     out = tmp_path / "diff.svg"
-    assert tracediff.flamegraph(c, t, out, labels=("base", "new")) == str(out)
+    assert tracediff.flamegraph(c, t, out, labels=("base", "new")) == out
     text = out.read_text(encoding="utf-8")
     xml.dom.minidom.parseString(text.encode("utf-8"))
     assert "new vs base" in text and "Block[4]" in text

@@ -109,7 +109,8 @@ def test_ops_diff_equals_htas(shared, device):
 
 
 def cli_csv(*args):
-    out = subprocess.run([TRACEDIFF, "compare", *args, "--format", "csv", "--no-save"], capture_output=True, text=True)
+    # `--hta`: the Python API is HTA-exact, the command line defaults to the operations.
+    out = subprocess.run([TRACEDIFF, "compare", *args, "--hta", "--format", "csv", "--no-save"], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return {row["name"]: row for row in csv.DictReader(io.StringIO(out.stdout))}
 
