@@ -116,6 +116,12 @@ fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     for (p, code) in &files {
         let me = module_of(src, p);
         let mut uses = BTreeSet::new();
+        // Doc links name modules without depending on them.
+        let code: String = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         for (i, _) in code.match_indices("crate::") {
             let path: String = code[i + 7..]
                 .chars()
@@ -199,6 +205,16 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
 fn no_import_circles_in_the_library() {
     let found = circles(&import_graph(&root().join("src")));
     assert!(found.is_empty(), "import circles: {found:?}");
+}
+
+#[test]
+fn the_trace_crate_has_no_import_circle_but_the_known_one() {
+    // Known, still to cut: the parallel reader (`pipeline`) takes `ParsedTrace`, `Fail` and the
+    // value checks from `parse`, which drives it. Moving those into a module below both removes
+    // it; then this list must be emptied. Any other circle fails here.
+    let known = vec![vec!["input::parse".to_string(), "input::pipeline".to_string()]];
+    let found = circles(&import_graph(&root().join("crates/trace/src")));
+    assert_eq!(found, known, "import circles in the trace crate");
 }
 
 #[test]

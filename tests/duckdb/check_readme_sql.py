@@ -42,7 +42,8 @@ def check(tracediff: str, sql: str, control: str, test: str) -> None:
         finally:
             os.chdir(here)
     out = subprocess.run(
-        [tracediff, "compare", control, test, "--format", "csv", "--no-save"],
+        # The SQL keeps raw names and every category, as `compare --hta` does.
+        [tracediff, "compare", control, test, "--hta", "--format", "csv", "--no-save"],
         check=True,
         capture_output=True,
         text=True,

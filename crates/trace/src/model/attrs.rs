@@ -3,7 +3,7 @@
 //! values); every other row reads the column's default, so a rare attribute costs nothing for
 //! the events that lack it.
 
-use crate::model::store::{NameId, StringTable};
+use crate::model::table::{NameId, StringTable};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

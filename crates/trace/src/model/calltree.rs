@@ -24,7 +24,7 @@
 
 use crate::model::iteration::launch_rows;
 use crate::model::place::Place;
-use crate::model::store::{EventTable, NameId, StringTable, TraceFile};
+use crate::model::table::{EventTable, NameId, StringTable};
 
 /// Row index meaning "none" in the `parent` and `launcher` columns.
 pub const NONE: u32 = u32::MAX;
@@ -59,14 +59,6 @@ pub struct CallTree {
     pub partial_overlaps: u64,
     /// Host events still open at the trace's end that were clipped to their parent.
     pub clipped_at_end: u64,
-}
-
-impl TraceFile {
-    /// The file's call tree, built on first use.
-    pub fn call_tree(&self) -> &CallTree {
-        self.call_tree
-            .get_or_init(|| CallTree::build(&self.strings, &self.events))
-    }
 }
 
 impl CallTree {

@@ -10,8 +10,8 @@
 //! - A device event without a correlation (MTIA DMA requests) is placed by its own `ts`, like a
 //!   host event; HTA drops it (docs/semantics.md#differences-from-hta, point 8).
 
-use crate::model::place::classify;
-use crate::model::store::{EventTable, NO_CORRELATION, NO_ITERATION, Step, StringTable};
+use crate::model::place::{CategoryPlace, Place, category_place, place_of};
+use crate::model::table::{EventTable, NO_CORRELATION, NO_ITERATION, Step, StringTable};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -141,6 +141,19 @@ impl StepWindows {
         let k = self.bounds.partition_point(|&b| b <= ts_ns);
         if k == 0 { NO_ITERATION } else { self.label[k - 1] }
     }
+}
+
+/// Fills the `place` column of `events`, in parallel (on the current rayon pool).
+pub fn classify(strings: &StringTable, events: &mut EventTable) {
+    let by_id: Vec<CategoryPlace> = strings.iter().map(|(_, s)| category_place(s)).collect();
+    let mut place = std::mem::take(&mut events.place);
+    place.resize(events.len(), Place::Host);
+    let (cat, stream) = (&events.cat, &events.stream);
+    place
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(i, p)| *p = place_of(by_id[cat[i].index()], stream.get(i)));
+    events.place = place;
 }
 
 #[cfg(test)]

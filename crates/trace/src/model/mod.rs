@@ -12,3 +12,5 @@ pub mod place;
 pub mod store;
 #[allow(missing_docs)]
 pub mod summary;
+#[allow(missing_docs)]
+pub mod table;

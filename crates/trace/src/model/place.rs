@@ -10,9 +10,6 @@
 //! `gpu_user_annotation` spans are device events but not device work: they are drawn over the
 //! kernels they annotate, so busy time and the kernel view leave them out ([`Place::Annotation`]).
 
-use crate::model::store::{EventTable, StringTable};
-use rayon::prelude::*;
-
 /// Categories that are host work whatever their stream (besides every `*_runtime`).
 pub const HOST_CATEGORIES: [&str; 7] = [
     "cpu_op",
@@ -86,19 +83,6 @@ pub fn place_of(cat: CategoryPlace, stream: i64) -> Place {
         CategoryPlace::ByStream if stream >= 0 => Place::Device,
         CategoryPlace::ByStream => Place::Host,
     }
-}
-
-/// Fills the `place` column of `events`, in parallel (on the current rayon pool).
-pub fn classify(strings: &StringTable, events: &mut EventTable) {
-    let by_id: Vec<CategoryPlace> = strings.iter().map(|(_, s)| category_place(s)).collect();
-    let mut place = std::mem::take(&mut events.place);
-    place.resize(events.len(), Place::Host);
-    let (cat, stream) = (&events.cat, &events.stream);
-    place
-        .par_iter_mut()
-        .enumerate()
-        .for_each(|(i, p)| *p = place_of(by_id[cat[i].index()], stream.get(i)));
-    events.place = place;
 }
 
 #[cfg(test)]

@@ -1,0 +1,373 @@
+//! The event table: one `Vec` per column, names and categories interned in a string table. The
+//! lowest piece of the model: places, iterations, attributes and the call tree build on it, and
+//! [`crate::model::store::TraceFile`] holds one.
+
+use crate::model::place::Place;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Index into a [`StringTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameId(pub u32);
+
+impl NameId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Interned strings of one trace file. Each distinct string is stored once.
+#[derive(Debug, Default, Clone)]
+pub struct StringTable {
+    strings: Vec<Box<str>>,
+    ids: FxHashMap<Box<str>, NameId>,
+}
+
+impl StringTable {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `s`, adding it if it is new.
+    pub fn intern(&mut self, s: &str) -> NameId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        // The parser refuses a file before it reaches 2^32 - 1 strings (parse::MAX_STRINGS).
+        let id = NameId(u32::try_from(self.strings.len()).unwrap_or(u32::MAX));
+        let boxed: Box<str> = s.into();
+        self.strings.push(boxed.clone());
+        self.ids.insert(boxed, id);
+        id
+    }
+
+    pub fn get(&self, s: &str) -> Option<NameId> {
+        self.ids.get(s).copied()
+    }
+
+    pub fn resolve(&self, id: NameId) -> &str {
+        &self.strings[id.index()]
+    }
+
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (NameId, &str)> {
+        self.strings.iter().enumerate().map(|(i, s)| (NameId(i as u32), &**s))
+    }
+}
+
+/// Iteration number of an event that belongs to no ProfilerStep.
+pub const NO_ITERATION: i64 = -1;
+/// `stream` of an event without a (numeric) `args.stream`: a host event.
+pub const NO_STREAM: i64 = -1;
+/// `correlation` of an event without `args.correlation`.
+pub const NO_CORRELATION: i64 = -1;
+
+/// A column of ids: `stream`, `correlation` and `iteration`, where −1 means none. It holds 32
+/// bits a value (`v + 1`) while every value is in −1 to [`IdColumn::MAX`], which CUDA's stream
+/// and correlation ids always are; the first value outside that range widens it to 64 bits, so
+/// every value a trace holds is kept exactly and nothing wraps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdColumn {
+    Narrow(Vec<u32>),
+    Wide(Vec<i64>),
+}
+
+impl Default for IdColumn {
+    fn default() -> Self {
+        IdColumn::Narrow(Vec::new())
+    }
+}
+
+impl IdColumn {
+    /// The largest value a narrow column keeps: 2^32 − 2.
+    pub const MAX: i64 = u32::MAX as i64 - 1;
+
+    /// Whether `v` fits a narrow column.
+    pub fn fits(v: i64) -> bool {
+        (-1..=Self::MAX).contains(&v)
+    }
+
+    /// `v` as a narrow column stores it, when it fits.
+    fn narrow(v: i64) -> Option<u32> {
+        Self::fits(v).then(|| u32::try_from(v + 1).unwrap_or(0))
+    }
+
+    /// Turns a narrow column into a wide one.
+    fn widen(&mut self) -> &mut Vec<i64> {
+        if let IdColumn::Narrow(c) = self {
+            *self = IdColumn::Wide(c.iter().map(|&v| i64::from(v) - 1).collect());
+        }
+        match self {
+            IdColumn::Wide(c) => c,
+            IdColumn::Narrow(_) => unreachable!("just widened"),
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, row: usize) -> i64 {
+        match self {
+            IdColumn::Narrow(c) => i64::from(c[row]) - 1,
+            IdColumn::Wide(c) => c[row],
+        }
+    }
+
+    pub fn set(&mut self, row: usize, v: i64) {
+        match (&mut *self, Self::narrow(v)) {
+            (IdColumn::Narrow(c), Some(n)) => c[row] = n,
+            _ => self.widen()[row] = v,
+        }
+    }
+
+    pub fn push(&mut self, v: i64) {
+        match (&mut *self, Self::narrow(v)) {
+            (IdColumn::Narrow(c), Some(n)) => c.push(n),
+            _ => self.widen().push(v),
+        }
+    }
+
+    /// Makes the column `len` values long, value `i` being `f(i)`, computed in parallel (on the
+    /// current rayon pool); narrow unless a value does not fit.
+    pub fn fill_with(&mut self, len: usize, f: &(dyn Fn(usize) -> i64 + Sync)) {
+        if let IdColumn::Narrow(c) = self {
+            let wide = AtomicBool::new(false);
+            c.resize(len, 0);
+            c.par_iter_mut()
+                .enumerate()
+                .for_each(|(i, v)| match Self::narrow(f(i)) {
+                    Some(n) => *v = n,
+                    None => wide.store(true, Ordering::Relaxed),
+                });
+            if !wide.load(Ordering::Relaxed) {
+                return;
+            }
+        }
+        *self = IdColumn::Wide((0..len).into_par_iter().map(f).collect());
+    }
+
+    /// Moves every value of `other` to the end of this column (widening it if `other` is wide).
+    pub fn append(&mut self, other: &mut IdColumn) {
+        match (&mut *self, other) {
+            (IdColumn::Narrow(c), IdColumn::Narrow(o)) => c.append(o),
+            (_, IdColumn::Narrow(o)) => {
+                self.widen().extend(o.iter().map(|&v| i64::from(v) - 1));
+                o.clear();
+            }
+            (_, IdColumn::Wide(o)) => self.widen().append(o),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            IdColumn::Narrow(c) => c.len(),
+            IdColumn::Wide(c) => c.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes the column holds (its capacity).
+    pub fn bytes(&self) -> usize {
+        match self {
+            IdColumn::Narrow(c) => c.capacity() * 4,
+            IdColumn::Wide(c) => c.capacity() * 8,
+        }
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            IdColumn::Narrow(c) => c.shrink_to_fit(),
+            IdColumn::Wide(c) => c.shrink_to_fit(),
+        }
+    }
+
+    pub fn to_vec(&self) -> Vec<i64> {
+        self.iter().collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        (0..self.len()).map(|row| self.get(row))
+    }
+}
+
+impl FromIterator<i64> for IdColumn {
+    fn from_iter<I: IntoIterator<Item = i64>>(iter: I) -> Self {
+        let mut c = IdColumn::default();
+        for v in iter {
+            c.push(v);
+        }
+        c
+    }
+}
+
+/// The kept events of one trace file, column by column, in file order.
+#[derive(Debug, Default, Clone)]
+pub struct EventTable {
+    /// Position of the event in the file's `traceEvents` array.
+    pub index: Vec<u32>,
+    pub name: Vec<NameId>,
+    pub cat: Vec<NameId>,
+    pub ts_ns: Vec<i64>,
+    pub dur_ns: Vec<i64>,
+    /// `pid` and `tid` as interned text: they may be numbers or strings in the file.
+    pub pid: Vec<NameId>,
+    pub tid: Vec<NameId>,
+    pub stream: IdColumn,
+    pub correlation: IdColumn,
+    /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
+    pub iteration: IdColumn,
+    /// Host or device (docs/semantics.md#host-and-device-events), filled in after parsing by [`crate::model::iteration::classify`].
+    pub place: Vec<Place>,
+}
+
+impl EventTable {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    /// Frees the columns that only link events to each other or to the file (`index`, `pid`,
+    /// `tid`, `stream`, `correlation`), once places and iterations are assigned, for a table
+    /// that is only summarised from now on (`analysis::summary::summarize` reads names,
+    /// categories, times, places and iterations): its work then runs in the memory they held.
+    pub fn drop_link_columns(&mut self) {
+        self.index = Vec::new();
+        self.pid = Vec::new();
+        self.tid = Vec::new();
+        self.stream = IdColumn::default();
+        self.correlation = IdColumn::default();
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+}
+
+/// One event as the parser hands it to the store.
+#[derive(Debug, Clone, Copy)]
+pub struct NewEvent {
+    pub index: u32,
+    pub name: NameId,
+    pub cat: NameId,
+    pub ts_ns: i64,
+    pub dur_ns: i64,
+    pub pid: NameId,
+    pub tid: NameId,
+    pub stream: i64,
+    pub correlation: i64,
+}
+
+impl EventTable {
+    /// Gives back the spare capacity of every column once parsing is done.
+    pub fn shrink_to_fit(&mut self) {
+        self.index.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.cat.shrink_to_fit();
+        self.ts_ns.shrink_to_fit();
+        self.dur_ns.shrink_to_fit();
+        self.pid.shrink_to_fit();
+        self.tid.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.correlation.shrink_to_fit();
+        self.iteration.shrink_to_fit();
+        self.place.shrink_to_fit();
+    }
+
+    pub fn push(&mut self, e: NewEvent) {
+        self.index.push(e.index);
+        self.name.push(e.name);
+        self.cat.push(e.cat);
+        self.ts_ns.push(e.ts_ns);
+        self.dur_ns.push(e.dur_ns);
+        self.pid.push(e.pid);
+        self.tid.push(e.tid);
+        self.stream.push(e.stream);
+        self.correlation.push(e.correlation);
+        self.iteration.push(NO_ITERATION);
+        self.place.push(Place::Host);
+    }
+
+    /// Moves every row of `other` to the end of this table.
+    pub fn append(&mut self, other: &mut EventTable) {
+        self.index.append(&mut other.index);
+        self.name.append(&mut other.name);
+        self.cat.append(&mut other.cat);
+        self.ts_ns.append(&mut other.ts_ns);
+        self.dur_ns.append(&mut other.dur_ns);
+        self.pid.append(&mut other.pid);
+        self.tid.append(&mut other.tid);
+        self.stream.append(&mut other.stream);
+        self.correlation.append(&mut other.correlation);
+        self.iteration.append(&mut other.iteration);
+        self.place.append(&mut other.place);
+    }
+
+    /// As [`EventTable::push`], leaving `index`, `pid` and `tid` out (they stay empty): for a
+    /// trace that is only summarised.
+    pub fn push_without_links(&mut self, e: NewEvent) {
+        self.name.push(e.name);
+        self.cat.push(e.cat);
+        self.ts_ns.push(e.ts_ns);
+        self.dur_ns.push(e.dur_ns);
+        self.stream.push(e.stream);
+        self.correlation.push(e.correlation);
+        self.iteration.push(NO_ITERATION);
+        self.place.push(Place::Host);
+    }
+}
+
+/// A ProfilerStep found in a trace: its number and window `[ts_ns, ts_ns + dur_ns)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    pub number: i64,
+    pub ts_ns: i64,
+    pub dur_ns: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_columns_keep_every_value_exactly_and_widen_only_when_they_must() {
+        let values = [-1, 0, 7, i64::from(i32::MAX) + 1, IdColumn::MAX];
+        let mut c: IdColumn = values.into_iter().collect();
+        assert_eq!(c.iter().collect::<Vec<_>>(), values);
+        assert!(matches!(c, IdColumn::Narrow(_)));
+        c.set(1, 42);
+        assert_eq!(c.get(1), 42);
+        assert!(!IdColumn::fits(-2) && !IdColumn::fits(IdColumn::MAX + 1));
+        // A value outside widens the column; what was there stays.
+        c.push(IdColumn::MAX + 1);
+        c.set(0, -5);
+        assert!(matches!(c, IdColumn::Wide(_)));
+        assert_eq!(
+            c.to_vec(),
+            [-5, 42, 7, i64::from(i32::MAX) + 1, IdColumn::MAX, IdColumn::MAX + 1]
+        );
+        let mut d = IdColumn::default();
+        d.push(0);
+        d.set(0, i64::MIN);
+        assert_eq!(d.to_vec(), [i64::MIN]);
+    }
+
+    #[test]
+    fn interning_is_stable_and_deduplicated() {
+        let mut t = StringTable::new();
+        let a = t.intern("aten::mm");
+        let b = t.intern("aten::add");
+        assert_eq!(t.intern("aten::mm"), a);
+        assert_ne!(a, b);
+        assert_eq!(t.resolve(b), "aten::add");
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.get("nope"), None);
+    }
+}
