@@ -11,15 +11,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
-use tracediff::analysis::aggregate::{Keying, Naming};
+use tracediff::analysis::aggregate::Naming;
 use tracediff::analysis::compare::{CompareRequest, compare as run_compare};
 use tracediff::analysis::diff::{Comparison, NameFilter};
-use tracediff::analysis::gate::{GateConfig, Rules, evaluate, measure};
+use tracediff::analysis::gate::{GateConfig, gate_pair};
 use tracediff::analysis::loaded::load;
 use tracediff::analysis::modules::zoom_scope;
 use tracediff::analysis::report::ReportLimits;
 use tracediff::analysis::select::{Device, Pick, SideSelection, resolve};
-use tracediff::analysis::summary::load_summary_pair;
 use tracediff::analysis::views::ViewTable;
 use tracediff::analysis::views::kernels::kernels;
 use tracediff::analysis::views::operators::operators;
@@ -506,30 +505,7 @@ fn gate(
         iterations: iterations.map_or(Ok(Pick::All), |i| pick(Some(i)))?,
     };
     guarded(py, || {
-        let rules = Rules::from_config(&config)?;
-        let keying = Keying {
-            naming: if config.short_names.unwrap_or(false) {
-                Naming::ShortName
-            } else {
-                Naming::Name
-            },
-            // As the command line: names normalised unless the rules say otherwise, and the
-            // gate never judges Python frames.
-            normalize: config.normalize_names.unwrap_or(true),
-            group_by: Vec::new(),
-            skip_python_frames: true,
-        };
-        let device = config.device.unwrap_or_default();
-        let (base, cand) = load_summary_pair(&baseline, &candidate, (&selection, &selection))?;
-        let base_res = resolve(&base, "baseline", &selection)?;
-        let cand_res = resolve(&cand, "candidate", &selection)?;
-        let base_samples = measure(&base, &base_res, device, &keying, true)?;
-        let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
-        let report = evaluate(
-            &rules,
-            (&base, &base_res, &base_samples),
-            (&cand, &cand_res, &cand_samples),
-        );
+        let (report, _notes) = gate_pair(&config, &baseline, &candidate, &selection)?;
         Ok(tracediff::output::render::gate::render(&report, Format::Json, true))
     })
 }

@@ -498,6 +498,42 @@ fn pct(r: f64) -> String {
     format!("{:.1}%", r * 100.0)
 }
 
+/// The gate on a pair of sides, as the command line and the Python package run it: loads both
+/// sides into summaries with `sel`, keys rows as the rules say (names normalised unless they
+/// say otherwise; Python frames never judged), measures the judged rows and evaluates `config`.
+/// Returns the report and the notes of loading.
+pub fn gate_pair(
+    config: &GateConfig,
+    baseline: &std::path::Path,
+    candidate: &std::path::Path,
+    sel: &crate::analysis::select::SideSelection,
+) -> Result<(GateReport, Vec<String>)> {
+    let rules = Rules::from_config(config)?;
+    let keying = Keying {
+        naming: if config.short_names.unwrap_or(false) {
+            crate::analysis::aggregate::Naming::ShortName
+        } else {
+            crate::analysis::aggregate::Naming::Name
+        },
+        normalize: config.normalize_names.unwrap_or(true),
+        group_by: Vec::new(),
+        skip_python_frames: true,
+    };
+    let device = config.device.unwrap_or_default();
+    let (base, cand) = crate::analysis::summary::load_summary_pair(baseline, candidate, (sel, sel))?;
+    let notes = crate::input::load::pair_notes(&base, &cand);
+    let base_res = crate::analysis::select::resolve(&base, "baseline", sel)?;
+    let cand_res = crate::analysis::select::resolve(&cand, "candidate", sel)?;
+    let base_samples = measure(&base, &base_res, device, &keying, true)?;
+    let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
+    let report = evaluate(
+        &rules,
+        (&base, &base_res, &base_samples),
+        (&cand, &cand_res, &cand_samples),
+    );
+    Ok((report, notes))
+}
+
 /// Evaluates every rule.
 pub fn evaluate(
     rules: &Rules,

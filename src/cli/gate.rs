@@ -1,10 +1,9 @@
 //! `gate`: rules over two sets of runs, for CI.
 
 use super::{Env, OutputArgs, check_output, emit, print_notes};
-use crate::analysis::gate::{GateConfig, Rules, Verdict, evaluate, measure};
-use crate::analysis::select::{Device, Pick, SideSelection, resolve};
+use crate::analysis::gate::{GateConfig, Verdict, gate_pair};
+use crate::analysis::select::{Device, Pick, SideSelection};
 use crate::error::{Error, Result};
-use crate::input::load::pair_notes;
 use crate::output::render::Format;
 use clap::Args;
 use std::path::PathBuf;
@@ -134,33 +133,12 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         short_names: args.short_names.then_some(true),
     };
     let config = from_file.overridden_by(from_cli);
-    let rules = Rules::from_config(&config)?;
-    let keying = crate::analysis::aggregate::Keying {
-        naming: if config.short_names.unwrap_or(false) {
-            crate::analysis::aggregate::Naming::ShortName
-        } else {
-            crate::analysis::aggregate::Naming::Name
-        },
-        normalize: config.normalize_names.unwrap_or(true),
-        group_by: Vec::new(),
-        skip_python_frames: true,
-    };
-    let device = config.device.unwrap_or_default();
     let sel = SideSelection {
         ranks: args.rank.clone().unwrap_or(Pick::All),
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
-    let (base, cand) = crate::analysis::summary::load_summary_pair(&args.baseline, &args.candidate, (&sel, &sel))?;
-    print_notes(&pair_notes(&base, &cand), env);
-    let base_res = resolve(&base, "baseline", &sel)?;
-    let cand_res = resolve(&cand, "candidate", &sel)?;
-    let base_samples = measure(&base, &base_res, device, &keying, true)?;
-    let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
-    let report = evaluate(
-        &rules,
-        (&base, &base_res, &base_samples),
-        (&cand, &cand_res, &cand_samples),
-    );
+    let (report, notes) = gate_pair(&config, &args.baseline, &args.candidate, &sel)?;
+    print_notes(&notes, env);
     emit(&output, args.full_names, env, |format, style, out| {
         out.write_all(crate::output::render::gate::render(&report, format, style.full_names).as_bytes())
     })?;
