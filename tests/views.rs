@@ -65,14 +65,14 @@ fn operators_csv_has_every_column_with_known_values() {
     let out = view("operators", VIEWS, &["--format", "csv", "--sort", "name"]);
     assert_eq!(
         out,
-        "name,control_calls,test_calls,diff_calls,control_host_self,test_host_self,diff_host_self,control_host_total,test_host_total,diff_host_total,control_device_self,test_device_self,diff_device_self,control_device_total,test_device_total,diff_device_total\n\
-         aten::_to_copy,1,1,0,25,25,0,30,30,0,8,10,2,8,10,2\n\
-         aten::add,1,0,-1,20,0,-20,20,0,-20,0,0,0,0,0,0\n\
-         aten::addmm,1,1,0,170,190,20,200,200,0,190,250,60,190,250,60\n\
-         aten::gelu,0,1,1,0,45,45,0,50,50,0,30,30,0,30,30\n\
-         aten::linear,1,1,0,100,100,0,300,300,0,0,0,0,190,250,60\n\
-         aten::relu,1,0,-1,100,0,-100,100,0,-100,0,0,0,0,0,0\n\
-         aten::to,2,2,0,70,70,0,150,150,0,0,0,0,16,20,4\n"
+        "name,control_calls,test_calls,diff_calls,control_host_self,test_host_self,diff_host_self,control_host_total,test_host_total,diff_host_total,control_device_self,test_device_self,diff_device_self,control_device_total,test_device_total,diff_device_total,significant\n\
+         aten::_to_copy,1,1,0,25,25,0,30,30,0,8,10,2,8,10,2,\n\
+         aten::add,1,0,-1,20,0,-20,20,0,-20,0,0,0,0,0,0,\n\
+         aten::addmm,1,1,0,170,190,20,200,200,0,190,250,60,190,250,60,\n\
+         aten::gelu,0,1,1,0,45,45,0,50,50,0,30,30,0,30,30,\n\
+         aten::linear,1,1,0,100,100,0,300,300,0,0,0,0,190,250,60,\n\
+         aten::relu,1,0,-1,100,0,-100,100,0,-100,0,0,0,0,0,0,\n\
+         aten::to,2,2,0,70,70,0,150,150,0,0,0,0,16,20,4,\n"
     );
 }
 
@@ -134,7 +134,7 @@ fn a_trace_without_gpu_shows_host_total() {
     let kernels = view("kernels", CPU, &["--format", "csv"]);
     assert_eq!(
         kernels,
-        "name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean\n"
+        "name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n"
     );
 }
 
@@ -147,11 +147,11 @@ fn kernels_with_memcpy_and_a_cuda_driver_launch() {
             VIEWS,
             &["--by-operator", "--format", "csv", "--sort", "name"]
         ),
-        "operator,name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean\n\
-         aten::addmm,Memcpy HtoD (Pageable -> Device),1,0,-1,40,0,-40,40,\n\
-         aten::gelu,gelu_kernel,0,1,1,0,30,30,,30\n\
-         aten::addmm,gemm_kernel,1,1,0,150,250,100,150,250\n\
-         aten::_to_copy,triton_copy,1,1,0,8,10,2,8,10\n"
+        "operator,name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n\
+         aten::addmm,Memcpy HtoD (Pageable -> Device),1,0,-1,40,0,-40,40,,\n\
+         aten::gelu,gelu_kernel,0,1,1,0,30,30,,30,\n\
+         aten::addmm,gemm_kernel,1,1,0,150,250,100,150,250,\n\
+         aten::_to_copy,triton_copy,1,1,0,8,10,2,8,10,\n"
     );
     // --include matches the launching operator or the kernel.
     let by_op = view(
@@ -348,4 +348,42 @@ fn the_straggler_is_the_slowest_rank_against_the_median() {
         text.contains("  step 1 → rank 1 (1.09×), step 2 → rank 0 (1.00×)"),
         "{text}"
     );
+}
+
+/// Per-row significance in the operator and kernel views: the kernel that doubled in every one
+/// of 5 steps is significant, the steady ones are not; one step per side gives null and a note.
+#[test]
+fn operators_and_kernels_mark_significant_rows() {
+    let pair = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
+    let csv = view("kernels", pair, &["--iteration", "all", "--format", "csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].ends_with(",significant"), "{csv}");
+    assert!(
+        lines[1].starts_with("void cutlass::Kernel<") && lines[1].ends_with(",true"),
+        "{csv}"
+    );
+    assert!(lines[2].ends_with(",false"), "{csv}");
+    let only = view(
+        "kernels",
+        pair,
+        &["--iteration", "all", "--only-significant", "--format", "csv"],
+    );
+    assert_eq!(only.lines().count(), 2, "{only}");
+    let doc = common::json(&["operators", pair[0], pair[1], "--iteration", "all"]);
+    assert_eq!(doc["significance_measure"], "device_total");
+    let linear = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "aten::linear")
+        .unwrap();
+    assert_eq!(linear["significant"], true, "{linear}");
+    let one = run(&["kernels", pair[0], pair[1], "--format", "json"]);
+    assert!(
+        one.stderr.contains("significant is null: it needs 3 or more steps"),
+        "{}",
+        one.stderr
+    );
+    let doc: serde_json::Value = serde_json::from_str(&one.stdout).unwrap();
+    assert!(doc["rows"][0]["significant"].is_null());
 }

@@ -5,8 +5,8 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::zoom_scope;
-use crate::analysis::views::kernels::kernels;
-use crate::analysis::views::operators::operators;
+use crate::analysis::views::kernels::{kernels, mark_kernel_significance};
+use crate::analysis::views::operators::{mark_operator_significance, operators};
 use crate::analysis::views::overview::overview_request;
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
@@ -61,6 +61,10 @@ pub struct ViewOutputArgs {
     /// Show names whole in the terminal table, never cut to fit its width.
     #[arg(long)]
     pub full_names: bool,
+    /// Keep only the rows whose shown time changed significantly: beyond run-to-run noise and 1%
+    /// of the mean step time (needs at least 3 selected steps per side, e.g. --iteration all).
+    #[arg(long)]
+    pub only_significant: bool,
 }
 
 /// The time the kernel table shows.
@@ -189,6 +193,8 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
+    let note = mark_operator_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
+    print_notes(&note.into_iter().collect::<Vec<_>>(), env);
     table.zoom = scope.map(|(_, path)| path);
     print_notes(&loaded.overlap_notes(&req.labels), env);
     let time = args.time.unwrap_or(if table.has_device {
@@ -204,6 +210,8 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
+    let note = mark_kernel_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
+    print_notes(&note.into_iter().collect::<Vec<_>>(), env);
     table.zoom = scope.map(|(_, path)| path);
     if args.by_operator {
         print_notes(&loaded.overlap_notes(&req.labels), env);
@@ -244,6 +252,9 @@ fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_
         },
     };
     sort_view_rows(&mut table.rows, &sort);
+    if out.only_significant {
+        table.rows.retain(|r| r.significant.get(time) == Some(&Some(true)));
+    }
     let mut rows: Vec<_> = table.rows.iter().collect();
     if let Some(n) = out.top {
         rows.truncate(n);

@@ -95,7 +95,27 @@ pub fn kernels(
         request: req.clone(),
         has_device: super::operators::has_device(loaded),
         zoom: None,
+        significance: false,
     }
+}
+
+/// Marks the rows of a kernel table significant or not per measure (calls and total; not the
+/// mean, min or max) (docs/significance.md); a note when it cannot be estimated.
+pub fn mark_kernel_significance(
+    table: &mut ViewTable,
+    req: &CompareRequest,
+    loaded: &Loaded,
+    scope: Option<&Scope>,
+) -> Option<String> {
+    let keying = req.keying();
+    let by_operator = table.by_operator;
+    super::mark_significance(
+        table,
+        loaded,
+        scope,
+        |f, iterations, inside| per_file(f, iterations, req.device, &keying, by_operator, inside),
+        values,
+    )
 }
 
 fn per_file(

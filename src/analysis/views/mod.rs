@@ -34,6 +34,9 @@ pub struct ViewRow {
     pub name: String,
     pub control: Vec<Option<i64>>,
     pub test: Vec<Option<i64>>,
+    /// Per measure, whether its change exceeds run-to-run noise (docs/significance.md); `None`
+    /// where it was not estimated (too few steps, a mean, min or max). Empty: not estimated.
+    pub significant: Vec<Option<bool>>,
 }
 
 impl ViewRow {
@@ -59,6 +62,8 @@ pub struct ViewTable {
     pub has_device: bool,
     /// The module node the rows were narrowed to (`--zoom`), by path.
     pub zoom: Option<String>,
+    /// Whether the rows' `significant` was estimated (or a note said why not).
+    pub significance: bool,
 }
 
 impl ViewTable {
@@ -69,6 +74,78 @@ impl ViewTable {
 
 /// Per-key sums of one side, merged from its files in rank order.
 pub(crate) type Accumulated<A> = BTreeMap<(Option<String>, String), A>;
+
+/// Marks each row of `table` significant or not, per measure, from the per-step (rank ×
+/// ProfilerStep) values of its key on each side: `per_file` over one selected step at a time,
+/// `values` as the table's own (docs/significance.md). A measure is estimated where every
+/// sample has a value (sums and counts; not a mean, min or max). Returns a note when nothing
+/// can be estimated.
+pub(crate) fn mark_significance<A: Accumulator + Sync>(
+    table: &mut ViewTable,
+    loaded: &Loaded,
+    scope: Option<&Scope>,
+    per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
+    values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
+) -> Option<String> {
+    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, significant};
+    table.significance = true;
+    let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
+        return Some("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
+    };
+    let files = [loaded.files(0), loaded.files(1)];
+    let (nc, nt) = (c_steps.len() * files[0].len(), t_steps.len() * files[1].len());
+    if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
+        let available = |k: usize| files[k].iter().map(|f| f.steps.len()).max().unwrap_or(0);
+        return Some(format!(
+            "significant is null: it needs {MIN_SAMPLES} or more steps (ranks × steps) per side; {} has {nc} \
+             selected, {} {nt}, of {} and {} steps per rank (--iteration all)",
+            table.control.label,
+            table.test.label,
+            available(0),
+            available(1)
+        ));
+    }
+    let samples = |k: usize, steps: &[i64]| -> Vec<Accumulated<A>> {
+        let jobs: Vec<(usize, i64)> = (0..files[k].len())
+            .flat_map(|i| steps.iter().map(move |&s| (i, s)))
+            .collect();
+        jobs.par_iter()
+            .map(|&(i, step)| per_file(files[k][i], Some(&[step]), scope.and_then(|s| s.rows(k, i))))
+            .collect()
+    };
+    let (c, t) = rayon::join(|| samples(0, c_steps), || samples(1, t_steps));
+    // Changes under a share of the control's mean step time never count (docs/significance.md).
+    let step_ns: Vec<f64> = files[0]
+        .iter()
+        .flat_map(|f| {
+            f.steps
+                .iter()
+                .filter(|s| c_steps.contains(&s.number))
+                .map(|s| s.dur_ns as f64)
+        })
+        .collect();
+    let floor = MIN_STEP_SHARE * crate::analysis::noise::mean(&step_ns);
+    let per_measure = |samples: &[Accumulated<A>], key: &(Option<String>, String)| -> Vec<Vec<Option<i64>>> {
+        samples.iter().map(|s| values(s.get(key))).collect()
+    };
+    for row in &mut table.rows {
+        let key = (row.operator.clone(), row.name.clone());
+        let (cs, ts) = (per_measure(&c, &key), per_measure(&t, &key));
+        row.significant = (0..row.control.len())
+            .map(|m| {
+                let column = |v: &[Vec<Option<i64>>]| -> Option<Vec<f64>> {
+                    v.iter()
+                        .map(|s| s.get(m).copied().flatten().map(|x| x as f64))
+                        .collect()
+                };
+                // A count's floor is one call per step; a time's, the share of the step.
+                let floor = if table.measures[m] == "calls" { 1.0 } else { floor };
+                significant(&column(&cs)?, &column(&ts)?, DEFAULT_K, floor)
+            })
+            .collect();
+    }
+    None
+}
 
 /// Something summed per row key.
 pub(crate) trait Accumulator: Default + Send {
@@ -119,6 +196,7 @@ pub(crate) fn join<A: Accumulator>(
                 name: key.1,
                 control: values(c),
                 test: values(t),
+                significant: Vec::new(),
             });
         }
     };
@@ -235,6 +313,7 @@ mod tests {
             name: name.to_string(),
             control: vec![Some(c)],
             test: vec![t],
+            significant: Vec::new(),
         }
     }
 

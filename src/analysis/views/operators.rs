@@ -46,7 +46,26 @@ pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, sco
         request: req.clone(),
         has_device: has_device(loaded),
         zoom: None,
+        significance: false,
     }
+}
+
+/// Marks the rows of an operator table significant or not per measure (docs/significance.md);
+/// a note when it cannot be estimated.
+pub fn mark_operator_significance(
+    table: &mut ViewTable,
+    req: &CompareRequest,
+    loaded: &Loaded,
+    scope: Option<&Scope>,
+) -> Option<String> {
+    let keying = req.keying();
+    super::mark_significance(
+        table,
+        loaded,
+        scope,
+        |f, iterations, inside| per_file(f, iterations, req.device, &keying, inside),
+        |a: Option<&OpSums>| a.copied().unwrap_or_default().0.iter().map(|&x| Some(x)).collect(),
+    )
 }
 
 /// Whether any selected file of either side has a device event.

@@ -73,6 +73,9 @@ pub fn csv(view: &TableView<'_>) -> String {
             header.push(format!("diff_{m}"));
         }
     }
+    if t.significance {
+        header.push("significant".to_string());
+    }
     let mut out = header.join(",");
     out.push('\n');
     for r in &view.rows {
@@ -87,6 +90,9 @@ pub fn csv(view: &TableView<'_>) -> String {
             if with_diff {
                 cells.push(value_text(t, k, r.diff(k)));
             }
+        }
+        if t.significance {
+            cells.push(significant_of(r, view.time).map_or(String::new(), |b| b.to_string()));
         }
         out.push_str(&cells.join(","));
         out.push('\n');
@@ -121,6 +127,9 @@ pub fn json(view: &TableView<'_>) -> String {
                 o.insert(format!("diff_{m}"), json_value(t, k, r.diff(k)));
                 o.insert(format!("diff_pct_{m}"), json!(percent(r, k)));
             }
+            if t.significance {
+                o.insert("significant".into(), json!(significant_of(r, view.time)));
+            }
             Value::Object(o)
         })
         .collect();
@@ -141,11 +150,17 @@ pub fn json(view: &TableView<'_>) -> String {
         "zoom": t.zoom,
         "sort": view.sort.text(t.measures),
         "top": view.top,
+        "significance_measure": t.significance.then(|| t.measures[view.time]),
         "rows": rows,
     });
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// Whether row `r`'s measure `k` changed significantly (`None`: not estimated).
+fn significant_of(r: &ViewRow, k: usize) -> Option<bool> {
+    r.significant.get(k).copied().flatten()
 }
 
 /// Δ% of measure `k`: `new`/`gone` where one side is 0 (or has no value), `None` where neither
@@ -249,11 +264,16 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
             None => r.name.clone(),
         })
         .collect();
+    let marks = t.significance && view.rows.iter().any(|r| significant_of(r, k).is_some());
+    let mut headers = headers;
+    if marks {
+        headers.push("sig".to_string());
+    }
     let cells: Vec<Vec<String>> = view
         .rows
         .iter()
         .map(|r| {
-            vec![
+            let mut cells = vec![
                 human(t, 0, r.control[0], false),
                 human(t, 0, r.test[0], false),
                 human(t, 0, r.diff(0), true),
@@ -261,7 +281,11 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
                 human(t, k, r.test[k], false),
                 human(t, k, r.diff(k), true),
                 percent(r, k).unwrap_or_default(),
-            ]
+            ];
+            if marks {
+                cells.push(if significant_of(r, k) == Some(true) { "*" } else { "" }.to_string());
+            }
+            cells
         })
         .collect();
     let first = if t.by_operator { "operator → kernel" } else { "name" };
