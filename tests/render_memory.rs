@@ -54,6 +54,8 @@ fn comparison(rows: usize) -> Comparison {
             ranks: vec![0],
             iterations: Some(vec![1]),
         },
+        steps_available: 1,
+        ranks_available: 1,
     };
     Comparison {
         control: side("control"),

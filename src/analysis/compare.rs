@@ -337,5 +337,7 @@ pub fn side_info<T: RankedFile>(side: &SideOf<T>, label: &str, resolved: Resolve
             .map(|f| f.source().display().to_string())
             .collect(),
         resolved,
+        steps_available: side.step_numbers().len(),
+        ranks_available: side.ranks().len(),
     }
 }

@@ -293,6 +293,12 @@ pub struct SideInfo {
     pub files: Vec<String>,
     #[serde(flatten)]
     pub resolved: Resolved,
+    /// How many ProfilerSteps and ranks the side holds (what `--iteration all` and `--rank all`
+    /// would use); 0 in comparisons saved before they were recorded.
+    #[serde(default)]
+    pub steps_available: usize,
+    #[serde(default)]
+    pub ranks_available: usize,
 }
 
 /// Counts of rows per category, and summed durations.

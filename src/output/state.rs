@@ -130,6 +130,8 @@ mod tests {
                 ranks: vec![0],
                 iterations: Some(vec![3]),
             },
+            steps_available: 1,
+            ranks_available: 1,
         };
         Comparison {
             control: side("control"),

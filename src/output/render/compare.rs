@@ -93,6 +93,8 @@ pub fn side_json(s: &SideInfo) -> Value {
         "files": s.files,
         "ranks": s.resolved.ranks,
         "iterations": s.resolved.iterations,
+        "steps_available": s.steps_available,
+        "ranks_available": s.ranks_available,
     })
 }
 
@@ -195,12 +197,43 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
 pub fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::join(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
+    let of = |used: usize, available: usize| {
+        if available > used {
+            format!(" of {available}")
+        } else {
+            String::new()
+        }
+    };
+    let rank_of = of(s.resolved.ranks.len(), s.ranks_available);
     let iters = match &s.resolved.iterations {
         None => "whole trace (no ProfilerStep)".to_string(),
-        Some(v) if v.len() == 1 => format!("iteration {}", v[0]),
-        Some(v) => format!("iterations {}", crate::analysis::select::join(v)),
+        Some(v) if v.len() == 1 => format!("iteration {}{}", v[0], of(1, s.steps_available)),
+        Some(v) => format!(
+            "iterations {}{}",
+            crate::analysis::select::join(v),
+            of(v.len(), s.steps_available)
+        ),
     };
-    format!("{}: {} ({rank_word} {ranks}, {iters})", s.label, s.path)
+    format!("{}: {} ({rank_word} {ranks}{rank_of}, {iters})", s.label, s.path)
+}
+
+/// A hint when a side holds more steps or ranks than were used: what uses them all.
+pub fn more_steps_hint(sides: [&SideInfo; 2]) -> Option<String> {
+    let steps = sides.iter().any(|s| {
+        s.resolved
+            .iterations
+            .as_ref()
+            .is_some_and(|v| v.len() < s.steps_available)
+    });
+    let ranks = sides.iter().any(|s| s.resolved.ranks.len() < s.ranks_available);
+    match (steps, ranks) {
+        (false, false) => None,
+        (true, false) => Some("hint: more steps exist than were used; --iteration all uses every step".into()),
+        (false, true) => Some("hint: more ranks exist than were used; --rank all uses every rank".into()),
+        (true, true) => {
+            Some("hint: more steps and ranks exist than were used; --iteration all and --rank all use them all".into())
+        }
+    }
 }
 
 fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
@@ -270,6 +303,9 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
         "{}",
         wrap_line(&format!("device: {}{}", c.device, filter_note(c)), width)
     )?;
+    if let Some(hint) = more_steps_hint([&c.control, &c.test]) {
+        writeln!(out, "{}", wrap_line(&hint, width))?;
+    }
     if view.rows.is_empty() {
         writeln!(out, "(no rows)")?;
     } else {

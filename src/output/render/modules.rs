@@ -321,6 +321,9 @@ fn header(view: &ModuleView<'_>, prefix: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{prefix}{}", describe_side(&d.control));
     let _ = writeln!(out, "{prefix}{}", describe_side(&d.test));
+    if let Some(hint) = super::compare::more_steps_hint([&d.control, &d.test]) {
+        let _ = writeln!(out, "{prefix}{hint}");
+    }
     if !view.top.path.is_empty() {
         let _ = writeln!(out, "{prefix}zoom: {}", view.top.path);
     }

@@ -197,6 +197,9 @@ fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
         let _ = write!(filters, ", --exclude '{p}'");
     }
     let _ = writeln!(out, "{prefix}device: {}{filters}", req.device);
+    if let Some(hint) = super::compare::more_steps_hint([&t.control, &t.test]) {
+        let _ = writeln!(out, "{prefix}{hint}");
+    }
     if let Some(z) = &t.zoom {
         let _ = writeln!(
             out,
