@@ -1041,3 +1041,15 @@ fn significance_marks_a_kernel_twice_as_slow_and_not_noise() {
     ]);
     assert!(hta["rows"][0].get("significant").is_none());
 }
+
+/// The gate judges operations only: asking it for Python frames (or HTA's table) is a usage
+/// error that says why, not clap's "unexpected argument".
+#[test]
+fn gate_refuses_python_frames_and_hta_with_a_reason() {
+    for flag in ["--python-frames", "--hta"] {
+        let r = common::run(&["gate", "fixtures/gate/base", "fixtures/gate/noise", flag]);
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains("never Python frames"), "{}", r.stderr);
+        assert!(r.stderr.contains(flag), "{}", r.stderr);
+    }
+}

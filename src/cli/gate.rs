@@ -89,15 +89,30 @@ pub struct GateArgs {
     /// Report format [default: table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// Show names whole in the table (op names are cut to 40 characters otherwise), never cut to fit its width.
+    /// Show names whole in the table, never cut to fit the terminal's width.
     #[arg(long, help_heading = "Output")]
     pub full_names: bool,
+    /// Refused with a reason: the gate never judges Python frames (docs/significance.md).
+    #[arg(long, hide = true)]
+    pub python_frames: bool,
+    /// Refused with a reason: HTA has no gate to be exact to (docs/significance.md).
+    #[arg(long, hide = true)]
+    pub hta: bool,
     /// Write the report to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
 pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
+    // Frames nest (the same time counted at every level) and their names carry addresses: a
+    // rule over them fails on noise. The gate judges operations only (docs/significance.md).
+    if args.python_frames || args.hta {
+        return Err(Error::usage(format!(
+            "{}: the gate judges operations (operators, kernels, copies, sets, annotations), never Python frames; \
+             see docs/significance.md#the-gates-rules",
+            if args.hta { "--hta" } else { "--python-frames" }
+        )));
+    }
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),
