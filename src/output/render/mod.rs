@@ -518,6 +518,54 @@ mod tests {
     }
 
     #[test]
+    fn cuts_never_keep_a_name_longer_than_the_width() {
+        let cudnn = "void cudnn::bn_fw_tr_1C11_singleread<float, 512, true, 1, 2, 0>(cudnn::bn_fw_tr_1C11_args<float>)";
+        let cutlass = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4>(cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4::Params)";
+        // The same name twice (a gate's time and count rows) is not a collision.
+        let names = [cudnn, cutlass, cudnn, cutlass];
+        for width in [5, 8, 12, 24, 40] {
+            let cuts = distinct_cuts(&names, width);
+            for c in &cuts {
+                assert!(c.chars().count() <= width, "{c:?} at {width}");
+            }
+            assert_eq!(cuts[0], cuts[2]);
+            assert_eq!(cuts[1], cuts[3]);
+        }
+        assert_ne!(distinct_cuts(&names, 24)[0], distinct_cuts(&names, 24)[1]);
+        // Names no cut of the width can tell apart are cut all the same.
+        let alike = ["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2"];
+        for c in distinct_cuts(&alike, 10) {
+            assert!(c.chars().count() <= 10, "{c:?}");
+        }
+        assert_eq!(elide_middle("aten::mm", 4), "ate…");
+    }
+
+    #[test]
+    fn columns_are_dropped_a_pair_at_a_time_until_names_get_their_minimum() {
+        // 7 value columns of 8: 7 × 11 = 77 columns, plus the name's padding.
+        let values = [8; 7];
+        let order: &[&[usize]] = &[&[0, 1], &[3, 4], &[2]];
+        assert_eq!(fit_columns(60, &values, 1, order, 200), (vec![true; 7], 60));
+        let (shown, name) = fit_columns(60, &values, 1, order, 100);
+        assert_eq!(shown, [false, false, true, true, true, true, true]);
+        assert_eq!(name, 100 - 5 * 11 - 2);
+        let (shown, name) = fit_columns(60, &values, 1, order, 80);
+        assert_eq!(shown, [false, false, true, false, false, true, true]);
+        assert_eq!(name, 80 - 3 * 11 - 2);
+        // Short names need no room beyond their own.
+        assert_eq!(fit_columns(10, &values, 1, order, 90).0, vec![true; 7]);
+    }
+
+    #[test]
+    fn prose_wraps_at_spaces_and_breaks_long_words() {
+        let line = "control: /a/very/long/path/to/some/traces/directory (rank 0, iteration 1 of 3)";
+        let wrapped = wrap_line(line, 40);
+        assert!(wrapped.lines().all(|l| l.chars().count() <= 40), "{wrapped}");
+        assert!(wrapped.lines().skip(1).all(|l| l.starts_with("  ")), "{wrapped}");
+        assert_eq!(wrap_line(line, usize::MAX), line);
+    }
+
+    #[test]
     fn csv_and_markdown_escaping() {
         assert_eq!(csv_field("a, b"), "\"a, b\"");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
