@@ -14,7 +14,9 @@ use std::fmt::Write;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ModuleTime {
+    /// The operators' time on the CPU.
     Host,
+    /// The time of the GPU work launched inside.
     Device,
 }
 
@@ -31,6 +33,7 @@ pub enum ModuleOrder {
 /// What to show of a module diff.
 #[derive(Debug, Clone)]
 pub struct ModuleView<'a> {
+    /// The aligned module trees of both sides.
     pub diff: &'a ModuleDiff,
     /// The node shown at the top (the root, or the `--zoom` node).
     pub top: &'a AlignedNode,
@@ -38,6 +41,7 @@ pub struct ModuleView<'a> {
     pub depth: Option<usize>,
     /// Fold children whose time is below this share (percent) of `top`'s.
     pub min_share: f64,
+    /// The order of siblings.
     pub order: ModuleOrder,
     /// The time that orders and folds (and whose Δ % is shown).
     pub time: ModuleTime,
@@ -49,11 +53,17 @@ pub struct ModuleView<'a> {
 /// A row of siblings: one node, or a run of added (or deleted) siblings with one key.
 #[derive(Debug, Clone)]
 pub enum Shown<'n> {
+    /// One node, shown as it is.
     Node(&'n AlignedNode),
+    /// `count` consecutive siblings, added or deleted alike, with one key.
     Run {
+        /// The first of them (its key and status stand for all).
         first: &'n AlignedNode,
+        /// How many siblings the run holds.
         count: usize,
+        /// Their control-side times summed; `None` where no node of the run has one.
         control: Option<Times>,
+        /// Their test-side times summed.
         test: Option<Times>,
     },
 }
@@ -176,6 +186,8 @@ struct Folded {
     test: Times,
 }
 
+/// The view as text in `format`: the tree with both sides' times (table, Markdown), a row per
+/// node with its path (CSV), or the nested nodes (JSON). The table fits `style`.
 pub fn render(view: &ModuleView<'_>, format: Format, style: TableStyle) -> String {
     match format {
         Format::Json => json_text(view),
@@ -391,7 +403,7 @@ fn value_headers(view: &ModuleView<'_>) -> Vec<String> {
     h
 }
 
-pub fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
+fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let lines = lines(view);
     let names: Vec<String> = lines.iter().map(|l| l.label.clone()).collect();
     let cells: Vec<Vec<String>> = lines.iter().map(|l| value_cells(view, l)).collect();
@@ -483,7 +495,7 @@ fn counts(n: &AlignedNode) -> (usize, usize, usize) {
     c
 }
 
-pub fn markdown(view: &ModuleView<'_>) -> String {
+fn markdown(view: &ModuleView<'_>) -> String {
     let mut out = header(view, "");
     out = out.lines().map(|l| format!("{}  \n", md_cell(l))).collect();
     out.push('\n');
@@ -498,7 +510,7 @@ pub fn markdown(view: &ModuleView<'_>) -> String {
     out
 }
 
-pub fn csv(view: &ModuleView<'_>) -> String {
+fn csv(view: &ModuleView<'_>) -> String {
     let (cl, tl) = (&view.diff.control.label, &view.diff.test.label);
     let mut out = format!(
         "path,status,{cl}_calls,{tl}_calls,{cl}_host_total,{tl}_host_total,diff_host_total,{cl}_device_total,{tl}_device_total,diff_device_total\n"

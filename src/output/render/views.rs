@@ -15,11 +15,15 @@ use std::io;
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
 pub struct TableView<'a> {
+    /// The whole view, every row.
     pub table: &'a ViewTable,
+    /// The rows shown, in output order: sorted, at most `top`.
     pub rows: Vec<&'a ViewRow>,
+    /// How `rows` were sorted (named in the header).
     pub sort: SortSpec,
+    /// The `--top` asked for; `None`: every row.
     pub top: Option<usize>,
-    /// The measure the terminal table shows beside the calls.
+    /// The index in `table.measures` of the measure the terminal table shows beside the calls.
     pub time: usize,
 }
 
@@ -37,6 +41,8 @@ fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
     }
 }
 
+/// The view as text in `format`: aligned columns fitted to `style` (table), HTA-style columns
+/// per measure (CSV), rows with both sides' values (JSON) or a Markdown table.
 pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
     match format {
         Format::Csv => csv(view),
@@ -544,6 +550,8 @@ impl Line {
     }
 }
 
+/// The overview as text in `format`, without the per-step rows ([`render_overview_with`] adds
+/// them).
 pub fn render_overview(o: &Overview, format: Format) -> String {
     render_overview_with(o, format, &OverviewOptions::default())
 }
