@@ -209,6 +209,9 @@ pub(crate) struct Env<'a> {
     pub stderr: &'a mut dyn Write,
     /// Width to fit a table in when writing to standard output.
     pub terminal_width: Option<usize>,
+    /// Width tables fit in on standard output (`COLUMNS`, else the terminal's); `None`: names
+    /// are never cut.
+    pub table_width: Option<usize>,
     pub state_dir: PathBuf,
 }
 
@@ -414,16 +417,17 @@ fn emit(
     };
     match &output.output {
         Some(path) => {
+            // A file keeps full names, as a pipe does.
             let style = TableStyle {
-                full_names,
-                ..TableStyle::default()
+                width: usize::MAX,
+                full_names: true,
             };
             crate::output::atomic::write_atomically(path, |w| render_shown(format, style, w, &render))?;
         }
         None => {
             let style = TableStyle {
-                width: env.terminal_width.unwrap_or(TableStyle::default().width),
-                full_names,
+                width: env.table_width.unwrap_or(usize::MAX),
+                full_names: full_names || env.table_width.is_none(),
             };
             let stdout = Path::new("<stdout>");
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *env.stdout);

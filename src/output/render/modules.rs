@@ -1,7 +1,10 @@
 //! The module-aligned diff as a terminal tree, Markdown and JSON (docs/semantics.md#module-aligned-diff).
 
 use super::compare::describe_side;
-use super::{Format, TableStyle, elide_middle, fit_table_with, fmt_duration, fmt_percent, json_us, md_cell};
+use super::{
+    Format, TableStyle, elide_middle, fit_table_dropping, fmt_duration, fmt_percent, json_us, md_cell, wrap_line,
+    wrap_text,
+};
 use crate::analysis::align::{AlignedNode, NodeKind, Status, Times};
 use crate::analysis::modules::{BACKWARD_KEY, BackwardPlaced, ModuleDiff};
 use serde_json::{Map, Value, json};
@@ -404,22 +407,32 @@ fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let lines = lines(view);
     let names: Vec<String> = lines.iter().map(|l| l.label.clone()).collect();
     let cells: Vec<Vec<String>> = lines.iter().map(|l| value_cells(view, l)).collect();
-    let mut out = header(view, "");
+    let width = style.name_width();
+    let mut out = wrap_text(&header(view, ""), width);
+    // Too narrow for every column: the per-side times go first (those of the time not shown
+    // in Δ % before the other's), then the other time's Δ (docs/commands.md#terminal-width).
+    let drop_order: &[&[usize]] = if !view.has_device() {
+        &[&[1, 2]]
+    } else if view.time == ModuleTime::Device {
+        &[&[1, 2], &[4, 5], &[3]]
+    } else {
+        &[&[4, 5], &[1, 2], &[6]]
+    };
     let _ = writeln!(
         out,
         "{}",
-        fit_table_with(
+        fit_table_dropping(
             "module",
             &value_headers(view),
             &names,
             &cells,
-            style.name_width(),
+            width,
+            drop_order,
             cut_labels
         )
     );
     let (matched, added, deleted) = counts(view.top);
-    let _ = writeln!(
-        out,
+    let footer = format!(
         "{matched} matched, {added} added, {deleted} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
         if view.top.path.is_empty() {
             "the step"
@@ -427,6 +440,7 @@ fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
             view.top.path.as_str()
         }
     );
+    let _ = writeln!(out, "{}", wrap_line(&footer, width));
     out
 }
 

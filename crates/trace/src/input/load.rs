@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
-use crate::input::discover::discover;
+use crate::input::discover::discover_with_notes;
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
 use crate::model::iteration::assign_iterations;
@@ -275,7 +275,7 @@ pub fn load_side_with<T: RankedFile>(
     load_file: &LoadFn<'_, T>,
     scan: &ScanFn<'_>,
 ) -> Result<SideOf<T>> {
-    let paths = discover(input)?;
+    let (paths, discover_notes) = discover_with_notes(input)?;
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
     let (present, files) = if everything {
         // One file at a time (see `load_pair_with`); the first error in path order stops it.
@@ -353,7 +353,7 @@ pub fn load_side_with<T: RankedFile>(
             ));
         }
     }
-    let mut notes = Vec::new();
+    let mut notes = discover_notes;
     // Only where ranks matter: a side of one file is that file, whatever its rank.
     if present.len() > 1
         && let Some((_, path, _, _)) = present.iter().find(|(_, _, declared, _)| !declared)
