@@ -24,7 +24,6 @@
 // gets them.
 #![deny(missing_docs)]
 
-#[allow(missing_docs)]
 pub mod analysis;
 #[cfg(feature = "cli")]
 pub mod cli;
