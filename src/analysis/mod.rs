@@ -5,10 +5,8 @@ pub mod aggregate;
 pub mod align;
 pub mod breakdown;
 pub mod compare;
-#[allow(missing_docs)] // being documented
 pub mod diff;
 pub mod flamegraph;
-#[allow(missing_docs)] // being documented
 pub mod gate;
 pub mod intervals;
 pub mod loaded;
