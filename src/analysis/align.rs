@@ -59,7 +59,7 @@ pub const UNKNOWN_KEY: &str = "(unknown)";
 pub struct Times {
     /// How many events were merged into the node.
     pub calls: Option<u64>,
-    /// Host time of those events (their spans on the CPU, summed), in ns.
+    /// Host time: the durations of those events summed, in ns.
     pub host_total_ns: i64,
     /// Device time of the work they launched (kernels, copies, sets), in ns.
     pub device_total_ns: Option<i64>,
