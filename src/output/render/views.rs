@@ -2,7 +2,8 @@
 
 use super::compare::{describe_side, side_json};
 use super::{
-    Format, TableStyle, csv_field, fit_table, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
+    Format, TableStyle, csv_field, distinct_cuts, elide_middle, fit_table, fit_table_dropping, fmt_duration,
+    fmt_percent, fmt_signed, fmt_us, json_us, md_cell, wrap_line, wrap_text,
 };
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
@@ -14,11 +15,15 @@ use std::io;
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
 pub struct TableView<'a> {
+    /// The whole view, every row.
     pub table: &'a ViewTable,
+    /// The rows shown, in output order: sorted, at most `top`.
     pub rows: Vec<&'a ViewRow>,
+    /// How `rows` were sorted (named in the header).
     pub sort: SortSpec,
+    /// The `--top` asked for; `None`: every row.
     pub top: Option<usize>,
-    /// The measure the terminal table shows beside the calls.
+    /// The index in `table.measures` of the measure the terminal table shows beside the calls.
     pub time: usize,
 }
 
@@ -36,6 +41,8 @@ fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
     }
 }
 
+/// The view as text in `format`: aligned columns fitted to `style` (table), HTA-style columns
+/// per measure (CSV), rows with both sides' values (JSON) or a Markdown table.
 pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
     match format {
         Format::Csv => csv(view),
@@ -319,19 +326,27 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
         })
         .collect();
     let first = if t.by_operator { "operator → kernel" } else { "name" };
-    let mut out = String::new();
-    header_lines(view, &mut out, "");
-    out.push_str(&time_line(view));
+    let width = style.name_width();
+    let mut head = String::new();
+    header_lines(view, &mut head, "");
+    head.push_str(&time_line(view));
+    let mut out = wrap_text(&head, width);
     if view.rows.is_empty() {
         out.push_str("(no rows)\n");
     } else {
+        // Too narrow for every column: the per-side calls go first, then the per-side times,
+        // then Δ calls (docs/commands.md#terminal-width).
+        let cut = |names: &[String], w: usize| {
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            distinct_cuts(&refs, w)
+        };
         let _ = writeln!(
             out,
             "{}",
-            fit_table(first, &headers, &names, &cells, style.name_width())
+            fit_table_dropping(first, &headers, &names, &cells, width, &[&[0, 1], &[3, 4], &[2]], cut)
         );
     }
-    out.push_str(&footer(view));
+    out.push_str(&wrap_text(&footer(view), width));
     out
 }
 
@@ -535,6 +550,8 @@ impl Line {
     }
 }
 
+/// The overview as text in `format`, without the per-step rows ([`render_overview_with`] adds
+/// them).
 pub fn render_overview(o: &Overview, format: Format) -> String {
     render_overview_with(o, format, &OverviewOptions::default())
 }
@@ -548,6 +565,12 @@ pub struct OverviewOptions {
 
 /// The overview; with two ranks or more on a side, its per-rank rows and straggler too.
 pub fn render_overview_with(o: &Overview, format: Format, options: &OverviewOptions) -> String {
+    render_overview_fitted(o, format, options, usize::MAX)
+}
+
+/// [`render_overview_with`], a table fitted to `width` display columns (`usize::MAX`: whole):
+/// long values (device names) are cut in the middle, long lines wrapped.
+pub fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewOptions, width: usize) -> String {
     let lines: Vec<Line> = OVERVIEW_ROWS
         .iter()
         .map(|&(key, label, kind)| Line {
@@ -563,8 +586,9 @@ pub fn render_overview_with(o: &Overview, format: Format, options: &OverviewOpti
         Format::Csv => overview_csv(o, &lines),
         Format::Table | Format::Markdown => {
             let md = format == Format::Markdown;
-            let mut out = overview_text(o, &lines, md);
-            out.push_str(&super::breakdown::side_tables_text(o, options, md));
+            let width = if md { usize::MAX } else { width };
+            let mut out = overview_text(o, &lines, md, width);
+            out.push_str(&wrap_text(&super::breakdown::side_tables_text(o, options, md), width));
             out
         }
     }
@@ -678,11 +702,12 @@ fn overview_csv(o: &Overview, lines: &[Line]) -> String {
     out
 }
 
-fn overview_text(o: &Overview, lines: &[Line], md: bool) -> String {
+fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String {
     let bullet = if md { "- " } else { "" };
     let mut out = String::new();
     for side in [&o.control, &o.test] {
-        let _ = writeln!(out, "{bullet}{}: {} ({})", side.label, side.path, used_text(side));
+        let line = format!("{bullet}{}: {} ({})", side.label, side.path, used_text(side));
+        let _ = writeln!(out, "{}", wrap_line(&line, width));
     }
     let headers = [
         o.control.label.clone(),
@@ -692,7 +717,7 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool) -> String {
     ];
     let lines: Vec<&Line> = lines.iter().filter(|l| !l.label.is_empty()).collect();
     let names: Vec<String> = lines.iter().map(|l| l.label.to_string()).collect();
-    let cells: Vec<Vec<String>> = lines
+    let mut cells: Vec<Vec<String>> = lines
         .iter()
         .map(|l| {
             let d = l.diff();
@@ -717,7 +742,40 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool) -> String {
             let _ = writeln!(out, "| {} | {} |", md_cell(n), c.join(" | "));
         }
     } else {
-        let _ = writeln!(out, "{}", fit_table("", &headers, &names, &cells, usize::MAX));
+        cut_text_values(&mut cells, &names, &headers, width);
+        let _ = writeln!(out, "{}", fit_table("", &headers, &names, &cells, width));
     }
     out
+}
+
+/// Cuts the longest values (device names, memory places) in the middle until a table of
+/// `names` and `cells` fits in `width`, keeping at least 12 columns of each.
+fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[String], width: usize) {
+    use super::columns::text_width;
+    if width == usize::MAX {
+        return;
+    }
+    let label = names.iter().map(|n| text_width(n)).max().unwrap_or(0);
+    let column = |cells: &[Vec<String>], k: usize| {
+        cells
+            .iter()
+            .map(|row| text_width(&row[k]))
+            .chain([text_width(&headers[k])])
+            .max()
+            .unwrap_or(0)
+    };
+    loop {
+        let widths: Vec<usize> = (0..headers.len()).map(|k| column(cells, k)).collect();
+        let total = label + 2 + widths.iter().map(|w| w + 3).sum::<usize>();
+        let Some((k, &w)) = widths.iter().enumerate().max_by_key(|(_, w)| **w) else {
+            return;
+        };
+        if total <= width || w <= 12 {
+            return;
+        }
+        let cap = w - (total - width).min(w - 12);
+        for row in cells.iter_mut() {
+            row[k] = elide_middle(&row[k], cap);
+        }
+    }
 }

@@ -30,6 +30,7 @@ pub trait RankedFile: Send + Sync {
     fn source(&self) -> &Path;
     /// Its events' durations added up, exactly: what [`SIDE_TIME_BUDGET_NS`] bounds.
     fn summed_dur_ns(&self) -> i128;
+    /// The rank it stands for: its declared rank, or 0 when it declares none.
     fn rank(&self) -> i64 {
         self.declared_rank().unwrap_or(0)
     }
@@ -109,7 +110,9 @@ pub struct SideOf<T> {
 /// A trace file of a side, parsed or only scanned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PresentFile {
+    /// Its declared rank (0 when it declares none).
     pub rank: i64,
+    /// Where it is.
     pub path: PathBuf,
     /// Its ProfilerStep numbers, when known (always for parsed files).
     pub steps: Option<Vec<i64>>,
@@ -135,6 +138,7 @@ impl<T: RankedFile> SideOf<T> {
         v
     }
 
+    /// The parsed file of `rank`; `None` when the side has none or did not parse it.
     pub fn file_of_rank(&self, rank: i64) -> Option<&T> {
         self.files.iter().find(|f| f.rank() == rank).map(|f| &**f)
     }
