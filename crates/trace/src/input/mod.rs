@@ -10,10 +10,8 @@ pub mod event;
 #[allow(missing_docs)]
 pub mod load;
 pub mod number;
-#[allow(missing_docs)]
 pub mod parse;
+mod parsed;
 mod pipeline;
-#[allow(missing_docs)]
 pub mod read;
-#[allow(missing_docs)]
 pub mod split;
