@@ -23,3 +23,4 @@ mod summaries;
 mod trust;
 mod views;
 mod views_model;
+mod widths;

@@ -201,12 +201,8 @@ pub fn mark_significance(
     let t = crate::analysis::gate::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
-    let durations = |s: &crate::analysis::gate::Samples, name: &str| match s.ops.get(name) {
-        Some(v) => v.iter().map(|&(_, d)| d as f64).collect(),
-        None => vec![0.0; s.keys.len()],
-    };
     for row in &mut comparison.rows {
-        row.significant = significant(&durations(&c, &row.name), &durations(&t, &row.name), DEFAULT_K, floor);
+        row.significant = significant(&c.durations(&row.name), &t.durations(&row.name), DEFAULT_K, floor);
     }
     Ok(None)
 }

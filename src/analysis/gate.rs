@@ -307,13 +307,86 @@ pub struct Samples {
     pub step_ns: Vec<i64>,
     /// Time during which at least one device event ran, per sample.
     pub gpu_busy_ns: Vec<i64>,
-    /// Per row key: (count, total ns) in each sample.
-    pub ops: BTreeMap<String, Vec<(u64, i64)>>,
+    /// Per row key: (count, total ns) in the samples where it ran.
+    pub ops: BTreeMap<String, StepValues>,
+}
+
+/// A row's (count, total ns) in the samples where it ran, sorted by sample, zero elsewhere.
+/// Sparse, so that memory follows the summary's rows and not rows × samples: a name that runs
+/// in one step of 8,000 (`ProfilerStep#N` under `--raw-names`) holds one entry, not 8,000.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StepValues {
+    /// (sample index, count, total ns), sorted by sample index, each index once.
+    entries: Vec<(u32, u64, i64)>,
+}
+
+impl StepValues {
+    /// Adds `count` events of `ns` to sample `slot` (entries stay sorted when slots come in
+    /// order, as [`measure`] adds them; out of order they are merged at [`Self::finish`]).
+    fn add(&mut self, slot: u32, count: u64, ns: i64) {
+        match self.entries.last_mut() {
+            Some(last) if last.0 == slot => {
+                last.1 += count;
+                last.2 += ns;
+            }
+            _ => self.entries.push((slot, count, ns)),
+        }
+    }
+
+    /// Sorts by sample and merges the entries of one sample.
+    fn finish(&mut self) {
+        if self.entries.is_sorted_by_key(|e| e.0) && self.entries.windows(2).all(|w| w[0].0 != w[1].0) {
+            return;
+        }
+        self.entries.sort_by_key(|e| e.0);
+        let mut merged: Vec<(u32, u64, i64)> = Vec::with_capacity(self.entries.len());
+        for e in self.entries.drain(..) {
+            match merged.last_mut() {
+                Some(last) if last.0 == e.0 => {
+                    last.1 += e.1;
+                    last.2 += e.2;
+                }
+                _ => merged.push(e),
+            }
+        }
+        self.entries = merged;
+    }
+
+    /// (count, total ns) in each of `n` samples.
+    pub fn dense(&self, n: usize) -> Vec<(u64, i64)> {
+        let mut v = vec![(0, 0); n];
+        for &(slot, count, ns) in &self.entries {
+            if let Some(x) = v.get_mut(slot as usize) {
+                *x = (count, ns);
+            }
+        }
+        v
+    }
+
+    /// Whether any sample holds an event.
+    pub fn present(&self) -> bool {
+        self.entries.iter().any(|e| e.1 > 0)
+    }
+}
+
+impl Samples {
+    /// Row `name`'s (count, total ns) in each sample; zeros when it never ran.
+    pub fn op(&self, name: &str) -> Vec<(u64, i64)> {
+        self.ops
+            .get(name)
+            .map_or_else(|| vec![(0, 0); self.keys.len()], |v| v.dense(self.keys.len()))
+    }
+
+    /// Row `name`'s total ns in each sample, as floats.
+    pub fn durations(&self, name: &str) -> Vec<f64> {
+        self.op(name).into_iter().map(|(_, d)| d as f64).collect()
+    }
 }
 
 /// Measures the selected ranks and steps of a side, from each file's summary.
 /// `judged_only`: only the rows the gate judges ([`judged_category`], not ProfilerStep), else every
-/// row the keying admits (a table's rows).
+/// row the keying admits (a table's rows). Memory follows the summaries' rows (see
+/// [`StepValues`]), whatever the number of steps.
 pub fn measure(
     side: &SummarySide,
     resolved: &Resolved,
@@ -328,6 +401,7 @@ pub fn measure(
         ));
     };
     let mut s = Samples::default();
+    let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let base = s.keys.len();
@@ -337,9 +411,8 @@ pub fn measure(
             s.step_ns.push(sample.map_or(0, |x| x.step_ns));
             s.gpu_busy_ns.push(sample.map_or(0, |x| x.gpu_busy_ns));
         }
-        let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
-        // Per name id, (count, ns) in each of this file's samples; names are keyed once at the end.
-        let mut per_name: Vec<Option<Vec<(u64, i64)>>> = vec![None; file.strings.len()];
+        // Per name id of this file, its samples; names are keyed once, at the end.
+        let mut per_name: FxHashMap<u32, StepValues> = FxHashMap::default();
         for r in &file.rows {
             let Some(&k) = slot_of.get(&r.iteration) else {
                 continue;
@@ -356,28 +429,20 @@ pub fn measure(
             if !admitted {
                 continue;
             }
-            let Some(slot) = per_name.get_mut(r.name as usize) else {
-                continue;
-            };
-            let per = slot.get_or_insert_with(|| vec![(0, 0); iterations.len()]);
-            per[k].0 += r.count;
-            per[k].1 += r.total_ns;
+            let slot = u32::try_from(base + k).unwrap_or(u32::MAX);
+            per_name.entry(r.name).or_default().add(slot, r.count, r.total_ns);
         }
-        let n = s.keys.len();
-        for (id, per) in per_name.into_iter().enumerate() {
-            let Some(per) = per else { continue };
-            let key = keying.name_key(file.text(id as u32));
-            let all = s.ops.entry(key).or_default();
-            all.resize(n, (0, 0));
-            for (k, (c, d)) in per.into_iter().enumerate() {
-                all[base + k].0 += c;
-                all[base + k].1 += d;
+        let mut ids: Vec<(u32, StepValues)> = per_name.into_iter().collect();
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        for (id, per) in ids {
+            let all = s.ops.entry(keying.name_key(file.text(id))).or_default();
+            for (slot, count, ns) in per.entries {
+                all.add(slot, count, ns);
             }
         }
     }
-    let n = s.keys.len();
     for v in s.ops.values_mut() {
-        v.resize(n, (0, 0));
+        v.finish();
     }
     Ok(s)
 }
@@ -559,20 +624,17 @@ pub fn evaluate(
         results.push(timing_result("gpu busy time", "median of steps", "ns", &ch, t, note));
     }
     let per_step = |s: &Samples, name: &str, steps: &[f64]| -> Vec<f64> {
-        match s.ops.get(name) {
-            Some(v) => v
-                .iter()
-                .zip(steps)
-                .map(|(&(_, d), &st)| {
-                    if rules.relative {
-                        if st > 0.0 { d as f64 / st } else { 0.0 }
-                    } else {
-                        d as f64
-                    }
-                })
-                .collect(),
-            None => vec![0.0; steps.len()],
-        }
+        s.op(name)
+            .iter()
+            .zip(steps)
+            .map(|(&(_, d), &st)| {
+                if rules.relative {
+                    if st > 0.0 { d as f64 / st } else { 0.0 }
+                } else {
+                    d as f64
+                }
+            })
+            .collect()
     };
     // Rows smaller than this share of the baseline's step on both sides are not judged by time
     // or count: their jitter is large next to their size and they cannot move the step much.
@@ -629,13 +691,13 @@ pub fn evaluate(
     let added: Vec<&String> = cand
         .ops
         .iter()
-        .filter(|(n, v)| present(v) && !base.ops.get(*n).is_some_and(|b| present(b)))
+        .filter(|(n, v)| v.present() && !base.ops.get(*n).is_some_and(StepValues::present))
         .map(|(n, _)| n)
         .collect();
     let deleted: Vec<&String> = base
         .ops
         .iter()
-        .filter(|(n, v)| present(v) && !cand.ops.get(*n).is_some_and(|c| present(c)))
+        .filter(|(n, v)| v.present() && !cand.ops.get(*n).is_some_and(StepValues::present))
         .map(|(n, _)| n)
         .collect();
     for (rule, pattern, names) in [
@@ -662,8 +724,8 @@ pub fn evaluate(
         let mut checked = 0usize;
         for (name, b) in &base.ops {
             let Some(c) = cand.ops.get(name) else { continue };
-            let counts = |v: &[(u64, i64)]| v.iter().map(|&(n, _)| n as f64).collect::<Vec<_>>();
-            let (bm, cm) = (median(&counts(b)), median(&counts(c)));
+            let counts = |v: &StepValues, n: usize| v.dense(n).iter().map(|&(n, _)| n as f64).collect::<Vec<_>>();
+            let (bm, cm) = (median(&counts(b, base.keys.len())), median(&counts(c, cand.keys.len())));
             if bm == 0.0 || small(name) {
                 continue;
             }
@@ -771,15 +833,8 @@ fn per_op_summary(rule: &str, subject: String, failed: usize, threshold: String,
     }
 }
 
-fn present(v: &[(u64, i64)]) -> bool {
-    v.iter().any(|&(n, _)| n > 0)
-}
-
 fn per_step_abs(s: &Samples, name: &str) -> Vec<f64> {
-    match s.ops.get(name) {
-        Some(v) => v.iter().map(|&(_, d)| d as f64).collect(),
-        None => vec![0.0; s.keys.len()],
-    }
+    s.durations(name)
 }
 
 fn limit_text(l: CountLimit) -> String {
@@ -858,7 +913,23 @@ mod tests {
     }
 
     #[test]
-    fn union_of_intervals() {}
+    fn step_values_are_sparse_and_merge_out_of_order_slots() {
+        let mut v = StepValues::default();
+        v.add(5, 1, 10);
+        v.add(5, 2, 20);
+        v.add(1, 1, 7);
+        v.add(5, 1, 1);
+        v.finish();
+        assert_eq!(v.entries, vec![(1, 1, 7), (5, 4, 31)]);
+        assert_eq!(v.dense(6), vec![(0, 0), (1, 7), (0, 0), (0, 0), (0, 0), (4, 31)]);
+        assert!(v.present());
+        assert!(!StepValues::default().present());
+        let s = Samples {
+            keys: vec![(0, 1), (0, 2)],
+            ..Samples::default()
+        };
+        assert_eq!(s.durations("absent"), vec![0.0, 0.0]);
+    }
 
     #[test]
     fn config_file_and_overrides() {

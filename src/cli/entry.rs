@@ -69,6 +69,14 @@ where
         .is_terminal()
         .then(|| comfy_table::Table::new().width().map(usize::from))
         .flatten();
+    // `COLUMNS` (a number) sets the width tables fit, on a terminal or not (as Python's
+    // shutil.get_terminal_size reads it); without it a terminal's own width, and a pipe or a
+    // file gets full names (docs/commands.md#terminal-width).
+    let table_width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .or(terminal_width);
     // On a terminal every byte is shown safely (names and paths may hold escape sequences);
     // to a file or a pipe, CSV and JSON keep names exactly (docs/robustness.md).
     let on_terminal = stdout.is_terminal();
@@ -86,6 +94,7 @@ where
         stdout: &mut *out,
         stderr: &mut err,
         terminal_width,
+        table_width,
         state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
     };
     let progress = Progress::start(std::io::stderr().is_terminal());

@@ -145,7 +145,13 @@ pub(super) fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
         None => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
             let rows = if format == EventsFormat::Table {
-                write_events(&side, &resolved, &filter, format, &mut VisibleControls::new(&mut w))
+                crate::output::events::write_events_table(
+                    &side,
+                    &resolved,
+                    &filter,
+                    env.table_width.unwrap_or(usize::MAX),
+                    &mut VisibleControls::new(&mut w),
+                )
             } else {
                 write_events(&side, &resolved, &filter, format, &mut w)
             }

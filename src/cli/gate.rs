@@ -140,7 +140,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     let (report, notes) = gate_pair(&config, &args.baseline, &args.candidate, &sel)?;
     print_notes(&notes, env);
     emit(&output, args.full_names, env, |format, style, out| {
-        out.write_all(crate::output::render::gate::render(&report, format, style.full_names).as_bytes())
+        out.write_all(crate::output::render::gate::render_fitted(&report, format, style.name_width()).as_bytes())
     })?;
     Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }

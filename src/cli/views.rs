@@ -11,7 +11,7 @@ use crate::analysis::views::overview::overview_request;
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
-use crate::output::render::views::{OverviewOptions, TableView, render, render_overview_with};
+use crate::output::render::views::{OverviewOptions, TableView, render_overview_fitted, write};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -225,11 +225,11 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
         top: None,
         sort: None,
     };
-    emit(&output, false, env, |format, _, out| {
+    emit(&output, false, env, |format, style, out| {
         let options = OverviewOptions {
             per_step: args.per_step,
         };
-        out.write_all(render_overview_with(&o, format, &options).as_bytes())
+        out.write_all(render_overview_fitted(&o, format, &options, style.name_width()).as_bytes())
     })
 }
 
@@ -262,6 +262,6 @@ fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_
         sort: None,
     };
     emit(&output, out.full_names, env, |format, style, out| {
-        out.write_all(render(&view, format, style).as_bytes())
+        write(&view, format, style, out)
     })
 }

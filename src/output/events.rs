@@ -30,6 +30,8 @@ pub enum EventsFormat {
 }
 
 impl EventsFormat {
+    /// The format that a file name's extension asks for (`.csv`, `.jsonl` or `.ndjson`, `.json`,
+    /// `.txt`, `.parquet`), if any.
     pub fn from_extension(path: &std::path::Path) -> Option<EventsFormat> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "csv" => Some(EventsFormat::Csv),
@@ -45,7 +47,9 @@ impl EventsFormat {
 /// Which events to list, beyond ranks and iterations.
 #[derive(Debug, Clone)]
 pub struct EventFilter {
+    /// Host events, device events or both.
     pub device: Device,
+    /// Keep only the events whose name matches (anywhere in it).
     pub name: Option<Regex>,
     /// Exact categories; empty for all.
     pub cats: Vec<String>,
@@ -54,10 +58,13 @@ pub struct EventFilter {
 /// One cell of the event table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
+    /// A whole number (index, rank, stream, an int attribute).
     Int(i64),
     /// Nanoseconds, printed as exact microseconds.
     Micros(i64),
+    /// A float attribute.
     Float(f64),
+    /// Text (name, category, a string attribute).
     Text(String),
     /// JSON text of an object attribute.
     Json(String),
@@ -171,31 +178,98 @@ pub fn write_events(
             Ok(written)
         }
         EventsFormat::Parquet => Err(Error::usage("--format parquet writes a file: give -o FILE")),
-        EventsFormat::Table => {
-            let mut table = Columns::unruled(vec![false; cols.len()]);
-            for (k, c) in cols.iter().enumerate() {
-                table.fit(k, c);
-            }
-            each_row(side, resolved, filter, &cols, &mut |_, cells| {
-                for (k, c) in cells.iter().enumerate() {
-                    table.fit(k, &c.as_ref().map_or(String::new(), Cell::plain));
-                }
-                Ok(())
-            })
-            .map_err(io)?;
-            let header: Vec<&str> = cols.iter().map(String::as_str).collect();
-            table.row(&header, out).map_err(io)?;
-            each_row(side, resolved, filter, &cols, &mut |_, cells| {
-                let texts: Vec<String> = cells
-                    .iter()
-                    .map(|c| c.as_ref().map_or(String::new(), Cell::plain))
-                    .collect();
-                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                table.row(&texts, out)
-            })
-            .map_err(io)
-        }
+        EventsFormat::Table => write_events_table(side, resolved, filter, usize::MAX, out),
     }
+}
+
+/// Writes the selected events of `side` as a table fitted to `width` display columns
+/// (`usize::MAX`: whole). When the columns do not fit, names are cut in the middle and the
+/// attribute columns go first (rightmost first), then `partner`, `correlation`, `stream`,
+/// `pid`, `iteration` and `rank`; a last line names what was left out. Two passes over the
+/// rows (widths, then text). Returns the number of rows written.
+pub fn write_events_table(
+    side: &Side,
+    resolved: &Resolved,
+    filter: &EventFilter,
+    width: usize,
+    out: &mut dyn Write,
+) -> Result<u64> {
+    const NAME: usize = 2;
+    let cols = columns(side, &resolved.ranks);
+    let io = |e: std::io::Error| Error::Output {
+        path: "<output>".into(),
+        source: e,
+    };
+    let mut table = Columns::unruled(vec![false; cols.len()]);
+    for (k, c) in cols.iter().enumerate() {
+        table.fit(k, c);
+    }
+    each_row(side, resolved, filter, &cols, &mut |_, cells| {
+        for (k, c) in cells.iter().enumerate() {
+            table.fit(k, &c.as_ref().map_or(String::new(), Cell::plain));
+        }
+        Ok(())
+    })
+    .map_err(io)?;
+    let mut shown = vec![true; cols.len()];
+    if width != usize::MAX && table.total() > width {
+        let longest = table.widths[NAME];
+        let mut values = table.widths.clone();
+        values[NAME] = 0;
+        let attrs: Vec<Vec<usize>> = (CORE_COLUMNS.len()..cols.len()).rev().map(|k| vec![k]).collect();
+        let mut order: Vec<&[usize]> = attrs.iter().map(Vec::as_slice).collect();
+        order.extend([&[10][..], &[9], &[8], &[4], &[11], &[1]]);
+        // The name's own column counts as a value of width 0 (its padding) above.
+        let (keep, name_width) = super::render::fit_columns(longest, &values, 0, &order, width + 2);
+        shown = keep;
+        shown[NAME] = true;
+        table.widths[NAME] = name_width;
+    }
+    let pick = |cells: Vec<String>| -> Vec<String> {
+        cells
+            .into_iter()
+            .zip(&shown)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    let mut fitted = Columns::unruled(vec![false; shown.iter().filter(|s| **s).count()]);
+    fitted.widths = table
+        .widths
+        .iter()
+        .zip(&shown)
+        .filter(|(_, s)| **s)
+        .map(|(w, _)| *w)
+        .collect();
+    let name_width = table.widths[NAME];
+    let header = pick(cols.clone());
+    fitted
+        .row(&header.iter().map(String::as_str).collect::<Vec<_>>(), out)
+        .map_err(io)?;
+    let written = each_row(side, resolved, filter, &cols, &mut |_, cells| {
+        let mut texts: Vec<String> = cells
+            .iter()
+            .map(|c| c.as_ref().map_or(String::new(), Cell::plain))
+            .collect();
+        texts[NAME] = super::render::elide_middle(&texts[NAME], name_width);
+        let texts = pick(texts);
+        fitted.row(&texts.iter().map(String::as_str).collect::<Vec<_>>(), out)
+    })
+    .map_err(io)?;
+    let hidden: Vec<&str> = cols
+        .iter()
+        .zip(&shown)
+        .filter(|(_, s)| !**s)
+        .map(|(c, _)| c.as_str())
+        .collect();
+    if !hidden.is_empty() {
+        let line = format!(
+            "not shown at this width: {}; --format csv or -o FILE has every column",
+            hidden.join(", ")
+        );
+        writeln!(out, "{}", super::render::wrap_line(&line, width)).map_err(io)?;
+    }
+    Ok(written)
 }
 
 /// What [`each_row`] calls: the row's number and cells.

@@ -16,11 +16,21 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs tracediff in the repository root with its state in `state`. A run that takes more than
-/// five minutes is a hang: the test fails instead of waiting.
+/// Runs tracediff in the repository root with its state in `state`, its tables fitted to 100
+/// columns (`COLUMNS=100`, as on a terminal of that width; a pipe would get full names). A run
+/// that takes more than five minutes is a hang: the test fails instead of waiting.
 pub fn run_in(state: &Path, args: &[&str]) -> Run {
-    let out = Command::cargo_bin("tracediff")
-        .unwrap()
+    run_with(state, args, Some("100"))
+}
+
+/// Runs tracediff with `COLUMNS` set to `columns` (`None`: unset, a plain pipe).
+pub fn run_with(state: &Path, args: &[&str], columns: Option<&str>) -> Run {
+    let mut cmd = Command::cargo_bin("tracediff").unwrap();
+    match columns {
+        Some(c) => cmd.env("COLUMNS", c),
+        None => cmd.env_remove("COLUMNS"),
+    };
+    let out = cmd
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("TRACEDIFF_STATE_DIR", state)
         .args(args)

@@ -12,6 +12,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{NameFilter, SideInfo};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::Scope;
+use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -100,6 +101,37 @@ pub(crate) fn accumulate_pair<A: Accumulator>(
         merged
     };
     rayon::join(|| side(0), || side(1))
+}
+
+/// [`accumulate_pair`] for many module nodes at once: `per_file` gets a file, its side's
+/// selected iterations and which nodes each of its rows is inside, and returns one sum per node;
+/// the result holds, per node, the (control, test) sums.
+pub(crate) fn accumulate_groups<A: Accumulator>(
+    loaded: &Loaded,
+    scopes: &NodeScopes,
+    per_file: impl Fn(&TraceFile, Option<&[i64]>, &RowSets) -> Vec<Accumulated<A>> + Sync,
+) -> Vec<(Accumulated<A>, Accumulated<A>)> {
+    let empty = RowSets::default();
+    let side = |k: usize| {
+        let iterations = loaded.resolved[k].iterations.as_deref();
+        let parts: Vec<Vec<Accumulated<A>>> = loaded
+            .files(k)
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| per_file(f, iterations, scopes.rows(k, i).unwrap_or(&empty)))
+            .collect();
+        let mut merged: Vec<Accumulated<A>> = (0..scopes.nodes).map(|_| BTreeMap::new()).collect();
+        for part in parts {
+            for (into, sums) in merged.iter_mut().zip(part) {
+                for (key, a) in sums {
+                    into.entry(key).or_default().merge(&a);
+                }
+            }
+        }
+        merged
+    };
+    let (c, t) = rayon::join(|| side(0), || side(1));
+    c.into_iter().zip(t).collect()
 }
 
 /// Joins two sides' sums into rows sorted by key, keeping those the filter admits (by the

@@ -1,7 +1,10 @@
 //! The comparison table in each output format.
 
 use super::columns::{Columns, text_width};
-use super::{Cuts, Format, TableStyle, csv_field, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell};
+use super::{
+    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
+    wrap_line,
+};
 use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
 use crate::analysis::select::Device;
 use serde::Serialize;
@@ -11,14 +14,18 @@ use std::io::{self, Write};
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
 pub struct CompareView<'a> {
+    /// The comparison the rows come from.
     pub comparison: &'a Comparison,
     /// In output order, at most `top` of them.
     pub rows: Vec<&'a Row>,
+    /// How `rows` were sorted.
     pub sort: SortKey,
+    /// The `--top` asked for; `None`: every row.
     pub top: Option<usize>,
 }
 
 impl<'a> CompareView<'a> {
+    /// The rows of `comparison` sorted by `sort`, at most `top`.
     pub fn new(comparison: &'a Comparison, sort: SortKey, top: Option<usize>) -> Self {
         let mut ordered: Vec<&Row> = comparison.rows.iter().collect();
         crate::analysis::diff::sort_rows(&mut ordered, sort);
@@ -34,6 +41,8 @@ impl<'a> CompareView<'a> {
     }
 }
 
+/// Writes the table to `out` in `format` (the terminal table fitted to `style`). Fails only
+/// when `out` does.
 pub fn render(view: &CompareView<'_>, format: Format, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Csv => csv(view, out),
@@ -83,6 +92,8 @@ fn significance_text(s: Option<bool>) -> &'static str {
     }
 }
 
+/// What one side is (label, path, files, ranks and iterations compared, device) as the JSON
+/// outputs write it.
 pub fn side_json(s: &SideInfo) -> Value {
     json!({
         "label": s.label,
@@ -189,6 +200,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
+/// One line saying what one side is: its label, path, ranks and iterations.
 pub fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::join(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
@@ -259,9 +271,14 @@ fn number_cells(r: &Row) -> [String; 7] {
 pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
     let (cl, tl) = (&c.control.label, &c.test.label);
-    writeln!(out, "{}", describe_side(&c.control))?;
-    writeln!(out, "{}", describe_side(&c.test))?;
-    writeln!(out, "device: {}{}", c.device, filter_note(c))?;
+    let width = if style.full_names { usize::MAX } else { style.width };
+    writeln!(out, "{}", wrap_line(&describe_side(&c.control), width))?;
+    writeln!(out, "{}", wrap_line(&describe_side(&c.test), width))?;
+    writeln!(
+        out,
+        "{}",
+        wrap_line(&format!("device: {}{}", c.device, filter_note(c)), width)
+    )?;
     if view.rows.is_empty() {
         writeln!(out, "(no rows)")?;
     } else {
@@ -285,30 +302,51 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
         for (k, h) in header.iter().enumerate() {
             cols.fit(k, h);
         }
-        let mut longest = 4;
+        let mut longest = text_width(&header[0]);
         for r in &view.rows {
-            longest = longest.max(r.name.chars().count());
-            cols.fit(0, &r.name);
+            longest = longest.max(text_width(&r.name));
             for (k, cell) in number_cells(r).iter().enumerate() {
                 cols.fit(k + 1, cell);
             }
         }
-        if marks {
-            cols.fit(8, "sig");
+        // Names get what the number columns leave of the width; when that is too little, the
+        // per-side counts go first, then the per-side times, then Δ count (docs/commands.md).
+        let (shown, name_width) = if style.full_names || style.width == usize::MAX {
+            (vec![true; header.len() - 1], longest)
+        } else {
+            fit_columns(longest, &cols.widths[1..], 1, &[&[0, 1], &[3, 4], &[2]], style.width)
+        };
+        let cuts = if name_width < longest {
+            Cuts::new(view.rows.len(), |i| &view.rows[i].name, name_width)
+        } else {
+            Cuts::new(0, |_| "", usize::MAX)
+        };
+        cols.widths[0] = name_width;
+        fn keep<'a>(cells: Vec<&'a str>, shown: &[bool]) -> Vec<&'a str> {
+            let mut kept = vec![cells[0]];
+            kept.extend(cells[1..].iter().zip(shown).filter(|(_, s)| **s).map(|(c, _)| *c));
+            kept
         }
-        // Names get what the number columns leave of the width (but never fewer than 24 columns),
-        // cut so that distinct names stay distinct.
-        let mut cuts = Cuts::new(0, |_| "", usize::MAX);
-        if cols.total() > style.width && !style.full_names {
-            let name_width = longest.saturating_sub(cols.total() - style.width).max(24);
-            cuts = Cuts::new(view.rows.len(), |i| &view.rows[i].name, name_width);
-            cols.widths[0] = text_width(&header[0]);
-            for (i, r) in view.rows.iter().enumerate() {
-                cols.fit(0, &cuts.cut(i, &r.name));
-            }
-        }
-        let header: Vec<&str> = header.iter().map(String::as_str).collect();
-        cols.row(&header, out)?;
+        let mut right = vec![false];
+        right.extend(
+            cols.widths[1..]
+                .iter()
+                .zip(&shown)
+                .enumerate()
+                .filter(|(_, (_, s))| **s)
+                .map(|(k, _)| k < 7),
+        );
+        let mut widths = vec![name_width];
+        widths.extend(
+            cols.widths[1..]
+                .iter()
+                .zip(&shown)
+                .filter(|(_, s)| **s)
+                .map(|(w, _)| *w),
+        );
+        let mut cols = Columns::new(right);
+        cols.widths = widths;
+        cols.row(&keep(header.iter().map(String::as_str).collect(), &shown), out)?;
         cols.rule(out)?;
         for (i, r) in view.rows.iter().enumerate() {
             let name = cuts.cut(i, &r.name);
@@ -318,11 +356,11 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
             if marks {
                 cells.push(if r.significant == Some(true) { "*" } else { "" });
             }
-            cols.row(&cells, out)?;
+            cols.row(&keep(cells, &shown), out)?;
         }
     }
     for line in summary_lines(view) {
-        writeln!(out, "{line}")?;
+        writeln!(out, "{}", wrap_line(&line, width))?;
     }
     Ok(())
 }

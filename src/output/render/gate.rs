@@ -1,6 +1,7 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
-use super::{Format, csv_field, distinct_cuts, fmt_duration, md_cell};
+use super::columns::{Columns, text_width};
+use super::{Format, csv_field, distinct_cuts, fit_columns, fmt_duration, md_cell, wrap_line};
 use crate::analysis::diff::plural;
 use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
@@ -95,11 +96,17 @@ const HEADER: [&str; 8] = [
 
 /// The report in `format`; `full_names` keeps op names whole in the table.
 pub fn render(report: &GateReport, format: Format, full_names: bool) -> String {
+    render_fitted(report, format, if full_names { usize::MAX } else { 100 })
+}
+
+/// The report in `format`, a table fitted to `width` display columns (`usize::MAX`: names
+/// whole, nothing wrapped).
+pub fn render_fitted(report: &GateReport, format: Format, width: usize) -> String {
     match format {
         Format::Json => json_doc(report),
         Format::Markdown => markdown(report),
         Format::Csv => csv(report),
-        Format::Table => table(report, if full_names { usize::MAX } else { 40 }),
+        Format::Table => table(report, width),
     }
 }
 
@@ -130,32 +137,83 @@ fn csv(report: &GateReport) -> String {
     out
 }
 
-fn table(report: &GateReport, name_width: usize) -> String {
+fn table(report: &GateReport, width: usize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{}", side_line(&report.baseline));
-    let _ = writeln!(out, "{}", side_line(&report.candidate));
-    let _ = writeln!(out, "noise: {}", report.noise_note);
-    let mut t = comfy_table::Table::new();
-    t.load_style(
-        comfy_table::presets::NOTHING.header_separator(comfy_table::LineStyle::none().fill('─').junction('─')),
-    )
-    .force_no_tty();
-    t.set_header(HEADER.to_vec());
-    let subjects: Vec<&str> = report.rules.iter().map(|r| r.subject.as_str()).collect();
-    for (r, subject) in report.rules.iter().zip(distinct_cuts(&subjects, name_width)) {
-        t.add_row(cells(r, subject));
+    for line in [
+        side_line(&report.baseline),
+        side_line(&report.candidate),
+        format!("noise: {}", report.noise_note),
+    ] {
+        let _ = writeln!(out, "{}", wrap_line(&line, width));
     }
-    let _ = writeln!(out, "{}", t.trim_fmt());
+    let rows: Vec<Vec<String>> = report.rules.iter().map(|r| cells(r, String::new())).collect();
+    let mut value_widths: Vec<usize> = HEADER.iter().map(|h| text_width(h)).collect();
+    for row in &rows {
+        for (w, c) in value_widths.iter_mut().zip(row) {
+            *w = (*w).max(text_width(c));
+        }
+    }
+    let longest = report
+        .rules
+        .iter()
+        .map(|r| text_width(&r.subject))
+        .max()
+        .unwrap_or(0)
+        .max(text_width(HEADER[1]));
+    value_widths[1] = 0;
+    // Too narrow: the threshold goes first (it is in the notes and the config), then the noise
+    // band, then baseline and candidate (docs/commands.md#terminal-width).
+    let (mut shown, name_width) = if width == usize::MAX {
+        (vec![true; HEADER.len()], longest)
+    } else {
+        fit_columns(longest, &value_widths, 1, &[&[5], &[6], &[2, 3]], width + 3)
+    };
+    shown[1] = true;
+    value_widths[1] = name_width;
+    let subjects: Vec<&str> = report.rules.iter().map(|r| r.subject.as_str()).collect();
+    let subjects = distinct_cuts(&subjects, name_width);
+    let right = [false, false, true, true, true, false, true, false];
+    let pick = |row: Vec<String>| -> Vec<String> {
+        row.into_iter()
+            .zip(&shown)
+            .filter(|(_, s)| **s)
+            .map(|(c, _)| c)
+            .collect()
+    };
+    let mut cols = Columns::new(right.iter().zip(&shown).filter(|(_, s)| **s).map(|(r, _)| *r).collect());
+    cols.widths = value_widths
+        .iter()
+        .zip(&shown)
+        .filter(|(_, s)| **s)
+        .map(|(w, _)| *w)
+        .collect();
+    let mut table = Vec::new();
+    let header = pick(HEADER.iter().map(|h| h.to_string()).collect());
+    // Writing to a Vec cannot fail.
+    let _ = cols.row(&header.iter().map(String::as_str).collect::<Vec<_>>(), &mut table);
+    let _ = cols.rule(&mut table);
+    for (mut row, subject) in rows.into_iter().zip(subjects) {
+        row[1] = subject;
+        let row = pick(row);
+        let _ = cols.row(&row.iter().map(String::as_str).collect::<Vec<_>>(), &mut table);
+    }
+    out.push_str(&String::from_utf8(table).unwrap_or_default());
     let noted: Vec<&RuleResult> = report.rules.iter().filter(|r| !r.note.is_empty()).collect();
     let subjects: Vec<&str> = noted.iter().map(|r| r.subject.as_str()).collect();
-    for (r, subject) in noted
-        .iter()
-        .zip(distinct_cuts(&subjects, name_width.saturating_add(20)))
-    {
-        let _ = writeln!(out, "  {} / {subject}: {}", r.rule, r.note);
+    let note_width = if width == usize::MAX {
+        width
+    } else {
+        width.saturating_sub(24).max(24)
+    };
+    for (r, subject) in noted.iter().zip(distinct_cuts(&subjects, note_width)) {
+        let _ = writeln!(
+            out,
+            "{}",
+            wrap_line(&format!("  {} / {subject}: {}", r.rule, r.note), width)
+        );
     }
-    contributors_text(report, &mut out, false, name_width.saturating_add(40));
-    let _ = writeln!(out, "gate: {}", verdict_line(report));
+    contributors_text(report, &mut out, false, width);
+    let _ = writeln!(out, "{}", wrap_line(&format!("gate: {}", verdict_line(report)), width));
     out
 }
 
@@ -197,7 +255,7 @@ fn distinct_rules(report: &GateReport) -> usize {
     names.len()
 }
 
-fn contributors_text(report: &GateReport, out: &mut String, md: bool, name_width: usize) {
+fn contributors_text(report: &GateReport, out: &mut String, md: bool, width: usize) {
     if report.top_contributors.is_empty() {
         return;
     }
@@ -210,14 +268,15 @@ fn contributors_text(report: &GateReport, out: &mut String, md: bool, name_width
         );
         out.push_str("| op | baseline / step | candidate / step | change |\n|---|---:|---:|---:|\n");
     } else {
-        let _ = writeln!(
-            out,
+        let line = format!(
             "top contributors (per-step time that grew; step time changed by {}):",
             fmt_duration(delta.round() as i64, true)
         );
+        let _ = writeln!(out, "{}", wrap_line(&line, width));
     }
     let names: Vec<&str> = report.top_contributors.iter().map(|c| c.name.as_str()).collect();
-    let cut = distinct_cuts(&names, name_width);
+    // Each line: two spaces, the change right-aligned in 10, two spaces, the name.
+    let cut = distinct_cuts(&names, width.saturating_sub(14).max(8));
     for (c, cut) in report.top_contributors.iter().zip(cut) {
         if md {
             let _ = writeln!(

@@ -128,11 +128,16 @@ pub fn fmt_percent(control: i64, test: i64) -> String {
 }
 
 /// Shortens `s` to at most `max` characters by cutting out its middle: long kernel names
-/// keep their start (namespace and name) and their end.
+/// keep their start (namespace and name) and their end. Under 5 characters only the start
+/// stays (`aten…`): a cut never makes a table wider than asked.
 pub fn elide_middle(s: &str, max: usize) -> String {
     let n = s.chars().count();
-    if n <= max || max < 5 {
+    if n <= max {
         return s.to_string();
+    }
+    if max < 5 {
+        let start: String = s.chars().take(max.saturating_sub(1)).collect();
+        return if max == 0 { String::new() } else { format!("{start}…") };
     }
     let keep = max - 1;
     let head = keep.div_ceil(2) + keep / 6;
@@ -142,9 +147,81 @@ pub fn elide_middle(s: &str, max: usize) -> String {
     format!("{start}…{end}")
 }
 
+/// The fewest columns a cut name keeps while value columns can still be dropped to make room.
+pub const MIN_NAME_WIDTH: usize = 24;
+
+/// The narrowest a name column is ever cut to (a table wider than its terminal only below
+/// about 40 columns, where even the kept value columns do not fit).
+const LAST_NAME_WIDTH: usize = 5;
+
+/// How a table with a name column and value columns fits in `width` display columns (lines
+/// laid out as [`columns::Columns`] does: one space of padding on each side of a cell, `gap`
+/// blank columns between cells): which value columns it shows and how wide its names may be.
+/// Value columns are dropped a group at a time in `drop_order` (each group: indices into
+/// `value_widths`, such as a measure's control and test columns) while the names would get
+/// fewer than [`MIN_NAME_WIDTH`] columns (or fewer than the longest name, when that is
+/// shorter); the names then get what is left.
+pub fn fit_columns(
+    longest_name: usize,
+    value_widths: &[usize],
+    gap: usize,
+    drop_order: &[&[usize]],
+    width: usize,
+) -> (Vec<bool>, usize) {
+    let mut shown = vec![true; value_widths.len()];
+    let room = |shown: &[bool]| {
+        let values: usize = value_widths
+            .iter()
+            .zip(shown)
+            .filter(|(_, s)| **s)
+            .map(|(w, _)| w + 2 + gap)
+            .sum();
+        width.saturating_sub(values + 2)
+    };
+    let wanted = longest_name.min(MIN_NAME_WIDTH);
+    for group in drop_order {
+        if room(&shown) >= wanted {
+            break;
+        }
+        for &k in *group {
+            if let Some(s) = shown.get_mut(k) {
+                *s = false;
+            }
+        }
+    }
+    let name_width = longest_name.min(room(&shown).max(LAST_NAME_WIDTH));
+    (shown, name_width)
+}
+
+/// Wraps a line of prose (a header, a note) to `width` display columns at spaces, its
+/// continuation lines indented by two; words longer than a line (paths) are broken.
+/// `usize::MAX` keeps the line whole.
+pub fn wrap_line(line: &str, width: usize) -> String {
+    if width == usize::MAX || crate::output::render::columns::text_width(line) <= width {
+        return line.to_string();
+    }
+    let options = textwrap::Options::new(width.max(8))
+        .subsequent_indent("  ")
+        .break_words(true);
+    textwrap::wrap(line, options).join("\n")
+}
+
+/// Every line of `text` wrapped as [`wrap_line`] does.
+pub fn wrap_text(text: &str, width: usize) -> String {
+    if width == usize::MAX {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&wrap_line(line, width));
+        out.push('\n');
+    }
+    out
+}
+
 /// A borderless table of a name column and right-aligned value columns (headers may hold a
-/// line break), fitted to `width`: names get what the value columns leave (never fewer than 24
-/// columns) and are cut for display so that distinct names stay distinct ([`Cuts`]).
+/// line break), fitted to `width`: names get what the value columns leave and are cut for
+/// display so that distinct names stay distinct ([`Cuts`]). `usize::MAX` keeps names whole.
 pub fn fit_table(first: &str, headers: &[String], names: &[String], cells: &[Vec<String>], width: usize) -> String {
     fit_table_with(first, headers, names, cells, width, |names, w| {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -161,46 +238,83 @@ pub fn fit_table_with(
     width: usize,
     cut: impl Fn(&[String], usize) -> Vec<String>,
 ) -> String {
-    use comfy_table::{CellAlignment, ContentArrangement, LineStyle, Table, presets};
-    let build = |name_width: usize| {
-        let mut t = Table::new();
-        t.load_style(presets::NOTHING.header_separator(LineStyle::none().fill('─').junction('─')))
-            .force_no_tty()
-            .set_content_arrangement(ContentArrangement::Disabled);
-        let mut header = vec![first.to_string()];
-        header.extend(headers.iter().cloned());
-        t.set_header(header);
-        for (name, nums) in cut(names, name_width).into_iter().zip(cells) {
-            let mut row = vec![name];
-            row.extend(nums.iter().cloned());
-            t.add_row(row);
-        }
-        for k in 1..=headers.len() {
-            if let Some(col) = t.column_mut(k) {
-                col.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        t.trim_fmt()
-    };
-    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).max(4);
-    let rendered = build(longest);
-    let wide = rendered.lines().map(|l| l.chars().count()).max().unwrap_or(0);
-    if wide > width {
-        build(longest.saturating_sub(wide - width).max(24))
-    } else {
-        rendered
-    }
+    fit_table_dropping(first, headers, names, cells, width, &[], cut)
 }
 
-/// How to cut names to `width` characters so that distinct names stay distinct: in the middle
-/// ([`elide_middle`]), except for names whose middle cut is the same as another's; those keep
-/// their start and the part where they first differ from the others of their group
-/// (`aten::addmm …024,1024],[1024,4096],…`), or stay whole when no cut of that width can tell
-/// them apart. Holds 16 bytes per such name, nothing for the others.
+/// [`fit_table_with`] that drops groups of value columns in `drop_order` (indices into
+/// `headers`) when the names would otherwise get too few columns ([`fit_columns`]).
+pub fn fit_table_dropping(
+    first: &str,
+    headers: &[String],
+    names: &[String],
+    cells: &[Vec<String>],
+    width: usize,
+    drop_order: &[&[usize]],
+    cut: impl Fn(&[String], usize) -> Vec<String>,
+) -> String {
+    use columns::{Columns, text_width};
+    let mut value_widths: Vec<usize> = headers.iter().map(|h| text_width(h)).collect();
+    for row in cells {
+        for (w, c) in value_widths.iter_mut().zip(row) {
+            *w = (*w).max(text_width(c));
+        }
+    }
+    let longest = names
+        .iter()
+        .map(|n| text_width(n))
+        .max()
+        .unwrap_or(0)
+        .max(text_width(first));
+    let (shown, name_width) = if width == usize::MAX {
+        (vec![true; headers.len()], longest)
+    } else {
+        fit_columns(longest, &value_widths, 1, drop_order, width)
+    };
+    let names = if name_width < longest {
+        cut(names, name_width)
+    } else {
+        names.to_vec()
+    };
+    let pick = |first: &str, row: &[String]| -> Vec<String> {
+        std::iter::once(first.to_string())
+            .chain(row.iter().zip(&shown).filter(|(_, s)| **s).map(|(c, _)| c.clone()))
+            .collect()
+    };
+    let header = pick(first, headers);
+    let rows: Vec<Vec<String>> = names.iter().zip(cells).map(|(n, row)| pick(n, row)).collect();
+    let mut right = vec![true; header.len()];
+    right[0] = false;
+    let mut cols = Columns::new(right);
+    for row in std::iter::once(&header).chain(&rows) {
+        for (k, c) in row.iter().enumerate() {
+            cols.fit(k, c);
+        }
+    }
+    let mut out = Vec::new();
+    fn text(row: &[String]) -> Vec<&str> {
+        row.iter().map(String::as_str).collect()
+    }
+    // Writing to a Vec cannot fail.
+    let _ = cols.row(&text(&header), &mut out);
+    let _ = cols.rule(&mut out);
+    for row in &rows {
+        let _ = cols.row(&text(row), &mut out);
+    }
+    let mut s = String::from_utf8(out).unwrap_or_default();
+    s.truncate(s.trim_end_matches('\n').len());
+    s
+}
+
+/// How to cut names to `width` characters so that distinct names stay distinct where a cut of
+/// that width can tell them apart: in the middle ([`elide_middle`]), except for names whose
+/// middle cut is the same as another's; those keep their start and the part where they first
+/// differ from the others of their group (`aten::addmm …024,1024],[1024,4096],…`). A name is
+/// never kept longer than `width` (equal names have equal cuts). Holds 16 bytes per such name,
+/// nothing for the others.
 #[derive(Debug, Clone)]
 pub struct Cuts {
     width: usize,
-    /// (index, where the name differs from its group, or `usize::MAX` to keep it whole), by index.
+    /// (index, where the name differs from its group), by index.
     special: Vec<(usize, usize)>,
 }
 
@@ -219,12 +333,12 @@ impl Cuts {
         let mut start = 0;
         while start < cut.len() {
             let end = start + cut[start..].iter().take_while(|c| c.0 == cut[start].0).count();
-            if end - start > 1 {
-                cut[start..end].sort_unstable_by(|a, b| name(a.1).cmp(name(b.1)));
-                let unique = mark_differences(&mut cut[start..end], &name, width);
+            cut[start..end].sort_unstable_by(|a, b| name(a.1).cmp(name(b.1)));
+            // A group of one name (however often it appears) keeps its middle cut.
+            if name(cut[start].1) != name(cut[end - 1].1) {
+                mark_differences(&mut cut[start..end], &name);
                 for k in start..end {
-                    let (i, p) = cut[k];
-                    cut[kept] = (i, if unique { p } else { usize::MAX });
+                    cut[kept] = cut[k];
                     kept += 1;
                 }
             }
@@ -241,7 +355,6 @@ impl Cuts {
             return Cow::Borrowed(name);
         }
         match self.special.binary_search_by_key(&i, |s| s.0) {
-            Ok(k) if self.special[k].1 == usize::MAX => Cow::Borrowed(name),
             Ok(k) => Cow::Owned(cut_around(
                 &name.chars().collect::<Vec<_>>(),
                 self.special[k].1,
@@ -259,26 +372,25 @@ fn hash_of(s: &str) -> usize {
     h.finish() as usize
 }
 
-/// For a group of (_, index) of names sorted by name, longer than `width`, whose middle cuts
-/// are equal: replaces each entry by (index, where the name first differs from its nearest
-/// neighbour). Returns whether the cuts there are all distinct.
-fn mark_differences<'a>(group: &mut [(usize, usize)], name: &impl Fn(usize) -> &'a str, width: usize) -> bool {
+/// For a group of (_, index) of names sorted by name, longer than the width, whose middle
+/// cuts are equal: replaces each entry by (index, where the name first differs from its
+/// nearest different neighbour). Equal names get the same place.
+fn mark_differences<'a>(group: &mut [(usize, usize)], name: &impl Fn(usize) -> &'a str) {
     let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    // Runs of equal names, found in place (no copy of the group).
     let mut before = 0;
-    let mut hashes = Vec::with_capacity(group.len());
-    for k in 0..group.len() {
-        let after = group
-            .get(k + 1)
-            .map_or(0, |next| common(name(group[k].1), name(next.1)));
+    let mut start = 0;
+    while start < group.len() {
+        let here = name(group[start].1);
+        let end = start + group[start..].iter().take_while(|e| name(e.1) == here).count();
+        let after = group.get(end).map_or(0, |next| common(here, name(next.1)));
         let p = before.max(after);
-        let n = name(group[k].1);
-        hashes.push(hash_of(&cut_around(&n.chars().collect::<Vec<_>>(), p, width)));
-        group[k] = (group[k].1, p);
+        for entry in &mut group[start..end] {
+            *entry = (entry.1, p);
+        }
         before = after;
+        start = end;
     }
-    hashes.sort_unstable();
-    hashes.dedup();
-    hashes.len() == group.len() && width >= 12
 }
 
 /// `name` cut to `width` characters so that position `p` (and a few characters around it)
@@ -286,6 +398,9 @@ fn mark_differences<'a>(group: &mut [(usize, usize)], name: &impl Fn(usize) -> &
 fn cut_around(name: &[char], p: usize, width: usize) -> String {
     const CONTEXT: usize = 4;
     let n = name.len();
+    if width < 12 {
+        return elide_middle(&name.iter().collect::<String>(), width);
+    }
     let text = |r: std::ops::Range<usize>| name[r].iter().collect::<String>();
     if p + CONTEXT < width - 1 {
         return format!("{}…", text(0..width - 1));

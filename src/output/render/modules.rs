@@ -1,7 +1,10 @@
 //! The module-aligned diff as a terminal tree, Markdown and JSON (docs/semantics.md#module-aligned-diff).
 
 use super::compare::describe_side;
-use super::{Format, TableStyle, elide_middle, fit_table_with, fmt_duration, fmt_percent, json_us, md_cell};
+use super::{
+    Format, TableStyle, elide_middle, fit_table_dropping, fmt_duration, fmt_percent, json_us, md_cell, wrap_line,
+    wrap_text,
+};
 use crate::analysis::align::{AlignedNode, NodeKind, Status, Times};
 use crate::analysis::modules::{BACKWARD_KEY, BackwardPlaced, ModuleDiff};
 use serde_json::{Map, Value, json};
@@ -11,7 +14,9 @@ use std::fmt::Write;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ModuleTime {
+    /// The operators' time on the CPU.
     Host,
+    /// The time of the GPU work launched inside.
     Device,
 }
 
@@ -28,6 +33,7 @@ pub enum ModuleOrder {
 /// What to show of a module diff.
 #[derive(Debug, Clone)]
 pub struct ModuleView<'a> {
+    /// The aligned module trees of both sides.
     pub diff: &'a ModuleDiff,
     /// The node shown at the top (the root, or the `--zoom` node).
     pub top: &'a AlignedNode,
@@ -35,6 +41,7 @@ pub struct ModuleView<'a> {
     pub depth: Option<usize>,
     /// Fold children whose time is below this share (percent) of `top`'s.
     pub min_share: f64,
+    /// The order of siblings.
     pub order: ModuleOrder,
     /// The time that orders and folds (and whose Δ % is shown).
     pub time: ModuleTime,
@@ -46,11 +53,17 @@ pub struct ModuleView<'a> {
 /// A row of siblings: one node, or a run of added (or deleted) siblings with one key.
 #[derive(Debug, Clone)]
 pub enum Shown<'n> {
+    /// One node, shown as it is.
     Node(&'n AlignedNode),
+    /// `count` consecutive siblings, added or deleted alike, with one key.
     Run {
+        /// The first of them (its key and status stand for all).
         first: &'n AlignedNode,
+        /// How many siblings the run holds.
         count: usize,
+        /// Their control-side times summed; `None` where no node of the run has one.
         control: Option<Times>,
+        /// Their test-side times summed.
         test: Option<Times>,
     },
 }
@@ -173,6 +186,8 @@ struct Folded {
     test: Times,
 }
 
+/// The view as text in `format`: the tree with both sides' times (table, Markdown), a row per
+/// node with its path (CSV), or the nested nodes (JSON). The table fits `style`.
 pub fn render(view: &ModuleView<'_>, format: Format, style: TableStyle) -> String {
     match format {
         Format::Json => json_text(view),
@@ -388,26 +403,36 @@ fn value_headers(view: &ModuleView<'_>) -> Vec<String> {
     h
 }
 
-pub fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
+fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let lines = lines(view);
     let names: Vec<String> = lines.iter().map(|l| l.label.clone()).collect();
     let cells: Vec<Vec<String>> = lines.iter().map(|l| value_cells(view, l)).collect();
-    let mut out = header(view, "");
+    let width = style.name_width();
+    let mut out = wrap_text(&header(view, ""), width);
+    // Too narrow for every column: the per-side times go first (those of the time not shown
+    // in Δ % before the other's), then the other time's Δ (docs/commands.md#terminal-width).
+    let drop_order: &[&[usize]] = if !view.has_device() {
+        &[&[1, 2]]
+    } else if view.time == ModuleTime::Device {
+        &[&[1, 2], &[4, 5], &[3]]
+    } else {
+        &[&[4, 5], &[1, 2], &[6]]
+    };
     let _ = writeln!(
         out,
         "{}",
-        fit_table_with(
+        fit_table_dropping(
             "module",
             &value_headers(view),
             &names,
             &cells,
-            style.name_width(),
+            width,
+            drop_order,
             cut_labels
         )
     );
     let (matched, added, deleted) = counts(view.top);
-    let _ = writeln!(
-        out,
+    let footer = format!(
         "{matched} matched, {added} added, {deleted} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
         if view.top.path.is_empty() {
             "the step"
@@ -415,6 +440,7 @@ pub fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
             view.top.path.as_str()
         }
     );
+    let _ = writeln!(out, "{}", wrap_line(&footer, width));
     out
 }
 
@@ -469,7 +495,7 @@ fn counts(n: &AlignedNode) -> (usize, usize, usize) {
     c
 }
 
-pub fn markdown(view: &ModuleView<'_>) -> String {
+fn markdown(view: &ModuleView<'_>) -> String {
     let mut out = header(view, "");
     out = out.lines().map(|l| format!("{}  \n", md_cell(l))).collect();
     out.push('\n');
@@ -484,7 +510,7 @@ pub fn markdown(view: &ModuleView<'_>) -> String {
     out
 }
 
-pub fn csv(view: &ModuleView<'_>) -> String {
+fn csv(view: &ModuleView<'_>) -> String {
     let (cl, tl) = (&view.diff.control.label, &view.diff.test.label);
     let mut out = format!(
         "path,status,{cl}_calls,{tl}_calls,{cl}_host_total,{tl}_host_total,diff_host_total,{cl}_device_total,{tl}_device_total,diff_device_total\n"

@@ -38,11 +38,15 @@ pub enum Metric {
 /// The file type, from the output's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageFormat {
+    /// A PNG picture.
     Png,
+    /// SVG text, with a tooltip on each group of bars.
     Svg,
 }
 
 impl ImageFormat {
+    /// The format of `path`'s extension (`.png` or `.svg`, any case); a usage error naming the
+    /// file for any other.
     pub fn from_path(path: &Path) -> Result<ImageFormat> {
         match path
             .extension()
@@ -63,13 +67,17 @@ impl ImageFormat {
 /// One chart, ready to draw.
 #[derive(Debug, Clone)]
 pub struct Chart {
+    /// The line above the plot.
     pub title: String,
+    /// Names of the control and test sides, in the legend.
     pub labels: [String; 2],
     /// Counts or nanoseconds.
     pub duration: bool,
     /// (full name, control, test) per group, in order.
     pub groups: Vec<(String, f64, f64)>,
+    /// Width of the picture, in pixels ([`MIN_SIZE`] to [`MAX_SIZE`]).
     pub width: u32,
+    /// Height of the picture, in pixels.
     pub height: u32,
 }
 
@@ -162,8 +170,9 @@ pub(crate) fn register_font_once() -> Result<()> {
     register()
 }
 
-/// The smallest and largest chart sizes, in pixels (a PNG of the largest takes 192 MiB to draw).
+/// The smallest chart size, (width, height) in pixels.
 pub const MIN_SIZE: (u32, u32) = (400, 300);
+/// The largest chart size, in pixels (a PNG of the largest takes 192 MiB to draw).
 pub const MAX_SIZE: (u32, u32) = (8192, 8192);
 
 /// Checks `--width` and `--height` against [`MIN_SIZE`] and [`MAX_SIZE`].

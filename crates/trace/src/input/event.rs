@@ -503,8 +503,16 @@ pub fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
             None => break,
         }
     }
-    let at = (start + e.column()).saturating_sub(1).min(text.len());
+    let mut at = (start + e.column()).saturating_sub(1).min(text.len());
     let full = e.to_string();
+    // serde_json places this one error a byte before its cause (its column counts from 0
+    // there, from 1 elsewhere): name the control character's own byte.
+    if full.starts_with("control character") {
+        let bytes = text.as_bytes();
+        if let Some(k) = (at..text.len().min(at + 2)).find(|&k| bytes[k] < 0x20) {
+            at = k;
+        }
+    }
     let what = match full.rfind(" at line ") {
         Some(i) => &full[..i],
         None => &full,
@@ -799,14 +807,44 @@ fn id_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Op
     }
 }
 
-/// An integer the way HTA reads `stream`: a number, or a string holding a decimal integer
-/// (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value.
-fn loose_int(raw: Option<&RawValue>) -> Option<i64> {
-    let r = raw?.get();
-    match r.as_bytes()[0] {
-        b'-' | b'0'..=b'9' => Some(Number::new(r).to_i64()),
-        b'"' => string_text(r).trim().parse::<i64>().ok(),
-        _ => None,
+/// An id the way HTA reads `stream` and `correlation`: a number, or a string holding a decimal
+/// integer (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value. Refused
+/// when it is a whole number outside the 64-bit integers: such an id cannot be kept exactly, and a saturated one
+/// could join unrelated events (docs/robustness.md#ids-and-ranks).
+fn id_int(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
+    let Some(r) = raw else { return Ok(None) };
+    let t = r.get();
+    let beyond = || {
+        (
+            offset_in(text, r),
+            format!("'{field}' {t} is outside the 64-bit integers tracediff keeps exactly"),
+        )
+    };
+    match t.as_bytes()[0] {
+        b'-' | b'0'..=b'9' => {
+            let n = Number::new(t);
+            if n.is_integer {
+                return t.parse::<i64>().map(Some).map_err(|_| beyond());
+            }
+            // A fraction or an exponent: truncated toward zero, as HTA's int() does.
+            let f = n.to_f64();
+            if (-9.223_372_036_854_775e18..9.223_372_036_854_775e18).contains(&f) {
+                Ok(Some(f as i64))
+            } else {
+                Err(beyond())
+            }
+        }
+        b'"' => {
+            let inner = string_text(t);
+            let inner = inner.trim();
+            let digits = inner.strip_prefix('-').unwrap_or(inner);
+            match inner.parse::<i64>() {
+                Ok(v) => Ok(Some(v)),
+                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => Err(beyond()),
+                Err(_) => Ok(None),
+            }
+        }
+        _ => Ok(None),
     }
 }
 
@@ -879,11 +917,13 @@ impl<'a> Fields<'a> {
             micros_field(text, self.dur, "dur"),
             id_field(text, self.pid, "pid"),
             id_field(text, self.tid, "tid"),
+            id_int(text, self.stream, "stream"),
+            id_int(text, self.correlation, "correlation"),
         );
-        let (name, cat, ts, dur, pid, tid) = match checked {
-            (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e), Ok(f)) => (a, b, c, d, e, f),
-            (a, b, c, d, e, f) => {
-                let errors = [a.err(), b.err(), c.err(), d.err(), e.err(), f.err()];
+        let (name, cat, ts, dur, pid, tid, stream, correlation) = match checked {
+            (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e), Ok(f), Ok(g), Ok(h)) => (a, b, c, d, e, f, g, h),
+            (a, b, c, d, e, f, g, h) => {
+                let errors = [a.err(), b.err(), c.err(), d.err(), e.err(), f.err(), g.err(), h.err()];
                 let first = errors.into_iter().flatten().min_by_key(|(at, _)| *at);
                 return Err(first.unwrap_or((0, "invalid event".to_string())));
             }
@@ -916,8 +956,8 @@ impl<'a> Fields<'a> {
             dur_ns,
             pid: pid.unwrap_or(Cow::Borrowed("")),
             tid: tid.unwrap_or(Cow::Borrowed("")),
-            stream: loose_int(self.stream).unwrap_or(NO_STREAM),
-            correlation: loose_int(self.correlation).unwrap_or(NO_CORRELATION),
+            stream: stream.unwrap_or(NO_STREAM),
+            correlation: correlation.unwrap_or(NO_CORRELATION),
             attrs: self
                 .attrs
                 .into_iter()

@@ -2,7 +2,7 @@
 //!
 //! The pipeline: a thread reads (and decompresses) the text ahead; the calling thread walks
 //! the top-level object by hand and hands `traceEvents` out in blocks, which the parsing
-//! threads cut into events and parse with serde_json ([`crate::input::pipeline`]); the parsed
+//! threads cut into events and parse with serde_json (the private `pipeline` module); the parsed
 //! chunks are merged into the store in file order, so the result is the same whatever the
 //! number of threads. Memory holds a few blocks and the store, never the whole text. The
 //! JSON-array form of the Trace Event
@@ -228,7 +228,7 @@ enum Top {
 /// The top-level object, member by member.
 fn read_object(input: &mut Input<ReadAhead>, mode: Mode, events: &mut Events) -> Result<Top, Fail> {
     let mut head = Head::default();
-    let (mut seen_events, mut seen_info) = (false, false);
+    let (mut seen_events, mut seen_info, mut seen_devices) = (false, false, false);
     let mut first = true;
     loop {
         let (mut i, mut b) = next_byte(input, 0)?;
@@ -294,7 +294,17 @@ fn read_object(input: &mut Input<ReadAhead>, mode: Mode, events: &mut Events) ->
             }
             "deviceProperties" if matches!(mode, Mode::Full | Mode::Summary) => {
                 let end = value_end(input, v, 1)?;
-                head.devices = parse_slice(input, v, end, device_properties)?;
+                let devices = parse_slice(input, v, end, device_properties)?;
+                // A second copy that says the same is harmless; one that differs would make
+                // the device depend on which copy is read (docs/robustness.md#ids-and-ranks).
+                if seen_devices && devices != head.devices {
+                    return Err(Fail::At(
+                        at,
+                        "'deviceProperties' appears twice, describing different devices".to_string(),
+                    ));
+                }
+                seen_devices = true;
+                head.devices = devices;
                 input.consume(end);
             }
             "distributedInfo" => {
@@ -361,11 +371,16 @@ fn distributed_rank(text: &str) -> Result<Option<i64>, event::Failure> {
     match r.as_bytes()[0] {
         b'-' | b'0'..=b'9' => {
             let n = Number::new(r);
-            if n.is_integer {
-                Ok(Some(n.to_i64()))
-            } else {
-                Err(not_integer())
+            if !n.is_integer {
+                return Err(not_integer());
             }
+            // Never saturated: a rank past the 64-bit integers is refused, not read as another.
+            r.parse::<i64>().map(Some).map_err(|_| {
+                (
+                    at,
+                    format!("'distributedInfo.rank' {r} is outside the 64-bit integers tracediff keeps exactly"),
+                )
+            })
         }
         b'"' => event::string_text(r)
             .trim()

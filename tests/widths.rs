@@ -1,0 +1,158 @@
+//! Every line of a terminal table fits the terminal's width, whatever the names (long Triton,
+//! cutlass and cuDNN kernels, deep module keys); a pipe keeps the full names.
+
+use crate::common;
+use std::path::Path;
+use tempfile::TempDir;
+use unicode_width::UnicodeWidthStr;
+
+const TRITON: &str = "triton_poi_fused__native_batch_norm_legit_functional_add_convolution_relu_threshold_backward_0";
+const TRITON_RED: &str =
+    "triton_red_fused__native_batch_norm_legit_functional_add_convolution_relu_threshold_backward_1";
+const CUTLASS: &str = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4>(cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4::Params)";
+const CUDNN: &str = "void cudnn::detail::dgrad2d_alg1_1<float, 0, 6, 6, 5, 4, 4, false, true>(int, int, int, float const*, int, float const*, int, float*, kernel_grad_params, unsigned long long, int, unsigned long long, int, float, int, int)";
+const MODULE: &str = "TransformerEncoderLayerWithRotaryPositionEmbeddingsAndGroupedQueryAttention";
+
+/// Copies of a fixture pair with its kernels (and modules) renamed to long real-world names.
+fn long_named(pair: &str, dir: &Path) -> (String, String) {
+    let renames = [
+        ("\"gemm_kernel\"", CUTLASS),
+        ("\"triton_copy\"", TRITON),
+        ("\"aten::conv2d_kernel\"", CUDNN),
+        ("\"aten::linear_kernel\"", CUTLASS),
+        ("\"aten::add_kernel\"", TRITON),
+        ("\"aten::mul_kernel\"", TRITON_RED),
+        ("nn.Module: Sequential_", &format!("nn.Module: {MODULE}_")[..]),
+        ("nn.Module: Block_", &format!("nn.Module: {MODULE}Block_")[..]),
+    ];
+    let side = |name: &str| {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(pair)
+            .join(name)
+            .join("trace.json");
+        let mut text = std::fs::read_to_string(from).unwrap();
+        for (short, long) in renames {
+            let long = if short.starts_with('"') {
+                format!("\"{long}\"")
+            } else {
+                long.to_string()
+            };
+            text = text.replace(short, &long);
+        }
+        let to = dir.join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::write(to.join("trace.json"), text).unwrap();
+        to.to_str().unwrap().to_string()
+    };
+    (side("control"), side("test"))
+}
+
+/// Runs `args` with `COLUMNS` = each of 80 and 100 and checks every line of standard output.
+fn fits(args: &[&str]) {
+    for columns in [80, 100] {
+        let state = TempDir::new().unwrap();
+        let r = common::run_with(state.path(), args, Some(&columns.to_string()));
+        // The gate exits 1 when it fails: the report is written all the same.
+        assert!(
+            r.code == 0 || r.code == 1 && args[0] == "gate",
+            "{args:?}: {}",
+            r.stderr
+        );
+        for line in r.stdout.lines() {
+            assert!(
+                line.width() <= columns,
+                "{args:?} at {columns} columns: a line of {}:\n{line}\n\n{}",
+                line.width(),
+                r.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn compare_operators_kernels_and_events_fit_80_and_100_columns() {
+    let dir = TempDir::new().unwrap();
+    let (c, t) = long_named("fixtures/views", dir.path());
+    fits(&["compare", &c, &t, "--no-save"]);
+    fits(&["compare", &c, &t, "--no-save", "--device", "gpu", "--python-frames"]);
+    fits(&["operators", &c, &t]);
+    fits(&["kernels", &c, &t]);
+    fits(&["kernels", &c, &t, "--by-operator"]);
+    fits(&["events", &c, "--format", "table"]);
+    fits(&["overview", &c, &t]);
+}
+
+#[test]
+fn modules_fit_80_and_100_columns() {
+    let dir = TempDir::new().unwrap();
+    let (c, t) = long_named("fixtures/modules", dir.path());
+    fits(&["modules", &c, &t]);
+    fits(&["modules", &c, &t, "--time", "host"]);
+    fits(&["compare", &c, &t, "--no-save"]);
+}
+
+#[test]
+fn gate_and_overview_of_ranks_fit_80_and_100_columns() {
+    fits(&[
+        "gate",
+        "--config",
+        "examples/tracediff-gate.toml",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+    ]);
+    fits(&[
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/uniform",
+        "--max-op-regression",
+        "1%",
+    ]);
+    fits(&[
+        "overview",
+        "--rank",
+        "all",
+        "fixtures/ranks/control",
+        "fixtures/ranks/test",
+    ]);
+}
+
+#[test]
+fn a_pipe_keeps_full_names() {
+    let dir = TempDir::new().unwrap();
+    let (c, t) = long_named("fixtures/views", dir.path());
+    let state = TempDir::new().unwrap();
+    for args in [
+        &["compare", &c, &t, "--no-save"][..],
+        &["kernels", &c, &t],
+        &["events", &c, "--format", "table"],
+    ] {
+        let r = common::run_with(state.path(), args, None);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains(CUTLASS), "{args:?}:\n{}", r.stdout);
+        assert!(!r.stdout.contains('…'), "{args:?}:\n{}", r.stdout);
+    }
+}
+
+/// On a real terminal (a pseudo-terminal of 80 columns, through util-linux's `script`), the
+/// width comes from the terminal itself.
+#[test]
+fn a_terminal_gets_its_own_width() {
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: no `script` (util-linux) to open a pseudo-terminal");
+        return;
+    }
+    let dir = TempDir::new().unwrap();
+    let (c, t) = long_named("fixtures/views", dir.path());
+    let bin = assert_cmd::cargo::cargo_bin("tracediff");
+    let inner = format!("stty cols 80; {} kernels {c} {t} 2>/dev/null", bin.display());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(text.contains("triton_poi_fused"), "{text}");
+    for line in text.lines() {
+        assert!(line.width() <= 80, "a line of {}:\n{line}\n\n{text}", line.width());
+    }
+}
