@@ -434,8 +434,11 @@ pub fn measure(
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let base = s.keys.len();
+        let sample_of: FxHashMap<i64, &crate::model::summary::IterationSample> =
+            file.meta.iterations.iter().map(|x| (x.iteration, x)).rev().collect();
         for &it in iterations {
-            let sample = file.meta.iterations.iter().find(|x| x.iteration == it);
+            // The first sample of an iteration, as a search in file order finds it.
+            let sample = sample_of.get(&it).copied();
             s.keys.push((rank, it));
             s.step_ns.push(sample.map_or(0, |x| x.step_ns));
             s.gpu_busy_ns.push(sample.map_or(0, |x| x.gpu_busy_ns));

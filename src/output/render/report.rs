@@ -207,19 +207,24 @@ fn times(t: &Option<Times>) -> Value {
     }
 }
 
-/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`, its
-/// children under `ch`. Built bottom-up from an explicit list (no recursion: a model's tree can
+/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`, the
+/// overlap of its children per side under `o` (only where they overlap), its children under `ch`. Built bottom-up from an explicit list (no recursion: a model's tree can
 /// nest thousands deep).
 fn node(top: &AlignedNode) -> Value {
     let fields = |n: &AlignedNode| {
-        json!({
+        let mut v = json!({
             "k": n.kind.as_str(),
             "n": n.key,
             "p": n.path,
             "s": n.status.as_str(),
             "c": times(&n.control),
             "t": times(&n.test),
-        })
+        });
+        // Children that ran concurrently: how much they overlap per side (the `∥` mark).
+        if n.children_overlap_ns.iter().any(|&o| o > 0) {
+            v["o"] = json!(n.children_overlap_ns);
+        }
+        v
     };
     // Parents before children, each with its parent's index.
     let mut order: Vec<(&AlignedNode, usize)> = vec![(top, usize::MAX)];
