@@ -1,9 +1,9 @@
 //! Parsing a Kineto trace straight into the columnar store.
 //!
 //! The pipeline: a thread reads (and decompresses) the text ahead; the calling thread walks
-//! the top-level object by hand and hands `traceEvents` out in blocks, which the parsing
-//! threads cut into events and parse with serde_json (the private `pipeline` module); the parsed
-//! chunks are merged into the store in file order, so the result is the same whatever the
+//! the top-level object by hand and hands `traceEvents` out in blocks, whose events the parsing
+//! threads parse with serde_json straight from the text (the private `pipeline` module); the
+//! parsed chunks are merged into the store in file order, so the result is the same whatever the
 //! number of threads. Memory holds a few blocks and the store, never the whole text. The
 //! JSON-array form of the Trace Event
 //! Format (`[{...}, ...]`, the closing `]` optional) is read as a bare `traceEvents`.
