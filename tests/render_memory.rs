@@ -45,6 +45,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// The counters are global: one measuring test at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn comparison(rows: usize) -> Comparison {
     let side = |label: &str| SideInfo {
         label: label.into(),
@@ -88,6 +91,7 @@ fn comparison(rows: usize) -> Comparison {
 
 #[test]
 fn rendering_holds_no_copy_of_the_rows() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let c = comparison(100_000);
     let rows_bytes: usize = c.rows.iter().map(|r| std::mem::size_of::<Row>() + r.name.len()).sum();
     let view = CompareView::new(&c, SortKey::AbsDiffDuration, None);
@@ -104,6 +108,63 @@ fn rendering_holds_no_copy_of_the_rows() {
         assert!(
             extra < rows_bytes / 4,
             "{format:?}: {extra} bytes allocated at once to render {rows_bytes} bytes of rows"
+        );
+    }
+}
+
+/// `operators --format json|csv` of a million names took 9.1 GB (issue 21): the table was built
+/// as one `serde_json::Value`, then one string. Now rows are written one at a time.
+#[test]
+fn operator_tables_are_written_row_by_row() {
+    use tracediff::analysis::views::{SortSide, SortSpec, ViewKind, ViewRow, ViewTable};
+    use tracediff::output::render::views::{TableView, write};
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let c = comparison(0);
+    let rows: Vec<ViewRow> = (0..100_000i64)
+        .map(|i| ViewRow {
+            operator: None,
+            name: format!("aten::op_{i:07}"),
+            control: vec![Some(i % 7), Some(i * 1000), Some(i * 1500), None, Some(i)],
+            test: vec![Some(i % 5), Some(i * 1100), Some(i * 1600), Some(3), None],
+            significant: Vec::new(),
+        })
+        .collect();
+    let rows_bytes: usize = rows
+        .iter()
+        .map(|r| std::mem::size_of::<ViewRow>() + r.name.len() + 2 * 5 * 16)
+        .sum();
+    let table = ViewTable {
+        kind: ViewKind::Operators,
+        by_operator: false,
+        measures: tracediff::analysis::views::operators::MEASURES,
+        rows,
+        control: c.control.clone(),
+        test: c.test.clone(),
+        request: tracediff::analysis::compare::CompareRequest::new("/x/control", "/x/test"),
+        has_device: true,
+        zoom: None,
+        significance: false,
+    };
+    let view = TableView {
+        table: &table,
+        rows: table.rows.iter().collect(),
+        sort: SortSpec::Column {
+            side: SortSide::AbsDiff,
+            measure: 4,
+        },
+        top: None,
+        time: 4,
+    };
+    for format in [Format::Csv, Format::Json] {
+        let base = CURRENT.load(Ordering::SeqCst);
+        PEAK.store(base, Ordering::SeqCst);
+        let mut sink = std::io::sink();
+        write(&view, format, TableStyle::default(), &mut sink).unwrap();
+        let extra = PEAK.load(Ordering::SeqCst) - base;
+        println!("{format:?}: {extra} of {rows_bytes}");
+        assert!(
+            extra < 64 * 1024,
+            "{format:?}: {extra} bytes allocated at once to write {rows_bytes} bytes of rows"
         );
     }
 }

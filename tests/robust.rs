@@ -235,3 +235,129 @@ fn the_report_keeps_its_page_whatever_the_names() {
         .unwrap();
     assert!(!data.contains('\u{2028}'), "escaped in JSON-in-script");
 }
+
+/// The byte an error names, from its message's `(FILE: byte N)`.
+fn byte_of(error: &str) -> usize {
+    let at = error.rfind("byte ").expect("names a byte") + 5;
+    error[at..].trim_end_matches(')').parse().unwrap()
+}
+
+/// A control character inside a string is named at its own byte, on any line.
+#[test]
+fn a_control_character_error_names_its_own_byte() {
+    let dir = TempDir::new().unwrap();
+    let texts = [
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ab\u{1}c\", \"ts\": 1, \"dur\": 2}]}",
+        "{\"traceEvents\": [\n{\"ph\": \"X\",\n \"cat\": \"cpu_op\", \"name\": \"\u{1f}\", \"ts\": 1, \"dur\": 2}]}",
+        "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu\nop\", \"name\": \"a\", \"ts\": 1, \"dur\": 2}]}",
+    ];
+    for (k, body) in texts.iter().enumerate() {
+        let path = dir.path().join(format!("t{k}.json"));
+        std::fs::write(&path, body).unwrap();
+        let e = common::fails(&["compare", text(&path), text(&path)]);
+        assert!(e.starts_with("invalid JSON: control character"), "{e}");
+        let at = byte_of(&e);
+        assert!(body.as_bytes()[at] < 0x20, "{k}: byte {at} of {body:?}: {e}");
+    }
+}
+
+/// `stream`, `correlation` and `distributedInfo.rank` past the 64-bit integers are refused at
+/// their byte, never saturated; within them they are kept exactly.
+#[test]
+fn ids_beyond_64_bits_are_refused_not_saturated() {
+    let dir = TempDir::new().unwrap();
+    let event = |extra: &str| {
+        format!(
+            "{{\"traceEvents\": [{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 1, \"dur\": 2{extra}}}]}}"
+        )
+    };
+    let cases = [
+        (
+            event(", \"args\": {\"correlation\": 99999999999999999999}"),
+            "'correlation' 99999999999999999999",
+        ),
+        (
+            event(", \"args\": {\"stream\": \"-99999999999999999999\"}"),
+            "'stream' \"-99999999999999999999\"",
+        ),
+        (event(", \"args\": {\"stream\": 1e30}"), "'stream' 1e30"),
+        (
+            "{\"distributedInfo\": {\"rank\": 18446744073709551616}, \"traceEvents\": []}".to_string(),
+            "'distributedInfo.rank' 18446744073709551616",
+        ),
+    ];
+    for (k, (body, what)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("t{k}.json"));
+        std::fs::write(&path, body).unwrap();
+        let e = common::fails(&["compare", text(&path), text(&path)]);
+        assert!(
+            e.starts_with(&format!(
+                "{what} is outside the 64-bit integers tracediff keeps exactly"
+            )),
+            "{e}"
+        );
+        let at = byte_of(&e);
+        let number = what.split(' ').nth(1).unwrap();
+        assert!(body[at..].starts_with(number), "{k}: byte {at} of {body}: {e}");
+    }
+    // The largest id is kept as it is.
+    let path = dir.path().join("max.json");
+    std::fs::write(&path, event(", \"args\": {\"correlation\": 9223372036854775807}")).unwrap();
+    common::ok(&["compare", text(&path), text(&path)]);
+}
+
+/// A second `deviceProperties` that says the same is read once; one that differs is refused.
+#[test]
+fn a_repeated_device_properties_never_silently_wins() {
+    let dir = TempDir::new().unwrap();
+    let body = |second: &str| {
+        format!(
+            "{{\"deviceProperties\": [{{\"id\": 0, \"name\": \"A\"}}], \"traceEvents\": [{{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"a\", \"ts\": 1, \"dur\": 2}}], \"deviceProperties\": [{{\"id\": 0, \"name\": \"{second}\"}}]}}"
+        )
+    };
+    let same = dir.path().join("same.json");
+    std::fs::write(&same, body("A")).unwrap();
+    common::ok(&["overview", text(&same), text(&same)]);
+    let other = dir.path().join("other.json");
+    std::fs::write(&other, body("B")).unwrap();
+    let e = common::fails(&["overview", text(&other), text(&other)]);
+    assert!(
+        e.starts_with("'deviceProperties' appears twice, describing different devices"),
+        "{e}"
+    );
+}
+
+/// A dangling `*.json` link in a trace directory gets a note; bytes after a gzip stream are named
+/// as trailing data, not as a truncated stream.
+#[cfg(unix)]
+#[test]
+fn dangling_links_and_trailing_gzip_data_are_named() {
+    use std::io::Write;
+    let dir = TempDir::new().unwrap();
+    let d = dir.path().join("side");
+    std::fs::create_dir(&d).unwrap();
+    trace(&d, "a.json", &[("aten::mm", 1000.0, 10.0)]);
+    std::os::unix::fs::symlink(dir.path().join("moved.json"), d.join("b.json")).unwrap();
+    let r = common::run(&["compare", text(&d), text(&d)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!(
+            "note: skipped {}: a symbolic link to a file that does not exist",
+            d.join("b.json").display()
+        )),
+        "{}",
+        r.stderr
+    );
+    let plain = std::fs::read(d.join("a.json")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&plain).unwrap();
+    let mut bytes = gz.finish().unwrap();
+    bytes.extend(b"appended log line\n");
+    let path = dir.path().join("t.json.gz");
+    std::fs::write(&path, bytes).unwrap();
+    let e = common::fails(&["compare", text(&path), text(&path)]);
+    assert!(
+        e.starts_with("18 bytes of trailing data after the gzip stream, which is not gzip"),
+        "{e}"
+    );
+}

@@ -67,7 +67,9 @@ pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CountLimit {
+    /// At most this many extra events per step.
     Absolute(f64),
+    /// At most this share of the baseline's count more (`0.1` for `10%`).
     Ratio(f64),
 }
 
@@ -103,24 +105,38 @@ fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateConfig {
+    /// Fail when the median step time grows by more than this percentage (`5%`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_step_time_regression: Option<String>,
+    /// Fail when an op's or kernel's median time per step grows by more than this percentage.
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_op_regression: Option<String>,
+    /// Ignore op changes smaller than this duration per step (`200us`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub min_op_time: Option<String>,
+    /// Leave unjudged the rows under this share of the baseline's mean step time (`1%`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub min_op_share: Option<String>,
+    /// Fail when a name only the candidate has matches this regular expression.
     pub fail_on_added: Option<String>,
+    /// Fail when a name only the baseline has matches this regular expression.
     pub fail_on_deleted: Option<String>,
+    /// Fail when an op runs more often per step by more than this: a count (`4`) or a
+    /// percentage of the baseline's (`10%`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_count_increase: Option<String>,
+    /// Fail when the GPU busy time per step grows by more than this percentage.
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_gpu_busy_regression: Option<String>,
+    /// The noise multiplier k: a timing change must exceed k × the pooled scaled MAD.
     pub noise_k: Option<f64>,
+    /// Judge each op by its share of the step time rather than its time.
     pub relative: Option<bool>,
+    /// The events the op and count rules judge.
     pub device: Option<Device>,
+    /// Normalise names before keying rows (the default).
     pub normalize_names: Option<bool>,
+    /// Key rows by HTA's short names.
     pub short_names: Option<bool>,
 }
 
@@ -197,16 +213,25 @@ fn judged_name(name: &str) -> bool {
 /// The checked form of [`GateConfig`].
 #[derive(Debug, Clone)]
 pub struct Rules {
+    /// The step-time rule's threshold, as a ratio (`0.05` for `5%`).
     pub max_step_time_regression: Option<f64>,
+    /// The per-op time rule's threshold, as a ratio.
     pub max_op_regression: Option<f64>,
+    /// Op changes under this many ns per step are not judged.
     pub min_op_time_ns: i64,
     /// Share of the baseline's mean step time under which a row is not judged by time or count.
     pub min_op_share: f64,
+    /// Names only the candidate may not have.
     pub fail_on_added: Option<Regex>,
+    /// Names only the baseline may not have.
     pub fail_on_deleted: Option<Regex>,
+    /// The per-op count rule's limit.
     pub max_count_increase: Option<CountLimit>,
+    /// The GPU-busy rule's threshold, as a ratio.
     pub max_gpu_busy_regression: Option<f64>,
+    /// The noise multiplier k.
     pub noise_k: f64,
+    /// Whether ops are judged by their share of the step time.
     pub relative: bool,
 }
 
@@ -257,6 +282,9 @@ impl Thresholds {
 }
 
 impl Rules {
+    /// Checks and parses `c`; a usage error naming the option (`--max-op-regression '5'`) when
+    /// a value is malformed (a percentage without its `%`, a duration without its unit, a bad
+    /// pattern).
     pub fn from_config(c: &GateConfig) -> Result<Rules> {
         let regex = |flag: &str, p: &Option<String>| -> Result<Option<Regex>> {
             p.as_deref()
@@ -304,16 +332,90 @@ impl Rules {
 pub struct Samples {
     /// (rank, step) of each sample.
     pub keys: Vec<(i64, i64)>,
+    /// The step's duration per sample, in ns.
     pub step_ns: Vec<i64>,
     /// Time during which at least one device event ran, per sample.
     pub gpu_busy_ns: Vec<i64>,
-    /// Per row key: (count, total ns) in each sample.
-    pub ops: BTreeMap<String, Vec<(u64, i64)>>,
+    /// Per row key: (count, total ns) in the samples where it ran.
+    pub ops: BTreeMap<String, StepValues>,
+}
+
+/// A row's (count, total ns) in the samples where it ran, sorted by sample, zero elsewhere.
+/// Sparse, so that memory follows the summary's rows and not rows × samples: a name that runs
+/// in one step of 8,000 (`ProfilerStep#N` under `--raw-names`) holds one entry, not 8,000.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StepValues {
+    /// (sample index, count, total ns), sorted by sample index, each index once.
+    entries: Vec<(u32, u64, i64)>,
+}
+
+impl StepValues {
+    /// Adds `count` events of `ns` to sample `slot` (entries stay sorted when slots come in
+    /// order, as [`measure`] adds them; out of order they are merged at [`Self::finish`]).
+    fn add(&mut self, slot: u32, count: u64, ns: i64) {
+        match self.entries.last_mut() {
+            Some(last) if last.0 == slot => {
+                last.1 += count;
+                last.2 += ns;
+            }
+            _ => self.entries.push((slot, count, ns)),
+        }
+    }
+
+    /// Sorts by sample and merges the entries of one sample.
+    fn finish(&mut self) {
+        if self.entries.is_sorted_by_key(|e| e.0) && self.entries.windows(2).all(|w| w[0].0 != w[1].0) {
+            return;
+        }
+        self.entries.sort_by_key(|e| e.0);
+        let mut merged: Vec<(u32, u64, i64)> = Vec::with_capacity(self.entries.len());
+        for e in self.entries.drain(..) {
+            match merged.last_mut() {
+                Some(last) if last.0 == e.0 => {
+                    last.1 += e.1;
+                    last.2 += e.2;
+                }
+                _ => merged.push(e),
+            }
+        }
+        self.entries = merged;
+    }
+
+    /// (count, total ns) in each of `n` samples.
+    pub fn dense(&self, n: usize) -> Vec<(u64, i64)> {
+        let mut v = vec![(0, 0); n];
+        for &(slot, count, ns) in &self.entries {
+            if let Some(x) = v.get_mut(slot as usize) {
+                *x = (count, ns);
+            }
+        }
+        v
+    }
+
+    /// Whether any sample holds an event.
+    pub fn present(&self) -> bool {
+        self.entries.iter().any(|e| e.1 > 0)
+    }
+}
+
+impl Samples {
+    /// Row `name`'s (count, total ns) in each sample; zeros when it never ran.
+    pub fn op(&self, name: &str) -> Vec<(u64, i64)> {
+        self.ops
+            .get(name)
+            .map_or_else(|| vec![(0, 0); self.keys.len()], |v| v.dense(self.keys.len()))
+    }
+
+    /// Row `name`'s total ns in each sample, as floats.
+    pub fn durations(&self, name: &str) -> Vec<f64> {
+        self.op(name).into_iter().map(|(_, d)| d as f64).collect()
+    }
 }
 
 /// Measures the selected ranks and steps of a side, from each file's summary.
 /// `judged_only`: only the rows the gate judges ([`judged_category`], not ProfilerStep), else every
-/// row the keying admits (a table's rows).
+/// row the keying admits (a table's rows). Memory follows the summaries' rows (see
+/// [`StepValues`]), whatever the number of steps.
 pub fn measure(
     side: &SummarySide,
     resolved: &Resolved,
@@ -328,18 +430,21 @@ pub fn measure(
         ));
     };
     let mut s = Samples::default();
+    let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let base = s.keys.len();
+        let sample_of: FxHashMap<i64, &crate::model::summary::IterationSample> =
+            file.meta.iterations.iter().map(|x| (x.iteration, x)).rev().collect();
         for &it in iterations {
-            let sample = file.meta.iterations.iter().find(|x| x.iteration == it);
+            // The first sample of an iteration, as a search in file order finds it.
+            let sample = sample_of.get(&it).copied();
             s.keys.push((rank, it));
             s.step_ns.push(sample.map_or(0, |x| x.step_ns));
             s.gpu_busy_ns.push(sample.map_or(0, |x| x.gpu_busy_ns));
         }
-        let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
-        // Per name id, (count, ns) in each of this file's samples; names are keyed once at the end.
-        let mut per_name: Vec<Option<Vec<(u64, i64)>>> = vec![None; file.strings.len()];
+        // Per name id of this file, its samples; names are keyed once, at the end.
+        let mut per_name: FxHashMap<u32, StepValues> = FxHashMap::default();
         for r in &file.rows {
             let Some(&k) = slot_of.get(&r.iteration) else {
                 continue;
@@ -356,28 +461,20 @@ pub fn measure(
             if !admitted {
                 continue;
             }
-            let Some(slot) = per_name.get_mut(r.name as usize) else {
-                continue;
-            };
-            let per = slot.get_or_insert_with(|| vec![(0, 0); iterations.len()]);
-            per[k].0 += r.count;
-            per[k].1 += r.total_ns;
+            let slot = u32::try_from(base + k).unwrap_or(u32::MAX);
+            per_name.entry(r.name).or_default().add(slot, r.count, r.total_ns);
         }
-        let n = s.keys.len();
-        for (id, per) in per_name.into_iter().enumerate() {
-            let Some(per) = per else { continue };
-            let key = keying.name_key(file.text(id as u32));
-            let all = s.ops.entry(key).or_default();
-            all.resize(n, (0, 0));
-            for (k, (c, d)) in per.into_iter().enumerate() {
-                all[base + k].0 += c;
-                all[base + k].1 += d;
+        let mut ids: Vec<(u32, StepValues)> = per_name.into_iter().collect();
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        for (id, per) in ids {
+            let all = s.ops.entry(keying.name_key(file.text(id))).or_default();
+            for (slot, count, ns) in per.entries {
+                all.add(slot, count, ns);
             }
         }
     }
-    let n = s.keys.len();
     for v in s.ops.values_mut() {
-        v.resize(n, (0, 0));
+        v.finish();
     }
     Ok(s)
 }
@@ -387,7 +484,9 @@ pub use crate::analysis::noise::{mean, median, scaled_mad};
 /// How two sets of per-step samples compare.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Change {
+    /// The baseline's median.
     pub baseline: f64,
+    /// The candidate's median.
     pub candidate: f64,
     /// (candidate − baseline) / baseline; infinite when the baseline is 0.
     pub relative: f64,
@@ -396,6 +495,8 @@ pub struct Change {
 }
 
 impl Change {
+    /// The medians of `base` and `cand`, their relative change, and the noise band (`k` × the
+    /// pooled scaled MAD) when each side has two samples or more.
     pub fn of(base: &[f64], cand: &[f64], k: f64) -> Change {
         let (b, c) = (median(base), median(cand));
         let relative = if b == 0.0 {
@@ -422,58 +523,90 @@ impl Change {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// Within the rule (exit 0).
     Pass,
+    /// Beyond it and beyond the noise (exit 1).
     Fail,
 }
 
 /// One checked rule (or, for per-op rules, one op).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleResult {
+    /// The rule, as reports name it (`step time`, `op time`, `count`, `fail on added`, …).
     pub rule: String,
     /// What it is about: `step time`, an op name, a pattern.
     pub subject: String,
     /// The unit of `baseline`/`candidate`/`noise`: `ns`, `share`, `count` or `names`.
     pub unit: &'static str,
+    /// The baseline's value (a median per step for timings and counts).
     pub baseline: f64,
+    /// The candidate's value.
     pub candidate: f64,
+    /// (candidate − baseline) / baseline; `None` where it means nothing (names matched, the
+    /// number of ops that failed a per-op rule, a baseline of 0).
     pub relative_change: Option<f64>,
+    /// The threshold as the user gave it (`5%`).
     pub threshold: String,
+    /// The noise band, in `unit`; `None` without enough samples.
     pub noise: Option<f64>,
+    /// Pass or fail.
     pub verdict: Verdict,
+    /// Why, in words, when there is more to say.
     pub note: String,
 }
 
 /// An op's share in a step-time change.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Contributor {
+    /// The op's row key.
     pub name: String,
+    /// Its median time per step in the baseline, in ns.
     pub baseline_ns: f64,
+    /// In the candidate, in ns.
     pub candidate_ns: f64,
+    /// `candidate_ns − baseline_ns`.
     pub diff_ns: f64,
 }
 
+/// One side of a gate: what was judged and its step times.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideSummary {
+    /// `baseline` or `candidate`.
     pub label: String,
+    /// The path given for it.
     pub path: String,
+    /// The ranks judged.
     pub ranks: Vec<i64>,
+    /// The ProfilerSteps judged.
     pub iterations: Vec<i64>,
+    /// Number of (rank, step) samples.
     pub samples: usize,
+    /// The median step time, in ns.
     pub step_median_ns: f64,
+    /// The shortest step, in ns.
     pub step_min_ns: f64,
+    /// The longest step, in ns.
     pub step_max_ns: f64,
     /// Scaled MAD of the step times.
     pub step_mad_ns: f64,
 }
 
+/// What a gate found: the verdict, each rule's result and what moved the step time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GateReport {
+    /// Fail when any rule failed.
     pub verdict: Verdict,
+    /// The noise multiplier used.
     pub noise_k: f64,
+    /// Whether ops were judged by their share of the step time.
     pub relative: bool,
+    /// How the noise was estimated, or why it could not be (too few samples).
     pub noise_note: String,
+    /// The baseline's side.
     pub baseline: SideSummary,
+    /// The candidate's side.
     pub candidate: SideSummary,
+    /// Every rule checked (per-op rules: one result per op judged).
     pub rules: Vec<RuleResult>,
     /// Ops that account for the step-time change, largest increase first.
     pub top_contributors: Vec<Contributor>,
@@ -559,20 +692,17 @@ pub fn evaluate(
         results.push(timing_result("gpu busy time", "median of steps", "ns", &ch, t, note));
     }
     let per_step = |s: &Samples, name: &str, steps: &[f64]| -> Vec<f64> {
-        match s.ops.get(name) {
-            Some(v) => v
-                .iter()
-                .zip(steps)
-                .map(|(&(_, d), &st)| {
-                    if rules.relative {
-                        if st > 0.0 { d as f64 / st } else { 0.0 }
-                    } else {
-                        d as f64
-                    }
-                })
-                .collect(),
-            None => vec![0.0; steps.len()],
-        }
+        s.op(name)
+            .iter()
+            .zip(steps)
+            .map(|(&(_, d), &st)| {
+                if rules.relative {
+                    if st > 0.0 { d as f64 / st } else { 0.0 }
+                } else {
+                    d as f64
+                }
+            })
+            .collect()
     };
     // Rows smaller than this share of the baseline's step on both sides are not judged by time
     // or count: their jitter is large next to their size and they cannot move the step much.
@@ -629,13 +759,13 @@ pub fn evaluate(
     let added: Vec<&String> = cand
         .ops
         .iter()
-        .filter(|(n, v)| present(v) && !base.ops.get(*n).is_some_and(|b| present(b)))
+        .filter(|(n, v)| v.present() && !base.ops.get(*n).is_some_and(StepValues::present))
         .map(|(n, _)| n)
         .collect();
     let deleted: Vec<&String> = base
         .ops
         .iter()
-        .filter(|(n, v)| present(v) && !cand.ops.get(*n).is_some_and(|c| present(c)))
+        .filter(|(n, v)| v.present() && !cand.ops.get(*n).is_some_and(StepValues::present))
         .map(|(n, _)| n)
         .collect();
     for (rule, pattern, names) in [
@@ -662,8 +792,8 @@ pub fn evaluate(
         let mut checked = 0usize;
         for (name, b) in &base.ops {
             let Some(c) = cand.ops.get(name) else { continue };
-            let counts = |v: &[(u64, i64)]| v.iter().map(|&(n, _)| n as f64).collect::<Vec<_>>();
-            let (bm, cm) = (median(&counts(b)), median(&counts(c)));
+            let counts = |v: &StepValues, n: usize| v.dense(n).iter().map(|&(n, _)| n as f64).collect::<Vec<_>>();
+            let (bm, cm) = (median(&counts(b, base.keys.len())), median(&counts(c, cand.keys.len())));
             if bm == 0.0 || small(name) {
                 continue;
             }
@@ -771,15 +901,8 @@ fn per_op_summary(rule: &str, subject: String, failed: usize, threshold: String,
     }
 }
 
-fn present(v: &[(u64, i64)]) -> bool {
-    v.iter().any(|&(n, _)| n > 0)
-}
-
 fn per_step_abs(s: &Samples, name: &str) -> Vec<f64> {
-    match s.ops.get(name) {
-        Some(v) => v.iter().map(|&(_, d)| d as f64).collect(),
-        None => vec![0.0; s.keys.len()],
-    }
+    s.durations(name)
 }
 
 fn limit_text(l: CountLimit) -> String {
@@ -858,7 +981,23 @@ mod tests {
     }
 
     #[test]
-    fn union_of_intervals() {}
+    fn step_values_are_sparse_and_merge_out_of_order_slots() {
+        let mut v = StepValues::default();
+        v.add(5, 1, 10);
+        v.add(5, 2, 20);
+        v.add(1, 1, 7);
+        v.add(5, 1, 1);
+        v.finish();
+        assert_eq!(v.entries, vec![(1, 1, 7), (5, 4, 31)]);
+        assert_eq!(v.dense(6), vec![(0, 0), (1, 7), (0, 0), (0, 0), (0, 0), (4, 31)]);
+        assert!(v.present());
+        assert!(!StepValues::default().present());
+        let s = Samples {
+            keys: vec![(0, 1), (0, 2)],
+            ..Samples::default()
+        };
+        assert_eq!(s.durations("absent"), vec![0.0, 0.0]);
+    }
 
     #[test]
     fn config_file_and_overrides() {

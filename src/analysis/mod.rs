@@ -14,6 +14,7 @@ pub mod modules;
 pub mod names;
 pub mod noise;
 pub mod report;
+pub mod scopes;
 pub mod select;
 pub mod summary;
 pub mod views;

@@ -16,6 +16,7 @@ pub const DEFAULT_K: f64 = 3.0;
 /// too small to matter for the step, however steady.
 pub const MIN_STEP_SHARE: f64 = 0.01;
 
+/// The arithmetic mean of `v`; 0 for no value.
 pub fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         0.0
@@ -24,17 +25,20 @@ pub fn mean(v: &[f64]) -> f64 {
     }
 }
 
+/// The median of `v` (the mean of the middle two for an even count); 0 for no value.
 pub fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
+    // Selection, not a sort: a table row's median over thousands of steps stays linear.
     let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
     let n = s.len();
+    let (below, &mut upper, _) = s.select_nth_unstable_by(n / 2, f64::total_cmp);
     if n % 2 == 1 {
-        s[n / 2]
+        upper
     } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
+        let lower = below.iter().copied().max_by(f64::total_cmp).unwrap_or(upper);
+        (lower + upper) / 2.0
     }
 }
 
@@ -64,6 +68,16 @@ pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median(&[]), 0.0);
+        assert_eq!(median(&[7.0]), 7.0);
+        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median(&[0.0, 0.0, 9.0, 0.0]), 0.0);
+        assert_eq!(median(&[2.0, 2.0]), 2.0);
+    }
 
     #[test]
     fn a_steady_shift_is_significant_and_jitter_is_not() {

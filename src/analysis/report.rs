@@ -9,13 +9,13 @@ use crate::analysis::compare::{CompareRequest, compare_sides};
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::flamegraph::{FlameStacks, FlameTime, flame_stacks};
 use crate::analysis::loaded::Loaded;
-use crate::analysis::modules::{ModuleDiff, Scope, modules};
-use crate::analysis::views::kernels::kernels;
-use crate::analysis::views::operators::operators;
+use crate::analysis::modules::{ModuleDiff, modules};
+use crate::analysis::scopes::NodeScopes;
+use crate::analysis::views::kernels::{kernels, kernels_per_node};
+use crate::analysis::views::operators::{operators, operators_per_node};
 use crate::analysis::views::overview::{Overview, overview_for_request};
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
-use rayon::prelude::*;
 
 /// How much of the per-node tables goes into the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +37,9 @@ impl Default for ReportLimits {
 pub struct NodeTables {
     /// The node's path (`""` for the step).
     pub path: String,
+    /// The operator view inside the node, at most the limit's rows.
     pub operators: ViewTable,
+    /// The kernel view inside the node, at most the limit's rows.
     pub kernels: ViewTable,
     /// The row counts before the cut (operators, kernels).
     pub totals: (usize, usize),
@@ -46,11 +48,18 @@ pub struct NodeTables {
 /// Everything the report shows.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// What was compared.
     pub request: CompareRequest,
+    /// The aligned module trees.
     pub modules: ModuleDiff,
+    /// Device, steps, step time and its breakdown, memory, per side.
     pub overview: Overview,
+    /// The comparison table (`compare`).
     pub comparison: Comparison,
+    /// The operator and kernel tables of the step and of each module node down to the depth
+    /// limit.
     pub tables: Vec<NodeTables>,
+    /// The depth and rows the tables were cut to.
     pub limits: ReportLimits,
     /// Whether either side has device events (the tables then rank by device time).
     pub has_device: bool,
@@ -65,10 +74,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
     let mut nodes = Vec::new();
     reachable(&diff.root, 0, limits.depth, &mut nodes);
-    let tables: Vec<NodeTables> = nodes
-        .par_iter()
-        .map(|node| node_tables(req, loaded, &filter, node, limits.rows))
-        .collect();
+    let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     let flame = flame_stacks(&diff, loaded, FlameTime::Host);
     Ok(Report {
@@ -97,17 +103,41 @@ fn reachable<'a>(node: &'a AlignedNode, level: usize, depth: usize, out: &mut Ve
     }
 }
 
-fn node_tables(
+/// The tables of every listed node. The step holds every selected event: no scope, exactly as
+/// the views without `--zoom`. The other nodes' tables come from one pass over the events for
+/// all of them, not one per node.
+fn all_node_tables(
     req: &CompareRequest,
     loaded: &Loaded,
     filter: &NameFilter,
-    node: &AlignedNode,
+    nodes: &[&AlignedNode],
     rows: usize,
-) -> NodeTables {
-    // The step holds every selected event: no scope, exactly as the views without --zoom.
-    let scope = (!node.path.is_empty()).then(|| Scope::of(loaded, node));
-    let mut ops = operators(req, loaded, filter, scope.as_ref());
-    let mut ks = kernels(req, loaded, filter, false, scope.as_ref());
+) -> Vec<NodeTables> {
+    let scoped: Vec<&AlignedNode> = nodes.iter().copied().filter(|n| !n.path.is_empty()).collect();
+    let scopes = NodeScopes::of(loaded, &scoped);
+    let (ops, ks) = rayon::join(
+        || operators_per_node(req, loaded, filter, &scopes),
+        || kernels_per_node(req, loaded, filter, &scopes),
+    );
+    // One (operators, kernels) pair per scoped node, in the nodes' order.
+    let mut scoped_tables = ops.into_iter().zip(ks);
+    nodes
+        .iter()
+        .filter_map(|node| {
+            let (ops, ks) = if node.path.is_empty() {
+                (
+                    operators(req, loaded, filter, None),
+                    kernels(req, loaded, filter, false, None),
+                )
+            } else {
+                scoped_tables.next()?
+            };
+            Some(node_tables(node, ops, ks, rows))
+        })
+        .collect()
+}
+
+fn node_tables(node: &AlignedNode, mut ops: ViewTable, mut ks: ViewTable, rows: usize) -> NodeTables {
     let totals = (ops.rows.len(), ks.rows.len());
     let op_time = if ops.has_device { "device_total" } else { "host_total" };
     cut(&mut ops, op_time, rows);

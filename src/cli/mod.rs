@@ -1,15 +1,21 @@
 //! The command line: argument definitions, and running a command with its output streams.
+//!
+//! Its public face is what another front end needs: [`entry::main_with_args`] runs the command
+//! line (the binary and the Python package's `tracediff` command call it), [`Cli`] is its clap
+//! definition (for completions and the manual page) and [`examples`] the `Examples:` of each
+//! command's help. The commands themselves are crate-private: the library's API is `analysis`
+//! and `output`.
 
-pub mod compare;
+pub(crate) mod compare;
 pub mod entry;
-pub mod events;
+pub(crate) mod events;
 pub mod examples;
-pub mod flamegraph;
-pub mod gate;
-pub mod generate;
-pub mod modules;
-pub mod plot;
-pub mod report;
+pub(crate) mod flamegraph;
+pub(crate) mod gate;
+pub(crate) mod generate;
+pub(crate) mod modules;
+pub(crate) mod plot;
+pub(crate) mod report;
 
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::SortKey;
@@ -21,7 +27,7 @@ use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub mod views;
+pub(crate) mod views;
 
 use compare::{CompareArgs, OpsDiffArgs, run_compare, run_ops_diff};
 use events::{EventsArgs, SummarizeArgs, run_events, run_summarize};
@@ -47,15 +53,17 @@ Examples:
     about = "Compare two sets of PyTorch profiler (Kineto) traces: which operators and GPU kernels \
              were added or removed, ran more or less often, and where the time moved.",
     after_help = AFTER_HELP,
-    max_term_width = 100
+    max_term_width = 100,
+    long_about = None
 )]
+/// The command line's arguments, as clap parses them (`Cli::command()` gives the definition).
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// The comparison table: counts and total durations per name on both sides (HTA compare_traces).
     #[command(after_help = examples::after_help(compare::COMPARE_HELP, examples::COMPARE))]
     Compare(CompareArgs),
@@ -104,7 +112,7 @@ pub enum Command {
 /// Options that choose what is compared, shared by every analysis command.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Selection")]
-pub struct SelectArgs {
+pub(crate) struct SelectArgs {
     /// Ranks of both sides: a number, a comma list, or `all` (summed) [default: the lowest].
     #[arg(long, value_name = "RANKS")]
     pub rank: Option<Pick>,
@@ -163,7 +171,7 @@ pub struct SelectArgs {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Labels(pub [String; 2]);
+pub(crate) struct Labels(pub [String; 2]);
 
 pub(crate) fn parse_labels(s: &str) -> std::result::Result<Labels, String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
@@ -180,7 +188,7 @@ pub(crate) fn parse_labels(s: &str) -> std::result::Result<Labels, String> {
 /// Options that shape the output.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Output")]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Output format [default: from the -o extension (.csv .json .md), else table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -196,7 +204,7 @@ pub struct OutputArgs {
 }
 
 /// What `run` needs from the process around it.
-pub struct Env<'a> {
+pub(crate) struct Env<'a> {
     pub stdout: &'a mut dyn Write,
     pub stderr: &'a mut dyn Write,
     /// Width to fit a table in when writing to standard output.
@@ -208,7 +216,7 @@ pub struct Env<'a> {
 }
 
 /// Runs one command. Returns the exit code for a successful run (0).
-pub fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
     // A bad output path fails now, not after the traces have loaded.
     for path in output_paths(&cli.command) {
         crate::output::atomic::check_writable(path)?;

@@ -11,7 +11,7 @@ use crate::analysis::views::overview::overview_request;
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
-use crate::output::render::views::{OverviewOptions, TableView, render, render_overview_fitted};
+use crate::output::render::views::{OverviewOptions, TableView, render_overview_fitted, write};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -273,6 +273,6 @@ fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_
         sort: None,
     };
     emit(&output, out.full_names, env, |format, style, out| {
-        out.write_all(render(&view, format, style).as_bytes())
+        write(&view, format, style, out)
     })
 }

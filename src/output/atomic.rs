@@ -20,7 +20,9 @@ pub struct AtomicFile {
 /// is not a regular file (`-o /dev/null`, a FIFO: there is nothing to tear, and renaming over a
 /// device would replace it).
 pub enum Sink {
+    /// The temporary file, renamed over the target on commit.
     Temp(NamedTempFile),
+    /// The target itself, written in place.
     Direct(File),
 }
 

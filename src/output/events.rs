@@ -30,6 +30,8 @@ pub enum EventsFormat {
 }
 
 impl EventsFormat {
+    /// The format that a file name's extension asks for (`.csv`, `.jsonl` or `.ndjson`, `.json`,
+    /// `.txt`, `.parquet`), if any.
     pub fn from_extension(path: &std::path::Path) -> Option<EventsFormat> {
         match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "csv" => Some(EventsFormat::Csv),
@@ -45,7 +47,9 @@ impl EventsFormat {
 /// Which events to list, beyond ranks and iterations.
 #[derive(Debug, Clone)]
 pub struct EventFilter {
+    /// Host events, device events or both.
     pub device: Device,
+    /// Keep only the events whose name matches (anywhere in it).
     pub name: Option<Regex>,
     /// Exact categories; empty for all.
     pub cats: Vec<String>,
@@ -54,10 +58,13 @@ pub struct EventFilter {
 /// One cell of the event table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {
+    /// A whole number (index, rank, stream, an int attribute).
     Int(i64),
     /// Nanoseconds, printed as exact microseconds.
     Micros(i64),
+    /// A float attribute.
     Float(f64),
+    /// Text (name, category, a string attribute).
     Text(String),
     /// JSON text of an object attribute.
     Json(String),

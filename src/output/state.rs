@@ -14,12 +14,17 @@ const FILE_NAME: &str = "last-comparison.json";
 /// Bumped whenever the saved layout changes; older files are refused with a clear message.
 const FORMAT_VERSION: u32 = 1;
 
+/// The last comparison, as `compare` saves it for `plot`, `ops-diff` and the other commands run
+/// without CONTROL and TEST.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Saved {
+    /// The layout version it was written with; another one is refused on reading.
     pub format_version: u32,
+    /// The version of tracediff that wrote it.
     pub tool_version: String,
     /// The request with absolute paths, so the state works from any directory.
     pub request: CompareRequest,
+    /// The comparison's rows and both sides' descriptions.
     pub comparison: Comparison,
 }
 
@@ -40,6 +45,7 @@ pub fn state_dir(env_value: Option<&str>) -> PathBuf {
     }
 }
 
+/// The saved comparison's file inside the state directory `dir`.
 pub fn state_file(dir: &Path) -> PathBuf {
     dir.join(FILE_NAME)
 }

@@ -16,6 +16,7 @@ pub struct VisibleControls<W: Write> {
 }
 
 impl<W: Write> VisibleControls<W> {
+    /// A writer that passes what it is given on to `inner`, control characters escaped.
     pub fn new(inner: W) -> Self {
         VisibleControls {
             inner,

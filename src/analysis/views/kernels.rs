@@ -2,11 +2,14 @@
 //! calls and total, mean, min and max duration per side; with `--by-operator`, per (launching
 //! operator, kernel).
 
-use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate_pair, join, name_key};
+use super::{
+    Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_groups, accumulate_pair, join, name_key,
+};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::Scope;
+use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::analysis::select::Device;
 use crate::model::calltree::NONE;
 use crate::model::place::Place;
@@ -85,15 +88,38 @@ pub fn kernels(
     let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
         per_file(f, iterations, req.device, &keying, by_operator, inside)
     });
+    let has_device = super::operators::has_device(loaded);
+    table(req, loaded, by_operator, join(c, t, filter, values), has_device)
+}
+
+/// The kernel tables (not by operator) of many module nodes (as [`kernels`] with each node's
+/// scope), in one pass over the events.
+pub fn kernels_per_node(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+    scopes: &NodeScopes,
+) -> Vec<ViewTable> {
+    let keying = req.keying();
+    let sums = accumulate_groups(loaded, scopes, |f, iterations, rows| {
+        per_file_per_node(f, iterations, req.device, &keying, rows, scopes.nodes)
+    });
+    let has_device = super::operators::has_device(loaded);
+    sums.into_iter()
+        .map(|(c, t)| table(req, loaded, false, join(c, t, filter, values), has_device))
+        .collect()
+}
+
+fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<ViewRow>, has_device: bool) -> ViewTable {
     ViewTable {
         kind: ViewKind::Kernels,
         by_operator,
         measures: MEASURES,
-        rows: join(c, t, filter, values),
+        rows,
         control: loaded.side_info(0, &req.labels[0]),
         test: loaded.side_info(1, &req.labels[1]),
         request: req.clone(),
-        has_device: super::operators::has_device(loaded),
+        has_device,
         zoom: None,
         significance: false,
     }
@@ -151,6 +177,41 @@ fn per_file(
             id => name_key(file, keying, id),
         });
         out.entry((op_key, name_key(file, keying, name))).or_default().merge(&s);
+    }
+    out
+}
+
+/// [`per_file`] (not by operator) for many nodes: one sum per node, from one pass over the
+/// file's events.
+fn per_file_per_node(
+    file: &TraceFile,
+    iterations: Option<&[i64]>,
+    device: Device,
+    keying: &Keying,
+    rows: &RowSets,
+    nodes: usize,
+) -> Vec<Accumulated<KernelSums>> {
+    let ev = &file.events;
+    // (node, kernel name id) → sums
+    let mut sums: rustc_hash::FxHashMap<(u32, u32), KernelSums> = Default::default();
+    for i in 0..ev.len() {
+        let inside = rows.of(i);
+        if inside.is_empty()
+            || ev.place[i] != Place::Device
+            || !device.admits(ev.place[i])
+            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
+        {
+            continue;
+        }
+        for &node in inside {
+            sums.entry((node, ev.name[i].0)).or_default().add(ev.dur_ns[i]);
+        }
+    }
+    let mut keys: rustc_hash::FxHashMap<u32, String> = Default::default();
+    let mut out: Vec<Accumulated<KernelSums>> = (0..nodes).map(|_| Accumulated::new()).collect();
+    for ((node, id), s) in sums {
+        let key = keys.entry(id).or_insert_with(|| name_key(file, keying, id)).clone();
+        out[node as usize].entry((None, key)).or_default().merge(&s);
     }
     out
 }

@@ -12,6 +12,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{NameFilter, SideInfo};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::Scope;
+use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -21,7 +22,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ViewKind {
+    /// A row per operator (`cpu_op`): calls, host and device self and total time.
     Operators,
+    /// A row per kernel (or launching operator and kernel): calls, total, mean, min, max.
     Kernels,
 }
 
@@ -31,8 +34,11 @@ pub enum ViewKind {
 pub struct ViewRow {
     /// The launching operator (kernel view with `--by-operator`).
     pub operator: Option<String>,
+    /// The operator's or kernel's name.
     pub name: String,
+    /// The control side's value of each measure, in [`ViewTable::measures`] order.
     pub control: Vec<Option<i64>>,
+    /// The test side's.
     pub test: Vec<Option<i64>>,
     /// Per measure, whether its change exceeds run-to-run noise (docs/significance.md); `None`
     /// where it was not estimated (too few steps, a mean, min or max). Empty: not estimated.
@@ -49,14 +55,20 @@ impl ViewRow {
 /// An operator or kernel table, with what was compared.
 #[derive(Debug, Clone)]
 pub struct ViewTable {
+    /// Operators or kernels.
     pub kind: ViewKind,
+    /// Whether kernel rows are keyed by (launching operator, kernel).
     pub by_operator: bool,
     /// Names of the measures, in column order (`calls`, `host_self`, …); `calls` is a count,
     /// the others are nanoseconds.
     pub measures: &'static [&'static str],
+    /// Every row, sorted by key.
     pub rows: Vec<ViewRow>,
+    /// What the control side is.
     pub control: SideInfo,
+    /// What the test side is.
     pub test: SideInfo,
+    /// What was compared.
     pub request: CompareRequest,
     /// Whether either side has device events (the operator table then shows device time).
     pub has_device: bool,
@@ -67,6 +79,7 @@ pub struct ViewTable {
 }
 
 impl ViewTable {
+    /// The column index of the measure `name` (`calls`, `host_self`, …), if the table has it.
     pub fn measure(&self, name: &str) -> Option<usize> {
         self.measures.iter().position(|m| *m == name)
     }
@@ -179,6 +192,37 @@ pub(crate) fn accumulate_pair<A: Accumulator>(
     rayon::join(|| side(0), || side(1))
 }
 
+/// [`accumulate_pair`] for many module nodes at once: `per_file` gets a file, its side's
+/// selected iterations and which nodes each of its rows is inside, and returns one sum per node;
+/// the result holds, per node, the (control, test) sums.
+pub(crate) fn accumulate_groups<A: Accumulator>(
+    loaded: &Loaded,
+    scopes: &NodeScopes,
+    per_file: impl Fn(&TraceFile, Option<&[i64]>, &RowSets) -> Vec<Accumulated<A>> + Sync,
+) -> Vec<(Accumulated<A>, Accumulated<A>)> {
+    let empty = RowSets::default();
+    let side = |k: usize| {
+        let iterations = loaded.resolved[k].iterations.as_deref();
+        let parts: Vec<Vec<Accumulated<A>>> = loaded
+            .files(k)
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| per_file(f, iterations, scopes.rows(k, i).unwrap_or(&empty)))
+            .collect();
+        let mut merged: Vec<Accumulated<A>> = (0..scopes.nodes).map(|_| BTreeMap::new()).collect();
+        for part in parts {
+            for (into, sums) in merged.iter_mut().zip(part) {
+                for (key, a) in sums {
+                    into.entry(key).or_default().merge(&a);
+                }
+            }
+        }
+        merged
+    };
+    let (c, t) = rayon::join(|| side(0), || side(1));
+    c.into_iter().zip(t).collect()
+}
+
 /// Joins two sides' sums into rows sorted by key, keeping those the filter admits (by the
 /// name, or by the name or the launching operator).
 pub(crate) fn join<A: Accumulator>(
@@ -219,19 +263,27 @@ pub(crate) fn name_key(file: &TraceFile, keying: &Keying, id: u32) -> String {
 /// A row order: by name, or by one numeric column, largest first; ties by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SortSpec {
+    /// By name, A to Z.
     Name,
-    /// (side: `control`, `test`, `diff` or `abs-diff`; measure index)
+    /// By one side's value of one measure, or its difference, largest first.
     Column {
+        /// Which value of the measure.
         side: SortSide,
+        /// The measure's index in [`ViewTable::measures`].
         measure: usize,
     },
 }
 
+/// Which value of a measure a [`SortSpec::Column`] orders by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortSide {
+    /// The control side's.
     Control,
+    /// The test side's.
     Test,
+    /// test − control, largest increase first.
     Diff,
+    /// |test − control|, largest change first.
     AbsDiff,
 }
 
@@ -264,6 +316,7 @@ impl SortSpec {
         ))
     }
 
+    /// The key as `--sort` takes it (`name`, `abs-diff-device-total`, …), for headers.
     pub fn text(&self, measures: &[&str]) -> String {
         match self {
             SortSpec::Name => "name".to_string(),

@@ -2,12 +2,16 @@
 //! self and total time, per side. Every event counts, as in `compare` (an op nested in an op of
 //! the same name counts twice), so `calls` equals `compare`'s count.
 
-use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate_pair, join, name_key};
+use super::{
+    Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_groups, accumulate_pair, join, name_key,
+};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::Scope;
+use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::analysis::select::Device;
+use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 
@@ -16,6 +20,18 @@ pub const MEASURES: &[&str] = &["calls", "host_self", "host_total", "device_self
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct OpSums([i64; 5]);
+
+impl OpSums {
+    /// Adds operator `row` of `file`.
+    fn add(&mut self, file: &TraceFile, tree: &CallTree, row: usize) {
+        let s = &mut self.0;
+        s[0] += 1;
+        s[1] += tree.host_self_ns[row];
+        s[2] += file.events.dur_ns[row];
+        s[3] += tree.device_self_ns[row];
+        s[4] += tree.device_total_ns[row];
+    }
+}
 
 impl Accumulator for OpSums {
     fn merge(&mut self, other: &Self) {
@@ -32,10 +48,32 @@ pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, sco
     let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
         per_file(f, iterations, req.device, &keying, inside)
     });
-    let rows = join(c, t, filter, |a| {
-        let v = a.copied().unwrap_or_default().0;
-        v.iter().map(|&x| Some(x)).collect()
+    table(req, loaded, join(c, t, filter, values), has_device(loaded))
+}
+
+/// The operator tables of many module nodes (as [`operators`] with each node's scope), in one
+/// pass over the events.
+pub fn operators_per_node(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+    scopes: &NodeScopes,
+) -> Vec<ViewTable> {
+    let keying = req.keying();
+    let sums = accumulate_groups(loaded, scopes, |f, iterations, rows| {
+        per_file_per_node(f, iterations, req.device, &keying, rows, scopes.nodes)
     });
+    let device = has_device(loaded);
+    sums.into_iter()
+        .map(|(c, t)| table(req, loaded, join(c, t, filter, values), device))
+        .collect()
+}
+
+fn values(a: Option<&OpSums>) -> Vec<Option<i64>> {
+    a.copied().unwrap_or_default().0.iter().map(|&x| Some(x)).collect()
+}
+
+fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: bool) -> ViewTable {
     ViewTable {
         kind: ViewKind::Operators,
         by_operator: false,
@@ -44,7 +82,7 @@ pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, sco
         control: loaded.side_info(0, &req.labels[0]),
         test: loaded.side_info(1, &req.labels[1]),
         request: req.clone(),
-        has_device: has_device(loaded),
+        has_device,
         zoom: None,
         significance: false,
     }
@@ -94,12 +132,7 @@ fn per_file(
         }
         let id = ev.name[i].index();
         seen[id] = true;
-        let s = &mut by_id[id].0;
-        s[0] += 1;
-        s[1] += tree.host_self_ns[i];
-        s[2] += ev.dur_ns[i];
-        s[3] += tree.device_self_ns[i];
-        s[4] += tree.device_total_ns[i];
+        by_id[id].add(file, tree, i);
     }
     let mut out: Accumulated<OpSums> = Accumulated::new();
     for (id, sums) in by_id.into_iter().enumerate() {
@@ -108,6 +141,41 @@ fn per_file(
                 .or_default()
                 .merge(&sums);
         }
+    }
+    out
+}
+
+/// [`per_file`] for many nodes: one sum per node, from one pass over the file's events.
+fn per_file_per_node(
+    file: &TraceFile,
+    iterations: Option<&[i64]>,
+    device: Device,
+    keying: &Keying,
+    rows: &RowSets,
+    nodes: usize,
+) -> Vec<Accumulated<OpSums>> {
+    let ev = &file.events;
+    let tree = file.call_tree();
+    // (node, name id) → sums
+    let mut sums: rustc_hash::FxHashMap<(u32, u32), OpSums> = Default::default();
+    for i in 0..ev.len() {
+        let inside = rows.of(i);
+        if inside.is_empty()
+            || !tree.is_operator[i]
+            || !device.admits(ev.place[i])
+            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
+        {
+            continue;
+        }
+        for &node in inside {
+            sums.entry((node, ev.name[i].0)).or_default().add(file, tree, i);
+        }
+    }
+    let mut keys: rustc_hash::FxHashMap<u32, String> = Default::default();
+    let mut out: Vec<Accumulated<OpSums>> = (0..nodes).map(|_| Accumulated::new()).collect();
+    for ((node, id), s) in sums {
+        let key = keys.entry(id).or_insert_with(|| name_key(file, keying, id)).clone();
+        out[node as usize].entry((None, key)).or_default().merge(&s);
     }
     out
 }

@@ -13,6 +13,7 @@ pub fn text_width(s: &str) -> usize {
 /// Column widths and alignments.
 #[derive(Debug, Clone)]
 pub struct Columns {
+    /// Each column's width, in terminal columns (grown by measuring the cells).
     pub widths: Vec<usize>,
     right: Vec<bool>,
     /// Blank columns between columns: 1 in a table with a rule under its header, 0 without (as

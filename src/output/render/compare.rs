@@ -14,14 +14,18 @@ use std::io::{self, Write};
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
 pub struct CompareView<'a> {
+    /// The comparison the rows come from.
     pub comparison: &'a Comparison,
     /// In output order, at most `top` of them.
     pub rows: Vec<&'a Row>,
+    /// How `rows` were sorted.
     pub sort: SortKey,
+    /// The `--top` asked for; `None`: every row.
     pub top: Option<usize>,
 }
 
 impl<'a> CompareView<'a> {
+    /// The rows of `comparison` sorted by `sort`, at most `top`.
     pub fn new(comparison: &'a Comparison, sort: SortKey, top: Option<usize>) -> Self {
         let mut ordered: Vec<&Row> = comparison.rows.iter().collect();
         crate::analysis::diff::sort_rows(&mut ordered, sort);
@@ -37,6 +41,8 @@ impl<'a> CompareView<'a> {
     }
 }
 
+/// Writes the table to `out` in `format` (the terminal table fitted to `style`). Fails only
+/// when `out` does.
 pub fn render(view: &CompareView<'_>, format: Format, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Csv => csv(view, out),
@@ -86,6 +92,8 @@ fn significance_text(s: Option<bool>) -> &'static str {
     }
 }
 
+/// What one side is (label, path, files, ranks and iterations compared, device) as the JSON
+/// outputs write it.
 pub fn side_json(s: &SideInfo) -> Value {
     json!({
         "label": s.label,
@@ -194,6 +202,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
+/// One line saying what one side is: its label, path, ranks and iterations.
 pub fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::join(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };

@@ -533,7 +533,10 @@ mod tests {
         }
         assert_ne!(distinct_cuts(&names, 24)[0], distinct_cuts(&names, 24)[1]);
         // Names no cut of the width can tell apart are cut all the same.
-        let alike = ["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2"];
+        let alike = [
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa1",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa2",
+        ];
         for c in distinct_cuts(&alike, 10) {
             assert!(c.chars().count() <= 10, "{c:?}");
         }

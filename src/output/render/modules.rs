@@ -14,7 +14,9 @@ use std::fmt::Write;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ModuleTime {
+    /// The operators' time on the CPU.
     Host,
+    /// The time of the GPU work launched inside.
     Device,
 }
 
@@ -31,6 +33,7 @@ pub enum ModuleOrder {
 /// What to show of a module diff.
 #[derive(Debug, Clone)]
 pub struct ModuleView<'a> {
+    /// The aligned module trees of both sides.
     pub diff: &'a ModuleDiff,
     /// The node shown at the top (the root, or the `--zoom` node).
     pub top: &'a AlignedNode,
@@ -38,6 +41,7 @@ pub struct ModuleView<'a> {
     pub depth: Option<usize>,
     /// Fold children whose time is below this share (percent) of `top`'s.
     pub min_share: f64,
+    /// The order of siblings.
     pub order: ModuleOrder,
     /// The time that orders and folds (and whose Δ % is shown).
     pub time: ModuleTime,
@@ -49,11 +53,17 @@ pub struct ModuleView<'a> {
 /// A row of siblings: one node, or a run of added (or deleted) siblings with one key.
 #[derive(Debug, Clone)]
 pub enum Shown<'n> {
+    /// One node, shown as it is.
     Node(&'n AlignedNode),
+    /// `count` consecutive siblings, added or deleted alike, with one key.
     Run {
+        /// The first of them (its key and status stand for all).
         first: &'n AlignedNode,
+        /// How many siblings the run holds.
         count: usize,
+        /// Their control-side times summed; `None` where no node of the run has one.
         control: Option<Times>,
+        /// Their test-side times summed.
         test: Option<Times>,
     },
 }
@@ -176,6 +186,8 @@ struct Folded {
     test: Times,
 }
 
+/// The view as text in `format`: the tree with both sides' times (table, Markdown), a row per
+/// node with its path (CSV), or the nested nodes (JSON). The table fits `style`.
 pub fn render(view: &ModuleView<'_>, format: Format, style: TableStyle) -> String {
     match format {
         Format::Json => json_text(view),
@@ -394,7 +406,7 @@ fn value_headers(view: &ModuleView<'_>) -> Vec<String> {
     h
 }
 
-pub fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
+fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let lines = lines(view);
     let names: Vec<String> = lines.iter().map(|l| l.label.clone()).collect();
     let cells: Vec<Vec<String>> = lines.iter().map(|l| value_cells(view, l)).collect();
@@ -486,7 +498,7 @@ fn counts(n: &AlignedNode) -> (usize, usize, usize) {
     c
 }
 
-pub fn markdown(view: &ModuleView<'_>) -> String {
+fn markdown(view: &ModuleView<'_>) -> String {
     let mut out = header(view, "");
     out = out.lines().map(|l| format!("{}  \n", md_cell(l))).collect();
     out.push('\n');
@@ -501,7 +513,7 @@ pub fn markdown(view: &ModuleView<'_>) -> String {
     out
 }
 
-pub fn csv(view: &ModuleView<'_>) -> String {
+fn csv(view: &ModuleView<'_>) -> String {
     let (cl, tl) = (&view.diff.control.label, &view.diff.test.label);
     let mut out = format!(
         "path,status,{cl}_calls,{tl}_calls,{cl}_host_total,{tl}_host_total,diff_host_total,{cl}_device_total,{tl}_device_total,diff_device_total\n"
@@ -598,9 +610,15 @@ fn pretty_at(value: &Value, indent: &str) -> String {
     text.replace('\n', &format!("\n{indent}"))
 }
 
+/// Trees shown deeper than this many levels are written as compact JSON: pretty-printing indents
+/// each level further, so its size would grow with the square of the depth (6,000 nested
+/// modules gave 2.9 GB).
+pub const COMPACT_JSON_DEPTH: usize = 32;
+
 /// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
 /// beside it. Written node by node from an explicit stack (the same text as serde_json's
-/// pretty printer): a model's tree can nest thousands deep.
+/// pretty printer, or its compact one beyond [`COMPACT_JSON_DEPTH`] levels): a model's tree can
+/// nest thousands deep.
 pub fn json_text(view: &ModuleView<'_>) -> String {
     let d = view.diff;
     let compared = json!({
@@ -613,10 +631,42 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
             "test": placed_json(d.backward_placed[1]),
         },
     });
-    enum Step<'n> {
-        Node(&'n AlignedNode, usize),
-        Text(String),
+    if shown_levels(view) > COMPACT_JSON_DEPTH {
+        compact_json(view, &compared)
+    } else {
+        pretty_json(view, &compared)
     }
+}
+
+/// How many levels below the top node are shown (0: the top node alone).
+fn shown_levels(view: &ModuleView<'_>) -> usize {
+    let mut deepest = 0;
+    let mut todo = vec![(view.top, 0usize)];
+    while let Some((n, level)) = todo.pop() {
+        deepest = deepest.max(level);
+        if view.depth.is_none_or(|d| level < d) {
+            todo.extend(n.children.iter().map(|c| (c, level + 1)));
+        }
+    }
+    deepest
+}
+
+/// What the JSON writers push on their stack: a node to write, or text to write as it is.
+enum Step<'n> {
+    Node(&'n AlignedNode, usize),
+    Text(String),
+}
+
+/// The children of `n` that are shown at `level`.
+fn shown_children<'n>(view: &ModuleView<'_>, n: &'n AlignedNode, level: usize) -> &'n [AlignedNode] {
+    if view.depth.is_some_and(|dep| level >= dep) {
+        &[]
+    } else {
+        &n.children
+    }
+}
+
+fn pretty_json(view: &ModuleView<'_>, compared: &Value) -> String {
     let mut out = String::new();
     let mut todo = vec![Step::Node(view.top, 0)];
     while let Some(step) = todo.pop() {
@@ -633,15 +683,11 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
         out.push_str(head.trim_end_matches('}').trim_end());
         let _ = write!(out, ",\n{indent}  \"children\": ");
         let mut tail = if level == 0 {
-            format!(",\n  \"compared\": {}\n}}\n", pretty_at(&compared, "  "))
+            format!(",\n  \"compared\": {}\n}}\n", pretty_at(compared, "  "))
         } else {
             format!("\n{indent}}}")
         };
-        let kids: &[AlignedNode] = if view.depth.is_some_and(|dep| level >= dep) {
-            &[]
-        } else {
-            &n.children
-        };
+        let kids = shown_children(view, n, level);
         if kids.is_empty() {
             out.push_str("[]");
             todo.push(Step::Text(tail));
@@ -656,6 +702,38 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
             todo.push(Step::Text(child_indent.clone()));
             if k > 0 {
                 todo.push(Step::Text(",\n".to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The same document without whitespace (one line), in size linear in the nodes.
+fn compact_json(view: &ModuleView<'_>, compared: &Value) -> String {
+    let mut out = String::new();
+    let mut todo = vec![Step::Node(view.top, 0)];
+    while let Some(step) = todo.pop() {
+        let (n, level) = match step {
+            Step::Text(t) => {
+                out.push_str(&t);
+                continue;
+            }
+            Step::Node(n, level) => (n, level),
+        };
+        let head = serde_json::to_string(&Value::Object(node_fields(n))).unwrap_or_default();
+        // Without its closing brace (only that one: `wrappers` ends in a brace too).
+        out.push_str(head.strip_suffix('}').unwrap_or(&head));
+        out.push_str(",\"children\":[");
+        let tail = if level == 0 {
+            format!("],\"compared\":{compared}}}\n")
+        } else {
+            "]}".to_string()
+        };
+        todo.push(Step::Text(tail));
+        for (k, c) in shown_children(view, n, level).iter().enumerate().rev() {
+            todo.push(Step::Node(c, level + 1));
+            if k > 0 {
+                todo.push(Step::Text(",".to_string()));
             }
         }
     }

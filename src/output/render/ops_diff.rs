@@ -8,13 +8,16 @@ use std::io::{self, Write};
 /// The names of each chosen category, in output order.
 #[derive(Debug, Clone)]
 pub struct OpsDiffView<'a> {
+    /// The comparison the rows come from.
     pub comparison: &'a Comparison,
+    /// Each category asked for with its rows, sorted and cut to `--top`.
     pub lists: Vec<(Category, Vec<&'a Row>)>,
     /// How many rows each category has before `--top`.
     pub totals: Vec<usize>,
 }
 
 impl<'a> OpsDiffView<'a> {
+    /// The rows of each of `categories` (in that order), sorted by `sort`, at most `top` each.
     pub fn new(comparison: &'a Comparison, categories: &[Category], sort: SortKey, top: Option<usize>) -> Self {
         let mut lists = Vec::new();
         let mut totals = Vec::new();
@@ -35,6 +38,9 @@ impl<'a> OpsDiffView<'a> {
     }
 }
 
+/// Writes the lists to `out` in `format`: per category a heading and its names (table,
+/// Markdown), `category,name` lines (CSV) or one JSON object of lists. Fails only when `out`
+/// does.
 pub fn render(view: &OpsDiffView<'_>, format: Format, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Table => {

@@ -7,17 +7,23 @@ use super::{
 };
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
+use std::io;
 
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
 pub struct TableView<'a> {
+    /// The whole view, every row.
     pub table: &'a ViewTable,
+    /// The rows shown, in output order: sorted, at most `top`.
     pub rows: Vec<&'a ViewRow>,
+    /// How `rows` were sorted (named in the header).
     pub sort: SortSpec,
+    /// The `--top` asked for; `None`: every row.
     pub top: Option<usize>,
-    /// The measure the terminal table shows beside the calls.
+    /// The index in `table.measures` of the measure the terminal table shows beside the calls.
     pub time: usize,
 }
 
@@ -35,6 +41,8 @@ fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
     }
 }
 
+/// The view as text in `format`: aligned columns fitted to `style` (table), HTA-style columns
+/// per measure (CSV), rows with both sides' values (JSON) or a Markdown table.
 pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
     match format {
         Format::Csv => csv(view),
@@ -52,8 +60,33 @@ fn value_text(table: &ViewTable, measure: usize, v: Option<i64>) -> String {
     }
 }
 
+/// Writes the table in `format` to `out` as it is rendered: CSV and JSON row by row, so that a
+/// table of a million rows never exists as one document in memory (docs/robustness.md#memory).
+pub fn write(view: &TableView<'_>, format: Format, style: TableStyle, out: &mut dyn io::Write) -> io::Result<()> {
+    match format {
+        Format::Csv => write_csv(view, out),
+        Format::Json => write_json(view, out),
+        Format::Markdown | Format::Table => out.write_all(render(view, format, style).as_bytes()),
+    }
+}
+
+/// The CSV columns present in `t`: (measure index, with a diff column).
+fn present_csv_columns(t: &ViewTable) -> Vec<(usize, bool)> {
+    csv_columns(t.kind)
+        .iter()
+        .filter_map(|&(m, d)| t.measure(m).map(|k| (k, d)))
+        .collect()
+}
+
 /// The headers and cells of every CSV column, in order, with the labels in the headers.
 pub fn csv(view: &TableView<'_>) -> String {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_csv(view, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
     let t = view.table;
     let (cl, tl) = (&t.control.label, &t.test.label);
     let mut header: Vec<String> = Vec::new();
@@ -61,10 +94,7 @@ pub fn csv(view: &TableView<'_>) -> String {
         header.push("operator".to_string());
     }
     header.push("name".to_string());
-    let columns: Vec<(usize, bool)> = csv_columns(t.kind)
-        .iter()
-        .filter_map(|&(m, d)| t.measure(m).map(|k| (k, d)))
-        .collect();
+    let columns = present_csv_columns(t);
     for &(k, with_diff) in &columns {
         let m = t.measures[k];
         header.push(format!("{cl}_{m}"));
@@ -76,10 +106,10 @@ pub fn csv(view: &TableView<'_>) -> String {
     if t.significance {
         header.push("significant".to_string());
     }
-    let mut out = header.join(",");
-    out.push('\n');
+    writeln!(out, "{}", header.join(","))?;
+    let mut cells: Vec<String> = Vec::new();
     for r in &view.rows {
-        let mut cells: Vec<String> = Vec::new();
+        cells.clear();
         if t.by_operator {
             cells.push(csv_field(r.operator.as_deref().unwrap_or("")));
         }
@@ -94,10 +124,9 @@ pub fn csv(view: &TableView<'_>) -> String {
         if t.significance {
             cells.push(significant_of(r, view.time).map_or(String::new(), |b| b.to_string()));
         }
-        out.push_str(&cells.join(","));
-        out.push('\n');
+        writeln!(out, "{}", cells.join(","))?;
     }
-    out
+    Ok(())
 }
 
 fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
@@ -111,51 +140,85 @@ fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
 /// One document: what was compared and the rows, every measure per side, its diff and Δ%.
 /// Row keys are fixed (`control_*`, `test_*`) whatever the labels.
 pub fn json(view: &TableView<'_>) -> String {
-    let t = view.table;
-    let rows: Vec<Value> = view
-        .rows
-        .iter()
-        .map(|r| {
-            let mut o = Map::new();
-            if t.by_operator {
-                o.insert("operator".into(), json!(r.operator));
-            }
-            o.insert("name".into(), json!(r.name));
-            for (k, m) in t.measures.iter().enumerate() {
-                o.insert(format!("control_{m}"), json_value(t, k, r.control[k]));
-                o.insert(format!("test_{m}"), json_value(t, k, r.test[k]));
-                o.insert(format!("diff_{m}"), json_value(t, k, r.diff(k)));
-                o.insert(format!("diff_pct_{m}"), json!(percent(r, k)));
-            }
-            if t.significance {
-                o.insert("significant".into(), json!(significant_of(r, view.time)));
-            }
-            Value::Object(o)
-        })
-        .collect();
-    let req = &t.request;
-    let doc = json!({
-        "tool": "tracediff",
-        "version": env!("CARGO_PKG_VERSION"),
-        "view": t.kind,
-        "by_operator": t.by_operator,
-        "duration_unit": "us",
-        "control": side_json(&t.control),
-        "test": side_json(&t.test),
-        "device": req.device,
-        "naming": req.naming.column(),
-        "normalize_names": req.normalize_names,
-        "include": req.include,
-        "exclude": req.exclude,
-        "zoom": t.zoom,
-        "sort": view.sort.text(t.measures),
-        "top": view.top,
-        "significance_measure": t.significance.then(|| t.measures[view.time]),
-        "rows": rows,
-    });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_json(view, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`json`], serialized straight to `out`: the document's keys in the same order, one row at a
+/// time, with the same bytes as a `serde_json::Value` of the whole document would give.
+fn write_json(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &JsonDoc(view)).map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+/// The JSON document of a table view.
+struct JsonDoc<'v, 'a>(&'v TableView<'a>);
+
+impl Serialize for JsonDoc<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (view, t) = (self.0, self.0.table);
+        let req = &t.request;
+        let mut m = s.serialize_map(Some(17))?;
+        m.serialize_entry("tool", "tracediff")?;
+        m.serialize_entry("version", env!("CARGO_PKG_VERSION"))?;
+        m.serialize_entry("view", &t.kind)?;
+        m.serialize_entry("by_operator", &t.by_operator)?;
+        m.serialize_entry("duration_unit", "us")?;
+        m.serialize_entry("control", &side_json(&t.control))?;
+        m.serialize_entry("test", &side_json(&t.test))?;
+        m.serialize_entry("device", &req.device)?;
+        m.serialize_entry("naming", &req.naming.column())?;
+        m.serialize_entry("normalize_names", &req.normalize_names)?;
+        m.serialize_entry("include", &req.include)?;
+        m.serialize_entry("exclude", &req.exclude)?;
+        m.serialize_entry("zoom", &t.zoom)?;
+        m.serialize_entry("sort", &view.sort.text(t.measures))?;
+        m.serialize_entry("top", &view.top)?;
+        m.serialize_entry("significance_measure", &t.significance.then(|| t.measures[view.time]))?;
+        m.serialize_entry("rows", &JsonRows(view))?;
+        m.end()
+    }
+}
+
+/// The rows of a table view, serialized one at a time.
+struct JsonRows<'v, 'a>(&'v TableView<'a>);
+
+impl Serialize for JsonRows<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for r in &self.0.rows {
+            let significance = self.0.table.significance.then_some(self.0.time);
+            seq.serialize_element(&JsonRow(self.0.table, r, significance))?;
+        }
+        seq.end()
+    }
+}
+
+/// One row: its name, and per measure both sides, the diff and Δ%; with the measure whose
+/// significance was estimated, `significant`.
+struct JsonRow<'v>(&'v ViewTable, &'v ViewRow, Option<usize>);
+
+impl Serialize for JsonRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (t, r) = (self.0, self.1);
+        let mut m = s.serialize_map(None)?;
+        if t.by_operator {
+            m.serialize_entry("operator", &r.operator)?;
+        }
+        m.serialize_entry("name", &r.name)?;
+        for (k, measure) in t.measures.iter().enumerate() {
+            m.serialize_entry(&format_args!("control_{measure}"), &json_value(t, k, r.control[k]))?;
+            m.serialize_entry(&format_args!("test_{measure}"), &json_value(t, k, r.test[k]))?;
+            m.serialize_entry(&format_args!("diff_{measure}"), &json_value(t, k, r.diff(k)))?;
+            m.serialize_entry(&format_args!("diff_pct_{measure}"), &percent(r, k))?;
+        }
+        if let Some(time) = self.2 {
+            m.serialize_entry("significant", &significant_of(r, time))?;
+        }
+        m.end()
+    }
 }
 
 /// Whether row `r`'s measure `k` changed significantly (`None`: not estimated).
@@ -516,6 +579,8 @@ impl Line {
     }
 }
 
+/// The overview as text in `format`, without the per-step rows ([`render_overview_with`] adds
+/// them).
 pub fn render_overview(o: &Overview, format: Format) -> String {
     render_overview_with(o, format, &OverviewOptions::default())
 }

@@ -22,10 +22,15 @@ const FAMILY: &str = "sans-serif";
 /// A waterfall, ready to draw: both sides' mean breakdowns.
 #[derive(Debug, Clone)]
 pub struct Waterfall {
+    /// Names of the control and test sides.
     pub labels: [String; 2],
+    /// The control side's mean step and its parts.
     pub control: BreakdownMean,
+    /// The test side's.
     pub test: BreakdownMean,
+    /// Width of the picture, in pixels.
     pub width: u32,
+    /// Height of the picture, in pixels.
     pub height: u32,
 }
 

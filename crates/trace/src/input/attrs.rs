@@ -162,6 +162,7 @@ pub struct AttrRequest {
 }
 
 impl AttrRequest {
+    /// Whether nothing is read from `args` (no column, nothing inferred).
     pub fn is_empty(&self) -> bool {
         self.specs.is_empty() && !self.infer_all
     }
@@ -207,6 +208,7 @@ impl AttrRequest {
         })
     }
 
+    /// The fixed columns' names, in output order.
     pub fn column_names(&self) -> Vec<&str> {
         self.specs.iter().map(|s| s.column.as_str()).collect()
     }
@@ -330,7 +332,7 @@ pub fn compact_json(raw: &[u8]) -> String {
 
 /// An attribute value as found in `args`, borrowed from the text.
 #[derive(Debug, Clone)]
-pub enum RawValue<'a> {
+pub(crate) enum RawValue<'a> {
     Number(Number<'a>),
     Text(Cow<'a, str>),
     /// Objects, arrays, booleans and null: their JSON text.
@@ -339,7 +341,7 @@ pub enum RawValue<'a> {
 
 /// Which `args` keys the parser collects, and into which column.
 #[derive(Debug, Default)]
-pub struct AttrKeys {
+pub(crate) struct AttrKeys {
     map: FxHashMap<Box<str>, usize>,
     infer_all: bool,
 }
@@ -365,6 +367,11 @@ impl AttrKeys {
 
     /// `Some(Some(column))` for a known key, `Some(None)` for a key to infer, `None` to skip.
     #[inline]
+    /// Whether no attribute is asked for.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty() && !self.infer_all
+    }
+
     pub fn column_of(&self, key: &str) -> Option<Option<usize>> {
         if self.map.is_empty() && !self.infer_all {
             return None;
@@ -379,7 +386,7 @@ impl AttrKeys {
 
 /// Builds the attribute columns while the parser stores events.
 #[derive(Debug, Default)]
-pub struct AttrBuilder {
+pub(crate) struct AttrBuilder {
     keys: AttrKeys,
     specs: Vec<AttrSpec>,
     columns: Vec<AttrColumn>,
@@ -410,10 +417,6 @@ impl AttrBuilder {
             b.add_column(spec.clone(), false, strings);
         }
         b
-    }
-
-    pub fn keys(&self) -> &AttrKeys {
-        &self.keys
     }
 
     fn add_column(&mut self, spec: AttrSpec, inferred: bool, strings: &mut StringTable) -> usize {

@@ -26,27 +26,43 @@ pub fn is_summary_file_name(name: &std::ffi::OsStr) -> bool {
 /// The files a side is made of: `path` itself when it is a file, else the trace and summary
 /// files directly inside the directory `path` (not recursive), in sorted order.
 pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
+    discover_with_notes(path).map(|(files, _)| files)
+}
+
+/// [`discover`], with a note for each entry that is named like a trace or a summary but left
+/// out: a symbolic link that points nowhere (a file that was moved or not copied along).
+pub fn discover_with_notes(path: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let meta = std::fs::metadata(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
     if meta.is_file() {
-        return Ok(vec![path.to_path_buf()]);
+        return Ok((vec![path.to_path_buf()], Vec::new()));
     }
     if !meta.is_dir() {
         return Err(Error::input(path, "not a file or a directory"));
     }
     let entries = std::fs::read_dir(path).map_err(|e| Error::input(path, format!("cannot list: {}", io_reason(&e))))?;
     let mut files = Vec::new();
+    let mut dangling = Vec::new();
     let mut other = 0usize;
     for entry in entries {
         let entry = entry.map_err(|e| Error::input(path, format!("cannot list: {}", io_reason(&e))))?;
         let file_path = entry.path();
         let name = entry.file_name();
-        let is_file = std::fs::metadata(&file_path).map(|m| m.is_file()).unwrap_or(false);
-        if is_file && (is_trace_file_name(&name) || is_summary_file_name(&name)) {
-            files.push(file_path);
-        } else {
-            other += 1;
+        let wanted = is_trace_file_name(&name) || is_summary_file_name(&name);
+        match std::fs::metadata(&file_path) {
+            Ok(m) if m.is_file() && wanted => files.push(file_path),
+            // metadata follows links; a link whose target is missing fails where the link is seen.
+            Err(_) if wanted && std::fs::symlink_metadata(&file_path).is_ok_and(|m| m.is_symlink()) => {
+                dangling.push(file_path);
+                other += 1;
+            }
+            _ => other += 1,
         }
     }
+    dangling.sort();
+    let notes: Vec<String> = dangling
+        .iter()
+        .map(|p| format!("skipped {}: a symbolic link to a file that does not exist", p.display()))
+        .collect();
     if files.is_empty() {
         let what = if other == 0 {
             "empty directory: no trace files".to_string()
@@ -58,10 +74,18 @@ pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
             };
             format!("no trace files (*.json, *.json.gz) or summaries (*.parquet) {among} of this directory")
         };
+        let what = match dangling.len() {
+            0 => what,
+            1 => format!(
+                "{what} ({} is a symbolic link to a file that does not exist)",
+                dangling[0].display()
+            ),
+            n => format!("{what} ({n} are symbolic links to files that do not exist)"),
+        };
         return Err(Error::input(path, what));
     }
     files.sort();
-    Ok(files)
+    Ok((files, notes))
 }
 
 #[cfg(test)]
@@ -107,6 +131,30 @@ mod tests {
         std::fs::write(dir.path().join(odd), b"{}").unwrap();
         std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(b"notes\xff.txt")), b"").unwrap();
         assert_eq!(discover(dir.path()).unwrap(), vec![dir.path().join(odd)]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_trace_link_is_noted_not_silently_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.json"), b"{}").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("moved.json"), dir.path().join("b.json")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("gone"), dir.path().join("notes.txt")).unwrap();
+        let (files, notes) = discover_with_notes(dir.path()).unwrap();
+        assert_eq!(files, vec![dir.path().join("a.json")]);
+        assert_eq!(
+            notes,
+            vec![format!(
+                "skipped {}: a symbolic link to a file that does not exist",
+                dir.path().join("b.json").display()
+            )]
+        );
+        std::fs::remove_file(dir.path().join("a.json")).unwrap();
+        let e = discover(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("b.json is a symbolic link to a file that does not exist"),
+            "{e}"
+        );
     }
 
     #[test]

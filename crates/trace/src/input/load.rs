@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
-use crate::input::discover::discover;
+use crate::input::discover::discover_with_notes;
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
 use crate::model::iteration::assign_iterations;
@@ -30,6 +30,7 @@ pub trait RankedFile: Send + Sync {
     fn source(&self) -> &Path;
     /// Its events' durations added up, exactly: what [`SIDE_TIME_BUDGET_NS`] bounds.
     fn summed_dur_ns(&self) -> i128;
+    /// The rank it stands for: its declared rank, or 0 when it declares none.
     fn rank(&self) -> i64 {
         self.declared_rank().unwrap_or(0)
     }
@@ -109,7 +110,9 @@ pub struct SideOf<T> {
 /// A trace file of a side, parsed or only scanned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PresentFile {
+    /// Its declared rank (0 when it declares none).
     pub rank: i64,
+    /// Where it is.
     pub path: PathBuf,
     /// Its ProfilerStep numbers, when known (always for parsed files).
     pub steps: Option<Vec<i64>>,
@@ -135,6 +138,7 @@ impl<T: RankedFile> SideOf<T> {
         v
     }
 
+    /// The parsed file of `rank`; `None` when the side has none or did not parse it.
     pub fn file_of_rank(&self, rank: i64) -> Option<&T> {
         self.files.iter().find(|f| f.rank() == rank).map(|f| &**f)
     }
@@ -271,7 +275,7 @@ pub fn load_side_with<T: RankedFile>(
     load_file: &LoadFn<'_, T>,
     scan: &ScanFn<'_>,
 ) -> Result<SideOf<T>> {
-    let paths = discover(input)?;
+    let (paths, discover_notes) = discover_with_notes(input)?;
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
     let (present, files) = if everything {
         // One file at a time (see `load_pair_with`); the first error in path order stops it.
@@ -349,7 +353,7 @@ pub fn load_side_with<T: RankedFile>(
             ));
         }
     }
-    let mut notes = Vec::new();
+    let mut notes = discover_notes;
     // Only where ranks matter: a side of one file is that file, whatever its rank.
     if present.len() > 1
         && let Some((_, path, _, _)) = present.iter().find(|(_, _, declared, _)| !declared)

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result, io_reason};
 use crate::model::summary::SUMMARY_META_KEY;
-use flate2::read::MultiGzDecoder;
+use flate2::bufread::GzDecoder;
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
@@ -13,13 +13,17 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// How the bytes of a file are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
+    /// Plain JSON text.
     None,
+    /// gzip (`.gz`), one member or several.
     Gzip,
 }
 
 /// An open trace file: a reader of its JSON text.
 pub struct TraceReader {
+    /// How the file is stored (for error messages).
     pub compression: Compression,
+    /// The JSON text, decompressed.
     pub inner: Box<dyn Read + Send>,
 }
 
@@ -38,10 +42,70 @@ pub fn open(path: &Path) -> Result<TraceReader> {
     let raw = head.chain(file);
     // Decompression is read ahead on a thread of its own by the parser ([`ReadAhead`]).
     let inner: Box<dyn Read + Send> = match compression {
-        Compression::Gzip => Box::new(MultiGzDecoder::new(BufReader::with_capacity(256 * 1024, raw))),
+        Compression::Gzip => Box::new(GzMembers::new(BufReader::with_capacity(256 * 1024, raw))),
         Compression::None => Box::new(raw),
     };
     Ok(TraceReader { compression, inner })
+}
+
+/// The members of a gzip file, one after another (as `gzip -d` reads a concatenation), and an
+/// error naming what it is when bytes that are not gzip follow the last member: flate2's
+/// `MultiGzDecoder` reads them as the header of a member cut short ("truncated").
+struct GzMembers<R: io::BufRead> {
+    /// The member being read; `None` between members and at the end.
+    member: Option<GzDecoder<R>>,
+    /// The input between members.
+    rest: Option<R>,
+}
+
+/// Bytes after the last gzip member that are not gzip (as [`describe_read_error`] words it).
+#[derive(Debug)]
+struct TrailingData {
+    bytes: u64,
+}
+
+impl std::fmt::Display for TrailingData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = if self.bytes == 1 { "" } else { "s" };
+        write!(f, "{} byte{s} of trailing data after the gzip stream", self.bytes)
+    }
+}
+
+impl std::error::Error for TrailingData {}
+
+impl<R: io::BufRead> GzMembers<R> {
+    fn new(input: R) -> Self {
+        GzMembers {
+            member: Some(GzDecoder::new(input)),
+            rest: None,
+        }
+    }
+}
+
+impl<R: io::BufRead> Read for GzMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(member) = &mut self.member {
+                let n = member.read(buf)?;
+                if n > 0 || buf.is_empty() {
+                    return Ok(n);
+                }
+                self.rest = self.member.take().map(GzDecoder::into_inner);
+            }
+            let Some(mut rest) = self.rest.take() else { return Ok(0) };
+            let head = rest.fill_buf()?;
+            if head.is_empty() {
+                return Ok(0);
+            }
+            if head[0] == GZIP_MAGIC[0] {
+                // Another member (a wrong second byte is reported by its header check).
+                self.member = Some(GzDecoder::new(rest));
+                continue;
+            }
+            let bytes = io::copy(&mut rest, &mut io::sink())?;
+            return Err(io::Error::new(io::ErrorKind::InvalidData, TrailingData { bytes }));
+        }
+    }
 }
 
 /// Bytes decompressed per block by [`ReadAhead`].
@@ -196,6 +260,9 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
 
 /// Describes an error that came out of reading (and maybe decompressing) a trace.
 pub fn describe_read_error(e: &io::Error, compression: Compression) -> String {
+    if let Some(trailing) = e.get_ref().and_then(|x| x.downcast_ref::<TrailingData>()) {
+        return format!("{trailing}, which is not gzip");
+    }
     match (compression, e.kind()) {
         (Compression::Gzip, io::ErrorKind::UnexpectedEof) => "truncated gzip stream".to_string(),
         (Compression::Gzip, io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData) => {
@@ -269,6 +336,47 @@ mod tests {
         let mut s = String::new();
         r.inner.read_to_string(&mut s).unwrap();
         assert_eq!(s, "{\"traceEvents\": []}");
+    }
+
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        let mut enc = GzEncoder::new(Vec::new(), Level::default());
+        enc.write_all(text).unwrap();
+        enc.finish().unwrap()
+    }
+
+    /// Reads `bytes` as a trace file: the text, or the error as the parser words it.
+    fn read_gz(bytes: &[u8]) -> std::result::Result<String, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.json.gz");
+        std::fs::write(&path, bytes).unwrap();
+        let mut r = open(&path).unwrap();
+        let mut s = String::new();
+        r.inner
+            .read_to_string(&mut s)
+            .map(|_| s)
+            .map_err(|e| describe_read_error(&e, r.compression))
+    }
+
+    #[test]
+    fn gzip_members_are_read_in_turn_and_trailing_data_is_named() {
+        let mut two = gzip(b"{\"traceEvents\": ");
+        two.extend(gzip(b"[]}"));
+        assert_eq!(read_gz(&two).unwrap(), "{\"traceEvents\": []}");
+        let mut trailing = gzip(b"{}");
+        trailing.extend(b"garbage\n");
+        assert_eq!(
+            read_gz(&trailing).unwrap_err(),
+            "8 bytes of trailing data after the gzip stream, which is not gzip"
+        );
+        let mut zero = gzip(b"{}");
+        zero.push(0);
+        assert_eq!(
+            read_gz(&zero).unwrap_err(),
+            "1 byte of trailing data after the gzip stream, which is not gzip"
+        );
+        // A stream cut short is still what it is.
+        let whole = gzip(b"{\"traceEvents\": []}");
+        assert_eq!(read_gz(&whole[..whole.len() - 4]).unwrap_err(), "truncated gzip stream");
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub enum AttrType {
 }
 
 impl AttrType {
+    /// The type named `s` (`int`, `float`, `string` or `str`, `object` or `json`; any case,
+    /// spaces around ignored), or `None` for any other name.
     pub fn parse(s: &str) -> Option<AttrType> {
         match s.trim().to_ascii_lowercase().as_str() {
             "int" => Some(AttrType::Int),
@@ -48,24 +50,33 @@ impl fmt::Display for AttrType {
 /// value of events that lack it (written as text, e.g. `-1`, `0.0`, `[]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AttrSpec {
+    /// The column's name in outputs (`input_dims`).
     pub column: String,
+    /// The key in the event's `args` (`Input Dims`).
     pub raw_key: String,
+    /// How the values are stored.
     pub ty: AttrType,
+    /// The value of events without the key, as text in the type's syntax.
     pub default: String,
 }
 
 /// A stored attribute value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum AttrValue {
+    /// Of an [`AttrType::Int`] column.
     Int(i64),
+    /// Of an [`AttrType::Float`] column.
     Float(f64),
+    /// Of a [`AttrType::String`] or [`AttrType::Object`] column: text in the file's string table.
     Text(NameId),
 }
 
 /// The stored values of a column, all of one type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Values {
+    /// Whole numbers.
     Int(Vec<i64>),
+    /// Floating-point numbers.
     Float(Vec<f64>),
     /// Strings and compact JSON, interned in the file's string table.
     Text(Vec<NameId>),
@@ -146,6 +157,7 @@ impl AttrColumn {
         }
     }
 
+    /// The value of `row`: the one stored for it, else the default it reads.
     pub fn get(&self, row: usize) -> AttrValue {
         match u32::try_from(row).map(|r| self.rows.binary_search(&r)) {
             Ok(Ok(k)) => self.values.get(k),
@@ -195,10 +207,12 @@ impl AttrColumn {
         self.values.shrink_to_fit();
     }
 
+    /// Number of rows (every kept event of the file, with a value or not).
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether the column has no row.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -216,11 +230,14 @@ impl AttrColumn {
 /// The attribute columns of a trace file, parallel to its event table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AttrTable {
+    /// What each column holds, in the order asked for.
     pub specs: Vec<AttrSpec>,
+    /// The values, parallel to `specs`.
     pub columns: Vec<AttrColumn>,
 }
 
 impl AttrTable {
+    /// The position and spec of the column named `name`, if the table has it.
     pub fn column(&self, name: &str) -> Option<(usize, &AttrSpec)> {
         self.specs.iter().enumerate().find(|(_, s)| s.column == name)
     }
@@ -231,6 +248,8 @@ impl AttrTable {
     }
 }
 
+/// A value as text: numbers as [`format_float`] and `to_string` write them, text (and JSON)
+/// as stored in `strings`.
 pub fn value_text(v: AttrValue, strings: &StringTable) -> String {
     match v {
         AttrValue::Int(i) => i.to_string(),

@@ -20,7 +20,8 @@
 //! Nesting keeps the open events as a chain (each inside the one below) and pops what a later,
 //! longer event replaces, so it takes linear time whatever the overlaps.
 //!
-//! The tree is built once per file, on first use ([`TraceFile::call_tree`]).
+//! The tree is built once per file, on first use
+//! ([`TraceFile::call_tree`](crate::model::store::TraceFile::call_tree)).
 
 use crate::model::iteration::launch_rows;
 use crate::model::place::Place;

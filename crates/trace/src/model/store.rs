@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 /// free (docs/semantics.md#overview).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemorySample {
+    /// When, in ns since the trace's epoch (as every `ts_ns`).
     pub ts_ns: i64,
     /// `args."Device Type"`: 0 CPU, 1 CUDA, others for other backends.
     pub device_type: i32,
@@ -29,22 +30,30 @@ pub struct MemorySample {
 /// The `[memory]` instant events of one file, column by column, in file order.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct MemoryEvents {
+    /// [`MemorySample::ts_ns`] per event.
     pub ts_ns: Vec<i64>,
+    /// [`MemorySample::device_type`] per event.
     pub device_type: Vec<i32>,
+    /// [`MemorySample::device_id`] per event.
     pub device_id: Vec<i32>,
+    /// [`MemorySample::total_allocated`] per event.
     pub total_allocated: Vec<Option<i64>>,
+    /// [`MemorySample::bytes`] per event.
     pub bytes: Vec<i64>,
 }
 
 impl MemoryEvents {
+    /// Number of events.
     pub fn len(&self) -> usize {
         self.ts_ns.len()
     }
 
+    /// Whether the file had no `[memory]` events.
     pub fn is_empty(&self) -> bool {
         self.ts_ns.is_empty()
     }
 
+    /// Appends one event, after those already held.
     pub fn push(&mut self, m: MemorySample) {
         self.ts_ns.push(m.ts_ns);
         self.device_type.push(m.device_type);
@@ -53,6 +62,7 @@ impl MemoryEvents {
         self.bytes.push(m.bytes);
     }
 
+    /// The event at `row` (file order). Panics when `row` is not below [`Self::len`].
     pub fn get(&self, row: usize) -> MemorySample {
         MemorySample {
             ts_ns: self.ts_ns[row],
@@ -72,6 +82,7 @@ pub struct FlowEnd {
     pub id: u64,
     /// `true` for the start (`s`, the forward side), `false` for the finish (`f`).
     pub start: bool,
+    /// When, in ns since the trace's epoch.
     pub ts_ns: i64,
     /// Index into [`FlowEvents::threads`].
     pub thread: u32,
@@ -81,6 +92,7 @@ pub struct FlowEnd {
 /// from the string table, so that reading flows never changes the ids of event strings.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct FlowEvents {
+    /// Both ends of every flow, in file order.
     pub ends: Vec<FlowEnd>,
     /// Distinct (pid, tid) texts, in order of first appearance.
     pub threads: Vec<(String, String)>,
@@ -108,7 +120,9 @@ impl FlowEvents {
 /// A device the trace describes in its top-level `deviceProperties`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceProperties {
+    /// `id`: the device's number, as `args.device` of its kernels gives it.
     pub id: i64,
+    /// `name`, such as "NVIDIA H100 80GB HBM3".
     pub name: String,
     /// `totalGlobalMem`, bytes.
     pub total_global_mem: Option<u64>,
@@ -117,10 +131,13 @@ pub struct DeviceProperties {
 /// Everything tracediff keeps of one trace file.
 #[derive(Debug, Clone)]
 pub struct TraceFile {
+    /// The file it was read from, as discovered (relative when the directory given was).
     pub path: PathBuf,
     /// `distributedInfo.rank`, or `None` when the file has none (then it counts as rank 0).
     pub declared_rank: Option<i64>,
+    /// Every name, category, pid and tid text the events refer to, each stored once.
     pub strings: StringTable,
+    /// The kept events, one column each, in file order.
     pub events: EventTable,
     /// The attribute columns asked for, parallel to `events`.
     pub attrs: AttrTable,
@@ -144,6 +161,7 @@ pub struct TraceFile {
 }
 
 impl TraceFile {
+    /// The rank this file stands for: its declared rank, or 0 when it declares none.
     pub fn rank(&self) -> i64 {
         self.declared_rank.unwrap_or(0)
     }

@@ -27,28 +27,35 @@ pub struct OpRow {
     pub name: u32,
     /// Index into [`FileSummary::strings`].
     pub category: u32,
+    /// Host, device or annotation (docs/semantics.md#host-and-device-events).
     pub place: Place,
+    /// Number of events.
     pub count: u64,
+    /// Their durations summed, in ns.
     pub total_ns: i64,
 }
 
 /// Per iteration present among a file's events: what the gate samples.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IterationSample {
+    /// The ProfilerStep number (−1: the events outside every step).
     pub iteration: i64,
-    /// The longest host `ProfilerStep#N` event of iteration N (0 when none).
+    /// The duration in ns of the longest host `ProfilerStep#N` event of iteration N (0 when none).
     pub step_ns: i64,
-    /// The union of the device work intervals of this iteration.
+    /// The length in ns of the union of the device work intervals of this iteration.
     pub gpu_busy_ns: i64,
 }
 
 /// Allocated memory of one device inside one window: peak, ∫ level dt, window length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MemoryStats {
+    /// The highest allocated level, in bytes.
     pub peak: i64,
-    /// As text: it can exceed 64 bits (bytes × nanoseconds).
+    /// The allocated level integrated over the window, in bytes × ns (the mean level is
+    /// `integral / length`); written as text, as it can exceed 64 bits.
     #[serde(with = "i128_text")]
     pub integral: i128,
+    /// The window's length, in ns.
     pub length: i64,
 }
 
@@ -85,11 +92,13 @@ mod i128_text {
 pub struct Window {
     /// The step number; `None` for the span of the whole file.
     pub step: Option<i64>,
+    /// Start, in ns since the trace's epoch.
     pub start_ns: i64,
+    /// End (exclusive), in ns since the trace's epoch.
     pub end_ns: i64,
-    /// The union of device work intervals inside the window.
+    /// The length in ns of the union of device work intervals inside the window.
     pub gpu_busy_ns: i64,
-    /// The union of operator intervals inside the window.
+    /// The length in ns of the union of operator intervals inside the window.
     pub host_busy_ns: i64,
     /// Per device of [`SummaryMeta::memory_devices`], its memory inside the window.
     pub memory: Vec<Option<MemoryStats>>,
@@ -143,7 +152,9 @@ impl Breakdown {
 /// Everything of a summary but its rows: the Parquet key-value metadata.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SummaryMeta {
+    /// The layout version it was written with ([`SUMMARY_SCHEMA_VERSION`] for new summaries).
     pub schema_version: u32,
+    /// The version of tracediff that wrote it.
     pub tracediff_version: String,
     /// The trace the summary was made from, as it was given to `summarize`.
     pub source: PathBuf,
@@ -151,17 +162,21 @@ pub struct SummaryMeta {
     pub declared_rank: Option<i64>,
     /// ProfilerStep numbers present, sorted and unique.
     pub steps: Vec<i64>,
+    /// One sample per iteration present among the events, sorted by iteration.
     pub iterations: Vec<IterationSample>,
     /// Host ProfilerStep windows, in file order.
     pub windows: Vec<Window>,
     /// The span of the file's kept events (`None` without events).
     pub span: Option<Window>,
+    /// Whether the file has device events (kernels, copies, sets).
     pub has_gpu: bool,
+    /// Whether the file has operator events (`cpu_op` and the like).
     pub has_ops: bool,
     /// (Device Type, Device Id) of each device with allocation levels, sorted.
     pub memory_devices: Vec<(i32, i32)>,
     /// The device the kernels ran on, from `deviceProperties`.
     pub device_name: Option<String>,
+    /// That device's memory (`totalGlobalMem`), in bytes.
     pub device_memory_bytes: Option<u64>,
     /// Why the device was named as it was, when the trace does not say it plainly.
     pub device_note: Option<String>,
@@ -170,6 +185,7 @@ pub struct SummaryMeta {
 /// One trace file, summarised.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileSummary {
+    /// Everything but the rows.
     pub meta: SummaryMeta,
     /// The names and categories the rows index, each once (a name recurs in every step).
     pub strings: Vec<String>,
@@ -183,10 +199,12 @@ impl FileSummary {
         self.strings.get(id as usize).map_or("", String::as_str)
     }
 
+    /// The rank this file stands for: its declared rank, or 0 when it declares none.
     pub fn rank(&self) -> i64 {
         self.meta.declared_rank.unwrap_or(0)
     }
 
+    /// Step numbers present in the file, sorted and unique.
     pub fn step_numbers(&self) -> Vec<i64> {
         self.meta.steps.clone()
     }
@@ -201,6 +219,7 @@ pub fn place_text(p: Place) -> &'static str {
     }
 }
 
+/// The place written as `t` by [`place_text`]; `None` for any other text.
 pub fn place_from_text(t: &str) -> Option<Place> {
     match t {
         "host" => Some(Place::Host),

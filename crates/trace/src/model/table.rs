@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub struct NameId(pub u32);
 
 impl NameId {
+    /// The id as a position in its table's strings.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -25,6 +26,7 @@ pub struct StringTable {
 }
 
 impl StringTable {
+    /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
@@ -42,22 +44,27 @@ impl StringTable {
         id
     }
 
+    /// The id of `s`, or `None` when the table does not hold it (without adding it).
     pub fn get(&self, s: &str) -> Option<NameId> {
         self.ids.get(s).copied()
     }
 
+    /// The text of `id`. Panics on an id from another table that this one has no entry for.
     pub fn resolve(&self, id: NameId) -> &str {
         &self.strings[id.index()]
     }
 
+    /// Number of distinct strings.
     pub fn len(&self) -> usize {
         self.strings.len()
     }
 
+    /// Whether the table holds no string.
     pub fn is_empty(&self) -> bool {
         self.strings.is_empty()
     }
 
+    /// Every string with its id, in order of first interning.
     pub fn iter(&self) -> impl Iterator<Item = (NameId, &str)> {
         self.strings.iter().enumerate().map(|(i, s)| (NameId(i as u32), &**s))
     }
@@ -76,7 +83,9 @@ pub const NO_CORRELATION: i64 = -1;
 /// every value a trace holds is kept exactly and nothing wraps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdColumn {
+    /// Each value stored as `v + 1` in 32 bits (so −1 is 0).
     Narrow(Vec<u32>),
+    /// Each value as it is.
     Wide(Vec<i64>),
 }
 
@@ -111,6 +120,7 @@ impl IdColumn {
         }
     }
 
+    /// The value at `row`, −1 for none. Panics when `row` is not below [`Self::len`].
     #[inline]
     pub fn get(&self, row: usize) -> i64 {
         match self {
@@ -119,6 +129,7 @@ impl IdColumn {
         }
     }
 
+    /// Replaces the value at `row` with `v`, widening the column when `v` does not fit it.
     pub fn set(&mut self, row: usize, v: i64) {
         match (&mut *self, Self::narrow(v)) {
             (IdColumn::Narrow(c), Some(n)) => c[row] = n,
@@ -126,6 +137,7 @@ impl IdColumn {
         }
     }
 
+    /// Appends `v`, widening the column when `v` does not fit it.
     pub fn push(&mut self, v: i64) {
         match (&mut *self, Self::narrow(v)) {
             (IdColumn::Narrow(c), Some(n)) => c.push(n),
@@ -164,6 +176,7 @@ impl IdColumn {
         }
     }
 
+    /// Number of values.
     pub fn len(&self) -> usize {
         match self {
             IdColumn::Narrow(c) => c.len(),
@@ -171,6 +184,7 @@ impl IdColumn {
         }
     }
 
+    /// Whether the column holds no value.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -183,6 +197,7 @@ impl IdColumn {
         }
     }
 
+    /// Gives back the spare capacity.
     pub fn shrink_to_fit(&mut self) {
         match self {
             IdColumn::Narrow(c) => c.shrink_to_fit(),
@@ -190,10 +205,12 @@ impl IdColumn {
         }
     }
 
+    /// Every value, widened to `i64`.
     pub fn to_vec(&self) -> Vec<i64> {
         self.iter().collect()
     }
 
+    /// Every value in row order, −1 for none.
     pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
         (0..self.len()).map(|row| self.get(row))
     }
@@ -214,22 +231,32 @@ impl FromIterator<i64> for IdColumn {
 pub struct EventTable {
     /// Position of the event in the file's `traceEvents` array.
     pub index: Vec<u32>,
+    /// `name`, interned.
     pub name: Vec<NameId>,
+    /// `cat` (category, such as `cpu_op` or `kernel`), interned.
     pub cat: Vec<NameId>,
+    /// Start: the file's `ts` (µs) in ns.
     pub ts_ns: Vec<i64>,
+    /// The file's `dur` (µs) in ns; never negative (the parser refuses such events).
     pub dur_ns: Vec<i64>,
     /// `pid` and `tid` as interned text: they may be numbers or strings in the file.
     pub pid: Vec<NameId>,
+    /// The event's thread (`tid`), as `pid`.
     pub tid: Vec<NameId>,
+    /// `args.stream`: the CUDA stream of a kernel, copy or set; [`NO_STREAM`] on the host.
     pub stream: IdColumn,
+    /// `args.correlation`: links a kernel to the runtime call (`cudaLaunchKernel`) that
+    /// launched it; [`NO_CORRELATION`] when absent.
     pub correlation: IdColumn,
-    /// Filled in after parsing by [`crate::model::iteration::assign_iterations`].
+    /// The ProfilerStep number each event falls in, [`NO_ITERATION`] for none; filled in after
+    /// parsing by [`crate::model::iteration::assign_iterations`].
     pub iteration: IdColumn,
     /// Host or device (docs/semantics.md#host-and-device-events), filled in after parsing by [`crate::model::iteration::classify`].
     pub place: Vec<Place>,
 }
 
 impl EventTable {
+    /// Number of events.
     pub fn len(&self) -> usize {
         self.name.len()
     }
@@ -246,6 +273,7 @@ impl EventTable {
         self.correlation = IdColumn::default();
     }
 
+    /// Whether the table holds no event.
     pub fn is_empty(&self) -> bool {
         self.name.is_empty()
     }
@@ -254,14 +282,23 @@ impl EventTable {
 /// One event as the parser hands it to the store.
 #[derive(Debug, Clone, Copy)]
 pub struct NewEvent {
+    /// [`EventTable::index`].
     pub index: u32,
+    /// [`EventTable::name`].
     pub name: NameId,
+    /// [`EventTable::cat`].
     pub cat: NameId,
+    /// [`EventTable::ts_ns`].
     pub ts_ns: i64,
+    /// [`EventTable::dur_ns`].
     pub dur_ns: i64,
+    /// [`EventTable::pid`].
     pub pid: NameId,
+    /// [`EventTable::tid`].
     pub tid: NameId,
+    /// [`EventTable::stream`].
     pub stream: i64,
+    /// [`EventTable::correlation`].
     pub correlation: i64,
 }
 
@@ -281,6 +318,8 @@ impl EventTable {
         self.place.shrink_to_fit();
     }
 
+    /// Appends one event, in no iteration and on the host until iterations and places are
+    /// assigned.
     pub fn push(&mut self, e: NewEvent) {
         self.index.push(e.index);
         self.name.push(e.name);
@@ -327,8 +366,11 @@ impl EventTable {
 /// A ProfilerStep found in a trace: its number and window `[ts_ns, ts_ns + dur_ns)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Step {
+    /// The `N` of `ProfilerStep#N`.
     pub number: i64,
+    /// Start, in ns since the trace's epoch.
     pub ts_ns: i64,
+    /// Duration in ns.
     pub dur_ns: i64,
 }
 
