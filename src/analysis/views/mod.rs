@@ -93,6 +93,10 @@ pub(crate) type Accumulated<A> = BTreeMap<(Option<String>, String), A>;
 /// `values` as the table's own (docs/significance.md). A measure is estimated where every
 /// sample has a value (sums and counts; not a mean, min or max). Returns a note when nothing
 /// can be estimated.
+/// The most (rank, step) samples per side a view's significance scans (each a pass over its
+/// file's events).
+pub const MAX_SAMPLES: usize = 64;
+
 pub(crate) fn mark_significance<A: Accumulator + Sync>(
     table: &mut ViewTable,
     loaded: &Loaded,
@@ -122,6 +126,13 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
         let jobs: Vec<(usize, i64)> = (0..files[k].len())
             .flat_map(|i| steps.iter().map(move |&s| (i, s)))
             .collect();
+        // Each sample is a scan of its file: past MAX_SAMPLES, an evenly spaced subset of them
+        // (deterministic) estimates the band and the means (docs/significance.md).
+        let jobs: Vec<(usize, i64)> = if jobs.len() > MAX_SAMPLES {
+            (0..MAX_SAMPLES).map(|j| jobs[j * jobs.len() / MAX_SAMPLES]).collect()
+        } else {
+            jobs
+        };
         jobs.par_iter()
             .map(|&(i, step)| per_file(files[k][i], Some(&[step]), scope.and_then(|s| s.rows(k, i))))
             .collect()
