@@ -13,6 +13,20 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+/// The selected iterations, looked up in constant time: a side of 100,000 steps searched per
+/// event made `compare --iteration all` quadratic.
+struct Selected(Option<rustc_hash::FxHashSet<i64>>);
+
+impl Selected {
+    fn new(iterations: Option<&[i64]>) -> Selected {
+        Selected(iterations.map(|its| its.iter().copied().collect()))
+    }
+
+    fn admits(&self, iteration: i64) -> bool {
+        self.0.as_ref().is_none_or(|set| set.contains(&iteration))
+    }
+}
+
 /// How rows are keyed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -25,6 +39,7 @@ pub enum Naming {
 }
 
 impl Naming {
+    /// The name column's header in outputs: `name` or `short_name`.
     pub fn column(self) -> &'static str {
         match self {
             Naming::Name => "name",
@@ -36,11 +51,14 @@ impl Naming {
 /// Number of events and their summed duration.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Totals {
+    /// Number of events.
     pub count: u64,
+    /// Their durations summed, in ns.
     pub dur_ns: i64,
 }
 
 impl Totals {
+    /// Adds `other`'s events and time to these.
     pub fn add(&mut self, other: Totals) {
         self.count += other.count;
         self.dur_ns += other.dur_ns;
@@ -53,6 +71,7 @@ pub type NameTotals = BTreeMap<String, Totals>;
 /// How events become rows: by name (or short name), maybe normalized, maybe split by attributes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Keying {
+    /// The name or HTA's short name.
     pub naming: Naming,
     /// Apply [`normalize_name`] before grouping.
     pub normalize: bool,
@@ -101,8 +120,9 @@ impl Aggregate for FileSummary {
         let frames = keying
             .skip_python_frames
             .then(|| self.strings.iter().position(|s| s == PYTHON_FRAME_CATEGORY));
+        let selected = Selected::new(iterations);
         let admitted = |r: &&OpRow| {
-            iterations.is_none_or(|its| its.contains(&r.iteration))
+            selected.admits(r.iteration)
                 && device.admits(r.place)
                 && frames.is_none_or(|f| f != Some(r.category as usize))
         };
@@ -176,8 +196,9 @@ pub fn aggregate_file(file: &TraceFile, iterations: Option<&[i64]>, device: Devi
     let frames = keying
         .skip_python_frames
         .then(|| file.strings.get(PYTHON_FRAME_CATEGORY));
+    let selected = Selected::new(iterations);
     let admitted = |i: usize| {
-        iterations.is_none_or(|iters| iters.contains(&ev.iteration.get(i)))
+        selected.admits(ev.iteration.get(i))
             && device.admits(ev.place[i])
             && frames.is_none_or(|f| f != Some(ev.cat[i]))
     };

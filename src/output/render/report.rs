@@ -107,19 +107,9 @@ fn html_escape(s: &str) -> String {
 fn charts(comparison: &Comparison) -> String {
     let mut out = String::new();
     for (duration, id) in [(false, "chart-counts"), (true, "chart-duration")] {
-        let svg = chart_of(comparison, duration, None, 10, CHART_SIZE)
-            .and_then(|chart| draw(&chart, ImageFormat::Svg))
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        let svg = chart_of(comparison, duration, None, 10, CHART_SIZE).and_then(|chart| draw(&chart, ImageFormat::Svg));
         match svg {
-            Ok(svg) => {
-                // Scale with the page: drop the fixed size and keep the SVG's own viewBox.
-                let svg = svg.replacen(
-                    &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
-                    r#"role="img""#,
-                    1,
-                );
-                out.push_str(&format!(r#"<figure class="chart" id="{id}">{svg}</figure>"#));
-            }
+            Ok(svg) => out.push_str(&figure(id, &svg)),
             Err(e) => out.push_str(&format!(
                 r#"<p class="note" id="{id}">No chart: {}</p>"#,
                 html_escape(&e.to_string())
@@ -161,20 +151,21 @@ fn flame_figure(report: &Report) -> String {
 /// The waterfall of the step-time breakdown (docs/breakdown.md) as an inline SVG figure, or
 /// nothing when a side has no breakdown.
 fn breakdown_chart(report: &Report) -> String {
-    let svg = Waterfall::of(&report.overview, CHART_SIZE)
+    Waterfall::of(&report.overview, CHART_SIZE)
         .and_then(|w| draw_waterfall(&w, ImageFormat::Svg))
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-    match svg {
-        Ok(svg) => {
-            let svg = svg.replacen(
-                &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
-                r#"role="img""#,
-                1,
-            );
-            format!(r#"<figure class="chart" id="chart-breakdown">{svg}</figure>"#)
-        }
-        Err(_) => String::new(),
-    }
+        .map(|svg| figure("chart-breakdown", &svg))
+        .unwrap_or_default()
+}
+
+/// A chart drawn at [`CHART_SIZE`] as an inline SVG figure that scales with the page: the fixed
+/// size is dropped and the SVG's own viewBox kept.
+fn figure(id: &str, svg: &[u8]) -> String {
+    let svg = String::from_utf8_lossy(svg).replacen(
+        &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
+        r#"role="img""#,
+        1,
+    );
+    format!(r#"<figure class="chart" id="{id}">{svg}</figure>"#)
 }
 
 /// The page's data: what was compared, the overview, the module tree, the tables, ops-diff.
