@@ -168,15 +168,50 @@ function breadcrumb() {
 const TIME_INDEX = { host: 1, device: 2 };
 const val = (side, k) => (side ? side[TIME_INDEX[k]] : null);
 
+// ---- folding: runs of consecutive added (or deleted) siblings with one key show as one bar ------
+// (as the terminal's table does), their times summed; a click on the folded bar unfolds it.
+const unfolded = new Set(); // paths of the first node of each run the user unfolded
+const sumTimes = (list, side) => {
+  const present = list.map((x) => x[side]).filter((v) => v);
+  if (!present.length) return null;
+  const add = (i) => (present.some((v) => v[i] !== null) ? present.reduce((a, v) => a + (v[i] || 0), 0) : null);
+  return [add(0), present.reduce((a, v) => a + v[1], 0), add(2)];
+};
+// The children of `n` as shown: nodes, and folded runs `{run: [nodes…], n, k, s, p, c, t}`.
+function shownChildren(n) {
+  const kids = n.ch || [], out = [];
+  for (let i = 0; i < kids.length;) {
+    const x = kids[i];
+    let j = i + 1;
+    if (x.s === "added" || x.s === "deleted") {
+      while (j < kids.length && kids[j].s === x.s && kids[j].k === x.k && kids[j].n === x.n) j++;
+    }
+    if (j - i < 2 || unfolded.has(x.p)) {
+      for (let m = i; m < j; m++) out.push(kids[m]);
+    } else {
+      const run = kids.slice(i, j);
+      out.push({ run, n: x.n, k: x.k, s: x.s, p: x.p, c: sumTimes(run, "c"), t: sumTimes(run, "t") });
+    }
+    i = j;
+  }
+  return out;
+}
+const overlapMark = (n) => (n.o && n.o.some((v) => v > 0) ? " ∥" : "");
+
 function summary(n) {
   const k = state.time, c = val(n.c, k), t = val(n.t, k);
   const d = (t || 0) - (c || 0);
   const kids = n.ch || [];
   const count = (s) => kids.filter((x) => x.s === s).length;
+  const runs = shownChildren(n).filter((x) => x.run).length;
+  const overlap = overlapMark(n)
+    ? ` ∥ Its children ran concurrently: they overlap by ${dur(n.o[0])} (${D.labels[0]}) and ${dur(n.o[1])} (${D.labels[1]}) of host time.`
+    : "";
   $("node-summary").textContent = `${lastSegment(n)} (${n.k}, ${n.s}): ${k} time ${dur(c)} → ${dur(t)}, ` +
     `Δ ${signed(dur(d), d)} (${pctText(pctValue(c, t))}); ${kids.length} children: ` +
-    `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown. ` +
-    "Click a bar (or focus it and press Enter) to zoom in.";
+    `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown.${overlap} ` +
+    "Click a bar (or focus it and press Enter) to zoom in" +
+    (runs ? `; ${runs} run${runs > 1 ? "s" : ""} of added or deleted siblings folded (×N): click one to unfold it.` : ".");
 }
 
 // ---- the execution chart ---------------------------------------------------------------------
@@ -196,7 +231,7 @@ function line(points, color, dash) {
 function execChart(n) {
   const box = $("exec-chart");
   box.textContent = "";
-  const kids = n.ch || [];
+  const kids = shownChildren(n);
   if (!kids.length) { box.append(el("p", { class: "note" }, "This node has no children.")); return; }
   const k = state.time, pw = W - L - R, gw = pw / kids.length;
   const cv = kids.map((x) => val(x.c, k)), tv = kids.map((x) => val(x.t, k));
@@ -228,13 +263,16 @@ function execChart(n) {
   box.append(svg);
 }
 function group(x, i, gw, s) {
-  const x0 = L + gw * i, bw = Math.max(1, Math.min(gw * 0.38, 48)), zoomable = !!(x.ch && x.ch.length);
-  const status = x.s === "matched" || x.s === "unknown" ? "" : ` (${x.s})`;
-  const label = lastSegment(x) + status;
-  const tip = `${x.p}${status}\n${D.labels[0]}: ${dur(s.cv[i])}\n${D.labels[1]}: ${dur(s.tv[i])}\nΔ ${signed(dur(s.dv[i]), s.dv[i])} (${pctText(pctValue(s.cv[i], s.tv[i]))})` +
-    (zoomable ? "\nclick to zoom in" : "");
-  const g = el("svg:g", { class: "group" + (zoomable ? " zoomable" : ""), "data-path": x.p, "data-status": x.s,
-    tabindex: zoomable ? 0 : null, role: zoomable ? "button" : null, "aria-label": tip.replace(/\n/g, "; ") });
+  const folded = !!x.run, zoomable = !folded && !!(x.ch && x.ch.length), clickable = folded || zoomable;
+  const x0 = L + gw * i, bw = Math.max(1, Math.min(gw * 0.38, 48));
+  const status = (x.s === "matched" || x.s === "unknown" ? "" : ` (${x.s})`) + overlapMark(x);
+  const label = (folded ? `${x.n} ×${x.run.length}` : lastSegment(x)) + status;
+  const what = folded ? `${x.run.length} consecutive ${x.n} (${x.run[0].p} … ${x.run[x.run.length - 1].p.split("/").pop()})` : x.p;
+  const tip = `${what}${status}\n${D.labels[0]}: ${dur(s.cv[i])}\n${D.labels[1]}: ${dur(s.tv[i])}\nΔ ${signed(dur(s.dv[i]), s.dv[i])} (${pctText(pctValue(s.cv[i], s.tv[i]))})` +
+    (folded ? "\nclick to unfold" : zoomable ? "\nclick to zoom in" : "");
+  const g = el("svg:g", { class: "group" + (zoomable ? " zoomable" : "") + (folded ? " folded" : ""), "data-path": x.p, "data-status": x.s,
+    "data-count": folded ? x.run.length : null,
+    tabindex: clickable ? 0 : null, role: clickable ? "button" : null, "aria-label": tip.replace(/\n/g, "; ") });
   g.append(el("svg:title", {}, tip), el("svg:rect", { class: "hit", x: x0, y: TOP[0], width: gw, height: BOT[1] - TOP[0], fill: "transparent" }));
   const faded = x.s === "unknown" ? 0.45 : 1;
   const bar = (v, xx, color, side) => v === null ? null : el("svg:rect", { class: "bar " + side, x: xx, y: s.yTop(v), width: bw,
@@ -245,23 +283,32 @@ function group(x, i, gw, s) {
   const dw = Math.min(gw * 0.6, 64);
   g.append(el("svg:rect", { class: "bar diff", x: cx - dw / 2, y: Math.min(y, s.mid), width: dw,
     height: Math.abs(y - s.mid), fill: d > 0 ? C.up : C.down, "fill-opacity": faded }));
-  if (zoomable) {
-    g.addEventListener("click", () => go(x.p));
-    g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); go(x.p); } });
+  if (clickable) {
+    const unfold = () => {
+      unfolded.add(x.p);
+      render();
+      // Keep the keyboard where it was: on the run's first node.
+      const first = document.querySelector(`#exec-chart .group[data-path="${CSS.escape(x.p)}"]`);
+      if (first && first.tabIndex >= 0) first.focus();
+    };
+    const act = folded ? unfold : () => go(x.p);
+    g.addEventListener("click", act);
+    g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); act(); } });
   }
   // With many children the labels would overlap: only every `s.every`-th is written (all have tooltips).
   if (i % s.every !== 0) return g;
   const tx = cx, ty = BOT[1] + 12;
   const max = s.angle === -60 ? 20 : 26, short = label.length > max ? label.slice(0, max - 1) + "…" : label;
   g.append(el("svg:text", { x: tx, y: ty, transform: `rotate(${s.angle} ${tx} ${ty})`, "text-anchor": "end",
-    class: "st-" + x.s, "font-weight": zoomable ? 600 : null }, short));
+    class: "st-" + x.s, "font-weight": clickable ? 600 : null, "font-style": folded ? "italic" : null }, short));
   return g;
 }
 function legend() {
   const sw = (c) => el("span", { class: "sw", style: `background:${c}` });
   $("exec-legend").append(sw(C.ctl), `${D.labels[0]} (bar; dashed line: cumulative)`, sw(C.tst), `${D.labels[1]} (bar; dashed line: cumulative)`,
     sw(C.up), "Δ > 0 (slower)", sw(C.down), "Δ < 0 (faster)", sw(C.sum), "running sum of Δ",
-    " — labels: bold = has children (zoomable); (added), (deleted), (unknown: time not covered by the children, faded)");
+    " — labels: bold = has children (zoomable); (added), (deleted), (unknown: time not covered by the children, faded); " +
+    "italic ×N = N consecutive added or deleted siblings folded (click to unfold); ∥ = its children ran concurrently");
 }
 
 // ---- operator and kernel tables ----------------------------------------------------------------

@@ -518,3 +518,69 @@ fn ddp_all_reduce_threads_overlap_and_the_comm_hook_kernel_counts() {
     let unfolded = ok(&["modules", EAGER, DDP, "--order", "logical", "--no-fold"]);
     assert!(unfolded.contains("gloo:all_reduce[1]"), "{unfolded}");
 }
+
+/// A trace of `levels` nested module frames (one operator with a kernel at the bottom).
+fn nested_trace(dir: &std::path::Path, name: &str, levels: usize) -> String {
+    let mut events = vec![format!(
+        r#"{{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":{}}}"#,
+        4 * levels + 100
+    )];
+    for k in 0..levels {
+        events.push(format!(
+            r#"{{"ph":"X","cat":"python_function","name":"nn.Module: Block_{k}","pid":1,"tid":1,"ts":{},"dur":{}}}"#,
+            1 + 2 * k,
+            4 * levels + 50 - 4 * k
+        ));
+    }
+    let ts = 2 * levels + 5;
+    events.push(format!(
+        r#"{{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":{ts},"dur":10}}"#
+    ));
+    events.push(format!(
+        r#"{{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":{},"dur":3,"args":{{"correlation":1}}}}"#,
+        ts + 1
+    ));
+    events.push(format!(
+        r#"{{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":{},"dur":4,"args":{{"correlation":1,"stream":7,"device":0}}}}"#,
+        ts + 5
+    ));
+    let path = dir.join(name);
+    std::fs::write(&path, format!(r#"{{"traceEvents":[{}]}}"#, events.join(","))).unwrap();
+    path.display().to_string()
+}
+
+/// Cuts `n`'s tree below `levels` levels (children `[]`), without recursion.
+fn cut_below(n: &mut Value, levels: usize) {
+    let mut todo = vec![(n, 0)];
+    while let Some((n, level)) = todo.pop() {
+        let Some(children) = n["children"].as_array_mut() else {
+            continue;
+        };
+        if level >= levels {
+            children.clear();
+        } else {
+            todo.extend(children.iter_mut().map(|c| (c, level + 1)));
+        }
+    }
+}
+
+/// A tree deeper than 32 levels is written as compact JSON (pretty-printing indents each level
+/// further: its size grew with the square of the depth); the same document, on one line.
+#[test]
+fn deep_trees_are_written_as_compact_json() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let shallow = nested_trace(dir.path(), "shallow.json", 20);
+    let text = ok(&["modules", &shallow, &shallow, "--format", "json"]);
+    assert!(text.lines().count() > 20, "a shallow tree stays pretty-printed");
+    let deep = nested_trace(dir.path(), "deep.json", 40);
+    let compact = ok(&["modules", &deep, &deep, "--format", "json"]);
+    assert_eq!(compact.lines().count(), 1, "{compact}");
+    let pretty = ok(&["modules", &deep, &deep, "--format", "json", "--depth", "32"]);
+    assert!(pretty.lines().count() > 32);
+    let (mut compact, pretty): (Value, Value) = (
+        serde_json::from_str(&compact).unwrap(),
+        serde_json::from_str(&pretty).unwrap(),
+    );
+    cut_below(&mut compact, 32);
+    assert_eq!(compact, pretty);
+}

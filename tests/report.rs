@@ -304,6 +304,112 @@ fn browser_zoom_sort_filter_and_back() {
     no_errors(&d);
 }
 
+/// Runs of added siblings with one key are one bar (`Block ×2 (added)`, times summed, as the
+/// terminal's table folds them); a click (or Enter) unfolds the run. Children that ran
+/// concurrently mark their parent `∥`, with the overlap per side.
+/// A duration as the page writes it (`dur` in assets/report.js), for µs and ms.
+fn page_duration(ns: i64) -> String {
+    let (v, unit) = if ns >= 1_000_000 {
+        (ns as f64 / 1e6, "ms")
+    } else {
+        (ns as f64 / 1e3, "µs")
+    };
+    let digits = if v >= 100.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.digits$} {unit}")
+}
+
+#[test]
+fn browser_folds_runs_and_marks_overlap() {
+    let dir = TempDir::new().unwrap();
+    let (path, page) = report(MODULES, dir.path(), &[]);
+    // The page keeps every node; folding is the page's view of them.
+    let page = data(&page);
+    let seq = &page["tree"]["ch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["p"] == "Net[0]")
+        .unwrap()["ch"];
+    let seq = seq
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["p"] == "Net[0]/Sequential[0]")
+        .unwrap();
+    let added: Vec<&Value> = seq["ch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["s"] == "added")
+        .collect();
+    assert_eq!(added.len(), 2, "{seq}");
+    let ddp_dir = TempDir::new().unwrap();
+    let (ddp_path, ddp_page) = report(["fixtures/modules/plain", "fixtures/modules/ddp"], ddp_dir.path(), &[]);
+    let overlap = &data(&ddp_page)["tree"]["o"];
+    assert!(
+        overlap[1].as_i64().unwrap() > 0,
+        "the DDP step's children overlap: {overlap}"
+    );
+    let Some(b) = browser() else { return };
+    let d = Driver::start(&b);
+    d.goto(&format!("{}#node=Net%5B0%5D%2FSequential%5B0%5D", url(&path)));
+    let folded = r##"return [...document.querySelectorAll("#exec-chart .group.folded")].map(g => [g.dataset.path, g.dataset.count, g.querySelector("text").textContent])"##;
+    assert_eq!(
+        d.exec(folded),
+        serde_json::json!([[added[0]["p"], "2", "Block ×2 (added)"]])
+    );
+    // The folded bar's test time is the run's sum.
+    let sum: i64 = added.iter().map(|n| n["t"][2].as_i64().unwrap()).sum();
+    let tip = d.exec(r##"return document.querySelector("#exec-chart .group.folded title").textContent"##);
+    let tip = tip.as_str().unwrap();
+    assert!(
+        tip.contains("2 consecutive Block") && tip.contains("click to unfold"),
+        "{tip}"
+    );
+    let test_line = tip.lines().nth(2).unwrap();
+    assert!(test_line.ends_with(&page_duration(sum)), "test time {sum} ns in {tip}");
+    assert!(
+        d.exec(r##"return document.getElementById("node-summary").textContent"##)
+            .as_str()
+            .unwrap()
+            .contains("1 run of added or deleted siblings folded")
+    );
+    let bars = r##"return document.querySelectorAll("#exec-chart .group").length"##;
+    let before = d.exec(bars).as_u64().unwrap();
+    d.click_at(&d.find("#exec-chart .group.folded rect.hit"));
+    d.wait_for(r##"return document.querySelectorAll("#exec-chart .group.folded").length === 0"##);
+    assert_eq!(d.exec(bars).as_u64().unwrap(), before + 1);
+    let shown: Vec<String> = serde_json::from_value(d.exec(
+        r##"return [...document.querySelectorAll('#exec-chart .group[data-status="added"]')].map(g => g.dataset.path)"##,
+    ))
+    .unwrap();
+    assert_eq!(
+        shown,
+        [added[0]["p"].as_str().unwrap(), added[1]["p"].as_str().unwrap()]
+    );
+    // The keyboard unfolds too (on a fresh page).
+    d.exec("location.reload(); return true");
+    d.wait_for(r##"return document.querySelectorAll("#exec-chart .group.folded").length === 1"##);
+    d.exec(r##"document.querySelector("#exec-chart .group.folded").focus(); return true"##);
+    d.press("\u{E007}");
+    d.wait_for(r##"return document.querySelectorAll("#exec-chart .group.folded").length === 0"##);
+    no_errors(&d);
+    // The DDP step: its children ran concurrently.
+    d.goto(&url(&ddp_path));
+    let summary = d.exec(r##"return document.getElementById("node-summary").textContent"##);
+    assert!(
+        summary.as_str().unwrap().contains("∥ Its children ran concurrently"),
+        "{summary}"
+    );
+    no_errors(&d);
+}
+
 #[test]
 fn browser_device_tables_and_time_toggle() {
     let Some(b) = browser() else { return };

@@ -1,6 +1,6 @@
 //! `tracediff._native`: the Rust core of the `tracediff` Python package.
 //!
-//! Each function takes the paths and one typed [`Options`] object, releases the GIL while the
+//! Each function takes the paths and one typed `Options` object, releases the GIL while the
 //! library works (catching any panic as a `TraceError`), and hands
 //! back columns (a dict of lists), never rows: the Python side (`python/tracediff/`) builds the
 //! pandas or polars frames. Errors become `tracediff.TraceError` (a `ValueError`) with the same
@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
 use tracediff::analysis::aggregate::Naming;
 use tracediff::analysis::compare::{CompareRequest, compare as run_compare};
-use tracediff::analysis::diff::{Comparison, NameFilter};
+use tracediff::analysis::diff::{Comparison, NameFilter, SortKey};
 use tracediff::analysis::gate::{GateConfig, gate_pair};
 use tracediff::analysis::loaded::load;
 use tracediff::analysis::modules::zoom_scope;
@@ -396,6 +396,80 @@ fn flamegraph(
     })
 }
 
+/// The sort keys of `tracediff plot --sort`, by their command-line names.
+fn sort_key(text: &str) -> PyResult<SortKey> {
+    const KEYS: [SortKey; 7] = [
+        SortKey::AbsDiffDuration,
+        SortKey::DiffDuration,
+        SortKey::AbsDiffCounts,
+        SortKey::DiffCounts,
+        SortKey::Duration,
+        SortKey::Counts,
+        SortKey::Name,
+    ];
+    KEYS.into_iter().find(|k| k.as_str() == text).ok_or_else(|| {
+        let names: Vec<&str> = KEYS.iter().map(|k| k.as_str()).collect();
+        TraceError::new_err(format!("unknown sort '{text}' (expected one of {})", names.join(", ")))
+    })
+}
+
+/// `tracediff plot -o OUTPUT --metric METRIC`: one chart of a pair, written to `output` (PNG or
+/// SVG by its extension) by the command line's renderer: `counts` and `duration` are HTA's
+/// grouped bars of the `top` rows ranked by `sort` (None: the diff of the metric), `breakdown`
+/// the waterfall of the mean step time. Returns the notes the command line prints.
+#[pyfunction]
+#[pyo3(signature = (control, test, output, options, metric="counts", top=10, sort=None, width=1600, height=900))]
+#[allow(clippy::too_many_arguments)]
+fn plot(
+    py: Python<'_>,
+    control: PathBuf,
+    test: PathBuf,
+    output: PathBuf,
+    options: &Options,
+    metric: &str,
+    top: usize,
+    sort: Option<&str>,
+    width: u32,
+    height: u32,
+) -> PyResult<Vec<String>> {
+    use tracediff::output::render::plot::{chart_of, check_size};
+    use tracediff::output::render::waterfall::{Waterfall, draw_waterfall};
+    let duration = match metric.to_ascii_lowercase().as_str() {
+        "counts" => Some(false),
+        "duration" => Some(true),
+        "breakdown" => None,
+        other => {
+            return Err(TraceError::new_err(format!(
+                "unknown metric '{other}' (expected counts, duration or breakdown)"
+            )));
+        }
+    };
+    let sort = sort.map(sort_key).transpose()?;
+    if top == 0 {
+        return Err(TraceError::new_err("top must be at least 1"));
+    }
+    let request = options.request(control, test)?;
+    guarded(py, || {
+        // Refused before any trace is read, as on the command line.
+        check_size(width, height)?;
+        let format = ImageFormat::from_path(&output)?;
+        let (bytes, notes) = match duration {
+            Some(duration) => {
+                let (comparison, notes) = run_compare(&request)?;
+                let chart = chart_of(&comparison, duration, sort, top, (width, height))?;
+                (draw(&chart, format)?, notes)
+            }
+            None => {
+                let (overview, notes) = overview_request(&request)?;
+                let waterfall = Waterfall::of(&overview, (width, height))?;
+                (draw_waterfall(&waterfall, format)?, notes)
+            }
+        };
+        tracediff::output::atomic::write_atomically(&output, |w| w.write_all(&bytes))?;
+        Ok(notes)
+    })
+}
+
 /// `tracediff summarize`: one trace file to a Parquet summary at `output`.
 #[pyfunction]
 fn summarize(py: Python<'_>, trace: PathBuf, output: PathBuf) -> PyResult<()> {
@@ -539,6 +613,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(report, m)?)?;
     m.add_function(wrap_pyfunction!(events, m)?)?;
     m.add_function(wrap_pyfunction!(gate, m)?)?;
+    m.add_function(wrap_pyfunction!(plot, m)?)?;
     m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(_fault_for_tests, m)?)?;
     Ok(())

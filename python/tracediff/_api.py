@@ -394,3 +394,74 @@ def gate(
         None if iteration is None else pick_text(iteration, "iteration"),
     )
     return json.loads(text)
+
+
+PLOT_METRICS = ("counts", "duration", "breakdown")
+PLOT_SORTS = ("abs-diff-duration", "diff-duration", "abs-diff-counts", "diff-counts", "duration", "counts", "name")
+
+
+def _positive_int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{what} must be at least 1, not {value}")
+    return value
+
+
+def plot(
+    control: PathLike,
+    test: PathLike,
+    path: PathLike,
+    *,
+    metric: str = "counts",
+    top: int = 10,
+    sort: Optional[str] = None,
+    width: int = 1600,
+    height: int = 900,
+    labels: Tuple[str, str] = ("control", "test"),
+    control_rank: Pick = None,
+    test_rank: Pick = None,
+    control_iteration: Pick = None,
+    test_iteration: Pick = None,
+    device: str = "all",
+    short_names: bool = False,
+    normalize_names: bool = False,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> pathlib.Path:
+    """`tracediff plot -o PATH --metric METRIC`: writes one chart of the pair to `path`, a PNG or
+    an SVG by its extension (``.png``, ``.svg``), and returns `path` as a `pathlib.Path`.
+
+    `metric` is ``"counts"`` or ``"duration"`` (HTA's grouped bars, control / test / difference,
+    of the `top` rows ranked by `sort`: by default the difference of the metric, largest
+    increase first) or ``"breakdown"`` (the waterfall of the mean step time: control step, the
+    change of compute, exposed communication, exposed memory copies and GPU idle, test step;
+    every step unless an iteration is given). `sort` takes the command line's keys
+    (``"abs-diff-duration"``, ``"name"``, ...). `width` and `height` are pixels (400×300 to
+    8192×8192; each row needs 30 pixels of width). The selection options are `compare`'s. A
+    file name without a known extension, or rows that do not fit the size, is a TraceError,
+    raised before anything is written."""
+    path = path_arg(path, "path")
+    if not isinstance(metric, str) or metric not in PLOT_METRICS:
+        raise ValueError(f"metric must be one of {', '.join(PLOT_METRICS)}, not {metric!r}")
+    if sort is not None and (not isinstance(sort, str) or sort not in PLOT_SORTS):
+        raise ValueError(f"sort must be one of {', '.join(PLOT_SORTS)} or None, not {sort!r}")
+    top = _positive_int(top, "top")
+    width = _positive_int(width, "width")
+    height = _positive_int(height, "height")
+    if len(labels) != 2 or labels[0] == labels[1]:
+        raise ValueError("labels must be two different names")
+    opts = make_options(
+        control_rank=control_rank,
+        test_rank=test_rank,
+        control_iteration=control_iteration,
+        test_iteration=test_iteration,
+        device=device,
+        short_names=short_names,
+        normalize_names=normalize_names,
+        include=include,
+        exclude=exclude,
+        labels=(labels[0], labels[1]),
+    )
+    _native.plot(path_arg(control, "control"), path_arg(test, "test"), path, opts, metric, top, sort, width, height)
+    return pathlib.Path(path)

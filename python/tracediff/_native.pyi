@@ -103,3 +103,14 @@ def gate(
     ranks: Optional[str] = None,
     iterations: Optional[str] = None,
 ) -> str: ...
+def plot(
+    control: _Path,
+    test: _Path,
+    output: _Path,
+    options: Options,
+    metric: str = "counts",
+    top: int = 10,
+    sort: Optional[str] = None,
+    width: int = 1600,
+    height: int = 900,
+) -> List[str]: ...

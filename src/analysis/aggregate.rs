@@ -39,6 +39,7 @@ pub enum Naming {
 }
 
 impl Naming {
+    /// The name column's header in outputs: `name` or `short_name`.
     pub fn column(self) -> &'static str {
         match self {
             Naming::Name => "name",
@@ -50,11 +51,14 @@ impl Naming {
 /// Number of events and their summed duration.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Totals {
+    /// Number of events.
     pub count: u64,
+    /// Their durations summed, in ns.
     pub dur_ns: i64,
 }
 
 impl Totals {
+    /// Adds `other`'s events and time to these.
     pub fn add(&mut self, other: Totals) {
         self.count += other.count;
         self.dur_ns += other.dur_ns;
@@ -67,6 +71,7 @@ pub type NameTotals = BTreeMap<String, Totals>;
 /// How events become rows: by name (or short name), maybe normalized, maybe split by attributes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Keying {
+    /// The name or HTA's short name.
     pub naming: Naming,
     /// Apply [`normalize_name`] before grouping.
     pub normalize: bool,

@@ -37,6 +37,7 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
+    /// The kind as outputs write it: `step`, `module`, `annotation`, `backward`, `op`, `unknown`.
     pub fn as_str(self) -> &'static str {
         match self {
             NodeKind::Step => "step",
@@ -56,8 +57,11 @@ pub const UNKNOWN_KEY: &str = "(unknown)";
 /// `None` on a side without device events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Times {
+    /// How many events were merged into the node.
     pub calls: Option<u64>,
+    /// Host time: the durations of those events summed, in ns.
     pub host_total_ns: i64,
+    /// Device time of the work they launched (kernels, copies, sets), in ns.
     pub device_total_ns: Option<i64>,
 }
 
@@ -69,10 +73,16 @@ pub type Source = (u32, u32);
 /// One side's tree (steps and ranks already merged node by node).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeNode {
+    /// What the node stands for.
     pub kind: NodeKind,
+    /// Its name: the module's (`Linear`), the annotation's, the operator's; nodes with one key
+    /// under one parent are told apart by their order.
     pub key: String,
+    /// Its time, all its events summed.
     pub times: Times,
+    /// The nodes that ran inside it, in the order they first ran.
     pub children: Vec<TreeNode>,
+    /// The events merged into it.
     pub sources: Vec<Source>,
     /// What the children do not cover (the `unknown` child; calls `None`): host time outside
     /// the union of the children's intervals, device time outside their subtrees. Never
@@ -128,13 +138,18 @@ impl TreeNode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
+    /// On both sides.
     Matched,
+    /// Only on the test side.
     Added,
+    /// Only on the control side.
     Deleted,
+    /// The time of a parent that its children do not cover.
     Unknown,
 }
 
 impl Status {
+    /// The status as outputs write it: `matched`, `added`, `deleted`, `unknown`.
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Matched => "matched",
@@ -148,14 +163,20 @@ impl Status {
 /// A node of the aligned tree: one side's node, the other's, or both.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AlignedNode {
+    /// What the node stands for.
     pub kind: NodeKind,
+    /// Its name (see [`TreeNode::key`]).
     pub key: String,
     /// The keys below the root with their ordinals among same-key siblings, `A[0]/B[2]`; empty
     /// for the root.
     pub path: String,
+    /// On which sides it is.
     pub status: Status,
+    /// Its time on the control side; `None` when only the test side has it.
     pub control: Option<Times>,
+    /// Its time on the test side; `None` when only the control side has it.
     pub test: Option<Times>,
+    /// The aligned children, in the order they ran.
     pub children: Vec<AlignedNode>,
     /// The events merged into the node on each side (control, test).
     pub sources: [Vec<Source>; 2],

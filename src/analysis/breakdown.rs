@@ -15,8 +15,11 @@ use std::sync::LazyLock;
 /// What a device event does, for the breakdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeviceClass {
+    /// Kernels that compute (every kernel that is not communication).
     Compute,
+    /// Collective and peer-to-peer kernels (NCCL and the like, by name).
     Communication,
+    /// Memory copies and sets.
     Memory,
 }
 

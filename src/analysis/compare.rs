@@ -14,11 +14,17 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct CompareRequest {
+    /// The baseline: a directory of traces (or summaries), or one file.
     pub control: PathBuf,
+    /// The run compared with it.
     pub test: PathBuf,
+    /// The control side's ranks and iterations (default: the lowest of each).
     pub control_selection: SideSelection,
+    /// The test side's.
     pub test_selection: SideSelection,
+    /// Host events, device events or both.
     pub device: Device,
+    /// Rows by name or by HTA's short name.
     pub naming: Naming,
     /// Rewrite run-specific noise out of names (on by default on the command line).
     #[serde(default)]
@@ -33,12 +39,17 @@ pub struct CompareRequest {
     /// `--arg-spec`: user-defined attributes (usable in `group_by`).
     #[serde(default)]
     pub arg_specs: Vec<String>,
+    /// Names of the two sides in outputs (two different names).
     pub labels: [String; 2],
+    /// Keep only rows whose name matches one of these regular expressions (none: every row).
     pub include: Vec<String>,
+    /// Drop rows whose name matches one of these regular expressions.
     pub exclude: Vec<String>,
 }
 
 impl CompareRequest {
+    /// HTA's exact comparison of `control` and `test`: the lowest rank and step of each, every
+    /// device, raw names, Python frames counted, labels `control` and `test`.
     pub fn new(control: impl Into<PathBuf>, test: impl Into<PathBuf>) -> Self {
         CompareRequest {
             control: control.into(),

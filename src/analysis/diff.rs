@@ -13,8 +13,12 @@ use std::fmt;
 /// One name and what each side did with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Row {
+    /// The row's key: the name (or short name), normalised or not, with the `--group-by`
+    /// values when asked.
     pub name: String,
+    /// The control side's events of this name: their count and summed duration.
     pub control: Totals,
+    /// The test side's.
     pub test: Totals,
     /// Whether the change of per-step means exceeds the run-to-run noise (docs/significance.md);
     /// `None` where it could not be estimated.
@@ -23,10 +27,12 @@ pub struct Row {
 }
 
 impl Row {
+    /// test count − control count.
     pub fn diff_counts(&self) -> i64 {
         self.test.count as i64 - self.control.count as i64
     }
 
+    /// test duration − control duration, in ns.
     pub fn diff_dur_ns(&self) -> i64 {
         self.test.dur_ns - self.control.dur_ns
     }
@@ -40,6 +46,7 @@ impl Row {
         }
     }
 
+    /// Which ops-diff category the row falls in, by its counts.
     pub fn category(&self) -> Category {
         match (self.control.count, self.test.count) {
             (0, _) => Category::Added,
@@ -56,14 +63,20 @@ impl Row {
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Category {
+    /// Only the test side has the name.
     Added,
+    /// Only the control side has it.
     Deleted,
+    /// Both have it, the test side more often.
     Increased,
+    /// Both have it, the test side less often.
     Decreased,
+    /// Both have it as often.
     Unchanged,
 }
 
 impl Category {
+    /// Every category, in the order outputs list them.
     pub const ALL: [Category; 5] = [
         Category::Added,
         Category::Deleted,
@@ -72,6 +85,7 @@ impl Category {
         Category::Unchanged,
     ];
 
+    /// The category as outputs and `--category` write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Category::Added => "added",
@@ -144,6 +158,7 @@ pub enum SortKey {
 }
 
 impl SortKey {
+    /// The key as `--sort` takes it (`abs-diff-duration`, …).
     pub fn as_str(self) -> &'static str {
         match self {
             SortKey::AbsDiffDuration => "abs-diff-duration",
@@ -157,6 +172,7 @@ impl SortKey {
     }
 }
 
+/// Sorts `rows` by `key`, ties broken by name, so that the order never depends on the input's.
 pub fn sort_rows<R: Borrow<Row>>(rows: &mut [R], key: SortKey) {
     // Comparators, not sort keys: a key would clone every name at every comparison.
     fn by<R: Borrow<Row>, K: Ord>(rows: &mut [R], key: impl Fn(&Row) -> K) {
@@ -186,6 +202,8 @@ pub struct NameFilter {
 }
 
 impl NameFilter {
+    /// The filter of the `--include` and `--exclude` patterns; a usage error naming the flag
+    /// and the pattern when one is not a valid regular expression.
     pub fn new(include: &[String], exclude: &[String]) -> Result<Self> {
         let compile = |flag: &str, p: &String| compile_pattern(flag, p);
         Ok(NameFilter {
@@ -194,6 +212,8 @@ impl NameFilter {
         })
     }
 
+    /// Whether a row named `name` is kept: it matches an include pattern (or there is none)
+    /// and no exclude pattern.
     pub fn admits(&self, name: &str) -> bool {
         self.included(name) && !self.excluded(name)
     }
@@ -288,9 +308,13 @@ pub fn compile_pattern(flag: &str, pattern: &str) -> Result<Regex> {
 /// One side as compared: where it came from and what was selected.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SideInfo {
+    /// The side's name in outputs.
     pub label: String,
+    /// The path given for it.
     pub path: String,
+    /// The trace files (or summaries) read, one per selected rank.
     pub files: Vec<String>,
+    /// The ranks and iterations selected.
     #[serde(flatten)]
     pub resolved: Resolved,
 }
@@ -298,17 +322,26 @@ pub struct SideInfo {
 /// Counts of rows per category, and summed durations.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Number of rows.
     pub rows: usize,
+    /// Rows [`Category::Added`].
     pub added: usize,
+    /// Rows [`Category::Deleted`].
     pub deleted: usize,
+    /// Rows [`Category::Increased`].
     pub increased: usize,
+    /// Rows [`Category::Decreased`].
     pub decreased: usize,
+    /// Rows [`Category::Unchanged`].
     pub unchanged: usize,
+    /// The control side's durations over every row, in ns.
     pub control_dur_ns: i64,
+    /// The test side's, in ns.
     pub test_dur_ns: i64,
 }
 
 impl Summary {
+    /// The counts and sums of `rows`.
     pub fn of(rows: &[Row]) -> Summary {
         let mut s = Summary {
             rows: rows.len(),
@@ -328,6 +361,7 @@ impl Summary {
         s
     }
 
+    /// Number of rows in category `c`.
     pub fn count(&self, c: Category) -> usize {
         match c {
             Category::Added => self.added,
@@ -343,22 +377,31 @@ impl Summary {
 /// in the requested order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Comparison {
+    /// What the control side is.
     pub control: SideInfo,
+    /// What the test side is.
     pub test: SideInfo,
+    /// The events compared: host, device or both.
     pub device: Device,
+    /// Rows by name or by short name.
     pub naming: Naming,
+    /// Whether names were normalised before grouping.
     #[serde(default)]
     pub normalize_names: bool,
     /// Whether `python_function` frames were counted as rows.
     #[serde(default = "yes")]
     pub python_frames: bool,
+    /// The attribute columns that split rows (`--group-by`).
     #[serde(default)]
     pub group_by: Vec<String>,
+    /// The `--include` patterns applied.
     pub include: Vec<String>,
+    /// The `--exclude` patterns applied.
     pub exclude: Vec<String>,
     /// Whether the rows carry a `significant` field (not in HTA's exact table).
     #[serde(default)]
     pub significance: bool,
+    /// Every row kept (renderers order them by the sort key asked for).
     pub rows: Vec<Row>,
 }
 
@@ -367,10 +410,12 @@ fn yes() -> bool {
 }
 
 impl Comparison {
+    /// Rows per category and both sides' summed durations.
     pub fn summary(&self) -> Summary {
         Summary::of(&self.rows)
     }
 
+    /// The rows in category `c`, in table order.
     pub fn in_category(&self, c: Category) -> impl Iterator<Item = &Row> {
         self.rows.iter().filter(move |r| r.category() == c)
     }

@@ -35,6 +35,7 @@ pub enum FlameTime {
 }
 
 impl FlameTime {
+    /// The name `--time` takes: `host` or `device`.
     pub fn as_str(self) -> &'static str {
         match self {
             FlameTime::Host => "host",
@@ -53,7 +54,9 @@ impl FlameTime {
 /// Both sides' stacks: frames joined by `;` → (control ns, test ns), sorted by stack.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlameStacks {
+    /// Which time the values are.
     pub time: FlameTime,
+    /// Each stack (`root;child;…`) → its own time in ns on the control and test sides.
     pub stacks: BTreeMap<String, [i64; 2]>,
 }
 

@@ -67,7 +67,9 @@ pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CountLimit {
+    /// At most this many extra events per step.
     Absolute(f64),
+    /// At most this share of the baseline's count more (`0.1` for `10%`).
     Ratio(f64),
 }
 
@@ -103,24 +105,38 @@ fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateConfig {
+    /// Fail when the median step time grows by more than this percentage (`5%`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_step_time_regression: Option<String>,
+    /// Fail when an op's or kernel's median time per step grows by more than this percentage.
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_op_regression: Option<String>,
+    /// Ignore op changes smaller than this duration per step (`200us`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub min_op_time: Option<String>,
+    /// Leave unjudged the rows under this share of the baseline's mean step time (`1%`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub min_op_share: Option<String>,
+    /// Fail when a name only the candidate has matches this regular expression.
     pub fail_on_added: Option<String>,
+    /// Fail when a name only the baseline has matches this regular expression.
     pub fail_on_deleted: Option<String>,
+    /// Fail when an op runs more often per step by more than this: a count (`4`) or a
+    /// percentage of the baseline's (`10%`).
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_count_increase: Option<String>,
+    /// Fail when the GPU busy time per step grows by more than this percentage.
     #[serde(default, deserialize_with = "text_or_number")]
     pub max_gpu_busy_regression: Option<String>,
+    /// The noise multiplier k: a timing change must exceed k × the pooled scaled MAD.
     pub noise_k: Option<f64>,
+    /// Judge each op by its share of the step time rather than its time.
     pub relative: Option<bool>,
+    /// The events the op and count rules judge.
     pub device: Option<Device>,
+    /// Normalise names before keying rows (the default).
     pub normalize_names: Option<bool>,
+    /// Key rows by HTA's short names.
     pub short_names: Option<bool>,
 }
 
@@ -197,16 +213,25 @@ fn judged_name(name: &str) -> bool {
 /// The checked form of [`GateConfig`].
 #[derive(Debug, Clone)]
 pub struct Rules {
+    /// The step-time rule's threshold, as a ratio (`0.05` for `5%`).
     pub max_step_time_regression: Option<f64>,
+    /// The per-op time rule's threshold, as a ratio.
     pub max_op_regression: Option<f64>,
+    /// Op changes under this many ns per step are not judged.
     pub min_op_time_ns: i64,
     /// Share of the baseline's mean step time under which a row is not judged by time or count.
     pub min_op_share: f64,
+    /// Names only the candidate may not have.
     pub fail_on_added: Option<Regex>,
+    /// Names only the baseline may not have.
     pub fail_on_deleted: Option<Regex>,
+    /// The per-op count rule's limit.
     pub max_count_increase: Option<CountLimit>,
+    /// The GPU-busy rule's threshold, as a ratio.
     pub max_gpu_busy_regression: Option<f64>,
+    /// The noise multiplier k.
     pub noise_k: f64,
+    /// Whether ops are judged by their share of the step time.
     pub relative: bool,
 }
 
@@ -257,6 +282,9 @@ impl Thresholds {
 }
 
 impl Rules {
+    /// Checks and parses `c`; a usage error naming the option (`--max-op-regression '5'`) when
+    /// a value is malformed (a percentage without its `%`, a duration without its unit, a bad
+    /// pattern).
     pub fn from_config(c: &GateConfig) -> Result<Rules> {
         let regex = |flag: &str, p: &Option<String>| -> Result<Option<Regex>> {
             p.as_deref()
@@ -304,6 +332,7 @@ impl Rules {
 pub struct Samples {
     /// (rank, step) of each sample.
     pub keys: Vec<(i64, i64)>,
+    /// The step's duration per sample, in ns.
     pub step_ns: Vec<i64>,
     /// Time during which at least one device event ran, per sample.
     pub gpu_busy_ns: Vec<i64>,
@@ -455,7 +484,9 @@ pub use crate::analysis::noise::{mean, median, scaled_mad};
 /// How two sets of per-step samples compare.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Change {
+    /// The baseline's median.
     pub baseline: f64,
+    /// The candidate's median.
     pub candidate: f64,
     /// (candidate − baseline) / baseline; infinite when the baseline is 0.
     pub relative: f64,
@@ -464,6 +495,8 @@ pub struct Change {
 }
 
 impl Change {
+    /// The medians of `base` and `cand`, their relative change, and the noise band (`k` × the
+    /// pooled scaled MAD) when each side has two samples or more.
     pub fn of(base: &[f64], cand: &[f64], k: f64) -> Change {
         let (b, c) = (median(base), median(cand));
         let relative = if b == 0.0 {
@@ -490,58 +523,90 @@ impl Change {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// Within the rule (exit 0).
     Pass,
+    /// Beyond it and beyond the noise (exit 1).
     Fail,
 }
 
 /// One checked rule (or, for per-op rules, one op).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RuleResult {
+    /// The rule, as reports name it (`step time`, `op time`, `count`, `fail on added`, …).
     pub rule: String,
     /// What it is about: `step time`, an op name, a pattern.
     pub subject: String,
     /// The unit of `baseline`/`candidate`/`noise`: `ns`, `share`, `count` or `names`.
     pub unit: &'static str,
+    /// The baseline's value (a median per step for timings and counts).
     pub baseline: f64,
+    /// The candidate's value.
     pub candidate: f64,
+    /// (candidate − baseline) / baseline; `None` where it means nothing (names matched, the
+    /// number of ops that failed a per-op rule, a baseline of 0).
     pub relative_change: Option<f64>,
+    /// The threshold as the user gave it (`5%`).
     pub threshold: String,
+    /// The noise band, in `unit`; `None` without enough samples.
     pub noise: Option<f64>,
+    /// Pass or fail.
     pub verdict: Verdict,
+    /// Why, in words, when there is more to say.
     pub note: String,
 }
 
 /// An op's share in a step-time change.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Contributor {
+    /// The op's row key.
     pub name: String,
+    /// Its median time per step in the baseline, in ns.
     pub baseline_ns: f64,
+    /// In the candidate, in ns.
     pub candidate_ns: f64,
+    /// `candidate_ns − baseline_ns`.
     pub diff_ns: f64,
 }
 
+/// One side of a gate: what was judged and its step times.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideSummary {
+    /// `baseline` or `candidate`.
     pub label: String,
+    /// The path given for it.
     pub path: String,
+    /// The ranks judged.
     pub ranks: Vec<i64>,
+    /// The ProfilerSteps judged.
     pub iterations: Vec<i64>,
+    /// Number of (rank, step) samples.
     pub samples: usize,
+    /// The median step time, in ns.
     pub step_median_ns: f64,
+    /// The shortest step, in ns.
     pub step_min_ns: f64,
+    /// The longest step, in ns.
     pub step_max_ns: f64,
     /// Scaled MAD of the step times.
     pub step_mad_ns: f64,
 }
 
+/// What a gate found: the verdict, each rule's result and what moved the step time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GateReport {
+    /// Fail when any rule failed.
     pub verdict: Verdict,
+    /// The noise multiplier used.
     pub noise_k: f64,
+    /// Whether ops were judged by their share of the step time.
     pub relative: bool,
+    /// How the noise was estimated, or why it could not be (too few samples).
     pub noise_note: String,
+    /// The baseline's side.
     pub baseline: SideSummary,
+    /// The candidate's side.
     pub candidate: SideSummary,
+    /// Every rule checked (per-op rules: one result per op judged).
     pub rules: Vec<RuleResult>,
     /// Ops that account for the step-time change, largest increase first.
     pub top_contributors: Vec<Contributor>,

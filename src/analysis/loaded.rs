@@ -12,9 +12,13 @@ use std::sync::Arc;
 
 /// The loaded pair and each side's selection.
 pub struct Loaded {
+    /// The control side's traces (the selected ranks parsed).
     pub control: Arc<Side>,
+    /// The test side's.
     pub test: Arc<Side>,
+    /// The ranks and iterations selected on each side (control, test).
     pub resolved: [Resolved; 2],
+    /// What loading found worth telling the user (stderr on the command line).
     pub notes: Vec<String>,
 }
 
@@ -57,6 +61,7 @@ impl Loaded {
             .collect()
     }
 
+    /// What side `side` (0 control, 1 test) is, named `label`, as outputs describe it.
     pub fn side_info(&self, side: usize, label: &str) -> SideInfo {
         let s = if side == 0 { &self.control } else { &self.test };
         crate::analysis::compare::side_info(s, label, self.resolved[side].clone())

@@ -50,8 +50,11 @@ pub const BACKWARD_KEY: &str = "backward";
 /// The aligned module trees of a pair.
 #[derive(Debug, Clone)]
 pub struct ModuleDiff {
+    /// The step node: both sides' trees, aligned node by node below it.
     pub root: AlignedNode,
+    /// What the control side is.
     pub control: SideInfo,
+    /// What the test side is.
     pub test: SideInfo,
     /// Whether the tree fell back to top-level operators (a side had no module events).
     pub fallback: bool,
@@ -65,7 +68,9 @@ pub struct ModuleDiff {
 /// How much of a side's backward host time was placed on modules.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BackwardPlaced {
+    /// Host time of the step-level `backward` nodes, in ns.
     pub backward_host_ns: i64,
+    /// The part of it placed on `<Module>.backward` nodes, in ns.
     pub placed_host_ns: i64,
 }
 
@@ -176,6 +181,7 @@ pub struct Scope {
 }
 
 impl Scope {
+    /// The events of `loaded`'s selected files that ran inside `node` (on either side).
     pub fn of(loaded: &Loaded, node: &AlignedNode) -> Scope {
         let inside = [0, 1].map(|k| {
             loaded

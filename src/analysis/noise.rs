@@ -16,6 +16,7 @@ pub const DEFAULT_K: f64 = 3.0;
 /// too small to matter for the step, however steady.
 pub const MIN_STEP_SHARE: f64 = 0.01;
 
+/// The arithmetic mean of `v`; 0 for no value.
 pub fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         0.0
@@ -24,6 +25,7 @@ pub fn mean(v: &[f64]) -> f64 {
     }
 }
 
+/// The median of `v` (the mean of the middle two for an even count); 0 for no value.
 pub fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return 0.0;

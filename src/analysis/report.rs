@@ -37,7 +37,9 @@ impl Default for ReportLimits {
 pub struct NodeTables {
     /// The node's path (`""` for the step).
     pub path: String,
+    /// The operator view inside the node, at most the limit's rows.
     pub operators: ViewTable,
+    /// The kernel view inside the node, at most the limit's rows.
     pub kernels: ViewTable,
     /// The row counts before the cut (operators, kernels).
     pub totals: (usize, usize),
@@ -46,11 +48,18 @@ pub struct NodeTables {
 /// Everything the report shows.
 #[derive(Debug, Clone)]
 pub struct Report {
+    /// What was compared.
     pub request: CompareRequest,
+    /// The aligned module trees.
     pub modules: ModuleDiff,
+    /// Device, steps, step time and its breakdown, memory, per side.
     pub overview: Overview,
+    /// The comparison table (`compare`).
     pub comparison: Comparison,
+    /// The operator and kernel tables of the step and of each module node down to the depth
+    /// limit.
     pub tables: Vec<NodeTables>,
+    /// The depth and rows the tables were cut to.
     pub limits: ReportLimits,
     /// Whether either side has device events (the tables then rank by device time).
     pub has_device: bool,

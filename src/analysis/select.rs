@@ -12,8 +12,11 @@ use std::fmt;
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Device {
+    /// Host events only: operators, runtime calls, CPU annotations.
     Cpu,
+    /// Device events only: kernels, memory copies and sets, GPU annotations.
     Gpu,
+    /// Both.
     #[default]
     All,
 }
@@ -43,6 +46,7 @@ impl Device {
 /// What was found for one side: concrete ranks and iterations.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resolved {
+    /// The ranks selected, sorted.
     pub ranks: Vec<i64>,
     /// `None` when the selected traces have no ProfilerStep: the whole trace counts.
     pub iterations: Option<Vec<i64>>,

@@ -13,18 +13,24 @@ use std::collections::BTreeMap;
 pub struct Levels {
     /// The level before the first event.
     pub initial: i64,
+    /// (ts in ns, bytes allocated after the event), in time order.
     pub events: Vec<(i64, i64)>,
 }
 
 /// Peak, ∫ level dt and Σ window length over `windows`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowStats {
+    /// The highest level inside the windows, in bytes.
     pub peak: i64,
+    /// The level integrated over the windows, in bytes × ns.
     pub integral: i128,
+    /// The windows' lengths summed, in ns.
     pub length: i64,
 }
 
 impl WindowStats {
+    /// The mean level over the windows, in bytes (`integral / length`); `None` when they have no
+    /// length.
     pub fn average(&self) -> Option<i64> {
         (self.length > 0).then(|| (self.integral / i128::from(self.length)) as i64)
     }

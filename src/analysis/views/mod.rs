@@ -22,7 +22,9 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ViewKind {
+    /// A row per operator (`cpu_op`): calls, host and device self and total time.
     Operators,
+    /// A row per kernel (or launching operator and kernel): calls, total, mean, min, max.
     Kernels,
 }
 
@@ -32,8 +34,11 @@ pub enum ViewKind {
 pub struct ViewRow {
     /// The launching operator (kernel view with `--by-operator`).
     pub operator: Option<String>,
+    /// The operator's or kernel's name.
     pub name: String,
+    /// The control side's value of each measure, in [`ViewTable::measures`] order.
     pub control: Vec<Option<i64>>,
+    /// The test side's.
     pub test: Vec<Option<i64>>,
 }
 
@@ -47,14 +52,20 @@ impl ViewRow {
 /// An operator or kernel table, with what was compared.
 #[derive(Debug, Clone)]
 pub struct ViewTable {
+    /// Operators or kernels.
     pub kind: ViewKind,
+    /// Whether kernel rows are keyed by (launching operator, kernel).
     pub by_operator: bool,
     /// Names of the measures, in column order (`calls`, `host_self`, …); `calls` is a count,
     /// the others are nanoseconds.
     pub measures: &'static [&'static str],
+    /// Every row, sorted by key.
     pub rows: Vec<ViewRow>,
+    /// What the control side is.
     pub control: SideInfo,
+    /// What the test side is.
     pub test: SideInfo,
+    /// What was compared.
     pub request: CompareRequest,
     /// Whether either side has device events (the operator table then shows device time).
     pub has_device: bool,
@@ -63,6 +74,7 @@ pub struct ViewTable {
 }
 
 impl ViewTable {
+    /// The column index of the measure `name` (`calls`, `host_self`, …), if the table has it.
     pub fn measure(&self, name: &str) -> Option<usize> {
         self.measures.iter().position(|m| *m == name)
     }
@@ -173,19 +185,27 @@ pub(crate) fn name_key(file: &TraceFile, keying: &Keying, id: u32) -> String {
 /// A row order: by name, or by one numeric column, largest first; ties by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SortSpec {
+    /// By name, A to Z.
     Name,
-    /// (side: `control`, `test`, `diff` or `abs-diff`; measure index)
+    /// By one side's value of one measure, or its difference, largest first.
     Column {
+        /// Which value of the measure.
         side: SortSide,
+        /// The measure's index in [`ViewTable::measures`].
         measure: usize,
     },
 }
 
+/// Which value of a measure a [`SortSpec::Column`] orders by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortSide {
+    /// The control side's.
     Control,
+    /// The test side's.
     Test,
+    /// test − control, largest increase first.
     Diff,
+    /// |test − control|, largest change first.
     AbsDiff,
 }
 
@@ -218,6 +238,7 @@ impl SortSpec {
         ))
     }
 
+    /// The key as `--sort` takes it (`name`, `abs-diff-device-total`, …), for headers.
     pub fn text(&self, measures: &[&str]) -> String {
         match self {
             SortSpec::Name => "name".to_string(),

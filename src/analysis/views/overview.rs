@@ -25,8 +25,11 @@ use std::sync::Arc;
 /// One side of the overview. Times are nanoseconds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideOverview {
+    /// The side's name.
     pub label: String,
+    /// The path given for it.
     pub path: String,
+    /// Number of selected ranks.
     pub ranks: usize,
     /// The selected ranks, sorted.
     pub rank_numbers: Vec<i64>,
@@ -36,16 +39,25 @@ pub struct SideOverview {
     pub step_numbers: Vec<i64>,
     /// (rank, step) windows measured (one per file without steps).
     pub windows: usize,
+    /// Mean length of a window (the step time), in ns; `None` without windows.
     pub mean_step_time_ns: Option<i64>,
+    /// Mean time per window that some device work ran (the union of device events), in ns;
+    /// `None` without device events.
     pub gpu_busy_per_step_ns: Option<i64>,
     /// GPU busy ÷ window time, 0–1.
     pub gpu_utilization: Option<f64>,
+    /// Mean time per window that some operator ran (the union of operator events), in ns.
     pub host_busy_per_step_ns: Option<i64>,
+    /// The highest allocated level of `memory_device` inside the windows, in bytes; `None`
+    /// without `[memory]` events.
     pub peak_allocated_bytes: Option<i64>,
+    /// Its mean level over the windows, in bytes.
     pub avg_allocated_bytes: Option<i64>,
     /// The device whose memory is reported (`cuda:0`, `cpu:0`): the largest peak.
     pub memory_device: Option<String>,
+    /// The device the kernels ran on (`NVIDIA H100 80GB HBM3`), from `deviceProperties`.
     pub device_name: Option<String>,
+    /// Its memory, in bytes.
     pub device_memory_bytes: Option<u64>,
     /// Why the device was named as it was, when the trace does not say it plainly.
     #[serde(skip)]
@@ -65,12 +77,19 @@ pub struct SideOverview {
 /// parts add up to `step_ns` exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BreakdownMean {
+    /// The mean window length, in ns.
     pub step_ns: i64,
+    /// Mean time some compute kernel ran, in ns.
     pub compute_ns: i64,
+    /// Mean time some communication kernel ran, in ns.
     pub comm_total_ns: i64,
+    /// The part of `comm_total_ns` that compute overlapped, in ns.
     pub comm_overlapped_ns: i64,
+    /// The part that no compute overlapped, in ns.
     pub comm_exposed_ns: i64,
+    /// Mean time only memory copies and sets ran, in ns.
     pub memory_exposed_ns: i64,
+    /// Mean time no device work ran, in ns.
     pub idle_ns: i64,
     /// comm_overlapped ÷ comm_total; `None` without communication.
     pub overlap_ratio: Option<f64>,
@@ -101,16 +120,22 @@ impl BreakdownMean {
 /// One window of one rank: its step number (`None`: the span of a file without steps) and parts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct StepParts {
+    /// The rank.
     pub rank: i64,
+    /// The step number; `None` for the span of a file without steps.
     pub step: Option<i64>,
+    /// The window's breakdown (a mean over one window).
     pub parts: BreakdownMean,
 }
 
 /// One rank: the means over its selected windows.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RankParts {
+    /// The rank.
     pub rank: i64,
+    /// Number of its windows measured.
     pub windows: usize,
+    /// The means over them.
     pub parts: BreakdownMean,
 }
 
@@ -119,24 +144,33 @@ pub struct RankParts {
 pub struct Straggler {
     /// The rank with the longest mean step time, and that time ÷ the median of the ranks' means.
     pub rank: i64,
+    /// Its mean step time ÷ the median of the ranks' means (1.0: no straggler).
     pub max_over_median: f64,
     /// Per step: the slowest rank, its step time and the ratio to the median across ranks.
     pub per_step: Vec<StepStraggler>,
 }
 
+/// The slowest rank of one step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct StepStraggler {
+    /// The step number; `None` for files without steps.
     pub step: Option<i64>,
+    /// The rank whose step took longest.
     pub rank: i64,
+    /// Its step time, in ns.
     pub step_ns: i64,
+    /// The median step time across the ranks, in ns.
     pub median_ns: f64,
+    /// `step_ns ÷ median_ns`.
     pub max_over_median: f64,
 }
 
 /// The overview of a loaded pair.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Overview {
+    /// The control side's.
     pub control: SideOverview,
+    /// The test side's.
     pub test: SideOverview,
 }
 

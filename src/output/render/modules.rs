@@ -607,9 +607,15 @@ fn pretty_at(value: &Value, indent: &str) -> String {
     text.replace('\n', &format!("\n{indent}"))
 }
 
+/// Trees shown deeper than this many levels are written as compact JSON: pretty-printing indents
+/// each level further, so its size would grow with the square of the depth (6,000 nested
+/// modules gave 2.9 GB).
+pub const COMPACT_JSON_DEPTH: usize = 32;
+
 /// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
 /// beside it. Written node by node from an explicit stack (the same text as serde_json's
-/// pretty printer): a model's tree can nest thousands deep.
+/// pretty printer, or its compact one beyond [`COMPACT_JSON_DEPTH`] levels): a model's tree can
+/// nest thousands deep.
 pub fn json_text(view: &ModuleView<'_>) -> String {
     let d = view.diff;
     let compared = json!({
@@ -622,10 +628,42 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
             "test": placed_json(d.backward_placed[1]),
         },
     });
-    enum Step<'n> {
-        Node(&'n AlignedNode, usize),
-        Text(String),
+    if shown_levels(view) > COMPACT_JSON_DEPTH {
+        compact_json(view, &compared)
+    } else {
+        pretty_json(view, &compared)
     }
+}
+
+/// How many levels below the top node are shown (0: the top node alone).
+fn shown_levels(view: &ModuleView<'_>) -> usize {
+    let mut deepest = 0;
+    let mut todo = vec![(view.top, 0usize)];
+    while let Some((n, level)) = todo.pop() {
+        deepest = deepest.max(level);
+        if view.depth.is_none_or(|d| level < d) {
+            todo.extend(n.children.iter().map(|c| (c, level + 1)));
+        }
+    }
+    deepest
+}
+
+/// What the JSON writers push on their stack: a node to write, or text to write as it is.
+enum Step<'n> {
+    Node(&'n AlignedNode, usize),
+    Text(String),
+}
+
+/// The children of `n` that are shown at `level`.
+fn shown_children<'n>(view: &ModuleView<'_>, n: &'n AlignedNode, level: usize) -> &'n [AlignedNode] {
+    if view.depth.is_some_and(|dep| level >= dep) {
+        &[]
+    } else {
+        &n.children
+    }
+}
+
+fn pretty_json(view: &ModuleView<'_>, compared: &Value) -> String {
     let mut out = String::new();
     let mut todo = vec![Step::Node(view.top, 0)];
     while let Some(step) = todo.pop() {
@@ -642,15 +680,11 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
         out.push_str(head.trim_end_matches('}').trim_end());
         let _ = write!(out, ",\n{indent}  \"children\": ");
         let mut tail = if level == 0 {
-            format!(",\n  \"compared\": {}\n}}\n", pretty_at(&compared, "  "))
+            format!(",\n  \"compared\": {}\n}}\n", pretty_at(compared, "  "))
         } else {
             format!("\n{indent}}}")
         };
-        let kids: &[AlignedNode] = if view.depth.is_some_and(|dep| level >= dep) {
-            &[]
-        } else {
-            &n.children
-        };
+        let kids = shown_children(view, n, level);
         if kids.is_empty() {
             out.push_str("[]");
             todo.push(Step::Text(tail));
@@ -665,6 +699,38 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
             todo.push(Step::Text(child_indent.clone()));
             if k > 0 {
                 todo.push(Step::Text(",\n".to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The same document without whitespace (one line), in size linear in the nodes.
+fn compact_json(view: &ModuleView<'_>, compared: &Value) -> String {
+    let mut out = String::new();
+    let mut todo = vec![Step::Node(view.top, 0)];
+    while let Some(step) = todo.pop() {
+        let (n, level) = match step {
+            Step::Text(t) => {
+                out.push_str(&t);
+                continue;
+            }
+            Step::Node(n, level) => (n, level),
+        };
+        let head = serde_json::to_string(&Value::Object(node_fields(n))).unwrap_or_default();
+        // Without its closing brace (only that one: `wrappers` ends in a brace too).
+        out.push_str(head.strip_suffix('}').unwrap_or(&head));
+        out.push_str(",\"children\":[");
+        let tail = if level == 0 {
+            format!("],\"compared\":{compared}}}\n")
+        } else {
+            "]}".to_string()
+        };
+        todo.push(Step::Text(tail));
+        for (k, c) in shown_children(view, n, level).iter().enumerate().rev() {
+            todo.push(Step::Node(c, level + 1));
+            if k > 0 {
+                todo.push(Step::Text(",".to_string()));
             }
         }
     }

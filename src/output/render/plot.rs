@@ -186,6 +186,12 @@ pub fn check_size(w: u32, h: u32) -> Result<()> {
     )))
 }
 
+/// Pixels kept free above the highest bar for the legend (three lines and its frame).
+const LEGEND_ROOM: i32 = 90;
+/// Pixels of the plot's height that are not its data area: the title, the margins and the x
+/// axis' labels.
+const PLOT_CHROME_HEIGHT: i32 = 131;
+
 /// Height of one line of the key under the plot, and the key's margin.
 const KEY_LINE: i32 = 22;
 const KEY_MARGIN: i32 = 20;
@@ -328,7 +334,13 @@ where
     let (div, unit) = unit_for(max.max(-min), chart.duration);
     let (lo, hi) = (min / div, max / div);
     let pad = ((hi - lo) * 0.08).max(1e-9);
-    let y_range = (if lo < 0.0 { lo - pad } else { 0.0 })..(hi + pad);
+    let bottom = if lo < 0.0 { lo - pad } else { 0.0 };
+    // Room above the highest bar for the legend in the upper right, so that it never hides a
+    // bar: LEGEND_ROOM pixels of the plot's height, in the y axis' unit.
+    let plot_px = f64::from((h - key_height - PLOT_CHROME_HEIGHT).max(LEGEND_ROOM + 20));
+    let room = f64::from(LEGEND_ROOM);
+    let top = (hi + pad).max(hi + (hi - bottom) * room / (plot_px - room));
+    let y_range = bottom..top;
 
     let font = |size: i32| (FAMILY, size).into_font();
     let mut cc = ChartBuilder::on(&plot_area)
@@ -448,6 +460,49 @@ mod tests {
             groups,
             width: 800,
             height: 500,
+        }
+    }
+
+    /// (x, y, width, height) of the SVG's rectangles whose attributes hold `attrs`.
+    fn rects(svg: &str, attrs: &str) -> Vec<[i32; 4]> {
+        let attr = |r: &str, name: &str| -> i32 {
+            let at = r.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            r[at..].split('"').next().unwrap().parse().unwrap()
+        };
+        svg.split("<rect")
+            .skip(1)
+            .map(|r| r.split('>').next().unwrap())
+            .filter(|r| r.contains(attrs))
+            .map(|r| [attr(r, "x"), attr(r, "y"), attr(r, "width"), attr(r, "height")])
+            .collect()
+    }
+
+    #[test]
+    fn the_legend_never_hides_a_bar() {
+        // The tallest bars are the last group's, under the legend in the upper right.
+        for (width, height, groups) in [(800, 500, 3), (1000, 600, 10), (1600, 900, 10), (400, 300, 2)] {
+            let mut g: Vec<(String, f64, f64)> = (0..groups).map(|i| (format!("op{i}"), 10.0, 20.0)).collect();
+            g[groups - 1] = ("tall".into(), 1e6, 9e5);
+            let c = Chart {
+                width,
+                height,
+                ..chart(g)
+            };
+            let svg = String::from_utf8(draw(&c, ImageFormat::Svg).unwrap()).unwrap();
+            // The legend's white box, drawn at 90% opacity.
+            let legend = rects(&svg, r##"opacity="0.9" fill="#FFFFFF""##);
+            let [lx, ly, lw, lh] = *legend.first().expect("a legend");
+            for color in [CONTROL, TEST, DIFF] {
+                let fill = format!(r##"fill="#{:02X}{:02X}{:02X}""##, color.0, color.1, color.2);
+                for [x, y, w, _] in rects(&svg, &fill).into_iter().filter(|r| r[3] > 0 && r[2] > 14) {
+                    let under = x < lx + lw && lx < x + w;
+                    assert!(
+                        !under || y >= ly + lh,
+                        "{width}×{height}: a bar at x {x}, y {y} under the legend ending at y {}",
+                        ly + lh
+                    );
+                }
+            }
         }
     }
 

@@ -107,19 +107,9 @@ fn html_escape(s: &str) -> String {
 fn charts(comparison: &Comparison) -> String {
     let mut out = String::new();
     for (duration, id) in [(false, "chart-counts"), (true, "chart-duration")] {
-        let svg = chart_of(comparison, duration, None, 10, CHART_SIZE)
-            .and_then(|chart| draw(&chart, ImageFormat::Svg))
-            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+        let svg = chart_of(comparison, duration, None, 10, CHART_SIZE).and_then(|chart| draw(&chart, ImageFormat::Svg));
         match svg {
-            Ok(svg) => {
-                // Scale with the page: drop the fixed size and keep the SVG's own viewBox.
-                let svg = svg.replacen(
-                    &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
-                    r#"role="img""#,
-                    1,
-                );
-                out.push_str(&format!(r#"<figure class="chart" id="{id}">{svg}</figure>"#));
-            }
+            Ok(svg) => out.push_str(&figure(id, &svg)),
             Err(e) => out.push_str(&format!(
                 r#"<p class="note" id="{id}">No chart: {}</p>"#,
                 html_escape(&e.to_string())
@@ -161,20 +151,21 @@ fn flame_figure(report: &Report) -> String {
 /// The waterfall of the step-time breakdown (docs/breakdown.md) as an inline SVG figure, or
 /// nothing when a side has no breakdown.
 fn breakdown_chart(report: &Report) -> String {
-    let svg = Waterfall::of(&report.overview, CHART_SIZE)
+    Waterfall::of(&report.overview, CHART_SIZE)
         .and_then(|w| draw_waterfall(&w, ImageFormat::Svg))
-        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
-    match svg {
-        Ok(svg) => {
-            let svg = svg.replacen(
-                &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
-                r#"role="img""#,
-                1,
-            );
-            format!(r#"<figure class="chart" id="chart-breakdown">{svg}</figure>"#)
-        }
-        Err(_) => String::new(),
-    }
+        .map(|svg| figure("chart-breakdown", &svg))
+        .unwrap_or_default()
+}
+
+/// A chart drawn at [`CHART_SIZE`] as an inline SVG figure that scales with the page: the fixed
+/// size is dropped and the SVG's own viewBox kept.
+fn figure(id: &str, svg: &[u8]) -> String {
+    let svg = String::from_utf8_lossy(svg).replacen(
+        &format!(r#"width="{}" height="{}""#, CHART_SIZE.0, CHART_SIZE.1),
+        r#"role="img""#,
+        1,
+    );
+    format!(r#"<figure class="chart" id="{id}">{svg}</figure>"#)
 }
 
 /// The page's data: what was compared, the overview, the module tree, the tables, ops-diff.
@@ -216,19 +207,24 @@ fn times(t: &Option<Times>) -> Value {
     }
 }
 
-/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`, its
-/// children under `ch`. Built bottom-up from an explicit list (no recursion: a model's tree can
+/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`, the
+/// overlap of its children per side under `o` (only where they overlap), its children under `ch`. Built bottom-up from an explicit list (no recursion: a model's tree can
 /// nest thousands deep).
 fn node(top: &AlignedNode) -> Value {
     let fields = |n: &AlignedNode| {
-        json!({
+        let mut v = json!({
             "k": n.kind.as_str(),
             "n": n.key,
             "p": n.path,
             "s": n.status.as_str(),
             "c": times(&n.control),
             "t": times(&n.test),
-        })
+        });
+        // Children that ran concurrently: how much they overlap per side (the `∥` mark).
+        if n.children_overlap_ns.iter().any(|&o| o > 0) {
+            v["o"] = json!(n.children_overlap_ns);
+        }
+        v
     };
     // Parents before children, each with its parent's index.
     let mut order: Vec<(&AlignedNode, usize)> = vec![(top, usize::MAX)];

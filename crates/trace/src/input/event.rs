@@ -7,7 +7,7 @@
 
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
 use crate::input::number::Number;
-use crate::input::split::kind_of;
+use crate::input::split::{ArrayCut, Expect, Found, MAX_DEPTH, is_ws, kind_of};
 use crate::model::store::{EventTable, MemorySample, NO_CORRELATION, NO_STREAM, NameId, NewEvent};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -93,6 +93,8 @@ impl<'c> LocalStrings<'c> {
 /// One chunk, parsed.
 #[derive(Debug, Default)]
 pub struct ChunkOut<'c> {
+    /// Entries of `traceEvents` read, kept or not.
+    pub entries: u64,
     pub strings: LocalStrings<'c>,
     pub events: Vec<LocalEvent>,
     pub attrs: Vec<LocalAttr<'c>>,
@@ -133,52 +135,208 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
     let mut out = ChunkOut::default();
     let none = AttrKeys::default();
     let keys = if collect == Collect::Events { keys } else { &none };
-    // UTF-8 is checked once for the chunk's events, from the first one's start (the text before
-    // it may begin inside a character); an event past the first invalid byte is checked alone
-    // (events start and end with ASCII brackets, so they slice the valid text at char boundaries).
-    let bytes = chunk.text();
-    let from = chunk.spans.first().map_or(0, |s| s.0);
-    let to = chunk.spans.last().map_or(0, |s| s.1);
-    let valid = match std::str::from_utf8(&bytes[from..to]) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(&bytes[from..from + e.valid_up_to()]).unwrap_or(""),
-    };
-    for (k, &(a, b)) in chunk.spans.iter().enumerate() {
-        let fail = |(at, msg): (usize, String)| ChunkError {
-            at: chunk.base + (a + at) as u64,
-            msg,
-        };
-        let parsed = match valid.get(a - from..b - from) {
-            Some(text) => parse_event_text(text, keys),
-            None => parse_event(&bytes[a..b], keys),
-        };
-        let ev = match parsed.map_err(fail)? {
-            Entry::Kept(ev) => ev,
-            Entry::Memory(m) if collect != Collect::Steps => {
-                out.memory.push(m);
-                continue;
-            }
-            Entry::Flow(f) if collect != Collect::Steps => {
-                out.flows.push(f);
-                continue;
-            }
-            _ => continue,
-        };
-        let index = chunk.first_index + k as u64;
-        match collect {
-            Collect::Steps => {
-                if let Some(n) = crate::model::iteration::step_number(&ev.name) {
-                    out.steps.push(n);
-                }
-            }
-            Collect::Events => out.push(ev, index, chunk.base + a as u64),
-            Collect::Columns { links } => out.push_columns(ev, index, chunk.base + a as u64, links)?,
-        }
-    }
+    out.parse_spans(chunk, &chunk.spans, keys, collect)?;
     Ok(out)
 }
 
+/// Where the cut of a block's events stands at their end.
+#[derive(Debug)]
+pub enum BlockEnd {
+    /// At the block's end, the cut as it stands there (its count: the block's entries).
+    More(ArrayCut),
+    /// At the array's `]`, at this index of the block's text.
+    End(usize),
+    /// At a syntax error of the array: index and message.
+    Fail(usize, String),
+}
+
+/// Parses the events of `chunk`'s text from index `at`, where a cut expecting `expect` would
+/// stand (the array at nesting depth `outer`), to the block's end or the array's `]`.
+///
+/// Each event is parsed straight from the text and its end is where serde_json stopped, so the
+/// text is scanned once. At the first thing this fast path does not take as it stands (an
+/// error, an event cut by the block's end, nesting past serde_json's default limit, a byte that
+/// is not UTF-8), the rest is cut with [`ArrayCut`] and parsed event by event, as
+/// [`parse_chunk`] does: so the events, the errors and their bytes, and the cut left at the
+/// end are what cutting the whole block first would give.
+pub fn parse_block_events<'c>(
+    chunk: &'c Chunk,
+    expect: Expect,
+    at: usize,
+    outer: usize,
+    keys: &AttrKeys,
+    collect: Collect,
+) -> (Result<ChunkOut<'c>, ChunkError>, BlockEnd) {
+    let none = AttrKeys::default();
+    let keys = if collect == Collect::Events { keys } else { &none };
+    let bytes = chunk.text();
+    let start = at;
+    // The events start and end with ASCII, so the valid prefix slices at char boundaries.
+    let valid = match std::str::from_utf8(&bytes[start..]) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&bytes[start..start + e.valid_up_to()]).unwrap_or(""),
+    };
+    let mut out = ChunkOut::default();
+    let (mut expect, mut at) = (expect, at);
+    // With attributes asked for, every event goes the exact way (the fast path reads none).
+    let fast = keys.is_empty() && !exact_only();
+    while let Some((entry, len, sep)) = fast.then(|| next_whole_event(valid, at - start, outer)).flatten() {
+        let event_at = start + sep - len;
+        let index = chunk.first_index + out.entries;
+        out.entries += 1;
+        if let Err(e) = out.keep(entry, index, chunk.base + event_at as u64, collect) {
+            return (Err(e), BlockEnd::More(ArrayCut::new(expect, at, outer)));
+        }
+        if valid.as_bytes()[sep] == b']' {
+            return (Ok(out), BlockEnd::End(start + sep));
+        }
+        (expect, at) = (Expect::Element, start + sep + 1);
+    }
+    let mut cut = ArrayCut::new(expect, at, outer);
+    let mut spans = Vec::new();
+    let end = loop {
+        match cut.next(bytes) {
+            Found::Element(a, b) => spans.push((a, b)),
+            Found::More => break None,
+            Found::End(at) => break Some(BlockEnd::End(at)),
+            Found::Fail(at, msg) => break Some(BlockEnd::Fail(at, msg)),
+        }
+    };
+    if let Err(e) = out.parse_spans(chunk, &spans, keys, collect) {
+        return (Err(e), BlockEnd::More(cut));
+    }
+    cut.count += out.entries - spans.len() as u64;
+    (Ok(out), end.unwrap_or(BlockEnd::More(cut)))
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests turn the fast path off, to compare it with the exact way.
+    pub(crate) static EXACT_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(test)]
+fn exact_only() -> bool {
+    EXACT_ONLY.with(|e| e.get())
+}
+
+#[cfg(not(test))]
+fn exact_only() -> bool {
+    false
+}
+
+/// The whole event whose `{` comes first after white space from `at` in `text`, when it parses
+/// and checks and a `,` or `]` follows it: the entry, its length, and the separator's index.
+/// The array is at nesting depth `outer`.
+fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, usize, usize)> {
+    let s = text.as_bytes();
+    let q = at + s[at..].iter().position(|&b| !is_ws(b))?;
+    if s[q] != b'{' {
+        return None;
+    }
+    // serde_json's stream gives where the value ended. Its recursion limit stays on here (for
+    // what it reads; the values it skips have none).
+    let mut stream = serde_json::Deserializer::from_str(&text[q..]).into_iter::<PlainFields>();
+    let PlainFields(fields) = stream.next()?.ok()?;
+    let len = stream.byte_offset();
+    // The exact way refuses nesting past MAX_DEPTH. Nesting `d` deep takes `d` opening and `d`
+    // closing brackets, so a short event cannot be too deep; a long one is when it has fewer
+    // opening brackets than that (true of real traces), else it goes the exact way.
+    let room = MAX_DEPTH.saturating_sub(outer);
+    if len > 2 * room && opening_brackets(&s[q..q + len]) >= room {
+        return None;
+    }
+    let entry = fields.into_event(&text[q..q + len]).ok()?;
+    let sep = q + len + s[q + len..].iter().position(|&b| !is_ws(b))?;
+    matches!(s[sep], b',' | b']').then_some((entry, len, sep))
+}
+
+/// The `[` and `{` bytes in `s` (in strings too). `[` and `{` differ in one bit only; bytes are
+/// counted in 255-byte pieces into `u8`s, which the compiler turns into vector adds.
+fn opening_brackets(s: &[u8]) -> usize {
+    s.chunks(255)
+        .map(|piece| piece.iter().fold(0u8, |n, &b| n + u8::from(b | 0x20 == b'{')) as usize)
+        .sum()
+}
+
+/// An event's fields with no attributes asked for: the fast path's [`de::Deserialize`].
+struct PlainFields<'a>(Fields<'a>);
+
+impl<'de> de::Deserialize<'de> for PlainFields<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (keys, mut args_kind) = (AttrKeys::default(), None);
+        d.deserialize_map(EventVisitor {
+            keys: &keys,
+            args_kind: &mut args_kind,
+        })
+        .map(PlainFields)
+    }
+}
+
 impl<'c> ChunkOut<'c> {
+    /// Parses the events at `spans` of `chunk`'s text, one by one, after the entries already
+    /// read; the first error in file order stops it.
+    fn parse_spans(
+        &mut self,
+        chunk: &'c Chunk,
+        spans: &[(usize, usize)],
+        keys: &AttrKeys,
+        collect: Collect,
+    ) -> Result<(), ChunkError> {
+        // UTF-8 is checked once for the events, from the first one's start (the text before it
+        // may begin inside a character); an event past the first invalid byte is checked alone
+        // (events start and end with ASCII brackets, so they slice the valid text at char
+        // boundaries).
+        let bytes = chunk.text();
+        let from = spans.first().map_or(0, |s| s.0);
+        let to = spans.last().map_or(0, |s| s.1);
+        let valid = match std::str::from_utf8(&bytes[from..to]) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&bytes[from..from + e.valid_up_to()]).unwrap_or(""),
+        };
+        for &(a, b) in spans {
+            let fail = |(at, msg): (usize, String)| ChunkError {
+                at: chunk.base + (a + at) as u64,
+                msg,
+            };
+            let parsed = match valid.get(a - from..b - from) {
+                Some(text) => parse_event_text(text, keys),
+                None => parse_event(&bytes[a..b], keys),
+            };
+            let entry = parsed.map_err(fail)?;
+            let index = chunk.first_index + self.entries;
+            self.entries += 1;
+            self.keep(entry, index, chunk.base + a as u64, collect)?;
+        }
+        Ok(())
+    }
+
+    /// Keeps what `collect` asks for of entry `index` of the array, at offset `at` in the file.
+    fn keep(&mut self, entry: Entry<'c>, index: u64, at: u64, collect: Collect) -> Result<(), ChunkError> {
+        let ev = match entry {
+            Entry::Kept(ev) => ev,
+            Entry::Memory(m) if collect != Collect::Steps => {
+                self.memory.push(m);
+                return Ok(());
+            }
+            Entry::Flow(f) if collect != Collect::Steps => {
+                self.flows.push(f);
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        match collect {
+            Collect::Steps => {
+                if let Some(n) = crate::model::iteration::step_number(&ev.name) {
+                    self.steps.push(n);
+                }
+            }
+            Collect::Events => self.push(ev, index, at),
+            Collect::Columns { links } => self.push_columns(ev, index, at, links)?,
+        }
+        Ok(())
+    }
+
     /// Adds a kept event to the columns; `pid` and `tid` only with `links`.
     fn push_columns(&mut self, ev: Event<'c>, index: u64, at: u64, links: bool) -> Result<(), ChunkError> {
         let Ok(index) = u32::try_from(index) else {

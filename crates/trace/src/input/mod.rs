@@ -9,10 +9,8 @@ pub mod discover;
 pub(crate) mod event;
 pub mod load;
 pub mod number;
-#[allow(missing_docs)]
 pub mod parse;
+mod parsed;
 mod pipeline;
-#[allow(missing_docs)]
 pub mod read;
-#[allow(missing_docs)]
 pub mod split;

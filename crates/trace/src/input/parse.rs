@@ -1,22 +1,23 @@
 //! Parsing a Kineto trace straight into the columnar store.
 //!
 //! The pipeline: a thread reads (and decompresses) the text ahead; the calling thread walks
-//! the top-level object by hand and hands `traceEvents` out in blocks, which the parsing
-//! threads cut into events and parse with serde_json (the private `pipeline` module); the parsed
-//! chunks are merged into the store in file order, so the result is the same whatever the
+//! the top-level object by hand and hands `traceEvents` out in blocks, whose events the parsing
+//! threads parse with serde_json straight from the text (the private `pipeline` module); the
+//! parsed chunks are merged into the store in file order, so the result is the same whatever the
 //! number of threads. Memory holds a few blocks and the store, never the whole text. The
 //! JSON-array form of the Trace Event
 //! Format (`[{...}, ...]`, the closing `]` optional) is read as a bare `traceEvents`.
 
-use crate::error::{Error, Location, Result};
-use crate::input::attrs::{AttrKeys, AttrRequest, AttrTable};
+use crate::error::Result;
+use crate::input::attrs::{AttrKeys, AttrRequest};
 use crate::input::event::{self, Collect};
 use crate::input::number::Number;
+pub use crate::input::parsed::ParsedTrace;
+use crate::input::parsed::{Fail, check_value, truncated_at};
 use crate::input::pipeline::Events;
-use crate::input::read::{Compression, ReadAhead, describe_read_error};
+use crate::input::read::{Compression, ReadAhead};
 use crate::input::split::{Cut, Input, describe_byte, kind_of};
-use crate::model::store::{DeviceProperties, EventTable, FlowEvents, MemoryEvents, StringTable};
-use serde::de::IgnoredAny;
+use crate::model::store::DeviceProperties;
 use serde_json::value::RawValue;
 use std::io::{self, Read};
 use std::path::Path;
@@ -24,26 +25,10 @@ use std::path::Path;
 /// Bytes of events per chunk, about: each chunk is one of the reader's buffers.
 pub const CHUNK_BYTES: usize = crate::input::split::READ_SIZE;
 
-/// What the parser extracts from one trace file.
-#[derive(Debug, Default)]
-pub struct ParsedTrace {
-    pub declared_rank: Option<i64>,
-    pub strings: StringTable,
-    pub events: EventTable,
-    pub attrs: AttrTable,
-    pub total_events: u64,
-    pub json_bytes: u64,
-    /// Step numbers seen by a [`scan_header`] that asked for them, sorted and unique.
-    pub scanned_steps: Vec<i64>,
-    pub memory: MemoryEvents,
-    pub flows: FlowEvents,
-    pub devices: Vec<DeviceProperties>,
-    pub device_use: Vec<(i64, u64)>,
-}
-
 /// What [`scan_header`] learns about a file without storing its events.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
+    /// `distributedInfo.rank`, when the file declares one.
     pub rank: Option<i64>,
     /// The file's ProfilerStep numbers, when asked for.
     pub steps: Option<Vec<i64>>,
@@ -98,28 +83,6 @@ pub fn scan_header(
         rank: t.declared_rank,
         steps: Some(t.scanned_steps),
     })
-}
-
-/// A problem found while reading, before it is given the file's name.
-#[derive(Debug)]
-pub(crate) enum Fail {
-    At(u64, String),
-    Whole(String),
-    Io(io::Error, u64),
-}
-
-impl Fail {
-    fn into_error(self, path: &Path, compression: Compression) -> Error {
-        match self {
-            Fail::At(at, msg) => Error::input_at(path, msg, Location::Byte(at)),
-            Fail::Whole(msg) => Error::input(path, msg),
-            Fail::Io(e, at) => Error::input_at(
-                path,
-                describe_read_error(&e, compression),
-                Location::Text(format!("after {at} bytes of JSON")),
-            ),
-        }
-    }
 }
 
 /// What is learnt outside `traceEvents`.
@@ -219,14 +182,6 @@ fn truncated<R: Read>(input: &Input<R>) -> Fail {
     truncated_at(input.read_so_far())
 }
 
-/// The text ends at `end` where more was expected.
-pub(crate) fn truncated_at(end: u64) -> Fail {
-    Fail::At(
-        end,
-        "invalid JSON: unexpected end of text (truncated file?)".to_string(),
-    )
-}
-
 /// The next byte after white space from `at`; the end of the text is a truncation.
 fn next_byte<R: Read>(input: &mut Input<R>, at: usize) -> Result<(usize, u8), Fail> {
     match input.skip_ws(at) {
@@ -261,12 +216,6 @@ fn value_end<R: Read>(input: &mut Input<R>, at: usize, outer: usize) -> Result<u
             }
         }
     }
-}
-
-/// Checks that `s` is one valid JSON value.
-pub(crate) fn check_value(s: &[u8]) -> Result<(), event::Failure> {
-    let text = event::utf8(s)?;
-    event::deserialize(text, |de| serde::Deserialize::deserialize(de).map(|_: IgnoredAny| ()))
 }
 
 /// How the top-level object was read.

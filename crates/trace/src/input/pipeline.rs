@@ -18,8 +18,8 @@
 //!   number of threads.
 
 use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, RawValue as AttrRaw};
-use crate::input::event::{Chunk, ChunkError, ChunkOut, Collect, parse_chunk};
-use crate::input::parse::{Fail, ParsedTrace, check_value, truncated_at};
+use crate::input::event::{BlockEnd, Chunk, ChunkError, ChunkOut, Collect, parse_block_events, parse_chunk};
+use crate::input::parsed::{Fail, ParsedTrace, check_value, truncated_at};
 use crate::input::read::ReadAhead;
 use crate::input::split::{ArrayCut, Expect, Found, Input, TextBlock, guess_element_start};
 use crate::model::store::NameId;
@@ -46,6 +46,7 @@ self_cell::self_cell!(
 type ChunkResult<'c> = Result<ChunkOut<'c>, ChunkError>;
 
 impl ParsedChunk {
+    /// Parses `chunk`'s events (its `spans`), keeping what `collect` asks for.
     fn parse(chunk: Chunk, keys: &AttrKeys, collect: Collect) -> Self {
         ParsedChunk::new(chunk, |c| parse_chunk(c, keys, collect))
     }
@@ -62,17 +63,6 @@ enum Guess {
     None,
 }
 
-/// How a parsing thread's cut of its block ended.
-#[derive(Debug)]
-enum BlockEnd {
-    /// At the block's end, the cut as it stands there.
-    More(ArrayCut),
-    /// At the array's `]`, at this index.
-    End(usize),
-    /// At a syntax error: index and message.
-    Fail(usize, String),
-}
-
 /// One block, cut and parsed on a parsing thread.
 struct Block {
     guess: Guess,
@@ -80,35 +70,29 @@ struct Block {
     parsed: ParsedChunk,
 }
 
-/// Cuts the events of `chunk` from where it guesses the first starts, and parses them.
-fn parse_block(mut chunk: Chunk, known: bool, outer: usize, keys: &AttrKeys, collect: Collect) -> Block {
-    let text = chunk.text();
-    let (guess, cut) = if known {
-        (Guess::Known, Some(ArrayCut::new(Expect::First, 0, outer)))
+/// Parses the events of `chunk` from where it guesses the first starts.
+fn parse_block(chunk: Chunk, known: bool, outer: usize, keys: &AttrKeys, collect: Collect) -> Block {
+    let (guess, expect, at) = if known {
+        (Guess::Known, Expect::First, 0)
     } else {
-        match guess_element_start(text) {
-            Some(g) => (Guess::At(g), Some(ArrayCut::new(Expect::Element, g, outer))),
-            None => (Guess::None, None),
+        match guess_element_start(chunk.text()) {
+            Some(g) => (Guess::At(g), Expect::Element, g),
+            None => {
+                return Block {
+                    guess: Guess::None,
+                    end: BlockEnd::More(ArrayCut::new(Expect::First, 0, outer)),
+                    parsed: ParsedChunk::parse(chunk, keys, collect),
+                };
+            }
         }
     };
-    let mut spans = Vec::new();
-    let end = match cut {
-        Some(mut cut) => loop {
-            match cut.next(text) {
-                Found::Element(a, b) => spans.push((a, b)),
-                Found::More => break BlockEnd::More(cut),
-                Found::End(at) => break BlockEnd::End(at),
-                Found::Fail(at, msg) => break BlockEnd::Fail(at, msg),
-            }
-        },
-        None => BlockEnd::More(ArrayCut::new(Expect::First, 0, outer)),
-    };
-    chunk.spans = spans;
-    Block {
-        guess,
-        end,
-        parsed: ParsedChunk::parse(chunk, keys, collect),
-    }
+    let mut end = BlockEnd::More(ArrayCut::new(expect, at, outer));
+    let parsed = ParsedChunk::new(chunk, |c| {
+        let (out, block_end) = parse_block_events(c, expect, at, outer, keys, collect);
+        end = block_end;
+        out
+    });
+    Block { guess, end, parsed }
 }
 
 /// The most text a block holds: all the reader has (a buffer, [`crate::input::split::READ_SIZE`]).
@@ -174,6 +158,8 @@ struct InFlight {
 }
 
 impl Events {
+    /// A reader of one file's events, storing the attributes `request` asks for, on the parse
+    /// pool (none with one thread).
     pub fn new(request: &AttrRequest, collect: Collect) -> Self {
         let threads = rayon::current_num_threads().max(1);
         Events {
@@ -186,6 +172,8 @@ impl Events {
         }
     }
 
+    /// The file's store, once its events are read: ids and `index` put right chunk by chunk,
+    /// in parallel on the parse pool.
     pub fn finish(self) -> ParsedTrace {
         let pool = self.pool;
         let merger = self.merger;
@@ -280,11 +268,13 @@ impl Events {
     /// Merges a parsed chunk whose first event is entry `first` of the array; gives its buffer
     /// back for reuse.
     fn merge(&mut self, mut parsed: ParsedChunk, first: u64) -> Result<(), Fail> {
-        let entries = parsed.borrow_owner().spans.len() as u64;
         let merger = &mut self.merger;
         parsed
             .with_dependent_mut(|_, out| match out {
-                Ok(out) => merger.merge(std::mem::take(out), entries, first),
+                Ok(out) => {
+                    let entries = out.entries;
+                    merger.merge(std::mem::take(out), entries, first)
+                }
                 Err(e) => Err(e.clone()),
             })
             .map_err(|e| Fail::At(e.at, e.msg))?;
@@ -670,6 +660,60 @@ mod tests {
         }
     }
 
+    /// `f`'s result with the fast path of [`parse_block_events`] off on this thread.
+    fn exact<T>(f: impl FnOnce() -> T) -> T {
+        crate::input::event::EXACT_ONLY.with(|e| e.set(true));
+        let out = f();
+        crate::input::event::EXACT_ONLY.with(|e| e.set(false));
+        out
+    }
+
+    /// JSONTestSuite's documents (`../shared/jsontestsuite`, or under `$TRACEDIFF_SHARED`) as
+    /// values in an event, among other events: the fast path gives what the exact way gives,
+    /// store or error and its byte, in one block and in small ones. Skipped without the suite.
+    #[test]
+    fn the_fast_path_reads_json_test_suite_as_the_exact_way() {
+        let shared = std::env::var_os("TRACEDIFF_SHARED")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+        let Ok(dir) = std::fs::read_dir(shared.join("jsontestsuite/test_parsing")) else {
+            eprintln!("skipped: {} not found (JSONTestSuite)", shared.display());
+            return;
+        };
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let event = r#"{"ph": "X", "cat": "c", "name": "n", "ts": 1, "dur": 1}"#;
+        let mut docs = 0;
+        for path in dir.map(|e| e.unwrap().path()) {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !(name.starts_with("y_") || name.starts_with("n_") || name.starts_with("i_")) {
+                continue;
+            }
+            let doc = std::fs::read(&path).unwrap();
+            docs += 1;
+            for (head, tail) in [
+                (r#"{"ph": "X", "cat": "c", "name": "n", "ts": 1, "dur": 1, "k": "#, "}"),
+                (
+                    r#"{"ph": "X", "cat": "c", "name": "n", "ts": 1, "dur": 1, "args": {"k": "#,
+                    "}}",
+                ),
+                ("", ""),
+            ] {
+                let text = [
+                    format!(r#"{{"traceEvents": [{event}, {head}"#).as_bytes(),
+                    &doc,
+                    format!(r#"{tail}, {event}]}}"#).as_bytes(),
+                ]
+                .concat();
+                let want = one.install(|| exact(|| outcome(&text, &AttrRequest::default(), usize::MAX)));
+                for block in [usize::MAX, 7, 64] {
+                    let got = one.install(|| outcome(&text, &AttrRequest::default(), block));
+                    assert_eq!(got, want, "{name}, block {block}");
+                }
+            }
+        }
+        assert!(docs > 250, "{docs} documents");
+    }
+
     /// A trace whose strings and args are full of what looks like an event boundary.
     fn tricky_trace(seed: u64, events: usize) -> String {
         let mut x = seed | 1;
@@ -747,7 +791,8 @@ mod tests {
                 } else {
                     &AttrRequest::default()
                 };
-                let want = outcome(text, request, usize::MAX);
+                // One pass the exact way: every event cut first, then parsed.
+                let want = pools[0].install(|| exact(|| outcome(text, request, usize::MAX)));
                 for (p, pool) in pools.iter().enumerate() {
                     for block in [1, 2, 3, 5, 8, 13, 29, 64, 200] {
                         if (block + p + t) % 3 != 0 && block > 13 {

@@ -13,13 +13,17 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 /// How the bytes of a file are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
+    /// Plain JSON text.
     None,
+    /// gzip (`.gz`), one member or several.
     Gzip,
 }
 
 /// An open trace file: a reader of its JSON text.
 pub struct TraceReader {
+    /// How the file is stored (for error messages).
     pub compression: Compression,
+    /// The JSON text, decompressed.
     pub inner: Box<dyn Read + Send>,
 }
 

@@ -35,6 +35,7 @@ pub fn describe_byte(b: u8) -> String {
     }
 }
 
+/// Whether `b` is JSON white space.
 #[inline]
 pub fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\r' | b'\t')
@@ -295,6 +296,7 @@ impl ArrayCut {
         self.expect == Expect::Element && self.open.is_none()
     }
 
+    /// What the cut expects next.
     pub fn expect(&self) -> Expect {
         self.expect
     }
@@ -418,15 +420,20 @@ pub enum Cut {
     Stopped,
     /// Nesting too deep, at this offset from the window's start.
     TooDeep(usize),
+    /// Reading failed.
     Io(io::Error),
 }
 
 /// Text handed out by [`Input::take_block`]: `bytes[start..start + len]`, at offset `base` in
 /// the whole text.
 pub struct TextBlock {
+    /// The buffer (the reader's block, not copied).
     pub bytes: Vec<u8>,
+    /// Where the text starts in `bytes`.
     pub start: usize,
+    /// Bytes of text.
     pub len: usize,
+    /// Offset in the whole text of `bytes[start]`.
     pub base: u64,
 }
 
@@ -445,6 +452,7 @@ pub struct Input<R> {
 }
 
 impl<R: Read> Input<R> {
+    /// A window over the text of `reader`, nothing read yet.
     pub fn new(reader: R) -> Self {
         Input {
             reader,
@@ -472,6 +480,7 @@ impl<R: Read> Input<R> {
         self.base + self.end as u64
     }
 
+    /// Moves the window's start `n` bytes on: the text before it is no longer needed.
     pub fn consume(&mut self, n: usize) {
         self.start += n;
     }
