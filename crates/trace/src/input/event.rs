@@ -809,8 +809,8 @@ fn id_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Op
 
 /// An id the way HTA reads `stream` and `correlation`: a number, or a string holding a decimal
 /// integer (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value. Refused
-/// when it is a whole number outside the 64-bit integers: such an id cannot be kept exactly, and a saturated one
-/// could join unrelated events (docs/robustness.md#ids-and-ranks).
+/// when it is a whole number outside the 64-bit integers: such an id cannot be kept exactly,
+/// and a saturated one could join unrelated events (docs/robustness.md#ids-and-ranks).
 fn id_int(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
     let Some(r) = raw else { return Ok(None) };
     let t = r.get();
