@@ -182,7 +182,7 @@ pub fn mark_significance(
     test: &SummarySide,
     comparison: &mut Comparison,
 ) -> Result<Option<String>> {
-    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant};
+    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant, too_few_samples_note};
     comparison.significance = true;
     let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
     let (Some(c_steps), Some(t_steps)) = (&c_res.iterations, &t_res.iterations) else {
@@ -198,13 +198,11 @@ pub fn mark_significance(
             };
             side.files.iter().map(steps).max().unwrap_or(0)
         };
-        return Ok(Some(format!(
-            "significant is null: it needs {MIN_SAMPLES} or more steps (ranks × steps) per side; {} has {nc} \
-             selected, {} {nt}, of {} and {} steps per rank (--iteration all)",
-            req.labels[0],
-            req.labels[1],
-            available(control),
-            available(test)
+        return Ok(Some(too_few_samples_note(
+            [&req.labels[0], &req.labels[1]],
+            [nc, nt],
+            [c_steps.len(), t_steps.len()],
+            [available(control), available(test)],
         )));
     }
     let keying = req.keying();

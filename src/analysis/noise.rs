@@ -16,6 +16,32 @@ pub const DEFAULT_K: f64 = 3.0;
 /// too small to matter for the step, however steady.
 pub const MIN_STEP_SHARE: f64 = 0.01;
 
+/// The note given when a side has fewer than [`MIN_SAMPLES`] (rank, step) samples: what each
+/// side has, and `--iteration all` only where a side's traces hold more steps than were used.
+/// `labels`: the sides' names; `selected`: samples per side; `selected_steps`: steps used per
+/// rank; `available_steps`: the most steps one rank's trace holds, per side.
+pub fn too_few_samples_note(
+    labels: [&str; 2],
+    selected: [usize; 2],
+    selected_steps: [usize; 2],
+    available_steps: [usize; 2],
+) -> String {
+    let more = (0..2).any(|k| available_steps[k] > selected_steps[k]);
+    let hint = if more {
+        format!(
+            "; the traces hold {} and {} steps per rank: --iteration all uses them",
+            available_steps[0], available_steps[1]
+        )
+    } else {
+        "; the traces hold no more steps: record more, or compare more ranks".to_string()
+    };
+    format!(
+        "significant is null: it needs {MIN_SAMPLES} or more steps (ranks × steps) per side; {} has {} \
+         selected, {} {}{hint}",
+        labels[0], selected[0], labels[1], selected[1]
+    )
+}
+
 /// The arithmetic mean of `v`; 0 for no value.
 pub fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {

@@ -9,6 +9,9 @@ use clap::Parser;
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 
+/// The width of a terminal that does not report its size.
+const UNSIZED_TERMINAL_WIDTH: usize = 80;
+
 /// A note on stderr when a run takes over a second on a terminal, so a long load of large traces
 /// does not look like a hang. Nothing when stderr is redirected.
 struct Progress {
@@ -65,10 +68,15 @@ where
         }
     };
     let stdout = std::io::stdout();
-    let terminal_width = stdout
-        .is_terminal()
-        .then(|| comfy_table::Table::new().width().map(usize::from))
-        .flatten();
+    // A terminal that reports no size (a pty nobody sized, `script` under some CI runners)
+    // gets the conventional 80 columns rather than a table squeezed to nothing.
+    let terminal_width = stdout.is_terminal().then(|| {
+        comfy_table::Table::new()
+            .width()
+            .map(usize::from)
+            .filter(|&w| w > 0)
+            .unwrap_or(UNSIZED_TERMINAL_WIDTH)
+    });
     // `COLUMNS` (a number) sets the width tables fit, on a terminal or not (as Python's
     // shutil.get_terminal_size reads it); without it a terminal's own width, and a pipe or a
     // file gets full names (docs/commands.md#terminal-width).

@@ -104,7 +104,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
     values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
 ) -> Option<String> {
-    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, significant};
+    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, significant, too_few_samples_note};
     table.significance = true;
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
         return Some("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
@@ -113,13 +113,11 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     let (nc, nt) = (c_steps.len() * files[0].len(), t_steps.len() * files[1].len());
     if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
         let available = |k: usize| files[k].iter().map(|f| f.steps.len()).max().unwrap_or(0);
-        return Some(format!(
-            "significant is null: it needs {MIN_SAMPLES} or more steps (ranks × steps) per side; {} has {nc} \
-             selected, {} {nt}, of {} and {} steps per rank (--iteration all)",
-            table.control.label,
-            table.test.label,
-            available(0),
-            available(1)
+        return Some(too_few_samples_note(
+            [&table.control.label, &table.test.label],
+            [nc, nt],
+            [c_steps.len(), t_steps.len()],
+            [available(0), available(1)],
         ));
     }
     let samples = |k: usize, steps: &[i64]| -> Vec<Accumulated<A>> {

@@ -203,7 +203,39 @@ pub fn wrap_line(line: &str, width: usize) -> String {
     let options = textwrap::Options::new(width.max(8))
         .subsequent_indent("  ")
         .break_words(true);
-    textwrap::wrap(line, options).join("\n")
+    // The wrapper breaks only at ASCII spaces: a no-break space keeps "226 ms" on one line
+    // (not where the line holds one already, which must come out as it went in).
+    if line.contains(NO_BREAK) {
+        return textwrap::wrap(line, options).join("\n");
+    }
+    let glued = glue_units(line);
+    textwrap::wrap(&glued, options).join("\n").replace(NO_BREAK, " ")
+}
+
+/// A space that the wrapper does not break at.
+const NO_BREAK: char = '\u{a0}';
+
+/// Units that follow a number in headers and notes.
+const UNITS: [&str; 14] = [
+    "ns", "µs", "us", "ms", "s", "min", "%", "pp", "B", "KiB", "MiB", "GiB", "MB", "GB",
+];
+
+/// `line` with the space between a number and its unit ("226 ms", "3.4 %") made unbreakable.
+fn glue_units(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut words = line.split(' ').peekable();
+    while let Some(word) = words.next() {
+        out.push_str(word);
+        let Some(next) = words.peek() else { break };
+        let unit = next.trim_end_matches([',', ';', ':', ')', '.']);
+        let ends_in_digit = word.chars().last().is_some_and(|c| c.is_ascii_digit());
+        out.push(if ends_in_digit && UNITS.contains(&unit) {
+            NO_BREAK
+        } else {
+            ' '
+        });
+    }
+    out
 }
 
 /// Every line of `text` wrapped as [`wrap_line`] does.
@@ -453,6 +485,18 @@ pub fn md_cell(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapping_keeps_a_number_with_its_unit() {
+        let line = "candidate: control (rank 0, steps 2, 3, 4): step time median 303 ms (min 295 ms, max 353 ms)";
+        let wrapped = wrap_line(line, 70);
+        assert!(wrapped.contains("303 ms"), "{wrapped}");
+        assert!(!wrapped.contains('\u{a0}'), "{wrapped}");
+        assert!(wrapped.lines().all(|l| columns::text_width(l) <= 70), "{wrapped}");
+        assert_eq!(wrapped.replace("\n  ", " "), line);
+        // A no-break space already in the line comes out as it went in.
+        assert_eq!(wrap_line("a\u{a0}b", 80), "a\u{a0}b");
+    }
 
     #[test]
     fn microseconds_are_exact() {
