@@ -68,11 +68,12 @@ fn cells(r: &RuleResult, subject: String) -> Vec<String> {
 
 fn side_line(s: &SideSummary) -> String {
     format!(
-        "{}: {} ({} {}, steps {}): step time median {} (min {}, max {}, MAD {}) over {} {}",
+        "{}: {} ({} {}, {} {}): step time median {} (min {}, max {}, MAD {}) over {} {}",
         s.label,
         s.path,
         if s.ranks.len() == 1 { "rank" } else { "ranks" },
         crate::analysis::select::ranges(&s.ranks),
+        if s.iterations.len() == 1 { "step" } else { "steps" },
         crate::analysis::select::ranges(&s.iterations),
         fmt_duration(s.step_median_ns.round() as i64, false),
         fmt_duration(s.step_min_ns.round() as i64, false),
@@ -326,4 +327,31 @@ fn json_doc(report: &GateReport) -> String {
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(ranks: Vec<i64>, iterations: Vec<i64>) -> SideSummary {
+        SideSummary {
+            label: "baseline".into(),
+            path: "base".into(),
+            samples: ranks.len() * iterations.len(),
+            ranks,
+            iterations,
+            step_median_ns: 2e6,
+            step_min_ns: 1e6,
+            step_max_ns: 3e6,
+            step_mad_ns: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_side_names_its_ranks_and_steps_as_runs_in_the_right_number() {
+        let one = side_line(&side(vec![0], vec![7]));
+        assert!(one.starts_with("baseline: base (rank 0, step 7): "), "{one}");
+        let many = side_line(&side(vec![0, 1, 2, 3], (1..=8000).collect()));
+        assert!(many.starts_with("baseline: base (ranks 0–3, steps 1–8000): "), "{many}");
+    }
 }
