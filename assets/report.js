@@ -64,12 +64,27 @@ function bytes(n) {
 // ---- header and overview -----------------------------------------------------------------------
 function header() {
   const dl = $("compared");
-  const sideText = (s) => `${s.path} — rank${s.ranks.length === 1 ? "" : "s"} ${s.ranks.join(", ")}; ` +
-    (s.iterations ? `step${s.iterations.length === 1 ? "" : "s"} ${s.iterations.join(", ")}` : "no ProfilerStep (whole trace)") +
-    `; ${s.files.length} file${s.files.length === 1 ? "" : "s"}`;
-  const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
-  D.sides.forEach((s, i) => add(`${i === 0 ? "Control" : "Test"} (${s.label})`, sideText(s)));
   const ov = D.overview || {};
+  const plural = (n, word) => `${word}${n === 1 ? "" : "s"}`;
+  const of = (n, available) => (available > n ? ` (of ${available})` : "");
+  // The tables use the selected steps; the overview summarises the steps it names itself (every
+  // step by default), so the header says both when they differ.
+  const sideText = (s, i) => {
+    const used = [ov.control, ov.test][i];
+    const overviewSteps = used && used.steps_used ? used.steps_used : null;
+    const tables = s.iterations
+      ? `${plural(s.iterations.length, "step")} ${s.iterations.join(", ")}${of(s.iterations.length, s.steps_available)}`
+      : "no ProfilerStep (whole trace)";
+    const sameSteps = overviewSteps && s.iterations && overviewSteps.join(",") === s.iterations.join(",");
+    const overviewText = overviewSteps && !sameSteps
+      ? `; the overview: ${plural(overviewSteps.length, "step")} ${overviewSteps.join(", ")}` : "";
+    return `${s.path} — ${plural(s.ranks.length, "rank")} ${s.ranks.join(", ")}${of(s.ranks.length, s.ranks_available)}; ` +
+      `the tables and module tree: ${tables}${overviewText}; ${s.files.length} ${plural(s.files.length, "file")}`;
+  };
+  const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
+  D.sides.forEach((s, i) => add(`${i === 0 ? "Control" : "Test"} (${s.label})`, sideText(s, i)));
+  if (D.sides.some((s) => s.iterations && s.steps_available > s.iterations.length))
+    add("Steps", "the tables use the steps named above; tracediff report --iteration all uses every step");
   const devs = [ov.control, ov.test].map((s, i) => (s && s.device_name) ||
     (D.moduleDevice[i] ? "device not named in deviceProperties" : "no device events (host only)"));
   add("Devices", `${devs[0]} vs ${devs[1]}`);

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::input::load::{RankedFile, SideOf};
-pub use crate::model::pick::{Pick, SideSelection, join};
+pub use crate::model::pick::{Pick, SideSelection, join, ranges};
 use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -204,7 +204,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
 
 /// One line saying what one side is: its label, path, ranks and iterations.
 pub fn describe_side(s: &SideInfo) -> String {
-    let ranks = crate::analysis::select::join(&s.resolved.ranks);
+    let ranks = crate::analysis::select::ranges(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
     let of = |used: usize, available: usize| {
         if available > used {
@@ -219,7 +219,7 @@ pub fn describe_side(s: &SideInfo) -> String {
         Some(v) if v.len() == 1 => format!("iteration {}{}", v[0], of(1, s.steps_available)),
         Some(v) => format!(
             "iterations {}{}",
-            crate::analysis::select::join(v),
+            crate::analysis::select::ranges(v),
             of(v.len(), s.steps_available)
         ),
     };

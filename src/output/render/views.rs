@@ -628,30 +628,14 @@ fn used_text(s: &SideOverview) -> String {
     let ranks = if s.rank_numbers.len() == 1 {
         format!("rank {}", s.rank_numbers[0])
     } else {
-        format!("ranks {}", number_ranges(&s.rank_numbers))
+        format!("ranks {}", crate::analysis::select::ranges(&s.rank_numbers))
     };
     let steps = match s.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
         1 => format!("step {}", s.step_numbers[0]),
-        _ => format!("steps {}", number_ranges(&s.step_numbers)),
+        _ => format!("steps {}", crate::analysis::select::ranges(&s.step_numbers)),
     };
     format!("{ranks}, {steps}")
-}
-
-/// Sorted numbers as runs: `1–4, 7, 9–10`.
-fn number_ranges(numbers: &[i64]) -> String {
-    let mut runs: Vec<(i64, i64)> = Vec::new();
-    for &n in numbers {
-        match runs.last_mut() {
-            Some((_, end)) if *end + 1 == n => *end = n,
-            _ => runs.push((n, n)),
-        }
-    }
-    let text: Vec<String> = runs
-        .iter()
-        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") })
-        .collect();
-    text.join(", ")
 }
 
 /// `key` into `m`; `group.key` into the object `m[group]`.

@@ -56,6 +56,23 @@ pub fn join(v: &[i64]) -> String {
     v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
 }
 
+/// Numbers as runs for headers, so that 8,000 steps take one line: `1–4, 7, 9–10`. Consecutive
+/// numbers in the order given form a run.
+pub fn ranges(numbers: &[i64]) -> String {
+    let mut runs: Vec<(i64, i64)> = Vec::new();
+    for &n in numbers {
+        match runs.last_mut() {
+            Some((_, end)) if end.checked_add(1) == Some(n) => *end = n,
+            _ => runs.push((n, n)),
+        }
+    }
+    let text: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}–{b}") })
+        .collect();
+    text.join(", ")
+}
+
 /// What one side asks for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SideSelection {
@@ -68,6 +85,19 @@ pub struct SideSelection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_of_consecutive_numbers_are_ranges() {
+        assert_eq!(ranges(&[]), "");
+        assert_eq!(ranges(&[3]), "3");
+        assert_eq!(ranges(&[1, 2, 3, 4, 7, 9, 10]), "1–4, 7, 9–10");
+        assert_eq!(
+            ranges(&[i64::MAX - 1, i64::MAX]),
+            format!("{}–{}", i64::MAX - 1, i64::MAX)
+        );
+        let many: Vec<i64> = (1..=8000).collect();
+        assert_eq!(ranges(&many), "1–8000");
+    }
 
     #[test]
     fn picks_parse_numbers_lists_and_all() {
