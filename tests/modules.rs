@@ -584,3 +584,63 @@ fn deep_trees_are_written_as_compact_json() {
     cut_below(&mut compact, 32);
     assert_eq!(compact, pretty);
 }
+
+/// Per-node significance over the steps of `fixtures/gate` (5 steps a side): the linear layers'
+/// kernels run twice as long in `kernel2x`, the ReLUs do not change.
+#[test]
+fn nodes_whose_time_changed_beyond_noise_are_significant() {
+    const BASE: &str = "fixtures/gate/base";
+    const SLOW: &str = "fixtures/gate/kernel2x";
+    let root = json(&["modules", BASE, SLOW, "--iteration", "all"]);
+    assert_eq!(root["compared"]["significance_measure"], "device_total");
+    let sig = |path: &str| node(&root, path)["significant"].clone();
+    for k in 0..3 {
+        assert_eq!(
+            sig(&format!("aten::linear[{k}]")),
+            Value::Bool(true),
+            "aten::linear[{k}]"
+        );
+        assert_eq!(sig(&format!("aten::relu[{k}]")), Value::Bool(false), "aten::relu[{k}]");
+    }
+    assert_eq!(sig("Optimizer.step#SGD.step[0]"), Value::Bool(false));
+    // The same program twice: nothing stands out.
+    let same = json(&["modules", BASE, "fixtures/gate/noise", "--iteration", "all"]);
+    let mut todo = vec![&same];
+    while let Some(n) = todo.pop() {
+        assert_eq!(n["significant"], Value::Bool(false), "{}", n["path"]);
+        todo.extend(n["children"].as_array().into_iter().flatten());
+    }
+    // --only-significant keeps the changed nodes (and the step above them).
+    let only = json(&["modules", BASE, SLOW, "--iteration", "all", "--only-significant"]);
+    let kept: Vec<&str> = only["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| c["path"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(kept, ["aten::linear[0]", "aten::linear[1]", "aten::linear[2]"]);
+    let csv = ok(&[
+        "modules",
+        BASE,
+        SLOW,
+        "--iteration",
+        "all",
+        "--format",
+        "csv",
+        "--only-significant",
+    ]);
+    assert!(
+        csv.lines().next().unwrap_or_default().ends_with(",significant"),
+        "{csv}"
+    );
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",true")), "{csv}");
+    let table = ok(&["modules", BASE, SLOW, "--iteration", "all", "--depth", "1"]);
+    assert!(
+        table.contains("4 of 9 nodes (sig *) changed their device time"),
+        "{table}"
+    );
+    // One step (the default): no estimate, output as before, and a note says why.
+    let r = run(&["modules", BASE, SLOW, "--format", "csv"]);
+    assert!(!r.stdout.contains("significant"), "{}", r.stdout);
+    assert!(r.stderr.contains("significant is null"), "{}", r.stderr);
+}

@@ -267,6 +267,7 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
                 order: ModuleOrder::Logical,
                 time: ModuleTime::Host,
                 fold_runs: false,
+                significance: None,
             };
             ViewOut::Json(render_modules(&shown, Format::Json, TableStyle::default()))
         }

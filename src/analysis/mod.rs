@@ -11,6 +11,7 @@ pub mod gate;
 pub mod intervals;
 pub mod loaded;
 pub mod modules;
+pub mod modules_noise;
 pub mod names;
 pub mod noise;
 pub mod report;

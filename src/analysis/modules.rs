@@ -253,7 +253,7 @@ enum Role {
 
 /// One root per selected step of `file` (or one for the whole file without steps), each the
 /// tree of that step.
-fn file_trees(
+pub(crate) fn file_trees(
     file: &TraceFile,
     file_index: u32,
     iterations: Option<&[i64]>,

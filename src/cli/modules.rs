@@ -2,7 +2,9 @@
 
 use super::views::{PairArgs, load_view};
 use super::{Env, OutputArgs, SelectArgs, emit};
+use crate::analysis::align::AlignedNode;
 use crate::analysis::modules::{modules, zoom};
+use crate::analysis::modules_noise::{NodeSignificance, module_significance};
 use crate::error::Result;
 use crate::output::render::Format;
 use crate::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render};
@@ -53,6 +55,11 @@ pub struct ModulesArgs {
     /// The time that orders, folds and gets a Δ % [default: device where a side has device events].
     #[arg(long, value_enum)]
     pub time: Option<ModuleTime>,
+    /// Keep only the nodes whose time (--time) changed significantly, beyond run-to-run noise and
+    /// 1% of the mean step time (needs 3 or more steps per side: --iteration all; see
+    /// docs/significance.md), with the nodes above them.
+    #[arg(long)]
+    pub only_significant: bool,
     #[command(flatten)]
     pub select: SelectArgs,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
@@ -94,6 +101,17 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     } else {
         ModuleTime::Host
     });
+    let significance = match module_significance(&loaded, &diff, time == ModuleTime::Device) {
+        Ok(marks) => Some(marks),
+        Err(note) => {
+            super::print_notes(&[note], env);
+            None
+        }
+    };
+    let pruned = args
+        .only_significant
+        .then(|| only_significant(top, significance.as_ref()));
+    let top = pruned.as_ref().unwrap_or(top);
     emit(&output, args.full_names, env, |format, style, out| {
         let depth = args.depth.or(match format {
             Format::Table | Format::Markdown => Some(3),
@@ -107,7 +125,45 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
             order: args.order,
             time,
             fold_runs: !args.no_fold,
+            significance: significance.as_ref(),
         };
         out.write_all(render(&view, format, style).as_bytes())
     })
+}
+
+/// `top` with only the nodes that changed significantly and the nodes above them (`top` itself
+/// always). Built without recursion: module trees can nest thousands deep.
+fn only_significant(top: &AlignedNode, marks: Option<&NodeSignificance>) -> AlignedNode {
+    let significant = |n: &AlignedNode| marks.and_then(|m| m.get(&n.path).copied().flatten()) == Some(true);
+    // Each frame: a node, the next child to visit, the kept copies of its visited children.
+    let mut stack: Vec<(&AlignedNode, usize, Vec<AlignedNode>)> = vec![(top, 0, Vec::new())];
+    let mut pruned = None;
+    while let Some(frame) = stack.last_mut() {
+        let (node, next) = (frame.0, frame.1);
+        if let Some(child) = node.children.get(next) {
+            frame.1 += 1;
+            stack.push((child, 0, Vec::new()));
+            continue;
+        }
+        let Some((node, _, kept)) = stack.pop() else { break };
+        let keep = stack.is_empty() || significant(node) || !kept.is_empty();
+        let copy = AlignedNode {
+            kind: node.kind,
+            key: node.key.clone(),
+            path: node.path.clone(),
+            status: node.status,
+            control: node.control,
+            test: node.test,
+            children: kept,
+            sources: node.sources.clone(),
+            children_overlap_ns: node.children_overlap_ns,
+            wrappers: node.wrappers.clone(),
+        };
+        match stack.last_mut() {
+            None => pruned = Some(copy),
+            Some(parent) if keep => parent.2.push(copy),
+            Some(_) => {}
+        }
+    }
+    pruned.unwrap_or_else(|| top.clone())
 }

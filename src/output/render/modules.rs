@@ -7,6 +7,7 @@ use super::{
 };
 use crate::analysis::align::{AlignedNode, NodeKind, Status, Times};
 use crate::analysis::modules::{BACKWARD_KEY, BackwardPlaced, ModuleDiff};
+use crate::analysis::modules_noise::NodeSignificance;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
@@ -48,6 +49,9 @@ pub struct ModuleView<'a> {
     /// Fold runs of consecutive added (or deleted) siblings with one key into one row
     /// (`Bottleneck ×30`) in the table and Markdown; JSON and CSV keep every node.
     pub fold_runs: bool,
+    /// Per node path, whether its `time` changed significantly (docs/significance.md);
+    /// `None`: not estimated, and the output has no `sig`/`significant` field at all.
+    pub significance: Option<&'a NodeSignificance>,
 }
 
 /// A row of siblings: one node, or a run of added (or deleted) siblings with one key.
@@ -119,6 +123,11 @@ pub fn fold_runs(children: &[AlignedNode]) -> Vec<Shown<'_>> {
 }
 
 impl ModuleView<'_> {
+    /// Whether node `n` changed significantly; `None`: not estimated.
+    fn significant(&self, n: &AlignedNode) -> Option<bool> {
+        self.significance.and_then(|s| s.get(&n.path).copied().flatten())
+    }
+
     fn has_device(&self) -> bool {
         self.diff.has_device.iter().any(|&d| d)
     }
@@ -203,6 +212,8 @@ struct Line {
     status: String,
     control: Option<Times>,
     test: Option<Times>,
+    /// Whether the node changed significantly (`None` for a folded row or not estimated).
+    significant: Option<bool>,
 }
 
 /// The visible nodes, depth first, with `├─`/`└─` drawing (an explicit stack: models nest
@@ -214,6 +225,7 @@ fn lines(view: &ModuleView<'_>) -> Vec<Line> {
         status: status_of(top),
         control: top.control,
         test: top.test,
+        significant: view.significant(top),
     };
     let mut out = Vec::new();
     // Lines still to write, each with the node to expand below it (its drawing prefix, level).
@@ -239,6 +251,7 @@ fn lines(view: &ModuleView<'_>) -> Vec<Line> {
                         status: status_of(c),
                         control: c.control,
                         test: c.test,
+                        significant: view.significant(c),
                     },
                     Some((*c, deeper, level + 1)),
                 ),
@@ -253,6 +266,7 @@ fn lines(view: &ModuleView<'_>) -> Vec<Line> {
                         status: first.status.as_str().to_string(),
                         control: *control,
                         test: *test,
+                        significant: None,
                     },
                     None,
                 ),
@@ -265,6 +279,7 @@ fn lines(view: &ModuleView<'_>) -> Vec<Line> {
                     status: "folded".to_string(),
                     control: Some(f.control),
                     test: Some(f.test),
+                    significant: None,
                 },
                 None,
             ));
@@ -379,6 +394,9 @@ fn value_cells(view: &ModuleView<'_>, l: &Line) -> Vec<String> {
     } else {
         cells.push(ph);
     }
+    if view.significance.is_some() {
+        cells.push(if l.significant == Some(true) { "*" } else { "" }.to_string());
+    }
     cells
 }
 
@@ -403,6 +421,9 @@ fn value_headers(view: &ModuleView<'_>) -> Vec<String> {
         "host"
     };
     h.push(format!("Δ %\n{which}"));
+    if view.significance.is_some() {
+        h.push("sig".to_string());
+    }
     h
 }
 
@@ -444,7 +465,27 @@ fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
         }
     );
     let _ = writeln!(out, "{}", wrap_line(&footer, width));
+    if let Some(line) = significance_line(view) {
+        let _ = writeln!(out, "{}", wrap_line(&line, width));
+    }
     out
+}
+
+/// How many shown nodes changed significantly, where it was estimated.
+fn significance_line(view: &ModuleView<'_>) -> Option<String> {
+    view.significance?;
+    let mut nodes = Vec::new();
+    collect(view.top, None, &mut nodes);
+    let marked = nodes.iter().filter(|n| view.significant(n) == Some(true)).count();
+    let which = if view.time == ModuleTime::Device && view.has_device() {
+        "device"
+    } else {
+        "host"
+    };
+    Some(format!(
+        "{marked} of {} nodes (sig *) changed their {which} time beyond run-to-run noise and 1% of the step (docs/significance.md)",
+        nodes.len()
+    ))
 }
 
 /// Tree labels cut to `width`: the drawing before the key and the `[ordinal]` after it stay
@@ -516,7 +557,12 @@ fn markdown(view: &ModuleView<'_>) -> String {
 fn csv(view: &ModuleView<'_>) -> String {
     let (cl, tl) = (&view.diff.control.label, &view.diff.test.label);
     let mut out = format!(
-        "path,status,{cl}_calls,{tl}_calls,{cl}_host_total,{tl}_host_total,diff_host_total,{cl}_device_total,{tl}_device_total,diff_device_total\n"
+        "path,status,{cl}_calls,{tl}_calls,{cl}_host_total,{tl}_host_total,diff_host_total,{cl}_device_total,{tl}_device_total,diff_device_total{}\n",
+        if view.significance.is_some() {
+            ",significant"
+        } else {
+            ""
+        }
     );
     let mut rows = Vec::new();
     collect(view.top, view.depth, &mut rows);
@@ -530,9 +576,13 @@ fn csv(view: &ModuleView<'_>) -> String {
             (None, None) => String::new(),
             (a, b) => super::fmt_us(b.unwrap_or(0) - a.unwrap_or(0)),
         };
+        let sig = match view.significance {
+            None => String::new(),
+            Some(_) => format!(",{}", view.significant(n).map_or(String::new(), |b| b.to_string())),
+        };
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{dh},{},{},{dd}",
+            "{},{},{},{},{},{},{dh},{},{},{dd}{sig}",
             super::csv_field(if n.path.is_empty() { &n.key } else { &n.path }),
             n.status.as_str(),
             calls(c),
@@ -577,7 +627,7 @@ fn side_json(t: Option<&Times>, overlap_ns: i64) -> Value {
 }
 
 /// A node's fields but its children.
-fn node_fields(n: &AlignedNode) -> Map<String, Value> {
+fn node_fields(view: &ModuleView<'_>, n: &AlignedNode) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("kind".into(), Value::from(n.kind.as_str()));
     m.insert("key".into(), Value::from(n.key.as_str()));
@@ -593,6 +643,9 @@ fn node_fields(n: &AlignedNode) -> Map<String, Value> {
             "wrappers".into(),
             json!({ "control": n.wrappers[0], "test": n.wrappers[1] }),
         );
+    }
+    if view.significance.is_some() {
+        m.insert("significant".into(), json!(view.significant(n)));
     }
     m
 }
@@ -621,7 +674,7 @@ pub const COMPACT_JSON_DEPTH: usize = 32;
 /// nest thousands deep.
 pub fn json_text(view: &ModuleView<'_>) -> String {
     let d = view.diff;
-    let compared = json!({
+    let mut compared = json!({
         "control": d.control,
         "test": d.test,
         "fallback": d.fallback,
@@ -631,6 +684,16 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
             "test": placed_json(d.backward_placed[1]),
         },
     });
+    if view.significance.is_some()
+        && let Value::Object(m) = &mut compared
+    {
+        let which = if view.time == ModuleTime::Device && view.has_device() {
+            "device_total"
+        } else {
+            "host_total"
+        };
+        m.insert("significance_measure".into(), Value::from(which));
+    }
     if shown_levels(view) > COMPACT_JSON_DEPTH {
         compact_json(view, &compared)
     } else {
@@ -678,7 +741,7 @@ fn pretty_json(view: &ModuleView<'_>, compared: &Value) -> String {
             Step::Node(n, level) => (n, level),
         };
         let indent = " ".repeat(4 * level);
-        let head = pretty_at(&Value::Object(node_fields(n)), &indent);
+        let head = pretty_at(&Value::Object(node_fields(view, n)), &indent);
         // Without its closing brace: the children go before it.
         out.push_str(head.trim_end_matches('}').trim_end());
         let _ = write!(out, ",\n{indent}  \"children\": ");
@@ -720,7 +783,7 @@ fn compact_json(view: &ModuleView<'_>, compared: &Value) -> String {
             }
             Step::Node(n, level) => (n, level),
         };
-        let head = serde_json::to_string(&Value::Object(node_fields(n))).unwrap_or_default();
+        let head = serde_json::to_string(&Value::Object(node_fields(view, n))).unwrap_or_default();
         // Without its closing brace (only that one: `wrappers` ends in a brace too).
         out.push_str(head.strip_suffix('}').unwrap_or(&head));
         out.push_str(",\"children\":[");
