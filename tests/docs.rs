@@ -143,3 +143,15 @@ fn the_semantics_page_has_its_sections() {
         assert!(have.contains(want), "docs/semantics.md has no heading #{want}");
     }
 }
+
+/// The README's "real output" is what the command it shows prints today (at 100 columns, as the
+/// block is wide): a change of the table or its header must update the README too.
+#[test]
+fn the_readme_output_is_a_real_run() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let out = crate::common::ok(&["compare", "fixtures/basic/control", "fixtures/basic/test", "--no-save"]);
+    assert!(
+        readme.contains(&format!("```\n{out}```")),
+        "README.md's output of `tracediff compare fixtures/basic/control fixtures/basic/test` is stale; today it is:\n{out}"
+    );
+}
