@@ -1,6 +1,7 @@
 //! Counting and summing the selected events of a side, per name (docs/semantics.md#the-comparison-table).
 
 use crate::analysis::names::{normalize_name, shorten_name};
+use crate::analysis::select::Selected;
 use crate::analysis::select::{Device, Resolved};
 use crate::input::attrs::{AttrColumn, AttrValue, value_text};
 use crate::input::load::{RankedFile, SideOf};
@@ -12,20 +13,6 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-
-/// The selected iterations, looked up in constant time: a side of 100,000 steps searched per
-/// event made `compare --iteration all` quadratic.
-struct Selected(Option<rustc_hash::FxHashSet<i64>>);
-
-impl Selected {
-    fn new(iterations: Option<&[i64]>) -> Selected {
-        Selected(iterations.map(|its| its.iter().copied().collect()))
-    }
-
-    fn admits(&self, iteration: i64) -> bool {
-        self.0.as_ref().is_none_or(|set| set.contains(&iteration))
-    }
-}
 
 /// How rows are keyed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]

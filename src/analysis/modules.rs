@@ -30,6 +30,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
 use crate::analysis::intervals::{clipped_union, merge_spans};
 use crate::analysis::loaded::Loaded;
+use crate::analysis::select::Selected;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, NONE};
 use crate::model::flows::flow_links;
@@ -263,7 +264,8 @@ pub(crate) fn file_trees(
     let ev = &file.events;
     let tree = file.call_tree();
     let roles = roles(file, tree, iterations, fallback);
-    let selected = |i: usize| iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)));
+    let steps = Selected::new(iterations);
+    let selected = |i: usize| steps.admits(ev.iteration.get(i));
     // Each root: (row or NONE for a whole-file root, iteration).
     let roots: Vec<(u32, i64)> = match iterations {
         None => vec![(NONE, ev.iteration.iter().next().unwrap_or(-1))],
@@ -388,6 +390,8 @@ fn launched_device_ns(file: &TraceFile, tree: &CallTree) -> std::collections::BT
 /// The role of every event of a file.
 fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback: bool) -> Vec<Role> {
     let ev = &file.events;
+    // Without a step selection no ProfilerStep is a root (the whole file is one).
+    let steps = iterations.map(|_| Selected::new(iterations));
     let cats: Vec<&str> = file.strings.iter().map(|(_, s)| s).collect();
     let by_name: Vec<Role> = file
         .strings
@@ -412,7 +416,7 @@ fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback
         let name = file.strings.resolve(ev.name[i]);
         let cat = cats[ev.cat[i].index()];
         roles[i] = if let Some(n) = step_number(name) {
-            if iterations.is_some_and(|its| its.contains(&n)) {
+            if steps.as_ref().is_some_and(|steps| steps.admits(n)) {
                 Role::Root
             } else {
                 Role::Inside

@@ -1,7 +1,7 @@
 //! `tracediff events`: the event table itself, one row per kept event, with the attributes the
 //! user chose. Rows are written one at a time, so large outputs never sit in memory as text.
 
-use crate::analysis::select::{Device, Resolved};
+use crate::analysis::select::{Device, Resolved, Selected};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrType, AttrValue, CORE_COLUMNS, format_float};
 use crate::input::load::Side;
@@ -285,6 +285,7 @@ pub(crate) fn each_row(
     f: &mut RowFn<'_>,
 ) -> std::io::Result<u64> {
     let mut rows = 0u64;
+    let steps = Selected::new(resolved.iterations.as_deref());
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let partners = partner_rows(&file.events);
@@ -293,7 +294,7 @@ pub(crate) fn each_row(
             .map(|c| file.attrs.column(c).map(|(k, _)| k))
             .collect();
         for i in 0..file.events.len() {
-            if admits(file, i, resolved, filter) {
+            if admits(file, i, &steps, filter) {
                 f(rows, &row(file, i, rank, &partners, &attr_index))?;
                 rows += 1;
             }
@@ -306,14 +307,12 @@ pub(crate) fn each_row(
 /// `--device`, `--cat`, `--name`.
 pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> String {
     let mut left = [0u64; 4];
+    let selected = Selected::new(resolved.iterations.as_deref());
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let ev = &file.events;
         for i in 0..ev.len() {
-            let steps = resolved
-                .iterations
-                .as_ref()
-                .is_none_or(|it| it.contains(&ev.iteration.get(i)));
+            let steps = selected.admits(ev.iteration.get(i));
             let device = steps && filter.device.admits(ev.place[i]);
             let cat =
                 device && (filter.cats.is_empty() || filter.cats.iter().any(|c| c == file.strings.resolve(ev.cat[i])));
@@ -349,11 +348,9 @@ pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> 
     }
 }
 
-fn admits(file: &TraceFile, i: usize, resolved: &Resolved, filter: &EventFilter) -> bool {
+fn admits(file: &TraceFile, i: usize, steps: &Selected, filter: &EventFilter) -> bool {
     let ev = &file.events;
-    if let Some(iters) = &resolved.iterations
-        && !iters.contains(&ev.iteration.get(i))
-    {
+    if !steps.admits(ev.iteration.get(i)) {
         return false;
     }
     if !filter.device.admits(ev.place[i]) {

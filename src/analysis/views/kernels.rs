@@ -4,13 +4,14 @@
 
 use super::{
     Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_groups, accumulate_pair, join, name_key,
+    spread_per_node,
 };
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::Scope;
 use crate::analysis::scopes::{NodeScopes, RowSets};
-use crate::analysis::select::Device;
+use crate::analysis::select::{Device, Selected};
 use crate::model::calltree::NONE;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -153,6 +154,7 @@ fn per_file(
     inside: Option<&[bool]>,
 ) -> Accumulated<KernelSums> {
     let ev = &file.events;
+    let selected = Selected::new(iterations);
     let launcher = by_operator.then(|| &file.call_tree().launcher);
     // (launching operator's name id or NONE, kernel name id)
     let mut sums: rustc_hash::FxHashMap<(u32, u32), KernelSums> = Default::default();
@@ -160,7 +162,7 @@ fn per_file(
         if ev.place[i] != Place::Device
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
-            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
+            || !selected.admits(ev.iteration.get(i))
         {
             continue;
         }
@@ -192,6 +194,7 @@ fn per_file_per_node(
     nodes: usize,
 ) -> Vec<Accumulated<KernelSums>> {
     let ev = &file.events;
+    let selected = Selected::new(iterations);
     // (node, kernel name id) → sums
     let mut sums: rustc_hash::FxHashMap<(u32, u32), KernelSums> = Default::default();
     for i in 0..ev.len() {
@@ -199,7 +202,7 @@ fn per_file_per_node(
         if inside.is_empty()
             || ev.place[i] != Place::Device
             || !device.admits(ev.place[i])
-            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
+            || !selected.admits(ev.iteration.get(i))
         {
             continue;
         }
@@ -207,11 +210,5 @@ fn per_file_per_node(
             sums.entry((node, ev.name[i].0)).or_default().add(ev.dur_ns[i]);
         }
     }
-    let mut keys: rustc_hash::FxHashMap<u32, String> = Default::default();
-    let mut out: Vec<Accumulated<KernelSums>> = (0..nodes).map(|_| Accumulated::new()).collect();
-    for ((node, id), s) in sums {
-        let key = keys.entry(id).or_insert_with(|| name_key(file, keying, id)).clone();
-        out[node as usize].entry((None, key)).or_default().merge(&s);
-    }
-    out
+    spread_per_node(sums, file, keying, nodes)
 }

@@ -269,6 +269,23 @@ pub(crate) fn name_key(file: &TraceFile, keying: &Keying, id: u32) -> String {
     keying.name_key(file.strings.resolve(crate::model::store::NameId(id)))
 }
 
+/// Sums per (node, name id) of one file spread into one table per node (of `nodes`), keyed by
+/// name; each name is keyed once however many nodes hold it.
+pub(crate) fn spread_per_node<A: Accumulator>(
+    sums: rustc_hash::FxHashMap<(u32, u32), A>,
+    file: &TraceFile,
+    keying: &Keying,
+    nodes: usize,
+) -> Vec<Accumulated<A>> {
+    let mut keys: rustc_hash::FxHashMap<u32, String> = Default::default();
+    let mut out: Vec<Accumulated<A>> = (0..nodes).map(|_| Accumulated::new()).collect();
+    for ((node, id), s) in sums {
+        let key = keys.entry(id).or_insert_with(|| name_key(file, keying, id)).clone();
+        out[node as usize].entry((None, key)).or_default().merge(&s);
+    }
+    out
+}
+
 /// A row order: by name, or by one numeric column, largest first; ties by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SortSpec {

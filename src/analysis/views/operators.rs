@@ -4,13 +4,14 @@
 
 use super::{
     Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_groups, accumulate_pair, join, name_key,
+    spread_per_node,
 };
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::Scope;
 use crate::analysis::scopes::{NodeScopes, RowSets};
-use crate::analysis::select::Device;
+use crate::analysis::select::{Device, Selected};
 use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -119,6 +120,7 @@ fn per_file(
     inside: Option<&[bool]>,
 ) -> Accumulated<OpSums> {
     let ev = &file.events;
+    let selected = Selected::new(iterations);
     let tree = file.call_tree();
     let mut by_id: Vec<OpSums> = vec![OpSums::default(); file.strings.len()];
     let mut seen = vec![false; file.strings.len()];
@@ -126,7 +128,7 @@ fn per_file(
         if !tree.is_operator[i]
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
-            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
+            || !selected.admits(ev.iteration.get(i))
         {
             continue;
         }
@@ -155,6 +157,7 @@ fn per_file_per_node(
     nodes: usize,
 ) -> Vec<Accumulated<OpSums>> {
     let ev = &file.events;
+    let selected = Selected::new(iterations);
     let tree = file.call_tree();
     // (node, name id) → sums
     let mut sums: rustc_hash::FxHashMap<(u32, u32), OpSums> = Default::default();
@@ -163,7 +166,7 @@ fn per_file_per_node(
         if inside.is_empty()
             || !tree.is_operator[i]
             || !device.admits(ev.place[i])
-            || !iterations.is_none_or(|its| its.contains(&ev.iteration.get(i)))
+            || !selected.admits(ev.iteration.get(i))
         {
             continue;
         }
@@ -171,11 +174,5 @@ fn per_file_per_node(
             sums.entry((node, ev.name[i].0)).or_default().add(file, tree, i);
         }
     }
-    let mut keys: rustc_hash::FxHashMap<u32, String> = Default::default();
-    let mut out: Vec<Accumulated<OpSums>> = (0..nodes).map(|_| Accumulated::new()).collect();
-    for ((node, id), s) in sums {
-        let key = keys.entry(id).or_insert_with(|| name_key(file, keying, id)).clone();
-        out[node as usize].entry((None, key)).or_default().merge(&s);
-    }
-    out
+    spread_per_node(sums, file, keying, nodes)
 }

@@ -13,7 +13,7 @@
 use super::memory::{WindowStats, device_type_name};
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::loaded::Loaded;
-use crate::analysis::select::{Pick, Resolved, resolve};
+use crate::analysis::select::{Pick, Resolved, Selected, resolve};
 use crate::analysis::summary::{load_summary_pair, summarize};
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
@@ -255,12 +255,14 @@ pub fn overview_of(sides: [&SummarySide; 2], resolved: &[Resolved; 2], labels: &
 /// Per selected file, the windows it measures: its selected steps, or its span.
 fn selected_windows<'a>(file: &'a FileSummary, iterations: Option<&[i64]>) -> Vec<&'a Window> {
     match iterations {
-        Some(its) => file
-            .meta
-            .windows
-            .iter()
-            .filter(|w| w.step.is_some_and(|n| its.contains(&n)))
-            .collect(),
+        Some(_) => {
+            let steps = Selected::new(iterations);
+            file.meta
+                .windows
+                .iter()
+                .filter(|w| w.step.is_some_and(|n| steps.admits(n)))
+                .collect()
+        }
         None => file.meta.span.iter().collect(),
     }
 }
