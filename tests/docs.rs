@@ -155,3 +155,115 @@ fn the_readme_output_is_a_real_run() {
         "README.md's output of `tracediff compare fixtures/basic/control fixtures/basic/test` is stale; today it is:\n{out}"
     );
 }
+
+/// The `$ tracediff …` examples of a page: (the command's words after `tracediff`, the output
+/// shown under it). A command continues over lines ending in `\`; its output runs to the next
+/// `$ ` line or the end of the fenced block, less a blank line before the next command.
+fn shown_examples(page: &str) -> Vec<(Vec<String>, String)> {
+    let mut examples = Vec::new();
+    let mut lines = page.lines().peekable();
+    let mut in_code = false;
+    while let Some(line) = lines.next() {
+        if line.starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        let Some(first) = line.strip_prefix("$ tracediff ").filter(|_| in_code) else {
+            continue;
+        };
+        let mut command = first.to_string();
+        while command.ends_with('\\') {
+            command.pop();
+            command.push(' ');
+            command.push_str(lines.next().unwrap_or_default().trim());
+        }
+        let mut shown = Vec::new();
+        while let Some(next) = lines.peek() {
+            if next.starts_with("$ ") || next.starts_with("```") {
+                break;
+            }
+            shown.push(lines.next().unwrap_or_default());
+        }
+        while shown.last() == Some(&"") {
+            shown.pop();
+        }
+        let output: String = shown.iter().map(|l| format!("{l}\n")).collect();
+        examples.push((shell_words(&command), output));
+    }
+    examples
+}
+
+/// Words of a command line as a shell splits them, for the pages' examples: spaces separate,
+/// single quotes keep spaces and `|` literal.
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let (mut quoted, mut started) = (false, false);
+    for c in command.chars() {
+        match c {
+            '\'' => (quoted, started) = (!quoted, true),
+            ' ' if !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            _ => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
+/// Every `$ tracediff …` example of docs/commands.md that prints a table on standard output is
+/// what that command prints today at 100 columns (as the README's): a change of a table, a
+/// header or a name cut must update the page too. Examples that write files (`-o`) or read
+/// files the page makes first (`summaries_…`) are left out; those over `../shared` run when it
+/// is there.
+#[test]
+fn the_commands_page_output_is_real_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let page = std::fs::read_to_string(root.join("docs/commands.md")).unwrap();
+    let shared = root.join("../shared/traces").is_dir();
+    if !shared {
+        eprintln!("SKIPPED the docs/commands.md examples over ../shared: ../shared/traces not found");
+    }
+    let examples = shown_examples(&page);
+    assert!(
+        examples.len() >= 8,
+        "the page's examples were found: {}",
+        examples.len()
+    );
+    let mut stale = Vec::new();
+    for (args, shown) in &examples {
+        let writes_or_needs_files = args.iter().any(|a| a == "-o" || a.starts_with("summaries_"));
+        let over_shared = args.iter().any(|a| a.starts_with("../shared/"));
+        if writes_or_needs_files || (over_shared && !shared) {
+            continue;
+        }
+        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = crate::common::ok(&words);
+        if &out != shown {
+            stale.push(format!("$ tracediff {}\n{out}", args.join(" ")));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "docs/commands.md shows stale output; today it is:\n\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn shell_words_keep_single_quoted_text_whole() {
+    assert_eq!(
+        shell_words("kernels a b --include 'gemm|conv'  --top 5"),
+        ["kernels", "a", "b", "--include", "gemm|conv", "--top", "5"]
+    );
+    assert_eq!(shell_words("modules a --zoom ''"), ["modules", "a", "--zoom", ""]);
+}
