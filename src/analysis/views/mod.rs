@@ -334,7 +334,11 @@ impl SortSpec {
                 return Ok(SortSpec::Column { side, measure });
             }
         }
-        let keys: Vec<String> = measures.iter().map(|m| format!("[abs-]diff-{m}")).collect();
+        // Keys are shown as they are typed: with dashes (`device-total`), as the help writes them.
+        let keys: Vec<String> = measures
+            .iter()
+            .map(|m| format!("[abs-]diff-{}", m.replace('_', "-")))
+            .collect();
         Err(format!(
             "unknown sort key '{text}' (name, control-KEY, test-KEY, or one of: {}; KEY is one of {})",
             keys.join(", "),
@@ -413,11 +417,9 @@ mod tests {
                 measure: 0
             })
         );
-        assert!(
-            SortSpec::parse("diff-host-self", &m)
-                .unwrap_err()
-                .contains("[abs-]diff-calls")
-        );
+        let err = SortSpec::parse("diff-host-self", &m).unwrap_err();
+        assert!(err.contains("[abs-]diff-calls, [abs-]diff-device-total;"), "{err}");
+        assert!(!err.contains('_'), "keys shown with dashes, as typed: {err}");
         assert_eq!(SortSpec::parse("control-calls", &m).unwrap().text(&m), "control-calls");
     }
 
