@@ -140,7 +140,7 @@ pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum SortKey {
-    /// Largest change in total duration first, either way (the default).
+    /// Largest change in total duration first, either way (compare's default).
     #[default]
     AbsDiffDuration,
     /// Largest increase in total duration first, largest decrease last.
