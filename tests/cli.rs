@@ -958,6 +958,23 @@ fn plot_default_paths_and_errors() {
     assert!(e.starts_with("nothing to plot"), "{e}");
     let e = fails(&["plot", BASIC[0], BASIC[1], "-o", "chart.pdf"]);
     assert!(e.starts_with("cannot tell the image format of chart-counts.pdf"), "{e}");
+    // Usage errors come before the traces are read (a 1 GB trace takes seconds to load): the
+    // missing trace is never reached.
+    let e = fails(&["plot", "no/such/dir", BASIC[1], "-o", "chart.pdf", "--metric", "counts"]);
+    assert!(e.starts_with("cannot tell the image format of chart.pdf"), "{e}");
+    let e = fails(&["plot", "no/such/dir", BASIC[1], "--top", "0"]);
+    assert_eq!(e, "--top must be at least 1");
+}
+
+#[test]
+fn views_refuse_an_unknown_output_extension_before_reading_the_traces() {
+    for command in ["operators", "kernels", "overview", "modules"] {
+        let e = fails(&[command, "no/such/dir", BASIC[1], "-o", "table.png"]);
+        assert!(
+            e.starts_with("cannot tell the output format of table.png"),
+            "{command}: {e}"
+        );
+    }
 }
 
 #[test]

@@ -387,3 +387,28 @@ fn operators_and_kernels_mark_significant_rows() {
     let doc: serde_json::Value = serde_json::from_str(&one.stdout).unwrap();
     assert!(doc["rows"][0]["significant"].is_null());
 }
+
+#[test]
+fn overview_says_why_a_cpu_only_pair_has_no_per_step_or_per_rank_tables() {
+    let pair = [
+        "fixtures/scenarios/precision/control",
+        "fixtures/scenarios/precision/test",
+    ];
+    let r = run(&["overview", pair[0], pair[1], "--per-step"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("note: no per-step or per-rank tables and no straggler: they break down the step time"),
+        "{}",
+        r.stderr
+    );
+    // With device events the tables are there, and no such note.
+    let r = run(&[
+        "overview",
+        "fixtures/breakdown/control",
+        "fixtures/breakdown/test",
+        "--per-step",
+    ]);
+    assert!(r.stdout.contains("Per step"), "{}", r.stdout);
+    assert!(!r.stderr.contains("no per-step"), "{}", r.stderr);
+}

@@ -86,16 +86,18 @@ fn parse_share(s: &str) -> std::result::Result<f64, String> {
 }
 
 pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
-    let (req, loaded) = load_view(&args.pair, &args.select, "modules", env)?;
-    let diff = modules(&req, &loaded)?;
-    super::print_notes(&loaded.overlap_notes(&req.labels), env);
-    let top = zoom(&diff, args.zoom.as_deref())?;
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),
         top: None,
         sort: None,
     };
+    // Before the traces are read: they may take seconds to load.
+    super::check_output(&output)?;
+    let (req, loaded) = load_view(&args.pair, &args.select, "modules", env)?;
+    let diff = modules(&req, &loaded)?;
+    super::print_notes(&loaded.overlap_notes(&req.labels), env);
+    let top = zoom(&diff, args.zoom.as_deref())?;
     let time = args.time.unwrap_or(if diff.has_device.iter().any(|&d| d) {
         ModuleTime::Device
     } else {

@@ -60,13 +60,8 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
     if args.metric == Metric::Breakdown {
         return run_waterfall(&args, env);
     }
-    let comparison = comparison_for(
-        args.control.as_deref(),
-        args.test.as_deref(),
-        &args.select,
-        args.labels.as_ref(),
-        env,
-    )?;
+    // Usage is checked before the traces are read: a wrong -o or --top must not wait for a
+    // 1 GB trace to load first.
     if args.top == 0 {
         return Err(Error::usage("--top must be at least 1"));
     }
@@ -76,9 +71,20 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         Metric::Both => vec![(false, "counts"), (true, "duration")],
         Metric::Breakdown => vec![],
     };
+    let mut planned = Vec::new();
     for (duration, name) in charts {
         let path = plot_path(args.output.as_deref(), name, args.metric == Metric::Both);
         let format = ImageFormat::from_path(&path)?;
+        planned.push((duration, path, format));
+    }
+    let comparison = comparison_for(
+        args.control.as_deref(),
+        args.test.as_deref(),
+        &args.select,
+        args.labels.as_ref(),
+        env,
+    )?;
+    for (duration, path, format) in planned {
         let chart = chart_of(&comparison, duration, args.sort, args.top, (args.width, args.height))?;
         let bytes = draw(&chart, format)?;
         crate::output::atomic::write_atomically(&path, |w| w.write_all(&bytes))?;
