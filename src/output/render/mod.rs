@@ -220,7 +220,8 @@ const UNITS: [&str; 14] = [
     "ns", "µs", "us", "ms", "s", "min", "%", "pp", "B", "KiB", "MiB", "GiB", "MB", "GB",
 ];
 
-/// `line` with the space between a number and its unit ("226 ms", "3.4 %") made unbreakable.
+/// `line` with the space between a number and its unit ("226 ms", "3.4 %") made unbreakable,
+/// and the spaces of a count out of a total ("2 of 3" in a header's steps).
 fn glue_units(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut words = line.split(' ').peekable();
@@ -229,11 +230,9 @@ fn glue_units(line: &str) -> String {
         let Some(next) = words.peek() else { break };
         let unit = next.trim_end_matches([',', ';', ':', ')', '.']);
         let ends_in_digit = word.chars().last().is_some_and(|c| c.is_ascii_digit());
-        out.push(if ends_in_digit && UNITS.contains(&unit) {
-            NO_BREAK
-        } else {
-            ' '
-        });
+        let starts_with_digit = next.chars().next().is_some_and(|c| c.is_ascii_digit());
+        let glued = (ends_in_digit && (UNITS.contains(&unit) || unit == "of")) || (word == "of" && starts_with_digit);
+        out.push(if glued { NO_BREAK } else { ' ' });
     }
     out
 }
@@ -496,6 +495,16 @@ mod tests {
         assert_eq!(wrapped.replace("\n  ", " "), line);
         // A no-break space already in the line comes out as it went in.
         assert_eq!(wrap_line("a\u{a0}b", 80), "a\u{a0}b");
+    }
+
+    #[test]
+    fn wrapping_keeps_a_count_with_its_total() {
+        // At 80 columns this header broke as "iteration 2 of" / "  3)".
+        let line = "control: ../shared/traces/gpu_h100/vit_precision/control (rank 0, iteration 2 of 3)";
+        let wrapped = wrap_line(line, 80);
+        assert!(wrapped.contains("2 of 3)"), "{wrapped}");
+        assert_eq!(wrapped.replace("\n  ", " "), line);
+        assert!(wrapped.lines().all(|l| columns::text_width(l) <= 80), "{wrapped}");
     }
 
     #[test]
