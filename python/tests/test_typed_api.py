@@ -128,3 +128,23 @@ def test_gate_judges_as_the_command_line(fixtures):
         tracediff.gate(base, slow, max_step_time_regression="5")
     with pytest.raises(TypeError, match="path"):
         tracediff.gate(None, slow)
+
+
+def test_rank_and_iteration_pick_both_sides_as_on_the_command_line(fixtures):
+    pair = (fixtures / "basic/control", fixtures / "basic/test")
+    both = tracediff.operators(*pair, iteration="all")
+    per_side = tracediff.operators(*pair, control_iteration="all", test_iteration="all")
+    assert both.equals(per_side)
+    # A side's own option overrides the shorthand, as --control-iteration overrides --iteration.
+    first = tracediff.operators(*pair, control_iteration=1, test_iteration=1)
+    assert tracediff.operators(*pair, iteration="all", control_iteration=1, test_iteration=1).equals(first)
+
+
+def test_an_unknown_keyword_names_the_selection_options(fixtures):
+    with pytest.raises(TypeError, match=r"unknown keyword argument itertion: the selection options are rank, iteration"):
+        tracediff.operators(fixtures / "basic/control", fixtures / "basic/test", itertion="all")
+
+
+def test_a_report_not_named_html_is_a_trace_error(fixtures, tmp_path):
+    with pytest.raises(tracediff.TraceError, match="the report is an HTML page"):
+        tracediff.report(fixtures / "basic/control", fixtures / "basic/test", tmp_path / "r.txt")

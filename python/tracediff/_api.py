@@ -61,6 +61,23 @@ def str_list(value: Any, what: str) -> List[str]:
     return items
 
 
+# The keyword arguments every comparing function takes (and `labels`, `by_operator`, `zoom` where
+# they apply), named in the error for one it does not know.
+SELECTION_OPTIONS = (
+    "rank",
+    "iteration",
+    "control_rank",
+    "test_rank",
+    "control_iteration",
+    "test_iteration",
+    "device",
+    "short_names",
+    "normalize_names",
+    "include",
+    "exclude",
+)
+
+
 def make_options(
     control_rank: Pick = None,
     test_rank: Pick = None,
@@ -74,8 +91,20 @@ def make_options(
     labels: Optional[Tuple[str, str]] = None,
     by_operator: bool = False,
     zoom: Optional[str] = None,
+    rank: Pick = None,
+    iteration: Pick = None,
+    **unknown: Any,
 ) -> "_native.Options":
-    """The keyword arguments as the one typed options object the Rust core takes."""
+    """The keyword arguments as the one typed options object the Rust core takes. `rank` and
+    `iteration` pick both sides, as the command line's `--rank` and `--iteration` do (its notes
+    say `--iteration all`); `control_*` and `test_*` override them per side."""
+    if unknown:
+        names = ", ".join(sorted(unknown))
+        raise TypeError(f"unknown keyword argument {names}: the selection options are {', '.join(SELECTION_OPTIONS)}")
+    control_rank = rank if control_rank is None else control_rank
+    test_rank = rank if test_rank is None else test_rank
+    control_iteration = iteration if control_iteration is None else control_iteration
+    test_iteration = iteration if test_iteration is None else test_iteration
     if not isinstance(device, str):
         raise TypeError(f"device must be 'cpu', 'gpu' or 'all', not {type(device).__name__}")
     if zoom is not None and not isinstance(zoom, str):
@@ -319,7 +348,7 @@ def report(
     (a `.html` file). Takes `compare`'s selection options. Returns `output`."""
     output = path_arg(output, "output")
     if pathlib.Path(output).suffix.lower() not in (".html", ".htm"):
-        raise ValueError(f"{output}: the report is an HTML page; name it .html")
+        raise _native.TraceError(f"{output}: the report is an HTML page; name it .html")
     for name, value in (("table_depth", table_depth), ("table_rows", table_rows)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise TypeError(f"{name} must be a non-negative int, not {value!r}")
