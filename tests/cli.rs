@@ -1070,3 +1070,42 @@ fn gate_refuses_python_frames_and_hta_with_a_reason() {
         assert!(r.stderr.contains(flag), "{}", r.stderr);
     }
 }
+
+#[test]
+fn dash_output_is_standard_output_not_a_file_named_dash() {
+    let dir = TempDir::new().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pair = [root.join(BASIC[0]), root.join(BASIC[1])];
+    let run = |args: &[&str]| {
+        Command::cargo_bin("tracediff")
+            .unwrap()
+            .current_dir(dir.path())
+            .env("TRACEDIFF_STATE_DIR", dir.path().join("state"))
+            .env_remove("COLUMNS")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (c, t) = (pair[0].to_str().unwrap(), pair[1].to_str().unwrap());
+    for args in [
+        vec!["compare", c, t, "--format", "csv", "--no-save"],
+        vec!["operators", c, t, "--format", "json"],
+        vec!["events", c, "--format", "csv"],
+        vec!["flamegraph", c, t, "--folded"],
+        vec!["man"],
+    ] {
+        let plain = run(&args);
+        let dashed = run(&[args.clone(), vec!["-o", "-"]].concat());
+        assert!(
+            dashed.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&dashed.stderr)
+        );
+        assert!(!plain.stdout.is_empty());
+        assert_eq!(dashed.stdout, plain.stdout, "{args:?}");
+        assert!(!dir.path().join("-").exists(), "{args:?} wrote a file named -");
+    }
+    let refused = run(&["summarize", pair[0].join("trace.json").to_str().unwrap(), "-o", "-"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(!dir.path().join("-").exists());
+}

@@ -83,7 +83,8 @@ impl From<PresetArg> for Preset {
     }
 }
 
-pub(super) fn run_events(args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(super) fn run_events(mut args: EventsArgs, env: &mut Env<'_>) -> Result<i32> {
+    args.output = super::dash_is_stdout(args.output);
     let on_terminal = args.output.is_none() && env.terminal_width.is_some();
     let format = output_format(
         args.format,
@@ -187,6 +188,11 @@ pub struct SummarizeArgs {
 }
 
 pub(super) fn run_summarize(args: SummarizeArgs, env: &mut Env<'_>) -> Result<i32> {
+    if args.output.as_os_str() == "-" {
+        return Err(Error::usage(
+            "a summary is a Parquet file: give -o FILE.parquet, not standard output",
+        ));
+    }
     if std::fs::metadata(&args.trace).is_ok_and(|m| m.is_dir()) {
         return Err(Error::input(
             &args.trace,

@@ -68,7 +68,8 @@ fn check(args: &FlamegraphArgs, env: &Env<'_>) -> Result<()> {
     }
 }
 
-pub fn run_flamegraph(args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
+pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
+    args.output = super::dash_is_stdout(args.output);
     check(&args, env)?;
     let select = args.select.clone();
     let (req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;

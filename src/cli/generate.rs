@@ -48,7 +48,7 @@ pub fn run_completions(args: CompletionsArgs, env: &mut Env<'_>) -> Result<i32> 
 pub fn run_man(args: ManArgs, env: &mut Env<'_>) -> Result<i32> {
     let mut page = Vec::new();
     render_man(&mut page).map_err(|e| Error::usage(format!("cannot render the manual page: {e}")))?;
-    write_out(args.output.as_deref(), &page, env)
+    write_out(super::dash_is_stdout(args.output).as_deref(), &page, env)
 }
 
 fn write_out(path: Option<&Path>, bytes: &[u8], env: &mut Env<'_>) -> Result<i32> {

@@ -374,6 +374,12 @@ fn output_format<F: Copy>(
     }
 }
 
+/// `-o -` names standard output, as the usual convention has it (not a file named `-`): the
+/// output as a command takes it, `None` for standard output.
+fn dash_is_stdout(output: Option<PathBuf>) -> Option<PathBuf> {
+    output.filter(|p| p.as_os_str() != "-")
+}
+
 /// Refuses an output whose format cannot be told before any work is done.
 fn check_output(output: &OutputArgs) -> Result<Format> {
     output_format(
@@ -411,11 +417,12 @@ fn emit(
     render: impl Fn(Format, TableStyle, &mut dyn Write) -> std::io::Result<()>,
 ) -> Result<i32> {
     let format = check_output(output)?;
+    let file = dash_is_stdout(output.output.clone());
     let written = |path: &Path, e: std::io::Error| Error::Output {
         path: path.to_path_buf(),
         source: e,
     };
-    match &output.output {
+    match &file {
         Some(path) => {
             // A file keeps full names, as a pipe does.
             let style = TableStyle {
