@@ -65,7 +65,17 @@ pub fn svg(stacks: &FlameStacks, title: &FlameTitle) -> std::io::Result<Vec<u8>>
     opts.name_type = "Frame:".to_string();
     let text = match title.side {
         None => {
-            opts.title = format!("{t} vs {c}: {time}");
+            // The colours are each frame's own change and the widths the test run's: a run whose
+            // kernels were replaced by faster ones is all "grew". The totals say which way the
+            // whole went.
+            let total = |k: usize| stacks.stacks.values().map(|ns| ns[k]).sum::<i64>();
+            let (tc, tt) = (total(0), total(1));
+            opts.title = format!(
+                "{t} vs {c}: {time}, {} → {} ({})",
+                super::fmt_duration(tc, false),
+                super::fmt_duration(tt, false),
+                super::fmt_percent(tc, tt)
+            );
             opts.subtitle = Some(format!(
                 "width = {t}; red grew, blue shrank against {c}; frames only {c} has are in `--side control`"
             ));
@@ -106,5 +116,25 @@ mod tests {
         assert!(svg.contains(r#"fill="rgb(255,100,100)""#), "{svg}");
         assert!(!svg.contains("old_kernel"));
         assert!(folded_diff(&stacks).contains("step;old_kernel 16000 0"));
+    }
+
+    #[test]
+    fn the_differential_title_gives_both_totals() {
+        let mut stacks = FlameStacks {
+            time: FlameTime::Device,
+            stacks: Default::default(),
+        };
+        // fp32 kernels replaced by faster bf16 ones: every drawn frame is new ("grew").
+        stacks.stacks.insert("step;fp32_gemm".into(), [92_000_000, 0]);
+        stacks.stacks.insert("step;bf16_gemm".into(), [0, 16_900_000]);
+        let title = FlameTitle {
+            labels: ["fp32".into(), "bf16".into()],
+            side: None,
+        };
+        let svg = String::from_utf8(svg(&stacks, &title).unwrap()).unwrap();
+        assert!(
+            svg.contains("bf16 vs fp32: device time, 92.0 ms → 16.9 ms (-81.6%)"),
+            "{svg}"
+        );
     }
 }
