@@ -1109,3 +1109,24 @@ fn dash_output_is_standard_output_not_a_file_named_dash() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(!dir.path().join("-").exists());
 }
+
+#[test]
+fn plot_and_ops_diff_do_not_send_the_user_after_significance_they_do_not_show() {
+    let dir = TempDir::new().unwrap();
+    let chart = dir.path().join("c.svg");
+    let chart = chart.to_str().unwrap();
+    for args in [
+        vec!["plot", BASIC[0], BASIC[1], "--metric", "counts", "-o", chart],
+        vec!["ops-diff", BASIC[0], BASIC[1]],
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert!(!r.stderr.contains("significant is null"), "{args:?}: {}", r.stderr);
+    }
+    // compare, which shows the column, still says why it is empty.
+    assert!(
+        run(&["compare", BASIC[0], BASIC[1], "--no-save"])
+            .stderr
+            .contains("significant is null")
+    );
+}

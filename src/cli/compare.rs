@@ -167,7 +167,7 @@ pub(super) fn comparison_for(
             let req = with_labels(fresh_request(select, c, t), labels);
             check_specs_used(select, &req)?;
             let (comparison, notes) = compare(&req)?;
-            print_notes(&notes, env);
+            print_notes(&without_significance(notes), env);
             Ok(comparison)
         }
         _ => saved_comparison(select, labels, env),
@@ -204,8 +204,18 @@ pub fn saved_comparison(select: &SelectArgs, labels: Option<&Labels>, env: &mut 
         return Ok(c);
     }
     let (comparison, notes) = compare(&req)?;
-    print_notes(&notes, env);
+    print_notes(&without_significance(notes), env);
     Ok(comparison)
+}
+
+/// `notes` less the one on why `significant` is null: `ops-diff` and `plot`, the users of
+/// [`comparison_for`], show no significance, so it would only send the user after
+/// `--iteration all` for nothing.
+fn without_significance(notes: Vec<String>) -> Vec<String> {
+    notes
+        .into_iter()
+        .filter(|n| !n.starts_with("significant is null"))
+        .collect()
 }
 
 fn absolute(p: &Path) -> PathBuf {
