@@ -20,8 +20,8 @@ use tracediff::analysis::modules::zoom_scope;
 use tracediff::analysis::report::ReportLimits;
 use tracediff::analysis::select::{Device, Pick, SideSelection, resolve};
 use tracediff::analysis::views::ViewTable;
-use tracediff::analysis::views::kernels::kernels;
-use tracediff::analysis::views::operators::operators;
+use tracediff::analysis::views::kernels::{kernels, mark_kernel_significance};
+use tracediff::analysis::views::operators::{mark_operator_significance, operators};
 use tracediff::analysis::views::overview::overview_request;
 use tracediff::input::attrs::{AttrRequest, Preset};
 use tracediff::input::load;
@@ -244,9 +244,19 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
             let loaded = load_pair()?;
             let scope = zoom_scope(request, &loaded, zoom)?;
             let scope = scope.as_ref().map(|(s, _)| s);
+            // Marked as the command line marks them, so that the frame has its CSV's
+            // `significant` column (null where it cannot be estimated: one step per side).
             ViewOut::Table(Box::new(match kind {
-                ViewKind::Kernels { by_operator } => kernels(request, &loaded, &filter, *by_operator, scope),
-                _ => operators(request, &loaded, &filter, scope),
+                ViewKind::Kernels { by_operator } => {
+                    let mut table = kernels(request, &loaded, &filter, *by_operator, scope);
+                    mark_kernel_significance(&mut table, request, &loaded, scope);
+                    table
+                }
+                _ => {
+                    let mut table = operators(request, &loaded, &filter, scope);
+                    mark_operator_significance(&mut table, request, &loaded, scope);
+                    table
+                }
             }))
         }
         // As the command line: over traces or their summaries.
@@ -287,6 +297,17 @@ fn table_columns<'py>(py: Python<'py>, table: &ViewTable) -> PyResult<Bound<'py,
             PyList::new(py, rows.iter().map(|r| r.control[k]))?,
         )?;
         out.set_item(format!("test_{m}"), PyList::new(py, rows.iter().map(|r| r.test[k]))?)?;
+    }
+    if table.significance {
+        // The time the command line's table shows by default, as its CSV's column is.
+        let shown = if table.has_device || table.measure("host_total").is_none() {
+            "device_total"
+        } else {
+            "host_total"
+        };
+        let k = table.measure(shown).unwrap_or(0);
+        let marks = rows.iter().map(|r| r.significant.get(k).copied().flatten());
+        out.set_item("significant", PyList::new(py, marks)?)?;
     }
     Ok(out)
 }

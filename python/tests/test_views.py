@@ -36,10 +36,24 @@ def test_operators_and_kernels_equal_the_clis_csv(fixtures, pair, zoom):
                 if col == "name" or col not in frame.columns:
                     continue
                 got = frame.at[r["name"], col]
-                if text == "":
+                if col == "significant":
+                    assert {"true": True, "false": False, "": None}[text] == got, (view, r["name"])
+                elif text == "":
                     assert math.isnan(got), (view, r["name"], col)
                 else:
                     assert math.isclose(float(text), float(got), abs_tol=1e-9), (view, r["name"], col)
+
+
+def test_significance_is_the_clis_column(fixtures):
+    c, t = str(fixtures / "basic/control"), str(fixtures / "basic/test")
+    for view, frame in (
+        ("operators", tracediff.operators(c, t, iteration="all")),
+        ("kernels", tracediff.kernels(c, t, iteration="all")),
+    ):
+        rows = csv.DictReader(io.StringIO(cli(view, c, t, "--iteration", "all", "--format", "csv")))
+        want = {r["name"]: {"true": True, "false": False, "": None}[r["significant"]] for r in rows}
+        assert want == frame["significant"].to_dict(), view
+        assert any(v is not None for v in want.values()), view
 
 
 def test_modules_and_overview_are_the_clis_json(fixtures):

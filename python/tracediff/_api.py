@@ -255,6 +255,10 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
             else:
                 out[name] = [v / 1000 if v is not None else nan for v in values]
                 dtypes[name] = "float64"
+    if "significant" in cols:
+        # True, False, or None where it cannot be estimated (fewer than 3 steps per side).
+        out["significant"] = cols["significant"]
+        dtypes["significant"] = "object"
     index = "name" if "operator" not in out else None
     return frame(out, index, backend, dtypes)
 
