@@ -25,10 +25,10 @@ registers_per_thread, shared_memory, est_occupancy, device, context, queued, cbi
 pub struct EventsArgs {
     /// A directory of traces or one trace file.
     pub path: PathBuf,
-    /// Ranks: a number, a comma list, or `all` [default: all].
+    /// Ranks: a number, a range (`2-4`), a comma list, or `all` [default: all].
     #[arg(long, value_name = "RANKS")]
     pub rank: Option<Pick>,
-    /// ProfilerStep numbers: a number, a comma list, or `all` (events inside steps)
+    /// ProfilerStep numbers: a number, a range (`2-4`), a comma list, or `all` (events inside steps)
     /// [default: every event].
     #[arg(long, value_name = "STEPS")]
     pub iteration: Option<Pick>,

@@ -113,10 +113,10 @@ pub(crate) enum Command {
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Selection")]
 pub(crate) struct SelectArgs {
-    /// Ranks of both sides: a number, a comma list, or `all` (summed) [default: the lowest].
+    /// Ranks of both sides: a number, a range (`2-4`), a comma list, or `all` (summed) [default: the lowest].
     #[arg(long, value_name = "RANKS")]
     pub rank: Option<Pick>,
-    /// ProfilerStep numbers of both sides: a number, a comma list, or `all` [default: the lowest].
+    /// ProfilerStep numbers of both sides: a number, a range (`2-4`), a comma list, or `all` [default: the lowest].
     #[arg(long, value_name = "STEPS")]
     pub iteration: Option<Pick>,
     /// Ranks of the control side (overrides --rank).

@@ -28,16 +28,36 @@ impl FromStr for Pick {
         }
         let mut list = Vec::new();
         for part in s.split(',') {
-            let part = part.trim();
-            let n = part
-                .parse::<i64>()
-                .map_err(|_| format!("'{part}' is not a number (expected a number, a comma list, or 'all')"))?;
-            if !list.contains(&n) {
-                list.push(n);
-            }
+            list.extend(numbers_of(part.trim())?);
         }
         list.sort_unstable();
+        list.dedup();
         Ok(Pick::List(list))
+    }
+}
+
+/// The most numbers one range may name: a typo such as `1-1000000000` is refused, not expanded.
+const MAX_RANGE: i64 = 1_000_000;
+
+/// One part of a list: a number, or a range `A-B` (or `A–B`, as headers print runs) of every
+/// number from A to B.
+fn numbers_of(part: &str) -> Result<Vec<i64>, String> {
+    let expected = "expected a number, a range such as 2-4, a comma list, or 'all'";
+    if let Ok(n) = part.parse::<i64>() {
+        return Ok(vec![n]);
+    }
+    // The separator is looked for after the first character, so that "-1" stays a number.
+    let split = part
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == '-' || c == '–')
+        .map(|(i, c)| (&part[..i], &part[i + c.len_utf8()..]));
+    let range = split.and_then(|(a, b)| Some((a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?)));
+    match range {
+        Some((a, b)) if a <= b && b.checked_sub(a).is_some_and(|n| n < MAX_RANGE) => Ok((a..=b).collect()),
+        Some((a, b)) if a > b => Err(format!("'{part}': the range runs backwards ({a} > {b})")),
+        Some(_) => Err(format!("'{part}': a range of more than {MAX_RANGE} numbers")),
+        None => Err(format!("'{part}' is not a number ({expected})")),
     }
 }
 
@@ -85,6 +105,19 @@ pub struct SideSelection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ranges_as_headers_print_them_are_read_back() {
+        let pick = |s: &str| s.parse::<Pick>();
+        assert_eq!(pick("2-4"), Ok(Pick::List(vec![2, 3, 4])));
+        assert_eq!(pick("2–4, 7, 9–10"), Ok(Pick::List(vec![2, 3, 4, 7, 9, 10])));
+        assert_eq!(pick(&ranges(&[1, 2, 3, 5])), Ok(Pick::List(vec![1, 2, 3, 5])));
+        assert_eq!(pick("3,1-2,2"), Ok(Pick::List(vec![1, 2, 3])));
+        assert_eq!(pick("-1"), Ok(Pick::List(vec![-1])));
+        assert!(pick("4-2").unwrap_err().contains("backwards"));
+        assert!(pick("0-99999999999").unwrap_err().contains("more than"));
+        assert!(pick("x").unwrap_err().contains("a range such as 2-4"));
+    }
 
     #[test]
     fn runs_of_consecutive_numbers_are_ranges() {
