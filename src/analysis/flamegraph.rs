@@ -101,8 +101,8 @@ pub fn frame_name(name: &str) -> String {
 
 /// A node's frame: the last segment of its path, without the ordinal `[0]`.
 fn node_frame(node: &AlignedNode) -> String {
-    let segment = node.path.rsplit('/').next().unwrap_or(&node.key);
-    frame_name(segment.strip_suffix("[0]").unwrap_or(segment))
+    let segment = node.label();
+    frame_name(segment.strip_suffix("[0]").unwrap_or(&segment))
 }
 
 /// One side's files, with the call tree's children and launches as lists.

@@ -173,11 +173,17 @@ fn data(report: &Report) -> Value {
     let c = &report.comparison;
     let overview: Value = serde_json::from_str(&render_overview(&report.overview, Format::Json)).unwrap_or(Value::Null);
     let mut names = Names::default();
+    let (nodes, index_of) = nodes(report);
+    // Keyed by the node's index in `nodes`.
     let tables: Map<String, Value> = report
         .tables
         .iter()
-        .map(|t| (t.path.clone(), node_tables(t, &mut names)))
+        .filter_map(|t| Some((index_of.get(t.id)?.to_string(), node_tables(t, &mut names))))
         .collect();
+    let significance = match &report.significance {
+        Ok(_) => json!({"estimated": true}),
+        Err(note) => json!({"estimated": false, "note": note}),
+    };
     let op_measures = report.tables.first().map(|t| t.operators.measures).unwrap_or(&[]);
     let k_measures = report.tables.first().map(|t| t.kernels.measures).unwrap_or(&[]);
     json!({
@@ -191,7 +197,8 @@ fn data(report: &Report) -> Value {
         "fallback": report.modules.fallback,
         "limits": {"depth": report.limits.depth, "rows": report.limits.rows},
         "overview": overview,
-        "tree": node(&report.modules.root),
+        "nodes": nodes,
+        "significance": significance,
         "opMeasures": op_measures,
         "kMeasures": k_measures,
         "names": names.list,
@@ -207,50 +214,51 @@ fn times(t: &Option<Times>) -> Value {
     }
 }
 
-/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`, the
-/// overlap of its children per side under `o` (only where they overlap), its children under `ch`. Built bottom-up from an explicit list (no recursion: a model's tree can
-/// nest thousands deep).
-fn node(top: &AlignedNode) -> Value {
-    let fields = |n: &AlignedNode| {
-        let mut v = json!({
-            "k": n.kind.as_str(),
-            "n": n.key,
-            "p": n.path,
-            "s": n.status.as_str(),
-            "c": times(&n.control),
-            "t": times(&n.test),
-        });
+/// The module tree as a flat list, parents before children (depth first, siblings in order):
+/// each node's kind `k`, key `n`, ordinal among same-key siblings `i` (its path segment is
+/// `n[i]`) and parent's index `u` (both absent for the step), status `s`, control and test
+/// `[calls, host_ns, device_ns]` under `c` and `t`, the overlap of its children per side under
+/// `o` (only where they overlap), and under `g` whether it changed significantly in host and in
+/// device time (only where that was estimated). Paths are not written: each names all its
+/// ancestors, so they would grow with the square of the depth; the page builds the ones it
+/// shows. Returns the list and each node's index by [`AlignedNode::id`].
+fn nodes(report: &Report) -> (Vec<Value>, Vec<usize>) {
+    let top = &report.modules.root;
+    let marks = report.significance.as_ref().ok();
+    let fields = |n: &AlignedNode, parent: Option<usize>| {
+        let mut v = Map::new();
+        v.insert("k".into(), json!(n.kind.as_str()));
+        v.insert("n".into(), json!(n.key));
+        if let (Some(ordinal), Some(parent)) = (n.ordinal, parent) {
+            v.insert("i".into(), json!(ordinal));
+            v.insert("u".into(), json!(parent));
+        }
+        v.insert("s".into(), json!(n.status.as_str()));
+        v.insert("c".into(), times(&n.control));
+        v.insert("t".into(), times(&n.test));
         // Children that ran concurrently: how much they overlap per side (the `∥` mark).
         if n.children_overlap_ns.iter().any(|&o| o > 0) {
-            v["o"] = json!(n.children_overlap_ns);
+            v.insert("o".into(), json!(n.children_overlap_ns));
         }
-        v
+        if let Some([host, device]) = marks {
+            v.insert("g".into(), json!([host.of(n), device.of(n)]));
+        }
+        Value::Object(v)
     };
-    // Parents before children, each with its parent's index.
-    let mut order: Vec<(&AlignedNode, usize)> = vec![(top, usize::MAX)];
-    let mut k = 0;
-    while k < order.len() {
-        let n = order[k].0;
-        order.extend(n.children.iter().map(|c| (c, k)));
-        k += 1;
-    }
-    let mut made: Vec<Option<Value>> = order.iter().map(|&(n, _)| Some(fields(n))).collect();
-    let mut kids: Vec<Vec<Value>> = vec![Vec::new(); order.len()];
-    for i in (1..order.len()).rev() {
-        let mut v = made[i].take().unwrap_or(Value::Null);
-        let own = std::mem::take(&mut kids[i]);
-        if !own.is_empty() {
-            // Gathered from the back: put them in order.
-            v["ch"] = Value::Array(own.into_iter().rev().collect());
+    let mut list = Vec::new();
+    let mut index_of = Vec::new();
+    // Depth first with an explicit stack: a model's tree can nest thousands deep.
+    let mut todo: Vec<(&AlignedNode, Option<usize>)> = vec![(top, None)];
+    while let Some((n, parent)) = todo.pop() {
+        let index = list.len();
+        list.push(fields(n, parent));
+        if index_of.len() <= n.id {
+            index_of.resize(n.id + 1, usize::MAX);
         }
-        kids[order[i].1].push(v);
+        index_of[n.id] = index;
+        todo.extend(n.children.iter().rev().map(|c| (c, Some(index))));
     }
-    let mut root = made[0].take().unwrap_or(Value::Null);
-    let own = std::mem::take(&mut kids[0]);
-    if !own.is_empty() {
-        root["ch"] = Value::Array(own.into_iter().rev().collect());
-    }
-    root
+    (list, index_of)
 }
 
 /// Names shared by all tables, by index.
