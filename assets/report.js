@@ -468,7 +468,9 @@ function render() {
   breadcrumb();
   summary(n);
   execChart(n);
-  const where = state.path === "" ? "(whole step)" : "in " + state.path;
+  // A path thousands of levels deep would widen the page: its middle is left out.
+  const shortPath = state.path.length > 160 ? state.path.slice(0, 60) + " … " + state.path.slice(-90) : state.path;
+  const where = state.path === "" ? "(whole step)" : "in " + shortPath;
   document.querySelectorAll(".in-node").forEach((s) => { s.textContent = where; });
   drawTable(opTable);
   drawTable(kTable);
