@@ -88,9 +88,8 @@ fn script_hash(script: &str) -> String {
 /// JSON text to place inside a `<script>` element: `</script>` or `<!--` in a name must not end
 /// it. JSON allows `<` only inside strings, where `\u003c` means the same; U+2028 and U+2029
 /// are escaped too (a line break to older JavaScript parsers).
-fn script_json(v: &Value) -> String {
-    v.to_string()
-        .replace('<', "\\u003c")
+fn script_json(text: &str) -> String {
+    text.replace('<', "\\u003c")
         .replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029")
 }
@@ -169,7 +168,7 @@ fn figure(id: &str, svg: &[u8]) -> String {
 }
 
 /// The page's data: what was compared, the overview, the module tree, the tables, ops-diff.
-fn data(report: &Report) -> Value {
+fn data(report: &Report) -> String {
     let c = &report.comparison;
     let overview: Value = serde_json::from_str(&render_overview(&report.overview, Format::Json)).unwrap_or(Value::Null);
     let mut names = Names::default();
@@ -186,7 +185,7 @@ fn data(report: &Report) -> Value {
     };
     let op_measures = report.tables.first().map(|t| t.operators.measures).unwrap_or(&[]);
     let k_measures = report.tables.first().map(|t| t.kernels.measures).unwrap_or(&[]);
-    json!({
+    let data = json!({
         "labels": report.request.labels,
         "sides": [side_json(&c.control), side_json(&c.test)],
         "device": c.device,
@@ -197,14 +196,21 @@ fn data(report: &Report) -> Value {
         "fallback": report.modules.fallback,
         "limits": {"depth": report.limits.depth, "rows": report.limits.rows},
         "overview": overview,
-        "nodes": nodes,
         "significance": significance,
         "opMeasures": op_measures,
         "kMeasures": k_measures,
         "names": names.list,
         "tables": tables,
         "opsDiff": ops_diff(c),
-    })
+    });
+    // The node list goes in as text, made node by node: as `Value`s its 40,000 nodes took
+    // 125 MB.
+    let mut text = data.to_string();
+    text.pop();
+    text.push_str(",\"nodes\":");
+    text.push_str(&nodes);
+    text.push('}');
+    text
 }
 
 fn times(t: &Option<Times>) -> Value {
@@ -222,7 +228,7 @@ fn times(t: &Option<Times>) -> Value {
 /// device time (only where that was estimated). Paths are not written: each names all its
 /// ancestors, so they would grow with the square of the depth; the page builds the ones it
 /// shows. Returns the list and each node's index by [`AlignedNode::id`].
-fn nodes(report: &Report) -> (Vec<Value>, Vec<usize>) {
+fn nodes(report: &Report) -> (String, Vec<usize>) {
     let top = &report.modules.root;
     let marks = report.significance.as_ref().ok();
     let fields = |n: &AlignedNode, parent: Option<usize>| {
@@ -245,19 +251,25 @@ fn nodes(report: &Report) -> (Vec<Value>, Vec<usize>) {
         }
         Value::Object(v)
     };
-    let mut list = Vec::new();
+    let mut list = String::from("[");
+    let mut count = 0;
     let mut index_of = Vec::new();
     // Depth first with an explicit stack: a model's tree can nest thousands deep.
     let mut todo: Vec<(&AlignedNode, Option<usize>)> = vec![(top, None)];
     while let Some((n, parent)) = todo.pop() {
-        let index = list.len();
-        list.push(fields(n, parent));
+        let index = count;
+        count += 1;
+        if index > 0 {
+            list.push(',');
+        }
+        list.push_str(&fields(n, parent).to_string());
         if index_of.len() <= n.id {
             index_of.resize(n.id + 1, usize::MAX);
         }
         index_of[n.id] = index;
         todo.extend(n.children.iter().rev().map(|c| (c, Some(index))));
     }
+    list.push(']');
     (list, index_of)
 }
 
@@ -325,7 +337,7 @@ mod tests {
     #[test]
     fn names_cannot_end_the_script_element() {
         let v = json!({"names": ["</script><b>", "a<!--b", "vector<int>"]});
-        let text = script_json(&v);
+        let text = script_json(&v.to_string());
         assert!(!text.contains('<'), "{text}");
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
     }
@@ -341,7 +353,7 @@ mod tests {
     #[test]
     fn line_separators_are_escaped_in_the_data() {
         let v = json!({"names": ["a\u{2028}b\u{2029}c"]});
-        let text = script_json(&v);
+        let text = script_json(&v.to_string());
         assert!(!text.contains('\u{2028}') && !text.contains('\u{2029}'), "{text}");
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
     }
