@@ -67,7 +67,7 @@ pub fn module_significance_both(
     let files = [loaded.files(0), loaded.files(1)];
     let selected = |k: usize, steps: &[i64]| steps.len() * files[k].len();
     let too_few = || {
-        let available = |k: usize| files[k].iter().map(|f| f.steps.len()).max().unwrap_or(0);
+        let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
         too_few_samples_note(
             [&diff.control.label, &diff.test.label],
             [selected(0, c_steps), selected(1, t_steps)],
