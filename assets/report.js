@@ -253,7 +253,7 @@ function summary(n) {
   const overlap = overlapMark(n)
     ? ` ∥ Its children ran concurrently: they overlap by ${dur(n.o[0])} (${D.labels[0]}) and ${dur(n.o[1])} (${D.labels[1]}) of host time.`
     : "";
-  const sig = !D.significance.estimated ? "" : isSignificant(n) ? " * changed beyond run-to-run noise." : "";
+  const sig = isSignificant(n) ? ` * Its ${k} time changed beyond run-to-run noise.` : "";
   $("node-summary").textContent = `${lastSegment(n)} (${n.k}, ${n.s}): ${k} time ${dur(c)} → ${dur(t)}, ` +
     `Δ ${signed(dur(d), d)} (${pctText(pctValue(c, t))}); ${kids.length} children: ` +
     `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown.${sig}${overlap} ` +
