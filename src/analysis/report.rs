@@ -79,7 +79,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let diff = modules(req, loaded)?;
     let comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
     let mut nodes = Vec::new();
-    reachable(&diff.root, String::new(), 0, limits.depth, &mut nodes);
+    reachable(&diff.root, limits.depth, &mut nodes);
     let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     let flame = flame_stacks(&diff, loaded, FlameTime::Host);
@@ -98,23 +98,17 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
 }
 
 /// The nodes that get tables, with their paths, in tree order: every node but `unknown` ones
-/// (which hold no events) down to `depth` levels.
-fn reachable<'a>(
-    node: &'a AlignedNode,
-    path: String,
-    level: usize,
-    depth: usize,
-    out: &mut Vec<(&'a AlignedNode, String)>,
-) {
-    if node.status == Status::Unknown {
-        return;
-    }
-    if level < depth {
-        out.push((node, path.clone()));
-        for child in &node.children {
-            reachable(child, child_path(&path, child), level + 1, depth, out);
+/// (which hold no events) down to `depth` levels. An explicit stack: `--table-depth` may be
+/// as deep as the model.
+fn reachable<'a>(top: &'a AlignedNode, depth: usize, out: &mut Vec<(&'a AlignedNode, String)>) {
+    let mut todo = vec![(top, String::new(), 0)];
+    while let Some((node, path, level)) = todo.pop() {
+        if node.status == Status::Unknown {
+            continue;
         }
-    } else {
+        if level < depth {
+            todo.extend(node.children.iter().rev().map(|c| (c, child_path(&path, c), level + 1)));
+        }
         out.push((node, path));
     }
 }
