@@ -239,6 +239,9 @@ fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, u
     let mut stream = serde_json::Deserializer::from_str(&text[q..]).into_iter::<PlainFields>();
     let PlainFields(fields) = stream.next()?.ok()?;
     let len = stream.byte_offset();
+    if len > MAX_EVENT_BYTES {
+        return None;
+    }
     // The exact way refuses nesting past MAX_DEPTH. Nesting `d` deep takes `d` opening and `d`
     // closing brackets, so a short event cannot be too deep; a long one is when it has fewer
     // opening brackets than that (true of real traces), else it goes the exact way.
@@ -246,7 +249,7 @@ fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, u
     if len > 2 * room && opening_brackets(&s[q..q + len]) >= room {
         return None;
     }
-    let entry = fields.into_event(&text[q..q + len]).ok()?;
+    let entry = fields.into_event(&text[q..q + len], Vec::new()).ok()?;
     let sep = q + len + s[q + len..].iter().position(|&b| !is_ws(b))?;
     matches!(s[sep], b',' | b']').then_some((entry, len, sep))
 }
@@ -264,10 +267,11 @@ struct PlainFields<'a>(Fields<'a>);
 
 impl<'de> de::Deserialize<'de> for PlainFields<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (keys, mut args_kind) = (AttrKeys::default(), None);
+        let (keys, mut args_kind, mut attrs) = (AttrKeys::default(), None, Vec::new());
         d.deserialize_map(EventVisitor {
             keys: &keys,
             args_kind: &mut args_kind,
+            attrs: &mut attrs,
         })
         .map(PlainFields)
     }
@@ -459,11 +463,15 @@ pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>,
         }
         None => return Err((0, "invalid JSON: expected a value".to_string())),
     }
-    let mut args_kind = None;
+    if text.len() > MAX_EVENT_BYTES {
+        return Err((0, "an event longer than 4 GiB".to_string()));
+    }
+    let (mut args_kind, mut attrs) = (None, Vec::new());
     let fields = deserialize(text, |de| {
         de.deserialize_map(EventVisitor {
             keys,
             args_kind: &mut args_kind,
+            attrs: &mut attrs,
         })
     })
     .map_err(|e| match args_kind {
@@ -473,7 +481,7 @@ pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>,
         ),
         None => e,
     })?;
-    fields.into_event(text)
+    fields.into_event(text, attrs)
 }
 
 /// Checks that `s` is UTF-8 (JSON text must be).
@@ -523,7 +531,7 @@ pub fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
 /// The offset of the last value of member `key` in the object `text` (for messages).
 pub fn member_offset(text: &str, key: &str) -> Option<usize> {
     let raw = member(text, key).ok()??;
-    Some(offset_in(text, raw))
+    Some(offset_in(text, raw.get()))
 }
 
 /// The raw text of the last value of member `key` in the object `text`.
@@ -571,35 +579,73 @@ impl<'de> de::Deserialize<'de> for Key<'de> {
     }
 }
 
+/// The longest event read (an event's members are found by the low 32 bits of their address:
+/// [`Raw`]).
+const MAX_EVENT_BYTES: usize = u32::MAX as usize;
+
+/// Where the raw text of a member's value is, kept in 8 bytes so that the fields of an event
+/// are copied as a few vector moves, not with `memcpy` (which was 8% of the parse's time):
+/// the low 32 bits of its address and its length (0 for a member that is absent, as a value is
+/// never empty). In an event shorter than 4 GiB the offset from the event's start is the
+/// difference of the low bits, wrapping.
+#[derive(Clone, Copy, Default)]
+struct Raw {
+    addr: u32,
+    len: u32,
+}
+
+impl Raw {
+    fn of(value: &RawValue) -> Raw {
+        let text = value.get();
+        Raw {
+            addr: text.as_ptr() as usize as u32,
+            len: text.len() as u32,
+        }
+    }
+
+    /// The value's text in the event's `text`, which it was borrowed from.
+    fn get(self, text: &str) -> Option<&str> {
+        if self.len == 0 {
+            return None;
+        }
+        let at = self.addr.wrapping_sub(text.as_ptr() as usize as u32) as usize;
+        text.get(at..at + self.len as usize)
+    }
+}
+
 /// The raw values of the fields tracediff reads.
 #[derive(Default)]
 struct Fields<'a> {
-    name: Option<&'a RawValue>,
-    cat: Option<&'a RawValue>,
-    ts: Option<&'a RawValue>,
-    dur: Option<&'a RawValue>,
-    pid: Option<&'a RawValue>,
-    tid: Option<&'a RawValue>,
+    name: Raw,
+    cat: Raw,
+    ts: Raw,
+    dur: Raw,
+    pid: Raw,
+    tid: Raw,
     /// `ph` and `id`, read for `fwdbwd` flows.
-    ph: Option<&'a RawValue>,
-    id: Option<&'a RawValue>,
-    stream: Option<&'a RawValue>,
-    correlation: Option<&'a RawValue>,
+    ph: Raw,
+    id: Raw,
+    stream: Raw,
+    correlation: Raw,
     /// `args.device`, and the `args` of a `[memory]` instant event.
-    device: Option<&'a RawValue>,
-    total_allocated: Option<&'a RawValue>,
-    bytes: Option<&'a RawValue>,
-    device_type: Option<&'a RawValue>,
-    device_id: Option<&'a RawValue>,
-    attrs: Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>,
+    device: Raw,
+    total_allocated: Raw,
+    bytes: Raw,
+    device_type: Raw,
+    device_id: Raw,
+    text: std::marker::PhantomData<&'a str>,
 }
 
-struct EventVisitor<'k, 'f> {
+/// The attributes asked for that an event has: (column, key, value).
+type RawAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>;
+
+struct EventVisitor<'k, 'f, 'a> {
     keys: &'k AttrKeys,
     args_kind: &'f mut Option<&'static str>,
+    attrs: &'f mut RawAttrs<'a>,
 }
 
-impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
+impl<'de> Visitor<'de> for EventVisitor<'_, '_, 'de> {
     type Value = Fields<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -623,6 +669,7 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
                     map.next_value_seed(ArgsSeed {
                         keys: self.keys,
                         fields: &mut f,
+                        attrs: self.attrs,
                         kind: self.args_kind,
                     })?;
                     continue;
@@ -632,7 +679,9 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
                     continue;
                 }
             };
-            *slot = map.next_value::<Option<&'de RawValue>>()?;
+            *slot = map
+                .next_value::<Option<&'de RawValue>>()?
+                .map_or(Raw::default(), Raw::of);
         }
         Ok(f)
     }
@@ -642,6 +691,7 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
 struct ArgsSeed<'k, 'f, 'a> {
     keys: &'k AttrKeys,
     fields: &'f mut Fields<'a>,
+    attrs: &'f mut RawAttrs<'a>,
     kind: &'f mut Option<&'static str>,
 }
 
@@ -702,7 +752,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
                 k => match self.keys.column_of(k) {
                     Some(col) => {
                         let value: &'de RawValue = map.next_value()?;
-                        f.attrs.push((col, key, value));
+                        self.attrs.push((col, key, value));
                         continue;
                     }
                     None => {
@@ -712,12 +762,12 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
                 },
             };
             let value: &'de RawValue = map.next_value()?;
-            *slot = Some(value);
+            *slot = Raw::of(value);
             // `device` and the memory keys may also be attributes the user asked for.
             if !matches!(key.as_ref(), "stream" | "correlation")
                 && let Some(col) = self.keys.column_of(&key)
             {
-                f.attrs.push((col, key, value));
+                self.attrs.push((col, key, value));
             }
         }
         Ok(())
@@ -725,8 +775,8 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
 }
 
 /// The offset of `raw` in `text`, which it was borrowed from.
-fn offset_in(text: &str, raw: &RawValue) -> usize {
-    raw.get().as_ptr() as usize - text.as_ptr() as usize
+fn offset_in(text: &str, raw: &str) -> usize {
+    raw.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// The text of a JSON string value (with its quotes); a lone surrogate becomes U+FFFD.
@@ -771,37 +821,37 @@ fn lossy_string(raw: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-fn type_error(text: &str, raw: &RawValue, field: &str, want: &str) -> Failure {
-    let kind = kind_of(raw.get().as_bytes()[0]);
+fn type_error(text: &str, raw: &str, field: &str, want: &str) -> Failure {
+    let kind = kind_of(raw.as_bytes()[0]);
     (offset_in(text, raw), format!("'{field}' must be {want}, found {kind}"))
 }
 
-fn string_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+fn string_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
     match raw {
         None => Ok(None),
-        Some(r) if r.get().starts_with('"') => Ok(Some(string_text(r.get()))),
+        Some(r) if r.starts_with('"') => Ok(Some(string_text(r))),
         Some(r) => Err(type_error(text, r, field, "a string")),
     }
 }
 
-fn micros_field(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
+fn micros_field(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Failure> {
     let Some(r) = raw else { return Ok(None) };
-    if !matches!(r.get().as_bytes()[0], b'-' | b'0'..=b'9') {
+    if !matches!(r.as_bytes()[0], b'-' | b'0'..=b'9') {
         return Err(type_error(text, r, field, "a number"));
     }
-    match crate::input::number::micros_to_ns(r.get()) {
+    match crate::input::number::micros_to_ns(r) {
         Some(ns) => Ok(Some(ns)),
         None => Err((offset_in(text, r), format!("'{field}' is out of range"))),
     }
 }
 
 /// `pid` and `tid` may be numbers or strings; numbers are keyed by their text.
-fn id_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+fn id_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
     match raw {
         None => Ok(None),
-        Some(r) => match r.get().as_bytes()[0] {
-            b'"' => Ok(Some(string_text(r.get()))),
-            b'-' | b'0'..=b'9' => Ok(Some(Cow::Borrowed(r.get()))),
+        Some(r) => match r.as_bytes()[0] {
+            b'"' => Ok(Some(string_text(r))),
+            b'-' | b'0'..=b'9' => Ok(Some(Cow::Borrowed(r))),
             _ => Err(type_error(text, r, field, "a number or a string")),
         },
     }
@@ -811,12 +861,11 @@ fn id_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Op
 /// integer (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value. Refused
 /// when it is a whole number outside the 64-bit integers: such an id cannot be kept exactly,
 /// and a saturated one could join unrelated events (docs/robustness.md#ids-and-ranks).
-fn id_int(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
-    let Some(r) = raw else { return Ok(None) };
-    let t = r.get();
+fn id_int(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Failure> {
+    let Some(t) = raw else { return Ok(None) };
     let beyond = || {
         (
-            offset_in(text, r),
+            offset_in(text, t),
             format!("'{field}' {t} is outside the 64-bit integers tracediff keeps exactly"),
         )
     };
@@ -849,15 +898,16 @@ fn id_int(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>
 }
 
 /// An integer number; anything else is none.
-fn integer(raw: Option<&RawValue>) -> Option<i64> {
-    let n = Number::new(raw?.get());
+fn integer(raw: Option<&str>) -> Option<i64> {
+    let n = Number::new(raw?);
     (matches!(n.text.as_bytes()[0], b'-' | b'0'..=b'9') && n.is_integer).then(|| n.to_i64())
 }
 
 impl Fields<'_> {
     /// The sample of a `[memory]` instant event; `Other` for any other event, or one without a
     /// time or a device.
-    fn memory_sample(&self, name: Option<&str>, ts_ns: Option<i64>) -> Entry<'static> {
+    fn memory_sample(&self, text: &str, name: Option<&str>, ts_ns: Option<i64>) -> Entry<'static> {
+        let integer = |raw: Raw| integer(raw.get(text));
         let sample = || {
             if name != Some("[memory]") {
                 return None;
@@ -877,13 +927,19 @@ impl Fields<'_> {
 impl<'a> Fields<'a> {
     /// One end of a `fwdbwd` flow: `ph` `s` or `f` with an integer `id` and a `ts`; `Other` for
     /// anything else (flows only place backward work, so a malformed one is left out).
-    fn flow_end(&self, ts_ns: Option<i64>, pid: Option<Cow<'a, str>>, tid: Option<Cow<'a, str>>) -> Entry<'a> {
-        let start = match self.ph.map(RawValue::get) {
+    fn flow_end(
+        &self,
+        text: &str,
+        ts_ns: Option<i64>,
+        pid: Option<Cow<'a, str>>,
+        tid: Option<Cow<'a, str>>,
+    ) -> Entry<'a> {
+        let start = match self.ph.get(text) {
             Some("\"s\"") => true,
             Some("\"f\"") => false,
             _ => return Entry::Other,
         };
-        let id = integer(self.id).and_then(|id| u64::try_from(id).ok());
+        let id = integer(self.id.get(text)).and_then(|id| u64::try_from(id).ok());
         match (id, ts_ns) {
             (Some(id), Some(ts_ns)) => Entry::Flow(LocalFlow {
                 id,
@@ -909,16 +965,16 @@ pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
 
 impl<'a> Fields<'a> {
     /// Checks the types and decodes the event; the first problem in the text wins.
-    fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
+    fn into_event(self, text: &'a str, attrs: RawAttrs<'a>) -> Result<Entry<'a>, Failure> {
         let checked = (
-            string_field(text, self.name, "name"),
-            string_field(text, self.cat, "cat"),
-            micros_field(text, self.ts, "ts"),
-            micros_field(text, self.dur, "dur"),
-            id_field(text, self.pid, "pid"),
-            id_field(text, self.tid, "tid"),
-            id_int(text, self.stream, "stream"),
-            id_int(text, self.correlation, "correlation"),
+            string_field(text, self.name.get(text), "name"),
+            string_field(text, self.cat.get(text), "cat"),
+            micros_field(text, self.ts.get(text), "ts"),
+            micros_field(text, self.dur.get(text), "dur"),
+            id_field(text, self.pid.get(text), "pid"),
+            id_field(text, self.tid.get(text), "tid"),
+            id_int(text, self.stream.get(text), "stream"),
+            id_int(text, self.correlation.get(text), "correlation"),
         );
         let (name, cat, ts, dur, pid, tid, stream, correlation) = match checked {
             (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e), Ok(f), Ok(g), Ok(h)) => (a, b, c, d, e, f, g, h),
@@ -932,12 +988,12 @@ impl<'a> Fields<'a> {
         let flow = dur.is_none() && cat.as_deref() == Some("fwdbwd");
         let (Some(dur_ns), Some(cat)) = (dur, cat) else {
             if flow {
-                return Ok(self.flow_end(ts, pid, tid));
+                return Ok(self.flow_end(text, ts, pid, tid));
             }
-            return Ok(self.memory_sample(name.as_deref(), ts));
+            return Ok(self.memory_sample(text, name.as_deref(), ts));
         };
         if cat == "Trace" {
-            return Ok(self.memory_sample(name.as_deref(), ts));
+            return Ok(self.memory_sample(text, name.as_deref(), ts));
         }
         let Some(name) = name else {
             return Err((0, "event with 'dur' and 'cat' has no 'name'".to_string()));
@@ -949,7 +1005,7 @@ impl<'a> Fields<'a> {
             return Err((0, format!("event '{name}' {why}")));
         }
         Ok(Entry::Kept(Event {
-            device: integer(self.device),
+            device: integer(self.device.get(text)),
             name,
             cat,
             ts_ns,
@@ -958,8 +1014,7 @@ impl<'a> Fields<'a> {
             tid: tid.unwrap_or(Cow::Borrowed("")),
             stream: stream.unwrap_or(NO_STREAM),
             correlation: correlation.unwrap_or(NO_CORRELATION),
-            attrs: self
-                .attrs
+            attrs: attrs
                 .into_iter()
                 .map(|(col, key, raw)| (col, key, attr_value(raw)))
                 .collect(),
