@@ -184,7 +184,7 @@ pub fn parse_block_events<'c>(
         let event_at = start + sep - len;
         let index = chunk.first_index + out.entries;
         out.entries += 1;
-        if let Err(e) = out.keep(entry, index, chunk.base + event_at as u64, collect) {
+        if let Err(e) = out.keep(entry, Vec::new(), index, chunk.base + event_at as u64, collect) {
             return (Err(e), BlockEnd::More(ArrayCut::new(expect, at, outer)));
         }
         if valid.as_bytes()[sep] == b']' {
@@ -249,7 +249,7 @@ fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, u
     if len > 2 * room && opening_brackets(&s[q..q + len]) >= room {
         return None;
     }
-    let entry = fields.into_event(&text[q..q + len], Vec::new()).ok()?;
+    let entry = fields.into_event(&text[q..q + len]).ok()?;
     let sep = q + len + s[q + len..].iter().position(|&b| !is_ws(b))?;
     matches!(s[sep], b',' | b']').then_some((entry, len, sep))
 }
@@ -307,16 +307,23 @@ impl<'c> ChunkOut<'c> {
                 Some(text) => parse_event_text(text, keys),
                 None => parse_event(&bytes[a..b], keys),
             };
-            let entry = parsed.map_err(fail)?;
+            let (entry, attrs) = parsed.map_err(fail)?;
             let index = chunk.first_index + self.entries;
             self.entries += 1;
-            self.keep(entry, index, chunk.base + a as u64, collect)?;
+            self.keep(entry, attrs, index, chunk.base + a as u64, collect)?;
         }
         Ok(())
     }
 
     /// Keeps what `collect` asks for of entry `index` of the array, at offset `at` in the file.
-    fn keep(&mut self, entry: Entry<'c>, index: u64, at: u64, collect: Collect) -> Result<(), ChunkError> {
+    fn keep(
+        &mut self,
+        entry: Entry<'c>,
+        attrs: EventAttrs<'c>,
+        index: u64,
+        at: u64,
+        collect: Collect,
+    ) -> Result<(), ChunkError> {
         let ev = match entry {
             Entry::Kept(ev) => ev,
             Entry::Memory(m) if collect != Collect::Steps => {
@@ -335,7 +342,7 @@ impl<'c> ChunkOut<'c> {
                     self.steps.push(n);
                 }
             }
-            Collect::Events => self.push(ev, index, at),
+            Collect::Events => self.push(ev, attrs, index, at),
             Collect::Columns { links } => self.push_columns(ev, index, at, links)?,
         }
         Ok(())
@@ -353,7 +360,7 @@ impl<'c> ChunkOut<'c> {
         // Interned in the order the merge interns a file's strings, so that a chunk's list, taken
         // in order, gives the file's ids in first-seen order whatever the chunking.
         let (pid, tid) = if links {
-            (NameId(s.intern(ev.pid)), NameId(s.intern(ev.tid)))
+            (NameId(s.intern(id_text(ev.pid))), NameId(s.intern(id_text(ev.tid))))
         } else {
             (NameId(u32::MAX), NameId(u32::MAX))
         };
@@ -383,14 +390,14 @@ impl<'c> ChunkOut<'c> {
     }
 
     /// Adds a kept event.
-    fn push(&mut self, ev: Event<'c>, index: u64, at: u64) {
+    fn push(&mut self, ev: Event<'c>, attrs: EventAttrs<'c>, index: u64, at: u64) {
         let name = self.strings.intern(ev.name);
         let row = self.events.len() as u32;
         let local = LocalEvent {
             index,
             at,
-            pid: self.strings.intern(ev.pid),
-            tid: self.strings.intern(ev.tid),
+            pid: self.strings.intern(id_text(ev.pid)),
+            tid: self.strings.intern(id_text(ev.tid)),
             name,
             cat: self.strings.intern(ev.cat),
             ts_ns: ev.ts_ns,
@@ -401,7 +408,7 @@ impl<'c> ChunkOut<'c> {
         };
         self.events.push(local);
         self.attrs
-            .extend(ev.attrs.into_iter().map(|(col, key, value)| (row, col, key, value)));
+            .extend(attrs.into_iter().map(|(col, key, value)| (row, col, key, value)));
     }
 }
 
@@ -412,13 +419,17 @@ pub struct Event<'a> {
     pub cat: Cow<'a, str>,
     pub ts_ns: i64,
     pub dur_ns: i64,
-    pub pid: Cow<'a, str>,
-    pub tid: Cow<'a, str>,
+    /// `pid` and `tid` as written (a string with its quotes, or a number; empty when absent),
+    /// decoded when kept: an `Event` stays small enough to be copied without `memcpy`.
+    pub pid: &'a str,
+    pub tid: &'a str,
     pub stream: i64,
     pub correlation: i64,
     pub device: Option<i64>,
-    pub attrs: Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>,
 }
+
+/// The attributes asked for of a kept event: (column or `None` to infer, key, value).
+pub type EventAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>;
 
 /// What one entry of `traceEvents` is to tracediff.
 #[derive(Debug)]
@@ -437,7 +448,7 @@ pub enum Entry<'a> {
 pub type Failure = (usize, String);
 
 /// Parses one event object.
-pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Entry<'a>, Failure> {
+pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
     match s.first() {
         Some(b'{') => {}
         Some(&b) => {
@@ -452,7 +463,7 @@ pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Entry<'a>, Failur
 }
 
 /// Parses one event object, already checked as UTF-8.
-pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>, Failure> {
+pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
     match text.as_bytes().first() {
         Some(b'{') => {}
         Some(&b) => {
@@ -481,7 +492,15 @@ pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>,
         ),
         None => e,
     })?;
-    fields.into_event(text, attrs)
+    let entry = fields.into_event(text)?;
+    let attrs = match entry {
+        Entry::Kept(_) => attrs
+            .into_iter()
+            .map(|(col, key, raw)| (col, key, attr_value(raw)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok((entry, attrs))
 }
 
 /// Checks that `s` is UTF-8 (JSON text must be).
@@ -846,14 +865,24 @@ fn micros_field(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64
 }
 
 /// `pid` and `tid` may be numbers or strings; numbers are keyed by their text.
-fn id_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+/// Checked here, decoded by [`id_text`] where it is kept.
+fn id_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<&'a str>, Failure> {
     match raw {
         None => Ok(None),
         Some(r) => match r.as_bytes()[0] {
-            b'"' => Ok(Some(string_text(r))),
-            b'-' | b'0'..=b'9' => Ok(Some(Cow::Borrowed(r))),
+            b'"' | b'-' | b'0'..=b'9' => Ok(Some(r)),
             _ => Err(type_error(text, r, field, "a number or a string")),
         },
+    }
+}
+
+/// The text of a `pid` or `tid` checked by [`id_field`] (empty when absent): a string's text, or
+/// a number as written.
+fn id_text(raw: &str) -> Cow<'_, str> {
+    if raw.starts_with('"') {
+        string_text(raw)
+    } else {
+        Cow::Borrowed(raw)
     }
 }
 
@@ -927,13 +956,7 @@ impl Fields<'_> {
 impl<'a> Fields<'a> {
     /// One end of a `fwdbwd` flow: `ph` `s` or `f` with an integer `id` and a `ts`; `Other` for
     /// anything else (flows only place backward work, so a malformed one is left out).
-    fn flow_end(
-        &self,
-        text: &str,
-        ts_ns: Option<i64>,
-        pid: Option<Cow<'a, str>>,
-        tid: Option<Cow<'a, str>>,
-    ) -> Entry<'a> {
+    fn flow_end(&self, text: &str, ts_ns: Option<i64>, pid: Option<&'a str>, tid: Option<&'a str>) -> Entry<'a> {
         let start = match self.ph.get(text) {
             Some("\"s\"") => true,
             Some("\"f\"") => false,
@@ -945,8 +968,8 @@ impl<'a> Fields<'a> {
                 id,
                 start,
                 ts_ns,
-                pid: pid.unwrap_or(Cow::Borrowed("")),
-                tid: tid.unwrap_or(Cow::Borrowed("")),
+                pid: id_text(pid.unwrap_or("")),
+                tid: id_text(tid.unwrap_or("")),
             }),
             _ => Entry::Other,
         }
@@ -965,7 +988,7 @@ pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
 
 impl<'a> Fields<'a> {
     /// Checks the types and decodes the event; the first problem in the text wins.
-    fn into_event(self, text: &'a str, attrs: RawAttrs<'a>) -> Result<Entry<'a>, Failure> {
+    fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
         let checked = (
             string_field(text, self.name.get(text), "name"),
             string_field(text, self.cat.get(text), "cat"),
@@ -1010,14 +1033,10 @@ impl<'a> Fields<'a> {
             cat,
             ts_ns,
             dur_ns,
-            pid: pid.unwrap_or(Cow::Borrowed("")),
-            tid: tid.unwrap_or(Cow::Borrowed("")),
+            pid: pid.unwrap_or(""),
+            tid: tid.unwrap_or(""),
             stream: stream.unwrap_or(NO_STREAM),
             correlation: correlation.unwrap_or(NO_CORRELATION),
-            attrs: attrs
-                .into_iter()
-                .map(|(col, key, raw)| (col, key, attr_value(raw)))
-                .collect(),
         }))
     }
 }
