@@ -2,8 +2,8 @@
 
 use super::compare::{describe_side, side_json};
 use super::{
-    Format, TableStyle, csv_field, distinct_cuts, elide_middle, fit_table, fit_table_dropping, fmt_duration,
-    fmt_percent, fmt_signed, fmt_us, json_us, md_cell, wrap_line, wrap_text,
+    Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_duration, fmt_percent, fmt_signed,
+    fmt_us, json_us, md_cell, wrap_line, wrap_text,
 };
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
@@ -761,8 +761,30 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String
     out
 }
 
-/// Cuts the longest values (device names, memory places) in the middle until a table of
-/// `names` and `cells` fits in `width`, keeping at least 12 columns of each.
+/// `value` in at most `cap` columns, keeping the words that name a model: leading words
+/// without a digit go first (`NVIDIA`, `AMD Instinct`), then the end (`H100 80GB H…`,
+/// `MI300X`; a middle cut gave `NVIDIA …HBM3` and `AMD …MI300X`).
+fn cut_value(value: &str, cap: usize) -> String {
+    use super::columns::text_width;
+    let mut rest = value;
+    while text_width(rest) > cap {
+        let Some((word, after)) = rest.split_once(' ') else {
+            break;
+        };
+        if word.chars().any(|c| c.is_ascii_digit()) || !after.chars().any(|c| c.is_ascii_digit()) {
+            break;
+        }
+        rest = after.trim_start();
+    }
+    if text_width(rest) <= cap {
+        return rest.to_string();
+    }
+    let kept: String = rest.chars().take(cap.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+/// Cuts the longest values (device names, memory places) until a table of `names` and `cells`
+/// fits in `width`, keeping at least 12 columns of each ([`cut_value`]).
 fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[String], width: usize) {
     use super::columns::text_width;
     if width == usize::MAX {
@@ -788,7 +810,7 @@ fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[Strin
         }
         let cap = w - (total - width).min(w - 12);
         for row in cells.iter_mut() {
-            row[k] = elide_middle(&row[k], cap);
+            row[k] = cut_value(&row[k], cap);
         }
     }
 }
