@@ -387,3 +387,18 @@ fn operators_and_kernels_mark_significant_rows() {
     let doc: serde_json::Value = serde_json::from_str(&one.stdout).unwrap();
     assert!(doc["rows"][0]["significant"].is_null());
 }
+
+/// A GPU trace holds each step twice among its ProfilerStep events (the host annotation and its
+/// `gpu_user_annotation`); the "too few samples" note of the views and of `modules` counts
+/// steps, as `compare`'s does ("hold 2 and 2 steps" on a one-step pair told the user to pass
+/// the `--iteration all` they had given).
+#[test]
+fn the_too_few_samples_note_counts_each_step_once() {
+    let (c, t) = ("fixtures/amd/control", "fixtures/amd/test");
+    let note = "tracediff: note: significant is null: it needs 3 or more steps (ranks × steps) per side; \
+                control has 1 selected, test 1; the traces hold no more steps: record more, or compare more ranks";
+    for command in ["compare", "operators", "kernels", "modules"] {
+        let r = run(&[command, c, t, "--iteration", "all"]);
+        assert!(r.stderr.lines().any(|l| l == note), "{command}: {}", r.stderr);
+    }
+}

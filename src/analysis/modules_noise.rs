@@ -32,7 +32,7 @@ pub fn module_significance(
     let (c, t) = rayon::join(|| samples(0), || samples(1));
     if c.len() < MIN_SAMPLES || t.len() < MIN_SAMPLES {
         let files = [loaded.files(0), loaded.files(1)];
-        let available = |k: usize| files[k].iter().map(|f| f.steps.len()).max().unwrap_or(0);
+        let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
         let selected = |k: usize, steps: &[i64]| steps.len() * files[k].len();
         return Err(too_few_samples_note(
             [&diff.control.label, &diff.test.label],

@@ -112,10 +112,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     let files = [loaded.files(0), loaded.files(1)];
     let (nc, nt) = (c_steps.len() * files[0].len(), t_steps.len() * files[1].len());
     if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
-        let available = |k: usize| {
-            let steps = |f: &&TraceFile| crate::analysis::noise::distinct_steps(f.steps.iter().map(|s| s.number));
-            files[k].iter().map(steps).max().unwrap_or(0)
-        };
+        let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
         return Some(too_few_samples_note(
             [&table.control.label, &table.test.label],
             [nc, nt],
