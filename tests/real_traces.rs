@@ -517,7 +517,8 @@ fn a_run_wide_shift_is_named_and_a_program_change_is_not() {
     let r = run(&["compare", &c, &tt, "--iteration", "all", "--no-save"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.stderr.contains("the whole run moved: test runs 44% slower on host than control"),
+        r.stderr
+            .contains("the whole run moved: test runs 44% slower on host than control"),
         "{}",
         r.stderr
     );

@@ -169,7 +169,7 @@ fn table(report: &GateReport, width: usize) -> String {
     shown[1] = true;
     value_widths[1] = name_width;
     let subjects: Vec<&str> = report.rules.iter().map(|r| r.subject.as_str()).collect();
-    let subjects = distinct_cuts(&subjects, name_width);
+    let subjects = start_cuts(&subjects, name_width);
     let right = [false, false, true, true, true, false, true, false];
     let pick = |row: Vec<String>| -> Vec<String> {
         row.into_iter()
@@ -276,6 +276,27 @@ fn layout(rows: &[Vec<String>], longest: usize, width: usize) -> Layout {
         .map(|(gap, header)| try_one(gap, header))
         .find(|l| l.shown.iter().all(|s| *s))
         .unwrap_or(first)
+}
+
+/// Subjects cut to `width` keeping their start (`void cutlass::Kern…`, `1 of 4 ops regress…`:
+/// the notes under the table name them whole), or, where two distinct subjects would then
+/// read alike, as [`distinct_cuts`] cuts them.
+fn start_cuts(subjects: &[&str], width: usize) -> Vec<String> {
+    let cut = |s: &str| -> String {
+        if s.chars().count() <= width {
+            s.to_string()
+        } else {
+            let kept: String = s.chars().take(width.saturating_sub(1)).collect();
+            format!("{kept}…")
+        }
+    };
+    let cuts: Vec<String> = subjects.iter().map(|s| cut(s)).collect();
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let alike = cuts
+        .iter()
+        .zip(subjects)
+        .any(|(c, s)| *seen.entry(c.as_str()).or_insert(s) != *s);
+    if alike { distinct_cuts(subjects, width) } else { cuts }
 }
 
 fn verdict_line(report: &GateReport) -> String {

@@ -389,7 +389,7 @@ impl Cuts {
         let mut cut: Vec<u32> = Vec::with_capacity(cut_count);
         cut.extend((0..count).filter(long));
         cut.sort_unstable_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
-        cuts.special = around(&cut, &name, width, true);
+        cuts.special = around(&cut, &name, width, false);
         drop(cut);
         cuts.special.sort_unstable_by_key(|s| s.0);
         // Names whose cuts are still equal, against each other only (names that differ in
@@ -398,7 +398,7 @@ impl Cuts {
         let mut again: Vec<(u32, u32, u32)> = Vec::new();
         for group in equal.chunk_by(|a, b| a.0 == b.0) {
             let members: Vec<u32> = group.iter().map(|e| e.1).collect();
-            again.extend(around(&members, &name, width, false));
+            again.extend(around(&members, &name, width, true));
         }
         drop(equal);
         cuts.merge(again);
@@ -615,7 +615,7 @@ fn cut_around(name: &[char], lo: usize, hi: usize, width: usize) -> String {
     }
     // Two windows: `head…first…second…`, with a shorter start; the first starts with the word
     // it cuts into (`nchwToNhwc`, not `wToNhwc`). Too narrow for two: the deeper place only.
-    if (width - width / 4 - 3) / 2 < 8 {
+    if (width - width / 4 - 3) / 2 < 10 {
         let start = hi.saturating_sub(CONTEXT).max(head).min(n - len);
         return format!("{}…{}…", text(0..head), text(start..start + len));
     }

@@ -365,9 +365,14 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
     } else {
         // Too narrow for every column: the per-side calls go first, then the per-side times,
         // then Δ calls (docs/commands.md#terminal-width).
+        let by_operator = t.by_operator;
         let cut = |names: &[String], w: usize| {
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            distinct_cuts(&refs, w)
+            if by_operator {
+                cut_operator_kernel(&refs, w)
+            } else {
+                distinct_cuts(&refs, w)
+            }
         };
         let _ = writeln!(
             out,
@@ -759,6 +764,36 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String
         let _ = writeln!(out, "{}", fit_table("", &headers, &names, &cells, width));
     }
     out
+}
+
+/// `operator → kernel` names cut to `width`: each part on its own, the operator in at most
+/// two fifths of the width, so that both stay readable (`aten::mm → void cutlass::Kern…`, where
+/// one cut of the whole gave `aten::mm…x4_nn_align1>(…`). Distinct names stay distinct: each
+/// part's cuts do. Narrow columns, or names without the arrow, are cut whole.
+fn cut_operator_kernel(names: &[&str], width: usize) -> Vec<String> {
+    use super::columns::text_width;
+    const ARROW: &str = " → ";
+    let parts: Option<Vec<(&str, &str)>> = names.iter().map(|n| n.split_once(ARROW)).collect();
+    let Some(parts) = parts.filter(|_| width >= 40) else {
+        return distinct_cuts(names, width);
+    };
+    let longest_op = parts.iter().map(|p| text_width(p.0)).max().unwrap_or(0);
+    let op_width = longest_op.min(width * 2 / 5);
+    let kernel_width = width - op_width - ARROW.chars().count();
+    let ops: Vec<&str> = parts.iter().map(|p| p.0).collect();
+    let kernels: Vec<&str> = parts.iter().map(|p| p.1).collect();
+    distinct_cuts(&ops, op_width)
+        .into_iter()
+        .zip(distinct_cuts(&kernels, kernel_width))
+        .zip(names)
+        .map(|((op, kernel), name)| {
+            if text_width(name) <= width {
+                name.to_string()
+            } else {
+                format!("{op}{ARROW}{kernel}")
+            }
+        })
+        .collect()
 }
 
 /// `value` in at most `cap` columns, keeping the words that name a model: leading words
