@@ -137,19 +137,38 @@ function overview() {
 }
 
 // ---- module tree and navigation --------------------------------------------------------------
-const byPath = new Map(), parentOf = new Map();
-// An explicit stack, not recursion: a model's tree can nest thousands of modules deep.
-for (const todo = [[D.tree, null]]; todo.length;) {
-  const [n, parent] = todo.pop();
-  byPath.set(n.p, n);
-  if (parent) parentOf.set(n.p, parent.p);
-  (n.ch || []).forEach((c) => todo.push([c, n]));
+// The tree comes as a flat list, parents before children: each node names its parent's index
+// (`u`) and its ordinal among same-key siblings (`i`), so its path segment is `n[i]`. Paths name
+// every ancestor (their total size grows with the square of the depth: a model can nest
+// thousands of modules deep), so they are built only for the nodes shown. No recursion either.
+const N = D.nodes;
+N.forEach((n, id) => { n.id = id; n.ch = []; });
+N.forEach((n) => { if (n.id > 0) N[n.u].ch.push(n); });
+const ROOT = N[0];
+const parentOf = (n) => (n.id === 0 ? null : N[n.u]);
+const segment = (n) => `${n.n}[${n.i}]`;
+const childPath = (p, n) => (p === "" ? segment(n) : p + "/" + segment(n));
+function pathOf(n) {
+  const segs = [];
+  for (let x = n; x.id !== 0; x = N[x.u]) segs.push(segment(x));
+  return segs.reverse().join("/");
+}
+// The node at path `p` (exactly as pathOf writes it), or null.
+function nodeAt(p) {
+  let x = ROOT, rest = p;
+  while (rest !== "") {
+    const next = x.ch.find((c) => { const s = segment(c); return rest === s || rest.startsWith(s + "/"); });
+    if (!next) return null;
+    rest = rest.slice(Math.min(rest.length, segment(next).length + 1));
+    x = next;
+  }
+  return x;
 }
 
 // The fragment holds the view: `#node=PATH`, plus `&time=host|device` when not the default, so
 // that a link opens the same node and time, and the browser's back zooms out.
 const DEFAULT_TIME = D.moduleDevice.some((x) => x) ? "device" : "host";
-const state = { path: "", time: DEFAULT_TIME };
+const state = { path: "", node: ROOT, time: DEFAULT_TIME };
 const fromHash = () => {
   const f = {};
   location.hash.replace(/^#/, "").split("&").forEach((kv) => {
@@ -157,27 +176,35 @@ const fromHash = () => {
     if (i > 0) f[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
   });
   const time = f.time === "host" || (f.time === "device" && DEFAULT_TIME === "device") ? f.time : DEFAULT_TIME;
-  return { path: byPath.has(f.node) ? f.node : "", time };
+  const node = typeof f.node === "string" ? nodeAt(f.node) : null;
+  return node ? { path: f.node, node, time } : { path: "", node: ROOT, time };
 };
 const fragment = (p, time) => "node=" + encodeURIComponent(p) + (time === DEFAULT_TIME ? "" : "&time=" + time);
 const go = (p) => { location.hash = fragment(p, state.time); };
-const lastSegment = (n) => (n.p === "" ? n.n : n.p.split("/").pop());
+const lastSegment = (n) => (n.id === 0 ? n.n : segment(n));
 
+// A long chain of ancestors shows its first and last few, not thousands of links.
+const CRUMBS = 12;
 function breadcrumb() {
   const nav = $("breadcrumb");
   nav.textContent = "";
   const chain = [];
-  for (let p = state.path; p !== undefined; p = parentOf.get(p)) chain.unshift(p);
-  chain.forEach((p, i) => {
-    const n = byPath.get(p);
+  for (let x = state.node; x; x = parentOf(x)) chain.unshift(x);
+  const keep = chain.length <= CRUMBS ? chain : [...chain.slice(0, 2), null, ...chain.slice(chain.length - (CRUMBS - 3))];
+  // Paths of the kept nodes: the last ones share the current path's prefix.
+  let cut = state.path;
+  const paths = new Map();
+  for (let x = state.node; x && keep.includes(x); x = parentOf(x)) {
+    paths.set(x, cut);
+    cut = cut.slice(0, Math.max(0, cut.length - segment(x).length - 1));
+  }
+  keep.forEach((x, i) => {
     if (i > 0) nav.append(el("span", { class: "sep", "aria-hidden": "true" }, "/"));
-    if (i === chain.length - 1) nav.append(el("span", { "aria-current": "location" }, lastSegment(n)));
-    else {
-      const a = el("a", { href: "#" + fragment(p, state.time) }, lastSegment(n));
-      nav.append(a);
-    }
+    if (x === null) { nav.append(el("span", { class: "more" }, `… ${chain.length - keep.length + 1} more …`)); return; }
+    if (i === keep.length - 1) nav.append(el("span", { "aria-current": "location" }, lastSegment(x)));
+    else nav.append(el("a", { href: "#" + fragment(paths.has(x) ? paths.get(x) : pathOf(x), state.time) }, lastSegment(x)));
   });
-  $("back").disabled = state.path === "";
+  $("back").disabled = state.node === ROOT;
 }
 
 const TIME_INDEX = { host: 1, device: 2 };
@@ -185,46 +212,51 @@ const val = (side, k) => (side ? side[TIME_INDEX[k]] : null);
 
 // ---- folding: runs of consecutive added (or deleted) siblings with one key show as one bar ------
 // (as the terminal's table does), their times summed; a click on the folded bar unfolds it.
-const unfolded = new Set(); // paths of the first node of each run the user unfolded
+const unfolded = new Set(); // the first node of each run the user unfolded
 const sumTimes = (list, side) => {
   const present = list.map((x) => x[side]).filter((v) => v);
   if (!present.length) return null;
   const add = (i) => (present.some((v) => v[i] !== null) ? present.reduce((a, v) => a + (v[i] || 0), 0) : null);
   return [add(0), present.reduce((a, v) => a + v[1], 0), add(2)];
 };
-// The children of `n` as shown: nodes, and folded runs `{run: [nodes…], n, k, s, p, c, t}`.
+// The children of `n` as shown: nodes, and folded runs `{run: [nodes…], n, k, s, c, t}`.
 function shownChildren(n) {
-  const kids = n.ch || [], out = [];
+  const kids = n.ch, out = [];
   for (let i = 0; i < kids.length;) {
     const x = kids[i];
     let j = i + 1;
     if (x.s === "added" || x.s === "deleted") {
       while (j < kids.length && kids[j].s === x.s && kids[j].k === x.k && kids[j].n === x.n) j++;
     }
-    if (j - i < 2 || unfolded.has(x.p)) {
+    if (j - i < 2 || unfolded.has(x)) {
       for (let m = i; m < j; m++) out.push(kids[m]);
     } else {
       const run = kids.slice(i, j);
-      out.push({ run, n: x.n, k: x.k, s: x.s, p: x.p, c: sumTimes(run, "c"), t: sumTimes(run, "t") });
+      out.push({ run, n: x.n, k: x.k, s: x.s, c: sumTimes(run, "c"), t: sumTimes(run, "t") });
     }
     i = j;
   }
   return out;
 }
 const overlapMark = (n) => (n.o && n.o.some((v) => v > 0) ? " ∥" : "");
+// Whether the node's time (host or device, as shown) changed beyond run-to-run noise, as the
+// terminal's `sig` column: `*`.
+const isSignificant = (n) => !!(n.g && n.g[state.time === "device" ? 1 : 0]);
+const sigMark = (n) => (isSignificant(n) ? " *" : "");
 
 function summary(n) {
   const k = state.time, c = val(n.c, k), t = val(n.t, k);
   const d = (t || 0) - (c || 0);
-  const kids = n.ch || [];
+  const kids = n.ch;
   const count = (s) => kids.filter((x) => x.s === s).length;
   const runs = shownChildren(n).filter((x) => x.run).length;
   const overlap = overlapMark(n)
     ? ` ∥ Its children ran concurrently: they overlap by ${dur(n.o[0])} (${D.labels[0]}) and ${dur(n.o[1])} (${D.labels[1]}) of host time.`
     : "";
+  const sig = isSignificant(n) ? ` * Its ${k} time changed beyond run-to-run noise.` : "";
   $("node-summary").textContent = `${lastSegment(n)} (${n.k}, ${n.s}): ${k} time ${dur(c)} → ${dur(t)}, ` +
     `Δ ${signed(dur(d), d)} (${pctText(pctValue(c, t))}); ${kids.length} children: ` +
-    `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown.${overlap} ` +
+    `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown.${sig}${overlap} ` +
     "Click a bar (or focus it and press Enter) to zoom in" +
     (runs ? `; ${runs} run${runs > 1 ? "s" : ""} of added or deleted siblings folded (×N): click one to unfold it.` : ".");
 }
@@ -270,7 +302,8 @@ function execChart(n) {
     el("svg:text", { x: L - 6, y: yBot(maxD) + 4, "text-anchor": "end" }, signed(dur(maxD), maxD)),
     el("svg:text", { x: L - 6, y: yBot(-maxD) + 4, "text-anchor": "end" }, dur(-maxD)));
   const every = Math.ceil(18 / gw), angle = gw < 60 ? -60 : -35;
-  kids.forEach((x, i) => svg.append(group(x, i, gw, { cv, tv, dv, yTop, yBot, mid, every, angle })));
+  const base = state.path;
+  kids.forEach((x, i) => svg.append(group(x, i, gw, { cv, tv, dv, yTop, yBot, mid, every, angle, base })));
   if (every > 1) svg.append(el("svg:text", { x: W - R, y: 10, "text-anchor": "end" }, `${kids.length} children: 1 in ${every} labelled; hover or focus a bar for its name`));
   const xs = (i) => L + gw * (i + 0.5);
   svg.append(line(cc.map((v, i) => [xs(i), yCum(v)]), C.ctl, "6 3"), line(tc.map((v, i) => [xs(i), yCum(v)]), C.tst, "6 3"),
@@ -278,15 +311,16 @@ function execChart(n) {
   box.append(svg);
 }
 function group(x, i, gw, s) {
-  const folded = !!x.run, zoomable = !folded && !!(x.ch && x.ch.length), clickable = folded || zoomable;
+  const folded = !!x.run, zoomable = !folded && x.ch.length > 0, clickable = folded || zoomable;
+  const first = folded ? x.run[0] : x, path = childPath(s.base, first);
   const x0 = L + gw * i, bw = Math.max(1, Math.min(gw * 0.38, 48));
-  const status = (x.s === "matched" || x.s === "unknown" ? "" : ` (${x.s})`) + overlapMark(x);
+  const status = (x.s === "matched" || x.s === "unknown" ? "" : ` (${x.s})`) + overlapMark(x) + (folded ? "" : sigMark(x));
   const label = (folded ? `${x.n} ×${x.run.length}` : lastSegment(x)) + status;
-  const what = folded ? `${x.run.length} consecutive ${x.n} (${x.run[0].p} … ${x.run[x.run.length - 1].p.split("/").pop()})` : x.p;
+  const what = folded ? `${x.run.length} consecutive ${x.n} (${path} … ${segment(x.run[x.run.length - 1])})` : path;
   const tip = `${what}${status}\n${D.labels[0]}: ${dur(s.cv[i])}\n${D.labels[1]}: ${dur(s.tv[i])}\nΔ ${signed(dur(s.dv[i]), s.dv[i])} (${pctText(pctValue(s.cv[i], s.tv[i]))})` +
     (folded ? "\nclick to unfold" : zoomable ? "\nclick to zoom in" : "");
-  const g = el("svg:g", { class: "group" + (zoomable ? " zoomable" : "") + (folded ? " folded" : ""), "data-path": x.p, "data-status": x.s,
-    "data-count": folded ? x.run.length : null,
+  const g = el("svg:g", { class: "group" + (zoomable ? " zoomable" : "") + (folded ? " folded" : ""), "data-path": path, "data-status": x.s,
+    "data-count": folded ? x.run.length : null, "data-significant": !folded && isSignificant(x) ? "true" : null,
     tabindex: clickable ? 0 : null, role: clickable ? "button" : null, "aria-label": tip.replace(/\n/g, "; ") });
   g.append(el("svg:title", {}, tip), el("svg:rect", { class: "hit", x: x0, y: TOP[0], width: gw, height: BOT[1] - TOP[0], fill: "transparent" }));
   const faded = x.s === "unknown" ? 0.45 : 1;
@@ -300,13 +334,13 @@ function group(x, i, gw, s) {
     height: Math.abs(y - s.mid), fill: d > 0 ? C.up : C.down, "fill-opacity": faded }));
   if (clickable) {
     const unfold = () => {
-      unfolded.add(x.p);
+      unfolded.add(first);
       render();
       // Keep the keyboard where it was: on the run's first node.
-      const first = document.querySelector(`#exec-chart .group[data-path="${CSS.escape(x.p)}"]`);
-      if (first && first.tabIndex >= 0) first.focus();
+      const g = document.querySelector(`#exec-chart .group[data-path="${CSS.escape(path)}"]`);
+      if (g && g.tabIndex >= 0) g.focus();
     };
-    const act = folded ? unfold : () => go(x.p);
+    const act = folded ? unfold : () => go(path);
     g.addEventListener("click", act);
     g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); act(); } });
   }
@@ -323,7 +357,10 @@ function legend() {
   $("exec-legend").append(sw(C.ctl), `${D.labels[0]} (bar; dashed line: cumulative)`, sw(C.tst), `${D.labels[1]} (bar; dashed line: cumulative)`,
     sw(C.up), "Δ > 0 (slower)", sw(C.down), "Δ < 0 (faster)", sw(C.sum), "running sum of Δ",
     " — labels: bold = has children (zoomable); (added), (deleted), (unknown: time not covered by the children, faded); " +
-    "italic ×N = N consecutive added or deleted siblings folded (click to unfold); ∥ = its children ran concurrently");
+    "italic ×N = N consecutive added or deleted siblings folded (click to unfold); ∥ = its children ran concurrently" +
+    (D.significance.estimated
+      ? "; * = its time (host or device, as shown) changed beyond run-to-run noise and 1% of the step (docs/significance.md)"
+      : `; no * marks: ${D.significance.note}`));
 }
 
 // ---- operator and kernel tables ----------------------------------------------------------------
@@ -337,7 +374,7 @@ function makeTable(prefix, kind, measures) {
 }
 // The nearest node at or above the current one that has tables (their depth is limited).
 function tableNode() {
-  for (let p = state.path; p !== undefined; p = parentOf.get(p)) if (D.tables[p]) return p;
+  for (let x = state.node; x; x = parentOf(x)) if (D.tables[x.id]) return x;
   return null;
 }
 function columns(t) {
@@ -367,7 +404,7 @@ function compareKeys(a, b, asc) {
 function drawTable(t) {
   const table = $(`${t.prefix}-table`), p = tableNode();
   table.textContent = "";
-  const data = p === null ? null : D.tables[p][t.kind];
+  const data = p === null ? null : D.tables[p.id][t.kind];
   const note = $(`${t.prefix}-note`);
   if (!data) { note.textContent = "No table for this node."; return; }
   const cols = columns(t);
@@ -394,7 +431,7 @@ function drawTable(t) {
     body.append(tr);
   }
   table.append(el("thead", {}, head), body);
-  const where = p === state.path ? "" : ` (tables go ${D.limits.depth} levels deep: showing ${p === "" ? "the step" : p}, the nearest node above)`;
+  const where = p === state.node ? "" : ` (tables go ${D.limits.depth} levels deep: showing ${p === ROOT ? "the step" : pathOf(p)}, the nearest node above)`;
   note.textContent = `${rows.length} shown of ${data.rows.length} rows embedded, ${data.total} in this node ` +
     `(the ${D.limits.rows} largest by |Δ| are embedded)${where}. Click a heading to sort.`;
 }
@@ -427,11 +464,13 @@ if (!D.hasDevice) { $("k-group").disabled = true; }
 function render() {
   Object.assign(state, fromHash());
   document.querySelectorAll("#time-toggle input").forEach((r) => { r.checked = r.value === state.time; });
-  const n = byPath.get(state.path);
+  const n = state.node;
   breadcrumb();
   summary(n);
   execChart(n);
-  const where = state.path === "" ? "(whole step)" : "in " + state.path;
+  // A path thousands of levels deep would widen the page: its middle is left out.
+  const shortPath = state.path.length > 160 ? state.path.slice(0, 60) + " … " + state.path.slice(-90) : state.path;
+  const where = state.path === "" ? "(whole step)" : "in " + shortPath;
   document.querySelectorAll(".in-node").forEach((s) => { s.textContent = where; });
   drawTable(opTable);
   drawTable(kTable);
@@ -443,7 +482,7 @@ document.querySelectorAll("#time-toggle input").forEach((r) => {
   // The time replaces the current history entry: back still zooms out.
   r.addEventListener("change", () => { history.replaceState(null, "", "#" + fragment(state.path, r.value)); render(); });
 });
-$("back").addEventListener("click", () => { if (state.path !== "") go(parentOf.get(state.path)); });
+$("back").addEventListener("click", () => { if (state.node !== ROOT) go(pathOf(parentOf(state.node))); });
 window.addEventListener("hashchange", render);
 header();
 overview();

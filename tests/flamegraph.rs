@@ -211,3 +211,17 @@ fn the_report_embeds_the_flame_graph_as_an_image() {
     assert!(html.contains("default-src 'none'"));
     assert!(!html.contains("src=\"http"));
 }
+
+/// Module nodes deeper than 256 levels fold into their ancestor at level 256 (docs/flamegraph.md):
+/// the stacks of a model 300 modules deep stop there and still sum to the step's totals.
+#[test]
+fn stacks_stop_at_256_module_levels() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let deep = crate::modules::nested_trace(dir.path(), "deep.json", 300);
+    let folded = ok(&["flamegraph", &deep, &deep, "--folded"]);
+    let frames = folded.lines().map(|l| l.split(';').count()).max().unwrap();
+    // The step, 256 module levels, no operator frame (the deepest node's own operator is folded
+    // with the modules below it).
+    assert_eq!(frames, 1 + 256, "{}", folded.lines().last().unwrap());
+    assert_sums_match(&deep, &deep, &[]);
+}

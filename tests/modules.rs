@@ -520,7 +520,7 @@ fn ddp_all_reduce_threads_overlap_and_the_comm_hook_kernel_counts() {
 }
 
 /// A trace of `levels` nested module frames (one operator with a kernel at the bottom).
-fn nested_trace(dir: &std::path::Path, name: &str, levels: usize) -> String {
+pub(crate) fn nested_trace(dir: &std::path::Path, name: &str, levels: usize) -> String {
     let mut events = vec![format!(
         r#"{{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":{}}}"#,
         4 * levels + 100
@@ -643,4 +643,29 @@ fn nodes_whose_time_changed_beyond_noise_are_significant() {
     let r = run(&["modules", BASE, SLOW, "--format", "csv"]);
     assert!(!r.stdout.contains("significant"), "{}", r.stdout);
     assert!(r.stderr.contains("significant is null"), "{}", r.stderr);
+}
+
+/// 6,000 nested module frames: `modules` (table, JSON, CSV) and `report` exit 0, in memory
+/// linear in the depth (docs/modules.md#scale; the JSON's paths alone grow with its square).
+#[test]
+fn six_thousand_nested_modules() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let deep = nested_trace(dir.path(), "deep.json", 6000);
+    let table = ok(&["modules", &deep, &deep]);
+    assert!(
+        table.contains("6000 matched, 0 added, 0 deleted below the step"),
+        "{table}"
+    );
+    // Every node's path: about 160 MB of CSV, 330 MB of JSON. To files, not into this test.
+    for (format, name) in [("csv", "deep.csv"), ("json", "deep.json.out"), ("html", "deep.html")] {
+        let out = dir.path().join(name);
+        let args = match format {
+            "html" => vec!["report", &deep, &deep, "-o", out.to_str().unwrap()],
+            _ => vec!["modules", &deep, &deep, "--format", format, "-o", out.to_str().unwrap()],
+        };
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{format}: {}", r.stderr);
+    }
+    let csv_bytes = std::fs::metadata(dir.path().join("deep.csv")).unwrap().len();
+    assert!(csv_bytes > 6000 * 6000 / 2 * 8, "{csv_bytes} bytes of CSV");
 }

@@ -35,6 +35,54 @@ fn data(page: &str) -> Value {
     serde_json::from_str(body).unwrap()
 }
 
+/// The path of each node of the page's flat node list (`n[i]` below its parent `u`).
+fn node_paths(d: &Value) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for n in d["nodes"].as_array().unwrap() {
+        let path = match n["u"].as_u64() {
+            None => String::new(),
+            Some(u) => {
+                let segment = format!("{}[{}]", n["n"].as_str().unwrap(), n["i"]);
+                let parent = &paths[u as usize];
+                if parent.is_empty() {
+                    segment
+                } else {
+                    format!("{parent}/{segment}")
+                }
+            }
+        };
+        paths.push(path);
+    }
+    paths
+}
+
+/// The page's flat node list as a nested tree: each node with its path under `p` and its
+/// children under `ch` (parents come before their children in the list).
+fn tree(d: &Value) -> Value {
+    let paths = node_paths(d);
+    let nodes = d["nodes"].as_array().unwrap();
+    let mut made: Vec<Value> = nodes
+        .iter()
+        .zip(&paths)
+        .map(|(n, p)| {
+            let mut n = n.clone();
+            n["p"] = Value::from(p.as_str());
+            n
+        })
+        .collect();
+    for k in (1..made.len()).rev() {
+        let u = nodes[k]["u"].as_u64().unwrap() as usize;
+        let child = made[k].take();
+        let list = made[u]
+            .as_object_mut()
+            .unwrap()
+            .entry("ch")
+            .or_insert_with(|| Value::Array(Vec::new()));
+        list.as_array_mut().unwrap().insert(0, child);
+    }
+    made.swap_remove(0)
+}
+
 fn us_to_ns(s: &str) -> i64 {
     (s.parse::<f64>().unwrap() * 1000.0).round() as i64
 }
@@ -47,7 +95,9 @@ fn tables_match_cli(pair: [&str; 2], d: &Value) {
         .iter()
         .map(|n| n.as_str().unwrap())
         .collect();
-    for (path, t) in d["tables"].as_object().unwrap() {
+    let paths = node_paths(d);
+    for (index, t) in d["tables"].as_object().unwrap() {
+        let path = &paths[index.parse::<usize>().unwrap()];
         for (kind, cmd, measures) in [("op", "operators", &d["opMeasures"]), ("k", "kernels", &d["kMeasures"])] {
             let mut args = vec![cmd, pair[0], pair[1], "--format", "csv"];
             if !path.is_empty() {
@@ -138,7 +188,7 @@ fn the_module_tree_is_the_modules_view() {
             check(p, c);
         }
     }
-    check(&d["tree"], &cli);
+    check(&tree(&d), &cli);
 }
 
 #[test]
@@ -330,7 +380,8 @@ fn browser_folds_runs_and_marks_overlap() {
     let (path, page) = report(MODULES, dir.path(), &[]);
     // The page keeps every node; folding is the page's view of them.
     let page = data(&page);
-    let seq = &page["tree"]["ch"]
+    let root = tree(&page);
+    let seq = &root["ch"]
         .as_array()
         .unwrap()
         .iter()
@@ -351,7 +402,7 @@ fn browser_folds_runs_and_marks_overlap() {
     assert_eq!(added.len(), 2, "{seq}");
     let ddp_dir = TempDir::new().unwrap();
     let (ddp_path, ddp_page) = report(["fixtures/modules/plain", "fixtures/modules/ddp"], ddp_dir.path(), &[]);
-    let overlap = &data(&ddp_page)["tree"]["o"];
+    let overlap = &data(&ddp_page)["nodes"][0]["o"];
     assert!(
         overlap[1].as_i64().unwrap() > 0,
         "the DDP step's children overlap: {overlap}"
@@ -534,4 +585,55 @@ fn real_pairs_open_without_errors() {
         assert!(!column(&d, "k-table", 0).is_empty(), "{path}: kernels");
         no_errors(&d);
     }
+}
+
+/// Module significance in the page (as the terminal's `sig` column): over the 5 steps a side of
+/// `fixtures/gate`, the linear layers' device time doubled and is marked `*`, the ReLUs are not;
+/// with one step (the default) nothing is marked and the legend says why.
+#[test]
+fn significant_nodes_are_marked() {
+    const PAIR: [&str; 2] = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(PAIR, dir.path(), &["--iteration", "all"]);
+    let d = data(&page);
+    assert_eq!(d["significance"]["estimated"], true);
+    let root = tree(&d);
+    let child = |p: &str| {
+        root["ch"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["p"] == p)
+            .unwrap_or_else(|| panic!("{p}"))
+            .clone()
+    };
+    // [host, device]: the device time is the one the kernels changed.
+    assert_eq!(child("aten::linear[0]")["g"][1], true);
+    assert_eq!(child("aten::relu[0]")["g"][1], false);
+    let (_, one_step) = report(PAIR, dir.path(), &[]);
+    let one = data(&one_step);
+    assert_eq!(one["significance"]["estimated"], false);
+    assert!(
+        one["significance"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("significant is null")
+    );
+    assert!(one["nodes"].as_array().unwrap().iter().all(|n| n.get("g").is_none()));
+    let Some(b) = browser() else { return };
+    // The same file again, now with every step.
+    let (path_all, _) = report(PAIR, dir.path(), &["--iteration", "all"]);
+    let d = Driver::start(&b);
+    d.goto(&url(&path_all));
+    let marked: Vec<String> = serde_json::from_value(d.exec(
+        r##"return [...document.querySelectorAll('#exec-chart .group[data-significant="true"]')].map(g => g.dataset.path)"##,
+    ))
+    .unwrap();
+    assert_eq!(marked, ["aten::linear[0]", "aten::linear[1]", "aten::linear[2]"]);
+    let label = d
+        .exec(r##"return document.querySelector('#exec-chart .group[data-path="aten::linear[0]"] text').textContent"##);
+    assert!(label.as_str().unwrap().ends_with(" *"), "{label}");
+    let legend = d.exec(r##"return document.getElementById("exec-legend").textContent"##);
+    assert!(legend.as_str().unwrap().contains("* = its time"), "{legend}");
+    no_errors(&d);
 }

@@ -17,6 +17,7 @@ use tracediff::analysis::diff::{Comparison, NameFilter, SortKey};
 use tracediff::analysis::gate::{GateConfig, gate_pair};
 use tracediff::analysis::loaded::load;
 use tracediff::analysis::modules::zoom_scope;
+use tracediff::analysis::modules_noise::module_significance;
 use tracediff::analysis::report::ReportLimits;
 use tracediff::analysis::select::{Device, Pick, SideSelection, resolve};
 use tracediff::analysis::views::ViewTable;
@@ -26,10 +27,10 @@ use tracediff::analysis::views::overview::overview_request;
 use tracediff::input::attrs::{AttrRequest, Preset};
 use tracediff::input::load;
 use tracediff::output::events::{EventFilter, EventsFormat, write_events};
-use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render as render_modules};
+use tracediff::output::render::Format;
+use tracediff::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, write_flat_json};
 use tracediff::output::render::plot::{Chart, ImageFormat, draw};
 use tracediff::output::render::views::{OverviewOptions, render_overview_with};
-use tracediff::output::render::{Format, TableStyle};
 
 create_exception!(
     _native,
@@ -259,17 +260,25 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
         ViewKind::Modules => {
             let loaded = load_pair()?;
             let diff = tracediff::analysis::modules::modules(request, &loaded)?;
+            // As the command line's default: device time where a side has device events.
+            let device = diff.has_device.iter().any(|&d| d);
+            let significance = module_significance(&loaded, &diff, device).ok();
             let shown = ModuleView {
                 diff: &diff,
                 top: tracediff::analysis::modules::zoom(&diff, zoom)?,
                 depth: None,
                 min_share: 0.0,
                 order: ModuleOrder::Logical,
-                time: ModuleTime::Host,
+                time: if device { ModuleTime::Device } else { ModuleTime::Host },
                 fold_runs: false,
-                significance: None,
+                significance: significance.as_ref(),
             };
-            ViewOut::Json(render_modules(&shown, Format::Json, TableStyle::default()))
+            // A flat list: Python rebuilds the tree without recursion and without every
+            // node's full path (python/tracediff/_api.py).
+            let mut text = Vec::new();
+            // Writing to memory cannot fail.
+            let _ = write_flat_json(&shown, &mut text);
+            ViewOut::Json(String::from_utf8(text).unwrap_or_default())
         }
     })
 }

@@ -42,12 +42,29 @@ def test_operators_and_kernels_equal_the_clis_csv(fixtures, pair, zoom):
                     assert math.isclose(float(text), float(got), abs_tol=1e-9), (view, r["name"], col)
 
 
+def as_cli_json(tree):
+    """A `modules()` tree in the command line's JSON form: every node with its `path`, no
+    `segment`, `significant` only where it was estimated."""
+    estimated = "significance_measure" in tree["compared"]
+    for path, node in tracediff.module_paths(tree):
+        node.pop("segment")
+        node["path"] = path
+        if not estimated:
+            assert node.pop("significant") is None
+    return tree
+
+
 def test_modules_and_overview_are_the_clis_json(fixtures):
     c, t = str(fixtures / "modules/control"), str(fixtures / "modules/test")
-    assert tracediff.modules(c, t) == json.loads(cli("modules", c, t, "--format", "json", "--order", "logical"))
+    tree = tracediff.modules(c, t)
+    assert tree["significant"] is None, "one step a side: not estimated"
+    assert as_cli_json(tree) == json.loads(cli("modules", c, t, "--format", "json", "--order", "logical"))
     zoomed = tracediff.modules(c, t, zoom="Net/Sequential")
     assert zoomed["path"] == "Net[0]/Sequential[0]"
     assert [k["status"] for k in zoomed["children"]][-3:] == ["added", "added", "unknown"]
+    assert [k["segment"] for k in zoomed["children"]][-1] == "(unknown)[0]"
+    paths = [p for p, _ in tracediff.module_paths(zoomed)]
+    assert paths[0] == "Net[0]/Sequential[0]" and paths[1].startswith("Net[0]/Sequential[0]/")
     over = tracediff.overview(c, t)
     per_step, per_rank = over.pop("per_step"), over.pop("per_rank")
     assert over == json.loads(cli("overview", c, t, "--format", "json", "--per-step"))
@@ -80,3 +97,49 @@ def test_view_errors_are_trace_errors(fixtures):
         tracediff.operators(c, t, zoom="Nope")
     with pytest.raises(TypeError):
         tracediff.operators(c, t, colour="blue")
+
+
+def test_module_significance(fixtures):
+    """Over 5 steps a side the linear layers' device time doubled: significant, the ReLUs not;
+    as the command line's JSON."""
+    c, t = str(fixtures / "gate/base"), str(fixtures / "gate/kernel2x")
+    tree = tracediff.modules(c, t, control_iteration="all", test_iteration="all")
+    by_path = {p: n for p, n in tracediff.module_paths(tree)}
+    assert by_path["aten::linear[0]"]["significant"] is True
+    assert by_path["aten::relu[0]"]["significant"] is False
+    assert tree["compared"]["significance_measure"] == "device_total"
+    assert as_cli_json(tree) == json.loads(cli("modules", c, t, "--format", "json", "--order", "logical", "--iteration", "all"))
+
+
+def deep_trace(path, depth):
+    """A step with `depth` nested nn.Module frames and one operator at the bottom."""
+    events = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 4 * depth + 100}]
+    for k in range(depth):
+        events.append({"ph": "X", "cat": "python_function", "name": f"nn.Module: Block_{k}", "pid": 1, "tid": 1,
+                       "ts": 1 + 2 * k, "dur": 4 * depth + 50 - 4 * k})
+    events.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 2 * depth + 5, "dur": 10})
+    path.write_text(json.dumps({"traceEvents": events}))
+    return str(path)
+
+
+def test_modules_of_a_deep_model(tmp_path):
+    """6,000 nested modules: no RecursionError, and no path per node (their total size would
+    grow with the square of the depth); module_paths builds them one at a time."""
+    import tracemalloc
+
+    depth = 6000
+    trace = deep_trace(tmp_path / "deep.json", depth)
+    tracemalloc.start()
+    tree = tracediff.modules(trace, trace)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    # Every node's path would hold about 6,000² / 2 segments of 10 bytes: 180 MB.
+    assert peak < 40_000_000, peak
+    node, levels = tree, 0
+    while node["children"] and node["children"][0]["kind"] == "module":
+        node, levels = node["children"][0], levels + 1
+        assert "path" not in node
+    assert levels == depth
+    assert node["segment"] == "Block[0]" and node["status"] == "matched"
+    deepest = max(path.count("/") + 1 for path, _ in tracediff.module_paths(tree))
+    assert deepest == depth

@@ -12,7 +12,20 @@ and the command line (``tracediff compare control/ test/``) from the same code.
 
 from ._native import TraceError, __version__
 from ._native import Options
-from ._api import compare, events, gate, kernels, modules, operators, ops_diff, overview, plot, report, summarize
+from ._api import (
+    compare,
+    events,
+    gate,
+    kernels,
+    module_paths,
+    modules,
+    operators,
+    ops_diff,
+    overview,
+    plot,
+    report,
+    summarize,
+)
 from ._cli import main
 from ._flame import flamegraph, folded_stacks
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
@@ -31,6 +44,7 @@ __all__ = [
     "gate",
     "kernels",
     "main",
+    "module_paths",
     "modules",
     "operators",
     "ops_diff",

@@ -290,12 +290,50 @@ def overview(control, test, *, labels=("control", "test"), backend: str = "panda
 
 
 def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), **options) -> dict:
-    """The module-aligned diff (`tracediff modules --format json`) as nested dicts: kind, key,
-    path, status, control/test {calls, host_total_us, device_total_us} and children."""
+    """The module-aligned diff (`tracediff modules --format json`, siblings as they ran) as
+    nested dicts: kind, key, segment, status, control/test {calls, host_total_us,
+    device_total_us} (None on a side without the node), wrappers (where aligned through
+    them), significant (True/False where the node's time changed beyond run-to-run noise or
+    not, docs/significance.md; None when not estimated: fewer than 3 steps per side) and
+    children. `segment` is the node's key with its ordinal among same-key siblings
+    (`Bottleneck[4]`; "" for the top node): a node's path is its ancestors' segments joined by
+    "/", and only the top node carries its `path` (on a model thousands of modules deep,
+    every node's path would take memory growing with the square of the depth). `compared`
+    sits beside the top node's fields, as in the JSON. Built without recursion: any depth
+    works."""
     import json
 
     text = _view("modules", control, test, zoom=zoom, labels=labels, **options)
-    return json.loads(text)
+    flat = json.loads(text)
+    nodes = flat["nodes"]
+    for node in nodes:
+        node.setdefault("significant", None)
+        node["children"] = []
+    for node in nodes:
+        parent = node.pop("parent")
+        if parent is not None:
+            nodes[parent]["children"].append(node)
+    top = nodes[0]
+    top["path"] = flat["top_path"]
+    top["compared"] = flat["compared"]
+    return top
+
+
+def module_paths(tree: dict):
+    """Every node of a `modules()` tree with its path, depth first (parents before children,
+    siblings in order), as (path, node) pairs, without recursion. Each path is built when its
+    pair is yielded, from a stack of segments: memory stays linear in the depth."""
+    top = tree.get("path", "")
+    segments: List[str] = [top] if top else []
+    base = len(segments)
+    todo = [(tree, 0)]
+    while todo:
+        node, level = todo.pop()
+        del segments[base + max(level - 1, 0):]
+        if level > 0:
+            segments.append(node["segment"])
+        yield "/".join(segments), node
+        todo.extend((child, level + 1) for child in reversed(node["children"]))
 
 
 def summarize(trace: PathLike, output: PathLike) -> pathlib.Path:

@@ -167,9 +167,13 @@ pub struct AlignedNode {
     pub kind: NodeKind,
     /// Its name (see [`TreeNode::key`]).
     pub key: String,
-    /// The keys below the root with their ordinals among same-key siblings, `A[0]/B[2]`; empty
-    /// for the root.
-    pub path: String,
+    /// Its place among its siblings: the ordinal among those with its key (its path segment is
+    /// `key[ordinal]`); `None` for the root. The path (`A[0]/B[2]`) is not stored: it names
+    /// every ancestor, so storing it would cost memory quadratic in the depth. Walks build it.
+    pub ordinal: Option<u32>,
+    /// The node's number in its tree (0 for the root, then parents before children, siblings
+    /// in order), which keys per-node data such as significance.
+    pub id: usize,
     /// On which sides it is.
     pub status: Status,
     /// Its time on the control side; `None` when only the test side has it.
@@ -209,6 +213,80 @@ impl AlignedNode {
         }
         Some(node)
     }
+
+    /// Its path segment, `Key[ordinal]`; `None` for the root.
+    pub fn segment(&self) -> Option<String> {
+        self.ordinal.map(|k| format!("{}[{k}]", self.key))
+    }
+
+    /// Its last segment, or its key for the root (how a tree's label names it).
+    pub fn label(&self) -> String {
+        self.segment().unwrap_or_else(|| self.key.clone())
+    }
+
+    /// The path of node `id` below this one (`""` for this one), or `None` when the subtree has
+    /// no such node. One walk with parent links: linear in the subtree.
+    pub fn path_of(&self, id: usize) -> Option<String> {
+        let mut order: Vec<(&AlignedNode, usize)> = vec![(self, usize::MAX)];
+        let mut k = 0;
+        let found = loop {
+            let (n, _) = *order.get(k)?;
+            if n.id == id {
+                break k;
+            }
+            order.extend(n.children.iter().map(|c| (c, k)));
+            k += 1;
+        };
+        let mut segments = Vec::new();
+        let mut at = found;
+        while at != 0 {
+            segments.extend(order[at].0.segment());
+            at = order[at].1;
+        }
+        segments.reverse();
+        Some(segments.join("/"))
+    }
+}
+
+/// A node's path from its parent's: `parent/segment` (just the segment under the root).
+pub fn child_path(parent: &str, n: &AlignedNode) -> String {
+    match n.segment() {
+        None => parent.to_string(),
+        Some(s) if parent.is_empty() => s,
+        Some(s) => format!("{parent}/{s}"),
+    }
+}
+
+/// The paths of a depth-first walk, built one level at a time: the path of the node just
+/// visited at `level` is the current path up to that level plus its segment. Memory stays
+/// linear in the depth, where storing every node's path would be quadratic.
+#[derive(Debug, Default)]
+pub struct PathStack {
+    path: String,
+    /// Where each level's path ends in `path` (the root's is 0).
+    ends: Vec<usize>,
+}
+
+impl PathStack {
+    /// The path of `n`, visited at `level` (0 for the walk's top, whose path is `top_path`)
+    /// right after an ancestor at `level - 1` (a preorder walk).
+    pub fn visit(&mut self, n: &AlignedNode, level: usize, top_path: &str) -> &str {
+        if level == 0 {
+            self.path.clear();
+            self.path.push_str(top_path);
+        } else {
+            self.path.truncate(self.ends[level - 1]);
+            if let Some(s) = n.segment() {
+                if !self.path.is_empty() {
+                    self.path.push('/');
+                }
+                self.path.push_str(&s);
+            }
+        }
+        self.ends.truncate(level);
+        self.ends.push(self.path.len());
+        &self.path
+    }
 }
 
 /// `Key[3]` → (`Key`, 3); `Key` → (`Key`, 0). `None` for a malformed ordinal.
@@ -223,20 +301,20 @@ pub fn parse_segment(segment: &str) -> Option<(&str, usize)> {
 /// Aligns two trees whose roots match (the selected steps).
 pub fn align(control: &TreeNode, test: &TreeNode) -> AlignedNode {
     let mut aligner = Aligner::default();
-    aligner.build(Task::Pair(control, test, String::new(), [Vec::new(), Vec::new()]))
+    aligner.build(Task::Pair(control, test, None, [Vec::new(), Vec::new()]))
 }
 
 /// A side's tree on its own, every node `added` (test) or `deleted` (control).
-pub fn one_sided(node: &TreeNode, status: Status, path: String) -> AlignedNode {
+pub fn one_sided(node: &TreeNode, status: Status) -> AlignedNode {
     let mut aligner = Aligner::default();
-    aligner.build(Task::OneSided(node, status, path))
+    aligner.build(Task::OneSided(node, status, None))
 }
 
 /// A node of the aligned tree still to make.
 enum Task<'t> {
-    /// Two nodes paired (after their wrappers, which are named), with their path.
-    Pair(&'t TreeNode, &'t TreeNode, String, [Vec<String>; 2]),
-    OneSided(&'t TreeNode, Status, String),
+    /// Two nodes paired (after their wrappers, which are named), with their ordinal.
+    Pair(&'t TreeNode, &'t TreeNode, Option<u32>, [Vec<String>; 2]),
+    OneSided(&'t TreeNode, Status, Option<u32>),
     /// A node already made (an `unknown` child).
     Done(AlignedNode),
 }
@@ -483,11 +561,12 @@ impl Aligner {
         let mut todo: std::collections::VecDeque<(Task<'_>, usize)> = [(task, usize::MAX)].into();
         while let Some((task, parent)) = todo.pop_front() {
             let id = made.len();
-            let (node, children) = match task {
-                Task::Pair(a, b, path, wrappers) => self.pair_children(a, b, path, wrappers),
-                Task::OneSided(n, status, path) => one_sided_children(n, status, path),
+            let (mut node, children) = match task {
+                Task::Pair(a, b, ordinal, wrappers) => self.pair_children(a, b, ordinal, wrappers),
+                Task::OneSided(n, status, ordinal) => one_sided_children(n, status, ordinal),
                 Task::Done(node) => (node, Vec::new()),
             };
+            node.id = id;
             made.push((Some(node), parent));
             todo.extend(children.into_iter().map(|t| (t, id)));
         }
@@ -505,7 +584,7 @@ impl Aligner {
         }
         made.first_mut()
             .and_then(|m| m.0.take())
-            .unwrap_or_else(|| unknown_node("", &mut Ordinals::default(), None, None))
+            .unwrap_or_else(|| unknown_node(&mut Ordinals::default(), None, None))
     }
 
     /// The aligned node of a pair (without its children), and its children to make.
@@ -513,7 +592,7 @@ impl Aligner {
         &mut self,
         outer_a: &'t TreeNode,
         outer_b: &'t TreeNode,
-        path: String,
+        ordinal: Option<u32>,
         wrappers: [Vec<String>; 2],
     ) -> (AlignedNode, Vec<Task<'t>>) {
         let (a, b) = (outer_a, outer_b);
@@ -522,9 +601,8 @@ impl Aligner {
         let mut ordinals = Ordinals::default();
         let mut children = Vec::with_capacity(ia.children.len().max(ib.children.len()) + 1);
         let (mut i, mut j) = (0, 0);
-        let deleted =
-            |c: &'t TreeNode, o: &mut Ordinals| Task::OneSided(c, Status::Deleted, o.child_path(&path, &c.key));
-        let added = |c: &'t TreeNode, o: &mut Ordinals| Task::OneSided(c, Status::Added, o.child_path(&path, &c.key));
+        let deleted = |c: &'t TreeNode, o: &mut Ordinals| Task::OneSided(c, Status::Deleted, Some(o.next(&c.key)));
+        let added = |c: &'t TreeNode, o: &mut Ordinals| Task::OneSided(c, Status::Added, Some(o.next(&c.key)));
         for &(pi, pj) in &pairs {
             for c in &ia.children[i..pi] {
                 children.push(deleted(c, &mut ordinals));
@@ -533,7 +611,7 @@ impl Aligner {
                 children.push(added(c, &mut ordinals));
             }
             let (x, y, w) = unwrap_pair(&ia.children[pi], &ib.children[pj]);
-            let p = ordinals.child_path(&path, &x.key);
+            let p = Some(ordinals.next(&x.key));
             let _ = y;
             children.push(Task::Pair(&ia.children[pi], &ib.children[pj], p, w));
             i = pi + 1;
@@ -548,17 +626,13 @@ impl Aligner {
         let (rest_a, overlap_a) = wrapped_rest(a, ia);
         let (rest_b, overlap_b) = wrapped_rest(b, ib);
         if !ia.children.is_empty() || !ib.children.is_empty() {
-            children.push(Task::Done(unknown_node(
-                &path,
-                &mut ordinals,
-                Some(rest_a),
-                Some(rest_b),
-            )));
+            children.push(Task::Done(unknown_node(&mut ordinals, Some(rest_a), Some(rest_b))));
         }
         let node = AlignedNode {
             kind: ia.kind,
             key: ia.key.clone(),
-            path,
+            ordinal,
+            id: 0,
             status: Status::Matched,
             control: Some(a.times),
             test: Some(b.times),
@@ -705,7 +779,7 @@ fn inner_of_pair<'t>(a: &'t TreeNode, b: &'t TreeNode, wrappers: &[Vec<String>; 
 }
 
 /// A one-sided node (without its children) and its children to make.
-fn one_sided_children(node: &TreeNode, status: Status, path: String) -> (AlignedNode, Vec<Task<'_>>) {
+fn one_sided_children(node: &TreeNode, status: Status, ordinal: Option<u32>) -> (AlignedNode, Vec<Task<'_>>) {
     let side = |t: Times| {
         if status == Status::Added {
             (None, Some(t))
@@ -717,11 +791,11 @@ fn one_sided_children(node: &TreeNode, status: Status, path: String) -> (Aligned
     let mut children: Vec<Task<'_>> = node
         .children
         .iter()
-        .map(|c| Task::OneSided(c, status, ordinals.child_path(&path, &c.key)))
+        .map(|c| Task::OneSided(c, status, Some(ordinals.next(&c.key))))
         .collect();
     if !node.children.is_empty() {
         let (control, test) = side(node.rest);
-        children.push(Task::Done(unknown_node(&path, &mut ordinals, control, test)));
+        children.push(Task::Done(unknown_node(&mut ordinals, control, test)));
     }
     let (control, test) = side(node.times);
     let (sources, overlap) = if status == Status::Added {
@@ -732,7 +806,8 @@ fn one_sided_children(node: &TreeNode, status: Status, path: String) -> (Aligned
     let aligned = AlignedNode {
         kind: node.kind,
         key: node.key.clone(),
-        path,
+        ordinal,
+        id: 0,
         status,
         control,
         test,
@@ -776,11 +851,12 @@ fn same_key(a: &TreeNode, b: &TreeNode) -> bool {
     a.kind == b.kind && a.key == b.key
 }
 
-fn unknown_node(parent: &str, ordinals: &mut Ordinals, control: Option<Times>, test: Option<Times>) -> AlignedNode {
+fn unknown_node(ordinals: &mut Ordinals, control: Option<Times>, test: Option<Times>) -> AlignedNode {
     AlignedNode {
         kind: NodeKind::Unknown,
         key: UNKNOWN_KEY.to_string(),
-        path: ordinals.child_path(parent, UNKNOWN_KEY),
+        ordinal: Some(ordinals.next(UNKNOWN_KEY)),
+        id: 0,
         status: Status::Unknown,
         control,
         test,
@@ -794,19 +870,15 @@ fn unknown_node(parent: &str, ordinals: &mut Ordinals, control: Option<Times>, t
 /// Counts same-key siblings to give each child its ordinal.
 #[derive(Default)]
 struct Ordinals {
-    seen: FxHashMap<String, usize>,
+    seen: FxHashMap<String, u32>,
 }
 
 impl Ordinals {
-    fn child_path(&mut self, parent: &str, key: &str) -> String {
+    /// The ordinal of the next child with `key`.
+    fn next(&mut self, key: &str) -> u32 {
         let n = self.seen.entry(key.to_string()).or_insert(0);
-        let path = if parent.is_empty() {
-            format!("{key}[{n}]")
-        } else {
-            format!("{parent}/{key}[{n}]")
-        };
         *n += 1;
-        path
+        *n - 1
     }
 }
 
@@ -832,8 +904,13 @@ mod tests {
         node(NodeKind::Step, "ProfilerStep", host, children)
     }
 
-    fn statuses(n: &AlignedNode) -> Vec<(String, &'static str)> {
-        n.children.iter().map(|c| (c.path.clone(), c.status.as_str())).collect()
+    /// The children of `n` (a node of the tree under `root`): their paths and statuses.
+    fn statuses(root: &AlignedNode, n: &AlignedNode) -> Vec<(String, &'static str)> {
+        let path = root.path_of(n.id).unwrap();
+        n.children
+            .iter()
+            .map(|c| (child_path(&path, c), c.status.as_str()))
+            .collect()
     }
 
     /// A bottleneck block; the first of a layer holds the shortcut (`downsample`).
@@ -862,7 +939,7 @@ mod tests {
         let test = step(vec![layer(8, |k| if k == 2 { 0 } else { 300 })]);
         let aligned = align(&control, &test);
         let seq = aligned.find("Sequential").unwrap();
-        let got = statuses(seq);
+        let got = statuses(&aligned, seq);
         assert_eq!(got[0], ("Sequential[0]/Bottleneck[0]".to_string(), "matched"));
         assert_eq!(seq.children[0].children.len(), 4, "conv, bn, shortcut, unknown");
         assert_eq!(
@@ -894,7 +971,7 @@ mod tests {
         let control = step(vec![model()]);
         let test = step(vec![module("OptimizedModule", 110, vec![model()])]);
         let aligned = align(&control, &test);
-        let got = statuses(&aligned);
+        let got = statuses(&aligned, &aligned);
         assert_eq!(got[0], ("GPT2LMHeadModel[0]".to_string(), "matched"));
         let m = &aligned.children[0];
         assert_eq!(m.wrappers, [vec![], vec!["OptimizedModule".to_string()]]);
@@ -903,7 +980,10 @@ mod tests {
         let unknown = m.children.last().unwrap();
         assert_eq!(unknown.test.unwrap().host_total_ns, 60);
         assert_eq!(unknown.control.unwrap().host_total_ns, 50);
-        assert_eq!(statuses(m)[0], ("GPT2LMHeadModel[0]/Linear[0]".to_string(), "matched"));
+        assert_eq!(
+            statuses(&aligned, m)[0],
+            ("GPT2LMHeadModel[0]/Linear[0]".to_string(), "matched")
+        );
     }
 
     #[test]
@@ -951,7 +1031,7 @@ mod tests {
         ]);
         let aligned = align(&control, &test);
         assert_eq!(
-            statuses(&aligned),
+            statuses(&aligned, &aligned),
             vec![
                 ("Linear[0]".to_string(), "matched"),
                 ("Linear[1]".to_string(), "added"),
@@ -976,7 +1056,7 @@ mod tests {
             module("Dropout", 5, vec![]),
         ]);
         let aligned = align(&control, &test);
-        let got: Vec<(String, &str)> = statuses(&aligned);
+        let got: Vec<(String, &str)> = statuses(&aligned, &aligned);
         assert_eq!(
             got,
             vec![
@@ -1001,12 +1081,13 @@ mod tests {
     #[test]
     fn children_always_sum_to_the_parent() {
         fn check(n: &AlignedNode) {
+            let here = format!("{}", n.id);
             if !n.children.is_empty() {
                 let sides: [fn(&AlignedNode) -> Option<Times>; 2] = [|t| t.control, |t| t.test];
                 for side in sides {
                     if let Some(parent) = side(n) {
                         let sum: i64 = n.children.iter().filter_map(side).map(|t| t.host_total_ns).sum();
-                        assert_eq!(sum, parent.host_total_ns, "{}", n.path);
+                        assert_eq!(sum, parent.host_total_ns, "node {here}");
                     }
                 }
             }
@@ -1057,11 +1138,19 @@ mod tests {
         let control = step(vec![layer(2, |_| 0), layer(2, |_| 0)]);
         let aligned = align(&control, &control.clone());
         let b = aligned.find("Sequential[1]/Bottleneck[1]").unwrap();
-        assert_eq!(b.path, "Sequential[1]/Bottleneck[1]");
-        assert_eq!(
-            aligned.find("Sequential/Bottleneck").unwrap().path,
-            "Sequential[0]/Bottleneck[0]"
-        );
+        assert_eq!(aligned.path_of(b.id).unwrap(), "Sequential[1]/Bottleneck[1]");
+        let first = aligned.find("Sequential/Bottleneck").unwrap();
+        assert_eq!(aligned.path_of(first.id).unwrap(), "Sequential[0]/Bottleneck[0]");
+        assert_eq!(aligned.path_of(0).unwrap(), "");
+        assert!(aligned.path_of(usize::MAX).is_none());
+        // A walk builds the same paths one level at a time.
+        let mut stack = PathStack::default();
+        let mut todo = vec![(&aligned, 0)];
+        while let Some((n, level)) = todo.pop() {
+            let walked = stack.visit(n, level, "").to_string();
+            assert_eq!(walked, aligned.path_of(n.id).unwrap());
+            todo.extend(n.children.iter().rev().map(|c| (c, level + 1)));
+        }
         assert!(aligned.find("Sequential[2]").is_none());
         assert!(aligned.find("Sequential[x]").is_none());
         assert_eq!(aligned.matched(), control.size());

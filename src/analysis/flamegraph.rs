@@ -23,6 +23,12 @@ use crate::model::store::TraceFile;
 use rustc_hash::FxHashSet;
 use std::collections::BTreeMap;
 
+/// Module nodes deeper than this many levels below the step fold into their ancestor at this
+/// level: its frame takes their time. A folded stack names every frame below it, so the stacks
+/// of a tree thousands of nodes deep would grow with the square of the depth (6,000 nested
+/// modules gave 300 MB), for frames no picture can show.
+pub const MAX_NODE_DEPTH: usize = 256;
+
 /// Which time weighs the stacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -74,7 +80,7 @@ pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime) -> Flam
         let files = loaded.files(side);
         let walker = SideWalker::new(&files, &diff.root, side, time);
         let mut out: BTreeMap<String, i64> = BTreeMap::new();
-        walker.node(&diff.root, frame_name(STEP_KEY), &mut out);
+        walker.node(&diff.root, 0, frame_name(STEP_KEY), &mut out);
         for (stack, ns) in out {
             if ns != 0 {
                 stacks.entry(stack).or_default()[side] += ns;
@@ -101,8 +107,8 @@ pub fn frame_name(name: &str) -> String {
 
 /// A node's frame: the last segment of its path, without the ordinal `[0]`.
 fn node_frame(node: &AlignedNode) -> String {
-    let segment = node.path.rsplit('/').next().unwrap_or(&node.key);
-    frame_name(segment.strip_suffix("[0]").unwrap_or(segment))
+    let segment = node.label();
+    frame_name(segment.strip_suffix("[0]").unwrap_or(&segment))
 }
 
 /// One side's files, with the call tree's children and launches as lists.
@@ -175,16 +181,23 @@ impl<'a> SideWalker<'a> {
         }
     }
 
-    /// Writes the stacks of `node` (on this side) under `prefix`; returns their sum.
-    fn node(&self, node: &AlignedNode, prefix: String, out: &mut BTreeMap<String, i64>) -> i64 {
+    /// Writes the stacks of `node` (on this side, `level` levels below the step) under
+    /// `prefix`; returns their sum. Recursive, but never deeper than [`MAX_NODE_DEPTH`].
+    fn node(&self, node: &AlignedNode, level: usize, prefix: String, out: &mut BTreeMap<String, i64>) -> i64 {
         let Some(times) = (if self.side == 0 { &node.control } else { &node.test }) else {
             return 0;
         };
         let target = self.time.of(times);
         let mut children_ns = 0i64;
         let mut child_sources: FxHashSet<Source> = FxHashSet::default();
-        for child in node.children.iter().filter(|c| c.kind != NodeKind::Unknown) {
-            children_ns += self.node(child, format!("{prefix};{}", node_frame(child)), out);
+        // At the depth limit the children are not drawn: their time stays on this frame.
+        let shown = if level < MAX_NODE_DEPTH {
+            node.children.as_slice()
+        } else {
+            &[]
+        };
+        for child in shown.iter().filter(|c| c.kind != NodeKind::Unknown) {
+            children_ns += self.node(child, level + 1, format!("{prefix};{}", node_frame(child)), out);
             child_sources.extend(child.sources[self.side].iter().copied());
         }
         // The node's own time: what its children do not take, never negative.

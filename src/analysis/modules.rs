@@ -717,13 +717,9 @@ pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedN
     let here = if good.is_empty() {
         "the step".to_string()
     } else {
-        node.path.clone()
+        diff.root.path_of(node.id).unwrap_or_default()
     };
-    let children: Vec<&str> = node
-        .children
-        .iter()
-        .map(|c| c.path.rsplit('/').next().unwrap_or(""))
-        .collect();
+    let children: Vec<String> = node.children.iter().map(AlignedNode::label).collect();
     Err(Error::usage(format!(
         "--zoom '{path}': no such node; {here} has {}",
         if children.is_empty() {
@@ -739,7 +735,8 @@ pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> 
     let Some(path) = path else { return Ok(None) };
     let diff = modules(req, loaded)?;
     let node = zoom(&diff, Some(path))?;
-    Ok(Some((Scope::of(loaded, node), node.path.clone())))
+    let full = diff.root.path_of(node.id).unwrap_or_default();
+    Ok(Some((Scope::of(loaded, node), full)))
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Per-node significance of a module diff (docs/significance.md#significance-of-a-module-node):
 //! the samples of a node are its times in each selected (rank, ProfilerStep), read from that
-//! step's own module tree, keyed by the node's path.
+//! step's own module tree, matched to the diff's node of the same path.
 
 use crate::analysis::align::{AlignedNode, Times, align};
 use crate::analysis::loaded::Loaded;
@@ -10,12 +10,38 @@ use crate::analysis::views::MAX_SAMPLES;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-/// Per node path, whether its time changed beyond run-to-run noise (`None`: not estimated for
-/// that node).
-pub type NodeSignificance = FxHashMap<String, Option<bool>>;
+/// Per node of the diff (by [`AlignedNode::id`]), whether its time changed beyond run-to-run
+/// noise (`None`: not estimated for that node).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeSignificance(Vec<Option<bool>>);
 
-/// One step's node times by path.
-type StepTimes = FxHashMap<String, Times>;
+impl NodeSignificance {
+    /// Whether node `n` changed significantly; `None`: not estimated.
+    pub fn of(&self, n: &AlignedNode) -> Option<bool> {
+        self.0.get(n.id).copied().flatten()
+    }
+}
+
+/// One step's node times by the diff's node id.
+type StepTimes = FxHashMap<usize, Times>;
+
+/// The diff's nodes by (parent id, key, ordinal): a step tree's node has the same path as the
+/// diff's node found by walking this index from the root (paths are never built).
+type PathIndex<'d> = FxHashMap<(usize, &'d str, u32), usize>;
+
+fn path_index(root: &AlignedNode) -> PathIndex<'_> {
+    let mut index = PathIndex::default();
+    let mut todo = vec![root];
+    while let Some(n) = todo.pop() {
+        for c in &n.children {
+            if let Some(k) = c.ordinal {
+                index.insert((n.id, c.key.as_str(), k), c.id);
+            }
+        }
+        todo.extend(&n.children);
+    }
+    index
+}
 
 /// Marks every node of `diff` significant or not in the time `device` names (device time, else
 /// host time). Returns the marks, or a note saying why there are none (fewer than
@@ -25,21 +51,39 @@ pub fn module_significance(
     diff: &ModuleDiff,
     device: bool,
 ) -> std::result::Result<NodeSignificance, String> {
+    let [host, dev] = module_significance_both(loaded, diff)?;
+    Ok(if device { dev } else { host })
+}
+
+/// [`module_significance`] in host time and in device time (that order), from one pass over
+/// the steps.
+pub fn module_significance_both(
+    loaded: &Loaded,
+    diff: &ModuleDiff,
+) -> std::result::Result<[NodeSignificance; 2], String> {
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
         return Err("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
     };
-    let samples = |k: usize| -> Vec<StepTimes> { step_samples(loaded, k, diff.fallback, diff.has_device[k]) };
-    let (c, t) = rayon::join(|| samples(0), || samples(1));
-    if c.len() < MIN_SAMPLES || t.len() < MIN_SAMPLES {
-        let files = [loaded.files(0), loaded.files(1)];
+    let files = [loaded.files(0), loaded.files(1)];
+    let selected = |k: usize, steps: &[i64]| steps.len() * files[k].len();
+    let too_few = || {
         let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
-        let selected = |k: usize, steps: &[i64]| steps.len() * files[k].len();
-        return Err(too_few_samples_note(
+        too_few_samples_note(
             [&diff.control.label, &diff.test.label],
             [selected(0, c_steps), selected(1, t_steps)],
             [c_steps.len(), t_steps.len()],
             [available(0), available(1)],
-        ));
+        )
+    };
+    // At most one sample per selected (file, step): too few of those, and no tree is built.
+    if selected(0, c_steps) < MIN_SAMPLES || selected(1, t_steps) < MIN_SAMPLES {
+        return Err(too_few());
+    }
+    let index = path_index(&diff.root);
+    let samples = |k: usize| -> Vec<StepTimes> { step_samples(loaded, k, diff, &index) };
+    let (c, t) = rayon::join(|| samples(0), || samples(1));
+    if c.len() < MIN_SAMPLES || t.len() < MIN_SAMPLES {
+        return Err(too_few());
     }
     // Changes under a share of the control's mean step time never count.
     let step_ns: Vec<f64> = loaded
@@ -53,6 +97,12 @@ pub fn module_significance(
         })
         .collect();
     let floor = MIN_STEP_SHARE * mean(&step_ns);
+    let judge = |device: bool| judge(diff, [&c, &t], floor, device);
+    Ok([judge(false), judge(true)])
+}
+
+/// Each node's mark in one time (device, else host) from its per-step samples on each side.
+fn judge(diff: &ModuleDiff, [c, t]: [&[StepTimes]; 2], floor: f64, device: bool) -> NodeSignificance {
     let value = |t: &Times| {
         if device {
             t.device_total_ns.unwrap_or(0)
@@ -63,29 +113,33 @@ pub fn module_significance(
     // A side's samples of a node: 0 in a step without it; none at all where the node has a time
     // on that side but no step has its path (its path differs from the steps' own, e.g. when
     // aligned through a wrapper), so that a mismatch never passes for a change.
-    let column = |samples: &[StepTimes], path: &str, has: bool| -> Option<Vec<f64>> {
-        let v: Vec<Option<i64>> = samples.iter().map(|s| s.get(path).map(value)).collect();
+    let column = |samples: &[StepTimes], id: usize, has: bool| -> Option<Vec<f64>> {
+        let v: Vec<Option<i64>> = samples.iter().map(|s| s.get(&id).map(value)).collect();
         if has && v.iter().all(Option::is_none) {
             return None;
         }
         Some(v.into_iter().map(|x| x.unwrap_or(0) as f64).collect())
     };
-    let mut marks = NodeSignificance::default();
+    let mut marks = Vec::new();
     let mut todo = vec![&diff.root];
     while let Some(n) = todo.pop() {
         todo.extend(&n.children);
-        let mark = column(&c, &n.path, n.control.is_some())
-            .zip(column(&t, &n.path, n.test.is_some()))
+        let mark = column(c, n.id, n.control.is_some())
+            .zip(column(t, n.id, n.test.is_some()))
             .and_then(|(cs, ts)| significant(&cs, &ts, DEFAULT_K, floor));
-        marks.insert(n.path.clone(), mark);
+        if marks.len() <= n.id {
+            marks.resize(n.id + 1, None);
+        }
+        marks[n.id] = mark;
     }
-    Ok(marks)
+    NodeSignificance(marks)
 }
 
 /// Side `k`'s per-(rank, step) node times: each step's module tree, aligned with itself to get
-/// the paths the diff uses; past [`MAX_SAMPLES`] steps, that many evenly spaced ones (the same
-/// every run).
-fn step_samples(loaded: &Loaded, k: usize, fallback: bool, device: bool) -> Vec<StepTimes> {
+/// the paths the diff uses, each node's time kept under the diff's node of the same path; past
+/// [`MAX_SAMPLES`] steps, that many evenly spaced ones (the same every run).
+fn step_samples(loaded: &Loaded, k: usize, diff: &ModuleDiff, index: &PathIndex<'_>) -> Vec<StepTimes> {
+    let (fallback, device) = (diff.fallback, diff.has_device[k]);
     let iterations = loaded.resolved[k].iterations.as_deref();
     let trees: Vec<_> = loaded
         .files(k)
@@ -105,11 +159,16 @@ fn step_samples(loaded: &Loaded, k: usize, fallback: bool, device: bool) -> Vec<
         .map(|tree| {
             let aligned = align(tree, tree);
             let mut times = StepTimes::default();
-            let mut todo: Vec<&AlignedNode> = vec![&aligned];
-            while let Some(n) = todo.pop() {
-                todo.extend(&n.children);
+            // Each step node with the diff's node of its path (none below a node the diff lacks).
+            let mut todo: Vec<(&AlignedNode, usize)> = vec![(&aligned, diff.root.id)];
+            while let Some((n, id)) = todo.pop() {
                 if let Some(t) = n.control {
-                    times.insert(n.path.clone(), t);
+                    times.insert(id, t);
+                }
+                for c in &n.children {
+                    if let Some(&cid) = c.ordinal.and_then(|k| index.get(&(id, c.key.as_str(), k))) {
+                        todo.push((c, cid));
+                    }
                 }
             }
             times

@@ -4,12 +4,13 @@
 //! CLI views (`modules`, `operators --zoom`, `kernels --zoom`, `overview`, `compare`), so the page
 //! and the terminal agree on the same selection.
 
-use crate::analysis::align::{AlignedNode, Status};
+use crate::analysis::align::{AlignedNode, Status, child_path};
 use crate::analysis::compare::{CompareRequest, compare_sides};
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::flamegraph::{FlameStacks, FlameTime, flame_stacks};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, modules};
+use crate::analysis::modules_noise::{NodeSignificance, module_significance_both};
 use crate::analysis::scopes::NodeScopes;
 use crate::analysis::views::kernels::{kernels, kernels_per_node};
 use crate::analysis::views::operators::{operators, operators_per_node};
@@ -37,6 +38,8 @@ impl Default for ReportLimits {
 pub struct NodeTables {
     /// The node's path (`""` for the step).
     pub path: String,
+    /// The node's [`AlignedNode::id`].
+    pub id: usize,
     /// The operator view inside the node, at most the limit's rows.
     pub operators: ViewTable,
     /// The kernel view inside the node, at most the limit's rows.
@@ -65,6 +68,9 @@ pub struct Report {
     pub has_device: bool,
     /// The host-time stacks of the differential flame graph.
     pub flame: FlameStacks,
+    /// Per module node, whether its host time and its device time (in that order) changed
+    /// beyond run-to-run noise (docs/significance.md), or why that was not estimated.
+    pub significance: std::result::Result<[NodeSignificance; 2], String>,
 }
 
 /// Builds the report of a loaded pair.
@@ -73,11 +79,13 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let diff = modules(req, loaded)?;
     let comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
     let mut nodes = Vec::new();
-    reachable(&diff.root, 0, limits.depth, &mut nodes);
+    reachable(&diff.root, limits.depth, &mut nodes);
     let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     let flame = flame_stacks(&diff, loaded, FlameTime::Host);
+    let significance = module_significance_both(loaded, &diff);
     Ok(Report {
+        significance,
         flame,
         request: req.clone(),
         overview: overview_for_request(loaded, req)?,
@@ -89,17 +97,19 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     })
 }
 
-/// The nodes that get tables, in tree order: every node but `unknown` ones (which hold no
-/// events) down to `depth` levels.
-fn reachable<'a>(node: &'a AlignedNode, level: usize, depth: usize, out: &mut Vec<&'a AlignedNode>) {
-    if node.status == Status::Unknown {
-        return;
-    }
-    out.push(node);
-    if level < depth {
-        for child in &node.children {
-            reachable(child, level + 1, depth, out);
+/// The nodes that get tables, with their paths, in tree order: every node but `unknown` ones
+/// (which hold no events) down to `depth` levels. An explicit stack: `--table-depth` may be
+/// as deep as the model.
+fn reachable<'a>(top: &'a AlignedNode, depth: usize, out: &mut Vec<(&'a AlignedNode, String)>) {
+    let mut todo = vec![(top, String::new(), 0)];
+    while let Some((node, path, level)) = todo.pop() {
+        if node.status == Status::Unknown {
+            continue;
         }
+        if level < depth {
+            todo.extend(node.children.iter().rev().map(|c| (c, child_path(&path, c), level + 1)));
+        }
+        out.push((node, path));
     }
 }
 
@@ -110,10 +120,10 @@ fn all_node_tables(
     req: &CompareRequest,
     loaded: &Loaded,
     filter: &NameFilter,
-    nodes: &[&AlignedNode],
+    nodes: &[(&AlignedNode, String)],
     rows: usize,
 ) -> Vec<NodeTables> {
-    let scoped: Vec<&AlignedNode> = nodes.iter().copied().filter(|n| !n.path.is_empty()).collect();
+    let scoped: Vec<&AlignedNode> = nodes.iter().filter(|n| !n.1.is_empty()).map(|n| n.0).collect();
     let scopes = NodeScopes::of(loaded, &scoped);
     let (ops, ks) = rayon::join(
         || operators_per_node(req, loaded, filter, &scopes),
@@ -123,8 +133,8 @@ fn all_node_tables(
     let mut scoped_tables = ops.into_iter().zip(ks);
     nodes
         .iter()
-        .filter_map(|node| {
-            let (ops, ks) = if node.path.is_empty() {
+        .filter_map(|(node, path)| {
+            let (ops, ks) = if path.is_empty() {
                 (
                     operators(req, loaded, filter, None),
                     kernels(req, loaded, filter, false, None),
@@ -132,22 +142,23 @@ fn all_node_tables(
             } else {
                 scoped_tables.next()?
             };
-            Some(node_tables(node, ops, ks, rows))
+            Some(node_tables(node, path, ops, ks, rows))
         })
         .collect()
 }
 
-fn node_tables(node: &AlignedNode, mut ops: ViewTable, mut ks: ViewTable, rows: usize) -> NodeTables {
+fn node_tables(node: &AlignedNode, path: &str, mut ops: ViewTable, mut ks: ViewTable, rows: usize) -> NodeTables {
     let totals = (ops.rows.len(), ks.rows.len());
     let op_time = if ops.has_device { "device_total" } else { "host_total" };
     cut(&mut ops, op_time, rows);
     cut(&mut ks, "device_total", rows);
-    if !node.path.is_empty() {
-        ops.zoom = Some(node.path.clone());
-        ks.zoom = Some(node.path.clone());
+    if !path.is_empty() {
+        ops.zoom = Some(path.to_string());
+        ks.zoom = Some(path.to_string());
     }
     NodeTables {
-        path: node.path.clone(),
+        path: path.to_string(),
+        id: node.id,
         operators: ops,
         kernels: ks,
         totals,

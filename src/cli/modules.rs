@@ -7,7 +7,7 @@ use crate::analysis::modules::{modules, zoom};
 use crate::analysis::modules_noise::{NodeSignificance, module_significance};
 use crate::error::Result;
 use crate::output::render::Format;
-use crate::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, render};
+use crate::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, write};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -127,14 +127,14 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
             fold_runs: !args.no_fold,
             significance: significance.as_ref(),
         };
-        out.write_all(render(&view, format, style).as_bytes())
+        write(&view, format, style, out)
     })
 }
 
 /// `top` with only the nodes that changed significantly and the nodes above them (`top` itself
 /// always). Built without recursion: module trees can nest thousands deep.
 fn only_significant(top: &AlignedNode, marks: Option<&NodeSignificance>) -> AlignedNode {
-    let significant = |n: &AlignedNode| marks.and_then(|m| m.get(&n.path).copied().flatten()) == Some(true);
+    let significant = |n: &AlignedNode| marks.and_then(|m| m.of(n)) == Some(true);
     // Each frame: a node, the next child to visit, the kept copies of its visited children.
     let mut stack: Vec<(&AlignedNode, usize, Vec<AlignedNode>)> = vec![(top, 0, Vec::new())];
     let mut pruned = None;
@@ -150,7 +150,8 @@ fn only_significant(top: &AlignedNode, marks: Option<&NodeSignificance>) -> Alig
         let copy = AlignedNode {
             kind: node.kind,
             key: node.key.clone(),
-            path: node.path.clone(),
+            ordinal: node.ordinal,
+            id: node.id,
             status: node.status,
             control: node.control,
             test: node.test,

@@ -5,11 +5,12 @@ use super::{
     Format, TableStyle, elide_middle, fit_table_dropping, fmt_duration, fmt_percent, json_us, md_cell, wrap_line,
     wrap_text,
 };
-use crate::analysis::align::{AlignedNode, NodeKind, Status, Times};
+use crate::analysis::align::{AlignedNode, NodeKind, PathStack, Status, Times};
 use crate::analysis::modules::{BACKWARD_KEY, BackwardPlaced, ModuleDiff};
 use crate::analysis::modules_noise::NodeSignificance;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
+use std::io;
 
 /// Which time orders and folds the nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +50,7 @@ pub struct ModuleView<'a> {
     /// Fold runs of consecutive added (or deleted) siblings with one key into one row
     /// (`Bottleneck ×30`) in the table and Markdown; JSON and CSV keep every node.
     pub fold_runs: bool,
-    /// Per node path, whether its `time` changed significantly (docs/significance.md);
+    /// Per node, whether its `time` changed significantly (docs/significance.md);
     /// `None`: not estimated, and the output has no `sig`/`significant` field at all.
     pub significance: Option<&'a NodeSignificance>,
 }
@@ -125,7 +126,12 @@ pub fn fold_runs(children: &[AlignedNode]) -> Vec<Shown<'_>> {
 impl ModuleView<'_> {
     /// Whether node `n` changed significantly; `None`: not estimated.
     fn significant(&self, n: &AlignedNode) -> Option<bool> {
-        self.significance.and_then(|s| s.get(&n.path).copied().flatten())
+        self.significance.and_then(|s| s.of(n))
+    }
+
+    /// The path of the top node (`""` for the step), found in the diff's tree by its id.
+    fn top_path(&self) -> String {
+        self.diff.root.path_of(self.top.id).unwrap_or_default()
     }
 
     fn has_device(&self) -> bool {
@@ -198,11 +204,53 @@ struct Folded {
 /// The view as text in `format`: the tree with both sides' times (table, Markdown), a row per
 /// node with its path (CSV), or the nested nodes (JSON). The table fits `style`.
 pub fn render(view: &ModuleView<'_>, format: Format, style: TableStyle) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write(view, format, style, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`render`], written to `out` as it is made. CSV and JSON name every node's full path, so
+/// their text grows with the square of a tree's depth; they are written in pieces, never held
+/// whole, so memory stays linear.
+pub fn write(view: &ModuleView<'_>, format: Format, style: TableStyle, out: &mut dyn io::Write) -> io::Result<()> {
     match format {
-        Format::Json => json_text(view),
-        Format::Markdown => markdown(view),
-        Format::Csv => csv(view),
-        Format::Table => table(view, style),
+        Format::Json => write_json(view, out),
+        Format::Markdown => out.write_all(markdown(view).as_bytes()),
+        Format::Csv => csv(view, out),
+        Format::Table => out.write_all(table(view, style).as_bytes()),
+    }
+}
+
+/// Text made in pieces and passed on to a writer whenever it holds more than a few KiB.
+struct Chunks<'w> {
+    buf: String,
+    out: &'w mut dyn io::Write,
+}
+
+impl<'w> Chunks<'w> {
+    const FLUSH_AT: usize = 1 << 16;
+
+    fn new(out: &'w mut dyn io::Write) -> Chunks<'w> {
+        Chunks {
+            buf: String::new(),
+            out,
+        }
+    }
+
+    /// Passes the text on once there is enough of it.
+    fn pass(&mut self) -> io::Result<()> {
+        if self.buf.len() >= Self::FLUSH_AT {
+            self.out.write_all(self.buf.as_bytes())?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.out.write_all(self.buf.as_bytes())?;
+        self.buf.clear();
+        Ok(())
     }
 }
 
@@ -300,10 +348,7 @@ fn status_of(n: &AlignedNode) -> String {
 }
 
 fn label_of(n: &AlignedNode) -> String {
-    let own = match n.path.rsplit('/').next() {
-        Some(last) if !last.is_empty() => last.to_string(),
-        _ => n.key.clone(),
-    };
+    let own = n.label();
     let notes: Vec<String> = [0, 1]
         .into_iter()
         .filter(|&k| !n.wrappers[k].is_empty())
@@ -351,8 +396,9 @@ fn header(view: &ModuleView<'_>, prefix: &str) -> String {
     if let Some(hint) = super::compare::more_steps_hint([&d.control, &d.test]) {
         let _ = writeln!(out, "{prefix}{hint}");
     }
-    if !view.top.path.is_empty() {
-        let _ = writeln!(out, "{prefix}zoom: {}", view.top.path);
+    let top_path = view.top_path();
+    if !top_path.is_empty() {
+        let _ = writeln!(out, "{prefix}zoom: {top_path}");
     }
     if let Some(line) = backward_line(d) {
         let _ = writeln!(out, "{prefix}{line}");
@@ -456,12 +502,13 @@ fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
         )
     );
     let (matched, added, deleted) = counts(view.top);
+    let top_path = view.top_path();
     let footer = format!(
         "{matched} matched, {added} added, {deleted} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
-        if view.top.path.is_empty() {
+        if top_path.is_empty() {
             "the step"
         } else {
-            view.top.path.as_str()
+            top_path.as_str()
         }
     );
     let _ = writeln!(out, "{}", wrap_line(&footer, width));
@@ -554,9 +601,10 @@ fn markdown(view: &ModuleView<'_>) -> String {
     out
 }
 
-fn csv(view: &ModuleView<'_>) -> String {
+fn csv(view: &ModuleView<'_>, sink: &mut dyn io::Write) -> io::Result<()> {
     let (cl, tl) = (&view.diff.control.label, &view.diff.test.label);
-    let mut out = format!(
+    let mut out = Chunks::new(sink);
+    out.buf = format!(
         "path,status,{cl}_calls,{tl}_calls,{cl}_host_total,{tl}_host_total,diff_host_total,{cl}_device_total,{tl}_device_total,diff_device_total{}\n",
         if view.significance.is_some() {
             ",significant"
@@ -564,9 +612,10 @@ fn csv(view: &ModuleView<'_>) -> String {
             ""
         }
     );
-    let mut rows = Vec::new();
-    collect(view.top, view.depth, &mut rows);
-    for n in rows {
+    let top_path = view.top_path();
+    let mut paths = PathStack::default();
+    for (n, level) in walk(view.top, view.depth) {
+        let path = paths.visit(n, level, &top_path);
         let (c, t) = (n.control.as_ref(), n.test.as_ref());
         let calls = |x: Option<&Times>| x.and_then(|x| x.calls).map_or(String::new(), |v| v.to_string());
         let host = |x: Option<&Times>| x.map_or(String::new(), |x| super::fmt_us(x.host_total_ns));
@@ -581,9 +630,9 @@ fn csv(view: &ModuleView<'_>) -> String {
             Some(_) => format!(",{}", view.significant(n).map_or(String::new(), |b| b.to_string())),
         };
         let _ = writeln!(
-            out,
+            out.buf,
             "{},{},{},{},{},{},{dh},{},{},{dd}{sig}",
-            super::csv_field(if n.path.is_empty() { &n.key } else { &n.path }),
+            super::csv_field(if path.is_empty() { &n.key } else { path }),
             n.status.as_str(),
             calls(c),
             calls(t),
@@ -592,19 +641,26 @@ fn csv(view: &ModuleView<'_>) -> String {
             dev(c),
             dev(t)
         );
+        out.pass()?;
     }
-    out
+    out.finish()
 }
 
 /// The nodes down to `depth` levels below `top`, depth first.
 fn collect<'n>(top: &'n AlignedNode, depth: Option<usize>, out: &mut Vec<&'n AlignedNode>) {
+    out.extend(walk(top, depth).map(|(n, _)| n));
+}
+
+/// The nodes down to `depth` levels below `top` (at level 0), depth first, with their levels.
+fn walk(top: &AlignedNode, depth: Option<usize>) -> impl Iterator<Item = (&AlignedNode, usize)> {
     let mut todo = vec![(top, 0)];
-    while let Some((n, level)) = todo.pop() {
-        out.push(n);
+    std::iter::from_fn(move || {
+        let (n, level) = todo.pop()?;
         if depth.is_none_or(|d| level < d) {
             todo.extend(n.children.iter().rev().map(|c| (c, level + 1)));
         }
-    }
+        Some((n, level))
+    })
 }
 
 fn side_json(t: Option<&Times>, overlap_ns: i64) -> Value {
@@ -626,12 +682,15 @@ fn side_json(t: Option<&Times>, overlap_ns: i64) -> Value {
     }
 }
 
-/// A node's fields but its children.
-fn node_fields(view: &ModuleView<'_>, n: &AlignedNode) -> Map<String, Value> {
+/// A node's fields but its children. `path`: where the node names its full path (`None` in the
+/// flat list, whose nodes name their segment and parent instead).
+fn node_fields(view: &ModuleView<'_>, n: &AlignedNode, path: Option<&str>) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("kind".into(), Value::from(n.kind.as_str()));
     m.insert("key".into(), Value::from(n.key.as_str()));
-    m.insert("path".into(), Value::from(n.path.as_str()));
+    if let Some(path) = path {
+        m.insert("path".into(), Value::from(path));
+    }
     m.insert("status".into(), Value::from(n.status.as_str()));
     m.insert(
         "control".into(),
@@ -669,10 +728,63 @@ fn pretty_at(value: &Value, indent: &str) -> String {
 pub const COMPACT_JSON_DEPTH: usize = 32;
 
 /// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
+/// beside it (see [`write_json`]).
+pub fn json_text(view: &ModuleView<'_>) -> String {
+    render(view, Format::Json, TableStyle::default())
+}
+
+/// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
 /// beside it. Written node by node from an explicit stack (the same text as serde_json's
 /// pretty printer, or its compact one beyond [`COMPACT_JSON_DEPTH`] levels): a model's tree can
-/// nest thousands deep.
-pub fn json_text(view: &ModuleView<'_>) -> String {
+/// nest thousands deep, and each node names its full path.
+pub fn write_json(view: &ModuleView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let compared = compared_json(view);
+    let mut out = Chunks::new(out);
+    if shown_levels(view) > COMPACT_JSON_DEPTH {
+        compact_json(view, &compared, &mut out)?;
+    } else {
+        pretty_json(view, &compared, &mut out)?;
+    }
+    out.finish()
+}
+
+/// The shown nodes as one flat list, for programs that rebuild the tree themselves (the Python
+/// API): `{"top_path", "nodes", "compared"}`, compact, each node with the JSON tree's fields
+/// but `path` and `children`, plus `segment` (`Key[ordinal]`, `""` for the step) and `parent`
+/// (its parent's index in the list; `null` for the top node). Parents come before their
+/// children, siblings in order. Paths name every ancestor (their size grows with the square of
+/// the depth), so only the top node's is written.
+pub fn write_flat_json(view: &ModuleView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut out = Chunks::new(out);
+    let top_path = serde_json::to_string(&view.top_path()).unwrap_or_default();
+    let _ = write!(out.buf, "{{\"top_path\":{top_path},\"nodes\":[");
+    let mut todo: Vec<(&AlignedNode, Option<usize>, usize)> = vec![(view.top, None, 0)];
+    let mut count = 0;
+    while let Some((n, parent, level)) = todo.pop() {
+        let mut m = node_fields(view, n, None);
+        let segment = if parent.is_none() { String::new() } else { n.label() };
+        m.insert("segment".into(), Value::from(segment));
+        m.insert("parent".into(), json!(parent));
+        if count > 0 {
+            out.buf.push(',');
+        }
+        out.buf.push_str(&Value::Object(m).to_string());
+        out.pass()?;
+        let index = count;
+        count += 1;
+        todo.extend(
+            shown_children(view, n, level)
+                .iter()
+                .rev()
+                .map(|c| (c, Some(index), level + 1)),
+        );
+    }
+    let _ = writeln!(out.buf, "],\"compared\":{}}}", compared_json(view));
+    out.finish()
+}
+
+/// What was compared, as the JSON tree writes it beside the nodes.
+fn compared_json(view: &ModuleView<'_>) -> Value {
     let d = view.diff;
     let mut compared = json!({
         "control": d.control,
@@ -694,11 +806,7 @@ pub fn json_text(view: &ModuleView<'_>) -> String {
         };
         m.insert("significance_measure".into(), Value::from(which));
     }
-    if shown_levels(view) > COMPACT_JSON_DEPTH {
-        compact_json(view, &compared)
-    } else {
-        pretty_json(view, &compared)
-    }
+    compared
 }
 
 /// How many levels below the top node are shown (0: the top node alone).
@@ -729,10 +837,13 @@ fn shown_children<'n>(view: &ModuleView<'_>, n: &'n AlignedNode, level: usize) -
     }
 }
 
-fn pretty_json(view: &ModuleView<'_>, compared: &Value) -> String {
-    let mut out = String::new();
+fn pretty_json(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>) -> io::Result<()> {
+    let top_path = view.top_path();
+    let mut paths = PathStack::default();
     let mut todo = vec![Step::Node(view.top, 0)];
     while let Some(step) = todo.pop() {
+        chunks.pass()?;
+        let out = &mut chunks.buf;
         let (n, level) = match step {
             Step::Text(t) => {
                 out.push_str(&t);
@@ -741,7 +852,8 @@ fn pretty_json(view: &ModuleView<'_>, compared: &Value) -> String {
             Step::Node(n, level) => (n, level),
         };
         let indent = " ".repeat(4 * level);
-        let head = pretty_at(&Value::Object(node_fields(view, n)), &indent);
+        let path = paths.visit(n, level, &top_path);
+        let head = pretty_at(&Value::Object(node_fields(view, n, Some(path))), &indent);
         // Without its closing brace: the children go before it.
         out.push_str(head.trim_end_matches('}').trim_end());
         let _ = write!(out, ",\n{indent}  \"children\": ");
@@ -768,14 +880,17 @@ fn pretty_json(view: &ModuleView<'_>, compared: &Value) -> String {
             }
         }
     }
-    out
+    Ok(())
 }
 
-/// The same document without whitespace (one line), in size linear in the nodes.
-fn compact_json(view: &ModuleView<'_>, compared: &Value) -> String {
-    let mut out = String::new();
+/// The same document without whitespace (one line): no indentation that grows with the depth.
+fn compact_json(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>) -> io::Result<()> {
+    let top_path = view.top_path();
+    let mut paths = PathStack::default();
     let mut todo = vec![Step::Node(view.top, 0)];
     while let Some(step) = todo.pop() {
+        chunks.pass()?;
+        let out = &mut chunks.buf;
         let (n, level) = match step {
             Step::Text(t) => {
                 out.push_str(&t);
@@ -783,7 +898,8 @@ fn compact_json(view: &ModuleView<'_>, compared: &Value) -> String {
             }
             Step::Node(n, level) => (n, level),
         };
-        let head = serde_json::to_string(&Value::Object(node_fields(view, n))).unwrap_or_default();
+        let path = paths.visit(n, level, &top_path);
+        let head = serde_json::to_string(&Value::Object(node_fields(view, n, Some(path)))).unwrap_or_default();
         // Without its closing brace (only that one: `wrappers` ends in a brace too).
         out.push_str(head.strip_suffix('}').unwrap_or(&head));
         out.push_str(",\"children\":[");
@@ -800,7 +916,7 @@ fn compact_json(view: &ModuleView<'_>, compared: &Value) -> String {
             }
         }
     }
-    out
+    Ok(())
 }
 
 #[cfg(test)]

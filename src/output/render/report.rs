@@ -88,9 +88,8 @@ fn script_hash(script: &str) -> String {
 /// JSON text to place inside a `<script>` element: `</script>` or `<!--` in a name must not end
 /// it. JSON allows `<` only inside strings, where `\u003c` means the same; U+2028 and U+2029
 /// are escaped too (a line break to older JavaScript parsers).
-fn script_json(v: &Value) -> String {
-    v.to_string()
-        .replace('<', "\\u003c")
+fn script_json(text: &str) -> String {
+    text.replace('<', "\\u003c")
         .replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029")
 }
@@ -169,18 +168,24 @@ fn figure(id: &str, svg: &[u8]) -> String {
 }
 
 /// The page's data: what was compared, the overview, the module tree, the tables, ops-diff.
-fn data(report: &Report) -> Value {
+fn data(report: &Report) -> String {
     let c = &report.comparison;
     let overview: Value = serde_json::from_str(&render_overview(&report.overview, Format::Json)).unwrap_or(Value::Null);
     let mut names = Names::default();
+    let (nodes, index_of) = nodes(report);
+    // Keyed by the node's index in `nodes`.
     let tables: Map<String, Value> = report
         .tables
         .iter()
-        .map(|t| (t.path.clone(), node_tables(t, &mut names)))
+        .filter_map(|t| Some((index_of.get(t.id)?.to_string(), node_tables(t, &mut names))))
         .collect();
+    let significance = match &report.significance {
+        Ok(_) => json!({"estimated": true}),
+        Err(note) => json!({"estimated": false, "note": note}),
+    };
     let op_measures = report.tables.first().map(|t| t.operators.measures).unwrap_or(&[]);
     let k_measures = report.tables.first().map(|t| t.kernels.measures).unwrap_or(&[]);
-    json!({
+    let data = json!({
         "labels": report.request.labels,
         "sides": [side_json(&c.control), side_json(&c.test)],
         "device": c.device,
@@ -191,13 +196,21 @@ fn data(report: &Report) -> Value {
         "fallback": report.modules.fallback,
         "limits": {"depth": report.limits.depth, "rows": report.limits.rows},
         "overview": overview,
-        "tree": node(&report.modules.root),
+        "significance": significance,
         "opMeasures": op_measures,
         "kMeasures": k_measures,
         "names": names.list,
         "tables": tables,
         "opsDiff": ops_diff(c),
-    })
+    });
+    // The node list goes in as text, made node by node: as `Value`s its 40,000 nodes took
+    // 125 MB.
+    let mut text = data.to_string();
+    text.pop();
+    text.push_str(",\"nodes\":");
+    text.push_str(&nodes);
+    text.push('}');
+    text
 }
 
 fn times(t: &Option<Times>) -> Value {
@@ -207,50 +220,57 @@ fn times(t: &Option<Times>) -> Value {
     }
 }
 
-/// A module node: kind, key, path, status, control and test `[calls, host_ns, device_ns]`, the
-/// overlap of its children per side under `o` (only where they overlap), its children under `ch`. Built bottom-up from an explicit list (no recursion: a model's tree can
-/// nest thousands deep).
-fn node(top: &AlignedNode) -> Value {
-    let fields = |n: &AlignedNode| {
-        let mut v = json!({
-            "k": n.kind.as_str(),
-            "n": n.key,
-            "p": n.path,
-            "s": n.status.as_str(),
-            "c": times(&n.control),
-            "t": times(&n.test),
-        });
+/// The module tree as a flat list, parents before children (depth first, siblings in order):
+/// each node's kind `k`, key `n`, ordinal among same-key siblings `i` (its path segment is
+/// `n[i]`) and parent's index `u` (both absent for the step), status `s`, control and test
+/// `[calls, host_ns, device_ns]` under `c` and `t`, the overlap of its children per side under
+/// `o` (only where they overlap), and under `g` whether it changed significantly in host and in
+/// device time (only where that was estimated). Paths are not written: each names all its
+/// ancestors, so they would grow with the square of the depth; the page builds the ones it
+/// shows. Returns the list and each node's index by [`AlignedNode::id`].
+fn nodes(report: &Report) -> (String, Vec<usize>) {
+    let top = &report.modules.root;
+    let marks = report.significance.as_ref().ok();
+    let fields = |n: &AlignedNode, parent: Option<usize>| {
+        let mut v = Map::new();
+        v.insert("k".into(), json!(n.kind.as_str()));
+        v.insert("n".into(), json!(n.key));
+        if let (Some(ordinal), Some(parent)) = (n.ordinal, parent) {
+            v.insert("i".into(), json!(ordinal));
+            v.insert("u".into(), json!(parent));
+        }
+        v.insert("s".into(), json!(n.status.as_str()));
+        v.insert("c".into(), times(&n.control));
+        v.insert("t".into(), times(&n.test));
         // Children that ran concurrently: how much they overlap per side (the `∥` mark).
         if n.children_overlap_ns.iter().any(|&o| o > 0) {
-            v["o"] = json!(n.children_overlap_ns);
+            v.insert("o".into(), json!(n.children_overlap_ns));
         }
-        v
+        if let Some([host, device]) = marks {
+            v.insert("g".into(), json!([host.of(n), device.of(n)]));
+        }
+        Value::Object(v)
     };
-    // Parents before children, each with its parent's index.
-    let mut order: Vec<(&AlignedNode, usize)> = vec![(top, usize::MAX)];
-    let mut k = 0;
-    while k < order.len() {
-        let n = order[k].0;
-        order.extend(n.children.iter().map(|c| (c, k)));
-        k += 1;
-    }
-    let mut made: Vec<Option<Value>> = order.iter().map(|&(n, _)| Some(fields(n))).collect();
-    let mut kids: Vec<Vec<Value>> = vec![Vec::new(); order.len()];
-    for i in (1..order.len()).rev() {
-        let mut v = made[i].take().unwrap_or(Value::Null);
-        let own = std::mem::take(&mut kids[i]);
-        if !own.is_empty() {
-            // Gathered from the back: put them in order.
-            v["ch"] = Value::Array(own.into_iter().rev().collect());
+    let mut list = String::from("[");
+    let mut count = 0;
+    let mut index_of = Vec::new();
+    // Depth first with an explicit stack: a model's tree can nest thousands deep.
+    let mut todo: Vec<(&AlignedNode, Option<usize>)> = vec![(top, None)];
+    while let Some((n, parent)) = todo.pop() {
+        let index = count;
+        count += 1;
+        if index > 0 {
+            list.push(',');
         }
-        kids[order[i].1].push(v);
+        list.push_str(&fields(n, parent).to_string());
+        if index_of.len() <= n.id {
+            index_of.resize(n.id + 1, usize::MAX);
+        }
+        index_of[n.id] = index;
+        todo.extend(n.children.iter().rev().map(|c| (c, Some(index))));
     }
-    let mut root = made[0].take().unwrap_or(Value::Null);
-    let own = std::mem::take(&mut kids[0]);
-    if !own.is_empty() {
-        root["ch"] = Value::Array(own.into_iter().rev().collect());
-    }
-    root
+    list.push(']');
+    (list, index_of)
 }
 
 /// Names shared by all tables, by index.
@@ -317,7 +337,7 @@ mod tests {
     #[test]
     fn names_cannot_end_the_script_element() {
         let v = json!({"names": ["</script><b>", "a<!--b", "vector<int>"]});
-        let text = script_json(&v);
+        let text = script_json(&v.to_string());
         assert!(!text.contains('<'), "{text}");
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
     }
@@ -333,7 +353,7 @@ mod tests {
     #[test]
     fn line_separators_are_escaped_in_the_data() {
         let v = json!({"names": ["a\u{2028}b\u{2029}c"]});
-        let text = script_json(&v);
+        let text = script_json(&v.to_string());
         assert!(!text.contains('\u{2028}') && !text.contains('\u{2029}'), "{text}");
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
     }
