@@ -27,7 +27,9 @@ GOALS=("$@")
 [ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core threads big-small two-big gzip whitespace hta ranks)
 
 cargo build --release --quiet --bin tracediff --example store_memory --example thread_cpu
-BIN=$PWD/target/release/tracediff
+# CARGO_TARGET_DIR is honoured (a release build kept outside the worktree, e.g. in /tmp).
+TARGET=${CARGO_TARGET_DIR:-$PWD/target}
+BIN=$TARGET/release/tracediff
 
 load() { awk '{print $1, $2, $3}' /proc/loadavg; }
 
@@ -86,7 +88,7 @@ for g in "${GOALS[@]}"; do
   case $g in
   memory)
     echo "== store memory per kept event, by attribute preset (examples/store_memory.rs)"
-    target/release/examples/store_memory "$PAIR_C"/*.json.gz
+    "$TARGET"/release/examples/store_memory "$PAIR_C"/*.json.gz
     ;;
   core)
     B=$(big control); size=$(mb "$B")
@@ -105,7 +107,7 @@ for g in "${GOALS[@]}"; do
     echo "== the busiest thread: one big file read as compare reads it, 16 pool threads (examples/thread_cpu.rs)"
     busiest=()
     for _ in $(seq "$RUNS"); do
-      out=$(RAYON_NUM_THREADS=16 target/release/examples/thread_cpu "$B" 2>/dev/null)
+      out=$(RAYON_NUM_THREADS=16 "$TARGET"/release/examples/thread_cpu "$B" 2>/dev/null)
       busiest+=("$(echo "$out" | awk '/^busiest thread/ {print $3}')")
     done
     echo "$out" | sed 's/^/  /'

@@ -502,3 +502,34 @@ fn sides_that_share_few_names_get_a_comparability_note() {
     let r = run(&["compare", c.to_str().unwrap(), tt.to_str().unwrap(), "--no-save"]);
     assert!(!r.stderr.contains("share few names"), "{}", r.stderr);
 }
+
+/// The same CPU program twice, the second run on a slower host: the whole run moved by one
+/// factor and `compare` says so (the rows stay marked); a change of the program (fp32 → bf16)
+/// moves its rows unevenly and gets no such note (docs/significance.md#a-run-wide-shift).
+#[test]
+fn a_run_wide_shift_is_named_and_a_program_change_is_not() {
+    let Some(t) = traces() else { return };
+    let pair = |name: &str| {
+        let dir = t.join("torch_cpu").join(name);
+        [dir.join("control"), dir.join("test")].map(|p| p.to_str().unwrap().to_string())
+    };
+    let [c, tt] = pair("identical");
+    let r = run(&["compare", &c, &tt, "--iteration", "all", "--no-save"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("the whole run moved: test runs 44% slower on host than control"),
+        "{}",
+        r.stderr
+    );
+    let v = json(&["compare", &c, &tt, "--iteration", "all", "--no-save"]);
+    let factor = v["run_shift"]["host"]["factor"].as_f64().unwrap();
+    assert!((1.4..1.5).contains(&factor), "{factor}");
+    assert!(v["run_shift"]["device"].is_null());
+    let [c, tt] = pair("precision");
+    let r = run(&["compare", &c, &tt, "--iteration", "all", "--no-save"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("whole run moved"), "{}", r.stderr);
+    let v = json(&["compare", &c, &tt, "--iteration", "all", "--no-save"]);
+    assert!(v["run_shift"]["host"].is_null(), "{}", v["run_shift"]);
+}

@@ -71,6 +71,7 @@ fn comparison(rows: usize) -> Comparison {
         include: vec![],
         exclude: vec![],
         significance: false,
+        shift: Default::default(),
         rows: (0..rows)
             .map(|i| Row {
                 // Some names longer than the table's width, so that they are cut.
@@ -103,8 +104,8 @@ fn rendering_holds_no_copy_of_the_rows() {
         let extra = PEAK.load(Ordering::SeqCst) - base;
         println!("{format:?}: {extra} of {rows_bytes}");
         // A quarter of the rows' own size at most (old code: several times their size). The
-        // table keeps 16 bytes per name whose cut collides with another's (here most of them),
-        // and 8 more per name of the largest such group while it is worked out.
+        // table keeps 12 bytes per name cut around where it differs from its neighbours (here
+        // all of them), and 8 more per cut name while equal cuts are looked for.
         assert!(
             extra < rows_bytes / 4,
             "{format:?}: {extra} bytes allocated at once to render {rows_bytes} bytes of rows"

@@ -433,10 +433,10 @@ fn distinct_rows_stay_distinct_and_filters_match_the_operator() {
     assert_eq!(
         names,
         [
-            "aten::addmm [input_dims…024],[],[]]]",
-            "aten::addmm …024,1024],[1024,4096],…",
-            "aten::addmm …024,4096],[4096,4096],…",
-            "aten::addmm …6],[2048,4096],[4096,4…",
+            "aten::addmm [input_dims=[[1024],[10…",
+            "aten::addmm …6],[1024,1024],[1024,4…",
+            "aten::addmm …6],[1024,4096],[4096,4…",
+            "aten::addmm [input_dims=[[4096],[20…",
         ],
         "{}",
         table.stdout

@@ -11,20 +11,23 @@ const TRITON_RED: &str =
     "triton_red_fused__native_batch_norm_legit_functional_add_convolution_relu_threshold_backward_1";
 const CUTLASS: &str = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4>(cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4::Params)";
 const CUDNN: &str = "void cudnn::detail::dgrad2d_alg1_1<float, 0, 6, 6, 5, 4, 4, false, true>(int, int, int, float const*, int, float const*, int, float*, kernel_grad_params, unsigned long long, int, unsigned long long, int, float, int, int)";
-const MODULE: &str = "TransformerEncoderLayerWithRotaryPositionEmbeddingsAndGroupedQueryAttention";
+const MODULE_SEQUENTIAL: &str =
+    "nn.Module: TransformerEncoderLayerWithRotaryPositionEmbeddingsAndGroupedQueryAttention_";
+const MODULE_BLOCK: &str =
+    "nn.Module: TransformerEncoderLayerWithRotaryPositionEmbeddingsAndGroupedQueryAttentionBlock_";
 
 /// Copies of a fixture pair with its kernels (and modules) renamed to long real-world names.
 fn long_named(pair: &str, dir: &Path) -> (String, String) {
-    let renames = [
-        ("\"gemm_kernel\"", CUTLASS),
-        ("\"triton_copy\"", TRITON),
-        ("\"aten::conv2d_kernel\"", CUDNN),
-        ("\"aten::linear_kernel\"", CUTLASS),
-        ("\"aten::add_kernel\"", TRITON),
-        ("\"aten::mul_kernel\"", TRITON_RED),
-        ("nn.Module: Sequential_", &format!("nn.Module: {MODULE}_")[..]),
-        ("nn.Module: Block_", &format!("nn.Module: {MODULE}Block_")[..]),
-    ];
+    renamed(pair, dir, &LONG_NAMES)
+}
+
+/// Real kernels of the H100 ResNet pair whose names differ far from their start.
+const SOFTMAX_FORWARD: &str = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*, float const*, int, int, int, bool const*, int, bool)";
+const SOFTMAX_BACKWARD: &str = "void (anonymous namespace)::softmax_warp_backward<float, float, float, 4, true, false>(float*, float const*, float const*, int, int, int, bool const*)";
+const SOFTMAX_FORWARD_7: &str = "void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, true, false>(float*, float const*, int, int, int, bool const*, int, bool)";
+
+/// Copies of a fixture pair with names replaced (`"name"` in quotes: whole event names).
+fn renamed(pair: &str, dir: &Path, renames: &[(&str, &str)]) -> (String, String) {
     let side = |name: &str| {
         let from = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(pair)
@@ -46,6 +49,17 @@ fn long_named(pair: &str, dir: &Path) -> (String, String) {
     };
     (side("control"), side("test"))
 }
+
+const LONG_NAMES: [(&str, &str); 8] = [
+    ("\"gemm_kernel\"", CUTLASS),
+    ("\"triton_copy\"", TRITON),
+    ("\"aten::conv2d_kernel\"", CUDNN),
+    ("\"aten::linear_kernel\"", CUTLASS),
+    ("\"aten::add_kernel\"", TRITON),
+    ("\"aten::mul_kernel\"", TRITON_RED),
+    ("nn.Module: Sequential_", MODULE_SEQUENTIAL),
+    ("nn.Module: Block_", MODULE_BLOCK),
+];
 
 /// Runs `args` with `COLUMNS` = each of 80 and 100 and checks every line of standard output.
 fn fits(args: &[&str]) {
@@ -155,4 +169,84 @@ fn a_terminal_gets_its_own_width() {
     for line in text.lines() {
         assert!(line.width() <= 80, "a line of {}:\n{line}\n\n{text}", line.width());
     }
+}
+
+/// Rows whose full names differ never show the same cut text, at any width: two softmax
+/// kernels that differ only after 41 characters (`forward`/`backward`) and a third that differs
+/// from one of them only in a template argument.
+#[test]
+fn rows_of_different_names_show_different_text_at_every_width() {
+    let dir = TempDir::new().unwrap();
+    let renames = [
+        ("\"gemm_kernel\"", SOFTMAX_FORWARD),
+        ("\"gelu_kernel\"", SOFTMAX_BACKWARD),
+        ("\"triton_copy\"", SOFTMAX_FORWARD_7),
+    ];
+    let (c, t) = renamed("fixtures/views", dir.path(), &renames);
+    let state = TempDir::new().unwrap();
+    for columns in [40, 60, 80, 100, 120] {
+        for args in [
+            &["kernels", &c, &t][..],
+            &["compare", &c, &t, "--no-save", "--device", "gpu"],
+        ] {
+            let r = common::run_with(state.path(), args, Some(&columns.to_string()));
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let rows: Vec<&str> = r
+                .stdout
+                .lines()
+                .skip_while(|l| !l.starts_with('─'))
+                .skip(1)
+                .map(|l| l[1..].split("  ").next().unwrap())
+                .collect();
+            assert!(rows.len() >= 4, "{args:?} at {columns}:\n{}", r.stdout);
+            for (i, a) in rows.iter().enumerate() {
+                assert!(
+                    !rows[i + 1..].contains(a),
+                    "{args:?} at {columns}: {a:?} twice:\n{}",
+                    r.stdout
+                );
+            }
+            if columns >= 80 {
+                let shown = rows.join("\n");
+                assert!(
+                    shown.contains("forw") && shown.contains("backw"),
+                    "{args:?} at {columns}:\n{}",
+                    r.stdout
+                );
+            }
+        }
+    }
+}
+
+/// At 100 columns the gate keeps its threshold and noise columns and cuts the subject instead
+/// (the notes below the table name it in full); at 80 they go, the subject stays readable.
+#[test]
+fn the_gate_cuts_its_subject_before_its_threshold_and_noise_at_100_columns() {
+    let args = [
+        "gate",
+        "--config",
+        "examples/tracediff-gate.toml",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+    ];
+    let state = TempDir::new().unwrap();
+    let r = common::run_with(state.path(), &args, Some("100"));
+    let header = r.stdout.lines().find(|l| l.starts_with(" rule")).unwrap();
+    for column in [
+        "subject",
+        "baseline",
+        "candidate",
+        "change",
+        "threshold",
+        "noise",
+        "verdict",
+    ] {
+        assert!(header.contains(column), "no {column}:\n{}", r.stdout);
+    }
+    assert!(r.stdout.contains(" void cutlass::Ke"), "{}", r.stdout);
+    for line in r.stdout.lines() {
+        assert!(line.width() <= 100, "{line}\n\n{}", r.stdout);
+    }
+    let r = common::run_with(state.path(), &args, Some("80"));
+    assert!(r.stdout.contains(" void cutlass::Kernel<"), "{}", r.stdout);
 }

@@ -194,7 +194,7 @@ pub fn mark_significance(
     if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
         let available = |side: &SummarySide| {
             let steps = |f: &std::sync::Arc<crate::model::summary::FileSummary>| {
-                f.meta.iterations.iter().filter(|s| s.iteration >= 0).count()
+                crate::analysis::noise::distinct_steps(f.meta.iterations.iter().map(|s| s.iteration))
             };
             side.files.iter().map(steps).max().unwrap_or(0)
         };
@@ -213,7 +213,68 @@ pub fn mark_significance(
     for row in &mut comparison.rows {
         row.significant = significant(&c.durations(&row.name), &t.durations(&row.name), DEFAULT_K, floor);
     }
-    Ok(None)
+    let shift_of = |device: Device| -> Result<Option<crate::analysis::noise::Shift>> {
+        let rows = if device == req.device {
+            shift_rows(&c, &t)
+        } else {
+            shift_rows(
+                &crate::analysis::gate::measure(control, c_res, device, &keying, false)?,
+                &crate::analysis::gate::measure(test, t_res, device, &keying, false)?,
+            )
+        };
+        Ok(crate::analysis::noise::run_shift(&rows))
+    };
+    for (device, slot) in [
+        (Device::Cpu, &mut comparison.shift.host),
+        (Device::Gpu, &mut comparison.shift.device),
+    ] {
+        if req.device == Device::All || req.device == device {
+            *slot = shift_of(device)?;
+        }
+    }
+    Ok(shift_note(&comparison.shift, &req.labels))
+}
+
+/// (control, test) per-step means of every row but the steps' own spans.
+fn shift_rows(c: &crate::analysis::gate::Samples, t: &crate::analysis::gate::Samples) -> Vec<(f64, f64)> {
+    use crate::analysis::noise::mean;
+    let mut names: Vec<&String> = c.ops.keys().chain(t.ops.keys()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|n| !n.starts_with("ProfilerStep"))
+        .map(|n| (mean(&c.durations(n)), mean(&t.durations(n))))
+        .collect()
+}
+
+/// The note on a run-wide shift of host or device time: real for these two runs, and more
+/// likely the machine's doing than the program's.
+pub fn shift_note(shift: &crate::analysis::diff::RunShift, labels: &[String; 2]) -> Option<String> {
+    let parts: Vec<String> = [("host", shift.host), ("device", shift.device)]
+        .into_iter()
+        .filter_map(|(kind, s)| {
+            let s = s?;
+            let pct = (s.factor - 1.0).abs() * 100.0;
+            let way = if s.factor > 1.0 { "slower" } else { "faster" };
+            Some(format!(
+                "{} runs {pct:.0}% {way} on {kind} than {} (×{:.2}: the median over the {} largest {kind} rows, \
+                 {:.0}% of their time within ±15% of it)",
+                labels[1],
+                labels[0],
+                s.factor,
+                s.rows,
+                s.agreeing * 100.0
+            ))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "the whole run moved: {}; this looks like the machine (load, clock speed, another host) rather \
+             than the program, and rows marked significant include it (docs/significance.md)",
+            parts.join("; ")
+        )
+    })
 }
 
 fn compare_loaded<T: Aggregate>(
@@ -326,6 +387,7 @@ pub fn compare_sides<T: Aggregate>(
         include: req.include.clone(),
         exclude: req.exclude.clone(),
         significance: false,
+        shift: Default::default(),
         rows,
     })
 }

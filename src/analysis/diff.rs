@@ -382,7 +382,7 @@ impl Summary {
 
 /// A finished comparison: what was compared, and every row (after `--include`/`--exclude`),
 /// in the requested order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     /// What the control side is.
     pub control: SideInfo,
@@ -408,8 +408,20 @@ pub struct Comparison {
     /// Whether the rows carry a `significant` field (not in HTA's exact table).
     #[serde(default)]
     pub significance: bool,
+    /// Run-wide shifts of host and device time, where significance was estimated.
+    #[serde(default)]
+    pub shift: RunShift,
     /// Every row kept (renderers order them by the sort key asked for).
     pub rows: Vec<Row>,
+}
+
+/// Most of a side's host or device time moved by one factor (docs/significance.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunShift {
+    /// Over host rows (operators, annotations, runtime calls).
+    pub host: Option<crate::analysis::noise::Shift>,
+    /// Over device rows (kernels, copies, sets).
+    pub device: Option<crate::analysis::noise::Shift>,
 }
 
 fn yes() -> bool {

@@ -42,6 +42,15 @@ pub fn too_few_samples_note(
     )
 }
 
+/// How many distinct step numbers `numbers` holds (a step can have both a host and a device
+/// ProfilerStep: `vit_precision`'s 3 steps are 6 spans), for [`too_few_samples_note`].
+pub fn distinct_steps(numbers: impl Iterator<Item = i64>) -> usize {
+    let mut numbers: Vec<i64> = numbers.filter(|&n| n >= 0).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers.len()
+}
+
 /// The arithmetic mean of `v`; 0 for no value.
 pub fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
@@ -91,9 +100,112 @@ pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<
     Some(change > noise_band(control, test, k) && change > floor)
 }
 
+/// A run-wide shift: most of one side's time moved by one factor (docs/significance.md).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Shift {
+    /// test ÷ control of the per-step means, the time-weighted median over the rows that hold
+    /// [`SHIFT_COVER`] of the control side's time.
+    pub factor: f64,
+    /// The share of those rows' time whose own ratio lies within ±[`SHIFT_WITHIN`] of it.
+    pub agreeing: f64,
+    /// How many rows were looked at.
+    pub rows: usize,
+}
+
+/// The rows looked at for a shift: the largest, until they hold this share of the time.
+pub const SHIFT_COVER: f64 = 0.8;
+/// A shift is reported from this far from 1 (±10%).
+pub const SHIFT_MIN: f64 = 0.10;
+/// A row agrees with the shift when its own ratio is within this of it (relative).
+pub const SHIFT_WITHIN: f64 = 0.15;
+/// ... and a shift needs this share of the time to agree (a program's change moves its rows
+/// unevenly: fp32 → bf16 on a CPU moves the largest rows by ×0.69 with 68% of their time
+/// agreeing; the same program on a slower host, ×1.44 with 100%).
+pub const SHIFT_AGREE: f64 = 0.8;
+/// ... over at least this many rows.
+pub const SHIFT_MIN_ROWS: usize = 5;
+
+/// The run-wide shift of a side's rows, each given as (control, test) per-step means, when
+/// most of the time moved by one factor: the largest rows (by control time) holding
+/// [`SHIFT_COVER`] of the control time all ran on both sides, their time-weighted median ratio
+/// is at least [`SHIFT_MIN`] from 1, and [`SHIFT_AGREE`] of their time lies in rows within
+/// ±[`SHIFT_WITHIN`] of it. `None` otherwise.
+pub fn run_shift(rows: &[(f64, f64)]) -> Option<Shift> {
+    let total: f64 = rows.iter().map(|r| r.0).sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let mut by_size: Vec<(f64, f64)> = rows.iter().copied().filter(|r| r.0 > 0.0).collect();
+    by_size.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.total_cmp(&b.1)));
+    let mut held = 0.0;
+    let mut kept: Vec<(f64, f64)> = Vec::new();
+    for &(c, t) in &by_size {
+        if held >= SHIFT_COVER * total {
+            break;
+        }
+        // A large row gone from the other side: not a machine's shift.
+        if t <= 0.0 {
+            return None;
+        }
+        held += c;
+        kept.push((t / c, c));
+    }
+    if kept.len() < SHIFT_MIN_ROWS {
+        return None;
+    }
+    kept.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut below = 0.0;
+    let factor = kept
+        .iter()
+        .find(|(_, w)| {
+            below += w;
+            below >= held / 2.0
+        })
+        .map_or(1.0, |r| r.0);
+    let agreeing = kept
+        .iter()
+        .filter(|(r, _)| (r / factor - 1.0).abs() <= SHIFT_WITHIN)
+        .map(|(_, w)| w)
+        .sum::<f64>()
+        / held;
+    ((factor - 1.0).abs() >= SHIFT_MIN && agreeing >= SHIFT_AGREE).then_some(Shift {
+        factor,
+        agreeing,
+        rows: kept.len(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_wide_shift_needs_most_time_to_move_by_one_factor() {
+        // Seven rows all 40-48% slower: the machine.
+        let slower: Vec<(f64, f64)> = [60.0, 50.0, 45.0, 40.0, 35.0, 30.0, 25.0, 20.0, 1.0]
+            .iter()
+            .zip([1.40, 1.45, 1.42, 1.48, 1.41, 1.44, 1.46, 1.43, 3.0])
+            .map(|(&c, r)| (c, c * r))
+            .collect();
+        let s = run_shift(&slower).unwrap();
+        assert_eq!((s.factor, s.agreeing, s.rows), (1.42, 1.0, 6));
+        // Noise around 1: no shift.
+        let noise: Vec<(f64, f64)> = slower.iter().map(|&(c, _)| (c, c * 1.03)).collect();
+        assert_eq!(run_shift(&noise), None);
+        // Half the time moved a lot, half not at all: a change of the program.
+        let uneven: Vec<(f64, f64)> = slower
+            .iter()
+            .enumerate()
+            .map(|(k, &(c, t))| (c, if k % 2 == 0 { t } else { c }))
+            .collect();
+        assert_eq!(run_shift(&uneven), None);
+        // A large row gone from the test side: not a shift.
+        let mut gone = slower.clone();
+        gone[0].1 = 0.0;
+        assert_eq!(run_shift(&gone), None);
+        // Too few rows to tell.
+        assert_eq!(run_shift(&slower[..3]), None);
+    }
 
     #[test]
     fn medians_of_odd_and_even_counts() {

@@ -150,6 +150,7 @@ mod tests {
             include: vec![],
             exclude: vec!["ProfilerStep".into()],
             significance: false,
+            shift: Default::default(),
             rows: vec![Row {
                 name: "aten::mm".into(),
                 control: Totals { count: 1, dur_ns: 1500 },

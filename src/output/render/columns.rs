@@ -40,6 +40,11 @@ impl Columns {
         }
     }
 
+    /// The same with `gap` blank columns between columns (a ruled table closed up to fit).
+    pub fn with_gap(self, gap: usize) -> Columns {
+        Columns { gap, ..self }
+    }
+
     /// Widens column `k` to hold `text` (every line of it).
     pub fn fit(&mut self, k: usize, text: &str) {
         self.widths[k] = self.widths[k].max(text_width(text));

@@ -173,6 +173,9 @@ struct JsonDoc<'a> {
     sort: &'static str,
     top: Option<usize>,
     summary: Value,
+    /// Run-wide shifts (factor test ÷ control), where significance was estimated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_shift: Option<&'a crate::analysis::diff::RunShift>,
     rows: JsonRows<'a>,
 }
 
@@ -196,6 +199,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
         sort: view.sort.as_str(),
         top: view.top,
         summary: summary_json(&c.summary()),
+        run_shift: marks_significance(c).then_some(&c.shift),
         rows: JsonRows(&view.rows, c.significance),
     };
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
@@ -435,6 +439,9 @@ pub fn markdown(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "- {}", md_cell(&describe_side(&c.control)))?;
     writeln!(out, "- {}", md_cell(&describe_side(&c.test)))?;
     writeln!(out, "- device: {}{}", c.device, md_cell(&filter_note(c)))?;
+    if let Some(hint) = more_steps_hint([&c.control, &c.test]) {
+        writeln!(out, "- {}", md_cell(&hint))?;
+    }
     writeln!(out)?;
     writeln!(
         out,

@@ -1,7 +1,7 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
 use super::columns::{Columns, text_width};
-use super::{Format, csv_field, distinct_cuts, fit_columns, fmt_duration, md_cell, wrap_line};
+use super::{Format, csv_field, distinct_cuts, fit_columns_min, fmt_duration, md_cell, wrap_line};
 use crate::analysis::diff::plural;
 use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
@@ -84,6 +84,10 @@ fn side_line(s: &SideSummary) -> String {
     )
 }
 
+/// The fewest columns a subject is cut to before a value column is left out: enough for a
+/// kernel's family (`void cudnn::bn_fw…`, with its distinguishing part where names collide).
+const SUBJECT_WIDTH: usize = 16;
+
 const HEADER: [&str; 8] = [
     "rule",
     "subject",
@@ -148,12 +152,6 @@ fn table(report: &GateReport, width: usize) -> String {
         let _ = writeln!(out, "{}", wrap_line(&line, width));
     }
     let rows: Vec<Vec<String>> = report.rules.iter().map(|r| cells(r, String::new())).collect();
-    let mut value_widths: Vec<usize> = HEADER.iter().map(|h| text_width(h)).collect();
-    for row in &rows {
-        for (w, c) in value_widths.iter_mut().zip(row) {
-            *w = (*w).max(text_width(c));
-        }
-    }
     let longest = report
         .rules
         .iter()
@@ -161,18 +159,17 @@ fn table(report: &GateReport, width: usize) -> String {
         .max()
         .unwrap_or(0)
         .max(text_width(HEADER[1]));
-    value_widths[1] = 0;
-    // Too narrow: the threshold goes first (it is in the notes and the config), then the noise
-    // band, then baseline and candidate (docs/commands.md#terminal-width).
-    let (mut shown, name_width) = if width == usize::MAX {
-        (vec![true; HEADER.len()], longest)
-    } else {
-        fit_columns(longest, &value_widths, 1, &[&[5], &[6], &[2, 3]], width + 3)
-    };
+    let Layout {
+        mut shown,
+        name_width,
+        gap,
+        header,
+        mut value_widths,
+    } = layout(&rows, longest, width);
     shown[1] = true;
     value_widths[1] = name_width;
     let subjects: Vec<&str> = report.rules.iter().map(|r| r.subject.as_str()).collect();
-    let subjects = distinct_cuts(&subjects, name_width);
+    let subjects = start_cuts(&subjects, name_width);
     let right = [false, false, true, true, true, false, true, false];
     let pick = |row: Vec<String>| -> Vec<String> {
         row.into_iter()
@@ -181,7 +178,7 @@ fn table(report: &GateReport, width: usize) -> String {
             .map(|(c, _)| c)
             .collect()
     };
-    let mut cols = Columns::new(right.iter().zip(&shown).filter(|(_, s)| **s).map(|(r, _)| *r).collect());
+    let mut cols = Columns::new(right.iter().zip(&shown).filter(|(_, s)| **s).map(|(r, _)| *r).collect()).with_gap(gap);
     cols.widths = value_widths
         .iter()
         .zip(&shown)
@@ -189,7 +186,7 @@ fn table(report: &GateReport, width: usize) -> String {
         .map(|(w, _)| *w)
         .collect();
     let mut table = Vec::new();
-    let header = pick(HEADER.iter().map(|h| h.to_string()).collect());
+    let header = pick(header.iter().map(|h| h.to_string()).collect());
     // Writing to a Vec cannot fail.
     let _ = cols.row(&header.iter().map(String::as_str).collect::<Vec<_>>(), &mut table);
     let _ = cols.rule(&mut table);
@@ -216,6 +213,90 @@ fn table(report: &GateReport, width: usize) -> String {
     contributors_text(report, &mut out, false, width);
     let _ = writeln!(out, "{}", wrap_line(&format!("gate: {}", verdict_line(report)), width));
     out
+}
+
+/// How the gate's table fits its width: the columns shown, the subject's width, the blanks
+/// between columns, the header and each column's width.
+struct Layout {
+    shown: Vec<bool>,
+    name_width: usize,
+    gap: usize,
+    header: [&'static str; 8],
+    value_widths: Vec<usize>,
+}
+
+/// The header with the noise band's title on two lines (7 columns, not 13).
+const NARROW_HEADER: [&str; 8] = [
+    "rule",
+    "subject",
+    "baseline",
+    "candidate",
+    "change",
+    "threshold",
+    "noise\n(k×MAD)",
+    "verdict",
+];
+
+/// The first layout of the gate's table that shows every column: as it is, with the columns
+/// closed up (two blanks apart, not three), then with the noise band's title on two lines.
+/// The subject is the column least needed whole (the notes below the table name it in full):
+/// it is cut down to [`SUBJECT_WIDTH`] columns before a column goes. When none shows every
+/// column, the first drops the threshold first (it is in the config), then the noise band, then
+/// baseline and candidate (docs/commands.md#terminal-width).
+fn layout(rows: &[Vec<String>], longest: usize, width: usize) -> Layout {
+    let try_one = |gap: usize, header: [&'static str; 8]| {
+        let mut value_widths: Vec<usize> = header.iter().map(|h| text_width(h)).collect();
+        for row in rows {
+            for (w, c) in value_widths.iter_mut().zip(row) {
+                *w = (*w).max(text_width(c));
+            }
+        }
+        value_widths[1] = 0;
+        let (shown, name_width) = if width == usize::MAX {
+            (vec![true; header.len()], longest)
+        } else {
+            let drop: &[&[usize]] = &[&[5], &[6], &[2, 3]];
+            // The subject's own entry (width 0) counts its padding and gap: given back here.
+            fit_columns_min(longest, &value_widths, gap, drop, width + 2 + gap, SUBJECT_WIDTH)
+        };
+        Layout {
+            shown,
+            name_width,
+            gap,
+            header,
+            value_widths,
+        }
+    };
+    let first = try_one(1, HEADER);
+    if first.shown.iter().all(|s| *s) {
+        return first;
+    }
+    [(0, HEADER), (0, NARROW_HEADER)]
+        .into_iter()
+        .map(|(gap, header)| try_one(gap, header))
+        .find(|l| l.shown.iter().all(|s| *s))
+        .unwrap_or(first)
+}
+
+/// Subjects cut to `width` keeping their start (`void cutlass::Kern…`, `1 of 4 ops regress…`:
+/// the notes under the table name them whole), or, where two distinct subjects would then
+/// read alike, as [`distinct_cuts`] cuts them.
+fn start_cuts(subjects: &[&str], width: usize) -> Vec<String> {
+    let cut = |s: &str| -> String {
+        if s.chars().count() <= width {
+            s.to_string()
+        } else {
+            let kept: String = s.chars().take(width.saturating_sub(1)).collect();
+            format!("{kept}…")
+        }
+    };
+    let cuts: Vec<String> = subjects.iter().map(|s| cut(s)).collect();
+    let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
+    let alike = cuts
+        .iter()
+        .zip(subjects)
+        .any(|(c, s)| *seen.entry(c.as_str()).or_insert(s) != *s);
+    if alike { distinct_cuts(subjects, width) } else { cuts }
 }
 
 fn verdict_line(report: &GateReport) -> String {

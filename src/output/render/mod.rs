@@ -168,6 +168,19 @@ pub fn fit_columns(
     drop_order: &[&[usize]],
     width: usize,
 ) -> (Vec<bool>, usize) {
+    fit_columns_min(longest_name, value_widths, gap, drop_order, width, MIN_NAME_WIDTH)
+}
+
+/// [`fit_columns`] with its own fewest columns for the names (`min_name`) before value
+/// columns are dropped.
+pub fn fit_columns_min(
+    longest_name: usize,
+    value_widths: &[usize],
+    gap: usize,
+    drop_order: &[&[usize]],
+    width: usize,
+    min_name: usize,
+) -> (Vec<bool>, usize) {
     let mut shown = vec![true; value_widths.len()];
     let room = |shown: &[bool]| {
         let values: usize = value_widths
@@ -178,7 +191,7 @@ pub fn fit_columns(
             .sum();
         width.saturating_sub(values + 2)
     };
-    let wanted = longest_name.min(MIN_NAME_WIDTH);
+    let wanted = longest_name.min(min_name);
     for group in drop_order {
         if room(&shown) >= wanted {
             break;
@@ -336,48 +349,121 @@ pub fn fit_table_dropping(
     s
 }
 
-/// How to cut names to `width` characters so that distinct names stay distinct where a cut of
-/// that width can tell them apart: in the middle ([`elide_middle`]), except for names whose
-/// middle cut is the same as another's; those keep their start and the part where they first
-/// differ from the others of their group (`aten::addmm …024,1024],[1024,4096],…`). A name is
-/// never kept longer than `width` (equal names have equal cuts). Holds 16 bytes per such name,
-/// nothing for the others.
+/// How to cut names to `width` characters so that distinct names stay distinct and show where
+/// they differ: in the middle ([`elide_middle`]) where the start kept by that cut already tells
+/// a name from its neighbours in name order; otherwise the name keeps its start and the part
+/// where it first differs from them (`void (an…warp_backw…at, 4, true…`, not two rows ending in
+/// the same argument list). Where even that leaves two distinct names with one text (a narrow
+/// column), they are numbered (`void (…#1`, `void (…#2`). A name is never kept longer than
+/// `width`; equal names have equal cuts. Holds 12 bytes per name cut another way than in the
+/// middle, nothing for the others.
 #[derive(Debug, Clone)]
 pub struct Cuts {
     width: usize,
-    /// (index, where the name differs from its group), by index.
-    special: Vec<(usize, usize)>,
+    /// (index, lo, hi), by index: keep the windows around character positions lo ≤ hi (where
+    /// the name branches off from the others), or, where lo is [`NUMBERED`], number the name hi
+    /// among names whose cuts stay equal.
+    special: Vec<(u32, u32, u32)>,
 }
+
+/// The `lo` of a name that is numbered.
+const NUMBERED: u32 = u32::MAX;
 
 impl Cuts {
     /// The cuts of `count` names; `name(i)` is the i-th.
     pub fn new<'a>(count: usize, name: impl Fn(usize) -> &'a str, width: usize) -> Cuts {
-        // Only names that are cut can collide: (hash of the middle cut, index); then, in place,
-        // (index, where it differs) for the names that collide. Names with the same hash are
-        // taken as one group (a false merge could only give a cut that keeps more).
-        let mut cut: Vec<(usize, usize)> = (0..count)
-            .filter(|&i| name(i).chars().count() > width)
-            .map(|i| (hash_of(&elide_middle(name(i), width)), i))
+        let mut cuts = Cuts {
+            width,
+            special: Vec::new(),
+        };
+        // More names than any table holds in memory: middle cuts.
+        let Ok(count) = u32::try_from(count) else {
+            return cuts;
+        };
+        let name = |i: u32| name(i as usize);
+        let long = |i: &u32| name(*i).chars().count() > width;
+        let cut_count = (0..count).filter(long).count();
+        // Each name against its neighbours in name order, where its middle cut hides where
+        // they differ.
+        let mut cut: Vec<u32> = Vec::with_capacity(cut_count);
+        cut.extend((0..count).filter(long));
+        cut.sort_unstable_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
+        cuts.special = around(&cut, &name, width, false);
+        drop(cut);
+        cuts.special.sort_unstable_by_key(|s| s.0);
+        // Names whose cuts are still equal, against each other only (names that differ in
+        // the same place from different neighbours: `…_0000004_x_x` and `…_0000054_x_x`).
+        let equal = cuts.equal_cuts((0..count).filter(long), cut_count, &name);
+        let mut again: Vec<(u32, u32, u32)> = Vec::new();
+        for group in equal.chunk_by(|a, b| a.0 == b.0) {
+            let members: Vec<u32> = group.iter().map(|e| e.1).collect();
+            again.extend(around(&members, &name, width, true));
+        }
+        drop(equal);
+        cuts.merge(again);
+        // Narrow columns: number what is still equal, in name order across groups (numbers
+        // per group could meet again once cut short).
+        let equal = cuts.equal_cuts((0..count).filter(long), cut_count, &name);
+        let mut numbered: Vec<u32> = equal.iter().map(|e| e.1).collect();
+        drop(equal);
+        numbered.sort_unstable_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
+        let mut k: u32 = 0;
+        let numbered: Vec<(u32, u32, u32)> = (0..numbered.len())
+            .map(|j| {
+                if j == 0 || name(numbered[j - 1]) != name(numbered[j]) {
+                    k = k.saturating_add(1);
+                }
+                (numbered[j], NUMBERED, k)
+            })
             .collect();
-        cut.sort_unstable();
+        cuts.merge(numbered);
+        cuts
+    }
+
+    /// (hash of the cut, index) of the names (of the `count` names `cut`) whose cut another
+    /// name also has, by hash then name. Names with the same hash are taken as one group (a
+    /// false merge could only cut names another way than they needed).
+    fn equal_cuts<'a>(
+        &self,
+        cut: impl Iterator<Item = u32>,
+        count: usize,
+        name: &impl Fn(u32) -> &'a str,
+    ) -> Vec<(u32, u32)> {
+        let mut texts: Vec<(u32, u32)> = Vec::with_capacity(count);
+        texts.extend(cut.map(|i| (hash_of(&self.cut(i as usize, name(i))), i)));
+        texts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1).cmp(name(b.1))));
         let mut kept = 0;
         let mut start = 0;
-        while start < cut.len() {
-            let end = start + cut[start..].iter().take_while(|c| c.0 == cut[start].0).count();
-            cut[start..end].sort_unstable_by(|a, b| name(a.1).cmp(name(b.1)));
-            // A group of one name (however often it appears) keeps its middle cut.
-            if name(cut[start].1) != name(cut[end - 1].1) {
-                mark_differences(&mut cut[start..end], &name);
-                for k in start..end {
-                    cut[kept] = cut[k];
-                    kept += 1;
-                }
+        while start < texts.len() {
+            let end = start + texts[start..].iter().take_while(|e| e.0 == texts[start].0).count();
+            if name(texts[start].1) != name(texts[end - 1].1) {
+                texts.copy_within(start..end, kept);
+                kept += end - start;
             }
             start = end;
         }
-        cut.truncate(kept);
-        cut.sort_unstable();
-        Cuts { width, special: cut }
+        texts.truncate(kept);
+        texts.shrink_to_fit();
+        texts
+    }
+
+    /// Puts `updates` (index, lo, hi) in place of the entries of their names.
+    fn merge(&mut self, mut updates: Vec<(u32, u32, u32)>) {
+        if updates.is_empty() {
+            return;
+        }
+        updates.sort_unstable_by_key(|s| s.0);
+        let mut merged = Vec::with_capacity(self.special.len() + updates.len());
+        let mut rest = std::mem::take(&mut self.special).into_iter().peekable();
+        for update in updates {
+            while let Some(s) = rest.next_if(|s| s.0 < update.0) {
+                merged.push(s);
+            }
+            rest.next_if(|s| s.0 == update.0);
+            merged.push(update);
+        }
+        merged.extend(rest);
+        self.special = merged;
     }
 
     /// The text of name `i`.
@@ -385,65 +471,171 @@ impl Cuts {
         if name.chars().count() <= self.width {
             return Cow::Borrowed(name);
         }
-        match self.special.binary_search_by_key(&i, |s| s.0) {
-            Ok(k) => Cow::Owned(cut_around(
+        let found = u32::try_from(i)
+            .ok()
+            .and_then(|i| self.special.binary_search_by_key(&i, |s| s.0).ok());
+        match found.map(|k| self.special[k]) {
+            Some((_, NUMBERED, n)) => Cow::Owned(numbered(name, n, self.width)),
+            Some((_, lo, hi)) => Cow::Owned(cut_around(
                 &name.chars().collect::<Vec<_>>(),
-                self.special[k].1,
+                lo as usize,
+                hi as usize,
                 self.width,
             )),
-            Err(_) => Cow::Owned(elide_middle(name, self.width)),
+            None => Cow::Owned(elide_middle(name, self.width)),
         }
     }
 }
 
-fn hash_of(s: &str) -> usize {
+/// (index, lo, hi) of the names of `sorted` (indices sorted by name) to cut around the places
+/// where they branch off from the others ([`differences`]): those whose middle cut to `width`
+/// hides one of the places, or all of them.
+fn around<'a>(sorted: &[u32], name: &impl Fn(u32) -> &'a str, width: usize, all: bool) -> Vec<(u32, u32, u32)> {
+    let head = middle_head(width);
+    // The middle cut keeps the first `head` characters and the last `width - 1 - head`.
+    let hidden = |run: &std::ops::Range<usize>, lo: u32, hi: u32| {
+        let n = name(sorted[run.start]).chars().count();
+        let hides = |p: u32| p as usize >= head && p as usize + width < n + 1 + head;
+        all || hides(lo) || hides(hi)
+    };
+    // Counted first so that the list is allocated once at its size.
+    let kept: usize = differences(sorted, name)
+        .filter(|(run, lo, hi)| hidden(run, *lo, *hi))
+        .map(|(run, _, _)| run.len())
+        .sum();
+    let mut special = Vec::with_capacity(kept);
+    for (run, lo, hi) in differences(sorted, name) {
+        if hidden(&run, lo, hi) {
+            special.extend(sorted[run].iter().map(|&i| (i, lo, hi)));
+        }
+    }
+    special
+}
+
+/// How many characters of a name's start its middle cut to `width` keeps.
+fn middle_head(width: usize) -> usize {
+    if width < 5 {
+        return width.saturating_sub(1);
+    }
+    let keep = width - 1;
+    keep.div_ceil(2) + keep / 6
+}
+
+/// The runs of equal names in `sorted` (indices sorted by name; runs as ranges of `sorted`),
+/// each with two places where it branches off from the other names: the deepest (where it
+/// first differs from its nearest neighbours in name order, which tells it apart) and the next
+/// one up (where the names that share its longer start part from the rest:
+/// `softmax_warp_backward` against `softmax_warp_forward`, where the deepest is a template
+/// argument), looked for among the 8 nearest names on each side. Places past 4 billion
+/// characters count as just under that many.
+fn differences<'s, 'a>(
+    sorted: &'s [u32],
+    name: &'s impl Fn(u32) -> &'a str,
+) -> impl Iterator<Item = (std::ops::Range<usize>, u32, u32)> + 's {
+    const LOOK: usize = 8;
+    const SAME: u32 = u32::MAX;
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    // shared[q]: how many characters the names at q and q + 1 share at their start (SAME for
+    // equal names): 4 bytes per name.
+    let shared: Vec<u32> = sorted
+        .windows(2)
+        .map(|w| match (name(w[0]), name(w[1])) {
+            (a, b) if a == b => SAME,
+            (a, b) => u32::try_from(common(a, b)).unwrap_or(SAME - 1),
+        })
+        .collect();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= sorted.len() {
+            return None;
+        }
+        let end = start + 1 + shared[start..].iter().take_while(|&&s| s == SAME).count();
+        let before = start.checked_sub(1).map_or(0, |q| shared[q]);
+        let after = if end < sorted.len() { shared[end - 1] } else { 0 };
+        let hi = before.max(after);
+        // Walking outward, what a name shares with this run is the least of the shared starts
+        // crossed: the first value under `hi` on either side is the next place up.
+        let next_up = |steps: &mut dyn Iterator<Item = usize>| {
+            let mut least = hi;
+            steps.filter(|&q| shared[q] != SAME).take(LOOK).find_map(|q| {
+                least = least.min(shared[q]);
+                (least < hi).then_some(least)
+            })
+        };
+        let up = next_up(&mut (0..start).rev());
+        let down = next_up(&mut (end.saturating_sub(1)..shared.len()));
+        let lo = up.max(down).unwrap_or(hi);
+        let run = start..end;
+        start = end;
+        Some((run, lo, hi))
+    })
+}
+
+fn hash_of(s: &str) -> u32 {
     use std::hash::{Hash, Hasher};
     let mut h = std::hash::DefaultHasher::new();
     s.hash(&mut h);
-    h.finish() as usize
+    h.finish() as u32
 }
 
-/// For a group of (_, index) of names sorted by name, longer than the width, whose middle
-/// cuts are equal: replaces each entry by (index, where the name first differs from its
-/// nearest different neighbour). Equal names get the same place.
-fn mark_differences<'a>(group: &mut [(usize, usize)], name: &impl Fn(usize) -> &'a str) {
-    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
-    // Runs of equal names, found in place (no copy of the group).
-    let mut before = 0;
-    let mut start = 0;
-    while start < group.len() {
-        let here = name(group[start].1);
-        let end = start + group[start..].iter().take_while(|e| name(e.1) == here).count();
-        let after = group.get(end).map_or(0, |next| common(here, name(next.1)));
-        let p = before.max(after);
-        for entry in &mut group[start..end] {
-            *entry = (entry.1, p);
-        }
-        before = after;
-        start = end;
-    }
+/// `name` cut to `width` with its number among names whose cuts stay equal: `void (an…#2`.
+fn numbered(name: &str, n: u32, width: usize) -> String {
+    let tag = format!("…#{n}");
+    let room = width.saturating_sub(tag.chars().count());
+    let start: String = name.chars().take(room).collect();
+    format!("{start}{tag}")
 }
 
-/// `name` cut to `width` characters so that position `p` (and a few characters around it)
-/// stays: the start, `…`, a window around `p`, and `…` when the name goes on.
-fn cut_around(name: &[char], p: usize, width: usize) -> String {
+/// `name` cut to `width` characters so that positions `lo` ≤ `hi` (and a few characters
+/// around them) stay: the start, `…`, a window around both places (or one around each when
+/// one window cannot hold both), and `…` when the name goes on.
+fn cut_around(name: &[char], lo: usize, hi: usize, width: usize) -> String {
     const CONTEXT: usize = 4;
     let n = name.len();
     if width < 12 {
         return elide_middle(&name.iter().collect::<String>(), width);
     }
     let text = |r: std::ops::Range<usize>| name[r].iter().collect::<String>();
-    if p + CONTEXT < width - 1 {
+    // A place the start keeps anyway needs no window of its own.
+    let lo = if lo + CONTEXT < width / 3 { hi } else { lo };
+    // The start shows where the name differs (`void cudnn::bn_f…` against `…bn_b…`).
+    if hi < width - 1 {
         return format!("{}…", text(0..width - 1));
     }
-    let head = (width / 3).min(p);
+    let head = (width / 3).min(lo);
     let tail = width - 1 - head;
-    if n - tail + CONTEXT <= p {
+    if n - tail + CONTEXT <= lo {
         return format!("{}…{}", text(0..head), text(n - tail..n));
     }
     let len = width - head - 2;
-    let start = p.saturating_sub(CONTEXT).max(head).min(n - len);
-    format!("{}…{}…", text(0..head), text(start..start + len))
+    let start = lo.saturating_sub(CONTEXT).max(head).min(n - len);
+    if hi + CONTEXT < start + len {
+        return format!("{}…{}…", text(0..head), text(start..start + len));
+    }
+    // Two windows: `head…first…second…`, with a shorter start; the first starts with the word
+    // it cuts into (`nchwToNhwc`, not `wToNhwc`). Too narrow for two: the deeper place only.
+    if (width - width / 4 - 3) / 2 < 10 {
+        let start = hi.saturating_sub(CONTEXT).max(head).min(n - len);
+        return format!("{}…{}…", text(0..head), text(start..start + len));
+    }
+    let head = (width / 4).min(lo);
+    let first_len = (width - head - 3) / 2;
+    let second_len = width - head - 3 - first_len;
+    let word = name[..lo]
+        .iter()
+        .rposition(|c| !(c.is_alphanumeric() || *c == '_'))
+        .map_or(0, |k| k + 1);
+    let first = word
+        .max((lo + CONTEXT + 1).saturating_sub(first_len))
+        .max(head)
+        .min(n - first_len);
+    let second = hi.saturating_sub(CONTEXT).max(first + first_len).min(n - second_len);
+    format!(
+        "{}…{}…{}…",
+        text(0..head),
+        text(first..first + first_len),
+        text(second..second + second_len)
+    )
 }
 
 /// [`Cuts`] of a few names, as text.
@@ -562,12 +754,60 @@ mod tests {
         assert_eq!(
             cuts,
             [
-                "aten::addmm […100,64],[64]], input_type…",
-                "aten::addmm […100,32],[32]], input_type…",
+                "aten::addmm […s=[[128,100],[100,64],[64…",
+                "aten::addmm […s=[[128,100],[100,32],[32…",
                 "aten::addmm [input_dims=[[64,100],[100,…",
                 "aten::mm"
             ]
         );
+    }
+
+    /// Real kernel names of the H100 ResNet pair that differ far from their start.
+    const SOFTMAX: [&str; 4] = [
+        "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*, float const*, int, int, int, bool const*, int, bool)",
+        "void (anonymous namespace)::softmax_warp_backward<float, float, float, 4, true, false>(float*, float const*, float const*, int, int, int, bool const*)",
+        "void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, true, false>(float*, float const*, int, int, int, bool const*, int, bool)",
+        "void (anonymous namespace)::softmax_warp_backward<float, float, float, 7, true, false>(float*, float const*, float const*, int, int, int, bool const*)",
+    ];
+
+    #[test]
+    fn cuts_show_where_names_differ() {
+        let cuts = distinct_cuts(&SOFTMAX, 32);
+        assert_eq!(
+            cuts,
+            [
+                "void (an…warp_forwa…at, 4, true…",
+                "void (an…warp_backw…at, 4, true…",
+                "void (an…warp_forwa…at, 7, true…",
+                "void (an…warp_backw…at, 7, true…",
+            ]
+        );
+    }
+
+    #[test]
+    fn distinct_names_get_distinct_cuts_at_every_width() {
+        let mut names: Vec<&str> = SOFTMAX.to_vec();
+        names.extend([
+            "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4>(cutlass_80_tensorop_s1688gemm_64x64_32x6_nt_align4::Params)",
+            "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4::Params)",
+            "triton_poi_fused_add_relu_0",
+            "triton_poi_fused_add_relu_1",
+            "triton_poi_fused_add_relu_10",
+            "aten::mm",
+            SOFTMAX[0],
+        ]);
+        for width in 5..=160 {
+            let cuts = distinct_cuts(&names, width);
+            for (i, a) in cuts.iter().enumerate() {
+                assert!(a.chars().count() <= width, "{a:?} at {width}");
+                for (j, b) in cuts.iter().enumerate().skip(i + 1) {
+                    assert_eq!(a == b, names[i] == names[j], "{a:?} for {} and {}", names[i], names[j]);
+                }
+            }
+        }
+        // Narrow columns number the names they cannot otherwise tell apart.
+        assert_eq!(distinct_cuts(&SOFTMAX[..2], 9), ["void …ol)", "void …t*)"]);
+        assert_eq!(distinct_cuts(&[SOFTMAX[2], SOFTMAX[0]], 9), ["void (…#2", "void (…#1"]);
     }
 
     #[test]

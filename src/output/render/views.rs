@@ -2,8 +2,8 @@
 
 use super::compare::{describe_side, side_json};
 use super::{
-    Format, TableStyle, csv_field, distinct_cuts, elide_middle, fit_table, fit_table_dropping, fmt_duration,
-    fmt_percent, fmt_signed, fmt_us, json_us, md_cell, wrap_line, wrap_text,
+    Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_duration, fmt_percent, fmt_signed,
+    fmt_us, json_us, md_cell, wrap_line, wrap_text,
 };
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
@@ -365,9 +365,14 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
     } else {
         // Too narrow for every column: the per-side calls go first, then the per-side times,
         // then Δ calls (docs/commands.md#terminal-width).
+        let by_operator = t.by_operator;
         let cut = |names: &[String], w: usize| {
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            distinct_cuts(&refs, w)
+            if by_operator {
+                cut_operator_kernel(&refs, w)
+            } else {
+                distinct_cuts(&refs, w)
+            }
         };
         let _ = writeln!(
             out,
@@ -761,8 +766,60 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String
     out
 }
 
-/// Cuts the longest values (device names, memory places) in the middle until a table of
-/// `names` and `cells` fits in `width`, keeping at least 12 columns of each.
+/// `operator → kernel` names cut to `width`: each part on its own, the operator in at most
+/// two fifths of the width, so that both stay readable (`aten::mm → void cutlass::Kern…`, where
+/// one cut of the whole gave `aten::mm…x4_nn_align1>(…`). Distinct names stay distinct: each
+/// part's cuts do. Narrow columns, or names without the arrow, are cut whole.
+fn cut_operator_kernel(names: &[&str], width: usize) -> Vec<String> {
+    use super::columns::text_width;
+    const ARROW: &str = " → ";
+    let parts: Option<Vec<(&str, &str)>> = names.iter().map(|n| n.split_once(ARROW)).collect();
+    let Some(parts) = parts.filter(|_| width >= 40) else {
+        return distinct_cuts(names, width);
+    };
+    let longest_op = parts.iter().map(|p| text_width(p.0)).max().unwrap_or(0);
+    let op_width = longest_op.min(width * 2 / 5);
+    let kernel_width = width - op_width - ARROW.chars().count();
+    let ops: Vec<&str> = parts.iter().map(|p| p.0).collect();
+    let kernels: Vec<&str> = parts.iter().map(|p| p.1).collect();
+    distinct_cuts(&ops, op_width)
+        .into_iter()
+        .zip(distinct_cuts(&kernels, kernel_width))
+        .zip(names)
+        .map(|((op, kernel), name)| {
+            if text_width(name) <= width {
+                name.to_string()
+            } else {
+                format!("{op}{ARROW}{kernel}")
+            }
+        })
+        .collect()
+}
+
+/// `value` in at most `cap` columns, keeping the words that name a model: leading words
+/// without a digit go first (`NVIDIA`, `AMD Instinct`), then the end (`H100 80GB H…`,
+/// `MI300X`; a middle cut gave `NVIDIA …HBM3` and `AMD …MI300X`).
+fn cut_value(value: &str, cap: usize) -> String {
+    use super::columns::text_width;
+    let mut rest = value;
+    while text_width(rest) > cap {
+        let Some((word, after)) = rest.split_once(' ') else {
+            break;
+        };
+        if word.chars().any(|c| c.is_ascii_digit()) || !after.chars().any(|c| c.is_ascii_digit()) {
+            break;
+        }
+        rest = after.trim_start();
+    }
+    if text_width(rest) <= cap {
+        return rest.to_string();
+    }
+    let kept: String = rest.chars().take(cap.saturating_sub(1)).collect();
+    format!("{kept}…")
+}
+
+/// Cuts the longest values (device names, memory places) until a table of `names` and `cells`
+/// fits in `width`, keeping at least 12 columns of each ([`cut_value`]).
 fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[String], width: usize) {
     use super::columns::text_width;
     if width == usize::MAX {
@@ -788,7 +845,7 @@ fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[Strin
         }
         let cap = w - (total - width).min(w - 12);
         for row in cells.iter_mut() {
-            row[k] = elide_middle(&row[k], cap);
+            row[k] = cut_value(&row[k], cap);
         }
     }
 }

@@ -184,7 +184,7 @@ pub fn parse_block_events<'c>(
         let event_at = start + sep - len;
         let index = chunk.first_index + out.entries;
         out.entries += 1;
-        if let Err(e) = out.keep(entry, index, chunk.base + event_at as u64, collect) {
+        if let Err(e) = out.keep(entry, Vec::new(), index, chunk.base + event_at as u64, collect) {
             return (Err(e), BlockEnd::More(ArrayCut::new(expect, at, outer)));
         }
         if valid.as_bytes()[sep] == b']' {
@@ -239,6 +239,9 @@ fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, u
     let mut stream = serde_json::Deserializer::from_str(&text[q..]).into_iter::<PlainFields>();
     let PlainFields(fields) = stream.next()?.ok()?;
     let len = stream.byte_offset();
+    if len > MAX_EVENT_BYTES {
+        return None;
+    }
     // The exact way refuses nesting past MAX_DEPTH. Nesting `d` deep takes `d` opening and `d`
     // closing brackets, so a short event cannot be too deep; a long one is when it has fewer
     // opening brackets than that (true of real traces), else it goes the exact way.
@@ -264,10 +267,11 @@ struct PlainFields<'a>(Fields<'a>);
 
 impl<'de> de::Deserialize<'de> for PlainFields<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (keys, mut args_kind) = (AttrKeys::default(), None);
+        let (keys, mut args_kind, mut attrs) = (AttrKeys::default(), None, Vec::new());
         d.deserialize_map(EventVisitor {
             keys: &keys,
             args_kind: &mut args_kind,
+            attrs: &mut attrs,
         })
         .map(PlainFields)
     }
@@ -303,16 +307,23 @@ impl<'c> ChunkOut<'c> {
                 Some(text) => parse_event_text(text, keys),
                 None => parse_event(&bytes[a..b], keys),
             };
-            let entry = parsed.map_err(fail)?;
+            let (entry, attrs) = parsed.map_err(fail)?;
             let index = chunk.first_index + self.entries;
             self.entries += 1;
-            self.keep(entry, index, chunk.base + a as u64, collect)?;
+            self.keep(entry, attrs, index, chunk.base + a as u64, collect)?;
         }
         Ok(())
     }
 
     /// Keeps what `collect` asks for of entry `index` of the array, at offset `at` in the file.
-    fn keep(&mut self, entry: Entry<'c>, index: u64, at: u64, collect: Collect) -> Result<(), ChunkError> {
+    fn keep(
+        &mut self,
+        entry: Entry<'c>,
+        attrs: EventAttrs<'c>,
+        index: u64,
+        at: u64,
+        collect: Collect,
+    ) -> Result<(), ChunkError> {
         let ev = match entry {
             Entry::Kept(ev) => ev,
             Entry::Memory(m) if collect != Collect::Steps => {
@@ -331,7 +342,7 @@ impl<'c> ChunkOut<'c> {
                     self.steps.push(n);
                 }
             }
-            Collect::Events => self.push(ev, index, at),
+            Collect::Events => self.push(ev, attrs, index, at),
             Collect::Columns { links } => self.push_columns(ev, index, at, links)?,
         }
         Ok(())
@@ -349,7 +360,7 @@ impl<'c> ChunkOut<'c> {
         // Interned in the order the merge interns a file's strings, so that a chunk's list, taken
         // in order, gives the file's ids in first-seen order whatever the chunking.
         let (pid, tid) = if links {
-            (NameId(s.intern(ev.pid)), NameId(s.intern(ev.tid)))
+            (NameId(s.intern(id_text(ev.pid))), NameId(s.intern(id_text(ev.tid))))
         } else {
             (NameId(u32::MAX), NameId(u32::MAX))
         };
@@ -379,14 +390,14 @@ impl<'c> ChunkOut<'c> {
     }
 
     /// Adds a kept event.
-    fn push(&mut self, ev: Event<'c>, index: u64, at: u64) {
+    fn push(&mut self, ev: Event<'c>, attrs: EventAttrs<'c>, index: u64, at: u64) {
         let name = self.strings.intern(ev.name);
         let row = self.events.len() as u32;
         let local = LocalEvent {
             index,
             at,
-            pid: self.strings.intern(ev.pid),
-            tid: self.strings.intern(ev.tid),
+            pid: self.strings.intern(id_text(ev.pid)),
+            tid: self.strings.intern(id_text(ev.tid)),
             name,
             cat: self.strings.intern(ev.cat),
             ts_ns: ev.ts_ns,
@@ -397,7 +408,7 @@ impl<'c> ChunkOut<'c> {
         };
         self.events.push(local);
         self.attrs
-            .extend(ev.attrs.into_iter().map(|(col, key, value)| (row, col, key, value)));
+            .extend(attrs.into_iter().map(|(col, key, value)| (row, col, key, value)));
     }
 }
 
@@ -408,13 +419,17 @@ pub struct Event<'a> {
     pub cat: Cow<'a, str>,
     pub ts_ns: i64,
     pub dur_ns: i64,
-    pub pid: Cow<'a, str>,
-    pub tid: Cow<'a, str>,
+    /// `pid` and `tid` as written (a string with its quotes, or a number; empty when absent),
+    /// decoded when kept: an `Event` stays small enough to be copied without `memcpy`.
+    pub pid: &'a str,
+    pub tid: &'a str,
     pub stream: i64,
     pub correlation: i64,
     pub device: Option<i64>,
-    pub attrs: Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>,
 }
+
+/// The attributes asked for of a kept event: (column or `None` to infer, key, value).
+pub type EventAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>;
 
 /// What one entry of `traceEvents` is to tracediff.
 #[derive(Debug)]
@@ -433,7 +448,7 @@ pub enum Entry<'a> {
 pub type Failure = (usize, String);
 
 /// Parses one event object.
-pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Entry<'a>, Failure> {
+pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
     match s.first() {
         Some(b'{') => {}
         Some(&b) => {
@@ -448,7 +463,7 @@ pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<Entry<'a>, Failur
 }
 
 /// Parses one event object, already checked as UTF-8.
-pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>, Failure> {
+pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
     match text.as_bytes().first() {
         Some(b'{') => {}
         Some(&b) => {
@@ -459,11 +474,15 @@ pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>,
         }
         None => return Err((0, "invalid JSON: expected a value".to_string())),
     }
-    let mut args_kind = None;
+    if text.len() > MAX_EVENT_BYTES {
+        return Err((0, "an event longer than 4 GiB".to_string()));
+    }
+    let (mut args_kind, mut attrs) = (None, Vec::new());
     let fields = deserialize(text, |de| {
         de.deserialize_map(EventVisitor {
             keys,
             args_kind: &mut args_kind,
+            attrs: &mut attrs,
         })
     })
     .map_err(|e| match args_kind {
@@ -473,7 +492,15 @@ pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<Entry<'a>,
         ),
         None => e,
     })?;
-    fields.into_event(text)
+    let entry = fields.into_event(text)?;
+    let attrs = match entry {
+        Entry::Kept(_) => attrs
+            .into_iter()
+            .map(|(col, key, raw)| (col, key, attr_value(raw)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok((entry, attrs))
 }
 
 /// Checks that `s` is UTF-8 (JSON text must be).
@@ -523,7 +550,7 @@ pub fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
 /// The offset of the last value of member `key` in the object `text` (for messages).
 pub fn member_offset(text: &str, key: &str) -> Option<usize> {
     let raw = member(text, key).ok()??;
-    Some(offset_in(text, raw))
+    Some(offset_in(text, raw.get()))
 }
 
 /// The raw text of the last value of member `key` in the object `text`.
@@ -571,35 +598,73 @@ impl<'de> de::Deserialize<'de> for Key<'de> {
     }
 }
 
+/// The longest event read (an event's members are found by the low 32 bits of their address:
+/// [`Raw`]).
+const MAX_EVENT_BYTES: usize = u32::MAX as usize;
+
+/// Where the raw text of a member's value is, kept in 8 bytes so that the fields of an event
+/// are copied as a few vector moves, not with `memcpy` (which was 8% of the parse's time):
+/// the low 32 bits of its address and its length (0 for a member that is absent, as a value is
+/// never empty). In an event shorter than 4 GiB the offset from the event's start is the
+/// difference of the low bits, wrapping.
+#[derive(Clone, Copy, Default)]
+struct Raw {
+    addr: u32,
+    len: u32,
+}
+
+impl Raw {
+    fn of(value: &RawValue) -> Raw {
+        let text = value.get();
+        Raw {
+            addr: text.as_ptr() as usize as u32,
+            len: text.len() as u32,
+        }
+    }
+
+    /// The value's text in the event's `text`, which it was borrowed from.
+    fn get(self, text: &str) -> Option<&str> {
+        if self.len == 0 {
+            return None;
+        }
+        let at = self.addr.wrapping_sub(text.as_ptr() as usize as u32) as usize;
+        text.get(at..at + self.len as usize)
+    }
+}
+
 /// The raw values of the fields tracediff reads.
 #[derive(Default)]
 struct Fields<'a> {
-    name: Option<&'a RawValue>,
-    cat: Option<&'a RawValue>,
-    ts: Option<&'a RawValue>,
-    dur: Option<&'a RawValue>,
-    pid: Option<&'a RawValue>,
-    tid: Option<&'a RawValue>,
+    name: Raw,
+    cat: Raw,
+    ts: Raw,
+    dur: Raw,
+    pid: Raw,
+    tid: Raw,
     /// `ph` and `id`, read for `fwdbwd` flows.
-    ph: Option<&'a RawValue>,
-    id: Option<&'a RawValue>,
-    stream: Option<&'a RawValue>,
-    correlation: Option<&'a RawValue>,
+    ph: Raw,
+    id: Raw,
+    stream: Raw,
+    correlation: Raw,
     /// `args.device`, and the `args` of a `[memory]` instant event.
-    device: Option<&'a RawValue>,
-    total_allocated: Option<&'a RawValue>,
-    bytes: Option<&'a RawValue>,
-    device_type: Option<&'a RawValue>,
-    device_id: Option<&'a RawValue>,
-    attrs: Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>,
+    device: Raw,
+    total_allocated: Raw,
+    bytes: Raw,
+    device_type: Raw,
+    device_id: Raw,
+    text: std::marker::PhantomData<&'a str>,
 }
 
-struct EventVisitor<'k, 'f> {
+/// The attributes asked for that an event has: (column, key, value).
+type RawAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>;
+
+struct EventVisitor<'k, 'f, 'a> {
     keys: &'k AttrKeys,
     args_kind: &'f mut Option<&'static str>,
+    attrs: &'f mut RawAttrs<'a>,
 }
 
-impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
+impl<'de> Visitor<'de> for EventVisitor<'_, '_, 'de> {
     type Value = Fields<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -623,6 +688,7 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
                     map.next_value_seed(ArgsSeed {
                         keys: self.keys,
                         fields: &mut f,
+                        attrs: self.attrs,
                         kind: self.args_kind,
                     })?;
                     continue;
@@ -632,7 +698,9 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
                     continue;
                 }
             };
-            *slot = map.next_value::<Option<&'de RawValue>>()?;
+            *slot = map
+                .next_value::<Option<&'de RawValue>>()?
+                .map_or(Raw::default(), Raw::of);
         }
         Ok(f)
     }
@@ -642,6 +710,7 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_> {
 struct ArgsSeed<'k, 'f, 'a> {
     keys: &'k AttrKeys,
     fields: &'f mut Fields<'a>,
+    attrs: &'f mut RawAttrs<'a>,
     kind: &'f mut Option<&'static str>,
 }
 
@@ -702,7 +771,7 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
                 k => match self.keys.column_of(k) {
                     Some(col) => {
                         let value: &'de RawValue = map.next_value()?;
-                        f.attrs.push((col, key, value));
+                        self.attrs.push((col, key, value));
                         continue;
                     }
                     None => {
@@ -712,12 +781,12 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
                 },
             };
             let value: &'de RawValue = map.next_value()?;
-            *slot = Some(value);
+            *slot = Raw::of(value);
             // `device` and the memory keys may also be attributes the user asked for.
             if !matches!(key.as_ref(), "stream" | "correlation")
                 && let Some(col) = self.keys.column_of(&key)
             {
-                f.attrs.push((col, key, value));
+                self.attrs.push((col, key, value));
             }
         }
         Ok(())
@@ -725,8 +794,8 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
 }
 
 /// The offset of `raw` in `text`, which it was borrowed from.
-fn offset_in(text: &str, raw: &RawValue) -> usize {
-    raw.get().as_ptr() as usize - text.as_ptr() as usize
+fn offset_in(text: &str, raw: &str) -> usize {
+    raw.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// The text of a JSON string value (with its quotes); a lone surrogate becomes U+FFFD.
@@ -771,39 +840,49 @@ fn lossy_string(raw: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-fn type_error(text: &str, raw: &RawValue, field: &str, want: &str) -> Failure {
-    let kind = kind_of(raw.get().as_bytes()[0]);
+fn type_error(text: &str, raw: &str, field: &str, want: &str) -> Failure {
+    let kind = kind_of(raw.as_bytes()[0]);
     (offset_in(text, raw), format!("'{field}' must be {want}, found {kind}"))
 }
 
-fn string_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+fn string_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
     match raw {
         None => Ok(None),
-        Some(r) if r.get().starts_with('"') => Ok(Some(string_text(r.get()))),
+        Some(r) if r.starts_with('"') => Ok(Some(string_text(r))),
         Some(r) => Err(type_error(text, r, field, "a string")),
     }
 }
 
-fn micros_field(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
+fn micros_field(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Failure> {
     let Some(r) = raw else { return Ok(None) };
-    if !matches!(r.get().as_bytes()[0], b'-' | b'0'..=b'9') {
+    if !matches!(r.as_bytes()[0], b'-' | b'0'..=b'9') {
         return Err(type_error(text, r, field, "a number"));
     }
-    match crate::input::number::micros_to_ns(r.get()) {
+    match crate::input::number::micros_to_ns(r) {
         Some(ns) => Ok(Some(ns)),
         None => Err((offset_in(text, r), format!("'{field}' is out of range"))),
     }
 }
 
 /// `pid` and `tid` may be numbers or strings; numbers are keyed by their text.
-fn id_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+/// Checked here, decoded by [`id_text`] where it is kept.
+fn id_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<&'a str>, Failure> {
     match raw {
         None => Ok(None),
-        Some(r) => match r.get().as_bytes()[0] {
-            b'"' => Ok(Some(string_text(r.get()))),
-            b'-' | b'0'..=b'9' => Ok(Some(Cow::Borrowed(r.get()))),
+        Some(r) => match r.as_bytes()[0] {
+            b'"' | b'-' | b'0'..=b'9' => Ok(Some(r)),
             _ => Err(type_error(text, r, field, "a number or a string")),
         },
+    }
+}
+
+/// The text of a `pid` or `tid` checked by [`id_field`] (empty when absent): a string's text, or
+/// a number as written.
+fn id_text(raw: &str) -> Cow<'_, str> {
+    if raw.starts_with('"') {
+        string_text(raw)
+    } else {
+        Cow::Borrowed(raw)
     }
 }
 
@@ -811,12 +890,11 @@ fn id_field<'a>(text: &str, raw: Option<&'a RawValue>, field: &str) -> Result<Op
 /// integer (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value. Refused
 /// when it is a whole number outside the 64-bit integers: such an id cannot be kept exactly,
 /// and a saturated one could join unrelated events (docs/robustness.md#ids-and-ranks).
-fn id_int(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>, Failure> {
-    let Some(r) = raw else { return Ok(None) };
-    let t = r.get();
+fn id_int(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Failure> {
+    let Some(t) = raw else { return Ok(None) };
     let beyond = || {
         (
-            offset_in(text, r),
+            offset_in(text, t),
             format!("'{field}' {t} is outside the 64-bit integers tracediff keeps exactly"),
         )
     };
@@ -849,15 +927,16 @@ fn id_int(text: &str, raw: Option<&RawValue>, field: &str) -> Result<Option<i64>
 }
 
 /// An integer number; anything else is none.
-fn integer(raw: Option<&RawValue>) -> Option<i64> {
-    let n = Number::new(raw?.get());
+fn integer(raw: Option<&str>) -> Option<i64> {
+    let n = Number::new(raw?);
     (matches!(n.text.as_bytes()[0], b'-' | b'0'..=b'9') && n.is_integer).then(|| n.to_i64())
 }
 
 impl Fields<'_> {
     /// The sample of a `[memory]` instant event; `Other` for any other event, or one without a
     /// time or a device.
-    fn memory_sample(&self, name: Option<&str>, ts_ns: Option<i64>) -> Entry<'static> {
+    fn memory_sample(&self, text: &str, name: Option<&str>, ts_ns: Option<i64>) -> Entry<'static> {
+        let integer = |raw: Raw| integer(raw.get(text));
         let sample = || {
             if name != Some("[memory]") {
                 return None;
@@ -877,20 +956,20 @@ impl Fields<'_> {
 impl<'a> Fields<'a> {
     /// One end of a `fwdbwd` flow: `ph` `s` or `f` with an integer `id` and a `ts`; `Other` for
     /// anything else (flows only place backward work, so a malformed one is left out).
-    fn flow_end(&self, ts_ns: Option<i64>, pid: Option<Cow<'a, str>>, tid: Option<Cow<'a, str>>) -> Entry<'a> {
-        let start = match self.ph.map(RawValue::get) {
+    fn flow_end(&self, text: &str, ts_ns: Option<i64>, pid: Option<&'a str>, tid: Option<&'a str>) -> Entry<'a> {
+        let start = match self.ph.get(text) {
             Some("\"s\"") => true,
             Some("\"f\"") => false,
             _ => return Entry::Other,
         };
-        let id = integer(self.id).and_then(|id| u64::try_from(id).ok());
+        let id = integer(self.id.get(text)).and_then(|id| u64::try_from(id).ok());
         match (id, ts_ns) {
             (Some(id), Some(ts_ns)) => Entry::Flow(LocalFlow {
                 id,
                 start,
                 ts_ns,
-                pid: pid.unwrap_or(Cow::Borrowed("")),
-                tid: tid.unwrap_or(Cow::Borrowed("")),
+                pid: id_text(pid.unwrap_or("")),
+                tid: id_text(tid.unwrap_or("")),
             }),
             _ => Entry::Other,
         }
@@ -911,14 +990,14 @@ impl<'a> Fields<'a> {
     /// Checks the types and decodes the event; the first problem in the text wins.
     fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
         let checked = (
-            string_field(text, self.name, "name"),
-            string_field(text, self.cat, "cat"),
-            micros_field(text, self.ts, "ts"),
-            micros_field(text, self.dur, "dur"),
-            id_field(text, self.pid, "pid"),
-            id_field(text, self.tid, "tid"),
-            id_int(text, self.stream, "stream"),
-            id_int(text, self.correlation, "correlation"),
+            string_field(text, self.name.get(text), "name"),
+            string_field(text, self.cat.get(text), "cat"),
+            micros_field(text, self.ts.get(text), "ts"),
+            micros_field(text, self.dur.get(text), "dur"),
+            id_field(text, self.pid.get(text), "pid"),
+            id_field(text, self.tid.get(text), "tid"),
+            id_int(text, self.stream.get(text), "stream"),
+            id_int(text, self.correlation.get(text), "correlation"),
         );
         let (name, cat, ts, dur, pid, tid, stream, correlation) = match checked {
             (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e), Ok(f), Ok(g), Ok(h)) => (a, b, c, d, e, f, g, h),
@@ -932,12 +1011,12 @@ impl<'a> Fields<'a> {
         let flow = dur.is_none() && cat.as_deref() == Some("fwdbwd");
         let (Some(dur_ns), Some(cat)) = (dur, cat) else {
             if flow {
-                return Ok(self.flow_end(ts, pid, tid));
+                return Ok(self.flow_end(text, ts, pid, tid));
             }
-            return Ok(self.memory_sample(name.as_deref(), ts));
+            return Ok(self.memory_sample(text, name.as_deref(), ts));
         };
         if cat == "Trace" {
-            return Ok(self.memory_sample(name.as_deref(), ts));
+            return Ok(self.memory_sample(text, name.as_deref(), ts));
         }
         let Some(name) = name else {
             return Err((0, "event with 'dur' and 'cat' has no 'name'".to_string()));
@@ -949,20 +1028,15 @@ impl<'a> Fields<'a> {
             return Err((0, format!("event '{name}' {why}")));
         }
         Ok(Entry::Kept(Event {
-            device: integer(self.device),
+            device: integer(self.device.get(text)),
             name,
             cat,
             ts_ns,
             dur_ns,
-            pid: pid.unwrap_or(Cow::Borrowed("")),
-            tid: tid.unwrap_or(Cow::Borrowed("")),
+            pid: pid.unwrap_or(""),
+            tid: tid.unwrap_or(""),
             stream: stream.unwrap_or(NO_STREAM),
             correlation: correlation.unwrap_or(NO_CORRELATION),
-            attrs: self
-                .attrs
-                .into_iter()
-                .map(|(col, key, raw)| (col, key, attr_value(raw)))
-                .collect(),
         }))
     }
 }

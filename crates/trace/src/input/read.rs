@@ -140,8 +140,11 @@ impl ReadAhead {
     }
 
     fn parts() -> (Self, Pump) {
-        let (blocks_tx, blocks) = sync_channel::<io::Result<Vec<u8>>>(4);
-        let (spare, spare_rx) = sync_channel::<Vec<u8>>(6);
+        let (blocks_tx, blocks) = sync_channel::<io::Result<Vec<u8>>>(AHEAD);
+        // Room for every buffer there is, so that none given back is dropped (freed, then
+        // allocated again with fresh pages: an mmap, zeroing and page faults for each block).
+        let buffers = max_buffers();
+        let (spare, spare_rx) = sync_channel::<Vec<u8>>(buffers);
         let ahead = ReadAhead {
             blocks,
             spare,
@@ -149,8 +152,24 @@ impl ReadAhead {
             at: 0,
             done: false,
         };
-        (ahead, Pump { blocks_tx, spare_rx })
+        (
+            ahead,
+            Pump {
+                blocks_tx,
+                spare_rx,
+                buffers,
+            },
+        )
     }
+}
+
+/// Blocks read ahead of the parser.
+const AHEAD: usize = 4;
+
+/// The most buffers the reading thread makes before it waits for one to be given back: those
+/// read ahead, those in flight to the parsing threads (two per thread), and a few in hand.
+fn max_buffers() -> usize {
+    AHEAD + 2 * rayon::current_num_threads().max(1) + 4
 }
 
 impl ReadAhead {
@@ -178,8 +197,13 @@ impl ReadAhead {
         }
     }
 
-    /// Gives a used block back to be filled again (no fresh pages); dropped when enough wait.
+    /// Gives a used block back to be filled again (no fresh pages); dropped when enough wait,
+    /// or when it is smaller than a block (a copy of a few events: grown, it would take the
+    /// place of a whole block and cost a fresh one anyway).
     pub fn recycle(&self, block: Vec<u8>) {
+        if block.capacity() < BLOCK {
+            return;
+        }
         let _ = self.spare.try_send(block);
     }
 }
@@ -188,12 +212,15 @@ impl ReadAhead {
 struct Pump {
     blocks_tx: SyncSender<io::Result<Vec<u8>>>,
     spare_rx: Receiver<Vec<u8>>,
+    /// Buffers to make before waiting for spare ones.
+    buffers: usize,
 }
 
 impl Pump {
     fn run(self, mut inner: impl Read) {
+        let mut made = 0;
         loop {
-            let mut block = self.spare_rx.try_recv().unwrap_or_default();
+            let mut block = self.next_buffer(&mut made);
             block.resize(BLOCK, 0);
             let (n, err) = fill(&mut inner, &mut block);
             block.truncate(n);
@@ -208,6 +235,23 @@ impl Pump {
                 return;
             }
         }
+    }
+
+    /// A buffer to read into: a spare one, a new one while fewer than `buffers` are made, else
+    /// the next spare one given back. A buffer the parser keeps (or drops) is not waited for
+    /// long: after a while a new one is made, so that this never waits on a buffer that will
+    /// not come back.
+    fn next_buffer(&self, made: &mut usize) -> Vec<u8> {
+        if let Ok(block) = self.spare_rx.try_recv() {
+            return block;
+        }
+        if *made >= self.buffers
+            && let Ok(block) = self.spare_rx.recv_timeout(std::time::Duration::from_millis(20))
+        {
+            return block;
+        }
+        *made += 1;
+        Vec::new()
     }
 }
 
