@@ -671,3 +671,15 @@ fn six_thousand_nested_modules() {
     let csv_bytes = std::fs::metadata(dir.path().join("deep.csv")).unwrap().len();
     assert!(csv_bytes > 1500 * 1500 / 2 * 8, "{csv_bytes} bytes of CSV");
 }
+
+/// The table's top row is the step: a `--zoom` path may start with its name.
+#[test]
+fn a_zoom_path_may_start_with_the_step() {
+    let c = "fixtures/modules/control";
+    let t = "fixtures/modules/test";
+    assert_eq!(
+        ok(&["modules", c, t, "--zoom", "ProfilerStep/Net/Sequential"]),
+        ok(&["modules", c, t, "--zoom", "Net/Sequential"])
+    );
+    assert_eq!(ok(&["modules", c, t, "--zoom", "ProfilerStep"]), ok(&["modules", c, t]));
+}

@@ -698,7 +698,7 @@ impl<'f> Builder<'f> {
 /// The node at `path`, or a usage error that lists what is there.
 pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedNode> {
     let Some(path) = path else { return Ok(&diff.root) };
-    let path = path.trim().trim_matches('/');
+    let path = without_root(path.trim().trim_matches('/'), &diff.root.key);
     if let Some(node) = diff.root.find(path) {
         return Ok(node);
     }
@@ -730,6 +730,13 @@ pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedN
     )))
 }
 
+/// `path` without a leading segment that names the root (`ProfilerStep/Net[0]`: the table's top
+/// row is the step, so users copy its name into the path).
+fn without_root<'p>(path: &'p str, root_key: &str) -> &'p str {
+    let (first, rest) = path.split_once('/').unwrap_or((path, ""));
+    if first == root_key { rest } else { path }
+}
+
 /// With `--zoom PATH`: the events inside that module node, and its full path.
 pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
     let Some(path) = path else { return Ok(None) };
@@ -742,6 +749,17 @@ pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_zoom_path_may_start_with_the_step() {
+        assert_eq!(without_root("ProfilerStep/Net[0]", "ProfilerStep"), "Net[0]");
+        assert_eq!(without_root("ProfilerStep", "ProfilerStep"), "");
+        assert_eq!(
+            without_root("Net[0]/ProfilerStep", "ProfilerStep"),
+            "Net[0]/ProfilerStep"
+        );
+        assert_eq!(without_root("ProfilerSteps/x", "ProfilerStep"), "ProfilerSteps/x");
+    }
 
     #[test]
     fn module_keys_drop_the_instance_number() {
