@@ -427,3 +427,29 @@ fn the_too_few_samples_note_counts_each_step_once() {
         assert!(r.stderr.lines().any(|l| l == note), "{command}: {}", r.stderr);
     }
 }
+
+/// A GPU trace records an annotation twice under one name: the host span and the GPU span
+/// (`gpu_user_annotation`). The default rows keep them apart (`NAME (GPU)`); `--hta` sums them
+/// by name as HTA does (one step then read as 2 calls).
+#[test]
+fn a_gpu_annotation_has_its_own_row_except_in_htas_table() {
+    let (c, t) = ("fixtures/amd/control", "fixtures/amd/test");
+    let rows = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["compare", c, t, "--format", "csv"];
+        args.extend_from_slice(extra);
+        ok(&args)
+            .lines()
+            .filter(|l| l.starts_with("ProfilerStep"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(
+        rows(&[]),
+        [
+            "ProfilerStep#*,1,900.5,1,900.5,0,0,=,",
+            "ProfilerStep#* (GPU),1,800.25,1,800.25,0,0,=,"
+        ]
+    );
+    assert_eq!(rows(&["--hta"]), ["ProfilerStep#3,2,1700.75,2,1700.75,0,0,="]);
+    assert_eq!(rows(&["--device", "cpu"]), ["ProfilerStep#*,1,900.5,1,900.5,0,0,=,"]);
+}

@@ -95,6 +95,7 @@ impl CompareRequest {
             normalize: self.normalize_names,
             group_by: self.group_by.clone(),
             skip_python_frames: !self.python_frames,
+            gpu_annotations_apart: !self.is_hta(),
         }
     }
 

@@ -444,7 +444,11 @@ pub fn measure(
             s.gpu_busy_ns.push(sample.map_or(0, |x| x.gpu_busy_ns));
         }
         // Per name id of this file, its samples; names are keyed once, at the end.
-        let mut per_name: FxHashMap<u32, StepValues> = FxHashMap::default();
+        let gpu_annotation = file
+            .strings
+            .iter()
+            .position(|s| s == crate::analysis::aggregate::GPU_ANNOTATION_CATEGORY);
+        let mut per_name: FxHashMap<(u32, bool), StepValues> = FxHashMap::default();
         for r in &file.rows {
             let Some(&k) = slot_of.get(&r.iteration) else {
                 continue;
@@ -462,12 +466,16 @@ pub fn measure(
                 continue;
             }
             let slot = u32::try_from(base + k).unwrap_or(u32::MAX);
-            per_name.entry(r.name).or_default().add(slot, r.count, r.total_ns);
+            let apart = gpu_annotation == Some(r.category as usize);
+            per_name
+                .entry((r.name, apart))
+                .or_default()
+                .add(slot, r.count, r.total_ns);
         }
-        let mut ids: Vec<(u32, StepValues)> = per_name.into_iter().collect();
+        let mut ids: Vec<((u32, bool), StepValues)> = per_name.into_iter().collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
-        for (id, per) in ids {
-            let all = s.ops.entry(keying.name_key(file.text(id))).or_default();
+        for ((id, apart), per) in ids {
+            let all = s.ops.entry(keying.row_key(file.text(id), apart)).or_default();
             for (slot, count, ns) in per.entries {
                 all.add(slot, count, ns);
             }
@@ -651,6 +659,7 @@ pub fn gate_pair(
         normalize: config.normalize_names.unwrap_or(true),
         group_by: Vec::new(),
         skip_python_frames: true,
+        gpu_annotations_apart: true,
     };
     let device = config.device.unwrap_or_default();
     let (base, cand) = crate::analysis::summary::load_summary_pair(baseline, candidate, (sel, sel))?;
