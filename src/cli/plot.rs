@@ -71,6 +71,10 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         Metric::Both => vec![(false, "counts"), (true, "duration")],
         Metric::Breakdown => vec![],
     };
+    // The name the user gave, not the FILE-counts.EXT it becomes, is what the error names.
+    if let Some(output) = &args.output {
+        ImageFormat::from_path(output)?;
+    }
     let mut planned = Vec::new();
     for (duration, name) in charts {
         let path = plot_path(args.output.as_deref(), name, args.metric == Metric::Both);
