@@ -220,9 +220,9 @@ pub fn describe_side(s: &SideInfo) -> String {
     let rank_of = of(s.resolved.ranks.len(), s.ranks_available);
     let iters = match &s.resolved.iterations {
         None => "whole trace (no ProfilerStep)".to_string(),
-        Some(v) if v.len() == 1 => format!("iteration {}{}", v[0], of(1, s.steps_available)),
+        Some(v) if v.len() == 1 => format!("step {}{}", v[0], of(1, s.steps_available)),
         Some(v) => format!(
-            "iterations {}{}",
+            "steps {}{}",
             crate::analysis::select::ranges(v),
             of(v.len(), s.steps_available)
         ),
