@@ -453,3 +453,30 @@ fn a_gpu_annotation_has_its_own_row_except_in_htas_table() {
     assert_eq!(rows(&["--hta"]), ["ProfilerStep#3,2,1700.75,2,1700.75,0,0,="]);
     assert_eq!(rows(&["--device", "cpu"]), ["ProfilerStep#*,1,900.5,1,900.5,0,0,=,"]);
 }
+
+/// The overview's header says which steps of how many it used, and hints at the rest, as the
+/// other commands' headers do.
+#[test]
+fn the_overview_header_names_the_steps_of_n_and_hints() {
+    let (c, t) = ("fixtures/basic/control", "fixtures/basic/test");
+    let head = |extra: &[&str]| -> Vec<String> {
+        let mut args = vec!["overview", c, t];
+        args.extend_from_slice(extra);
+        ok(&args).lines().take(3).map(String::from).collect()
+    };
+    assert_eq!(
+        head(&["--iteration", "2"]),
+        [
+            "control: fixtures/basic/control (rank 0, step 2 of 3)",
+            "test: fixtures/basic/test (rank 0, step 2 of 3)",
+            "hint: more steps exist than were used; --iteration all uses every step",
+        ]
+    );
+    assert_eq!(
+        head(&["--iteration", "2", "--format", "markdown"])[2],
+        "- hint: more steps exist than were used; --iteration all uses every step"
+    );
+    // Every step (the default): no "of N", no hint.
+    assert_eq!(head(&[])[0], "control: fixtures/basic/control (rank 0, steps 1–3)");
+    assert!(!head(&[])[2].starts_with("hint"));
+}

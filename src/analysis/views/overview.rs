@@ -37,6 +37,13 @@ pub struct SideOverview {
     pub steps: usize,
     /// The selected step numbers, sorted (empty without ProfilerStep).
     pub step_numbers: Vec<i64>,
+    /// The steps the side's traces hold (the most of any selected rank): the header's "of N"
+    /// and its hint when fewer were used.
+    #[serde(skip)]
+    pub steps_available: usize,
+    /// The ranks the side holds.
+    #[serde(skip)]
+    pub ranks_available: usize,
     /// (rank, step) windows measured (one per file without steps).
     pub windows: usize,
     /// Mean length of a window (the step time), in ns; `None` without windows.
@@ -294,6 +301,8 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         rank_numbers: sorted_unique(Some(&resolved.ranks)),
         steps: iterations.map_or(0, <[i64]>::len),
         step_numbers: sorted_unique(iterations),
+        steps_available: info.steps_available,
+        ranks_available: info.ranks_available,
         windows,
         mean_step_time_ns: iterations.and_then(|_| per_window(window_ns)),
         gpu_busy_per_step_ns: gpu_busy.and_then(per_window),

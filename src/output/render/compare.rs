@@ -239,6 +239,11 @@ pub fn more_steps_hint(sides: [&SideInfo; 2]) -> Option<String> {
             .is_some_and(|v| v.len() < s.steps_available)
     });
     let ranks = sides.iter().any(|s| s.resolved.ranks.len() < s.ranks_available);
+    unused_hint(steps, ranks)
+}
+
+/// The hint for steps (`steps`) or ranks (`ranks`) a side holds but did not use.
+pub fn unused_hint(steps: bool, ranks: bool) -> Option<String> {
     match (steps, ranks) {
         (false, false) => None,
         (true, false) => Some("hint: more steps exist than were used; --iteration all uses every step".into()),

@@ -635,12 +635,24 @@ fn used_text(s: &SideOverview) -> String {
     } else {
         format!("ranks {}", crate::analysis::select::ranges(&s.rank_numbers))
     };
+    let of = |used: usize, available: usize| {
+        if available > used {
+            format!(" of {available}")
+        } else {
+            String::new()
+        }
+    };
+    let rank_of = of(s.rank_numbers.len(), s.ranks_available);
     let steps = match s.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
-        1 => format!("step {}", s.step_numbers[0]),
-        _ => format!("steps {}", crate::analysis::select::ranges(&s.step_numbers)),
+        1 => format!("step {}{}", s.step_numbers[0], of(1, s.steps_available)),
+        n => format!(
+            "steps {}{}",
+            crate::analysis::select::ranges(&s.step_numbers),
+            of(n, s.steps_available)
+        ),
     };
-    format!("{ranks}, {steps}")
+    format!("{ranks}{rank_of}, {steps}")
 }
 
 /// `key` into `m`; `group.key` into the object `m[group]`.
@@ -726,6 +738,14 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String
     for side in [&o.control, &o.test] {
         let line = format!("{bullet}{}: {} ({})", side.label, side.path, used_text(side));
         let _ = writeln!(out, "{}", wrap_line(&line, width));
+    }
+    let sides = [&o.control, &o.test];
+    let steps = sides
+        .iter()
+        .any(|s| !s.step_numbers.is_empty() && s.step_numbers.len() < s.steps_available);
+    let ranks = sides.iter().any(|s| s.rank_numbers.len() < s.ranks_available);
+    if let Some(hint) = super::compare::unused_hint(steps, ranks) {
+        let _ = writeln!(out, "{}", wrap_line(&format!("{bullet}{hint}"), width));
     }
     let headers = [
         o.control.label.clone(),
