@@ -61,6 +61,21 @@ impl Loaded {
             .collect()
     }
 
+    /// The floor under which no change counts as significant: a share
+    /// ([`crate::analysis::noise::MIN_STEP_SHARE`]) of the control side's mean selected step
+    /// time, in ns (docs/significance.md).
+    pub fn significance_floor_ns(&self) -> f64 {
+        use crate::analysis::noise::{MIN_STEP_SHARE, mean};
+        let selected = crate::analysis::select::Selected::new(self.resolved[0].iterations.as_deref());
+        let step_ns: Vec<f64> = self
+            .files(0)
+            .iter()
+            .flat_map(|f| f.steps.iter().filter(|s| selected.admits(s.number)))
+            .map(|s| s.dur_ns as f64)
+            .collect();
+        MIN_STEP_SHARE * mean(&step_ns)
+    }
+
     /// What side `side` (0 control, 1 test) is, named `label`, as outputs describe it.
     pub fn side_info(&self, side: usize, label: &str) -> SideInfo {
         let s = if side == 0 { &self.control } else { &self.test };

@@ -5,7 +5,7 @@
 use crate::analysis::align::{AlignedNode, Times, align};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, file_trees};
-use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant, too_few_samples_note};
+use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, significant, too_few_samples_note};
 use crate::analysis::views::MAX_SAMPLES;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -86,17 +86,7 @@ pub fn module_significance_both(
         return Err(too_few());
     }
     // Changes under a share of the control's mean step time never count.
-    let step_ns: Vec<f64> = loaded
-        .files(0)
-        .iter()
-        .flat_map(|f| {
-            f.steps
-                .iter()
-                .filter(|s| c_steps.contains(&s.number))
-                .map(|s| s.dur_ns as f64)
-        })
-        .collect();
-    let floor = MIN_STEP_SHARE * mean(&step_ns);
+    let floor = loaded.significance_floor_ns();
     let judge = |device: bool| judge(diff, [&c, &t], floor, device);
     Ok([judge(false), judge(true)])
 }

@@ -104,7 +104,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
     values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
 ) -> Option<String> {
-    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, significant, too_few_samples_note};
+    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, significant, too_few_samples_note};
     table.significance = true;
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
         return Some("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
@@ -137,16 +137,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     };
     let (c, t) = rayon::join(|| samples(0, c_steps), || samples(1, t_steps));
     // Changes under a share of the control's mean step time never count (docs/significance.md).
-    let step_ns: Vec<f64> = files[0]
-        .iter()
-        .flat_map(|f| {
-            f.steps
-                .iter()
-                .filter(|s| c_steps.contains(&s.number))
-                .map(|s| s.dur_ns as f64)
-        })
-        .collect();
-    let floor = MIN_STEP_SHARE * crate::analysis::noise::mean(&step_ns);
+    let floor = loaded.significance_floor_ns();
     let per_measure = |samples: &[Accumulated<A>], key: &(Option<String>, String)| -> Vec<Vec<Option<i64>>> {
         samples.iter().map(|s| values(s.get(key))).collect()
     };
