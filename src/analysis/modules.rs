@@ -220,12 +220,7 @@ fn rows_inside(file: &TraceFile, roots: &[u32]) -> Vec<bool> {
     if roots.is_empty() {
         return inside;
     }
-    // Parents before children: by depth.
-    let mut order: Vec<u32> = (0..n as u32)
-        .filter(|&i| file.events.place[i as usize] == Place::Host)
-        .collect();
-    order.sort_by_key(|&i| tree.depth[i as usize]);
-    for i in order {
+    for i in file.host_rows_parents_first() {
         let p = tree.parent[i as usize];
         if p != NONE && inside[p as usize] {
             inside[i as usize] = true;

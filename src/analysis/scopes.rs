@@ -143,11 +143,7 @@ fn row_sets(file: &TraceFile, mut roots: Vec<(u32, u32)>) -> RowSets {
         }
     }
     let tree = file.call_tree();
-    let mut order: Vec<u32> = (0..n as u32)
-        .filter(|&i| file.events.place[i as usize] == Place::Host)
-        .collect();
-    order.sort_by_key(|&i| tree.depth[i as usize]);
-    for i in order {
+    for i in file.host_rows_parents_first() {
         let p = tree.parent[i as usize];
         if p != NONE {
             set_of_row[i as usize] = interner.union(set_of_row[p as usize], set_of_row[i as usize]);

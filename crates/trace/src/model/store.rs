@@ -197,4 +197,15 @@ impl TraceFile {
         self.call_tree
             .get_or_init(|| CallTree::build(&self.strings, &self.events))
     }
+
+    /// The rows of the host events, parents before children (by depth in the call tree): the
+    /// order in which what a parent holds can be passed down to its children in one pass.
+    pub fn host_rows_parents_first(&self) -> Vec<u32> {
+        let tree = self.call_tree();
+        let mut order: Vec<u32> = (0..self.events.len() as u32)
+            .filter(|&i| self.events.place[i as usize] == crate::model::place::Place::Host)
+            .collect();
+        order.sort_by_key(|&i| tree.depth[i as usize]);
+        order
+    }
 }
