@@ -210,24 +210,26 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
 pub fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::ranges(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
-    let of = |used: usize, available: usize| {
-        if available > used {
-            format!(" of {available}")
-        } else {
-            String::new()
-        }
-    };
-    let rank_of = of(s.resolved.ranks.len(), s.ranks_available);
+    let rank_of = of_available(s.resolved.ranks.len(), s.ranks_available);
     let iters = match &s.resolved.iterations {
         None => "whole trace (no ProfilerStep)".to_string(),
-        Some(v) if v.len() == 1 => format!("step {}{}", v[0], of(1, s.steps_available)),
+        Some(v) if v.len() == 1 => format!("step {}{}", v[0], of_available(1, s.steps_available)),
         Some(v) => format!(
             "steps {}{}",
             crate::analysis::select::ranges(v),
-            of(v.len(), s.steps_available)
+            of_available(v.len(), s.steps_available)
         ),
     };
     format!("{}: {} ({rank_word} {ranks}{rank_of}, {iters})", s.label, s.path)
+}
+
+/// `" of N"` when a side holds `available` steps or ranks and fewer (`used`) were used.
+pub fn of_available(used: usize, available: usize) -> String {
+    if available > used {
+        format!(" of {available}")
+    } else {
+        String::new()
+    }
 }
 
 /// A hint when a side holds more steps or ranks than were used: what uses them all.

@@ -635,13 +635,7 @@ fn used_text(s: &SideOverview) -> String {
     } else {
         format!("ranks {}", crate::analysis::select::ranges(&s.rank_numbers))
     };
-    let of = |used: usize, available: usize| {
-        if available > used {
-            format!(" of {available}")
-        } else {
-            String::new()
-        }
-    };
+    let of = super::compare::of_available;
     let rank_of = of(s.rank_numbers.len(), s.ranks_available);
     let steps = match s.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
