@@ -344,9 +344,9 @@ fn control_widths_draw_what_test_lacks() {
     let control_widths = parsed_svg(&control_widths);
     // Head and ManualNorm (and their backward nodes) ran in control only: 170 µs.
     assert!(!test_widths.contains("ManualNorm"));
-    assert!(test_widths.contains("not drawn: 170 µs of control in stacks test lacks (--widths control)"));
-    assert!(control_widths.contains("width = control time"));
-    assert!(control_widths.contains("not drawn: 335 µs of test in stacks control lacks (--widths test)"));
+    assert!(test_widths.contains("not drawn: 170 µs only control has (--widths control)"));
+    assert!(control_widths.contains("width: control time"));
+    assert!(control_widths.contains("not drawn: 335 µs only test has (--widths test)"));
     let frames = frames_of(&control_widths);
     let head = frames.iter().find(|(t, _)| t.starts_with("Head (")).unwrap();
     assert_eq!(head.0, "Head (60.0 µs, 6.1% of control; gone, test has none)");

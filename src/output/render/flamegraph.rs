@@ -214,10 +214,10 @@ mod tests {
         // The vanished kernel has no width here, and the subtitle says how much is not drawn.
         assert!(!svg.contains("fp32_gemm"));
         assert!(
-            svg.contains("not drawn: 90.0 ms of fp32 in stacks bf16 lacks (--widths control)"),
+            svg.contains("not drawn: 90.0 ms only fp32 has (--widths control)"),
             "{svg}"
         );
-        assert!(svg.contains("width = bf16 time"));
+        assert!(svg.contains("width: bf16 time"));
     }
 
     #[test]
@@ -231,9 +231,9 @@ mod tests {
             "{gone}"
         );
         assert!(!svg.contains("bf16_gemm"));
-        assert!(svg.contains("width = fp32 time"));
+        assert!(svg.contains("width: fp32 time"));
         assert!(
-            svg.contains("not drawn: 15.0 ms of bf16 in stacks fp32 lacks (--widths test)"),
+            svg.contains("not drawn: 15.0 ms only bf16 has (--widths test)"),
             "{svg}"
         );
     }
@@ -256,6 +256,10 @@ mod tests {
             assert!(!svg.contains("<script"), "{svg}");
             assert!(!svg.contains("<title>"), "{svg}");
             assert!(svg.contains("aten::linear"), "the frames keep their labels");
+            // Nothing to click: no search, no reset zoom.
+            assert!(!svg.contains("Search") && !svg.contains("Reset Zoom"), "{svg}");
         }
+        let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Test), true);
+        assert!(svg.contains(">all</text>"), "the root is labelled: {svg}");
     }
 }

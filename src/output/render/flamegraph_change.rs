@@ -49,16 +49,15 @@ impl ChangeLegend {
     }
 
     /// What widths and colours mean, and what the picture leaves out; `hint` names the option
-    /// that draws it.
+    /// that draws it. Short enough for the 1200-pixel picture with short labels.
     pub fn subtitle(&self, hint: bool) -> String {
         let [c, t] = &self.labels;
         let (drawn, other) = (&self.labels[self.drawn], &self.labels[1 - self.drawn]);
-        let mut text = format!(
-            "width = {drawn} time · colour = each frame's change (with all above it) from {c} to {t}: red more, blue less"
-        );
+        let mut text =
+            format!("width: {drawn} time · colour: change from {c} to {t} with all above it, red more, blue less");
         if self.not_drawn_ns > 0 {
             text.push_str(&format!(
-                " · not drawn: {} of {other} in stacks {drawn} lacks",
+                " · not drawn: {} only {other} has",
                 fmt_duration(self.not_drawn_ns, false)
             ));
             if hint {
@@ -222,6 +221,15 @@ pub fn recolour(svg: &[u8], lines: &[String], stacks: &FlameStacks, legend: &Cha
         let (r, g, b) = change_colour(ns[1] - ns[0], max_abs);
         out.push_str(&format!("rgb({r},{g},{b})"));
         at = span.fill.end;
+        if path.is_empty() {
+            // inferno leaves the root's label to its script; a still picture needs it written.
+            let group = &text[at..at + text[at..].find("</g>").unwrap_or(0)];
+            if let Some(empty) = group.find("></text>") {
+                out.push_str(&text[at..=at + empty]);
+                out.push_str("all");
+                at += empty + 1;
+            }
+        }
     }
     out.push_str(&text[at..]);
     if still {
@@ -241,6 +249,12 @@ fn lighten(svg: &str) -> String {
     };
     let header_end = svg.find("<svg id=\"frames\"").unwrap_or(svg.len());
     let header = remove_all(&svg[..header_end], "<!--", "-->", |_| true);
+    // The script's controls (search, reset zoom, the hovered frame's details): nothing to click.
+    let header = remove_all(&header, "<text id=\"", "</text>", |inner| {
+        ["details\"", "unzoom\"", "search\"", "matched\""]
+            .iter()
+            .any(|id| inner.starts_with(id))
+    });
     let header = header.replace(" xmlns:fg=\"http://github.com/jonhoo/inferno\"", "");
     let frames = &svg[header_end..];
     let frames = remove_all(frames, " fg:x=\"", "\"", |_| true);
