@@ -4,7 +4,7 @@ import pathlib
 from typing import Optional, Tuple
 
 from . import _native
-from ._api import PathLike, make_options, path_arg
+from ._api import PathLike, make_options, path_arg, without_row_options
 
 
 def flamegraph(
@@ -25,7 +25,7 @@ def flamegraph(
     returns `path`. ``time`` is ``"host"`` (self time) or ``"device"`` (kernels under their
     operators). Takes `modules`' selection options."""
     path = path_arg(path, "path")
-    opts = make_options(labels=labels, **options)
+    opts = make_options(labels=labels, **without_row_options("flamegraph", options))
     svg = _native.flamegraph(
         path_arg(control, "control"), path_arg(test, "test"), opts, time, side, False, widths
     )
@@ -45,5 +45,5 @@ def folded_stacks(
     """`tracediff flamegraph --folded`: the flame graph's stacks as text, ``frame;frame;…
     CONTROL_NS TEST_NS`` lines (inferno's and FlameGraph's differential format), or one side's
     ``frame;… NS`` lines with ``side="control"|"test"``."""
-    opts = make_options(**options)
+    opts = make_options(**without_row_options("folded_stacks", options))
     return _native.flamegraph(path_arg(control, "control"), path_arg(test, "test"), opts, time, side, True)

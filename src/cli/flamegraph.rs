@@ -2,7 +2,7 @@
 //! folded stacks.
 
 use super::views::{PairArgs, load_view};
-use super::{Env, SelectArgs};
+use super::{Env, SelectArgs, StepArgs, UnusedRowArgs};
 use crate::analysis::flamegraph::{FlameTime, flame_stacks};
 use crate::analysis::modules::modules;
 use crate::error::{Error, Result};
@@ -45,7 +45,9 @@ pub struct FlamegraphArgs {
     #[arg(long, value_enum, default_value_t = FlameWidths::Test, conflicts_with_all = ["side", "folded"])]
     pub widths: FlameWidths,
     #[command(flatten)]
-    pub select: SelectArgs,
+    pub select: StepArgs,
+    #[command(flatten)]
+    pub unused: UnusedRowArgs,
     /// Write folded stacks (text) instead of the SVG.
     #[arg(long, help_heading = "Output")]
     pub folded: bool,
@@ -76,7 +78,11 @@ fn check(args: &FlamegraphArgs, env: &Env<'_>) -> Result<()> {
 pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
     args.output = super::dash_is_stdout(args.output);
     check(&args, env)?;
-    let select = args.select.clone();
+    args.unused.refuse(
+        "flamegraph",
+        "it draws the module tree whole (--time picks host or device time)",
+    )?;
+    let select = SelectArgs::from(&args.select);
     let (req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;
     let diff = modules(&req, &loaded)?;
     super::print_notes(&loaded.overlap_notes(&req.labels), env);

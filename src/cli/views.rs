@@ -1,6 +1,6 @@
 //! `tracediff operators`, `kernels` and `overview` (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): their options and runners.
 
-use super::{Env, OutputArgs, SelectArgs, emit, print_notes};
+use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, print_notes};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
@@ -147,15 +147,17 @@ pub struct OverviewArgs {
     #[command(flatten)]
     pub pair: PairArgs,
     #[command(flatten)]
-    pub select: SelectArgs,
+    pub select: StepArgs,
+    #[command(flatten)]
+    pub unused: UnusedRowArgs,
     /// Also a row per selected step and side: its step time and where it went.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub per_step: bool,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<Format>,
     /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
 }
 
@@ -222,8 +224,9 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
+    args.unused.refuse("overview", "it measures whole steps")?;
     let req = super::with_labels(
-        super::fresh_request(&args.select, &args.pair.control, &args.pair.test),
+        super::fresh_request(&SelectArgs::from(&args.select), &args.pair.control, &args.pair.test),
         args.pair.labels.as_ref(),
     );
     let output = OutputArgs {
