@@ -977,6 +977,25 @@ fn views_refuse_an_unknown_output_extension_before_reading_the_traces() {
     }
 }
 
+/// A bad `--sort` key or `--include`/`--exclude` pattern of `operators` and `kernels` was only
+/// refused after the traces were read (seconds on a large pair; on a missing CONTROL the user
+/// got "cannot open" first and the bad option on the next try).
+#[test]
+fn views_refuse_a_bad_sort_or_pattern_before_reading_the_traces() {
+    for command in ["operators", "kernels"] {
+        let e = fails(&[command, "no/such/dir", BASIC[1], "--sort", "nope"]);
+        assert!(e.starts_with("--sort: unknown sort key 'nope'"), "{command}: {e}");
+        for flag in ["--include", "--exclude"] {
+            let e = fails(&[command, "no/such/dir", BASIC[1], flag, "("]);
+            assert!(e.starts_with(&format!("invalid {flag} pattern '('")), "{command}: {e}");
+        }
+    }
+    // A key of the other table is refused there too: kernels have no host time.
+    let e = fails(&["kernels", BASIC[0], BASIC[1], "--sort", "diff-host-self"]);
+    assert!(e.starts_with("--sort: unknown sort key"), "{e}");
+    ok(&["operators", BASIC[0], BASIC[1], "--sort", "diff-host-self"]);
+}
+
 #[test]
 fn unselected_ranks_are_only_scanned_for_their_rank() {
     let dir = "fixtures/bad/rank1_broken";

@@ -225,6 +225,25 @@ fn the_page_is_self_contained() {
     }
 }
 
+/// The page's charts show the 10 largest changes either way. They took `plot`'s (HTA's) default,
+/// largest increase first, so on a run that got faster the heading's "top 10 by change" left out
+/// what shrank most (fp32 → bf16: every fp32 kernel that went).
+#[test]
+fn the_charts_show_the_largest_changes_either_way() {
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
+    let chart = |id: &str| {
+        let start = page.find(&format!(r#"<figure class="chart" id="{id}">"#)).unwrap();
+        page[start..start + page[start..].find("</figure>").unwrap()].to_string()
+    };
+    let duration = chart("chart-duration");
+    assert!(duration.contains("by abs-diff-duration"), "{duration}");
+    // aten::relu went (-25 µs), the third largest change of the 17 rows: 10 increases or
+    // unchanged rows ranked above it by signed difference.
+    assert!(duration.contains("aten::relu"), "{duration}");
+    assert!(chart("chart-counts").contains("by abs-diff-counts"));
+}
+
 #[test]
 fn a_report_needs_an_html_name_and_compare_writes_one_too() {
     let dir = TempDir::new().unwrap();

@@ -57,3 +57,17 @@ def test_control_widths_equal_the_clis(fixtures, tmp_path):
         assert "expected test or control" in str(e)
     else:
         raise AssertionError("widths='both' was accepted")
+
+
+def test_a_flame_graph_file_not_named_svg_is_refused(fixtures, tmp_path):
+    # It wrote the SVG into `diff.png` (the command line refuses that name).
+    c, t = fixtures / "modules" / "control", fixtures / "modules" / "test"
+    out = tmp_path / "diff.png"
+    try:
+        tracediff.flamegraph(c, t, out)
+    except tracediff.TraceError as e:
+        assert "name the file .svg" in str(e)
+    else:
+        raise AssertionError("diff.png was accepted")
+    assert not out.exists()
+    assert tracediff.flamegraph(c, t, tmp_path / "diff.SVG").exists()

@@ -25,6 +25,9 @@ def flamegraph(
     returns `path`. ``time`` is ``"host"`` (self time) or ``"device"`` (kernels under their
     operators). Takes `modules`' selection options."""
     path = path_arg(path, "path")
+    if not str(path).lower().endswith(".svg"):
+        # As the command line's `-o`: an SVG in `y.png` opens as a broken image.
+        raise _native.TraceError(f"{path}: the flame graph is an SVG (name the file .svg); folded_stacks() gives text")
     opts = make_options(labels=labels, **without_row_options("flamegraph", options))
     svg = _native.flamegraph(
         path_arg(control, "control"), path_arg(test, "test"), opts, time, side, False, widths

@@ -5,8 +5,8 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::zoom_scope;
-use crate::analysis::views::kernels::{kernels, mark_kernel_significance};
-use crate::analysis::views::operators::{mark_operator_significance, operators};
+use crate::analysis::views::kernels::{self, kernels, mark_kernel_significance};
+use crate::analysis::views::operators::{self, mark_operator_significance, operators};
 use crate::analysis::views::overview::{Overview, overview_request};
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
@@ -191,9 +191,8 @@ pub(crate) fn load_view(
 }
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
-    check_view_output(&args.output)?;
+    let filter = check_view_args(&args.output, &args.select, operators::MEASURES)?;
     let (req, loaded) = load_view(&args.pair, &args.select, "operators", env)?;
-    let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
     let note = mark_operator_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
@@ -209,9 +208,8 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
-    check_view_output(&args.output)?;
+    let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
     let (req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
-    let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
     let note = mark_kernel_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
@@ -264,16 +262,20 @@ fn breakdown_tables_note(o: &Overview, per_step: bool) -> Vec<String> {
     ]
 }
 
-/// Refuses an `-o` whose format cannot be told before the traces are read (they may take
-/// seconds to load).
-fn check_view_output(out: &ViewOutputArgs) -> Result<()> {
+/// Refuses, before the traces are read (they may take seconds to load), an `-o` whose format
+/// cannot be told, a `--sort` key the table lacks and a bad `--include`/`--exclude` pattern;
+/// returns the name filter.
+fn check_view_args(out: &ViewOutputArgs, select: &SelectArgs, measures: &[&str]) -> Result<NameFilter> {
     super::check_output(&OutputArgs {
         format: out.format,
         output: out.output.clone(),
         top: None,
         sort: None,
-    })
-    .map(|_| ())
+    })?;
+    if let Some(text) = &out.sort {
+        SortSpec::parse(text, measures).map_err(|e| Error::usage(format!("--sort: {e}")))?;
+    }
+    NameFilter::new(&select.include, &select.exclude)
 }
 
 /// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.
