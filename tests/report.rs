@@ -198,10 +198,11 @@ fn the_page_is_self_contained() {
     for bad in ["<link", "@import", "url(http", "fetch(", "XMLHttpRequest"] {
         assert!(!page.contains(bad), "the page contains {bad}");
     }
-    // The one `src` is the flame graph's picture, inside the page as a data: URL.
+    // The two `src` are the flame graph's pictures, inside the page as data: URLs.
+    assert_eq!(page.matches(" src=").count(), 2);
     for (i, _) in page.match_indices(" src=") {
         assert!(
-            page[i..].starts_with(r#" src="data:image/svg+xml;base64,"#),
+            page[i..].starts_with(r#" src="data:image/svg+xml,"#),
             "a source outside the page"
         );
     }
