@@ -1059,6 +1059,66 @@ fn significance_marks_a_kernel_twice_as_slow_and_not_noise() {
     assert!(hta["rows"][0].get("significant").is_none());
 }
 
+/// The same program on a host 40% slower: the whole run moved, the note says so and rows are
+/// judged beyond it (nothing is significant); one operation three times as slow besides is;
+/// one more layer (counts changed) is the program, not the machine
+/// (docs/significance.md#a-run-wide-shift).
+#[test]
+fn significance_is_judged_beyond_a_run_wide_shift() {
+    let compare = |test: &str, extra: &[&str]| {
+        let mut args = vec![
+            "compare",
+            "fixtures/shift/base",
+            test,
+            "--no-save",
+            "--iteration",
+            "all",
+        ];
+        args.extend_from_slice(extra);
+        let v = json(&args);
+        let marked: Vec<String> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["significant"] == true)
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect();
+        (v["run_shift"].clone(), marked)
+    };
+    let (shift, marked) = compare("fixtures/shift/slow", &[]);
+    let factor = shift["host"]["factor"].as_f64().unwrap();
+    assert!((1.35..1.45).contains(&factor), "{shift}");
+    assert_eq!(
+        (shift["applied"].clone(), shift["device"].clone()),
+        (true.into(), serde_json::Value::Null)
+    );
+    assert!(marked.is_empty(), "{marked:?}");
+    let r = run(&[
+        "compare",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--no-save",
+        "--iteration",
+        "all",
+    ]);
+    assert!(
+        r.stderr
+            .contains("the whole run moved: on host, test runs 40% slower than control (×1.40")
+            && r.stderr.contains("rows are judged against it"),
+        "{}",
+        r.stderr
+    );
+    // The plain rule: every row moved.
+    let (shift, marked) = compare("fixtures/shift/slow", &["--no-run-shift"]);
+    assert_eq!(shift["applied"], false);
+    assert!(marked.len() >= 8, "{marked:?}");
+    let (_, marked) = compare("fixtures/shift/slowchanged", &[]);
+    assert_eq!(marked, ["ProfilerStep#*", "aten::layer_norm"]);
+    let (shift, marked) = compare("fixtures/shift/deeper", &[]);
+    assert!(shift["host"].is_null() && shift["applied"] == false, "{shift}");
+    assert!(marked.contains(&"aten::conv2d".to_string()), "{marked:?}");
+}
+
 /// The gate judges operations only: asking it for Python frames (or HTA's table) is a usage
 /// error that says why, not clap's "unexpected argument".
 #[test]
