@@ -83,7 +83,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     let flame = flame_stacks(&diff, loaded, FlameTime::Host);
-    let significance = module_significance_both(loaded, &diff);
+    let significance = module_significance_both(req, loaded, &diff);
     Ok(Report {
         significance,
         flame,

@@ -113,7 +113,7 @@ pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<Str
             "{what} are judged against it: significant means beyond it (--no-run-shift judges them against no change)"
         )
     } else {
-        format!("{what} marked significant include it (--no-run-shift)")
+        format!("as --no-run-shift asks, {what} are judged against no change, so their marks include it")
     };
     Some(format!(
         "the whole run moved: {}; this looks like the machine (load, clock speed, another host) rather than \

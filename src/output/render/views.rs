@@ -160,7 +160,7 @@ impl Serialize for JsonDoc<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (view, t) = (self.0, self.0.table);
         let req = &t.request;
-        let mut m = s.serialize_map(Some(17))?;
+        let mut m = s.serialize_map(None)?;
         m.serialize_entry("tool", "tracediff")?;
         m.serialize_entry("version", env!("CARGO_PKG_VERSION"))?;
         m.serialize_entry("view", &t.kind)?;
@@ -177,6 +177,10 @@ impl Serialize for JsonDoc<'_, '_> {
         m.serialize_entry("sort", &view.sort.text(t.measures))?;
         m.serialize_entry("top", &view.top)?;
         m.serialize_entry("significance_measure", &t.significance.then(|| t.measures[view.time]))?;
+        // Where any row was judged: the run-wide shifts and whether rows were judged beyond them.
+        if t.significance && t.rows.iter().any(|r| r.significant.iter().any(Option::is_some)) {
+            m.serialize_entry("run_shift", &t.shift)?;
+        }
         m.serialize_entry("rows", &JsonRows(view))?;
         m.end()
     }
