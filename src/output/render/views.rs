@@ -833,11 +833,15 @@ fn cut_value(value: &str, cap: usize) -> String {
         return rest.to_string();
     }
     let kept: String = rest.chars().take(cap.saturating_sub(1)).collect();
-    format!("{kept}…")
+    format!("{}…", kept.trim_end())
 }
 
 /// Cuts the longest values (device names, memory places) until a table of `names` and `cells`
-/// fits in `width`, keeping at least 12 columns of each ([`cut_value`]).
+/// fits in `width`, keeping at least 10 columns of each ([`cut_value`]; `H100 80GB…`, before
+/// the row labels are cut: `overlapped wi… compute` read worse). Every column wider than
+/// the level is cut to it at once, from the values as they were, so that one device name on
+/// both sides reads the same (cutting one column, then the other, cut `NVIDIA H100 80GB HBM3`
+/// to `H100 80GB HBM3` on one side and `H100 80GB H…` on the other).
 fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[String], width: usize) {
     use super::columns::text_width;
     if width == usize::MAX {
@@ -852,18 +856,18 @@ fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[Strin
             .max()
             .unwrap_or(0)
     };
-    loop {
-        let widths: Vec<usize> = (0..headers.len()).map(|k| column(cells, k)).collect();
-        let total = label + 2 + widths.iter().map(|w| w + 3).sum::<usize>();
-        let Some((k, &w)) = widths.iter().enumerate().max_by_key(|(_, w)| **w) else {
-            return;
-        };
-        if total <= width || w <= 12 {
-            return;
-        }
-        let cap = w - (total - width).min(w - 12);
-        for row in cells.iter_mut() {
-            row[k] = cut_value(&row[k], cap);
+    let total = |cells: &[Vec<String>]| label + 2 + (0..headers.len()).map(|k| column(cells, k) + 3).sum::<usize>();
+    let widest = (0..headers.len()).map(|k| column(cells, k)).max().unwrap_or(0);
+    let original = cells.to_vec();
+    let mut cap = widest;
+    while total(cells) > width && cap > 10 {
+        cap -= 1;
+        for (row, was) in cells.iter_mut().zip(&original) {
+            for (cell, value) in row.iter_mut().zip(was) {
+                if text_width(value) > cap {
+                    *cell = cut_value(value, cap);
+                }
+            }
         }
     }
 }
