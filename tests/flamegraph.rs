@@ -13,7 +13,21 @@ const T: &str = "fixtures/modules/test";
 
 #[test]
 fn folded_differential_stacks() {
-    insta::assert_snapshot!(ok(&["flamegraph", C, T, "--folded"]));
+    insta::assert_snapshot!(ok(&["flamegraph", C, T, "--folded", "--time", "host"]));
+}
+
+/// Without `--time`: device time on a pair with kernels (as the report), host time otherwise.
+#[test]
+fn the_default_time_is_device_on_a_pair_with_kernels() {
+    let folded = |c: &str, t: &str, time: &[&str]| {
+        let mut args = vec!["flamegraph", c, t, "--folded"];
+        args.extend_from_slice(time);
+        ok(&args)
+    };
+    assert_eq!(folded(C, T, &[]), folded(C, T, &["--time", "device"]));
+    assert_ne!(folded(C, T, &[]), folded(C, T, &["--time", "host"]));
+    let (cc, ct) = ("fixtures/views/cpu/control", "fixtures/views/cpu/test");
+    assert_eq!(folded(cc, ct, &[]), folded(cc, ct, &["--time", "host"]));
 }
 
 #[test]
@@ -280,7 +294,7 @@ fn frames_of(svg: &str) -> Vec<(String, String)> {
 fn frames_are_coloured_by_the_change_of_their_time_with_all_above_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("diff.svg");
-    let r = run(&["flamegraph", C, T, "-o", path.to_str().unwrap()]);
+    let r = run(&["flamegraph", C, T, "--time", "host", "-o", path.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     // Written files are named on standard error, as the report's.
     let size = std::fs::metadata(&path).unwrap().len().div_ceil(1024);
@@ -330,11 +344,21 @@ fn control_widths_draw_what_test_lacks() {
     let dir = tempfile::tempdir().unwrap();
     let test_widths = dir.path().join("test.svg");
     let control_widths = dir.path().join("control.svg");
-    ok(&["flamegraph", C, T, "-o", test_widths.to_str().unwrap()]);
     ok(&[
         "flamegraph",
         C,
         T,
+        "--time",
+        "host",
+        "-o",
+        test_widths.to_str().unwrap(),
+    ]);
+    ok(&[
+        "flamegraph",
+        C,
+        T,
+        "--time",
+        "host",
         "--widths",
         "control",
         "-o",
@@ -371,4 +395,63 @@ fn stacks_stop_at_256_module_levels() {
     // with the modules below it).
     assert_eq!(frames, 1 + 256, "{}", folded.lines().last().unwrap());
     assert_sums_match(&deep, &deep, &[]);
+}
+
+/// The audit's finding on the ViT (fp32 → bf16, device time down 82%): the picture was pink
+/// nearly everywhere (frames coloured by their self change). Now the step and the modules are
+/// blue, the new bf16 kernels at most a pale red, and control's widths draw the fp32 kernels
+/// that vanished.
+#[test]
+fn a_replacement_of_every_kernel_reads_as_faster() {
+    let Some(traces) = common::traces("the ViT fp32 → bf16 flame graph") else {
+        return;
+    };
+    let dir = traces.join("gpu_h100/vit_precision");
+    let (c, t) = (dir.join("control"), dir.join("test"));
+    let out = tempfile::tempdir().unwrap();
+    let draw = |widths: &str| {
+        let path = out.path().join(format!("{widths}.svg"));
+        let args = [
+            "flamegraph",
+            c.to_str().unwrap(),
+            t.to_str().unwrap(),
+            "--time",
+            "device",
+            "--labels",
+            "fp32,bf16",
+            "--widths",
+            widths,
+            "-o",
+            path.to_str().unwrap(),
+        ];
+        ok(&args);
+        frames_of(&parsed_svg(&path))
+    };
+    let is_blue = |fill: &str| fill.ends_with(",255)") && !fill.starts_with("rgb(255,");
+    let is_red = |fill: &str| fill.starts_with("rgb(255,") && !fill.ends_with(",255)");
+    for widths in ["test", "control"] {
+        let frames = draw(widths);
+        let step = frames.iter().find(|(t, _)| t.starts_with("ProfilerStep (")).unwrap();
+        assert!(step.0.ends_with("-75.0 ms, -81.6%)"), "{}", step.0);
+        assert!(is_blue(&step.1), "{widths}: {step:?}");
+        for module in ["VisionTransformer (", "backward ("] {
+            let frame = frames.iter().find(|(t, _)| t.starts_with(module)).unwrap();
+            assert!(is_blue(&frame.1), "{widths}: {frame:?}");
+        }
+        if widths == "test" {
+            // The new kernels are red, but pale: none is a fifth of the step's change.
+            for (title, fill) in frames.iter().filter(|(t, _)| t.contains("new, fp32 has none")) {
+                assert!(is_red(fill), "{title}: {fill}");
+                let green: u8 = fill.split(',').nth(1).unwrap().parse().unwrap();
+                assert!(green > 150, "{title}: {fill}");
+            }
+        } else {
+            let gone: Vec<_> = frames
+                .iter()
+                .filter(|(t, _)| t.contains("gone, bf16 has none"))
+                .collect();
+            assert!(gone.iter().any(|(t, _)| t.contains("xmma_gemm_f32f32")), "{gone:?}");
+            assert!(gone.iter().all(|(_, fill)| is_blue(fill)), "{gone:?}");
+        }
+    }
 }

@@ -17,6 +17,9 @@ use rustc_hash::FxHashMap;
 /// The height inferno gives a frame (its default), to tell a frame's depth from its `y`.
 const FRAME_HEIGHT: usize = 16;
 
+/// The fill of a frame whose change is not known: grey, neither white (unchanged) nor a colour.
+const UNKNOWN_FILL: &str = "rgb(200,200,200)";
+
 /// What the colours of one differential picture stand against.
 #[derive(Debug, Clone)]
 pub struct ChangeLegend {
@@ -204,6 +207,13 @@ pub fn recolour(svg: &[u8], lines: &[String], stacks: &FlameStacks, legend: &Cha
         let depth = (root_y - span.y) / FRAME_HEIGHT;
         let found = starts.get(&(depth, span.x)).and_then(|p| Some((*p, totals.get(p)?)));
         let Some((path, ns)) = found else {
+            // Never expected (the layout is inferno's for these sorted lines), but a frame not
+            // found again must not keep the hot palette's colour, which would read as "grew".
+            let title = if still { span.title.end } else { span.title.start };
+            out.push_str(&text[at..span.title.start]);
+            out.push_str(&text[title..span.fill.start]);
+            out.push_str(UNKNOWN_FILL);
+            at = span.fill.end;
             continue;
         };
         let name = if path.is_empty() {
@@ -315,6 +325,34 @@ mod tests {
         assert_eq!(starts[&(2, 8)], "s;b");
         assert_eq!(starts[&(3, 10)], "s;b;a");
         assert_eq!(starts.len(), 7);
+    }
+
+    #[test]
+    fn a_frame_not_found_again_is_grey_never_a_change_colour() {
+        let stacks = FlameStacks {
+            time: crate::analysis::flamegraph::FlameTime::Host,
+            stacks: [("s;a".to_string(), [1, 2])].into_iter().collect(),
+        };
+        let legend = ChangeLegend::of(&stacks, &["c".into(), "t".into()], 1);
+        let svg = concat!(
+            r#"<svg id="frames" total_samples="2">"#,
+            r#"<g><title>all (2 ns)</title><rect x="0" y="53" fill="rgb(250,10,10)" fg:x="0" fg:w="2"/></g>"#,
+            r#"<g><title>s (2 ns)</title><rect x="0" y="37" fill="rgb(250,10,10)" fg:x="0" fg:w="2"/></g>"#,
+            r#"<g><title>b (1 ns)</title><rect x="50%" y="21" fill="rgb(250,10,10)" fg:x="1" fg:w="1"/></g>"#,
+            "</svg>"
+        );
+        // A picture that does not match the lines: no frame starts at depth 2, 1 ns in.
+        let lines = vec!["s;a 2".to_string()];
+        let out = String::from_utf8(recolour(svg.as_bytes(), &lines, &stacks, &legend, false)).unwrap();
+        assert!(
+            out.contains(r#"<title>all (2 ns, 100.0% of t; c 1 ns; +1 ns, +100.0%)</title>"#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"<title>b (1 ns)</title><rect x="50%" y="21" fill="rgb(200,200,200)""#),
+            "{out}"
+        );
+        assert!(!out.contains("rgb(250,10,10)"), "{out}");
     }
 
     #[test]
