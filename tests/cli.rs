@@ -612,8 +612,15 @@ fn gate_fails_a_kernel_twice_as_slow_and_names_it() {
         "json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["report"]["verdict"], "fail");
+    // The threshold is a number beside what it bounds; the text is the table's.
+    let rule = &v["report"]["rules"][0];
+    assert_eq!(
+        (&rule["threshold"], &rule["threshold_on"], &rule["threshold_text"]),
+        (&0.1.into(), &"relative_change".into(), &"> 10.0%".into()),
+        "{rule}"
+    );
     let top = v["report"]["top_contributors"][0]["name"].as_str().unwrap();
     assert!(top.starts_with("void cutlass::Kernel<"), "{top}");
     let failing: Vec<&str> = v["report"]["rules"]
@@ -1105,6 +1112,134 @@ fn significance_marks_a_kernel_twice_as_slow_and_not_noise() {
         "--hta",
     ]);
     assert!(hta["rows"][0].get("significant").is_none());
+}
+
+/// The same program on a host 40% slower: the whole run moved, the note says so and rows are
+/// judged beyond it (nothing is significant); one operation three times as slow besides is;
+/// one more layer (counts changed) is the program, not the machine
+/// (docs/significance.md#a-run-wide-shift).
+#[test]
+fn significance_is_judged_beyond_a_run_wide_shift() {
+    let compare = |test: &str, extra: &[&str]| {
+        let mut args = vec![
+            "compare",
+            "fixtures/shift/base",
+            test,
+            "--no-save",
+            "--iteration",
+            "all",
+        ];
+        args.extend_from_slice(extra);
+        let v = json(&args);
+        let marked: Vec<String> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["significant"] == true)
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect();
+        (v["run_shift"].clone(), marked)
+    };
+    let (shift, marked) = compare("fixtures/shift/slow", &[]);
+    let factor = shift["host"]["factor"].as_f64().unwrap();
+    assert!((1.35..1.45).contains(&factor), "{shift}");
+    assert_eq!(
+        (shift["applied"].clone(), shift["device"].clone()),
+        (true.into(), serde_json::Value::Null)
+    );
+    assert!(marked.is_empty(), "{marked:?}");
+    let r = run(&[
+        "compare",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--no-save",
+        "--iteration",
+        "all",
+    ]);
+    assert!(
+        r.stderr
+            .contains("the whole run moved: on host, test runs 40% slower than control (×1.40")
+            && r.stderr.contains("rows are judged against it"),
+        "{}",
+        r.stderr
+    );
+    // The plain rule: every row moved.
+    let (shift, marked) = compare("fixtures/shift/slow", &["--no-run-shift"]);
+    assert_eq!(shift["applied"], false);
+    assert!(marked.len() >= 8, "{marked:?}");
+    let (_, marked) = compare("fixtures/shift/slowchanged", &[]);
+    assert_eq!(marked, ["ProfilerStep#*", "aten::layer_norm"]);
+    let (shift, marked) = compare("fixtures/shift/deeper", &[]);
+    assert!(shift["host"].is_null() && shift["applied"] == false, "{shift}");
+    assert!(marked.contains(&"aten::conv2d".to_string()), "{marked:?}");
+}
+
+/// The views and `modules` judge beyond the same run-wide shift as `compare`: on a host 40%
+/// slower nothing is significant but the operation that also changed, the note says so, and
+/// `--no-run-shift` gives the plain rule (docs/significance.md#a-run-wide-shift).
+#[test]
+fn views_and_modules_judge_beyond_a_run_wide_shift() {
+    let operators = |test: &str, extra: &[&str]| {
+        let mut args = vec!["operators", "fixtures/shift/base", test, "--iteration", "all"];
+        args.extend_from_slice(extra);
+        let v = json(&args);
+        let marked: Vec<String> = v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["significant"] == true)
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect();
+        (v["run_shift"]["applied"].clone(), marked)
+    };
+    let (applied, marked) = operators("fixtures/shift/slow", &[]);
+    assert_eq!((applied, marked.len()), (true.into(), 0), "{marked:?}");
+    let (applied, marked) = operators("fixtures/shift/slow", &["--no-run-shift"]);
+    assert_eq!(applied, false);
+    assert_eq!(marked.len(), 7, "{marked:?}");
+    let (_, marked) = operators("fixtures/shift/slowchanged", &["--time", "host-self"]);
+    assert_eq!(marked, ["aten::layer_norm"]);
+    let (applied, marked) = operators("fixtures/shift/deeper", &[]);
+    assert_eq!(applied, false);
+    assert!(marked.contains(&"aten::conv2d".to_string()), "{marked:?}");
+    let r = run(&[
+        "operators",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--iteration",
+        "all",
+    ]);
+    assert!(
+        r.stderr.contains("the whole run moved: on host, test runs 40% slower"),
+        "{}",
+        r.stderr
+    );
+
+    let modules = |test: &str, extra: &[&str]| {
+        let mut args = vec!["modules", "fixtures/shift/base", test, "--iteration", "all"];
+        args.extend_from_slice(extra);
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let marks = r.stdout.lines().filter(|l| l.trim_end().ends_with('*')).count();
+        (r.stderr, marks)
+    };
+    let (stderr, marks) = modules("fixtures/shift/slow", &[]);
+    assert!(stderr.contains("nodes are judged against it"), "{stderr}");
+    assert_eq!(marks, 0);
+    let (stderr, marks) = modules("fixtures/shift/slow", &["--no-run-shift"]);
+    assert!(
+        stderr.contains("as --no-run-shift asks, nodes are judged against no change"),
+        "{stderr}"
+    );
+    assert!(marks >= 10, "{marks}");
+    let v = json(&[
+        "modules",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--iteration",
+        "all",
+    ]);
+    assert_eq!(v["compared"]["run_shift"]["applied"], true, "{}", v["compared"]);
 }
 
 /// The gate judges operations only: asking it for Python frames (or HTA's table) is a usage

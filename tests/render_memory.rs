@@ -145,6 +145,7 @@ fn operator_tables_are_written_row_by_row() {
         has_device: true,
         zoom: None,
         significance: false,
+        shift: Default::default(),
     };
     let view = TableView {
         table: &table,

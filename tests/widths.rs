@@ -250,3 +250,62 @@ fn the_gate_cuts_its_subject_before_its_threshold_and_noise_at_100_columns() {
     let r = common::run_with(state.path(), &args, Some("80"));
     assert!(r.stdout.contains(" void cutlass::Kernel<"), "{}", r.stdout);
 }
+
+/// A header that wraps keeps `step 1` together (it wrapped as `step` / `  2 of 3)`), at every
+/// width where the side line is too long for one line.
+#[test]
+fn a_wrapped_header_keeps_a_step_with_its_number() {
+    let dir = TempDir::new().unwrap();
+    let long = dir
+        .path()
+        .join("a_directory_with_a_rather_long_name_for_the_side_lines");
+    let (c, t) = renamed("fixtures/views", &long, &[]);
+    let state = TempDir::new().unwrap();
+    for columns in 60..=140 {
+        let r = common::run_with(
+            state.path(),
+            &["compare", &c, &t, "--no-save"],
+            Some(&columns.to_string()),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let head: Vec<&str> = r.stdout.lines().take_while(|l| !l.starts_with("device:")).collect();
+        for line in &head {
+            let last = line.trim_end().rsplit(' ').next().unwrap_or("");
+            assert!(
+                !matches!(last.trim_start_matches('('), "step" | "steps" | "rank" | "ranks" | "of"),
+                "at {columns} columns:\n{}",
+                head.join("\n")
+            );
+        }
+    }
+}
+
+/// One device name on both sides of the overview reads the same at every width: it was cut to
+/// `NVIDIA H1…HBM3` on one side and `NVIDIA …HBM3` (later `H100 80GB HBM3` and `H100 80GB H…`)
+/// on the other at 80 columns.
+#[test]
+fn the_overview_cuts_one_device_name_one_way() {
+    let dir = TempDir::new().unwrap();
+    let (c, t) = renamed(
+        "fixtures/views",
+        dir.path(),
+        &[("\"Fake GPU 80GB\"", "NVIDIA H100 80GB HBM3")],
+    );
+    let state = TempDir::new().unwrap();
+    let mut cut = false;
+    for columns in 60..=100 {
+        let r = common::run_with(state.path(), &["overview", &c, &t], Some(&columns.to_string()));
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let line = r
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with("device "))
+            .unwrap();
+        let cells: Vec<&str> = line.split("  ").map(str::trim).filter(|s| !s.is_empty()).collect();
+        assert_eq!(cells.len(), 3, "{line}");
+        assert_eq!(cells[1], cells[2], "at {columns} columns: {line}");
+        assert!(line.width() <= columns, "{line}");
+        cut |= cells[1] != "NVIDIA H100 80GB HBM3";
+    }
+    assert!(cut, "some width must cut the name");
+}

@@ -272,7 +272,7 @@ fn compute_view(request: &CompareRequest, kind: &ViewKind, zoom: Option<&str>) -
             let diff = tracediff::analysis::modules::modules(request, &loaded)?;
             // As the command line's default: device time where a side has device events.
             let device = diff.has_device.iter().any(|&d| d);
-            let significance = module_significance(&loaded, &diff, device).ok();
+            let significance = module_significance(request, &loaded, &diff, device).ok();
             let shown = ModuleView {
                 diff: &diff,
                 top: tracediff::analysis::modules::zoom(&diff, zoom)?,
@@ -317,6 +317,9 @@ fn table_columns<'py>(py: Python<'py>, table: &ViewTable) -> PyResult<Bound<'py,
         let k = table.measure(shown).unwrap_or(0);
         let marks = rows.iter().map(|r| r.significant.get(k).copied().flatten());
         out.set_item("significant", PyList::new(py, marks)?)?;
+        // The run-wide shifts and whether rows were judged beyond them, as the JSON's `run_shift`.
+        let shift = serde_json::to_string(&table.shift).map_err(|e| TraceError::new_err(e.to_string()))?;
+        out.set_item("run_shift", shift)?;
     }
     Ok(out)
 }

@@ -277,13 +277,22 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
         out["significant"] = cols["significant"]
         dtypes["significant"] = "object"
     index = "name" if "operator" not in out else None
-    return frame(out, index, backend, dtypes)
+    df = frame(out, index, backend, dtypes)
+    if "run_shift" in cols and backend == "pandas":
+        import json
+
+        # The run-wide shifts of host and device time (null where none) and whether rows were
+        # judged beyond them (`applied`), as the JSON's `run_shift` (docs/significance.md).
+        df.attrs["run_shift"] = json.loads(cols["run_shift"])
+    return df
 
 
 def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), backend: str = "pandas", **options):
     """The operator view (`tracediff operators`): per cpu_op name, calls and host/device
     self/total time (µs) per side and their difference. `zoom` narrows it to one node of
-    `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options."""
+    `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options.
+    Where significance was estimated (3 or more steps a side), pandas frames carry the run-wide
+    shift in `attrs["run_shift"]` (docs/significance.md#a-run-wide-shift)."""
     check_backend(backend)
     cols = _view("operators", control, test, zoom=zoom, labels=labels, **options)
     return _view_frame(cols, tuple(labels), backend)

@@ -45,6 +45,10 @@ pub struct CompareRequest {
     pub include: Vec<String>,
     /// Drop rows whose name matches one of these regular expressions.
     pub exclude: Vec<String>,
+    /// Judge significance beyond a run-wide shift of the machine when one is found
+    /// (docs/significance.md#a-run-wide-shift); `false` (`--no-run-shift`): against no change.
+    #[serde(default = "yes")]
+    pub beyond_shift: bool,
 }
 
 impl CompareRequest {
@@ -65,6 +69,7 @@ impl CompareRequest {
             labels: ["control".to_string(), "test".to_string()],
             include: Vec::new(),
             exclude: Vec::new(),
+            beyond_shift: true,
         }
     }
 }
@@ -183,7 +188,9 @@ pub fn mark_significance(
     test: &SummarySide,
     comparison: &mut Comparison,
 ) -> Result<Option<String>> {
-    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant, too_few_samples_note};
+    use crate::analysis::noise::{
+        DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant_beyond, too_few_samples_note,
+    };
     comparison.significance = true;
     let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
     let (Some(c_steps), Some(t_steps)) = (&c_res.iterations, &t_res.iterations) else {
@@ -211,71 +218,55 @@ pub fn mark_significance(
     let t = crate::analysis::gate::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
-    for row in &mut comparison.rows {
-        row.significant = significant(&c.durations(&row.name), &t.durations(&row.name), DEFAULT_K, floor);
-    }
-    let shift_of = |device: Device| -> Result<Option<crate::analysis::noise::Shift>> {
-        let rows = if device == req.device {
-            shift_rows(&c, &t)
-        } else {
-            shift_rows(
-                &crate::analysis::gate::measure(control, c_res, device, &keying, false)?,
-                &crate::analysis::gate::measure(test, t_res, device, &keying, false)?,
-            )
-        };
-        Ok(crate::analysis::noise::run_shift(&rows))
+    comparison.shift = run_shift_of(req, control, test)?;
+    // Where a device shift applies, the rows of device events (kernels, copies, sets, GPU
+    // annotations) take its factor and the others the host's.
+    let on_device: std::collections::BTreeSet<String> = if comparison.shift.applied && comparison.shift.device.is_some()
+    {
+        let gpu = |side: &SummarySide, res| crate::analysis::gate::measure(side, res, Device::Gpu, &keying, false);
+        let (cg, tg) = (gpu(control, c_res)?, gpu(test, t_res)?);
+        cg.ops.into_keys().chain(tg.ops.into_keys()).collect()
+    } else {
+        Default::default()
     };
-    for (device, slot) in [
-        (Device::Cpu, &mut comparison.shift.host),
-        (Device::Gpu, &mut comparison.shift.device),
-    ] {
-        if req.device == Device::All || req.device == device {
-            *slot = shift_of(device)?;
+    for row in &mut comparison.rows {
+        let shift = crate::analysis::shift::shift_of(&comparison.shift, on_device.contains(&row.name));
+        row.significant = significant_beyond(
+            &c.durations(&row.name),
+            &t.durations(&row.name),
+            DEFAULT_K,
+            floor,
+            shift,
+        );
+    }
+    Ok(crate::analysis::shift::shift_note(
+        &comparison.shift,
+        [&req.labels[0], &req.labels[1]],
+        "rows",
+    ))
+}
+
+/// The run-wide shift of a pair of traces, from their own times (loaded again with their call
+/// trees: summaries keep no nesting). Not looked for where a side is read from summary files.
+fn run_shift_of(
+    req: &CompareRequest,
+    control: &SummarySide,
+    test: &SummarySide,
+) -> Result<crate::analysis::diff::RunShift> {
+    for side in [control, test] {
+        for f in &side.present {
+            if crate::summary::read::is_parquet(&f.path)? {
+                return Ok(Default::default());
+            }
         }
     }
-    Ok(shift_note(&comparison.shift, &req.labels))
-}
-
-/// (control, test) per-step means of every row but the steps' own spans.
-fn shift_rows(c: &crate::analysis::gate::Samples, t: &crate::analysis::gate::Samples) -> Vec<(f64, f64)> {
-    use crate::analysis::noise::mean;
-    let mut names: Vec<&String> = c.ops.keys().chain(t.ops.keys()).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
-        .into_iter()
-        .filter(|n| !n.starts_with("ProfilerStep"))
-        .map(|n| (mean(&c.durations(n)), mean(&t.durations(n))))
-        .collect()
-}
-
-/// The note on a run-wide shift of host or device time: real for these two runs, and more
-/// likely the machine's doing than the program's.
-pub fn shift_note(shift: &crate::analysis::diff::RunShift, labels: &[String; 2]) -> Option<String> {
-    let parts: Vec<String> = [("host", shift.host), ("device", shift.device)]
-        .into_iter()
-        .filter_map(|(kind, s)| {
-            let s = s?;
-            let pct = (s.factor - 1.0).abs() * 100.0;
-            let way = if s.factor > 1.0 { "slower" } else { "faster" };
-            Some(format!(
-                "{} runs {pct:.0}% {way} on {kind} than {} (×{:.2}: the median over the {} largest {kind} rows, \
-                 {:.0}% of their time within ±15% of it)",
-                labels[1],
-                labels[0],
-                s.factor,
-                s.rows,
-                s.agreeing * 100.0
-            ))
-        })
-        .collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "the whole run moved: {}; this looks like the machine (load, clock speed, another host) rather \
-             than the program, and rows marked significant include it (docs/significance.md)",
-            parts.join("; ")
-        )
-    })
+    let selections = (&req.control_selection, &req.test_selection);
+    let (c, t) = load_pair(&req.control, &req.test, &Default::default(), selections)?;
+    let resolved = [
+        crate::analysis::select::resolve(&c, &req.labels[0], &req.control_selection)?,
+        crate::analysis::select::resolve(&t, &req.labels[1], &req.test_selection)?,
+    ];
+    crate::analysis::shift::detect([&c, &t], &resolved, req.device, &req.keying(), req.beyond_shift)
 }
 
 fn compare_loaded<T: Aggregate>(

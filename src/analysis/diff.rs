@@ -422,6 +422,17 @@ pub struct RunShift {
     pub host: Option<crate::analysis::noise::Shift>,
     /// Over device rows (kernels, copies, sets).
     pub device: Option<crate::analysis::noise::Shift>,
+    /// Whether rows were judged against the shift (a shift was found and `--no-run-shift` was
+    /// not given): a row is then significant when it moved beyond the run's factor.
+    #[serde(default)]
+    pub applied: bool,
+}
+
+impl RunShift {
+    /// Whether a shift of host or device time was found.
+    pub fn found(&self) -> bool {
+        self.host.is_some() || self.device.is_some()
+    }
 }
 
 fn yes() -> bool {

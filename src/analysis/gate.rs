@@ -553,8 +553,16 @@ pub struct RuleResult {
     /// (candidate − baseline) / baseline; `None` where it means nothing (names matched, the
     /// number of ops that failed a per-op rule, a baseline of 0).
     pub relative_change: Option<f64>,
-    /// The threshold as the user gave it (`5%`).
-    pub threshold: String,
+    /// The threshold, a number: a fraction where `threshold_on` is `relative_change` (`0.05`
+    /// for `5%`), a count per step where it is `increase`, `0` for `matches`. A rule fails
+    /// where that value exceeds it (and, for a timing, the noise band). On the line summing up a
+    /// per-op rule, each op's threshold.
+    pub threshold: f64,
+    /// What the threshold bounds: `relative_change`, `increase` (candidate − baseline, in
+    /// `unit`) or `matches` (names matched: none may).
+    pub threshold_on: &'static str,
+    /// The threshold as tables show it (`> 5.0%`, `> +2 per step`, `none may match`).
+    pub threshold_text: String,
     /// The noise band, in `unit`; `None` without enough samples.
     pub noise: Option<f64>,
     /// Pass or fail.
@@ -760,7 +768,7 @@ pub fn evaluate(
             "op time",
             format!("{} of {checked} {} regressed", failed.len(), ops(checked)),
             failed.len(),
-            format!("> {}", pct(t)),
+            (t, "relative_change", format!("> {}", pct(t))),
             summary_note,
         ));
         results.extend(failed);
@@ -790,7 +798,9 @@ pub fn evaluate(
             baseline: 0.0,
             candidate: hits.len() as f64,
             relative_change: None,
-            threshold: "none may match".into(),
+            threshold: 0.0,
+            threshold_on: "matches",
+            threshold_text: "none may match".into(),
             noise: None,
             verdict: if hits.is_empty() { Verdict::Pass } else { Verdict::Fail },
             note: hits.iter().take(5).map(|s| s.as_str()).collect::<Vec<_>>().join("; "),
@@ -819,7 +829,9 @@ pub fn evaluate(
                     baseline: bm,
                     candidate: cm,
                     relative_change: Some((cm - bm) / bm),
-                    threshold: limit_text(limit),
+                    threshold: limit_value(limit).0,
+                    threshold_on: limit_value(limit).1,
+                    threshold_text: limit_text(limit),
                     noise: None,
                     verdict: Verdict::Fail,
                     note: "median events per step".into(),
@@ -835,7 +847,7 @@ pub fn evaluate(
             "count",
             format!("{} of {checked} {} ran more often", worst.len(), ops(checked)),
             worst.len(),
-            limit_text(limit),
+            (limit_value(limit).0, limit_value(limit).1, limit_text(limit)),
             format!(
                 "median events per step, ops present on both sides with at least {} of the baseline's mean step",
                 pct(rules.min_op_share)
@@ -895,7 +907,14 @@ fn ops(n: usize) -> &'static str {
 }
 
 /// The line that sums up a per-op rule: how many ops failed it.
-fn per_op_summary(rule: &str, subject: String, failed: usize, threshold: String, note: String) -> RuleResult {
+/// `threshold`: each op's (value, what it bounds, text).
+fn per_op_summary(
+    rule: &str,
+    subject: String,
+    failed: usize,
+    threshold: (f64, &'static str, String),
+    note: String,
+) -> RuleResult {
     RuleResult {
         rule: rule.to_string(),
         subject,
@@ -903,7 +922,9 @@ fn per_op_summary(rule: &str, subject: String, failed: usize, threshold: String,
         baseline: 0.0,
         candidate: failed as f64,
         relative_change: None,
-        threshold,
+        threshold: threshold.0,
+        threshold_on: threshold.1,
+        threshold_text: threshold.2,
         noise: None,
         verdict: if failed == 0 { Verdict::Pass } else { Verdict::Fail },
         note,
@@ -912,6 +933,14 @@ fn per_op_summary(rule: &str, subject: String, failed: usize, threshold: String,
 
 fn per_step_abs(s: &Samples, name: &str) -> Vec<f64> {
     s.durations(name)
+}
+
+/// A count limit as a number and what it bounds: the increase per step, or the relative change.
+fn limit_value(l: CountLimit) -> (f64, &'static str) {
+    match l {
+        CountLimit::Absolute(n) => (n, "increase"),
+        CountLimit::Ratio(r) => (r, "relative_change"),
+    }
 }
 
 fn limit_text(l: CountLimit) -> String {
@@ -941,7 +970,9 @@ fn timing_result(rule: &str, subject: &str, unit: &'static str, ch: &Change, thr
         baseline: ch.baseline,
         candidate: ch.candidate,
         relative_change: ch.relative.is_finite().then_some(ch.relative),
-        threshold: format!("> {}", pct(threshold)),
+        threshold,
+        threshold_on: "relative_change",
+        threshold_text: format!("> {}", pct(threshold)),
         noise: ch.noise,
         verdict,
         note,

@@ -17,5 +17,6 @@ pub mod noise;
 pub mod report;
 pub mod scopes;
 pub mod select;
+pub mod shift;
 pub mod summary;
 pub mod views;

@@ -3,22 +3,34 @@
 //! step's own module tree, matched to the diff's node of the same path.
 
 use crate::analysis::align::{AlignedNode, Times, align};
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::RunShift;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, file_trees};
-use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, significant, too_few_samples_note};
+use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, Shift, significant_beyond, too_few_samples_note};
 use crate::analysis::views::MAX_SAMPLES;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 /// Per node of the diff (by [`AlignedNode::id`]), whether its time changed beyond run-to-run
-/// noise (`None`: not estimated for that node).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NodeSignificance(Vec<Option<bool>>);
+/// noise (`None`: not estimated for that node), and the run-wide shift it was judged beyond.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeSignificance {
+    marks: Vec<Option<bool>>,
+    /// The run-wide shifts of host and device time, and whether nodes were judged beyond them
+    /// (docs/significance.md#a-run-wide-shift).
+    pub shift: RunShift,
+}
 
 impl NodeSignificance {
     /// Whether node `n` changed significantly; `None`: not estimated.
     pub fn of(&self, n: &AlignedNode) -> Option<bool> {
-        self.0.get(n.id).copied().flatten()
+        self.marks.get(n.id).copied().flatten()
+    }
+
+    /// The note on the run-wide shift, where one was found.
+    pub fn shift_note(&self, labels: [&str; 2]) -> Option<String> {
+        crate::analysis::shift::shift_note(&self.shift, labels, "nodes")
     }
 }
 
@@ -44,20 +56,23 @@ fn path_index(root: &AlignedNode) -> PathIndex<'_> {
 }
 
 /// Marks every node of `diff` significant or not in the time `device` names (device time, else
-/// host time). Returns the marks, or a note saying why there are none (fewer than
-/// [`MIN_SAMPLES`] steps per side, or a side without ProfilerStep).
+/// host time), beyond a run-wide shift where one is found and `req` allows it. Returns the
+/// marks, or a note saying why there are none (fewer than [`MIN_SAMPLES`] steps per side, or a
+/// side without ProfilerStep).
 pub fn module_significance(
+    req: &CompareRequest,
     loaded: &Loaded,
     diff: &ModuleDiff,
     device: bool,
 ) -> std::result::Result<NodeSignificance, String> {
-    let [host, dev] = module_significance_both(loaded, diff)?;
+    let [host, dev] = module_significance_both(req, loaded, diff)?;
     Ok(if device { dev } else { host })
 }
 
 /// [`module_significance`] in host time and in device time (that order), from one pass over
 /// the steps.
 pub fn module_significance_both(
+    req: &CompareRequest,
     loaded: &Loaded,
     diff: &ModuleDiff,
 ) -> std::result::Result<[NodeSignificance; 2], String> {
@@ -87,12 +102,37 @@ pub fn module_significance_both(
     }
     // Changes under a share of the control's mean step time never count.
     let floor = loaded.significance_floor_ns();
-    let judge = |device: bool| judge(diff, [&c, &t], floor, device);
+    // A failure to find a shift (it cannot fail on traces that loaded) is no shift.
+    let shift = crate::analysis::shift::detect(
+        [&loaded.control, &loaded.test],
+        &loaded.resolved,
+        req.device,
+        &req.keying(),
+        req.beyond_shift,
+    )
+    .unwrap_or_default();
+    let judge = |device: bool| NodeSignificance {
+        marks: judge(
+            diff,
+            [&c, &t],
+            floor,
+            crate::analysis::shift::shift_of(&shift, device),
+            device,
+        ),
+        shift,
+    };
     Ok([judge(false), judge(true)])
 }
 
-/// Each node's mark in one time (device, else host) from its per-step samples on each side.
-fn judge(diff: &ModuleDiff, [c, t]: [&[StepTimes]; 2], floor: f64, device: bool) -> NodeSignificance {
+/// Each node's mark in one time (device, else host) from its per-step samples on each side,
+/// judged beyond `shift` where given.
+fn judge(
+    diff: &ModuleDiff,
+    [c, t]: [&[StepTimes]; 2],
+    floor: f64,
+    shift: Option<&Shift>,
+    device: bool,
+) -> Vec<Option<bool>> {
     let value = |t: &Times| {
         if device {
             t.device_total_ns.unwrap_or(0)
@@ -116,13 +156,13 @@ fn judge(diff: &ModuleDiff, [c, t]: [&[StepTimes]; 2], floor: f64, device: bool)
         todo.extend(&n.children);
         let mark = column(c, n.id, n.control.is_some())
             .zip(column(t, n.id, n.test.is_some()))
-            .and_then(|(cs, ts)| significant(&cs, &ts, DEFAULT_K, floor));
+            .and_then(|(cs, ts)| significant_beyond(&cs, &ts, DEFAULT_K, floor, shift));
         if marks.len() <= n.id {
             marks.resize(n.id + 1, None);
         }
         marks[n.id] = mark;
     }
-    NodeSignificance(marks)
+    marks
 }
 
 /// Side `k`'s per-(rank, step) node times: each step's module tree, aligned with itself to get

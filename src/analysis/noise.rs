@@ -100,57 +100,105 @@ pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<
     Some(change > noise_band(control, test, k) && change > floor)
 }
 
+/// Whether the per-step means of two sides differ beyond the noise band and by more than
+/// `floor`, once the control side is scaled by a run-wide shift ([`run_shift`]): the change
+/// judged is |mean(test) − factor × mean(control)|, and the band is that of the scaled control
+/// samples and the test samples, widened by the factor's own uncertainty (k × its standard error
+/// × the scaled control mean, added in quadrature). `None` shift: [`significant`].
+pub fn significant_beyond(control: &[f64], test: &[f64], k: f64, floor: f64, shift: Option<&Shift>) -> Option<bool> {
+    let Some(shift) = shift else {
+        return significant(control, test, k, floor);
+    };
+    if control.len() < MIN_SAMPLES || test.len() < MIN_SAMPLES {
+        return None;
+    }
+    let scaled: Vec<f64> = control.iter().map(|x| x * shift.factor).collect();
+    let expected = mean(&scaled);
+    let change = (mean(test) - expected).abs();
+    let of_factor = k * shift.error * expected;
+    let band = noise_band(&scaled, test, k).hypot(of_factor);
+    Some(change > band && change > floor)
+}
+
 /// A run-wide shift: most of one side's time moved by one factor (docs/significance.md).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Shift {
-    /// test ÷ control of the per-step means, the time-weighted median over the rows that hold
-    /// [`SHIFT_COVER`] of the control side's time.
+    /// test ÷ control of the per-step means, the time-weighted median over the rows looked at.
     pub factor: f64,
     /// The share of those rows' time whose own ratio lies within ±[`SHIFT_WITHIN`] of it.
     pub agreeing: f64,
     /// How many rows were looked at.
     pub rows: usize,
+    /// The factor's standard error, relative to it: the scaled MAD of those rows' ratios ÷ the
+    /// factor ÷ √rows (rows judged beyond the shift allow for it).
+    #[serde(default)]
+    pub error: f64,
 }
 
-/// The rows looked at for a shift: the largest, until they hold this share of the time.
+/// One independent row for [`run_shift`]: its per-step mean time on each side (a self time, or
+/// the time of events that never nest, such as kernels) and whether it ran as many times per
+/// step on both sides.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShiftRow {
+    /// Control's mean per step, in ns.
+    pub control_ns: f64,
+    /// Test's mean per step, in ns.
+    pub test_ns: f64,
+    /// Whether both sides ran it the same number of times per step.
+    pub same_calls: bool,
+}
+
+/// The rows looked at for a shift: the largest, until they hold this share of the time...
 pub const SHIFT_COVER: f64 = 0.8;
-/// A shift is reported from this far from 1 (±10%).
+/// ... and at least this many rows.
+pub const SHIFT_MIN_ROWS: usize = 5;
+/// A shift is reported from this far from 1 (±10%)...
 pub const SHIFT_MIN: f64 = 0.10;
+/// ... up to this factor either way: a machine rarely runs one program twice as slow or fast
+/// with every operation alike, a bigger model does (an MLP 36 times as large: ×36).
+pub const SHIFT_MAX: f64 = 2.0;
 /// A row agrees with the shift when its own ratio is within this of it (relative).
 pub const SHIFT_WITHIN: f64 = 0.15;
-/// ... and a shift needs this share of the time to agree (a program's change moves its rows
-/// unevenly: fp32 → bf16 on a CPU moves the largest rows by ×0.69 with 68% of their time
-/// agreeing; the same program on a slower host, ×1.44 with 100%).
+/// A shift needs this share of the time to agree (a program's change moves its rows unevenly:
+/// fp32 → bf16 on a CPU moves the largest self times by ×0.69 with 57% of them agreeing; the
+/// same program on a slower host, ×1.44 with 89%).
 pub const SHIFT_AGREE: f64 = 0.8;
-/// ... over at least this many rows.
-pub const SHIFT_MIN_ROWS: usize = 5;
+/// ... and this share to have moved the same way by at least a third of the factor's move: a
+/// machine slows (or speeds) nearly everything, a program's change leaves much of it alone (one
+/// large operation twice as slow among unchanged ones is not a shift).
+pub const SHIFT_MOVED: f64 = 0.9;
 
-/// The run-wide shift of a side's rows, each given as (control, test) per-step means, when
-/// most of the time moved by one factor: the largest rows (by control time) holding
-/// [`SHIFT_COVER`] of the control time all ran on both sides, their time-weighted median ratio
-/// is at least [`SHIFT_MIN`] from 1, and [`SHIFT_AGREE`] of their time lies in rows within
-/// ±[`SHIFT_WITHIN`] of it. `None` otherwise.
-pub fn run_shift(rows: &[(f64, f64)]) -> Option<Shift> {
-    let total: f64 = rows.iter().map(|r| r.0).sum();
-    if total <= 0.0 {
-        return None;
-    }
-    let mut by_size: Vec<(f64, f64)> = rows.iter().copied().filter(|r| r.0 > 0.0).collect();
-    by_size.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.total_cmp(&b.1)));
+/// The run-wide shift of a side's rows when most of the time moved by one factor, the mark of
+/// the machine (load, clock speed, another host) rather than the program. The rows must be
+/// independent (self times, or events that never nest: a nested row counts its children's time
+/// again). The largest rows by control time, until they hold [`SHIFT_COVER`] of it and number at
+/// least [`SHIFT_MIN_ROWS`], must all have run on both sides as many times per step (a program's
+/// change changes counts; a machine changes durations only); their time-weighted median ratio
+/// is the factor, from [`SHIFT_MIN`] to [`SHIFT_MAX`] away from 1; [`SHIFT_AGREE`] of their time
+/// lies within ±[`SHIFT_WITHIN`] of it and [`SHIFT_MOVED`] moved its way. `None` otherwise.
+pub fn run_shift(rows: &[ShiftRow]) -> Option<Shift> {
+    let mut by_size: Vec<ShiftRow> = rows.iter().copied().filter(|r| r.control_ns > 0.0).collect();
+    let total: f64 = by_size.iter().map(|r| r.control_ns).sum();
+    by_size.sort_by(|a, b| {
+        b.control_ns
+            .total_cmp(&a.control_ns)
+            .then(a.test_ns.total_cmp(&b.test_ns))
+    });
     let mut held = 0.0;
+    // (ratio, weight) of each row looked at.
     let mut kept: Vec<(f64, f64)> = Vec::new();
-    for &(c, t) in &by_size {
-        if held >= SHIFT_COVER * total {
+    for r in &by_size {
+        if held >= SHIFT_COVER * total && kept.len() >= SHIFT_MIN_ROWS {
             break;
         }
-        // A large row gone from the other side: not a machine's shift.
-        if t <= 0.0 {
+        // A large row gone from the test side, or run a different number of times: the program.
+        if r.test_ns <= 0.0 || !r.same_calls {
             return None;
         }
-        held += c;
-        kept.push((t / c, c));
+        held += r.control_ns;
+        kept.push((r.test_ns / r.control_ns, r.control_ns));
     }
-    if kept.len() < SHIFT_MIN_ROWS {
+    if kept.len() < SHIFT_MIN_ROWS || held < SHIFT_COVER * total {
         return None;
     }
     kept.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -162,16 +210,17 @@ pub fn run_shift(rows: &[(f64, f64)]) -> Option<Shift> {
             below >= held / 2.0
         })
         .map_or(1.0, |r| r.0);
-    let agreeing = kept
-        .iter()
-        .filter(|(r, _)| (r / factor - 1.0).abs() <= SHIFT_WITHIN)
-        .map(|(_, w)| w)
-        .sum::<f64>()
-        / held;
-    ((factor - 1.0).abs() >= SHIFT_MIN && agreeing >= SHIFT_AGREE).then_some(Shift {
+    let share = |keep: &dyn Fn(f64) -> bool| kept.iter().filter(|(r, _)| keep(*r)).map(|(_, w)| w).sum::<f64>() / held;
+    let agreeing = share(&|r| (r / factor - 1.0).abs() <= SHIFT_WITHIN);
+    let moved = share(&|r| (r - 1.0) / (factor - 1.0) >= 1.0 / 3.0);
+    let sized = (factor - 1.0).abs() >= SHIFT_MIN && (1.0 / SHIFT_MAX..=SHIFT_MAX).contains(&factor);
+    let ratios: Vec<f64> = kept.iter().map(|r| r.0).collect();
+    let error = scaled_mad(&ratios) / factor / (kept.len() as f64).sqrt();
+    (sized && agreeing >= SHIFT_AGREE && moved >= SHIFT_MOVED).then_some(Shift {
         factor,
         agreeing,
         rows: kept.len(),
+        error,
     })
 }
 
@@ -179,32 +228,113 @@ pub fn run_shift(rows: &[(f64, f64)]) -> Option<Shift> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_run_wide_shift_needs_most_time_to_move_by_one_factor() {
-        // Seven rows all 40-48% slower: the machine.
-        let slower: Vec<(f64, f64)> = [60.0, 50.0, 45.0, 40.0, 35.0, 30.0, 25.0, 20.0, 1.0]
+    /// Rows of control time `sizes` whose test time is `ratios` times as much, same calls.
+    fn rows(sizes: &[f64], ratios: &[f64]) -> Vec<ShiftRow> {
+        sizes
             .iter()
-            .zip([1.40, 1.45, 1.42, 1.48, 1.41, 1.44, 1.46, 1.43, 3.0])
-            .map(|(&c, r)| (c, c * r))
-            .collect();
+            .zip(ratios)
+            .map(|(&c, &r)| ShiftRow {
+                control_ns: c,
+                test_ns: c * r,
+                same_calls: true,
+            })
+            .collect()
+    }
+
+    const SIZES: [f64; 9] = [60.0, 50.0, 45.0, 40.0, 35.0, 30.0, 25.0, 20.0, 1.0];
+
+    #[test]
+    fn a_machine_shift_moves_most_time_by_one_factor() {
+        let slower = rows(&SIZES, &[1.40, 1.45, 1.42, 1.48, 1.41, 1.44, 1.46, 1.43, 3.0]);
         let s = run_shift(&slower).unwrap();
         assert_eq!((s.factor, s.agreeing, s.rows), (1.42, 1.0, 6));
-        // Noise around 1: no shift.
-        let noise: Vec<(f64, f64)> = slower.iter().map(|&(c, _)| (c, c * 1.03)).collect();
+        // Uneven but all slower, as torch_cpu/identical's self times (×1.12 to ×1.44).
+        let uneven = rows(
+            &[55.0, 20.0, 6.0, 2.0, 1.5, 1.0],
+            &[1.444, 1.376, 1.197, 1.121, 1.219, 1.238],
+        );
+        let s = run_shift(&uneven).unwrap();
+        assert_eq!((s.factor, s.rows), (1.444, 5));
+        // Faster too.
+        let faster = rows(&SIZES, &[0.80; 9]);
+        assert_eq!(run_shift(&faster).map(|s| s.factor), Some(0.8));
+    }
+
+    #[test]
+    fn noise_around_one_is_no_shift() {
+        let noise = rows(&SIZES, &[1.03, 0.98, 1.05, 1.01, 0.97, 1.02, 1.04, 0.99, 1.5]);
         assert_eq!(run_shift(&noise), None);
-        // Half the time moved a lot, half not at all: a change of the program.
-        let uneven: Vec<(f64, f64)> = slower
-            .iter()
-            .enumerate()
-            .map(|(k, &(c, t))| (c, if k % 2 == 0 { t } else { c }))
-            .collect();
-        assert_eq!(run_shift(&uneven), None);
-        // A large row gone from the test side: not a shift.
-        let mut gone = slower.clone();
-        gone[0].1 = 0.0;
+    }
+
+    #[test]
+    fn a_count_change_or_a_missing_row_is_the_program() {
+        let mut counted = rows(&SIZES, &[1.4; 9]);
+        counted[3].same_calls = false;
+        assert_eq!(run_shift(&counted), None);
+        let mut gone = rows(&SIZES, &[1.4; 9]);
+        gone[0].test_ns = 0.0;
         assert_eq!(run_shift(&gone), None);
+        // A count change in a row too small to be looked at does not matter.
+        let mut small = rows(&SIZES, &[1.4; 9]);
+        small[8].same_calls = false;
+        assert!(run_shift(&small).is_some());
+    }
+
+    #[test]
+    fn one_dominating_row_is_not_a_shift() {
+        // 80% of the time in one operation twice as slow, the rest unchanged.
+        let one = rows(
+            &[400.0, 30.0, 25.0, 20.0, 15.0, 10.0],
+            &[1.5, 1.0, 1.0, 1.02, 0.99, 1.0],
+        );
+        assert_eq!(run_shift(&one), None);
+        // 85%: agreeing passes, but the rest did not move.
+        let more = rows(&[850.0, 40.0, 40.0, 30.0, 20.0, 20.0], &[1.5, 1.0, 1.0, 1.0, 1.0, 1.0]);
+        assert_eq!(run_shift(&more), None);
+    }
+
+    #[test]
+    fn a_program_change_moves_rows_unevenly_or_too_far() {
+        let half = rows(&SIZES, &[1.4, 1.0, 1.4, 1.0, 1.4, 1.0, 1.4, 1.0, 1.0]);
+        assert_eq!(run_shift(&half), None);
+        // Every row 36 times as slow: a larger model, not a machine.
+        let larger = rows(&SIZES, &[36.0; 9]);
+        assert_eq!(run_shift(&larger), None);
         // Too few rows to tell.
-        assert_eq!(run_shift(&slower[..3]), None);
+        assert_eq!(run_shift(&rows(&[60.0, 50.0, 45.0], &[1.4; 3])), None);
+    }
+
+    #[test]
+    fn significance_beyond_a_shift_scales_the_control_side() {
+        let control = [100.0, 101.0, 99.0];
+        let test = [144.0, 145.0, 143.0];
+        let shift = |factor, error| Shift {
+            factor,
+            agreeing: 1.0,
+            rows: 5,
+            error,
+        };
+        assert_eq!(significant_beyond(&control, &test, DEFAULT_K, 1.0, None), Some(true));
+        assert_eq!(
+            significant_beyond(&control, &test, DEFAULT_K, 1.0, Some(&shift(1.44, 0.0))),
+            Some(false)
+        );
+        // Twice as slow where the run is ×1.44: still significant.
+        let twice = [200.0, 201.0, 199.0];
+        assert_eq!(
+            significant_beyond(&control, &twice, DEFAULT_K, 1.0, Some(&shift(1.44, 0.0))),
+            Some(true)
+        );
+        // 4% off a factor known to ±2%: within what the factor allows.
+        let off = [150.0, 151.0, 149.0];
+        assert_eq!(
+            significant_beyond(&control, &off, DEFAULT_K, 1.0, Some(&shift(1.44, 0.0))),
+            Some(true)
+        );
+        assert_eq!(
+            significant_beyond(&control, &off, DEFAULT_K, 1.0, Some(&shift(1.44, 0.02))),
+            Some(false)
+        );
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     let flame = report_flame(&diff, loaded);
-    let significance = module_significance_both(loaded, &diff);
+    let significance = module_significance_both(req, loaded, &diff);
     Ok(Report {
         significance,
         flame,

@@ -84,7 +84,40 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         device_memory_bytes,
         device_note,
     };
-    let (strings, rows) = op_rows(file);
+    let (strings, rows) = op_rows(file, |i| Some(ev.dur_ns[i]));
+    FileSummary { meta, strings, rows }
+}
+
+/// `file` summarised by each event's *own* time, for the run-wide shift
+/// (docs/significance.md#a-run-wide-shift): a host event's self time in the call tree (its
+/// duration less its direct children's), a device event's duration (kernels, copies and sets do
+/// not nest); `gpu_user_annotation` spans, drawn over the kernels they annotate, are left out.
+/// Rows so summed never count one nanosecond twice. Only the rows, ranks and steps are filled in.
+pub fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
+    let ev = &file.events;
+    let tree = file.call_tree();
+    let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
+    let (strings, rows) = op_rows(file, |i| match ev.place[i] {
+        Place::Host => Some(tree.host_self_ns[i]),
+        Place::Device => Some(ev.dur_ns[i]),
+        Place::Annotation => None,
+    });
+    let meta = SummaryMeta {
+        schema_version: SUMMARY_SCHEMA_VERSION,
+        tracediff_version: env!("CARGO_PKG_VERSION").to_string(),
+        source: source.to_path_buf(),
+        declared_rank: file.declared_rank,
+        steps: file.step_numbers(),
+        iterations: iteration_samples(file, &step_of),
+        windows: Vec::new(),
+        span: None,
+        has_gpu: false,
+        has_ops: false,
+        memory_devices: Vec::new(),
+        device_name: None,
+        device_memory_bytes: None,
+        device_note: None,
+    };
     FileSummary { meta, strings, rows }
 }
 
@@ -113,16 +146,18 @@ fn iteration_samples(file: &TraceFile, step_of: &[Option<i64>]) -> Vec<Iteration
         .collect()
 }
 
-/// The string table and the count and total duration per (iteration, name, category, place),
-/// sorted by iteration, then name, category and place as text.
-fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
+/// The string table and the count and total time per (iteration, name, category, place),
+/// sorted by iteration, then name, category and place as text. `time_ns` gives an event's time
+/// (`None`: the event is left out).
+fn op_rows(file: &TraceFile, time_ns: impl Fn(usize) -> Option<i64>) -> (Vec<String>, Vec<OpRow>) {
     let ev = &file.events;
     let mut groups: FxHashMap<(i64, u32, u32, u8), (u64, i64)> = FxHashMap::default();
     for i in 0..ev.len() {
+        let Some(ns) = time_ns(i) else { continue };
         let key = (ev.iteration.get(i), ev.name[i].0, ev.cat[i].0, ev.place[i] as u8);
         let slot = groups.entry(key).or_default();
         slot.0 += 1;
-        slot.1 += ev.dur_ns[i];
+        slot.1 += ns;
     }
     // The strings used, renumbered in text order (so ids compare as the texts do).
     let mut used: Vec<u32> = groups.keys().flat_map(|k| [k.1, k.2]).collect();

@@ -43,6 +43,10 @@ pub struct CompareArgs {
     /// step time (needs at least 3 selected steps per side, e.g. --iteration all).
     #[arg(long, help_heading = "Output")]
     pub only_significant: bool,
+    /// Judge significance against no change even when the whole run moved by one factor (a
+    /// slower or faster machine: see run_shift); by default rows are judged beyond that shift.
+    #[arg(long, help_heading = "Output")]
+    pub no_run_shift: bool,
     /// Do not save this comparison for later `ops-diff` runs.
     #[arg(long)]
     pub no_save: bool,
@@ -98,10 +102,11 @@ impl CategoryArg {
 
 pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     check_output(&args.output)?;
-    let req = with_labels(
+    let mut req = with_labels(
         fresh_request(&args.select, &args.control, &args.test),
         args.labels.as_ref(),
     );
+    req.beyond_shift = !args.no_run_shift;
     check_specs_used(&args.select, &req)?;
     if let Some(path) = &args.report {
         report::check_html(path)?;

@@ -60,6 +60,11 @@ pub struct ModulesArgs {
     /// docs/significance.md), with the nodes above them.
     #[arg(long)]
     pub only_significant: bool,
+    /// Judge significance against no change even when the whole run moved by one factor (a
+    /// slower or faster machine); by default nodes are judged beyond such a shift
+    /// (docs/significance.md#a-run-wide-shift).
+    #[arg(long)]
+    pub no_run_shift: bool,
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
@@ -100,7 +105,8 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
         "it shows the module tree whole (--time picks host or device time)",
     )?;
     super::check_output(&output)?;
-    let (req, loaded) = load_view(&args.pair, &SelectArgs::from(&args.select), "modules", env)?;
+    let (mut req, loaded) = load_view(&args.pair, &SelectArgs::from(&args.select), "modules", env)?;
+    req.beyond_shift = !args.no_run_shift;
     let diff = modules(&req, &loaded)?;
     super::print_notes(&loaded.overlap_notes(&req.labels), env);
     let top = zoom(&diff, args.zoom.as_deref())?;
@@ -109,8 +115,12 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     } else {
         ModuleTime::Host
     });
-    let significance = match module_significance(&loaded, &diff, time == ModuleTime::Device) {
-        Ok(marks) => Some(marks),
+    let significance = match module_significance(&req, &loaded, &diff, time == ModuleTime::Device) {
+        Ok(marks) => {
+            let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
+            super::print_notes(&marks.shift_note(labels).into_iter().collect::<Vec<_>>(), env);
+            Some(marks)
+        }
         Err(note) => {
             super::only_significant_can_be_judged(args.only_significant, Some(&note))?;
             super::print_notes(&[note], env);

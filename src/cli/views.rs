@@ -65,6 +65,11 @@ pub struct ViewOutputArgs {
     /// of the mean step time (needs at least 3 selected steps per side, e.g. --iteration all).
     #[arg(long)]
     pub only_significant: bool,
+    /// Judge significance against no change even when the whole run moved by one factor (a
+    /// slower or faster machine); by default times are judged beyond such a shift
+    /// (docs/significance.md#a-run-wide-shift).
+    #[arg(long)]
+    pub no_run_shift: bool,
 }
 
 /// The time the kernel table shows.
@@ -192,7 +197,8 @@ pub(crate) fn load_view(
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     let filter = check_view_args(&args.output, &args.select, operators::MEASURES)?;
-    let (req, loaded) = load_view(&args.pair, &args.select, "operators", env)?;
+    let (mut req, loaded) = load_view(&args.pair, &args.select, "operators", env)?;
+    req.beyond_shift = !args.output.no_run_shift;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
     let note = mark_operator_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
@@ -210,7 +216,8 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
-    let (req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
+    let (mut req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
+    req.beyond_shift = !args.output.no_run_shift;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
     let note = mark_kernel_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));

@@ -123,6 +123,7 @@ fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<Vie
         has_device,
         zoom: None,
         significance: false,
+        shift: Default::default(),
     }
 }
 

@@ -76,6 +76,9 @@ pub struct ViewTable {
     pub zoom: Option<String>,
     /// Whether the rows' `significant` was estimated (or a note said why not).
     pub significance: bool,
+    /// The run-wide shifts of host and device time, where significance was estimated, and
+    /// whether rows were judged beyond them (docs/significance.md#a-run-wide-shift).
+    pub shift: crate::analysis::diff::RunShift,
 }
 
 impl ViewTable {
@@ -88,15 +91,16 @@ impl ViewTable {
 /// Per-key sums of one side, merged from its files in rank order.
 pub(crate) type Accumulated<A> = BTreeMap<(Option<String>, String), A>;
 
-/// Marks each row of `table` significant or not, per measure, from the per-step (rank ×
-/// ProfilerStep) values of its key on each side: `per_file` over one selected step at a time,
-/// `values` as the table's own (docs/significance.md). A measure is estimated where every
-/// sample has a value (sums and counts; not a mean, min or max). Returns a note when nothing
-/// can be estimated.
 /// The most (rank, step) samples per side a view's significance scans (each a pass over its
 /// file's events).
 pub const MAX_SAMPLES: usize = 64;
 
+/// Marks each row of `table` significant or not, per measure, from the per-step (rank ×
+/// ProfilerStep) values of its key on each side: `per_file` over one selected step at a time,
+/// `values` as the table's own (docs/significance.md). A measure is estimated where every
+/// sample has a value (sums and counts; not a mean, min or max); its times are judged beyond a
+/// run-wide shift of host or device time where one is found and the request allows it. Returns
+/// a note when nothing can be estimated, or the note on the shift.
 pub(crate) fn mark_significance<A: Accumulator + Sync>(
     table: &mut ViewTable,
     loaded: &Loaded,
@@ -104,7 +108,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
     values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
 ) -> Option<String> {
-    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, significant, too_few_samples_note};
+    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, significant_beyond, too_few_samples_note};
     table.significance = true;
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
         return Some("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
@@ -138,6 +142,25 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     let (c, t) = rayon::join(|| samples(0, c_steps), || samples(1, t_steps));
     // Changes under a share of the control's mean step time never count (docs/significance.md).
     let floor = loaded.significance_floor_ns();
+    let req = &table.request;
+    // A failure to find a shift (it cannot fail on traces that loaded) is no shift.
+    table.shift = crate::analysis::shift::detect(
+        [&loaded.control, &loaded.test],
+        &loaded.resolved,
+        req.device,
+        &req.keying(),
+        req.beyond_shift,
+    )
+    .unwrap_or_default();
+    // Host times take the host's factor, device times the device's; counts none.
+    let shifts: Vec<Option<crate::analysis::noise::Shift>> = table
+        .measures
+        .iter()
+        .map(|m| match *m {
+            "calls" => None,
+            m => crate::analysis::shift::shift_of(&table.shift, !m.starts_with("host")).copied(),
+        })
+        .collect();
     let per_measure = |samples: &[Accumulated<A>], key: &(Option<String>, String)| -> Vec<Vec<Option<i64>>> {
         samples.iter().map(|s| values(s.get(key))).collect()
     };
@@ -153,11 +176,12 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
                 };
                 // A count's floor is one call per step; a time's, the share of the step.
                 let floor = if table.measures[m] == "calls" { 1.0 } else { floor };
-                significant(&column(&cs)?, &column(&ts)?, DEFAULT_K, floor)
+                significant_beyond(&column(&cs)?, &column(&ts)?, DEFAULT_K, floor, shifts[m].as_ref())
             })
             .collect();
     }
-    None
+    let labels = [table.control.label.as_str(), table.test.label.as_str()];
+    crate::analysis::shift::shift_note(&table.shift, labels, "rows")
 }
 
 /// Something summed per row key.

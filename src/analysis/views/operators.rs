@@ -86,6 +86,7 @@ fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: 
         has_device,
         zoom: None,
         significance: false,
+        shift: Default::default(),
     }
 }
 

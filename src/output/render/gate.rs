@@ -8,7 +8,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 /// Version of the JSON document's layout; bumped on any incompatible change.
-pub const JSON_SCHEMA_VERSION: u32 = 1;
+pub const JSON_SCHEMA_VERSION: u32 = 2;
 
 fn value(v: f64, unit: &str) -> String {
     match unit {
@@ -60,7 +60,7 @@ fn cells(r: &RuleResult, subject: String) -> Vec<String> {
         b,
         c,
         change(r),
-        r.threshold.clone(),
+        r.threshold_text.clone(),
         noise(r),
         verdict(r.verdict).to_string(),
     ]
@@ -118,19 +118,22 @@ pub fn render_fitted(report: &GateReport, format: Format, width: usize) -> Strin
 /// A row per rule (and per failing op), with the values as measured: `unit` says whether they
 /// are nanoseconds, shares of step time, counts or names; empty cells where a value does not apply.
 fn csv(report: &GateReport) -> String {
-    let mut out = String::from("rule,subject,unit,baseline,candidate,relative_change,threshold,noise,verdict,note\n");
+    let mut out = String::from(
+        "rule,subject,unit,baseline,candidate,relative_change,threshold,threshold_on,noise,verdict,note\n",
+    );
     let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
     for r in &report.rules {
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&r.rule),
             csv_field(&r.subject),
             r.unit,
             r.baseline,
             r.candidate,
             opt(r.relative_change),
-            csv_field(&r.threshold),
+            r.threshold,
+            r.threshold_on,
             opt(r.noise),
             match r.verdict {
                 Verdict::Pass => "pass",

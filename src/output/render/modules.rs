@@ -796,9 +796,13 @@ fn compared_json(view: &ModuleView<'_>) -> Value {
             "test": placed_json(d.backward_placed[1]),
         },
     });
-    if view.significance.is_some()
+    if let Some(significance) = view.significance
         && let Value::Object(m) = &mut compared
     {
+        m.insert(
+            "run_shift".into(),
+            serde_json::to_value(significance.shift).unwrap_or(Value::Null),
+        );
         let which = if view.time == ModuleTime::Device && view.has_device() {
             "device_total"
         } else {

@@ -160,7 +160,7 @@ impl Serialize for JsonDoc<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (view, t) = (self.0, self.0.table);
         let req = &t.request;
-        let mut m = s.serialize_map(Some(17))?;
+        let mut m = s.serialize_map(None)?;
         m.serialize_entry("tool", "tracediff")?;
         m.serialize_entry("version", env!("CARGO_PKG_VERSION"))?;
         m.serialize_entry("view", &t.kind)?;
@@ -177,6 +177,10 @@ impl Serialize for JsonDoc<'_, '_> {
         m.serialize_entry("sort", &view.sort.text(t.measures))?;
         m.serialize_entry("top", &view.top)?;
         m.serialize_entry("significance_measure", &t.significance.then(|| t.measures[view.time]))?;
+        // Where any row was judged: the run-wide shifts and whether rows were judged beyond them.
+        if t.significance && t.rows.iter().any(|r| r.significant.iter().any(Option::is_some)) {
+            m.serialize_entry("run_shift", &t.shift)?;
+        }
         m.serialize_entry("rows", &JsonRows(view))?;
         m.end()
     }
@@ -829,11 +833,15 @@ fn cut_value(value: &str, cap: usize) -> String {
         return rest.to_string();
     }
     let kept: String = rest.chars().take(cap.saturating_sub(1)).collect();
-    format!("{kept}…")
+    format!("{}…", kept.trim_end())
 }
 
 /// Cuts the longest values (device names, memory places) until a table of `names` and `cells`
-/// fits in `width`, keeping at least 12 columns of each ([`cut_value`]).
+/// fits in `width`, keeping at least 10 columns of each ([`cut_value`]; `H100 80GB…`, before
+/// the row labels are cut: `overlapped wi… compute` read worse). Every column wider than
+/// the level is cut to it at once, from the values as they were, so that one device name on
+/// both sides reads the same (cutting one column, then the other, cut `NVIDIA H100 80GB HBM3`
+/// to `H100 80GB HBM3` on one side and `H100 80GB H…` on the other).
 fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[String], width: usize) {
     use super::columns::text_width;
     if width == usize::MAX {
@@ -848,18 +856,18 @@ fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[Strin
             .max()
             .unwrap_or(0)
     };
-    loop {
-        let widths: Vec<usize> = (0..headers.len()).map(|k| column(cells, k)).collect();
-        let total = label + 2 + widths.iter().map(|w| w + 3).sum::<usize>();
-        let Some((k, &w)) = widths.iter().enumerate().max_by_key(|(_, w)| **w) else {
-            return;
-        };
-        if total <= width || w <= 12 {
-            return;
-        }
-        let cap = w - (total - width).min(w - 12);
-        for row in cells.iter_mut() {
-            row[k] = cut_value(&row[k], cap);
+    let total = |cells: &[Vec<String>]| label + 2 + (0..headers.len()).map(|k| column(cells, k) + 3).sum::<usize>();
+    let widest = (0..headers.len()).map(|k| column(cells, k)).max().unwrap_or(0);
+    let original = cells.to_vec();
+    let mut cap = widest;
+    while total(cells) > width && cap > 10 {
+        cap -= 1;
+        for (row, was) in cells.iter_mut().zip(&original) {
+            for (cell, value) in row.iter_mut().zip(was) {
+                if text_width(value) > cap {
+                    *cell = cut_value(value, cap);
+                }
+            }
         }
     }
 }

@@ -1,0 +1,123 @@
+//! The run-wide shift of a pair, found once for `compare`, the views and `modules`
+//! (docs/significance.md#a-run-wide-shift): the per-step own times (self times on the host,
+//! durations on the device) of both sides, looked at by [`crate::analysis::noise::run_shift`].
+
+use crate::analysis::aggregate::Keying;
+use crate::analysis::diff::RunShift;
+use crate::analysis::gate::{Samples, measure};
+use crate::analysis::noise::{SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
+use crate::analysis::select::{Device, Resolved};
+use crate::error::Result;
+use crate::input::load::{Side, SummarySide};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The shifts of host and device time of a pair of loaded sides (`sides`: control, test) whose
+/// selections (`resolved`) both have ProfilerSteps, over the places `device` admits. Rows are
+/// keyed as `keying` keys a table's rows. `applied` is `beyond` where a shift was found.
+pub fn detect(
+    sides: [&Side; 2],
+    resolved: &[Resolved; 2],
+    device: Device,
+    keying: &Keying,
+    beyond: bool,
+) -> Result<RunShift> {
+    let mut shift = RunShift::default();
+    if resolved.iter().any(|r| r.iterations.is_none()) {
+        return Ok(shift);
+    }
+    let own = |side: &Side| SummarySide {
+        input: side.input.clone(),
+        present: side.present.clone(),
+        files: side
+            .files
+            .par_iter()
+            .map(|f| Arc::new(crate::analysis::summary::own_time_summary(f, &f.path)))
+            .collect(),
+        notes: Vec::new(),
+    };
+    let (c, t) = rayon::join(|| own(sides[0]), || own(sides[1]));
+    for (place, slot) in [(Device::Cpu, &mut shift.host), (Device::Gpu, &mut shift.device)] {
+        if device == Device::All || device == place {
+            let cs = measure(&c, &resolved[0], place, keying, false)?;
+            let ts = measure(&t, &resolved[1], place, keying, false)?;
+            *slot = run_shift(&shift_rows(&cs, &ts));
+        }
+    }
+    shift.applied = beyond && shift.found();
+    Ok(shift)
+}
+
+/// Per row key but the steps' own spans: the (control, test) per-step means and whether both
+/// sides ran it as often per step.
+fn shift_rows(c: &Samples, t: &Samples) -> Vec<ShiftRow> {
+    let mut names: Vec<&String> = c.ops.keys().chain(t.ops.keys()).collect();
+    names.sort_unstable();
+    names.dedup();
+    let calls = |s: &Samples, name: &str| -> u64 { s.op(name).iter().map(|x| x.0).sum() };
+    names
+        .into_iter()
+        .filter(|n| !n.starts_with("ProfilerStep"))
+        .map(|n| {
+            // Calls per step equal: total_c / samples_c == total_t / samples_t.
+            let same = u128::from(calls(c, n)) * t.keys.len() as u128 == u128::from(calls(t, n)) * c.keys.len() as u128;
+            ShiftRow {
+                control_ns: mean(&c.durations(n)),
+                test_ns: mean(&t.durations(n)),
+                same_calls: same,
+            }
+        })
+        .collect()
+}
+
+/// The shift a row's control samples are scaled by before its significance is judged: the host
+/// or device shift, by where the row's events ran (`on_device`), where `shift.applied`.
+pub fn shift_of(shift: &RunShift, on_device: bool) -> Option<&Shift> {
+    if !shift.applied {
+        return None;
+    }
+    if on_device {
+        shift.device.as_ref()
+    } else {
+        shift.host.as_ref()
+    }
+}
+
+/// The note on a run-wide shift of host or device time: real for these two runs, more likely
+/// the machine's doing than the program's, and what significance was judged against (`what`:
+/// `rows`, `nodes`).
+pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<String> {
+    let parts: Vec<String> = [("host", shift.host), ("device", shift.device)]
+        .into_iter()
+        .filter_map(|(kind, s)| {
+            let s = s?;
+            let pct = (s.factor - 1.0).abs() * 100.0;
+            let way = if s.factor > 1.0 { "slower" } else { "faster" };
+            Some(format!(
+                "on {kind}, {} runs {pct:.0}% {way} than {} (×{:.2}: the time-weighted median over its {} largest \
+                 rows by own time, {:.0}% of that time within ±{:.0}% of it)",
+                labels[1],
+                labels[0],
+                s.factor,
+                s.rows,
+                s.agreeing * 100.0,
+                SHIFT_WITHIN * 100.0
+            ))
+        })
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let judged = if shift.applied {
+        format!(
+            "{what} are judged against it: significant means beyond it (--no-run-shift judges them against no change)"
+        )
+    } else {
+        format!("as --no-run-shift asks, {what} are judged against no change, so their marks include it")
+    };
+    Some(format!(
+        "the whole run moved: {}; this looks like the machine (load, clock speed, another host) rather than \
+         the program, and {judged} (docs/significance.md#a-run-wide-shift)",
+        parts.join("; ")
+    ))
+}
