@@ -203,12 +203,7 @@ impl<'a> Scan<'a> {
     /// A number by JSON's grammar: `-`, no leading zero, digits after `.` and after `e`.
     fn number(&mut self) -> Option<()> {
         let (s, mut i) = (self.s, self.i);
-        let digits = |mut i: usize| {
-            while s.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            i
-        };
+        let digits = |i: usize| digits_end(s, i);
         if s[i] == b'-' {
             i += 1;
         }
@@ -305,6 +300,28 @@ fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGH
 }
 
+/// The end of the run of ASCII digits from `i` in `s`, eight bytes at a time (timestamps have
+/// 16 digits).
+#[inline(always)]
+fn digits_end(s: &[u8], mut i: usize) -> usize {
+    while let Some(word) = s.get(i..i + 8) {
+        let mut w = [0; 8];
+        w.copy_from_slice(word);
+        // Each byte minus `'0'` (xor: digits are 0x30..=0x39) is at most 9 for a digit; the low
+        // seven bits plus 0x76 carry into the high bit from 10 on, and never into the next byte.
+        let x = u64::from_le_bytes(w) ^ (ONES * u64::from(b'0'));
+        let other = (((x & !HIGH) + ONES * 0x76) | x) & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while s.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
 /// The index of the closing `"` of the string whose text starts at `i` (just past its opening
 /// quote). `None` at a control character, at an escape serde_json refuses, at the text's end,
 /// or at any escape when `escapes` is false.
@@ -368,6 +385,19 @@ mod tests {
             f.device_id,
         ];
         Some((all.iter().map(|r| r.get(s).map(str::to_string)).collect(), len))
+    }
+
+    #[test]
+    fn digit_runs_end_at_the_first_other_byte() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut s = vec![b'7'; 20];
+                s[at] = b;
+                let want = if b.is_ascii_digit() { 20 } else { at };
+                assert_eq!(digits_end(&s, 0), want, "{b} at {at}");
+                assert_eq!(digits_end(&s[..at], 0), at);
+            }
+        }
     }
 
     #[test]
