@@ -626,8 +626,14 @@ pub(super) struct Fields<'a> {
     pub(super) bytes: Raw,
     pub(super) device_type: Raw,
     pub(super) device_id: Raw,
+    /// [`PLAIN_NAME`] and [`PLAIN_CAT`]: the scan found `name` or `cat` a string without
+    /// escapes, whose text is what stands between its quotes.
+    pub(super) plain: u8,
     text: std::marker::PhantomData<&'a str>,
 }
+
+pub(super) const PLAIN_NAME: u8 = 1;
+pub(super) const PLAIN_CAT: u8 = 2;
 
 /// The attributes asked for that an event has: (column, key, value).
 type RawAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>;
@@ -819,9 +825,16 @@ fn type_error(text: &str, raw: &str, field: &str, want: &str) -> Failure {
     (offset_in(text, raw), format!("'{field}' must be {want}, found {kind}"))
 }
 
-fn string_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+/// `plain`: the scan found `raw` a string without escapes.
+fn string_field<'a>(
+    text: &str,
+    raw: Option<&'a str>,
+    field: &str,
+    plain: bool,
+) -> Result<Option<Cow<'a, str>>, Failure> {
     match raw {
         None => Ok(None),
+        Some(r) if plain => Ok(Some(Cow::Borrowed(&r[1..r.len() - 1]))),
         Some(r) if r.starts_with('"') => Ok(Some(string_text(r))),
         Some(r) => Err(type_error(text, r, field, "a string")),
     }
@@ -964,8 +977,8 @@ impl<'a> Fields<'a> {
     /// Checks the types and decodes the event; the first problem in the text wins.
     fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
         let checked = (
-            string_field(text, self.name.get(text), "name"),
-            string_field(text, self.cat.get(text), "cat"),
+            string_field(text, self.name.get(text), "name", self.plain & PLAIN_NAME != 0),
+            string_field(text, self.cat.get(text), "cat", self.plain & PLAIN_CAT != 0),
             micros_field(text, self.ts.get(text), "ts"),
             micros_field(text, self.dur.get(text), "dur"),
             id_field(text, self.pid.get(text), "pid"),

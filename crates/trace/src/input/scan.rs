@@ -12,7 +12,7 @@
 //! whatever their size, `null` for a member read as absent, the last of two equal keys.
 //! `pipeline.rs` holds it to that on JSONTestSuite at every place in an event.
 
-use super::event::{Fields, Raw};
+use super::event::{Fields, PLAIN_CAT, PLAIN_NAME, Raw};
 use super::split::is_ws;
 
 /// Deepest nesting the scan follows (the event's own braces count 1); deeper events go the
@@ -30,6 +30,7 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
         s,
         i: 1,
         limit: limit.min(MAX_NESTING),
+        escaped: false,
     };
     let mut f = Fields::default();
     let mut b = scan.ws()?;
@@ -65,10 +66,22 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
                 continue;
             }
         };
+        scan.escaped = false;
         scan.value(1)?;
         // `null` reads as absent, as a missing member.
         let raw = &s[at..scan.i];
         *slot = if raw == b"null" { Raw::default() } else { Raw::span(raw) };
+        // A name or category without escapes is its text as it stands: not searched again.
+        let bit = match key {
+            b"name" => PLAIN_NAME,
+            b"cat" => PLAIN_CAT,
+            _ => 0,
+        };
+        if scan.escaped || raw[0] != b'"' {
+            f.plain &= !bit;
+        } else {
+            f.plain |= bit;
+        }
         b = scan.after_member()?;
         if b == b'}' {
             break;
@@ -84,19 +97,26 @@ struct Scan<'a> {
     i: usize,
     /// Deepest nesting taken.
     limit: usize,
+    /// Whether a string skipped since this was last cleared held an escape.
+    escaped: bool,
 }
 
 impl<'a> Scan<'a> {
     /// Skips white space; the byte after it (not consumed).
     #[inline(always)]
     fn ws(&mut self) -> Option<u8> {
-        loop {
-            let b = *self.s.get(self.i)?;
-            if !is_ws(b) {
-                return Some(b);
-            }
-            self.i += 1;
+        // None or one byte of it most often (`": "`, `", "`), else a line's end and indent.
+        let b = *self.s.get(self.i)?;
+        if !is_ws(b) {
+            return Some(b);
         }
+        let b = *self.s.get(self.i + 1)?;
+        if !is_ws(b) {
+            self.i += 1;
+            return Some(b);
+        }
+        self.i = ws_end(self.s, self.i + 2);
+        self.s.get(self.i).copied()
     }
 
     /// A member's key, at `b` (the byte at `i`), without escapes, and the `:` after it; leaves
@@ -107,7 +127,7 @@ impl<'a> Scan<'a> {
             return None;
         }
         let start = self.i + 1;
-        let end = string_end(self.s, start, false)?;
+        let end = string_end(self.s, start, false, &mut false)?;
         self.i = end + 1;
         if self.ws()? != b':' {
             return None;
@@ -185,7 +205,7 @@ impl<'a> Scan<'a> {
     fn scalar(&mut self) -> Option<()> {
         match *self.s.get(self.i)? {
             b'"' => {
-                self.i = string_end(self.s, self.i + 1, true)? + 1;
+                self.i = string_end(self.s, self.i + 1, true, &mut self.escaped)? + 1;
                 Some(())
             }
             b'-' | b'0'..=b'9' => self.number(),
@@ -300,6 +320,33 @@ fn zero_bytes(w: u64) -> u64 {
     w.wrapping_sub(ONES) & !w & HIGH
 }
 
+/// The high bit of each byte of `w` that equals `c`, exactly (no carry crosses a byte).
+#[inline(always)]
+fn equal_bytes(w: u64, c: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(c));
+    !(((x & !HIGH) + !HIGH) | x) & HIGH
+}
+
+/// The end of the run of JSON white space from `i` in `s`, eight bytes at a time.
+#[inline(always)]
+fn ws_end(s: &[u8], mut i: usize) -> usize {
+    while let Some(word) = s.get(i..i + 8) {
+        let mut w = [0; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_le_bytes(w);
+        let ws = equal_bytes(w, b' ') | equal_bytes(w, b'\n') | equal_bytes(w, b'\r') | equal_bytes(w, b'\t');
+        let other = !ws & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while s.get(i).copied().is_some_and(is_ws) {
+        i += 1;
+    }
+    i
+}
+
 /// The end of the run of ASCII digits from `i` in `s`, eight bytes at a time (timestamps have
 /// 16 digits).
 #[inline(always)]
@@ -326,7 +373,7 @@ fn digits_end(s: &[u8], mut i: usize) -> usize {
 /// quote). `None` at a control character, at an escape serde_json refuses, at the text's end,
 /// or at any escape when `escapes` is false.
 #[inline(always)]
-fn string_end(s: &[u8], mut i: usize, escapes: bool) -> Option<usize> {
+fn string_end(s: &[u8], mut i: usize, escapes: bool, escaped: &mut bool) -> Option<usize> {
     loop {
         // Eight bytes at a time while they hold no `"`, `\` or control character (bytes of
         // UTF-8 sequences have their high bit set: none of these).
@@ -343,7 +390,10 @@ fn string_end(s: &[u8], mut i: usize, escapes: bool) -> Option<usize> {
         }
         match *s.get(i)? {
             b'"' => return Some(i),
-            b'\\' if escapes => i = escape_end(s, i + 1)?,
+            b'\\' if escapes => {
+                *escaped = true;
+                i = escape_end(s, i + 1)?;
+            }
             0..0x20 | b'\\' => return None,
             _ => i += 1,
         }
@@ -385,6 +435,19 @@ mod tests {
             f.device_id,
         ];
         Some((all.iter().map(|r| r.get(s).map(str::to_string)).collect(), len))
+    }
+
+    #[test]
+    fn white_space_runs_end_at_the_first_other_byte() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut s = b" \n\r\t \n  \t\r\n       \n    ".to_vec();
+                s[at] = b;
+                let want = if is_ws(b) { s.len() } else { at };
+                assert_eq!(ws_end(&s, 0), want, "{b} at {at}");
+                assert_eq!(ws_end(&s[..at], 0), at);
+            }
+        }
     }
 
     #[test]
