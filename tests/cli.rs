@@ -977,6 +977,25 @@ fn views_refuse_an_unknown_output_extension_before_reading_the_traces() {
     }
 }
 
+/// A bad `--sort` key or `--include`/`--exclude` pattern of `operators` and `kernels` was only
+/// refused after the traces were read (seconds on a large pair; on a missing CONTROL the user
+/// got "cannot open" first and the bad option on the next try).
+#[test]
+fn views_refuse_a_bad_sort_or_pattern_before_reading_the_traces() {
+    for command in ["operators", "kernels"] {
+        let e = fails(&[command, "no/such/dir", BASIC[1], "--sort", "nope"]);
+        assert!(e.starts_with("--sort: unknown sort key 'nope'"), "{command}: {e}");
+        for flag in ["--include", "--exclude"] {
+            let e = fails(&[command, "no/such/dir", BASIC[1], flag, "("]);
+            assert!(e.starts_with(&format!("invalid {flag} pattern '('")), "{command}: {e}");
+        }
+    }
+    // A key of the other table is refused there too: kernels have no host time.
+    let e = fails(&["kernels", BASIC[0], BASIC[1], "--sort", "diff-host-self"]);
+    assert!(e.starts_with("--sort: unknown sort key"), "{e}");
+    ok(&["operators", BASIC[0], BASIC[1], "--sort", "diff-host-self"]);
+}
+
 #[test]
 fn unselected_ranks_are_only_scanned_for_their_rank() {
     let dir = "fixtures/bad/rank1_broken";
@@ -1129,4 +1148,43 @@ fn plot_and_ops_diff_do_not_send_the_user_after_significance_they_do_not_show() 
             .stderr
             .contains("significant is null")
     );
+}
+
+/// `overview`, `modules` and `flamegraph` have no rows by name: the options that shape or filter
+/// rows (`--include`, `--device`, `--short-names`…) were accepted and changed nothing, so a
+/// user could believe the output filtered. They are refused with the reason, before the traces
+/// are read, and hidden from those commands' help; `--normalize-names` (the default) is accepted.
+#[test]
+fn commands_without_rows_by_name_refuse_row_options_with_a_reason() {
+    let options: [&[&str]; 9] = [
+        &["--include", "mm"],
+        &["--exclude", "mm"],
+        &["--device", "gpu"],
+        &["--short-names"],
+        &["--raw-names"],
+        &["--python-frames"],
+        &["--hta"],
+        &["--group-by", "stream"],
+        &["--arg-spec", "x=X:int"],
+    ];
+    for command in [&["overview"][..], &["modules"], &["flamegraph", "--folded"]] {
+        let help = ok(&[command[0], "--help"]);
+        for option in options {
+            let mut args = command.to_vec();
+            args.extend(["no/such/dir", BASIC[1]]);
+            args.extend(option);
+            let e = fails(&args);
+            assert!(
+                e.starts_with(&format!("{} does not take {}: ", command[0], option[0])),
+                "{args:?}: {e}"
+            );
+            assert!(!help.contains(option[0]), "{} --help lists {}", command[0], option[0]);
+        }
+        let mut args = command.to_vec();
+        args.extend([BASIC[0], BASIC[1], "--normalize-names"]);
+        ok(&args);
+    }
+    // The overview's steps default to all of them, and its help says so.
+    let help = ok(&["overview", "--help"]);
+    assert!(help.contains("or `all`\n          [default: all]"), "{help}");
 }

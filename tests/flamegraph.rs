@@ -1,4 +1,5 @@
 //! `tracediff flamegraph` (docs/flamegraph.md): folded stacks on the module fixtures (exact), the
+//! differential SVG's colours and tooltips, the report's two still pictures, the
 //! SVG as well-formed XML whatever the names hold, and on real traces the stacks summing to the
 //! module view's step totals, host and device.
 
@@ -190,26 +191,172 @@ fn outputs_that_do_not_fit_are_refused() {
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
-#[test]
-fn the_report_embeds_the_flame_graph_as_an_image() {
-    use base64::Engine;
-    let dir = tempfile::tempdir().unwrap();
-    let page = dir.path().join("report.html");
-    ok(&["report", C, T, "-o", page.to_str().unwrap()]);
+/// The report's flame graph pictures: (id, the SVG's text) of each `data:` image in its section.
+fn report_flame_svgs(c: &str, t: &str, dir: &Path) -> (String, Vec<(String, String)>) {
+    let page = dir.join("report.html");
+    ok(&["report", c, t, "-o", page.to_str().unwrap()]);
     let html = std::fs::read_to_string(&page).unwrap();
-    let section = &html[html.find(r#"<section id="flamegraph""#).expect("a flame graph section")..];
-    let prefix = "data:image/svg+xml;base64,";
-    let start = section.find(prefix).expect("the SVG as a data: URL") + prefix.len();
-    let end = start + section[start..].find('"').unwrap();
-    let svg = base64::engine::general_purpose::STANDARD
-        .decode(&section[start..end])
-        .unwrap();
-    let svg_path = dir.path().join("embedded.svg");
-    std::fs::write(&svg_path, svg).unwrap();
-    assert!(parsed_svg(&svg_path).contains("Block[4]"));
+    let start = html.find(r#"<section id="flamegraph""#).expect("a flame graph section");
+    let section = &html[start..start + html[start..].find("</section>").unwrap()];
+    let mut svgs = Vec::new();
+    for figure in section.split("<figure").skip(1) {
+        let id = figure.split('"').nth(3).unwrap().to_string();
+        let prefix = r#"src="data:image/svg+xml,"#;
+        let from = figure.find(prefix).expect("the SVG as a data: URL") + prefix.len();
+        let url = &figure[from..from + figure[from..].find('"').unwrap()];
+        // Percent-decoding: the page writes %25, %23, %26, %22 and line breaks so.
+        let bytes = url.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%' {
+                out.push(u8::from_str_radix(&url[i + 1..i + 3], 16).unwrap());
+                i += 3;
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        svgs.push((id, String::from_utf8(out).unwrap()));
+    }
+    (section.to_string(), svgs)
+}
+
+#[test]
+fn the_report_embeds_both_pictures_as_still_images() {
+    let dir = tempfile::tempdir().unwrap();
+    // The module fixtures have kernels: device time, as the module chart.
+    let (section, svgs) = report_flame_svgs(C, T, dir.path());
+    assert!(section.contains("Differential flame graph (device time)"), "{section}");
+    assert!(section.contains("Width: test's device time"), "{section}");
+    let ids: Vec<&str> = svgs.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["flame-figure", "flame-figure-control"]);
+    for (id, svg) in &svgs {
+        let path = dir.path().join(format!("{id}.svg"));
+        std::fs::write(&path, svg).unwrap();
+        let text = parsed_svg(&path);
+        // Still pictures: no script, no tooltips.
+        assert!(!text.contains("<script") && !text.contains("<title>"), "{id}");
+        assert!(text.contains("device time, "), "{id}");
+    }
+    // Test widths draw what only test has (Norm), control widths what only control has.
+    assert!(svgs[0].1.contains(">Norm<") && !svgs[0].1.contains(">Head<"));
+    assert!(svgs[1].1.contains(">Head<") && !svgs[1].1.contains(">Norm<"));
+    // A pair without device events: host self time.
+    let (section, svgs) = report_flame_svgs("fixtures/views/cpu/control", "fixtures/views/cpu/test", dir.path());
+    assert!(
+        section.contains("Differential flame graph (host self time)"),
+        "{section}"
+    );
+    assert!(svgs[0].1.contains("host self time, "));
     // Nothing from the network, and the page's policy is unchanged.
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(html.contains("default-src 'none'"));
     assert!(!html.contains("src=\"http"));
+}
+
+/// Each frame of the differential SVG: (tooltip, fill).
+fn frames_of(svg: &str) -> Vec<(String, String)> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(svg, options).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("g"))
+        .filter_map(|g| {
+            let title = g.children().find(|n| n.has_tag_name("title"))?.text()?.to_string();
+            let fill = g
+                .children()
+                .find(|n| n.has_tag_name("rect"))?
+                .attribute("fill")?
+                .to_string();
+            Some((title, fill))
+        })
+        .collect()
+}
+
+#[test]
+fn frames_are_coloured_by_the_change_of_their_time_with_all_above_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("diff.svg");
+    let r = run(&["flamegraph", C, T, "-o", path.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Written files are named on standard error, as the report's.
+    let size = std::fs::metadata(&path).unwrap().len().div_ceil(1024);
+    assert_eq!(r.stderr, format!("tracediff: wrote {} ({size} KiB)\n", path.display()));
+    let frames = frames_of(&std::fs::read_to_string(&path).unwrap());
+    let find = |name: &str| {
+        frames
+            .iter()
+            .find(|(t, _)| t.starts_with(&format!("{name} (")))
+            .unwrap_or_else(|| panic!("no frame {name}"))
+    };
+    // The sums of the folded stacks.
+    assert_eq!(
+        find("all").0,
+        "all (1.22 ms, 100.0% of test; control 990 µs; +230 µs, +23.2%)"
+    );
+    // A module with no self time that grew (two blocks more) is red; unchanged ones are white.
+    assert_eq!(
+        find("Sequential").0,
+        "Sequential (520 µs, 42.6% of test; control 320 µs; +200 µs, +62.5%)"
+    );
+    assert!(find("Sequential").1.starts_with("rgb(255,"));
+    assert_eq!(find("Embedding").1, "rgb(250,250,250)");
+    // Every frame's colour agrees with the change its tooltip gives.
+    for (title, fill) in &frames {
+        let change = title.rsplit("; ").next().unwrap();
+        let rgb: Vec<u8> = fill[4..fill.len() - 1].split(',').map(|v| v.parse().unwrap()).collect();
+        let colour = match (rgb[0], rgb[2]) {
+            (250, 250) => "white",
+            (255, _) => "red",
+            (_, 255) => "blue",
+            _ => panic!("{fill}"),
+        };
+        let expected = if change.starts_with('+') || change.starts_with("new") {
+            "red"
+        } else if change.starts_with('-') || change.starts_with("gone") {
+            "blue"
+        } else {
+            "white"
+        };
+        assert_eq!(colour, expected, "{title}: {fill}");
+    }
+}
+
+#[test]
+fn control_widths_draw_what_test_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let test_widths = dir.path().join("test.svg");
+    let control_widths = dir.path().join("control.svg");
+    ok(&["flamegraph", C, T, "-o", test_widths.to_str().unwrap()]);
+    ok(&[
+        "flamegraph",
+        C,
+        T,
+        "--widths",
+        "control",
+        "-o",
+        control_widths.to_str().unwrap(),
+    ]);
+    let test_widths = parsed_svg(&test_widths);
+    let control_widths = parsed_svg(&control_widths);
+    // Head and ManualNorm (and their backward nodes) ran in control only: 170 µs.
+    assert!(!test_widths.contains("ManualNorm"));
+    assert!(test_widths.contains("not drawn: 170 µs only control has (--widths control)"));
+    assert!(control_widths.contains("width: control time"));
+    assert!(control_widths.contains("not drawn: 335 µs only test has (--widths test)"));
+    let frames = frames_of(&control_widths);
+    let head = frames.iter().find(|(t, _)| t.starts_with("Head (")).unwrap();
+    assert_eq!(head.0, "Head (60.0 µs, 6.1% of control; gone, test has none)");
+    assert!(head.1.ends_with(",255)"), "blue: {}", head.1);
+    // --widths draws the differential picture only.
+    assert_eq!(run(&["flamegraph", C, T, "--folded", "--widths", "control"]).code, 2);
+    assert_eq!(
+        run(&["flamegraph", C, T, "--side", "test", "--widths", "control"]).code,
+        2
+    );
 }
 
 /// Module nodes deeper than 256 levels fold into their ancestor at level 256 (docs/flamegraph.md):
@@ -224,4 +371,63 @@ fn stacks_stop_at_256_module_levels() {
     // with the modules below it).
     assert_eq!(frames, 1 + 256, "{}", folded.lines().last().unwrap());
     assert_sums_match(&deep, &deep, &[]);
+}
+
+/// The audit's finding on the ViT (fp32 → bf16, device time down 82%): the picture was pink
+/// nearly everywhere (frames coloured by their self change). Now the step and the modules are
+/// blue, the new bf16 kernels at most a pale red, and control's widths draw the fp32 kernels
+/// that vanished.
+#[test]
+fn a_replacement_of_every_kernel_reads_as_faster() {
+    let Some(traces) = common::traces("the ViT fp32 → bf16 flame graph") else {
+        return;
+    };
+    let dir = traces.join("gpu_h100/vit_precision");
+    let (c, t) = (dir.join("control"), dir.join("test"));
+    let out = tempfile::tempdir().unwrap();
+    let draw = |widths: &str| {
+        let path = out.path().join(format!("{widths}.svg"));
+        let args = [
+            "flamegraph",
+            c.to_str().unwrap(),
+            t.to_str().unwrap(),
+            "--time",
+            "device",
+            "--labels",
+            "fp32,bf16",
+            "--widths",
+            widths,
+            "-o",
+            path.to_str().unwrap(),
+        ];
+        ok(&args);
+        frames_of(&parsed_svg(&path))
+    };
+    let is_blue = |fill: &str| fill.ends_with(",255)") && !fill.starts_with("rgb(255,");
+    let is_red = |fill: &str| fill.starts_with("rgb(255,") && !fill.ends_with(",255)");
+    for widths in ["test", "control"] {
+        let frames = draw(widths);
+        let step = frames.iter().find(|(t, _)| t.starts_with("ProfilerStep (")).unwrap();
+        assert!(step.0.ends_with("-75.0 ms, -81.6%)"), "{}", step.0);
+        assert!(is_blue(&step.1), "{widths}: {step:?}");
+        for module in ["VisionTransformer (", "backward ("] {
+            let frame = frames.iter().find(|(t, _)| t.starts_with(module)).unwrap();
+            assert!(is_blue(&frame.1), "{widths}: {frame:?}");
+        }
+        if widths == "test" {
+            // The new kernels are red, but pale: none is a fifth of the step's change.
+            for (title, fill) in frames.iter().filter(|(t, _)| t.contains("new, fp32 has none")) {
+                assert!(is_red(fill), "{title}: {fill}");
+                let green: u8 = fill.split(',').nth(1).unwrap().parse().unwrap();
+                assert!(green > 150, "{title}: {fill}");
+            }
+        } else {
+            let gone: Vec<_> = frames
+                .iter()
+                .filter(|(t, _)| t.contains("gone, bf16 has none"))
+                .collect();
+            assert!(gone.iter().any(|(t, _)| t.contains("xmma_gemm_f32f32")), "{gone:?}");
+            assert!(gone.iter().all(|(_, fill)| is_blue(fill)), "{gone:?}");
+        }
+    }
 }

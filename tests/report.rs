@@ -198,10 +198,11 @@ fn the_page_is_self_contained() {
     for bad in ["<link", "@import", "url(http", "fetch(", "XMLHttpRequest"] {
         assert!(!page.contains(bad), "the page contains {bad}");
     }
-    // The one `src` is the flame graph's picture, inside the page as a data: URL.
+    // The two `src` are the flame graph's pictures, inside the page as data: URLs.
+    assert_eq!(page.matches(" src=").count(), 2);
     for (i, _) in page.match_indices(" src=") {
         assert!(
-            page[i..].starts_with(r#" src="data:image/svg+xml;base64,"#),
+            page[i..].starts_with(r#" src="data:image/svg+xml,"#),
             "a source outside the page"
         );
     }
@@ -222,6 +223,25 @@ fn the_page_is_self_contained() {
         assert!(doc.root_element().attribute("viewBox").is_some(), "{id}");
         assert!(doc.root_element().attribute("width").is_none(), "{id}");
     }
+}
+
+/// The page's charts show the 10 largest changes either way. They took `plot`'s (HTA's) default,
+/// largest increase first, so on a run that got faster the heading's "top 10 by change" left out
+/// what shrank most (fp32 → bf16: every fp32 kernel that went).
+#[test]
+fn the_charts_show_the_largest_changes_either_way() {
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
+    let chart = |id: &str| {
+        let start = page.find(&format!(r#"<figure class="chart" id="{id}">"#)).unwrap();
+        page[start..start + page[start..].find("</figure>").unwrap()].to_string()
+    };
+    let duration = chart("chart-duration");
+    assert!(duration.contains("by abs-diff-duration"), "{duration}");
+    // aten::relu went (-25 µs), the third largest change of the 17 rows: 10 increases or
+    // unchanged rows ranked above it by signed difference.
+    assert!(duration.contains("aten::relu"), "{duration}");
+    assert!(chart("chart-counts").contains("by abs-diff-counts"));
 }
 
 #[test]

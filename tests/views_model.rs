@@ -538,7 +538,9 @@ fn memory_model(paths: &[&Path], windows: &[Vec<(i64, i64)>]) -> (Option<i64>, O
                 ]
                 .get(t as usize)
                 .map_or(format!("device type {t}"), |n| n.to_string());
-                best = Some((peak, (integral / i128::from(len)) as i64, format!("{name}:{id}")));
+                // PyTorch's spelling: `cuda:0`, and `cpu` for the CPU's id -1.
+                let device = if id < 0 { name } else { format!("{name}:{id}") };
+                best = Some((peak, (integral / i128::from(len)) as i64, device));
             }
         }
     }

@@ -373,9 +373,11 @@ fn bar_chart_png<'py>(
 
 /// The differential flame graph of a pair (docs/flamegraph.md): the SVG's text, or with
 /// `folded` its folded stacks (`frame;… CONTROL_NS TEST_NS` lines, or one side's `frame;… NS`
-/// with `side`). `time` is `host` or `device`.
+/// with `side`). `time` is `host` or `device`; `widths` (`test` or `control`) whose times are
+/// the differential SVG's widths.
 #[pyfunction]
-#[pyo3(signature = (control, test, options, time="host", side=None, folded=false))]
+#[pyo3(signature = (control, test, options, time="host", side=None, folded=false, widths="test"))]
+#[allow(clippy::too_many_arguments)]
 fn flamegraph(
     py: Python<'_>,
     control: PathBuf,
@@ -384,9 +386,19 @@ fn flamegraph(
     time: &str,
     side: Option<&str>,
     folded: bool,
+    widths: &str,
 ) -> PyResult<String> {
     use tracediff::analysis::flamegraph::{FlameTime, flame_stacks};
-    use tracediff::output::render::flamegraph::{FlameTitle, folded_diff, folded_side, svg};
+    use tracediff::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
+    let widths = match widths.to_ascii_lowercase().as_str() {
+        "test" => FlameWidths::Test,
+        "control" => FlameWidths::Control,
+        other => {
+            return Err(TraceError::new_err(format!(
+                "unknown widths '{other}' (expected test or control)"
+            )));
+        }
+    };
     let time = match time.to_ascii_lowercase().as_str() {
         "host" => FlameTime::Host,
         "device" => FlameTime::Device,
@@ -415,9 +427,10 @@ fn flamegraph(
             (true, Some(s)) => folded_side(&stacks, s),
             (true, None) => folded_diff(&stacks),
             (false, side) => {
-                let title = FlameTitle {
+                let title = FlameOptions {
                     labels: request.labels.clone(),
-                    side,
+                    view: side.map_or(FlameView::Differential(widths), FlameView::Side),
+                    still: false,
                 };
                 let bytes = svg(&stacks, &title)
                     .map_err(|e| tracediff::Error::usage(format!("cannot draw the flame graph: {e}")))?;

@@ -42,3 +42,32 @@ def test_bad_options_are_trace_errors(fixtures, tmp_path):
             assert "expected" in str(e)
         else:
             raise AssertionError(kwargs)
+
+
+def test_control_widths_equal_the_clis(fixtures, tmp_path):
+    c, t = str(fixtures / "modules" / "control"), str(fixtures / "modules" / "test")
+    out = tmp_path / "gone.svg"
+    tracediff.flamegraph(c, t, out, time="device", widths="control")
+    expected = cli("flamegraph", c, t, "--time", "device", "--widths", "control")
+    assert out.read_text(encoding="utf-8") == expected
+    assert "width: control time" in out.read_text(encoding="utf-8")
+    try:
+        tracediff.flamegraph(c, t, tmp_path / "x.svg", widths="both")
+    except tracediff.TraceError as e:
+        assert "expected test or control" in str(e)
+    else:
+        raise AssertionError("widths='both' was accepted")
+
+
+def test_a_flame_graph_file_not_named_svg_is_refused(fixtures, tmp_path):
+    # It wrote the SVG into `diff.png` (the command line refuses that name).
+    c, t = fixtures / "modules" / "control", fixtures / "modules" / "test"
+    out = tmp_path / "diff.png"
+    try:
+        tracediff.flamegraph(c, t, out)
+    except tracediff.TraceError as e:
+        assert "name the file .svg" in str(e)
+    else:
+        raise AssertionError("diff.png was accepted")
+    assert not out.exists()
+    assert tracediff.flamegraph(c, t, tmp_path / "diff.SVG").exists()

@@ -29,6 +29,16 @@ def test_a_str_for_a_list_option_is_a_type_error(fixtures, call, option):
         getattr(tracediff, call)(fixtures / "basic/control", fixtures / "basic/test", **{option: "mm"})
 
 
+@pytest.mark.parametrize("call", ["overview", "modules", "folded_stacks"])
+@pytest.mark.parametrize("option", [{"include": ["mm"]}, {"exclude": ["mm"]}, {"device": "gpu"}, {"short_names": True}])
+def test_calls_without_rows_by_name_refuse_row_options(fixtures, call, option):
+    # Accepted, they changed nothing: a user could believe the result filtered.
+    (name,) = option
+    with pytest.raises(TypeError, match=f"{call}\\(\\) does not take {name}"):
+        getattr(tracediff, call)(fixtures / "basic/control", fixtures / "basic/test", **option)
+    getattr(tracediff, call)(fixtures / "basic/control", fixtures / "basic/test", normalize_names=True)
+
+
 def test_the_options_object_refuses_a_str_for_a_list_itself():
     with pytest.raises(TypeError):
         _native.Options(include="mm")

@@ -78,6 +78,23 @@ SELECTION_OPTIONS = (
 )
 
 
+# The options that shape or filter rows by name or device. `overview`, `modules` and the flame
+# graph have no such rows: given there, they changed nothing, so they are refused (as the command
+# line refuses `--include` there).
+ROW_OPTIONS = ("device", "short_names", "include", "exclude")
+
+
+def without_row_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
+    """`options`, after refusing any of ROW_OPTIONS as a TypeError that says why."""
+    given = [name for name in ROW_OPTIONS if name in options]
+    if given:
+        raise TypeError(
+            f"{command}() does not take {given[0]}: it has no rows by name or device to shape or filter "
+            "(compare(), operators() and kernels() take it)"
+        )
+    return options
+
+
 def make_options(
     control_rank: Pick = None,
     test_rank: Pick = None,
@@ -315,7 +332,7 @@ def overview(control, test, *, labels=("control", "test"), backend: str = "panda
     import json
 
     check_backend(backend)
-    text = _view("overview", control, test, labels=labels, **options)
+    text = _view("overview", control, test, labels=labels, **without_row_options("overview", options))
     doc = json.loads(text)
     doc["per_step"] = _parts_frame(doc, "per_step", ("rank", "step"), backend)
     doc["per_rank"] = _parts_frame(doc, "per_rank", ("rank", "windows"), backend)
@@ -336,7 +353,7 @@ def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "te
     works."""
     import json
 
-    text = _view("modules", control, test, zoom=zoom, labels=labels, **options)
+    text = _view("modules", control, test, zoom=zoom, labels=labels, **without_row_options("modules", options))
     flat = json.loads(text)
     nodes = flat["nodes"]
     for node in nodes:

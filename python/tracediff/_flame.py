@@ -4,7 +4,7 @@ import pathlib
 from typing import Optional, Tuple
 
 from . import _native
-from ._api import PathLike, make_options, path_arg
+from ._api import PathLike, make_options, path_arg, without_row_options
 
 
 def flamegraph(
@@ -14,16 +14,24 @@ def flamegraph(
     *,
     time: str = "host",
     side: Optional[str] = None,
+    widths: str = "test",
     labels: Tuple[str, str] = ("control", "test"),
     **options,
 ) -> pathlib.Path:
     """`tracediff flamegraph -o PATH`: writes the differential flame graph of the pair to `path`
-    (an SVG: width = the test run's time, red grew, blue shrank; or one side's with
-    ``side="control"|"test"``) and returns `path`. ``time`` is ``"host"`` (self time) or
-    ``"device"`` (kernels under their operators). Takes `modules`' selection options."""
+    (an SVG: width = the test run's time, or the control run's with ``widths="control"``, which
+    shows what shrank or vanished; each frame coloured by the change of its time with all above
+    it, red more, blue less; or one side's plain graph with ``side="control"|"test"``) and
+    returns `path`. ``time`` is ``"host"`` (self time) or ``"device"`` (kernels under their
+    operators). Takes `modules`' selection options."""
     path = path_arg(path, "path")
-    opts = make_options(labels=labels, **options)
-    svg = _native.flamegraph(path_arg(control, "control"), path_arg(test, "test"), opts, time, side, False)
+    if not str(path).lower().endswith(".svg"):
+        # As the command line's `-o`: an SVG in `y.png` opens as a broken image.
+        raise _native.TraceError(f"{path}: the flame graph is an SVG (name the file .svg); folded_stacks() gives text")
+    opts = make_options(labels=labels, **without_row_options("flamegraph", options))
+    svg = _native.flamegraph(
+        path_arg(control, "control"), path_arg(test, "test"), opts, time, side, False, widths
+    )
     with open(path, "w", encoding="utf-8") as f:
         f.write(svg)
     return pathlib.Path(path)
@@ -40,5 +48,5 @@ def folded_stacks(
     """`tracediff flamegraph --folded`: the flame graph's stacks as text, ``frame;frame;…
     CONTROL_NS TEST_NS`` lines (inferno's and FlameGraph's differential format), or one side's
     ``frame;… NS`` lines with ``side="control"|"test"``."""
-    opts = make_options(**options)
+    opts = make_options(**without_row_options("folded_stacks", options))
     return _native.flamegraph(path_arg(control, "control"), path_arg(test, "test"), opts, time, side, True)

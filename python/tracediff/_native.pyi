@@ -74,6 +74,7 @@ def flamegraph(
     time: str = "host",
     side: Optional[str] = None,
     folded: bool = False,
+    widths: str = "test",
 ) -> str: ...
 def events(
     path: _Path,

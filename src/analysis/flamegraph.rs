@@ -20,7 +20,7 @@ use crate::analysis::modules::{ModuleDiff, STEP_KEY};
 use crate::model::calltree::{CallTree, NONE};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
 /// Module nodes deeper than this many levels below the step fold into their ancestor at this
@@ -70,6 +70,26 @@ impl FlameStacks {
     /// The sum of one side's weights (0 control, 1 test).
     pub fn total_ns(&self, side: usize) -> i64 {
         self.stacks.values().map(|v| v[side]).sum()
+    }
+
+    /// Every frame's inclusive time on both sides: a frame is a stack's prefix (`a;b` of
+    /// `a;b;c`) and holds its own time and that of every frame above it, as its width in a
+    /// flame graph. `""` is the whole (inferno's `all`). A flame graph drawn with one side's
+    /// widths colours each frame by the change of this time, so a module whose kernels were
+    /// all replaced by faster ones reads as faster, not as white under red new kernels.
+    pub fn frame_totals(&self) -> FxHashMap<&str, [i64; 2]> {
+        let mut totals: FxHashMap<&str, [i64; 2]> = FxHashMap::default();
+        for (stack, ns) in &self.stacks {
+            let ends = std::iter::once(0)
+                .chain(stack.match_indices(';').map(|(i, _)| i))
+                .chain(std::iter::once(stack.len()));
+            for end in ends {
+                let t = totals.entry(&stack[..end]).or_default();
+                t[0] += ns[0];
+                t[1] += ns[1];
+            }
+        }
+        totals
     }
 }
 
@@ -295,6 +315,28 @@ mod tests {
         assert_eq!(frame_name("x\ny\u{1}"), "x\u{240a}y\u{2401}");
         assert_eq!(frame_name("z\u{7f}\u{85}"), "z\u{2421}\u{fffd}");
         assert_eq!(frame_name("aten::mm"), "aten::mm");
+    }
+
+    #[test]
+    fn a_frame_holds_its_own_time_and_all_above_it() {
+        let mut stacks = FlameStacks::default();
+        // fp32 kernels replaced by bf16 ones under the same operator.
+        stacks
+            .stacks
+            .insert("step;Block;aten::linear;fp32_gemm".into(), [90, 0]);
+        stacks
+            .stacks
+            .insert("step;Block;aten::linear;bf16_gemm".into(), [0, 15]);
+        stacks.stacks.insert("step;Block".into(), [5, 4]);
+        stacks.stacks.insert("step;Other".into(), [1, 1]);
+        let totals = stacks.frame_totals();
+        assert_eq!(totals[""], [96, 20]);
+        assert_eq!(totals["step"], [96, 20]);
+        assert_eq!(totals["step;Block"], [95, 19]);
+        assert_eq!(totals["step;Block;aten::linear"], [90, 15]);
+        assert_eq!(totals["step;Block;aten::linear;bf16_gemm"], [0, 15]);
+        assert_eq!(totals["step;Other"], [1, 1]);
+        assert_eq!(totals.len(), 7);
     }
 
     #[test]

@@ -66,7 +66,8 @@ pub struct Report {
     pub limits: ReportLimits,
     /// Whether either side has device events (the tables then rank by device time).
     pub has_device: bool,
-    /// The host-time stacks of the differential flame graph.
+    /// The stacks of the differential flame graph: device time where either side has device
+    /// events (as the module chart shows by default), else host self time.
     pub flame: FlameStacks,
     /// Per module node, whether its host time and its device time (in that order) changed
     /// beyond run-to-run noise (docs/significance.md), or why that was not estimated.
@@ -82,7 +83,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     reachable(&diff.root, limits.depth, &mut nodes);
     let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
-    let flame = flame_stacks(&diff, loaded, FlameTime::Host);
+    let flame = report_flame(&diff, loaded);
     let significance = module_significance_both(loaded, &diff);
     Ok(Report {
         significance,
@@ -95,6 +96,18 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
         limits,
         has_device,
     })
+}
+
+/// The report's flame graph stacks: device time on a pair with kernels under its operators,
+/// host self time otherwise (also where the device events launched from no operator).
+fn report_flame(diff: &ModuleDiff, loaded: &Loaded) -> FlameStacks {
+    if diff.has_device.iter().any(|&d| d) {
+        let device = flame_stacks(diff, loaded, FlameTime::Device);
+        if !device.stacks.is_empty() {
+            return device;
+        }
+    }
+    flame_stacks(diff, loaded, FlameTime::Host)
 }
 
 /// The nodes that get tables, with their paths, in tree order: every node but `unknown` ones

@@ -2,11 +2,11 @@
 //! folded stacks.
 
 use super::views::{PairArgs, load_view};
-use super::{Env, SelectArgs};
+use super::{Env, SelectArgs, StepArgs, UnusedRowArgs};
 use crate::analysis::flamegraph::{FlameTime, flame_stacks};
 use crate::analysis::modules::modules;
 use crate::error::{Error, Result};
-use crate::output::render::flamegraph::{FlameTitle, folded_diff, folded_side, svg};
+use crate::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -15,10 +15,11 @@ The module tree as stacks: ProfilerStep, then the module and annotation nodes of
 modules` (aligned, so a node has one name on both sides; a node only one side has is on that
 side only), then the operators that ran inside each node, and with --time device the kernels they
 launched. Each stack weighs its self time in nanoseconds, so one side's stacks sum to the
-module view's step total (host or device). The SVG is inferno's differential flame graph: widths
-are the test run's time, red frames grew and blue ones shrank against control; click to zoom,
-Ctrl+F to search. Frames that only control has have no width there: draw them with --side
-control. --folded writes `frame;frame;… CONTROL_NS TEST_NS` lines (the differential format of
+module view's step total (host or device). The SVG is a differential flame graph drawn by
+inferno: widths are the test run's time (--widths control: the control run's, which shows what
+shrank or vanished), and each frame is coloured by the change of its time with all above it,
+red more in test, blue less; hover for both sides' times, click to zoom, Ctrl+F to search.
+--folded writes `frame;frame;… CONTROL_NS TEST_NS` lines (the differential format of
 inferno and FlameGraph), --side one side's `frame;frame;… NS` lines (speedscope, pprof and other
 viewers read those).";
 
@@ -39,8 +40,14 @@ pub struct FlamegraphArgs {
     /// One side's stacks instead of the differential ones.
     #[arg(long, value_enum)]
     pub side: Option<FlameSide>,
+    /// Whose times are the differential SVG's widths: test (where it spends its time) or
+    /// control (also what shrank or vanished in test).
+    #[arg(long, value_enum, default_value_t = FlameWidths::Test, conflicts_with_all = ["side", "folded"])]
+    pub widths: FlameWidths,
     #[command(flatten)]
-    pub select: SelectArgs,
+    pub select: StepArgs,
+    #[command(flatten)]
+    pub unused: UnusedRowArgs,
     /// Write folded stacks (text) instead of the SVG.
     #[arg(long, help_heading = "Output")]
     pub folded: bool,
@@ -71,7 +78,11 @@ fn check(args: &FlamegraphArgs, env: &Env<'_>) -> Result<()> {
 pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
     args.output = super::dash_is_stdout(args.output);
     check(&args, env)?;
-    let select = args.select.clone();
+    args.unused.refuse(
+        "flamegraph",
+        "it draws the module tree whole (--time picks host or device time)",
+    )?;
+    let select = SelectArgs::from(&args.select);
     let (req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;
     let diff = modules(&req, &loaded)?;
     super::print_notes(&loaded.overlap_notes(&req.labels), env);
@@ -98,14 +109,23 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
                 }
             )));
         }
-        let title = FlameTitle {
+        let options = FlameOptions {
             labels: req.labels.clone(),
-            side,
+            view: side.map_or(FlameView::Differential(args.widths), FlameView::Side),
+            still: false,
         };
-        svg(&stacks, &title).map_err(|e| Error::usage(format!("cannot draw the flame graph: {e}")))?
+        svg(&stacks, &options).map_err(|e| Error::usage(format!("cannot draw the flame graph: {e}")))?
     };
     match &args.output {
-        Some(path) => crate::output::atomic::write_atomically(path, |w| w.write_all(&bytes))?,
+        Some(path) => {
+            crate::output::atomic::write_atomically(path, |w| w.write_all(&bytes))?;
+            let _ = writeln!(
+                env.stderr,
+                "tracediff: wrote {} ({} KiB)",
+                path.display(),
+                bytes.len().div_ceil(1024)
+            );
+        }
         None => env
             .stdout
             .write_all(&bytes)

@@ -90,7 +90,10 @@ pub(crate) enum Command {
     #[command(after_help = examples::after_help(views::KERNELS_HELP, examples::KERNELS))]
     Kernels(views::KernelsArgs),
     /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ.
-    #[command(after_help = examples::after_help(views::OVERVIEW_HELP, examples::OVERVIEW))]
+    #[command(
+        after_help = examples::after_help(views::OVERVIEW_HELP, examples::OVERVIEW),
+        mut_arg("iteration", |a| a.help(OVERVIEW_ITERATION_HELP)),
+    )]
     Overview(views::OverviewArgs),
     /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom.
     #[command(after_help = examples::after_help(modules::MODULES_HELP, examples::MODULES))]
@@ -109,10 +112,16 @@ pub(crate) enum Command {
     Man(generate::ManArgs),
 }
 
-/// Options that choose what is compared, shared by every analysis command.
+/// `overview`'s `--iteration`: a mean over steps, it takes every step unless told.
+const OVERVIEW_ITERATION_HELP: &str =
+    "ProfilerStep numbers of both sides: a number, a range (`2-4`), a comma list, or `all` [default: all]";
+
+/// Which ranks and steps each side uses: the whole selection of the commands that measure steps
+/// or the module tree (`overview`, `modules`, `flamegraph`), which key no rows by name, so that
+/// `--include` or `--device` there is refused by the parser rather than accepted and ignored.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Selection")]
-pub(crate) struct SelectArgs {
+pub(crate) struct StepArgs {
     /// Ranks of both sides: a number, a range (`2-4`), a comma list, or `all` (summed) [default: the lowest].
     #[arg(long, value_name = "RANKS")]
     pub rank: Option<Pick>,
@@ -131,6 +140,73 @@ pub(crate) struct SelectArgs {
     /// Steps of the test side (overrides --iteration).
     #[arg(long, value_name = "STEPS")]
     pub test_iteration: Option<Pick>,
+}
+
+/// The options of [`SelectArgs`] that shape or filter rows by name or device, on the commands
+/// that have no such rows (`overview` measures whole steps; `modules` and `flamegraph` show the
+/// module tree whole). They are hidden from those commands' help and refused with the reason
+/// when given: accepted, they changed nothing, and a user could believe the output filtered.
+/// `--normalize-names` is the default everywhere and stays accepted.
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct UnusedRowArgs {
+    #[arg(long, hide = true, value_name = "DEVICE")]
+    device: Option<String>,
+    #[arg(long, hide = true)]
+    short_names: bool,
+    #[arg(long, hide = true)]
+    normalize_names: bool,
+    #[arg(long, hide = true)]
+    raw_names: bool,
+    #[arg(long, hide = true)]
+    python_frames: bool,
+    #[arg(long, hide = true)]
+    hta: bool,
+    #[arg(long, hide = true, value_name = "ATTR[,ATTR]")]
+    group_by: Vec<String>,
+    #[arg(long, hide = true, value_name = "SPEC")]
+    arg_spec: Vec<String>,
+    #[arg(long, hide = true, value_name = "REGEX")]
+    include: Vec<String>,
+    #[arg(long, hide = true, value_name = "REGEX")]
+    exclude: Vec<String>,
+}
+
+impl UnusedRowArgs {
+    /// The first of these options given, as typed.
+    fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.device.is_some(), "--device"),
+            (self.short_names, "--short-names"),
+            (self.raw_names, "--raw-names"),
+            (self.python_frames, "--python-frames"),
+            (self.hta, "--hta"),
+            (!self.group_by.is_empty(), "--group-by"),
+            (!self.arg_spec.is_empty(), "--arg-spec"),
+            (!self.include.is_empty(), "--include"),
+            (!self.exclude.is_empty(), "--exclude"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
+    /// Refuses any of them given to `command`, whose output `what` says.
+    pub(crate) fn refuse(&self, command: &str, what: &str) -> Result<()> {
+        match self.first_given() {
+            None => Ok(()),
+            Some(flag) => Err(Error::usage(format!(
+                "{command} does not take {flag}: {what}, with no rows to shape or filter by name or device \
+                 (compare, operators and kernels take it)"
+            ))),
+        }
+    }
+}
+
+/// Options that choose what is compared, shared by the commands that key rows by name.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Selection")]
+pub(crate) struct SelectArgs {
+    #[command(flatten)]
+    pub steps: StepArgs,
     /// Events that ran on the CPU, on the GPU, or both [default: all].
     #[arg(long, value_enum)]
     pub device: Option<Device>,
@@ -168,6 +244,15 @@ pub(crate) struct SelectArgs {
     /// Drop rows whose name matches this regular expression (repeatable).
     #[arg(long, value_name = "REGEX")]
     pub exclude: Vec<String>,
+}
+
+impl From<&StepArgs> for SelectArgs {
+    fn from(steps: &StepArgs) -> SelectArgs {
+        SelectArgs {
+            steps: steps.clone(),
+            ..SelectArgs::default()
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -269,24 +354,25 @@ fn output_paths(command: &Command) -> Vec<&Path> {
 
 /// Builds a request from the options given, on top of `base` (defaults or a saved request).
 fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest {
-    if let Some(r) = &select.rank {
+    let steps = &select.steps;
+    if let Some(r) = &steps.rank {
         base.control_selection.ranks = r.clone();
         base.test_selection.ranks = r.clone();
     }
-    if let Some(i) = &select.iteration {
+    if let Some(i) = &steps.iteration {
         base.control_selection.iterations = i.clone();
         base.test_selection.iterations = i.clone();
     }
-    if let Some(r) = &select.control_rank {
+    if let Some(r) = &steps.control_rank {
         base.control_selection.ranks = r.clone();
     }
-    if let Some(r) = &select.test_rank {
+    if let Some(r) = &steps.test_rank {
         base.test_selection.ranks = r.clone();
     }
-    if let Some(i) = &select.control_iteration {
+    if let Some(i) = &steps.control_iteration {
         base.control_selection.iterations = i.clone();
     }
-    if let Some(i) = &select.test_iteration {
+    if let Some(i) = &steps.test_iteration {
         base.test_selection.iterations = i.clone();
     }
     if let Some(d) = select.device {

@@ -1,7 +1,7 @@
 //! `tracediff modules` (docs/semantics.md#module-aligned-diff): its options and runner.
 
 use super::views::{PairArgs, load_view};
-use super::{Env, OutputArgs, SelectArgs, emit};
+use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit};
 use crate::analysis::align::AlignedNode;
 use crate::analysis::modules::{modules, zoom};
 use crate::analysis::modules_noise::{NodeSignificance, module_significance};
@@ -61,7 +61,9 @@ pub struct ModulesArgs {
     #[arg(long)]
     pub only_significant: bool,
     #[command(flatten)]
-    pub select: SelectArgs,
+    pub select: StepArgs,
+    #[command(flatten)]
+    pub unused: UnusedRowArgs,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
     #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<Format>,
@@ -93,8 +95,12 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
         sort: None,
     };
     // Before the traces are read: they may take seconds to load.
+    args.unused.refuse(
+        "modules",
+        "it shows the module tree whole (--time picks host or device time)",
+    )?;
     super::check_output(&output)?;
-    let (req, loaded) = load_view(&args.pair, &args.select, "modules", env)?;
+    let (req, loaded) = load_view(&args.pair, &SelectArgs::from(&args.select), "modules", env)?;
     let diff = modules(&req, &loaded)?;
     super::print_notes(&loaded.overlap_notes(&req.labels), env);
     let top = zoom(&diff, args.zoom.as_deref())?;

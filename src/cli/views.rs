@@ -1,12 +1,12 @@
 //! `tracediff operators`, `kernels` and `overview` (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): their options and runners.
 
-use super::{Env, OutputArgs, SelectArgs, emit, print_notes};
+use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, print_notes};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::zoom_scope;
-use crate::analysis::views::kernels::{kernels, mark_kernel_significance};
-use crate::analysis::views::operators::{mark_operator_significance, operators};
+use crate::analysis::views::kernels::{self, kernels, mark_kernel_significance};
+use crate::analysis::views::operators::{self, mark_operator_significance, operators};
 use crate::analysis::views::overview::{Overview, overview_request};
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
@@ -147,15 +147,17 @@ pub struct OverviewArgs {
     #[command(flatten)]
     pub pair: PairArgs,
     #[command(flatten)]
-    pub select: SelectArgs,
+    pub select: StepArgs,
+    #[command(flatten)]
+    pub unused: UnusedRowArgs,
     /// Also a row per selected step and side: its step time and where it went.
-    #[arg(long)]
+    #[arg(long, help_heading = "Output")]
     pub per_step: bool,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<Format>,
     /// Write to FILE instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
 }
 
@@ -189,9 +191,8 @@ pub(crate) fn load_view(
 }
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
-    check_view_output(&args.output)?;
+    let filter = check_view_args(&args.output, &args.select, operators::MEASURES)?;
     let (req, loaded) = load_view(&args.pair, &args.select, "operators", env)?;
-    let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
     let note = mark_operator_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
@@ -207,9 +208,8 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
-    check_view_output(&args.output)?;
+    let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
     let (req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
-    let filter = NameFilter::new(&req.include, &req.exclude)?;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
     let note = mark_kernel_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
@@ -222,8 +222,9 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
+    args.unused.refuse("overview", "it measures whole steps")?;
     let req = super::with_labels(
-        super::fresh_request(&args.select, &args.pair.control, &args.pair.test),
+        super::fresh_request(&SelectArgs::from(&args.select), &args.pair.control, &args.pair.test),
         args.pair.labels.as_ref(),
     );
     let output = OutputArgs {
@@ -261,16 +262,20 @@ fn breakdown_tables_note(o: &Overview, per_step: bool) -> Vec<String> {
     ]
 }
 
-/// Refuses an `-o` whose format cannot be told before the traces are read (they may take
-/// seconds to load).
-fn check_view_output(out: &ViewOutputArgs) -> Result<()> {
+/// Refuses, before the traces are read (they may take seconds to load), an `-o` whose format
+/// cannot be told, a `--sort` key the table lacks and a bad `--include`/`--exclude` pattern;
+/// returns the name filter.
+fn check_view_args(out: &ViewOutputArgs, select: &SelectArgs, measures: &[&str]) -> Result<NameFilter> {
     super::check_output(&OutputArgs {
         format: out.format,
         output: out.output.clone(),
         top: None,
         sort: None,
-    })
-    .map(|_| ())
+    })?;
+    if let Some(text) = &out.sort {
+        SortSpec::parse(text, measures).map_err(|e| Error::usage(format!("--sort: {e}")))?;
+    }
+    NameFilter::new(&select.include, &select.exclude)
 }
 
 /// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.

@@ -101,6 +101,13 @@ pub fn device_type_name(t: i64) -> String {
         .map_or_else(|| format!("device type {t}"), |n| n.to_string())
 }
 
+/// A device as PyTorch prints it: `cuda:0`, or `cpu` where the id is none (Kineto writes the
+/// CPU's `Device Id` as -1, and `cpu:-1` reads as a broken index).
+pub fn device_name(t: i64, id: i64) -> String {
+    let kind = device_type_name(t);
+    if id < 0 { kind } else { format!("{kind}:{id}") }
+}
+
 /// Per (device type, device id) of one file: its allocation levels, in time order.
 pub fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
     let m = &file.memory;
@@ -180,5 +187,7 @@ mod tests {
         assert_eq!(device_type_name(1), "cuda");
         assert_eq!(device_type_name(0), "cpu");
         assert_eq!(device_type_name(99), "device type 99");
+        assert_eq!(device_name(1, 0), "cuda:0");
+        assert_eq!(device_name(0, -1), "cpu");
     }
 }

@@ -10,7 +10,7 @@
 //!   (absent without operators).
 //! - Absent values (no GPU, no memory events) are `None`, never 0.
 
-use super::memory::{WindowStats, device_type_name};
+use super::memory::{WindowStats, device_name};
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::select::{Pick, Resolved, Selected, resolve};
@@ -475,7 +475,7 @@ fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
     Memory {
         peak: best.map(|(_, s)| s.peak),
         avg: best.and_then(|(_, s)| average(s)),
-        device: best.map(|((t, id), _)| format!("{}:{id}", device_type_name(i64::from(t)))),
+        device: best.map(|((t, id), _)| device_name(i64::from(t), i64::from(id))),
         device_name: name,
         device_memory: total,
         device_note: note,

@@ -1,9 +1,16 @@
 //! The flame graph's renderers (docs/flamegraph.md): folded stacks, both sides (the
-//! differential format of inferno and FlameGraph) or one, and the differential SVG drawn by
-//! inferno. Pure: stacks in, text or bytes out.
+//! differential format of inferno and FlameGraph) or one, and the SVG drawn by inferno. Pure:
+//! stacks in, text or bytes out.
+//!
+//! The differential SVG is inferno's picture of one side's stacks (its widths) with every frame
+//! coloured by the change of its *inclusive* time (the frame with all above it) and its tooltip
+//! giving both sides: see [`super::flamegraph_change`] for why inferno's own differential colours
+//! (each frame's self change) are not used.
 
+use super::flamegraph_change::{ChangeLegend, recolour};
 use crate::analysis::flamegraph::{FlameStacks, FlameTime};
-use inferno::flamegraph::{Options, Palette, color::BasicPalette, from_lines};
+use inferno::flamegraph::color::{BackgroundColor, BasicPalette};
+use inferno::flamegraph::{Options, Palette, from_lines};
 
 /// `frame;frame;… CONTROL_NS TEST_NS` lines, sorted by stack.
 pub fn folded_diff(stacks: &FlameStacks) -> String {
@@ -26,70 +33,113 @@ pub fn folded_side(stacks: &FlameStacks, side: usize) -> String {
     out
 }
 
-/// The differential lines the SVG draws: those with test time. A stack only control has is
-/// drawn with no width, yet inferno would still scale every colour against its change, so a
-/// vanished kernel of -16 ms left the new ones (+1.6 ms) a pale pink: the scale is the largest
-/// change *in the picture*, as the page says.
-fn folded_drawn(stacks: &FlameStacks) -> String {
-    let mut out = String::new();
-    for (stack, [c, t]) in &stacks.stacks {
-        if *t > 0 {
-            out.push_str(&format!("{stack} {c} {t}\n"));
+/// Which side's times are the differential flame graph's widths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum FlameWidths {
+    /// The test run's: where it spends its time, and how each part changed.
+    #[default]
+    Test,
+    /// The control run's: also what shrank or vanished in the test run (it has no width there).
+    Control,
+}
+
+impl FlameWidths {
+    /// The side's index: 0 control, 1 test.
+    pub fn side(self) -> usize {
+        match self {
+            FlameWidths::Control => 0,
+            FlameWidths::Test => 1,
         }
     }
-    out
 }
 
-/// What the picture says about itself.
+/// What the picture draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlameView {
+    /// Both sides: one side's widths, every frame coloured by its change.
+    Differential(FlameWidths),
+    /// One side's plain flame graph (0 control, 1 test).
+    Side(usize),
+}
+
+/// How the SVG is drawn.
 #[derive(Debug, Clone)]
-pub struct FlameTitle {
+pub struct FlameOptions {
     /// The two sides' labels.
     pub labels: [String; 2],
-    /// One side only (0 control, 1 test), else the differential graph.
-    pub side: Option<usize>,
+    /// Differential or one side.
+    pub view: FlameView,
+    /// A still picture (the report's image): no script and no tooltips, which an `<img>` never
+    /// runs or shows, and no frames under 0.1% of the width (a pixel), so the page stays light.
+    pub still: bool,
 }
 
-/// The SVG: differential (width = test, red = grew, blue = shrank against control) or one
-/// side's, searchable and zoomable with inferno's script. An empty selection draws inferno's
-/// "no stack counts" picture.
-pub fn svg(stacks: &FlameStacks, title: &FlameTitle) -> std::io::Result<Vec<u8>> {
-    let [c, t] = &title.labels;
-    let time = match stacks.time {
-        FlameTime::Host => "host self time",
-        FlameTime::Device => "device time",
-    };
+/// The SVG: differential (one side's widths, each frame coloured by the change of its inclusive
+/// time, red more time in test, blue less) or one side's, searchable and zoomable with
+/// inferno's script. An empty selection draws inferno's "no stack counts" picture.
+pub fn svg(stacks: &FlameStacks, options: &FlameOptions) -> std::io::Result<Vec<u8>> {
     let mut opts = Options::default();
     // Colours from the names, never random: the same input gives the same bytes.
     opts.deterministic = true;
     opts.count_name = "ns".to_string();
     opts.name_type = "Frame:".to_string();
-    let text = match title.side {
-        None => {
-            // The colours are each frame's own change and the widths the test run's: a run whose
-            // kernels were replaced by faster ones is all "grew". The totals say which way the
-            // whole went.
-            let total = |k: usize| stacks.stacks.values().map(|ns| ns[k]).sum::<i64>();
-            let (tc, tt) = (total(0), total(1));
-            opts.title = format!(
-                "{t} vs {c}: {time}, {} → {} ({})",
-                super::fmt_duration(tc, false),
-                super::fmt_duration(tt, false),
-                super::fmt_percent(tc, tt)
-            );
-            opts.subtitle = Some(format!(
-                "width = {t}; red grew, blue shrank against {c}; frames only {c} has are in `--side control`"
-            ));
-            folded_drawn(stacks)
-        }
-        Some(side) => {
-            opts.title = format!("{}: {time}", title.labels[side]);
-            opts.colors = Palette::Basic(BasicPalette::Hot);
-            folded_side(stacks, side)
-        }
+    if options.still {
+        opts.no_javascript = true;
+        opts.min_width = 0.1;
+    }
+    let time = match stacks.time {
+        FlameTime::Host => "host self time",
+        FlameTime::Device => "device time",
     };
+    match options.view {
+        FlameView::Differential(widths) => differential(stacks, options, widths, time, opts),
+        FlameView::Side(side) => {
+            opts.title = format!("{}: {time}", options.labels[side]);
+            opts.colors = Palette::Basic(BasicPalette::Hot);
+            let text = folded_side(stacks, side);
+            let mut bytes = Vec::new();
+            from_lines(&mut opts, text.lines(), &mut bytes)?;
+            if options.still {
+                bytes = super::flamegraph_change::strip_titles(&bytes);
+            }
+            Ok(bytes)
+        }
+    }
+}
+
+fn differential(
+    stacks: &FlameStacks,
+    options: &FlameOptions,
+    widths: FlameWidths,
+    time: &str,
+    mut opts: Options<'_>,
+) -> std::io::Result<Vec<u8>> {
+    let [c, t] = &options.labels;
+    let drawn = widths.side();
+    let (tc, tt) = (stacks.total_ns(0), stacks.total_ns(1));
+    opts.title = format!(
+        "{t} vs {c}: {time}, {} → {} ({})",
+        super::fmt_duration(tc, false),
+        super::fmt_duration(tt, false),
+        super::fmt_percent(tc, tt)
+    );
+    let legend = ChangeLegend::of(stacks, &options.labels, drawn);
+    opts.subtitle = Some(legend.subtitle(!options.still));
+    // Every frame is recoloured below: a grey background, not the yellow of the hot palette.
+    opts.bgcolors = Some(BackgroundColor::Grey);
+    // The lines in inferno's own order, given sorted so that the frames can be found again.
+    let mut lines: Vec<String> = stacks
+        .stacks
+        .iter()
+        .filter(|(_, ns)| ns[drawn] > 0)
+        .map(|(stack, ns)| format!("{stack} {}", ns[drawn]))
+        .collect();
+    lines.sort_unstable();
+    opts.no_sort = true;
     let mut bytes = Vec::new();
-    from_lines(&mut opts, text.lines(), &mut bytes)?;
-    Ok(bytes)
+    from_lines(&mut opts, lines.iter().map(String::as_str), &mut bytes)?;
+    Ok(recolour(&bytes, &lines, stacks, &legend, options.still))
 }
 
 #[cfg(test)]
@@ -97,44 +147,119 @@ mod tests {
     use super::*;
     use crate::analysis::flamegraph::FlameTime;
 
-    #[test]
-    fn colours_scale_to_the_largest_change_that_is_drawn() {
-        let mut stacks = FlameStacks {
+    fn stacks(lines: &[(&str, [i64; 2])]) -> FlameStacks {
+        FlameStacks {
             time: FlameTime::Device,
-            stacks: Default::default(),
+            stacks: lines.iter().map(|(s, ns)| (s.to_string(), *ns)).collect(),
+        }
+    }
+
+    fn draw(stacks: &FlameStacks, view: FlameView, still: bool) -> String {
+        let options = FlameOptions {
+            labels: ["fp32".into(), "bf16".into()],
+            view,
+            still,
         };
-        // Gone in test: no width, and a change ten times the drawn one.
-        stacks.stacks.insert("step;old_kernel".into(), [16_000, 0]);
-        stacks.stacks.insert("step;new_kernel".into(), [0, 1_600]);
-        stacks.stacks.insert("step;same".into(), [500, 500]);
-        let title = FlameTitle {
-            labels: ["c".into(), "t".into()],
-            side: None,
-        };
-        let svg = String::from_utf8(svg(&stacks, &title).unwrap()).unwrap();
-        // The one change drawn is the largest: full red, not a pale pink.
-        assert!(svg.contains(r#"fill="rgb(255,100,100)""#), "{svg}");
-        assert!(!svg.contains("old_kernel"));
-        assert!(folded_diff(&stacks).contains("step;old_kernel 16000 0"));
+        String::from_utf8(svg(stacks, &options).unwrap()).unwrap()
+    }
+
+    /// fp32 kernels replaced by faster bf16 ones: 92.0 ms → 16.9 ms.
+    fn replacement() -> FlameStacks {
+        stacks(&[
+            ("step;ViT;aten::linear;fp32_gemm", [90_000_000, 0]),
+            ("step;ViT;aten::linear;bf16_gemm", [0, 15_000_000]),
+            ("step;ViT;aten::gelu;gelu_kernel", [2_000_000, 1_900_000]),
+        ])
+    }
+
+    /// The `<g>` of the frame whose tooltip starts with `name (`.
+    fn frame<'a>(svg: &'a str, name: &str) -> &'a str {
+        let start = svg
+            .find(&format!("<g><title>{name} ("))
+            .unwrap_or_else(|| panic!("no frame {name} in {svg}"));
+        &svg[start..start + svg[start..].find("</g>").unwrap()]
     }
 
     #[test]
     fn the_differential_title_gives_both_totals() {
-        let mut stacks = FlameStacks {
-            time: FlameTime::Device,
-            stacks: Default::default(),
-        };
-        // fp32 kernels replaced by faster bf16 ones: every drawn frame is new ("grew").
-        stacks.stacks.insert("step;fp32_gemm".into(), [92_000_000, 0]);
-        stacks.stacks.insert("step;bf16_gemm".into(), [0, 16_900_000]);
-        let title = FlameTitle {
-            labels: ["fp32".into(), "bf16".into()],
-            side: None,
-        };
-        let svg = String::from_utf8(svg(&stacks, &title).unwrap()).unwrap();
+        let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Test), false);
         assert!(
             svg.contains("bf16 vs fp32: device time, 92.0 ms → 16.9 ms (-81.6%)"),
             "{svg}"
         );
+    }
+
+    #[test]
+    fn a_replacement_reads_as_faster_with_test_widths() {
+        let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Test), false);
+        // The step, the module and the operator lost 75 ms: the deepest blue (the largest change).
+        for name in ["step", "ViT", "aten::linear"] {
+            assert!(
+                frame(&svg, name).contains(r#"fill="rgb(100,100,255)""#),
+                "{name}: {svg}"
+            );
+        }
+        // The new kernel is red, paler: 15 ms against the 75 ms the step lost (sqrt 0.2 = 0.45).
+        let new = frame(&svg, "bf16_gemm");
+        assert!(new.contains(r#"fill="rgb(255,183,183)""#), "{new}");
+        assert!(
+            new.contains("bf16_gemm (15.0 ms, 88.8% of bf16; new, fp32 has none)"),
+            "{new}"
+        );
+        let linear = frame(&svg, "aten::linear");
+        assert!(
+            linear.contains("aten::linear (15.0 ms, 88.8% of bf16; fp32 90.0 ms; -75.0 ms, -83.3%)"),
+            "{linear}"
+        );
+        // The vanished kernel has no width here, and the subtitle says how much is not drawn.
+        assert!(!svg.contains("fp32_gemm"));
+        assert!(
+            svg.contains("not drawn: 90.0 ms only fp32 has (--widths control)"),
+            "{svg}"
+        );
+        assert!(svg.contains("width: bf16 time"));
+    }
+
+    #[test]
+    fn control_widths_show_what_vanished() {
+        let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Control), false);
+        // The vanished kernel lost 90 ms, the largest change in this picture: the deepest blue.
+        let gone = frame(&svg, "fp32_gemm");
+        assert!(gone.contains(r#"fill="rgb(100,100,255)""#), "{gone}");
+        assert!(
+            gone.contains("fp32_gemm (90.0 ms, 97.8% of fp32; gone, bf16 has none)"),
+            "{gone}"
+        );
+        assert!(!svg.contains("bf16_gemm"));
+        assert!(svg.contains("width: fp32 time"));
+        assert!(
+            svg.contains("not drawn: 15.0 ms only bf16 has (--widths test)"),
+            "{svg}"
+        );
+    }
+
+    #[test]
+    fn an_unchanged_frame_is_white_and_colours_never_depend_on_chance() {
+        let same = stacks(&[("step;a", [500, 500]), ("step;b", [100, 300])]);
+        let svg = draw(&same, FlameView::Differential(FlameWidths::Test), false);
+        assert!(frame(&svg, "a").contains(r#"fill="rgb(250,250,250)""#), "{svg}");
+        // b grew by 200 ns, the largest change: full red, as the step above it.
+        assert!(frame(&svg, "b").contains(r#"fill="rgb(255,100,100)""#), "{svg}");
+        assert!(frame(&svg, "step").contains(r#"fill="rgb(255,100,100)""#), "{svg}");
+        assert_eq!(svg, draw(&same, FlameView::Differential(FlameWidths::Test), false));
+    }
+
+    #[test]
+    fn a_still_picture_has_no_script_and_no_tooltips() {
+        for view in [FlameView::Differential(FlameWidths::Test), FlameView::Side(0)] {
+            let svg = draw(&replacement(), view, true);
+            assert!(!svg.contains("<script"), "{svg}");
+            assert!(!svg.contains("<title>"), "{svg}");
+            assert!(svg.contains("aten::linear"), "the frames keep their labels");
+            // Nothing to click: no search, no reset zoom.
+            assert!(!svg.contains("Search") && !svg.contains("Reset Zoom"), "{svg}");
+        }
+        let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Test), true);
+        assert!(svg.contains(">all</text>"), "the root is labelled: {svg}");
     }
 }

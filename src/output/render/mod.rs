@@ -4,6 +4,7 @@ pub mod breakdown;
 pub mod columns;
 pub mod compare;
 pub mod flamegraph;
+pub mod flamegraph_change;
 pub mod gate;
 pub mod modules;
 pub mod ops_diff;

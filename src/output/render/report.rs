@@ -5,13 +5,14 @@
 
 use super::Format;
 use super::compare::side_json;
-use super::flamegraph::{self, FlameTitle};
+use super::flamegraph::{self, FlameOptions, FlameView, FlameWidths};
 use super::ops_diff::OpsDiffView;
 use super::plot::{ImageFormat, chart_of, draw};
 use super::views::render_overview;
 use super::waterfall::{Waterfall, draw_waterfall};
 use crate::analysis::align::{AlignedNode, Times};
 use crate::analysis::diff::{Category, Comparison, Row, SortKey};
+use crate::analysis::flamegraph::FlameTime;
 use crate::analysis::report::{NodeTables, Report};
 use crate::analysis::views::{ViewRow, ViewTable};
 use serde_json::{Map, Value, json};
@@ -43,6 +44,7 @@ pub fn render(report: &Report) -> String {
             ("STYLE", STYLE),
             ("BREAKDOWN", &breakdown),
             ("CHARTS", &charts),
+            ("FLAMETIME", flame_time(report)),
             ("FLAMEGRAPH", &flame),
             ("DATA", &data),
             ("SCRIPT_HASH", &script_hash(SCRIPT)),
@@ -103,11 +105,18 @@ fn html_escape(s: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// HTA's two bar charts (counts, duration), top 10 by their diff, as inline SVG figures.
+/// HTA's two bar charts (counts, duration), top 10 by the size of their diff, as inline SVG
+/// figures. By size, not HTA's largest increase first: on a run that got faster the increases
+/// are the small part of the story (fp32 → bf16: the kernels that went, -50 ms each, were absent).
 fn charts(comparison: &Comparison) -> String {
     let mut out = String::new();
-    for (duration, id) in [(false, "chart-counts"), (true, "chart-duration")] {
-        let svg = chart_of(comparison, duration, None, 10, CHART_SIZE).and_then(|chart| draw(&chart, ImageFormat::Svg));
+    let charts = [
+        (false, "chart-counts", SortKey::AbsDiffCounts),
+        (true, "chart-duration", SortKey::AbsDiffDuration),
+    ];
+    for (duration, id, sort) in charts {
+        let svg =
+            chart_of(comparison, duration, Some(sort), 10, CHART_SIZE).and_then(|chart| draw(&chart, ImageFormat::Svg));
         match svg {
             Ok(svg) => out.push_str(&figure(id, &svg)),
             Err(e) => out.push_str(&format!(
@@ -120,32 +129,86 @@ fn charts(comparison: &Comparison) -> String {
     out
 }
 
-/// The differential flame graph as an image (a `data:` URL, which the page's content policy
-/// allows): inferno's script and styles inlined into the page would act on its other charts, so
-/// the page shows the picture and says where the interactive one comes from.
-fn flame_figure(report: &Report) -> String {
-    use base64::Engine;
-    let title = FlameTitle {
-        labels: report.request.labels.clone(),
-        side: None,
-    };
-    match flamegraph::svg(&report.flame, &title) {
-        Ok(svg) => format!(
-            concat!(
-                r#"<figure class="chart" id="flame-figure"><img alt="Differential flame graph of {alt}" "#,
-                r#"src="data:image/svg+xml;base64,{data}"><figcaption class="note">Width: the test run's host self "#,
-                r#"time; red frames grew, blue ones shrank. A still picture here: "#,
-                r#"<code>tracediff flamegraph CONTROL TEST -o diff.svg</code> writes the interactive one "#,
-                r#"(hover, click to zoom, search).</figcaption></figure>"#
-            ),
-            alt = html_escape(&format!("{} vs {}", report.request.labels[1], report.request.labels[0])),
-            data = base64::engine::general_purpose::STANDARD.encode(svg),
-        ),
-        Err(e) => format!(
-            r#"<p class="note" id="flame-figure">No flame graph: {}</p>"#,
-            html_escape(&e.to_string())
-        ),
+fn flame_time(report: &Report) -> &'static str {
+    match report.flame.time {
+        FlameTime::Host => "host self time",
+        FlameTime::Device => "device time",
     }
+}
+
+/// The differential flame graph as two still images, the test run's widths and the control
+/// run's (what shrank or vanished has width only there), each a `data:` URL, which the page's
+/// content policy allows: inferno's script and styles inlined into the page would act on its
+/// other charts, so the page shows the pictures and says where the interactive one comes from.
+fn flame_figure(report: &Report) -> String {
+    let [c, t] = &report.request.labels;
+    let time = match report.flame.time {
+        FlameTime::Host => "host self time (the operators' own time, and each node's outside them)",
+        FlameTime::Device => "device time (the kernels, under the operators that launched them)",
+    };
+    let mut out = String::new();
+    for (widths, id, whose) in [
+        (FlameWidths::Test, "flame-figure", t),
+        (FlameWidths::Control, "flame-figure-control", c),
+    ] {
+        let options = FlameOptions {
+            labels: report.request.labels.clone(),
+            view: FlameView::Differential(widths),
+            still: true,
+        };
+        match flamegraph::svg(&report.flame, &options) {
+            Ok(svg) => out.push_str(&format!(
+                concat!(
+                    r#"<figure class="chart" id="{id}"><img alt="Differential flame graph of {alt}, {whose}'s widths" "#,
+                    r#"src="{data}"><figcaption class="note">Width: {whose}'s {time}. Colour: each frame's change "#,
+                    r#"with all above it, from {c} to {t}: red more time, blue less, white the same.</figcaption></figure>"#,
+                ),
+                alt = html_escape(&format!("{t} vs {c}")),
+                id = id,
+                time = time,
+                whose = html_escape(whose),
+                c = html_escape(c),
+                t = html_escape(t),
+                data = svg_data_url(&svg),
+            )),
+            Err(e) => out.push_str(&format!(
+                r#"<p class="note" id="{id}">No flame graph: {}</p>"#,
+                html_escape(&e.to_string())
+            )),
+        }
+        out.push('\n');
+    }
+    out.push_str(concat!(
+        r#"<p class="note">Still pictures: <code>tracediff flamegraph CONTROL TEST -o diff.svg</code> "#,
+        r#"(<code>--widths control</code>, <code>--time host|device</code>) writes the interactive one: "#,
+        r#"hover for both sides' times, click to zoom, search.</p>"#
+    ));
+    out
+}
+
+/// An SVG as a `data:` URL for an `<img src="…">` attribute, percent-encoding only what a URL
+/// or the attribute would take otherwise (`%`, `#`, `&`, `"`, line breaks): a third smaller
+/// than base64 on inferno's mostly-ASCII text. Where the SVG holds no `'`, its attributes'
+/// quotes become `'` (XML allows either; inferno escapes quotes in text), which need no escape.
+fn svg_data_url(svg: &[u8]) -> String {
+    let text = String::from_utf8_lossy(svg);
+    let swap_quotes = !text.contains('\'');
+    let mut out = String::with_capacity(text.len() + 32);
+    out.push_str("data:image/svg+xml,");
+    for ch in text.chars() {
+        match ch {
+            '%' => out.push_str("%25"),
+            '#' => out.push_str("%23"),
+            '&' => out.push_str("%26"),
+            '"' if swap_quotes => out.push('\''),
+            '"' => out.push_str("%22"),
+            '\n' => out.push_str("%0A"),
+            '\r' => out.push_str("%0D"),
+            '\t' => out.push_str("%09"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The waterfall of the step-time breakdown (docs/breakdown.md) as an inline SVG figure, or
