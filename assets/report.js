@@ -99,8 +99,8 @@ const OVERVIEW_LABELS = {
   "breakdown.memory_exposed_us": "├ exposed memory copies", "breakdown.idle_us": "└ GPU idle",
   "breakdown.comm_total_us": "communication per step", "breakdown.comm_overlapped_us": "├ overlapped with compute",
   "breakdown.overlap_ratio": "└ overlap ratio",
-  gpu_busy_per_step_us: "GPU busy per step", gpu_utilization: "GPU utilisation",
-  host_busy_per_step_us: "host busy per step", avg_allocated_bytes: "average allocated",
+  gpu_busy_per_step_us: "GPU busy per step", gpu_utilization: "GPU utilization",
+  host_busy_per_step_us: "host ops busy per step", avg_allocated_bytes: "avg allocated",
   peak_allocated_bytes: "peak allocated",
 };
 function overviewValue(key, v, isDiff) {

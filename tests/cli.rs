@@ -996,6 +996,35 @@ fn views_refuse_a_bad_sort_or_pattern_before_reading_the_traces() {
     ok(&["operators", BASIC[0], BASIC[1], "--sort", "diff-host-self"]);
 }
 
+/// `overview --per-step --format csv` printed the CSV without the per-step rows: refused, with
+/// where they are, before the traces are read.
+#[test]
+fn overview_per_step_in_csv_is_refused_with_where_the_rows_are() {
+    let e = fails(&["overview", "no/such/dir", BASIC[1], "--per-step", "--format", "csv"]);
+    assert!(e.starts_with("--per-step: the CSV has one row per metric"), "{e}");
+    let e = fails(&["overview", "no/such/dir", BASIC[1], "--per-step", "-o", "o.csv"]);
+    assert!(e.starts_with("--per-step: "), "{e}");
+    ok(&["overview", BASIC[0], BASIC[1], "--format", "csv"]);
+    let json = ok(&["overview", BASIC[0], BASIC[1], "--per-step", "--format", "json"]);
+    assert!(json.contains("\"per_step\""), "{json}");
+}
+
+/// `--only-significant` on one step per side kept nothing and printed "0 rows: 0 added, …" or
+/// "0 operators" (false: none could be judged). Refused with the reason; with the steps it works.
+#[test]
+fn only_significant_without_an_estimate_is_refused_with_the_reason() {
+    let pair = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
+    for command in ["compare", "operators", "kernels", "modules"] {
+        let e = fails(&[command, pair[0], pair[1], "--only-significant"]);
+        assert!(
+            e.starts_with("--only-significant cannot judge these rows: significant is null: it needs 3 or more steps"),
+            "{command}: {e}"
+        );
+        assert!(e.ends_with("--iteration all uses them"), "{command}: {e}");
+        ok(&[command, pair[0], pair[1], "--only-significant", "--iteration", "all"]);
+    }
+}
+
 #[test]
 fn unselected_ranks_are_only_scanned_for_their_rank() {
     let dir = "fixtures/bad/rank1_broken";

@@ -13,7 +13,21 @@ const T: &str = "fixtures/modules/test";
 
 #[test]
 fn folded_differential_stacks() {
-    insta::assert_snapshot!(ok(&["flamegraph", C, T, "--folded"]));
+    insta::assert_snapshot!(ok(&["flamegraph", C, T, "--folded", "--time", "host"]));
+}
+
+/// Without `--time`: device time on a pair with kernels (as the report), host time otherwise.
+#[test]
+fn the_default_time_is_device_on_a_pair_with_kernels() {
+    let folded = |c: &str, t: &str, time: &[&str]| {
+        let mut args = vec!["flamegraph", c, t, "--folded"];
+        args.extend_from_slice(time);
+        ok(&args)
+    };
+    assert_eq!(folded(C, T, &[]), folded(C, T, &["--time", "device"]));
+    assert_ne!(folded(C, T, &[]), folded(C, T, &["--time", "host"]));
+    let (cc, ct) = ("fixtures/views/cpu/control", "fixtures/views/cpu/test");
+    assert_eq!(folded(cc, ct, &[]), folded(cc, ct, &["--time", "host"]));
 }
 
 #[test]
@@ -280,7 +294,7 @@ fn frames_of(svg: &str) -> Vec<(String, String)> {
 fn frames_are_coloured_by_the_change_of_their_time_with_all_above_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("diff.svg");
-    let r = run(&["flamegraph", C, T, "-o", path.to_str().unwrap()]);
+    let r = run(&["flamegraph", C, T, "--time", "host", "-o", path.to_str().unwrap()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     // Written files are named on standard error, as the report's.
     let size = std::fs::metadata(&path).unwrap().len().div_ceil(1024);
@@ -330,11 +344,21 @@ fn control_widths_draw_what_test_lacks() {
     let dir = tempfile::tempdir().unwrap();
     let test_widths = dir.path().join("test.svg");
     let control_widths = dir.path().join("control.svg");
-    ok(&["flamegraph", C, T, "-o", test_widths.to_str().unwrap()]);
     ok(&[
         "flamegraph",
         C,
         T,
+        "--time",
+        "host",
+        "-o",
+        test_widths.to_str().unwrap(),
+    ]);
+    ok(&[
+        "flamegraph",
+        C,
+        T,
+        "--time",
+        "host",
         "--widths",
         "control",
         "-o",

@@ -244,6 +244,27 @@ fn the_charts_show_the_largest_changes_either_way() {
     assert!(chart("chart-counts").contains("by abs-diff-counts"));
 }
 
+/// The page's overview rows are named as `tracediff overview` names them (it said "GPU
+/// utilisation", "host busy per step" and "average allocated" beside the command's "GPU
+/// utilization", "host ops busy per step" and "avg allocated").
+#[test]
+fn the_overview_rows_are_named_as_the_command_names_them() {
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(VIEWS, dir.path(), &[]);
+    let overview = stdout(&["overview", VIEWS[0], VIEWS[1]]);
+    for label in [
+        "GPU busy per step",
+        "GPU utilization",
+        "host ops busy per step",
+        "avg allocated",
+        "peak allocated",
+    ] {
+        assert!(overview.contains(label), "overview: {label}");
+        assert!(page.contains(&format!("\"{label}\"")), "report: {label}");
+    }
+    assert!(!page.contains("utilisation\""));
+}
+
 #[test]
 fn a_report_needs_an_html_name_and_compare_writes_one_too() {
     let dir = TempDir::new().unwrap();

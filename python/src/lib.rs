@@ -373,22 +373,23 @@ fn bar_chart_png<'py>(
 
 /// The differential flame graph of a pair (docs/flamegraph.md): the SVG's text, or with
 /// `folded` its folded stacks (`frame;… CONTROL_NS TEST_NS` lines, or one side's `frame;… NS`
-/// with `side`). `time` is `host` or `device`; `widths` (`test` or `control`) whose times are
+/// with `side`). `time` is `host` or `device`, by default device on a pair with kernels under
+/// its operators and host otherwise; `widths` (`test` or `control`) whose times are
 /// the differential SVG's widths.
 #[pyfunction]
-#[pyo3(signature = (control, test, options, time="host", side=None, folded=false, widths="test"))]
+#[pyo3(signature = (control, test, options, time=None, side=None, folded=false, widths="test"))]
 #[allow(clippy::too_many_arguments)]
 fn flamegraph(
     py: Python<'_>,
     control: PathBuf,
     test: PathBuf,
     options: &Options,
-    time: &str,
+    time: Option<&str>,
     side: Option<&str>,
     folded: bool,
     widths: &str,
 ) -> PyResult<String> {
-    use tracediff::analysis::flamegraph::{FlameTime, flame_stacks};
+    use tracediff::analysis::flamegraph::{FlameTime, flame_stacks_default};
     use tracediff::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
     let widths = match widths.to_ascii_lowercase().as_str() {
         "test" => FlameWidths::Test,
@@ -399,10 +400,11 @@ fn flamegraph(
             )));
         }
     };
-    let time = match time.to_ascii_lowercase().as_str() {
-        "host" => FlameTime::Host,
-        "device" => FlameTime::Device,
-        other => {
+    let time = match time.map(str::to_ascii_lowercase).as_deref() {
+        None => None,
+        Some("host") => Some(FlameTime::Host),
+        Some("device") => Some(FlameTime::Device),
+        Some(other) => {
             return Err(TraceError::new_err(format!(
                 "unknown time '{other}' (expected host or device)"
             )));
@@ -422,7 +424,7 @@ fn flamegraph(
     guarded(py, || {
         let loaded = load(&request, "flamegraph")?;
         let diff = tracediff::analysis::modules::modules(&request, &loaded)?;
-        let stacks = flame_stacks(&diff, &loaded, time);
+        let stacks = flame_stacks_default(&diff, &loaded, time);
         Ok(match (folded, side) {
             (true, Some(s)) => folded_side(&stacks, s),
             (true, None) => folded_diff(&stacks),

@@ -12,7 +12,7 @@ def flamegraph(
     test: PathLike,
     path: PathLike,
     *,
-    time: str = "host",
+    time: Optional[str] = None,
     side: Optional[str] = None,
     widths: str = "test",
     labels: Tuple[str, str] = ("control", "test"),
@@ -23,7 +23,7 @@ def flamegraph(
     shows what shrank or vanished; each frame coloured by the change of its time with all above
     it, red more, blue less; or one side's plain graph with ``side="control"|"test"``) and
     returns `path`. ``time`` is ``"host"`` (self time) or ``"device"`` (kernels under their
-    operators). Takes `modules`' selection options."""
+    operators); by default device on a pair with kernels, host otherwise. Takes `modules`' selection options."""
     path = path_arg(path, "path")
     if not str(path).lower().endswith(".svg"):
         # As the command line's `-o`: an SVG in `y.png` opens as a broken image.
@@ -41,7 +41,7 @@ def folded_stacks(
     control: PathLike,
     test: PathLike,
     *,
-    time: str = "host",
+    time: Optional[str] = None,
     side: Optional[str] = None,
     **options,
 ) -> str:

@@ -71,7 +71,7 @@ def flamegraph(
     control: _Path,
     test: _Path,
     options: Options,
-    time: str = "host",
+    time: Optional[str] = None,
     side: Optional[str] = None,
     folded: bool = False,
     widths: str = "test",

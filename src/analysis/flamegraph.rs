@@ -93,6 +93,22 @@ impl FlameStacks {
     }
 }
 
+/// The stacks of `time`, or when none is asked for: device time on a pair with kernels under its
+/// operators, host self time otherwise (also where the device events launched from no operator).
+/// One rule for the command, the report and Python: on a GPU pair the question is the kernels.
+pub fn flame_stacks_default(diff: &ModuleDiff, loaded: &Loaded, time: Option<FlameTime>) -> FlameStacks {
+    if let Some(time) = time {
+        return flame_stacks(diff, loaded, time);
+    }
+    if diff.has_device.iter().any(|&d| d) {
+        let device = flame_stacks(diff, loaded, FlameTime::Device);
+        if !device.stacks.is_empty() {
+            return device;
+        }
+    }
+    flame_stacks(diff, loaded, FlameTime::Host)
+}
+
 /// Builds the stacks of both sides from the module diff of `loaded`.
 pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime) -> FlameStacks {
     let mut stacks: BTreeMap<String, [i64; 2]> = BTreeMap::new();

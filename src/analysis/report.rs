@@ -7,7 +7,7 @@
 use crate::analysis::align::{AlignedNode, Status, child_path};
 use crate::analysis::compare::{CompareRequest, compare_sides};
 use crate::analysis::diff::{Comparison, NameFilter};
-use crate::analysis::flamegraph::{FlameStacks, FlameTime, flame_stacks};
+use crate::analysis::flamegraph::{FlameStacks, flame_stacks_default};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, modules};
 use crate::analysis::modules_noise::{NodeSignificance, module_significance_both};
@@ -98,16 +98,9 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     })
 }
 
-/// The report's flame graph stacks: device time on a pair with kernels under its operators,
-/// host self time otherwise (also where the device events launched from no operator).
+/// The report's flame graph stacks: the flame graph's default time (device on a GPU pair).
 fn report_flame(diff: &ModuleDiff, loaded: &Loaded) -> FlameStacks {
-    if diff.has_device.iter().any(|&d| d) {
-        let device = flame_stacks(diff, loaded, FlameTime::Device);
-        if !device.stacks.is_empty() {
-            return device;
-        }
-    }
-    flame_stacks(diff, loaded, FlameTime::Host)
+    flame_stacks_default(diff, loaded, None)
 }
 
 /// The nodes that get tables, with their paths, in tree order: every node but `unknown` ones

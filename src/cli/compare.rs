@@ -107,15 +107,19 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
         report::check_html(path)?;
     }
     let (mut comparison, notes) = compare(&req)?;
-    print_notes(&notes, env);
     if args.only_significant {
         if !comparison.significance {
             return Err(crate::error::Error::usage(
                 "--only-significant needs the significance of rows, which HTA's table (--hta) does not have",
             ));
         }
+        if comparison.rows.iter().all(|r| r.significant.is_none()) {
+            let why = notes.iter().find(|n| n.starts_with("significant is null"));
+            super::only_significant_can_be_judged(true, Some(why.map_or("significant is null", String::as_str)))?;
+        }
         comparison.rows.retain(|r| r.significant == Some(true));
     }
+    print_notes(&notes, env);
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
     emit(&args.output, args.full_names, env, |format, style, out| {
         crate::output::render::compare::render(&view, format, style, out)

@@ -3,7 +3,7 @@
 
 use super::views::{PairArgs, load_view};
 use super::{Env, SelectArgs, StepArgs, UnusedRowArgs};
-use crate::analysis::flamegraph::{FlameTime, flame_stacks};
+use crate::analysis::flamegraph::{FlameTime, flame_stacks_default};
 use crate::analysis::modules::modules;
 use crate::error::{Error, Result};
 use crate::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 pub const FLAMEGRAPH_HELP: &str = "\
 The module tree as stacks: ProfilerStep, then the module and annotation nodes of `tracediff
 modules` (aligned, so a node has one name on both sides; a node only one side has is on that
-side only), then the operators that ran inside each node, and with --time device the kernels they
-launched. Each stack weighs its self time in nanoseconds, so one side's stacks sum to the
+side only), then the operators that ran inside each node, and with device time (the default on a
+pair with kernels; --time host weighs host self time) the kernels they launched. Each stack weighs its self time in nanoseconds, so one side's stacks sum to the
 module view's step total (host or device). The SVG is a differential flame graph drawn by
 inferno: widths are the test run's time (--widths control: the control run's, which shows what
 shrank or vanished), and each frame is coloured by the change of its time with all above it,
@@ -34,9 +34,10 @@ pub enum FlameSide {
 pub struct FlamegraphArgs {
     #[command(flatten)]
     pub pair: PairArgs,
-    /// Weigh stacks by host self time, or by the device time of the kernels they launched.
-    #[arg(long, value_enum, default_value_t = FlameTime::Host)]
-    pub time: FlameTime,
+    /// Weigh stacks by host self time, or by the device time of the kernels they launched
+    /// [default: device on a pair with kernels under its operators, host otherwise].
+    #[arg(long, value_enum)]
+    pub time: Option<FlameTime>,
     /// One side's stacks instead of the differential ones.
     #[arg(long, value_enum)]
     pub side: Option<FlameSide>,
@@ -86,7 +87,7 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
     let (req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;
     let diff = modules(&req, &loaded)?;
     super::print_notes(&loaded.overlap_notes(&req.labels), env);
-    let stacks = flame_stacks(&diff, &loaded, args.time);
+    let stacks = flame_stacks_default(&diff, &loaded, args.time);
     let side = args.side.map(|s| match s {
         FlameSide::Control => 0,
         FlameSide::Test => 1,
@@ -101,8 +102,8 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
         if stacks.stacks.is_empty() {
             return Err(Error::usage(format!(
                 "no {} time on either side to draw{}",
-                args.time.as_str(),
-                if args.time == FlameTime::Device {
+                stacks.time.as_str(),
+                if stacks.time == FlameTime::Device {
                     " (no device events): use --time host"
                 } else {
                     ""

@@ -352,6 +352,17 @@ fn output_paths(command: &Command) -> Vec<&Path> {
     paths.into_iter().flatten().collect()
 }
 
+/// Refuses `--only-significant` where significance could not be estimated (`note` says why):
+/// it kept nothing, and the footer then read "0 operators" or "0 matched below the step".
+pub(crate) fn only_significant_can_be_judged(only_significant: bool, note: Option<&str>) -> Result<()> {
+    match note {
+        Some(note) if only_significant => Err(Error::usage(format!(
+            "--only-significant cannot judge these rows: {note}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Builds a request from the options given, on top of `base` (defaults or a saved request).
 fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest {
     let steps = &select.steps;

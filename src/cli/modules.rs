@@ -112,6 +112,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     let significance = match module_significance(&loaded, &diff, time == ModuleTime::Device) {
         Ok(marks) => Some(marks),
         Err(note) => {
+            super::only_significant_can_be_judged(args.only_significant, Some(&note))?;
             super::print_notes(&[note], env);
             None
         }

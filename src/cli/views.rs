@@ -196,6 +196,7 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
     let note = mark_operator_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
+    super::only_significant_can_be_judged(args.output.only_significant, note.as_deref())?;
     print_notes(&note.into_iter().collect::<Vec<_>>(), env);
     table.zoom = scope.map(|(_, path)| path);
     print_notes(&loaded.overlap_notes(&req.labels), env);
@@ -213,6 +214,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
     let note = mark_kernel_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
+    super::only_significant_can_be_judged(args.output.only_significant, note.as_deref())?;
     print_notes(&note.into_iter().collect::<Vec<_>>(), env);
     table.zoom = scope.map(|(_, path)| path);
     if args.by_operator {
@@ -233,7 +235,13 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
         top: None,
         sort: None,
     };
-    super::check_output(&output)?;
+    if super::check_output(&output)? == Format::Csv && args.per_step {
+        // Accepted, it changed nothing: the CSV is one row per metric.
+        return Err(Error::usage(
+            "--per-step: the CSV has one row per metric; the per-step rows are in --format json \
+             (per_step), markdown or the table",
+        ));
+    }
     let (o, notes) = overview_request(&req)?;
     print_notes(&notes, env);
     print_notes(&o.notes(), env);
