@@ -153,10 +153,11 @@ pub enum BlockEnd {
 /// Parses the events of `chunk`'s text from index `at`, where a cut expecting `expect` would
 /// stand (the array at nesting depth `outer`), to the block's end or the array's `]`.
 ///
-/// Each event is parsed straight from the text and its end is where serde_json stopped, so the
-/// text is scanned once. At the first thing this fast path does not take as it stands (an
-/// error, an event cut by the block's end, nesting past serde_json's default limit, a byte that
-/// is not UTF-8), the rest is cut with [`ArrayCut`] and parsed event by event, as
+/// Each event is read straight from the text by one validating scan (`scan.rs`) that finds its
+/// end and the members tracediff reads, so the text is scanned once. At the first thing this
+/// fast path does not take as it stands (an error, an event cut by the block's end, an escaped
+/// key, deep nesting, a byte that is not UTF-8), the rest is cut with [`ArrayCut`] and parsed
+/// event by event with serde_json, as
 /// [`parse_chunk`] does: so the events, the errors and their bytes, and the cut left at the
 /// end are what cutting the whole block first would give.
 pub fn parse_block_events<'c>(
@@ -231,50 +232,15 @@ fn exact_only() -> bool {
 fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, usize, usize)> {
     let s = text.as_bytes();
     let q = at + s[at..].iter().position(|&b| !is_ws(b))?;
-    if s[q] != b'{' {
-        return None;
-    }
-    // serde_json's stream gives where the value ended. Its recursion limit stays on here (for
-    // what it reads; the values it skips have none).
-    let mut stream = serde_json::Deserializer::from_str(&text[q..]).into_iter::<PlainFields>();
-    let PlainFields(fields) = stream.next()?.ok()?;
-    let len = stream.byte_offset();
+    // The exact way refuses nesting past MAX_DEPTH from the document's root: the event's own
+    // `{` is at depth `outer + 1`.
+    let (fields, len) = crate::input::scan::event(&s[q..], MAX_DEPTH.saturating_sub(outer))?;
     if len > MAX_EVENT_BYTES {
-        return None;
-    }
-    // The exact way refuses nesting past MAX_DEPTH. Nesting `d` deep takes `d` opening and `d`
-    // closing brackets, so a short event cannot be too deep; a long one is when it has fewer
-    // opening brackets than that (true of real traces), else it goes the exact way.
-    let room = MAX_DEPTH.saturating_sub(outer);
-    if len > 2 * room && opening_brackets(&s[q..q + len]) >= room {
         return None;
     }
     let entry = fields.into_event(&text[q..q + len]).ok()?;
     let sep = q + len + s[q + len..].iter().position(|&b| !is_ws(b))?;
     matches!(s[sep], b',' | b']').then_some((entry, len, sep))
-}
-
-/// The `[` and `{` bytes in `s` (in strings too). `[` and `{` differ in one bit only; bytes are
-/// counted in 255-byte pieces into `u8`s, which the compiler turns into vector adds.
-fn opening_brackets(s: &[u8]) -> usize {
-    s.chunks(255)
-        .map(|piece| piece.iter().fold(0u8, |n, &b| n + u8::from(b | 0x20 == b'{')) as usize)
-        .sum()
-}
-
-/// An event's fields with no attributes asked for: the fast path's [`de::Deserialize`].
-struct PlainFields<'a>(Fields<'a>);
-
-impl<'de> de::Deserialize<'de> for PlainFields<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (keys, mut args_kind, mut attrs) = (AttrKeys::default(), None, Vec::new());
-        d.deserialize_map(EventVisitor {
-            keys: &keys,
-            args_kind: &mut args_kind,
-            attrs: &mut attrs,
-        })
-        .map(PlainFields)
-    }
 }
 
 impl<'c> ChunkOut<'c> {
@@ -608,12 +574,20 @@ const MAX_EVENT_BYTES: usize = u32::MAX as usize;
 /// never empty). In an event shorter than 4 GiB the offset from the event's start is the
 /// difference of the low bits, wrapping.
 #[derive(Clone, Copy, Default)]
-struct Raw {
+pub(super) struct Raw {
     addr: u32,
     len: u32,
 }
 
 impl Raw {
+    /// The value whose text is `text` (never empty).
+    pub(super) fn span(text: &[u8]) -> Raw {
+        Raw {
+            addr: text.as_ptr() as usize as u32,
+            len: text.len() as u32,
+        }
+    }
+
     fn of(value: &RawValue) -> Raw {
         let text = value.get();
         Raw {
@@ -623,7 +597,7 @@ impl Raw {
     }
 
     /// The value's text in the event's `text`, which it was borrowed from.
-    fn get(self, text: &str) -> Option<&str> {
+    pub(super) fn get(self, text: &str) -> Option<&str> {
         if self.len == 0 {
             return None;
         }
@@ -634,26 +608,32 @@ impl Raw {
 
 /// The raw values of the fields tracediff reads.
 #[derive(Default)]
-struct Fields<'a> {
-    name: Raw,
-    cat: Raw,
-    ts: Raw,
-    dur: Raw,
-    pid: Raw,
-    tid: Raw,
+pub(super) struct Fields<'a> {
+    pub(super) name: Raw,
+    pub(super) cat: Raw,
+    pub(super) ts: Raw,
+    pub(super) dur: Raw,
+    pub(super) pid: Raw,
+    pub(super) tid: Raw,
     /// `ph` and `id`, read for `fwdbwd` flows.
-    ph: Raw,
-    id: Raw,
-    stream: Raw,
-    correlation: Raw,
+    pub(super) ph: Raw,
+    pub(super) id: Raw,
+    pub(super) stream: Raw,
+    pub(super) correlation: Raw,
     /// `args.device`, and the `args` of a `[memory]` instant event.
-    device: Raw,
-    total_allocated: Raw,
-    bytes: Raw,
-    device_type: Raw,
-    device_id: Raw,
+    pub(super) device: Raw,
+    pub(super) total_allocated: Raw,
+    pub(super) bytes: Raw,
+    pub(super) device_type: Raw,
+    pub(super) device_id: Raw,
+    /// [`PLAIN_NAME`] and [`PLAIN_CAT`]: the scan found `name` or `cat` a string without
+    /// escapes, whose text is what stands between its quotes.
+    pub(super) plain: u8,
     text: std::marker::PhantomData<&'a str>,
 }
+
+pub(super) const PLAIN_NAME: u8 = 1;
+pub(super) const PLAIN_CAT: u8 = 2;
 
 /// The attributes asked for that an event has: (column, key, value).
 type RawAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>;
@@ -845,9 +825,16 @@ fn type_error(text: &str, raw: &str, field: &str, want: &str) -> Failure {
     (offset_in(text, raw), format!("'{field}' must be {want}, found {kind}"))
 }
 
-fn string_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<Cow<'a, str>>, Failure> {
+/// `plain`: the scan found `raw` a string without escapes.
+fn string_field<'a>(
+    text: &str,
+    raw: Option<&'a str>,
+    field: &str,
+    plain: bool,
+) -> Result<Option<Cow<'a, str>>, Failure> {
     match raw {
         None => Ok(None),
+        Some(r) if plain => Ok(Some(Cow::Borrowed(&r[1..r.len() - 1]))),
         Some(r) if r.starts_with('"') => Ok(Some(string_text(r))),
         Some(r) => Err(type_error(text, r, field, "a string")),
     }
@@ -990,8 +977,8 @@ impl<'a> Fields<'a> {
     /// Checks the types and decodes the event; the first problem in the text wins.
     fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
         let checked = (
-            string_field(text, self.name.get(text), "name"),
-            string_field(text, self.cat.get(text), "cat"),
+            string_field(text, self.name.get(text), "name", self.plain & PLAIN_NAME != 0),
+            string_field(text, self.cat.get(text), "cat", self.plain & PLAIN_CAT != 0),
             micros_field(text, self.ts.get(text), "ts"),
             micros_field(text, self.dur.get(text), "dur"),
             id_field(text, self.pid.get(text), "pid"),

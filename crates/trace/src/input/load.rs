@@ -434,11 +434,41 @@ pub fn load_pair_with<T: RankedFile + Clone>(
         test_side.input = test.to_path_buf();
         return Ok((Arc::new(side), Arc::new(test_side)));
     }
-    // Files are read one at a time: each file's parse already keeps every core busy (a reader
-    // thread, a decompression thread for gzip, and a parsing thread per core), and a command
-    // that summarises files as it loads them (compare, gate, overview) then holds one event
-    // store at a time. Reading files side by side took as long and twice the memory.
-    let c = load_side_ranks(control, &[&c_sel.ranks], wants_steps(c_sel))?;
-    let t = load_side_ranks(test, &[&t_sel.ranks], wants_steps(t_sel))?;
-    Ok((Arc::new(c), Arc::new(t)))
+    let load_control = || load_side_ranks(control, &[&c_sel.ranks], wants_steps(c_sel));
+    let load_test = || load_side_ranks(test, &[&t_sel.ranks], wants_steps(t_sel));
+    // Big sides are read one at a time: each file's parse already keeps every core busy (a
+    // reader thread, a decompression thread for gzip, and a parsing thread per core), and a
+    // command that summarises files as it loads them (compare, gate, overview) then holds one
+    // event store at a time. Reading big files side by side took as long and twice the memory.
+    // Small sides are read side by side: a small file's parse leaves cores idle (start-up,
+    // gzip's one inflating stream, the merge and summary at its end), which the other fills,
+    // and two small stores are small.
+    let (c, t) = if is_small_side(control) && is_small_side(test) {
+        rayon::join(load_control, load_test)
+    } else {
+        let c = load_control()?;
+        (Ok(c), load_test())
+    };
+    Ok((Arc::new(c?), Arc::new(t?)))
+}
+
+/// The most bytes on disk of a side read beside the other (its files summed): gzip's 10–20×
+/// makes that up to about 160 MB of JSON, whose stores take a few tens of MB.
+const SMALL_SIDE_BYTES: u64 = 8 << 20;
+
+/// Whether `input` (a file, or a directory of trace files) holds at most [`SMALL_SIDE_BYTES`].
+/// Anything unreadable counts as big: the files are then read one at a time and the first
+/// error is the control side's, as ever.
+fn is_small_side(input: &Path) -> bool {
+    let Ok((paths, _)) = discover_with_notes(input) else {
+        return false;
+    };
+    let mut total = 0u64;
+    for path in paths {
+        match std::fs::metadata(&path) {
+            Ok(m) => total += m.len(),
+            Err(_) => return false,
+        }
+    }
+    total <= SMALL_SIDE_BYTES
 }

@@ -13,4 +13,5 @@ pub mod parse;
 mod parsed;
 mod pipeline;
 pub mod read;
+mod scan;
 pub mod split;

@@ -52,8 +52,17 @@ pub fn micros_to_ns(text: &str) -> Option<i64> {
         Some((b'-', rest)) => (true, rest),
         _ => (false, t),
     };
+    // Up to 18 digits cannot overflow an i64 (timestamps have 16): no check per digit.
     let mut v: i64 = 0;
     let mut k = 0;
+    while let Some(&d) = t.get(k) {
+        let d = d.wrapping_sub(b'0');
+        if d > 9 || k == 18 {
+            break;
+        }
+        v = v * 10 + i64::from(d);
+        k += 1;
+    }
     while let Some(&d) = t.get(k) {
         let d = d.wrapping_sub(b'0');
         if d > 9 {
@@ -122,6 +131,14 @@ mod tests {
         assert_eq!(ns("1.5E+1"), Some(15_000));
         assert_eq!(ns("-0.0001"), Some(0));
         assert_eq!(ns("0"), Some(0));
+        // Around the 18 digits read without checks, and the most an i64 holds.
+        assert_eq!(ns("999999999999999999"), None);
+        assert_eq!(ns("9223372036854775"), Some(9_223_372_036_854_775_000));
+        assert_eq!(ns("9223372036854776"), None);
+        assert_eq!(ns("123456789012345678"), None);
+        assert_eq!(ns("0.000999999999999999999"), Some(1));
+        assert_eq!(ns("-9223372036854775.807"), Some(-9_223_372_036_854_775_807));
+        assert_eq!(ns("9223372036854775.808"), None);
     }
 
     #[test]

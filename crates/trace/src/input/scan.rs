@@ -1,0 +1,525 @@
+//! The fast path's reading of one event: a single validating pass over its text that keeps
+//! where the values of the members tracediff reads are, and checks that everything else is
+//! JSON exactly as serde_json checks it, without decoding anything.
+//!
+//! It takes only what it can take as it stands. Anything else gives `None` and the event goes
+//! the exact way (serde_json, then the array cut), which reads it or names the error and its
+//! byte: a syntax error, the text's end, an escape in a key (`"na\u006de"` is `name` to
+//! serde_json), nesting deeper than [`MAX_NESTING`], `args` that is not an object or `null`.
+//! So what it accepts, serde_json accepts, with the same values: valid JSON text (already
+//! UTF-8), strings with their escapes checked as serde_json checks the values it skips or keeps
+//! raw (`\u` with four hex digits, lone surrogates included), numbers by JSON's grammar
+//! whatever their size, `null` for a member read as absent, the last of two equal keys.
+//! `pipeline.rs` holds it to that on JSONTestSuite at every place in an event.
+
+use super::event::{Fields, PLAIN_CAT, PLAIN_NAME, Raw};
+use super::split::is_ws;
+
+/// Deepest nesting the scan follows (the event's own braces count 1); deeper events go the
+/// exact way, which knows the document's limit.
+pub(super) const MAX_NESTING: usize = 60;
+
+/// Reads the event object at the start of `s` (its `{`): the fields tracediff reads and the
+/// event's length, or `None` where serde_json should decide. `limit` is the deepest nesting
+/// the document allows, the event's own braces counting 1.
+pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
+    if s.first() != Some(&b'{') || limit == 0 {
+        return None;
+    }
+    let mut scan = Scan {
+        s,
+        i: 1,
+        limit: limit.min(MAX_NESTING),
+        escaped: false,
+    };
+    let mut f = Fields::default();
+    let mut b = scan.ws()?;
+    if b == b'}' {
+        return Some((f, scan.i + 1));
+    }
+    loop {
+        let key = scan.member_key(b)?;
+        let at = scan.i;
+        let slot = match key {
+            b"name" => &mut f.name,
+            b"cat" => &mut f.cat,
+            b"ts" => &mut f.ts,
+            b"dur" => &mut f.dur,
+            b"pid" => &mut f.pid,
+            b"tid" => &mut f.tid,
+            b"ph" => &mut f.ph,
+            b"id" => &mut f.id,
+            b"args" => {
+                scan.args(&mut f)?;
+                b = scan.after_member()?;
+                if b == b'}' {
+                    break;
+                }
+                continue;
+            }
+            _ => {
+                scan.value(1)?;
+                b = scan.after_member()?;
+                if b == b'}' {
+                    break;
+                }
+                continue;
+            }
+        };
+        scan.escaped = false;
+        scan.value(1)?;
+        // `null` reads as absent, as a missing member.
+        let raw = &s[at..scan.i];
+        *slot = if raw == b"null" { Raw::default() } else { Raw::span(raw) };
+        // A name or category without escapes is its text as it stands: not searched again.
+        let bit = match key {
+            b"name" => PLAIN_NAME,
+            b"cat" => PLAIN_CAT,
+            _ => 0,
+        };
+        if scan.escaped || raw[0] != b'"' {
+            f.plain &= !bit;
+        } else {
+            f.plain |= bit;
+        }
+        b = scan.after_member()?;
+        if b == b'}' {
+            break;
+        }
+    }
+    // `after_member` took the `}`.
+    Some((f, scan.i))
+}
+
+struct Scan<'a> {
+    s: &'a [u8],
+    /// The next byte to read.
+    i: usize,
+    /// Deepest nesting taken.
+    limit: usize,
+    /// Whether a string skipped since this was last cleared held an escape.
+    escaped: bool,
+}
+
+impl<'a> Scan<'a> {
+    /// Skips white space; the byte after it (not consumed).
+    #[inline(always)]
+    fn ws(&mut self) -> Option<u8> {
+        // None or one byte of it most often (`": "`, `", "`), else a line's end and indent.
+        let b = *self.s.get(self.i)?;
+        if !is_ws(b) {
+            return Some(b);
+        }
+        let b = *self.s.get(self.i + 1)?;
+        if !is_ws(b) {
+            self.i += 1;
+            return Some(b);
+        }
+        self.i = ws_end(self.s, self.i + 2);
+        self.s.get(self.i).copied()
+    }
+
+    /// A member's key, at `b` (the byte at `i`), without escapes, and the `:` after it; leaves
+    /// `i` at the value's first byte.
+    #[inline(always)]
+    fn member_key(&mut self, b: u8) -> Option<&'a [u8]> {
+        if b != b'"' {
+            return None;
+        }
+        let start = self.i + 1;
+        let end = string_end(self.s, start, false, &mut false)?;
+        self.i = end + 1;
+        if self.ws()? != b':' {
+            return None;
+        }
+        self.i += 1;
+        self.ws()?;
+        Some(&self.s[start..end])
+    }
+
+    /// After a member's value: a `,` and the next key's first byte, or the `}` (consumed).
+    #[inline(always)]
+    fn after_member(&mut self) -> Option<u8> {
+        match self.ws()? {
+            b',' => {
+                self.i += 1;
+                let b = self.ws()?;
+                (b == b'"').then_some(b)
+            }
+            b'}' => {
+                self.i += 1;
+                Some(b'}')
+            }
+            _ => None,
+        }
+    }
+
+    /// The `args` member's value: an object, whose `stream`, `correlation`, `device` and
+    /// `[memory]` keys are read, or `null`.
+    fn args(&mut self, f: &mut Fields<'a>) -> Option<()> {
+        match self.s[self.i] {
+            b'n' => return self.literal(b"null"),
+            b'{' => self.i += 1,
+            _ => return None,
+        }
+        let mut b = self.ws()?;
+        if b == b'}' {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.member_key(b)?;
+            let at = self.i;
+            let slot = match key {
+                b"stream" => Some(&mut f.stream),
+                b"correlation" => Some(&mut f.correlation),
+                b"device" => Some(&mut f.device),
+                b"Total Allocated" => Some(&mut f.total_allocated),
+                b"Bytes" => Some(&mut f.bytes),
+                b"Device Type" => Some(&mut f.device_type),
+                b"Device Id" => Some(&mut f.device_id),
+                _ => None,
+            };
+            self.value(2)?;
+            if let Some(slot) = slot {
+                *slot = Raw::span(&self.s[at..self.i]);
+            }
+            b = self.after_member()?;
+            if b == b'}' {
+                return Some(());
+            }
+        }
+    }
+
+    /// Skips the value at `i` (its first byte, not white space), inside `depth` levels.
+    #[inline(always)]
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match self.s[self.i] {
+            b'[' | b'{' => self.nested(depth),
+            _ => self.scalar(),
+        }
+    }
+
+    /// Skips a string, number, `true`, `false` or `null` at `i`.
+    #[inline(always)]
+    fn scalar(&mut self) -> Option<()> {
+        match *self.s.get(self.i)? {
+            b'"' => {
+                self.i = string_end(self.s, self.i + 1, true, &mut self.escaped)? + 1;
+                Some(())
+            }
+            b'-' | b'0'..=b'9' => self.number(),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        (self.s.get(self.i..self.i + word.len())? == word).then(|| self.i += word.len())
+    }
+
+    /// A number by JSON's grammar: `-`, no leading zero, digits after `.` and after `e`.
+    fn number(&mut self) -> Option<()> {
+        let (s, mut i) = (self.s, self.i);
+        let digits = |i: usize| digits_end(s, i);
+        if s[i] == b'-' {
+            i += 1;
+        }
+        match *s.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits(i + 1),
+            _ => return None,
+        }
+        if s.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        if matches!(s.get(i), Some(b'e' | b'E')) {
+            i += 1;
+            if matches!(s.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            let end = digits(i);
+            if end == i {
+                return None;
+            }
+            i = end;
+        }
+        // A digit right after a leading zero (`01`) is refused by serde_json, and by the
+        // caller's check of what follows a value.
+        self.i = i;
+        Some(())
+    }
+
+    /// Skips the array or object at `i`, inside `depth` levels, without recursion: one bit a
+    /// level says whether it is an object.
+    fn nested(&mut self, depth: usize) -> Option<()> {
+        let (mut objects, mut level) = (0u64, 0usize);
+        loop {
+            // A value starts at `i`.
+            let b = self.s[self.i];
+            if b == b'[' || b == b'{' {
+                self.i += 1;
+                level += 1;
+                if depth + level > self.limit {
+                    return None;
+                }
+                let object = b == b'{';
+                objects = objects << 1 | u64::from(object);
+                let next = self.ws()?;
+                if next != if object { b'}' } else { b']' } {
+                    if object {
+                        self.member_key(next)?;
+                    }
+                    continue;
+                }
+                self.i += 1;
+                level -= 1;
+                objects >>= 1;
+            } else {
+                self.scalar()?;
+            }
+            // After a value, `level` levels in.
+            loop {
+                if level == 0 {
+                    return Some(());
+                }
+                let object = objects & 1 == 1;
+                match self.ws()? {
+                    b',' => {
+                        self.i += 1;
+                        let next = self.ws()?;
+                        if object {
+                            self.member_key(next)?;
+                        }
+                        break;
+                    }
+                    b'}' if object => {}
+                    b']' if !object => {}
+                    _ => return None,
+                }
+                self.i += 1;
+                level -= 1;
+                objects >>= 1;
+            }
+        }
+    }
+}
+
+const ONES: u64 = u64::from_ne_bytes([1; 8]);
+const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+
+/// The high bit of each byte of `w` that is zero; exact for the first (lowest) such byte.
+#[inline(always)]
+fn zero_bytes(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & HIGH
+}
+
+/// The high bit of each byte of `w` that equals `c`, exactly (no carry crosses a byte).
+#[inline(always)]
+fn equal_bytes(w: u64, c: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(c));
+    !(((x & !HIGH) + !HIGH) | x) & HIGH
+}
+
+/// The end of the run of JSON white space from `i` in `s`, eight bytes at a time.
+#[inline(always)]
+fn ws_end(s: &[u8], mut i: usize) -> usize {
+    while let Some(word) = s.get(i..i + 8) {
+        let mut w = [0; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_le_bytes(w);
+        let ws = equal_bytes(w, b' ') | equal_bytes(w, b'\n') | equal_bytes(w, b'\r') | equal_bytes(w, b'\t');
+        let other = !ws & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while s.get(i).copied().is_some_and(is_ws) {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the run of ASCII digits from `i` in `s`, eight bytes at a time (timestamps have
+/// 16 digits).
+#[inline(always)]
+fn digits_end(s: &[u8], mut i: usize) -> usize {
+    while let Some(word) = s.get(i..i + 8) {
+        let mut w = [0; 8];
+        w.copy_from_slice(word);
+        // Each byte minus `'0'` (xor: digits are 0x30..=0x39) is at most 9 for a digit; the low
+        // seven bits plus 0x76 carry into the high bit from 10 on, and never into the next byte.
+        let x = u64::from_le_bytes(w) ^ (ONES * u64::from(b'0'));
+        let other = (((x & !HIGH) + ONES * 0x76) | x) & HIGH;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while s.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
+/// The index of the closing `"` of the string whose text starts at `i` (just past its opening
+/// quote). `None` at a control character, at an escape serde_json refuses, at the text's end,
+/// or at any escape when `escapes` is false.
+#[inline(always)]
+fn string_end(s: &[u8], mut i: usize, escapes: bool, escaped: &mut bool) -> Option<usize> {
+    loop {
+        // Eight bytes at a time while they hold no `"`, `\` or control character (bytes of
+        // UTF-8 sequences have their high bit set: none of these).
+        while let Some(word) = s.get(i..i + 8) {
+            let w = u64::from_le_bytes(word.try_into().ok()?);
+            let found = zero_bytes(w ^ (ONES * u64::from(b'"')))
+                | zero_bytes(w ^ (ONES * u64::from(b'\\')))
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+            if found != 0 {
+                i += (found.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match *s.get(i)? {
+            b'"' => return Some(i),
+            b'\\' if escapes => {
+                *escaped = true;
+                i = escape_end(s, i + 1)?;
+            }
+            0..0x20 | b'\\' => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// The end of the escape whose letter is at `i`, as serde_json checks escapes it does not
+/// decode: any four hex digits after `\u`.
+#[inline]
+fn escape_end(s: &[u8], i: usize) -> Option<usize> {
+    match *s.get(i)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 1),
+        b'u' => s.get(i + 1..i + 5)?.iter().all(u8::is_ascii_hexdigit).then_some(i + 5),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spans(s: &str) -> Option<(Vec<Option<String>>, usize)> {
+        let (f, len) = event(s.as_bytes(), 200)?;
+        let all = [
+            f.name,
+            f.cat,
+            f.ts,
+            f.dur,
+            f.pid,
+            f.tid,
+            f.ph,
+            f.id,
+            f.stream,
+            f.correlation,
+            f.device,
+            f.total_allocated,
+            f.bytes,
+            f.device_type,
+            f.device_id,
+        ];
+        Some((all.iter().map(|r| r.get(s).map(str::to_string)).collect(), len))
+    }
+
+    #[test]
+    fn white_space_runs_end_at_the_first_other_byte() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut s = b" \n\r\t \n  \t\r\n       \n    ".to_vec();
+                s[at] = b;
+                let want = if is_ws(b) { s.len() } else { at };
+                assert_eq!(ws_end(&s, 0), want, "{b} at {at}");
+                assert_eq!(ws_end(&s[..at], 0), at);
+            }
+        }
+    }
+
+    #[test]
+    fn digit_runs_end_at_the_first_other_byte() {
+        for b in 0..=255u8 {
+            for at in 0..20 {
+                let mut s = vec![b'7'; 20];
+                s[at] = b;
+                let want = if b.is_ascii_digit() { 20 } else { at };
+                assert_eq!(digits_end(&s, 0), want, "{b} at {at}");
+                assert_eq!(digits_end(&s[..at], 0), at);
+            }
+        }
+    }
+
+    #[test]
+    fn reads_the_members_tracediff_uses() {
+        let s = r#"{"ph": "X", "cat": "k\"x", "name": "a\u00e9", "ts": -1.5e3, "dur": 0, "pid": "p", "tid": 7,
+            "args": {"stream": 7, "correlation": null, "x": [[], {"a": [1, {"b": {}}]}], "device": -0}, "id": null}  , "#;
+        let (got, len) = spans(s).unwrap();
+        assert_eq!(&s[len - 1..len], "}");
+        assert_eq!(got[0].as_deref(), Some(r#""a\u00e9""#));
+        assert_eq!(got[1].as_deref(), Some(r#""k\"x""#));
+        assert_eq!(got[2].as_deref(), Some("-1.5e3"));
+        assert_eq!(got[4].as_deref(), Some(r#""p""#));
+        assert_eq!(got[7], None);
+        assert_eq!(got[8].as_deref(), Some("7"));
+        assert_eq!(got[9].as_deref(), Some("null"));
+        assert_eq!(got[10].as_deref(), Some("-0"));
+        assert_eq!(spans("{}").unwrap().1, 2);
+        assert_eq!(spans("{ \n}").unwrap().1, 4);
+    }
+
+    #[test]
+    fn leaves_to_serde_json_what_it_does_not_take_as_it_stands() {
+        for s in [
+            r#"{"na\u006de": "x"}"#,
+            r#"{"a": 01}"#,
+            r#"{"a": 1.}"#,
+            r#"{"a": 1e}"#,
+            r#"{"a": -}"#,
+            r#"{"a": [1,]}"#,
+            r#"{"a": {"b": 1,}}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a": "\x"}"#,
+            r#"{"a": "\u12g4"}"#,
+            "{\"a\": \"\t\"}",
+            r#"{"a": tru}"#,
+            r#"{"a": [}"#,
+            r#"{"a": {]}"#,
+            r#"{"a" 1}"#,
+            r#"{"args": 1}"#,
+            r#"{"args": []}"#,
+            r#"{"a": 1"#,
+            r#"{"a": "x"#,
+            r#"{a: 1}"#,
+            r#"{"a": [1 2]}"#,
+            r#"{"a": {"b" 1}}"#,
+        ] {
+            assert_eq!(spans(s), None, "{s}");
+        }
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(MAX_NESTING), "]".repeat(MAX_NESTING));
+        assert_eq!(spans(&deep), None);
+        let ok = format!(
+            "{{\"a\": {}{}}}",
+            "[".repeat(MAX_NESTING - 1),
+            "]".repeat(MAX_NESTING - 1)
+        );
+        assert!(spans(&ok).is_some());
+        // The event itself too deep, or its one array.
+        assert!(event(b"{}", 0).is_none());
+        assert!(event(b"{\"a\": []}", 1).is_none());
+        assert!(event(b"{\"a\": []}", 2).is_some());
+    }
+}
