@@ -218,7 +218,8 @@ pub fn mark_significance(
     let t = crate::analysis::gate::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
-    comparison.shift = run_shift_of(req, control, test)?;
+    let (shift, not_looked_for) = run_shift_of(req, control, test)?;
+    comparison.shift = shift;
     // Where a device shift applies, the rows of device events (kernels, copies, sets, GPU
     // annotations) take its factor and the others the host's.
     let on_device: std::collections::BTreeSet<String> = if comparison.shift.applied && comparison.shift.device.is_some()
@@ -239,26 +240,42 @@ pub fn mark_significance(
             shift,
         );
     }
-    Ok(crate::analysis::shift::shift_note(
-        &comparison.shift,
-        [&req.labels[0], &req.labels[1]],
-        "rows",
-    ))
+    Ok(not_looked_for
+        .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, [&req.labels[0], &req.labels[1]], "rows")))
 }
 
+/// The most trace bytes (on disk, both sides) `compare` reads a second time, with their call
+/// trees, to look for a run-wide shift: above it the second read would double the time and
+/// hold both sides' events whole, where the summaries `compare` reduces are a small part of that.
+pub const SHIFT_REREAD_MAX_BYTES: u64 = 256 << 20;
+
 /// The run-wide shift of a pair of traces, from their own times (loaded again with their call
-/// trees: summaries keep no nesting). Not looked for where a side is read from summary files.
+/// trees: summaries keep no nesting). Not looked for where a side is read from summary files,
+/// nor past [`SHIFT_REREAD_MAX_BYTES`] of traces (then with a note saying so).
 fn run_shift_of(
     req: &CompareRequest,
     control: &SummarySide,
     test: &SummarySide,
-) -> Result<crate::analysis::diff::RunShift> {
+) -> Result<(crate::analysis::diff::RunShift, Option<String>)> {
+    let mut bytes: u64 = 0;
     for side in [control, test] {
         for f in &side.present {
             if crate::summary::read::is_parquet(&f.path)? {
                 return Ok(Default::default());
             }
         }
+        for f in &side.files {
+            bytes += std::fs::metadata(&f.meta.source).map_or(0, |m| m.len());
+        }
+    }
+    if bytes > SHIFT_REREAD_MAX_BYTES {
+        let note = format!(
+            "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
+             compare would read the {} MB of traces again with their call trees; rows are judged against \
+             no change, and operators, kernels and modules judge them beyond a shift (docs/significance.md#a-run-wide-shift)",
+            bytes / 1_000_000
+        );
+        return Ok((Default::default(), req.beyond_shift.then_some(note)));
     }
     let selections = (&req.control_selection, &req.test_selection);
     let (c, t) = load_pair(&req.control, &req.test, &Default::default(), selections)?;
@@ -266,7 +283,8 @@ fn run_shift_of(
         crate::analysis::select::resolve(&c, &req.labels[0], &req.control_selection)?,
         crate::analysis::select::resolve(&t, &req.labels[1], &req.test_selection)?,
     ];
-    crate::analysis::shift::detect([&c, &t], &resolved, req.device, &req.keying(), req.beyond_shift)
+    let shift = crate::analysis::shift::detect([&c, &t], &resolved, req.device, &req.keying(), req.beyond_shift)?;
+    Ok((shift, None))
 }
 
 fn compare_loaded<T: Aggregate>(
