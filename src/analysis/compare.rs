@@ -244,36 +244,35 @@ pub fn mark_significance(
         .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, [&req.labels[0], &req.labels[1]], "rows")))
 }
 
-/// The most trace bytes (on disk, both sides) `compare` reads a second time, with their call
-/// trees, to look for a run-wide shift: above it the second read would double the time and
-/// hold both sides' events whole, where the summaries `compare` reduces are a small part of that.
-pub const SHIFT_REREAD_MAX_BYTES: u64 = 256 << 20;
+/// The most events (both sides) whose traces `compare` reads a second time, with their call
+/// trees, to look for a run-wide shift (about 400 MB of JSON): above it the second read would
+/// double the time and hold both sides' events whole, where the summaries `compare` reduces are a
+/// small part of that. Counted in events, not bytes on disk, which gzip makes ten times smaller.
+pub const SHIFT_REREAD_MAX_EVENTS: u64 = 1_000_000;
 
 /// The run-wide shift of a pair of traces, from their own times (loaded again with their call
 /// trees: summaries keep no nesting). Not looked for where a side is read from summary files,
-/// nor past [`SHIFT_REREAD_MAX_BYTES`] of traces (then with a note saying so).
+/// nor past [`SHIFT_REREAD_MAX_EVENTS`] (then with a note saying so).
 fn run_shift_of(
     req: &CompareRequest,
     control: &SummarySide,
     test: &SummarySide,
 ) -> Result<(crate::analysis::diff::RunShift, Option<String>)> {
-    let mut bytes: u64 = 0;
+    let mut events: u64 = 0;
     for side in [control, test] {
         for f in &side.present {
             if crate::summary::read::is_parquet(&f.path)? {
                 return Ok(Default::default());
             }
         }
-        for f in &side.files {
-            bytes += std::fs::metadata(&f.meta.source).map_or(0, |m| m.len());
-        }
+        events += side.files.iter().flat_map(|f| &f.rows).map(|r| r.count).sum::<u64>();
     }
-    if bytes > SHIFT_REREAD_MAX_BYTES {
+    if events > SHIFT_REREAD_MAX_EVENTS {
         let note = format!(
             "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
-             compare would read the {} MB of traces again with their call trees; rows are judged against \
+             compare would read the traces of {} events again with their call trees; rows are judged against \
              no change, and operators, kernels and modules judge them beyond a shift (docs/significance.md#a-run-wide-shift)",
-            bytes / 1_000_000
+            events
         );
         return Ok((Default::default(), req.beyond_shift.then_some(note)));
     }
