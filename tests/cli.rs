@@ -1131,13 +1131,7 @@ fn significance_is_judged_beyond_a_run_wide_shift() {
         ];
         args.extend_from_slice(extra);
         let v = json(&args);
-        let marked: Vec<String> = v["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["significant"] == true)
-            .map(|r| r["name"].as_str().unwrap().to_string())
-            .collect();
+        let marked = significant_names(&v);
         (v["run_shift"].clone(), marked)
     };
     let (shift, marked) = compare("fixtures/shift/slow", &[]);
@@ -1174,6 +1168,17 @@ fn significance_is_judged_beyond_a_run_wide_shift() {
     assert!(marked.contains(&"aten::conv2d".to_string()), "{marked:?}");
 }
 
+/// The names of the rows a JSON output marks significant, in its order.
+fn significant_names(v: &serde_json::Value) -> Vec<String> {
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["significant"] == true)
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The views and `modules` judge beyond the same run-wide shift as `compare`: on a host 40%
 /// slower nothing is significant but the operation that also changed, the note says so, and
 /// `--no-run-shift` gives the plain rule (docs/significance.md#a-run-wide-shift).
@@ -1183,13 +1188,7 @@ fn views_and_modules_judge_beyond_a_run_wide_shift() {
         let mut args = vec!["operators", "fixtures/shift/base", test, "--iteration", "all"];
         args.extend_from_slice(extra);
         let v = json(&args);
-        let marked: Vec<String> = v["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["significant"] == true)
-            .map(|r| r["name"].as_str().unwrap().to_string())
-            .collect();
+        let marked = significant_names(&v);
         (v["run_shift"]["applied"].clone(), marked)
     };
     let (applied, marked) = operators("fixtures/shift/slow", &[]);

@@ -76,6 +76,20 @@ impl Loaded {
         MIN_STEP_SHARE * mean(&step_ns)
     }
 
+    /// The run-wide shift between the two sides over `req`'s device and keying
+    /// (docs/significance.md#a-run-wide-shift), applied unless `--no-run-shift`. A failure to find
+    /// one (it cannot fail on traces that loaded) is no shift.
+    pub fn run_shift(&self, req: &CompareRequest) -> crate::analysis::diff::RunShift {
+        crate::analysis::shift::detect(
+            [&self.control, &self.test],
+            &self.resolved,
+            req.device,
+            &req.keying(),
+            req.beyond_shift,
+        )
+        .unwrap_or_default()
+    }
+
     /// What side `side` (0 control, 1 test) is, named `label`, as outputs describe it.
     pub fn side_info(&self, side: usize, label: &str) -> SideInfo {
         let s = if side == 0 { &self.control } else { &self.test };

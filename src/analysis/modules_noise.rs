@@ -102,15 +102,7 @@ pub fn module_significance_both(
     }
     // Changes under a share of the control's mean step time never count.
     let floor = loaded.significance_floor_ns();
-    // A failure to find a shift (it cannot fail on traces that loaded) is no shift.
-    let shift = crate::analysis::shift::detect(
-        [&loaded.control, &loaded.test],
-        &loaded.resolved,
-        req.device,
-        &req.keying(),
-        req.beyond_shift,
-    )
-    .unwrap_or_default();
+    let shift = loaded.run_shift(req);
     let judge = |device: bool| NodeSignificance {
         marks: judge(
             diff,

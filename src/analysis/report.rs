@@ -83,7 +83,8 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     reachable(&diff.root, limits.depth, &mut nodes);
     let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
-    let flame = report_flame(&diff, loaded);
+    // The flame graph's default time: device on a GPU pair, as its module chart.
+    let flame = flame_stacks_default(&diff, loaded, None);
     let significance = module_significance_both(req, loaded, &diff);
     Ok(Report {
         significance,
@@ -96,11 +97,6 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
         limits,
         has_device,
     })
-}
-
-/// The report's flame graph stacks: the flame graph's default time (device on a GPU pair).
-fn report_flame(diff: &ModuleDiff, loaded: &Loaded) -> FlameStacks {
-    flame_stacks_default(diff, loaded, None)
 }
 
 /// The nodes that get tables, with their paths, in tree order: every node but `unknown` ones

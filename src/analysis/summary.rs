@@ -69,12 +69,6 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
     });
     let (device_name, device_memory_bytes, device_note) = device_properties(&[file]);
     let meta = SummaryMeta {
-        schema_version: SUMMARY_SCHEMA_VERSION,
-        tracediff_version: env!("CARGO_PKG_VERSION").to_string(),
-        source: source.to_path_buf(),
-        declared_rank: file.declared_rank,
-        steps: file.step_numbers(),
-        iterations: iteration_samples(file, &step_of),
         windows,
         span,
         has_gpu: !gpu.is_empty(),
@@ -83,6 +77,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         device_name,
         device_memory_bytes,
         device_note,
+        ..ranks_and_steps(file, source, &step_of)
     };
     let (strings, rows) = op_rows(file, |i| Some(ev.dur_ns[i]));
     FileSummary { meta, strings, rows }
@@ -102,13 +97,23 @@ pub fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
         Place::Device => Some(ev.dur_ns[i]),
         Place::Annotation => None,
     });
-    let meta = SummaryMeta {
+    FileSummary {
+        meta: ranks_and_steps(file, source, &step_of),
+        strings,
+        rows,
+    }
+}
+
+/// The summary's metadata with only its rank, steps and per-step samples filled in: what
+/// [`own_time_summary`] needs, and what [`summarize`] completes with the windows and devices.
+fn ranks_and_steps(file: &TraceFile, source: &Path, step_of: &[Option<i64>]) -> SummaryMeta {
+    SummaryMeta {
         schema_version: SUMMARY_SCHEMA_VERSION,
         tracediff_version: env!("CARGO_PKG_VERSION").to_string(),
         source: source.to_path_buf(),
         declared_rank: file.declared_rank,
         steps: file.step_numbers(),
-        iterations: iteration_samples(file, &step_of),
+        iterations: iteration_samples(file, step_of),
         windows: Vec::new(),
         span: None,
         has_gpu: false,
@@ -117,8 +122,7 @@ pub fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
         device_name: None,
         device_memory_bytes: None,
         device_note: None,
-    };
-    FileSummary { meta, strings, rows }
+    }
 }
 
 /// Per iteration present: the longest host step event of that number and the device busy time

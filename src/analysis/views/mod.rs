@@ -143,15 +143,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     // Changes under a share of the control's mean step time never count (docs/significance.md).
     let floor = loaded.significance_floor_ns();
     let req = &table.request;
-    // A failure to find a shift (it cannot fail on traces that loaded) is no shift.
-    table.shift = crate::analysis::shift::detect(
-        [&loaded.control, &loaded.test],
-        &loaded.resolved,
-        req.device,
-        &req.keying(),
-        req.beyond_shift,
-    )
-    .unwrap_or_default();
+    table.shift = loaded.run_shift(req);
     // Host times take the host's factor, device times the device's; counts none.
     let shifts: Vec<Option<crate::analysis::noise::Shift>> = table
         .measures
