@@ -388,29 +388,91 @@ fn operators_and_kernels_mark_significant_rows() {
     assert!(doc["rows"][0]["significant"].is_null());
 }
 
+/// `fixtures/cpuranks`: a CPU-only DDP job (gloo, no device events) of three ranks and three
+/// steps; test's rank 1 takes 1.2 ms in step 1, rank 2 1.6 and 1.4 ms in steps 2 and 3, every
+/// other step 1 ms. The per-step and per-rank step times and the straggler need no device
+/// events: the parts are '-' (null in JSON), the rest as with them.
 #[test]
-fn overview_says_why_a_cpu_only_pair_has_no_per_step_or_per_rank_tables() {
-    let pair = [
-        "fixtures/scenarios/precision/control",
-        "fixtures/scenarios/precision/test",
-    ];
-    let r = run(&["overview", pair[0], pair[1], "--per-step"]);
+fn a_cpu_only_multi_rank_pair_has_per_step_and_per_rank_step_times_and_the_straggler() {
+    const CPU: [&str; 2] = ["fixtures/cpuranks/control", "fixtures/cpuranks/test"];
+    let r = run(&["overview", CPU[0], CPU[1], "--rank", "all", "--per-step"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(
-        r.stderr
-            .contains("note: no per-step or per-rank tables and no straggler: they break down the step time"),
-        "{}",
-        r.stderr
+    assert_eq!(r.stderr, "", "no note: the tables are there");
+    let tables = &r.stdout[r.stdout.find("\nPer step\n").expect(&r.stdout)..];
+    assert_eq!(
+        tables,
+        "
+Per step
+                         step time   compute   exposed comm   exposed memory   GPU idle
+────────────────────────────────────────────────────────────────────────────────────────
+ control rank 0 step 1     1.00 ms         -              -                -          -
+ control rank 0 step 2     1.00 ms         -              -                -          -
+ control rank 0 step 3     1.00 ms         -              -                -          -
+ control rank 1 step 1     1.00 ms         -              -                -          -
+ control rank 1 step 2     1.00 ms         -              -                -          -
+ control rank 1 step 3     1.00 ms         -              -                -          -
+ control rank 2 step 1     1.00 ms         -              -                -          -
+ control rank 2 step 2     1.00 ms         -              -                -          -
+ control rank 2 step 3     1.00 ms         -              -                -          -
+ test rank 0 step 1        1.00 ms         -              -                -          -
+ test rank 0 step 2        1.00 ms         -              -                -          -
+ test rank 0 step 3        1.00 ms         -              -                -          -
+ test rank 1 step 1        1.20 ms         -              -                -          -
+ test rank 1 step 2        1.00 ms         -              -                -          -
+ test rank 1 step 3        1.00 ms         -              -                -          -
+ test rank 2 step 1        1.00 ms         -              -                -          -
+ test rank 2 step 2        1.60 ms         -              -                -          -
+ test rank 2 step 3        1.40 ms         -              -                -          -
+
+Per rank (means per step)
+                  steps   step time   compute   exposed comm   exposed memory   GPU idle
+─────────────────────────────────────────────────────────────────────────────────────────
+ control rank 0       3     1.00 ms         -              -                -          -
+ control rank 1       3     1.00 ms         -              -                -          -
+ control rank 2       3     1.00 ms         -              -                -          -
+ test rank 0          3     1.00 ms         -              -                -          -
+ test rank 1          3     1.07 ms         -              -                -          -
+ test rank 2          3     1.33 ms         -              -                -          -
+control: no straggler: every rank's steps take as long
+test: straggler rank 2, its mean step 1.25× the median rank's; slowest rank per step (÷ the step's
+  median):
+  step 1 → rank 1 (1.20×), step 2 → rank 2 (1.60×), step 3 → rank 2 (1.40×)
+"
     );
-    // With device events the tables are there, and no such note.
-    let r = run(&[
+    let v: serde_json::Value = serde_json::from_str(&view(
         "overview",
-        "fixtures/breakdown/control",
-        "fixtures/breakdown/test",
-        "--per-step",
-    ]);
-    assert!(r.stdout.contains("Per step"), "{}", r.stdout);
-    assert!(!r.stderr.contains("no per-step"), "{}", r.stderr);
+        CPU,
+        &["--rank", "all", "--per-step", "--format", "json"],
+    ))
+    .unwrap();
+    let t = &v["test"];
+    assert!(t["breakdown"].is_null());
+    assert_eq!(t["per_step"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        t["per_step"][3],
+        serde_json::json!({"rank": 1, "step": 1, "step_us": 1200, "compute_us": null,
+            "comm_total_us": null, "comm_overlapped_us": null, "comm_exposed_us": null,
+            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null})
+    );
+    assert_eq!(
+        t["per_rank"][2],
+        serde_json::json!({"rank": 2, "windows": 3, "step_us": 1333.333, "compute_us": null,
+            "comm_total_us": null, "comm_overlapped_us": null, "comm_exposed_us": null,
+            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null})
+    );
+    let st = &t["straggler"];
+    assert_eq!(st["rank"], 2);
+    assert_eq!(
+        st["per_step"],
+        serde_json::json!([
+            {"step": 1, "rank": 1, "step_us": 1200, "median_us": 1000.0, "max_over_median": 1.2},
+            {"step": 2, "rank": 2, "step_us": 1600, "median_us": 1000.0, "max_over_median": 1.6},
+            {"step": 3, "rank": 2, "step_us": 1400, "median_us": 1000.0, "max_over_median": 1.4},
+        ])
+    );
+    assert_eq!(v["control"]["straggler"]["max_over_median"], 1.0);
+    let md = view("overview", CPU, &["--rank", "all", "--format", "markdown"]);
+    assert!(md.contains("| test rank 2 | 3 | 1.33 ms | - | - | - | - |\n"), "{md}");
 }
 
 /// A GPU trace holds each step twice among its ProfilerStep events (the host annotation and its

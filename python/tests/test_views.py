@@ -105,6 +105,21 @@ def test_overview_breakdown_and_its_frames(fixtures):
     assert list(narrowed["compute_us"]) == [10, 80]
 
 
+def test_overview_frames_of_a_cpu_only_pair_have_step_times_and_nan_parts(fixtures):
+    c, t = str(fixtures / "cpuranks/control"), str(fixtures / "cpuranks/test")
+    over = tracediff.overview(c, t, rank="all")
+    assert over["test"]["breakdown"] is None
+    assert over["test"]["straggler"]["rank"] == 2
+    steps = over["per_step"]
+    assert len(steps) == 18
+    test_rank2 = steps[(steps["side"] == "test") & (steps["rank"] == 2)]
+    assert list(test_rank2["step_us"]) == [1000, 1600, 1400]
+    assert test_rank2["compute_us"].isna().all() and test_rank2["idle_us"].isna().all()
+    ranks = over["per_rank"]
+    assert list(ranks["rank"]) == [0, 1, 2, 0, 1, 2]
+    assert ranks["compute_us"].isna().all()
+
+
 def test_view_errors_are_trace_errors(fixtures):
     c, t = str(fixtures / "modules/control"), str(fixtures / "modules/test")
     with pytest.raises(tracediff.TraceError, match="no such node"):

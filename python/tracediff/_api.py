@@ -321,14 +321,16 @@ _BREAKDOWN_KEYS = (
 
 
 def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
-    """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column."""
+    """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column. The
+    parts are NaN (polars: null) on a side without device events, where only `step_us` is
+    known."""
     columns = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS}
     for side in ("control", "test"):
         for row in doc[side].get(key) or []:
             columns["side"].append(doc[side]["label"])
             for c in first + _BREAKDOWN_KEYS:
                 columns[c].append(row.get(c))
-    return frame(columns, None, backend)
+    return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS})
 
 
 def overview(control, test, *, labels=("control", "test"), backend: str = "pandas", **options) -> dict:
@@ -337,7 +339,8 @@ def overview(control, test, *, labels=("control", "test"), backend: str = "panda
     time and utilisation, memory, and `breakdown` (where the step time went: compute, exposed
     communication, exposed memory copies, idle, in µs per step; docs/breakdown.md); values a
     trace cannot give are None. Two frames beside them: `per_step` (a row per side, rank and
-    step) and `per_rank` (a row per side and rank, with two ranks or more on a side)."""
+    step) and `per_rank` (a row per side and rank, with two ranks or more on a side): the step
+    time, and its parts (NaN on a side without device events, a CPU-only run)."""
     import json
 
     check_backend(backend)

@@ -7,7 +7,7 @@ use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::zoom_scope;
 use crate::analysis::views::kernels::{self, kernels, mark_kernel_significance};
 use crate::analysis::views::operators::{self, mark_operator_significance, operators};
-use crate::analysis::views::overview::{Overview, overview_request};
+use crate::analysis::views::overview::overview_request;
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
@@ -252,29 +252,12 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     let (o, notes) = overview_request(&req)?;
     print_notes(&notes, env);
     print_notes(&o.notes(), env);
-    print_notes(&breakdown_tables_note(&o, args.per_step), env);
     emit(&output, false, env, |format, style, out| {
         let options = OverviewOptions {
             per_step: args.per_step,
         };
         out.write_all(render_overview_fitted(&o, format, &options, style.name_width()).as_bytes())
     })
-}
-
-/// Why `--per-step`, or several ranks, add no tables: the per-step and per-rank rows and the
-/// straggler are parts of the step-time breakdown, which only device events give (a CPU-only
-/// DDP job would otherwise get nothing and no word why).
-fn breakdown_tables_note(o: &Overview, per_step: bool) -> Vec<String> {
-    let sides = [&o.control, &o.test];
-    let asked = per_step || sides.iter().any(|s| s.ranks > 1);
-    if !asked || sides.iter().any(|s| s.breakdown.is_some()) {
-        return Vec::new();
-    }
-    vec![
-        "no per-step or per-rank tables and no straggler: they break down the step time by device work \
-         (docs/breakdown.md), and these traces have no device events"
-            .to_string(),
-    ]
 }
 
 /// Refuses, before the traces are read (they may take seconds to load), an `-o` whose format

@@ -124,15 +124,19 @@ impl BreakdownMean {
     }
 }
 
-/// One window of one rank: its step number (`None`: the span of a file without steps) and parts.
+/// One window of one rank: its step number (`None`: the span of a file without steps), its
+/// length and its parts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct StepParts {
     /// The rank.
     pub rank: i64,
     /// The step number; `None` for the span of a file without steps.
     pub step: Option<i64>,
-    /// The window's breakdown (a mean over one window).
-    pub parts: BreakdownMean,
+    /// The window's length (the step time), in ns.
+    pub step_ns: i64,
+    /// The window's breakdown (a mean over one window); `None` when the side has no device
+    /// events (a CPU-only run: the step time alone).
+    pub parts: Option<BreakdownMean>,
 }
 
 /// One rank: the means over its selected windows.
@@ -142,8 +146,10 @@ pub struct RankParts {
     pub rank: i64,
     /// Number of its windows measured.
     pub windows: usize,
-    /// The means over them.
-    pub parts: BreakdownMean,
+    /// The mean window length (step time), in ns.
+    pub step_ns: i64,
+    /// The means of the parts; `None` when the side has no device events.
+    pub parts: Option<BreakdownMean>,
 }
 
 /// The rank that holds the others back.
@@ -328,7 +334,8 @@ fn sorted_unique(iterations: Option<&[i64]>) -> Vec<i64> {
     steps
 }
 
-/// The breakdown of a side's selected windows, whole, per window and per rank.
+/// The breakdown of a side's selected windows, whole, per window and per rank. The step times
+/// need only the windows; the parts need device events (and summaries that hold them).
 #[derive(Debug, Default)]
 struct Parts {
     mean: Option<BreakdownMean>,
@@ -339,30 +346,33 @@ struct Parts {
 
 fn parts(files: &[&FileSummary], selected: &[Vec<&Window>]) -> Parts {
     let known = selected.iter().flatten().all(|w| w.breakdown.is_some());
-    if !known || !files.iter().any(|f| f.meta.has_gpu) {
-        return Parts::default();
-    }
+    let with_parts = known && files.iter().any(|f| f.meta.has_gpu);
     let mut per_step = Vec::new();
     let mut per_rank = Vec::new();
     let mut total = Breakdown::default();
     let mut windows = 0;
     for (file, ws) in files.iter().zip(selected) {
         let mut rank_total = Breakdown::default();
+        let mut rank_ns = 0;
         let mut sorted: Vec<&&Window> = ws.iter().collect();
         sorted.sort_by_key(|w| (w.start_ns, w.step));
         for w in sorted {
             let b = w.breakdown.unwrap_or_default();
+            let step_ns = w.end_ns - w.start_ns;
             per_step.push(StepParts {
                 rank: file.rank(),
                 step: w.step,
-                parts: BreakdownMean::of(b, 1),
+                step_ns,
+                parts: with_parts.then(|| BreakdownMean::of(b, 1)),
             });
             rank_total = rank_total + b;
+            rank_ns += step_ns;
         }
         per_rank.push(RankParts {
             rank: file.rank(),
             windows: ws.len(),
-            parts: BreakdownMean::of(rank_total, ws.len()),
+            step_ns: rank_ns / ws.len().max(1) as i64,
+            parts: with_parts.then(|| BreakdownMean::of(rank_total, ws.len())),
         });
         total = total + rank_total;
         windows += ws.len();
@@ -371,7 +381,7 @@ fn parts(files: &[&FileSummary], selected: &[Vec<&Window>]) -> Parts {
     per_step.sort_by_key(|s| (s.rank, s.step));
     let straggler = straggler(&per_rank, &per_step);
     Parts {
-        mean: (windows > 0).then(|| BreakdownMean::of(total, windows)),
+        mean: (with_parts && windows > 0).then(|| BreakdownMean::of(total, windows)),
         per_step,
         per_rank,
         straggler,
@@ -398,9 +408,7 @@ fn straggler(per_rank: &[RankParts], per_step: &[StepParts]) -> Option<Straggler
     if per_rank.len() < 2 {
         return None;
     }
-    let slowest = per_rank
-        .iter()
-        .max_by_key(|r| (r.parts.step_ns, std::cmp::Reverse(r.rank)))?;
+    let slowest = per_rank.iter().max_by_key(|r| (r.step_ns, std::cmp::Reverse(r.rank)))?;
     let mut steps: Vec<Option<i64>> = per_step.iter().map(|s| s.step).collect();
     steps.sort_unstable();
     steps.dedup();
@@ -408,23 +416,21 @@ fn straggler(per_rank: &[RankParts], per_step: &[StepParts]) -> Option<Straggler
         .into_iter()
         .filter_map(|step| {
             let of_step: Vec<&StepParts> = per_step.iter().filter(|s| s.step == step).collect();
-            let max = of_step
-                .iter()
-                .max_by_key(|s| (s.parts.step_ns, std::cmp::Reverse(s.rank)))?;
-            let median_ns = median(of_step.iter().map(|s| s.parts.step_ns).collect());
+            let max = of_step.iter().max_by_key(|s| (s.step_ns, std::cmp::Reverse(s.rank)))?;
+            let median_ns = median(of_step.iter().map(|s| s.step_ns).collect());
             Some(StepStraggler {
                 step,
                 rank: max.rank,
-                step_ns: max.parts.step_ns,
+                step_ns: max.step_ns,
                 median_ns,
-                max_over_median: ratio(max.parts.step_ns, median_ns),
+                max_over_median: ratio(max.step_ns, median_ns),
             })
         })
         .collect();
-    let rank_median = median(per_rank.iter().map(|r| r.parts.step_ns).collect());
+    let rank_median = median(per_rank.iter().map(|r| r.step_ns).collect());
     Some(Straggler {
         rank: slowest.rank,
-        max_over_median: ratio(slowest.parts.step_ns, rank_median),
+        max_over_median: ratio(slowest.step_ns, rank_median),
         per_step,
     })
 }

@@ -7,21 +7,33 @@ use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
-/// The parts of one row as JSON (µs), after `first`'s keys.
-fn parts_json(first: Map<String, Value>, b: &BreakdownMean) -> Value {
+/// The step time and parts of one row as JSON (µs), after `first`'s keys; the parts are null
+/// without device events (a CPU-only side: the step time alone).
+fn parts_json(first: Map<String, Value>, step_ns: i64, b: Option<&BreakdownMean>) -> Value {
     let mut m = first;
-    for (k, ns) in [
-        ("step_us", b.step_ns),
-        ("compute_us", b.compute_ns),
-        ("comm_total_us", b.comm_total_ns),
-        ("comm_overlapped_us", b.comm_overlapped_ns),
-        ("comm_exposed_us", b.comm_exposed_ns),
-        ("memory_exposed_us", b.memory_exposed_ns),
-        ("idle_us", b.idle_ns),
-    ] {
-        m.insert(k.into(), json_us(ns));
+    m.insert("step_us".into(), json_us(step_ns));
+    let parts = b.map(|b| {
+        [
+            b.compute_ns,
+            b.comm_total_ns,
+            b.comm_overlapped_ns,
+            b.comm_exposed_ns,
+            b.memory_exposed_ns,
+            b.idle_ns,
+        ]
+    });
+    let keys = [
+        "compute_us",
+        "comm_total_us",
+        "comm_overlapped_us",
+        "comm_exposed_us",
+        "memory_exposed_us",
+        "idle_us",
+    ];
+    for (k, key) in keys.iter().enumerate() {
+        m.insert((*key).into(), parts.map_or(Value::Null, |ns| json_us(ns[k])));
     }
-    m.insert("overlap_ratio".into(), json!(b.overlap_ratio));
+    m.insert("overlap_ratio".into(), json!(b.and_then(|b| b.overlap_ratio)));
     Value::Object(m)
 }
 
@@ -36,7 +48,13 @@ pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map
         let rows = s
             .per_step
             .iter()
-            .map(|r| parts_json(keys(&[("rank", json!(r.rank)), ("step", json!(r.step))]), &r.parts))
+            .map(|r| {
+                parts_json(
+                    keys(&[("rank", json!(r.rank)), ("step", json!(r.step))]),
+                    r.step_ns,
+                    r.parts.as_ref(),
+                )
+            })
             .collect();
         m.insert("per_step".into(), Value::Array(rows));
     }
@@ -49,7 +67,8 @@ pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map
         .map(|r| {
             parts_json(
                 keys(&[("rank", json!(r.rank)), ("windows", json!(r.windows))]),
-                &r.parts,
+                r.step_ns,
+                r.parts.as_ref(),
             )
         })
         .collect();
@@ -75,27 +94,28 @@ pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map
 
 const PART_HEADERS: [&str; 5] = ["step time", "compute", "exposed comm", "exposed memory", "GPU idle"];
 
-fn part_cells(b: &BreakdownMean) -> Vec<String> {
-    [
-        b.step_ns,
-        b.compute_ns,
-        b.comm_exposed_ns,
-        b.memory_exposed_ns,
-        b.idle_ns,
-    ]
-    .iter()
-    .map(|&ns| fmt_duration(ns, false))
-    .collect()
+/// The step time and the parts, '-' where the side has no device events.
+fn part_cells(step_ns: i64, b: Option<&BreakdownMean>) -> Vec<String> {
+    let parts = b.map(|b| [b.compute_ns, b.comm_exposed_ns, b.memory_exposed_ns, b.idle_ns]);
+    let mut cells = vec![fmt_duration(step_ns, false)];
+    match parts {
+        Some(ns) => cells.extend(ns.iter().map(|&ns| fmt_duration(ns, false))),
+        None => cells.extend(std::iter::repeat_n("-".to_string(), 4)),
+    }
+    cells
 }
 
+/// One row of a table: its name, an extra cell (the rank's steps), the step time and parts.
+type Row<'a> = (String, Option<String>, i64, Option<&'a BreakdownMean>);
+
 /// A table of `names` × parts, in the terminal's or Markdown's form.
-fn table(first: &str, extra: Option<&str>, rows: &[(String, Option<String>, &BreakdownMean)], md: bool) -> String {
+fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool) -> String {
     let mut headers: Vec<String> = extra.map(str::to_string).into_iter().collect();
     headers.extend(PART_HEADERS.iter().map(|h| (*h).to_string()));
     let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|(_, e, b)| e.iter().cloned().chain(part_cells(b)).collect())
+        .map(|(_, e, step_ns, b)| e.iter().cloned().chain(part_cells(*step_ns, *b)).collect())
         .collect();
     if !md {
         return format!("{}\n", fit_table(first, &headers, &names, &cells, usize::MAX));
@@ -121,7 +141,7 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> St
     };
     if options.per_step && sides.iter().any(|s| !s.per_step.is_empty()) {
         heading(&mut out, "Per step");
-        let rows: Vec<(String, Option<String>, &BreakdownMean)> = sides
+        let rows: Vec<Row<'_>> = sides
             .iter()
             .flat_map(|s| {
                 let many = s.per_rank.len() > 1;
@@ -132,7 +152,7 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> St
                         String::new()
                     };
                     let step = r.step.map_or("whole trace".to_string(), |n| format!("step {n}"));
-                    (format!("{}{rank} {step}", s.label), None, &r.parts)
+                    (format!("{}{rank} {step}", s.label), None, r.step_ns, r.parts.as_ref())
                 })
             })
             .collect();
@@ -140,14 +160,15 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> St
     }
     if sides.iter().any(|s| s.per_rank.len() > 1) {
         heading(&mut out, "Per rank (means per step)");
-        let rows: Vec<(String, Option<String>, &BreakdownMean)> = sides
+        let rows: Vec<Row<'_>> = sides
             .iter()
             .flat_map(|s| {
                 s.per_rank.iter().map(|r| {
                     (
                         format!("{} rank {}", s.label, r.rank),
                         Some(r.windows.to_string()),
-                        &r.parts,
+                        r.step_ns,
+                        r.parts.as_ref(),
                     )
                 })
             })
