@@ -475,6 +475,43 @@ test: straggler rank 2, its mean step 1.25× the median rank's; slowest rank per
     assert!(md.contains("| test rank 2 | 3 | 1.33 ms | - | - | - | - |\n"), "{md}");
 }
 
+/// With two ranks or more, the overview's CSV gains a `rank` column, last (the others keep their
+/// places): empty on the side totals and the straggler's rows, then each rank's own rows, both
+/// sides' rank N on one row. One rank a side: the CSV as before, without the column.
+#[test]
+fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
+    const CPU: [&str; 2] = ["fixtures/cpuranks/control", "fixtures/cpuranks/test"];
+    let csv = view("overview", CPU, &["--rank", "all", "--format", "csv"]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "metric,control,test,diff,diff_pct,rank");
+    assert_eq!(lines[5], "mean_step_time_us,1000,1133.333,133.333,+13.3%,");
+    assert_eq!(
+        lines[20..24],
+        [
+            "straggler.rank,0,2,,,",
+            "straggler.max_over_median,1,1.250000468750293,0.250000468750293,+25.0%,",
+            "steps,3,3,0,0%,0",
+            "mean_step_time_us,1000,1000,0,0%,0",
+        ]
+    );
+    let rank2: Vec<&str> = lines.iter().copied().filter(|l| l.ends_with(",2")).collect();
+    assert_eq!(rank2.len(), 10, "{csv}");
+    assert_eq!(rank2[1], "mean_step_time_us,1000,1333.333,333.333,+33.3%,2");
+    assert_eq!(rank2[3], "breakdown.compute_us,,,,,2", "no device events: empty parts");
+    assert_eq!(lines.len(), 1 + 19 + 2 + 3 * 10);
+    // With device events, a rank's parts.
+    let gpu = view(
+        "overview",
+        ["fixtures/ranks/control", "fixtures/ranks/test"],
+        &["--rank", "all", "--format", "csv"],
+    );
+    assert!(gpu.contains("\nbreakdown.compute_us,80,120,40,+50.0%,1\n"), "{gpu}");
+    // One rank a side: no rank column.
+    let one = view("overview", CPU, &["--format", "csv"]);
+    assert!(one.starts_with("metric,control,test,diff,diff_pct\n"), "{one}");
+    assert_eq!(one.lines().count(), 1 + 19, "{one}");
+}
+
 /// A GPU trace holds each step twice among its ProfilerStep events (the host annotation and its
 /// `gpu_user_annotation`); the "too few samples" note of the views and of `modules` counts
 /// steps, as `compare`'s does ("hold 2 and 2 steps" on a one-step pair told the user to pass

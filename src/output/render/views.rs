@@ -706,28 +706,117 @@ fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> Str
     text
 }
 
+/// One row per metric: `metric,control,test,diff,diff_pct`. With two ranks or more on a side, a
+/// `rank` column last (as hyperfine adds its parameter columns: the others keep their places):
+/// empty on the side totals and on the straggler's rows (`straggler.rank`,
+/// `straggler.max_over_median`), then each rank's own rows (its steps, mean step time and
+/// parts), rank by rank, both sides' rank N side by side.
 fn overview_csv(o: &Overview, lines: &[Line]) -> String {
     let (cl, tl) = (&o.control.label, &o.test.label);
-    let mut out = format!("metric,{cl},{tl},diff,diff_pct\n");
+    let sides = [&o.control, &o.test];
+    let by_rank = sides.iter().any(|s| s.per_rank.len() > 1);
+    let mut out = format!("metric,{cl},{tl},diff,diff_pct{}\n", if by_rank { ",rank" } else { "" });
+    let rank_cell = if by_rank { Some(String::new()) } else { None };
     for l in lines {
-        let plain = |v: Option<&Cell>| match v {
-            None => String::new(),
-            Some(Cell::Text(s)) => csv_field(s),
-            Some(Cell::Ratio(r)) => r.to_string(),
-            Some(Cell::Num(n)) if l.kind == Kind::Time => fmt_us(*n),
-            Some(Cell::Num(n)) => n.to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{}",
-            l.key,
-            plain(l.control.as_ref()),
-            plain(l.test.as_ref()),
-            plain(l.diff().as_ref()),
-            l.pct().unwrap_or_default()
-        );
+        csv_line(&mut out, l, rank_cell.as_deref());
+    }
+    if !by_rank {
+        return out;
+    }
+    for l in straggler_lines(o) {
+        csv_line(&mut out, &l, Some(""));
+    }
+    let mut ranks: Vec<i64> = sides.iter().flat_map(|s| s.per_rank.iter().map(|r| r.rank)).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    for rank in ranks {
+        for &(key, label, kind) in OVERVIEW_ROWS.iter().filter(|r| RANK_KEYS.contains(&r.0)) {
+            let line = Line {
+                key,
+                label,
+                kind,
+                control: rank_cell_of(&o.control, rank, key),
+                test: rank_cell_of(&o.test, rank, key),
+            };
+            csv_line(&mut out, &line, Some(&rank.to_string()));
+        }
     }
     out
+}
+
+/// The keys of the overview that a rank has too (its own rows in the CSV).
+const RANK_KEYS: [&str; 10] = [
+    "steps",
+    "mean_step_time_us",
+    "breakdown.step_us",
+    "breakdown.compute_us",
+    "breakdown.comm_exposed_us",
+    "breakdown.memory_exposed_us",
+    "breakdown.idle_us",
+    "breakdown.comm_total_us",
+    "breakdown.comm_overlapped_us",
+    "breakdown.overlap_ratio",
+];
+
+/// A rank's value of `key` on side `s`, as the side totals define it: steps counted, the mean
+/// step time only with steps, the parts only with device events.
+fn rank_cell_of(s: &SideOverview, rank: i64, key: &str) -> Option<Cell> {
+    let r = s.per_rank.iter().find(|r| r.rank == rank)?;
+    let steps = s.per_step.iter().filter(|p| p.rank == rank && p.step.is_some()).count();
+    match key {
+        "steps" => Some(Cell::Num(steps as i64)),
+        "mean_step_time_us" => (steps > 0).then_some(Cell::Num(r.step_ns)),
+        _ => breakdown_cell(r.parts.as_ref()?, key.strip_prefix("breakdown.")?),
+    }
+}
+
+/// The straggler of each side (the slowest rank and its mean step ÷ the median rank's) as two
+/// lines; empty on a side with one rank.
+fn straggler_lines(o: &Overview) -> [Line; 2] {
+    let rank = |s: &SideOverview| s.straggler.as_ref().map(|st| Cell::Text(st.rank.to_string()));
+    let ratio = |s: &SideOverview| s.straggler.as_ref().map(|st| Cell::Ratio(st.max_over_median));
+    [
+        Line {
+            key: "straggler.rank",
+            label: "straggler rank",
+            kind: Kind::Text,
+            control: rank(&o.control),
+            test: rank(&o.test),
+        },
+        Line {
+            key: "straggler.max_over_median",
+            label: "straggler ÷ median rank",
+            kind: Kind::Ratio,
+            control: ratio(&o.control),
+            test: ratio(&o.test),
+        },
+    ]
+}
+
+/// One CSV row of `l`, with `rank` as a last column when given.
+fn csv_line(out: &mut String, l: &Line, rank: Option<&str>) {
+    let plain = |v: Option<&Cell>| match v {
+        None => String::new(),
+        Some(Cell::Text(s)) => csv_field(s),
+        Some(Cell::Ratio(r)) => r.to_string(),
+        Some(Cell::Num(n)) if l.kind == Kind::Time => fmt_us(*n),
+        Some(Cell::Num(n)) => n.to_string(),
+    };
+    let _ = write!(
+        out,
+        "{},{},{},{},{}",
+        l.key,
+        plain(l.control.as_ref()),
+        plain(l.test.as_ref()),
+        plain(l.diff().as_ref()),
+        l.pct().unwrap_or_default()
+    );
+    match rank {
+        Some(r) => {
+            let _ = writeln!(out, ",{r}");
+        }
+        None => out.push('\n'),
+    }
 }
 
 fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String {
