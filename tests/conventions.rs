@@ -87,6 +87,80 @@ fn bash_completions_know_the_subcommands() {
     assert_eq!(wrong.code, 2, "{}", wrong.stderr);
 }
 
+/// The options overview, modules, flamegraph and gate refuse with a reason are hidden; the
+/// scripts never offer them (clap_complete wrote hidden options too), and still offer each
+/// command's own.
+#[test]
+fn completions_offer_no_option_the_command_refuses() {
+    const REFUSED: [&str; 10] = [
+        "--device",
+        "--short-names",
+        "--normalize-names",
+        "--raw-names",
+        "--python-frames",
+        "--hta",
+        "--group-by",
+        "--arg-spec",
+        "--include",
+        "--exclude",
+    ];
+    let commands: [(&str, &[&str], &[&str]); 4] = [
+        (
+            "overview",
+            &REFUSED,
+            &["--per-step", "--rank", "--iteration", "--format"],
+        ),
+        ("modules", &REFUSED, &["--zoom", "--depth", "--no-run-shift", "--rank"]),
+        (
+            "flamegraph",
+            &REFUSED,
+            &["--widths", "--time", "--folded", "--iteration"],
+        ),
+        (
+            "gate",
+            &["--python-frames", "--hta"],
+            &["--device", "--short-names", "--config"],
+        ),
+    ];
+    let bash = common::ok(&["completions", "bash"]);
+    let zsh = common::ok(&["completions", "zsh"]);
+    let fish = common::ok(&["completions", "fish"]);
+    for (command, refused, own) in commands {
+        // bash: the `opts` line of the command's case; zsh: its `_arguments` block; fish: its lines.
+        let case = format!("tracediff__subcmd__{command})");
+        let bash_opts = bash[bash.find(&case).unwrap()..]
+            .lines()
+            .find(|l| l.contains("opts="))
+            .unwrap();
+        let block = &zsh[zsh.find(&format!("\n({command})\n")).unwrap()..];
+        let zsh_block = &block[..block.find("&& ret=0").unwrap()];
+        let tag = format!("__fish_tracediff_using_subcommand {command}\"");
+        let fish_lines: Vec<&str> = fish.lines().filter(|l| l.contains(&tag)).collect();
+        let offered = |flag: &str| {
+            let long = flag.trim_start_matches("--");
+            [
+                bash_opts.split(['"', ' ']).any(|w| w == flag),
+                zsh_block.contains(&format!("{flag}[")) || zsh_block.contains(&format!("{flag}=[")),
+                fish_lines
+                    .iter()
+                    .any(|l| l.contains(&format!(" -l {long} ")) || l.ends_with(&format!(" -l {long}"))),
+            ]
+        };
+        for flag in refused {
+            assert_eq!(offered(flag), [false; 3], "{command} {flag} (bash, zsh, fish)");
+        }
+        for flag in own {
+            assert_eq!(offered(flag), [true; 3], "{command} {flag} (bash, zsh, fish)");
+        }
+    }
+    // compare takes them all.
+    let compare = &bash[bash.find("tracediff__subcmd__compare)").unwrap()..];
+    let opts = compare.lines().find(|l| l.contains("opts=")).unwrap();
+    for flag in REFUSED {
+        assert!(opts.split(['"', ' ']).any(|w| w == flag), "compare {flag}");
+    }
+}
+
 #[test]
 fn the_man_page_is_roff_with_every_subcommand() {
     let page = common::ok(&["man"]);

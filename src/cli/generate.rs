@@ -3,7 +3,7 @@
 
 use super::{Cli, Env};
 use crate::error::{Error, Result};
-use clap::{Args, CommandFactory};
+use clap::{Args, Command, CommandFactory};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -40,8 +40,48 @@ pub fn run_completions(args: CompletionsArgs, env: &mut Env<'_>) -> Result<i32> 
     // Rendered in memory first: clap_complete panics on a failed write (a closed pipe), and a
     // broken pipe must end the run quietly as every other command does.
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "tracediff", &mut script);
+    let mut command = without_hidden_args(Cli::command());
+    clap_complete::generate(args.shell, &mut command, "tracediff", &mut script);
     write_out(None, &script, env)
+}
+
+/// `command` without its hidden options, at every level. They are the options a command refuses
+/// with a reason (`overview --include`, `gate --hta`), kept only to say why; clap_complete writes
+/// hidden options into the scripts all the same (it honours `hide` on values, not on options),
+/// and a completed option that is then refused is a trap. clap cannot remove an option, so a
+/// subcommand that has some is built again from its parts without them.
+fn without_hidden_args(command: Command) -> Command {
+    let command = command.mut_subcommands(without_hidden_args);
+    if !command.get_arguments().any(clap::Arg::is_hide_set) {
+        return command;
+    }
+    let kept: Vec<&clap::Arg> = command.get_arguments().filter(|a| !a.is_hide_set()).collect();
+    let is_kept = |id: &clap::Id| kept.iter().any(|a| a.get_id() == id);
+    let visible: Vec<&str> = command.get_visible_aliases().collect();
+    let mut fresh = Command::new(command.get_name().to_string());
+    if let Some(about) = command.get_about() {
+        fresh = fresh.about(about.clone());
+    }
+    if let Some(about) = command.get_long_about() {
+        fresh = fresh.long_about(about.clone());
+    }
+    fresh = fresh
+        .hide(command.is_hide_set())
+        .visible_aliases(visible.iter().map(|a| a.to_string()))
+        .aliases(
+            command
+                .get_all_aliases()
+                .filter(|a| !visible.contains(a))
+                .map(str::to_string),
+        )
+        .args(kept.iter().map(|a| (*a).clone()));
+    for group in command.get_groups() {
+        let ids: Vec<&clap::Id> = group.get_args().collect();
+        if !ids.is_empty() && ids.iter().all(|id| is_kept(id)) {
+            fresh = fresh.group(group.clone());
+        }
+    }
+    fresh.subcommands(command.get_subcommands().cloned())
 }
 
 /// Writes the manual page (roff), to `-o FILE` or standard output.
