@@ -502,6 +502,10 @@ fn browser_folds_runs_and_marks_overlap() {
     no_errors(&d);
 }
 
+/// The module chart shows host time (null-safe: "not yet" while the chart is not drawn).
+const HOST_CHART: &str =
+    r##"return document.querySelector("#exec-chart svg")?.getAttribute("aria-label")?.startsWith("host") === true"##;
+
 #[test]
 fn browser_device_tables_and_time_toggle() {
     let Some(b) = browser() else { return };
@@ -515,14 +519,17 @@ fn browser_device_tables_and_time_toggle() {
     d.exec(r##"const s = document.getElementById("k-group"); s.value = "device_max"; s.dispatchEvent(new Event("change")); return true"##);
     assert_eq!(column(&d, "k-table", 4).len(), before.len());
     d.click(&d.find(r##"#time-toggle input[value="host"]"##));
-    d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
-    // The time is in the URL fragment: a reload (or a shared link) keeps it.
+    d.wait_for(HOST_CHART);
+    // The time is in the URL fragment: a reload (or a shared link) keeps it. The browser's own
+    // reload (WebDriver's Refresh), which returns once the page has loaded: a reload started by
+    // a script is not waited for, and under load a poll could run in the half-parsed page (a
+    // TypeError on a missing element, not a false).
     assert_eq!(d.exec("return location.hash"), "#node=&time=host");
-    d.exec("window.__beforeReload = true; location.reload(); return true");
-    d.wait_for(
-        r##"return window.__beforeReload === undefined && document.querySelector('#time-toggle input[value="host"]').checked === true"##,
-    );
-    d.wait_for(r##"return document.querySelector("#exec-chart svg").getAttribute("aria-label").startsWith("host")"##);
+    d.exec("window.__beforeReload = true; return true");
+    d.refresh();
+    assert_eq!(d.exec("return window.__beforeReload === undefined"), true, "reloaded");
+    d.wait_for(r##"return document.querySelector('#time-toggle input[value="host"]')?.checked === true"##);
+    d.wait_for(HOST_CHART);
     // Keyboard: the controls take focus.
     d.exec(r##"document.getElementById("op-filter").focus(); return true"##);
     assert_eq!(d.exec("return document.activeElement.id"), "op-filter");

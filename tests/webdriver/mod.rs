@@ -11,6 +11,11 @@ use std::time::{Duration, Instant};
 
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
+/// How long `wait_for` polls before it fails. Generous: only a failing check reaches it, and a
+/// loaded machine is slow: with the page's CPU throttled 120 times (the DevTools
+/// Emulation.setCPUThrottlingRate), the views report took 17 s to load and a click 10 s to redraw.
+const WAIT_LIMIT: Duration = Duration::from_secs(60);
+
 /// The first of `names` found on PATH.
 pub fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -215,6 +220,11 @@ impl Driver {
         self.cmd("POST", "/actions", Some(actions));
     }
 
+    /// The browser's reload; returns once the page has loaded again, as `goto` does.
+    pub fn refresh(&self) {
+        self.cmd("POST", "/refresh", Some(json!({})));
+    }
+
     pub fn back(&self) {
         self.cmd("POST", "/back", Some(json!({})));
     }
@@ -241,10 +251,7 @@ impl Driver {
     pub fn wait_for(&self, script: &str) {
         let start = Instant::now();
         while self.exec(script) != Value::Bool(true) {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "timed out waiting for: {script}"
-            );
+            assert!(start.elapsed() < WAIT_LIMIT, "timed out waiting for: {script}");
             std::thread::sleep(Duration::from_millis(30));
         }
     }
