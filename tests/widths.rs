@@ -128,6 +128,30 @@ fn gate_and_overview_of_ranks_fit_80_and_100_columns() {
         "fixtures/ranks/control",
         "fixtures/ranks/test",
     ]);
+    let cpu = ["fixtures/cpuranks/control", "fixtures/cpuranks/test"];
+    fits(&["overview", "--rank", "all", "--per-step", cpu[0], cpu[1]]);
+    // The per-step and per-rank tables are fitted (headers on two lines), not wrapped: each row
+    // is whole on its line (they were 89 columns wide, wrapped as prose at 80).
+    let state = TempDir::new().unwrap();
+    let args = ["overview", "--rank", "all", "--per-step", cpu[0], cpu[1]];
+    let r = common::run_with(state.path(), &args, Some("80"));
+    let tables = &r.stdout[r.stdout.find("\nPer step\n").unwrap()..];
+    assert!(
+        tables.starts_with(
+            "
+Per step
+                            step   compute   exposed   exposed    GPU
+                            time                comm    memory   idle
+──────────────────────────────────────────────────────────────────────
+ control rank 0 step 1   1.00 ms         -         -         -      -
+"
+        ),
+        "{tables}"
+    );
+    assert!(
+        tables.contains("\n test rank 2          3   1.33 ms         -         -         -      -\n"),
+        "{tables}"
+    );
 }
 
 #[test]

@@ -94,6 +94,9 @@ pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map
 
 const PART_HEADERS: [&str; 5] = ["step time", "compute", "exposed comm", "exposed memory", "GPU idle"];
 
+/// The same headers on two lines, for a terminal too narrow for the first form.
+const PART_HEADERS_TWO_LINES: [&str; 5] = ["step\ntime", "compute", "exposed\ncomm", "exposed\nmemory", "GPU\nidle"];
+
 /// The step time and the parts, '-' where the side has no device events.
 fn part_cells(step_ns: i64, b: Option<&BreakdownMean>) -> Vec<String> {
     let parts = b.map(|b| [b.compute_ns, b.comm_exposed_ns, b.memory_exposed_ns, b.idle_ns]);
@@ -108,18 +111,30 @@ fn part_cells(step_ns: i64, b: Option<&BreakdownMean>) -> Vec<String> {
 /// One row of a table: its name, an extra cell (the rank's steps), the step time and parts.
 type Row<'a> = (String, Option<String>, i64, Option<&'a BreakdownMean>);
 
-/// A table of `names` × parts, in the terminal's or Markdown's form.
-fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool) -> String {
-    let mut headers: Vec<String> = extra.map(str::to_string).into_iter().collect();
-    headers.extend(PART_HEADERS.iter().map(|h| (*h).to_string()));
+/// A table of `names` × parts: Markdown, or the terminal's fitted to `width` display columns
+/// (`usize::MAX`: whole), its headers on two lines where one would not fit.
+fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool, width: usize) -> String {
+    let headers = |parts: &[&str]| -> Vec<String> {
+        let mut headers: Vec<String> = extra.map(str::to_string).into_iter().collect();
+        headers.extend(parts.iter().map(|h| (*h).to_string()));
+        headers
+    };
     let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|(_, e, step_ns, b)| e.iter().cloned().chain(part_cells(*step_ns, *b)).collect())
         .collect();
     if !md {
-        return format!("{}\n", fit_table(first, &headers, &names, &cells, usize::MAX));
+        let whole = fit_table(first, &headers(&PART_HEADERS), &names, &cells, usize::MAX);
+        let fits = whole.lines().all(|l| super::columns::text_width(l) <= width);
+        let table = if fits {
+            whole
+        } else {
+            fit_table(first, &headers(&PART_HEADERS_TWO_LINES), &names, &cells, width)
+        };
+        return format!("{table}\n");
     }
+    let headers = headers(&PART_HEADERS);
     let mut out = format!("| {} | {} |\n", md_cell(first), headers.join(" | "));
     let _ = writeln!(out, "|---|{}", "---:|".repeat(headers.len()));
     for (n, c) in names.iter().zip(&cells) {
@@ -129,8 +144,9 @@ fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool) -> String
     out
 }
 
-/// The per-step table (with `--per-step`), the per-rank table and the straggler lines.
-pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> String {
+/// The per-step table (with `--per-step`), the per-rank table and the straggler lines, fitted to
+/// `width` display columns (`usize::MAX`, and Markdown: whole).
+pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width: usize) -> String {
     let sides = [&o.control, &o.test];
     let mut out = String::new();
     let heading = |out: &mut String, text: &str| {
@@ -156,7 +172,7 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> St
                 })
             })
             .collect();
-        out.push_str(&table("", None, &rows, md));
+        out.push_str(&table("", None, &rows, md, width));
     }
     if sides.iter().any(|s| s.per_rank.len() > 1) {
         heading(&mut out, "Per rank (means per step)");
@@ -173,10 +189,11 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool) -> St
                 })
             })
             .collect();
-        out.push_str(&table("", Some("steps"), &rows, md));
+        out.push_str(&table("", Some("steps"), &rows, md, width));
         for s in sides {
             if let Some(line) = straggler_line(s) {
-                let _ = writeln!(out, "{}{line}", if md { "- " } else { "" });
+                let line = format!("{}{line}", if md { "- " } else { "" });
+                out.push_str(&super::wrap_text(&line, width));
             }
         }
     }

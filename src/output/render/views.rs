@@ -626,7 +626,7 @@ pub fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewOp
             let md = format == Format::Markdown;
             let width = if md { usize::MAX } else { width };
             let mut out = overview_text(o, &lines, md, width);
-            out.push_str(&wrap_text(&super::breakdown::side_tables_text(o, options, md), width));
+            out.push_str(&super::breakdown::side_tables_text(o, options, md, width));
             out
         }
     }
