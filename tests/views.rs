@@ -475,6 +475,29 @@ test: straggler rank 2, its mean step 1.25× the median rank's; slowest rank per
     assert!(md.contains("| test rank 2 | 3 | 1.33 ms | - | - | - | - |\n"), "{md}");
 }
 
+/// A rank 0.3% slower than the median printed as "straggler rank 1, its mean step 1.00× the
+/// median rank's": under 0.5% (what prints as 1.00×) the line says there is none (HTA's two ranks,
+/// ../shared; skipped without it).
+#[test]
+fn a_rank_within_half_a_percent_of_the_median_is_no_straggler() {
+    let Some(traces) = common::traces("the straggler line of HTA's two ranks") else {
+        return;
+    };
+    let p = traces.join("hta_two_ranks");
+    let p = p.to_str().unwrap();
+    let text = view("overview", [p, p], &["--rank", "all"]);
+    assert!(
+        text.contains(
+            "control: no straggler over the steps (every rank's mean step within 0.5% of the median rank's);"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("step 551 → rank 1 (1.00×), step 552 → rank 1 (1.01×)"),
+        "{text}"
+    );
+}
+
 /// With two ranks or more, the overview's CSV gains a `rank` column, last (the others keep their
 /// places): empty on the side totals and the straggler's rows, then each rank's own rows, both
 /// sides' rank N on one row. One rank a side: the CSV as before, without the column.

@@ -204,7 +204,10 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width
 /// of each step, a few steps a line.
 fn straggler_line(s: &SideOverview) -> Option<String> {
     let st = s.straggler.as_ref()?;
-    if st.per_step.iter().all(|p| p.max_over_median <= 1.0) && st.max_over_median <= 1.0 {
+    // Below 1.005 the ratio prints as 1.00×: "straggler rank 1, its mean step 1.00× the median
+    // rank's" named a straggler that the same line said was not one.
+    let even = |ratio: f64| ratio < 1.005;
+    if st.per_step.iter().all(|p| even(p.max_over_median)) && even(st.max_over_median) {
         return Some(format!("{}: no straggler: every rank's steps take as long", s.label));
     }
     let steps: Vec<String> = st
@@ -215,10 +218,18 @@ fn straggler_line(s: &SideOverview) -> Option<String> {
             format!("{step} → rank {} ({:.2}×)", p.rank, p.max_over_median)
         })
         .collect();
-    let mut out = format!(
-        "{}: straggler rank {}, its mean step {:.2}× the median rank's; slowest rank per step (÷ the step's median):",
-        s.label, st.rank, st.max_over_median
-    );
+    let mut out = if even(st.max_over_median) {
+        format!(
+            "{}: no straggler over the steps (every rank's mean step within 0.5% of the median rank's); \
+             slowest rank per step (÷ the step's median):",
+            s.label
+        )
+    } else {
+        format!(
+            "{}: straggler rank {}, its mean step {:.2}× the median rank's; slowest rank per step (÷ the step's median):",
+            s.label, st.rank, st.max_over_median
+        )
+    };
     for chunk in steps.chunks(4) {
         out.push_str("\n  ");
         out.push_str(&chunk.join(", "));
