@@ -118,6 +118,13 @@ def test_overview_frames_of_a_cpu_only_pair_have_step_times_and_nan_parts(fixtur
     ranks = over["per_rank"]
     assert list(ranks["rank"]) == [0, 1, 2, 0, 1, 2]
     assert ranks["compute_us"].isna().all()
+    # polars: the parts are null; step times 1000 and 1066.666 in one float column.
+    pytest.importorskip("polars")
+    ranks = tracediff.overview(c, t, rank="all", backend="polars")["per_rank"]
+    assert ranks["step_us"].to_list()[3:] == [1000.0, 1066.666, 1333.333]
+    assert ranks["compute_us"].null_count() == 6
+    gpu = tracediff.overview(str(fixtures / "breakdown/control"), str(fixtures / "breakdown/test"), backend="polars")
+    assert gpu["per_step"]["compute_us"].to_list() == [35.0, 10.0, 80.0]
 
 
 def test_view_errors_are_trace_errors(fixtures):

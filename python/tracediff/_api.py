@@ -328,8 +328,13 @@ def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
     for side in ("control", "test"):
         for row in doc[side].get(key) or []:
             columns["side"].append(doc[side]["label"])
-            for c in first + _BREAKDOWN_KEYS:
+            for c in first:
                 columns[c].append(row.get(c))
+            # Floats throughout: JSON writes 1000 and 1066.666, and polars refuses an integer
+            # column that meets a float.
+            for c in _BREAKDOWN_KEYS:
+                v = row.get(c)
+                columns[c].append(None if v is None else float(v))
     return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS})
 
 
