@@ -475,6 +475,23 @@ test: straggler rank 2, its mean step 1.25× the median rank's; slowest rank per
     assert!(md.contains("| test rank 2 | 3 | 1.33 ms | - | - | - | - |\n"), "{md}");
 }
 
+/// kernels on a CPU-only pair said "0 kernels; device total summed: control 0 ns, test 0 ns (0 ns,
+/// 0%)", as if kernels had been measured; an empty table after a filter says only its count.
+#[test]
+fn kernels_of_a_cpu_only_pair_say_there_are_no_device_events() {
+    let out = view("kernels", ["fixtures/shift/base", "fixtures/shift/slow"], &[]);
+    assert!(
+        out.ends_with("(no rows)\n0 kernels: neither side has device events (a CPU-only run)\n"),
+        "{out}"
+    );
+    let out = view(
+        "kernels",
+        ["fixtures/basic/control", "fixtures/basic/test"],
+        &["--include", "nomatch"],
+    );
+    assert!(out.ends_with("(no rows)\n0 kernels\n"), "{out}");
+}
+
 /// A rank 0.3% slower than the median printed as "straggler rank 1, its mean step 1.00× the
 /// median rank's": under 0.5% (what prints as 1.00×) the line says there is none (HTA's two ranks,
 /// ../shared; skipped without it).

@@ -294,7 +294,12 @@ fn footer(view: &TableView<'_>) -> String {
         String::new()
     };
     let k = view.time;
-    if matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
+    if t.rows.is_empty() && t.kind == ViewKind::Kernels && !t.has_device {
+        // "0 kernels; device total summed: control 0 ns, test 0 ns (0 ns, 0%)" read as if
+        // kernels had been measured.
+        return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
+    }
+    if t.rows.is_empty() || matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
         return format!("{} {what}{shown}\n", t.rows.len());
     }
     let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
