@@ -152,6 +152,14 @@ Per step
         tables.contains("\n test rank 2          3   1.33 ms         -         -         -      -\n"),
         "{tables}"
     );
+    // At 60, exposed memory copies and exposed communication are left out; the names stay whole.
+    let r = common::run_with(state.path(), &args, Some("60"));
+    let tables = &r.stdout[r.stdout.find("\nPer rank").unwrap()..];
+    assert!(tables.lines().all(|l| l.width() <= 60), "{tables}");
+    assert!(
+        tables.contains("\n test rank 2          3   1.33 ms         -      -\n"),
+        "{tables}"
+    );
 }
 
 #[test]
