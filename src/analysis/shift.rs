@@ -5,7 +5,7 @@
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::RunShift;
 use crate::analysis::gate::{Samples, measure};
-use crate::analysis::noise::{SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
+use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::select::{Device, Resolved};
 use crate::error::Result;
 use crate::input::load::{Side, SummarySide};
@@ -41,7 +41,9 @@ pub fn detect(
         if device == Device::All || device == place {
             let cs = measure(&c, &resolved[0], place, keying, false)?;
             let ts = measure(&t, &resolved[1], place, keying, false)?;
-            *slot = run_shift(&shift_rows(&cs, &ts));
+            // The significance floor, over which rows also tell how rows scatter around the factor.
+            let step_ns: Vec<f64> = cs.step_ns.iter().map(|&n| n as f64).collect();
+            *slot = run_shift(&shift_rows(&cs, &ts), MIN_STEP_SHARE * mean(&step_ns));
         }
     }
     shift.applied = beyond && shift.found();
@@ -95,13 +97,14 @@ pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<Str
             let way = if s.factor > 1.0 { "slower" } else { "faster" };
             Some(format!(
                 "on {kind}, {} runs {pct:.0}% {way} than {} (×{:.2}: the time-weighted median over its {} largest \
-                 rows by own time, {:.0}% of that time within ±{:.0}% of it)",
+                 rows by own time, {:.0}% of that time within ±{:.0}% of it; single rows scatter around it by ×{:.2})",
                 labels[1],
                 labels[0],
                 s.factor,
                 s.rows,
                 s.agreeing * 100.0,
-                SHIFT_WITHIN * 100.0
+                SHIFT_WITHIN * 100.0,
+                s.spread.exp()
             ))
         })
         .collect();
@@ -110,7 +113,8 @@ pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<Str
     }
     let judged = if shift.applied {
         format!(
-            "{what} are judged against it: significant means beyond it (--no-run-shift judges them against no change)"
+            "{what} are judged against it: significant means beyond it and beyond that scatter (--no-run-shift \
+             judges them against no change)"
         )
     } else {
         format!("as --no-run-shift asks, {what} are judged against no change, so their marks include it")
