@@ -1277,6 +1277,51 @@ fn views_and_modules_judge_beyond_a_run_wide_shift() {
     assert_eq!(v["compared"]["run_shift"]["applied"], true, "{}", v["compared"]);
 }
 
+/// The gate's rules judge the change itself, a run-wide shift included, but the gate says when
+/// the whole run moved, on stderr and in its JSON, so that a rule failed on a slower machine
+/// reads as such (docs/significance.md#a-run-wide-shift).
+#[test]
+fn the_gate_names_a_run_wide_shift_but_judges_the_change_itself() {
+    let args = |test: &'static str, format: &'static str| {
+        vec![
+            "gate",
+            "fixtures/shift/base",
+            test,
+            "--max-step-time-regression",
+            "10%",
+            "--format",
+            format,
+        ]
+    };
+    let r = run(&args("fixtures/shift/slow", "table"));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("the whole run moved: on host, candidate runs 40% slower than baseline")
+            && r.stderr.contains("The gate's rules judge the change itself"),
+        "{}",
+        r.stderr
+    );
+    let doc = |test: &'static str| -> serde_json::Value {
+        let r = run(&args(test, "json"));
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr))
+    };
+    let v = doc("fixtures/shift/slow");
+    let report = &v["report"];
+    assert_eq!(report["verdict"], "fail");
+    assert_eq!(report["run_shift"]["applied"], false);
+    assert!((1.35..1.45).contains(&report["run_shift"]["host"]["factor"].as_f64().unwrap()));
+    assert!(
+        report["run_shift_note"]
+            .as_str()
+            .unwrap()
+            .contains("a timing rule may fail for it")
+    );
+    // A program's change (one more layer) is no shift.
+    let v = doc("fixtures/shift/deeper");
+    assert!(v["report"]["run_shift_note"].is_null() && v["report"]["run_shift"]["host"].is_null());
+}
+
 /// The gate judges operations only: asking it for Python frames (or HTA's table) is a usage
 /// error that says why, not clap's "unexpected argument".
 #[test]

@@ -89,6 +89,36 @@ pub fn shift_of(shift: &RunShift, on_device: bool) -> Option<&Shift> {
 /// the machine's doing than the program's, and what significance was judged against (`what`:
 /// `rows`, `nodes`).
 pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<String> {
+    let moved = how_the_run_moved(shift, labels)?;
+    let judged = if shift.applied {
+        format!(
+            "{what} are judged against it: significant means beyond it and beyond that scatter (--no-run-shift \
+             judges them against no change)"
+        )
+    } else {
+        format!("as --no-run-shift asks, {what} are judged against no change, so their marks include it")
+    };
+    Some(format!(
+        "{moved}; this looks like the machine (load, clock speed, another host) rather than the program, and \
+         {judged} (docs/significance.md#a-run-wide-shift)"
+    ))
+}
+
+/// The gate's note on a run-wide shift: its rules judge the change itself, shift included (a
+/// machine 40% slower is a real 40% for a rule on the step time), so a rule may fail for the
+/// machine's sake; the note says so, and how to tell.
+pub fn gate_shift_note(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
+    let moved = how_the_run_moved(shift, labels)?;
+    Some(format!(
+        "{moved}; this looks like the machine (load, clock speed, another host) rather than the program. The \
+         gate's rules judge the change itself, this shift included: a timing rule may fail for it. Run both \
+         sides on one machine, or leave the moved time out of the rules (`tracediff compare --iteration all` \
+         judges rows beyond the shift) (docs/significance.md#a-run-wide-shift)"
+    ))
+}
+
+/// "the whole run moved: on host, …; on device, …", or `None` where neither moved.
+fn how_the_run_moved(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
     let parts: Vec<String> = [("host", shift.host), ("device", shift.device)]
         .into_iter()
         .filter_map(|(kind, s)| {
@@ -108,20 +138,5 @@ pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<Str
             ))
         })
         .collect();
-    if parts.is_empty() {
-        return None;
-    }
-    let judged = if shift.applied {
-        format!(
-            "{what} are judged against it: significant means beyond it and beyond that scatter (--no-run-shift \
-             judges them against no change)"
-        )
-    } else {
-        format!("as --no-run-shift asks, {what} are judged against no change, so their marks include it")
-    };
-    Some(format!(
-        "the whole run moved: {}; this looks like the machine (load, clock speed, another host) rather than \
-         the program, and {judged} (docs/significance.md#a-run-wide-shift)",
-        parts.join("; ")
-    ))
+    (!parts.is_empty()).then(|| format!("the whole run moved: {}", parts.join("; ")))
 }
