@@ -359,7 +359,8 @@ function legend() {
     " — labels: bold = has children (zoomable); (added), (deleted), (unknown: time not covered by the children, faded); " +
     "italic ×N = N consecutive added or deleted siblings folded (click to unfold); ∥ = its children ran concurrently" +
     (D.significance.estimated
-      ? "; * = its time (host or device, as shown) changed beyond run-to-run noise and 1% of the step (docs/significance.md)"
+      ? "; * = its time (host or device, as shown) changed beyond run-to-run noise and 1% of the step (docs/significance.md)" +
+        (D.significance.shift ? `; ${D.significance.shift}` : "")
       : `; no * marks: ${D.significance.note}`));
 }
 

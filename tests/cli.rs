@@ -1168,6 +1168,42 @@ fn significance_is_judged_beyond_a_run_wide_shift() {
     assert!(marked.contains(&"aten::conv2d".to_string()), "{marked:?}");
 }
 
+/// A slower host slows each operation by its own factor (×1.15 to ×1.6 around the run's ×1.36):
+/// rows are judged beyond how far rows scatter around the run's factor too, so none is marked;
+/// an operation three times as slow besides still is (docs/significance.md#a-run-wide-shift).
+#[test]
+fn significance_allows_for_how_rows_scatter_under_a_shift() {
+    let args = |test: &'static str, cmd: &'static str| {
+        let mut a = vec![cmd, "fixtures/shift/base", test, "--iteration", "all"];
+        if cmd == "compare" {
+            a.push("--no-save");
+        }
+        a
+    };
+    let v = json(&args("fixtures/shift/uneven", "compare"));
+    let host = &v["run_shift"]["host"];
+    let (factor, spread) = (host["factor"].as_f64().unwrap(), host["spread"].as_f64().unwrap());
+    assert!((1.3..1.4).contains(&factor), "{host}");
+    assert!((0.08..0.2).contains(&spread), "{host}");
+    assert_eq!(significant_names(&v), Vec::<String>::new());
+    // Judged against no change, every operator moved.
+    let mut plain = args("fixtures/shift/uneven", "compare");
+    plain.push("--no-run-shift");
+    assert!(significant_names(&json(&plain)).len() >= 6);
+    let v = json(&args("fixtures/shift/unevenchanged", "compare"));
+    assert_eq!(significant_names(&v), ["aten::layer_norm"]);
+    let v = json(&args("fixtures/shift/unevenchanged", "operators"));
+    assert_eq!(significant_names(&v), ["aten::layer_norm"]);
+    let v = json(&args("fixtures/shift/uneven", "operators"));
+    assert_eq!(significant_names(&v), Vec::<String>::new());
+    for (test, marks) in [("fixtures/shift/uneven", 0), ("fixtures/shift/unevenchanged", 3)] {
+        let r = run(&args(test, "modules"));
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let marked = r.stdout.lines().filter(|l| l.trim_end().ends_with('*')).count();
+        assert_eq!(marked, marks, "{test}: {}", r.stdout);
+    }
+}
+
 /// The names of the rows a JSON output marks significant, in its order.
 fn significant_names(v: &serde_json::Value) -> Vec<String> {
     v["rows"]
@@ -1239,6 +1275,51 @@ fn views_and_modules_judge_beyond_a_run_wide_shift() {
         "all",
     ]);
     assert_eq!(v["compared"]["run_shift"]["applied"], true, "{}", v["compared"]);
+}
+
+/// The gate's rules judge the change itself, a run-wide shift included, but the gate says when
+/// the whole run moved, on stderr and in its JSON, so that a rule failed on a slower machine
+/// reads as such (docs/significance.md#a-run-wide-shift).
+#[test]
+fn the_gate_names_a_run_wide_shift_but_judges_the_change_itself() {
+    let args = |test: &'static str, format: &'static str| {
+        vec![
+            "gate",
+            "fixtures/shift/base",
+            test,
+            "--max-step-time-regression",
+            "10%",
+            "--format",
+            format,
+        ]
+    };
+    let r = run(&args("fixtures/shift/slow", "table"));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("the whole run moved: on host, candidate runs 40% slower than baseline")
+            && r.stderr.contains("The gate's rules judge the change itself"),
+        "{}",
+        r.stderr
+    );
+    let doc = |test: &'static str| -> serde_json::Value {
+        let r = run(&args(test, "json"));
+        serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr))
+    };
+    let v = doc("fixtures/shift/slow");
+    let report = &v["report"];
+    assert_eq!(report["verdict"], "fail");
+    assert_eq!(report["run_shift"]["applied"], false);
+    assert!((1.35..1.45).contains(&report["run_shift"]["host"]["factor"].as_f64().unwrap()));
+    assert!(
+        report["run_shift_note"]
+            .as_str()
+            .unwrap()
+            .contains("a timing rule may fail for it")
+    );
+    // A program's change (one more layer) is no shift.
+    let v = doc("fixtures/shift/deeper");
+    assert!(v["report"]["run_shift_note"].is_null() && v["report"]["run_shift"]["host"].is_null());
 }
 
 /// The gate judges operations only: asking it for Python frames (or HTA's table) is a usage

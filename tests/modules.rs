@@ -683,3 +683,41 @@ fn a_zoom_path_may_start_with_the_step() {
     );
     assert_eq!(ok(&["modules", c, t, "--zoom", "ProfilerStep"]), ok(&["modules", c, t]));
 }
+
+/// A model 3,000 modules deep renders whole (`--depth 10000`) with lines as wide as at 32
+/// levels: past that, a line draws its first 8 levels, `… N levels … ` and its last 24, so the
+/// table grows with the depth, not its square (6,000 levels drew 289 MB; docs/commands.md#modules).
+#[test]
+fn a_deep_tree_draws_a_bounded_prefix() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let depth = 3000;
+    let mut events = vec![
+        serde_json::json!({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1",
+        "pid": 1, "tid": 1, "ts": 0, "dur": 4 * depth + 100}),
+    ];
+    for k in 0..depth {
+        events.push(
+            serde_json::json!({"ph": "X", "cat": "python_function", "name": format!("nn.Module: L{k}_0"),
+            "pid": 1, "tid": 1, "ts": 1 + 2 * k, "dur": 4 * depth - 4 * k}),
+        );
+    }
+    let path = dir.path().join("deep.json");
+    std::fs::write(&path, serde_json::json!({ "traceEvents": events }).to_string()).unwrap();
+    let p = path.to_str().unwrap();
+    let r = run(&["modules", p, p, "--depth", "10000"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines.len() > depth, "{}", lines.len());
+    // Every line within what 32 levels of drawing, a key and the value columns take.
+    let widest = lines.iter().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest < 300, "{widest}");
+    assert!(r.stdout.len() < 1_500_000, "{}", r.stdout.len());
+    let deepest = lines.iter().find(|l| l.contains("L2999[0]")).unwrap();
+    assert!(deepest.contains(&format!(" … {} levels … ", 2999 - 32)), "{deepest}");
+    // Down to 32 levels the drawing is whole.
+    let shallow = lines.iter().find(|l| l.contains("L31[0]")).unwrap();
+    assert!(
+        shallow.starts_with(&format!(" {}├─ L31[0]", "│  ".repeat(31))),
+        "{shallow}"
+    );
+}

@@ -685,3 +685,57 @@ fn significant_nodes_are_marked() {
     assert!(legend.as_str().unwrap().contains("* = its time"), "{legend}");
     no_errors(&d);
 }
+
+/// The report's module marks are judged beyond a run-wide shift as `modules` judges them: on a
+/// host 40% slower only `aten::layer_norm`, three times as slow besides, is marked (and the step
+/// that holds it, the top node, whose path is ""); the note is
+/// printed and the page's legend carries it; `--no-run-shift` judges against no change
+/// (docs/significance.md#a-run-wide-shift).
+#[test]
+fn the_report_judges_module_marks_beyond_a_run_wide_shift() {
+    const PAIR: [&str; 2] = ["fixtures/shift/base", "fixtures/shift/slowchanged"];
+    let dir = TempDir::new().unwrap();
+    let marked = |d: &Value| -> Vec<String> {
+        let paths = node_paths(d);
+        d["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(paths)
+            .filter(|(n, _)| n["g"][0] == true)
+            .map(|(_, p)| p)
+            .collect()
+    };
+    let path = dir.path().join("report.html").display().to_string();
+    let beyond = run(&["report", PAIR[0], PAIR[1], "-o", &path, "--iteration", "all"]);
+    assert_eq!(beyond.code, 0, "{}", beyond.stderr);
+    assert!(
+        beyond.stderr.contains("nodes are judged against it"),
+        "{}",
+        beyond.stderr
+    );
+    let d = data(&std::fs::read_to_string(&path).unwrap());
+    let note = d["significance"]["shift"].as_str().unwrap();
+    assert!(
+        note.starts_with("the whole run moved: on host, test runs 40% slower"),
+        "{note}"
+    );
+    assert_eq!(
+        marked(&d),
+        ["", "aten::layer_norm[0]", "aten::layer_norm[1]", "aten::layer_norm[2]"]
+    );
+    let plain = run(&[
+        "report",
+        PAIR[0],
+        PAIR[1],
+        "-o",
+        &path,
+        "--iteration",
+        "all",
+        "--no-run-shift",
+    ]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    assert!(plain.stderr.contains("as --no-run-shift asks"), "{}", plain.stderr);
+    let d = data(&std::fs::read_to_string(&path).unwrap());
+    assert!(marked(&d).len() > 10, "{:?}", marked(&d));
+}

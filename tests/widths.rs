@@ -341,3 +341,60 @@ fn the_overview_cuts_one_device_name_one_way() {
     }
     assert!(cut, "some width must cut the name");
 }
+
+/// Notes on standard error are wrapped at spaces where it is a terminal (to `COLUMNS`, else
+/// the terminal's width), later lines indented; piped, each note stays one line for grep,
+/// whatever `COLUMNS` says. The run-wide shift's note is 500 characters.
+#[test]
+fn notes_are_wrapped_on_a_terminal_and_one_line_when_piped() {
+    let state = TempDir::new().unwrap();
+    let args = [
+        "compare",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--iteration",
+        "all",
+        "--no-save",
+    ];
+    for columns in [None, Some("80")] {
+        let piped = common::run_with(state.path(), &args, columns);
+        let one: Vec<&str> = piped
+            .stderr
+            .lines()
+            .filter(|l| l.contains("the whole run moved"))
+            .collect();
+        assert_eq!(one.len(), 1, "{}", piped.stderr);
+        assert!(one[0].width() > 400, "{}", one[0]);
+    }
+    let piped = common::run_with(state.path(), &args, None).stderr;
+    let note = piped.lines().find(|l| l.contains("the whole run moved")).unwrap();
+    if std::process::Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: no `script` (util-linux) to open a pseudo-terminal");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("tracediff");
+    // The terminal's own width, then `COLUMNS` over it.
+    for (columns, width) in [("", 72), ("COLUMNS=60 ", 60)] {
+        let inner = format!(
+            "stty rows 24 cols 72; {columns}{} {} >/dev/null",
+            bin.display(),
+            args.join(" ")
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &inner, "/dev/null"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("COLUMNS")
+            .env("TRACEDIFF_STATE_DIR", state.path())
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        assert!(text.contains("the whole run moved"), "{text}");
+        for line in text.lines() {
+            assert!(line.width() <= width, "a line of {}:\n{line}\n\n{text}", line.width());
+        }
+        // The same words, broken at spaces only (the link stays whole).
+        let joined = text.lines().map(str::trim_start).collect::<Vec<_>>().join(" ");
+        assert!(joined.contains(note), "{joined}\n{note}");
+        assert!(text.contains("docs/significance.md#a-run-wide-shift"), "{text}");
+    }
+}

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 use tracediff::analysis::aggregate::Naming;
 use tracediff::analysis::compare::{CompareRequest, compare as run_compare};
 use tracediff::analysis::diff::{Comparison, NameFilter, SortKey};
-use tracediff::analysis::gate::{GateConfig, gate_pair};
+use tracediff::analysis::gate::GateConfig;
+use tracediff::analysis::gate_run::gate_pair;
 use tracediff::analysis::loaded::load;
 use tracediff::analysis::modules::zoom_scope;
 use tracediff::analysis::modules_noise::module_significance;
@@ -112,6 +113,9 @@ struct Options {
     by_operator: bool,
     /// A module path: only what ran inside that node.
     zoom: Option<String>,
+    /// Judge significance against no change even where the whole run moved by one factor (the
+    /// command line's `--no-run-shift`; docs/significance.md#a-run-wide-shift).
+    no_run_shift: bool,
 }
 
 #[pymethods]
@@ -119,7 +123,8 @@ impl Options {
     #[new]
     #[pyo3(signature = (*, control_rank=None, test_rank=None, control_iteration=None,
         test_iteration=None, device="all".to_string(), short_names=false, normalize_names=false,
-        include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None))]
+        include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None,
+        no_run_shift=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         control_rank: Option<String>,
@@ -134,6 +139,7 @@ impl Options {
         labels: Option<(String, String)>,
         by_operator: bool,
         zoom: Option<String>,
+        no_run_shift: bool,
     ) -> PyResult<Self> {
         let options = Options {
             control_rank,
@@ -148,6 +154,7 @@ impl Options {
             labels,
             by_operator,
             zoom,
+            no_run_shift,
         };
         // Refused now, with the option's name, rather than after the traces are read.
         options.request(PathBuf::new(), PathBuf::new())?;
@@ -177,6 +184,7 @@ impl Options {
             Naming::Name
         };
         request.normalize_names = self.normalize_names;
+        request.beyond_shift = !self.no_run_shift;
         request.include = self.include.clone();
         request.exclude = self.exclude.clone();
         if let Some((c, t)) = &self.labels {
@@ -558,6 +566,7 @@ fn report(
         let mut notes = loaded.notes.clone();
         notes.extend(loaded.overlap_notes(&request.labels));
         notes.extend(page.overview.notes());
+        notes.extend(page.shift_note());
         std::fs::write(&output, tracediff::output::render::report::render(&page)).map_err(|e| {
             tracediff::Error::Output {
                 path: output.clone(),

@@ -179,3 +179,31 @@ def test_modules_of_a_deep_model(tmp_path):
     assert node["segment"] == "Block[0]" and node["status"] == "matched"
     deepest = max(path.count("/") + 1 for path, _ in tracediff.module_paths(tree))
     assert deepest == depth
+
+
+def test_no_run_shift_as_the_clis_flag(fixtures, tmp_path):
+    """`no_run_shift=True` judges against no change, as `--no-run-shift`: on a host 40% slower
+    nothing is significant beyond the shift, and every operator is against no change
+    (docs/significance.md#a-run-wide-shift)."""
+    c, t = str(fixtures / "shift/base"), str(fixtures / "shift/slow")
+    for view in ("operators", "kernels"):
+        for flag in (False, True):
+            frame = getattr(tracediff, view)(c, t, iteration="all", no_run_shift=flag)
+            args = [view, c, t, "--iteration", "all", "--format", "csv"] + (["--no-run-shift"] if flag else [])
+            rows = csv.DictReader(io.StringIO(cli(*args)))
+            want = {r["name"]: {"true": True, "false": False, "": None}[r["significant"]] for r in rows}
+            assert want == frame["significant"].to_dict(), (view, flag)
+            if view == "operators":
+                assert frame.attrs["run_shift"]["applied"] is (not flag)
+                assert (sum(v is True for v in want.values()) > 0) is flag
+    for flag in (False, True):
+        tree = tracediff.modules(c, t, iteration="all", no_run_shift=flag)
+        assert tree["compared"]["run_shift"]["applied"] is (not flag)
+        marked = [p for p, n in tracediff.module_paths(tree) if n["significant"]]
+        assert (len(marked) > 0) is flag, marked
+    page = tmp_path / "r.html"
+    tracediff.report(c, t, page, iteration="all", no_run_shift=True)
+    assert "as --no-run-shift asks" in page.read_text()
+    for call in ("overview", "ops_diff", "folded_stacks"):
+        with pytest.raises(TypeError, match=f"{call}\\(\\) does not take no_run_shift"):
+            getattr(tracediff, call)(c, t, no_run_shift=True)

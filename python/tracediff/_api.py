@@ -75,6 +75,7 @@ SELECTION_OPTIONS = (
     "normalize_names",
     "include",
     "exclude",
+    "no_run_shift",
 )
 
 
@@ -95,6 +96,22 @@ def without_row_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]
     return options
 
 
+# The options of significance: only the functions that mark it (operators, kernels, modules,
+# report) take them; elsewhere they would change nothing, so they are refused.
+SIGNIFICANCE_OPTIONS = ("no_run_shift",)
+
+
+def without_significance_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
+    """`options`, after refusing any of SIGNIFICANCE_OPTIONS as a TypeError that says why."""
+    given = [name for name in SIGNIFICANCE_OPTIONS if name in options]
+    if given:
+        raise TypeError(
+            f"{command}() does not take {given[0]}: it marks no significance "
+            "(operators(), kernels(), modules() and report() take it)"
+        )
+    return options
+
+
 def make_options(
     control_rank: Pick = None,
     test_rank: Pick = None,
@@ -110,11 +127,14 @@ def make_options(
     zoom: Optional[str] = None,
     rank: Pick = None,
     iteration: Pick = None,
+    no_run_shift: bool = False,
     **unknown: Any,
 ) -> "_native.Options":
     """The keyword arguments as the one typed options object the Rust core takes. `rank` and
     `iteration` pick both sides, as the command line's `--rank` and `--iteration` do (its notes
-    say `--iteration all`); `control_*` and `test_*` override them per side."""
+    say `--iteration all`); `control_*` and `test_*` override them per side. `no_run_shift`, as
+    the command line's `--no-run-shift`, judges significance against no change even where the
+    whole run moved by one factor (docs/significance.md#a-run-wide-shift)."""
     if unknown:
         names = ", ".join(sorted(unknown))
         raise TypeError(f"unknown keyword argument {names}: the selection options are {', '.join(SELECTION_OPTIONS)}")
@@ -139,6 +159,7 @@ def make_options(
         labels=tuple(labels) if labels is not None else None,
         by_operator=bool(by_operator),
         zoom=zoom,
+        no_run_shift=bool(no_run_shift),
     )
 
 
@@ -241,7 +262,7 @@ def ops_diff(control, test, **options) -> Dict[str, List[str]]:
     decreased, unchanged — sorted by name. Takes `compare`'s selection options."""
     options.pop("labels", None)
     options.pop("backend", None)
-    cols = _columns(control, test, **options)
+    cols = _columns(control, test, **without_significance_options("ops_diff", options))
     table, _ = table_columns(cols, ("control", "test"), "name")
     return categories(table["name"], table["control_counts"], table["test_counts"])
 
@@ -349,7 +370,8 @@ def overview(control, test, *, labels=("control", "test"), backend: str = "panda
     import json
 
     check_backend(backend)
-    text = _view("overview", control, test, labels=labels, **without_row_options("overview", options))
+    options = without_significance_options("overview", without_row_options("overview", options))
+    text = _view("overview", control, test, labels=labels, **options)
     doc = json.loads(text)
     doc["per_step"] = _parts_frame(doc, "per_step", ("rank", "step"), backend)
     doc["per_rank"] = _parts_frame(doc, "per_rank", ("rank", "windows"), backend)

@@ -253,7 +253,7 @@ pub const SHIFT_REREAD_MAX_EVENTS: u64 = 1_000_000;
 /// The run-wide shift of a pair of traces, from their own times (loaded again with their call
 /// trees: summaries keep no nesting). Not looked for where a side is read from summary files,
 /// nor past [`SHIFT_REREAD_MAX_EVENTS`] (then with a note saying so).
-fn run_shift_of(
+pub(crate) fn run_shift_of(
     req: &CompareRequest,
     control: &SummarySide,
     test: &SummarySide,

@@ -626,6 +626,11 @@ pub struct GateReport {
     pub rules: Vec<RuleResult>,
     /// Ops that account for the step-time change, largest increase first.
     pub top_contributors: Vec<Contributor>,
+    /// The run-wide shift of the pair (docs/significance.md#a-run-wide-shift), never applied:
+    /// the rules judge the change itself, a machine's shift included.
+    pub run_shift: crate::analysis::diff::RunShift,
+    /// What the shift means for the verdict, where one was found (the command line prints it).
+    pub run_shift_note: Option<String>,
 }
 
 fn summary(label: &str, side: &SummarySide, resolved: &Resolved, s: &Samples) -> SideSummary {
@@ -645,43 +650,6 @@ fn summary(label: &str, side: &SummarySide, resolved: &Resolved, s: &Samples) ->
 
 fn pct(r: f64) -> String {
     format!("{:.1}%", r * 100.0)
-}
-
-/// The gate on a pair of sides, as the command line and the Python package run it: loads both
-/// sides into summaries with `sel`, keys rows as the rules say (names normalised unless they
-/// say otherwise; Python frames never judged), measures the judged rows and evaluates `config`.
-/// Returns the report and the notes of loading.
-pub fn gate_pair(
-    config: &GateConfig,
-    baseline: &std::path::Path,
-    candidate: &std::path::Path,
-    sel: &crate::analysis::select::SideSelection,
-) -> Result<(GateReport, Vec<String>)> {
-    let rules = Rules::from_config(config)?;
-    let keying = Keying {
-        naming: if config.short_names.unwrap_or(false) {
-            crate::analysis::aggregate::Naming::ShortName
-        } else {
-            crate::analysis::aggregate::Naming::Name
-        },
-        normalize: config.normalize_names.unwrap_or(true),
-        group_by: Vec::new(),
-        skip_python_frames: true,
-        gpu_annotations_apart: true,
-    };
-    let device = config.device.unwrap_or_default();
-    let (base, cand) = crate::analysis::summary::load_summary_pair(baseline, candidate, (sel, sel))?;
-    let notes = crate::input::load::pair_notes(&base, &cand);
-    let base_res = crate::analysis::select::resolve(&base, "baseline", sel)?;
-    let cand_res = crate::analysis::select::resolve(&cand, "candidate", sel)?;
-    let base_samples = measure(&base, &base_res, device, &keying, true)?;
-    let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
-    let report = evaluate(
-        &rules,
-        (&base, &base_res, &base_samples),
-        (&cand, &cand_res, &cand_samples),
-    );
-    Ok((report, notes))
 }
 
 /// Evaluates every rule.
@@ -899,6 +867,8 @@ pub fn evaluate(
         candidate: summary("candidate", cand_side, cand_res, cand),
         rules: results,
         top_contributors: contributors,
+        run_shift: Default::default(),
+        run_shift_note: None,
     }
 }
 

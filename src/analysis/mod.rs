@@ -8,6 +8,7 @@ pub mod compare;
 pub mod diff;
 pub mod flamegraph;
 pub mod gate;
+pub mod gate_run;
 pub mod intervals;
 pub mod loaded;
 pub mod modules;

@@ -103,8 +103,10 @@ pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<
 /// Whether the per-step means of two sides differ beyond the noise band and by more than
 /// `floor`, once the control side is scaled by a run-wide shift ([`run_shift`]): the change
 /// judged is |mean(test) − factor × mean(control)|, and the band is that of the scaled control
-/// samples and the test samples, widened by the factor's own uncertainty (k × its standard error
-/// × the scaled control mean, added in quadrature). `None` shift: [`significant`].
+/// samples and the test samples, widened in quadrature by the factor's own uncertainty (k × its
+/// standard error × the scaled control mean) and by how far single rows scatter around it
+/// (the scaled control mean × (e^(k × spread) − 1) above it, × (1 − e^(−k × spread)) below:
+/// k spreads either way on a log scale). `None` shift: [`significant`].
 pub fn significant_beyond(control: &[f64], test: &[f64], k: f64, floor: f64, shift: Option<&Shift>) -> Option<bool> {
     let Some(shift) = shift else {
         return significant(control, test, k, floor);
@@ -114,9 +116,15 @@ pub fn significant_beyond(control: &[f64], test: &[f64], k: f64, floor: f64, shi
     }
     let scaled: Vec<f64> = control.iter().map(|x| x * shift.factor).collect();
     let expected = mean(&scaled);
-    let change = (mean(test) - expected).abs();
+    let moved = mean(test) - expected;
+    let change = moved.abs();
     let of_factor = k * shift.error * expected;
-    let band = noise_band(&scaled, test, k).hypot(of_factor);
+    let of_rows = if moved >= 0.0 {
+        expected * (k * shift.spread).exp_m1()
+    } else {
+        -expected * (-k * shift.spread).exp_m1()
+    };
+    let band = noise_band(&scaled, test, k).hypot(of_factor).hypot(of_rows);
     Some(change > band && change > floor)
 }
 
@@ -133,6 +141,11 @@ pub struct Shift {
     /// factor ÷ √rows (rows judged beyond the shift allow for it).
     #[serde(default)]
     pub error: f64,
+    /// How far single rows' own factors scatter around it: the scaled MAD of ln(row's ratio ÷
+    /// factor) over the rows looked at and every other row above the significance floor that
+    /// ran as often per step on both sides ([`factor_spread`]). A row is judged beyond it too.
+    #[serde(default)]
+    pub spread: f64,
 }
 
 /// One independent row for [`run_shift`]: its per-step mean time on each side (a self time, or
@@ -176,7 +189,9 @@ pub const SHIFT_MOVED: f64 = 0.9;
 /// change changes counts; a machine changes durations only); their time-weighted median ratio
 /// is the factor, from [`SHIFT_MIN`] to [`SHIFT_MAX`] away from 1; [`SHIFT_AGREE`] of their time
 /// lies within ±[`SHIFT_WITHIN`] of it and [`SHIFT_MOVED`] moved its way. `None` otherwise.
-pub fn run_shift(rows: &[ShiftRow]) -> Option<Shift> {
+/// `floor_ns`: the significance floor (a share of control's mean step time), above which rows
+/// also tell how far rows scatter around the factor ([`factor_spread`]).
+pub fn run_shift(rows: &[ShiftRow], floor_ns: f64) -> Option<Shift> {
     let mut by_size: Vec<ShiftRow> = rows.iter().copied().filter(|r| r.control_ns > 0.0).collect();
     let total: f64 = by_size.iter().map(|r| r.control_ns).sum();
     by_size.sort_by(|a, b| {
@@ -216,12 +231,33 @@ pub fn run_shift(rows: &[ShiftRow]) -> Option<Shift> {
     let sized = (factor - 1.0).abs() >= SHIFT_MIN && (1.0 / SHIFT_MAX..=SHIFT_MAX).contains(&factor);
     let ratios: Vec<f64> = kept.iter().map(|r| r.0).collect();
     let error = scaled_mad(&ratios) / factor / (kept.len() as f64).sqrt();
-    (sized && agreeing >= SHIFT_AGREE && moved >= SHIFT_MOVED).then_some(Shift {
+    (sized && agreeing >= SHIFT_AGREE && moved >= SHIFT_MOVED).then(|| Shift {
         factor,
         agreeing,
         rows: kept.len(),
         error,
+        spread: factor_spread(&by_size, kept.len(), factor, floor_ns),
     })
+}
+
+/// How far single rows' own factors scatter around a run's `factor`: 1.4826 × the median of
+/// |ln(row's ratio ÷ factor)|, a robust σ of the log ratio, over the first `looked` rows of
+/// `by_size` (those the factor came from) and every other row whose control time is at least
+/// `floor_ns`, each run as often per step on both sides. A machine does not scale every
+/// operation alike (memory-bound against compute-bound work, the allocator, the caches): the
+/// same program on a host ×1.44 slower moved its large rows by ×1.12 to ×1.44. Each row counts
+/// once, whatever its time: weighted by time, the row that sets the factor would decide the
+/// spread alone (0 where it holds half the time). The median is taken about the factor, not
+/// about the rows' own median, since rows are judged against the factor; it ignores up to half
+/// the rows, so a few real changes do not widen it. 0 for no row.
+pub fn factor_spread(by_size: &[ShiftRow], looked: usize, factor: f64, floor_ns: f64) -> f64 {
+    let off: Vec<f64> = by_size
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| (*i < looked || r.control_ns >= floor_ns) && r.same_calls && r.test_ns > 0.0)
+        .map(|(_, r)| (r.test_ns / r.control_ns / factor).ln().abs())
+        .collect();
+    1.4826 * median(&off)
 }
 
 #[cfg(test)]
@@ -246,38 +282,38 @@ mod tests {
     #[test]
     fn a_machine_shift_moves_most_time_by_one_factor() {
         let slower = rows(&SIZES, &[1.40, 1.45, 1.42, 1.48, 1.41, 1.44, 1.46, 1.43, 3.0]);
-        let s = run_shift(&slower).unwrap();
+        let s = run_shift(&slower, f64::INFINITY).unwrap();
         assert_eq!((s.factor, s.agreeing, s.rows), (1.42, 1.0, 6));
         // Uneven but all slower, as torch_cpu/identical's self times (×1.12 to ×1.44).
         let uneven = rows(
             &[55.0, 20.0, 6.0, 2.0, 1.5, 1.0],
             &[1.444, 1.376, 1.197, 1.121, 1.219, 1.238],
         );
-        let s = run_shift(&uneven).unwrap();
+        let s = run_shift(&uneven, f64::INFINITY).unwrap();
         assert_eq!((s.factor, s.rows), (1.444, 5));
         // Faster too.
         let faster = rows(&SIZES, &[0.80; 9]);
-        assert_eq!(run_shift(&faster).map(|s| s.factor), Some(0.8));
+        assert_eq!(run_shift(&faster, f64::INFINITY).map(|s| s.factor), Some(0.8));
     }
 
     #[test]
     fn noise_around_one_is_no_shift() {
         let noise = rows(&SIZES, &[1.03, 0.98, 1.05, 1.01, 0.97, 1.02, 1.04, 0.99, 1.5]);
-        assert_eq!(run_shift(&noise), None);
+        assert_eq!(run_shift(&noise, f64::INFINITY), None);
     }
 
     #[test]
     fn a_count_change_or_a_missing_row_is_the_program() {
         let mut counted = rows(&SIZES, &[1.4; 9]);
         counted[3].same_calls = false;
-        assert_eq!(run_shift(&counted), None);
+        assert_eq!(run_shift(&counted, f64::INFINITY), None);
         let mut gone = rows(&SIZES, &[1.4; 9]);
         gone[0].test_ns = 0.0;
-        assert_eq!(run_shift(&gone), None);
+        assert_eq!(run_shift(&gone, f64::INFINITY), None);
         // A count change in a row too small to be looked at does not matter.
         let mut small = rows(&SIZES, &[1.4; 9]);
         small[8].same_calls = false;
-        assert!(run_shift(&small).is_some());
+        assert!(run_shift(&small, f64::INFINITY).is_some());
     }
 
     #[test]
@@ -287,21 +323,21 @@ mod tests {
             &[400.0, 30.0, 25.0, 20.0, 15.0, 10.0],
             &[1.5, 1.0, 1.0, 1.02, 0.99, 1.0],
         );
-        assert_eq!(run_shift(&one), None);
+        assert_eq!(run_shift(&one, f64::INFINITY), None);
         // 85%: agreeing passes, but the rest did not move.
         let more = rows(&[850.0, 40.0, 40.0, 30.0, 20.0, 20.0], &[1.5, 1.0, 1.0, 1.0, 1.0, 1.0]);
-        assert_eq!(run_shift(&more), None);
+        assert_eq!(run_shift(&more, f64::INFINITY), None);
     }
 
     #[test]
     fn a_program_change_moves_rows_unevenly_or_too_far() {
         let half = rows(&SIZES, &[1.4, 1.0, 1.4, 1.0, 1.4, 1.0, 1.4, 1.0, 1.0]);
-        assert_eq!(run_shift(&half), None);
+        assert_eq!(run_shift(&half, f64::INFINITY), None);
         // Every row 36 times as slow: a larger model, not a machine.
         let larger = rows(&SIZES, &[36.0; 9]);
-        assert_eq!(run_shift(&larger), None);
+        assert_eq!(run_shift(&larger, f64::INFINITY), None);
         // Too few rows to tell.
-        assert_eq!(run_shift(&rows(&[60.0, 50.0, 45.0], &[1.4; 3])), None);
+        assert_eq!(run_shift(&rows(&[60.0, 50.0, 45.0], &[1.4; 3]), f64::INFINITY), None);
     }
 
     #[test]
@@ -313,6 +349,7 @@ mod tests {
             agreeing: 1.0,
             rows: 5,
             error,
+            spread: 0.0,
         };
         assert_eq!(significant_beyond(&control, &test, DEFAULT_K, 1.0, None), Some(true));
         assert_eq!(
@@ -333,6 +370,85 @@ mod tests {
         );
         assert_eq!(
             significant_beyond(&control, &off, DEFAULT_K, 1.0, Some(&shift(1.44, 0.02))),
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn the_spread_is_how_far_rows_lie_from_the_factor() {
+        // Every row at the factor: no spread.
+        let even = rows(&SIZES, &[1.4; 9]);
+        assert_eq!(run_shift(&even, 0.0).map(|s| s.spread), Some(0.0));
+        // torch_cpu/identical's six rows above 1% of the step: ×1.12 to ×1.44 around ×1.444.
+        let real = rows(
+            &[124.3, 45.2, 13.9, 4.0, 3.5, 2.4],
+            &[1.444, 1.376, 1.197, 1.121, 1.219, 1.169],
+        );
+        let s = run_shift(&real, 2.26).unwrap();
+        assert_eq!(s.factor, 1.444);
+        let expected = 1.4826 * ((1.219f64 / 1.444).ln().abs() + (1.197f64 / 1.444).ln().abs()) / 2.0;
+        assert!((s.spread - expected).abs() < 1e-12, "{}", s.spread);
+        assert!((0.25..0.27).contains(&s.spread), "{}", s.spread);
+    }
+
+    #[test]
+    fn the_spread_counts_each_row_once_and_ignores_a_few_real_changes() {
+        let by_size = |sizes: &[f64], ratios: &[f64]| rows(sizes, ratios);
+        // One row holding most of the time sets the factor; the others still tell the spread.
+        let big = by_size(&[1000.0, 10.0, 10.0, 10.0, 10.0], &[1.5, 1.2, 1.8, 1.8, 1.5]);
+        let spread = factor_spread(&big, 5, 1.5, 0.0);
+        assert!((spread - 1.4826 * (1.8f64 / 1.5).ln()).abs() < 1e-12, "{spread}");
+        // Two rows of seven far off (an operation 11 times as slow) do not move it.
+        let calm = by_size(&[10.0; 7], &[1.4, 1.45, 1.35, 1.4, 1.42, 1.38, 1.4]);
+        let mut hit = calm.clone();
+        hit[0].test_ns *= 11.0;
+        hit[1].test_ns *= 5.0;
+        let (a, b) = (factor_spread(&calm, 7, 1.4, 0.0), factor_spread(&hit, 7, 1.4, 0.0));
+        assert!(b < 0.05 && b - a < 0.03, "{a} {b}");
+        // Rows past those looked at count above the floor only, and only with the same calls.
+        let mut tail = by_size(&[50.0, 40.0, 5.0, 5.0], &[1.4, 1.4, 2.0, 2.0]);
+        assert_eq!(factor_spread(&tail, 2, 1.4, 10.0), 0.0);
+        assert!(factor_spread(&tail, 2, 1.4, 1.0) > 0.2);
+        tail[2].same_calls = false;
+        tail[3].same_calls = false;
+        assert_eq!(factor_spread(&tail, 2, 1.4, 1.0), 0.0);
+    }
+
+    #[test]
+    fn a_row_is_judged_beyond_the_spread_of_rows_too() {
+        let control = [100.0, 101.0, 99.0];
+        let shift = |spread| Shift {
+            factor: 1.44,
+            agreeing: 1.0,
+            rows: 5,
+            error: 0.0,
+            spread,
+        };
+        // AccumulateGrad on torch_cpu/identical: ×2.01 where the run is ×1.44 (×1.39 beyond it).
+        let doubled = [201.0, 202.0, 200.0];
+        assert_eq!(
+            significant_beyond(&control, &doubled, DEFAULT_K, 1.0, Some(&shift(0.0))),
+            Some(true)
+        );
+        assert_eq!(
+            significant_beyond(&control, &doubled, DEFAULT_K, 1.0, Some(&shift(0.265))),
+            Some(false)
+        );
+        // Three times as slow beyond the run's factor: beyond e^(3 × 0.265) = ×2.2 as well.
+        let thrice = [432.0, 433.0, 431.0];
+        assert_eq!(
+            significant_beyond(&control, &thrice, DEFAULT_K, 1.0, Some(&shift(0.265))),
+            Some(true)
+        );
+        // Below the factor the band is e^(−k × spread): a third of the expected time is beyond it.
+        let third = [48.0, 48.5, 47.5];
+        assert_eq!(
+            significant_beyond(&control, &third, DEFAULT_K, 1.0, Some(&shift(0.265))),
+            Some(true)
+        );
+        let most = [80.0, 80.5, 79.5];
+        assert_eq!(
+            significant_beyond(&control, &most, DEFAULT_K, 1.0, Some(&shift(0.265))),
             Some(false)
         );
     }

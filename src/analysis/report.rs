@@ -74,6 +74,17 @@ pub struct Report {
     pub significance: std::result::Result<[NodeSignificance; 2], String>,
 }
 
+impl Report {
+    /// The note on a run-wide shift that the module marks were judged beyond (or, under
+    /// `--no-run-shift`, include), as `modules` prints it; `None` where no shift was found or
+    /// significance was not estimated.
+    pub fn shift_note(&self) -> Option<String> {
+        let marks = self.significance.as_ref().ok()?;
+        let labels = [self.request.labels[0].as_str(), self.request.labels[1].as_str()];
+        marks[0].shift_note(labels)
+    }
+}
+
 /// Builds the report of a loaded pair.
 pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Result<Report> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;

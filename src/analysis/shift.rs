@@ -5,7 +5,7 @@
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::RunShift;
 use crate::analysis::gate::{Samples, measure};
-use crate::analysis::noise::{SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
+use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::select::{Device, Resolved};
 use crate::error::Result;
 use crate::input::load::{Side, SummarySide};
@@ -41,7 +41,9 @@ pub fn detect(
         if device == Device::All || device == place {
             let cs = measure(&c, &resolved[0], place, keying, false)?;
             let ts = measure(&t, &resolved[1], place, keying, false)?;
-            *slot = run_shift(&shift_rows(&cs, &ts));
+            // The significance floor, over which rows also tell how rows scatter around the factor.
+            let step_ns: Vec<f64> = cs.step_ns.iter().map(|&n| n as f64).collect();
+            *slot = run_shift(&shift_rows(&cs, &ts), MIN_STEP_SHARE * mean(&step_ns));
         }
     }
     shift.applied = beyond && shift.found();
@@ -87,6 +89,36 @@ pub fn shift_of(shift: &RunShift, on_device: bool) -> Option<&Shift> {
 /// the machine's doing than the program's, and what significance was judged against (`what`:
 /// `rows`, `nodes`).
 pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<String> {
+    let moved = how_the_run_moved(shift, labels)?;
+    let judged = if shift.applied {
+        format!(
+            "{what} are judged against it: significant means beyond it and beyond that scatter (--no-run-shift \
+             judges them against no change)"
+        )
+    } else {
+        format!("as --no-run-shift asks, {what} are judged against no change, so their marks include it")
+    };
+    Some(format!(
+        "{moved}; this looks like the machine (load, clock speed, another host) rather than the program, and \
+         {judged} (docs/significance.md#a-run-wide-shift)"
+    ))
+}
+
+/// The gate's note on a run-wide shift: its rules judge the change itself, shift included (a
+/// machine 40% slower is a real 40% for a rule on the step time), so a rule may fail for the
+/// machine's sake; the note says so, and how to tell.
+pub fn gate_shift_note(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
+    let moved = how_the_run_moved(shift, labels)?;
+    Some(format!(
+        "{moved}; this looks like the machine (load, clock speed, another host) rather than the program. The \
+         gate's rules judge the change itself, this shift included: a timing rule may fail for it. Run both \
+         sides on one machine, or leave the moved time out of the rules (`tracediff compare --iteration all` \
+         judges rows beyond the shift) (docs/significance.md#a-run-wide-shift)"
+    ))
+}
+
+/// "the whole run moved: on host, …; on device, …", or `None` where neither moved.
+fn how_the_run_moved(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
     let parts: Vec<String> = [("host", shift.host), ("device", shift.device)]
         .into_iter()
         .filter_map(|(kind, s)| {
@@ -95,29 +127,16 @@ pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<Str
             let way = if s.factor > 1.0 { "slower" } else { "faster" };
             Some(format!(
                 "on {kind}, {} runs {pct:.0}% {way} than {} (×{:.2}: the time-weighted median over its {} largest \
-                 rows by own time, {:.0}% of that time within ±{:.0}% of it)",
+                 rows by own time, {:.0}% of that time within ±{:.0}% of it; single rows scatter around it by ×{:.2})",
                 labels[1],
                 labels[0],
                 s.factor,
                 s.rows,
                 s.agreeing * 100.0,
-                SHIFT_WITHIN * 100.0
+                SHIFT_WITHIN * 100.0,
+                s.spread.exp()
             ))
         })
         .collect();
-    if parts.is_empty() {
-        return None;
-    }
-    let judged = if shift.applied {
-        format!(
-            "{what} are judged against it: significant means beyond it (--no-run-shift judges them against no change)"
-        )
-    } else {
-        format!("as --no-run-shift asks, {what} are judged against no change, so their marks include it")
-    };
-    Some(format!(
-        "the whole run moved: {}; this looks like the machine (load, clock speed, another host) rather than \
-         the program, and {judged} (docs/significance.md#a-run-wide-shift)",
-        parts.join("; ")
-    ))
+    (!parts.is_empty()).then(|| format!("the whole run moved: {}", parts.join("; ")))
 }

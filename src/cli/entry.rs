@@ -80,11 +80,21 @@ where
     // `COLUMNS` (a number) sets the width tables fit, on a terminal or not (as Python's
     // shutil.get_terminal_size reads it); without it a terminal's own width, and a pipe or a
     // file gets full names (docs/commands.md#terminal-width).
-    let table_width = std::env::var("COLUMNS")
+    let columns = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&c| c > 0)
-        .or(terminal_width);
+        .filter(|&c| c > 0);
+    let table_width = columns.or(terminal_width);
+    // Notes are wrapped where standard error is a terminal (to `COLUMNS`, else its width);
+    // piped, each stays one line for grep, whatever `COLUMNS` says.
+    let notes_width = std::io::stderr().is_terminal().then(|| {
+        columns.unwrap_or_else(|| {
+            terminal_size::terminal_size_of(std::io::stderr())
+                .map(|(w, _)| usize::from(w.0))
+                .filter(|&w| w > 0)
+                .unwrap_or(UNSIZED_TERMINAL_WIDTH)
+        })
+    });
     // On a terminal every byte is shown safely (names and paths may hold escape sequences);
     // to a file or a pipe, CSV and JSON keep names exactly (docs/robustness.md).
     let on_terminal = stdout.is_terminal();
@@ -103,6 +113,7 @@ where
         stderr: &mut err,
         terminal_width,
         table_width,
+        notes_width,
         state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
     };
     let progress = Progress::start(std::io::stderr().is_terminal());

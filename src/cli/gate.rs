@@ -1,7 +1,8 @@
 //! `gate`: rules over two sets of runs, for CI.
 
 use super::{Env, OutputArgs, check_output, emit, print_notes};
-use crate::analysis::gate::{GateConfig, Verdict, gate_pair};
+use crate::analysis::gate::{GateConfig, Verdict};
+use crate::analysis::gate_run::gate_pair;
 use crate::analysis::select::{Device, Pick, SideSelection};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
@@ -154,6 +155,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     };
     let (report, notes) = gate_pair(&config, &args.baseline, &args.candidate, &sel)?;
     print_notes(&notes, env);
+    print_notes(&report.run_shift_note.iter().cloned().collect::<Vec<_>>(), env);
     emit(&output, args.full_names, env, |format, style, out| {
         out.write_all(crate::output::render::gate::render_fitted(&report, format, style.name_width()).as_bytes())
     })?;

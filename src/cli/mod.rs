@@ -297,6 +297,9 @@ pub(crate) struct Env<'a> {
     /// Width tables fit in on standard output (`COLUMNS`, else the terminal's); `None`: names
     /// are never cut.
     pub table_width: Option<usize>,
+    /// Width notes on standard error are wrapped to where it is a terminal (`COLUMNS`, else
+    /// the terminal's); `None` (piped): one line each, as scripts grep them.
+    pub notes_width: Option<usize>,
     pub state_dir: PathBuf,
 }
 
@@ -442,7 +445,13 @@ pub(crate) fn with_labels(mut req: CompareRequest, labels: Option<&Labels>) -> C
 
 fn print_notes(notes: &[String], env: &mut Env<'_>) {
     for n in notes {
-        let _ = writeln!(env.stderr, "tracediff: note: {n}");
+        let line = format!("tracediff: note: {n}");
+        let text = match env.notes_width {
+            // At spaces, later lines indented (a word longer than the line is broken).
+            Some(width) => crate::output::render::wrap_note(&line, width),
+            None => line,
+        };
+        let _ = writeln!(env.stderr, "{text}");
     }
 }
 

@@ -66,14 +66,20 @@ pub struct ReportArgs {
     pub tables: ReportTableArgs,
     #[command(flatten)]
     pub select: SelectArgs,
+    /// Judge the module marks (*) against no change even when the whole run moved by one factor
+    /// (a slower or faster machine); by default nodes are judged beyond that shift.
+    #[arg(long, help_heading = "Report")]
+    pub no_run_shift: bool,
 }
 
 pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     check_html(&args.output)?;
-    let (req, loaded) = load_view(&args.pair, &args.select, "report", env)?;
+    let (mut req, loaded) = load_view(&args.pair, &args.select, "report", env)?;
+    req.beyond_shift = !args.no_run_shift;
     let r = report(&req, &loaded, args.tables.limits())?;
     print_notes(&loaded.overlap_notes(&req.labels), env);
     print_notes(&r.overview.notes(), env);
+    print_notes(&r.shift_note().into_iter().collect::<Vec<_>>(), env);
     write_page(&args.output, &render(&r), env)
 }
 

@@ -226,6 +226,21 @@ pub fn wrap_line(line: &str, width: usize) -> String {
     textwrap::wrap(&glued, options).join("\n").replace(NO_BREAK, " ")
 }
 
+/// Wraps a note (one line of prose on standard error) to `width` columns as [`wrap_line`]
+/// does, but only at spaces: never inside `time-weighted` or a link such as
+/// `docs/significance.md#a-run-wide-shift`, which must stay one word to be copied.
+pub fn wrap_note(line: &str, width: usize) -> String {
+    if width == usize::MAX || crate::output::render::columns::text_width(line) <= width {
+        return line.to_string();
+    }
+    let options = textwrap::Options::new(width.max(8))
+        .subsequent_indent("  ")
+        .break_words(true)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let glued = glue_units(line);
+    textwrap::wrap(&glued, options).join("\n").replace(NO_BREAK, " ")
+}
+
 /// A space that the wrapper does not break at.
 const NO_BREAK: char = '\u{a0}';
 

@@ -264,6 +264,64 @@ struct Line {
     significant: Option<bool>,
 }
 
+/// Tree drawing is kept whole down to this many levels below the top node...
+pub const DRAWN_LEVELS: usize = 32;
+/// ... past which a line draws the first this many levels, `… N levels … `, and the last
+/// [`DRAWN_LEVELS`] − this many, so that a line stays as wide as at [`DRAWN_LEVELS`] levels
+/// however deep the node (a model 6,000 modules deep drew lines of 18,000 characters, 289 MB
+/// in all; docs/commands.md#modules).
+const DRAWN_HEAD: usize = 8;
+
+/// The drawing before a node's branch (`├─ `, `└─ `): per level above it, `│  ` where that
+/// level has siblings still to come, else spaces. Past [`DRAWN_LEVELS`] levels only its first
+/// [`DRAWN_HEAD`] and its last levels are kept, and the count of those between: each line's
+/// drawing costs the same at any depth.
+#[derive(Clone, Default)]
+struct Drawing {
+    /// The first [`DRAWN_HEAD`] levels, drawn (shared by a subtree's lines).
+    head: std::rc::Rc<String>,
+    /// The levels after the head: whether each has siblings to come, the last
+    /// [`DRAWN_LEVELS`] − [`DRAWN_HEAD`] of them.
+    tail: std::collections::VecDeque<bool>,
+    /// How many levels in all.
+    levels: usize,
+}
+
+impl Drawing {
+    /// The drawing one level deeper, below a node with (`more`) or without siblings to come.
+    fn deeper(&self, more: bool) -> Drawing {
+        let mut d = self.clone();
+        if d.levels < DRAWN_HEAD {
+            d.head = std::rc::Rc::new(format!("{}{}", d.head, segment(more)));
+        } else {
+            d.tail.push_back(more);
+            if d.tail.len() > DRAWN_LEVELS - DRAWN_HEAD {
+                d.tail.pop_front();
+            }
+        }
+        d.levels += 1;
+        d
+    }
+
+    fn text(&self) -> String {
+        let mut s = self.head.as_str().to_string();
+        if self.levels > DRAWN_LEVELS {
+            let hidden = self.levels - DRAWN_LEVELS;
+            let _ = write!(
+                s,
+                "… {hidden} {} … ",
+                crate::analysis::diff::plural(hidden, "level", "levels")
+            );
+        }
+        self.tail.iter().for_each(|&more| s.push_str(segment(more)));
+        s
+    }
+}
+
+fn segment(more: bool) -> &'static str {
+    if more { "│  " } else { "   " }
+}
+
 /// The visible nodes, depth first, with `├─`/`└─` drawing (an explicit stack: models nest
 /// modules thousands deep).
 fn lines(view: &ModuleView<'_>) -> Vec<Line> {
@@ -276,22 +334,22 @@ fn lines(view: &ModuleView<'_>) -> Vec<Line> {
         significant: view.significant(top),
     };
     let mut out = Vec::new();
-    // Lines still to write, each with the node to expand below it (its drawing prefix, level).
-    type Below<'n> = Option<(&'n AlignedNode, String, usize)>;
-    let mut todo: Vec<(Line, Below<'_>)> = vec![(first, Some((top, String::new(), 1)))];
+    // Lines still to write, each with the node to expand below it (its drawing, level).
+    type Below<'n> = Option<(&'n AlignedNode, Drawing, usize)>;
+    let mut todo: Vec<(Line, Below<'_>)> = vec![(first, Some((top, Drawing::default(), 1)))];
     while let Some((line, below)) = todo.pop() {
         out.push(line);
-        let Some((n, prefix, level)) = below else { continue };
+        let Some((n, drawing, level)) = below else { continue };
         if view.depth.is_some_and(|d| level > d) {
             continue;
         }
         let (kids, folded) = view.children(n);
         let total = kids.len() + usize::from(folded.is_some());
+        let prefix = drawing.text();
         let mut block = Vec::with_capacity(total);
         for (k, c) in kids.iter().enumerate() {
             let last = k + 1 == total;
             let branch = if last { "└─ " } else { "├─ " };
-            let deeper = format!("{prefix}{}", if last { "   " } else { "│  " });
             block.push(match c {
                 Shown::Node(c) => (
                     Line {
@@ -301,7 +359,7 @@ fn lines(view: &ModuleView<'_>) -> Vec<Line> {
                         test: c.test,
                         significant: view.significant(c),
                     },
-                    Some((*c, deeper, level + 1)),
+                    Some((*c, drawing.deeper(!last), level + 1)),
                 ),
                 Shown::Run {
                     first,
@@ -544,7 +602,8 @@ fn cut_labels(labels: &[String], width: usize) -> Vec<String> {
             if label.chars().count() <= width {
                 return label.clone();
             }
-            let key_at = label.find(|c: char| !"│├└─ ".contains(c)).unwrap_or(0);
+            // The key starts after the branch (`├─ `, `└─ `), the drawing's one; the top line has none.
+            let key_at = label.find(['├', '└']).map_or(0, |b| b + "├─ ".len());
             let (drawing, rest) = label.split_at(key_at);
             let (key, ordinal) = match rest.rfind('[') {
                 Some(k) if rest.ends_with(']') => rest.split_at(k),

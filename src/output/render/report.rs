@@ -249,7 +249,11 @@ fn data(report: &Report) -> String {
     }
     tables.push('}');
     let significance = match &report.significance {
-        Ok(_) => json!({"estimated": true}),
+        // The run-wide shift the marks were judged beyond, as the command line's note says it.
+        Ok(_) => match report.shift_note() {
+            Some(shift) => json!({"estimated": true, "shift": shift}),
+            None => json!({"estimated": true}),
+        },
         Err(note) => json!({"estimated": false, "note": note}),
     };
     let op_measures = report.tables.first().map(|t| t.operators.measures).unwrap_or(&[]);

@@ -1,0 +1,57 @@
+//! The gate on a pair of sides, loaded from their paths (docs/significance.md#the-gates-rules):
+//! the rules of [`crate::analysis::gate`], and the run-wide shift looked for as `compare` looks
+//! (kept apart from the rules' module, which `compare` and the shift detector build on).
+
+use crate::analysis::aggregate::Keying;
+use crate::analysis::compare::{CompareRequest, run_shift_of};
+use crate::analysis::gate::{GateConfig, GateReport, Rules, evaluate, measure};
+use crate::analysis::shift::gate_shift_note;
+use crate::error::Result;
+
+/// The gate on a pair of sides, as the command line and the Python package run it: loads both
+/// sides into summaries with `sel`, keys rows as the rules say (names normalised unless they
+/// say otherwise; Python frames never judged), measures the judged rows and evaluates `config`.
+/// Returns the report and the notes of loading.
+pub fn gate_pair(
+    config: &GateConfig,
+    baseline: &std::path::Path,
+    candidate: &std::path::Path,
+    sel: &crate::analysis::select::SideSelection,
+) -> Result<(GateReport, Vec<String>)> {
+    let rules = Rules::from_config(config)?;
+    let keying = Keying {
+        naming: if config.short_names.unwrap_or(false) {
+            crate::analysis::aggregate::Naming::ShortName
+        } else {
+            crate::analysis::aggregate::Naming::Name
+        },
+        normalize: config.normalize_names.unwrap_or(true),
+        group_by: Vec::new(),
+        skip_python_frames: true,
+        gpu_annotations_apart: true,
+    };
+    let device = config.device.unwrap_or_default();
+    let (base, cand) = crate::analysis::summary::load_summary_pair(baseline, candidate, (sel, sel))?;
+    let notes = crate::input::load::pair_notes(&base, &cand);
+    let base_res = crate::analysis::select::resolve(&base, "baseline", sel)?;
+    let cand_res = crate::analysis::select::resolve(&cand, "candidate", sel)?;
+    let base_samples = measure(&base, &base_res, device, &keying, true)?;
+    let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
+    let mut report = evaluate(
+        &rules,
+        (&base, &base_res, &base_samples),
+        (&cand, &cand_res, &cand_samples),
+    );
+    // Looked for as `compare` looks, never applied: a user whose gate fails on a slower machine
+    // learns why.
+    let mut req = CompareRequest::new(baseline, candidate).operations();
+    (req.control_selection, req.test_selection) = (sel.clone(), sel.clone());
+    req.device = device;
+    req.naming = keying.naming;
+    req.normalize_names = keying.normalize;
+    req.labels = ["baseline".to_string(), "candidate".to_string()];
+    req.beyond_shift = false;
+    report.run_shift = run_shift_of(&req, &base, &cand)?.0;
+    report.run_shift_note = gate_shift_note(&report.run_shift, ["baseline", "candidate"]);
+    Ok((report, notes))
+}
