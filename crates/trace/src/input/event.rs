@@ -107,8 +107,12 @@ pub struct ChunkOut<'c> {
     /// list is in the order a one-pass parse of the file would first meet them (`pid`, `tid`,
     /// `name`, `cat` of each event), and `index` counted from the chunk's first entry.
     pub table: EventTable,
-    /// With [`Collect::Columns`]: each kept event's offset in the file, for errors found on merge.
-    pub at: Vec<u64>,
+    /// With [`Collect::Columns`]: the first kept event's offset in the file, for errors found
+    /// on merge.
+    pub first_at: Option<u64>,
+    /// With [`Collect::Columns`]: the id in `strings` of the last kept event's `cat` (a few
+    /// values, often repeated: compared before hashing).
+    last_cat: Option<u32>,
     /// With [`Collect::Columns`]: `args.device` value → kept events carrying it.
     pub device_use: BTreeMap<i64, u64>,
 }
@@ -331,7 +335,16 @@ impl<'c> ChunkOut<'c> {
             (NameId(u32::MAX), NameId(u32::MAX))
         };
         let name = NameId(s.intern(ev.name));
-        let cat = NameId(s.intern(ev.cat));
+        // Already in the list when it matches, so the list's order is as interning gives it.
+        let cat = match self.last_cat {
+            Some(id) if s.list[id as usize] == ev.cat => id,
+            _ => {
+                let id = s.intern(ev.cat);
+                self.last_cat = Some(id);
+                id
+            }
+        };
+        let cat = NameId(cat);
         if let Some(device) = ev.device {
             *self.device_use.entry(device).or_insert(0) += 1;
         }
@@ -351,7 +364,7 @@ impl<'c> ChunkOut<'c> {
         } else {
             self.table.push_without_links(event);
         }
-        self.at.push(at);
+        self.first_at.get_or_insert(at);
         Ok(())
     }
 
