@@ -301,6 +301,18 @@ fn empty_and_traceless_directories() {
             "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory ({p})"
         )
     );
+    // A directory one level too high: the error names the one that holds the traces.
+    let nest = dir.path().join("nest");
+    std::fs::create_dir_all(nest.join("sub")).unwrap();
+    std::fs::copy(format!("{}/trace.json", BASIC[0]), nest.join("sub/trace.json")).unwrap();
+    let (n, sub) = (nest.to_str().unwrap(), nest.join("sub"));
+    assert_eq!(
+        fails(&["compare", n, n]),
+        format!(
+            "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory; {} holds 1 trace: pass it ({n})",
+            sub.display()
+        )
+    );
 }
 
 #[test]

@@ -72,7 +72,10 @@ pub fn discover_with_notes(path: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
             } else {
                 format!("among the {other} entries")
             };
-            format!("no trace files (*.json, *.json.gz) or summaries (*.parquet) {among} of this directory")
+            format!(
+                "no trace files (*.json, *.json.gz) or summaries (*.parquet) {among} of this directory{}",
+                subdirectory_hint(path)
+            )
         };
         let what = match dangling.len() {
             0 => what,
@@ -86,6 +89,60 @@ pub fn discover_with_notes(path: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
     }
     files.sort();
     Ok((files, notes))
+}
+
+/// Subdirectories named in a hint, at most.
+const HINT_DIRS: usize = 3;
+
+/// Where the traces are when a directory holds none but its subdirectories do (a run's folder
+/// of per-job folders, a copy one level too high): `; nest/sub holds 2 traces: pass it`, or
+/// nothing. Only the directories directly inside `path` are looked at (not recursive, as
+/// discovery), in sorted order; an unreadable one counts as holding none.
+fn subdirectory_hint(path: &Path) -> String {
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return String::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    dirs.sort();
+    let holding: Vec<(PathBuf, usize)> = dirs
+        .into_iter()
+        .filter_map(|dir| {
+            let n = std::fs::read_dir(&dir)
+                .ok()?
+                .flatten()
+                .filter(|e| {
+                    let name = e.file_name();
+                    (is_trace_file_name(&name) || is_summary_file_name(&name)) && e.path().is_file()
+                })
+                .count();
+            (n > 0).then_some((dir, n))
+        })
+        .collect();
+    let traces = |n: usize| {
+        if n == 1 {
+            "1 trace".to_string()
+        } else {
+            format!("{n} traces")
+        }
+    };
+    match holding.as_slice() {
+        [] => String::new(),
+        [(dir, n)] => format!("; {} holds {}: pass it", dir.display(), traces(*n)),
+        [(dir, n), rest @ ..] => {
+            let mut named: Vec<String> = vec![format!("{} holds {}", dir.display(), traces(*n))];
+            named.extend(
+                rest.iter()
+                    .take(HINT_DIRS - 1)
+                    .map(|(d, n)| format!("{} {}", d.display(), traces(*n))),
+            );
+            let more = match holding.len().saturating_sub(HINT_DIRS) {
+                0 => String::new(),
+                1 => " and 1 more directory".to_string(),
+                k => format!(" and {k} more directories"),
+            };
+            format!("; {}{more}: pass one of them", named.join(", "))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -153,6 +210,45 @@ mod tests {
         let e = discover(dir.path()).unwrap_err().to_string();
         assert!(
             e.contains("b.json is a symbolic link to a file that does not exist"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_directory_of_directories_names_the_one_holding_traces() {
+        let dir = tempfile::tempdir().unwrap();
+        let nest = dir.path().join("nest");
+        std::fs::create_dir_all(nest.join("sub")).unwrap();
+        for name in ["control.json", "test.json.gz"] {
+            std::fs::write(nest.join("sub").join(name), b"{}").unwrap();
+        }
+        let e = discover(&nest).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory; {} holds 2 traces: pass it ({})",
+                nest.join("sub").display(),
+                nest.display()
+            )
+        );
+        // Several: each named with its count, then how many more; one without traces is not.
+        for (sub, n) in [("a", 1), ("b", 3), ("c", 1), ("d", 2)] {
+            std::fs::create_dir(nest.join(sub)).unwrap();
+            for k in 0..n {
+                std::fs::write(nest.join(sub).join(format!("r{k}.json")), b"{}").unwrap();
+            }
+        }
+        std::fs::create_dir(nest.join("empty")).unwrap();
+        let e = discover(&nest).unwrap_err().to_string();
+        let p = |s: &str| nest.join(s).display().to_string();
+        assert!(
+            e.ends_with(&format!(
+                "among the 6 entries of this directory; {} holds 1 trace, {} 3 traces, {} 1 trace and 2 more directories: pass one of them ({})",
+                p("a"),
+                p("b"),
+                p("c"),
+                nest.display()
+            )),
             "{e}"
         );
     }

@@ -7,7 +7,7 @@
 
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
 use crate::input::number::Number;
-use crate::input::split::{ArrayCut, Expect, Found, MAX_DEPTH, is_ws, kind_of};
+use crate::input::split::{ArrayCut, Expect, Found, MAX_DEPTH, kind_of};
 use crate::model::store::{EventTable, MemorySample, NO_CORRELATION, NO_STREAM, NameId, NewEvent};
 use rustc_hash::FxHashMap;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -107,8 +107,12 @@ pub struct ChunkOut<'c> {
     /// list is in the order a one-pass parse of the file would first meet them (`pid`, `tid`,
     /// `name`, `cat` of each event), and `index` counted from the chunk's first entry.
     pub table: EventTable,
-    /// With [`Collect::Columns`]: each kept event's offset in the file, for errors found on merge.
-    pub at: Vec<u64>,
+    /// With [`Collect::Columns`]: the first kept event's offset in the file, for errors found
+    /// on merge.
+    pub first_at: Option<u64>,
+    /// With [`Collect::Columns`]: the id in `strings` of the last kept event's `cat` (a few
+    /// values, often repeated: compared before hashing).
+    last_cat: Option<u32>,
     /// With [`Collect::Columns`]: `args.device` value → kept events carrying it.
     pub device_use: BTreeMap<i64, u64>,
 }
@@ -231,7 +235,7 @@ fn exact_only() -> bool {
 /// The array is at nesting depth `outer`.
 fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, usize, usize)> {
     let s = text.as_bytes();
-    let q = at + s[at..].iter().position(|&b| !is_ws(b))?;
+    let q = crate::input::scan::skip_ws(s, at);
     // The exact way refuses nesting past MAX_DEPTH from the document's root: the event's own
     // `{` is at depth `outer + 1`.
     let (fields, len) = crate::input::scan::event(&s[q..], MAX_DEPTH.saturating_sub(outer))?;
@@ -239,8 +243,8 @@ fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, u
         return None;
     }
     let entry = fields.into_event(&text[q..q + len]).ok()?;
-    let sep = q + len + s[q + len..].iter().position(|&b| !is_ws(b))?;
-    matches!(s[sep], b',' | b']').then_some((entry, len, sep))
+    let sep = crate::input::scan::skip_ws(s, q + len);
+    matches!(s.get(sep), Some(b',' | b']')).then_some((entry, len, sep))
 }
 
 impl<'c> ChunkOut<'c> {
@@ -331,7 +335,16 @@ impl<'c> ChunkOut<'c> {
             (NameId(u32::MAX), NameId(u32::MAX))
         };
         let name = NameId(s.intern(ev.name));
-        let cat = NameId(s.intern(ev.cat));
+        // Already in the list when it matches, so the list's order is as interning gives it.
+        let cat = match self.last_cat {
+            Some(id) if s.list[id as usize] == ev.cat => id,
+            _ => {
+                let id = s.intern(ev.cat);
+                self.last_cat = Some(id);
+                id
+            }
+        };
+        let cat = NameId(cat);
         if let Some(device) = ev.device {
             *self.device_use.entry(device).or_insert(0) += 1;
         }
@@ -351,7 +364,7 @@ impl<'c> ChunkOut<'c> {
         } else {
             self.table.push_without_links(event);
         }
-        self.at.push(at);
+        self.first_at.get_or_insert(at);
         Ok(())
     }
 
@@ -976,23 +989,22 @@ pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
 impl<'a> Fields<'a> {
     /// Checks the types and decodes the event; the first problem in the text wins.
     fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
-        let checked = (
-            string_field(text, self.name.get(text), "name", self.plain & PLAIN_NAME != 0),
-            string_field(text, self.cat.get(text), "cat", self.plain & PLAIN_CAT != 0),
-            micros_field(text, self.ts.get(text), "ts"),
-            micros_field(text, self.dur.get(text), "dur"),
-            id_field(text, self.pid.get(text), "pid"),
-            id_field(text, self.tid.get(text), "tid"),
-            id_int(text, self.stream.get(text), "stream"),
-            id_int(text, self.correlation.get(text), "correlation"),
-        );
-        let (name, cat, ts, dur, pid, tid, stream, correlation) = match checked {
-            (Ok(a), Ok(b), Ok(c), Ok(d), Ok(e), Ok(f), Ok(g), Ok(h)) => (a, b, c, d, e, f, g, h),
-            (a, b, c, d, e, f, g, h) => {
-                let errors = [a.err(), b.err(), c.err(), d.err(), e.err(), f.err(), g.err(), h.err()];
-                let first = errors.into_iter().flatten().min_by_key(|(at, _)| *at);
-                return Err(first.unwrap_or((0, "invalid event".to_string())));
-            }
+        // Each field decoded in turn; at a problem, all are checked again for the first in the
+        // text (rare: kept off the common path, whose values then travel unwrapped).
+        let decoded = (|| {
+            Some((
+                string_field(text, self.name.get(text), "name", self.plain & PLAIN_NAME != 0).ok()?,
+                string_field(text, self.cat.get(text), "cat", self.plain & PLAIN_CAT != 0).ok()?,
+                micros_field(text, self.ts.get(text), "ts").ok()?,
+                micros_field(text, self.dur.get(text), "dur").ok()?,
+                id_field(text, self.pid.get(text), "pid").ok()?,
+                id_field(text, self.tid.get(text), "tid").ok()?,
+                id_int(text, self.stream.get(text), "stream").ok()?,
+                id_int(text, self.correlation.get(text), "correlation").ok()?,
+            ))
+        })();
+        let Some((name, cat, ts, dur, pid, tid, stream, correlation)) = decoded else {
+            return Err(self.first_failure(text));
         };
         // Design docs/semantics.md#which-events-count: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
         let flow = dur.is_none() && cat.as_deref() == Some("fwdbwd");
@@ -1025,6 +1037,25 @@ impl<'a> Fields<'a> {
             stream: stream.unwrap_or(NO_STREAM),
             correlation: correlation.unwrap_or(NO_CORRELATION),
         }))
+    }
+}
+
+impl Fields<'_> {
+    /// The first problem in the text among the fields' types and ranges.
+    #[cold]
+    fn first_failure(&self, text: &str) -> Failure {
+        let errors = [
+            string_field(text, self.name.get(text), "name", false).err(),
+            string_field(text, self.cat.get(text), "cat", false).err(),
+            micros_field(text, self.ts.get(text), "ts").err(),
+            micros_field(text, self.dur.get(text), "dur").err(),
+            id_field(text, self.pid.get(text), "pid").err(),
+            id_field(text, self.tid.get(text), "tid").err(),
+            id_int(text, self.stream.get(text), "stream").err(),
+            id_int(text, self.correlation.get(text), "correlation").err(),
+        ];
+        let first = errors.into_iter().flatten().min_by_key(|(at, _)| *at);
+        first.unwrap_or((0, "invalid event".to_string()))
     }
 }
 

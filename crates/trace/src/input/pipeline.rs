@@ -498,7 +498,7 @@ impl Merger {
     /// Interns the chunk's strings (once each) and appends its columns whole; their ids are put
     /// right by [`Merger::finish`].
     fn merge_columns(&mut self, chunk: &mut ChunkOut<'_>, entries: u64, first: u64) -> Result<(), ChunkError> {
-        let Some(&at) = chunk.at.first() else { return Ok(()) };
+        let Some(at) = chunk.first_at else { return Ok(()) };
         let out = &mut self.out;
         let (Ok(first), Ok(_)) = (u32::try_from(first), u32::try_from(first + entries.saturating_sub(1))) else {
             return Err(ChunkError {

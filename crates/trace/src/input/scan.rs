@@ -38,19 +38,20 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
         return Some((f, scan.i + 1));
     }
     loop {
-        let key = scan.member_key(b)?;
+        let (key, first) = scan.member_key(b)?;
         let at = scan.i;
-        let slot = match key {
-            b"name" => &mut f.name,
-            b"cat" => &mut f.cat,
-            b"ts" => &mut f.ts,
-            b"dur" => &mut f.dur,
-            b"pid" => &mut f.pid,
-            b"tid" => &mut f.tid,
-            b"ph" => &mut f.ph,
-            b"id" => &mut f.id,
+        // The slot, and for a name or category its bit of `plain`.
+        let (slot, bit) = match key {
+            b"name" => (&mut f.name, PLAIN_NAME),
+            b"cat" => (&mut f.cat, PLAIN_CAT),
+            b"ts" => (&mut f.ts, 0),
+            b"dur" => (&mut f.dur, 0),
+            b"pid" => (&mut f.pid, 0),
+            b"tid" => (&mut f.tid, 0),
+            b"ph" => (&mut f.ph, 0),
+            b"id" => (&mut f.id, 0),
             b"args" => {
-                scan.args(&mut f)?;
+                scan.args(first, &mut f)?;
                 b = scan.after_member()?;
                 if b == b'}' {
                     break;
@@ -58,7 +59,7 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
                 continue;
             }
             _ => {
-                scan.value(1)?;
+                scan.value(first, 1)?;
                 b = scan.after_member()?;
                 if b == b'}' {
                     break;
@@ -67,16 +68,12 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
             }
         };
         scan.escaped = false;
-        scan.value(1)?;
-        // `null` reads as absent, as a missing member.
+        scan.value(first, 1)?;
+        // `null` (the only valid value that starts with `n`) reads as absent, as a missing
+        // member.
         let raw = &s[at..scan.i];
-        *slot = if raw == b"null" { Raw::default() } else { Raw::span(raw) };
+        *slot = if raw[0] == b'n' { Raw::default() } else { Raw::span(raw) };
         // A name or category without escapes is its text as it stands: not searched again.
-        let bit = match key {
-            b"name" => PLAIN_NAME,
-            b"cat" => PLAIN_CAT,
-            _ => 0,
-        };
         if scan.escaped || raw[0] != b'"' {
             f.plain &= !bit;
         } else {
@@ -120,26 +117,48 @@ impl<'a> Scan<'a> {
     }
 
     /// A member's key, at `b` (the byte at `i`), without escapes, and the `:` after it; leaves
-    /// `i` at the value's first byte.
+    /// `i` at the value's first byte, which it returns with the key.
     #[inline(always)]
-    fn member_key(&mut self, b: u8) -> Option<&'a [u8]> {
+    fn member_key(&mut self, b: u8) -> Option<(&'a [u8], u8)> {
         if b != b'"' {
             return None;
         }
         let start = self.i + 1;
         let end = string_end(self.s, start, false, &mut false)?;
         self.i = end + 1;
+        // Most often `":"` or `": "` and the value: read at once.
+        if let Some(&[b':', next, after]) = self.s.get(self.i..self.i + 3) {
+            if !is_ws(next) {
+                self.i += 1;
+                return Some((&self.s[start..end], next));
+            }
+            if next == b' ' && !is_ws(after) {
+                self.i += 2;
+                return Some((&self.s[start..end], after));
+            }
+        }
         if self.ws()? != b':' {
             return None;
         }
         self.i += 1;
-        self.ws()?;
-        Some(&self.s[start..end])
+        let first = self.ws()?;
+        Some((&self.s[start..end], first))
     }
 
     /// After a member's value: a `,` and the next key's first byte, or the `}` (consumed).
     #[inline(always)]
     fn after_member(&mut self) -> Option<u8> {
+        // Most often `,"` or `, "`: read at once.
+        if let Some(&[b',', next, after]) = self.s.get(self.i..self.i + 3) {
+            if next == b'"' {
+                self.i += 1;
+                return Some(b'"');
+            }
+            if next == b' ' && after == b'"' {
+                self.i += 2;
+                return Some(b'"');
+            }
+        }
         match self.ws()? {
             b',' => {
                 self.i += 1;
@@ -156,8 +175,8 @@ impl<'a> Scan<'a> {
 
     /// The `args` member's value: an object, whose `stream`, `correlation`, `device` and
     /// `[memory]` keys are read, or `null`.
-    fn args(&mut self, f: &mut Fields<'a>) -> Option<()> {
-        match self.s[self.i] {
+    fn args(&mut self, first: u8, f: &mut Fields<'a>) -> Option<()> {
+        match first {
             b'n' => return self.literal(b"null"),
             b'{' => self.i += 1,
             _ => return None,
@@ -168,7 +187,7 @@ impl<'a> Scan<'a> {
             return Some(());
         }
         loop {
-            let key = self.member_key(b)?;
+            let (key, first) = self.member_key(b)?;
             let at = self.i;
             let slot = match key {
                 b"stream" => Some(&mut f.stream),
@@ -180,7 +199,7 @@ impl<'a> Scan<'a> {
                 b"Device Id" => Some(&mut f.device_id),
                 _ => None,
             };
-            self.value(2)?;
+            self.value(first, 2)?;
             if let Some(slot) = slot {
                 *slot = Raw::span(&self.s[at..self.i]);
             }
@@ -191,19 +210,19 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// Skips the value at `i` (its first byte, not white space), inside `depth` levels.
+    /// Skips the value at `i`, whose first byte (not white space) is `b`, inside `depth` levels.
     #[inline(always)]
-    fn value(&mut self, depth: usize) -> Option<()> {
-        match self.s[self.i] {
-            b'[' | b'{' => self.nested(depth),
-            _ => self.scalar(),
+    fn value(&mut self, b: u8, depth: usize) -> Option<()> {
+        match b {
+            b'[' | b'{' => self.nested(b, depth),
+            _ => self.scalar(b),
         }
     }
 
-    /// Skips a string, number, `true`, `false` or `null` at `i`.
+    /// Skips a string, number, `true`, `false` or `null` at `i`, whose first byte is `b`.
     #[inline(always)]
-    fn scalar(&mut self) -> Option<()> {
-        match *self.s.get(self.i)? {
+    fn scalar(&mut self, b: u8) -> Option<()> {
+        match b {
             b'"' => {
                 self.i = string_end(self.s, self.i + 1, true, &mut self.escaped)? + 1;
                 Some(())
@@ -221,6 +240,7 @@ impl<'a> Scan<'a> {
     }
 
     /// A number by JSON's grammar: `-`, no leading zero, digits after `.` and after `e`.
+    #[inline(always)]
     fn number(&mut self) -> Option<()> {
         let (s, mut i) = (self.s, self.i);
         let digits = |i: usize| digits_end(s, i);
@@ -256,13 +276,12 @@ impl<'a> Scan<'a> {
         Some(())
     }
 
-    /// Skips the array or object at `i`, inside `depth` levels, without recursion: one bit a
-    /// level says whether it is an object.
-    fn nested(&mut self, depth: usize) -> Option<()> {
+    /// Skips the array or object at `i`, whose first byte is `b`, inside `depth` levels,
+    /// without recursion: one bit a level says whether it is an object.
+    fn nested(&mut self, mut b: u8, depth: usize) -> Option<()> {
         let (mut objects, mut level) = (0u64, 0usize);
         loop {
-            // A value starts at `i`.
-            let b = self.s[self.i];
+            // A value starts at `i`, with the byte `b`.
             if b == b'[' || b == b'{' {
                 self.i += 1;
                 level += 1;
@@ -273,16 +292,14 @@ impl<'a> Scan<'a> {
                 objects = objects << 1 | u64::from(object);
                 let next = self.ws()?;
                 if next != if object { b'}' } else { b']' } {
-                    if object {
-                        self.member_key(next)?;
-                    }
+                    b = if object { self.member_key(next)?.1 } else { next };
                     continue;
                 }
                 self.i += 1;
                 level -= 1;
                 objects >>= 1;
             } else {
-                self.scalar()?;
+                self.scalar(b)?;
             }
             // After a value, `level` levels in.
             loop {
@@ -290,13 +307,19 @@ impl<'a> Scan<'a> {
                     return Some(());
                 }
                 let object = objects & 1 == 1;
+                // Most often `, ` and the next value (`[[], []]`, `["", ""]`): read at once.
+                if let Some(&[b',', b' ', next]) = self.s.get(self.i..self.i + 3)
+                    && !is_ws(next)
+                {
+                    self.i += 2;
+                    b = if object { self.member_key(next)?.1 } else { next };
+                    break;
+                }
                 match self.ws()? {
                     b',' => {
                         self.i += 1;
                         let next = self.ws()?;
-                        if object {
-                            self.member_key(next)?;
-                        }
+                        b = if object { self.member_key(next)?.1 } else { next };
                         break;
                     }
                     b'}' if object => {}
@@ -325,6 +348,21 @@ fn zero_bytes(w: u64) -> u64 {
 fn equal_bytes(w: u64, c: u8) -> u64 {
     let x = w ^ (ONES * u64::from(c));
     !(((x & !HIGH) + !HIGH) | x) & HIGH
+}
+
+/// The first byte from `i` in `s` that is not white space (`s.len()` when there is none):
+/// none or one byte of it most often (`},{`, `}, {`), else a line's end and indent.
+#[inline(always)]
+pub(super) fn skip_ws(s: &[u8], i: usize) -> usize {
+    match s.get(i) {
+        Some(&b) if is_ws(b) => match s.get(i + 1) {
+            Some(&b) if is_ws(b) => ws_end(s, i + 2),
+            Some(_) => i + 1,
+            None => s.len(),
+        },
+        Some(_) => i,
+        None => s.len(),
+    }
 }
 
 /// The end of the run of JSON white space from `i` in `s`, eight bytes at a time.
@@ -448,6 +486,25 @@ mod tests {
                 assert_eq!(ws_end(&s[..at], 0), at);
             }
         }
+    }
+
+    #[test]
+    fn skip_ws_stops_at_the_first_other_byte() {
+        for s in [
+            "",
+            " ",
+            "  ",
+            "x",
+            " x",
+            "  x",
+            "\n    x",
+            "\r\n\t         \n  x",
+            "      ",
+        ] {
+            let want = s.find(|c: char| !" \n\r\t".contains(c)).unwrap_or(s.len());
+            assert_eq!(skip_ws(s.as_bytes(), 0), want, "{s:?}");
+        }
+        assert_eq!(skip_ws(b"ab", 5), 2);
     }
 
     #[test]
