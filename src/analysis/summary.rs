@@ -23,8 +23,13 @@ use std::sync::Arc;
 
 /// Summarises `file`; `source` is the path recorded as the trace it was made from.
 pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
-    // The rows first: their nesting pass runs before the spans below take their memory.
-    let (strings, rows) = op_rows(file);
+    // The rows (one nesting pass over the host events) beside the windows, on two cores.
+    let ((strings, rows), meta) = rayon::join(|| op_rows(file), || summary_meta(file, source));
+    FileSummary { meta, strings, rows }
+}
+
+/// Everything of `file`'s summary but its rows: windows, span, devices, ranks and steps.
+fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
     let ev = &file.events;
     let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
     let op_cat = crate::model::calltree::operator_categories(&file.strings);
@@ -71,7 +76,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         window(None, (start, end))
     });
     let (device_name, device_memory_bytes, device_note) = device_properties(&[file]);
-    let meta = SummaryMeta {
+    SummaryMeta {
         windows,
         span,
         has_gpu: !gpu.is_empty(),
@@ -81,8 +86,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         device_memory_bytes,
         device_note,
         ..ranks_and_steps(file, source, &step_of)
-    };
-    FileSummary { meta, strings, rows }
+    }
 }
 
 /// The rows of `file`'s summary (with their own times), its rank and steps: what the run-wide

@@ -245,7 +245,7 @@ pub struct EventTable {
     pub tid: Vec<NameId>,
     /// In a table that is only summarised, the events' threads numbered from 0, one per distinct
     /// (`pid`, `tid`), in place of `pid` and `tid` (then empty): all the call tree's nesting needs
-    /// of them, in 4 bytes per event instead of 8 ([`EventTable::into_summary_columns`]). Empty
+    /// of them, in 4 bytes per event instead of 8 ([`EventTable::number_threads`]). Empty
     /// otherwise.
     pub thread: Vec<u32>,
     /// `args.stream`: the CUDA stream of a kernel, copy or set; [`NO_STREAM`] on the host.
@@ -266,33 +266,41 @@ impl EventTable {
         self.name.len()
     }
 
-    /// Frees the columns that only link events to each other or to the file (`index`, `stream`,
-    /// `correlation`), once places and iterations are assigned, and replaces `pid` and `tid` by
-    /// [`EventTable::thread`], for a table that is only summarised from now on
-    /// (`analysis::summary::summarize` reads names, categories, times, places, iterations and
-    /// threads): its work then runs in the memory they held. The thread numbers are written over
-    /// the `pid` column, so the peak does not grow.
-    pub fn into_summary_columns(&mut self) {
+    /// Frees the columns that only link events to each other or to the file (`index`, `pid`,
+    /// `tid`, `stream`, `correlation`), once places and iterations are assigned, for a table
+    /// that is only summarised from now on (`analysis::summary::summarize` reads names,
+    /// categories, times, places, iterations and [`EventTable::thread`]): its work then runs in
+    /// the memory they held.
+    pub fn drop_link_columns(&mut self) {
         self.index = Vec::new();
+        self.pid = Vec::new();
+        self.tid = Vec::new();
         self.stream = IdColumn::default();
         self.correlation = IdColumn::default();
+    }
+
+    /// Replaces `pid` and `tid` by [`EventTable::thread`], one number per distinct pair, for a
+    /// table that is only summarised: its call tree nests by thread and needs no more of them.
+    /// The numbers are written over the `pid` column, so the memory only shrinks.
+    pub fn number_threads(&mut self) {
         let tid = std::mem::take(&mut self.tid);
         let mut pid = std::mem::take(&mut self.pid);
-        if tid.len() == pid.len() {
-            let mut numbers: FxHashMap<(NameId, NameId), u32> = FxHashMap::default();
-            let mut last: Option<((NameId, NameId), u32)> = None;
-            for (p, &t) in pid.iter_mut().zip(&tid) {
-                let key = (*p, t);
-                let n = match last {
-                    Some((k, n)) if k == key => n,
-                    _ => {
-                        let next = numbers.len() as u32;
-                        *numbers.entry(key).or_insert(next)
-                    }
-                };
-                last = Some((key, n));
-                *p = NameId(n);
-            }
+        if tid.len() != pid.len() {
+            return;
+        }
+        let mut numbers: FxHashMap<(NameId, NameId), u32> = FxHashMap::default();
+        let mut last: Option<((NameId, NameId), u32)> = None;
+        for (p, &t) in pid.iter_mut().zip(&tid) {
+            let key = (*p, t);
+            let n = match last {
+                Some((k, n)) if k == key => n,
+                _ => {
+                    let next = numbers.len() as u32;
+                    *numbers.entry(key).or_insert(next)
+                }
+            };
+            last = Some((key, n));
+            *p = NameId(n);
         }
         drop(tid);
         // Collected in place: the same allocation, read as numbers.
