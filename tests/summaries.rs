@@ -150,8 +150,12 @@ fn assert_same(root: &Path, commands: &[Vec<String>]) {
 #[test]
 fn fixtures_over_summaries_equal_fixtures_over_traces() {
     let f = repo().join("fixtures");
-    let pairs: [(&str, &str, &[&str]); 6] = [
+    let pairs: [(&str, &str, &[&str]); 9] = [
         ("ranks/control", "ranks/test", &["--rank", "all", "--iteration", "all"]),
+        // A run-wide shift, found from the summaries' own times as from the traces'.
+        ("shift/base", "shift/slow", &["--iteration", "all"]),
+        ("shift/base", "shift/slowchanged", &["--iteration", "all"]),
+        ("shift/slow", "shift/base", &["--iteration", "all"]),
         ("ranks/control", "ranks/test", &[]),
         ("basic/control", "basic/test", &["--iteration", "all"]),
         ("gate/base", "gate/kernel2x", &[]),
@@ -280,7 +284,7 @@ fn bad_parquet_is_one_line_naming_the_file() {
     tracediff::output::summary::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
     assert_eq!(
         fails(dir, &["gate", "v99.parquet", "s/test", "--fail-on-added", "."]),
-        "tracediff: summary schema version 99, this tracediff reads versions 1 to 3 (run tracediff summarize again) (v99.parquet)"
+        "tracediff: summary schema version 99, this tracediff reads versions 1 to 4 (run tracediff summarize again) (v99.parquet)"
     );
     // Commands that need events refuse summaries, naming the file.
     let refused = "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)";
@@ -484,5 +488,56 @@ fn summaries_carry_the_breakdown_and_old_ones_read_without_it() {
     assert_eq!(
         from_old["control"]["mean_step_time_us"],
         over_traces["control"]["mean_step_time_us"]
+    );
+}
+
+/// Summaries carry the rows' own times, so `compare` finds a run-wide shift over them as over the
+/// traces; a summary made before they were written (schema 3) reads, and the shift is then not
+/// looked for, with a note saying why (docs/significance.md#a-run-wide-shift).
+#[test]
+fn summaries_carry_own_times_and_old_ones_get_no_run_wide_shift() {
+    let f = repo().join("fixtures/shift");
+    let root = mirror(&[("control", &f.join("base")), ("test", &f.join("slow"))]);
+    let dir = root.path();
+    let compare = |c: &str, t: &str| -> (serde_json::Value, String) {
+        let args = ["compare", c, t, "--iteration", "all", "--no-save", "--format", "json"];
+        let (out, err, code) = run(dir, &args);
+        assert_eq!(code, 0, "{err}");
+        (serde_json::from_slice(&out).unwrap(), err)
+    };
+    let (over_traces, _) = compare("t/control", "t/test");
+    assert_eq!(
+        over_traces["run_shift"]["applied"], true,
+        "{}",
+        over_traces["run_shift"]
+    );
+    let (over_summaries, err) = compare("s/control", "s/test");
+    assert_eq!(over_summaries["run_shift"], over_traces["run_shift"]);
+    assert!(err.contains("the whole run moved"), "{err}");
+    let summary = tracediff::summary::read::read_summary(&dir.join("s/control/trace.parquet")).unwrap();
+    assert!(summary.has_own_times());
+    // Host rows own less than their totals (children nest in them); device rows own their whole.
+    assert!(summary.rows.iter().any(|r| r.self_ns < r.total_ns));
+    // Written as schema 3 was: no self_ns column.
+    let mut old = summary.clone();
+    old.meta.schema_version = 3;
+    tracediff::output::summary::save_summary(&old, &dir.join("v3.parquet")).unwrap();
+    let back = tracediff::summary::read::read_summary(&dir.join("v3.parquet")).unwrap();
+    assert!(!back.has_own_times());
+    assert!(back.rows.iter().all(|r| r.self_ns == 0));
+    let (from_old, err) = compare("v3.parquet", "s/test");
+    assert!(from_old["run_shift"]["host"].is_null(), "{}", from_old["run_shift"]);
+    assert_eq!(from_old["run_shift"]["applied"], false);
+    assert!(
+        err.contains(
+            "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
+             summaries made by tracediff before summary schema 4 hold no own times"
+        ),
+        "{err}"
+    );
+    // The rows and counts are the summaries' as before.
+    assert_eq!(
+        from_old["rows"].as_array().unwrap().len(),
+        over_traces["rows"].as_array().unwrap().len()
     );
 }

@@ -218,7 +218,7 @@ pub fn mark_significance(
     let t = crate::analysis::gate::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
-    let (shift, not_looked_for) = run_shift_of(req, control, test)?;
+    let (shift, not_looked_for) = run_shift_of(req, control, test, [c_res, t_res])?;
     comparison.shift = shift;
     // Where a device shift applies, the rows of device events (kernels, copies, sets, GPU
     // annotations) take its factor and the others the host's.
@@ -244,45 +244,27 @@ pub fn mark_significance(
         .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, [&req.labels[0], &req.labels[1]], "rows")))
 }
 
-/// The most events (both sides) whose traces `compare` reads a second time, with their call
-/// trees, to look for a run-wide shift (about 400 MB of JSON): above it the second read would
-/// double the time and hold both sides' events whole, where the summaries `compare` reduces are a
-/// small part of that. Counted in events, not bytes on disk, which gzip makes ten times smaller.
-pub const SHIFT_REREAD_MAX_EVENTS: u64 = 1_000_000;
-
-/// The run-wide shift of a pair of traces, from their own times (loaded again with their call
-/// trees: summaries keep no nesting). Not looked for where a side is read from summary files,
-/// nor past [`SHIFT_REREAD_MAX_EVENTS`] (then with a note saying so).
+/// The run-wide shift of a pair, from the own times its summaries carry (made in the one read
+/// of each trace). Not looked for where a side is read from summaries older than the own times
+/// (then with a note saying so).
 pub(crate) fn run_shift_of(
     req: &CompareRequest,
     control: &SummarySide,
     test: &SummarySide,
+    resolved: [&Resolved; 2],
 ) -> Result<(crate::analysis::diff::RunShift, Option<String>)> {
-    let mut events: u64 = 0;
-    for side in [control, test] {
-        for f in &side.present {
-            if crate::summary::read::is_parquet(&f.path)? {
-                return Ok(Default::default());
-            }
-        }
-        events += side.files.iter().flat_map(|f| &f.rows).map(|r| r.count).sum::<u64>();
-    }
-    if events > SHIFT_REREAD_MAX_EVENTS {
+    if !crate::analysis::shift::has_own_times([control, test]) {
         let note = format!(
             "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
-             compare would read the traces of {} events again with their call trees; rows are judged against \
-             no change, and operators, kernels and modules judge them beyond a shift (docs/significance.md#a-run-wide-shift)",
-            events
+             summaries made by tracediff before summary schema {} hold no own times (tracediff summarize \
+             the traces again); rows are judged against no change (docs/significance.md#a-run-wide-shift)",
+            crate::model::summary::SUMMARY_SCHEMA_OWN_TIMES
         );
         return Ok((Default::default(), req.beyond_shift.then_some(note)));
     }
-    let selections = (&req.control_selection, &req.test_selection);
-    let (c, t) = load_pair(&req.control, &req.test, &Default::default(), selections)?;
-    let resolved = [
-        crate::analysis::select::resolve(&c, &req.labels[0], &req.control_selection)?,
-        crate::analysis::select::resolve(&t, &req.labels[1], &req.test_selection)?,
-    ];
-    let shift = crate::analysis::shift::detect([&c, &t], &resolved, req.device, &req.keying(), req.beyond_shift)?;
+    let resolved = [resolved[0].clone(), resolved[1].clone()];
+    let shift =
+        crate::analysis::shift::detect([control, test], &resolved, req.device, &req.keying(), req.beyond_shift)?;
     Ok((shift, None))
 }
 

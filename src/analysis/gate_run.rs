@@ -51,7 +51,7 @@ pub fn gate_pair(
     req.normalize_names = keying.normalize;
     req.labels = ["baseline".to_string(), "candidate".to_string()];
     req.beyond_shift = false;
-    report.run_shift = run_shift_of(&req, &base, &cand)?.0;
+    report.run_shift = run_shift_of(&req, &base, &cand, [&base_res, &cand_res])?.0;
     report.run_shift_note = gate_shift_note(&report.run_shift, ["baseline", "candidate"]);
     Ok((report, notes))
 }

@@ -80,14 +80,20 @@ impl Loaded {
     /// (docs/significance.md#a-run-wide-shift), applied unless `--no-run-shift`. A failure to find
     /// one (it cannot fail on traces that loaded) is no shift.
     pub fn run_shift(&self, req: &CompareRequest) -> crate::analysis::diff::RunShift {
-        crate::analysis::shift::detect(
-            [&self.control, &self.test],
-            &self.resolved,
-            req.device,
-            &req.keying(),
-            req.beyond_shift,
-        )
-        .unwrap_or_default()
+        use rayon::prelude::*;
+        let own = |side: &crate::input::load::Side| crate::input::load::SummarySide {
+            input: side.input.clone(),
+            present: side.present.clone(),
+            files: side
+                .files
+                .par_iter()
+                .map(|f| std::sync::Arc::new(crate::analysis::summary::own_time_summary(f, &f.path)))
+                .collect(),
+            notes: Vec::new(),
+        };
+        let (c, t) = rayon::join(|| own(&self.control), || own(&self.test));
+        crate::analysis::shift::detect([&c, &t], &self.resolved, req.device, &req.keying(), req.beyond_shift)
+            .unwrap_or_default()
     }
 
     /// What side `side` (0 control, 1 test) is, named `label`, as outputs describe it.

@@ -1,6 +1,8 @@
 //! The run-wide shift of a pair, found once for `compare`, the views and `modules`
 //! (docs/significance.md#a-run-wide-shift): the per-step own times (self times on the host,
 //! durations on the device) of both sides, looked at by [`crate::analysis::noise::run_shift`].
+//! Its input is the sides' summaries, whose rows carry their own times: `compare` has them from
+//! its one read, the views make them from the traces they hold.
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::RunShift;
@@ -8,35 +10,32 @@ use crate::analysis::gate::{Samples, measure};
 use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::select::{Device, Resolved};
 use crate::error::Result;
-use crate::input::load::{Side, SummarySide};
-use rayon::prelude::*;
+use crate::input::load::SummarySide;
 use std::sync::Arc;
 
-/// The shifts of host and device time of a pair of loaded sides (`sides`: control, test) whose
-/// selections (`resolved`) both have ProfilerSteps, over the places `device` admits. Rows are
-/// keyed as `keying` keys a table's rows. `applied` is `beyond` where a shift was found.
+/// The shifts of host and device time of a pair of sides as summaries (`sides`: control, test)
+/// whose selections (`resolved`) both have ProfilerSteps, over the places `device` admits, from
+/// the rows' own times ([`crate::model::summary::FileSummary::by_own_time`]). Rows are keyed as `keying` keys a table's
+/// rows. `applied` is `beyond` where a shift was found. No shift where a summary holds no own
+/// times ([`crate::model::summary::FileSummary::has_own_times`]).
 pub fn detect(
-    sides: [&Side; 2],
+    sides: [&SummarySide; 2],
     resolved: &[Resolved; 2],
     device: Device,
     keying: &Keying,
     beyond: bool,
 ) -> Result<RunShift> {
     let mut shift = RunShift::default();
-    if resolved.iter().any(|r| r.iterations.is_none()) {
+    if resolved.iter().any(|r| r.iterations.is_none()) || !has_own_times(sides) {
         return Ok(shift);
     }
-    let own = |side: &Side| SummarySide {
+    let own = |side: &SummarySide| SummarySide {
         input: side.input.clone(),
         present: side.present.clone(),
-        files: side
-            .files
-            .par_iter()
-            .map(|f| Arc::new(crate::analysis::summary::own_time_summary(f, &f.path)))
-            .collect(),
+        files: side.files.iter().map(|f| Arc::new(f.by_own_time())).collect(),
         notes: Vec::new(),
     };
-    let (c, t) = rayon::join(|| own(sides[0]), || own(sides[1]));
+    let (c, t) = (own(sides[0]), own(sides[1]));
     for (place, slot) in [(Device::Cpu, &mut shift.host), (Device::Gpu, &mut shift.device)] {
         if device == Device::All || device == place {
             let cs = measure(&c, &resolved[0], place, keying, false)?;
@@ -48,6 +47,11 @@ pub fn detect(
     }
     shift.applied = beyond && shift.found();
     Ok(shift)
+}
+
+/// Whether every file of both sides carries own times.
+pub fn has_own_times(sides: [&SummarySide; 2]) -> bool {
+    sides.iter().all(|s| s.files.iter().all(|f| f.has_own_times()))
 }
 
 /// Per row key but the steps' own spans: the (control, test) per-step means and whether both

@@ -9,6 +9,7 @@ use crate::analysis::select::SideSelection;
 use crate::analysis::views::memory::{device_properties, levels_of};
 use crate::error::Result;
 use crate::input::load::SummarySide;
+use crate::model::calltree::{Nesting, host_order, nest_host_events};
 use crate::model::iteration::step_number;
 use crate::model::place::Place;
 use crate::model::store::{NameId, TraceFile};
@@ -22,6 +23,13 @@ use std::sync::Arc;
 
 /// Summarises `file`; `source` is the path recorded as the trace it was made from.
 pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
+    // The rows (one nesting pass over the host events) beside the windows, on two cores.
+    let ((strings, rows), meta) = rayon::join(|| op_rows(file), || summary_meta(file, source));
+    FileSummary { meta, strings, rows }
+}
+
+/// Everything of `file`'s summary but its rows: windows, span, devices, ranks and steps.
+fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
     let ev = &file.events;
     let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
     let op_cat = crate::model::calltree::operator_categories(&file.strings);
@@ -68,7 +76,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         window(None, (start, end))
     });
     let (device_name, device_memory_bytes, device_note) = device_properties(&[file]);
-    let meta = SummaryMeta {
+    SummaryMeta {
         windows,
         span,
         has_gpu: !gpu.is_empty(),
@@ -78,25 +86,15 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
         device_memory_bytes,
         device_note,
         ..ranks_and_steps(file, source, &step_of)
-    };
-    let (strings, rows) = op_rows(file, |i| Some(ev.dur_ns[i]));
-    FileSummary { meta, strings, rows }
+    }
 }
 
-/// `file` summarised by each event's *own* time, for the run-wide shift
-/// (docs/significance.md#a-run-wide-shift): a host event's self time in the call tree (its
-/// duration less its direct children's), a device event's duration (kernels, copies and sets do
-/// not nest); `gpu_user_annotation` spans, drawn over the kernels they annotate, are left out.
-/// Rows so summed never count one nanosecond twice. Only the rows, ranks and steps are filled in.
+/// The rows of `file`'s summary (with their own times), its rank and steps: what the run-wide
+/// shift reads (docs/significance.md#a-run-wide-shift), for the views, which hold traces. The
+/// windows and devices are left out.
 pub fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
-    let ev = &file.events;
-    let tree = file.call_tree();
     let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
-    let (strings, rows) = op_rows(file, |i| match ev.place[i] {
-        Place::Host => Some(tree.host_self_ns[i]),
-        Place::Device => Some(ev.dur_ns[i]),
-        Place::Annotation => None,
-    });
+    let (strings, rows) = op_rows(file);
     FileSummary {
         meta: ranks_and_steps(file, source, &step_of),
         strings,
@@ -150,21 +148,67 @@ fn iteration_samples(file: &TraceFile, step_of: &[Option<i64>]) -> Vec<Iteration
         .collect()
 }
 
-/// The string table and the count and total time per (iteration, name, category, place),
-/// sorted by iteration, then name, category and place as text. `time_ns` gives an event's time
-/// (`None`: the event is left out).
-fn op_rows(file: &TraceFile, time_ns: impl Fn(usize) -> Option<i64>) -> (Vec<String>, Vec<OpRow>) {
-    let ev = &file.events;
-    let mut groups: FxHashMap<(i64, u32, u32, u8), (u64, i64)> = FxHashMap::default();
-    for i in 0..ev.len() {
-        let Some(ns) = time_ns(i) else { continue };
+/// Count, summed duration and summed own time of one row.
+#[derive(Default, Clone, Copy)]
+struct RowSums {
+    count: u64,
+    total_ns: i64,
+    self_ns: i64,
+}
+
+/// The rows being summed: a slot per (iteration, name id, category id, place).
+#[derive(Default)]
+struct RowSlots {
+    slot_of: FxHashMap<(i64, u32, u32, u8), u32>,
+    sums: Vec<RowSums>,
+}
+
+impl RowSlots {
+    /// Counts event `i` of `ev` into its row (its duration, and its own time on the device);
+    /// returns the row's slot.
+    fn add(&mut self, ev: &crate::model::store::EventTable, i: usize) -> usize {
         let key = (ev.iteration.get(i), ev.name[i].0, ev.cat[i].0, ev.place[i] as u8);
-        let slot = groups.entry(key).or_default();
-        slot.0 += 1;
-        slot.1 += ns;
+        let next = self.sums.len() as u32;
+        let k = *self.slot_of.entry(key).or_insert(next) as usize;
+        if k == self.sums.len() {
+            self.sums.push(RowSums::default());
+        }
+        let s = &mut self.sums[k];
+        s.count += 1;
+        s.total_ns += ev.dur_ns[i];
+        if ev.place[i] == Place::Device {
+            s.self_ns += ev.dur_ns[i];
+        }
+        k
     }
+}
+
+/// The string table and the count, total time and own time per (iteration, name, category,
+/// place), sorted by iteration, then name, category and place as text. Own times
+/// ([`crate::model::summary::OpRow::self_ns`]): host events are nested per thread by the call
+/// tree's own walk, each adding its time in the tree to its row and taking it from its parent's;
+/// device events own their durations; annotations none.
+fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
+    let ev = &file.events;
+    let mut rows = RowSlots::default();
+    // Host events in nesting order: each row's slot travels with it on the stack, so a child
+    // takes its time from its parent's row without a second look-up.
+    nest_host_events(ev, &host_order(ev), |e: Nesting<u32>| {
+        let k = rows.add(ev, e.row as usize);
+        rows.sums[k].self_ns += e.total_ns;
+        if let Some((_, parent)) = e.parent {
+            rows.sums[parent as usize].self_ns -= e.total_ns;
+        }
+        k as u32
+    });
+    for i in (0..ev.len()).filter(|&i| ev.place[i] != Place::Host) {
+        rows.add(ev, i);
+    }
+    let RowSlots { slot_of, sums } = rows;
+    let groups: Vec<((i64, u32, u32, u8), RowSums)> =
+        slot_of.into_iter().map(|(key, k)| (key, sums[k as usize])).collect();
     // The strings used, renumbered in text order (so ids compare as the texts do).
-    let mut used: Vec<u32> = groups.keys().flat_map(|k| [k.1, k.2]).collect();
+    let mut used: Vec<u32> = groups.iter().flat_map(|(k, _)| [k.1, k.2]).collect();
     used.sort_unstable();
     used.dedup();
     used.sort_by(|a, b| file.strings.resolve(NameId(*a)).cmp(file.strings.resolve(NameId(*b))));
@@ -183,13 +227,14 @@ fn op_rows(file: &TraceFile, time_ns: impl Fn(usize) -> Option<i64>) -> (Vec<Str
     };
     let mut rows: Vec<OpRow> = groups
         .into_iter()
-        .map(|((iteration, name, cat, place), (count, total_ns))| OpRow {
+        .map(|((iteration, name, cat, place), sums)| OpRow {
             iteration,
             name: new_id[&name],
             category: new_id[&cat],
             place: place_of(place),
-            count,
-            total_ns,
+            count: sums.count,
+            total_ns: sums.total_ns,
+            self_ns: sums.self_ns,
         })
         .collect();
     rows.sort_by_key(|r| (r.iteration, r.name, r.category, r.place as u8));

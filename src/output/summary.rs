@@ -14,6 +14,8 @@ use parquet::schema::parser::parse_message_type;
 use std::io::Write;
 use std::sync::Arc;
 
+/// The columns, in [`crate::summary::read::SUMMARY_COLUMNS`]' order; a summary of a version
+/// before the own times is written without `self_ns`, as that version was.
 const SCHEMA: &str = "message tracediff_summary {
     required int64 rank;
     required int64 iteration;
@@ -22,6 +24,7 @@ const SCHEMA: &str = "message tracediff_summary {
     required binary place (STRING);
     required int64 count;
     required int64 total_ns;
+    required int64 self_ns;
 }";
 
 fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
@@ -30,7 +33,13 @@ fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
 
 /// Writes `summary` to `out` (Snappy-compressed, strings dictionary-encoded).
 pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
-    let schema = Arc::new(parse_message_type(SCHEMA).map_err(parquet_error)?);
+    let own_times = summary.has_own_times();
+    let text = if own_times {
+        SCHEMA.to_string()
+    } else {
+        SCHEMA.replace("    required int64 self_ns;\n", "")
+    };
+    let schema = Arc::new(parse_message_type(&text).map_err(parquet_error)?);
     let meta = serde_json::to_string(&summary.meta)?;
     let sum = rows_checksum(summary, &meta);
     let props = WriterProperties::builder()
@@ -50,12 +59,13 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
     let mut k = 0;
     while let Some(mut col) = group.next_column().map_err(parquet_error)? {
         match k {
-            0 | 1 | 5 | 6 => {
+            0 | 1 | 5..=7 => {
                 let v = match k {
                     0 => ints(&|_| summary.rank()),
                     1 => ints(&|i| rows[i].iteration),
                     5 => ints(&|i| stored_count(rows[i].count)),
-                    _ => ints(&|i| rows[i].total_ns),
+                    6 => ints(&|i| rows[i].total_ns),
+                    _ => ints(&|i| rows[i].self_ns),
                 };
                 col.typed::<Int64Type>()
                     .write_batch(&v, None, None)
@@ -92,6 +102,7 @@ fn rows_checksum(summary: &FileSummary, meta_text: &str) -> String {
             place: place_text(r.place),
             count: stored_count(r.count),
             total_ns: r.total_ns,
+            self_ns: summary.has_own_times().then_some(r.self_ns),
         });
     }
     sum.finish()

@@ -25,6 +25,9 @@ pub struct RowValues<'a> {
     pub count: i64,
     /// Their summed duration.
     pub total_ns: i64,
+    /// Their summed own time; `None` in summaries older than the column (their checksum does
+    /// not cover it).
+    pub self_ns: Option<i64>,
 }
 
 /// Accumulates the checksum of a summary: its metadata text first, then its rows in file order.
@@ -52,6 +55,9 @@ impl SummaryChecksum {
         feed_text(h, r.place);
         h.update(r.count.to_le_bytes());
         h.update(r.total_ns.to_le_bytes());
+        if let Some(ns) = r.self_ns {
+            h.update(ns.to_le_bytes());
+        }
         self.rows += 1;
     }
 

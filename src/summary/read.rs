@@ -12,8 +12,8 @@
 use crate::error::io_reason;
 use crate::error::{Error, Result};
 use crate::model::summary::{
-    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_CHECKSUMMED, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_VERSION,
-    SummaryMeta, place_from_text,
+    FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_CHECKSUMMED, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_OWN_TIMES,
+    SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
 };
 use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
 use parquet::basic::Type as PhysicalType;
@@ -22,16 +22,36 @@ use parquet::record::{Row, RowAccessor};
 use std::path::Path;
 pub use tracediff_trace::input::read::{PARQUET_MAGIC, is_parquet};
 
-/// The op rows' columns, in order.
-pub const SUMMARY_COLUMNS: [&str; 7] = ["rank", "iteration", "name", "category", "place", "count", "total_ns"];
+/// The op rows' columns, in order. Summaries older than [`SUMMARY_SCHEMA_OWN_TIMES`] have all
+/// but the last (`self_ns`).
+pub const SUMMARY_COLUMNS: [&str; 8] = [
+    "rank",
+    "iteration",
+    "name",
+    "category",
+    "place",
+    "count",
+    "total_ns",
+    "self_ns",
+];
+
+/// The columns a summary of schema version `version` has.
+pub fn summary_columns(version: u32) -> &'static [&'static str] {
+    if version >= SUMMARY_SCHEMA_OWN_TIMES {
+        &SUMMARY_COLUMNS
+    } else {
+        &SUMMARY_COLUMNS[..7]
+    }
+}
 
 /// The physical type of each of [`SUMMARY_COLUMNS`].
-const SUMMARY_TYPES: [PhysicalType; 7] = [
+const SUMMARY_TYPES: [PhysicalType; 8] = [
     PhysicalType::INT64,
     PhysicalType::INT64,
     PhysicalType::BYTE_ARRAY,
     PhysicalType::BYTE_ARRAY,
     PhysicalType::BYTE_ARRAY,
+    PhysicalType::INT64,
     PhysicalType::INT64,
     PhysicalType::INT64,
 ];
@@ -57,7 +77,7 @@ fn decode_summary<R: ChunkReader + 'static>(path: &Path, source: R, len: u64) ->
     let reader = guard_decoder(path, || SerializedFileReader::new(source))?
         .map_err(|e| bad(format!("invalid Parquet file: {e}")))?;
     let (meta, meta_text, stored_sum) = summary_meta(path, &reader)?;
-    validate_layout(path, &reader, len)?;
+    validate_layout(path, &reader, len, summary_columns(meta.schema_version))?;
     let summary = guard_decoder(path, || decode_rows(path, &reader, meta, &meta_text))??;
     // Verified whenever present (a flipped version digit cannot skip it); required from the
     // version that introduced it.
@@ -115,17 +135,22 @@ mod quiet_panics {
 
 /// Checks the footer before any page is read: the columns and their types as `summarize`
 /// writes them, and every column chunk's bytes inside the file.
-fn validate_layout<R: ChunkReader + 'static>(path: &Path, reader: &SerializedFileReader<R>, len: u64) -> Result<()> {
+fn validate_layout<R: ChunkReader + 'static>(
+    path: &Path,
+    reader: &SerializedFileReader<R>,
+    len: u64,
+    columns: &[&str],
+) -> Result<()> {
     let bad = |what: String| Error::input(path, format!("corrupt summary: {what}"));
     let schema = reader.metadata().file_metadata().schema_descr();
     let fields: Vec<String> = schema.columns().iter().map(|c| c.name().to_string()).collect();
-    if fields != SUMMARY_COLUMNS {
+    if fields != columns {
         return Err(Error::input(
             path,
             format!(
                 "summary columns are [{}], expected [{}]",
                 fields.join(", "),
-                SUMMARY_COLUMNS.join(", ")
+                columns.join(", ")
             ),
         ));
     }
@@ -136,7 +161,7 @@ fn validate_layout<R: ChunkReader + 'static>(path: &Path, reader: &SerializedFil
     }
     let mut rows: i64 = 0;
     for (g, group) in reader.metadata().row_groups().iter().enumerate() {
-        if group.num_columns() != SUMMARY_COLUMNS.len() || group.num_rows() < 0 {
+        if group.num_columns() != columns.len() || group.num_rows() < 0 {
             return Err(bad(format!("row group {g} is malformed")));
         }
         rows = rows
@@ -153,7 +178,7 @@ fn validate_layout<R: ChunkReader + 'static>(path: &Path, reader: &SerializedFil
             if !inside {
                 return Err(bad(format!(
                     "column '{}' of row group {g} lies outside the file",
-                    SUMMARY_COLUMNS[k]
+                    columns[k]
                 )));
             }
         }
@@ -187,10 +212,12 @@ fn decode_rows<R: ChunkReader + 'static>(
         ids.insert(s.clone(), id);
         id
     };
+    let own_times = meta.schema_version >= SUMMARY_SCHEMA_OWN_TIMES;
     let mut sum = SummaryChecksum::new(meta_text);
     for row in rows_iter {
         let row = row.map_err(|e| bad(format!("invalid summary rows: {e}")))?;
-        let values = row_values(&row).map_err(|e| bad(format!("invalid summary row {}: {e}", rows.len())))?;
+        let values =
+            row_values(&row, own_times).map_err(|e| bad(format!("invalid summary row {}: {e}", rows.len())))?;
         sum.row(&values);
         let place = place_from_text(values.place).ok_or_else(|| {
             bad(format!(
@@ -220,13 +247,15 @@ fn decode_rows<R: ChunkReader + 'static>(
             place,
             count,
             total_ns: values.total_ns,
+            self_ns: values.self_ns.unwrap_or(0),
         });
     }
     let strings = renumber_by_text(strings, &mut rows);
     Ok((FileSummary { meta, strings, rows }, sum.finish()))
 }
 
-fn row_values(row: &Row) -> parquet::errors::Result<RowValues<'_>> {
+/// A row's values; `self_ns` where the summary has the column (`own_times`).
+fn row_values(row: &Row, own_times: bool) -> parquet::errors::Result<RowValues<'_>> {
     Ok(RowValues {
         rank: row.get_long(0)?,
         iteration: row.get_long(1)?,
@@ -235,6 +264,7 @@ fn row_values(row: &Row) -> parquet::errors::Result<RowValues<'_>> {
         place: row.get_string(4)?,
         count: row.get_long(5)?,
         total_ns: row.get_long(6)?,
+        self_ns: if own_times { Some(row.get_long(7)?) } else { None },
     })
 }
 

@@ -44,8 +44,8 @@ pub enum Collect {
     /// Every kept event, with the attributes asked for, one by one ([`ChunkOut::events`]).
     Events,
     /// Every kept event as columns of the store ([`ChunkOut::table`]), with no attributes; with
-    /// `links`, the `index`, `pid` and `tid` columns too. The merge then appends whole columns.
-    Columns { links: bool },
+    /// `index`, the `index` column too. The merge then appends whole columns.
+    Columns { index: bool },
     /// Only the numbers of kept ProfilerSteps (every event is still checked).
     Steps,
 }
@@ -313,13 +313,13 @@ impl<'c> ChunkOut<'c> {
                 }
             }
             Collect::Events => self.push(ev, attrs, index, at),
-            Collect::Columns { links } => self.push_columns(ev, index, at, links)?,
+            Collect::Columns { index: keep } => self.push_columns(ev, index, at, keep)?,
         }
         Ok(())
     }
 
-    /// Adds a kept event to the columns; `pid` and `tid` only with `links`.
-    fn push_columns(&mut self, ev: Event<'c>, index: u64, at: u64, links: bool) -> Result<(), ChunkError> {
+    /// Adds a kept event to the columns; its `index` only with `keep_index`.
+    fn push_columns(&mut self, ev: Event<'c>, index: u64, at: u64, keep_index: bool) -> Result<(), ChunkError> {
         let Ok(index) = u32::try_from(index) else {
             return Err(ChunkError {
                 at,
@@ -329,11 +329,7 @@ impl<'c> ChunkOut<'c> {
         let s = &mut self.strings;
         // Interned in the order the merge interns a file's strings, so that a chunk's list, taken
         // in order, gives the file's ids in first-seen order whatever the chunking.
-        let (pid, tid) = if links {
-            (NameId(s.intern(id_text(ev.pid))), NameId(s.intern(id_text(ev.tid))))
-        } else {
-            (NameId(u32::MAX), NameId(u32::MAX))
-        };
+        let (pid, tid) = (NameId(s.intern(id_text(ev.pid))), NameId(s.intern(id_text(ev.tid))));
         let name = NameId(s.intern(ev.name));
         // Already in the list when it matches, so the list's order is as interning gives it.
         let cat = match self.last_cat {
@@ -359,10 +355,10 @@ impl<'c> ChunkOut<'c> {
             stream: ev.stream,
             correlation: ev.correlation,
         };
-        if links {
+        if keep_index {
             self.table.push(event);
         } else {
-            self.table.push_without_links(event);
+            self.table.push_without_index(event);
         }
         self.first_at.get_or_insert(at);
         Ok(())

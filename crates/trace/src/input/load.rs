@@ -227,15 +227,18 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
 pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
 
 /// Parses the trace at `path` and summarises it. The store keeps only what the summary reads:
-/// `index`, `pid` and `tid` are never stored, `stream` and `correlation` are dropped once places
-/// and iterations are assigned, and the whole store after the summary is made.
+/// `index` is never stored, `pid` and `tid` become one thread number as soon as the parse ends,
+/// `stream` and `correlation` are dropped once places and iterations are assigned, and the whole
+/// store after the summary is made.
 pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
     summarize_opened(open_trace(path)?, path, summarize)
 }
 
 /// [`summarize_trace`] of a trace already opened (and known not to be a summary).
 pub fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
-    let mut file = into_trace_file(parse_trace_for_summary(reader.inner, path, reader.compression)?, path);
+    let mut parsed = parse_trace_for_summary(reader.inner, path, reader.compression)?;
+    parsed.events.number_threads();
+    let mut file = into_trace_file(parsed, path);
     file.events.drop_link_columns();
     let summary = summarize(&file, path);
     drop(file);

@@ -25,7 +25,8 @@
 
 use crate::model::iteration::launch_rows;
 use crate::model::place::Place;
-use crate::model::table::{EventTable, NameId, StringTable};
+use crate::model::table::{EventTable, StringTable};
+use rayon::prelude::*;
 
 /// Row index meaning "none" in the `parent` and `launcher` columns.
 pub const NONE: u32 = u32::MAX;
@@ -124,75 +125,191 @@ impl CallTree {
 
     /// Links every host event to its parent (in `order`), and fills depth, host times and the
     /// nearest operator.
-    ///
-    /// The stack holds the open events as a chain, each inside the one below. An event that
-    /// outlasts the top replaces it: every later event inside the top is inside the newer,
-    /// longer event too, and that one is innermost, so the top can never be a parent again.
     fn nest(&mut self, ev: &EventTable, order: &[u32], nearest_op: &mut [u32]) {
-        let trace_end = order
-            .iter()
-            .map(|&r| ev.ts_ns[r as usize].saturating_add(ev.dur_ns[r as usize]))
-            .max()
-            .unwrap_or(i64::MIN);
-        // (row, end): the end after clipping.
-        let mut stack: Vec<(u32, i64)> = Vec::new();
-        let mut thread: Option<(NameId, NameId)> = None;
-        for &r in order {
-            let i = r as usize;
-            if thread != Some((ev.pid[i], ev.tid[i])) {
-                thread = Some((ev.pid[i], ev.tid[i]));
-                stack.clear();
-            }
-            let ts = ev.ts_ns[i];
-            let mut end = ts.saturating_add(ev.dur_ns[i]);
-            while stack.last().is_some_and(|&(_, top_end)| top_end <= ts) {
-                stack.pop();
-            }
-            if let Some(&(_, top_end)) = stack.last()
-                && end > top_end
-            {
-                if end == trace_end {
-                    // Open at the trace's end: it belongs where it started.
-                    end = top_end;
-                    self.host_total_ns[i] = end - ts;
-                    self.host_self_ns[i] = end - ts;
-                    self.clipped_at_end += 1;
-                } else {
-                    self.partial_overlaps += 1;
-                    while stack.last().is_some_and(|&(_, top_end)| top_end < end) {
-                        stack.pop();
-                    }
-                }
-            }
-            let parent = stack.last().map(|&(p, _)| p);
-            if let Some(p) = parent {
+        nest_host_events(ev, order, |e: Nesting<()>| {
+            let i = e.row as usize;
+            self.host_total_ns[i] = e.total_ns;
+            self.host_self_ns[i] += e.total_ns - ev.dur_ns[i];
+            self.clipped_at_end += u64::from(e.clipped);
+            self.partial_overlaps += u64::from(e.partial);
+            if let Some((p, ())) = e.parent {
                 let p = p as usize;
                 self.parent[i] = p as u32;
                 self.depth[i] = self.depth[p] + 1;
-                self.host_self_ns[p] -= self.host_total_ns[i];
+                self.host_self_ns[p] -= e.total_ns;
             }
             nearest_op[i] = if self.is_operator[i] {
-                r
+                e.row
             } else {
-                parent.map_or(NONE, |p| nearest_op[p as usize])
+                e.parent.map_or(NONE, |(p, ())| nearest_op[p as usize])
             };
-            stack.push((r, end));
-        }
+        });
     }
 }
 
-/// Host events' rows ordered by (pid, tid), `ts` ascending, `dur` descending, file order.
-fn host_order(ev: &EventTable) -> Vec<u32> {
-    // The keys side by side, so the sort reads memory in order (not five columns per compare).
-    let mut keys: Vec<(u64, i64, i64, u32)> = (0..ev.len())
-        .filter(|&i| ev.place[i] == Place::Host)
-        .map(|i| {
-            let thread = (u64::from(ev.pid[i].0) << 32) | u64::from(ev.tid[i].0);
-            (thread, ev.ts_ns[i], ev.dur_ns[i].saturating_neg(), i as u32)
-        })
-        .collect();
-    keys.sort_unstable();
-    keys.into_iter().map(|k| k.3).collect()
+/// One host event as [`nest_host_events`] places it.
+#[derive(Debug, Clone, Copy)]
+pub struct Nesting<P> {
+    /// Its row.
+    pub row: u32,
+    /// Its parent's row and what the visit returned for the parent; `None` for a root.
+    pub parent: Option<(u32, P)>,
+    /// Its time in the tree ([`CallTree::host_total_ns`]): `dur`, or clipped to the parent.
+    pub total_ns: i64,
+    /// Whether it was still open at the trace's end and clipped to its parent.
+    pub clipped: bool,
+    /// Whether it started inside an open event and ended after it.
+    pub partial: bool,
+}
+
+/// Nests the host events of `order` ([`host_order`]), calling `visit` on each, parents before
+/// their children; what `visit` returns for an event comes back with each of its children. The
+/// one nesting of the call tree (docs/semantics.md#the-call-tree): [`CallTree::build`] and the
+/// summaries' own times both walk it.
+///
+/// The stack holds the open events as a chain, each inside the one below. An event that
+/// outlasts the top replaces it: every later event inside the top is inside the newer, longer
+/// event too, and that one is innermost, so the top can never be a parent again.
+pub fn nest_host_events<P: Copy>(ev: &EventTable, order: &[u32], mut visit: impl FnMut(Nesting<P>) -> P) {
+    let trace_end = order
+        .iter()
+        .map(|&r| ev.ts_ns[r as usize].saturating_add(ev.dur_ns[r as usize]))
+        .max()
+        .unwrap_or(i64::MIN);
+    // (row, end after clipping, what the visit returned).
+    let mut stack: Vec<(u32, i64, P)> = Vec::new();
+    let mut thread: Option<u64> = None;
+    for &r in order {
+        let i = r as usize;
+        let key = ev.thread_key(i);
+        if thread != Some(key) {
+            thread = Some(key);
+            stack.clear();
+        }
+        let ts = ev.ts_ns[i];
+        let mut end = ts.saturating_add(ev.dur_ns[i]);
+        let (mut clipped, mut partial) = (false, false);
+        while stack.last().is_some_and(|&(_, top_end, _)| top_end <= ts) {
+            stack.pop();
+        }
+        if let Some(&(_, top_end, _)) = stack.last()
+            && end > top_end
+        {
+            if end == trace_end {
+                // Open at the trace's end: it belongs where it started.
+                end = top_end;
+                clipped = true;
+            } else {
+                partial = true;
+                while stack.last().is_some_and(|&(_, top_end, _)| top_end < end) {
+                    stack.pop();
+                }
+            }
+        }
+        let payload = visit(Nesting {
+            row: r,
+            parent: stack.last().map(|&(p, _, x)| (p, x)),
+            total_ns: if clipped { end - ts } else { ev.dur_ns[i] },
+            clipped,
+            partial,
+        });
+        stack.push((r, end, payload));
+    }
+}
+
+/// Host events' rows ordered by thread, `ts` ascending, `dur` descending, file order: the order
+/// [`nest_host_events`] walks. Rows are counted out by thread in file order, and each thread's
+/// run, nearly in time order as profilers write them, is put right by a stable sort that runs
+/// in about linear time on such input; it holds 4 bytes per host event beside the table.
+pub fn host_order(ev: &EventTable) -> Vec<u32> {
+    let host = || (0..ev.len()).filter(|&i| ev.place[i] == Place::Host);
+    // Each event's thread as a number from 0: a summarised table holds them; otherwise (pid,
+    // tid) pairs are numbered by first appearance.
+    let numbered: Vec<u32> = if ev.thread.is_empty() {
+        let mut number: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
+        (0..ev.len())
+            .map(|i| {
+                let next = number.len() as u32;
+                *number.entry(ev.thread_key(i)).or_insert(next)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let thread = if numbered.is_empty() { &ev.thread } else { &numbered };
+    let mut counts: Vec<usize> = Vec::new();
+    for i in host() {
+        let n = thread[i] as usize;
+        if n >= counts.len() {
+            counts.resize(n + 1, 0);
+        }
+        counts[n] += 1;
+    }
+    let mut starts: Vec<usize> = Vec::with_capacity(counts.len() + 1);
+    let mut at = 0;
+    for c in &counts {
+        starts.push(at);
+        at += c;
+    }
+    starts.push(at);
+    let mut order: Vec<u32> = vec![0; at];
+    let mut next = starts.clone();
+    for i in host() {
+        let n = thread[i] as usize;
+        order[next[n]] = i as u32;
+        next[n] += 1;
+    }
+    // The threads' runs, each sorted on its own (in parallel).
+    let mut runs: Vec<&mut [u32]> = Vec::with_capacity(counts.len());
+    let mut rest = order.as_mut_slice();
+    for &c in &counts {
+        let (run, after) = std::mem::take(&mut rest).split_at_mut(c);
+        runs.push(run);
+        rest = after;
+    }
+    runs.into_par_iter().for_each(|run| sort_nearly_sorted(ev, run));
+    order
+}
+
+/// Sorts one thread's rows (in file order) by `ts` ascending, `dur` descending, row. Profilers
+/// write events nearly in that order (a parent after the children it outlasts), so the rows
+/// that break it are set aside, sorted apart and merged back in place, reading the columns
+/// front to back; many of them (an eighth of the run) and a stable sort does it all.
+fn sort_nearly_sorted(ev: &EventTable, run: &mut [u32]) {
+    let key = |r: u32| (ev.ts_ns[r as usize], std::cmp::Reverse(ev.dur_ns[r as usize]), r);
+    let mut strays: Vec<u32> = Vec::new();
+    let mut kept = 0;
+    for k in 0..run.len() {
+        let r = run[k];
+        if kept > 0 && key(r) < key(run[kept - 1]) {
+            strays.push(r);
+            if strays.len() > run.len() / 8 + 16 {
+                // The rows read so far are the kept and the strays: put them back, sort all.
+                run[kept..=k].copy_from_slice(&strays);
+                run.sort_by_key(|&r| key(r));
+                return;
+            }
+        } else {
+            run[kept] = r;
+            kept += 1;
+        }
+    }
+    if strays.is_empty() {
+        return;
+    }
+    strays.sort_unstable_by_key(|&r| key(r));
+    // Merge from the back: the kept rows sit at the front, the strays fill the rest.
+    let (mut a, mut b, mut to) = (kept, strays.len(), run.len());
+    while b > 0 {
+        to -= 1;
+        if a > 0 && key(run[a - 1]) > key(strays[b - 1]) {
+            run[to] = run[a - 1];
+            a -= 1;
+        } else {
+            run[to] = strays[b - 1];
+            b -= 1;
+        }
+    }
 }
 
 /// For each string id, whether a category of that name holds operators.
@@ -330,5 +447,102 @@ mod tests {
         let (t, _) = tree_of(&events);
         assert!(t.parent.iter().all(|&p| p == NONE));
         assert_eq!(t.partial_overlaps, n as u64 - 1);
+    }
+
+    /// A table kept for a summary holds one thread number per event instead of `pid` and `tid`:
+    /// nesting by it gives the tree's own self times, whatever the order events came in.
+    #[test]
+    fn a_summarised_table_nests_by_its_thread_numbers_as_the_tree_does() {
+        let mut strings = StringTable::new();
+        let mut table = EventTable::default();
+        // (pid, tid, ts µs, dur µs): two processes share a tid; events out of time order, an
+        // equal start (the longer first), a partial overlap and one still open at the end.
+        let events = [
+            ("1", "7", 10, 50),
+            ("1", "7", 0, 100),
+            ("2", "7", 5, 20),
+            ("1", "8", 0, 30),
+            ("1", "7", 10, 20),
+            ("2", "7", 0, 40),
+            ("1", "7", 90, 30),
+            ("1", "8", 20, 90),
+            ("1", "7", 95, 2),
+        ];
+        let cat = strings.intern("cpu_op");
+        for (k, &(pid, tid, ts, dur)) in events.iter().enumerate() {
+            let (pid, tid) = (strings.intern(pid), strings.intern(tid));
+            let name = strings.intern(&format!("op{k}"));
+            table.push(NewEvent {
+                index: k as u32,
+                name,
+                cat,
+                ts_ns: ts * 1000,
+                dur_ns: dur * 1000,
+                pid,
+                tid,
+                stream: NO_STREAM,
+                correlation: -1,
+            });
+        }
+        let tree = CallTree::build(&strings, &table);
+        let mut summarised = table.clone();
+        summarised.number_threads();
+        assert!(summarised.pid.is_empty() && summarised.tid.is_empty());
+        assert_eq!(summarised.thread, vec![0, 0, 1, 2, 0, 1, 0, 2, 0]);
+        let mut self_ns = summarised.dur_ns.clone();
+        let mut partial = 0;
+        nest_host_events(&summarised, &host_order(&summarised), |e: Nesting<()>| {
+            let i = e.row as usize;
+            self_ns[i] += e.total_ns - summarised.dur_ns[i];
+            partial += u64::from(e.partial);
+            if let Some((p, ())) = e.parent {
+                self_ns[p as usize] -= e.total_ns;
+            }
+        });
+        assert_eq!(self_ns, tree.host_self_ns);
+        assert_eq!(partial, tree.partial_overlaps);
+        assert_eq!((tree.partial_overlaps, tree.clipped_at_end), (1, 1));
+    }
+
+    /// The host order is (thread, ts ascending, dur descending, row) whatever the file's order:
+    /// nearly sorted (a few rows set aside and merged back) or not at all (sorted whole).
+    #[test]
+    fn host_order_sorts_nearly_sorted_and_shuffled_runs() {
+        let order_of = |times: &[(i64, i64)]| {
+            let mut strings = StringTable::new();
+            let mut table = EventTable::default();
+            let (pid, tid, cat) = (strings.intern("1"), strings.intern("2"), strings.intern("cpu_op"));
+            for (k, &(ts, dur)) in times.iter().enumerate() {
+                table.push(NewEvent {
+                    index: k as u32,
+                    name: cat,
+                    cat,
+                    ts_ns: ts,
+                    dur_ns: dur,
+                    pid,
+                    tid,
+                    stream: NO_STREAM,
+                    correlation: -1,
+                });
+            }
+            let mut want: Vec<u32> = (0..times.len() as u32).collect();
+            want.sort_by_key(|&r| (times[r as usize].0, std::cmp::Reverse(times[r as usize].1), r));
+            (host_order(&table), want)
+        };
+        // Children first, each parent after them (as written when it closes), equal starts: 50
+        // rows of 650 set aside.
+        let mut nearly: Vec<(i64, i64)> = Vec::new();
+        for step in 0..50 {
+            let t = step * 100;
+            nearly.extend([(t + 1, 5), (t + 10, 3), (t + 10, 3), (t + 20, 50)]);
+            nearly.extend((0..8).map(|k| (t + 30 + k, 1)));
+            nearly.push((t, 90));
+        }
+        let (got, want) = order_of(&nearly);
+        assert_eq!(got, want);
+        // Backwards: nearly every row is out of place.
+        let backwards: Vec<(i64, i64)> = (0..300).rev().map(|k| (k / 3, k % 7)).collect();
+        let (got, want) = order_of(&backwards);
+        assert_eq!(got, want);
     }
 }

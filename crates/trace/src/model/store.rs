@@ -171,7 +171,7 @@ impl TraceFile {
     pub fn store_bytes(&self) -> usize {
         let e = &self.events;
         let columns = e.index.capacity() * 4
-            + (e.name.capacity() + e.cat.capacity() + e.pid.capacity() + e.tid.capacity()) * 4
+            + (e.name.capacity() + e.cat.capacity() + e.pid.capacity() + e.tid.capacity() + e.thread.capacity()) * 4
             + (e.ts_ns.capacity() + e.dur_ns.capacity()) * 8
             + e.stream.bytes()
             + e.correlation.bytes()

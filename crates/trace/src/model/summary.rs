@@ -8,8 +8,11 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Bumped whenever the summary layout changes. Version 2 added [`Window::breakdown`]; version 3
-/// the rows' checksum (`tracediff.summary.sha256`).
-pub const SUMMARY_SCHEMA_VERSION: u32 = 3;
+/// the rows' checksum (`tracediff.summary.sha256`); version 4 the rows' own times
+/// ([`OpRow::self_ns`]).
+pub const SUMMARY_SCHEMA_VERSION: u32 = 4;
+/// The first version whose rows carry their own times (older ones read with none).
+pub const SUMMARY_SCHEMA_OWN_TIMES: u32 = 4;
 /// The first version that must carry the checksum (older ones are read without it).
 pub const SUMMARY_SCHEMA_CHECKSUMMED: u32 = 3;
 /// The oldest version still read: its windows read with no breakdown.
@@ -33,6 +36,12 @@ pub struct OpRow {
     pub count: u64,
     /// Their durations summed, in ns.
     pub total_ns: i64,
+    /// Their own times summed, in ns (docs/significance.md#a-run-wide-shift): on the host each
+    /// event's self time in the call tree (its time less its direct children's), on the device
+    /// its duration; 0 for annotations (`gpu_user_annotation` spans are drawn over the kernels
+    /// they annotate, and own none), and 0 in summaries older than
+    /// [`SUMMARY_SCHEMA_OWN_TIMES`] ([`FileSummary::has_own_times`]).
+    pub self_ns: i64,
 }
 
 /// Per iteration present among a file's events: what the gate samples.
@@ -207,6 +216,31 @@ impl FileSummary {
     /// Step numbers present in the file, sorted and unique.
     pub fn step_numbers(&self) -> Vec<i64> {
         self.meta.steps.clone()
+    }
+
+    /// Whether the rows carry their own times ([`OpRow::self_ns`]): a summary written before
+    /// [`SUMMARY_SCHEMA_OWN_TIMES`] has none.
+    pub fn has_own_times(&self) -> bool {
+        self.meta.schema_version >= SUMMARY_SCHEMA_OWN_TIMES
+    }
+
+    /// The summary by own time: the rows of host and device events with their own times as
+    /// their totals (annotations dropped), so that rows summed never count one nanosecond
+    /// twice. What the run-wide shift measures.
+    pub fn by_own_time(&self) -> FileSummary {
+        FileSummary {
+            meta: self.meta.clone(),
+            strings: self.strings.clone(),
+            rows: self
+                .rows
+                .iter()
+                .filter(|r| r.place != Place::Annotation)
+                .map(|r| OpRow {
+                    total_ns: r.self_ns,
+                    ..r.clone()
+                })
+                .collect(),
+        }
     }
 }
 

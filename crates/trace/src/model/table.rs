@@ -243,6 +243,11 @@ pub struct EventTable {
     pub pid: Vec<NameId>,
     /// The event's thread (`tid`), as `pid`.
     pub tid: Vec<NameId>,
+    /// In a table that is only summarised, the events' threads numbered from 0, one per distinct
+    /// (`pid`, `tid`), in place of `pid` and `tid` (then empty): all the call tree's nesting needs
+    /// of them, in 4 bytes per event instead of 8 ([`EventTable::number_threads`]). Empty
+    /// otherwise.
+    pub thread: Vec<u32>,
     /// `args.stream`: the CUDA stream of a kernel, copy or set; [`NO_STREAM`] on the host.
     pub stream: IdColumn,
     /// `args.correlation`: links a kernel to the runtime call (`cudaLaunchKernel`) that
@@ -264,13 +269,51 @@ impl EventTable {
     /// Frees the columns that only link events to each other or to the file (`index`, `pid`,
     /// `tid`, `stream`, `correlation`), once places and iterations are assigned, for a table
     /// that is only summarised from now on (`analysis::summary::summarize` reads names,
-    /// categories, times, places and iterations): its work then runs in the memory they held.
+    /// categories, times, places, iterations and [`EventTable::thread`]): its work then runs in
+    /// the memory they held.
     pub fn drop_link_columns(&mut self) {
         self.index = Vec::new();
         self.pid = Vec::new();
         self.tid = Vec::new();
         self.stream = IdColumn::default();
         self.correlation = IdColumn::default();
+    }
+
+    /// Replaces `pid` and `tid` by [`EventTable::thread`], one number per distinct pair, for a
+    /// table that is only summarised: its call tree nests by thread and needs no more of them.
+    /// The numbers are written over the `pid` column, so the memory only shrinks.
+    pub fn number_threads(&mut self) {
+        let tid = std::mem::take(&mut self.tid);
+        let mut pid = std::mem::take(&mut self.pid);
+        if tid.len() != pid.len() {
+            return;
+        }
+        let mut numbers: FxHashMap<(NameId, NameId), u32> = FxHashMap::default();
+        let mut last: Option<((NameId, NameId), u32)> = None;
+        for (p, &t) in pid.iter_mut().zip(&tid) {
+            let key = (*p, t);
+            let n = match last {
+                Some((k, n)) if k == key => n,
+                _ => {
+                    let next = numbers.len() as u32;
+                    *numbers.entry(key).or_insert(next)
+                }
+            };
+            last = Some((key, n));
+            *p = NameId(n);
+        }
+        drop(tid);
+        // Collected in place: the same allocation, read as numbers.
+        self.thread = pid.into_iter().map(|n| n.0).collect();
+    }
+
+    /// A key that equals another row's exactly when both events ran on the same thread (`pid`
+    /// and `tid`, or [`EventTable::thread`] where a summarised table holds it instead).
+    pub fn thread_key(&self, row: usize) -> u64 {
+        match self.thread.get(row) {
+            Some(&n) => u64::from(n),
+            None => (u64::from(self.pid[row].0) << 32) | u64::from(self.tid[row].0),
+        }
     }
 
     /// Whether the table holds no event.
@@ -312,6 +355,7 @@ impl EventTable {
         self.dur_ns.shrink_to_fit();
         self.pid.shrink_to_fit();
         self.tid.shrink_to_fit();
+        self.thread.shrink_to_fit();
         self.stream.shrink_to_fit();
         self.correlation.shrink_to_fit();
         self.iteration.shrink_to_fit();
@@ -343,19 +387,22 @@ impl EventTable {
         self.dur_ns.append(&mut other.dur_ns);
         self.pid.append(&mut other.pid);
         self.tid.append(&mut other.tid);
+        self.thread.append(&mut other.thread);
         self.stream.append(&mut other.stream);
         self.correlation.append(&mut other.correlation);
         self.iteration.append(&mut other.iteration);
         self.place.append(&mut other.place);
     }
 
-    /// As [`EventTable::push`], leaving `index`, `pid` and `tid` out (they stay empty): for a
-    /// trace that is only summarised.
-    pub fn push_without_links(&mut self, e: NewEvent) {
+    /// As [`EventTable::push`], leaving `index` out (it stays empty): for a trace that is only
+    /// summarised.
+    pub fn push_without_index(&mut self, e: NewEvent) {
         self.name.push(e.name);
         self.cat.push(e.cat);
         self.ts_ns.push(e.ts_ns);
         self.dur_ns.push(e.dur_ns);
+        self.pid.push(e.pid);
+        self.tid.push(e.tid);
         self.stream.push(e.stream);
         self.correlation.push(e.correlation);
         self.iteration.push(NO_ITERATION);
