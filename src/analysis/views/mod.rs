@@ -143,7 +143,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     // Changes under a share of the control's mean step time never count (docs/significance.md).
     let floor = loaded.significance_floor_ns();
     let req = &table.request;
-    table.shift = loaded.run_shift(req);
+    table.shift = judged_places(loaded.run_shift(req), table.measures);
     // Host times take the host's factor, device times the device's; counts none.
     let shifts: Vec<Option<crate::analysis::noise::Shift>> = table
         .measures
@@ -174,6 +174,20 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     }
     let labels = [table.control.label.as_str(), table.test.label.as_str()];
     crate::analysis::shift::shift_note(&table.shift, labels, "rows")
+}
+
+/// `shift` kept only for the places `measures` judge: the kernel view's times are all device
+/// time, so a host shift neither applies there nor is named in its note or JSON.
+fn judged_places(mut shift: crate::analysis::diff::RunShift, measures: &[&str]) -> crate::analysis::diff::RunShift {
+    let times = || measures.iter().filter(|m| **m != "calls");
+    if !times().any(|m| m.starts_with("host")) {
+        shift.host = None;
+    }
+    if times().all(|m| m.starts_with("host")) {
+        shift.device = None;
+    }
+    shift.applied = shift.applied && shift.found();
+    shift
 }
 
 /// Something summed per row key.
@@ -396,6 +410,29 @@ pub fn sort_view_rows(rows: &mut [ViewRow], spec: &SortSpec) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_view_keeps_the_shift_of_the_places_it_judges() {
+        let moved = crate::analysis::noise::Shift {
+            factor: 1.44,
+            agreeing: 0.9,
+            rows: 5,
+            error: 0.04,
+            spread: 0.2,
+        };
+        let both = crate::analysis::diff::RunShift {
+            host: Some(moved),
+            device: Some(moved),
+            applied: true,
+        };
+        let kernels = judged_places(both, kernels::MEASURES);
+        assert!(kernels.host.is_none() && kernels.device.is_some() && kernels.applied);
+        let operators = judged_places(both, operators::MEASURES);
+        assert!(operators.host.is_some() && operators.device.is_some());
+        let host_only = crate::analysis::diff::RunShift { device: None, ..both };
+        let kernels = judged_places(host_only, kernels::MEASURES);
+        assert!(!kernels.found() && !kernels.applied);
+    }
 
     fn row(name: &str, c: i64, t: Option<i64>) -> ViewRow {
         ViewRow {
