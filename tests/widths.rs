@@ -133,23 +133,30 @@ fn gate_and_overview_of_ranks_fit_80_and_100_columns() {
     // The per-step and per-rank tables are fitted (headers on two lines), not wrapped: each row
     // is whole on its line (they were 89 columns wide, wrapped as prose at 80).
     let state = TempDir::new().unwrap();
-    let args = ["overview", "--rank", "all", "--per-step", cpu[0], cpu[1]];
+    let args = [
+        "overview",
+        "--rank",
+        "all",
+        "--per-step",
+        "fixtures/ranks/control",
+        "fixtures/ranks/test",
+    ];
     let r = common::run_with(state.path(), &args, Some("80"));
     let tables = &r.stdout[r.stdout.find("\nPer step\n").unwrap()..];
     assert!(
         tables.starts_with(
             "
 Per step
-                            step   compute   exposed   exposed    GPU
-                            time                comm    memory   idle
-──────────────────────────────────────────────────────────────────────
- control rank 0 step 1   1.00 ms         -         -         -      -
+                           step   compute   exposed   exposed      GPU
+                           time                comm    memory     idle
+───────────────────────────────────────────────────────────────────────
+ control rank 0 step 5   500 µs   80.0 µs    120 µs      0 ns   300 µs
 "
         ),
         "{tables}"
     );
     assert!(
-        tables.contains("\n test rank 2          3   1.33 ms         -         -         -      -\n"),
+        tables.contains("\n test rank 1          2   500 µs    120 µs    100 µs      0 ns   280 µs\n"),
         "{tables}"
     );
     // At 60, exposed memory copies and exposed communication are left out; the names stay whole.
@@ -157,7 +164,7 @@ Per step
     let tables = &r.stdout[r.stdout.find("\nPer rank").unwrap()..];
     assert!(tables.lines().all(|l| l.width() <= 60), "{tables}");
     assert!(
-        tables.contains("\n test rank 2          3   1.33 ms         -      -\n"),
+        tables.contains("\n test rank 1          2   500 µs    120 µs   280 µs\n"),
         "{tables}"
     );
 }

@@ -114,15 +114,27 @@ type Row<'a> = (String, Option<String>, i64, Option<&'a BreakdownMean>);
 /// A table of `names` × parts: Markdown, or the terminal's fitted to `width` display columns
 /// (`usize::MAX`: whole), its headers on two lines where one would not fit.
 fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool, width: usize) -> String {
+    // Without device events on either side (a CPU-only run) the parts are '-' in every row:
+    // the table is then the step time alone.
+    let columns = if rows.iter().any(|r| r.3.is_some()) {
+        PART_HEADERS.len()
+    } else {
+        1
+    };
     let headers = |parts: &[&str]| -> Vec<String> {
         let mut headers: Vec<String> = extra.map(str::to_string).into_iter().collect();
-        headers.extend(parts.iter().map(|h| (*h).to_string()));
+        headers.extend(parts[..columns].iter().map(|h| (*h).to_string()));
         headers
     };
     let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|(_, e, step_ns, b)| e.iter().cloned().chain(part_cells(*step_ns, *b)).collect())
+        .map(|(_, e, step_ns, b)| {
+            e.iter()
+                .cloned()
+                .chain(part_cells(*step_ns, *b).into_iter().take(columns))
+                .collect()
+        })
         .collect();
     if !md {
         let whole = fit_table(first, &headers(&PART_HEADERS), &names, &cells, usize::MAX);
@@ -130,7 +142,11 @@ fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool, width: us
         // Still too narrow: exposed memory copies go first, then exposed communication, then
         // GPU idle (step time and compute always stay).
         let at = usize::from(extra.is_some());
-        let drop_order: [&[usize]; 3] = [&[at + 3], &[at + 2], &[at + 4]];
+        let drop_order: &[&[usize]] = if columns > 1 {
+            &[&[at + 3], &[at + 2], &[at + 4]]
+        } else {
+            &[]
+        };
         let table = if fits {
             whole
         } else {
@@ -139,7 +155,7 @@ fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool, width: us
                 super::distinct_cuts(&refs, w)
             };
             let headers = headers(&PART_HEADERS_TWO_LINES);
-            super::fit_table_dropping(first, &headers, &names, &cells, width, &drop_order, cut)
+            super::fit_table_dropping(first, &headers, &names, &cells, width, drop_order, cut)
         };
         return format!("{table}\n");
     }

@@ -271,12 +271,15 @@ fn glue_units(line: &str) -> String {
 
 /// Every line of `text` wrapped as [`wrap_line`] does.
 pub fn wrap_text(text: &str, width: usize) -> String {
-    if width == usize::MAX {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len());
+    // Every line ends in a newline at any width: a pipe (`usize::MAX`) used to get the text as
+    // given, so a line passed without one ran into the next ("take as longtest: straggler").
+    let mut out = String::with_capacity(text.len() + 1);
     for line in text.lines() {
-        out.push_str(&wrap_line(line, width));
+        if width == usize::MAX {
+            out.push_str(line);
+        } else {
+            out.push_str(&wrap_line(line, width));
+        }
         out.push('\n');
     }
     out
@@ -695,6 +698,15 @@ pub fn md_cell(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrapped_text_ends_each_line_at_any_width() {
+        for width in [usize::MAX, 40] {
+            let mut out = wrap_text("control: no straggler", width);
+            out.push_str(&wrap_text("test: straggler rank 2\n", width));
+            assert_eq!(out, "control: no straggler\ntest: straggler rank 2\n", "width {width}");
+        }
+    }
 
     #[test]
     fn wrapping_keeps_a_number_with_its_unit() {
