@@ -85,15 +85,19 @@ SELECTION_OPTIONS = (
 ROW_OPTIONS = ("device", "short_names", "include", "exclude")
 
 
+def _refusing(command: str, options: Dict[str, Any], names: tuple, why: str) -> Dict[str, Any]:
+    """`options`, after refusing the first of `names` given as a TypeError: `command`() does not
+    take it, `why`."""
+    given = [name for name in names if name in options]
+    if given:
+        raise TypeError(f"{command}() does not take {given[0]}: {why}")
+    return options
+
+
 def without_row_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
     """`options`, after refusing any of ROW_OPTIONS as a TypeError that says why."""
-    given = [name for name in ROW_OPTIONS if name in options]
-    if given:
-        raise TypeError(
-            f"{command}() does not take {given[0]}: it has no rows by name or device to shape or filter "
-            "(compare(), operators() and kernels() take it)"
-        )
-    return options
+    why = "it has no rows by name or device to shape or filter (compare(), operators() and kernels() take it)"
+    return _refusing(command, options, ROW_OPTIONS, why)
 
 
 # The options of significance: only the functions that mark it (operators, kernels, modules,
@@ -103,13 +107,8 @@ SIGNIFICANCE_OPTIONS = ("no_run_shift",)
 
 def without_significance_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
     """`options`, after refusing any of SIGNIFICANCE_OPTIONS as a TypeError that says why."""
-    given = [name for name in SIGNIFICANCE_OPTIONS if name in options]
-    if given:
-        raise TypeError(
-            f"{command}() does not take {given[0]}: it marks no significance "
-            "(operators(), kernels(), modules() and report() take it)"
-        )
-    return options
+    why = "it marks no significance (operators(), kernels(), modules() and report() take it)"
+    return _refusing(command, options, SIGNIFICANCE_OPTIONS, why)
 
 
 def make_options(
