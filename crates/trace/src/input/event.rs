@@ -113,6 +113,10 @@ pub struct ChunkOut<'c> {
     /// With [`Collect::Columns`]: the id in `strings` of the last kept event's `cat` (a few
     /// values, often repeated: compared before hashing).
     last_cat: Option<u32>,
+    /// With [`Collect::Columns`]: the last kept event's `pid` and `tid` as written, with their
+    /// ids (most events run on the thread of the event before: compared before hashing).
+    last_pid: Option<(&'c str, u32)>,
+    last_tid: Option<(&'c str, u32)>,
     /// With [`Collect::Columns`]: `args.device` value → kept events carrying it.
     pub device_use: BTreeMap<i64, u64>,
 }
@@ -182,6 +186,11 @@ pub fn parse_block_events<'c>(
         Err(e) => std::str::from_utf8(&bytes[start..start + e.valid_up_to()]).unwrap_or(""),
     };
     let mut out = ChunkOut::default();
+    if let Collect::Columns { index } = collect {
+        // About one kept event per 256 bytes of text (more than most traces hold): the chunk's
+        // columns are not grown and copied as they fill.
+        out.table.reserve(bytes.len().saturating_sub(start) / 256, index);
+    }
     let (mut expect, mut at) = (expect, at);
     // With attributes asked for, every event goes the exact way (the fast path reads none).
     let fast = keys.is_empty() && !exact_only();
@@ -329,7 +338,16 @@ impl<'c> ChunkOut<'c> {
         let s = &mut self.strings;
         // Interned in the order the merge interns a file's strings, so that a chunk's list, taken
         // in order, gives the file's ids in first-seen order whatever the chunking.
-        let (pid, tid) = (NameId(s.intern(id_text(ev.pid))), NameId(s.intern(id_text(ev.tid))));
+        let mut thread_id = |raw: &'c str, last: &mut Option<(&'c str, u32)>| match *last {
+            Some((text, id)) if text == raw => id,
+            _ => {
+                let id = s.intern(id_text(raw));
+                *last = Some((raw, id));
+                id
+            }
+        };
+        let pid = NameId(thread_id(ev.pid, &mut self.last_pid));
+        let tid = NameId(thread_id(ev.tid, &mut self.last_tid));
         let name = NameId(s.intern(ev.name));
         // Already in the list when it matches, so the list's order is as interning gives it.
         let cat = match self.last_cat {
@@ -895,6 +913,10 @@ fn id_int(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Fai
         )
     };
     match t.as_bytes()[0] {
+        // Most often a few digits (a stream, a correlation id): at most 18 cannot overflow.
+        b'0'..=b'9' if t.len() <= 18 && t.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(Some(t.bytes().fold(0, |v, d| v * 10 + i64::from(d - b'0'))))
+        }
         b'-' | b'0'..=b'9' => {
             let n = Number::new(t);
             if n.is_integer {

@@ -109,6 +109,14 @@ impl IdColumn {
         Self::fits(v).then(|| u32::try_from(v + 1).unwrap_or(0))
     }
 
+    /// Makes room for `n` more values.
+    pub fn reserve(&mut self, n: usize) {
+        match self {
+            IdColumn::Narrow(c) => c.reserve(n),
+            IdColumn::Wide(c) => c.reserve(n),
+        }
+    }
+
     /// Turns a narrow column into a wide one.
     fn widen(&mut self) -> &mut Vec<i64> {
         if let IdColumn::Narrow(c) = self {
@@ -376,6 +384,24 @@ impl EventTable {
         self.correlation.push(e.correlation);
         self.iteration.push(NO_ITERATION);
         self.place.push(Place::Host);
+    }
+
+    /// Makes room for `rows` more events in every column a parse fills (`index` only when
+    /// `index` is set), so that a chunk's columns are not grown (and copied) as it is parsed.
+    pub fn reserve(&mut self, rows: usize, index: bool) {
+        if index {
+            self.index.reserve(rows);
+        }
+        self.name.reserve(rows);
+        self.cat.reserve(rows);
+        self.ts_ns.reserve(rows);
+        self.dur_ns.reserve(rows);
+        self.pid.reserve(rows);
+        self.tid.reserve(rows);
+        self.stream.reserve(rows);
+        self.correlation.reserve(rows);
+        self.iteration.reserve(rows);
+        self.place.reserve(rows);
     }
 
     /// Moves every row of `other` to the end of this table.
