@@ -78,16 +78,47 @@ pub type LocalAttr<'c> = (u32, Option<usize>, Cow<'c, str>, AttrRaw<'c>);
 pub struct LocalStrings<'c> {
     pub list: Vec<Cow<'c, str>>,
     ids: FxHashMap<Cow<'c, [u8]>, u32>,
+    /// In front of `ids`: per slot (from a string's length and its first and last eight bytes),
+    /// the id of the last string met there, plus one (0: none). A name seen before is found by
+    /// one comparison, without hashing all of it (kernel names run to hundreds of bytes).
+    recent: Vec<u32>,
+}
+
+/// Slots of [`LocalStrings::recent`].
+const RECENT_SLOTS: usize = 256;
+
+/// The slot of `s` in [`LocalStrings::recent`].
+#[inline(always)]
+fn recent_slot(s: &[u8]) -> usize {
+    let (head, tail) = match (s.first_chunk::<8>(), s.last_chunk::<8>()) {
+        (Some(h), Some(t)) => (u64::from_le_bytes(*h), u64::from_le_bytes(*t)),
+        _ => (s.iter().fold(0u64, |w, &x| w << 8 | u64::from(x)), 0),
+    };
+    let mixed = (head ^ tail.rotate_left(29) ^ s.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 56) as usize
 }
 
 impl<'c> LocalStrings<'c> {
     fn intern(&mut self, s: Cow<'c, [u8]>) -> u32 {
-        if let Some(&id) = self.ids.get(s.as_ref()) {
+        if self.recent.is_empty() {
+            self.recent = vec![0; RECENT_SLOTS];
+        }
+        let slot = recent_slot(&s);
+        if let Some(id) = self.recent[slot].checked_sub(1)
+            && self.list[id as usize].as_bytes() == &*s
+        {
             return id;
         }
-        let id = self.list.len() as u32;
-        self.list.push(text_of(s.clone()));
-        self.ids.insert(s, id);
+        let id = match self.ids.get(s.as_ref()) {
+            Some(&id) => id,
+            None => {
+                let id = self.list.len() as u32;
+                self.list.push(text_of(s.clone()));
+                self.ids.insert(s, id);
+                id
+            }
+        };
+        self.recent[slot] = id + 1;
         id
     }
 }
