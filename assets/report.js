@@ -66,19 +66,20 @@ function header() {
   const dl = $("compared");
   const ov = D.overview || {};
   const plural = (n, word) => `${word}${n === 1 ? "" : "s"}`;
-  const of = (n, available) => (available > n ? ` (of ${available})` : "");
+  // How many of the side's steps or ranks those are, never set against a step's number.
+  const of = (n, available, word) => (available > n ? ` (${n} of ${available} ${word}s)` : "");
   // The tables use the selected steps; the overview summarises the steps it names itself (every
   // step by default), so the header says both when they differ.
   const sideText = (s, i) => {
     const used = [ov.control, ov.test][i];
     const overviewSteps = used && used.steps_used ? used.steps_used : null;
     const tables = s.iterations
-      ? `${plural(s.iterations.length, "step")} ${s.iterations.join(", ")}${of(s.iterations.length, s.steps_available)}`
+      ? `${plural(s.iterations.length, "step")} ${s.iterations.join(", ")}${of(s.iterations.length, s.steps_available, "step")}`
       : "no ProfilerStep (whole trace)";
     const sameSteps = overviewSteps && s.iterations && overviewSteps.join(",") === s.iterations.join(",");
     const overviewText = overviewSteps && !sameSteps
       ? `; the overview: ${plural(overviewSteps.length, "step")} ${overviewSteps.join(", ")}` : "";
-    return `${s.path} — ${plural(s.ranks.length, "rank")} ${s.ranks.join(", ")}${of(s.ranks.length, s.ranks_available)}; ` +
+    return `${s.path} — ${plural(s.ranks.length, "rank")} ${s.ranks.join(", ")}${of(s.ranks.length, s.ranks_available, "rank")}; ` +
       `the tables and module tree: ${tables}${overviewText}; ${s.files.length} ${plural(s.files.length, "file")}`;
   };
   const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));

@@ -206,29 +206,40 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// One line saying what one side is: its label, path, ranks and iterations.
+/// One line saying what one side is: its label, path, ranks and iterations, and how many of the
+/// side's ranks and steps those are where it holds more (`rank 3, step 1009; 1 of 6 steps`).
 pub fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::ranges(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
-    let rank_of = of_available(s.resolved.ranks.len(), s.ranks_available);
+    let steps_used = s.resolved.iterations.as_ref().map_or(0, Vec::len);
     let iters = match &s.resolved.iterations {
         None => "whole trace (no ProfilerStep)".to_string(),
-        Some(v) if v.len() == 1 => format!("step {}{}", v[0], of_available(1, s.steps_available)),
-        Some(v) => format!(
-            "steps {}{}",
-            crate::analysis::select::ranges(v),
-            of_available(v.len(), s.steps_available)
-        ),
+        Some(v) if v.len() == 1 => format!("step {}", v[0]),
+        Some(v) => format!("steps {}", crate::analysis::select::ranges(v)),
     };
-    format!("{}: {} ({rank_word} {ranks}{rank_of}, {iters})", s.label, s.path)
+    let tally = used_of_available(
+        (s.resolved.ranks.len(), s.ranks_available),
+        (steps_used, s.steps_available),
+    );
+    format!("{}: {} ({rank_word} {ranks}, {iters}{tally})", s.label, s.path)
 }
 
-/// `" of N"` when a side holds `available` steps or ranks and fewer (`used`) were used.
-pub fn of_available(used: usize, available: usize) -> String {
-    if available > used {
-        format!(" of {available}")
-    } else {
+/// `"; 1 of 2 ranks, 3 of 6 steps"`: how many of a side's ranks and steps were used, for those
+/// of which it holds more (`(used, available)` each; a step count of 0 is a side without
+/// ProfilerStep). A count, never set against a step's number: `step 1009 of 6` read as the
+/// 1009th of 6 steps.
+pub fn used_of_available(ranks: (usize, usize), steps: (usize, usize)) -> String {
+    let part = |(used, available): (usize, usize), word: &str| {
+        (used > 0 && available > used).then(|| format!("{used} of {available} {word}"))
+    };
+    let parts: Vec<String> = [part(ranks, "ranks"), part(steps, "steps")]
+        .into_iter()
+        .flatten()
+        .collect();
+    if parts.is_empty() {
         String::new()
+    } else {
+        format!("; {}", parts.join(", "))
     }
 }
 

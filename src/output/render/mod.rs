@@ -250,8 +250,8 @@ const UNITS: [&str; 14] = [
 ];
 
 /// `line` with the space between a number and its unit ("226 ms", "3.4 %") made unbreakable,
-/// the spaces of a count out of a total ("2 of 3" in a header's steps) and those after `step`
-/// and `rank` before a number (a header wrapped as `step` / `2 of 3)`).
+/// the spaces of a count out of a total ("1 of 3 steps" in a header) and those after `step`
+/// and `rank` before a number (a header wrapped as `step` / `2; 1 of 3 steps)`).
 fn glue_units(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut words = line.split(' ').peekable();
@@ -262,7 +262,7 @@ fn glue_units(line: &str) -> String {
         let ends_in_digit = word.chars().last().is_some_and(|c| c.is_ascii_digit());
         let starts_with_digit = next.chars().next().is_some_and(|c| c.is_ascii_digit());
         let counted = matches!(word.trim_start_matches('('), "step" | "steps" | "rank" | "ranks");
-        let glued = (ends_in_digit && (UNITS.contains(&unit) || unit == "of"))
+        let glued = (ends_in_digit && (UNITS.contains(&unit) || matches!(unit, "of" | "steps" | "ranks")))
             || ((word == "of" || counted) && starts_with_digit);
         out.push(if glued { NO_BREAK } else { ' ' });
     }
@@ -728,11 +728,15 @@ mod tests {
         assert!(wrapped.contains("2 of 3)"), "{wrapped}");
         assert_eq!(wrapped.replace("\n  ", " "), line);
         assert!(wrapped.lines().all(|l| columns::text_width(l) <= 80), "{wrapped}");
-        // ... and "step" with its number: it broke as "step" / "  2 of 3)".
-        let line = "control: ../shared/traces/gpu_h100/vit_precision/control (rank 0, step 2 of 3)";
-        let wrapped = wrap_line(line, 76);
-        assert!(wrapped.contains("step 2 of 3)"), "{wrapped}");
-        assert_eq!(wrapped.replace("\n  ", " "), line);
+        // ... "step" with its number (it broke as "step" / "  2 of 3)"), and the tally of the
+        // steps used with its word.
+        let line = "control: ../shared/traces/gpu_h100/vit_precision/control (rank 0, step 2; 1 of 3 steps)";
+        for width in [64, 66, 70, 72, 76, 80] {
+            let wrapped = wrap_line(line, width);
+            assert!(wrapped.contains("step 2;"), "{wrapped}");
+            assert!(wrapped.contains("1 of 3 steps)"), "{wrapped}");
+            assert_eq!(wrapped.replace("\n  ", " "), line);
+        }
     }
 
     #[test]

@@ -637,25 +637,24 @@ pub fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewOp
     }
 }
 
-/// Which ranks and steps a side's overview used: `rank 0, steps 1–6`.
+/// Which ranks and steps a side's overview used: `rank 0, steps 1–6`, and how many of the side's
+/// those are where it holds more (`rank 0, step 2; 1 of 3 steps`).
 fn used_text(s: &SideOverview) -> String {
     let ranks = if s.rank_numbers.len() == 1 {
         format!("rank {}", s.rank_numbers[0])
     } else {
         format!("ranks {}", crate::analysis::select::ranges(&s.rank_numbers))
     };
-    let of = super::compare::of_available;
-    let rank_of = of(s.rank_numbers.len(), s.ranks_available);
     let steps = match s.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
-        1 => format!("step {}{}", s.step_numbers[0], of(1, s.steps_available)),
-        n => format!(
-            "steps {}{}",
-            crate::analysis::select::ranges(&s.step_numbers),
-            of(n, s.steps_available)
-        ),
+        1 => format!("step {}", s.step_numbers[0]),
+        _ => format!("steps {}", crate::analysis::select::ranges(&s.step_numbers)),
     };
-    format!("{ranks}{rank_of}, {steps}")
+    let tally = super::compare::used_of_available(
+        (s.rank_numbers.len(), s.ranks_available),
+        (s.step_numbers.len(), s.steps_available),
+    );
+    format!("{ranks}, {steps}{tally}")
 }
 
 /// `key` into `m`; `group.key` into the object `m[group]`.
