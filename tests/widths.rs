@@ -282,12 +282,13 @@ fn the_gate_cuts_its_subject_before_its_threshold_and_noise_at_100_columns() {
     ] {
         assert!(header.contains(column), "no {column}:\n{}", r.stdout);
     }
-    assert!(r.stdout.contains(" void cutlass::Ke"), "{}", r.stdout);
+    // A kernel keeps its own name (`Kernel<cutlass_…`, not `void cutlass::Ke…`).
+    assert!(r.stdout.contains(" Kernel<cutlass_"), "{}", r.stdout);
     for line in r.stdout.lines() {
         assert!(line.width() <= 100, "{line}\n\n{}", r.stdout);
     }
     let r = common::run_with(state.path(), &args, Some("80"));
-    assert!(r.stdout.contains(" void cutlass::Kernel<"), "{}", r.stdout);
+    assert!(r.stdout.contains(" Kernel<cutlass_80…"), "{}", r.stdout);
 }
 
 /// A header that wraps keeps `step 1` together (it wrapped as `step` / `  2 of 3)`), at every
@@ -403,5 +404,45 @@ fn notes_are_wrapped_on_a_terminal_and_one_line_when_piped() {
         let joined = text.lines().map(str::trim_start).collect::<Vec<_>>().join(" ");
         assert!(joined.contains(note), "{joined}\n{note}");
         assert!(text.contains("docs/significance.md#a-run-wide-shift"), "{text}");
+    }
+}
+
+/// Kernel names cut for width keep what identifies a kernel: no row starts with `void ` or ends
+/// in its argument list's last characters (`… int, int)`, `…gs<float>)` at 80 columns before),
+/// and distinct kernels read apart, on every H100 pair at 80 and 100 columns.
+#[test]
+fn cut_kernel_names_keep_their_own_name() {
+    let Some(traces) = common::traces("kernel names cut at 80 and 100 columns") else {
+        return;
+    };
+    let state = TempDir::new().unwrap();
+    for pair in ["resnet", "precision", "attention", "vit_precision", "nomodules"] {
+        let dir = traces.join("gpu_h100").join(pair);
+        let (c, t) = (dir.join("control"), dir.join("test"));
+        let (c, t) = (c.to_str().unwrap(), t.to_str().unwrap());
+        let full = common::run_with(state.path(), &["kernels", c, t, "--format", "csv"], None);
+        let rows = full.stdout.lines().count() - 1;
+        for columns in ["80", "100"] {
+            let r = common::run_with(state.path(), &["kernels", c, t], Some(columns));
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let names: Vec<&str> = r
+                .stdout
+                .lines()
+                .skip_while(|l| !l.starts_with('─'))
+                .skip(1)
+                .take(rows)
+                .map(|l| l.get(..l.find("  ").unwrap_or(l.len())).unwrap_or(l).trim())
+                .collect();
+            assert_eq!(names.len(), rows, "{pair} at {columns}:\n{}", r.stdout);
+            for name in &names {
+                assert!(!name.starts_with("void "), "{pair} at {columns}: {name}\n{}", r.stdout);
+                assert!(
+                    !name.ends_with("int)") && !name.ends_with(">)"),
+                    "{pair} at {columns}: {name}"
+                );
+            }
+            let distinct: std::collections::BTreeSet<&&str> = names.iter().collect();
+            assert_eq!(distinct.len(), names.len(), "{pair} at {columns}:\n{}", r.stdout);
+        }
     }
 }
