@@ -702,7 +702,7 @@ fn gate_markdown_and_config_file() {
     ]);
     assert_eq!(code, 1);
     assert!(
-        md.starts_with("### ❌ tracediff gate: FAIL: gpu busy time, op time (1 op)\n"),
+        md.starts_with("### ❌ tracediff gate: FAIL: step time, gpu busy time, op time (1 op)\n"),
         "{md}"
     );
     assert!(md.contains("| op time | `void cutlass::Kernel<"), "{md}");
@@ -1332,6 +1332,79 @@ fn the_gate_names_a_run_wide_shift_but_judges_the_change_itself() {
     // A program's change (one more layer) is no shift.
     let v = doc("fixtures/shift/deeper");
     assert!(v["report"]["run_shift_note"].is_null() && v["report"]["run_shift"]["host"].is_null());
+}
+
+/// `--beyond-run-shift` (`beyond_run_shift` in a config): the timing rules judge the change
+/// beyond a run-wide shift, so a uniformly slower machine passes and a program's change on it
+/// still fails; `--no-run-shift` overrides the config.
+#[test]
+fn the_gate_judges_beyond_a_run_wide_shift_when_asked() {
+    let doc = |test: &str, extra: &[&str]| -> (i32, serde_json::Value) {
+        let mut args = vec![
+            "gate",
+            "fixtures/shift/base",
+            test,
+            "--max-step-time-regression",
+            "5%",
+            "--max-op-regression",
+            "10%",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let r = run(&args);
+        let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
+        (r.code, v)
+    };
+    // Every operation ×1.40: within the shift.
+    let (code, v) = doc("fixtures/shift/slow", &["--beyond-run-shift"]);
+    assert_eq!(code, 0, "{v}");
+    let report = &v["report"];
+    assert_eq!(report["run_shift"]["applied"], true);
+    assert!(
+        report["run_shift_note"]
+            .as_str()
+            .unwrap()
+            .contains("The timing rules judged the change beyond it (--beyond-run-shift)")
+    );
+    let step = &report["rules"][0];
+    assert_eq!(step["rule"], "step time");
+    let (base, expected) = (step["baseline"].as_f64().unwrap(), step["expected"].as_f64().unwrap());
+    let factor = report["run_shift"]["host"]["factor"].as_f64().unwrap();
+    assert!((expected - base * factor).abs() < 1.0, "{step}");
+    assert!(step["relative_change"].as_f64().unwrap().abs() < 0.05, "{step}");
+    assert!(
+        step["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("judged beyond the run-wide shift on host (×1.40): 3.69 ms expected"),
+        "{step}"
+    );
+    // The same slower machine with layer_norm three times as slow: it alone fails, and the step.
+    let (code, v) = doc("fixtures/shift/slowchanged", &["--beyond-run-shift"]);
+    assert_eq!(code, 1, "{v}");
+    let failed: Vec<&str> = v["report"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "fail" && r["unit"] == "ns")
+        .map(|r| r["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(failed, ["median of steps", "aten::layer_norm"], "{v}");
+    // A program's change (one more layer) is no shift: judged against no change as before.
+    let (code, v) = doc("fixtures/shift/deeper", &["--beyond-run-shift"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["report"]["run_shift"]["applied"], false);
+    assert!(v["report"]["rules"][0]["expected"].is_null());
+    // From a config file, and the command line's --no-run-shift over it.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("gate.toml");
+    std::fs::write(&config, "[gate]\nbeyond_run_shift = true\n").unwrap();
+    let config = config.to_str().unwrap();
+    assert_eq!(doc("fixtures/shift/slow", &["--config", config]).0, 0);
+    let (code, v) = doc("fixtures/shift/slow", &["--config", config, "--no-run-shift"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["report"]["run_shift"]["applied"], false);
 }
 
 /// The gate judges operations only: asking it for Python frames (or HTA's table) is a usage

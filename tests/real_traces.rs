@@ -446,7 +446,13 @@ fn the_example_gate_passes_identical_runs_and_fails_real_slowdowns() {
     };
     let config = ["--config", "examples/tracediff-gate.toml"];
     for (base, cand, want) in [
+        // The same program twice: on a CPU whose second run was ×1.44 slower throughout (the
+        // step time is judged beyond that run-wide shift), either way round...
         ("torch_cpu/identical/control", "torch_cpu/identical/test", 0),
+        ("torch_cpu/identical/test", "torch_cpu/identical/control", 0),
+        // ...and on the H100 (the fp32 transformer of two scenarios: step time ±0.7%).
+        ("gpu_h100/attention/test", "gpu_h100/precision/control", 0),
+        ("gpu_h100/precision/control", "gpu_h100/attention/test", 0),
         ("gpu_h100/resnet/control", "gpu_h100/resnet/control", 0),
         ("gpu_h100/vit_precision/control", "gpu_h100/vit_precision/control", 0),
         // ResNet-50 → ResNet-152.
@@ -454,6 +460,10 @@ fn the_example_gate_passes_identical_runs_and_fails_real_slowdowns() {
         // bf16 → fp32: the slower direction.
         ("gpu_h100/vit_precision/test", "gpu_h100/vit_precision/control", 1),
         ("gpu_h100/precision/test", "gpu_h100/precision/control", 1),
+        // Slower step times on a CPU, where the GPU rules have nothing to judge: bf16 → fp32
+        // (+26%) and LayerNorm/GELU fused → written out from elementwise ops (+111%).
+        ("torch_cpu/precision/test", "torch_cpu/precision/control", 1),
+        ("torch_cpu/fused_op/test", "torch_cpu/fused_op/control", 1),
     ] {
         let (code, out) = gate(base, cand, &config);
         assert_eq!(code, want, "{base} vs {cand}:\n{out}");

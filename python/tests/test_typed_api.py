@@ -140,6 +140,16 @@ def test_gate_judges_as_the_command_line(fixtures):
         tracediff.gate(None, slow)
 
 
+def test_gate_judges_beyond_a_run_wide_shift_when_asked(fixtures):
+    base, slow = fixtures / "shift/base", fixtures / "shift/slow"
+    absolute = tracediff.gate(base, slow, max_step_time_regression="5%")["report"]
+    assert absolute["verdict"] == "fail" and absolute["run_shift"]["applied"] is False
+    beyond = tracediff.gate(base, slow, max_step_time_regression="5%", beyond_run_shift=True)["report"]
+    assert beyond["verdict"] == "pass" and beyond["run_shift"]["applied"] is True
+    step = beyond["rules"][0]
+    assert step["expected"] > step["baseline"] and abs(step["relative_change"]) < 0.05
+
+
 def test_rank_and_iteration_pick_both_sides_as_on_the_command_line(fixtures):
     pair = (fixtures / "basic/control", fixtures / "basic/test")
     both = tracediff.operators(*pair, iteration="all")

@@ -504,7 +504,8 @@ def gate(
     """`tracediff gate --format json` as a dict: judges the candidate against the baseline with
     the rules given as keyword arguments, named as the config file's keys
     (`max_step_time_regression="5%"`, `max_op_regression="10%"`, `min_op_time="200us"`,
-    `fail_on_added="aten::copy_"`, `noise_k=3.0`, `relative=True`, `device="gpu"`, ...).
+    `fail_on_added="aten::copy_"`, `noise_k=3.0`, `relative=True`, `device="gpu"`,
+    `beyond_run_shift=True`: judge the timing rules beyond a run-wide shift, ...).
     Every rank and step of each side by default. `result["report"]["verdict"]` is "pass" or
     "fail"; an unknown rule or a bare number where a percentage belongs is a TraceError."""
     import json

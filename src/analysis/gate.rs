@@ -7,13 +7,14 @@
 //! and the threshold alone decides (the report says so).
 
 use crate::analysis::aggregate::Keying;
+use crate::analysis::noise::Shift;
 use crate::analysis::select::{Device, Resolved};
 use crate::error::{Error, Result};
 use crate::input::load::SummarySide;
 use regex::Regex;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A relative threshold, always written with its percent sign: `5%` is five percent. A bare
 /// number is refused: `5` could mean 5% or 500%, and a gate must not guess. Returns the ratio
@@ -138,6 +139,10 @@ pub struct GateConfig {
     pub normalize_names: Option<bool>,
     /// Key rows by HTA's short names.
     pub short_names: Option<bool>,
+    /// Judge the timing rules beyond a run-wide shift where one is found (the whole run slower
+    /// or faster by one factor, the mark of the machine rather than the program): the
+    /// baseline's times are scaled by the shift before the thresholds apply.
+    pub beyond_run_shift: Option<bool>,
 }
 
 /// The TOML file: the rules under `[gate]`.
@@ -174,6 +179,7 @@ impl GateConfig {
             device: other.device.or(self.device),
             normalize_names: other.normalize_names.or(self.normalize_names),
             short_names: other.short_names.or(self.short_names),
+            beyond_run_shift: other.beyond_run_shift.or(self.beyond_run_shift),
         }
     }
 }
@@ -233,6 +239,8 @@ pub struct Rules {
     pub noise_k: f64,
     /// Whether ops are judged by their share of the step time.
     pub relative: bool,
+    /// Whether the timing rules judge beyond a run-wide shift where one is found.
+    pub beyond_run_shift: bool,
 }
 
 /// The thresholds of a [`GateConfig`], parsed.
@@ -304,6 +312,7 @@ impl Rules {
             max_gpu_busy_regression: t.max_gpu_busy_regression,
             noise_k: c.noise_k.unwrap_or(DEFAULT_NOISE_K),
             relative: c.relative.unwrap_or(false),
+            beyond_run_shift: c.beyond_run_shift.unwrap_or(false),
         };
         if !(rules.noise_k.is_finite() && rules.noise_k >= 0.0) {
             return Err(Error::usage(format!(
@@ -527,6 +536,79 @@ impl Change {
     }
 }
 
+/// A run-wide shift the timing rules judge beyond (`beyond_run_shift`,
+/// docs/significance.md#a-run-wide-shift): each baseline time is scaled by the factor of where
+/// its events ran before the change is measured, so a rule fails only for what moved more than
+/// the whole run did. Empty (no factor) where none was found or the rules judge absolutely.
+#[derive(Debug, Clone, Default)]
+pub struct Beyond {
+    /// The shift of host time (operators, annotations), where one was found.
+    pub host: Option<Shift>,
+    /// The shift of device time (kernels, copies, sets).
+    pub device: Option<Shift>,
+    /// Row keys of device events: they take the device's factor, the others the host's.
+    pub on_device: BTreeSet<String>,
+}
+
+/// A shift a baseline is scaled by, and where it was found (`host`, `device`).
+type Scale = Option<(Shift, &'static str)>;
+
+fn factor_of(shift: Option<&Shift>, place: &'static str) -> Scale {
+    shift.map(|s| (*s, place))
+}
+
+impl Beyond {
+    /// The shift of row `name`'s place.
+    fn op(&self, name: &str) -> Scale {
+        if self.on_device.contains(name) {
+            factor_of(self.device.as_ref(), "device")
+        } else {
+            factor_of(self.host.as_ref(), "host")
+        }
+    }
+
+    /// The step's: the larger factor found, since either the host or the device may bound a
+    /// step (a step cannot slow by more than both did).
+    fn step(&self) -> Scale {
+        match (self.host.as_ref(), self.device.as_ref()) {
+            (Some(h), Some(d)) if d.factor > h.factor => factor_of(Some(d), "device"),
+            (Some(h), _) => factor_of(Some(h), "host"),
+            (None, d) => factor_of(d, "device"),
+        }
+    }
+
+    /// The GPU's busy time's: the device's.
+    fn gpu_busy(&self) -> Scale {
+        factor_of(self.device.as_ref(), "device")
+    }
+}
+
+/// `base` and `cand` compared as [`Change::of`] does, `base` first scaled by `scale`'s factor
+/// and the noise band widened as `compare` widens a row's beyond a shift
+/// ([`crate::analysis::noise::shift_band`]); `rows`: whether single rows' scatter around the
+/// factor applies (one row's time), or not (the step, a sum over every row). Returns the change
+/// (its `baseline` the expected value) and the unscaled baseline's median.
+fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, rows: bool) -> (Change, f64) {
+    let Some((shift, _)) = scale else {
+        return (Change::of(base, cand, k), median(base));
+    };
+    let scaled: Vec<f64> = base.iter().map(|b| b * shift.factor).collect();
+    let mut ch = Change::of(&scaled, cand, k);
+    let shift = Shift {
+        spread: if rows { shift.spread } else { 0.0 },
+        ..shift
+    };
+    let up = ch.candidate >= ch.baseline;
+    ch.noise = Some(crate::analysis::noise::shift_band(
+        ch.noise.unwrap_or(0.0),
+        ch.baseline.abs(),
+        up,
+        k,
+        &shift,
+    ));
+    (ch, median(base))
+}
+
 /// What a rule says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -550,8 +632,13 @@ pub struct RuleResult {
     pub baseline: f64,
     /// The candidate's value.
     pub candidate: f64,
-    /// (candidate − baseline) / baseline; `None` where it means nothing (names matched, the
-    /// number of ops that failed a per-op rule, a baseline of 0).
+    /// Where the rule judged beyond a run-wide shift (`beyond_run_shift`): the baseline's
+    /// value scaled by the shift's factor, what the candidate was expected to take had only the
+    /// machine changed; `relative_change` and `noise` are then about it. `None` otherwise.
+    pub expected: Option<f64>,
+    /// (candidate − baseline) / baseline, or (candidate − expected) / expected where `expected`
+    /// is given; `None` where it means nothing (names matched, the number of ops that failed a
+    /// per-op rule, a baseline of 0).
     pub relative_change: Option<f64>,
     /// The threshold, a number: a fraction where `threshold_on` is `relative_change` (`0.05`
     /// for `5%`), a count per step where it is `increase`, `0` for `matches`. A rule fails
@@ -653,10 +740,12 @@ fn pct(r: f64) -> String {
 }
 
 /// Evaluates every rule.
+/// `beyond`: the run-wide shift the timing rules judge beyond (empty: absolutely).
 pub fn evaluate(
     rules: &Rules,
     (base_side, base_res, base): (&SummarySide, &Resolved, &Samples),
     (cand_side, cand_res, cand): (&SummarySide, &Resolved, &Samples),
+    beyond: &Beyond,
 ) -> GateReport {
     let k = rules.noise_k;
     let mut results = Vec::new();
@@ -664,17 +753,27 @@ pub fn evaluate(
     let (b_steps, c_steps) = (f(&base.step_ns), f(&cand.step_ns));
 
     if let Some(t) = rules.max_step_time_regression {
-        let ch = Change::of(&b_steps, &c_steps, k);
-        results.push(timing_result("step time", "median of steps", "ns", &ch, t, ""));
+        let scale = beyond.step();
+        let ch = change_beyond(&b_steps, &c_steps, k, scale, false);
+        results.push(timing_result("step time", "median of steps", "ns", ch, t, "", scale));
     }
     if let Some(t) = rules.max_gpu_busy_regression {
-        let ch = Change::of(&f(&base.gpu_busy_ns), &f(&cand.gpu_busy_ns), k);
-        let note = if ch.baseline == 0.0 && ch.candidate == 0.0 {
+        let scale = beyond.gpu_busy();
+        let ch = change_beyond(&f(&base.gpu_busy_ns), &f(&cand.gpu_busy_ns), k, scale, false);
+        let note = if ch.0.candidate == 0.0 && ch.1 == 0.0 {
             "no device events"
         } else {
             ""
         };
-        results.push(timing_result("gpu busy time", "median of steps", "ns", &ch, t, note));
+        results.push(timing_result(
+            "gpu busy time",
+            "median of steps",
+            "ns",
+            ch,
+            t,
+            note,
+            scale,
+        ));
     }
     let per_step = |s: &Samples, name: &str, steps: &[f64]| -> Vec<f64> {
         s.op(name)
@@ -703,16 +802,29 @@ pub fn evaluate(
             if small(name) {
                 continue;
             }
-            let ch = Change::of(&per_step(base, name, &b_steps), &per_step(cand, name, &c_steps), k);
+            let scale = beyond.op(name);
+            // As a share of the step, the op's factor over the step's.
+            let share_scale = match (scale, beyond.step()) {
+                (Some((op, place)), Some((step, _))) if rules.relative => Some((
+                    Shift {
+                        factor: op.factor / step.factor,
+                        ..op
+                    },
+                    place,
+                )),
+                _ => scale,
+            };
+            let (b, c) = (per_step(base, name, &b_steps), per_step(cand, name, &c_steps));
+            let ch = change_beyond(&b, &c, k, share_scale, true);
             // The floor is on absolute per-step time, whatever the mode.
-            let abs = Change::of(&per_step_abs(base, name), &per_step_abs(cand, name), k);
+            let abs = change_beyond(&per_step_abs(base, name), &per_step_abs(cand, name), k, scale, false).0;
             if (abs.candidate - abs.baseline) < rules.min_op_time_ns as f64 {
                 continue;
             }
             checked += 1;
-            if ch.regressed(t) {
+            if ch.0.regressed(t) {
                 let unit = if rules.relative { "share" } else { "ns" };
-                failed.push(timing_result("op time", name, unit, &ch, t, ""));
+                failed.push(timing_result("op time", name, unit, ch, t, "", share_scale));
             }
         }
         failed.sort_by(|a, b| {
@@ -765,6 +877,7 @@ pub fn evaluate(
             unit: "names",
             baseline: 0.0,
             candidate: hits.len() as f64,
+            expected: None,
             relative_change: None,
             threshold: 0.0,
             threshold_on: "matches",
@@ -796,6 +909,7 @@ pub fn evaluate(
                     unit: "count",
                     baseline: bm,
                     candidate: cm,
+                    expected: None,
                     relative_change: Some((cm - bm) / bm),
                     threshold: limit_value(limit).0,
                     threshold_on: limit_value(limit).1,
@@ -891,6 +1005,7 @@ fn per_op_summary(
         unit: "count",
         baseline: 0.0,
         candidate: failed as f64,
+        expected: None,
         relative_change: None,
         threshold: threshold.0,
         threshold_on: threshold.1,
@@ -920,7 +1035,17 @@ fn limit_text(l: CountLimit) -> String {
     }
 }
 
-fn timing_result(rule: &str, subject: &str, unit: &'static str, ch: &Change, threshold: f64, note: &str) -> RuleResult {
+/// A timing rule's line. `ch`: the change and the unscaled baseline's median, from
+/// [`change_beyond`] with `scale`.
+fn timing_result(
+    rule: &str,
+    subject: &str,
+    unit: &'static str,
+    (ch, raw_baseline): (Change, f64),
+    threshold: f64,
+    note: &str,
+    scale: Scale,
+) -> RuleResult {
     let verdict = if ch.regressed(threshold) {
         Verdict::Fail
     } else {
@@ -933,12 +1058,25 @@ fn timing_result(rule: &str, subject: &str, unit: &'static str, ch: &Change, thr
     if ch.noise.is_none() && note.is_empty() {
         note = "single sample: no noise estimate".to_string();
     }
+    if let Some((shift, place)) = scale {
+        let beyond = format!(
+            "judged beyond the run-wide shift on {place} (×{:.2}): {} expected",
+            shift.factor,
+            value_text(ch.baseline, unit)
+        );
+        note = if note.is_empty() {
+            beyond
+        } else {
+            format!("{beyond}; {note}")
+        };
+    }
     RuleResult {
         rule: rule.to_string(),
         subject: subject.to_string(),
         unit,
-        baseline: ch.baseline,
+        baseline: if scale.is_some() { raw_baseline } else { ch.baseline },
         candidate: ch.candidate,
+        expected: scale.map(|_| ch.baseline),
         relative_change: ch.relative.is_finite().then_some(ch.relative),
         threshold,
         threshold_on: "relative_change",
@@ -949,9 +1087,52 @@ fn timing_result(rule: &str, subject: &str, unit: &'static str, ch: &Change, thr
     }
 }
 
+/// A timing value as notes show it: a duration, or a share of the step.
+fn value_text(v: f64, unit: &str) -> String {
+    if unit == "share" {
+        pct(v)
+    } else {
+        crate::text::fmt_duration(v.round() as i64, false)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn beyond_a_shift_the_step_takes_the_larger_factor_and_ops_their_places() {
+        let shift = |factor| Shift {
+            factor,
+            agreeing: 1.0,
+            rows: 5,
+            error: 0.0,
+            spread: 0.0,
+        };
+        let both = Beyond {
+            host: Some(shift(1.4)),
+            device: Some(shift(1.1)),
+            on_device: BTreeSet::from(["gemm".to_string()]),
+        };
+        assert_eq!(both.step().map(|(s, p)| (s.factor, p)), Some((1.4, "host")));
+        assert_eq!(both.op("gemm").map(|(s, p)| (s.factor, p)), Some((1.1, "device")));
+        assert_eq!(both.op("aten::mm").map(|(s, p)| (s.factor, p)), Some((1.4, "host")));
+        let device_only = Beyond {
+            device: Some(shift(0.8)),
+            ..Default::default()
+        };
+        assert_eq!(device_only.step().map(|(s, p)| (s.factor, p)), Some((0.8, "device")));
+        assert_eq!(device_only.op("aten::mm"), None);
+        // Scaled by the factor: 10% beyond ×1.4 is a change of +10%, and no shift leaves the
+        // change as measured.
+        let (ch, raw) = change_beyond(&[100.0, 100.0], &[154.0, 154.0], 3.0, both.step(), false);
+        assert!(
+            (ch.relative - 0.1).abs() < 1e-9 && ch.baseline == 140.0 && raw == 100.0,
+            "{ch:?}"
+        );
+        let (plain, _) = change_beyond(&[100.0, 100.0], &[154.0, 154.0], 3.0, None, false);
+        assert!((plain.relative - 0.54).abs() < 1e-9);
+    }
 
     #[test]
     fn thresholds_parse() {

@@ -4,7 +4,7 @@
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::{CompareRequest, run_shift_of};
-use crate::analysis::gate::{GateConfig, GateReport, Rules, evaluate, measure};
+use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, Samples, evaluate, measure};
 use crate::analysis::shift::gate_shift_note;
 use crate::error::Result;
 
@@ -37,21 +37,37 @@ pub fn gate_pair(
     let cand_res = crate::analysis::select::resolve(&cand, "candidate", sel)?;
     let base_samples = measure(&base, &base_res, device, &keying, true)?;
     let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
+    // Looked for as `compare` looks, over host and device whatever `device` judges (a step
+    // holds both): a user whose gate fails on a slower machine learns why, and the timing rules
+    // judge beyond it where `beyond_run_shift` asks.
+    let mut req = CompareRequest::new(baseline, candidate).operations();
+    (req.control_selection, req.test_selection) = (sel.clone(), sel.clone());
+    req.device = crate::analysis::select::Device::All;
+    req.naming = keying.naming;
+    req.normalize_names = keying.normalize;
+    req.labels = ["baseline".to_string(), "candidate".to_string()];
+    req.beyond_shift = rules.beyond_run_shift;
+    let run_shift = run_shift_of(&req, &base, &cand, [&base_res, &cand_res])?.0;
+    let beyond = if run_shift.applied {
+        let on_device = |samples: Samples| samples.ops.into_keys();
+        let gpu = crate::analysis::select::Device::Gpu;
+        Beyond {
+            host: run_shift.host,
+            device: run_shift.device,
+            on_device: on_device(measure(&base, &base_res, gpu, &keying, true)?)
+                .chain(on_device(measure(&cand, &cand_res, gpu, &keying, true)?))
+                .collect(),
+        }
+    } else {
+        Beyond::default()
+    };
     let mut report = evaluate(
         &rules,
         (&base, &base_res, &base_samples),
         (&cand, &cand_res, &cand_samples),
+        &beyond,
     );
-    // Looked for as `compare` looks, never applied: a user whose gate fails on a slower machine
-    // learns why.
-    let mut req = CompareRequest::new(baseline, candidate).operations();
-    (req.control_selection, req.test_selection) = (sel.clone(), sel.clone());
-    req.device = device;
-    req.naming = keying.naming;
-    req.normalize_names = keying.normalize;
-    req.labels = ["baseline".to_string(), "candidate".to_string()];
-    req.beyond_shift = false;
-    report.run_shift = run_shift_of(&req, &base, &cand, [&base_res, &cand_res])?.0;
+    report.run_shift = run_shift;
     report.run_shift_note = gate_shift_note(&report.run_shift, ["baseline", "candidate"]);
     Ok((report, notes))
 }

@@ -100,6 +100,20 @@ pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<
     Some(change > noise_band(control, test, k) && change > floor)
 }
 
+/// `band` (the noise band of the scaled control and the test samples, in their unit) widened in
+/// quadrature by what a run-wide shift leaves unsure at `expected` (the scaled control): k × the
+/// factor's standard error × `expected`, and how far single rows scatter around the factor
+/// (`expected` × (e^(k × spread) − 1) above it (`up`), × (1 − e^(−k × spread)) below).
+pub fn shift_band(band: f64, expected: f64, up: bool, k: f64, shift: &Shift) -> f64 {
+    let of_factor = k * shift.error * expected;
+    let of_rows = if up {
+        expected * (k * shift.spread).exp_m1()
+    } else {
+        -expected * (-k * shift.spread).exp_m1()
+    };
+    band.hypot(of_factor).hypot(of_rows)
+}
+
 /// Whether the per-step means of two sides differ beyond the noise band and by more than
 /// `floor`, once the control side is scaled by a run-wide shift ([`run_shift`]): the change
 /// judged is |mean(test) − factor × mean(control)|, and the band is that of the scaled control
@@ -118,13 +132,7 @@ pub fn significant_beyond(control: &[f64], test: &[f64], k: f64, floor: f64, shi
     let expected = mean(&scaled);
     let moved = mean(test) - expected;
     let change = moved.abs();
-    let of_factor = k * shift.error * expected;
-    let of_rows = if moved >= 0.0 {
-        expected * (k * shift.spread).exp_m1()
-    } else {
-        -expected * (-k * shift.spread).exp_m1()
-    };
-    let band = noise_band(&scaled, test, k).hypot(of_factor).hypot(of_rows);
+    let band = shift_band(noise_band(&scaled, test, k), expected, moved >= 0.0, k, shift);
     Some(change > band && change > floor)
 }
 

@@ -108,16 +108,24 @@ pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<Str
     ))
 }
 
-/// The gate's note on a run-wide shift: its rules judge the change itself, shift included (a
-/// machine 40% slower is a real 40% for a rule on the step time), so a rule may fail for the
-/// machine's sake; the note says so, and how to tell.
+/// The gate's note on a run-wide shift. By default its rules judge the change itself, shift
+/// included (a machine 40% slower is a real 40% for a rule on the step time), so a rule may
+/// fail for the machine's sake: the note says so, and how to tell. With `beyond_run_shift`
+/// (`shift.applied`) the timing rules judged beyond it: the note says that instead.
 pub fn gate_shift_note(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
     let moved = how_the_run_moved(shift, labels)?;
+    let judged = if shift.applied {
+        "The timing rules judged the change beyond it (--beyond-run-shift): each baseline time was scaled by \
+         the factor of where it ran (the step time by the larger factor), so a rule fails only for what moved \
+         more than the whole run did"
+    } else {
+        "The gate's rules judge the change itself, this shift included: a timing rule may fail for it. Run both \
+         sides on one machine, or judge the timing rules beyond it (--beyond-run-shift, `beyond_run_shift = true` \
+         in the config)"
+    };
     Some(format!(
-        "{moved}; this looks like the machine (load, clock speed, another host) rather than the program. The \
-         gate's rules judge the change itself, this shift included: a timing rule may fail for it. Run both \
-         sides on one machine, or leave the moved time out of the rules (`tracediff compare --iteration all` \
-         judges rows beyond the shift) (docs/significance.md#a-run-wide-shift)"
+        "{moved}; this looks like the machine (load, clock speed, another host) rather than the program. {judged} \
+         (docs/significance.md#a-run-wide-shift)"
     ))
 }
 

@@ -17,7 +17,8 @@ deviation x 1.4826) of the samples of both sides; with one sample per side the t
 decides. The per-op rules judge operators, kernels, copies, sets and annotations (never Python
 frames, runtime calls or ProfilerStep), and skip by time and count rows under --min-op-share of
 the baseline's mean step time (1%) unless --fail-on-added/--fail-on-deleted name them. Names are
-normalised (--raw-names keeps them). Rules can also come from a TOML file (`[gate]` table, keys as the long options with
+normalised (--raw-names keeps them). Where the whole run moved by one factor (a busier or slower
+machine), the gate says so; --beyond-run-shift judges the timing rules beyond that shift. Rules can also come from a TOML file (`[gate]` table, keys as the long options with
 underscores); options given here override it. Percentages need their % sign (5% is five
 percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit (200us). Exit status: 0 all rules pass, 1 a rule failed,
 2 bad input or configuration.";
@@ -65,6 +66,17 @@ pub struct GateArgs {
     /// step-time rule (if set) but not every op rule.
     #[arg(long)]
     pub relative: bool,
+    /// Judge the timing rules beyond a run-wide shift where one is found (most of the run's
+    /// host or device time moved by one factor, as on a slower or busier machine): the
+    /// baseline's times are scaled by its factor first, so a rule fails only for what moved
+    /// more than the whole run did. The shift is looked for only where the rows run as often
+    /// on both sides, so a program's change is still judged against no change.
+    #[arg(long, overrides_with = "no_run_shift")]
+    pub beyond_run_shift: bool,
+    /// Judge the timing rules against no change even where a run-wide shift is found (the
+    /// default; overrides `beyond_run_shift` in a config file).
+    #[arg(long, overrides_with = "beyond_run_shift")]
+    pub no_run_shift: bool,
     /// Read rules from this TOML file (see examples/tracediff-gate.toml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -147,6 +159,11 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
             args.normalize_names.then_some(true)
         },
         short_names: args.short_names.then_some(true),
+        beyond_run_shift: if args.no_run_shift {
+            Some(false)
+        } else {
+            args.beyond_run_shift.then_some(true)
+        },
     };
     let config = from_file.overridden_by(from_cli);
     let sel = SideSelection {
