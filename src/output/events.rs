@@ -326,7 +326,10 @@ pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> 
             }
         }
     }
-    let before = |k: usize| format!("{} {}", left[k], if left[k] == 1 { "event" } else { "events" });
+    let before = |k: usize| {
+        let word = if left[k] == 1 { "event" } else { "events" };
+        format!("{} {word}", crate::text::fmt_count(left[k]))
+    };
     if left[0] == 0 {
         "no events: the selected ranks and iterations hold none".to_string()
     } else if left[1] == 0 {

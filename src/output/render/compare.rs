@@ -2,8 +2,8 @@
 
 use super::columns::{Columns, text_width};
 use super::{
-    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
-    wrap_line,
+    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_count, fmt_duration, fmt_percent, fmt_signed, fmt_us,
+    json_us, md_cell, wrap_line,
 };
 use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
 use crate::analysis::select::Device;
@@ -213,7 +213,7 @@ pub fn describe_side(s: &SideInfo) -> String {
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
     let steps_used = s.resolved.iterations.as_ref().map_or(0, Vec::len);
     let iters = match &s.resolved.iterations {
-        None => "whole trace (no ProfilerStep)".to_string(),
+        None => "no ProfilerStep: the whole trace".to_string(),
         Some(v) if v.len() == 1 => format!("step {}", v[0]),
         Some(v) => format!("steps {}", crate::analysis::select::ranges(v)),
     };
@@ -271,20 +271,20 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     let c = view.comparison;
     let s = c.summary();
     let shown = if view.rows.len() < s.rows {
-        format!(" (showing {} by {})", view.rows.len(), view.sort.as_str())
+        format!(" (showing {} by {})", fmt_count(view.rows.len()), view.sort.as_str())
     } else {
         String::new()
     };
     let mut lines = vec![
         format!(
             "{} {}{shown}: {} added, {} deleted, {} increased, {} decreased, {} unchanged",
-            s.rows,
+            fmt_count(s.rows),
             plural(s.rows, "row", "rows"),
-            s.added,
-            s.deleted,
-            s.increased,
-            s.decreased,
-            s.unchanged
+            fmt_count(s.added),
+            fmt_count(s.deleted),
+            fmt_count(s.increased),
+            fmt_count(s.decreased),
+            fmt_count(s.unchanged)
         ),
         format!(
             "summed duration: {} {}, {} {} ({}, {})",
@@ -299,8 +299,9 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     if marks_significance(c) {
         let n = c.rows.iter().filter(|r| r.significant == Some(true)).count();
         lines.push(format!(
-            "significant (sig *): {n} of {} {} changed beyond run-to-run noise and 1% of the mean step",
-            s.rows,
+            "significant (sig *): {} of {} {} changed beyond run-to-run noise and 1% of the mean step",
+            fmt_count(n),
+            fmt_count(s.rows),
             plural(s.rows, "row", "rows")
         ));
     }

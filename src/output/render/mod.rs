@@ -94,7 +94,7 @@ pub fn json_us(ns: i64) -> serde_json::Value {
     }
 }
 
-pub use crate::text::fmt_duration;
+pub use crate::text::{fmt_count, fmt_duration};
 
 /// `-` for negative values, `+` for positive ones when `signed`, else nothing.
 pub fn sign_of(n: i64, signed: bool) -> &'static str {

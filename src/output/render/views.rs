@@ -2,8 +2,8 @@
 
 use super::compare::{describe_side, side_json};
 use super::{
-    Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_duration, fmt_percent, fmt_signed,
-    fmt_us, json_us, md_cell, wrap_line, wrap_text,
+    Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_count, fmt_duration, fmt_percent,
+    fmt_signed, fmt_us, json_us, md_cell, wrap_line, wrap_text,
 };
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
@@ -289,7 +289,11 @@ fn footer(view: &TableView<'_>) -> String {
         ViewKind::Kernels => "kernels",
     };
     let shown = if view.rows.len() < t.rows.len() {
-        format!(" (showing {} by {})", view.rows.len(), view.sort.text(t.measures))
+        format!(
+            " (showing {} by {})",
+            fmt_count(view.rows.len()),
+            view.sort.text(t.measures)
+        )
     } else {
         String::new()
     };
@@ -300,13 +304,13 @@ fn footer(view: &TableView<'_>) -> String {
         return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
     }
     if t.rows.is_empty() || matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
-        return format!("{} {what}{shown}\n", t.rows.len());
+        return format!("{} {what}{shown}\n", fmt_count(t.rows.len()));
     }
     let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
     let (c, s) = (sum(|r| &r.control), sum(|r| &r.test));
     format!(
         "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})\n",
-        t.rows.len(),
+        fmt_count(t.rows.len()),
         t.measures[k].replace('_', " "),
         t.control.label,
         fmt_duration(c, false),
