@@ -66,6 +66,15 @@ function header() {
   const dl = $("compared");
   const ov = D.overview || {};
   const plural = (n, word) => `${word}${n === 1 ? "" : "s"}`;
+  // Runs of consecutive numbers as the terminal's headers write them: `1009–1014`, `0, 2–3`.
+  const ranges = (v) => {
+    const runs = [];
+    for (const n of v) {
+      const last = runs[runs.length - 1];
+      if (last && last[1] + 1 === n) last[1] = n; else runs.push([n, n]);
+    }
+    return runs.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ");
+  };
   // How many of the side's steps or ranks those are, never set against a step's number.
   const of = (n, available, word) => (available > n ? ` (${n} of ${available} ${word}s)` : "");
   // The tables use the selected steps; the overview summarises the steps it names itself (every
@@ -74,12 +83,12 @@ function header() {
     const used = [ov.control, ov.test][i];
     const overviewSteps = used && used.steps_used ? used.steps_used : null;
     const tables = s.iterations
-      ? `${plural(s.iterations.length, "step")} ${s.iterations.join(", ")}${of(s.iterations.length, s.steps_available, "step")}`
+      ? `${plural(s.iterations.length, "step")} ${ranges(s.iterations)}${of(s.iterations.length, s.steps_available, "step")}`
       : "no ProfilerStep (whole trace)";
     const sameSteps = overviewSteps && s.iterations && overviewSteps.join(",") === s.iterations.join(",");
     const overviewText = overviewSteps && !sameSteps
-      ? `; the overview: ${plural(overviewSteps.length, "step")} ${overviewSteps.join(", ")}` : "";
-    return `${s.path} — ${plural(s.ranks.length, "rank")} ${s.ranks.join(", ")}${of(s.ranks.length, s.ranks_available, "rank")}; ` +
+      ? `; the overview: ${plural(overviewSteps.length, "step")} ${ranges(overviewSteps)}` : "";
+    return `${s.path} — ${plural(s.ranks.length, "rank")} ${ranges(s.ranks)}${of(s.ranks.length, s.ranks_available, "rank")}; ` +
       `the tables and module tree: ${tables}${overviewText}; ${s.files.length} ${plural(s.files.length, "file")}`;
   };
   const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));

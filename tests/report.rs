@@ -739,3 +739,21 @@ fn the_report_judges_module_marks_beyond_a_run_wide_shift() {
     let d = data(&std::fs::read_to_string(&path).unwrap());
     assert!(marked(&d).len() > 10, "{:?}", marked(&d));
 }
+
+/// The page's header counts the steps used apart from their numbers (`step 1009 (of 6)` read as
+/// the 1009th of 6) and writes runs of steps as the terminal does (`steps 1–3`, not `1, 2, 3`).
+#[test]
+fn the_header_counts_steps_apart_from_their_numbers() {
+    let Some(b) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
+    let d = Driver::start(&b);
+    d.goto(&url(&path));
+    let compared = d.exec(r##"return document.getElementById("compared").textContent"##);
+    let compared = compared.as_str().unwrap();
+    assert!(
+        compared.contains("rank 0; the tables and module tree: step 1 (1 of 3 steps); the overview: steps 1–3; 1 file"),
+        "{compared}"
+    );
+    no_errors(&d);
+}
