@@ -446,3 +446,45 @@ fn cut_kernel_names_keep_their_own_name() {
         }
     }
 }
+
+/// `kernels --by-operator`: a kernel gets what its operator leaves, so a cut row fills the name
+/// column (at 120 columns `aten::mm → …` rows were cut 20 columns short of it, as if every
+/// operator were the longest).
+#[test]
+fn by_operator_cut_rows_fill_the_name_column() {
+    let Some(traces) = common::traces("kernels --by-operator at 120 columns") else {
+        return;
+    };
+    let dir = traces.join("gpu_h100/vit_precision");
+    let (c, t) = (dir.join("control"), dir.join("test"));
+    let state = TempDir::new().unwrap();
+    let args = [
+        "kernels",
+        c.to_str().unwrap(),
+        t.to_str().unwrap(),
+        "--by-operator",
+        "--top",
+        "12",
+    ];
+    let r = common::run_with(state.path(), &args, Some("120"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let names: Vec<&str> = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with('─'))
+        .skip(1)
+        .take(12)
+        .map(|l| l.get(..l.find("  ").unwrap_or(l.len())).unwrap_or(l).trim())
+        .collect();
+    let column = names.iter().map(|n| n.width()).max().unwrap_or(0);
+    let cut: Vec<&&str> = names.iter().filter(|n| n.contains('…')).collect();
+    assert!(cut.len() > 3, "{}", r.stdout);
+    for name in cut {
+        assert!(name.contains(" → "), "{name}\n{}", r.stdout);
+        assert!(
+            name.width() + 1 >= column,
+            "{name} is cut short of {column}:\n{}",
+            r.stdout
+        );
+    }
+}

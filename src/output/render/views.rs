@@ -894,12 +894,26 @@ fn cut_operator_kernel(names: &[&str], width: usize) -> Vec<String> {
     };
     let longest_op = parts.iter().map(|p| text_width(p.0)).max().unwrap_or(0);
     let op_width = longest_op.min(width * 2 / 5);
-    let kernel_width = width - op_width - ARROW.chars().count();
     let ops: Vec<&str> = parts.iter().map(|p| p.0).collect();
-    let kernels: Vec<&str> = parts.iter().map(|p| p.1).collect();
-    distinct_cuts(&ops, op_width)
+    let op_cuts = distinct_cuts(&ops, op_width);
+    // Each kernel gets what its operator leaves (a short `aten::mm` left 20 columns blank at
+    // 120), cut against the kernels that get as much: rows with one operator share a width, so
+    // their kernels stay distinct, and rows of different operators differ by the operator.
+    let kernel_width = |op: &str| width.saturating_sub(text_width(op) + ARROW.chars().count());
+    let mut kernel_cuts = vec![String::new(); names.len()];
+    let mut widths: Vec<usize> = op_cuts.iter().map(|op| kernel_width(op)).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    for w in widths {
+        let rows: Vec<usize> = (0..names.len()).filter(|&i| kernel_width(&op_cuts[i]) == w).collect();
+        let kernels: Vec<&str> = rows.iter().map(|&i| parts[i].1).collect();
+        for (i, cut) in rows.into_iter().zip(distinct_cuts(&kernels, w)) {
+            kernel_cuts[i] = cut;
+        }
+    }
+    op_cuts
         .into_iter()
-        .zip(distinct_cuts(&kernels, kernel_width))
+        .zip(kernel_cuts)
         .zip(names)
         .map(|((op, kernel), name)| {
             if text_width(name) <= width {
