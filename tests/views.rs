@@ -648,3 +648,22 @@ fn headers_count_the_ranks_and_steps_used_apart_from_their_numbers() {
         );
     }
 }
+
+/// A ratio that did not change reads `0 pp`, as a time that did not change reads `0 ns` (it read
+/// `+0.0 pp` beside `0 ns` when a pair was compared with itself).
+#[test]
+fn an_unchanged_ratio_reads_zero_points() {
+    let c = "fixtures/breakdown/control";
+    let table = ok(&["overview", c, c]);
+    let line = |label: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().trim_start_matches(['├', '└', ' ']).starts_with(label))
+            .unwrap_or_else(|| panic!("no {label}:\n{table}"))
+            .to_string()
+    };
+    for label in ["GPU utilization", "overlap ratio"] {
+        let l = line(label);
+        assert!(l.contains(" 0 pp ") && !l.contains("+0.0 pp"), "{l}\n{table}");
+    }
+}

@@ -530,6 +530,8 @@ fn cell_human(kind: Kind, c: Option<&Cell>, signed: bool) -> String {
     match c {
         None => "-".to_string(),
         Some(Cell::Text(t)) => t.clone(),
+        // Under 0.05 pp either way prints as `0 pp` (`+0.0 pp` on identical sides, beside `0 ns`).
+        Some(Cell::Ratio(r)) if signed && (r * 100.0).abs() < 0.05 => "0 pp".to_string(),
         Some(Cell::Ratio(r)) if signed => format!("{:+.1} pp", r * 100.0),
         Some(Cell::Ratio(r)) => format!("{:.1}%", r * 100.0),
         Some(Cell::Num(n)) => match kind {
