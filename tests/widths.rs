@@ -488,3 +488,16 @@ fn by_operator_cut_rows_fill_the_name_column() {
         );
     }
 }
+
+/// The events table cuts a kernel's name as the other tables do: its own name first
+/// (`Kernel2<cutlass_80_tensorop…`, where it read `void cutlass::Ke…4::Params)` at 80).
+#[test]
+fn the_events_table_cuts_kernels_to_their_own_name() {
+    let dir = TempDir::new().unwrap();
+    let (c, _) = long_named("fixtures/views", dir.path());
+    let state = TempDir::new().unwrap();
+    let r = common::run_with(state.path(), &["events", &c, "--format", "table"], Some("80"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains(" Kernel2<cutlass_80_tensorop…"), "{}", r.stdout);
+    assert!(!r.stdout.contains(" void "), "{}", r.stdout);
+}

@@ -251,7 +251,7 @@ pub fn write_events_table(
             .iter()
             .map(|c| c.as_ref().map_or(String::new(), Cell::plain))
             .collect();
-        texts[NAME] = super::render::elide_middle(&texts[NAME], name_width);
+        texts[NAME] = super::render::default_cut(&texts[NAME], name_width);
         let texts = pick(texts);
         fitted.row(&texts.iter().map(String::as_str).collect::<Vec<_>>(), out)
     })

@@ -534,11 +534,14 @@ fn around<'a>(sorted: &[u32], name: &impl Fn(u32) -> &'a str, width: usize, all:
     special
 }
 
-/// `name` (longer than `width`) cut with nothing else in view: a kernel name as
-/// [`kernel_cut::cut`] cuts it (`vectorized_elementwise_kernel<4, a…1> >`), any other name in
-/// the middle.
-fn default_cut(name: &str, width: usize) -> String {
+/// `name` cut to `width` with nothing else in view: a kernel name as [`kernel_cut::cut`] cuts
+/// it (`vectorized_elementwise_kernel<4, at::na…`), any other name in the middle; a name that
+/// fits stays whole.
+pub fn default_cut(name: &str, width: usize) -> String {
     let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= width {
+        return name.to_string();
+    }
     match kernel_cut::cut(&chars, width) {
         Some((text, _)) => text,
         None => elide_middle(name, width),
