@@ -375,6 +375,23 @@ function legend() {
 }
 
 // ---- operator and kernel tables ----------------------------------------------------------------
+// A kernel's name as its cell shows it: without its leading `void` and with its argument list as
+// `(…)` (the cell cuts the end, so `void cutlass::Kernel2<cutlass_80_simt_sgemm_256x12…` showed
+// neither its tile nor its layout); the cell's tooltip, the filter and the sort keep the name.
+function shownName(name) {
+  let s = name.startsWith("void ") ? name.slice(5) : name;
+  if (s.endsWith(")")) {
+    let depth = 0;
+    for (let i = s.length - 1; i >= 0; i--) {
+      if (s[i] === ")") depth++;
+      else if (s[i] === "(" && --depth === 0) {
+        if (i > 0 && /[\w>]/.test(s[i - 1])) s = s.slice(0, i) + "(…)";
+        break;
+      }
+    }
+  }
+  return s;
+}
 const MEASURE_NAMES = { calls: "calls", host_self: "host self", host_total: "host total", device_self: "device self",
   device_total: "device total", device_mean: "mean", device_min: "min", device_max: "max" };
 function makeTable(prefix, kind, measures) {
@@ -393,7 +410,7 @@ function columns(t) {
   const get = (r, i, side) => r[1 + i + (side ? M : 0)];
   const gname = MEASURE_NAMES[t.group] + " µs";
   return [
-    { title: "name", key: (r) => D.names[r[0]], text: (r) => D.names[r[0]], cls: () => "name", asc: true },
+    { title: "name", key: (r) => D.names[r[0]], text: (r) => shownName(D.names[r[0]]), cls: () => "name", asc: true },
     { title: `${D.labels[0]} calls`, key: (r) => get(r, ci, 0), text: (r) => String(get(r, ci, 0)) },
     { title: `${D.labels[1]} calls`, key: (r) => get(r, ci, 1), text: (r) => String(get(r, ci, 1)) },
     { title: "Δ calls", key: (r) => get(r, ci, 1) - get(r, ci, 0), text: (r) => { const d = get(r, ci, 1) - get(r, ci, 0); return signed(String(d), d); } },

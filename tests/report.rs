@@ -757,3 +757,37 @@ fn the_header_counts_steps_apart_from_their_numbers() {
     );
     no_errors(&d);
 }
+
+/// The tables show a kernel without its `void` and with its argument list as `(…)` (the cell
+/// cuts the end: `void cutlass::Kernel2<cutlass_80_simt_sgemm_256x12…` showed neither tile nor
+/// layout); its tooltip keeps the name, and the filter matches it.
+#[test]
+fn browser_tables_show_a_kernel_by_its_own_name() {
+    let Some(b) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
+    let d = Driver::start(&b);
+    d.goto(&url(&path));
+    let shown = column(&d, "k-table", 0);
+    assert!(
+        shown
+            .iter()
+            .any(|n| n.starts_with("cutlass::Kernel<") && n.ends_with(">(…)")),
+        "{shown:?}"
+    );
+    assert!(shown.iter().all(|n| !n.starts_with("void ")), "{shown:?}");
+    assert!(shown.contains(&"Memset (Device)".to_string()), "{shown:?}");
+    let titles: Vec<String> = serde_json::from_value(
+        d.exec(r##"return [...document.querySelectorAll("#k-table tbody tr td:first-child")].map(td => td.title)"##),
+    )
+    .unwrap();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("void cutlass::Kernel<") && t.ends_with("::Params)")),
+        "{titles:?}"
+    );
+    d.type_into(&d.find("#k-filter"), "void cutlass");
+    assert_eq!(column(&d, "k-table", 0).len(), 1);
+    no_errors(&d);
+}
