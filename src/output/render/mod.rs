@@ -645,8 +645,12 @@ fn cut_around(name: &[char], lo: usize, hi: usize, width: usize) -> String {
     }
     // A kernel's start is its own name, not `void` and its namespaces, where the places lie
     // past them (`vectorized…FillFunctor<flo…`, not `void at::n…FillFunctor<flo…`).
-    let from = kernel_cut::parts(name).map_or(0, |p| if lo >= p.base { p.base } else { p.start });
-    let (name, lo, hi) = (&name[from..], lo.saturating_sub(from), hi.saturating_sub(from));
+    // Nor its argument list, where the places lie before it (`split_emb…at, 5ul>…`, not
+    // `split_emb…at, 5ul>(at::Gene…`).
+    let parts = kernel_cut::parts(name);
+    let from = parts.map_or(0, |p| if lo >= p.base { p.base } else { p.start });
+    let stop = parts.map_or(name.len(), |p| if hi < p.end { p.end } else { name.len() });
+    let (name, lo, hi) = (&name[from..stop], lo.saturating_sub(from), hi.saturating_sub(from));
     let n = name.len();
     if n <= width {
         return name.iter().collect();
@@ -887,6 +891,28 @@ mod tests {
                 "softmax_warp_backwa…at, 7, true…",
             ]
         );
+    }
+
+    #[test]
+    fn cuts_around_differences_stay_out_of_a_kernels_argument_list() {
+        let args = "(at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, int>, int)";
+        let names = [
+            format!(
+                "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, 5ul>{args}"
+            ),
+            format!(
+                "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, 2ul>{args}"
+            ),
+        ];
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        for width in [20, 28, 40] {
+            let cuts = distinct_cuts(&refs, width);
+            assert_ne!(cuts[0], cuts[1]);
+            for c in &cuts {
+                assert!(c.starts_with("split_") && !c.contains("(at::"), "{c} at {width}");
+                assert!(c.contains("5ul>") || c.contains("2ul>"), "{c} at {width}");
+            }
+        }
     }
 
     #[test]
