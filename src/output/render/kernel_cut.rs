@@ -97,10 +97,12 @@ pub fn middle_split(max: usize) -> (usize, usize) {
 /// instantiations differ further on, [`super::Cuts`] cuts them around that place. `None` for a
 /// name that is no C++ function, or a width under 8.
 pub fn cut(name: &[char], width: usize) -> Option<(String, [Range<usize>; 2])> {
-    let p = parts(name)?;
     if width < 8 {
         return None;
     }
+    let Some(p) = parts(name) else {
+        return qualified_cut(name, width);
+    };
     let n = name.len();
     let text = |r: Range<usize>| name[r].iter().collect::<String>();
     let none = 0..0;
@@ -137,6 +139,25 @@ pub fn cut(name: &[char], width: usize) -> Option<(String, [Range<usize>; 2])> {
         return Some((format!("{}{marker}", text(p.base..p.open)), [p.base..p.open, none]));
     }
     Some(start_cut(p.base))
+}
+
+/// A qualified name without more (`at::native::vectorized_elementwise_kernel`, as
+/// `--short-names` gives it) whose own name fits after a `…`: `…vectorized_elementwise_kernel`
+/// (a middle cut read `at::native::vectoriz…ise_kernel`). `None` otherwise: an operator's middle
+/// cut keeps its end (`aten::_scaled_d…backward`).
+fn qualified_cut(name: &[char], width: usize) -> Option<(String, [Range<usize>; 2])> {
+    if name
+        .iter()
+        .any(|c| c.is_whitespace() || matches!(c, '(' | ')' | '<' | '>'))
+    {
+        return None;
+    }
+    let base = name.windows(2).rposition(|w| w == [':', ':'])? + 2;
+    let n = name.len();
+    (base < n && n - base < width).then(|| {
+        let text: String = name[base..].iter().collect();
+        (format!("…{text}"), [base..n, 0..0])
+    })
 }
 
 #[cfg(test)]
@@ -202,6 +223,16 @@ mod tests {
         let fmha = "fmha_cutlassB_f32_aligned_64x64_k32_sm80(PyTorchMemEffAttention::AttentionBackwardKernel<cutlass::arch::Sm80, float, true, false, false, 64, 64, 32, false>::Params)";
         assert_eq!(cut_to(fmha, 44), "fmha_cutlassB_f32_aligned_64x64_k32_sm80(…)");
         assert_eq!(cut_to(fmha, 30), "fmha_cutlassB_f32_aligned_64x…");
+        // A short name (`--short-names`) keeps its own name; an operator too long for that its
+        // middle cut.
+        assert_eq!(
+            cut_to("at::native::vectorized_elementwise_kernel", 31),
+            "…vectorized_elementwise_kernel"
+        );
+        assert_eq!(
+            cut_to("aten::_scaled_dot_product_efficient_attention_backward", 24),
+            "(none)"
+        );
         for width in 8..200 {
             for name in [vectorized, cutlass, cudnn, bn, fmha] {
                 if let Some((text, _)) = cut(&chars(name), width) {
