@@ -66,19 +66,29 @@ function header() {
   const dl = $("compared");
   const ov = D.overview || {};
   const plural = (n, word) => `${word}${n === 1 ? "" : "s"}`;
-  const of = (n, available) => (available > n ? ` (of ${available})` : "");
+  // Runs of consecutive numbers as the terminal's headers write them: `1009–1014`, `0, 2–3`.
+  const ranges = (v) => {
+    const runs = [];
+    for (const n of v) {
+      const last = runs[runs.length - 1];
+      if (last && last[1] + 1 === n) last[1] = n; else runs.push([n, n]);
+    }
+    return runs.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(", ");
+  };
+  // How many of the side's steps or ranks those are, never set against a step's number.
+  const of = (n, available, word) => (available > n ? ` (${n} of ${available} ${word}s)` : "");
   // The tables use the selected steps; the overview summarises the steps it names itself (every
   // step by default), so the header says both when they differ.
   const sideText = (s, i) => {
     const used = [ov.control, ov.test][i];
     const overviewSteps = used && used.steps_used ? used.steps_used : null;
     const tables = s.iterations
-      ? `${plural(s.iterations.length, "step")} ${s.iterations.join(", ")}${of(s.iterations.length, s.steps_available)}`
+      ? `${plural(s.iterations.length, "step")} ${ranges(s.iterations)}${of(s.iterations.length, s.steps_available, "step")}`
       : "no ProfilerStep (whole trace)";
     const sameSteps = overviewSteps && s.iterations && overviewSteps.join(",") === s.iterations.join(",");
     const overviewText = overviewSteps && !sameSteps
-      ? `; the overview: ${plural(overviewSteps.length, "step")} ${overviewSteps.join(", ")}` : "";
-    return `${s.path} — ${plural(s.ranks.length, "rank")} ${s.ranks.join(", ")}${of(s.ranks.length, s.ranks_available)}; ` +
+      ? `; the overview: ${plural(overviewSteps.length, "step")} ${ranges(overviewSteps)}` : "";
+    return `${s.path} — ${plural(s.ranks.length, "rank")} ${ranges(s.ranks)}${of(s.ranks.length, s.ranks_available, "rank")}; ` +
       `the tables and module tree: ${tables}${overviewText}; ${s.files.length} ${plural(s.files.length, "file")}`;
   };
   const add = (k, v) => dl.append(el("dt", {}, k), el("dd", {}, v));
@@ -365,6 +375,23 @@ function legend() {
 }
 
 // ---- operator and kernel tables ----------------------------------------------------------------
+// A kernel's name as its cell shows it: without its leading `void` and with its argument list as
+// `(…)` (the cell cuts the end, so `void cutlass::Kernel2<cutlass_80_simt_sgemm_256x12…` showed
+// neither its tile nor its layout); the cell's tooltip, the filter and the sort keep the name.
+function shownName(name) {
+  let s = name.startsWith("void ") ? name.slice(5) : name;
+  if (s.endsWith(")")) {
+    let depth = 0;
+    for (let i = s.length - 1; i >= 0; i--) {
+      if (s[i] === ")") depth++;
+      else if (s[i] === "(" && --depth === 0) {
+        if (i > 0 && /[\w>]/.test(s[i - 1])) s = s.slice(0, i) + "(…)";
+        break;
+      }
+    }
+  }
+  return s;
+}
 const MEASURE_NAMES = { calls: "calls", host_self: "host self", host_total: "host total", device_self: "device self",
   device_total: "device total", device_mean: "mean", device_min: "min", device_max: "max" };
 function makeTable(prefix, kind, measures) {
@@ -383,7 +410,7 @@ function columns(t) {
   const get = (r, i, side) => r[1 + i + (side ? M : 0)];
   const gname = MEASURE_NAMES[t.group] + " µs";
   return [
-    { title: "name", key: (r) => D.names[r[0]], text: (r) => D.names[r[0]], cls: () => "name", asc: true },
+    { title: "name", key: (r) => D.names[r[0]], text: (r) => shownName(D.names[r[0]]), cls: () => "name", asc: true },
     { title: `${D.labels[0]} calls`, key: (r) => get(r, ci, 0), text: (r) => String(get(r, ci, 0)) },
     { title: `${D.labels[1]} calls`, key: (r) => get(r, ci, 1), text: (r) => String(get(r, ci, 1)) },
     { title: "Δ calls", key: (r) => get(r, ci, 1) - get(r, ci, 0), text: (r) => { const d = get(r, ci, 1) - get(r, ci, 0); return signed(String(d), d); } },

@@ -30,3 +30,37 @@ pub fn fmt_duration(ns: i64, signed: bool) -> String {
     };
     format!("{sign}{text} {unit}")
 }
+
+/// A count for people, its digits in groups of three: `74,936`, `1,024`, `-1,500`, `999` (a
+/// note read `matched none of the 74936 events left`). Any integer.
+pub fn fmt_count(n: impl std::fmt::Display) -> String {
+    let digits = n.to_string();
+    let (sign, digits) = match digits.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", digits.as_str()),
+    };
+    let mut out = String::with_capacity(sign.len() + digits.len() + digits.len() / 3);
+    out.push_str(sign);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_count;
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(fmt_count(0), "0");
+        assert_eq!(fmt_count(999u64), "999");
+        assert_eq!(fmt_count(1000usize), "1,000");
+        assert_eq!(fmt_count(74_936), "74,936");
+        assert_eq!(fmt_count(-1_500i64), "-1,500");
+        assert_eq!(fmt_count(u64::MAX), "18,446,744,073,709,551,615");
+    }
+}

@@ -175,8 +175,20 @@ fn one_side_svg_and_svg_on_a_pipe() {
     let svg = dir.path().join("control.svg");
     ok(&["flamegraph", C, T, "--side", "control", "-o", svg.to_str().unwrap()]);
     assert!(parsed_svg(&svg).contains("ManualNorm"));
-    // Standard output is not a terminal here: the SVG goes there.
-    assert!(ok(&["flamegraph", C, T]).starts_with("<?xml"));
+    // Standard output is not a terminal here: the SVG goes there, ending in one newline (a
+    // prompt ran on after `</svg>`), as `-o -` and a file do.
+    for args in [&[][..], &["-o", "-"], &["--side", "test", "-o", "-"]] {
+        let mut all = vec!["flamegraph", C, T];
+        all.extend_from_slice(args);
+        let out = ok(&all);
+        assert!(out.starts_with("<?xml"), "{args:?}");
+        assert!(
+            out.ends_with("</svg>\n") && !out.ends_with("\n\n"),
+            "{args:?}: {:?}",
+            &out[out.len() - 20..]
+        );
+    }
+    assert!(std::fs::read_to_string(&svg).unwrap().ends_with("</svg>\n"));
 }
 
 #[test]

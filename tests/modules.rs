@@ -654,7 +654,7 @@ fn six_thousand_nested_modules() {
     let deep = nested_trace(dir.path(), "deep.json", 6000);
     let table = ok(&["modules", &deep, &deep]);
     assert!(
-        table.contains("6000 matched, 0 added, 0 deleted below the step"),
+        table.contains("6,000 matched, 0 added, 0 deleted below the step"),
         "{table}"
     );
     let report = dir.path().join("deep.html");

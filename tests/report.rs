@@ -739,3 +739,55 @@ fn the_report_judges_module_marks_beyond_a_run_wide_shift() {
     let d = data(&std::fs::read_to_string(&path).unwrap());
     assert!(marked(&d).len() > 10, "{:?}", marked(&d));
 }
+
+/// The page's header counts the steps used apart from their numbers (`step 1009 (of 6)` read as
+/// the 1009th of 6) and writes runs of steps as the terminal does (`steps 1–3`, not `1, 2, 3`).
+#[test]
+fn the_header_counts_steps_apart_from_their_numbers() {
+    let Some(b) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
+    let d = Driver::start(&b);
+    d.goto(&url(&path));
+    let compared = d.exec(r##"return document.getElementById("compared").textContent"##);
+    let compared = compared.as_str().unwrap();
+    assert!(
+        compared.contains("rank 0; the tables and module tree: step 1 (1 of 3 steps); the overview: steps 1–3; 1 file"),
+        "{compared}"
+    );
+    no_errors(&d);
+}
+
+/// The tables show a kernel without its `void` and with its argument list as `(…)` (the cell
+/// cuts the end: `void cutlass::Kernel2<cutlass_80_simt_sgemm_256x12…` showed neither tile nor
+/// layout); its tooltip keeps the name, and the filter matches it.
+#[test]
+fn browser_tables_show_a_kernel_by_its_own_name() {
+    let Some(b) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
+    let d = Driver::start(&b);
+    d.goto(&url(&path));
+    let shown = column(&d, "k-table", 0);
+    assert!(
+        shown
+            .iter()
+            .any(|n| n.starts_with("cutlass::Kernel<") && n.ends_with(">(…)")),
+        "{shown:?}"
+    );
+    assert!(shown.iter().all(|n| !n.starts_with("void ")), "{shown:?}");
+    assert!(shown.contains(&"Memset (Device)".to_string()), "{shown:?}");
+    let titles: Vec<String> = serde_json::from_value(
+        d.exec(r##"return [...document.querySelectorAll("#k-table tbody tr td:first-child")].map(td => td.title)"##),
+    )
+    .unwrap();
+    assert!(
+        titles
+            .iter()
+            .any(|t| t.starts_with("void cutlass::Kernel<") && t.ends_with("::Params)")),
+        "{titles:?}"
+    );
+    d.type_into(&d.find("#k-filter"), "void cutlass");
+    assert_eq!(column(&d, "k-table", 0).len(), 1);
+    no_errors(&d);
+}

@@ -611,3 +611,46 @@ fn notes_once_where_they_matter_plurals_and_one_line_errors() {
         "invalid --fail-on-added pattern '[a': unclosed character class"
     );
 }
+
+/// Counts in notes and footers are grouped by thousands (`matched none of the 74936 events
+/// left` on the HTA demo trace): a trace of 1,200 operators, 1,200 names.
+#[test]
+fn counts_in_notes_and_footers_are_grouped_by_thousands() {
+    let dir = TempDir::new().unwrap();
+    let events: Vec<String> = (0..1200)
+        .map(|i| {
+            format!(
+                r#"{{"ph": "X", "cat": "cpu_op", "name": "aten::op_{i}", "pid": 1, "tid": 1, "ts": {}, "dur": 1}}"#,
+                i * 2
+            )
+        })
+        .collect();
+    let trace = dir.path().join("big.json");
+    std::fs::write(&trace, format!(r#"{{"traceEvents": [{}]}}"#, events.join(", "))).unwrap();
+    let trace = trace.to_str().unwrap();
+    assert_eq!(
+        why_empty(&run(&["events", trace, "--cat", "kernel"])),
+        ["tracediff: note: no events: --cat 'kernel' matched none of the 1,200 events left"]
+    );
+    assert_eq!(
+        why_empty(&run(&["compare", trace, trace, "--no-save", "--include", "^nomatch$"])),
+        ["tracediff: note: no rows: --include '^nomatch$' matched none of the 1,200 row names"]
+    );
+    let r = run(&["compare", trace, trace, "--no-save", "--top", "3"]);
+    assert!(
+        r.stdout.replace("\n  ", " ").contains(
+            "1,200 rows (showing 3 by abs-diff-duration): 0 added, 0 deleted, 0 increased, 0 decreased, 1,200 unchanged"
+        ),
+        "{}",
+        r.stdout
+    );
+    // A side without ProfilerStep says so as the overview does (no parentheses in parentheses:
+    // `(rank 0, whole trace (no ProfilerStep))`).
+    assert!(
+        r.stdout.contains("(rank 0, no ProfilerStep: the whole trace)\n"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&["operators", trace, trace, "--top", "3"]);
+    assert!(r.stdout.contains("1,200 operators (showing 3 by"), "{}", r.stdout);
+}

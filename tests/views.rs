@@ -606,8 +606,8 @@ fn the_overview_header_names_the_steps_of_n_and_hints() {
     assert_eq!(
         head(&["--iteration", "2"]),
         [
-            "control: fixtures/basic/control (rank 0, step 2 of 3)",
-            "test: fixtures/basic/test (rank 0, step 2 of 3)",
+            "control: fixtures/basic/control (rank 0, step 2; 1 of 3 steps)",
+            "test: fixtures/basic/test (rank 0, step 2; 1 of 3 steps)",
             "hint: more steps exist than were used; --iteration all uses every step",
         ]
     );
@@ -618,4 +618,52 @@ fn the_overview_header_names_the_steps_of_n_and_hints() {
     // Every step (the default): no "of N", no hint.
     assert_eq!(head(&[])[0], "control: fixtures/basic/control (rank 0, steps 1–3)");
     assert!(!head(&[])[2].starts_with("hint"));
+}
+
+/// A header counts the ranks and steps used out of those the side holds, after the numbers of
+/// the ones used: `step 5 of 2` read as the fifth of two steps.
+#[test]
+fn headers_count_the_ranks_and_steps_used_apart_from_their_numbers() {
+    let (c, t) = ("fixtures/ranks/control", "fixtures/ranks/test");
+    let first = |cmd: &str, extra: &[&str]| -> String {
+        let mut args = vec![cmd, c, t];
+        args.extend_from_slice(extra);
+        ok(&args).lines().next().unwrap_or_default().to_string()
+    };
+    for cmd in ["compare", "operators", "kernels", "modules", "overview"] {
+        let extra: &[&str] = if cmd == "compare" { &["--no-save"] } else { &[] };
+        let mut args = extra.to_vec();
+        args.extend(["--rank", "1", "--iteration", "5"]);
+        assert_eq!(
+            first(cmd, &args),
+            "control: fixtures/ranks/control (rank 1, step 5; 1 of 2 ranks, 1 of 2 steps)",
+            "{cmd}"
+        );
+        let mut args = extra.to_vec();
+        args.extend(["--rank", "all", "--iteration", "5,6"]);
+        assert_eq!(
+            first(cmd, &args),
+            "control: fixtures/ranks/control (ranks 0–1, steps 5–6)",
+            "{cmd}"
+        );
+    }
+}
+
+/// A ratio that did not change reads `0 pp`, as a time that did not change reads `0 ns` (it read
+/// `+0.0 pp` beside `0 ns` when a pair was compared with itself).
+#[test]
+fn an_unchanged_ratio_reads_zero_points() {
+    let c = "fixtures/breakdown/control";
+    let table = ok(&["overview", c, c]);
+    let line = |label: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().trim_start_matches(['├', '└', ' ']).starts_with(label))
+            .unwrap_or_else(|| panic!("no {label}:\n{table}"))
+            .to_string()
+    };
+    for label in ["GPU utilization", "overlap ratio"] {
+        let l = line(label);
+        assert!(l.contains(" 0 pp ") && !l.contains("+0.0 pp"), "{l}\n{table}");
+    }
 }

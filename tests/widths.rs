@@ -282,12 +282,13 @@ fn the_gate_cuts_its_subject_before_its_threshold_and_noise_at_100_columns() {
     ] {
         assert!(header.contains(column), "no {column}:\n{}", r.stdout);
     }
-    assert!(r.stdout.contains(" void cutlass::Ke"), "{}", r.stdout);
+    // A kernel keeps its own name (`Kernel<cutlass_…`, not `void cutlass::Ke…`).
+    assert!(r.stdout.contains(" Kernel<cutlass_"), "{}", r.stdout);
     for line in r.stdout.lines() {
         assert!(line.width() <= 100, "{line}\n\n{}", r.stdout);
     }
     let r = common::run_with(state.path(), &args, Some("80"));
-    assert!(r.stdout.contains(" void cutlass::Kernel<"), "{}", r.stdout);
+    assert!(r.stdout.contains(" Kernel<cutlass_80…"), "{}", r.stdout);
 }
 
 /// A header that wraps keeps `step 1` together (it wrapped as `step` / `  2 of 3)`), at every
@@ -404,4 +405,99 @@ fn notes_are_wrapped_on_a_terminal_and_one_line_when_piped() {
         assert!(joined.contains(note), "{joined}\n{note}");
         assert!(text.contains("docs/significance.md#a-run-wide-shift"), "{text}");
     }
+}
+
+/// Kernel names cut for width keep what identifies a kernel: no row starts with `void ` or ends
+/// in its argument list's last characters (`… int, int)`, `…gs<float>)` at 80 columns before),
+/// and distinct kernels read apart, on every H100 pair at 80 and 100 columns.
+#[test]
+fn cut_kernel_names_keep_their_own_name() {
+    let Some(traces) = common::traces("kernel names cut at 80 and 100 columns") else {
+        return;
+    };
+    let state = TempDir::new().unwrap();
+    for pair in ["resnet", "precision", "attention", "vit_precision", "nomodules"] {
+        let dir = traces.join("gpu_h100").join(pair);
+        let (c, t) = (dir.join("control"), dir.join("test"));
+        let (c, t) = (c.to_str().unwrap(), t.to_str().unwrap());
+        let full = common::run_with(state.path(), &["kernels", c, t, "--format", "csv"], None);
+        let rows = full.stdout.lines().count() - 1;
+        for columns in ["80", "100"] {
+            let r = common::run_with(state.path(), &["kernels", c, t], Some(columns));
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            let names: Vec<&str> = r
+                .stdout
+                .lines()
+                .skip_while(|l| !l.starts_with('─'))
+                .skip(1)
+                .take(rows)
+                .map(|l| l.get(..l.find("  ").unwrap_or(l.len())).unwrap_or(l).trim())
+                .collect();
+            assert_eq!(names.len(), rows, "{pair} at {columns}:\n{}", r.stdout);
+            for name in &names {
+                assert!(!name.starts_with("void "), "{pair} at {columns}: {name}\n{}", r.stdout);
+                assert!(
+                    !name.ends_with("int)") && !name.ends_with(">)"),
+                    "{pair} at {columns}: {name}"
+                );
+            }
+            let distinct: std::collections::BTreeSet<&&str> = names.iter().collect();
+            assert_eq!(distinct.len(), names.len(), "{pair} at {columns}:\n{}", r.stdout);
+        }
+    }
+}
+
+/// `kernels --by-operator`: a kernel gets what its operator leaves, so a cut row fills the name
+/// column (at 120 columns `aten::mm → …` rows were cut 20 columns short of it, as if every
+/// operator were the longest).
+#[test]
+fn by_operator_cut_rows_fill_the_name_column() {
+    let Some(traces) = common::traces("kernels --by-operator at 120 columns") else {
+        return;
+    };
+    let dir = traces.join("gpu_h100/vit_precision");
+    let (c, t) = (dir.join("control"), dir.join("test"));
+    let state = TempDir::new().unwrap();
+    let args = [
+        "kernels",
+        c.to_str().unwrap(),
+        t.to_str().unwrap(),
+        "--by-operator",
+        "--top",
+        "12",
+    ];
+    let r = common::run_with(state.path(), &args, Some("120"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let names: Vec<&str> = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with('─'))
+        .skip(1)
+        .take(12)
+        .map(|l| l.get(..l.find("  ").unwrap_or(l.len())).unwrap_or(l).trim())
+        .collect();
+    let column = names.iter().map(|n| n.width()).max().unwrap_or(0);
+    let cut: Vec<&&str> = names.iter().filter(|n| n.contains('…')).collect();
+    assert!(cut.len() > 3, "{}", r.stdout);
+    for name in cut {
+        assert!(name.contains(" → "), "{name}\n{}", r.stdout);
+        assert!(
+            name.width() + 1 >= column,
+            "{name} is cut short of {column}:\n{}",
+            r.stdout
+        );
+    }
+}
+
+/// The events table cuts a kernel's name as the other tables do: its own name first
+/// (`Kernel2<cutlass_80_tensorop…`, where it read `void cutlass::Ke…4::Params)` at 80).
+#[test]
+fn the_events_table_cuts_kernels_to_their_own_name() {
+    let dir = TempDir::new().unwrap();
+    let (c, _) = long_named("fixtures/views", dir.path());
+    let state = TempDir::new().unwrap();
+    let r = common::run_with(state.path(), &["events", &c, "--format", "table"], Some("80"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains(" Kernel2<cutlass_80_tensorop…"), "{}", r.stdout);
+    assert!(!r.stdout.contains(" void "), "{}", r.stdout);
 }

@@ -252,20 +252,23 @@ impl NameFilter {
         let names = plural(before, "row name", "row names");
         Some(if included == 0 {
             format!(
-                "no rows: {} matched none of the {before} {names}",
-                list("--include", &self.include)
+                "no rows: {} matched none of the {} {names}",
+                list("--include", &self.include),
+                crate::text::fmt_count(before)
             )
         } else if included < before {
             format!(
-                "no rows: {} removed all {included} {} left by {}",
+                "no rows: {} removed all {} {} left by {}",
                 list("--exclude", &self.exclude),
+                crate::text::fmt_count(included),
                 plural(included, "row", "rows"),
                 list("--include", &self.include)
             )
         } else {
             format!(
-                "no rows: {} removed all {before} {}",
+                "no rows: {} removed all {} {}",
                 list("--exclude", &self.exclude),
+                crate::text::fmt_count(before),
                 plural(before, "row", "rows")
             )
         })

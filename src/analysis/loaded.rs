@@ -114,8 +114,9 @@ impl Loaded {
                         ("events", "start", "end")
                     };
                     format!(
-                        "{}: {n} host {events} {start} inside an enclosing event and {end} after it; each is nested under the innermost event that contains it (docs/semantics.md#the-call-tree)",
-                        labels[side]
+                        "{}: {} host {events} {start} inside an enclosing event and {end} after it; each is nested under the innermost event that contains it (docs/semantics.md#the-call-tree)",
+                        labels[side],
+                        crate::text::fmt_count(n)
                     )
                 })
             })

@@ -30,7 +30,8 @@ pub fn too_few_samples_note(
     let hint = if more {
         format!(
             "; the traces hold {} and {} steps per rank: --iteration all uses them",
-            available_steps[0], available_steps[1]
+            crate::text::fmt_count(available_steps[0]),
+            crate::text::fmt_count(available_steps[1])
         )
     } else {
         "; the traces hold no more steps: record more, or compare more ranks".to_string()

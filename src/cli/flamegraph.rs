@@ -124,7 +124,7 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
                 env.stderr,
                 "tracediff: wrote {} ({} KiB)",
                 path.display(),
-                bytes.len().div_ceil(1024)
+                crate::text::fmt_count(bytes.len().div_ceil(1024))
             );
         }
         None => env

@@ -108,7 +108,7 @@ fn write_page(path: &Path, page: &str, env: &mut Env<'_>) -> Result<i32> {
         env.stderr,
         "tracediff: wrote {} ({} KiB)",
         path.display(),
-        page.len().div_ceil(1024)
+        crate::text::fmt_count(page.len().div_ceil(1024))
     );
     Ok(0)
 }

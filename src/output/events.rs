@@ -251,7 +251,7 @@ pub fn write_events_table(
             .iter()
             .map(|c| c.as_ref().map_or(String::new(), Cell::plain))
             .collect();
-        texts[NAME] = super::render::elide_middle(&texts[NAME], name_width);
+        texts[NAME] = super::render::default_cut(&texts[NAME], name_width);
         let texts = pick(texts);
         fitted.row(&texts.iter().map(String::as_str).collect::<Vec<_>>(), out)
     })
@@ -326,7 +326,10 @@ pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> 
             }
         }
     }
-    let before = |k: usize| format!("{} {}", left[k], if left[k] == 1 { "event" } else { "events" });
+    let before = |k: usize| {
+        let word = if left[k] == 1 { "event" } else { "events" };
+        format!("{} {word}", crate::text::fmt_count(left[k]))
+    };
     if left[0] == 0 {
         "no events: the selected ranks and iterations hold none".to_string()
     } else if left[1] == 0 {

@@ -2,8 +2,8 @@
 
 use super::columns::{Columns, text_width};
 use super::{
-    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell,
-    wrap_line,
+    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_count, fmt_duration, fmt_percent, fmt_signed, fmt_us,
+    json_us, md_cell, wrap_line,
 };
 use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
 use crate::analysis::select::Device;
@@ -206,29 +206,40 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)
 }
 
-/// One line saying what one side is: its label, path, ranks and iterations.
+/// One line saying what one side is: its label, path, ranks and iterations, and how many of the
+/// side's ranks and steps those are where it holds more (`rank 3, step 1009; 1 of 6 steps`).
 pub fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::ranges(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
-    let rank_of = of_available(s.resolved.ranks.len(), s.ranks_available);
+    let steps_used = s.resolved.iterations.as_ref().map_or(0, Vec::len);
     let iters = match &s.resolved.iterations {
-        None => "whole trace (no ProfilerStep)".to_string(),
-        Some(v) if v.len() == 1 => format!("step {}{}", v[0], of_available(1, s.steps_available)),
-        Some(v) => format!(
-            "steps {}{}",
-            crate::analysis::select::ranges(v),
-            of_available(v.len(), s.steps_available)
-        ),
+        None => "no ProfilerStep: the whole trace".to_string(),
+        Some(v) if v.len() == 1 => format!("step {}", v[0]),
+        Some(v) => format!("steps {}", crate::analysis::select::ranges(v)),
     };
-    format!("{}: {} ({rank_word} {ranks}{rank_of}, {iters})", s.label, s.path)
+    let tally = used_of_available(
+        (s.resolved.ranks.len(), s.ranks_available),
+        (steps_used, s.steps_available),
+    );
+    format!("{}: {} ({rank_word} {ranks}, {iters}{tally})", s.label, s.path)
 }
 
-/// `" of N"` when a side holds `available` steps or ranks and fewer (`used`) were used.
-pub fn of_available(used: usize, available: usize) -> String {
-    if available > used {
-        format!(" of {available}")
-    } else {
+/// `"; 1 of 2 ranks, 3 of 6 steps"`: how many of a side's ranks and steps were used, for those
+/// of which it holds more (`(used, available)` each; a step count of 0 is a side without
+/// ProfilerStep). A count, never set against a step's number: `step 1009 of 6` read as the
+/// 1009th of 6 steps.
+pub fn used_of_available(ranks: (usize, usize), steps: (usize, usize)) -> String {
+    let part = |(used, available): (usize, usize), word: &str| {
+        (used > 0 && available > used).then(|| format!("{used} of {available} {word}"))
+    };
+    let parts: Vec<String> = [part(ranks, "ranks"), part(steps, "steps")]
+        .into_iter()
+        .flatten()
+        .collect();
+    if parts.is_empty() {
         String::new()
+    } else {
+        format!("; {}", parts.join(", "))
     }
 }
 
@@ -260,20 +271,20 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     let c = view.comparison;
     let s = c.summary();
     let shown = if view.rows.len() < s.rows {
-        format!(" (showing {} by {})", view.rows.len(), view.sort.as_str())
+        format!(" (showing {} by {})", fmt_count(view.rows.len()), view.sort.as_str())
     } else {
         String::new()
     };
     let mut lines = vec![
         format!(
             "{} {}{shown}: {} added, {} deleted, {} increased, {} decreased, {} unchanged",
-            s.rows,
+            fmt_count(s.rows),
             plural(s.rows, "row", "rows"),
-            s.added,
-            s.deleted,
-            s.increased,
-            s.decreased,
-            s.unchanged
+            fmt_count(s.added),
+            fmt_count(s.deleted),
+            fmt_count(s.increased),
+            fmt_count(s.decreased),
+            fmt_count(s.unchanged)
         ),
         format!(
             "summed duration: {} {}, {} {} ({}, {})",
@@ -288,8 +299,9 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     if marks_significance(c) {
         let n = c.rows.iter().filter(|r| r.significant == Some(true)).count();
         lines.push(format!(
-            "significant (sig *): {n} of {} {} changed beyond run-to-run noise and 1% of the mean step",
-            s.rows,
+            "significant (sig *): {} of {} {} changed beyond run-to-run noise and 1% of the mean step",
+            fmt_count(n),
+            fmt_count(s.rows),
             plural(s.rows, "row", "rows")
         ));
     }

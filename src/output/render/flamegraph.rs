@@ -92,8 +92,8 @@ pub fn svg(stacks: &FlameStacks, options: &FlameOptions) -> std::io::Result<Vec<
         FlameTime::Host => "host self time",
         FlameTime::Device => "device time",
     };
-    match options.view {
-        FlameView::Differential(widths) => differential(stacks, options, widths, time, opts),
+    let mut bytes = match options.view {
+        FlameView::Differential(widths) => differential(stacks, options, widths, time, opts)?,
         FlameView::Side(side) => {
             opts.title = format!("{}: {time}", options.labels[side]);
             opts.colors = Palette::Basic(BasicPalette::Hot);
@@ -103,9 +103,15 @@ pub fn svg(stacks: &FlameStacks, options: &FlameOptions) -> std::io::Result<Vec<
             if options.still {
                 bytes = super::flamegraph_change::strip_titles(&bytes);
             }
-            Ok(bytes)
+            bytes
         }
+    };
+    // inferno ends the document without a newline: a terminal's prompt ran on after `</svg>`
+    // (`-o -`), and a text file ends in one.
+    if bytes.last() != Some(&b'\n') {
+        bytes.push(b'\n');
     }
+    Ok(bytes)
 }
 
 fn differential(

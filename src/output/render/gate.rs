@@ -289,8 +289,7 @@ fn start_cuts(subjects: &[&str], width: usize) -> Vec<String> {
         if s.chars().count() <= width {
             s.to_string()
         } else {
-            let kept: String = s.chars().take(width.saturating_sub(1)).collect();
-            format!("{kept}…")
+            super::start_cut(s, width)
         }
     };
     let cuts: Vec<String> = subjects.iter().map(|s| cut(s)).collect();

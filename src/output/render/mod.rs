@@ -6,6 +6,7 @@ pub mod compare;
 pub mod flamegraph;
 pub mod flamegraph_change;
 pub mod gate;
+pub mod kernel_cut;
 pub mod modules;
 pub mod ops_diff;
 pub mod plot;
@@ -93,7 +94,7 @@ pub fn json_us(ns: i64) -> serde_json::Value {
     }
 }
 
-pub use crate::text::fmt_duration;
+pub use crate::text::{fmt_count, fmt_duration};
 
 /// `-` for negative values, `+` for positive ones when `signed`, else nothing.
 pub fn sign_of(n: i64, signed: bool) -> &'static str {
@@ -250,8 +251,8 @@ const UNITS: [&str; 14] = [
 ];
 
 /// `line` with the space between a number and its unit ("226 ms", "3.4 %") made unbreakable,
-/// the spaces of a count out of a total ("2 of 3" in a header's steps) and those after `step`
-/// and `rank` before a number (a header wrapped as `step` / `2 of 3)`).
+/// the spaces of a count out of a total ("1 of 3 steps" in a header) and those after `step`
+/// and `rank` before a number (a header wrapped as `step` / `2; 1 of 3 steps)`).
 fn glue_units(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut words = line.split(' ').peekable();
@@ -262,7 +263,7 @@ fn glue_units(line: &str) -> String {
         let ends_in_digit = word.chars().last().is_some_and(|c| c.is_ascii_digit());
         let starts_with_digit = next.chars().next().is_some_and(|c| c.is_ascii_digit());
         let counted = matches!(word.trim_start_matches('('), "step" | "steps" | "rank" | "ranks");
-        let glued = (ends_in_digit && (UNITS.contains(&unit) || unit == "of"))
+        let glued = (ends_in_digit && (UNITS.contains(&unit) || matches!(unit, "of" | "steps" | "ranks")))
             || ((word == "of" || counted) && starts_with_digit);
         out.push(if glued { NO_BREAK } else { ' ' });
     }
@@ -504,7 +505,7 @@ impl Cuts {
                 hi as usize,
                 self.width,
             )),
-            None => Cow::Owned(elide_middle(name, self.width)),
+            None => Cow::Owned(default_cut(name, self.width)),
         }
     }
 }
@@ -513,12 +514,11 @@ impl Cuts {
 /// where they branch off from the others ([`differences`]): those whose middle cut to `width`
 /// hides one of the places, or all of them.
 fn around<'a>(sorted: &[u32], name: &impl Fn(u32) -> &'a str, width: usize, all: bool) -> Vec<(u32, u32, u32)> {
-    let head = middle_head(width);
-    // The middle cut keeps the first `head` characters and the last `width - 1 - head`.
     let hidden = |run: &std::ops::Range<usize>, lo: u32, hi: u32| {
-        let n = name(sorted[run.start]).chars().count();
-        let hides = |p: u32| p as usize >= head && p as usize + width < n + 1 + head;
-        all || hides(lo) || hides(hi)
+        all || {
+            let chars: Vec<char> = name(sorted[run.start]).chars().collect();
+            !default_cut_shows(&chars, width, lo as usize) || !default_cut_shows(&chars, width, hi as usize)
+        }
     };
     // Counted first so that the list is allocated once at its size.
     let kept: usize = differences(sorted, name)
@@ -534,13 +534,39 @@ fn around<'a>(sorted: &[u32], name: &impl Fn(u32) -> &'a str, width: usize, all:
     special
 }
 
-/// How many characters of a name's start its middle cut to `width` keeps.
-fn middle_head(width: usize) -> usize {
-    if width < 5 {
-        return width.saturating_sub(1);
+/// `name` cut to `width` with nothing else in view: a kernel name as [`kernel_cut::cut`] cuts
+/// it (`vectorized_elementwise_kernel<4, at::na…`), any other name in the middle; a name that
+/// fits stays whole.
+pub fn default_cut(name: &str, width: usize) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= width {
+        return name.to_string();
     }
-    let keep = width - 1;
-    keep.div_ceil(2) + keep / 6
+    match kernel_cut::cut(&chars, width) {
+        Some((text, _)) => text,
+        None => elide_middle(name, width),
+    }
+}
+
+/// Whether [`default_cut`] of `name` to `width` shows the character at `p` (a position past
+/// the end counts as shown: the name ends there).
+fn default_cut_shows(name: &[char], width: usize, p: usize) -> bool {
+    let n = name.len();
+    if p >= n || n <= width {
+        return true;
+    }
+    if let Some((_, kept)) = kernel_cut::cut(name, width) {
+        // What the cut leaves out before its start (`void `, namespaces) counts as shown: the
+        // names read apart by what follows, or they are cut again against each other.
+        return p < kept[0].start || kept.iter().any(|r| r.contains(&p));
+    }
+    // The middle cut keeps the first `head` characters and the last `width - 1 - head`.
+    let head = if width < 5 {
+        width.saturating_sub(1)
+    } else {
+        kernel_cut::middle_split(width).0
+    };
+    !(p >= head && p + width < n + 1 + head)
 }
 
 /// The runs of equal names in `sorted` (indices sorted by name; runs as ranges of `sorted`),
@@ -604,6 +630,7 @@ fn hash_of(s: &str) -> u32 {
 fn numbered(name: &str, n: u32, width: usize) -> String {
     let tag = format!("…#{n}");
     let room = width.saturating_sub(tag.chars().count());
+    let name = name.strip_prefix("void ").unwrap_or(name);
     let start: String = name.chars().take(room).collect();
     format!("{start}{tag}")
 }
@@ -613,9 +640,20 @@ fn numbered(name: &str, n: u32, width: usize) -> String {
 /// one window cannot hold both), and `…` when the name goes on.
 fn cut_around(name: &[char], lo: usize, hi: usize, width: usize) -> String {
     const CONTEXT: usize = 4;
-    let n = name.len();
     if width < 12 {
         return elide_middle(&name.iter().collect::<String>(), width);
+    }
+    // A kernel's start is its own name, not `void` and its namespaces, where the places lie
+    // past them (`vectorized…FillFunctor<flo…`, not `void at::n…FillFunctor<flo…`).
+    // Nor its argument list, where the places lie before it (`split_emb…at, 5ul>…`, not
+    // `split_emb…at, 5ul>(at::Gene…`).
+    let parts = kernel_cut::parts(name);
+    let from = parts.map_or(0, |p| if lo >= p.base { p.base } else { p.start });
+    let stop = parts.map_or(name.len(), |p| if hi < p.end { p.end } else { name.len() });
+    let (name, lo, hi) = (&name[from..stop], lo.saturating_sub(from), hi.saturating_sub(from));
+    let n = name.len();
+    if n <= width {
+        return name.iter().collect();
     }
     let text = |r: std::ops::Range<usize>| name[r].iter().collect::<String>();
     // A place the start keeps anyway needs no window of its own.
@@ -630,9 +668,19 @@ fn cut_around(name: &[char], lo: usize, hi: usize, width: usize) -> String {
         return format!("{}…{}", text(0..head), text(n - tail..n));
     }
     let len = width - head - 2;
-    let start = lo.saturating_sub(CONTEXT).max(head).min(n - len);
-    if hi + CONTEXT < start + len {
-        return format!("{}…{}…", text(0..head), text(start..start + len));
+    // In a kernel's template list the window starts where the other name parts from it, past
+    // an `(anonymous namespace)::` there (`vectorized…launch_clamp_scalar(…`, not
+    // `vectorized…ve::(anonymous names…`).
+    let anonymous: Vec<char> = "(anonymous namespace)::".chars().collect();
+    let kernel_start = (from > 0).then(|| {
+        let skip = name[lo..].starts_with(&anonymous);
+        lo + if skip { anonymous.len() } else { 0 }
+    });
+    for start in kernel_start.into_iter().chain([lo.saturating_sub(CONTEXT)]) {
+        let start = start.max(head).min(n - len);
+        if start <= lo.max(head) + anonymous.len() && hi + CONTEXT < start + len {
+            return format!("{}…{}…", text(0..head), text(start..start + len));
+        }
     }
     // Two windows: `head…first…second…`, with a shorter start; the first starts with the word
     // it cuts into (`nchwToNhwc`, not `wToNhwc`). Too narrow for two: the deeper place only.
@@ -652,12 +700,32 @@ fn cut_around(name: &[char], lo: usize, hi: usize, width: usize) -> String {
         .max(head)
         .min(n - first_len);
     let second = hi.saturating_sub(CONTEXT).max(first + first_len).min(n - second_len);
+    if first <= head {
+        // The first window goes on from the start: one piece (`softmax_warp_forwar…`).
+        let first_end = head + first_len + 1;
+        let second = second.max(first_end).min(n - second_len);
+        return format!("{}…{}…", text(0..first_end), text(second..second + second_len));
+    }
     format!(
         "{}…{}…{}…",
         text(0..head),
         text(first..first + first_len),
         text(second..second + second_len)
     )
+}
+
+/// `name` cut to `width` keeping its start: a kernel's own name, as [`kernel_cut::cut`] cuts
+/// it (`bn_fw_tr_1C11_s…`, not `void cudnn::bn_fw…`), any other name's first characters.
+pub fn start_cut(name: &str, width: usize) -> String {
+    if name.chars().count() <= width {
+        return name.to_string();
+    }
+    let chars: Vec<char> = name.chars().collect();
+    if let Some((text, _)) = kernel_cut::cut(&chars, width) {
+        return text;
+    }
+    let kept: String = chars.iter().take(width.saturating_sub(1)).collect();
+    format!("{kept}…")
 }
 
 /// [`Cuts`] of a few names, as text.
@@ -728,11 +796,15 @@ mod tests {
         assert!(wrapped.contains("2 of 3)"), "{wrapped}");
         assert_eq!(wrapped.replace("\n  ", " "), line);
         assert!(wrapped.lines().all(|l| columns::text_width(l) <= 80), "{wrapped}");
-        // ... and "step" with its number: it broke as "step" / "  2 of 3)".
-        let line = "control: ../shared/traces/gpu_h100/vit_precision/control (rank 0, step 2 of 3)";
-        let wrapped = wrap_line(line, 76);
-        assert!(wrapped.contains("step 2 of 3)"), "{wrapped}");
-        assert_eq!(wrapped.replace("\n  ", " "), line);
+        // ... "step" with its number (it broke as "step" / "  2 of 3)"), and the tally of the
+        // steps used with its word.
+        let line = "control: ../shared/traces/gpu_h100/vit_precision/control (rank 0, step 2; 1 of 3 steps)";
+        for width in [64, 66, 70, 72, 76, 80] {
+            let wrapped = wrap_line(line, width);
+            assert!(wrapped.contains("step 2;"), "{wrapped}");
+            assert!(wrapped.contains("1 of 3 steps)"), "{wrapped}");
+            assert_eq!(wrapped.replace("\n  ", " "), line);
+        }
     }
 
     #[test]
@@ -809,15 +881,38 @@ mod tests {
     #[test]
     fn cuts_show_where_names_differ() {
         let cuts = distinct_cuts(&SOFTMAX, 32);
+        // Their own name and where they differ; not `void (an…`, not their argument lists.
         assert_eq!(
             cuts,
             [
-                "void (an…warp_forwa…at, 4, true…",
-                "void (an…warp_backw…at, 4, true…",
-                "void (an…warp_forwa…at, 7, true…",
-                "void (an…warp_backw…at, 7, true…",
+                "softmax_warp_forwar…at, 4, true…",
+                "softmax_warp_backwa…at, 4, true…",
+                "softmax_warp_forwar…at, 7, true…",
+                "softmax_warp_backwa…at, 7, true…",
             ]
         );
+    }
+
+    #[test]
+    fn cuts_around_differences_stay_out_of_a_kernels_argument_list() {
+        let args = "(at::GenericPackedTensorAccessor<float, 2ul, at::RestrictPtrTraits, int>, int)";
+        let names = [
+            format!(
+                "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, 5ul>{args}"
+            ),
+            format!(
+                "void split_embedding_backward_codegen_rowwise_adagrad_unweighted_kernel_cta_per_row_1<float, float, float, 2ul>{args}"
+            ),
+        ];
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        for width in [20, 28, 40] {
+            let cuts = distinct_cuts(&refs, width);
+            assert_ne!(cuts[0], cuts[1]);
+            for c in &cuts {
+                assert!(c.starts_with("split_") && !c.contains("(at::"), "{c} at {width}");
+                assert!(c.contains("5ul>") || c.contains("2ul>"), "{c} at {width}");
+            }
+        }
     }
 
     #[test]
@@ -843,7 +938,7 @@ mod tests {
         }
         // Narrow columns number the names they cannot otherwise tell apart.
         assert_eq!(distinct_cuts(&SOFTMAX[..2], 9), ["void …ol)", "void …t*)"]);
-        assert_eq!(distinct_cuts(&[SOFTMAX[2], SOFTMAX[0]], 9), ["void (…#2", "void (…#1"]);
+        assert_eq!(distinct_cuts(&[SOFTMAX[2], SOFTMAX[0]], 9), ["(anony…#2", "(anony…#1"]);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use super::compare::describe_side;
 use super::{
-    Format, TableStyle, elide_middle, fit_table_dropping, fmt_duration, fmt_percent, json_us, md_cell, wrap_line,
-    wrap_text,
+    Format, TableStyle, elide_middle, fit_table_dropping, fmt_count, fmt_duration, fmt_percent, json_us, md_cell,
+    wrap_line, wrap_text,
 };
 use crate::analysis::align::{AlignedNode, NodeKind, PathStack, Status, Times};
 use crate::analysis::modules::{BACKWARD_KEY, BackwardPlaced, ModuleDiff};
@@ -562,7 +562,10 @@ fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let (matched, added, deleted) = counts(view.top);
     let top_path = view.top_path();
     let footer = format!(
-        "{matched} matched, {added} added, {deleted} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
+        "{} matched, {} added, {} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
+        fmt_count(matched),
+        fmt_count(added),
+        fmt_count(deleted),
         if top_path.is_empty() {
             "the step"
         } else {
@@ -588,8 +591,9 @@ fn significance_line(view: &ModuleView<'_>) -> Option<String> {
         "host"
     };
     Some(format!(
-        "{marked} of {} nodes (sig *) changed their {which} time beyond run-to-run noise and 1% of the step (docs/significance.md)",
-        nodes.len()
+        "{} of {} nodes (sig *) changed their {which} time beyond run-to-run noise and 1% of the step (docs/significance.md)",
+        fmt_count(marked),
+        fmt_count(nodes.len())
     ))
 }
 

@@ -49,11 +49,11 @@ pub fn render(view: &OpsDiffView<'_>, format: Format, out: &mut dyn Write) -> io
                     writeln!(out)?;
                 }
                 let more = if rows.len() < view.totals[k] {
-                    format!(", showing {}", rows.len())
+                    format!(", showing {}", super::fmt_count(rows.len()))
                 } else {
                     String::new()
                 };
-                writeln!(out, "{cat} ({}{more}):", view.totals[k])?;
+                writeln!(out, "{cat} ({}{more}):", super::fmt_count(view.totals[k]))?;
                 for r in rows {
                     writeln!(out, "  {}", r.name)?;
                 }

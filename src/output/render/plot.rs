@@ -355,18 +355,13 @@ where
     } else {
         "count (events)".to_string()
     };
+    let decimals = axis_decimals(top - bottom);
     cc.configure_mesh()
         .disable_x_mesh()
         .x_labels(0)
         .x_desc("rows, numbered: names in the key below")
         .y_desc(y_desc)
-        .y_label_formatter(&|v| {
-            if v.abs() >= 100.0 || v.fract() == 0.0 {
-                format!("{v:.0}")
-            } else {
-                format!("{v:.2}")
-            }
-        })
+        .y_label_formatter(&|v| format!("{v:.decimals$}"))
         .axis_desc_style(font(18))
         .label_style(font(16))
         .light_line_style(GRID)
@@ -448,9 +443,46 @@ where
     Ok(hot)
 }
 
+/// How many decimals the labels of a value axis spanning `span` need, all labels alike (`0.5`,
+/// `1.0`, `1.5`; the axis read `0.50`, `1`, `1.50`): those of the step plotters picks for its
+/// (at most 10) labels, a step of 1, 2 or 5 × 10^k, or of a finer one (never fewer decimals than
+/// the labels need).
+pub fn axis_decimals(span: f64) -> usize {
+    if !(span.is_finite() && span > 0.0) {
+        return 0;
+    }
+    // The finest 1, 2 or 5 × 10^k step giving at most 12 labels over the span.
+    let mut k = span.log10().ceil() as i32;
+    let mut step = 10f64.powi(k);
+    'finer: loop {
+        for (m, dk) in [(5.0, -1), (2.0, -1), (1.0, -1)] {
+            let next = m * 10f64.powi(k + dk);
+            if span / next + 1.0 > 12.0 {
+                break 'finer;
+            }
+            step = next;
+        }
+        k -= 1;
+        if k < -12 {
+            break;
+        }
+    }
+    (-step.log10().floor()).max(0.0) as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn axis_labels_share_their_decimals() {
+        assert_eq!(axis_decimals(4.7), 1); // 0, 0.5, …, 4.5
+        assert_eq!(axis_decimals(100.0), 0); // 0, 10, …, 100
+        assert_eq!(axis_decimals(10.0), 0); // 0, 1, …, 10
+        assert_eq!(axis_decimals(0.047), 3); // 0.005 steps
+        assert_eq!(axis_decimals(0.0), 0);
+        assert_eq!(axis_decimals(f64::NAN), 0);
+    }
 
     fn chart(groups: Vec<(String, f64, f64)>) -> Chart {
         Chart {

@@ -2,8 +2,8 @@
 
 use super::compare::{describe_side, side_json};
 use super::{
-    Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_duration, fmt_percent, fmt_signed,
-    fmt_us, json_us, md_cell, wrap_line, wrap_text,
+    Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_count, fmt_duration, fmt_percent,
+    fmt_signed, fmt_us, json_us, md_cell, wrap_line, wrap_text,
 };
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
@@ -289,7 +289,11 @@ fn footer(view: &TableView<'_>) -> String {
         ViewKind::Kernels => "kernels",
     };
     let shown = if view.rows.len() < t.rows.len() {
-        format!(" (showing {} by {})", view.rows.len(), view.sort.text(t.measures))
+        format!(
+            " (showing {} by {})",
+            fmt_count(view.rows.len()),
+            view.sort.text(t.measures)
+        )
     } else {
         String::new()
     };
@@ -300,13 +304,13 @@ fn footer(view: &TableView<'_>) -> String {
         return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
     }
     if t.rows.is_empty() || matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
-        return format!("{} {what}{shown}\n", t.rows.len());
+        return format!("{} {what}{shown}\n", fmt_count(t.rows.len()));
     }
     let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
     let (c, s) = (sum(|r| &r.control), sum(|r| &r.test));
     format!(
         "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})\n",
-        t.rows.len(),
+        fmt_count(t.rows.len()),
         t.measures[k].replace('_', " "),
         t.control.label,
         fmt_duration(c, false),
@@ -526,6 +530,8 @@ fn cell_human(kind: Kind, c: Option<&Cell>, signed: bool) -> String {
     match c {
         None => "-".to_string(),
         Some(Cell::Text(t)) => t.clone(),
+        // Under 0.05 pp either way prints as `0 pp` (`+0.0 pp` on identical sides, beside `0 ns`).
+        Some(Cell::Ratio(r)) if signed && (r * 100.0).abs() < 0.05 => "0 pp".to_string(),
         Some(Cell::Ratio(r)) if signed => format!("{:+.1} pp", r * 100.0),
         Some(Cell::Ratio(r)) => format!("{:.1}%", r * 100.0),
         Some(Cell::Num(n)) => match kind {
@@ -637,25 +643,24 @@ pub fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewOp
     }
 }
 
-/// Which ranks and steps a side's overview used: `rank 0, steps 1–6`.
+/// Which ranks and steps a side's overview used: `rank 0, steps 1–6`, and how many of the side's
+/// those are where it holds more (`rank 0, step 2; 1 of 3 steps`).
 fn used_text(s: &SideOverview) -> String {
     let ranks = if s.rank_numbers.len() == 1 {
         format!("rank {}", s.rank_numbers[0])
     } else {
         format!("ranks {}", crate::analysis::select::ranges(&s.rank_numbers))
     };
-    let of = super::compare::of_available;
-    let rank_of = of(s.rank_numbers.len(), s.ranks_available);
     let steps = match s.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
-        1 => format!("step {}{}", s.step_numbers[0], of(1, s.steps_available)),
-        n => format!(
-            "steps {}{}",
-            crate::analysis::select::ranges(&s.step_numbers),
-            of(n, s.steps_available)
-        ),
+        1 => format!("step {}", s.step_numbers[0]),
+        _ => format!("steps {}", crate::analysis::select::ranges(&s.step_numbers)),
     };
-    format!("{ranks}{rank_of}, {steps}")
+    let tally = super::compare::used_of_available(
+        (s.rank_numbers.len(), s.ranks_available),
+        (s.step_numbers.len(), s.steps_available),
+    );
+    format!("{ranks}, {steps}{tally}")
 }
 
 /// `key` into `m`; `group.key` into the object `m[group]`.
@@ -891,12 +896,26 @@ fn cut_operator_kernel(names: &[&str], width: usize) -> Vec<String> {
     };
     let longest_op = parts.iter().map(|p| text_width(p.0)).max().unwrap_or(0);
     let op_width = longest_op.min(width * 2 / 5);
-    let kernel_width = width - op_width - ARROW.chars().count();
     let ops: Vec<&str> = parts.iter().map(|p| p.0).collect();
-    let kernels: Vec<&str> = parts.iter().map(|p| p.1).collect();
-    distinct_cuts(&ops, op_width)
+    let op_cuts = distinct_cuts(&ops, op_width);
+    // Each kernel gets what its operator leaves (a short `aten::mm` left 20 columns blank at
+    // 120), cut against the kernels that get as much: rows with one operator share a width, so
+    // their kernels stay distinct, and rows of different operators differ by the operator.
+    let kernel_width = |op: &str| width.saturating_sub(text_width(op) + ARROW.chars().count());
+    let mut kernel_cuts = vec![String::new(); names.len()];
+    let mut widths: Vec<usize> = op_cuts.iter().map(|op| kernel_width(op)).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    for w in widths {
+        let rows: Vec<usize> = (0..names.len()).filter(|&i| kernel_width(&op_cuts[i]) == w).collect();
+        let kernels: Vec<&str> = rows.iter().map(|&i| parts[i].1).collect();
+        for (i, cut) in rows.into_iter().zip(distinct_cuts(&kernels, w)) {
+            kernel_cuts[i] = cut;
+        }
+    }
+    op_cuts
         .into_iter()
-        .zip(distinct_cuts(&kernels, kernel_width))
+        .zip(kernel_cuts)
         .zip(names)
         .map(|((op, kernel), name)| {
             if text_width(name) <= width {

@@ -137,6 +137,7 @@ where
     root.draw(&Text::new(title, (w.width as i32 / 2, 12), text_style(font(24), false)))
         .map_err(plot_error)?;
     legend(root, w, font(16))?;
+    let decimals = super::plot::axis_decimals((top as f64 / div) * 1.15);
     let mut cc = ChartBuilder::on(root)
         .margin(20)
         .margin_top(80)
@@ -148,13 +149,7 @@ where
         .disable_x_mesh()
         .x_labels(0)
         .y_desc(format!("time per step ({unit})"))
-        .y_label_formatter(&|v| {
-            if v.fract() == 0.0 {
-                format!("{v:.0}")
-            } else {
-                format!("{v:.1}")
-            }
-        })
+        .y_label_formatter(&|v| format!("{v:.decimals$}"))
         .axis_desc_style(font(18))
         .label_style(font(16))
         .light_line_style(GRID)
