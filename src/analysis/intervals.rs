@@ -8,7 +8,10 @@ pub fn clipped_union(spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 {
 
 /// `spans` as disjoint, sorted intervals.
 pub fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    spans.sort_unstable();
+    // By start alone (the union does not depend on the order of equal starts), and stable: the
+    // sort then finds the runs a trace already holds in time order (its streams, its threads)
+    // and merges them, where a sort from scratch took 3% of a `compare`.
+    spans.sort_by_key(|&(start, _)| start);
     // In place: a trace's host spans run to millions, and a second vector would double them.
     let mut merged = 0;
     for k in 0..spans.len() {

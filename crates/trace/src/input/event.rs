@@ -71,22 +71,70 @@ pub struct LocalEvent {
 /// A requested attribute of a kept event: (row in the chunk, column or `None` to infer, key, value).
 pub type LocalAttr<'c> = (u32, Option<usize>, Cow<'c, str>, AttrRaw<'c>);
 
-/// Strings of one chunk, borrowed from its bytes where they hold no escapes.
+/// Strings of one chunk, borrowed from its bytes where they hold no escapes. They are looked up
+/// by their bytes (an event's text is known to be UTF-8 as a whole, not as `str` pieces) and
+/// made text once each, when first met.
 #[derive(Debug, Default)]
 pub struct LocalStrings<'c> {
     pub list: Vec<Cow<'c, str>>,
-    ids: FxHashMap<Cow<'c, str>, u32>,
+    ids: FxHashMap<Cow<'c, [u8]>, u32>,
+    /// In front of `ids`: per slot (from a string's length and its first and last eight bytes),
+    /// the id of the last string met there, plus one (0: none). A name seen before is found by
+    /// one comparison, without hashing all of it (kernel names run to hundreds of bytes).
+    recent: Vec<u32>,
+}
+
+/// Slots of [`LocalStrings::recent`].
+const RECENT_SLOTS: usize = 256;
+
+/// The slot of `s` in [`LocalStrings::recent`].
+#[inline(always)]
+fn recent_slot(s: &[u8]) -> usize {
+    let (head, tail) = match (s.first_chunk::<8>(), s.last_chunk::<8>()) {
+        (Some(h), Some(t)) => (u64::from_le_bytes(*h), u64::from_le_bytes(*t)),
+        _ => (s.iter().fold(0u64, |w, &x| w << 8 | u64::from(x)), 0),
+    };
+    let mixed = (head ^ tail.rotate_left(29) ^ s.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 56) as usize
 }
 
 impl<'c> LocalStrings<'c> {
-    fn intern(&mut self, s: Cow<'c, str>) -> u32 {
-        if let Some(&id) = self.ids.get(s.as_ref()) {
+    fn intern(&mut self, s: Cow<'c, [u8]>) -> u32 {
+        if self.recent.is_empty() {
+            self.recent = vec![0; RECENT_SLOTS];
+        }
+        let slot = recent_slot(&s);
+        if let Some(id) = self.recent[slot].checked_sub(1)
+            && self.list[id as usize].as_bytes() == &*s
+        {
             return id;
         }
-        let id = self.list.len() as u32;
-        self.list.push(s.clone());
-        self.ids.insert(s, id);
+        let id = match self.ids.get(s.as_ref()) {
+            Some(&id) => id,
+            None => {
+                let id = self.list.len() as u32;
+                self.list.push(text_of(s.clone()));
+                self.ids.insert(s, id);
+                id
+            }
+        };
+        self.recent[slot] = id + 1;
         id
+    }
+}
+
+/// Bytes of a string checked as UTF-8 (by the scan or by serde_json), as text; were they not
+/// (they are), each bad sequence would read as U+FFFD rather than fail.
+pub fn text_of(bytes: Cow<'_, [u8]>) -> Cow<'_, str> {
+    match bytes {
+        Cow::Borrowed(b) => match std::str::from_utf8(b) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(b),
+        },
+        Cow::Owned(v) => match String::from_utf8(v) {
+            Ok(s) => Cow::Owned(s),
+            Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        },
     }
 }
 
@@ -113,6 +161,10 @@ pub struct ChunkOut<'c> {
     /// With [`Collect::Columns`]: the id in `strings` of the last kept event's `cat` (a few
     /// values, often repeated: compared before hashing).
     last_cat: Option<u32>,
+    /// With [`Collect::Columns`]: the last kept event's `pid` and `tid` as written, with their
+    /// ids (most events run on the thread of the event before: compared before hashing).
+    last_pid: Option<(&'c [u8], u32)>,
+    last_tid: Option<(&'c [u8], u32)>,
     /// With [`Collect::Columns`]: `args.device` value → kept events carrying it.
     pub device_use: BTreeMap<i64, u64>,
 }
@@ -175,27 +227,26 @@ pub fn parse_block_events<'c>(
     let none = AttrKeys::default();
     let keys = if collect == Collect::Events { keys } else { &none };
     let bytes = chunk.text();
-    let start = at;
-    // The events start and end with ASCII, so the valid prefix slices at char boundaries.
-    let valid = match std::str::from_utf8(&bytes[start..]) {
-        Ok(text) => text,
-        Err(e) => std::str::from_utf8(&bytes[start..start + e.valid_up_to()]).unwrap_or(""),
-    };
     let mut out = ChunkOut::default();
+    if let Collect::Columns { index } = collect {
+        // About one kept event per 256 bytes of text (more than most traces hold): the chunk's
+        // columns are not grown and copied as they fill.
+        out.table.reserve(bytes.len().saturating_sub(at) / 256, index);
+    }
     let (mut expect, mut at) = (expect, at);
     // With attributes asked for, every event goes the exact way (the fast path reads none).
     let fast = keys.is_empty() && !exact_only();
-    while let Some((entry, len, sep)) = fast.then(|| next_whole_event(valid, at - start, outer)).flatten() {
-        let event_at = start + sep - len;
+    // The scan checks the UTF-8 of what it accepts (the block is not checked first).
+    while let Some((entry, event_at, sep)) = fast.then(|| next_whole_event(bytes, at, outer)).flatten() {
         let index = chunk.first_index + out.entries;
         out.entries += 1;
         if let Err(e) = out.keep(entry, Vec::new(), index, chunk.base + event_at as u64, collect) {
             return (Err(e), BlockEnd::More(ArrayCut::new(expect, at, outer)));
         }
-        if valid.as_bytes()[sep] == b']' {
-            return (Ok(out), BlockEnd::End(start + sep));
+        if bytes[sep] == b']' {
+            return (Ok(out), BlockEnd::End(sep));
         }
-        (expect, at) = (Expect::Element, start + sep + 1);
+        (expect, at) = (Expect::Element, sep + 1);
     }
     let mut cut = ArrayCut::new(expect, at, outer);
     let mut spans = Vec::new();
@@ -230,11 +281,10 @@ fn exact_only() -> bool {
     false
 }
 
-/// The whole event whose `{` comes first after white space from `at` in `text`, when it parses
-/// and checks and a `,` or `]` follows it: the entry, its length, and the separator's index.
-/// The array is at nesting depth `outer`.
-fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, usize, usize)> {
-    let s = text.as_bytes();
+/// The whole event whose `{` comes first after white space from `at` in `s`, when it parses
+/// and checks (UTF-8 included) and a `,` or `]` follows it: the entry, its start, and the
+/// separator's index. The array is at nesting depth `outer`.
+fn next_whole_event(s: &[u8], at: usize, outer: usize) -> Option<(Entry<'_>, usize, usize)> {
     let q = crate::input::scan::skip_ws(s, at);
     // The exact way refuses nesting past MAX_DEPTH from the document's root: the event's own
     // `{` is at depth `outer + 1`.
@@ -242,9 +292,9 @@ fn next_whole_event(text: &str, at: usize, outer: usize) -> Option<(Entry<'_>, u
     if len > MAX_EVENT_BYTES {
         return None;
     }
-    let entry = fields.into_event(&text[q..q + len]).ok()?;
+    let entry = fields.into_event(&s[q..q + len]).ok()?;
     let sep = crate::input::scan::skip_ws(s, q + len);
-    matches!(s.get(sep), Some(b',' | b']')).then_some((entry, len, sep))
+    matches!(s.get(sep), Some(b',' | b']')).then_some((entry, q, sep))
 }
 
 impl<'c> ChunkOut<'c> {
@@ -308,7 +358,9 @@ impl<'c> ChunkOut<'c> {
         };
         match collect {
             Collect::Steps => {
-                if let Some(n) = crate::model::iteration::step_number(&ev.name) {
+                if ev.name.starts_with(b"ProfilerStep")
+                    && let Some(n) = crate::model::iteration::step_number(&text_of(ev.name))
+                {
                     self.steps.push(n);
                 }
             }
@@ -329,11 +381,20 @@ impl<'c> ChunkOut<'c> {
         let s = &mut self.strings;
         // Interned in the order the merge interns a file's strings, so that a chunk's list, taken
         // in order, gives the file's ids in first-seen order whatever the chunking.
-        let (pid, tid) = (NameId(s.intern(id_text(ev.pid))), NameId(s.intern(id_text(ev.tid))));
+        let mut thread_id = |raw: &'c [u8], last: &mut Option<(&'c [u8], u32)>| match *last {
+            Some((text, id)) if text == raw => id,
+            _ => {
+                let id = s.intern(id_text(raw));
+                *last = Some((raw, id));
+                id
+            }
+        };
+        let pid = NameId(thread_id(ev.pid, &mut self.last_pid));
+        let tid = NameId(thread_id(ev.tid, &mut self.last_tid));
         let name = NameId(s.intern(ev.name));
         // Already in the list when it matches, so the list's order is as interning gives it.
         let cat = match self.last_cat {
-            Some(id) if s.list[id as usize] == ev.cat => id,
+            Some(id) if s.list[id as usize].as_bytes() == &*ev.cat => id,
             _ => {
                 let id = s.intern(ev.cat);
                 self.last_cat = Some(id);
@@ -390,14 +451,15 @@ impl<'c> ChunkOut<'c> {
 /// A kept event, its text decoded.
 #[derive(Debug)]
 pub struct Event<'a> {
-    pub name: Cow<'a, str>,
-    pub cat: Cow<'a, str>,
+    /// `name` and `cat`, decoded, as UTF-8 bytes (made text when interned).
+    pub name: Cow<'a, [u8]>,
+    pub cat: Cow<'a, [u8]>,
     pub ts_ns: i64,
     pub dur_ns: i64,
     /// `pid` and `tid` as written (a string with its quotes, or a number; empty when absent),
     /// decoded when kept: an `Event` stays small enough to be copied without `memcpy`.
-    pub pid: &'a str,
-    pub tid: &'a str,
+    pub pid: &'a [u8],
+    pub tid: &'a [u8],
     pub stream: i64,
     pub correlation: i64,
     pub device: Option<i64>,
@@ -467,7 +529,7 @@ pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<(Entry<'a>
         ),
         None => e,
     })?;
-    let entry = fields.into_event(text)?;
+    let entry = fields.into_event(text.as_bytes())?;
     let attrs = match entry {
         Entry::Kept(_) => attrs
             .into_iter()
@@ -606,7 +668,7 @@ impl Raw {
     }
 
     /// The value's text in the event's `text`, which it was borrowed from.
-    pub(super) fn get(self, text: &str) -> Option<&str> {
+    pub(super) fn get(self, text: &[u8]) -> Option<&[u8]> {
         if self.len == 0 {
             return None;
         }
@@ -829,54 +891,72 @@ fn lossy_string(raw: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-fn type_error(text: &str, raw: &str, field: &str, want: &str) -> Failure {
-    let kind = kind_of(raw.as_bytes()[0]);
-    (offset_in(text, raw), format!("'{field}' must be {want}, found {kind}"))
+fn type_error(text: &[u8], raw: &[u8], field: &str, want: &str) -> Failure {
+    let kind = kind_of(raw[0]);
+    (offset_of(text, raw), format!("'{field}' must be {want}, found {kind}"))
+}
+
+/// The offset of `raw` in `text`, which it was borrowed from.
+fn offset_of(text: &[u8], raw: &[u8]) -> usize {
+    raw.as_ptr() as usize - text.as_ptr() as usize
+}
+
+/// The text of a string value (with its quotes) as UTF-8 bytes; a lone surrogate becomes U+FFFD.
+fn string_bytes(raw: &[u8]) -> Cow<'_, [u8]> {
+    let inner = &raw[1..raw.len() - 1];
+    if memchr::memchr(b'\\', inner).is_none() {
+        return Cow::Borrowed(inner);
+    }
+    // Escaped: rare, decoded as text (the bytes were checked as UTF-8 with the event).
+    match std::str::from_utf8(raw) {
+        Ok(text) => Cow::Owned(string_text(text).into_owned().into_bytes()),
+        Err(_) => Cow::Owned(String::from_utf8_lossy(raw).into_owned().into_bytes()),
+    }
 }
 
 /// `plain`: the scan found `raw` a string without escapes.
 fn string_field<'a>(
-    text: &str,
-    raw: Option<&'a str>,
+    text: &[u8],
+    raw: Option<&'a [u8]>,
     field: &str,
     plain: bool,
-) -> Result<Option<Cow<'a, str>>, Failure> {
+) -> Result<Option<Cow<'a, [u8]>>, Failure> {
     match raw {
         None => Ok(None),
         Some(r) if plain => Ok(Some(Cow::Borrowed(&r[1..r.len() - 1]))),
-        Some(r) if r.starts_with('"') => Ok(Some(string_text(r))),
+        Some(r) if r[0] == b'"' => Ok(Some(string_bytes(r))),
         Some(r) => Err(type_error(text, r, field, "a string")),
     }
 }
 
-fn micros_field(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Failure> {
+fn micros_field(text: &[u8], raw: Option<&[u8]>, field: &str) -> Result<Option<i64>, Failure> {
     let Some(r) = raw else { return Ok(None) };
-    if !matches!(r.as_bytes()[0], b'-' | b'0'..=b'9') {
+    if !matches!(r[0], b'-' | b'0'..=b'9') {
         return Err(type_error(text, r, field, "a number"));
     }
-    match crate::input::number::micros_to_ns(r) {
+    match crate::input::number::micros_bytes_to_ns(r) {
         Some(ns) => Ok(Some(ns)),
-        None => Err((offset_in(text, r), format!("'{field}' is out of range"))),
+        None => Err((offset_of(text, r), format!("'{field}' is out of range"))),
     }
 }
 
 /// `pid` and `tid` may be numbers or strings; numbers are keyed by their text.
 /// Checked here, decoded by [`id_text`] where it is kept.
-fn id_field<'a>(text: &str, raw: Option<&'a str>, field: &str) -> Result<Option<&'a str>, Failure> {
+fn id_field<'a>(text: &[u8], raw: Option<&'a [u8]>, field: &str) -> Result<Option<&'a [u8]>, Failure> {
     match raw {
         None => Ok(None),
-        Some(r) => match r.as_bytes()[0] {
+        Some(r) => match r[0] {
             b'"' | b'-' | b'0'..=b'9' => Ok(Some(r)),
             _ => Err(type_error(text, r, field, "a number or a string")),
         },
     }
 }
 
-/// The text of a `pid` or `tid` checked by [`id_field`] (empty when absent): a string's text, or
-/// a number as written.
-fn id_text(raw: &str) -> Cow<'_, str> {
-    if raw.starts_with('"') {
-        string_text(raw)
+/// The text of a `pid` or `tid` checked by [`id_field`] (empty when absent), as UTF-8 bytes: a
+/// string's text, or a number as written.
+fn id_text(raw: &[u8]) -> Cow<'_, [u8]> {
+    if raw.first() == Some(&b'"') {
+        string_bytes(raw)
     } else {
         Cow::Borrowed(raw)
     }
@@ -886,17 +966,22 @@ fn id_text(raw: &str) -> Cow<'_, str> {
 /// integer (`"7"`); anything else (`"0x0"`, `null`, an object) has no integer value. Refused
 /// when it is a whole number outside the 64-bit integers: such an id cannot be kept exactly,
 /// and a saturated one could join unrelated events (docs/robustness.md#ids-and-ranks).
-fn id_int(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Failure> {
-    let Some(t) = raw else { return Ok(None) };
+fn id_int(text: &[u8], raw: Option<&[u8]>, field: &str) -> Result<Option<i64>, Failure> {
+    let Some(raw) = raw else { return Ok(None) };
+    // Most often a few digits (a stream, a correlation id): at most 18 cannot overflow.
+    if raw.len() <= 18 && raw.iter().all(u8::is_ascii_digit) {
+        return Ok(Some(raw.iter().fold(0, |v, &d| v * 10 + i64::from(d - b'0'))));
+    }
+    let t = String::from_utf8_lossy(raw);
     let beyond = || {
         (
-            offset_in(text, t),
+            offset_of(text, raw),
             format!("'{field}' {t} is outside the 64-bit integers tracediff keeps exactly"),
         )
     };
-    match t.as_bytes()[0] {
+    match raw[0] {
         b'-' | b'0'..=b'9' => {
-            let n = Number::new(t);
+            let n = Number::new(&t);
             if n.is_integer {
                 return t.parse::<i64>().map(Some).map_err(|_| beyond());
             }
@@ -909,7 +994,7 @@ fn id_int(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Fai
             }
         }
         b'"' => {
-            let inner = string_text(t);
+            let inner = string_text(&t);
             let inner = inner.trim();
             let digits = inner.strip_prefix('-').unwrap_or(inner);
             match inner.parse::<i64>() {
@@ -923,18 +1008,23 @@ fn id_int(text: &str, raw: Option<&str>, field: &str) -> Result<Option<i64>, Fai
 }
 
 /// An integer number; anything else is none.
-fn integer(raw: Option<&str>) -> Option<i64> {
-    let n = Number::new(raw?);
-    (matches!(n.text.as_bytes()[0], b'-' | b'0'..=b'9') && n.is_integer).then(|| n.to_i64())
+fn integer(raw: Option<&[u8]>) -> Option<i64> {
+    let raw = raw?;
+    if !matches!(raw[0], b'-' | b'0'..=b'9') {
+        return None;
+    }
+    let text = String::from_utf8_lossy(raw);
+    let n = Number::new(&text);
+    n.is_integer.then(|| n.to_i64())
 }
 
 impl Fields<'_> {
     /// The sample of a `[memory]` instant event; `Other` for any other event, or one without a
     /// time or a device.
-    fn memory_sample(&self, text: &str, name: Option<&str>, ts_ns: Option<i64>) -> Entry<'static> {
+    fn memory_sample(&self, text: &[u8], name: Option<&[u8]>, ts_ns: Option<i64>) -> Entry<'static> {
         let integer = |raw: Raw| integer(raw.get(text));
         let sample = || {
-            if name != Some("[memory]") {
+            if name != Some(b"[memory]".as_slice()) {
                 return None;
             }
             Some(MemorySample {
@@ -952,10 +1042,10 @@ impl Fields<'_> {
 impl<'a> Fields<'a> {
     /// One end of a `fwdbwd` flow: `ph` `s` or `f` with an integer `id` and a `ts`; `Other` for
     /// anything else (flows only place backward work, so a malformed one is left out).
-    fn flow_end(&self, text: &str, ts_ns: Option<i64>, pid: Option<&'a str>, tid: Option<&'a str>) -> Entry<'a> {
+    fn flow_end(&self, text: &[u8], ts_ns: Option<i64>, pid: Option<&'a [u8]>, tid: Option<&'a [u8]>) -> Entry<'a> {
         let start = match self.ph.get(text) {
-            Some("\"s\"") => true,
-            Some("\"f\"") => false,
+            Some(b"\"s\"") => true,
+            Some(b"\"f\"") => false,
             _ => return Entry::Other,
         };
         let id = integer(self.id.get(text)).and_then(|id| u64::try_from(id).ok());
@@ -964,8 +1054,8 @@ impl<'a> Fields<'a> {
                 id,
                 start,
                 ts_ns,
-                pid: id_text(pid.unwrap_or("")),
-                tid: id_text(tid.unwrap_or("")),
+                pid: text_of(id_text(pid.unwrap_or(b""))),
+                tid: text_of(id_text(tid.unwrap_or(b""))),
             }),
             _ => Entry::Other,
         }
@@ -983,8 +1073,9 @@ pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
 }
 
 impl<'a> Fields<'a> {
-    /// Checks the types and decodes the event; the first problem in the text wins.
-    fn into_event(self, text: &'a str) -> Result<Entry<'a>, Failure> {
+    /// Checks the types and decodes the event, whose text (UTF-8) is `text`; the first problem
+    /// in the text wins.
+    fn into_event(self, text: &'a [u8]) -> Result<Entry<'a>, Failure> {
         // Each field decoded in turn; at a problem, all are checked again for the first in the
         // text (rare: kept off the common path, whose values then travel unwrapped).
         let decoded = (|| {
@@ -1003,14 +1094,14 @@ impl<'a> Fields<'a> {
             return Err(self.first_failure(text));
         };
         // Design docs/semantics.md#which-events-count: an event counts when it has `dur` and `cat`, and `cat` is not `Trace`.
-        let flow = dur.is_none() && cat.as_deref() == Some("fwdbwd");
+        let flow = dur.is_none() && cat.as_deref() == Some(b"fwdbwd".as_slice());
         let (Some(dur_ns), Some(cat)) = (dur, cat) else {
             if flow {
                 return Ok(self.flow_end(text, ts, pid, tid));
             }
             return Ok(self.memory_sample(text, name.as_deref(), ts));
         };
-        if cat == "Trace" {
+        if *cat == *b"Trace" {
             return Ok(self.memory_sample(text, name.as_deref(), ts));
         }
         let Some(name) = name else {
@@ -1020,7 +1111,7 @@ impl<'a> Fields<'a> {
             return Err((0, "event with 'dur' and 'cat' has no 'ts'".to_string()));
         };
         if let Some(why) = time_out_of_range(ts_ns, dur_ns) {
-            return Err((0, format!("event '{name}' {why}")));
+            return Err((0, format!("event '{}' {why}", String::from_utf8_lossy(&name))));
         }
         Ok(Entry::Kept(Event {
             device: integer(self.device.get(text)),
@@ -1028,8 +1119,8 @@ impl<'a> Fields<'a> {
             cat,
             ts_ns,
             dur_ns,
-            pid: pid.unwrap_or(""),
-            tid: tid.unwrap_or(""),
+            pid: pid.unwrap_or(b""),
+            tid: tid.unwrap_or(b""),
             stream: stream.unwrap_or(NO_STREAM),
             correlation: correlation.unwrap_or(NO_CORRELATION),
         }))
@@ -1039,7 +1130,7 @@ impl<'a> Fields<'a> {
 impl Fields<'_> {
     /// The first problem in the text among the fields' types and ranges.
     #[cold]
-    fn first_failure(&self, text: &str) -> Failure {
+    fn first_failure(&self, text: &[u8]) -> Failure {
         let errors = [
             string_field(text, self.name.get(text), "name", false).err(),
             string_field(text, self.cat.get(text), "cat", false).err(),

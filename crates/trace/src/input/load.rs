@@ -447,12 +447,26 @@ pub fn load_pair_with<T: RankedFile + Clone>(
     // gzip's one inflating stream, the merge and summary at its end), which the other fills,
     // and two small stores are small.
     let (c, t) = if is_small_side(control) && is_small_side(test) {
-        rayon::join(load_control, load_test)
+        side_by_side(load_control, load_test)
     } else {
         let c = load_control()?;
         (Ok(c), load_test())
     };
     Ok((Arc::new(c?), Arc::new(t?)))
+}
+
+/// Runs the two loads side by side. With two threads, each side is read on a thread of its own
+/// (a pool of one: its parse takes no parsing threads, its blocks are parsed where they are
+/// merged), so that the two cores each carry one side instead of handing every block between
+/// seven threads. With more threads, both sides share them as every file does.
+fn side_by_side<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    let one = || rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
+    if rayon::current_num_threads() == 2
+        && let (Some(pool_a), Some(pool_b)) = (one(), one())
+    {
+        return rayon::join(|| pool_a.install(a), || pool_b.install(b));
+    }
+    rayon::join(a, b)
 }
 
 /// The most bytes on disk of a side read beside the other (its files summed): gzip's 10–20×

@@ -47,7 +47,12 @@ impl<'a> Number<'a> {
 
 /// [`Number::micros_to_ns`] of a valid JSON number's text, in one pass over its digits.
 pub fn micros_to_ns(text: &str) -> Option<i64> {
-    let t = text.as_bytes();
+    micros_bytes_to_ns(text.as_bytes())
+}
+
+/// [`micros_to_ns`] of a valid JSON number's text as bytes (ASCII).
+pub fn micros_bytes_to_ns(text: &[u8]) -> Option<i64> {
+    let t = text;
     let (neg, t) = match t.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, t),
@@ -79,7 +84,7 @@ pub fn micros_to_ns(text: &str) -> Option<i64> {
         match v.checked_mul(10).and_then(|v| v.checked_add(i64::from(d))) {
             Some(next) => v = next,
             // Too large, unless an exponent brings it down.
-            None if t.iter().any(|&b| b == b'e' || b == b'E') => return micros_by_f64(text),
+            None if t.iter().any(|&b| b == b'e' || b == b'E') => return micros_by_f64(std::str::from_utf8(text).ok()?),
             None => return None,
         }
         k += 1;
@@ -91,7 +96,7 @@ pub fn micros_to_ns(text: &str) -> Option<i64> {
             let frac = &t[k + 1..];
             let digits = frac.iter().take_while(|b| b.is_ascii_digit()).count();
             if digits < frac.len() {
-                return micros_by_f64(text);
+                return micros_by_f64(std::str::from_utf8(text).ok()?);
             }
             for j in 0..3 {
                 frac_ns = frac_ns * 10 + frac.get(j).map_or(0, |&d| i64::from(d - b'0'));
@@ -100,7 +105,7 @@ pub fn micros_to_ns(text: &str) -> Option<i64> {
                 frac_ns += 1;
             }
         }
-        Some(_) => return micros_by_f64(text),
+        Some(_) => return micros_by_f64(std::str::from_utf8(text).ok()?),
     }
     let ns = v.checked_mul(1000)?.checked_add(frac_ns)?;
     Some(if neg { -ns } else { ns })

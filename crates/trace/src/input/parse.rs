@@ -56,7 +56,9 @@ pub fn parse_trace(
 
 /// Parses a whole trace for its summary: as [`parse_trace`] with no attributes, but the store's
 /// `index` column stays empty (nothing a summary reads), which saves 4 bytes per event at the
-/// peak. `pid` and `tid` are kept: the summary's own times nest events per thread.
+/// peak, and so do `iteration` and `place` until
+/// [`crate::model::iteration::assign_iterations`] sizes and fills them (5 bytes more). `pid`
+/// and `tid` are kept: the summary's own times nest events per thread.
 pub fn parse_trace_for_summary(reader: impl Read + Send, path: &Path, compression: Compression) -> Result<ParsedTrace> {
     walk(reader, path, compression, Mode::Summary, &AttrRequest::default())
 }

@@ -6,10 +6,11 @@
 //! the exact way (serde_json, then the array cut), which reads it or names the error and its
 //! byte: a syntax error, the text's end, an escape in a key (`"na\u006de"` is `name` to
 //! serde_json), nesting deeper than [`MAX_NESTING`], `args` that is not an object or `null`.
-//! So what it accepts, serde_json accepts, with the same values: valid JSON text (already
-//! UTF-8), strings with their escapes checked as serde_json checks the values it skips or keeps
-//! raw (`\u` with four hex digits, lone surrogates included), numbers by JSON's grammar
-//! whatever their size, `null` for a member read as absent, the last of two equal keys.
+//! So what it accepts, serde_json accepts, with the same values: valid JSON text (UTF-8: the
+//! characters of its strings are checked here, all else is ASCII), strings with their escapes
+//! checked as serde_json checks the values it skips or keeps raw (`\u` with four hex digits,
+//! lone surrogates included), numbers by JSON's grammar whatever their size, `null` for a
+//! member read as absent, the last of two equal keys.
 //! `pipeline.rs` holds it to that on JSONTestSuite at every place in an event.
 
 use super::event::{Fields, PLAIN_CAT, PLAIN_NAME, Raw};
@@ -408,18 +409,20 @@ fn digits_end(s: &[u8], mut i: usize) -> usize {
 }
 
 /// The index of the closing `"` of the string whose text starts at `i` (just past its opening
-/// quote). `None` at a control character, at an escape serde_json refuses, at the text's end,
-/// or at any escape when `escapes` is false.
+/// quote). `None` at a control character, at an escape serde_json refuses, at bytes that are
+/// not UTF-8, at the text's end, or at any escape when `escapes` is false. A string it accepts
+/// is valid UTF-8; the rest of an event the scan accepts is ASCII, so the whole event is.
 #[inline(always)]
 fn string_end(s: &[u8], mut i: usize, escapes: bool, escaped: &mut bool) -> Option<usize> {
     loop {
-        // Eight bytes at a time while they hold no `"`, `\` or control character (bytes of
-        // UTF-8 sequences have their high bit set: none of these).
+        // Eight bytes at a time while they hold no `"`, `\`, control character or byte of a
+        // UTF-8 sequence (high bit set).
         while let Some(word) = s.get(i..i + 8) {
             let w = u64::from_le_bytes(word.try_into().ok()?);
             let found = zero_bytes(w ^ (ONES * u64::from(b'"')))
                 | zero_bytes(w ^ (ONES * u64::from(b'\\')))
-                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH);
+                | (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+                | (w & HIGH);
             if found != 0 {
                 i += (found.trailing_zeros() / 8) as usize;
                 break;
@@ -433,9 +436,24 @@ fn string_end(s: &[u8], mut i: usize, escapes: bool, escaped: &mut bool) -> Opti
                 i = escape_end(s, i + 1)?;
             }
             0..0x20 | b'\\' => return None,
+            0x80.. => i = utf8_end(s, i)?,
             _ => i += 1,
         }
     }
+}
+
+/// The end of the character whose UTF-8 sequence starts at `i`, when it is whole and valid as
+/// `str::from_utf8` checks it (no overlong form, no surrogate, nothing past U+10FFFF).
+#[inline(never)]
+fn utf8_end(s: &[u8], i: usize) -> Option<usize> {
+    let len = match s[i] {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return None,
+    };
+    std::str::from_utf8(s.get(i..i + len)?).ok()?;
+    Some(i + len)
 }
 
 /// The end of the escape whose letter is at `i`, as serde_json checks escapes it does not
@@ -472,7 +490,12 @@ mod tests {
             f.device_type,
             f.device_id,
         ];
-        Some((all.iter().map(|r| r.get(s).map(str::to_string)).collect(), len))
+        Some((
+            all.iter()
+                .map(|r| r.get(s.as_bytes()).map(|b| String::from_utf8_lossy(b).into_owned()))
+                .collect(),
+            len,
+        ))
     }
 
     #[test]
@@ -536,6 +559,46 @@ mod tests {
         assert_eq!(got[10].as_deref(), Some("-0"));
         assert_eq!(spans("{}").unwrap().1, 2);
         assert_eq!(spans("{ \n}").unwrap().1, 4);
+    }
+
+    #[test]
+    fn takes_strings_of_utf8_and_nothing_else() {
+        let event = |value: &[u8]| {
+            let mut s = b"{\"name\": \"".to_vec();
+            s.extend_from_slice(value);
+            s.extend_from_slice(b"\", \"k\": \"");
+            s.extend_from_slice(value);
+            s.extend_from_slice(b"\"}");
+            event(&s, 200).map(|(_, len)| len == s.len())
+        };
+        for ok in [
+            "é",
+            "aé",
+            "€ and 😀",
+            "abcdefgé",
+            "abcdefghijklmnopqrstuvwxyz€",
+            "\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}",
+        ] {
+            assert_eq!(event(ok.as_bytes()), Some(true), "{ok}");
+        }
+        let bad: [&[u8]; 12] = [
+            b"\x80",
+            b"abcdefgh\xbf",
+            b"\xc0\x80",
+            b"\xc1\xbf",
+            b"\xe0\x80\x80",
+            b"\xed\xa0\x80",
+            b"\xe2\x82",
+            b"\xe2\x82\"",
+            b"\xf4\x90\x80\x80",
+            b"\xf5\x80\x80\x80",
+            b"\xff",
+            b"a\xc3",
+        ];
+        for b in bad {
+            assert_eq!(event(b), None, "{b:?}");
+            assert!(std::str::from_utf8(b).is_err(), "{b:?}");
+        }
     }
 
     #[test]
