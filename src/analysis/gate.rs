@@ -432,6 +432,28 @@ pub fn measure(
     keying: &Keying,
     judged_only: bool,
 ) -> Result<Samples> {
+    measure_times(side, resolved, (device, keying, judged_only), Times::Total)
+}
+
+/// Which time of a summary row [`measure_times`] sums.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Times {
+    /// Its total (inclusive) time.
+    Total,
+    /// Its own time ([`crate::model::summary::OpRow::self_ns`]: host self time, device
+    /// duration), GPU annotation spans left out (they cover kernels' time again), as the
+    /// run-wide shift looks at them.
+    Own,
+}
+
+/// [`measure`], summing the rows' `times`: read from the summaries as they are, so that
+/// looking at own times copies no summary (16 ranks a side hold many).
+pub fn measure_times(
+    side: &SummarySide,
+    resolved: &Resolved,
+    (device, keying, judged_only): (Device, &Keying, bool),
+    times: Times,
+) -> Result<Samples> {
     let Some(iterations) = &resolved.iterations else {
         return Err(Error::input(
             &side.input,
@@ -474,12 +496,14 @@ pub fn measure(
             if !admitted {
                 continue;
             }
+            let ns = match times {
+                Times::Total => r.total_ns,
+                Times::Own if r.place == crate::model::place::Place::Annotation => continue,
+                Times::Own => r.self_ns,
+            };
             let slot = u32::try_from(base + k).unwrap_or(u32::MAX);
             let apart = gpu_annotation == Some(r.category as usize);
-            per_name
-                .entry((r.name, apart))
-                .or_default()
-                .add(slot, r.count, r.total_ns);
+            per_name.entry((r.name, apart)).or_default().add(slot, r.count, ns);
         }
         let mut ids: Vec<((u32, bool), StepValues)> = per_name.into_iter().collect();
         ids.sort_unstable_by_key(|(id, _)| *id);

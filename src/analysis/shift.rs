@@ -6,16 +6,15 @@
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::RunShift;
-use crate::analysis::gate::{Samples, measure};
+use crate::analysis::gate::{Samples, Times, measure_times};
 use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::select::{Device, Resolved};
 use crate::error::Result;
 use crate::input::load::SummarySide;
-use std::sync::Arc;
 
 /// The shifts of host and device time of a pair of sides as summaries (`sides`: control, test)
 /// whose selections (`resolved`) both have ProfilerSteps, over the places `device` admits, from
-/// the rows' own times ([`crate::model::summary::FileSummary::by_own_time`]). Rows are keyed as `keying` keys a table's
+/// the rows' own times ([`Times::Own`]). Rows are keyed as `keying` keys a table's
 /// rows. `applied` is `beyond` where a shift was found. No shift where a summary holds no own
 /// times ([`crate::model::summary::FileSummary::has_own_times`]).
 pub fn detect(
@@ -29,17 +28,13 @@ pub fn detect(
     if resolved.iter().any(|r| r.iterations.is_none()) || !has_own_times(sides) {
         return Ok(shift);
     }
-    let own = |side: &SummarySide| SummarySide {
-        input: side.input.clone(),
-        present: side.present.clone(),
-        files: side.files.iter().map(|f| Arc::new(f.by_own_time())).collect(),
-        notes: Vec::new(),
+    let own = |side: &SummarySide, resolved: &Resolved, place: Device| {
+        measure_times(side, resolved, (place, keying, false), Times::Own)
     };
-    let (c, t) = (own(sides[0]), own(sides[1]));
     for (place, slot) in [(Device::Cpu, &mut shift.host), (Device::Gpu, &mut shift.device)] {
         if device == Device::All || device == place {
-            let cs = measure(&c, &resolved[0], place, keying, false)?;
-            let ts = measure(&t, &resolved[1], place, keying, false)?;
+            let cs = own(sides[0], &resolved[0], place)?;
+            let ts = own(sides[1], &resolved[1], place)?;
             // The significance floor, over which rows also tell how rows scatter around the factor.
             let step_ns: Vec<f64> = cs.step_ns.iter().map(|&n| n as f64).collect();
             *slot = run_shift(&shift_rows(&cs, &ts), MIN_STEP_SHARE * mean(&step_ns));
