@@ -223,25 +223,6 @@ impl FileSummary {
     pub fn has_own_times(&self) -> bool {
         self.meta.schema_version >= SUMMARY_SCHEMA_OWN_TIMES
     }
-
-    /// The summary by own time: the rows of host and device events with their own times as
-    /// their totals (annotations dropped), so that rows summed never count one nanosecond
-    /// twice. What the run-wide shift measures.
-    pub fn by_own_time(&self) -> FileSummary {
-        FileSummary {
-            meta: self.meta.clone(),
-            strings: self.strings.clone(),
-            rows: self
-                .rows
-                .iter()
-                .filter(|r| r.place != Place::Annotation)
-                .map(|r| OpRow {
-                    total_ns: r.self_ns,
-                    ..r.clone()
-                })
-                .collect(),
-        }
-    }
 }
 
 /// The text a place is written as in a summary.
