@@ -1180,6 +1180,28 @@ fn significance_is_judged_beyond_a_run_wide_shift() {
     assert!(marked.contains(&"aten::conv2d".to_string()), "{marked:?}");
 }
 
+/// A host 40% slower whose GPU kept its pace: the host rows are judged beyond the host's factor,
+/// the kernels against no change (no device shift was found). Kernels were judged beyond the
+/// host's factor when only the host moved, and an unchanged GEMM was marked.
+#[test]
+fn kernels_are_not_judged_beyond_a_shift_of_the_host() {
+    let v = json(&[
+        "compare",
+        "fixtures/shift/gpubase",
+        "fixtures/shift/gpuslowhost",
+        "--no-save",
+        "--iteration",
+        "all",
+    ]);
+    let shift = &v["run_shift"];
+    assert!(shift["applied"] == true && shift["device"].is_null(), "{shift}");
+    assert!(
+        (1.35..1.45).contains(&shift["host"]["factor"].as_f64().unwrap()),
+        "{shift}"
+    );
+    assert!(significant_names(&v).is_empty(), "{:?}", significant_names(&v));
+}
+
 /// A slower host slows each operation by its own factor (×1.15 to ×1.6 around the run's ×1.36):
 /// rows are judged beyond how far rows scatter around the run's factor too, so none is marked;
 /// an operation three times as slow besides still is (docs/significance.md#a-run-wide-shift).

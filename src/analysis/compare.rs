@@ -220,13 +220,10 @@ pub fn mark_significance(
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
     let (shift, not_looked_for) = run_shift_of(req, control, test, [c_res, t_res])?;
     comparison.shift = shift;
-    // Where a device shift applies, the rows of device events (kernels, copies, sets, GPU
-    // annotations) take its factor and the others the host's.
-    let on_device: std::collections::BTreeSet<String> = if comparison.shift.applied && comparison.shift.device.is_some()
-    {
-        let gpu = |side: &SummarySide, res| crate::analysis::gate::measure(side, res, Device::Gpu, &keying, false);
-        let (cg, tg) = (gpu(control, c_res)?, gpu(test, t_res)?);
-        cg.ops.into_keys().chain(tg.ops.into_keys()).collect()
+    // Where a shift applies, the rows of device events (kernels, copies, sets, GPU annotations)
+    // take the device's factor (none where only the host moved) and the others the host's.
+    let on_device = if comparison.shift.applied {
+        crate::analysis::gate::device_row_keys([(control, c_res), (test, t_res)], &keying, false)?
     } else {
         Default::default()
     };

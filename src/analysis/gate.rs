@@ -435,6 +435,25 @@ pub fn measure(
     measure_times(side, resolved, (device, keying, judged_only), Times::Total)
 }
 
+/// The row keys of device events (kernels, copies, sets, GPU annotations) on either side, keyed
+/// and admitted as [`measure`] keys and admits them: the rows a device shift applies to and a
+/// host shift never does.
+pub fn device_row_keys(
+    sides: [(&SummarySide, &Resolved); 2],
+    keying: &Keying,
+    judged_only: bool,
+) -> Result<BTreeSet<String>> {
+    let mut keys = BTreeSet::new();
+    for (side, resolved) in sides {
+        keys.extend(
+            measure(side, resolved, Device::Gpu, keying, judged_only)?
+                .ops
+                .into_keys(),
+        );
+    }
+    Ok(keys)
+}
+
 /// Which time of a summary row [`measure_times`] sums.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Times {

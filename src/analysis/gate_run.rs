@@ -4,7 +4,7 @@
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::{CompareRequest, run_shift_of};
-use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, Samples, evaluate, measure};
+use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, device_row_keys, evaluate, measure};
 use crate::analysis::shift::gate_shift_note;
 use crate::error::Result;
 
@@ -49,14 +49,10 @@ pub fn gate_pair(
     req.beyond_shift = rules.beyond_run_shift;
     let run_shift = run_shift_of(&req, &base, &cand, [&base_res, &cand_res])?.0;
     let beyond = if run_shift.applied {
-        let on_device = |samples: Samples| samples.ops.into_keys();
-        let gpu = crate::analysis::select::Device::Gpu;
         Beyond {
             host: run_shift.host,
             device: run_shift.device,
-            on_device: on_device(measure(&base, &base_res, gpu, &keying, true)?)
-                .chain(on_device(measure(&cand, &cand_res, gpu, &keying, true)?))
-                .collect(),
+            on_device: device_row_keys([(&base, &base_res), (&cand, &cand_res)], &keying, true)?,
         }
     } else {
         Beyond::default()
