@@ -127,10 +127,20 @@ fn ranks_and_steps(file: &TraceFile, source: &Path, step_of: &[Option<i64>]) -> 
 /// (as the gate measures them).
 fn iteration_samples(file: &TraceFile, step_of: &[Option<i64>]) -> Vec<IterationSample> {
     let ev = &file.events;
-    let mut per: BTreeMap<i64, (i64, Vec<(i64, i64)>)> = BTreeMap::new();
+    // Per iteration: the longest step event, and the device's spans.
+    type Slot = (i64, Vec<(i64, i64)>);
+    let mut per: BTreeMap<i64, Slot> = BTreeMap::new();
+    // Events come in runs of one iteration: the run's slot is looked up once, not per event.
+    let mut run: Option<(i64, Slot)> = None;
     for i in 0..ev.len() {
         let it = ev.iteration.get(i);
-        let slot = per.entry(it).or_default();
+        if run.as_ref().is_none_or(|(r, _)| *r != it) {
+            if let Some((r, slot)) = run.take() {
+                per.insert(r, slot);
+            }
+            run = Some((it, per.remove(&it).unwrap_or_default()));
+        }
+        let Some((_, slot)) = run.as_mut() else { continue };
         let place = ev.place[i];
         if place == Place::Host && step_of[ev.name[i].index()] == Some(it) {
             slot.0 = slot.0.max(ev.dur_ns[i]);
@@ -138,6 +148,9 @@ fn iteration_samples(file: &TraceFile, step_of: &[Option<i64>]) -> Vec<Iteration
         if place == Place::Device {
             slot.1.push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
         }
+    }
+    if let Some((r, slot)) = run {
+        per.insert(r, slot);
     }
     per.into_iter()
         .map(|(iteration, (step_ns, mut spans))| IterationSample {

@@ -968,9 +968,9 @@ fn id_text(raw: &[u8]) -> Cow<'_, [u8]> {
 /// and a saturated one could join unrelated events (docs/robustness.md#ids-and-ranks).
 fn id_int(text: &[u8], raw: Option<&[u8]>, field: &str) -> Result<Option<i64>, Failure> {
     let Some(raw) = raw else { return Ok(None) };
-    // Most often a few digits (a stream, a correlation id): at most 18 cannot overflow.
-    if raw.len() <= 18 && raw.iter().all(u8::is_ascii_digit) {
-        return Ok(Some(raw.iter().fold(0, |v, &d| v * 10 + i64::from(d - b'0'))));
+    // Most often a few digits (a stream, a correlation id).
+    if let Some(v) = small_digits(raw) {
+        return Ok(Some(v));
     }
     let t = String::from_utf8_lossy(raw);
     let beyond = || {
@@ -1007,9 +1007,20 @@ fn id_int(text: &[u8], raw: Option<&[u8]>, field: &str) -> Result<Option<i64>, F
     }
 }
 
+/// The value of a number written as at most 18 digits (which cannot overflow), else `None`.
+#[inline]
+fn small_digits(raw: &[u8]) -> Option<i64> {
+    (!raw.is_empty() && raw.len() <= 18 && raw.iter().all(u8::is_ascii_digit))
+        .then(|| raw.iter().fold(0, |v, &d| v * 10 + i64::from(d - b'0')))
+}
+
 /// An integer number; anything else is none.
 fn integer(raw: Option<&[u8]>) -> Option<i64> {
     let raw = raw?;
+    // Most often a few digits (a device, a byte count).
+    if let Some(v) = small_digits(raw) {
+        return Some(v);
+    }
     if !matches!(raw[0], b'-' | b'0'..=b'9') {
         return None;
     }
