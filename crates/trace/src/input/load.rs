@@ -457,14 +457,19 @@ pub fn load_pair_with<T: RankedFile + Clone>(
 
 /// Runs the two loads side by side. With two threads, each side is read on a thread of its own
 /// (a pool of one: its parse takes no parsing threads, its blocks are parsed where they are
-/// merged), so that the two cores each carry one side instead of handing every block between
-/// seven threads. With more threads, both sides share them as every file does.
+/// merged, and its files are read and decompressed there too), so that the two cores each
+/// carry one side instead of handing every block between seven threads. With more threads,
+/// both sides share them as every file does.
 fn side_by_side<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    use crate::input::read::reading_here;
     let one = || rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
     if rayon::current_num_threads() == 2
         && let (Some(pool_a), Some(pool_b)) = (one(), one())
     {
-        return rayon::join(|| pool_a.install(a), || pool_b.install(b));
+        return rayon::join(
+            || pool_a.install(|| reading_here(a)),
+            || pool_b.install(|| reading_here(b)),
+        );
     }
     rayon::join(a, b)
 }

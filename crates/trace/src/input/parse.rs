@@ -95,8 +95,9 @@ struct Head {
     devices: Vec<DeviceProperties>,
 }
 
-/// Reads the file (and decompresses it) on a thread of its own, walks the top-level value here
-/// and reads `traceEvents` on every core ([`Events`]).
+/// Reads the file (and decompresses it) on a thread of its own (on this one inside
+/// [`crate::input::read::reading_here`]), walks the top-level value here and reads
+/// `traceEvents` on every core ([`Events`]).
 fn walk(
     reader: impl Read + Send,
     path: &Path,
@@ -111,7 +112,12 @@ fn walk(
         Mode::Rank | Mode::RankAndSteps => Collect::Steps,
     };
     let read = std::thread::scope(|scope| {
-        let mut input = Input::new(ReadAhead::scoped(scope, reader));
+        let ahead = if crate::input::read::read_here() {
+            ReadAhead::here(reader)
+        } else {
+            ReadAhead::scoped(scope, reader)
+        };
+        let mut input = Input::new(ahead);
         let mut events = Events::new(request, collect);
         let head = read_top(&mut input, mode, &mut events);
         // Dropping the input stops the reading thread, which the scope waits for.
@@ -128,8 +134,8 @@ fn walk(
 
 /// The top-level value, by hand; its members other than `traceEvents` are parsed with
 /// serde_json, `traceEvents` is read by `events`.
-fn read_top(input: &mut Input<ReadAhead>, mode: Mode, events: &mut Events) -> Result<Head, Fail> {
-    let io = |input: &Input<ReadAhead>| {
+fn read_top(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events) -> Result<Head, Fail> {
+    let io = |input: &Input<ReadAhead<'_>>| {
         let at = input.read_so_far();
         move |e: io::Error| Fail::Io(e, at)
     };
@@ -228,7 +234,7 @@ enum Top {
 }
 
 /// The top-level object, member by member.
-fn read_object(input: &mut Input<ReadAhead>, mode: Mode, events: &mut Events) -> Result<Top, Fail> {
+fn read_object(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events) -> Result<Top, Fail> {
     let mut head = Head::default();
     let (mut seen_events, mut seen_info, mut seen_devices) = (false, false, false);
     let mut first = true;

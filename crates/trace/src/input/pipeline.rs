@@ -186,7 +186,7 @@ impl Events {
     /// Reads the elements of an array whose `[` is consumed, at nesting depth `outer`; with
     /// `open_ended` the text may end instead of the `]` (the Trace Event Format's JSON-array
     /// form allows it). The text after the `]` is left in `input`.
-    pub fn read(&mut self, input: &mut Input<ReadAhead>, outer: usize, open_ended: bool) -> Result<(), Fail> {
+    pub fn read(&mut self, input: &mut Input<ReadAhead<'_>>, outer: usize, open_ended: bool) -> Result<(), Fail> {
         let (done, parsed) = channel();
         let mut flight = InFlight {
             done,

@@ -629,7 +629,7 @@ impl<R: Read> Input<R> {
     }
 }
 
-impl Input<ReadAhead> {
+impl Input<ReadAhead<'_>> {
     /// Hands out the next text: the window's, else the next block read, not copied (the
     /// buffer, the index of the text in it, its length and its offset in the whole text).
     /// `None` at the end of the text. At most `max` bytes (tests cut small blocks with it).
