@@ -114,7 +114,7 @@ const BLOCK: usize = 256 * 1024;
 /// Reads (and decompresses) on a thread of its own, a few blocks ahead of the parser: a file's
 /// reading and decompression are serial, and this way they overlap with cutting and parsing the
 /// text instead of adding to them. Data comes out in order, then the first error, then the end.
-/// Where every core already carries a file of its own ([`reading_here`]), the blocks are read
+/// Where every core already carries a file of its own (`reading_here`), the blocks are read
 /// on the parser's thread instead, when it asks for them.
 pub struct ReadAhead<'a> {
     source: Source<'a>,
