@@ -76,6 +76,34 @@ PY
   printf '  %-44s median %8.4f s  CPU %8.4f s  (finer clock; load %s)\n' "$name" "${T[$name]}" "${C[$name]}" "$(load)"
 }
 
+# fine_pair NAME BASELINE_NAME ARGS...: as `fine`, for "$BIN ARGS" and "$BASELINE ARGS" run in
+# turn (A B, then B A, ...), so that a machine that speeds up or slows down meanwhile moves both
+# alike: the two builds' ratio is then that of the same minutes.
+fine_pair() {
+  local name=$1 base=$2 out tw tc bw bc; shift 2
+  out=$(python3 - "$(( RUNS * 3 > 15 ? RUNS * 3 : 15 ))" "$BIN" "$BASELINE" "$@" <<'PY'
+import resource, statistics, subprocess, sys, time
+n, bins, args = int(sys.argv[1]), sys.argv[2:4], sys.argv[4:]
+walls, cpus = {b: [] for b in bins}, {b: [] for b in bins}
+for k in range(n):
+    for b in (bins if k % 2 == 0 else bins[::-1]):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run([b, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        walls[b].append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus[b].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
+print(" ".join(f"{statistics.median(walls[b]):.4f} {statistics.median(cpus[b]):.4f}" for b in bins))
+PY
+)
+  read -r tw tc bw bc <<<"$out"
+  T[$name]=$tw; C[$name]=$tc; T[$base]=$bw; C[$base]=$bc
+  printf '  %-44s median %8.4f s  CPU %8.4f s  (finer clock, in turn with the baseline; load %s)\n' \
+    "$name" "${T[$name]}" "${C[$name]}" "$(load)"
+  printf '  %-44s median %8.4f s  CPU %8.4f s  (finer clock, in turn with this build)\n' \
+    "$base" "${T[$base]}" "${C[$base]}"
+}
+
 # goal LINE VALUE OP TARGET UNIT: prints the goal line with the measured value and the ratio.
 goal() {
   local line=$1 value=$2 op=$3 target=$4 unit=$5 ok
@@ -182,9 +210,10 @@ for g in "${GOALS[@]}"; do
   hta)
     echo "== HTA's demo pair (2 x 35 MB JSON, gzipped), default compare"
     measure "tracediff compare" "$BIN" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
-    fine "tracediff compare" "$BIN" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
     if [ -n "${BASELINE:-}" ]; then
-      fine "baseline compare" "$BASELINE" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
+      fine_pair "tracediff compare" "baseline compare" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
+    else
+      fine "tracediff compare" "$BIN" compare "$PAIR_C" "$PAIR_T" --no-save --format csv
     fi
     measure "zcat both files" sh -c "zcat $PAIR_C/*.gz >/dev/null; zcat $PAIR_T/*.gz >/dev/null"
     fine "zcat both files" sh -c "zcat $PAIR_C/*.gz >/dev/null; zcat $PAIR_T/*.gz >/dev/null"
