@@ -281,18 +281,11 @@ fn layout(rows: &[Vec<String>], longest: usize, width: usize) -> Layout {
         .unwrap_or(first)
 }
 
-/// Subjects cut to `width` keeping their start (`void cutlass::Kern…`, `1 of 4 ops regress…`:
-/// the notes under the table name them whole), or, where two distinct subjects would then
-/// read alike, as [`distinct_cuts`] cuts them.
+/// Subjects cut to `width` keeping their start ([`super::start_cut`]: a kernel's own name,
+/// `1 of 4 ops regress…`; the notes under the table name them whole), or, where two distinct
+/// subjects would then read alike, as [`distinct_cuts`] cuts them.
 fn start_cuts(subjects: &[&str], width: usize) -> Vec<String> {
-    let cut = |s: &str| -> String {
-        if s.chars().count() <= width {
-            s.to_string()
-        } else {
-            super::start_cut(s, width)
-        }
-    };
-    let cuts: Vec<String> = subjects.iter().map(|s| cut(s)).collect();
+    let cuts: Vec<String> = subjects.iter().map(|s| super::start_cut(s, width)).collect();
     let mut seen: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     let alike = cuts
         .iter()

@@ -81,13 +81,6 @@ fn matching(name: &[char], at: usize, open: char, close: char) -> Option<usize> 
     None
 }
 
-/// How many characters of its start and of its end a middle cut to `max` keeps.
-pub fn middle_split(max: usize) -> (usize, usize) {
-    let keep = max.saturating_sub(1);
-    let head = keep.div_ceil(2) + keep / 6;
-    (head, keep - head)
-}
-
 /// `name` (longer than `width`) cut as a kernel: the text and the ranges of character positions
 /// it keeps. In order, the first that fits: the name without `void ` and with its argument list
 /// as `(…)` (or `…`), with its namespaces or without; its start with 12 characters of its

@@ -137,16 +137,24 @@ pub fn elide_middle(s: &str, max: usize) -> String {
     if n <= max {
         return s.to_string();
     }
-    if max < 5 {
-        let start: String = s.chars().take(max.saturating_sub(1)).collect();
-        return if max == 0 { String::new() } else { format!("{start}…") };
+    if max == 0 {
+        return String::new();
     }
-    let keep = max - 1;
-    let head = keep.div_ceil(2) + keep / 6;
-    let tail = keep - head;
+    let (head, tail) = middle_split(max);
     let start: String = s.chars().take(head).collect();
     let end: String = s.chars().skip(n - tail).collect();
     format!("{start}…{end}")
+}
+
+/// How many characters of its start and of its end [`elide_middle`] keeps of a name longer than
+/// `max` (1 or more): below 5, only a start.
+fn middle_split(max: usize) -> (usize, usize) {
+    if max < 5 {
+        return (max.saturating_sub(1), 0);
+    }
+    let keep = max - 1;
+    let head = keep.div_ceil(2) + keep / 6;
+    (head, keep - head)
 }
 
 /// The fewest columns a cut name keeps while value columns can still be dropped to make room.
@@ -561,11 +569,7 @@ fn default_cut_shows(name: &[char], width: usize, p: usize) -> bool {
         return p < kept[0].start || kept.iter().any(|r| r.contains(&p));
     }
     // The middle cut keeps the first `head` characters and the last `width - 1 - head`.
-    let head = if width < 5 {
-        width.saturating_sub(1)
-    } else {
-        kernel_cut::middle_split(width).0
-    };
+    let (head, _) = middle_split(width);
     !(p >= head && p + width < n + 1 + head)
 }
 

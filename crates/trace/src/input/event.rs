@@ -587,7 +587,7 @@ pub fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
 /// The offset of the last value of member `key` in the object `text` (for messages).
 pub fn member_offset(text: &str, key: &str) -> Option<usize> {
     let raw = member(text, key).ok()??;
-    Some(offset_in(text, raw.get()))
+    Some(offset_of(text.as_bytes(), raw.get().as_bytes()))
 }
 
 /// The raw text of the last value of member `key` in the object `text`.
@@ -842,11 +842,6 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
         }
         Ok(())
     }
-}
-
-/// The offset of `raw` in `text`, which it was borrowed from.
-fn offset_in(text: &str, raw: &str) -> usize {
-    raw.as_ptr() as usize - text.as_ptr() as usize
 }
 
 /// The text of a JSON string value (with its quotes); a lone surrogate becomes U+FFFD.
