@@ -635,15 +635,20 @@ fn gate_fails_a_kernel_twice_as_slow_and_names_it() {
     );
     let top = v["report"]["top_contributors"][0]["name"].as_str().unwrap();
     assert!(top.starts_with("void cutlass::Kernel<"), "{top}");
-    let failing: Vec<&str> = v["report"]["rules"]
+    let failing = failing_time_rules(&v);
+    assert_eq!(failing.len(), 1);
+    assert!(failing[0].starts_with("void cutlass::Kernel<"));
+}
+
+/// The subjects of the timing rules (in ns) a gate's JSON report fails.
+fn failing_time_rules(v: &serde_json::Value) -> Vec<&str> {
+    v["report"]["rules"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|r| r["verdict"] == "fail" && r["unit"] == "ns")
         .map(|r| r["subject"].as_str().unwrap())
-        .collect();
-    assert_eq!(failing.len(), 1);
-    assert!(failing[0].starts_with("void cutlass::Kernel<"));
+        .collect()
 }
 
 #[test]
@@ -1405,14 +1410,7 @@ fn the_gate_judges_beyond_a_run_wide_shift_when_asked() {
     // The same slower machine with layer_norm three times as slow: it alone fails, and the step.
     let (code, v) = doc("fixtures/shift/slowchanged", &["--beyond-run-shift"]);
     assert_eq!(code, 1, "{v}");
-    let failed: Vec<&str> = v["report"]["rules"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|r| r["verdict"] == "fail" && r["unit"] == "ns")
-        .map(|r| r["subject"].as_str().unwrap())
-        .collect();
-    assert_eq!(failed, ["median of steps", "aten::layer_norm"], "{v}");
+    assert_eq!(failing_time_rules(&v), ["median of steps", "aten::layer_norm"], "{v}");
     // A program's change (one more layer) is no shift: judged against no change as before.
     let (code, v) = doc("fixtures/shift/deeper", &["--beyond-run-shift"]);
     assert_eq!(code, 1);

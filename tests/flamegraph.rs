@@ -111,11 +111,10 @@ fn stacks_sum_to_the_step_totals_on_real_traces() {
             eprintln!("SKIPPED {pair}: not in {}", traces.display());
             continue;
         }
-        let (c, t) = (dir.join("control"), dir.join("test"));
-        let (c, t) = (c.to_str().unwrap(), t.to_str().unwrap());
-        assert_sums_match(c, t, &[]);
+        let [c, t] = common::sides(&dir);
+        assert_sums_match(&c, &t, &[]);
         if pair == "gpu_h100/vit_precision" {
-            assert_sums_match(c, t, &["--iteration", "all"]);
+            assert_sums_match(&c, &t, &["--iteration", "all"]);
         }
     }
 }
@@ -418,15 +417,14 @@ fn a_replacement_of_every_kernel_reads_as_faster() {
     let Some(traces) = common::traces("the ViT fp32 → bf16 flame graph") else {
         return;
     };
-    let dir = traces.join("gpu_h100/vit_precision");
-    let (c, t) = (dir.join("control"), dir.join("test"));
+    let [c, t] = common::sides(&traces.join("gpu_h100/vit_precision"));
     let out = tempfile::tempdir().unwrap();
     let draw = |widths: &str| {
         let path = out.path().join(format!("{widths}.svg"));
         let args = [
             "flamegraph",
-            c.to_str().unwrap(),
-            t.to_str().unwrap(),
+            &c,
+            &t,
             "--time",
             "device",
             "--labels",

@@ -520,10 +520,7 @@ fn sides_that_share_few_names_get_a_comparability_note() {
 #[test]
 fn a_run_wide_shift_is_named_and_a_program_change_is_not() {
     let Some(t) = traces() else { return };
-    let pair = |name: &str| {
-        let dir = t.join("torch_cpu").join(name);
-        [dir.join("control"), dir.join("test")].map(|p| p.to_str().unwrap().to_string())
-    };
+    let pair = |name: &str| common::sides(&t.join("torch_cpu").join(name));
     let significant = |v: &serde_json::Value| {
         v["rows"]
             .as_array()

@@ -286,6 +286,16 @@ fn a_report_needs_an_html_name_and_compare_writes_one_too() {
 
 // ---- in the browser --------------------------------------------------------------------------
 
+/// A fresh browser showing the report of `pair` written into `dir`; `None` (the test skips)
+/// where there is no browser.
+fn open_report(pair: [&str; 2], dir: &Path) -> Option<Driver> {
+    let b = browser()?;
+    let (path, _) = report(pair, dir, &[]);
+    let d = Driver::start(&b);
+    d.goto(&url(&path));
+    Some(d)
+}
+
 fn url(path: &str) -> String {
     format!("file://{}", std::fs::canonicalize(path).unwrap().display())
 }
@@ -320,11 +330,10 @@ fn zoom(d: &Driver, path: &str, expect: &str) {
 
 #[test]
 fn browser_zoom_sort_filter_and_back() {
-    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
-    let (path, _) = report(MODULES, dir.path(), &[]);
-    let d = Driver::start(&b);
-    d.goto(&url(&path));
+    let Some(d) = open_report(MODULES, dir.path()) else {
+        return;
+    };
     assert_eq!(current(&d), "ProfilerStep");
     // added, deleted and unknown children are drawn.
     let statuses: Vec<String> = serde_json::from_value(
@@ -508,11 +517,10 @@ const HOST_CHART: &str =
 
 #[test]
 fn browser_device_tables_and_time_toggle() {
-    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
-    let (path, _) = report(VIEWS, dir.path(), &[]);
-    let d = Driver::start(&b);
-    d.goto(&url(&path));
+    let Some(d) = open_report(VIEWS, dir.path()) else {
+        return;
+    };
     assert!(!column(&d, "k-table", 0).is_empty(), "kernel rows");
     // The kernel time toggle, and the host/device toggle of the bars.
     let before = column(&d, "k-table", 4);
@@ -744,11 +752,10 @@ fn the_report_judges_module_marks_beyond_a_run_wide_shift() {
 /// the 1009th of 6) and writes runs of steps as the terminal does (`steps 1–3`, not `1, 2, 3`).
 #[test]
 fn the_header_counts_steps_apart_from_their_numbers() {
-    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
-    let (path, _) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
-    let d = Driver::start(&b);
-    d.goto(&url(&path));
+    let Some(d) = open_report(["fixtures/basic/control", "fixtures/basic/test"], dir.path()) else {
+        return;
+    };
     let compared = d.exec(r##"return document.getElementById("compared").textContent"##);
     let compared = compared.as_str().unwrap();
     assert!(
@@ -763,11 +770,10 @@ fn the_header_counts_steps_apart_from_their_numbers() {
 /// layout); its tooltip keeps the name, and the filter matches it.
 #[test]
 fn browser_tables_show_a_kernel_by_its_own_name() {
-    let Some(b) = browser() else { return };
     let dir = TempDir::new().unwrap();
-    let (path, _) = report(["fixtures/basic/control", "fixtures/basic/test"], dir.path(), &[]);
-    let d = Driver::start(&b);
-    d.goto(&url(&path));
+    let Some(d) = open_report(["fixtures/basic/control", "fixtures/basic/test"], dir.path()) else {
+        return;
+    };
     let shown = column(&d, "k-table", 0);
     assert!(
         shown

@@ -422,11 +422,7 @@ fn distinct_rows_stay_distinct_and_filters_match_the_operator() {
     ];
     let table = run(&args);
     assert_eq!(table.code, 0, "{}", table.stderr);
-    let names: Vec<&str> = table
-        .stdout
-        .lines()
-        .skip_while(|l| !l.starts_with('─'))
-        .skip(1)
+    let names: Vec<&str> = common::table_rows(&table.stdout)
         .take_while(|l| l.starts_with(" aten"))
         .map(|l| l[1..].split("   ").next().unwrap())
         .collect();

@@ -632,20 +632,20 @@ fn headers_count_the_ranks_and_steps_used_apart_from_their_numbers() {
     };
     for cmd in ["compare", "operators", "kernels", "modules", "overview"] {
         let extra: &[&str] = if cmd == "compare" { &["--no-save"] } else { &[] };
-        let mut args = extra.to_vec();
-        args.extend(["--rank", "1", "--iteration", "5"]);
-        assert_eq!(
-            first(cmd, &args),
-            "control: fixtures/ranks/control (rank 1, step 5; 1 of 2 ranks, 1 of 2 steps)",
-            "{cmd}"
-        );
-        let mut args = extra.to_vec();
-        args.extend(["--rank", "all", "--iteration", "5,6"]);
-        assert_eq!(
-            first(cmd, &args),
-            "control: fixtures/ranks/control (ranks 0–1, steps 5–6)",
-            "{cmd}"
-        );
+        for (picks, want) in [
+            (
+                ["--rank", "1", "--iteration", "5"],
+                "control: fixtures/ranks/control (rank 1, step 5; 1 of 2 ranks, 1 of 2 steps)",
+            ),
+            (
+                ["--rank", "all", "--iteration", "5,6"],
+                "control: fixtures/ranks/control (ranks 0–1, steps 5–6)",
+            ),
+        ] {
+            let mut args = extra.to_vec();
+            args.extend(picks);
+            assert_eq!(first(cmd, &args), want, "{cmd}");
+        }
     }
 }
 

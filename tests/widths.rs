@@ -230,11 +230,7 @@ fn rows_of_different_names_show_different_text_at_every_width() {
         ] {
             let r = common::run_with(state.path(), args, Some(&columns.to_string()));
             assert_eq!(r.code, 0, "{}", r.stderr);
-            let rows: Vec<&str> = r
-                .stdout
-                .lines()
-                .skip_while(|l| !l.starts_with('─'))
-                .skip(1)
+            let rows: Vec<&str> = common::table_rows(&r.stdout)
                 .map(|l| l[1..].split("  ").next().unwrap())
                 .collect();
             assert!(rows.len() >= 4, "{args:?} at {columns}:\n{}", r.stdout);
@@ -417,21 +413,16 @@ fn cut_kernel_names_keep_their_own_name() {
     };
     let state = TempDir::new().unwrap();
     for pair in ["resnet", "precision", "attention", "vit_precision", "nomodules"] {
-        let dir = traces.join("gpu_h100").join(pair);
-        let (c, t) = (dir.join("control"), dir.join("test"));
-        let (c, t) = (c.to_str().unwrap(), t.to_str().unwrap());
+        let [c, t] = common::sides(&traces.join("gpu_h100").join(pair));
+        let (c, t) = (c.as_str(), t.as_str());
         let full = common::run_with(state.path(), &["kernels", c, t, "--format", "csv"], None);
         let rows = full.stdout.lines().count() - 1;
         for columns in ["80", "100"] {
             let r = common::run_with(state.path(), &["kernels", c, t], Some(columns));
             assert_eq!(r.code, 0, "{}", r.stderr);
-            let names: Vec<&str> = r
-                .stdout
-                .lines()
-                .skip_while(|l| !l.starts_with('─'))
-                .skip(1)
+            let names: Vec<&str> = common::table_rows(&r.stdout)
                 .take(rows)
-                .map(|l| l.get(..l.find("  ").unwrap_or(l.len())).unwrap_or(l).trim())
+                .map(common::name_cell)
                 .collect();
             assert_eq!(names.len(), rows, "{pair} at {columns}:\n{}", r.stdout);
             for name in &names {
@@ -455,27 +446,12 @@ fn by_operator_cut_rows_fill_the_name_column() {
     let Some(traces) = common::traces("kernels --by-operator at 120 columns") else {
         return;
     };
-    let dir = traces.join("gpu_h100/vit_precision");
-    let (c, t) = (dir.join("control"), dir.join("test"));
+    let [c, t] = common::sides(&traces.join("gpu_h100/vit_precision"));
     let state = TempDir::new().unwrap();
-    let args = [
-        "kernels",
-        c.to_str().unwrap(),
-        t.to_str().unwrap(),
-        "--by-operator",
-        "--top",
-        "12",
-    ];
+    let args = ["kernels", &c, &t, "--by-operator", "--top", "12"];
     let r = common::run_with(state.path(), &args, Some("120"));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let names: Vec<&str> = r
-        .stdout
-        .lines()
-        .skip_while(|l| !l.starts_with('─'))
-        .skip(1)
-        .take(12)
-        .map(|l| l.get(..l.find("  ").unwrap_or(l.len())).unwrap_or(l).trim())
-        .collect();
+    let names: Vec<&str> = common::table_rows(&r.stdout).take(12).map(common::name_cell).collect();
     let column = names.iter().map(|n| n.width()).max().unwrap_or(0);
     let cut: Vec<&&str> = names.iter().filter(|n| n.contains('…')).collect();
     assert!(cut.len() > 3, "{}", r.stdout);

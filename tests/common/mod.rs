@@ -106,3 +106,18 @@ pub fn shared(sub: &str, what: &str) -> Option<PathBuf> {
 pub fn traces(what: &str) -> Option<PathBuf> {
     shared("traces", what).map(|d| d.join("traces"))
 }
+
+/// The lines of a terminal table below its header rule (`───`).
+pub fn table_rows(out: &str) -> impl Iterator<Item = &str> {
+    out.lines().skip_while(|l| !l.starts_with('─')).skip(1)
+}
+
+/// The name cell of a table row: its text up to the first two spaces.
+pub fn name_cell(row: &str) -> &str {
+    row.get(..row.find("  ").unwrap_or(row.len())).unwrap_or(row).trim()
+}
+
+/// The `control` and `test` directories of a pair of traces in `dir`, as the arguments to pass.
+pub fn sides(dir: &Path) -> [String; 2] {
+    [dir.join("control"), dir.join("test")].map(|p| p.to_str().unwrap().to_string())
+}
