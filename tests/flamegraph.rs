@@ -89,6 +89,10 @@ fn stacks_sum_to_the_step_totals_on_the_fixtures() {
     assert_sums_match(C, "fixtures/modules/plain", &[]);
 }
 
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn stacks_sum_to_the_step_totals_on_real_traces() {
     let Some(traces) = common::traces("flame graph sums on real traces") else {
@@ -412,6 +416,10 @@ fn stacks_stop_at_256_module_levels() {
 /// nearly everywhere (frames coloured by their self change). Now the step and the modules are
 /// blue, the new bf16 kernels at most a pale red, and control's widths draw the fp32 kernels
 /// that vanished.
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn a_replacement_of_every_kernel_reads_as_faster() {
     let Some(traces) = common::traces("the ViT fp32 → bf16 flame graph") else {

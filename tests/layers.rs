@@ -126,11 +126,7 @@ fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
             .filter(|l| !l.trim_start().starts_with("//"))
             .collect::<Vec<_>>()
             .join("\n");
-        for (i, _) in code.match_indices("crate::") {
-            let path: String = code[i + 7..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
+        for path in module_paths(&code, &me) {
             let parts: Vec<&str> = path.split("::").filter(|s| !s.is_empty()).collect();
             // The longest prefix that is a module of this crate.
             if let Some(m) = (1..=parts.len())
@@ -146,6 +142,79 @@ fn import_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
         graph.insert(me, uses);
     }
     graph
+}
+
+/// Every path that `code`, the code of module `me`, names from its own crate, written out from
+/// the crate root: `crate::a::b`, `super::b` and `self::b` (resolved against `me`), with `{…}`
+/// groups expanded (`use super::{views, render::plot}` names `…::views` and `…::render::plot`).
+fn module_paths(code: &str, me: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    for start in ["crate::", "super::", "self::"] {
+        for (i, _) in code.match_indices(start) {
+            // A whole word only: `my_crate::` or `Self::` are not paths of this crate.
+            // A whole word, at the start of a path: not `my_crate::`, not the `super::` inside
+            // `super::super::` (read with the first).
+            if i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_' || bytes[i - 1] == b':') {
+                continue;
+            }
+            let mut base: Vec<&str> = if start == "crate::" {
+                Vec::new()
+            } else {
+                me.split("::").filter(|s| !s.is_empty()).collect()
+            };
+            let mut rest = &code[i..];
+            // `super::super::…` climbs once per word; `self::` stays.
+            loop {
+                if let Some(r) = rest.strip_prefix("super::") {
+                    base.pop();
+                    rest = r;
+                } else if let Some(r) = rest.strip_prefix("self::") {
+                    rest = r;
+                } else if let Some(r) = rest.strip_prefix("crate::") {
+                    rest = r;
+                } else {
+                    break;
+                }
+            }
+            expand(rest, &base.join("::"), &mut out);
+        }
+    }
+    out
+}
+
+/// The paths of the `use` tree at the start of `text` (a path, maybe ending in a `{…}` group),
+/// each prefixed with `prefix`; returns how many bytes of `text` the tree took.
+fn expand(text: &str, prefix: &str, out: &mut Vec<String>) -> usize {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
+    let head_len = text.find(|c: char| !word(c)).unwrap_or(text.len());
+    let head = text[..head_len].trim_end_matches(':');
+    let full = match (prefix.is_empty(), head.is_empty()) {
+        (true, _) => head.to_string(),
+        (false, true) => prefix.to_string(),
+        (false, false) => format!("{prefix}::{head}"),
+    };
+    let mut used = head_len;
+    if text[head_len..].starts_with('{') {
+        used += 1;
+        loop {
+            let rest = &text[used..];
+            let skip = rest.len() - rest.trim_start_matches(|c: char| c.is_whitespace() || c == ',').len();
+            used += skip;
+            if used >= text.len() || text[used..].starts_with('}') {
+                return used + 1;
+            }
+            let took = expand(&text[used..], &full, out);
+            if took == 0 {
+                // Something this reader does not follow (`self as x`, a glob): skip a character.
+                used += text[used..].chars().next().map_or(1, char::len_utf8);
+            } else {
+                used += took;
+            }
+        }
+    }
+    out.push(full);
+    used
 }
 
 /// The import circles of `graph`: each strongly connected set of more than one module.
@@ -227,5 +296,65 @@ fn circles_are_found_when_there_are_some() {
     assert_eq!(
         circles(&g),
         vec![vec!["a".to_string(), "b".to_string(), "c".to_string()]]
+    );
+}
+
+#[test]
+fn relative_paths_and_groups_are_read() {
+    let code = "use super::{views, Format};\nuse self::inner::x;\nuse super::super::state::{self, save};\nlet y = crate::text::fmt(Self::A, my_super::z);";
+    let mut found = module_paths(code, "output::render::breakdown");
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            "output::render::Format",
+            "output::render::breakdown::inner::x",
+            "output::render::views",
+            "output::state::save",
+            "output::state::self",
+            "text::fmt",
+        ]
+    );
+}
+
+/// A test that needs `../shared` or a browser carries the mark that lists it as ignored where
+/// they are absent (build.rs), so that it never passes in no time: its first statement is the
+/// `let Some(…) = … else` that would skip it.
+#[test]
+fn tests_that_need_shared_data_or_a_browser_are_marked() {
+    let needs = [
+        ("common::traces(", "tracediff_no_shared"),
+        ("common::shared(", "tracediff_no_shared"),
+        ("= traces()", "tracediff_no_shared"),
+        ("= suite()", "tracediff_no_shared"),
+        ("= browser()", "tracediff_no_browser"),
+        ("= open_report(", "tracediff_no_browser"),
+    ];
+    let mut bad = Vec::new();
+    for (path, code) in sources(&root().join("tests")) {
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() != "#[test]" {
+                continue;
+            }
+            let Some(f) = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("fn ")) else {
+                continue;
+            };
+            // The first statement, or the second after a temporary directory.
+            let body = lines[f + 1..].iter().take(2).map(|l| l.trim());
+            let skip = body
+                .filter(|l| l.starts_with("let Some("))
+                .find_map(|l| needs.iter().find(|(call, _)| l.contains(call)));
+            if let Some((_, flag)) = skip
+                && !lines[i.saturating_sub(3)..f].iter().any(|l| l.contains(flag))
+            {
+                bad.push(format!("{}: {}", path.display(), lines[f].trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "tests that skip without an ignore mark:\n{}",
+        bad.join("\n")
     );
 }

@@ -9,6 +9,10 @@ fn traces() -> Option<std::path::PathBuf> {
     common::traces("the real-trace scenarios")
 }
 
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn identical_runs_differ_only_by_addresses() {
     let Some(t) = traces() else { return };
@@ -30,6 +34,10 @@ fn identical_runs_differ_only_by_addresses() {
     assert_eq!(normalized["summary"]["decreased"], 0);
 }
 
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn linear_dims_shows_the_shape_change_with_group_by() {
     let Some(t) = traces() else { return };
@@ -72,6 +80,10 @@ fn linear_dims_shows_the_shape_change_with_group_by() {
     );
 }
 
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn every_edge_trace_loads() {
     let Some(t) = traces() else { return };
@@ -94,6 +106,10 @@ fn gate(args: &[&str]) -> (i32, String) {
     (r.code, r.stdout.replace("\n  ", " "))
 }
 
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn gate_on_identical_runs_passes_count_rules_and_shows_the_spread() {
     let Some(t) = traces() else { return };
@@ -119,6 +135,10 @@ fn gate_on_identical_runs_passes_count_rules_and_shows_the_spread() {
     assert!(out.contains("over 3 samples"), "{out}");
 }
 
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn gate_on_loss_fn_fails_the_deleted_exp() {
     let Some(t) = traces() else { return };
@@ -134,6 +154,10 @@ fn gate_on_loss_fn_fails_the_deleted_exp() {
 
 /// The overview's inputs (`[memory]` instants, `deviceProperties`, `args.device`) as the
 /// traces hold them, counted independently with serde_json.
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn memory_instants_and_devices_are_captured_from_real_traces() {
     let Some(t) = traces() else { return };
@@ -213,6 +237,10 @@ fn module_changes(root: &serde_json::Value) -> std::collections::BTreeMap<String
     out
 }
 
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn modules_on_real_cpu_runs_align_as_the_model_says() {
     let Some(t) = traces() else { return };
@@ -292,6 +320,10 @@ fn only_trace(dir: &std::path::Path) -> serde_json::Value {
 
 /// Every module node's host time is its own nn.Module event's duration, and per module class
 /// the tree holds exactly the trace's events of the selected step (read here with serde_json).
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn module_node_times_are_the_traces_own_module_events() {
     let Some(t) = traces() else { return };
@@ -343,6 +375,10 @@ fn module_node_times_are_the_traces_own_module_events() {
 /// Per leaf module class, the `<Class>.backward` nodes hold exactly the autograd operators that a
 /// `fwdbwd` flow links to a forward operator inside that class's frames (read here with
 /// serde_json, by brute force over the events that contain each flow end).
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn backward_nodes_hold_the_autograd_operators_their_flows_point_at() {
     let Some(t) = traces() else { return };
@@ -432,6 +468,10 @@ fn backward_nodes_hold_the_autograd_operators_their_flows_point_at() {
 
 /// The shipped example gate passes runs of one program and fails real slowdowns; no run fails
 /// on a Python frame.
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn the_example_gate_passes_identical_runs_and_fails_real_slowdowns() {
     let Some(t) = traces() else { return };
@@ -484,6 +524,10 @@ fn the_example_gate_passes_identical_runs_and_fails_real_slowdowns() {
 }
 
 /// H100 against MI300: the vendors' kernels share almost no names, and a note says so.
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn sides_that_share_few_names_get_a_comparability_note() {
     let Some(t) = traces() else { return };
@@ -517,6 +561,10 @@ fn sides_that_share_few_names_get_a_comparability_note() {
 /// factor, `compare` says so and judges rows beyond it (`--no-run-shift`: against no change);
 /// a change of the program (fp32 → bf16, a larger MLP, another DDP bucket size, another loss)
 /// gets no such note (docs/significance.md#a-run-wide-shift).
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn a_run_wide_shift_is_named_and_a_program_change_is_not() {
     let Some(t) = traces() else { return };

@@ -328,6 +328,10 @@ fn zoom(d: &Driver, path: &str, expect: &str) {
     ));
 }
 
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
 #[test]
 fn browser_zoom_sort_filter_and_back() {
     let dir = TempDir::new().unwrap();
@@ -515,6 +519,10 @@ fn browser_folds_runs_and_marks_overlap() {
 const HOST_CHART: &str =
     r##"return document.querySelector("#exec-chart svg")?.getAttribute("aria-label")?.startsWith("host") === true"##;
 
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
 #[test]
 fn browser_device_tables_and_time_toggle() {
     let dir = TempDir::new().unwrap();
@@ -546,6 +554,10 @@ fn browser_device_tables_and_time_toggle() {
 
 /// A real pair from two vendors (../shared/traces; skipped without it): the numbers equal the CLI
 /// views', and the page zooms three levels down and back with no errors.
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn real_gpu_pair_from_two_vendors() {
     let Some(traces) = common::traces("the report of a real GPU pair") else {
@@ -620,6 +632,10 @@ fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
 
 /// The HTA demo pair (35 MB of JSON) and a 2021-format ResNet-50 pair (no module events: the
 /// fallback tree) open with bars, tables and no errors (../shared/traces; skipped without it).
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn real_pairs_open_without_errors() {
     let Some(base) = common::traces("the reports of real pairs") else {
@@ -750,6 +766,10 @@ fn the_report_judges_module_marks_beyond_a_run_wide_shift() {
 
 /// The page's header counts the steps used apart from their numbers (`step 1009 (of 6)` read as
 /// the 1009th of 6) and writes runs of steps as the terminal does (`steps 1–3`, not `1, 2, 3`).
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
 #[test]
 fn the_header_counts_steps_apart_from_their_numbers() {
     let dir = TempDir::new().unwrap();
@@ -768,6 +788,10 @@ fn the_header_counts_steps_apart_from_their_numbers() {
 /// The tables show a kernel without its `void` and with its argument list as `(…)` (the cell
 /// cuts the end: `void cutlass::Kernel2<cutlass_80_simt_sgemm_256x12…` showed neither tile nor
 /// layout); its tooltip keeps the name, and the filter matches it.
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
 #[test]
 fn browser_tables_show_a_kernel_by_its_own_name() {
     let dir = TempDir::new().unwrap();

@@ -1,11 +1,17 @@
 //! The overview's step-time breakdown beyond its main table (docs/breakdown.md): a row per
 //! selected step (`--per-step`), a row per rank and the straggler (two ranks or more).
 
-use super::views::OverviewOptions;
 use super::{fit_table, fmt_duration, json_us, md_cell};
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
+
+/// What the overview shows beyond its table.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OverviewOptions {
+    /// A row per selected step and side (`--per-step`).
+    pub per_step: bool,
+}
 
 /// The step time and parts of one row as JSON (µs), after `first`'s keys; the parts are null
 /// without device events (a CPU-only side: the step time alone).

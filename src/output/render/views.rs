@@ -1,5 +1,6 @@
 //! The operator and kernel tables (docs/semantics.md#operator-and-kernel-views) and the overview (docs/semantics.md#overview) in each format.
 
+pub use super::breakdown::OverviewOptions;
 use super::compare::{describe_side, side_json};
 use super::{
     Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_count, fmt_duration, fmt_percent,
@@ -603,13 +604,6 @@ impl Line {
 /// them).
 pub fn render_overview(o: &Overview, format: Format) -> String {
     render_overview_with(o, format, &OverviewOptions::default())
-}
-
-/// What the overview shows beyond its table.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct OverviewOptions {
-    /// A row per selected step and side (`--per-step`).
-    pub per_step: bool,
 }
 
 /// The overview; with two ranks or more on a side, its per-rank rows and straggler too.

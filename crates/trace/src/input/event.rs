@@ -6,6 +6,7 @@
 //! Chunks are independent: they are parsed on any thread and merged in file order.
 
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
+use crate::input::fields::{Fields, MAX_EVENT_BYTES, Member, PLAIN_CAT, PLAIN_NAME, Raw, is_place_arg};
 use crate::input::number::Number;
 use crate::input::split::{ArrayCut, Expect, Found, MAX_DEPTH, kind_of};
 use crate::model::store::{EventTable, MemorySample, NO_CORRELATION, NO_STREAM, NameId, NewEvent};
@@ -635,77 +636,6 @@ impl<'de> de::Deserialize<'de> for Key<'de> {
     }
 }
 
-/// The longest event read (an event's members are found by the low 32 bits of their address:
-/// [`Raw`]).
-const MAX_EVENT_BYTES: usize = u32::MAX as usize;
-
-/// Where the raw text of a member's value is, kept in 8 bytes so that the fields of an event
-/// are copied as a few vector moves, not with `memcpy` (which was 8% of the parse's time):
-/// the low 32 bits of its address and its length (0 for a member that is absent, as a value is
-/// never empty). In an event shorter than 4 GiB the offset from the event's start is the
-/// difference of the low bits, wrapping.
-#[derive(Clone, Copy, Default)]
-pub(super) struct Raw {
-    addr: u32,
-    len: u32,
-}
-
-impl Raw {
-    /// The value whose text is `text` (never empty).
-    pub(super) fn span(text: &[u8]) -> Raw {
-        Raw {
-            addr: text.as_ptr() as usize as u32,
-            len: text.len() as u32,
-        }
-    }
-
-    fn of(value: &RawValue) -> Raw {
-        let text = value.get();
-        Raw {
-            addr: text.as_ptr() as usize as u32,
-            len: text.len() as u32,
-        }
-    }
-
-    /// The value's text in the event's `text`, which it was borrowed from.
-    pub(super) fn get(self, text: &[u8]) -> Option<&[u8]> {
-        if self.len == 0 {
-            return None;
-        }
-        let at = self.addr.wrapping_sub(text.as_ptr() as usize as u32) as usize;
-        text.get(at..at + self.len as usize)
-    }
-}
-
-/// The raw values of the fields tracediff reads.
-#[derive(Default)]
-pub(super) struct Fields<'a> {
-    pub(super) name: Raw,
-    pub(super) cat: Raw,
-    pub(super) ts: Raw,
-    pub(super) dur: Raw,
-    pub(super) pid: Raw,
-    pub(super) tid: Raw,
-    /// `ph` and `id`, read for `fwdbwd` flows.
-    pub(super) ph: Raw,
-    pub(super) id: Raw,
-    pub(super) stream: Raw,
-    pub(super) correlation: Raw,
-    /// `args.device`, and the `args` of a `[memory]` instant event.
-    pub(super) device: Raw,
-    pub(super) total_allocated: Raw,
-    pub(super) bytes: Raw,
-    pub(super) device_type: Raw,
-    pub(super) device_id: Raw,
-    /// [`PLAIN_NAME`] and [`PLAIN_CAT`]: the scan found `name` or `cat` a string without
-    /// escapes, whose text is what stands between its quotes.
-    pub(super) plain: u8,
-    text: std::marker::PhantomData<&'a str>,
-}
-
-pub(super) const PLAIN_NAME: u8 = 1;
-pub(super) const PLAIN_CAT: u8 = 2;
-
 /// The attributes asked for that an event has: (column, key, value).
 type RawAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, &'a RawValue)>;
 
@@ -726,16 +656,9 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_, 'de> {
         let mut f = Fields::default();
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
             // `null` reads as absent, as a missing field.
-            let slot = match key.as_ref() {
-                "name" => &mut f.name,
-                "cat" => &mut f.cat,
-                "ts" => &mut f.ts,
-                "dur" => &mut f.dur,
-                "pid" => &mut f.pid,
-                "tid" => &mut f.tid,
-                "ph" => &mut f.ph,
-                "id" => &mut f.id,
-                "args" => {
+            let slot = match f.member(key.as_bytes()) {
+                Member::Read(slot, _) => slot,
+                Member::Args => {
                     map.next_value_seed(ArgsSeed {
                         keys: self.keys,
                         fields: &mut f,
@@ -744,14 +667,14 @@ impl<'de> Visitor<'de> for EventVisitor<'_, '_, 'de> {
                     })?;
                     continue;
                 }
-                _ => {
+                Member::Other => {
                     map.next_value::<IgnoredAny>()?;
                     continue;
                 }
             };
             *slot = map
                 .next_value::<Option<&'de RawValue>>()?
-                .map_or(Raw::default(), Raw::of);
+                .map_or(Raw::default(), raw_of);
         }
         Ok(f)
     }
@@ -811,15 +734,9 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let f = self.fields;
         while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            let slot = match key.as_ref() {
-                "stream" => &mut f.stream,
-                "correlation" => &mut f.correlation,
-                "device" => &mut f.device,
-                "Total Allocated" => &mut f.total_allocated,
-                "Bytes" => &mut f.bytes,
-                "Device Type" => &mut f.device_type,
-                "Device Id" => &mut f.device_id,
-                k => match self.keys.column_of(k) {
+            let slot = match f.arg(key.as_bytes()) {
+                Some(slot) => slot,
+                None => match self.keys.column_of(&key) {
                     Some(col) => {
                         let value: &'de RawValue = map.next_value()?;
                         self.attrs.push((col, key, value));
@@ -832,9 +749,9 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
                 },
             };
             let value: &'de RawValue = map.next_value()?;
-            *slot = Raw::of(value);
+            *slot = raw_of(value);
             // `device` and the memory keys may also be attributes the user asked for.
-            if !matches!(key.as_ref(), "stream" | "correlation")
+            if !is_place_arg(key.as_bytes())
                 && let Some(col) = self.keys.column_of(&key)
             {
                 self.attrs.push((col, key, value));
@@ -842,6 +759,11 @@ impl<'de> Visitor<'de> for ArgsSeed<'_, '_, 'de> {
         }
         Ok(())
     }
+}
+
+/// Where the text of a value serde_json borrowed is.
+fn raw_of(value: &RawValue) -> Raw {
+    Raw::span(value.get().as_bytes())
 }
 
 /// The text of a JSON string value (with its quotes); a lone surrogate becomes U+FFFD.

@@ -4,6 +4,8 @@
 
 pub mod attrs;
 pub mod discover;
+// The members of an event the parsers read: one table for the fast scan and serde_json.
+mod fields;
 // The parser's per-event plumbing (chunks, borrowed fields): used by `parse` and `pipeline`
 // only; the public way in is `load` (or `parse`).
 pub(crate) mod event;

@@ -13,7 +13,7 @@
 //! member read as absent, the last of two equal keys.
 //! `pipeline.rs` holds it to that on JSONTestSuite at every place in an event.
 
-use super::event::{Fields, PLAIN_CAT, PLAIN_NAME, Raw};
+use super::fields::{Fields, Member, Raw};
 use super::split::is_ws;
 use wide::{i8x16, u8x16};
 
@@ -43,16 +43,9 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
         let (key, first) = scan.member_key(b)?;
         let at = scan.i;
         // The slot, and for a name or category its bit of `plain`.
-        let (slot, bit) = match key {
-            b"name" => (&mut f.name, PLAIN_NAME),
-            b"cat" => (&mut f.cat, PLAIN_CAT),
-            b"ts" => (&mut f.ts, 0),
-            b"dur" => (&mut f.dur, 0),
-            b"pid" => (&mut f.pid, 0),
-            b"tid" => (&mut f.tid, 0),
-            b"ph" => (&mut f.ph, 0),
-            b"id" => (&mut f.id, 0),
-            b"args" => {
+        let (slot, bit) = match f.member(key) {
+            Member::Read(slot, bit) => (slot, bit),
+            Member::Args => {
                 scan.args(first, &mut f)?;
                 b = scan.after_member()?;
                 if b == b'}' {
@@ -60,7 +53,7 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
                 }
                 continue;
             }
-            _ => {
+            Member::Other => {
                 scan.value(first, 1)?;
                 b = scan.after_member()?;
                 if b == b'}' {
@@ -191,16 +184,7 @@ impl<'a> Scan<'a> {
         loop {
             let (key, first) = self.member_key(b)?;
             let at = self.i;
-            let slot = match key {
-                b"stream" => Some(&mut f.stream),
-                b"correlation" => Some(&mut f.correlation),
-                b"device" => Some(&mut f.device),
-                b"Total Allocated" => Some(&mut f.total_allocated),
-                b"Bytes" => Some(&mut f.bytes),
-                b"Device Type" => Some(&mut f.device_type),
-                b"Device Id" => Some(&mut f.device_id),
-                _ => None,
-            };
+            let slot = f.arg(key);
             self.value(first, 2)?;
             if let Some(slot) = slot {
                 *slot = Raw::span(&self.s[at..self.i]);
