@@ -107,8 +107,12 @@ const OVERVIEW_LABELS = {
   device_memory_bytes: "device memory", ranks: "ranks", steps: "steps", mean_step_time_us: "mean step time",
   "breakdown.compute_us": "├ compute", "breakdown.comm_exposed_us": "├ exposed communication",
   "breakdown.memory_exposed_us": "├ exposed memory copies", "breakdown.idle_us": "└ GPU idle",
+  "breakdown.idle.host_communication_us": "\u00a0\u00a0├ host communication",
+  "breakdown.idle.synchronize_us": "\u00a0\u00a0├ synchronize", "breakdown.idle.launch_us": "\u00a0\u00a0├ launch",
+  "breakdown.idle.dataloader_us": "\u00a0\u00a0├ dataloader", "breakdown.idle.host_compute_us": "\u00a0\u00a0├ host compute",
+  "breakdown.idle.untraced_us": "\u00a0\u00a0└ untraced",
   "breakdown.comm_total_us": "communication per step", "breakdown.comm_overlapped_us": "├ overlapped with compute",
-  "breakdown.overlap_ratio": "└ overlap ratio",
+  "breakdown.overlap_ratio": "└ overlap ratio", host_comm_per_step_us: "host communication per step",
   gpu_busy_per_step_us: "GPU busy per step", gpu_utilization: "GPU utilization",
   host_busy_per_step_us: "host ops busy per step", avg_allocated_bytes: "avg allocated",
   peak_allocated_bytes: "peak allocated",
@@ -127,15 +131,16 @@ function overview() {
   if (!ov || !ov.control) { t.replaceWith(el("p", { class: "note" }, "No overview.")); return; }
   t.append(el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, D.labels[0]), el("th", {}, D.labels[1]), el("th", {}, "Δ"), el("th", {}, "Δ %"))));
   const body = el("tbody");
-  // "breakdown.x" reads x in each side's breakdown object (null where a side has none).
-  const get = (o, key) => {
-    const [group, k] = key.includes(".") ? key.split(".") : [null, key];
-    return group ? (o[group] ? o[group][k] : null) : o[key];
-  };
+  // "breakdown.x" reads x in each side's breakdown object, "breakdown.idle.x" x in its idle
+  // object (null where a side has none).
+  const get = (o, key) => key.split(".").reduce((v, k) => (v === null || v === undefined ? null : v[k]), o);
   for (const key of Object.keys(OVERVIEW_LABELS)) {
     const inner = key.includes(".") ? key.split(".")[0] : key;
     if (!(inner in ov.control)) continue;
     if (key.includes(".") && !ov.control[inner] && !ov.test[inner]) continue;
+    // The idle causes only where a side has them (summaries older than them have none).
+    const group = key.split(".").slice(0, -1).join(".");
+    if (group.includes(".") && !get(ov.control, group) && !get(ov.test, group)) continue;
     const pct = get(ov.diff_pct, key);
     const diff = get(ov.diff, key);
     const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null : signClass(diff);

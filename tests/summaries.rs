@@ -284,7 +284,7 @@ fn bad_parquet_is_one_line_naming_the_file() {
     tracediff::output::summary::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
     assert_eq!(
         fails(dir, &["gate", "v99.parquet", "s/test", "--fail-on-added", "."]),
-        "tracediff: summary schema version 99, this tracediff reads versions 1 to 4 (run tracediff summarize again) (v99.parquet)"
+        "tracediff: summary schema version 99, this tracediff reads versions 1 to 5 (run tracediff summarize again) (v99.parquet)"
     );
     // Commands that need events refuse summaries, naming the file.
     let refused = "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)";

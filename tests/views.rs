@@ -282,6 +282,53 @@ fn breakdown_of_a_fixture_worked_by_hand() {
     assert_eq!(parts(&two["control"]["breakdown"])[1], 10.0);
 }
 
+/// `fixtures/idle`, worked by hand (µs), step 1 [0,100) on both sides.
+/// Control (its step an `Operator`, as older traces write it): the data loader [0,10);
+/// `aten::mm` [10,20) around a launch [12,16); the gemm [20,50); `aten::item` [48,62) around a
+/// stream synchronize [50,60); nothing [62,66); `gloo:all_reduce` on another thread [66,90),
+/// under which `aten::add` [80,95) starts; nothing [95,100). Idle 70 = host communication 24 +
+/// synchronize 10 + launch 4 + dataloader 10 + host compute 13 (2 + 4 + 2 + 5) + untraced 9;
+/// host communication 24; host ops busy 39 (never the step).
+/// Test: `nccl:all_reduce` [0,20) launches its kernel [5,10) (so it is host compute, not host
+/// communication); the NCCL kernel [20,40); `gloo:all_reduce` [40,60) on another thread over a
+/// device synchronize [50,70); `aten::relu` [72,80). Idle 80 = 20 + 10 + 5 + 0 + 23 + 22.
+#[test]
+fn idle_time_splits_by_what_the_host_was_doing() {
+    const PAIR: [&str; 2] = ["fixtures/idle/control", "fixtures/idle/test"];
+    let v: serde_json::Value =
+        serde_json::from_str(&view("overview", PAIR, &["--format", "json", "--per-step"])).unwrap();
+    let causes = |b: &serde_json::Value| -> Vec<f64> {
+        [
+            "host_communication_us",
+            "synchronize_us",
+            "launch_us",
+            "dataloader_us",
+            "host_compute_us",
+            "untraced_us",
+        ]
+        .iter()
+        .map(|k| b["idle"][k].as_f64().unwrap_or(f64::NAN))
+        .collect()
+    };
+    assert_eq!(causes(&v["control"]["breakdown"]), [24.0, 10.0, 4.0, 10.0, 13.0, 9.0]);
+    assert_eq!(causes(&v["test"]["breakdown"]), [20.0, 10.0, 5.0, 0.0, 23.0, 22.0]);
+    assert_eq!(causes(&v["diff"]["breakdown"]), [-4.0, 0.0, 1.0, -10.0, 10.0, 13.0]);
+    assert_eq!(causes(&v["control"]["per_step"][0]), [24.0, 10.0, 4.0, 10.0, 13.0, 9.0]);
+    for (side, idle) in [("control", 70.0), ("test", 80.0)] {
+        let b = &v[side]["breakdown"];
+        assert_eq!(b["idle_us"], idle, "{side}");
+        assert_eq!(
+            causes(b).iter().sum::<f64>(),
+            idle,
+            "the causes sum to the idle time: {side}"
+        );
+    }
+    assert_eq!(v["control"]["host_comm_per_step_us"], 24.0);
+    assert_eq!(v["test"]["host_comm_per_step_us"], 20.0);
+    assert_eq!(v["control"]["host_busy_per_step_us"], 39.0, "the step is no operator");
+    insta::assert_snapshot!(view("overview", PAIR, &["--per-step"]));
+}
+
 #[test]
 fn a_side_without_steps_has_zero_steps_and_a_breakdown_of_its_span() {
     let pair = ["fixtures/nosteps/control", "fixtures/nosteps/test"];
@@ -452,13 +499,13 @@ test: straggler rank 2, its mean step 1.25× the median rank's; slowest rank per
         t["per_step"][3],
         serde_json::json!({"rank": 1, "step": 1, "step_us": 1200, "compute_us": null,
             "comm_total_us": null, "comm_overlapped_us": null, "comm_exposed_us": null,
-            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null})
+            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null, "idle": null})
     );
     assert_eq!(
         t["per_rank"][2],
         serde_json::json!({"rank": 2, "windows": 3, "step_us": 1333.333, "compute_us": null,
             "comm_total_us": null, "comm_overlapped_us": null, "comm_exposed_us": null,
-            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null})
+            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null, "idle": null})
     );
     let st = &t["straggler"];
     assert_eq!(st["rank"], 2);
@@ -530,7 +577,7 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
     assert_eq!(lines[0], "metric,control,test,diff,diff_pct,rank");
     assert_eq!(lines[5], "mean_step_time_us,1000,1133.333,133.333,+13.3%,");
     assert_eq!(
-        lines[20..24],
+        lines[27..31],
         [
             "straggler.rank,0,2,,,",
             "straggler.max_over_median,1,1.250000468750293,0.250000468750293,+25.0%,",
@@ -539,10 +586,10 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
         ]
     );
     let rank2: Vec<&str> = lines.iter().copied().filter(|l| l.ends_with(",2")).collect();
-    assert_eq!(rank2.len(), 10, "{csv}");
+    assert_eq!(rank2.len(), 16, "{csv}");
     assert_eq!(rank2[1], "mean_step_time_us,1000,1333.333,333.333,+33.3%,2");
     assert_eq!(rank2[3], "breakdown.compute_us,,,,,2", "no device events: empty parts");
-    assert_eq!(lines.len(), 1 + 19 + 2 + 3 * 10);
+    assert_eq!(lines.len(), 1 + 26 + 2 + 3 * 16);
     // With device events, a rank's parts.
     let gpu = view(
         "overview",
@@ -553,7 +600,7 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
     // One rank a side: no rank column.
     let one = view("overview", CPU, &["--format", "csv"]);
     assert!(one.starts_with("metric,control,test,diff,diff_pct\n"), "{one}");
-    assert_eq!(one.lines().count(), 1 + 19, "{one}");
+    assert_eq!(one.lines().count(), 1 + 26, "{one}");
 }
 
 /// A GPU trace holds each step twice among its ProfilerStep events (the host annotation and its

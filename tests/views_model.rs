@@ -363,7 +363,8 @@ fn overview_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -> Over
         has_gpu |= m.ev.iter().any(|e| e.place == 'd');
         has_ops |= m.ev.iter().any(Ev::is_op);
         gpu += busy(&spans(&|e| e.place == 'd'), &w);
-        host += busy(&spans(&|e| e.is_op()), &w);
+        // Operators, never the step itself (an `Operator` in older traces).
+        host += busy(&spans(&|e| e.is_op() && step_of(&e.name).is_none()), &w);
         windows += w.len() as i64;
         window_ns += w.iter().map(|(s, e)| e - s).sum::<i64>();
     }
@@ -470,6 +471,114 @@ fn breakdown_mean_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -
         mean[4],
         step - mean[0] - mean[3] - mean[4],
     ])
+}
+
+/// What the host was doing, for the idle causes, from the rule's words: 0 a host collective
+/// (gloo, c10d, nccl, record_param_comms; one that makes a launch call on its thread is an
+/// operator instead), 1 a synchronize or blocking copy, 2 any other runtime call, 3 the data
+/// loader, 4 any other operator, annotation or Python frame; `None`: a step, or not host.
+fn activity_model(e: &Ev, launches: &[(String, i64)]) -> Option<usize> {
+    if e.place != 'h' {
+        return None;
+    }
+    let runtime = matches!(e.cat.as_str(), "cuda_runtime" | "cuda_driver" | "Runtime") || e.cat.ends_with("_runtime");
+    if runtime {
+        let n = e.name.as_str();
+        let blocking_copy = ["cudaMemcpy", "hipMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "hipMemcpy2D"].contains(&n)
+            || n.starts_with("cudaMemcpyToSymbol")
+            || n.starts_with("cudaMemcpyFromSymbol")
+            || n == "cudaMemcpyPeer"
+            || n == "hipMemcpyPeer"
+            || (n.starts_with("cuMemcpy") && !n.contains("Async"));
+        let sync = n.to_lowercase().contains("synchronize") || blocking_copy;
+        return Some(if sync { 1 } else { 2 });
+    }
+    if !matches!(
+        e.cat.as_str(),
+        "cpu_op" | "Operator" | "user_annotation" | "python_function"
+    ) || step_of(&e.name).is_some()
+    {
+        return None;
+    }
+    if e.cat == "python_function" {
+        return Some(4);
+    }
+    let n = e.name.as_str();
+    if n.starts_with("gloo:") || n.starts_with("c10d::") || n.starts_with("nccl:") || n == "record_param_comms" {
+        let launches_one = launches
+            .iter()
+            .any(|(t, ts)| *t == e.thread && e.ts <= *ts && *ts < e.end());
+        return Some(if launches_one { 4 } else { 0 });
+    }
+    Some(if n.starts_with("enumerate(DataLoader)") { 3 } else { 4 })
+}
+
+/// Launch calls (runtime events whose name holds `Launch`): (thread, start).
+fn launches_model(m: &Model) -> Vec<(String, i64)> {
+    m.ev.iter()
+        .filter(|e| e.place == 'h' && e.name.contains("Launch"))
+        .filter(|e| matches!(e.cat.as_str(), "cuda_runtime" | "cuda_driver" | "Runtime") || e.cat.ends_with("_runtime"))
+        .map(|e| (e.thread.clone(), e.ts))
+        .collect()
+}
+
+/// The idle causes of one window by a sweep over the edges of device work (−1) and host
+/// activities (0–4): each stretch with no device work goes to the lowest activity open, else
+/// to untraced (5). Also the host communication: where some host collective is open.
+fn idle_model(m: &Model, launches: &[(String, i64)], (ws, we): (i64, i64)) -> ([i64; 6], i64) {
+    let mut edges: Vec<(i64, i64, i64)> = Vec::new();
+    for e in &m.ev {
+        let class = if e.place == 'd' {
+            Some(-1)
+        } else {
+            activity_model(e, launches).map(|k| k as i64)
+        };
+        let (s, t) = (e.ts.max(ws), e.end().min(we));
+        if let Some(c) = class
+            && s < t
+        {
+            edges.push((s, c, 1));
+            edges.push((t, c, -1));
+        }
+    }
+    edges.sort();
+    let mut open = [0i64; 6]; // [device, 0..4]
+    let (mut out, mut comm) = ([0i64; 6], 0);
+    let mut at = ws;
+    for (x, c, d) in edges.into_iter().chain([(we, -1, 0)]) {
+        let len = x - at;
+        if open[1] > 0 {
+            comm += len;
+        }
+        if open[0] == 0 {
+            let k = (1..6).find(|&k| open[k] > 0).map_or(5, |k| k - 1);
+            out[k] += len;
+        }
+        open[(c + 1) as usize] += d;
+        at = x;
+    }
+    (out, comm)
+}
+
+/// The mean idle causes of a side (untraced takes the rounding, as idle does) and its host
+/// communication per window.
+fn idle_mean_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>, idle_mean: i64) -> ([i64; 6], i64) {
+    let (mut sum, mut comm, mut n) = ([0i64; 6], 0i64, 0i64);
+    for (m, _) in sel {
+        let launches = launches_model(m);
+        for w in model_windows(m, iters) {
+            let (parts, c) = idle_model(m, &launches, w);
+            for k in 0..6 {
+                sum[k] += parts[k];
+            }
+            comm += c;
+            n += 1;
+        }
+    }
+    let n = n.max(1);
+    let mut mean = sum.map(|x| x / n);
+    mean[5] = idle_mean - mean[..5].iter().sum::<i64>();
+    (mean, comm / n)
 }
 
 /// (peak, avg, device) of the device with the largest peak, from `[memory]` instants: naive
@@ -671,10 +780,22 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
                 b.idle_ns,
             ]
         });
+        let want = breakdown_mean_model(&sel, &res.iterations);
+        assert_eq!(got, want, "{} breakdown side {k}", control.display());
+        let (causes, comm) = idle_mean_model(&sel, &res.iterations, want.map_or(0, |w| w[6]));
+        if let Some(b) = o.breakdown {
+            let got = b.idle_causes.map(|c| c.parts().map(|(_, ns)| ns));
+            assert_eq!(got, Some(causes), "{} idle causes side {k}", control.display());
+        }
+        let windows = sel
+            .iter()
+            .map(|(m, _)| model_windows(m, &res.iterations).len())
+            .sum::<usize>();
+        let want_comm = (windows > 0).then_some(comm);
         assert_eq!(
-            got,
-            breakdown_mean_model(&sel, &res.iterations),
-            "{} breakdown side {k}",
+            o.host_comm_per_step_ns,
+            want_comm,
+            "{} host communication side {k}",
             control.display()
         );
         let files = files_of(dir);

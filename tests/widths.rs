@@ -94,6 +94,7 @@ fn compare_operators_kernels_and_events_fit_80_and_100_columns() {
     fits(&["kernels", &c, &t, "--by-operator"]);
     fits(&["events", &c, "--format", "table"]);
     fits(&["overview", &c, &t]);
+    fits(&["overview", "fixtures/idle/control", "fixtures/idle/test", "--per-step"]);
 }
 
 #[test]

@@ -339,12 +339,17 @@ _BREAKDOWN_KEYS = (
     "overlap_ratio",
 )
 
+# The causes of GPU idle (docs/breakdown.md#why-the-gpu-was-idle), flattened from each row's
+# `idle` object into `idle_<cause>_us` columns.
+_IDLE_CAUSES = ("host_communication", "synchronize", "launch", "dataloader", "host_compute", "untraced")
+_IDLE_KEYS = tuple(f"idle_{c}_us" for c in _IDLE_CAUSES)
+
 
 def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
     """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column. The
     parts are NaN (polars: null) on a side without device events, where only `step_us` is
     known."""
-    columns = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS}
+    columns = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS + _IDLE_KEYS}
     for side in ("control", "test"):
         for row in doc[side].get(key) or []:
             columns["side"].append(doc[side]["label"])
@@ -355,17 +360,24 @@ def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
             for c in _BREAKDOWN_KEYS:
                 v = row.get(c)
                 columns[c].append(None if v is None else float(v))
-    return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS})
+            idle = row.get("idle") or {}
+            for cause, c in zip(_IDLE_CAUSES, _IDLE_KEYS):
+                v = idle.get(f"{cause}_us")
+                columns[c].append(None if v is None else float(v))
+    return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS + _IDLE_KEYS})
 
 
 def overview(control, test, *, labels=("control", "test"), backend: str = "pandas", **options) -> dict:
     """The overview (`tracediff overview --format json --per-step`) as a dict: per side the
     device, steps (`steps_used` names them; every step by default), mean step time, GPU busy
-    time and utilisation, memory, and `breakdown` (where the step time went: compute, exposed
-    communication, exposed memory copies, idle, in µs per step; docs/breakdown.md); values a
+    time and utilisation, host communication, memory, and `breakdown` (where the step time went:
+    compute, exposed communication, exposed memory copies, idle and, under `idle`, why: host
+    communication, synchronize, launch, dataloader, host compute, untraced; in µs per step;
+    docs/breakdown.md); values a
     trace cannot give are None. Two frames beside them: `per_step` (a row per side, rank and
     step) and `per_rank` (a row per side and rank, with two ranks or more on a side): the step
-    time, and its parts (NaN on a side without device events, a CPU-only run)."""
+    time, and its parts with the idle causes as `idle_<cause>_us` columns (NaN on a side without
+    device events, a CPU-only run)."""
     import json
 
     check_backend(backend)

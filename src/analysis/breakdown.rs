@@ -4,6 +4,7 @@
 //! memory exposed = |∪Y ∖ (∪C ∪ ∪M)|, idle = |W| − |∪all|. The parts of a window add up to
 //! its length exactly.
 
+use crate::analysis::idle::IdleSpans;
 use crate::analysis::intervals::{clipped_length, intersect_merged, merge_spans, union_merged};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -56,6 +57,8 @@ pub struct BreakdownSpans {
     memory_hidden: Vec<(i64, i64)>,
     memory: Vec<(i64, i64)>,
     all: Vec<(i64, i64)>,
+    /// What the host was doing, to say why the device was idle.
+    idle: IdleSpans,
 }
 
 impl BreakdownSpans {
@@ -77,7 +80,9 @@ impl BreakdownSpans {
             spans[k].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
         }
         let [compute, comm, memory] = spans.map(merge_spans);
-        Self::of_spans(compute, comm, memory)
+        let mut spans = Self::of_spans(compute, comm, memory);
+        spans.idle = IdleSpans::of_file(file, &spans.all);
+        spans
     }
 
     /// From merged compute, communication and memory spans.
@@ -90,6 +95,7 @@ impl BreakdownSpans {
             compute,
             comm,
             memory,
+            idle: IdleSpans::default(),
         }
     }
 
@@ -98,20 +104,29 @@ impl BreakdownSpans {
         let len = |spans: &[(i64, i64)]| clipped_length(spans, &[(start, end)]);
         let comm_total = len(&self.comm);
         let overlapped = len(&self.comm_and_compute);
+        let idle_ns = (end - start) - len(&self.all);
         Breakdown {
             compute_ns: len(&self.compute),
             comm_total_ns: comm_total,
             comm_overlapped_ns: overlapped,
             comm_exposed_ns: comm_total - overlapped,
             memory_exposed_ns: len(&self.memory) - len(&self.memory_hidden),
-            idle_ns: (end - start) - len(&self.all),
+            idle_ns,
+            idle_causes: Some(self.idle.window((start, end), idle_ns)),
         }
+    }
+
+    /// The host communication time of the window `[start, end)`: the union of host collectives
+    /// (gloo, c10d, NCCL calls that launch no kernel) on every thread inside it.
+    pub fn host_comm(&self, window: (i64, i64)) -> i64 {
+        self.idle.host_comm(window)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::summary::IdleCauses;
 
     #[test]
     fn events_classify_memory_first_then_communication() {
@@ -151,6 +166,11 @@ mod tests {
                 comm_exposed_ns: 10,
                 memory_exposed_ns: 5,
                 idle_ns: 15,
+                // No host events: every idle nanosecond is untraced.
+                idle_causes: Some(IdleCauses {
+                    untraced_ns: 15,
+                    ..IdleCauses::default()
+                }),
             }
         );
         assert_eq!(b.step_ns(), 50);

@@ -64,6 +64,31 @@ pub fn union_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
     merge_spans(a.iter().chain(b).copied().collect())
 }
 
+/// What of merged `a` lies outside merged `b`, merged (both from [`merge_spans`]).
+pub fn subtract_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for &(start, end) in a {
+        let mut at = start;
+        // Spans of `b` that end before this one starts can meet no later span of `a` either.
+        while j < b.len() && b[j].1 <= at {
+            j += 1;
+        }
+        let mut k = j;
+        while k < b.len() && b[k].0 < end {
+            if b[k].0 > at {
+                out.push((at, b[k].0));
+            }
+            at = at.max(b[k].1);
+            k += 1;
+        }
+        if at < end {
+            out.push((at, end));
+        }
+    }
+    out
+}
+
 /// Total length covered by a set of intervals.
 pub fn union_length(spans: &mut [(i64, i64)]) -> i64 {
     spans.sort_unstable();
@@ -131,5 +156,17 @@ mod tests {
         assert_eq!(merge_spans(spans), vec![(0, 25), (30, 40), (50, 60)]);
         assert_eq!(merge_spans(vec![(7, 9)]), vec![(7, 9)]);
         assert_eq!(merge_spans(Vec::new()), Vec::<(i64, i64)>::new());
+    }
+
+    #[test]
+    fn subtraction_keeps_what_lies_outside() {
+        let a = [(0, 10), (20, 30), (40, 50)];
+        let b = [(2, 4), (8, 22), (25, 26), (45, 60)];
+        assert_eq!(
+            subtract_merged(&a, &b),
+            vec![(0, 2), (4, 8), (22, 25), (26, 30), (40, 45)]
+        );
+        assert_eq!(subtract_merged(&a, &[]), a.to_vec());
+        assert_eq!(subtract_merged(&[], &b), vec![]);
     }
 }

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod flamegraph;
 pub mod gate;
 pub mod gate_run;
+pub(crate) mod idle;
 pub mod intervals;
 pub mod loaded;
 pub mod modules;

@@ -40,9 +40,11 @@ fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
             .map(span_of)
             .collect(),
     );
+    // Operators only: in older traces the step itself (`ProfilerStep#N`) is an `Operator`,
+    // and counting it made the host busy for the whole step.
     let host = merge_spans(
         (0..ev.len())
-            .filter(|&i| op_cat[ev.cat[i].index()])
+            .filter(|&i| op_cat[ev.cat[i].index()] && step_of[ev.name[i].index()].is_none())
             .map(span_of)
             .collect(),
     );
@@ -65,6 +67,7 @@ fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
             })
             .collect(),
         breakdown: Some(parts.window((start, end))),
+        host_comm_ns: Some(parts.host_comm((start, end))),
     };
     let windows: Vec<Window> = (0..ev.len())
         .filter(|&i| ev.place[i] == Place::Host)

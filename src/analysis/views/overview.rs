@@ -17,7 +17,7 @@ use crate::analysis::select::{Pick, Resolved, Selected, resolve};
 use crate::analysis::summary::{load_summary_pair, summarize};
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
-use crate::model::summary::{Breakdown, FileSummary, MemoryStats, Window};
+use crate::model::summary::{Breakdown, FileSummary, IdleCauses, MemoryStats, Window};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
@@ -53,8 +53,13 @@ pub struct SideOverview {
     pub gpu_busy_per_step_ns: Option<i64>,
     /// GPU busy ÷ window time, 0–1.
     pub gpu_utilization: Option<f64>,
-    /// Mean time per window that some operator ran (the union of operator events), in ns.
+    /// Mean time per window that some operator ran (the union of operator events, never a
+    /// step annotation), in ns.
     pub host_busy_per_step_ns: Option<i64>,
+    /// Mean time per window that some host collective ran (gloo, c10d, NCCL calls without a
+    /// kernel of their own; the union over every thread), in ns; `None` from summaries older
+    /// than version 5.
+    pub host_comm_per_step_ns: Option<i64>,
     /// The highest allocated level of `memory_device` inside the windows, in bytes; `None`
     /// without `[memory]` events.
     pub peak_allocated_bytes: Option<i64>,
@@ -98,6 +103,9 @@ pub struct BreakdownMean {
     pub memory_exposed_ns: i64,
     /// Mean time no device work ran, in ns.
     pub idle_ns: i64,
+    /// `idle_ns` split by what the host was doing (means; `untraced_ns` takes the rounding, so
+    /// the parts add up to `idle_ns` exactly); `None` from summaries older than version 5.
+    pub idle_causes: Option<IdleCauses>,
     /// comm_overlapped ÷ comm_total; `None` without communication.
     pub overlap_ratio: Option<f64>,
 }
@@ -110,6 +118,21 @@ impl BreakdownMean {
         let compute_ns = total.compute_ns / n;
         let comm_exposed_ns = total.comm_exposed_ns / n;
         let memory_exposed_ns = total.memory_exposed_ns / n;
+        let idle_ns = step_ns - compute_ns - comm_exposed_ns - memory_exposed_ns;
+        let idle_causes = total.idle_causes.map(|c| {
+            let mean = IdleCauses {
+                host_comm_ns: c.host_comm_ns / n,
+                synchronize_ns: c.synchronize_ns / n,
+                launch_ns: c.launch_ns / n,
+                dataloader_ns: c.dataloader_ns / n,
+                host_compute_ns: c.host_compute_ns / n,
+                untraced_ns: 0,
+            };
+            IdleCauses {
+                untraced_ns: idle_ns - mean.total_ns(),
+                ..mean
+            }
+        });
         BreakdownMean {
             step_ns,
             compute_ns,
@@ -117,7 +140,8 @@ impl BreakdownMean {
             comm_overlapped_ns: total.comm_overlapped_ns / n,
             comm_exposed_ns,
             memory_exposed_ns,
-            idle_ns: step_ns - compute_ns - comm_exposed_ns - memory_exposed_ns,
+            idle_ns,
+            idle_causes,
             overlap_ratio: (total.comm_total_ns > 0)
                 .then(|| total.comm_overlapped_ns as f64 / total.comm_total_ns as f64),
         }
@@ -314,6 +338,7 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         gpu_busy_per_step_ns: gpu_busy.and_then(per_window),
         gpu_utilization: gpu_busy.and_then(|b| (window_ns > 0).then(|| b as f64 / window_ns as f64)),
         host_busy_per_step_ns: host_busy.and_then(per_window),
+        host_comm_per_step_ns: host_comm(&selected).and_then(per_window),
         peak_allocated_bytes: memory.peak,
         avg_allocated_bytes: memory.avg,
         memory_device: memory.device,
@@ -325,6 +350,16 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         per_rank: parts.per_rank,
         straggler: parts.straggler,
     }
+}
+
+/// The summed host communication of the selected windows; `None` when one of them lacks it
+/// (older summaries) or there is none.
+fn host_comm(selected: &[Vec<&Window>]) -> Option<i64> {
+    let windows: Vec<&&Window> = selected.iter().flatten().collect();
+    if windows.is_empty() {
+        return None;
+    }
+    windows.iter().map(|w| w.host_comm_ns).sum()
 }
 
 fn sorted_unique(iterations: Option<&[i64]>) -> Vec<i64> {

@@ -3,6 +3,7 @@
 
 use super::{fit_table, fmt_duration, json_us, md_cell};
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
+use crate::model::summary::IdleCauses;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
@@ -40,7 +41,84 @@ fn parts_json(first: Map<String, Value>, step_ns: i64, b: Option<&BreakdownMean>
         m.insert((*key).into(), parts.map_or(Value::Null, |ns| json_us(ns[k])));
     }
     m.insert("overlap_ratio".into(), json!(b.and_then(|b| b.overlap_ratio)));
+    m.insert("idle".into(), idle_json(b.and_then(|b| b.idle_causes.as_ref())));
     Value::Object(m)
+}
+
+/// The idle causes as a JSON object of µs (`host_communication_us`, …), null where unknown.
+pub fn idle_json(causes: Option<&IdleCauses>) -> Value {
+    causes.map_or(Value::Null, |c| {
+        let m: Map<String, Value> = c
+            .parts()
+            .iter()
+            .map(|(name, ns)| (format!("{name}_us"), json_us(*ns)))
+            .collect();
+        Value::Object(m)
+    })
+}
+
+const IDLE_HEADERS: [&str; 7] = [
+    "GPU idle",
+    "host comm",
+    "synchronize",
+    "launch",
+    "dataloader",
+    "host compute",
+    "untraced",
+];
+
+const IDLE_HEADERS_TWO_LINES: [&str; 7] = [
+    "GPU\nidle",
+    "host\ncomm",
+    "synchro-\nnize",
+    "launch",
+    "data-\nloader",
+    "host\ncompute",
+    "un-\ntraced",
+];
+
+/// A table of `rows` × the idle time and its causes, or nothing where no row has them (a
+/// CPU-only run, older summaries).
+fn idle_table(rows: &[Row<'_>], md: bool, width: usize) -> String {
+    let known: Vec<(&String, &BreakdownMean, &IdleCauses)> = rows
+        .iter()
+        .filter_map(|(name, _, _, b)| b.and_then(|b| b.idle_causes.as_ref().map(|c| (name, b, c))))
+        .collect();
+    if known.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = known.iter().map(|(n, _, _)| (*n).clone()).collect();
+    let cells: Vec<Vec<String>> = known
+        .iter()
+        .map(|(_, b, c)| {
+            std::iter::once(b.idle_ns)
+                .chain(c.parts().iter().map(|(_, ns)| *ns))
+                .map(|ns| fmt_duration(ns, false))
+                .collect()
+        })
+        .collect();
+    let headers: Vec<String> = IDLE_HEADERS.iter().map(|h| (*h).to_string()).collect();
+    if md {
+        let mut out = format!("| | {} |\n", headers.join(" | "));
+        let _ = writeln!(out, "|---|{}", "---:|".repeat(headers.len()));
+        for (n, c) in names.iter().zip(&cells) {
+            let c: Vec<String> = c.iter().map(|x| md_cell(x)).collect();
+            let _ = writeln!(out, "| {} | {} |", md_cell(n), c.join(" | "));
+        }
+        return out;
+    }
+    let whole = fit_table("", &headers, &names, &cells, usize::MAX);
+    if whole.lines().all(|l| super::columns::text_width(l) <= width) {
+        return format!("{whole}\n");
+    }
+    // Too narrow: the rarer causes go first (dataloader, host communication, untraced).
+    let two_lines: Vec<String> = IDLE_HEADERS_TWO_LINES.iter().map(|h| (*h).to_string()).collect();
+    let cut = |names: &[String], w: usize| {
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        super::distinct_cuts(&refs, w)
+    };
+    let table = super::fit_table_dropping("", &two_lines, &names, &cells, width, &[&[4], &[1], &[6]], cut);
+    format!("{table}\n")
 }
 
 fn keys(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -204,6 +282,11 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width
             })
             .collect();
         out.push_str(&table("", None, &rows, md, width));
+        let idle = idle_table(&rows, md, width);
+        if !idle.is_empty() {
+            heading(&mut out, "Per step: why the GPU was idle");
+            out.push_str(&idle);
+        }
     }
     if sides.iter().any(|s| s.per_rank.len() > 1) {
         heading(&mut out, "Per rank (means per step)");
@@ -221,6 +304,11 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width
             })
             .collect();
         out.push_str(&table("", Some("steps"), &rows, md, width));
+        let idle = idle_table(&rows, md, width);
+        if !idle.is_empty() {
+            heading(&mut out, "Per rank: why the GPU was idle (means per step)");
+            out.push_str(&idle);
+        }
         for s in sides {
             if let Some(line) = straggler_line(s) {
                 let line = format!("{}{line}", if md { "- " } else { "" });

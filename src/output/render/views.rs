@@ -446,7 +446,7 @@ pub fn markdown(view: &TableView<'_>) -> String {
 /// The overview's rows: (JSON key, label for people, kind).
 /// Keys under `breakdown.` form the side's `breakdown` object in JSON; an empty label keeps a
 /// row out of the terminal and Markdown tables.
-const OVERVIEW_ROWS: [(&str, &str, Kind); 19] = [
+const OVERVIEW_ROWS: [(&str, &str, Kind); 26] = [
     ("device_name", "device", Kind::Text),
     ("device_memory_bytes", "device memory", Kind::Bytes),
     ("ranks", "ranks", Kind::Count),
@@ -457,9 +457,20 @@ const OVERVIEW_ROWS: [(&str, &str, Kind); 19] = [
     ("breakdown.comm_exposed_us", "├ exposed communication", Kind::Time),
     ("breakdown.memory_exposed_us", "├ exposed memory copies", Kind::Time),
     ("breakdown.idle_us", "└ GPU idle", Kind::Time),
+    (
+        "breakdown.idle.host_communication_us",
+        "  ├ host communication",
+        Kind::Time,
+    ),
+    ("breakdown.idle.synchronize_us", "  ├ synchronize", Kind::Time),
+    ("breakdown.idle.launch_us", "  ├ launch", Kind::Time),
+    ("breakdown.idle.dataloader_us", "  ├ dataloader", Kind::Time),
+    ("breakdown.idle.host_compute_us", "  ├ host compute", Kind::Time),
+    ("breakdown.idle.untraced_us", "  └ untraced", Kind::Time),
     ("breakdown.comm_total_us", "communication per step", Kind::Time),
     ("breakdown.comm_overlapped_us", "├ overlapped with compute", Kind::Time),
     ("breakdown.overlap_ratio", "└ overlap ratio", Kind::Ratio),
+    ("host_comm_per_step_us", "host communication per step", Kind::Time),
     ("gpu_busy_per_step_us", "GPU busy per step", Kind::Time),
     ("gpu_utilization", "GPU utilization", Kind::Ratio),
     ("host_busy_per_step_us", "host ops busy per step", Kind::Time),
@@ -495,6 +506,7 @@ fn overview_cell(s: &SideOverview, key: &str) -> Option<Cell> {
         "gpu_busy_per_step_us" => s.gpu_busy_per_step_ns.map(Cell::Num),
         "gpu_utilization" => s.gpu_utilization.map(Cell::Ratio),
         "host_busy_per_step_us" => s.host_busy_per_step_ns.map(Cell::Num),
+        "host_comm_per_step_us" => s.host_comm_per_step_ns.map(Cell::Num),
         "memory_device" => s.memory_device.clone().map(Cell::Text),
         "avg_allocated_bytes" => s.avg_allocated_bytes.map(Cell::Num),
         "peak_allocated_bytes" => s.peak_allocated_bytes.map(Cell::Num),
@@ -512,7 +524,11 @@ fn breakdown_cell(b: &BreakdownMean, key: &str) -> Option<Cell> {
         "memory_exposed_us" => b.memory_exposed_ns,
         "idle_us" => b.idle_ns,
         "overlap_ratio" => return b.overlap_ratio.map(Cell::Ratio),
-        _ => return None,
+        _ => {
+            let cause = key.strip_prefix("idle.")?.strip_suffix("_us")?;
+            let parts = b.idle_causes?.parts();
+            parts.iter().find(|(name, _)| *name == cause)?.1
+        }
     };
     Some(Cell::Num(ns))
 }
@@ -657,13 +673,13 @@ fn used_text(s: &SideOverview) -> String {
     format!("{ranks}, {steps}{tally}")
 }
 
-/// `key` into `m`; `group.key` into the object `m[group]`.
+/// `key` into `m`; `group.key` into the object `m[group]` (`a.b.key` into `m[a][b]`).
 fn nested_insert(m: &mut Map<String, Value>, key: &str, v: Value) {
     match key.split_once('.') {
         Some((group, k)) => {
             let inner = m.entry(group).or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(inner) = inner {
-                inner.insert(k.into(), v);
+                nested_insert(inner, k, v);
             }
         }
         None => {
@@ -749,7 +765,7 @@ fn overview_csv(o: &Overview, lines: &[Line]) -> String {
 }
 
 /// The keys of the overview that a rank has too (its own rows in the CSV).
-const RANK_KEYS: [&str; 10] = [
+const RANK_KEYS: [&str; 16] = [
     "steps",
     "mean_step_time_us",
     "breakdown.step_us",
@@ -757,6 +773,12 @@ const RANK_KEYS: [&str; 10] = [
     "breakdown.comm_exposed_us",
     "breakdown.memory_exposed_us",
     "breakdown.idle_us",
+    "breakdown.idle.host_communication_us",
+    "breakdown.idle.synchronize_us",
+    "breakdown.idle.launch_us",
+    "breakdown.idle.dataloader_us",
+    "breakdown.idle.host_compute_us",
+    "breakdown.idle.untraced_us",
     "breakdown.comm_total_us",
     "breakdown.comm_overlapped_us",
     "breakdown.overlap_ratio",
@@ -844,7 +866,12 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String
         "Δ".to_string(),
         "Δ %".to_string(),
     ];
-    let lines: Vec<&Line> = lines.iter().filter(|l| !l.label.is_empty()).collect();
+    // The idle causes only where a side has them: on CPU-only runs they would be six more rows
+    // of `-` under a GPU idle that is `-` already.
+    let shown = |l: &&Line| {
+        !l.label.is_empty() && (!l.key.starts_with("breakdown.idle.") || l.control.is_some() || l.test.is_some())
+    };
+    let lines: Vec<&Line> = lines.iter().filter(shown).collect();
     let names: Vec<String> = lines.iter().map(|l| l.label.to_string()).collect();
     let mut cells: Vec<Vec<String>> = lines
         .iter()

@@ -1,5 +1,5 @@
 //! The waterfall of a step-time change (docs/breakdown.md): the control's mean step, then each
-//! part's Δ (compute, exposed communication, exposed memory copies, GPU idle) floating from
+//! part's Δ (compute, exposed communication, exposed memory copies, GPU idle by its causes) floating from
 //! where the previous one ended, then the test's mean step. The Δ bars add up exactly to the
 //! difference of the two step bars.
 
@@ -54,15 +54,35 @@ impl Waterfall {
         })
     }
 
-    /// (name, control ns, test ns) of the four parts, in the order they stack.
-    pub fn parts(&self) -> [(&'static str, i64, i64); 4] {
+    /// (name, control ns, test ns) of the parts, in the order they stack: compute, exposed
+    /// communication, exposed memory copies, then GPU idle — split by its causes where both
+    /// sides know them (a cause neither side has is left out).
+    pub fn parts(&self) -> Vec<(&'static str, i64, i64)> {
         let (c, t) = (&self.control, &self.test);
-        [
+        let mut parts = vec![
             ("compute", c.compute_ns, t.compute_ns),
             ("exposed communication", c.comm_exposed_ns, t.comm_exposed_ns),
             ("exposed memory copies", c.memory_exposed_ns, t.memory_exposed_ns),
-            ("GPU idle", c.idle_ns, t.idle_ns),
-        ]
+        ];
+        match (c.idle_causes, t.idle_causes) {
+            (Some(ci), Some(ti)) => {
+                let labels = [
+                    "idle: host communication",
+                    "idle: synchronize",
+                    "idle: launch",
+                    "idle: dataloader",
+                    "idle: host compute",
+                    "idle: untraced",
+                ];
+                for ((label, (_, a)), (_, b)) in labels.into_iter().zip(ci.parts()).zip(ti.parts()) {
+                    if a != 0 || b != 0 {
+                        parts.push((label, a, b));
+                    }
+                }
+            }
+            _ => parts.push(("GPU idle", c.idle_ns, t.idle_ns)),
+        }
+        parts
     }
 
     /// The bars: (label's two lines, from ns, to ns, colour), left to right.
@@ -245,8 +265,48 @@ mod tests {
             comm_exposed_ns: comm,
             memory_exposed_ns: memory,
             idle_ns: step - compute - comm - memory,
+            idle_causes: None,
             overlap_ratio: None,
         }
+    }
+
+    #[test]
+    fn idle_splits_into_the_causes_either_side_has() {
+        use crate::model::summary::IdleCauses;
+        let with = |m: BreakdownMean, launch: i64, sync: i64| BreakdownMean {
+            idle_causes: Some(IdleCauses {
+                launch_ns: launch,
+                synchronize_ns: sync,
+                untraced_ns: m.idle_ns - launch - sync,
+                ..IdleCauses::default()
+            }),
+            ..m
+        };
+        let (c, t) = (mean(100, 40, 0, 0), mean(120, 40, 0, 0));
+        let w = Waterfall {
+            labels: ["a".into(), "b".into()],
+            control: with(c, 10, 0),
+            test: with(t, 30, 0),
+            width: 1200,
+            height: 700,
+        };
+        let names: Vec<&str> = w.parts().iter().map(|p| p.0).collect();
+        assert_eq!(
+            names,
+            [
+                "compute",
+                "exposed communication",
+                "exposed memory copies",
+                "idle: launch",
+                "idle: untraced"
+            ]
+        );
+        let bars = w.bars();
+        assert_eq!(bars.last().map(|b| b.2), Some(120), "the test step");
+        assert_eq!(bars[bars.len() - 2].2, 120, "the last Δ ends at the test step");
+        // Where one side lacks the causes (an older summary), the idle bar stays whole.
+        let whole = Waterfall { control: c, ..w };
+        assert_eq!(whole.parts().last().map(|p| p.0), Some("GPU idle"));
     }
 
     #[test]

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 
 /// Bumped whenever the summary layout changes. Version 2 added [`Window::breakdown`]; version 3
 /// the rows' checksum (`tracediff.summary.sha256`); version 4 the rows' own times
-/// ([`OpRow::self_ns`]).
-pub const SUMMARY_SCHEMA_VERSION: u32 = 4;
+/// ([`OpRow::self_ns`]); version 5 why the device was idle ([`Breakdown::idle_causes`]) and the
+/// host's collectives ([`Window::host_comm_ns`]).
+pub const SUMMARY_SCHEMA_VERSION: u32 = 5;
 /// The first version whose rows carry their own times (older ones read with none).
 pub const SUMMARY_SCHEMA_OWN_TIMES: u32 = 4;
 /// The first version that must carry the checksum (older ones are read without it).
@@ -114,12 +115,18 @@ pub struct Window {
     /// Where the window's time went on the device; `None` in summaries older than version 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breakdown: Option<Breakdown>,
+    /// The length in ns of the union of host collectives (gloo, c10d, NCCL calls that launch no
+    /// kernel of their own) on every thread, inside the window; `None` in summaries older than
+    /// version 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_comm_ns: Option<i64>,
 }
 
 /// The step-time breakdown of one window (docs/breakdown.md), on the union timeline of its
 /// device events: `compute_ns + comm_exposed_ns + memory_exposed_ns + idle_ns` is the window's
-/// length exactly. Nanoseconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// length exactly. Nanoseconds. Its default is the breakdown of no window: every part zero,
+/// the idle causes known (zero); adding a window whose causes are unknown makes them unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Breakdown {
     /// |∪ compute|.
     pub compute_ns: i64,
@@ -133,6 +140,64 @@ pub struct Breakdown {
     pub memory_exposed_ns: i64,
     /// The window's length less the union of all its device events.
     pub idle_ns: i64,
+    /// `idle_ns` split by what the host was doing meanwhile; `None` in summaries older than
+    /// version 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_causes: Option<IdleCauses>,
+}
+
+/// Why the device was idle (docs/breakdown.md): each idle nanosecond goes to the first of
+/// these that the host threads of the rank were in at that time, in this order; the parts sum
+/// to the idle time exactly. Nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdleCauses {
+    /// A host collective ran (gloo, c10d, an NCCL call without a kernel of its own).
+    pub host_comm_ns: i64,
+    /// The host was blocked in a device, stream or event synchronize or a blocking copy.
+    pub synchronize_ns: i64,
+    /// The host was inside another runtime or driver call (launches, async copies).
+    pub launch_ns: i64,
+    /// The host was waiting on the data loader (`enumerate(DataLoader)…`).
+    pub dataloader_ns: i64,
+    /// The host was inside another operator or annotation.
+    pub host_compute_ns: i64,
+    /// No host event ran on any thread.
+    pub untraced_ns: i64,
+}
+
+impl IdleCauses {
+    /// The parts in their order of precedence, with their JSON keys.
+    pub fn parts(&self) -> [(&'static str, i64); 6] {
+        [
+            ("host_communication", self.host_comm_ns),
+            ("synchronize", self.synchronize_ns),
+            ("launch", self.launch_ns),
+            ("dataloader", self.dataloader_ns),
+            ("host_compute", self.host_compute_ns),
+            ("untraced", self.untraced_ns),
+        ]
+    }
+
+    /// The sum of the parts: the idle time they split.
+    pub fn total_ns(&self) -> i64 {
+        self.parts().iter().map(|(_, ns)| ns).sum()
+    }
+}
+
+impl std::ops::Add for IdleCauses {
+    type Output = IdleCauses;
+
+    /// The parts of both added.
+    fn add(self, o: IdleCauses) -> IdleCauses {
+        IdleCauses {
+            host_comm_ns: self.host_comm_ns + o.host_comm_ns,
+            synchronize_ns: self.synchronize_ns + o.synchronize_ns,
+            launch_ns: self.launch_ns + o.launch_ns,
+            dataloader_ns: self.dataloader_ns + o.dataloader_ns,
+            host_compute_ns: self.host_compute_ns + o.host_compute_ns,
+            untraced_ns: self.untraced_ns + o.untraced_ns,
+        }
+    }
 }
 
 impl std::ops::Add for Breakdown {
@@ -147,6 +212,22 @@ impl std::ops::Add for Breakdown {
             comm_exposed_ns: self.comm_exposed_ns + o.comm_exposed_ns,
             memory_exposed_ns: self.memory_exposed_ns + o.memory_exposed_ns,
             idle_ns: self.idle_ns + o.idle_ns,
+            // Known only where both are.
+            idle_causes: self.idle_causes.zip(o.idle_causes).map(|(a, b)| a + b),
+        }
+    }
+}
+
+impl Default for Breakdown {
+    fn default() -> Breakdown {
+        Breakdown {
+            compute_ns: 0,
+            comm_total_ns: 0,
+            comm_overlapped_ns: 0,
+            comm_exposed_ns: 0,
+            memory_exposed_ns: 0,
+            idle_ns: 0,
+            idle_causes: Some(IdleCauses::default()),
         }
     }
 }
