@@ -3,13 +3,13 @@
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover_with_notes;
+use crate::input::fanout::{files_side_by_side, try_map_files};
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
 use crate::model::iteration::assign_iterations;
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
-use rayon::prelude::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -281,8 +281,9 @@ pub fn load_side_with<T: RankedFile>(
     let (paths, discover_notes) = discover_with_notes(input)?;
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
     let (present, files) = if everything {
-        // One file at a time (see `load_pair_with`); the first error in path order stops it.
-        let files = paths.iter().map(|p| load_file(p)).collect::<Result<Vec<_>>>()?;
+        // One file at a time on every thread (see `load_pair_with`), or side by side when there
+        // are more files than threads; the first error in path order stops it.
+        let files = load_files(&paths, load_file)?;
         let present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = files
             .iter()
             .zip(&paths)
@@ -291,12 +292,12 @@ pub fn load_side_with<T: RankedFile>(
         (present, files)
     } else {
         // 1. Each file's rank: its head only, when distributedInfo comes before traceEvents.
-        let scans: Vec<Result<Header>> = paths.par_iter().map(|p| scan(p, false)).collect();
+        let scans: Vec<Header> = try_map_files(&paths, |p| scan(p, false))?;
         let mut present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = scans
             .into_iter()
             .zip(&paths)
-            .map(|(h, p)| h.map(|h| (h.rank, p.clone(), h.steps)))
-            .collect::<Result<_>>()?;
+            .map(|(h, p)| (h.rank, p.clone(), h.steps))
+            .collect();
         let lowest = present.iter().map(|(r, _, _)| r.unwrap_or(0)).min();
         let wanted = |rank: i64| {
             picks.iter().any(|p| match p {
@@ -311,22 +312,25 @@ pub fn load_side_with<T: RankedFile>(
             Steps(Vec<i64>),
             Nothing,
         }
-        let work: Vec<Result<Work<T>>> = present
-            .iter()
-            .map(|(rank, path, _)| {
-                if wanted(rank.unwrap_or(0)) {
-                    load_file(path).map(|f| Work::Parse(Box::new(f)))
-                } else if want_steps {
-                    let h = scan(path, true)?;
-                    Ok(Work::Steps(h.steps.unwrap_or_default()))
-                } else {
-                    Ok(Work::Nothing)
-                }
-            })
-            .collect();
+        let one = |(rank, path, _): &(Option<i64>, PathBuf, Option<Vec<i64>>)| -> Result<Work<T>> {
+            if wanted(rank.unwrap_or(0)) {
+                load_file(path).map(|f| Work::Parse(Box::new(f)))
+            } else if want_steps {
+                let h = scan(path, true)?;
+                Ok(Work::Steps(h.steps.unwrap_or_default()))
+            } else {
+                Ok(Work::Nothing)
+            }
+        };
+        let chosen = present.iter().filter(|(r, _, _)| wanted(r.unwrap_or(0))).count();
+        let work: Vec<Work<T>> = if files_side_by_side(chosen) || (want_steps && files_side_by_side(present.len())) {
+            try_map_files(&present, one)?
+        } else {
+            present.iter().map(one).collect::<Result<_>>()?
+        };
         let mut files = Vec::new();
         for ((_, _, steps), w) in present.iter_mut().zip(work) {
-            match w? {
+            match w {
                 Work::Parse(f) => {
                     *steps = Some(f.step_numbers());
                     files.push(*f);
@@ -383,6 +387,17 @@ pub fn load_side_with<T: RankedFile>(
         files,
         notes,
     })
+}
+
+/// Loads every file of `paths` with `load_file`, in order: one at a time (each file's parse
+/// keeps every thread busy) when there are no more files than threads, else side by side
+/// ([`try_map_files`]). The first error in path order wins.
+fn load_files<T: Send>(paths: &[PathBuf], load_file: &LoadFn<'_, T>) -> Result<Vec<T>> {
+    if files_side_by_side(paths.len()) {
+        try_map_files(paths, |p| load_file(p))
+    } else {
+        paths.iter().map(|p| load_file(p)).collect()
+    }
 }
 
 /// The notes of two sides, each once.

@@ -4,6 +4,7 @@
 
 pub mod attrs;
 pub mod discover;
+pub mod fanout;
 // The parser's per-event plumbing (chunks, borrowed fields): used by `parse` and `pipeline`
 // only; the public way in is `load` (or `parse`).
 pub(crate) mod event;
