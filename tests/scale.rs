@@ -108,3 +108,81 @@ fn every_command_reads_a_thousand_ranks() {
     assert_eq!(code, 0, "{err}");
     assert!(csv.lines().count() > 1000, "every rank's events");
 }
+
+#[test]
+fn a_missing_rank_is_named_by_every_command_and_the_gate_refuses_it() {
+    let (tmp, c, t) = job(64);
+    std::fs::remove_file(c.join("rank17.json")).unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let note = format!(
+        "tracediff: note: {} lacks rank 17 of its 64 (distributedInfo.world_size); the side is compared without it",
+        c.display()
+    );
+    let commands: [&[&str]; 9] = [
+        &["compare"],
+        &["ops-diff"],
+        &["plot", "-o", "p.svg"],
+        &["operators"],
+        &["kernels"],
+        &["overview"],
+        &["modules"],
+        &["report", "-o", "r.html"],
+        &["flamegraph", "-o", "f.svg"],
+    ];
+    for command in commands {
+        for selection in [&[][..], &["--rank", "all"][..]] {
+            let mut args = command.to_vec();
+            args.extend([s(&c), s(&t)]);
+            args.extend_from_slice(selection);
+            let (code, _, err) = run_at(2, &out, &args);
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert!(err.lines().any(|l| l == note), "{args:?}: {err}");
+        }
+    }
+    let (code, _, err) = run_at(2, &out, &["events", s(&c), "--format", "csv"]);
+    assert_eq!((code, err.lines().any(|l| l == note)), (0, true), "{err}");
+    // The gate refuses it, whichever side lacks the rank; told to, it judges what is there.
+    let gate = ["gate", "--max-step-time-regression", "1000%"];
+    let (code, _, err) = run_at(2, &out, &[&gate[..], &[s(&c), s(&t)]].concat());
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        format!(
+            "tracediff: the baseline lacks rank 17 of its 64 (distributedInfo.world_size): a gate over part of a job \
+             judges only the ranks it holds; give every rank's file, or --allow-missing-ranks to gate it anyway ({})\n",
+            c.display()
+        )
+    );
+    let (code, _, err) = run_at(2, &out, &[&gate[..], &[s(&t), s(&c)]].concat());
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("tracediff: the candidate lacks rank 17 of its 64"),
+        "{err}"
+    );
+    let (code, _, err) = run_at(2, &out, &[&gate[..], &[s(&c), s(&t), "--allow-missing-ranks"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(err.lines().any(|l| l == note), "{err}");
+}
+
+#[test]
+fn summaries_keep_the_world_size() {
+    let (tmp, c, _t) = job(4);
+    let sums = tmp.path().join("sums");
+    std::fs::create_dir_all(&sums).unwrap();
+    for r in [0, 1, 3] {
+        let file = sums.join(format!("rank{r}.parquet"));
+        let trace = c.join(format!("rank{r}.json"));
+        let (code, _, err) = run_at(2, tmp.path(), &["summarize", s(&trace), "-o", s(&file)]);
+        assert_eq!(code, 0, "{err}");
+    }
+    let (code, _, err) = run_at(2, tmp.path(), &["compare", s(&sums), s(&c), "--rank", "all"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} lacks rank 2 of its 4 (distributedInfo.world_size)",
+            sums.display()
+        )),
+        "{err}"
+    );
+}

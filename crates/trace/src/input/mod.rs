@@ -13,6 +13,7 @@ pub mod number;
 pub mod parse;
 mod parsed;
 mod pipeline;
+pub mod ranks;
 pub mod read;
 mod scan;
 pub mod split;
