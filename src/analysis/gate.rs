@@ -143,6 +143,10 @@ pub struct GateConfig {
     /// or faster by one factor, the mark of the machine rather than the program): the
     /// baseline's times are scaled by the shift before the thresholds apply.
     pub beyond_run_shift: Option<bool>,
+    /// Judge a side that lacks some of its job's ranks (`distributedInfo.world_size` says more
+    /// than it holds); refused by default.
+    #[serde(default)]
+    pub allow_missing_ranks: Option<bool>,
 }
 
 /// The TOML file: the rules under `[gate]`.
@@ -180,6 +184,7 @@ impl GateConfig {
             normalize_names: other.normalize_names.or(self.normalize_names),
             short_names: other.short_names.or(self.short_names),
             beyond_run_shift: other.beyond_run_shift.or(self.beyond_run_shift),
+            allow_missing_ranks: other.allow_missing_ranks.or(self.allow_missing_ranks),
         }
     }
 }

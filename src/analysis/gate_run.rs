@@ -32,6 +32,10 @@ pub fn gate_pair(
     };
     let device = config.device.unwrap_or_default();
     let (base, cand) = crate::analysis::summary::load_summary_pair(baseline, candidate, (sel, sel))?;
+    if !config.allow_missing_ranks.unwrap_or(false) {
+        refuse_missing_ranks(&base, "baseline")?;
+        refuse_missing_ranks(&cand, "candidate")?;
+    }
     let notes = crate::input::load::pair_notes(&base, &cand);
     let base_res = crate::analysis::select::resolve(&base, "baseline", sel)?;
     let cand_res = crate::analysis::select::resolve(&cand, "candidate", sel)?;
@@ -66,4 +70,27 @@ pub fn gate_pair(
     report.run_shift = run_shift;
     report.run_shift_note = gate_shift_note(&report.run_shift, ["baseline", "candidate"]);
     Ok((report, notes))
+}
+
+/// A gate over part of a job passes or fails for the ranks left out: a side that lacks ranks
+/// of its world size is refused unless `allow_missing_ranks`.
+fn refuse_missing_ranks<T>(side: &crate::input::load::SideOf<T>, label: &str) -> Result<()> {
+    let (Some(world), Some(first)) = (side.world_size, side.missing_ranks.first()) else {
+        return Ok(());
+    };
+    // Counted, not taken from the list, which a huge declared world size cuts short.
+    let held = side.present.iter().filter(|p| (0..world).contains(&p.rank)).count();
+    let count = world - held as i64;
+    let which = if count == 1 {
+        format!("rank {first}")
+    } else {
+        format!("{count} ranks (the first: {first})")
+    };
+    Err(crate::error::Error::input(
+        &side.input,
+        format!(
+            "the {label} lacks {which} of its {world} (distributedInfo.world_size): a gate over part of a job \
+             judges only the ranks it holds; give every rank's file, or --allow-missing-ranks to gate it anyway"
+        ),
+    ))
 }

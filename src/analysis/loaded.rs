@@ -90,6 +90,8 @@ impl Loaded {
                 .map(|f| std::sync::Arc::new(crate::analysis::summary::own_time_summary(f, &f.path)))
                 .collect(),
             notes: Vec::new(),
+            world_size: side.world_size,
+            missing_ranks: side.missing_ranks.clone(),
         };
         let (c, t) = rayon::join(|| own(&self.control), || own(&self.test));
         crate::analysis::shift::detect([&c, &t], &self.resolved, req.device, &req.keying(), req.beyond_shift)

@@ -113,6 +113,7 @@ fn ranks_and_steps(file: &TraceFile, source: &Path, step_of: &[Option<i64>]) -> 
         tracediff_version: env!("CARGO_PKG_VERSION").to_string(),
         source: source.to_path_buf(),
         declared_rank: file.declared_rank,
+        world_size: file.declared_world_size,
         steps: file.step_numbers(),
         iterations: iteration_samples(file, step_of),
         windows: Vec::new(),

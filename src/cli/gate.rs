@@ -77,6 +77,10 @@ pub struct GateArgs {
     /// default; overrides `beyond_run_shift` in a config file).
     #[arg(long, overrides_with = "beyond_run_shift")]
     pub no_run_shift: bool,
+    /// Judge a side that lacks some of its job's ranks (its files' distributedInfo.world_size
+    /// says more than it holds); without it such a side is refused (exit 2).
+    #[arg(long)]
+    pub allow_missing_ranks: bool,
     /// Read rules from this TOML file (see examples/tracediff-gate.toml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -164,6 +168,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         } else {
             args.beyond_run_shift.then_some(true)
         },
+        allow_missing_ranks: args.allow_missing_ranks.then_some(true),
     };
     let config = from_file.overridden_by(from_cli);
     let sel = SideSelection {

@@ -29,6 +29,7 @@ pub fn load_summary_side(
             let s = read_summary(p)?;
             return Ok(Header {
                 rank: s.meta.declared_rank,
+                world_size: s.meta.world_size,
                 steps: Some(s.meta.steps),
             });
         }

@@ -246,6 +246,8 @@ fn summarized(loaded: &Loaded) -> (SummarySide, SummarySide) {
         present: side.present.clone(),
         files: side.files.par_iter().map(|f| Arc::new(summarize(f, &f.path))).collect(),
         notes: side.notes.clone(),
+        world_size: side.world_size,
+        missing_ranks: side.missing_ranks.clone(),
     };
     rayon::join(|| summaries(&loaded.control), || summaries(&loaded.test))
 }

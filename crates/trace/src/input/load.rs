@@ -3,13 +3,14 @@
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover_with_notes;
+use crate::input::fanout::{files_side_by_side, try_map_files};
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
+use crate::input::ranks::RankCheck;
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
 use crate::model::iteration::assign_iterations;
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
-use rayon::prelude::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -24,6 +25,8 @@ pub type SummarySide = SideOf<FileSummary>;
 pub trait RankedFile: Send + Sync {
     /// `distributedInfo.rank`, when the file has one.
     fn declared_rank(&self) -> Option<i64>;
+    /// `distributedInfo.world_size`, when the file has one.
+    fn declared_world_size(&self) -> Option<i64>;
     /// Its ProfilerStep numbers, sorted and unique.
     fn step_numbers(&self) -> Vec<i64>;
     /// The trace file it is (or was made from, for a summary).
@@ -40,6 +43,9 @@ impl RankedFile for TraceFile {
     fn declared_rank(&self) -> Option<i64> {
         self.declared_rank
     }
+    fn declared_world_size(&self) -> Option<i64> {
+        self.declared_world_size
+    }
     fn step_numbers(&self) -> Vec<i64> {
         TraceFile::step_numbers(self)
     }
@@ -54,6 +60,9 @@ impl RankedFile for TraceFile {
 impl RankedFile for FileSummary {
     fn declared_rank(&self) -> Option<i64> {
         self.meta.declared_rank
+    }
+    fn declared_world_size(&self) -> Option<i64> {
+        self.meta.world_size
     }
     fn step_numbers(&self) -> Vec<i64> {
         FileSummary::step_numbers(self)
@@ -105,6 +114,11 @@ pub struct SideOf<T> {
     pub files: Vec<Arc<T>>,
     /// Things worth telling the user on stderr (not errors).
     pub notes: Vec<String>,
+    /// The job's number of ranks, as its files declare it (`distributedInfo.world_size`, the
+    /// largest where they differ); `None` when none declares one.
+    pub world_size: Option<i64>,
+    /// The ranks below [`SideOf::world_size`] that no file of the side holds, sorted.
+    pub missing_ranks: Vec<i64>,
 }
 
 /// A trace file of a side, parsed or only scanned.
@@ -179,6 +193,7 @@ fn into_trace_file(mut parsed: ParsedTrace, path: &Path) -> TraceFile {
     TraceFile {
         path: path.to_path_buf(),
         declared_rank: parsed.declared_rank,
+        declared_world_size: parsed.declared_world_size,
         strings: parsed.strings,
         events: parsed.events,
         attrs: parsed.attrs,
@@ -280,9 +295,12 @@ pub fn load_side_with<T: RankedFile>(
 ) -> Result<SideOf<T>> {
     let (paths, discover_notes) = discover_with_notes(input)?;
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
+    let worlds: Vec<Option<i64>>;
     let (present, files) = if everything {
-        // One file at a time (see `load_pair_with`); the first error in path order stops it.
-        let files = paths.iter().map(|p| load_file(p)).collect::<Result<Vec<_>>>()?;
+        // One file at a time on every thread (see `load_pair_with`), or side by side when there
+        // are more files than threads; the first error in path order stops it.
+        let files = load_files(&paths, load_file)?;
+        worlds = files.iter().map(|f| f.declared_world_size()).collect();
         let present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = files
             .iter()
             .zip(&paths)
@@ -291,12 +309,13 @@ pub fn load_side_with<T: RankedFile>(
         (present, files)
     } else {
         // 1. Each file's rank: its head only, when distributedInfo comes before traceEvents.
-        let scans: Vec<Result<Header>> = paths.par_iter().map(|p| scan(p, false)).collect();
+        let scans: Vec<Header> = try_map_files(&paths, |p| scan(p, false))?;
+        worlds = scans.iter().map(|h| h.world_size).collect();
         let mut present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = scans
             .into_iter()
             .zip(&paths)
-            .map(|(h, p)| h.map(|h| (h.rank, p.clone(), h.steps)))
-            .collect::<Result<_>>()?;
+            .map(|(h, p)| (h.rank, p.clone(), h.steps))
+            .collect();
         let lowest = present.iter().map(|(r, _, _)| r.unwrap_or(0)).min();
         let wanted = |rank: i64| {
             picks.iter().any(|p| match p {
@@ -311,22 +330,25 @@ pub fn load_side_with<T: RankedFile>(
             Steps(Vec<i64>),
             Nothing,
         }
-        let work: Vec<Result<Work<T>>> = present
-            .iter()
-            .map(|(rank, path, _)| {
-                if wanted(rank.unwrap_or(0)) {
-                    load_file(path).map(|f| Work::Parse(Box::new(f)))
-                } else if want_steps {
-                    let h = scan(path, true)?;
-                    Ok(Work::Steps(h.steps.unwrap_or_default()))
-                } else {
-                    Ok(Work::Nothing)
-                }
-            })
-            .collect();
+        let one = |(rank, path, _): &(Option<i64>, PathBuf, Option<Vec<i64>>)| -> Result<Work<T>> {
+            if wanted(rank.unwrap_or(0)) {
+                load_file(path).map(|f| Work::Parse(Box::new(f)))
+            } else if want_steps {
+                let h = scan(path, true)?;
+                Ok(Work::Steps(h.steps.unwrap_or_default()))
+            } else {
+                Ok(Work::Nothing)
+            }
+        };
+        let chosen = present.iter().filter(|(r, _, _)| wanted(r.unwrap_or(0))).count();
+        let work: Vec<Work<T>> = if files_side_by_side(chosen) || (want_steps && files_side_by_side(present.len())) {
+            try_map_files(&present, one)?
+        } else {
+            present.iter().map(one).collect::<Result<_>>()?
+        };
         let mut files = Vec::new();
         for ((_, _, steps), w) in present.iter_mut().zip(work) {
-            match w? {
+            match w {
                 Work::Parse(f) => {
                     *steps = Some(f.step_numbers());
                     files.push(*f);
@@ -357,6 +379,17 @@ pub fn load_side_with<T: RankedFile>(
         }
     }
     let mut notes = discover_notes;
+    // A side of one file is that file (a job traced on one rank only, as is common): its
+    // world size is kept, no rank is missing.
+    let ranks = if present.len() > 1 {
+        RankCheck::new(input, present.iter().map(|p| p.0), &worlds)
+    } else {
+        RankCheck {
+            world_size: worlds.iter().flatten().copied().max(),
+            ..RankCheck::default()
+        }
+    };
+    notes.extend(ranks.note.clone());
     // Only where ranks matter: a side of one file is that file, whatever its rank.
     if present.len() > 1
         && let Some((_, path, _, _)) = present.iter().find(|(_, _, declared, _)| !declared)
@@ -382,7 +415,20 @@ pub fn load_side_with<T: RankedFile>(
             .collect(),
         files,
         notes,
+        world_size: ranks.world_size,
+        missing_ranks: ranks.missing,
     })
+}
+
+/// Loads every file of `paths` with `load_file`, in order: one at a time (each file's parse
+/// keeps every thread busy) when there are no more files than threads, else side by side
+/// ([`try_map_files`]). The first error in path order wins.
+fn load_files<T: Send>(paths: &[PathBuf], load_file: &LoadFn<'_, T>) -> Result<Vec<T>> {
+    if files_side_by_side(paths.len()) {
+        try_map_files(paths, |p| load_file(p))
+    } else {
+        paths.iter().map(|p| load_file(p)).collect()
+    }
 }
 
 /// The notes of two sides, each once.

@@ -4,6 +4,7 @@
 
 pub mod attrs;
 pub mod discover;
+pub mod fanout;
 // The members of an event the parsers read: one table for the fast scan and serde_json.
 mod fields;
 // The parser's per-event plumbing (chunks, borrowed fields): used by `parse` and `pipeline`
@@ -14,6 +15,7 @@ pub mod number;
 pub mod parse;
 mod parsed;
 mod pipeline;
+pub mod ranks;
 pub mod read;
 mod scan;
 pub mod split;

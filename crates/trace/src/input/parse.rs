@@ -30,6 +30,8 @@ pub const CHUNK_BYTES: usize = crate::input::split::READ_SIZE;
 pub struct Header {
     /// `distributedInfo.rank`, when the file declares one.
     pub rank: Option<i64>,
+    /// `distributedInfo.world_size`, when the file declares one.
+    pub world_size: Option<i64>,
     /// The file's ProfilerStep numbers, when asked for.
     pub steps: Option<Vec<i64>>,
 }
@@ -79,10 +81,16 @@ pub fn scan_header(
     want_steps: bool,
 ) -> Result<Header> {
     if !want_steps {
-        return scan_rank(reader, path, compression).map(|rank| Header { rank, steps: None });
+        let t = walk(reader, path, compression, Mode::Rank, &AttrRequest::default())?;
+        return Ok(Header {
+            rank: t.declared_rank,
+            world_size: t.declared_world_size,
+            steps: None,
+        });
     }
     walk(reader, path, compression, Mode::RankAndSteps, &AttrRequest::default()).map(|t| Header {
         rank: t.declared_rank,
+        world_size: t.declared_world_size,
         steps: Some(t.scanned_steps),
     })
 }
@@ -91,6 +99,7 @@ pub fn scan_header(
 #[derive(Debug, Default)]
 struct Head {
     declared_rank: Option<i64>,
+    declared_world_size: Option<i64>,
     json_bytes: u64,
     devices: Vec<DeviceProperties>,
 }
@@ -127,6 +136,7 @@ fn walk(
     let (head, events) = read.map_err(|f| f.into_error(path, compression))?;
     let mut out = events.finish();
     out.declared_rank = head.declared_rank;
+    out.declared_world_size = head.declared_world_size;
     out.json_bytes = head.json_bytes;
     out.devices = head.devices;
     Ok(out)
@@ -321,7 +331,7 @@ fn read_object(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events
                 }
                 seen_info = true;
                 let end = value_end(input, v, 1)?;
-                head.declared_rank = parse_slice(input, v, end, distributed_rank)?;
+                (head.declared_rank, head.declared_world_size) = parse_slice(input, v, end, distributed_info)?;
                 input.consume(end);
             }
             _ => {
@@ -364,18 +374,35 @@ fn parse_slice<R: Read, T>(
     })
 }
 
-/// `distributedInfo.rank`: an integer, or a string holding one; `null` or no object: none.
-fn distributed_rank(text: &str) -> Result<Option<i64>, event::Failure> {
+/// `distributedInfo`'s `rank` and `world_size` (see [`distributed_integer`]).
+fn distributed_info(text: &str) -> Result<(Option<i64>, Option<i64>), event::Failure> {
     if !text.starts_with('{') {
         check_value(text.as_bytes())?;
-        return Ok(None);
+        return Ok((None, None));
     }
-    let Some(raw) = event::member(text, "rank")? else {
+    let rank = distributed_integer(text, "rank")?;
+    let world = distributed_integer(text, "world_size")?;
+    if let Some(w) = world
+        && w < 1
+    {
+        let at = event::member(text, "world_size")?.map_or(0, |r| r.get().as_ptr() as usize - text.as_ptr() as usize);
+        return Err((
+            at,
+            format!("'distributedInfo.world_size' must be at least 1, found {w}"),
+        ));
+    }
+    Ok((rank, world))
+}
+
+/// The member `key` of the `distributedInfo` object `text`: an integer, or a string holding
+/// one; `null` or no member: none.
+fn distributed_integer(text: &str, key: &str) -> Result<Option<i64>, event::Failure> {
+    let Some(raw) = event::member(text, key)? else {
         return Ok(None);
     };
     let r = raw.get();
     let at = r.as_ptr() as usize - text.as_ptr() as usize;
-    let not_integer = || (at, "'distributedInfo.rank' must be an integer".to_string());
+    let not_integer = || (at, format!("'distributedInfo.{key}' must be an integer"));
     match r.as_bytes()[0] {
         b'-' | b'0'..=b'9' => {
             let n = Number::new(r);
@@ -386,7 +413,7 @@ fn distributed_rank(text: &str) -> Result<Option<i64>, event::Failure> {
             r.parse::<i64>().map(Some).map_err(|_| {
                 (
                     at,
-                    format!("'distributedInfo.rank' {r} is outside the 64-bit integers tracediff keeps exactly"),
+                    format!("'distributedInfo.{key}' {r} is outside the 64-bit integers tracediff keeps exactly"),
                 )
             })
         }
@@ -398,7 +425,7 @@ fn distributed_rank(text: &str) -> Result<Option<i64>, event::Failure> {
         b'n' => Ok(None),
         b => Err((
             at,
-            format!("'distributedInfo.rank' must be an integer, found {}", kind_of(b)),
+            format!("'distributedInfo.{key}' must be an integer, found {}", kind_of(b)),
         )),
     }
 }
@@ -474,9 +501,16 @@ mod tests {
     ], "distributedInfo": {"backend": "nccl", "rank": 3}}"#;
 
     #[test]
+    fn keeps_the_world_size() {
+        let t = parse(&SMALL.replace(r#""rank": 3}"#, r#""rank": 3, "world_size": "8"}"#)).unwrap();
+        assert_eq!((t.declared_rank, t.declared_world_size), (Some(3), Some(8)));
+    }
+
+    #[test]
     fn keeps_complete_events_with_their_columns() {
         let t = parse(SMALL).unwrap();
         assert_eq!(t.declared_rank, Some(3));
+        assert_eq!(t.declared_world_size, None);
         assert_eq!(t.total_events, 5);
         let e = &t.events;
         assert_eq!(e.len(), 2);
@@ -574,6 +608,14 @@ mod tests {
             err(r#"{"traceEvents": [], "distributedInfo": {"rank": [0]}}"#),
             "'distributedInfo.rank' must be an integer, found an array (t.json: byte 48)"
         );
+        assert_eq!(
+            err(r#"{"traceEvents": [], "distributedInfo": {"rank": 0, "world_size": 0}}"#),
+            "'distributedInfo.world_size' must be at least 1, found 0 (t.json: byte 65)"
+        );
+        assert_eq!(
+            err(r#"{"traceEvents": [], "distributedInfo": {"world_size": 1.5}}"#),
+            "'distributedInfo.world_size' must be an integer (t.json: byte 54)"
+        );
     }
 
     #[test]
@@ -630,6 +672,7 @@ mod tests {
             header(steps),
             Header {
                 rank: Some(2),
+                world_size: None,
                 steps: Some(vec![7, 9])
             }
         );

@@ -16,6 +16,8 @@ use std::path::Path;
 pub struct ParsedTrace {
     /// `distributedInfo.rank`, when the file declares one.
     pub declared_rank: Option<i64>,
+    /// `distributedInfo.world_size`, when the file declares one.
+    pub declared_world_size: Option<i64>,
     /// The names, categories and threads the events' columns refer to by id.
     pub strings: StringTable,
     /// The kept events, in file order.

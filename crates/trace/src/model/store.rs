@@ -135,6 +135,8 @@ pub struct TraceFile {
     pub path: PathBuf,
     /// `distributedInfo.rank`, or `None` when the file has none (then it counts as rank 0).
     pub declared_rank: Option<i64>,
+    /// `distributedInfo.world_size`, when the file declares one: the number of ranks of its job.
+    pub declared_world_size: Option<i64>,
     /// Every name, category, pid and tid text the events refer to, each stored once.
     pub strings: StringTable,
     /// The kept events, one column each, in file order.

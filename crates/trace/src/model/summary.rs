@@ -250,6 +250,10 @@ pub struct SummaryMeta {
     pub source: PathBuf,
     /// `distributedInfo.rank`, when the trace has one.
     pub declared_rank: Option<i64>,
+    /// `distributedInfo.world_size`, when the trace has one (absent from summaries written
+    /// before it was recorded).
+    #[serde(default)]
+    pub world_size: Option<i64>,
     /// ProfilerStep numbers present, sorted and unique.
     pub steps: Vec<i64>,
     /// One sample per iteration present among the events, sorted by iteration.
