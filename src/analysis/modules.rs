@@ -727,7 +727,7 @@ pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedN
         (false, more) => format!("children {} and {more} more", children.join(", ")),
     };
     Err(Error::usage(format!(
-        "--zoom '{}': no such node; {here} has {listed} (a '/' inside a name is written '\\/')",
+        "--zoom '{}': no such node; {here} has {listed}",
         crate::text::elide(path, crate::text::QUOTED_MAX)
     )))
 }

@@ -52,8 +52,12 @@ pub struct Resolved {
     pub iterations: Option<Vec<i64>>,
 }
 
-/// Numbers for an error message: as runs (`1–8000`), elided past a line's worth.
+/// Numbers for an error message: a comma list, or for a long one runs (`1–8000`) elided past a
+/// line's worth.
 fn listed(numbers: &[i64]) -> String {
+    if numbers.len() <= 16 {
+        return join(numbers);
+    }
     crate::text::elide(&ranges(numbers), crate::text::QUOTED_MAX)
 }
 
