@@ -18,6 +18,7 @@ mod reading;
 mod real_traces;
 mod report;
 mod robust;
+mod robust2;
 mod scale;
 mod slurm_example;
 mod summaries;

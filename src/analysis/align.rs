@@ -207,8 +207,8 @@ impl AlignedNode {
     /// The node at `path` (segments `Key[ordinal]` or `Key`, meaning `[0]`, joined by `/`).
     pub fn find(&self, path: &str) -> Option<&AlignedNode> {
         let mut node = self;
-        for segment in path.split('/').filter(|s| !s.is_empty()) {
-            let (key, ordinal) = parse_segment(segment)?;
+        for segment in path_segments(path) {
+            let (key, ordinal) = parse_segment(&segment)?;
             node = node.children.iter().filter(|c| c.key == key).nth(ordinal)?;
         }
         Some(node)
@@ -216,7 +216,7 @@ impl AlignedNode {
 
     /// Its path segment, `Key[ordinal]`; `None` for the root.
     pub fn segment(&self) -> Option<String> {
-        self.ordinal.map(|k| format!("{}[{k}]", self.key))
+        self.ordinal.map(|k| format!("{}[{k}]", escape_key(&self.key)))
     }
 
     /// Its last segment, or its key for the root (how a tree's label names it).
@@ -287,6 +287,34 @@ impl PathStack {
         self.ends.push(self.path.len());
         &self.path
     }
+}
+
+/// A key as a path writes it: `/` and `\` inside it escaped with `\` (an annotation named
+/// `model/encoder` is the segment `model\/encoder[0]`), so every path reads back as the node.
+pub fn escape_key(key: &str) -> std::borrow::Cow<'_, str> {
+    if key.contains(['/', '\\']) {
+        std::borrow::Cow::Owned(key.replace('\\', "\\\\").replace('/', "\\/"))
+    } else {
+        std::borrow::Cow::Borrowed(key)
+    }
+}
+
+/// The segments of a path: split at each `/` that no `\` escapes, escapes undone (`\/` a
+/// slash, `\\` a backslash), empty segments (a slash at either end) left out.
+pub fn path_segments(path: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    let mut chars = path.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => current.push(chars.next().unwrap_or('\\')),
+            '/' => segments.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    segments.push(current);
+    segments.retain(|s| !s.is_empty());
+    segments
 }
 
 /// `Key[3]` → (`Key`, 3); `Key` → (`Key`, 0). `None` for a malformed ordinal.
@@ -660,14 +688,11 @@ impl Aligner {
                 continue;
             }
             let before = todo.len();
-            for x in &a.children {
-                for y in &b.children {
-                    if align_key(x, true) == align_key(y, true) {
-                        let (ux, uy, _) = unwrap_pair(x, y);
-                        if !self.inner.contains_key(&addr(ux, uy)) {
-                            todo.push((x, y));
-                        }
-                    }
+            for (i, j) in candidate_pairs(&a.children, &b.children) {
+                let (x, y) = (&a.children[i], &b.children[j]);
+                let (ux, uy, _) = unwrap_pair(x, y);
+                if !self.inner.contains_key(&addr(ux, uy)) {
+                    todo.push((x, y));
                 }
             }
             if todo.len() == before {
@@ -699,15 +724,7 @@ impl Aligner {
                 pairs
             };
         }
-        let same = |x: &TreeNode, y: &TreeNode| align_key(x, see_through) == align_key(y, see_through);
-        // Long lists: the common prefix and suffix pair directly (the earliest pairs), the middle is searched.
-        let prefix = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
-        let suffix = a[prefix..]
-            .iter()
-            .rev()
-            .zip(b[prefix..].iter().rev())
-            .take_while(|(x, y)| same(x, y))
-            .count();
+        let (prefix, suffix) = common_ends(a, b, see_through);
         let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
         let mut pairs: Vec<(usize, usize)> = Vec::new();
         let shift = |v: Vec<(usize, usize)>, da: usize, db: usize| v.into_iter().map(move |(i, j)| (i + da, j + db));
@@ -769,11 +786,69 @@ impl Aligner {
     }
 }
 
+/// Long lists: the lengths of the common prefix and suffix of keys, which pair directly (the
+/// earliest pairs; a run of same-key siblings, an RNN cell called 8,000 times, pairs in order).
+fn common_ends(a: &[TreeNode], b: &[TreeNode], see_through: bool) -> (usize, usize) {
+    let same = |x: &TreeNode, y: &TreeNode| align_key(x, see_through) == align_key(y, see_through);
+    let prefix = a.iter().zip(b).take_while(|(x, y)| same(x, y)).count();
+    let suffix = a[prefix..]
+        .iter()
+        .rev()
+        .zip(b[prefix..].iter().rev())
+        .take_while(|(x, y)| same(x, y))
+        .count();
+    (prefix, suffix)
+}
+
+/// Every pair of children whose inner count [`Aligner::align_children`] may ask for: each pair
+/// of same-key children of short lists; of long lists, the common prefix and suffix and the
+/// pairs of the middle (each same-key pair of a short middle, Myers' pairs of a long one). So
+/// the counts take memory linear in long lists, not their product.
+fn candidate_pairs(a: &[TreeNode], b: &[TreeNode]) -> Vec<(usize, usize)> {
+    let same = |x: &TreeNode, y: &TreeNode| align_key(x, true) == align_key(y, true);
+    let all_same = |a: &[TreeNode], b: &[TreeNode], da: usize, db: usize| {
+        let mut out = Vec::new();
+        for (i, x) in a.iter().enumerate() {
+            for (j, y) in b.iter().enumerate() {
+                if same(x, y) {
+                    out.push((i + da, j + db));
+                }
+            }
+        }
+        out
+    };
+    if a.len().saturating_mul(b.len()) <= LARGE_TABLE {
+        return all_same(a, b, 0, 0);
+    }
+    let (prefix, suffix) = common_ends(a, b, true);
+    let (a_mid, b_mid) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    let mut out: Vec<(usize, usize)> = (0..prefix).map(|k| (k, k)).collect();
+    if a_mid.len().saturating_mul(b_mid.len()) <= LARGE_TABLE {
+        out.extend(all_same(a_mid, b_mid, prefix, prefix));
+    } else {
+        out.extend(
+            myers_pairs(a_mid, b_mid, true)
+                .into_iter()
+                .map(|(i, j)| (i + prefix, j + prefix)),
+        );
+    }
+    out.extend((0..suffix).map(|k| (a.len() - 1 - k, b.len() - 1 - k)));
+    out
+}
+
 /// The nodes a pair aligns the children of: after the wrappers its path names.
 fn inner_of_pair<'t>(a: &'t TreeNode, b: &'t TreeNode, wrappers: &[Vec<String>; 2]) -> (&'t TreeNode, &'t TreeNode) {
+    // `k` steps down the wrapper chain (never the whole chain: on a deep chain of single-child
+    // modules that walk, once per node, was quadratic).
     let down = |n: &'t TreeNode, k: usize| {
-        let c = chain(n);
-        c.get(k).copied().unwrap_or(n)
+        let mut inner = n;
+        for _ in 0..k {
+            match wrapped(inner) {
+                Some(next) => inner = next,
+                None => return n,
+            }
+        }
+        inner
     };
     (down(a, wrappers[0].len()), down(b, wrappers[1].len()))
 }
@@ -885,6 +960,22 @@ impl Ordinals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_escape_a_slash_and_read_back() {
+        assert_eq!(escape_key("model/encoder"), "model\\/encoder");
+        assert_eq!(escape_key("a\\b"), "a\\\\b");
+        assert_eq!(escape_key("Linear"), "Linear");
+        assert_eq!(
+            path_segments("/model\\/encoder[0]/Linear/"),
+            ["model/encoder[0]", "Linear"]
+        );
+        assert_eq!(path_segments("a\\\\/b"), ["a\\", "b"]);
+        assert_eq!(path_segments("/[0]"), ["[0]"]);
+        for key in ["model/encoder", "a\\b/", "x[3]"] {
+            assert_eq!(path_segments(&escape_key(key)), [key]);
+        }
+    }
 
     fn node(kind: NodeKind, key: &str, host: i64, children: Vec<TreeNode>) -> TreeNode {
         let times = Times {

@@ -29,6 +29,12 @@ use std::collections::BTreeMap;
 /// modules gave 300 MB), for frames no picture can show.
 pub const MAX_NODE_DEPTH: usize = 256;
 
+/// Operators nested more than this many levels below their module node fold into the operator
+/// at this level: its frame takes their self time (and their kernels), so no nanosecond is lost
+/// and a stack holds at most [`MAX_NODE_DEPTH`] + this many frames. 10,000 nested operators
+/// gave 500 MB of folded stacks, growing with the square of the depth.
+pub const MAX_OPERATOR_DEPTH: usize = 256;
+
 /// Which time weighs the stacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -272,12 +278,17 @@ impl<'a> SideWalker<'a> {
         let f = self.files[file];
         let tree = f.call_tree();
         // (row, the stack above it): iterative, so deep trees cannot overflow the stack.
-        let mut todo: Vec<(usize, String)> = vec![(row, prefix.to_string())];
-        while let Some((i, above)) = todo.pop() {
-            let here = if tree.is_operator[i] && !(skip_self && i == row) {
-                format!("{above};{}", frame_name(f.strings.resolve(f.events.name[i])))
+        // (row, the stack above it, the operator frames in it below the prefix).
+        let mut todo: Vec<(usize, String, usize)> = vec![(row, prefix.to_string(), 0)];
+        while let Some((i, above, depth)) = todo.pop() {
+            let framed = tree.is_operator[i] && !(skip_self && i == row) && depth < MAX_OPERATOR_DEPTH;
+            let (here, depth) = if framed {
+                (
+                    format!("{above};{}", frame_name(f.strings.resolve(f.events.name[i]))),
+                    depth + 1,
+                )
             } else {
-                above
+                (above, depth)
             };
             // Time outside every operator belongs to the node's own frame, left over at the end.
             let in_operator = here.len() > prefix.len();
@@ -294,7 +305,7 @@ impl<'a> SideWalker<'a> {
             }
             for &c in self.children[file].of(i).iter().rev() {
                 if !self.sources.contains(&(file as u32, c)) {
-                    todo.push((c as usize, here.clone()));
+                    todo.push((c as usize, here.clone(), depth));
                 }
             }
         }

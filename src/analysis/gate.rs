@@ -161,7 +161,7 @@ impl GateConfig {
     pub fn from_toml(text: &str, path: &std::path::Path) -> Result<GateConfig> {
         let config = toml::from_str::<ConfigFile>(text)
             .map(|f| f.gate)
-            .map_err(|e| Error::input(path, format!("invalid gate config: {}", e.message())))?;
+            .map_err(|e| Error::input(path, toml_error(text, &e)))?;
         Thresholds::of(&config, |key| key.to_string())
             .map_err(|e| Error::input(path, format!("invalid gate config: {e}")))?;
         Ok(config)
@@ -187,6 +187,28 @@ impl GateConfig {
             allow_missing_ranks: other.allow_missing_ranks.or(self.allow_missing_ranks),
         }
     }
+}
+
+/// A TOML error as one line: the message, then where (line and column, and the key of that
+/// line when it has one), any value it quotes elided.
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().lines().next().unwrap_or("").trim();
+    let message = crate::text::elide(message, 4 * crate::text::QUOTED_MAX);
+    let Some(span) = e.span() else {
+        return format!("invalid gate config: {message}");
+    };
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_no = text[..start].matches('\n').count() + 1;
+    let column = text[line_start..start].chars().count() + 1;
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let key = line
+        .split_once('=')
+        .map(|(k, _)| k.trim())
+        .filter(|k| !k.is_empty() && !k.starts_with('#'))
+        .map(|k| format!(", key {}", crate::text::elide(k, 60)))
+        .unwrap_or_default();
+    format!("invalid gate config: {message} (line {line_no}, column {column}{key})")
 }
 
 /// Default k: a change must exceed 3 × the pooled scaled MAD (≈ 3 σ for normal noise).

@@ -693,43 +693,54 @@ impl<'f> Builder<'f> {
 /// The node at `path`, or a usage error that lists what is there.
 pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedNode> {
     let Some(path) = path else { return Ok(&diff.root) };
-    let path = without_root(path.trim().trim_matches('/'), &diff.root.key);
+    let path = without_root(path.trim(), &diff.root.key);
     if let Some(node) = diff.root.find(path) {
         return Ok(node);
     }
     // Name the deepest node that exists and its children, so the user can correct the path.
     let mut node = &diff.root;
-    let mut good = Vec::new();
-    for segment in path.split('/') {
-        match node.find(segment) {
+    let mut good = 0;
+    for segment in crate::analysis::align::path_segments(path) {
+        let next = crate::analysis::align::parse_segment(&segment)
+            .and_then(|(key, ordinal)| node.children.iter().filter(|c| c.key == key).nth(ordinal));
+        match next {
             Some(next) => {
                 node = next;
-                good.push(segment);
+                good += 1;
             }
-            None => break,
+            _ => break,
         }
     }
-    let here = if good.is_empty() {
+    let here = if good == 0 {
         "the step".to_string()
     } else {
         diff.root.path_of(node.id).unwrap_or_default()
     };
-    let children: Vec<String> = node.children.iter().map(AlignedNode::label).collect();
+    // The nearest paths: the children there, the first ones (a layer called 8,000 times has
+    // 8,000 children; the message stays one readable line).
+    const SHOWN: usize = 12;
+    let children: Vec<String> = node.children.iter().take(SHOWN).map(AlignedNode::label).collect();
+    let more = node.children.len().saturating_sub(SHOWN);
+    let listed = match (children.is_empty(), more) {
+        (true, _) => "no children".to_string(),
+        (false, 0) => format!("children {}", children.join(", ")),
+        (false, more) => format!("children {} and {more} more", children.join(", ")),
+    };
     Err(Error::usage(format!(
-        "--zoom '{path}': no such node; {here} has {}",
-        if children.is_empty() {
-            "no children".to_string()
-        } else {
-            format!("children {}", children.join(", "))
-        }
+        "--zoom '{}': no such node; {here} has {listed}",
+        crate::text::elide(path, crate::text::QUOTED_MAX)
     )))
 }
 
 /// `path` without a leading segment that names the root (`ProfilerStep/Net[0]`: the table's top
 /// row is the step, so users copy its name into the path).
 fn without_root<'p>(path: &'p str, root_key: &str) -> &'p str {
-    let (first, rest) = path.split_once('/').unwrap_or((path, ""));
-    if first == root_key { rest } else { path }
+    let trimmed = path.trim_start_matches('/');
+    match trimmed.split_once('/') {
+        Some((first, rest)) if first == root_key => rest,
+        None if trimmed == root_key => "",
+        _ => path,
+    }
 }
 
 /// With `--zoom PATH`: the events inside that module node, and its full path.

@@ -52,6 +52,15 @@ pub struct Resolved {
     pub iterations: Option<Vec<i64>>,
 }
 
+/// Numbers for an error message: a comma list, or for a long one runs (`1–8000`) elided past a
+/// line's worth.
+fn listed(numbers: &[i64]) -> String {
+    if numbers.len() <= 16 {
+        return join(numbers);
+    }
+    crate::text::elide(&ranges(numbers), crate::text::QUOTED_MAX)
+}
+
 /// Turns a side's request into concrete ranks and iterations, or says what exists.
 pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection) -> Result<Resolved> {
     let present = side.ranks();
@@ -65,8 +74,8 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
                     &side.input,
                     format!(
                         "{label}: no rank {} (ranks present: {})",
-                        join(&missing),
-                        join(&present)
+                        listed(&missing),
+                        listed(&present)
                     ),
                 ));
             }
@@ -81,8 +90,8 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
                 &side.input,
                 format!(
                     "{label}: no iteration {} (the trace of rank {} has no ProfilerStep; leave out --iteration to compare it whole)",
-                    join(want),
-                    join(&ranks)
+                    listed(want),
+                    listed(&ranks)
                 ),
             ));
         }
@@ -98,8 +107,8 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
                         &side.input,
                         format!(
                             "{label}: no iteration {} (ProfilerSteps present: {})",
-                            join(&missing),
-                            join(&steps)
+                            listed(&missing),
+                            listed(&steps)
                         ),
                     ));
                 }

@@ -25,7 +25,12 @@ use std::sync::Arc;
 pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
     // The rows (one nesting pass over the host events) beside the windows, on two cores.
     let ((strings, rows), meta) = rayon::join(|| op_rows(file), || summary_meta(file, source));
-    FileSummary { meta, strings, rows }
+    FileSummary {
+        meta,
+        strings,
+        rows,
+        begin_end_events: file.begin_end_events,
+    }
 }
 
 /// Everything of `file`'s summary but its rows: windows, span, devices, ranks and steps.
@@ -102,6 +107,7 @@ pub fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
         meta: ranks_and_steps(file, source, &step_of),
         strings,
         rows,
+        begin_end_events: file.begin_end_events,
     }
 }
 

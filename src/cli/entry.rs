@@ -5,7 +5,7 @@ use crate::Error;
 use crate::cli::{Cli, Env, run};
 use crate::output::state;
 use crate::output::visible::VisibleControls;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 
@@ -59,14 +59,31 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) => {
-            // Help and version go to stdout with 0; usage errors to stderr with 2.
+        // Help and version go to stdout with 0.
+        Err(e) if !e.use_stderr() => {
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return 0;
+        }
+        Err(e) => {
+            // Usage errors to stderr with 2. clap quotes the arguments it refuses: the error is
+            // rendered again without styles, so every escape sequence left is the user's, and
+            // shown escaped, never sent raw to a terminal.
+            let plain = Cli::command()
+                .styles(clap::builder::Styles::plain())
+                .try_get_matches_from(&args)
+                .err();
+            let text = match plain {
+                Some(plain) => plain.render().ansi().to_string(),
+                None => e.render().to_string(),
+            };
+            let _ = VisibleControls::new(std::io::stderr()).write_all(text.as_bytes());
+            return 2;
         }
     };
+    crate::output::atomic::remove_temporaries_on_signal();
     let stdout = std::io::stdout();
     // A terminal that reports no size (a pty nobody sized, `script` under some CI runners)
     // gets the conventional 80 columns rather than a table squeezed to nothing.

@@ -88,10 +88,15 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         args.labels.as_ref(),
         env,
     )?;
+    // Both charts are drawn, then written as one unit: both or neither.
+    let mut drawn = Vec::with_capacity(planned.len());
     for (duration, path, format) in planned {
         let chart = chart_of(&comparison, duration, args.sort, args.top, (args.width, args.height))?;
-        let bytes = draw(&chart, format)?;
-        crate::output::atomic::write_atomically(&path, |w| w.write_all(&bytes))?;
+        drawn.push((path, draw(&chart, format)?));
+    }
+    let files: Vec<(&Path, &[u8])> = drawn.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
+    crate::output::atomic::write_all_atomically(&files)?;
+    for (path, _) in &drawn {
         let _ = writeln!(env.stdout, "{}", path.display());
     }
     Ok(0)

@@ -1,19 +1,23 @@
 //! Every output file is written whole or not at all (docs/robustness.md#output-files): into a
 //! temporary file beside its target, flushed and fsynced, then renamed over the target. A kill,
 //! a full disk or an error mid-way leaves the previous file as it was and no half file under the
-//! final name; the temporary file is removed on error (a kill can leave one, named
-//! `.NAME.XXXXXX.tmp`, never the target).
+//! final name; the temporary file is removed on error, and on SIGINT or SIGTERM once
+//! [`remove_temporaries_on_signal`] is on (the command line turns it on; only SIGKILL can leave
+//! one, named `.NAME.XXXXXX.tmp`, never the target).
 
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use tempfile::NamedTempFile;
 
 /// A file being written; [`AtomicFile::commit`] puts it in place, dropping it discards it.
 pub struct AtomicFile {
     path: PathBuf,
     out: BufWriter<Sink>,
+    // Dropped after `out` (which removes the temporary file): the signal handler forgets it.
+    _pending: Option<Pending>,
 }
 
 /// Where the bytes go: a temporary file beside a regular target, or the target itself when it
@@ -39,6 +43,53 @@ impl Write for Sink {
             Sink::Direct(f) => f.flush(),
         }
     }
+}
+
+/// The temporary files being written now: what a SIGINT or SIGTERM removes.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Targets that are not regular files, opened once by [`check_writable`] and kept for
+/// [`AtomicFile::create`]: a FIFO opened twice would give its reader an empty stream, then block
+/// the second open forever.
+static OPENED: Mutex<Vec<(PathBuf, File)>> = Mutex::new(Vec::new());
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A temporary file's entry in [`PENDING`], removed when dropped.
+struct Pending(PathBuf);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut pending = lock(&PENDING);
+        if let Some(i) = pending.iter().position(|p| *p == self.0) {
+            pending.swap_remove(i);
+        }
+    }
+}
+
+/// From now on a SIGINT or SIGTERM removes the temporary files being written, then ends the
+/// process as the signal would have (the handler runs on a thread of its own, so it may take
+/// locks and allocate). For a program's `main`: a library's host keeps its own handlers.
+pub fn remove_temporaries_on_signal() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                // Held to the end: no temporary file is created or renamed after this.
+                let pending = lock(&PENDING);
+                for path in pending.iter() {
+                    let _ = std::fs::remove_file(path);
+                }
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+            }
+        });
+    });
 }
 
 /// What a path names once symbolic links are followed (a link to a file is written through,
@@ -86,6 +137,23 @@ fn temp_beside(path: &Path) -> std::io::Result<NamedTempFile> {
     b.tempfile_in(parent_dir(path))
 }
 
+/// A temporary file beside `path`, listed in [`PENDING`] (under the lock, so that a signal
+/// cannot come between its creation and its listing).
+fn pending_temp_beside(path: &Path) -> std::io::Result<(NamedTempFile, Pending)> {
+    let mut pending = lock(&PENDING);
+    let tmp = temp_beside(path)?;
+    let path = tmp.path().to_path_buf();
+    pending.push(path.clone());
+    Ok((tmp, Pending(path)))
+}
+
+/// The open target that [`check_writable`] kept for `path`, if any.
+fn take_opened(path: &Path) -> Option<File> {
+    let mut opened = lock(&OPENED);
+    let i = opened.iter().position(|(p, _)| p == path)?;
+    Some(opened.swap_remove(i).1)
+}
+
 impl AtomicFile {
     /// Starts writing `path` (nothing is visible there until [`AtomicFile::commit`]).
     pub fn create(path: &Path) -> Result<AtomicFile> {
@@ -93,14 +161,20 @@ impl AtomicFile {
             return Err(output_error(path, std::io::Error::other("is a directory")));
         }
         let (target, special) = resolve(path);
-        let sink = if special {
-            Sink::Direct(File::create(&target).map_err(|e| output_error(path, e))?)
+        let (sink, pending) = if special {
+            let file = match take_opened(&target) {
+                Some(f) => f,
+                None => File::create(&target).map_err(|e| output_error(path, e))?,
+            };
+            (Sink::Direct(file), None)
         } else {
-            Sink::Temp(temp_beside(&target).map_err(|e| output_error(path, e))?)
+            let (tmp, pending) = pending_temp_beside(&target).map_err(|e| output_error(path, e))?;
+            (Sink::Temp(tmp), Some(pending))
         };
         Ok(AtomicFile {
             path: target,
             out: BufWriter::with_capacity(1 << 16, sink),
+            _pending: pending,
         })
     }
 
@@ -114,16 +188,34 @@ impl AtomicFile {
         &self.path
     }
 
+    /// Flushes and fsyncs the bytes: after this only the rename is left, which needs no space.
+    fn prepare(&mut self) -> Result<()> {
+        self.out.flush().map_err(|e| output_error(&self.path, e))?;
+        if let Sink::Temp(tmp) = self.out.get_ref() {
+            tmp.as_file().sync_all().map_err(|e| output_error(&self.path, e))?;
+        }
+        Ok(())
+    }
+
     /// Flushes, fsyncs and renames the file into place (then fsyncs its directory, so the
     /// rename itself survives a crash).
-    pub fn commit(self) -> Result<()> {
-        let path = self.path;
-        let tmp = match self.out.into_inner().map_err(|e| output_error(&path, e.into_error()))? {
+    pub fn commit(mut self) -> Result<()> {
+        self.prepare()?;
+        self.rename()
+    }
+
+    /// The rename of a prepared file.
+    fn rename(self) -> Result<()> {
+        let AtomicFile { path, out, _pending } = self;
+        let tmp = match out.into_inner().map_err(|e| output_error(&path, e.into_error()))? {
             Sink::Direct(_) => return Ok(()),
             Sink::Temp(tmp) => tmp,
         };
-        tmp.as_file().sync_all().map_err(|e| output_error(&path, e))?;
-        tmp.persist(&path).map_err(|e| output_error(&path, e.error))?;
+        {
+            // Under the lock: a signal now waits until the name is the target's.
+            let _signals = lock(&PENDING);
+            tmp.persist(&path).map_err(|e| output_error(&path, e.error))?;
+        }
         if let Ok(dir) = File::open(parent_dir(&path)) {
             // Best effort: some file systems refuse to sync a directory.
             let _ = dir.sync_all();
@@ -140,19 +232,39 @@ pub fn write_atomically<T>(path: &Path, fill: impl FnOnce(&mut (dyn Write + Send
     Ok(value)
 }
 
+/// Writes several files as one unit: every one is written and fsynced before any is renamed
+/// into place, so a full disk or an error leaves all of them as they were (a kill between two
+/// renames, the only window left, is a matter of microseconds).
+pub fn write_all_atomically(files: &[(&Path, &[u8])]) -> Result<()> {
+    let mut ready = Vec::with_capacity(files.len());
+    for (path, bytes) in files {
+        let mut file = AtomicFile::create(path)?;
+        file.writer().write_all(bytes).map_err(|e| output_error(path, e))?;
+        file.prepare()?;
+        ready.push(file);
+    }
+    ready.into_iter().try_for_each(AtomicFile::rename)
+}
+
 /// Checks, before any work, that `path` can be written: not a directory, and a file can be
 /// created beside it (a missing or read-only directory fails here, not after the traces load).
+/// A target that is not a regular file (a FIFO, a device) is opened here and kept for
+/// [`AtomicFile::create`]: it is opened once.
 pub fn check_writable(path: &Path) -> Result<()> {
     if path.is_dir() {
         return Err(output_error(path, std::io::Error::other("is a directory")));
     }
     let (target, special) = resolve(path);
     if special {
-        return std::fs::OpenOptions::new()
+        if lock(&OPENED).iter().any(|(p, _)| *p == target) {
+            return Ok(());
+        }
+        let file = std::fs::OpenOptions::new()
             .write(true)
             .open(&target)
-            .map(drop)
-            .map_err(|e| output_error(path, e));
+            .map_err(|e| output_error(path, e))?;
+        lock(&OPENED).push((target, file));
+        return Ok(());
     }
     let dir = parent_dir(&target);
     if !dir.is_dir() {
@@ -188,6 +300,23 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("out.csv")]);
+    }
+
+    #[test]
+    fn files_written_as_one_unit_are_all_kept_or_all_old() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let (a, b) = (dir.path().join("a.svg"), dir.path().join("b.svg"));
+        std::fs::write(&a, "old a").unwrap();
+        std::fs::write(&b, "old b").unwrap();
+        write_all_atomically(&[(&a, b"new a"), (&b, b"new b")]).unwrap();
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "new a");
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "new b");
+        // The second cannot be written: the first stays as it was.
+        let missing = dir.path().join("no/c.svg");
+        assert!(write_all_atomically(&[(&a, b"newer a"), (&missing, b"c")]).is_err());
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "new a");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert!(lock(&PENDING).iter().all(|p| !p.starts_with(dir.path())));
     }
 
     #[test]

@@ -10,10 +10,11 @@ use crate::input::load::Side;
 use crate::model::attrs::AttrType;
 use crate::output::events::{Cell, EventFilter, columns, each_row};
 use parquet::basic::Compression;
+use parquet::basic::{LogicalType, Repetition, Type as PhysicalType};
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::Type;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -51,16 +52,28 @@ fn layout(side: &Side, resolved: &Resolved) -> (Vec<String>, Vec<OutColumn>) {
             }
             _ if k < CORE_COLUMNS.len() => out.push((c.clone(), Kind::Int, k, false)),
             _ => {
-                let ty = resolved
+                // One type for the column across every file (each file types its own
+                // `--args all` columns by its values): int and float make a double; any text
+                // makes text. So the files of one run share one schema.
+                let kinds = resolved
                     .ranks
                     .iter()
                     .filter_map(|&r| side.file_of_rank(r))
-                    .find_map(|f| f.attrs.specs.iter().find(|s| &s.column == c).map(|s| s.ty));
-                let kind = match ty {
-                    Some(AttrType::Int) => Kind::Int,
-                    Some(AttrType::Float) => Kind::Double,
-                    _ => Kind::Text,
-                };
+                    .filter_map(|f| f.attrs.specs.iter().find(|s| &s.column == c).map(|s| s.ty));
+                let kind = kinds.fold(None, |acc, ty| {
+                    let this = match ty {
+                        AttrType::Int => Kind::Int,
+                        AttrType::Float => Kind::Double,
+                        AttrType::String | AttrType::Object => Kind::Text,
+                    };
+                    Some(match (acc, this) {
+                        (None, k) => k,
+                        (Some(a), b) if a == b => a,
+                        (Some(Kind::Text), _) | (_, Kind::Text) => Kind::Text,
+                        _ => Kind::Double,
+                    })
+                });
+                let kind = kind.unwrap_or(Kind::Text);
                 out.push((c.clone(), kind, k, false));
             }
         }
@@ -68,27 +81,30 @@ fn layout(side: &Side, resolved: &Resolved) -> (Vec<String>, Vec<OutColumn>) {
     (cols, out)
 }
 
-fn schema(layout: &[OutColumn]) -> String {
-    let fields: Vec<String> = layout
+/// The Parquet schema, built field by field: a column name is whatever the attribute key made
+/// it (a tab, `;`, `}` or a line break included), never parsed from text.
+fn schema(layout: &[OutColumn]) -> parquet::errors::Result<Type> {
+    let fields = layout
         .iter()
         .map(|(name, kind, k, _)| {
-            let rep = if *k < CORE_COLUMNS.len() {
-                "required"
+            let repetition = if *k < CORE_COLUMNS.len() {
+                Repetition::REQUIRED
             } else {
-                "optional"
+                Repetition::OPTIONAL
             };
-            let ty = match kind {
-                Kind::Int => "int64",
-                Kind::Double => "double",
-                Kind::Text => "binary",
+            let (physical, logical) = match kind {
+                Kind::Int => (PhysicalType::INT64, None),
+                Kind::Double => (PhysicalType::DOUBLE, None),
+                Kind::Text => (PhysicalType::BYTE_ARRAY, Some(LogicalType::String)),
             };
-            let ann = if *kind == Kind::Text { " (STRING)" } else { "" };
-            // Quoted names are not part of the parser's grammar: attribute columns are
-            // [A-Za-z0-9_] (checked where specs are built), so they are safe as they are.
-            format!("{rep} {ty} {name}{ann};")
+            Type::primitive_type_builder(name, physical)
+                .with_repetition(repetition)
+                .with_logical_type(logical)
+                .build()
+                .map(Arc::new)
         })
-        .collect();
-    format!("message events {{ {} }}", fields.join(" "))
+        .collect::<parquet::errors::Result<Vec<_>>>()?;
+    Type::group_type_builder("events").with_fields(fields).build()
 }
 
 fn cell_value(cell: Option<&Cell>, kind: Kind, ns: bool) -> Values {
@@ -125,7 +141,7 @@ pub fn write_events_parquet<W: Write + Send>(
         path: "<output>".into(),
         source: e,
     };
-    let message = parse_message_type(&schema(&layout)).map_err(|e| Error::usage(format!("events schema: {e}")))?;
+    let message = schema(&layout).map_err(|e| Error::usage(format!("events schema: {e}")))?;
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))

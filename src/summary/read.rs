@@ -251,7 +251,15 @@ fn decode_rows<R: ChunkReader + 'static>(
         });
     }
     let strings = renumber_by_text(strings, &mut rows);
-    Ok((FileSummary { meta, strings, rows }, sum.finish()))
+    Ok((
+        FileSummary {
+            meta,
+            strings,
+            rows,
+            begin_end_events: 0,
+        },
+        sum.finish(),
+    ))
 }
 
 /// A row's values; `self_ns` where the summary has the column (`own_times`).

@@ -59,12 +59,45 @@ def check(tracediff: str, sql: str, control: str, test: str) -> None:
     print(f"DuckDB over events.parquet = compare: {len(cli_rows)} names ({control} vs {test})")
 
 
+def check_differing_attributes(tracediff: str) -> None:
+    """A run whose ranks carry different `args` (a key only on one rank, a key int on one and
+    float on the other, keys with a tab, `;`, `,`, `}` and a line break): one events.parquet
+    with one schema, which DuckDB reads as one table, every key a column and every value there."""
+    import json
+
+    keys = ["a\tb;c", "x,y", "}z", "line\nbreak"]
+    with tempfile.TemporaryDirectory() as tmp:
+        run = Path(tmp) / "run"
+        run.mkdir()
+        for rank in (0, 1):
+            args = {k: i for i, k in enumerate(keys)} if rank == 0 else {"mixed": 2.5, "only_1": "t"}
+            if rank == 0:
+                args["mixed"] = 1
+            ev = {"ph": "X", "cat": "cpu_op", "name": f"op{rank}", "ts": 1, "dur": 2, "pid": 1, "tid": 1, "args": args}
+            doc = {"distributedInfo": {"rank": rank}, "traceEvents": [ev]}
+            (run / f"rank{rank}.json").write_text(json.dumps(doc))
+        out = Path(tmp) / "events.parquet"
+        subprocess.run([tracediff, "events", str(run), "--args", "all", "-o", str(out)], check=True)
+        con = duckdb.connect()
+        got = con.execute(f"SELECT * FROM '{out}' ORDER BY rank")
+        cols = [d[0] for d in got.description]
+        rows = got.fetchall()
+        for k in keys + ["mixed", "only_1"]:
+            assert k in cols, (k, cols)
+        row = [dict(zip(cols, r)) for r in rows]
+        assert row[0]["mixed"] == 1.0 and row[1]["mixed"] == 2.5, row
+        assert row[0]["x,y"] == 1 and row[1]["x,y"] is None, row
+        assert row[1]["only_1"] == "t" and row[0]["only_1"] is None, row
+    print(f"DuckDB reads one events.parquet over ranks with differing attributes: {len(cols)} columns")
+
+
 def main() -> None:
     tracediff, readme, *pairs = sys.argv[1:]
     tracediff = str(Path(tracediff).resolve())
     sql = readme_sql(Path(readme))
     for control, test in zip(pairs[::2], pairs[1::2]):
         check(tracediff, sql, control, test)
+    check_differing_attributes(tracediff)
 
 
 if __name__ == "__main__":

@@ -441,18 +441,21 @@ fn ratio(max: i64, median: f64) -> f64 {
 }
 
 /// With two ranks or more: the slowest rank overall and of each step (ties: the lowest rank).
+/// Only ranks that ran a selected step count: a rank without one has no step time (not a 0 ns
+/// one, which would make every other rank a straggler).
 fn straggler(per_rank: &[RankParts], per_step: &[StepParts]) -> Option<Straggler> {
-    if per_rank.len() < 2 {
+    let ran: Vec<&RankParts> = per_rank.iter().filter(|r| r.windows > 0).collect();
+    if ran.len() < 2 {
         return None;
     }
-    let slowest = per_rank.iter().max_by_key(|r| (r.step_ns, std::cmp::Reverse(r.rank)))?;
-    let mut steps: Vec<Option<i64>> = per_step.iter().map(|s| s.step).collect();
-    steps.sort_unstable();
-    steps.dedup();
-    let per_step = steps
+    let slowest = ran.iter().max_by_key(|r| (r.step_ns, std::cmp::Reverse(r.rank)))?;
+    let mut by_step: std::collections::BTreeMap<Option<i64>, Vec<&StepParts>> = std::collections::BTreeMap::new();
+    for s in per_step {
+        by_step.entry(s.step).or_default().push(s);
+    }
+    let per_step = by_step
         .into_iter()
-        .filter_map(|step| {
-            let of_step: Vec<&StepParts> = per_step.iter().filter(|s| s.step == step).collect();
+        .filter_map(|(step, of_step)| {
             let max = of_step.iter().max_by_key(|s| (s.step_ns, std::cmp::Reverse(s.rank)))?;
             let median_ns = median(of_step.iter().map(|s| s.step_ns).collect());
             Some(StepStraggler {
@@ -464,7 +467,7 @@ fn straggler(per_rank: &[RankParts], per_step: &[StepParts]) -> Option<Straggler
             })
         })
         .collect();
-    let rank_median = median(per_rank.iter().map(|r| r.step_ns).collect());
+    let rank_median = median(ran.iter().map(|r| r.step_ns).collect());
     Some(Straggler {
         rank: slowest.rank,
         max_over_median: ratio(slowest.step_ns, rank_median),

@@ -27,10 +27,25 @@ pub fn folded_side(stacks: &FlameStacks, side: usize) -> String {
     let mut out = String::new();
     for (stack, ns) in &stacks.stacks {
         if ns[side] > 0 {
-            out.push_str(&format!("{stack} {}\n", ns[side]));
+            out.push_str(&format!("{} {}\n", protect_trailing_number(stack), ns[side]));
         }
     }
     out
+}
+
+/// A stack whose leaf ends in white space and a number (`Block 3`), with that white space made
+/// no-break spaces (U+00A0): `flamegraph.pl` and inferno read a line ending in two numbers as a
+/// differential line, so `…;Block 3 1200` would lose the frame's `3` and count 3 ns. The stack
+/// looks the same in the picture.
+fn protect_trailing_number(stack: &str) -> std::borrow::Cow<'_, str> {
+    let number = stack.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let digits = &stack[number.len()..];
+    let before = number.trim_end_matches(|c: char| c.is_ascii_whitespace());
+    if !digits.starts_with(|c: char| c.is_ascii_digit()) || before.len() == number.len() {
+        return std::borrow::Cow::Borrowed(stack);
+    }
+    let spaces = number.len() - before.len();
+    std::borrow::Cow::Owned(format!("{before}{}{digits}", "\u{a0}".repeat(spaces)))
 }
 
 /// Which side's times are the differential flame graph's widths.
@@ -111,7 +126,7 @@ pub fn svg(stacks: &FlameStacks, options: &FlameOptions) -> std::io::Result<Vec<
     if bytes.last() != Some(&b'\n') {
         bytes.push(b'\n');
     }
-    Ok(bytes)
+    Ok(super::xml::xml_safe(bytes))
 }
 
 fn differential(
@@ -158,6 +173,19 @@ mod tests {
             time: FlameTime::Device,
             stacks: lines.iter().map(|(s, ns)| (s.to_string(), *ns)).collect(),
         }
+    }
+
+    #[test]
+    fn a_leaf_ending_in_a_number_is_not_read_as_a_second_count() {
+        let s = stacks(&[
+            ("step;Block 3", [5, 7]),
+            ("step;aten::mm", [1, 2]),
+            ("step;x  4.5", [1, 1]),
+        ]);
+        assert_eq!(
+            folded_side(&s, 1),
+            "step;Block\u{a0}3 7\nstep;aten::mm 2\nstep;x\u{a0}\u{a0}4.5 1\n"
+        );
     }
 
     fn draw(stacks: &FlameStacks, view: FlameView, still: bool) -> String {

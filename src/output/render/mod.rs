@@ -13,6 +13,7 @@ pub mod plot;
 pub mod report;
 pub mod views;
 pub mod waterfall;
+pub mod xml;
 
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;

@@ -265,7 +265,7 @@ pub fn draw(chart: &Chart, format: ImageFormat) -> Result<Vec<u8>> {
             if let Some(end) = svg.rfind("</svg>") {
                 svg.insert_str(end, &titles);
             }
-            Ok(svg.into_bytes())
+            Ok(super::xml::xml_safe(svg.into_bytes()))
         }
         ImageFormat::Png => {
             let mut pixels = vec![0u8; (w * h * 3) as usize];

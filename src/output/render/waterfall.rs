@@ -115,7 +115,7 @@ pub fn draw_waterfall(w: &Waterfall, format: ImageFormat) -> Result<Vec<u8>> {
                 paint(&root, w)?;
                 root.present().map_err(plot_error)?;
             }
-            Ok(svg.into_bytes())
+            Ok(super::xml::xml_safe(svg.into_bytes()))
         }
         ImageFormat::Png => {
             let mut pixels = vec![0u8; (w.width * w.height * 3) as usize];

@@ -330,6 +330,18 @@ pub fn compact_json(raw: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The value of a number as an `int` attribute: exact for a whole number, truncated toward zero
+/// for a fraction; `None` for either outside the 64-bit integers.
+fn exact_i64(n: &Number<'_>) -> Option<i64> {
+    if n.is_integer {
+        return n.text.parse().ok();
+    }
+    let f = n.to_f64();
+    (-9.223_372_036_854_775e18..9.223_372_036_854_775e18)
+        .contains(&f)
+        .then_some(f as i64)
+}
+
 /// An attribute value as found in `args`, borrowed from the text.
 #[derive(Debug, Clone)]
 pub(crate) enum RawValue<'a> {
@@ -435,11 +447,13 @@ impl AttrBuilder {
     /// Adds a row: defaults everywhere, then the values the event has.
     /// Every event gets a row, with or without attributes, so that a column that first appears
     /// late is backfilled to the right length.
+    /// A whole number outside the 64-bit integers is kept exactly (an inferred column becomes
+    /// JSON text) or, in a column declared `int`, refused naming its key.
     pub fn push_row<'v>(
         &mut self,
         values: impl IntoIterator<Item = (Option<usize>, Cow<'v, str>, RawValue<'v>)>,
         strings: &mut StringTable,
-    ) {
+    ) -> Result<(), String> {
         self.rows += 1;
         for (col, key, value) in values {
             let col = match col.or_else(|| self.keys.map.get(key.as_ref()).copied()) {
@@ -449,8 +463,9 @@ impl AttrBuilder {
                     self.add_column(spec, true, strings)
                 }
             };
-            self.set(col, value, strings);
+            self.set(col, &key, value, strings)?;
         }
+        Ok(())
     }
 
     fn infer_spec(&self, key: &str, value: &RawValue<'_>) -> AttrSpec {
@@ -478,13 +493,13 @@ impl AttrBuilder {
         }
     }
 
-    fn set(&mut self, col: usize, value: RawValue<'_>, strings: &mut StringTable) {
+    fn set(&mut self, col: usize, key: &str, value: RawValue<'_>, strings: &mut StringTable) -> Result<(), String> {
         let row = self.rows - 1;
         let ty = self.specs[col].ty;
         if self.inferred[col] {
             let fits = match (&value, ty) {
-                (RawValue::Number(n), AttrType::Int) => n.is_integer,
-                (RawValue::Number(_), AttrType::Float) => true,
+                (RawValue::Number(n), AttrType::Int) => n.is_integer && exact_i64(n).is_some(),
+                (RawValue::Number(n), AttrType::Float) => !n.is_integer || exact_i64(n).is_some(),
                 (RawValue::Text(_), AttrType::String) => true,
                 (_, AttrType::Object) => true,
                 _ => false,
@@ -495,7 +510,15 @@ impl AttrBuilder {
         }
         let ty = self.specs[col].ty;
         let converted = match (ty, &value) {
-            (AttrType::Int, RawValue::Number(n)) => Some(AttrValue::Int(n.to_i64())),
+            (AttrType::Int, RawValue::Number(n)) => match exact_i64(n) {
+                Some(v) => Some(AttrValue::Int(v)),
+                None => {
+                    return Err(format!(
+                        "attribute '{key}' {} is outside the 64-bit integers tracediff keeps exactly",
+                        n.text
+                    ));
+                }
+            },
             (AttrType::Int, RawValue::Text(t)) => t.trim().parse().ok().map(AttrValue::Int),
             (AttrType::Int, RawValue::Json(j)) => match *j {
                 "true" => Some(AttrValue::Int(1)),
@@ -517,6 +540,7 @@ impl AttrBuilder {
         if let Some(v) = converted {
             self.columns[col].set(row as u32, v);
         }
+        Ok(())
     }
 
     /// An inferred column meets a value of another type: int becomes float for a decimal,
@@ -524,7 +548,7 @@ impl AttrBuilder {
     fn widen(&mut self, col: usize, value: &RawValue<'_>, strings: &mut StringTable) {
         let to_float = matches!(
             (self.columns[col].default, value),
-            (AttrValue::Int(_), RawValue::Number(_))
+            (AttrValue::Int(_), RawValue::Number(n)) if exact_i64(n).is_some()
         );
         let ty = if to_float { AttrType::Float } else { AttrType::Object };
         let spec = &mut self.specs[col];

@@ -152,6 +152,8 @@ pub struct ChunkOut<'c> {
     pub memory: Vec<MemorySample>,
     /// `fwdbwd` flow ends, in order.
     pub flows: Vec<LocalFlow<'c>>,
+    /// Begin and end events (`ph` `B`, `E`, `b`, `e`), left out.
+    pub begin_end: u64,
     /// With [`Collect::Columns`]: the kept events, names and threads as ids of `strings`, whose
     /// list is in the order a one-pass parse of the file would first meet them (`pid`, `tid`,
     /// `name`, `cat` of each event), and `index` counted from the chunk's first entry.
@@ -355,6 +357,10 @@ impl<'c> ChunkOut<'c> {
                 self.flows.push(f);
                 return Ok(());
             }
+            Entry::BeginEnd => {
+                self.begin_end += 1;
+                return Ok(());
+            }
             _ => return Ok(()),
         };
         match collect {
@@ -478,6 +484,9 @@ pub enum Entry<'a> {
     Memory(MemorySample),
     /// One end of a `fwdbwd` flow.
     Flow(LocalFlow<'a>),
+    /// A duration event given as its two ends (`ph` `B`/`E`, or async `b`/`e`): not read (the
+    /// profiler writes complete events), counted so that a note can say how many were left out.
+    BeginEnd,
     /// Anything else (metadata, flows, counters, other instants).
     Other,
 }
@@ -946,24 +955,48 @@ fn integer(raw: Option<&[u8]>) -> Option<i64> {
     n.is_integer.then(|| n.to_i64())
 }
 
+/// [`integer`], refusing a whole number outside the 64-bit integers (naming `key`).
+fn exact_integer(text: &[u8], raw: Option<&[u8]>, key: &str) -> Result<Option<i64>, Failure> {
+    let Some(r) = raw else { return Ok(None) };
+    if let Some(v) = small_digits(r) {
+        return Ok(Some(v));
+    }
+    if !matches!(r[0], b'-' | b'0'..=b'9') {
+        return Ok(None);
+    }
+    let t = String::from_utf8_lossy(r);
+    if !Number::new(&t).is_integer {
+        return Ok(None);
+    }
+    t.parse::<i64>().map(Some).map_err(|_| {
+        (
+            offset_of(text, r),
+            format!("'{key}' {t} is outside the 64-bit integers tracediff keeps exactly"),
+        )
+    })
+}
+
 impl Fields<'_> {
     /// The sample of a `[memory]` instant event; `Other` for any other event, or one without a
     /// time or a device.
-    fn memory_sample(&self, text: &[u8], name: Option<&[u8]>, ts_ns: Option<i64>) -> Entry<'static> {
+    /// A byte count beyond the 64-bit integers is refused naming its key, never saturated.
+    fn memory_sample(&self, text: &[u8], name: Option<&[u8]>, ts_ns: Option<i64>) -> Result<Entry<'static>, Failure> {
+        if name != Some(b"[memory]".as_slice()) {
+            return Ok(Entry::Other);
+        }
+        let total_allocated = exact_integer(text, self.total_allocated.get(text), "Total Allocated")?;
+        let bytes = exact_integer(text, self.bytes.get(text), "Bytes")?;
         let integer = |raw: Raw| integer(raw.get(text));
         let sample = || {
-            if name != Some(b"[memory]".as_slice()) {
-                return None;
-            }
             Some(MemorySample {
                 ts_ns: ts_ns?,
                 device_type: i32::try_from(integer(self.device_type)?).ok()?,
                 device_id: i32::try_from(integer(self.device_id)?).ok()?,
-                total_allocated: integer(self.total_allocated),
-                bytes: integer(self.bytes).unwrap_or(0),
+                total_allocated,
+                bytes: bytes.unwrap_or(0),
             })
         };
-        sample().map_or(Entry::Other, Entry::Memory)
+        Ok(sample().map_or(Entry::Other, Entry::Memory))
     }
 }
 
@@ -1027,10 +1060,13 @@ impl<'a> Fields<'a> {
             if flow {
                 return Ok(self.flow_end(text, ts, pid, tid));
             }
-            return Ok(self.memory_sample(text, name.as_deref(), ts));
+            if dur.is_none() && matches!(self.ph.get(text), Some(b"\"B\"" | b"\"E\"" | b"\"b\"" | b"\"e\"")) {
+                return Ok(Entry::BeginEnd);
+            }
+            return self.memory_sample(text, name.as_deref(), ts);
         };
         if *cat == *b"Trace" {
-            return Ok(self.memory_sample(text, name.as_deref(), ts));
+            return self.memory_sample(text, name.as_deref(), ts);
         }
         let Some(name) = name else {
             return Err((0, "event with 'dur' and 'cat' has no 'name'".to_string()));

@@ -7,10 +7,12 @@ use crate::input::fanout::{files_side_by_side, try_map_files};
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
 use crate::input::ranks::RankCheck;
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
-use crate::model::iteration::assign_iterations;
+use crate::model::iteration::{assign_iterations, step_number};
 use crate::model::pick::{Pick, SideSelection};
+use crate::model::place::Place;
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
+use crate::model::table::{EventTable, StringTable};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -33,6 +35,10 @@ pub trait RankedFile: Send + Sync {
     fn source(&self) -> &Path;
     /// Its events' durations added up, exactly: what [`SIDE_TIME_BUDGET_NS`] bounds.
     fn summed_dur_ns(&self) -> i128;
+    /// The begin and end events (`ph` `B`/`E`, `b`/`e`) it left out (none for a summary).
+    fn begin_end_events(&self) -> u64 {
+        0
+    }
     /// The rank it stands for: its declared rank, or 0 when it declares none.
     fn rank(&self) -> i64 {
         self.declared_rank().unwrap_or(0)
@@ -55,6 +61,9 @@ impl RankedFile for TraceFile {
     fn summed_dur_ns(&self) -> i128 {
         self.events.dur_ns.iter().map(|&d| i128::from(d)).sum()
     }
+    fn begin_end_events(&self) -> u64 {
+        self.begin_end_events
+    }
 }
 
 impl RankedFile for FileSummary {
@@ -76,6 +85,9 @@ impl RankedFile for FileSummary {
             .map(|i| i128::from(i.step_ns).abs() + i128::from(i.gpu_busy_ns).abs())
             .sum();
         rows + steps
+    }
+    fn begin_end_events(&self) -> u64 {
+        self.begin_end_events
     }
 }
 
@@ -184,13 +196,14 @@ pub fn trace_from_reader(
     attrs: &AttrRequest,
 ) -> Result<TraceFile> {
     let parsed = parse_trace(reader, path, compression, attrs)?;
-    Ok(into_trace_file(parsed, path))
+    into_trace_file(parsed, path)
 }
 
 /// A parsed trace with its places and iterations assigned.
-fn into_trace_file(mut parsed: ParsedTrace, path: &Path) -> TraceFile {
+fn into_trace_file(mut parsed: ParsedTrace, path: &Path) -> Result<TraceFile> {
     let steps = assign_iterations(&parsed.strings, &mut parsed.events);
-    TraceFile {
+    repeated_step(&parsed.strings, &parsed.events, path)?;
+    Ok(TraceFile {
         path: path.to_path_buf(),
         declared_rank: parsed.declared_rank,
         declared_world_size: parsed.declared_world_size,
@@ -199,13 +212,39 @@ fn into_trace_file(mut parsed: ParsedTrace, path: &Path) -> TraceFile {
         attrs: parsed.attrs,
         steps,
         total_events: parsed.total_events,
+        begin_end_events: parsed.begin_end_events,
         json_bytes: parsed.json_bytes,
         memory: parsed.memory,
         flows: parsed.flows,
         devices: parsed.devices,
         device_use: parsed.device_use,
         call_tree: Default::default(),
+    })
+}
+
+/// Refuses a trace in which two host events are the same `ProfilerStep#N`: a step's number
+/// names one window, and which copy to measure (or whether to add them) would be a guess that
+/// changes the step time (docs/robustness.md#steps). A `gpu_user_annotation` copy of a step is
+/// the device's view of the same step, not a repeat.
+fn repeated_step(strings: &StringTable, events: &EventTable, path: &Path) -> Result<()> {
+    let step_of: Vec<Option<i64>> = strings.iter().map(|(_, s)| step_number(s)).collect();
+    let mut seen = rustc_hash::FxHashSet::default();
+    for i in 0..events.len() {
+        if events.place[i] != Place::Host {
+            continue;
+        }
+        if let Some(n) = step_of[events.name[i].index()]
+            && !seen.insert(n)
+        {
+            return Err(Error::input(
+                path,
+                format!(
+                    "ProfilerStep#{n} appears twice (two host steps with one number; tracediff measures one window per step)"
+                ),
+            ));
+        }
     }
+    Ok(())
 }
 
 /// Loads every trace file of `input` (a directory or one file).
@@ -253,7 +292,7 @@ pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileS
 pub fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
     let mut parsed = parse_trace_for_summary(reader.inner, path, reader.compression)?;
     parsed.events.number_threads();
-    let mut file = into_trace_file(parsed, path);
+    let mut file = into_trace_file(parsed, path)?;
     file.events.drop_link_columns();
     let summary = summarize(&file, path);
     drop(file);
@@ -401,6 +440,13 @@ pub fn load_side_with<T: RankedFile>(
     }
     let mut files: Vec<Arc<T>> = files.into_iter().map(Arc::new).collect();
     files.sort_by_key(|f| f.rank());
+    for f in files.iter().filter(|f| f.begin_end_events() > 0) {
+        notes.push(format!(
+            "left out {} begin/end events (ph B/E or b/e) of {}: tracediff reads complete events (ph X) only",
+            f.begin_end_events(),
+            f.source().display()
+        ));
+    }
     if !files.is_empty() && files.iter().all(|f| f.step_numbers().is_empty()) {
         notes.push(format!(
             "no ProfilerStep in {}; comparing the whole trace",

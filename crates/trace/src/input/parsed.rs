@@ -26,6 +26,8 @@ pub struct ParsedTrace {
     pub attrs: AttrTable,
     /// Number of entries in `traceEvents`, kept or not.
     pub total_events: u64,
+    /// Begin and end events (`ph` `B`, `E`, `b`, `e`) left out.
+    pub begin_end_events: u64,
     /// Bytes of JSON text read.
     pub json_bytes: u64,
     /// Step numbers seen by a [`crate::input::parse::scan_header`] that asked for them, sorted

@@ -479,6 +479,7 @@ impl Merger {
     fn merge(&mut self, mut chunk: ChunkOut<'_>, entries: u64, first: u64) -> Result<(), ChunkError> {
         let out = &mut self.out;
         out.total_events += entries;
+        out.begin_end_events += chunk.begin_end;
         out.scanned_steps.extend_from_slice(&chunk.steps);
         for &m in &chunk.memory {
             out.memory.push(m);
@@ -555,7 +556,9 @@ impl Merger {
                 *ids[local as usize].get_or_insert_with(|| strings.intern(&chunk.strings.list[local as usize]))
             };
             let (pid, tid) = (global(e.pid), global(e.tid));
-            self.attrs.push_row(values, &mut out.strings);
+            self.attrs
+                .push_row(values, &mut out.strings)
+                .map_err(|msg| ChunkError { at: e.at, msg })?;
             let strings = &mut out.strings;
             let mut global = |local: u32| -> NameId {
                 *ids[local as usize].get_or_insert_with(|| strings.intern(&chunk.strings.list[local as usize]))

@@ -147,6 +147,9 @@ pub struct TraceFile {
     pub steps: Vec<Step>,
     /// Number of entries in `traceEvents`, kept or not.
     pub total_events: u64,
+    /// Begin and end events (`ph` `B`, `E`, `b`, `e`: Chrome and Perfetto traces) left out:
+    /// tracediff reads complete events (`ph` `X`); a note says how many.
+    pub begin_end_events: u64,
     /// Bytes of JSON text read.
     pub json_bytes: u64,
     /// `[memory]` instant events, in file order.

@@ -285,6 +285,9 @@ pub struct FileSummary {
     pub strings: Vec<String>,
     /// Sorted by (iteration, name, category, place).
     pub rows: Vec<OpRow>,
+    /// Begin and end events (`ph` `B`/`E`, `b`/`e`) the trace left out, for a note; not
+    /// stored in a summary file (0 when read from one).
+    pub begin_end_events: u64,
 }
 
 impl FileSummary {
