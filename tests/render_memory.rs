@@ -146,6 +146,8 @@ fn operator_tables_are_written_row_by_row() {
         zoom: None,
         significance: false,
         shift: Default::default(),
+        classifier: None,
+        step_total_ns: [None, None],
     };
     let view = TableView {
         table: &table,

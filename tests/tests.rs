@@ -7,6 +7,7 @@
 mod common;
 mod webdriver;
 
+mod classes;
 mod cli;
 mod conventions;
 mod docs;

@@ -134,7 +134,7 @@ fn a_trace_without_gpu_shows_host_total() {
     let kernels = view("kernels", CPU, &["--format", "csv"]);
     assert_eq!(
         kernels,
-        "name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n"
+        "name,class,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n"
     );
 }
 
@@ -147,11 +147,11 @@ fn kernels_with_memcpy_and_a_cuda_driver_launch() {
             VIEWS,
             &["--by-operator", "--format", "csv", "--sort", "name"]
         ),
-        "operator,name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n\
-         aten::addmm,Memcpy HtoD (Pageable -> Device),1,0,-1,40,0,-40,40,,\n\
-         aten::gelu,gelu_kernel,0,1,1,0,30,30,,30,\n\
-         aten::addmm,gemm_kernel,1,1,0,150,250,100,150,250,\n\
-         aten::_to_copy,triton_copy,1,1,0,8,10,2,8,10,\n"
+        "operator,name,class,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n\
+         aten::addmm,Memcpy HtoD (Pageable -> Device),copy,1,0,-1,40,0,-40,40,,\n\
+         aten::gelu,gelu_kernel,elementwise,0,1,1,0,30,30,,30,\n\
+         aten::addmm,gemm_kernel,gemm,1,1,0,150,250,100,150,250,\n\
+         aten::_to_copy,triton_copy,copy,1,1,0,8,10,2,8,10,\n"
     );
     // --include matches the launching operator or the kernel.
     let by_op = view(

@@ -318,7 +318,8 @@ fn comparability_note<T: Aggregate>(
     }
     Ok(Some(format!(
         "the sides share few names: {:.0}% of {}'s {time} and {:.0}% of {}'s lie in names the other side also has; \
-         `kernels --by-operator` and `modules` compare by operator and module instead",
+         `kernels --by-class` and `kernels --aligned` compare kernels by what they do and where they stand, \
+         `kernels --by-operator` and `modules` by operator and module",
         c * 100.0,
         req.labels[0],
         t * 100.0,

@@ -56,6 +56,8 @@ pub const OPERATORS: &[&str] = &[
 pub const KERNELS: &[&str] = &[
     "tracediff kernels fixtures/views/control fixtures/views/test",
     "tracediff kernels fixtures/views/control fixtures/views/test --by-operator --time mean",
+    "tracediff kernels fixtures/classes/h100 fixtures/classes/mi300 --by-class",
+    "tracediff kernels fixtures/classes/h100 fixtures/classes/mi300 --aligned --format csv",
 ];
 
 /// `tracediff overview`.

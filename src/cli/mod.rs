@@ -6,6 +6,7 @@
 //! command's help. The commands themselves are crate-private: the library's API is `analysis`
 //! and `output`.
 
+pub(crate) mod classes;
 pub(crate) mod compare;
 pub mod entry;
 pub(crate) mod events;

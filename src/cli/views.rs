@@ -133,8 +133,20 @@ pub struct KernelsArgs {
     #[command(flatten)]
     pub pair: PairArgs,
     /// Key rows by (launching operator, kernel).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["by_class", "aligned"])]
     pub by_operator: bool,
+    /// One row per kernel class (gemm, attention, norm, …; docs/kernel-classes.md), with each
+    /// side's share of its step time.
+    #[arg(long, conflicts_with = "aligned")]
+    pub by_class: bool,
+    /// The two sides' kernel sequences aligned by class, per stream: the repeated layer printed
+    /// once ("layer ×61") with a row per position, then the prefix and suffix.
+    #[arg(long)]
+    pub aligned: bool,
+    /// Kernel class patterns of your own, tried before the built-in rules: a TOML file of
+    /// `class = ["regex", …]` (docs/kernel-classes.md#your-own-rules).
+    #[arg(long, value_name = "FILE")]
+    pub kernel_classes: Option<PathBuf>,
     /// The time the table shows beside the calls (csv, json and markdown carry all).
     #[arg(long, value_enum, default_value_t = KernelTime::Total)]
     pub time: KernelTime,
@@ -145,6 +157,13 @@ pub struct KernelsArgs {
     pub select: SelectArgs,
     #[command(flatten)]
     pub output: ViewOutputArgs,
+}
+
+impl KernelsArgs {
+    /// The measure the terminal table shows beside the calls.
+    pub(crate) fn time_measure(&self) -> &'static str {
+        self.time.measure()
+    }
 }
 
 #[derive(Debug, Args)]
@@ -215,7 +234,11 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
+    if args.by_class || args.aligned {
+        return super::classes::run_kernel_classes(args, env);
+    }
     let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
+    let classifier = super::classes::classifier(args.kernel_classes.as_deref())?;
     let (mut req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
     req.beyond_shift = !args.output.no_run_shift;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
@@ -224,6 +247,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     super::only_significant_can_be_judged(args.output.only_significant, note.as_deref())?;
     print_notes(&note.into_iter().collect::<Vec<_>>(), env);
     table.zoom = scope.map(|(_, path)| path);
+    table.classifier = Some(classifier);
     if args.by_operator {
         print_notes(&loaded.overlap_notes(&req.labels), env);
     }
@@ -263,7 +287,7 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
 /// Refuses, before the traces are read (they may take seconds to load), an `-o` whose format
 /// cannot be told, a `--sort` key the table lacks and a bad `--include`/`--exclude` pattern;
 /// returns the name filter.
-fn check_view_args(out: &ViewOutputArgs, select: &SelectArgs, measures: &[&str]) -> Result<NameFilter> {
+pub(crate) fn check_view_args(out: &ViewOutputArgs, select: &SelectArgs, measures: &[&str]) -> Result<NameFilter> {
     super::check_output(&OutputArgs {
         format: out.format,
         output: out.output.clone(),
@@ -277,7 +301,7 @@ fn check_view_args(out: &ViewOutputArgs, select: &SelectArgs, measures: &[&str])
 }
 
 /// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.
-fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_>) -> Result<i32> {
     let time = table.measure(time).unwrap_or(0);
     let sort = match &out.sort {
         Some(text) => SortSpec::parse(text, table.measures).map_err(|e| Error::usage(format!("--sort: {e}")))?,

@@ -44,7 +44,7 @@ impl Default for KernelSums {
 }
 
 impl KernelSums {
-    fn add(&mut self, dur: i64) {
+    pub(crate) fn add(&mut self, dur: i64) {
         self.merge(&KernelSums {
             calls: 1,
             total: dur,
@@ -63,7 +63,7 @@ impl Accumulator for KernelSums {
     }
 }
 
-fn values(k: Option<&KernelSums>) -> Vec<Option<i64>> {
+pub(crate) fn values(k: Option<&KernelSums>) -> Vec<Option<i64>> {
     match k {
         Some(k) if k.calls > 0 => vec![
             Some(k.calls),
@@ -124,6 +124,8 @@ fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<Vie
         zoom: None,
         significance: false,
         shift: Default::default(),
+        classifier: Some(crate::analysis::classes::Classifier::builtin()),
+        step_total_ns: [None, None],
     }
 }
 

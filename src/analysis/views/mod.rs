@@ -2,6 +2,7 @@
 //! overview. They read the call tree of the store ([`crate::model::calltree`]) and select
 //! ranks, iterations and device exactly as `compare` does.
 
+pub mod classes;
 pub mod kernels;
 pub mod memory;
 pub mod operators;
@@ -26,6 +27,8 @@ pub enum ViewKind {
     Operators,
     /// A row per kernel (or launching operator and kernel): calls, total, mean, min, max.
     Kernels,
+    /// A row per kernel class (`kernels --by-class`): the kernel measures summed per class.
+    Classes,
 }
 
 /// One row: its key and, per side, one value per measure (`None`: the side has no value, e.g.
@@ -79,6 +82,11 @@ pub struct ViewTable {
     /// The run-wide shifts of host and device time, where significance was estimated, and
     /// whether rows were judged beyond them (docs/significance.md#a-run-wide-shift).
     pub shift: crate::analysis::diff::RunShift,
+    /// Kernel tables: what classifies their rows (the `class` column of CSV and JSON).
+    pub classifier: Option<crate::analysis::classes::Classifier>,
+    /// The summed duration of each side's selected steps (ns), where it has steps: the
+    /// denominator of the by-class table's shares.
+    pub step_total_ns: [Option<i64>; 2],
 }
 
 impl ViewTable {

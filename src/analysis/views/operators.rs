@@ -87,6 +87,8 @@ fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: 
         zoom: None,
         significance: false,
         shift: Default::default(),
+        classifier: None,
+        step_total_ns: [None, None],
     }
 }
 

@@ -1,6 +1,8 @@
 //! Renderers: pure functions from a result to text.
 
+pub mod aligned;
 pub mod breakdown;
+pub(crate) mod classes_table;
 pub mod columns;
 pub mod compare;
 pub mod flamegraph;

@@ -38,7 +38,7 @@ fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
             ("device_self", true),
             ("device_total", true),
         ],
-        ViewKind::Kernels => &[("calls", true), ("device_total", true), ("device_mean", false)],
+        ViewKind::Kernels | ViewKind::Classes => &[("calls", true), ("device_total", true), ("device_mean", false)],
     }
 }
 
@@ -95,6 +95,10 @@ fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
         header.push("operator".to_string());
     }
     header.push("name".to_string());
+    let extra = super::classes_table::Extra::of(t);
+    if extra.class {
+        header.push("class".to_string());
+    }
     let columns = present_csv_columns(t);
     for &(k, with_diff) in &columns {
         let m = t.measures[k];
@@ -107,6 +111,7 @@ fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
     if t.significance {
         header.push("significant".to_string());
     }
+    extra.csv_header(&mut header);
     writeln!(out, "{}", header.join(","))?;
     let mut cells: Vec<String> = Vec::new();
     for r in &view.rows {
@@ -115,6 +120,9 @@ fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
             cells.push(csv_field(r.operator.as_deref().unwrap_or("")));
         }
         cells.push(csv_field(&r.name));
+        if extra.class {
+            cells.push(super::classes_table::class_of(t, r).to_string());
+        }
         for &(k, with_diff) in &columns {
             cells.push(value_text(t, k, r.control[k]));
             cells.push(value_text(t, k, r.test[k]));
@@ -125,6 +133,7 @@ fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
         if t.significance {
             cells.push(significant_of(r, view.time).map_or(String::new(), |b| b.to_string()));
         }
+        extra.csv_cells(t, r, &mut cells);
         writeln!(out, "{}", cells.join(","))?;
     }
     Ok(())
@@ -213,6 +222,10 @@ impl Serialize for JsonRow<'_> {
             m.serialize_entry("operator", &r.operator)?;
         }
         m.serialize_entry("name", &r.name)?;
+        let extra = super::classes_table::Extra::of(t);
+        if extra.class {
+            m.serialize_entry("class", &super::classes_table::class_of(t, r))?;
+        }
         for (k, measure) in t.measures.iter().enumerate() {
             m.serialize_entry(&format_args!("control_{measure}"), &json_value(t, k, r.control[k]))?;
             m.serialize_entry(&format_args!("test_{measure}"), &json_value(t, k, r.test[k]))?;
@@ -221,6 +234,11 @@ impl Serialize for JsonRow<'_> {
         }
         if let Some(time) = self.2 {
             m.serialize_entry("significant", &significant_of(r, time))?;
+        }
+        if extra.share {
+            let [c, s] = super::classes_table::shares(t, r);
+            m.serialize_entry("control_share", &c)?;
+            m.serialize_entry("test_share", &s)?;
         }
         m.end()
     }
@@ -288,6 +306,7 @@ fn footer(view: &TableView<'_>) -> String {
         ViewKind::Operators => "operators",
         ViewKind::Kernels if t.by_operator => "(operator, kernel) pairs",
         ViewKind::Kernels => "kernels",
+        ViewKind::Classes => "classes",
     };
     let shown = if view.rows.len() < t.rows.len() {
         format!(
@@ -299,7 +318,7 @@ fn footer(view: &TableView<'_>) -> String {
         String::new()
     };
     let k = view.time;
-    if t.rows.is_empty() && t.kind == ViewKind::Kernels && !t.has_device {
+    if t.rows.is_empty() && t.kind != ViewKind::Operators && !t.has_device {
         // "0 kernels; device total summed: control 0 ns, test 0 ns (0 ns, 0%)" read as if
         // kernels had been measured.
         return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
@@ -349,6 +368,11 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
     if marks {
         headers.push("sig".to_string());
     }
+    let share = t.kind == ViewKind::Classes;
+    if share {
+        headers.push(format!("{cl}\nshare"));
+        headers.push(format!("{tl}\nshare"));
+    }
     let cells: Vec<Vec<String>> = view
         .rows
         .iter()
@@ -364,6 +388,9 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
             ];
             if marks {
                 cells.push(if significant_of(r, k) == Some(true) { "*" } else { "" }.to_string());
+            }
+            if share {
+                cells.extend(super::classes_table::shares(t, r).map(super::classes_table::share_text));
             }
             cells
         })

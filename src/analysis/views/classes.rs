@@ -1,0 +1,106 @@
+//! The kernel table by class (`kernels --by-class`, docs/kernel-classes.md): one row per
+//! class of [`crate::analysis::classes`], with the kernel view's measures summed over the
+//! kernels of the class, so the rows sum exactly to the kernel total.
+
+use super::kernels::{KernelSums, MEASURES, values};
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate_pair, join};
+use crate::analysis::classes::Classifier;
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::NameFilter;
+use crate::analysis::modules::Scope;
+use crate::analysis::select::{Device, Selected};
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+
+/// The by-class kernel table of a loaded pair: rows named by class, `--include`/`--exclude`
+/// matching the class names. With `scope` (`--zoom`), only the kernels launched inside one
+/// module node count.
+pub fn kernels_by_class(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+    classifier: &Classifier,
+    scope: Option<&Scope>,
+) -> ViewTable {
+    let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
+        per_file(f, iterations, req.device, classifier, inside)
+    });
+    ViewTable {
+        kind: ViewKind::Classes,
+        by_operator: false,
+        measures: MEASURES,
+        rows: join(c, t, filter, values),
+        control: loaded.side_info(0, &req.labels[0]),
+        test: loaded.side_info(1, &req.labels[1]),
+        request: req.clone(),
+        has_device: super::operators::has_device(loaded),
+        zoom: None,
+        significance: false,
+        shift: Default::default(),
+        classifier: Some(classifier.clone()),
+        step_total_ns: [step_total(loaded, 0), step_total(loaded, 1)],
+    }
+}
+
+/// Marks the rows of a by-class table significant or not (calls and total), as the kernel
+/// table's (docs/significance.md); a note when it cannot be estimated.
+pub fn mark_class_significance(
+    table: &mut ViewTable,
+    req: &CompareRequest,
+    loaded: &Loaded,
+    classifier: &Classifier,
+    scope: Option<&Scope>,
+) -> Option<String> {
+    super::mark_significance(
+        table,
+        loaded,
+        scope,
+        |f, iterations, inside| per_file(f, iterations, req.device, classifier, inside),
+        values,
+    )
+}
+
+/// The summed duration of side `k`'s selected steps over its selected ranks; `None` without
+/// ProfilerStep.
+pub fn step_total(loaded: &Loaded, k: usize) -> Option<i64> {
+    let iterations = loaded.resolved[k].iterations.as_deref()?;
+    let selected = Selected::new(Some(iterations));
+    Some(
+        loaded
+            .files(k)
+            .iter()
+            .flat_map(|f| f.steps.iter().filter(|s| selected.admits(s.number)))
+            .map(|s| s.dur_ns)
+            .sum(),
+    )
+}
+
+fn per_file(
+    file: &TraceFile,
+    iterations: Option<&[i64]>,
+    device: Device,
+    classifier: &Classifier,
+    inside: Option<&[bool]>,
+) -> Accumulated<KernelSums> {
+    let ev = &file.events;
+    let selected = Selected::new(iterations);
+    let classes = classifier.file_classes(file);
+    let mut sums = [KernelSums::default(); 12];
+    for i in 0..ev.len() {
+        if ev.place[i] != Place::Device
+            || inside.is_some_and(|rows| !rows[i])
+            || !device.admits(ev.place[i])
+            || !selected.admits(ev.iteration.get(i))
+        {
+            continue;
+        }
+        sums[classes[ev.name[i].index()] as usize].add(ev.dur_ns[i]);
+    }
+    let mut out: Accumulated<KernelSums> = Accumulated::new();
+    for (class, s) in crate::analysis::classes::KernelClass::ALL.iter().zip(sums) {
+        if s != KernelSums::default() {
+            out.entry((None, class.name().to_string())).or_default().merge(&s);
+        }
+    }
+    out
+}
