@@ -1,6 +1,7 @@
 //! Which ProfilerStep (iteration) each event belongs to (docs/semantics.md#iterations).
 //!
-//! - A step is an event named `ProfilerStep#N`; its window is `[ts, ts + dur)`.
+//! - A step is an event named `ProfilerStep#N`; its window is `[ts, ts + dur)`. A trace without
+//!   any takes its steps from a serving loop's annotations ([`crate::model::serving`]).
 //! - A host event ([`crate::model::place`]) belongs to the last step, in file order, whose window
 //!   holds its `ts`.
 //! - A device event with a correlation belongs to the iteration of its launch: the last host
@@ -40,6 +41,12 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
             })
         })
         .collect();
+    let steps = if steps.is_empty() {
+        // No ProfilerStep: a serving loop's annotations, where it has them.
+        crate::model::serving::serving_steps(strings, events)
+    } else {
+        steps
+    };
     let windows = StepWindows::new(&steps);
     let launches = launch_rows(events);
     let mut column = std::mem::take(&mut events.iteration);
