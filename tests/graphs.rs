@@ -115,3 +115,44 @@ fn the_sglang_decode_pair_is_attributed_whole() {
     assert!(r.stdout.contains("\nreplay [python],1,1,"), "{}", r.stdout);
     assert!(!r.stderr.contains("no ProfilerStep"), "{}", r.stderr);
 }
+
+/// `--step-marker REGEX` names the steps (any user annotation); a pattern that is no regular
+/// expression is a one-line usage error. `compare` rows drop a serving step's batch size too.
+#[test]
+fn a_step_marker_names_the_steps_and_compare_keys_drop_batch_sizes() {
+    let r = run(&[
+        "operators",
+        SERVING[0],
+        SERVING[1],
+        "--step-marker",
+        "bs=16",
+        "--iteration",
+        "all",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("control: fixtures/serving/control (rank 0, steps 0–2)"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("no ProfilerStep: the whole trace"),
+        "test has no bs=16: {}",
+        r.stdout
+    );
+    assert_eq!(
+        common::fails(&["compare", SERVING[0], SERVING[1], "--step-marker", "("]),
+        "--step-marker \"(\": not a regular expression (unclosed group)"
+    );
+    let csv = ok(&[
+        "compare",
+        SERVING[0],
+        SERVING[1],
+        "--iteration",
+        "all",
+        "--format",
+        "csv",
+    ]);
+    assert!(csv.contains("\nstep[DECODE bs=*],3,2700,3,2700,0,0,=,false\n"), "{csv}");
+}

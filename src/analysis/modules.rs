@@ -387,10 +387,10 @@ fn launched_device_ns(file: &TraceFile, tree: &CallTree) -> std::collections::BT
     out
 }
 
-/// The number of the step a serving loop's annotation at `row` defines (a trace without
-/// ProfilerStep, [`crate::model::serving`]), if it is one.
+/// The number of the step the user annotation at `row` defines (a serving loop's step in a
+/// trace without ProfilerStep, or `--step-marker`'s; [`crate::model::serving`]), if it is one.
 fn serving_step_of(file: &TraceFile, row: usize, name: &str) -> Option<i64> {
-    if !crate::model::serving::is_serving_step(name) {
+    if file.strings.resolve(file.events.cat[row]) != "user_annotation" {
         return None;
     }
     let (ts, dur) = (file.events.ts_ns[row], file.events.dur_ns[row]);

@@ -5,7 +5,7 @@ use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover_with_notes;
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
-use crate::model::iteration::assign_iterations;
+use crate::model::iteration::assign_iterations_marked;
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
@@ -169,13 +169,15 @@ pub fn trace_from_reader(
     compression: Compression,
     attrs: &AttrRequest,
 ) -> Result<TraceFile> {
+    let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
     let parsed = parse_trace(reader, path, compression, attrs)?;
-    Ok(into_trace_file(parsed, path))
+    Ok(into_trace_file(parsed, path, marker.as_ref()))
 }
 
-/// A parsed trace with its places and iterations assigned.
-fn into_trace_file(mut parsed: ParsedTrace, path: &Path) -> TraceFile {
-    let steps = assign_iterations(&parsed.strings, &mut parsed.events);
+/// A parsed trace with its places and iterations assigned (its steps named by `marker` when
+/// given).
+fn into_trace_file(mut parsed: ParsedTrace, path: &Path, marker: Option<&regex::Regex>) -> TraceFile {
+    let steps = assign_iterations_marked(&parsed.strings, &mut parsed.events, marker);
     TraceFile {
         path: path.to_path_buf(),
         declared_rank: parsed.declared_rank,
@@ -236,9 +238,19 @@ pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileS
 
 /// [`summarize_trace`] of a trace already opened (and known not to be a summary).
 pub fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
+    summarize_opened_marked(reader, path, None, summarize)
+}
+
+/// [`summarize_opened`] with the steps named by `marker` (`--step-marker`) when given.
+pub fn summarize_opened_marked(
+    reader: TraceReader,
+    path: &Path,
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+) -> Result<FileSummary> {
     let mut parsed = parse_trace_for_summary(reader.inner, path, reader.compression)?;
     parsed.events.number_threads();
-    let mut file = into_trace_file(parsed, path);
+    let mut file = into_trace_file(parsed, path, marker);
     file.events.drop_link_columns();
     let summary = summarize(&file, path);
     drop(file);

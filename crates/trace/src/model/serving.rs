@@ -8,6 +8,9 @@
 //! its steps, numbered 0, 1, … in time order: an annotation inside another one (SGLang's
 //! `step[…]` inside vLLM-style `execute_…`) is not a step of its own.
 //!
+//! `--step-marker REGEX` names the steps explicitly: the outermost host user annotations whose
+//! names the expression matches (it replaces ProfilerStep too).
+//!
 //! Their names carry batch sizes and lengths; [`serving_step_key`] drops the numbers so that
 //! runs at other loads align (`step[DECODE bs=16]` → `step[DECODE bs=*]`).
 
@@ -55,7 +58,32 @@ pub fn serving_step_key(name: &str) -> Option<String> {
 /// outermost host `user_annotation` events whose names are serving steps, in time order,
 /// numbered from 0. Empty where there are none.
 pub fn serving_steps(strings: &StringTable, events: &EventTable) -> Vec<Step> {
-    let marker: Vec<bool> = strings.iter().map(|(_, s)| is_serving_step(s)).collect();
+    marked_steps(strings, events, &is_serving_step)
+}
+
+/// The regular expression of `--step-marker`, checked; `None` without one.
+pub fn step_marker(pattern: Option<&str>) -> Result<Option<regex::Regex>, String> {
+    pattern
+        .map(|p| {
+            regex::Regex::new(p).map_err(|e| {
+                // The parser's message spans lines (the pattern, a caret, the reason): its last.
+                let text = e.to_string();
+                let reason = text
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+                    .trim_start_matches("error: ")
+                    .to_string();
+                format!("--step-marker {p:?}: not a regular expression ({reason})")
+            })
+        })
+        .transpose()
+}
+
+/// The steps that host user annotations whose names `is_marker` accepts define: the outermost
+/// of them, in time order, numbered from 0 (`--step-marker`, or [`serving_steps`]).
+pub fn marked_steps(strings: &StringTable, events: &EventTable, is_marker: &dyn Fn(&str) -> bool) -> Vec<Step> {
+    let marker: Vec<bool> = strings.iter().map(|(_, s)| is_marker(s)).collect();
     if !marker.contains(&true) {
         return Vec::new();
     }
