@@ -13,6 +13,7 @@ mod conventions;
 mod docs;
 mod flamegraph;
 mod golden;
+mod graphs;
 mod layers;
 mod modules;
 mod reading;

@@ -49,6 +49,10 @@ pub struct CompareRequest {
     /// (docs/significance.md#a-run-wide-shift); `false` (`--no-run-shift`): against no change.
     #[serde(default = "yes")]
     pub beyond_shift: bool,
+    /// `--step-marker`: a regular expression naming the user annotations that are the steps
+    /// (docs/graphs.md#steps-without-profilerstep); `None`: ProfilerStep, else a serving loop's.
+    #[serde(default)]
+    pub step_marker: Option<String>,
 }
 
 impl CompareRequest {
@@ -70,6 +74,7 @@ impl CompareRequest {
             include: Vec::new(),
             exclude: Vec::new(),
             beyond_shift: true,
+            step_marker: None,
         }
     }
 }
@@ -131,6 +136,7 @@ impl CompareRequest {
         Ok(AttrRequest {
             specs,
             infer_all: false,
+            step_marker: self.step_marker.clone(),
         })
     }
 }
@@ -164,7 +170,12 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     let selections = (&req.control_selection, &req.test_selection);
     if req.group_by.is_empty() {
         req.attr_request()?;
-        let (control, test) = crate::analysis::summary::load_summary_pair(&req.control, &req.test, selections)?;
+        let (control, test) = crate::analysis::summary::load_summary_pair_marked(
+            &req.control,
+            &req.test,
+            selections,
+            req.step_marker.as_deref(),
+        )?;
         let (mut comparison, mut notes) = compare_loaded(req, &filter, &control, &test)?;
         if !req.is_hta() {
             notes.extend(mark_significance(req, &control, &test, &mut comparison)?);

@@ -7,6 +7,7 @@
 use crate::analysis::intervals::{clipped_length, merge_spans, subtract_merged, union_merged};
 use crate::model::iteration::step_number;
 use crate::model::place::Place;
+use crate::model::serving::is_serving_step;
 use crate::model::store::TraceFile;
 use crate::model::summary::IdleCauses;
 use regex::Regex;
@@ -24,8 +25,8 @@ pub enum HostActivity {
     Launch,
     /// The data loader's annotation (`enumerate(DataLoader)#…`).
     Dataloader,
-    /// Any other operator, annotation or Python frame (never a step annotation): the host was
-    /// running its own code.
+    /// Any other operator, annotation or Python frame (never a step annotation: `ProfilerStep#N`
+    /// or a serving loop's step): the host was running its own code.
     Compute,
 }
 
@@ -55,7 +56,8 @@ pub fn host_activity(name: &str, cat: &str) -> Option<HostActivity> {
             HostActivity::Launch
         });
     }
-    if !matches!(cat, "cpu_op" | "Operator" | "user_annotation" | "python_function") || step_number(name).is_some() {
+    let step = step_number(name).is_some() || is_serving_step(name);
+    if !matches!(cat, "cpu_op" | "Operator" | "user_annotation" | "python_function") || step {
         return None;
     }
     if cat == "python_function" {

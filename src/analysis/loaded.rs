@@ -34,7 +34,10 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
     let (control, test) = load_pair(
         &req.control,
         &req.test,
-        &AttrRequest::default(),
+        &AttrRequest {
+            step_marker: req.step_marker.clone(),
+            ..AttrRequest::default()
+        },
         (&req.control_selection, &req.test_selection),
     )?;
     let notes = pair_notes(&control, &test);

@@ -130,10 +130,15 @@ pub fn compiled_key(name: &str) -> Option<&'static str> {
 }
 
 /// The key of a node of `kind` named `name`.
-pub fn node_key(kind: NodeKind, name: &str) -> &str {
+/// A serving loop's step annotation drops its batch sizes and lengths (`step[DECODE bs=*]`),
+/// so that runs at other loads align.
+pub fn node_key(kind: NodeKind, name: &str) -> std::borrow::Cow<'_, str> {
     match kind {
-        NodeKind::Module => module_key(name).unwrap_or(name),
-        _ => compiled_key(name).unwrap_or(name),
+        NodeKind::Module => module_key(name).unwrap_or(name).into(),
+        _ => match crate::model::serving::serving_step_key(name) {
+            Some(key) => key.into(),
+            None => compiled_key(name).unwrap_or(name).into(),
+        },
     }
 }
 
@@ -382,6 +387,19 @@ fn launched_device_ns(file: &TraceFile, tree: &CallTree) -> std::collections::BT
     out
 }
 
+/// The number of the step the user annotation at `row` defines (a serving loop's step in a
+/// trace without ProfilerStep, or `--step-marker`'s; [`crate::model::serving`]), if it is one.
+fn serving_step_of(file: &TraceFile, row: usize, name: &str) -> Option<i64> {
+    if file.strings.resolve(file.events.cat[row]) != "user_annotation" {
+        return None;
+    }
+    let (ts, dur) = (file.events.ts_ns[row], file.events.dur_ns[row]);
+    file.steps
+        .iter()
+        .find(|s| s.ts_ns == ts && s.dur_ns == dur && step_number(name).is_none())
+        .map(|s| s.number)
+}
+
 /// The role of every event of a file.
 fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback: bool) -> Vec<Role> {
     let ev = &file.events;
@@ -410,7 +428,7 @@ fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback
         }
         let name = file.strings.resolve(ev.name[i]);
         let cat = cats[ev.cat[i].index()];
-        roles[i] = if let Some(n) = step_number(name) {
+        roles[i] = if let Some(n) = step_number(name).or_else(|| serving_step_of(file, i, name)) {
             if steps.as_ref().is_some_and(|steps| steps.admits(n)) {
                 Role::Root
             } else {

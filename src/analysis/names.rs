@@ -99,6 +99,10 @@ pub fn normalize_name(name: &str) -> std::borrow::Cow<'_, str> {
             .filter_map(|(p, r, _)| regex::Regex::new(p).ok().map(|re| (re, *r)))
             .collect()
     });
+    // A serving loop's step annotation: its batch sizes and lengths (docs/graphs.md).
+    if let Some(key) = crate::model::serving::serving_step_key(name) {
+        return std::borrow::Cow::Owned(key);
+    }
     let mut out = std::borrow::Cow::Borrowed(name);
     for (re, replacement) in RULES.iter() {
         if re.is_match(&out) {
@@ -121,6 +125,7 @@ mod normalize_tests {
         assert_eq!(normalize_name("ProfilerStep#1012"), "ProfilerStep#*");
         assert_eq!(normalize_name("pg c180dae7743d700d8e30df1902fc6b1e_0"), "pg *_0");
         assert_eq!(normalize_name("aten::mm"), "aten::mm");
+        assert_eq!(normalize_name("step[DECODE bs=16]"), "step[DECODE bs=*]");
         assert!(matches!(normalize_name("aten::mm"), std::borrow::Cow::Borrowed(_)));
     }
 }

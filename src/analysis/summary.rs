@@ -272,3 +272,15 @@ pub fn load_summary_pair(
 ) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
     crate::summary::load::load_summary_pair(control, test, selections, &summarize)
 }
+
+/// [`load_summary_pair`] with the steps named by `--step-marker` when given (a bad regular
+/// expression is a usage error).
+pub fn load_summary_pair_marked(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    marker: Option<&str>,
+) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
+    let marker = crate::model::serving::step_marker(marker).map_err(crate::error::Error::usage)?;
+    crate::summary::load::load_summary_pair_marked(control, test, selections, marker.as_ref(), &summarize)
+}

@@ -141,6 +141,10 @@ pub(crate) struct StepArgs {
     /// Steps of the test side (overrides --iteration).
     #[arg(long, value_name = "STEPS")]
     pub test_iteration: Option<Pick>,
+    /// The steps are the outermost user annotations whose names match REGEX, numbered from 0
+    /// (instead of ProfilerStep or a serving loop's step annotations; docs/graphs.md).
+    #[arg(long, value_name = "REGEX")]
+    pub step_marker: Option<String>,
 }
 
 /// The options of [`SelectArgs`] that shape or filter rows by name or device, on the commands
@@ -389,6 +393,9 @@ fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest
     }
     if let Some(i) = &steps.test_iteration {
         base.test_selection.iterations = i.clone();
+    }
+    if let Some(m) = &steps.step_marker {
+        base.step_marker = Some(m.clone());
     }
     if let Some(d) = select.device {
         base.device = d;

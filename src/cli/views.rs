@@ -5,6 +5,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::zoom_scope;
+use crate::analysis::views::attribution::{coverage, coverage_note};
 use crate::analysis::views::kernels::{self, kernels, mark_kernel_significance};
 use crate::analysis::views::operators::{self, mark_operator_significance, operators};
 use crate::analysis::views::overview::overview_request;
@@ -225,6 +226,12 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     print_notes(&note.into_iter().collect::<Vec<_>>(), env);
     table.zoom = scope.map(|(_, path)| path);
     print_notes(&loaded.overlap_notes(&req.labels), env);
+    print_notes(
+        &coverage_note(&coverage(&loaded), &req.labels)
+            .into_iter()
+            .collect::<Vec<_>>(),
+        env,
+    );
     let time = args.time.unwrap_or(if table.has_device {
         TimeGroup::DeviceTotal
     } else {
@@ -250,6 +257,12 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     table.classifier = Some(classifier);
     if args.by_operator {
         print_notes(&loaded.overlap_notes(&req.labels), env);
+        print_notes(
+            &coverage_note(&coverage(&loaded), &req.labels)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            env,
+        );
     }
     show(table, args.time.measure(), &args.output, env)
 }

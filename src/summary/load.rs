@@ -3,7 +3,7 @@
 //! mixed on one side.
 
 use crate::error::Result;
-use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with, summarize_opened};
+use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with, summarize_opened_marked};
 use crate::input::parse::{Header, scan_header};
 use crate::input::read::open;
 use crate::model::pick::{Pick, SideSelection};
@@ -18,11 +18,23 @@ pub fn load_summary_side(
     want_steps: bool,
     summarize: &SummarizeFn<'_>,
 ) -> Result<SummarySide> {
+    load_summary_side_marked(input, picks, want_steps, None, summarize)
+}
+
+/// [`load_summary_side`] with the steps of the traces (not of summary files, which keep the
+/// steps they were written with) named by `marker` (`--step-marker`) when given.
+pub fn load_summary_side_marked(
+    input: &Path,
+    picks: &[&Pick],
+    want_steps: bool,
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+) -> Result<SummarySide> {
     let load = |p: &Path| -> Result<FileSummary> {
         if is_parquet(p)? {
             return read_summary(p);
         }
-        summarize_opened(open(p)?, p, summarize)
+        summarize_opened_marked(open(p)?, p, marker, summarize)
     };
     let scan = |p: &Path, steps: bool| -> Result<Header> {
         if is_parquet(p)? {
@@ -47,7 +59,18 @@ pub fn load_summary_pair(
     selections: (&SideSelection, &SideSelection),
     summarize: &SummarizeFn<'_>,
 ) -> Result<SidePair<FileSummary>> {
+    load_summary_pair_marked(control, test, selections, None, summarize)
+}
+
+/// [`load_summary_pair`] with the steps named by `marker` (`--step-marker`) when given.
+pub fn load_summary_pair_marked(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+) -> Result<SidePair<FileSummary>> {
     load_pair_with(control, test, selections, &|p, picks, steps| {
-        load_summary_side(p, picks, steps, summarize)
+        load_summary_side_marked(p, picks, steps, marker, summarize)
     })
 }

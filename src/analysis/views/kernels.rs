@@ -13,6 +13,7 @@ use crate::analysis::modules::Scope;
 use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::analysis::select::{Device, Selected};
 use crate::model::calltree::NONE;
+use crate::model::owners::WorkKind;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 
@@ -20,8 +21,8 @@ use crate::model::store::TraceFile;
 /// in whole nanoseconds (rounded toward zero).
 pub const MEASURES: &[&str] = &["calls", "device_total", "device_mean", "device_min", "device_max"];
 
-/// The launching operator of device events that have none (no launch, or a launch outside
-/// every operator).
+/// The owner of device events that have none: no host event launched them (a launch outside
+/// every operator is owned by what names its work, docs/graphs.md#launch-owners).
 pub const NO_OPERATOR: &str = "(no operator)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,9 +159,9 @@ fn per_file(
 ) -> Accumulated<KernelSums> {
     let ev = &file.events;
     let selected = Selected::new(iterations);
-    let launcher = by_operator.then(|| &file.call_tree().launcher);
-    // (launching operator's name id or NONE, kernel name id)
-    let mut sums: rustc_hash::FxHashMap<(u32, u32), KernelSums> = Default::default();
+    let work = by_operator.then(|| &file.call_tree().work);
+    // (owner's kind, owner's name id or NONE, kernel name id) → (a row of it, sums)
+    let mut sums: rustc_hash::FxHashMap<(WorkKind, u32, u32), (usize, KernelSums)> = Default::default();
     for i in 0..ev.len() {
         if ev.place[i] != Place::Device
             || inside.is_some_and(|rows| !rows[i])
@@ -169,18 +170,20 @@ fn per_file(
         {
             continue;
         }
-        let op = launcher.map_or(NONE, |l| match l[i] {
-            NONE => NONE,
-            row => ev.name[row as usize].0,
+        let owner = work.map_or((WorkKind::None, NONE), |w| match w.kind[i] {
+            // A Triton launcher is named after the kernel it launched.
+            kind @ (WorkKind::None | WorkKind::Triton) => (kind, NONE),
+            kind => (kind, ev.name[w.row[i] as usize].0),
         });
-        sums.entry((op, ev.name[i].0)).or_default().add(ev.dur_ns[i]);
+        let entry = sums
+            .entry((owner.0, owner.1, ev.name[i].0))
+            .or_insert((i, KernelSums::default()));
+        entry.1.add(ev.dur_ns[i]);
     }
     let mut out: Accumulated<KernelSums> = Accumulated::new();
-    for ((op, name), s) in sums {
-        let op_key = by_operator.then(|| match op {
-            NONE => NO_OPERATOR.to_string(),
-            id => name_key(file, keying, id),
-        });
+    for ((_, _, name), (row, s)) in sums {
+        let op_key = by_operator
+            .then(|| super::attribution::owner_key(file, keying, row).unwrap_or_else(|| NO_OPERATOR.to_string()));
         out.entry((op_key, name_key(file, keying, name))).or_default().merge(&s);
     }
     out

@@ -2,6 +2,7 @@
 //! overview. They read the call tree of the store ([`crate::model::calltree`]) and select
 //! ranks, iterations and device exactly as `compare` does.
 
+pub mod attribution;
 pub mod classes;
 pub mod kernels;
 pub mod memory;

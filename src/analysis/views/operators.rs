@@ -147,6 +147,9 @@ fn per_file(
                 .merge(&sums);
         }
     }
+    for (key, sums) in super::attribution::non_aten_rows(file, iterations, device, keying, inside) {
+        out.entry((None, key)).or_default().merge(&OpSums(sums));
+    }
     out
 }
 

@@ -14,7 +14,7 @@ use super::memory::{WindowStats, device_name};
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::select::{Pick, Resolved, Selected, resolve};
-use crate::analysis::summary::{load_summary_pair, summarize};
+use crate::analysis::summary::summarize;
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
 use crate::model::summary::{Breakdown, FileSummary, IdleCauses, MemoryStats, Window};
@@ -273,7 +273,12 @@ pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
         ));
     }
     let req = every_step_by_default(req);
-    let (control, test) = load_summary_pair(&req.control, &req.test, (&req.control_selection, &req.test_selection))?;
+    let (control, test) = crate::analysis::summary::load_summary_pair_marked(
+        &req.control,
+        &req.test,
+        (&req.control_selection, &req.test_selection),
+        req.step_marker.as_deref(),
+    )?;
     let notes = pair_notes(&control, &test);
     let resolved = [
         resolve(&control, &req.labels[0], &req.control_selection)?,

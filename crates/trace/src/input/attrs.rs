@@ -159,6 +159,10 @@ pub struct AttrRequest {
     pub specs: Vec<AttrSpec>,
     /// Also infer a column for every other key seen (`--args all`).
     pub infer_all: bool,
+    /// `--step-marker`: a regular expression naming the user annotations that are the steps
+    /// (instead of ProfilerStep, [`crate::model::serving`]).
+    #[serde(default)]
+    pub step_marker: Option<String>,
 }
 
 impl AttrRequest {
@@ -205,6 +209,7 @@ impl AttrRequest {
         Ok(AttrRequest {
             specs,
             infer_all: preset == Preset::All,
+            step_marker: None,
         })
     }
 

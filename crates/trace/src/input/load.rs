@@ -7,7 +7,7 @@ use crate::input::fanout::{files_side_by_side, try_map_files};
 use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
 use crate::input::ranks::RankCheck;
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
-use crate::model::iteration::{assign_iterations, step_number};
+use crate::model::iteration::{assign_iterations_marked, step_number};
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -195,13 +195,15 @@ pub fn trace_from_reader(
     compression: Compression,
     attrs: &AttrRequest,
 ) -> Result<TraceFile> {
+    let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
     let parsed = parse_trace(reader, path, compression, attrs)?;
-    into_trace_file(parsed, path)
+    into_trace_file(parsed, path, marker.as_ref())
 }
 
-/// A parsed trace with its places and iterations assigned.
-fn into_trace_file(mut parsed: ParsedTrace, path: &Path) -> Result<TraceFile> {
-    let steps = assign_iterations(&parsed.strings, &mut parsed.events);
+/// A parsed trace with its places and iterations assigned (its steps named by `marker` when
+/// given).
+fn into_trace_file(mut parsed: ParsedTrace, path: &Path, marker: Option<&regex::Regex>) -> Result<TraceFile> {
+    let steps = assign_iterations_marked(&parsed.strings, &mut parsed.events, marker);
     repeated_step(&parsed.strings, &parsed.events, path)?;
     Ok(TraceFile {
         path: path.to_path_buf(),
@@ -290,9 +292,19 @@ pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileS
 
 /// [`summarize_trace`] of a trace already opened (and known not to be a summary).
 pub fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
+    summarize_opened_marked(reader, path, None, summarize)
+}
+
+/// [`summarize_opened`] with the steps named by `marker` (`--step-marker`) when given.
+pub fn summarize_opened_marked(
+    reader: TraceReader,
+    path: &Path,
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+) -> Result<FileSummary> {
     let mut parsed = parse_trace_for_summary(reader.inner, path, reader.compression)?;
     parsed.events.number_threads();
-    let mut file = into_trace_file(parsed, path)?;
+    let mut file = into_trace_file(parsed, path, marker)?;
     file.events.drop_link_columns();
     let summary = summarize(&file, path);
     drop(file);

@@ -61,6 +61,8 @@ pub struct CallTree {
     pub partial_overlaps: u64,
     /// Host events still open at the trace's end that were clipped to their parent.
     pub clipped_at_end: u64,
+    /// Who owns each device event's launch, ATen operator or not (docs/graphs.md#launch-owners).
+    pub work: crate::model::owners::WorkOwners,
 }
 
 impl CallTree {
@@ -88,6 +90,7 @@ impl CallTree {
             is_operator: (0..n).map(|i| op_cat[ev.cat[i].index()]).collect(),
             partial_overlaps: 0,
             clipped_at_end: 0,
+            work: Default::default(),
         };
         let order = host_order(ev);
         // Innermost operator at or above each host event (itself included).
@@ -112,6 +115,12 @@ impl CallTree {
             t.owner[i] = owner;
             t.device_self_ns[owner as usize] += ev.dur_ns[i];
         }
+        let links = crate::model::owners::Links {
+            parent: &t.parent,
+            depth: &t.depth,
+            launcher: &t.launcher,
+        };
+        t.work = crate::model::owners::WorkOwners::build(strings, ev, links, &order, &launches);
         // Children come after their parents in `order`: sum the subtrees from the back.
         t.device_total_ns.clone_from(&t.device_self_ns);
         for &i in order.iter().rev() {
@@ -544,5 +553,121 @@ mod tests {
         let backwards: Vec<(i64, i64)> = (0..300).rev().map(|k| (k / 3, k % 7)).collect();
         let (got, want) = order_of(&backwards);
         assert_eq!(got, want);
+    }
+
+    /// Per event: (owner row, kind), label, graph kernel.
+    type Owners = (
+        Vec<(u32, crate::model::owners::WorkKind)>,
+        Vec<Option<String>>,
+        Vec<bool>,
+    );
+
+    fn owners_of(events: &[Ev<'_>]) -> Owners {
+        let mut strings = StringTable::new();
+        let mut table = EventTable::default();
+        let pid = strings.intern("1");
+        for (k, &(cat, name, tid, ts, dur, stream, correlation)) in events.iter().enumerate() {
+            let (name, cat) = (strings.intern(name), strings.intern(cat));
+            let tid = strings.intern(&tid.to_string());
+            table.push(NewEvent {
+                index: k as u32,
+                name,
+                cat,
+                ts_ns: ts * 1000,
+                dur_ns: dur * 1000,
+                pid,
+                tid,
+                stream,
+                correlation,
+            });
+        }
+        assign_iterations(&strings, &mut table);
+        let tree = CallTree::build(&strings, &table);
+        let w = &tree.work;
+        let labels = (0..table.len())
+            .map(|i| w.label(&strings, &table, i, &|s: &str| s.to_string()))
+            .collect();
+        let owners = (0..table.len()).map(|i| (w.row[i], w.kind[i])).collect();
+        (owners, labels, w.graph.clone())
+    }
+
+    #[test]
+    fn launches_outside_operators_are_owned_by_what_names_their_work() {
+        use crate::model::owners::WorkKind;
+        let (owners, labels, graph) = owners_of(&[
+            ("user_annotation", "step[DECODE bs=16]", 1, 0, 1000, NO_STREAM, -1),
+            // 1: a custom op called from Python
+            ("python_function", "model.py(10): forward", 1, 10, 100, NO_STREAM, -1),
+            (
+                "python_function",
+                "<built-in method gemm_a16w16 of PyCapsule object at 0x1>",
+                1,
+                20,
+                50,
+                NO_STREAM,
+                -1,
+            ),
+            ("cuda_runtime", "cudaLaunchKernel", 1, 30, 5, NO_STREAM, 1),
+            ("kernel", "gemm", 0, 2000, 30, 7, 1),
+            // 5: a Triton launch: the built-in inside the launcher does not win
+            (
+                "python_function",
+                "triton/runtime/jit.py(708): run",
+                1,
+                200,
+                100,
+                NO_STREAM,
+                -1,
+            ),
+            (
+                "python_function",
+                "<built-in function launch>",
+                1,
+                210,
+                50,
+                NO_STREAM,
+                -1,
+            ),
+            ("cuda_driver", "cuLaunchKernel", 1, 220, 5, NO_STREAM, 2),
+            ("kernel", "triton_red_fused_0", 0, 2100, 10, 7, 2),
+            // 9: straight from the annotation, under a plain frame
+            ("python_function", "sched.py(3): run_batch", 1, 400, 100, NO_STREAM, -1),
+            ("cuda_runtime", "cudaLaunchKernel", 1, 410, 5, NO_STREAM, 3),
+            ("kernel", "resolve_future", 0, 2200, 4, 7, 3),
+            // 12: a graph replay from its Python wrapper
+            (
+                "python_function",
+                "torch/cuda/graphs.py(139): replay",
+                1,
+                600,
+                100,
+                NO_STREAM,
+                -1,
+            ),
+            ("cuda_runtime", "cudaGraphLaunch", 1, 610, 5, NO_STREAM, 4),
+            ("kernel", "nvjet", 0, 2300, 40, 7, 4),
+            ("kernel", "rmsnorm", 0, 2340, 5, 7, 4),
+            // 16: an ATen operator; a bare launch on another thread; a kernel nothing launched
+            ("cpu_op", "aten::mm", 1, 800, 100, NO_STREAM, -1),
+            ("cuda_runtime", "cudaLaunchKernel", 1, 810, 5, NO_STREAM, 5),
+            ("kernel", "sgemm", 0, 2400, 9, 7, 5),
+            ("cuda_runtime", "cudaLaunchKernel", 2, 810, 5, NO_STREAM, 6),
+            ("kernel", "bare", 0, 2500, 1, 7, 6),
+            ("kernel", "orphan", 0, 2600, 1, 7, 99),
+        ]);
+        assert_eq!(owners[4], (2, WorkKind::Python));
+        assert_eq!(labels[4].as_deref(), Some("gemm_a16w16 [python]"));
+        assert_eq!(owners[8], (5, WorkKind::Triton));
+        assert_eq!(labels[8].as_deref(), Some("triton_red_fused_0 [triton]"));
+        assert_eq!(owners[11], (0, WorkKind::Annotation));
+        assert_eq!(labels[11].as_deref(), Some("step[DECODE bs=*] [annotation]"));
+        assert_eq!(owners[14], (12, WorkKind::Python));
+        assert_eq!(labels[15].as_deref(), Some("replay [python]"));
+        assert!(graph[14] && graph[15] && !graph[4]);
+        assert_eq!(owners[18], (16, WorkKind::Operator));
+        assert_eq!(labels[18], None);
+        assert_eq!(owners[20], (19, WorkKind::Launch));
+        assert_eq!(labels[20].as_deref(), Some("cudaLaunchKernel [launch]"));
+        assert_eq!(owners[21], (NONE, WorkKind::None));
     }
 }

@@ -1,6 +1,7 @@
 //! Which ProfilerStep (iteration) each event belongs to (docs/semantics.md#iterations).
 //!
-//! - A step is an event named `ProfilerStep#N`; its window is `[ts, ts + dur)`.
+//! - A step is an event named `ProfilerStep#N`; its window is `[ts, ts + dur)`. A trace without
+//!   any takes its steps from a serving loop's annotations ([`crate::model::serving`]).
 //! - A host event ([`crate::model::place`]) belongs to the last step, in file order, whose window
 //!   holds its `ts`.
 //! - A device event with a correlation belongs to the iteration of its launch: the last host
@@ -29,6 +30,17 @@ pub fn step_number(name: &str) -> Option<i64> {
 /// launches are known, each event's iteration depends on nothing else, so the column is filled
 /// in parallel (on the current rayon pool): the same values whatever the thread count.
 pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<Step> {
+    assign_iterations_marked(strings, events, None)
+}
+
+/// [`assign_iterations`], with the steps named by `marker` (`--step-marker`) when given: the
+/// outermost host user annotations whose names it matches, instead of ProfilerStep
+/// ([`crate::model::serving`]).
+pub fn assign_iterations_marked(
+    strings: &StringTable,
+    events: &mut EventTable,
+    marker: Option<&regex::Regex>,
+) -> Vec<Step> {
     classify(strings, events);
     let step_of_name: Vec<Option<i64>> = strings.iter().map(|(_, s)| step_number(s)).collect();
     let steps: Vec<Step> = (0..events.len())
@@ -40,6 +52,12 @@ pub fn assign_iterations(strings: &StringTable, events: &mut EventTable) -> Vec<
             })
         })
         .collect();
+    let steps = match marker {
+        Some(m) => crate::model::serving::marked_steps(strings, events, &|s: &str| m.is_match(s)),
+        // No ProfilerStep: a serving loop's annotations, where it has them.
+        None if steps.is_empty() => crate::model::serving::serving_steps(strings, events),
+        None => steps,
+    };
     let windows = StepWindows::new(&steps);
     let launches = launch_rows(events);
     let mut column = std::mem::take(&mut events.iteration);
