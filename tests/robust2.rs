@@ -54,6 +54,8 @@ fn parquet_events_take_any_attribute_key_and_the_union_of_a_runs_attributes() {
         args.insert((*key).to_string(), json!(k));
     }
     args.insert("mixed".into(), json!(1));
+    // Parquet adds `ts_ns` and `dur_ns` beside `ts` and `dur`: a key of that name is renamed.
+    args.insert("ts_ns".into(), json!(3));
     let mut e0 = op("aten::a", 10.0, 5.0);
     e0["args"] = Value::Object(args);
     let rank = |r: i64| json!({"distributedInfo": {"rank": r}});
@@ -73,6 +75,7 @@ fn parquet_events_take_any_attribute_key_and_the_union_of_a_runs_attributes() {
         ("line\nbreak", "INT64"),
         ("q\"uote", "INT64"),
         ("mixed", "DOUBLE"),
+        ("ts_ns_arg", "INT64"),
         ("only_here", "BYTE_ARRAY"),
     ];
     let want: Vec<(String, String)> = want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
@@ -85,6 +88,7 @@ fn parquet_events_take_any_attribute_key_and_the_union_of_a_runs_attributes() {
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0].get_double(19).unwrap(), 1.0);
     assert_eq!(rows[1].get_double(19).unwrap(), 2.5);
+    assert_eq!(rows[0].get_long(20).unwrap(), 3);
     assert_eq!(rows[0].get_string(15).unwrap(), "1");
     assert_eq!(rows[1].get_string(15).unwrap(), "seven");
 }

@@ -78,7 +78,23 @@ fn layout(side: &Side, resolved: &Resolved) -> (Vec<String>, Vec<OutColumn>) {
             }
         }
     }
+    unique_names(&mut out);
     (cols, out)
+}
+
+/// Parquet readers refuse two columns of one name: an attribute column named as one Parquet
+/// adds (`ts_ns`, `dur_ns`: a key `ts_ns` with `--args all`) takes `_arg` after its name, as
+/// the CSV's attribute columns do after a core column's.
+fn unique_names(out: &mut [OutColumn]) {
+    let mut seen: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+    for (name, _, k, _) in out.iter_mut() {
+        if *k >= CORE_COLUMNS.len() {
+            while seen.contains(name.as_str()) {
+                name.push_str("_arg");
+            }
+        }
+        seen.insert(name.clone());
+    }
 }
 
 /// The Parquet schema, built field by field: a column name is whatever the attribute key made
