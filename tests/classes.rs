@@ -1,5 +1,5 @@
 //! Kernel classes and aligned kernel sequences (docs/kernel-classes.md): `kernels --by-class`,
-//! `kernels --aligned` and `--kernel-classes` on `fixtures/classes` (a made-up transformer
+//! `kernels --aligned`, `--kernel-classes` and the flame graph's class-keyed kernel frames on `fixtures/classes` (a made-up transformer
 //! step under H100 and MI300X kernel names), and on `../shared`'s real cross-vendor traces when
 //! they are there.
 
@@ -146,6 +146,42 @@ fn own_rules_come_first_and_a_bad_file_names_its_line() {
     assert!(e.starts_with("cannot read kernel classes:"), "{e}");
 }
 
+/// Each side's share of its weight in folded lines that both sides have.
+fn shared_share(folded: &str) -> [f64; 2] {
+    let (mut total, mut shared) = ([0i64; 2], [0i64; 2]);
+    for line in folded.lines() {
+        let mut words = line.rsplitn(3, ' ');
+        let t: i64 = words.next().unwrap().parse().unwrap();
+        let c: i64 = words.next().unwrap().parse().unwrap();
+        total[0] += c;
+        total[1] += t;
+        if c > 0 && t > 0 {
+            shared[0] += c;
+            shared[1] += t;
+        }
+    }
+    [0, 1].map(|k| shared[k] as f64 / total[k] as f64)
+}
+
+#[test]
+fn flame_graph_kernel_frames_are_keyed_by_class_where_names_differ() {
+    let folded = ok(&["flamegraph", PAIR[0], PAIR[1], "--time", "device", "--folded"]);
+    assert!(folded.lines().any(|l| l.ends_with(";gemm #1 8000 10000")), "{folded}");
+    // Under an operator both sides ran, no vendor's GEMM name is left.
+    let both = |l: &&str| !l.ends_with(" 0") && !l.contains(" 0 ");
+    assert!(
+        folded
+            .lines()
+            .filter(both)
+            .all(|l| !l.contains("nvjet") && !l.contains("Cijk")),
+        "{folded}"
+    );
+    // What stays apart is what only one side ran: FlashAttention's operator against bmm and
+    // softmax.
+    let [c, t] = shared_share(&folded);
+    assert!((0.85..1.0).contains(&c) && (0.75..1.0).contains(&t), "{c} {t}");
+}
+
 /// On every real trace `other` holds at most 3% of the device time; on the cross-vendor pairs
 /// at least 90% of each side's device time lies in paired rows of `kernels --aligned`.
 #[test]
@@ -195,6 +231,10 @@ fn real_traces_are_classified_and_cross_vendor_pairs_align() {
         for side in ["control", "test"] {
             let share = doc["paired_share"][side].as_f64().unwrap();
             assert!(share >= 0.9, "{pair:?} {side}: {share}");
+        }
+        let folded = ok(&["flamegraph", &c, &t, "--time", "device", "--folded"]);
+        for (side, share) in ["control", "test"].into_iter().zip(shared_share(&folded)) {
+            assert!(share >= 0.95, "{pair:?} flame graph, {side}: {share}");
         }
     }
 }

@@ -174,9 +174,9 @@ fn operators_and_kernels_follow_a_zoomed_block() {
     let kernels = ok(&["kernels", C, T, "--zoom", "Net/Sequential/Block[0]", "--format", "csv"]);
     assert_eq!(
         kernels,
-        "name,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n\
-         aten::add_kernel,1,1,0,8,8,0,8,8,\n\
-         aten::conv2d_kernel,1,1,0,20,20,0,20,20,\n"
+        "name,class,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n\
+         aten::add_kernel,elementwise,1,1,0,8,8,0,8,8,\n\
+         aten::conv2d_kernel,conv,1,1,0,20,20,0,20,20,\n"
     );
     // A path that is not in the tree is a usage error.
     let r = run(&["operators", C, T, "--zoom", "Net/Nope"]);

@@ -118,7 +118,8 @@ pub fn flame_stacks_default(diff: &ModuleDiff, loaded: &Loaded, time: Option<Fla
 /// Builds the stacks of both sides from the module diff of `loaded`.
 pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime) -> FlameStacks {
     let mut stacks: BTreeMap<String, [i64; 2]> = BTreeMap::new();
-    for side in 0..2 {
+    let mut kernel_order: [Vec<String>; 2] = Default::default();
+    for (side, order) in kernel_order.iter_mut().enumerate() {
         let files = loaded.files(side);
         let walker = SideWalker::new(&files, &diff.root, side, time);
         let mut out: BTreeMap<String, i64> = BTreeMap::new();
@@ -128,6 +129,11 @@ pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime) -> Flam
                 stacks.entry(stack).or_default()[side] += ns;
             }
         }
+        *order = walker.kernel_order.into_inner();
+    }
+    if time == FlameTime::Device {
+        let classifier = crate::analysis::classes::Classifier::builtin();
+        stacks = crate::analysis::classes::flame::key_by_class(stacks, &kernel_order, &classifier);
     }
     FlameStacks { time, stacks }
 }
@@ -164,6 +170,8 @@ struct SideWalker<'a> {
     launched: Vec<Csr>,
     /// Every event that some node of this side stands for: a walk stops there.
     sources: FxHashSet<Source>,
+    /// With device time, each kernel stack in the order it was first written.
+    kernel_order: std::cell::RefCell<Vec<String>>,
 }
 
 /// Lists per row in one vector (compressed sparse rows).
@@ -220,6 +228,7 @@ impl<'a> SideWalker<'a> {
             children,
             launched,
             sources,
+            kernel_order: Default::default(),
         }
     }
 
@@ -258,6 +267,11 @@ impl<'a> SideWalker<'a> {
             self.walk(file as usize, row as usize, &prefix, skip_self, &mut pieces);
         }
         let mut left = own_ns;
+        if self.time == FlameTime::Device {
+            self.kernel_order
+                .borrow_mut()
+                .extend(pieces.iter().map(|(stack, _)| stack.clone()));
+        }
         for (stack, ns) in pieces {
             let take = ns.min(left);
             if take > 0 {

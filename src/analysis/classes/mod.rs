@@ -3,6 +3,7 @@
 //! after the user's own patterns (`--kernel-classes FILE`). Two runs on different vendors,
 //! libraries or compilers then compare by what their kernels do.
 
+pub mod flame;
 pub mod pairing;
 pub mod rules;
 pub mod sequences;
