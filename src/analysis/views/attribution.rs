@@ -33,13 +33,16 @@ pub(crate) fn non_aten_rows(
     let work = &tree.work;
     let selected = Selected::new(iterations);
     let keyed = |name: &str| keying.name_key(name);
-    let mut sums: FxHashMap<String, [i64; 5]> = FxHashMap::default();
-    let mut counted: FxHashSet<(u32, String)> = FxHashSet::default();
+    // Sums per (kind, name id): the owner's name, or the kernel's for a Triton launcher; each
+    // becomes a row key once.
+    let mut sums: FxHashMap<(WorkKind, u32), ([i64; 5], usize)> = FxHashMap::default();
+    let mut counted: FxHashSet<(u32, WorkKind, u32)> = FxHashSet::default();
     for i in 0..ev.len() {
         let owner = work.row[i];
+        let kind = work.kind[i];
         if owner == NONE
             || !matches!(
-                work.kind[i],
+                kind,
                 WorkKind::Python | WorkKind::Triton | WorkKind::Annotation | WorkKind::Launch
             )
             || !selected.admits(ev.iteration.get(i))
@@ -47,22 +50,31 @@ pub(crate) fn non_aten_rows(
         {
             continue;
         }
-        let Some(label) = work.label(&file.strings, ev, i, &keyed) else {
-            continue;
+        let id = if kind == WorkKind::Triton {
+            ev.name[i].0
+        } else {
+            ev.name[owner as usize].0
         };
-        let s = sums.entry(label.clone()).or_default();
+        let (s, _) = sums.entry((kind, id)).or_insert(([0; 5], i));
         s[3] += ev.dur_ns[i];
         s[4] += ev.dur_ns[i];
-        if counted.insert((owner, label)) {
+        if counted.insert((owner, kind, id)) {
             let o = owner as usize;
             s[0] += 1;
             s[1] += tree.host_self_ns[o];
             s[2] += tree.host_total_ns[o];
         }
     }
-    let mut rows: Vec<(String, [i64; 5])> = sums.into_iter().collect();
-    rows.sort();
-    rows
+    let mut rows: std::collections::BTreeMap<String, [i64; 5]> = Default::default();
+    for (_, (s, row)) in sums {
+        if let Some(label) = work.label(&file.strings, ev, row, &keyed) {
+            let r = rows.entry(label).or_default();
+            for (a, b) in r.iter_mut().zip(s) {
+                *a += b;
+            }
+        }
+    }
+    rows.into_iter().collect()
 }
 
 /// The operator view's key for the owner of device event `row` with `--by-operator`: the
