@@ -16,6 +16,7 @@ mod layers;
 mod modules;
 mod reading;
 mod real_traces;
+mod replicates;
 mod report;
 mod robust;
 mod slurm_example;
