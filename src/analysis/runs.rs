@@ -173,7 +173,7 @@ pub fn per_step_rows(comparison: &mut Comparison) -> bool {
 }
 
 /// The mean duration of the selected steps of a side's parsed files (every selected rank's),
-/// in ns; 0 without steps. [`mean_step_ns`] for traces read whole (`--group-by`).
+/// in ns; 0 without steps: the mean step time of traces read whole (`--group-by`).
 pub fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolved: &Resolved) -> f64 {
     let Some(its) = &resolved.iterations else { return 0.0 };
     let steps: Vec<f64> = files
