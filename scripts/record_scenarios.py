@@ -2,8 +2,10 @@
 """Records the design's scenarios as Kineto traces, control and test side by side.
 
     python3 scripts/record_scenarios.py OUT_DIR [--scenario NAME ...] [--device cpu|cuda]
+                                        [--runs N] [--steps S] [--same]
 
-Scenarios (each writes OUT_DIR/<name>/{control,test}/trace.json.gz):
+Scenarios (each writes OUT_DIR/<name>/{control,test}/trace.json.gz, or with --runs N
+OUT_DIR/<name>/{control,test}/run1/ … runN/trace.json.gz):
   resnet      torchvision ResNet-50 (control) against ResNet-152 (test), one training step
   attention   a small transformer with hand-written attention (control) against
               F.scaled_dot_product_attention (test), one training step
@@ -14,11 +16,18 @@ Every trace is one profiled training step (forward, backward, optimizer) after a
 `with_stack=True` (except `nomodules`), `record_shapes=True`, `profile_memory=True`. Inputs are
 small so that the CPU traces stay a few MB. Needs torch (and torchvision for `resnet`); on a
 machine with CUDA, `--device cuda` records kernels too.
+
+`--runs N` records N runs per side for a verdict between runs (docs/significance.md), each run
+a fresh process, the sides interleaved (control run1, test run1, control run2, …) so that slow
+drifts of the machine fall on both alike; `--steps S` profiles S steps per run (default 1, and
+5 with --runs); `--same` records the control program on both sides (an A/A set, to calibrate).
 """
 import argparse
 import gzip
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import torch
@@ -110,11 +119,11 @@ def resnet_step(depth, device):
     return step
 
 
-def record(step, path, device, with_stack=True):
+def record(step, path, device, with_stack=True, steps=1):
     activities = [torch.profiler.ProfilerActivity.CPU]
     if device == "cuda":
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    schedule = torch.profiler.schedule(wait=0, warmup=1, active=1, repeat=1)
+    schedule = torch.profiler.schedule(wait=0, warmup=1, active=steps, repeat=1)
     tmp = tempfile.mkdtemp()
     raw = os.path.join(tmp, "trace.json")
     with torch.profiler.profile(
@@ -125,7 +134,7 @@ def record(step, path, device, with_stack=True):
         profile_memory=True,
         on_trace_ready=lambda p: p.export_chrome_trace(raw),
     ) as prof:
-        for _ in range(2):
+        for _ in range(1 + steps):
             step()
             if device == "cuda":
                 torch.cuda.synchronize()
@@ -142,7 +151,12 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--scenario", action="append", choices=["resnet", "attention", "precision", "nomodules"])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--runs", type=int, default=0, help="runs per side, each a fresh process (run1/ … runN/)")
+    ap.add_argument("--steps", type=int, default=0, help="profiled steps per run (default 1; 5 with --runs)")
+    ap.add_argument("--same", action="store_true", help="the control program on both sides (an A/A set)")
+    ap.add_argument("--one", nargs=2, metavar=("SIDE", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    steps = args.steps or (5 if args.runs else 1)
     torch.set_num_threads(1)
     dev = args.device
     sides = {
@@ -163,10 +177,24 @@ def main():
             False,
         ),
     }
+    if args.one:
+        # One run in this process (called by --runs): the first scenario, one side.
+        control, test, with_stack = sides[args.scenario[0]]
+        make = control if args.one[0] == "control" or args.same else test
+        record(make(), args.one[1], dev, with_stack, steps)
+        return
     for name in args.scenario or list(sides):
         control, test, with_stack = sides[name]
-        for side, make in (("control", control), ("test", test)):
-            record(make(), os.path.join(args.out, name, side, "trace.json.gz"), dev, with_stack)
+        if not args.runs:
+            for side, make in (("control", control), ("test", test)):
+                record(make(), os.path.join(args.out, name, side, "trace.json.gz"), dev, with_stack, steps)
+            continue
+        for run in range(1, args.runs + 1):
+            for side in ("control", "test"):
+                path = os.path.join(args.out, name, side, f"run{run}", "trace.json.gz")
+                cmd = [sys.executable, os.path.abspath(__file__), args.out, "--scenario", name, "--device", dev,
+                       "--steps", str(steps), "--one", side, path] + (["--same"] if args.same else [])
+                subprocess.run(cmd, check=True)
 
 
 if __name__ == "__main__":

@@ -76,16 +76,27 @@ fn per_side_iterations() {
         "--exclude",
         "ProfilerStep",
     ]);
-    let b = compare(&["--format", "csv", "--exclude", "ProfilerStep"]);
+    let b = compare(&["--format", "csv", "--exclude", "ProfilerStep", "--iteration", "1"]);
     assert_eq!(a, b);
+    // Two steps: the rows are per step (4 calls and 80 µs over the two steps of control).
     let two = compare(&["--format", "csv", "--iteration", "1,2", "--include", "^aten::add$"]);
-    assert_eq!(two.lines().nth(1), Some("aten::add,4,80,6,120,2,40,+,"));
+    assert_eq!(two.lines().nth(1), Some("aten::add,2,40,3,60,1,20,+,"));
+    let sums = compare(&[
+        "--format",
+        "csv",
+        "--iteration",
+        "1,2",
+        "--include",
+        "^aten::add$",
+        "--totals",
+    ]);
+    assert_eq!(sums.lines().nth(1), Some("aten::add,4,80,6,120,2,40,+,"));
 }
 
 #[test]
 fn a_kernel_counts_in_the_step_that_launched_it() {
     // reduce_kernel runs after ProfilerStep#1 ends, but was launched inside it.
-    let out = compare(&["--format", "csv", "--include", "reduce_kernel"]);
+    let out = compare(&["--format", "csv", "--include", "reduce_kernel", "--iteration", "1"]);
     assert_eq!(
         out.lines().nth(1),
         Some("\"void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)\",1,30,1,30,0,0,=,")
@@ -301,13 +312,15 @@ fn empty_and_traceless_directories() {
             "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory ({p})"
         )
     );
-    // A directory one level too high: the error names the one that holds the traces.
+    // A directory one level too high: the error names the one that holds the traces (compare
+    // reads it as a set of runs, one per subdirectory; the views take one run).
     let nest = dir.path().join("nest");
     std::fs::create_dir_all(nest.join("sub")).unwrap();
     std::fs::copy(format!("{}/trace.json", BASIC[0]), nest.join("sub/trace.json")).unwrap();
     let (n, sub) = (nest.to_str().unwrap(), nest.join("sub"));
+    ok(&["compare", n, n]);
     assert_eq!(
-        fails(&["compare", n, n]),
+        fails(&["operators", n, n]),
         format!(
             "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory; {} holds 1 trace: pass it ({n})",
             sub.display()
@@ -410,7 +423,15 @@ fn help_lists_every_option() {
 fn normalize_names_lines_up_addresses() {
     let plain = compare(&["--format", "csv", "--include", "built-in", "--hta"]);
     assert_eq!(plain.lines().count(), 3, "{plain}");
-    let normalized = compare(&["--format", "csv", "--include", "built-in", "--python-frames"]);
+    let normalized = compare(&[
+        "--format",
+        "csv",
+        "--include",
+        "built-in",
+        "--python-frames",
+        "--iteration",
+        "1",
+    ]);
     assert_eq!(
         normalized.lines().nth(1),
         Some("<built-in method add_ of Tensor object at 0x*>,1,3,1,3,0,0,=,")
@@ -893,13 +914,14 @@ fn plot_svg_holds_the_bars_labels_and_tooltips() {
         .map(|n| n.text().unwrap_or("").to_string())
         .collect();
     assert_eq!(titles.len(), 4);
-    // Ranked by diff_counts (+1 each), ties by name.
+    // Ranked by |diff_counts| (1 each, either way: the largest changes both ways by default),
+    // ties by name.
     assert!(
-        titles[0].starts_with("<built-in method add_ of Tensor object at 0x7fe4c2815ae0>: control 0, test 1"),
+        titles[0].starts_with("<built-in method add_ of Tensor object at 0x7f4680bc77a0>: control 1, test 0"),
         "{titles:?}"
     );
-    assert_eq!(titles[1], "aten::add: control 2, test 3");
-    assert_eq!(titles[3], "cudaLaunchKernel: control 5, test 6");
+    assert_eq!(titles[2], "Memcpy HtoD (Pageable -> Device): control 2, test 1");
+    assert_eq!(titles[3], "aten::add: control 2, test 3");
     let texts: String = doc
         .descendants()
         .filter(|n| n.has_tag_name("text"))
@@ -907,7 +929,7 @@ fn plot_svg_holds_the_bars_labels_and_tooltips() {
         .collect::<Vec<_>>()
         .join("|");
     assert!(
-        texts.contains("Count per name: control vs test (top 4 by diff-counts)"),
+        texts.contains("Count per name: control vs test (top 4 by abs-diff-counts)"),
         "{texts}"
     );
     assert!(
@@ -1039,7 +1061,13 @@ fn overview_per_step_in_csv_is_refused_with_where_the_rows_are() {
 fn only_significant_without_an_estimate_is_refused_with_the_reason() {
     let pair = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
     for command in ["compare", "operators", "kernels", "modules"] {
-        let e = fails(&[command, pair[0], pair[1], "--only-significant"]);
+        // compare uses every step unless told: one step is asked for.
+        let one: &[&str] = if command == "compare" {
+            &["--iteration", "1"]
+        } else {
+            &[]
+        };
+        let e = fails(&[&[command, pair[0], pair[1], "--only-significant"], one].concat());
         assert!(
             e.starts_with("--only-significant cannot judge these rows: significant is null: it needs 3 or more steps"),
             "{command}: {e}"
@@ -1067,8 +1095,10 @@ fn unselected_ranks_are_only_scanned_for_their_rank() {
     ]);
     assert_eq!(out.lines().nth(1), Some("aten::mm,1,5,1,5,0,0,=,"));
     ok(&["compare", dir, dir, "--rank", "0", "--iteration", "1"]);
-    // The default step is the lowest of the whole side (as in HTA): rank 1's steps are read.
-    let e = fails(&["compare", dir, dir, "--rank", "0"]);
+    // Every step, the default, needs no other rank's steps: rank 1 is never read.
+    ok(&["compare", dir, dir, "--rank", "0"]);
+    // HTA's step is the lowest of the whole side: rank 1's steps are read.
+    let e = fails(&["compare", dir, dir, "--rank", "0", "--hta"]);
     assert!(
         e.starts_with("invalid JSON: unexpected end of text") && e.contains("rank1.json"),
         "{e}"
@@ -1111,6 +1141,8 @@ fn significance_marks_a_kernel_twice_as_slow_and_not_noise() {
         "compare",
         "fixtures/gate/base",
         "fixtures/gate/kernel2x",
+        "--iteration",
+        "1",
         "--no-save",
         "--format",
         "json",
@@ -1178,8 +1210,10 @@ fn significance_is_judged_beyond_a_run_wide_shift() {
     let (shift, marked) = compare("fixtures/shift/slow", &["--no-run-shift"]);
     assert_eq!(shift["applied"], false);
     assert!(marked.len() >= 8, "{marked:?}");
+    // One run per side: the step's growth beyond the shift (layer_norm's) lies within how far
+    // the pair's rows scatter; layer_norm itself lies far beyond it.
     let (_, marked) = compare("fixtures/shift/slowchanged", &[]);
-    assert_eq!(marked, ["ProfilerStep#*", "aten::layer_norm"]);
+    assert_eq!(marked, ["aten::layer_norm"]);
     let (shift, marked) = compare("fixtures/shift/deeper", &[]);
     assert!(shift["host"].is_null() && shift["applied"] == false, "{shift}");
     assert!(marked.contains(&"aten::conv2d".to_string()), "{marked:?}");
@@ -1493,7 +1527,7 @@ fn plot_and_ops_diff_do_not_send_the_user_after_significance_they_do_not_show() 
     }
     // compare, which shows the column, still says why it is empty.
     assert!(
-        run(&["compare", BASIC[0], BASIC[1], "--no-save"])
+        run(&["compare", BASIC[0], BASIC[1], "--no-save", "--iteration", "1"])
             .stderr
             .contains("significant is null")
     );

@@ -59,6 +59,7 @@ fn comparison(rows: usize) -> Comparison {
         },
         steps_available: 1,
         ranks_available: 1,
+        run_steps: vec![],
     };
     Comparison {
         control: side("control"),
@@ -72,6 +73,7 @@ fn comparison(rows: usize) -> Comparison {
         exclude: vec![],
         significance: false,
         shift: Default::default(),
+        step_ns: None,
         rows: (0..rows)
             .map(|i| Row {
                 // Some names longer than the table's width, so that they are cut.
@@ -85,6 +87,7 @@ fn comparison(rows: usize) -> Comparison {
                     dur_ns: (i as i64) * 1100,
                 },
                 significant: None,
+                per_step: None,
             })
             .collect(),
     }

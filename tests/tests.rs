@@ -18,6 +18,7 @@ mod layers;
 mod modules;
 mod reading;
 mod real_traces;
+mod replicates;
 mod report;
 mod robust;
 mod robust2;

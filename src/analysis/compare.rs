@@ -53,6 +53,10 @@ pub struct CompareRequest {
     /// (docs/graphs.md#steps-without-profilerstep); `None`: ProfilerStep, else a serving loop's.
     #[serde(default)]
     pub step_marker: Option<String>,
+    /// `--totals`: rows as sums over the selected steps and runs; by default (outside `--hta`)
+    /// rows are per step wherever more than one step or run is used.
+    #[serde(default)]
+    pub totals: bool,
 }
 
 impl CompareRequest {
@@ -75,6 +79,7 @@ impl CompareRequest {
             exclude: Vec::new(),
             beyond_shift: true,
             step_marker: None,
+            totals: false,
         }
     }
 }
@@ -168,6 +173,13 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     check_labels(&req.labels)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let selections = (&req.control_selection, &req.test_selection);
+    if !req.is_hta()
+        && [&req.control, &req.test]
+            .iter()
+            .any(|p| crate::analysis::runs::runs_of(p).is_some())
+    {
+        return compare_runs(req, &filter);
+    }
     if req.group_by.is_empty() {
         req.attr_request()?;
         let (control, test) = crate::analysis::summary::load_summary_pair_marked(
@@ -179,6 +191,12 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         let (mut comparison, mut notes) = compare_loaded(req, &filter, &control, &test)?;
         if !req.is_hta() {
             notes.extend(mark_significance(req, &control, &test, &mut comparison)?);
+            if comparison.rows.iter().any(|r| r.significant.is_some()) {
+                notes.push(crate::analysis::runs::ONE_RUN_NOTE.to_string());
+            }
+            if !req.totals {
+                crate::analysis::runs::per_step_one_run((req.device, &req.keying()), &control, &test, &mut comparison)?;
+            }
         }
         return Ok((comparison, notes));
     }
@@ -187,27 +205,83 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     if !req.is_hta() {
         comparison.significance = true;
         notes.push("significant is null: it is not estimated with --group-by".to_string());
+        if !req.totals && crate::analysis::runs::per_step_rows(&mut comparison) {
+            let step_ns = |side: &crate::input::load::Side, resolved: &Resolved| {
+                let files: Vec<&crate::model::store::TraceFile> =
+                    resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
+                crate::analysis::runs::mean_step_ns_of_traces(&files, resolved)
+            };
+            let s = [
+                step_ns(&control, &comparison.control.resolved),
+                step_ns(&test, &comparison.test.resolved),
+            ];
+            comparison.step_ns = s.iter().all(|&x| x > 0.0).then_some(s);
+        }
     }
     Ok((comparison, notes))
 }
 
+/// Compares two sides of which one or both are directories of runs (docs/significance.md):
+/// each run aggregated alone, rows per step (unless `--totals`) and judged between runs.
+fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison, Vec<String>)> {
+    use crate::analysis::runs::{judge_runs, load_runs, side_info};
+    if !req.group_by.is_empty() {
+        return Err(Error::usage(
+            "--group-by compares one run per side: give each side's run directory instead of the directory of runs",
+        ));
+    }
+    let keying = req.keying();
+    let (c, mut notes) = load_runs(
+        &req.control,
+        &req.labels[0],
+        &req.control_selection,
+        req.device,
+        &keying,
+    )?;
+    let (t, t_notes) = load_runs(&req.test, &req.labels[1], &req.test_selection, req.device, &keying)?;
+    notes.extend(t_notes);
+    let (mut rows, step_ns, why_not) = judge_runs([&c, &t], req.totals, &req.labels);
+    notes.extend(why_not);
+    if let Some(why) = filter.retain_explained(&mut rows, &req.group_by) {
+        notes.push(why);
+    }
+    let comparison = Comparison {
+        control: side_info(&c, &req.labels[0], &req.control),
+        test: side_info(&t, &req.labels[1], &req.test),
+        device: req.device,
+        naming: req.naming,
+        normalize_names: req.normalize_names,
+        python_frames: req.python_frames,
+        group_by: Vec::new(),
+        include: req.include.clone(),
+        exclude: req.exclude.clone(),
+        significance: true,
+        shift: Default::default(),
+        step_ns: (!req.totals && step_ns.iter().all(|&s| s > 0.0)).then_some(step_ns),
+        rows,
+    };
+    Ok((comparison, notes))
+}
+
 /// Marks each row significant or not from the per-step (rank × ProfilerStep) totals of the
-/// selected steps (docs/significance.md). Returns a note when it cannot be estimated.
+/// selected steps (docs/significance.md), keeping the marks that stand beyond the scatter of
+/// the pair's rows (one run per side: [`crate::analysis::one_run`]). Returns the notes: why it
+/// cannot be estimated, a run-wide shift, marks the scatter cleared.
 pub fn mark_significance(
     req: &CompareRequest,
     control: &SummarySide,
     test: &SummarySide,
     comparison: &mut Comparison,
-) -> Result<Option<String>> {
+) -> Result<Vec<String>> {
     use crate::analysis::noise::{
         DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant_beyond, too_few_samples_note,
     };
     comparison.significance = true;
     let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
     let (Some(c_steps), Some(t_steps)) = (&c_res.iterations, &t_res.iterations) else {
-        return Ok(Some(
+        return Ok(vec![
             "significant is null: it is estimated per ProfilerStep, and a side has none".to_string(),
-        ));
+        ]);
     };
     let (nc, nt) = (c_steps.len() * c_res.ranks.len(), t_steps.len() * t_res.ranks.len());
     if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
@@ -217,12 +291,12 @@ pub fn mark_significance(
             };
             side.files.iter().map(steps).max().unwrap_or(0)
         };
-        return Ok(Some(too_few_samples_note(
+        return Ok(vec![too_few_samples_note(
             [&req.labels[0], &req.labels[1]],
             [nc, nt],
             [c_steps.len(), t_steps.len()],
             [available(control), available(test)],
-        )));
+        )]);
     }
     let keying = req.keying();
     let c = crate::analysis::gate::measure(control, c_res, req.device, &keying, false)?;
@@ -248,8 +322,50 @@ pub fn mark_significance(
             shift,
         );
     }
+    let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
+    // `--no-run-shift` asks for the plain rule: the steps' noise alone.
+    let tempered = req
+        .beyond_shift
+        .then(|| temper_one_run(&mut comparison.rows, [&c, &t], (floor, true), labels))
+        .flatten();
     Ok(not_looked_for
-        .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, [&req.labels[0], &req.labels[1]], "rows")))
+        .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, labels, "rows"))
+        .into_iter()
+        .chain(tempered)
+        .collect())
+}
+
+/// Keeps the marks of one run per side that stand beyond the scatter of the pair's rows
+/// ([`crate::analysis::one_run`]); the note where some were cleared.
+fn temper_one_run(
+    rows: &mut [crate::analysis::diff::Row],
+    samples: [&crate::analysis::gate::Samples; 2],
+    (floor, about_center): (f64, bool),
+    labels: [&str; 2],
+) -> Option<String> {
+    use crate::analysis::one_run::{PairRow, scatter_note, temper};
+    let split = |s: &crate::analysis::gate::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
+        s.op(name).into_iter().map(|(n, d)| (d as f64, n as f64)).unzip()
+    };
+    let values: Vec<[(Vec<f64>, Vec<f64>); 2]> = rows
+        .iter()
+        .map(|r| [split(samples[0], &r.name), split(samples[1], &r.name)])
+        .collect();
+    let mut marked: Vec<(PairRow<'_>, &mut Option<bool>)> = values
+        .iter()
+        .zip(rows.iter_mut())
+        .map(|([c, t], r)| {
+            let row = PairRow {
+                time: [&c.0, &t.0],
+                count: [&c.1, &t.1],
+            };
+            (row, &mut r.significant)
+        })
+        .collect();
+    match temper(&mut marked, floor, about_center) {
+        (Some(s), cleared) if cleared > 0 => Some(scatter_note(&s, cleared, labels)),
+        _ => None,
+    }
 }
 
 /// The run-wide shift of a pair, from the own times its summaries carry (made in the one read
@@ -388,6 +504,7 @@ pub fn compare_sides<T: Aggregate>(
         exclude: req.exclude.clone(),
         significance: false,
         shift: Default::default(),
+        step_ns: None,
         rows,
     })
 }
@@ -406,5 +523,6 @@ pub fn side_info<T: RankedFile>(side: &SideOf<T>, label: &str, resolved: Resolve
         resolved,
         steps_available: side.step_numbers().len(),
         ranks_available: side.ranks().len(),
+        run_steps: Vec::new(),
     }
 }

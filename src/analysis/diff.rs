@@ -24,9 +24,82 @@ pub struct Row {
     /// `None` where it could not be estimated.
     #[serde(default)]
     pub significant: Option<bool>,
+    /// Each side's mean per step (control, test), averaged over the steps of a run and then over
+    /// runs, where more than one step or run was used (docs/significance.md#per-step-values);
+    /// `None`: the rows are sums (`--totals`, `--hta`, one step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_step: Option<[Rate; 2]>,
 }
 
+/// A row's mean per step on one side: events and time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rate {
+    /// Events per step.
+    pub count: f64,
+    /// Time per step, in ns.
+    pub dur_ns: f64,
+}
+
+impl Eq for Rate {}
+
 impl Row {
+    /// The per-step change of time, in ns (rounded), where the row holds per-step values; else
+    /// [`Row::diff_dur_ns`].
+    pub fn shown_diff_dur_ns(&self) -> i64 {
+        match &self.per_step {
+            Some([c, t]) => (t.dur_ns - c.dur_ns).round() as i64,
+            None => self.diff_dur_ns(),
+        }
+    }
+
+    /// A side's time as shown (0 control, 1 test): per step (rounded ns) or summed.
+    pub fn shown_dur_ns(&self, side: usize) -> i64 {
+        match (&self.per_step, side) {
+            (Some(r), k) => r[k.min(1)].dur_ns.round() as i64,
+            (None, 0) => self.control.dur_ns,
+            (None, _) => self.test.dur_ns,
+        }
+    }
+
+    /// A side's count as shown: per step (up to two decimals) or summed.
+    pub fn shown_count(&self, side: usize) -> String {
+        match (&self.per_step, side) {
+            (Some(r), k) => fmt_rate(r[k.min(1)].count),
+            (None, 0) => self.control.count.to_string(),
+            (None, _) => self.test.count.to_string(),
+        }
+    }
+
+    /// The change of count as shown, signed: per step or summed.
+    pub fn shown_diff_counts(&self) -> String {
+        match &self.per_step {
+            Some([c, t]) => {
+                let d = t.count - c.count;
+                let text = fmt_rate(d.abs());
+                if text == "0" {
+                    "0".to_string()
+                } else if d > 0.0 {
+                    format!("+{text}")
+                } else {
+                    format!("-{text}")
+                }
+            }
+            None => {
+                let d = self.diff_counts();
+                if d > 0 { format!("+{d}") } else { d.to_string() }
+            }
+        }
+    }
+
+    /// The change of count as sorted: thousandths of a count, per step where the row holds
+    /// per-step values.
+    fn diff_counts_key(&self) -> i64 {
+        match &self.per_step {
+            Some([c, t]) => ((t.count - c.count) * 1000.0).round() as i64,
+            None => self.diff_counts() * 1000,
+        }
+    }
+
     /// test count − control count.
     pub fn diff_counts(&self) -> i64 {
         self.test.count as i64 - self.control.count as i64
@@ -37,22 +110,32 @@ impl Row {
         self.test.dur_ns - self.control.dur_ns
     }
 
-    /// HTA's `counts_change_categories`.
+    /// HTA's `counts_change_categories` (of the counts per step where the row holds them).
     pub fn change_symbol(&self) -> &'static str {
-        match self.diff_counts() {
-            d if d > 0 => "+",
-            d if d < 0 => "-",
-            _ => "=",
+        match self.count_order() {
+            std::cmp::Ordering::Greater => "+",
+            std::cmp::Ordering::Less => "-",
+            std::cmp::Ordering::Equal => "=",
         }
     }
 
-    /// Which ops-diff category the row falls in, by its counts.
+    /// test's count against control's: per step where the row holds per-step values (equal
+    /// within rounding to two decimals), else summed.
+    fn count_order(&self) -> std::cmp::Ordering {
+        match &self.per_step {
+            Some([c, t]) if fmt_rate(c.count) == fmt_rate(t.count) => std::cmp::Ordering::Equal,
+            Some([c, t]) => t.count.total_cmp(&c.count),
+            None => self.test.count.cmp(&self.control.count),
+        }
+    }
+
+    /// Which ops-diff category the row falls in, by its counts (per step where it holds them).
     pub fn category(&self) -> Category {
-        match (self.control.count, self.test.count) {
-            (0, _) => Category::Added,
-            (_, 0) => Category::Deleted,
-            (c, t) if t > c => Category::Increased,
-            (c, t) if t < c => Category::Decreased,
+        match (self.control.count, self.test.count, self.count_order()) {
+            (0, _, _) => Category::Added,
+            (_, 0, _) => Category::Deleted,
+            (_, _, std::cmp::Ordering::Greater) => Category::Increased,
+            (_, _, std::cmp::Ordering::Less) => Category::Decreased,
             _ => Category::Unchanged,
         }
     }
@@ -118,6 +201,7 @@ pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
         control: Totals::default(),
         test: t,
         significant: None,
+        per_step: None,
     };
     for (name, c) in control {
         while let Some(earlier) = tests.next_if(|(t_name, _)| *t_name < name) {
@@ -129,6 +213,7 @@ pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
             control: c,
             test: t.unwrap_or_default(),
             significant: None,
+            per_step: None,
         });
     }
     rows.extend(tests.map(only_test));
@@ -182,14 +267,17 @@ pub fn sort_rows<R: Borrow<Row>>(rows: &mut [R], key: SortKey) {
         });
     }
     match key {
-        SortKey::AbsDiffDuration => by(rows, |r| Reverse(r.diff_dur_ns().unsigned_abs())),
-        SortKey::DiffDuration => by(rows, |r| Reverse(r.diff_dur_ns())),
-        SortKey::AbsDiffCounts => by(rows, |r| Reverse(r.diff_counts().unsigned_abs())),
-        SortKey::DiffCounts => by(rows, |r| Reverse(r.diff_counts())),
+        SortKey::AbsDiffDuration => by(rows, |r| Reverse(r.shown_diff_dur_ns().unsigned_abs())),
+        SortKey::DiffDuration => by(rows, |r| Reverse(r.shown_diff_dur_ns())),
+        SortKey::AbsDiffCounts => by(rows, |r| Reverse(r.diff_counts_key().unsigned_abs())),
+        SortKey::DiffCounts => by(rows, |r| Reverse(r.diff_counts_key())),
         SortKey::Duration => by(rows, |r| {
-            Reverse(i128::from(r.control.dur_ns) + i128::from(r.test.dur_ns))
+            Reverse(i128::from(r.shown_dur_ns(0)) + i128::from(r.shown_dur_ns(1)))
         }),
-        SortKey::Counts => by(rows, |r| Reverse(r.control.count + r.test.count)),
+        SortKey::Counts => by(rows, |r| match &r.per_step {
+            Some([c, t]) => Reverse(((c.count + t.count) * 1000.0).round() as u64),
+            None => Reverse((r.control.count + r.test.count) * 1000),
+        }),
         SortKey::Name => by(rows, |_| ()),
     }
 }
@@ -327,6 +415,17 @@ pub struct SideInfo {
     /// How many ranks the side holds (what `--rank all` would use); 0 as above.
     #[serde(default)]
     pub ranks_available: usize,
+    /// The steps used in each run, where the side is several runs (docs/significance.md);
+    /// empty for one run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_steps: Vec<usize>,
+}
+
+/// A per-step value for people: up to two decimals, trailing zeros dropped (`2`, `2.5`, `0.33`).
+pub fn fmt_rate(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".to_string() } else { s.to_string() }
 }
 
 /// Counts of rows per category, and summed durations.
@@ -414,6 +513,10 @@ pub struct Comparison {
     /// Run-wide shifts of host and device time, where significance was estimated.
     #[serde(default)]
     pub shift: RunShift,
+    /// Each side's mean step time (control, test), in ns, where rows are per step: what the
+    /// footer gives instead of summed durations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_ns: Option<[f64; 2]>,
     /// Every row kept (renderers order them by the sort key asked for).
     pub rows: Vec<Row>,
 }

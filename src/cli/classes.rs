@@ -1,25 +1,13 @@
-//! `tracediff kernels --by-class` and `--aligned` (docs/kernel-classes.md): the runners, and
-//! the classifier `--kernel-classes` asks for.
+//! `tracediff kernels --by-class` and `--aligned` (docs/kernel-classes.md): the runners.
 
-use super::views::{KernelsArgs, check_view_args, load_view, show};
+use super::views::{KernelsArgs, check_view_args, classifier, load_view, show};
 use super::{Env, OutputArgs, emit, print_notes};
-use crate::analysis::classes::Classifier;
 use crate::analysis::classes::sequences::aligned;
 use crate::analysis::modules::zoom_scope;
 use crate::analysis::views::classes::{kernels_by_class, mark_class_significance};
 use crate::analysis::views::kernels;
 use crate::error::{Error, Result};
 use crate::output::render::aligned::render_aligned;
-use std::path::Path;
-
-/// The built-in rules, after those of `--kernel-classes FILE` when given (read before any
-/// trace, so that a bad file fails at once).
-pub(crate) fn classifier(path: Option<&Path>) -> Result<Classifier> {
-    match path {
-        Some(p) => Classifier::from_file(p),
-        None => Ok(Classifier::builtin()),
-    }
-}
 
 /// Runs `kernels --by-class` or `kernels --aligned`.
 pub(crate) fn run_kernel_classes(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {

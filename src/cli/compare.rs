@@ -4,7 +4,7 @@ use super::{
     Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, fresh_request, parse_labels,
     print_notes, report, request_from, with_labels,
 };
-use crate::analysis::compare::{check_labels, compare};
+use crate::analysis::compare::{CompareRequest, check_labels, compare};
 use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
 use crate::error::Result;
 use crate::output::render::compare::CompareView;
@@ -47,6 +47,10 @@ pub struct CompareArgs {
     /// slower or faster machine: see run_shift); by default rows are judged beyond that shift.
     #[arg(long, help_heading = "Output")]
     pub no_run_shift: bool,
+    /// Rows as sums over the selected steps and runs; by default they are per step (each side's
+    /// mean per step, averaged per run, then over runs) wherever more than one step or run is used.
+    #[arg(long, help_heading = "Output")]
+    pub totals: bool,
     /// Do not save this comparison for later `ops-diff` runs.
     #[arg(long)]
     pub no_save: bool,
@@ -107,6 +111,8 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
         args.labels.as_ref(),
     );
     req.beyond_shift = !args.no_run_shift;
+    req.totals = args.totals;
+    every_step_by_default(&mut req, &args.select);
     check_specs_used(&args.select, &req)?;
     if let Some(path) = &args.report {
         report::check_html(path)?;
@@ -163,6 +169,22 @@ pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> 
     })
 }
 
+/// The command line's selection: every step of each side unless steps were named, or `--hta`
+/// (HTA's lowest step) was given (docs/significance.md#the-same-steps-everywhere).
+fn every_step_by_default(req: &mut CompareRequest, select: &SelectArgs) {
+    use crate::model::pick::Pick;
+    let s = &select.steps;
+    if select.hta {
+        return;
+    }
+    if s.iteration.is_none() && s.control_iteration.is_none() {
+        req.control_selection.iterations = Pick::All;
+    }
+    if s.iteration.is_none() && s.test_iteration.is_none() {
+        req.test_selection.iterations = Pick::All;
+    }
+}
+
 /// The comparison of CONTROL and TEST when both are given, else the saved one.
 pub(super) fn comparison_for(
     control: Option<&Path>,
@@ -173,7 +195,8 @@ pub(super) fn comparison_for(
 ) -> Result<Comparison> {
     match (control, test) {
         (Some(c), Some(t)) => {
-            let req = with_labels(fresh_request(select, c, t), labels);
+            let mut req = with_labels(fresh_request(select, c, t), labels);
+            every_step_by_default(&mut req, select);
             check_specs_used(select, &req)?;
             let (comparison, notes) = compare(&req)?;
             print_notes(&without_significance(notes), env);

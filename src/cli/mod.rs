@@ -322,6 +322,7 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
         Command::Operators(args) => views::run_operators(args, env),
+        Command::Kernels(args) if args.by_class || args.aligned => classes::run_kernel_classes(args, env),
         Command::Kernels(args) => views::run_kernels(args, env),
         Command::Overview(args) => views::run_overview(args, env),
         Command::Modules(args) => modules::run_modules(args, env),

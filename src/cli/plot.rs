@@ -35,10 +35,16 @@ pub struct PlotArgs {
     /// Number of rows (groups of bars) per chart.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
-    /// Which rows come first [default: diff-counts for the counts chart, diff-duration for the
-    /// duration chart].
+    /// Which rows come first [default: abs-diff-counts for the counts chart, abs-diff-duration
+    /// for the duration chart: the largest changes either way].
     #[arg(long, value_enum, value_name = "KEY")]
     pub sort: Option<SortKey>,
+    /// Only rows that grew (more calls or time in test), largest first.
+    #[arg(long, conflicts_with = "decreases")]
+    pub increases: bool,
+    /// Only rows that shrank, largest first.
+    #[arg(long)]
+    pub decreases: bool,
     /// The image file (.png or .svg).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -91,7 +97,20 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
     // Both charts are drawn, then written as one unit: both or neither.
     let mut drawn = Vec::with_capacity(planned.len());
     for (duration, path, format) in planned {
-        let chart = chart_of(&comparison, duration, args.sort, args.top, (args.width, args.height))?;
+        let one_way = one_direction(&comparison, duration, (args.increases, args.decreases));
+        let (shown, sort) = match &one_way {
+            Some(c) if args.increases => (
+                c,
+                args.sort.or(Some(if duration {
+                    SortKey::DiffDuration
+                } else {
+                    SortKey::DiffCounts
+                })),
+            ),
+            Some(c) => (c, args.sort),
+            None => (&comparison, args.sort),
+        };
+        let chart = chart_of(shown, duration, sort, args.top, (args.width, args.height))?;
         drawn.push((path, draw(&chart, format)?));
     }
     let files: Vec<(&Path, &[u8])> = drawn.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
@@ -100,6 +119,30 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         let _ = writeln!(env.stdout, "{}", path.display());
     }
     Ok(0)
+}
+
+/// The rows of `comparison` that moved one way in the chart's measure (`(increases,
+/// decreases)`), or `None` for both ways.
+fn one_direction(
+    comparison: &crate::analysis::diff::Comparison,
+    duration: bool,
+    (increases, decreases): (bool, bool),
+) -> Option<crate::analysis::diff::Comparison> {
+    if !increases && !decreases {
+        return None;
+    }
+    let change = |r: &crate::analysis::diff::Row| -> f64 {
+        match (&r.per_step, duration) {
+            (Some([c, t]), true) => t.dur_ns - c.dur_ns,
+            (Some([c, t]), false) => t.count - c.count,
+            (None, true) => r.diff_dur_ns() as f64,
+            (None, false) => r.diff_counts() as f64,
+        }
+    };
+    let mut kept = comparison.clone();
+    kept.rows
+        .retain(|r| if increases { change(r) > 0.0 } else { change(r) < 0.0 });
+    Some(kept)
 }
 
 /// `plot --metric breakdown`: the overview of the pair (given, or the saved comparison's) as a

@@ -1,6 +1,7 @@
 //! `tracediff operators`, `kernels` and `overview` (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): their options and runners.
 
 use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, print_notes};
+use crate::analysis::classes::Classifier;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
@@ -199,6 +200,14 @@ pub struct PairArgs {
     pub labels: Option<super::Labels>,
 }
 
+/// The kernel classes: the built-in rules, and those of `--kernel-classes FILE` first.
+pub(crate) fn classifier(path: Option<&std::path::Path>) -> Result<Classifier> {
+    match path {
+        Some(p) => Classifier::from_file(p),
+        None => Ok(Classifier::builtin()),
+    }
+}
+
 /// Loads the pair of a view command and prints the load's notes.
 pub(crate) fn load_view(
     pair: &PairArgs,
@@ -240,12 +249,11 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     show(table, time.measure(), &args.output, env)
 }
 
+/// `kernels` by name or by (operator, kernel); `--by-class` and `--aligned` are run by
+/// `cli::classes` (the command dispatch picks).
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
-    if args.by_class || args.aligned {
-        return super::classes::run_kernel_classes(args, env);
-    }
     let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
-    let classifier = super::classes::classifier(args.kernel_classes.as_deref())?;
+    let classifier = classifier(args.kernel_classes.as_deref())?;
     let (mut req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
     req.beyond_shift = !args.output.no_run_shift;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;

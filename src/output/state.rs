@@ -138,6 +138,7 @@ mod tests {
             },
             steps_available: 1,
             ranks_available: 1,
+            run_steps: vec![],
         };
         Comparison {
             control: side("control"),
@@ -151,11 +152,13 @@ mod tests {
             exclude: vec!["ProfilerStep".into()],
             significance: false,
             shift: Default::default(),
+            step_ns: None,
             rows: vec![Row {
                 name: "aten::mm".into(),
                 control: Totals { count: 1, dur_ns: 1500 },
                 test: Totals { count: 2, dur_ns: 2500 },
                 significant: None,
+                per_step: None,
             }],
         }
     }

@@ -181,8 +181,72 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
             })
             .collect();
     }
+    let tempered = temper_one_run(table, [&c, &t], &values, floor);
     let labels = [table.control.label.as_str(), table.test.label.as_str()];
-    crate::analysis::shift::shift_note(&table.shift, labels, "rows")
+    crate::analysis::shift::shift_note(&table.shift, labels, "rows").or(tempered)
+}
+
+/// Keeps the marks of each time measure that stand beyond the scatter of the pair's rows in
+/// that measure (one run per side: [`crate::analysis::one_run`]; calls, measure 0, are the
+/// counts); the note where some were cleared.
+fn temper_one_run<A>(
+    table: &mut ViewTable,
+    samples: [&[Accumulated<A>]; 2],
+    values: &impl Fn(Option<&A>) -> Vec<Option<i64>>,
+    floor: f64,
+) -> Option<String> {
+    use crate::analysis::one_run::{PairRow, scatter_note, temper};
+    // `--no-run-shift` asks for the plain rule: the steps' noise alone.
+    if table.measures.first() != Some(&"calls") || !table.request.beyond_shift {
+        return None;
+    }
+    // Per row, per side, per measure: the samples (0 where a sample has no value).
+    let per: Vec<[Vec<Vec<f64>>; 2]> = table
+        .rows
+        .iter()
+        .map(|row| {
+            let key = (row.operator.clone(), row.name.clone());
+            let side = |s: &[Accumulated<A>]| -> Vec<Vec<f64>> {
+                let each: Vec<Vec<Option<i64>>> = s.iter().map(|x| values(x.get(&key))).collect();
+                (0..table.measures.len())
+                    .map(|m| {
+                        each.iter()
+                            .map(|v| v.get(m).copied().flatten().unwrap_or(0) as f64)
+                            .collect()
+                    })
+                    .collect()
+            };
+            [side(samples[0]), side(samples[1])]
+        })
+        .collect();
+    let mut notes = Vec::new();
+    let about_center = table.request.beyond_shift;
+    for m in 1..table.measures.len() {
+        let mut marked: Vec<(PairRow<'_>, &mut Option<bool>)> = per
+            .iter()
+            .zip(table.rows.iter_mut())
+            .filter_map(|([c, t], row)| {
+                let mark = row.significant.get_mut(m)?;
+                Some((
+                    PairRow {
+                        time: [&c[m], &t[m]],
+                        count: [&c[0], &t[0]],
+                    },
+                    mark,
+                ))
+            })
+            .collect();
+        if let (Some(s), cleared) = temper(&mut marked, floor, about_center)
+            && cleared > 0
+        {
+            notes.push(format!(
+                "{}: {}",
+                table.measures[m],
+                scatter_note(&s, cleared, [&table.control.label, &table.test.label])
+            ));
+        }
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
 }
 
 /// `shift` kept only for the places `measures` judge: the kernel view's times are all device

@@ -2,8 +2,8 @@
 
 use super::columns::{Columns, text_width};
 use super::{
-    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_count, fmt_duration, fmt_percent, fmt_signed, fmt_us,
-    json_us, md_cell, wrap_line,
+    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_count, fmt_duration, fmt_percent, fmt_us, json_us, md_cell,
+    wrap_line,
 };
 use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
 use crate::analysis::select::Device;
@@ -67,12 +67,12 @@ pub fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
             out,
             "{},{},{},{},{},{},{},{}",
             csv_field(&r.name),
-            r.control.count,
-            fmt_us(r.control.dur_ns),
-            r.test.count,
-            fmt_us(r.test.dur_ns),
-            r.diff_counts(),
-            fmt_us(r.diff_dur_ns()),
+            r.shown_count(0),
+            fmt_us(r.shown_dur_ns(0)),
+            r.shown_count(1),
+            fmt_us(r.shown_dur_ns(1)),
+            r.shown_diff_counts().trim_start_matches('+'),
+            fmt_us(r.shown_diff_dur_ns()),
             r.change_symbol()
         )?;
         if c.significance {
@@ -103,6 +103,8 @@ pub fn side_json(s: &SideInfo) -> Value {
         "iterations": s.resolved.iterations,
         "steps_available": s.steps_available,
         "ranks_available": s.ranks_available,
+        "runs": s.run_steps.len().max(1),
+        "run_steps": s.run_steps,
     })
 }
 
@@ -131,6 +133,9 @@ struct JsonRow<'a> {
     diff_duration: Value,
     counts_change_categories: &'static str,
     category: &'static str,
+    /// Per-step values (control, test), where the rows hold them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    per_step: Option<Value>,
     /// Absent from HTA's exact table; null where it could not be estimated.
     #[serde(skip_serializing_if = "Option::is_none")]
     significant: Option<Option<bool>>,
@@ -152,6 +157,16 @@ impl Serialize for JsonRows<'_> {
             diff_duration: json_us(r.diff_dur_ns()),
             counts_change_categories: r.change_symbol(),
             category: r.category().as_str(),
+            per_step: r.per_step.map(|[c, t]| {
+                json!({
+                    "control_counts": c.count,
+                    "control_duration": c.dur_ns / 1000.0,
+                    "test_counts": t.count,
+                    "test_duration": t.dur_ns / 1000.0,
+                    "diff_counts": t.count - c.count,
+                    "diff_duration": (t.dur_ns - c.dur_ns) / 1000.0,
+                })
+            }),
         }))
     }
 }
@@ -173,6 +188,9 @@ struct JsonDoc<'a> {
     sort: &'static str,
     top: Option<usize>,
     summary: Value,
+    /// Each side's mean step time (µs), where the rows are per step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_step_time: Option<Value>,
     /// Run-wide shifts (factor test ÷ control), where significance was estimated.
     #[serde(skip_serializing_if = "Option::is_none")]
     run_shift: Option<&'a crate::analysis::diff::RunShift>,
@@ -199,6 +217,9 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
         sort: view.sort.as_str(),
         top: view.top,
         summary: summary_json(&c.summary()),
+        mean_step_time: c
+            .step_ns
+            .map(|[sc, st]| json!({"control": json_us(sc.round() as i64), "test": json_us(st.round() as i64)})),
         run_shift: marks_significance(c).then_some(&c.shift),
         rows: JsonRows(&view.rows, c.significance),
     };
@@ -221,7 +242,29 @@ pub fn describe_side(s: &SideInfo) -> String {
         (s.resolved.ranks.len(), s.ranks_available),
         (steps_used, s.steps_available),
     );
+    if s.run_steps.len() > 1 {
+        return format!(
+            "{}: {} ({} runs × {}, {rank_word} {ranks})",
+            s.label,
+            s.path,
+            s.run_steps.len(),
+            run_steps_text(&s.run_steps)
+        );
+    }
     format!("{}: {} ({rank_word} {ranks}, {iters}{tally})", s.label, s.path)
+}
+
+/// `5 steps`, or `3–5 steps` where the runs used different numbers of steps.
+fn run_steps_text(steps: &[usize]) -> String {
+    let (lo, hi) = (
+        steps.iter().min().copied().unwrap_or(0),
+        steps.iter().max().copied().unwrap_or(0),
+    );
+    match (lo, hi) {
+        (1, 1) => "1 step".to_string(),
+        (a, b) if a == b => format!("{a} steps"),
+        (a, b) => format!("{a}–{b} steps"),
+    }
 }
 
 /// `"; 1 of 2 ranks, 3 of 6 steps"`: how many of a side's ranks and steps were used, for those
@@ -286,15 +329,29 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
             fmt_count(s.decreased),
             fmt_count(s.unchanged)
         ),
-        format!(
-            "summed duration: {} {}, {} {} ({}, {})",
-            c.control.label,
-            fmt_duration(s.control_dur_ns, false),
-            c.test.label,
-            fmt_duration(s.test_dur_ns, false),
-            fmt_duration(s.test_dur_ns - s.control_dur_ns, true),
-            fmt_percent(s.control_dur_ns, s.test_dur_ns)
-        ),
+        match c.step_ns {
+            Some([sc, st]) => {
+                let (sc, st) = (sc.round() as i64, st.round() as i64);
+                format!(
+                    "mean step time: {} {}, {} {} ({}, {}); rows are per step",
+                    c.control.label,
+                    fmt_duration(sc, false),
+                    c.test.label,
+                    fmt_duration(st, false),
+                    fmt_duration(st - sc, true),
+                    fmt_percent(sc, st)
+                )
+            }
+            None => format!(
+                "summed duration: {} {}, {} {} ({}, {})",
+                c.control.label,
+                fmt_duration(s.control_dur_ns, false),
+                c.test.label,
+                fmt_duration(s.test_dur_ns, false),
+                fmt_duration(s.test_dur_ns - s.control_dur_ns, true),
+                fmt_percent(s.control_dur_ns, s.test_dur_ns)
+            ),
+        },
     ];
     if marks_significance(c) {
         let n = c.rows.iter().filter(|r| r.significant == Some(true)).count();
@@ -311,13 +368,13 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
 /// The cells of a row after its name.
 fn number_cells(r: &Row) -> [String; 7] {
     [
-        r.control.count.to_string(),
-        r.test.count.to_string(),
-        fmt_signed(r.diff_counts()),
-        fmt_duration(r.control.dur_ns, false),
-        fmt_duration(r.test.dur_ns, false),
-        fmt_duration(r.diff_dur_ns(), true),
-        fmt_percent(r.control.dur_ns, r.test.dur_ns),
+        r.shown_count(0),
+        r.shown_count(1),
+        r.shown_diff_counts(),
+        fmt_duration(r.shown_dur_ns(0), false),
+        fmt_duration(r.shown_dur_ns(1), false),
+        fmt_duration(r.shown_diff_dur_ns(), true),
+        fmt_percent(r.shown_dur_ns(0), r.shown_dur_ns(1)),
     ]
 }
 
@@ -473,13 +530,13 @@ pub fn markdown(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
             out,
             "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
             r.name.replace('`', "'").replace('|', "\\|"),
-            r.control.count,
-            r.test.count,
-            fmt_signed(r.diff_counts()),
-            fmt_duration(r.control.dur_ns, false),
-            fmt_duration(r.test.dur_ns, false),
-            fmt_duration(r.diff_dur_ns(), true),
-            fmt_percent(r.control.dur_ns, r.test.dur_ns)
+            r.shown_count(0),
+            r.shown_count(1),
+            r.shown_diff_counts(),
+            fmt_duration(r.shown_dur_ns(0), false),
+            fmt_duration(r.shown_dur_ns(1), false),
+            fmt_duration(r.shown_diff_dur_ns(), true),
+            fmt_percent(r.shown_dur_ns(0), r.shown_dur_ns(1))
         )?;
     }
     writeln!(out)?;

@@ -91,10 +91,11 @@ pub fn chart_of(
     size: (u32, u32),
 ) -> Result<Chart> {
     let mut rows: Vec<&Row> = comparison.rows.iter().collect();
+    // The largest changes either way by default: a step 2.4× faster is not ten tiny growths.
     let key = sort.unwrap_or(if duration {
-        SortKey::DiffDuration
+        SortKey::AbsDiffDuration
     } else {
-        SortKey::DiffCounts
+        SortKey::AbsDiffCounts
     });
     sort_rows(&mut rows, key);
     rows.truncate(top);
@@ -119,10 +120,12 @@ pub fn chart_of(
         groups: rows
             .iter()
             .map(|r| {
-                if duration {
-                    (visible(&r.name), r.control.dur_ns as f64, r.test.dur_ns as f64)
-                } else {
-                    (visible(&r.name), r.control.count as f64, r.test.count as f64)
+                // Per step where the rows are (docs/significance.md#per-step-values).
+                match (&r.per_step, duration) {
+                    (Some([c, t]), true) => (visible(&r.name), c.dur_ns, t.dur_ns),
+                    (Some([c, t]), false) => (visible(&r.name), c.count, t.count),
+                    (None, true) => (visible(&r.name), r.control.dur_ns as f64, r.test.dur_ns as f64),
+                    (None, false) => (visible(&r.name), r.control.count as f64, r.test.count as f64),
                 }
             })
             .collect(),

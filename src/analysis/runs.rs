@@ -1,0 +1,309 @@
+//! Runs: a side made of several runs of one program (docs/significance.md#several-runs-per-side).
+//!
+//! A side directory that holds no trace file of its own but subdirectories that do is a set of
+//! runs, one per subdirectory in name order. Each run is selected, aggregated and measured alone;
+//! a row's per-step value is its mean over the steps of a run, then over the runs; each run gives
+//! one sample per row to the between-run test ([`crate::analysis::replicates`]).
+
+use crate::analysis::aggregate::{Keying, NameTotals, Totals, aggregate};
+use crate::analysis::diff::{Comparison, Rate, Row, SideInfo};
+use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
+use crate::error::Result;
+use crate::input::discover::{is_summary_file_name, is_trace_file_name};
+use crate::input::load::SummarySide;
+use crate::model::pick::Pick;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The runs of `path` when it is a directory of runs: it holds no trace or summary file of its
+/// own, and subdirectories that do (those, in name order). `None` for anything else (a file, a
+/// directory of traces, a path that cannot be listed: loading it then says what is wrong).
+pub fn runs_of(path: &Path) -> Option<Vec<PathBuf>> {
+    if !path.is_dir() {
+        return None;
+    }
+    let holds_traces = |dir: &Path| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                let name = e.file_name();
+                (is_trace_file_name(&name) || is_summary_file_name(&name)) && e.path().is_file()
+            })
+        })
+    };
+    if holds_traces(path) {
+        return None;
+    }
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(path)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && holds_traces(p))
+        .collect();
+    runs.sort();
+    (!runs.is_empty()).then_some(runs)
+}
+
+/// One run of a side, aggregated: its rows' totals, how many steps they cover, its mean step
+/// time, and what was read.
+pub struct Run {
+    totals: NameTotals,
+    steps: usize,
+    mean_step_ns: f64,
+    resolved: Resolved,
+    files: Vec<String>,
+    steps_available: usize,
+    ranks_available: usize,
+}
+
+/// Loads, selects and aggregates one run of a side (`label` names the side in messages), and
+/// returns it with its loading notes.
+fn load_run(
+    path: &Path,
+    label: &str,
+    sel: &SideSelection,
+    device: Device,
+    keying: &Keying,
+) -> Result<(Run, Vec<String>)> {
+    let side: SummarySide = crate::summary::load::load_summary_side(
+        path,
+        &[&sel.ranks],
+        sel.iterations == Pick::Lowest,
+        &crate::analysis::summary::summarize,
+    )?;
+    let resolved = resolve(&side, label, sel)?;
+    let totals = aggregate(&side, &resolved, device, keying);
+    let mean_step_ns = mean_step_ns(&side, &resolved, device, keying)?;
+    let run = Run {
+        totals,
+        steps: resolved.iterations.as_ref().map_or(1, |v| v.len().max(1)),
+        mean_step_ns,
+        files: side
+            .files
+            .iter()
+            .filter(|f| {
+                resolved
+                    .ranks
+                    .contains(&crate::input::load::RankedFile::rank(f.as_ref()))
+            })
+            .map(|f| crate::input::load::RankedFile::source(f.as_ref()).display().to_string())
+            .collect(),
+        steps_available: side.step_numbers().len(),
+        ranks_available: side.ranks().len(),
+        resolved,
+    };
+    Ok((run, side.notes))
+}
+
+/// The mean duration of the selected steps (rank × step samples), in ns; 0 without steps.
+fn mean_step_ns(side: &SummarySide, resolved: &Resolved, device: Device, keying: &Keying) -> Result<f64> {
+    if resolved.iterations.is_none() {
+        return Ok(0.0);
+    }
+    let samples = crate::analysis::gate::measure(side, resolved, device, keying, true)?;
+    let steps: Vec<f64> = samples.step_ns.iter().map(|&s| s as f64).collect();
+    Ok(crate::analysis::noise::mean(&steps))
+}
+
+/// Every run of a side given as `path` (a directory of runs, else one run), loaded and
+/// aggregated in name order, with the notes of loading.
+pub fn load_runs(
+    path: &Path,
+    label: &str,
+    sel: &SideSelection,
+    device: Device,
+    keying: &Keying,
+) -> Result<(Vec<Run>, Vec<String>)> {
+    let paths = runs_of(path).unwrap_or_else(|| vec![path.to_path_buf()]);
+    let mut runs = Vec::with_capacity(paths.len());
+    let mut notes = Vec::new();
+    for p in &paths {
+        let (run, run_notes) = load_run(p, label, sel, device, keying)?;
+        notes.extend(run_notes);
+        runs.push(run);
+    }
+    Ok((runs, notes))
+}
+
+/// The note given where one run per side was judged: what step-to-step noise cannot tell.
+pub const ONE_RUN_NOTE: &str = "one run per side: significant is judged against the scatter of steps inside each run, \
+     which a rerun of the same program can exceed; record several runs per side (control/run1/ … runN/) for a \
+     verdict between runs (docs/significance.md#several-runs-per-side)";
+
+/// Turns the rows of a one-run comparison into per-step values where a side used more than one
+/// step (its sums ÷ its selected steps), and sets each side's mean step time for the footer.
+pub fn per_step_one_run(
+    (device, keying): (Device, &Keying),
+    control: &SummarySide,
+    test: &SummarySide,
+    comparison: &mut Comparison,
+) -> Result<()> {
+    if !per_step_rows(comparison) {
+        return Ok(());
+    }
+    let mut step_ns = [0.0; 2];
+    for (k, (side, resolved)) in [
+        (control, &comparison.control.resolved),
+        (test, &comparison.test.resolved),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        step_ns[k] = mean_step_ns(side, resolved, device, keying)?;
+    }
+    comparison.step_ns = step_ns.iter().all(|&s| s > 0.0).then_some(step_ns);
+    Ok(())
+}
+
+/// Gives the rows of a one-run comparison their per-step values where a side used more than
+/// one step; whether it did. The caller sets the sides' mean step times.
+pub fn per_step_rows(comparison: &mut Comparison) -> bool {
+    let steps = |r: &Resolved| r.iterations.as_ref().map_or(1, |v| v.len().max(1));
+    let n = [steps(&comparison.control.resolved), steps(&comparison.test.resolved)];
+    if n == [1, 1] {
+        return false;
+    }
+    let rate = |t: &Totals, steps: usize| Rate {
+        count: t.count as f64 / steps as f64,
+        dur_ns: t.dur_ns as f64 / steps as f64,
+    };
+    for row in &mut comparison.rows {
+        row.per_step = Some([rate(&row.control, n[0]), rate(&row.test, n[1])]);
+    }
+    true
+}
+
+/// The mean duration of the selected steps of a side's parsed files (every selected rank's),
+/// in ns; 0 without steps: the mean step time of traces read whole (`--group-by`).
+pub fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolved: &Resolved) -> f64 {
+    let Some(its) = &resolved.iterations else { return 0.0 };
+    let steps: Vec<f64> = files
+        .iter()
+        .flat_map(|f| {
+            // The first span of each selected step, as the summaries measure it.
+            its.iter()
+                .filter_map(|&it| f.steps.iter().find(|s| s.number == it))
+                .map(|s| s.dur_ns as f64)
+        })
+        .collect();
+    crate::analysis::noise::mean(&steps)
+}
+
+/// The rows of two sides of runs, judged between runs ([`crate::analysis::replicates::judge`]:
+/// where both sides have two runs or more), per step unless `totals`; each side's mean step
+/// time (the mean over its runs); and a note where a side has too few runs to judge.
+pub fn judge_runs(sides: [&[Run]; 2], totals: bool, labels: &[String; 2]) -> (Vec<Row>, [f64; 2], Option<String>) {
+    let (mut rows, samples) = rows_of(sides[0], sides[1]);
+    let mean_step =
+        |runs: &[Run]| crate::analysis::noise::mean(&runs.iter().map(|r| r.mean_step_ns).collect::<Vec<_>>());
+    let step_ns = [mean_step(sides[0]), mean_step(sides[1])];
+    let floor = crate::analysis::noise::MIN_STEP_SHARE * step_ns[0];
+    let marks = crate::analysis::replicates::judge(&samples, floor);
+    for (r, m) in rows.iter_mut().zip(marks) {
+        r.significant = m;
+        if totals {
+            r.per_step = None;
+        }
+    }
+    let runs = [sides[0].len(), sides[1].len()];
+    let note = runs
+        .iter()
+        .any(|&n| n < crate::analysis::replicates::MIN_RUNS)
+        .then(|| {
+            format!(
+                "significant is null: the test between runs needs {} or more runs per side; {} has {}, {} {}",
+                crate::analysis::replicates::MIN_RUNS,
+                labels[0],
+                runs[0],
+                labels[1],
+                runs[1]
+            )
+        });
+    (rows, step_ns, note)
+}
+
+/// The rows of two sides of runs, sorted by name: totals summed over runs, per-step values
+/// averaged per run then over runs; and per row its samples (per-step time of each run).
+fn rows_of(control: &[Run], test: &[Run]) -> (Vec<Row>, Vec<crate::analysis::replicates::RowSamples>) {
+    let mut names: BTreeMap<&str, ()> = BTreeMap::new();
+    for run in control.iter().chain(test) {
+        names.extend(run.totals.keys().map(|k| (k.as_str(), ())));
+    }
+    let mut rows = Vec::with_capacity(names.len());
+    let mut samples = Vec::with_capacity(names.len());
+    for name in names.into_keys() {
+        let side = |runs: &[Run]| {
+            let mut total = Totals::default();
+            let mut rate = Rate::default();
+            let mut per_run = Vec::with_capacity(runs.len());
+            let mut counts = Vec::with_capacity(runs.len());
+            for run in runs {
+                let t = run.totals.get(name).copied().unwrap_or_default();
+                total.add(t);
+                let steps = run.steps as f64;
+                rate.count += t.count as f64 / steps / runs.len() as f64;
+                rate.dur_ns += t.dur_ns as f64 / steps / runs.len() as f64;
+                per_run.push(t.dur_ns as f64 / steps);
+                counts.push(t.count as f64 / steps);
+            }
+            (total, rate, per_run, counts)
+        };
+        let (c_total, c_rate, c_runs, c_counts) = side(control);
+        let (t_total, t_rate, t_runs, t_counts) = side(test);
+        rows.push(Row {
+            name: name.to_string(),
+            control: c_total,
+            test: t_total,
+            significant: None,
+            per_step: Some([c_rate, t_rate]),
+        });
+        samples.push(crate::analysis::replicates::RowSamples {
+            time: [c_runs, t_runs],
+            count: [c_counts, t_counts],
+            alone: name.starts_with("ProfilerStep"),
+        });
+    }
+    (rows, samples)
+}
+
+/// What a side of runs is, as headers name it: the path given, every run's files, the first
+/// run's selection, and each run's step count.
+pub fn side_info(runs: &[Run], label: &str, path: &Path) -> SideInfo {
+    let first = &runs[0];
+    SideInfo {
+        label: label.to_string(),
+        path: path.display().to_string(),
+        files: runs.iter().flat_map(|r| r.files.iter().cloned()).collect(),
+        resolved: first.resolved.clone(),
+        steps_available: first.steps_available,
+        ranks_available: first.ranks_available,
+        run_steps: if runs.len() > 1 {
+            runs.iter().map(|r| r.steps).collect()
+        } else {
+            Vec::new()
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_of_run_directories_is_a_set_of_runs() {
+        let dir = std::env::temp_dir().join(format!("tracediff-runs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for run in ["run2", "run1", "empty"] {
+            std::fs::create_dir_all(dir.join(run)).unwrap();
+        }
+        std::fs::write(dir.join("run1/a.json"), "{}").unwrap();
+        std::fs::write(dir.join("run2/a.json"), "{}").unwrap();
+        assert_eq!(runs_of(&dir), Some(vec![dir.join("run1"), dir.join("run2")]));
+        // A run directory itself, or a file, is one run.
+        assert_eq!(runs_of(&dir.join("run1")), None);
+        assert_eq!(runs_of(&dir.join("run1/a.json")), None);
+        // A trace beside the subdirectories: the directory is the run.
+        std::fs::write(dir.join("b.json"), "{}").unwrap();
+        assert_eq!(runs_of(&dir), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
