@@ -154,5 +154,17 @@ fn a_step_marker_names_the_steps_and_compare_keys_drop_batch_sizes() {
         "--format",
         "csv",
     ]);
-    assert!(csv.contains("\nstep[DECODE bs=*],3,2700,3,2700,0,0,=,false\n"), "{csv}");
+    // Per step by default (one step annotation a step); --totals gives the sums.
+    assert!(csv.contains("\nstep[DECODE bs=*],1,900,1,900,0,0,=,false\n"), "{csv}");
+    let totals = ok(&[
+        "compare",
+        SERVING[0],
+        SERVING[1],
+        "--iteration",
+        "all",
+        "--totals",
+        "--format",
+        "csv",
+    ]);
+    assert!(totals.contains("\nstep[DECODE bs=*],3,2700,3,2700,0,0,=,false\n"), "{totals}");
 }

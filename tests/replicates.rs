@@ -115,6 +115,10 @@ fn the_default_is_every_step_and_hta_keeps_the_lowest() {
 }
 
 /// The fused-op scenario recorded three times a side (`../shared/traces/replicates/fused`).
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 #[test]
 fn real_runs_of_the_fused_op_mark_the_step_and_the_changed_operators() {
     let Some(dir) = common::traces("replicates/fused") else {
