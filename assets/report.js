@@ -105,7 +105,20 @@ function header() {
 
 const OVERVIEW_LABELS = {
   device_memory_bytes: "device memory", ranks: "ranks", steps: "steps", mean_step_time_us: "mean step time",
-  "breakdown.compute_us": "├ compute", "breakdown.comm_exposed_us": "├ exposed communication",
+  "breakdown.compute_us": "├ compute",
+  "breakdown.compute_by_class.gemm_us": "│\u00a0├ gemm",
+  "breakdown.compute_by_class.attention_us": "│\u00a0├ attention",
+  "breakdown.compute_by_class.conv_us": "│\u00a0├ conv",
+  "breakdown.compute_by_class.norm_us": "│\u00a0├ norm",
+  "breakdown.compute_by_class.elementwise_us": "│\u00a0├ elementwise",
+  "breakdown.compute_by_class.reduce_us": "│\u00a0├ reduce",
+  "breakdown.compute_by_class.index_us": "│\u00a0├ index",
+  "breakdown.compute_by_class.copy_us": "│\u00a0├ copy",
+  "breakdown.compute_by_class.communication_us": "│\u00a0├ communication",
+  "breakdown.compute_by_class.moe_us": "│\u00a0├ moe",
+  "breakdown.compute_by_class.optimizer_us": "│\u00a0├ optimizer",
+  "breakdown.compute_by_class.other_us": "│\u00a0├ other",
+  "breakdown.comm_exposed_us": "├ exposed communication",
   "breakdown.memory_exposed_us": "├ exposed memory copies", "breakdown.idle_us": "└ GPU idle",
   "breakdown.idle.host_communication_us": "\u00a0\u00a0├ host communication",
   "breakdown.idle.synchronize_us": "\u00a0\u00a0├ synchronize", "breakdown.idle.launch_us": "\u00a0\u00a0├ launch",
@@ -138,9 +151,11 @@ function overview() {
     const inner = key.includes(".") ? key.split(".")[0] : key;
     if (!(inner in ov.control)) continue;
     if (key.includes(".") && !ov.control[inner] && !ov.test[inner]) continue;
-    // The idle causes only where a side has them (summaries older than them have none).
+    // The idle causes only where a side has them (summaries older than them have none), the
+    // kernel classes of compute only where a side ran some.
     const group = key.split(".").slice(0, -1).join(".");
     if (group.includes(".") && !get(ov.control, group) && !get(ov.test, group)) continue;
+    if (group === "breakdown.compute_by_class" && !get(ov.control, key) && !get(ov.test, key)) continue;
     const pct = get(ov.diff_pct, key);
     const diff = get(ov.diff, key);
     const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null : signClass(diff);

@@ -166,5 +166,8 @@ fn a_step_marker_names_the_steps_and_compare_keys_drop_batch_sizes() {
         "--format",
         "csv",
     ]);
-    assert!(totals.contains("\nstep[DECODE bs=*],3,2700,3,2700,0,0,=,false\n"), "{totals}");
+    assert!(
+        totals.contains("\nstep[DECODE bs=*],3,2700,3,2700,0,0,=,false\n"),
+        "{totals}"
+    );
 }

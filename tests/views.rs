@@ -260,6 +260,14 @@ fn breakdown_of_a_fixture_worked_by_hand() {
         parts(&v["test"]["breakdown"]),
         [120.0, 80.0, 40.0, 20.0, 20.0, 5.0, 15.0, 0.5]
     );
+    // Compute by kernel class: control's gemm 30 + relu 5 in step 1, relu 10 in step 2.
+    let classes = &v["control"]["breakdown"]["compute_by_class"];
+    assert_eq!(
+        (classes["gemm_us"].as_f64(), classes["elementwise_us"].as_f64()),
+        (Some(15.0), Some(7.5))
+    );
+    let summed: f64 = classes.as_object().unwrap().values().map(|x| x.as_f64().unwrap()).sum();
+    assert_eq!(summed, 22.5, "the classes add up to compute: {classes}");
     let d = parts(&v["diff"]["breakdown"]);
     assert_eq!(d[..7], [20.0, 57.5, 15.0, 15.0, 0.0, -5.0, -32.5]);
     assert_eq!(d[0], d[1] + d[4] + d[5] + d[6], "Δ step = Σ Δ parts");
@@ -577,7 +585,7 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
     assert_eq!(lines[0], "metric,control,test,diff,diff_pct,rank");
     assert_eq!(lines[5], "mean_step_time_us,1000,1133.333,133.333,+13.3%,");
     assert_eq!(
-        lines[27..31],
+        lines[39..43],
         [
             "straggler.rank,0,2,,,",
             "straggler.max_over_median,1,1.250000468750293,0.250000468750293,+25.0%,",
@@ -589,7 +597,7 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
     assert_eq!(rank2.len(), 16, "{csv}");
     assert_eq!(rank2[1], "mean_step_time_us,1000,1333.333,333.333,+33.3%,2");
     assert_eq!(rank2[3], "breakdown.compute_us,,,,,2", "no device events: empty parts");
-    assert_eq!(lines.len(), 1 + 26 + 2 + 3 * 16);
+    assert_eq!(lines.len(), 1 + 38 + 2 + 3 * 16);
     // With device events, a rank's parts.
     let gpu = view(
         "overview",
@@ -600,7 +608,7 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
     // One rank a side: no rank column.
     let one = view("overview", CPU, &["--format", "csv"]);
     assert!(one.starts_with("metric,control,test,diff,diff_pct\n"), "{one}");
-    assert_eq!(one.lines().count(), 1 + 26, "{one}");
+    assert_eq!(one.lines().count(), 1 + 38, "{one}");
 }
 
 /// A GPU trace holds each step twice among its ProfilerStep events (the host annotation and its

@@ -4,8 +4,9 @@
 //! memory exposed = |∪Y ∖ (∪C ∪ ∪M)|, idle = |W| − |∪all|. The parts of a window add up to
 //! its length exactly.
 
+use crate::analysis::classes::{Classifier, KernelClass};
 use crate::analysis::idle::IdleSpans;
-use crate::analysis::intervals::{clipped_length, intersect_merged, merge_spans, union_merged};
+use crate::analysis::intervals::{clipped_length, intersect_merged, merge_spans, subtract_merged, union_merged};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 use crate::model::summary::Breakdown;
@@ -59,6 +60,9 @@ pub struct BreakdownSpans {
     all: Vec<(i64, i64)>,
     /// What the host was doing, to say why the device was idle.
     idle: IdleSpans,
+    /// Per kernel class (in the class table's order), the compute time it holds: its
+    /// kernels' union less that of the classes before it. Disjoint; together, `compute`.
+    compute_classes: Vec<Vec<(i64, i64)>>,
 }
 
 impl BreakdownSpans {
@@ -68,6 +72,9 @@ impl BreakdownSpans {
         // Per (name, category): a kernel name recurs thousands of times.
         let mut cache: FxHashMap<(u32, u32), DeviceClass> = FxHashMap::default();
         let mut spans: [Vec<(i64, i64)>; 3] = Default::default();
+        let kernel_classes = Classifier::builtin();
+        let mut by_class: Vec<Vec<(i64, i64)>> = vec![Vec::new(); KernelClass::ALL.len()];
+        let mut class_of: FxHashMap<u32, usize> = FxHashMap::default();
         for i in (0..ev.len()).filter(|&i| ev.place[i] == Place::Device) {
             let class = *cache
                 .entry((ev.name[i].0, ev.cat[i].0))
@@ -77,11 +84,32 @@ impl BreakdownSpans {
                 DeviceClass::Communication => 1,
                 DeviceClass::Memory => 2,
             };
-            spans[k].push((ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0)));
+            let span = (ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0));
+            spans[k].push(span);
+            if class == DeviceClass::Compute {
+                let c = *class_of.entry(ev.name[i].0).or_insert_with(|| {
+                    let class = kernel_classes.classify(file.strings.resolve(ev.name[i]));
+                    KernelClass::ALL
+                        .iter()
+                        .position(|&k| k == class)
+                        .unwrap_or(KernelClass::ALL.len() - 1)
+                });
+                by_class[c].push(span);
+            }
         }
         let [compute, comm, memory] = spans.map(merge_spans);
         let mut spans = Self::of_spans(compute, comm, memory);
         spans.idle = IdleSpans::of_file(file, &spans.all);
+        let mut covered: Vec<(i64, i64)> = Vec::new();
+        spans.compute_classes = by_class
+            .into_iter()
+            .map(|s| {
+                let merged = merge_spans(s);
+                let layer = subtract_merged(&merged, &covered);
+                covered = union_merged(&covered, &merged);
+                layer
+            })
+            .collect();
         spans
     }
 
@@ -96,6 +124,7 @@ impl BreakdownSpans {
             comm,
             memory,
             idle: IdleSpans::default(),
+            compute_classes: Vec::new(),
         }
     }
 
@@ -113,7 +142,19 @@ impl BreakdownSpans {
             memory_exposed_ns: len(&self.memory) - len(&self.memory_hidden),
             idle_ns,
             idle_causes: Some(self.idle.window((start, end), idle_ns)),
+            compute_by_class: self.compute_by_class((start, end)),
         }
+    }
+
+    /// The compute time of the window per kernel class; `None` where the spans were given
+    /// without their events ([`BreakdownSpans::of_spans`]).
+    fn compute_by_class(&self, window: (i64, i64)) -> Option<[i64; 12]> {
+        if self.compute_classes.len() != KernelClass::ALL.len() {
+            return None;
+        }
+        Some(std::array::from_fn(|k| {
+            clipped_length(&self.compute_classes[k], &[window])
+        }))
     }
 
     /// The host communication time of the window `[start, end)`: the union of host collectives
@@ -171,6 +212,7 @@ mod tests {
                     untraced_ns: 15,
                     ..IdleCauses::default()
                 }),
+                compute_by_class: None,
             }
         );
         assert_eq!(b.step_ns(), 50);

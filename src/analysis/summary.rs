@@ -74,10 +74,25 @@ fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
         breakdown: Some(parts.window((start, end))),
         host_comm_ns: Some(parts.host_comm((start, end))),
     };
-    let windows: Vec<Window> = (0..ev.len())
+    let mut windows: Vec<Window> = (0..ev.len())
         .filter(|&i| ev.place[i] == Place::Host)
         .filter_map(|i| step_of[ev.name[i].index()].map(|n| window(Some(n), span_of(i))))
         .collect();
+    // Steps that are not ProfilerStep (a serving loop's annotations, `--step-marker`): their
+    // windows are the steps themselves, as the iterations were assigned.
+    let profiler: Vec<i64> = {
+        let mut n: Vec<i64> = windows.iter().filter_map(|w| w.step).collect();
+        n.sort_unstable();
+        n.dedup();
+        n
+    };
+    if profiler != file.step_numbers() {
+        windows = file
+            .steps
+            .iter()
+            .map(|st| window(Some(st.number), (st.ts_ns, st.ts_ns + st.dur_ns.max(0))))
+            .collect();
+    }
     let span = (!ev.is_empty()).then(|| {
         let start = ev.ts_ns.iter().copied().min().unwrap_or(0);
         let end = (0..ev.len()).map(|i| span_of(i).1).max().unwrap_or(0);

@@ -106,6 +106,10 @@ pub struct BreakdownMean {
     /// `idle_ns` split by what the host was doing (means; `untraced_ns` takes the rounding, so
     /// the parts add up to `idle_ns` exactly); `None` from summaries older than version 5.
     pub idle_causes: Option<IdleCauses>,
+    /// `compute_ns` per kernel class, in the class table's order (means; the largest class
+    /// takes the rounding, so they add up to `compute_ns` exactly); `None` from summaries older
+    /// than version 5.
+    pub compute_by_class: Option<[i64; 12]>,
     /// comm_overlapped ÷ comm_total; `None` without communication.
     pub overlap_ratio: Option<f64>,
 }
@@ -133,6 +137,13 @@ impl BreakdownMean {
                 ..mean
             }
         });
+        let compute_by_class = total.compute_by_class.map(|c| {
+            let mut mean = c.map(|ns| ns / n);
+            // The rounding goes to the largest class (the first of equals).
+            let largest = (0..mean.len()).rev().max_by_key(|&k| c[k]).unwrap_or(0);
+            mean[largest] += compute_ns - mean.iter().sum::<i64>();
+            mean
+        });
         BreakdownMean {
             step_ns,
             compute_ns,
@@ -142,6 +153,7 @@ impl BreakdownMean {
             memory_exposed_ns,
             idle_ns,
             idle_causes,
+            compute_by_class,
             overlap_ratio: (total.comm_total_ns > 0)
                 .then(|| total.comm_overlapped_ns as f64 / total.comm_total_ns as f64),
         }

@@ -6,6 +6,7 @@ use super::{
     Format, TableStyle, csv_field, distinct_cuts, fit_table, fit_table_dropping, fmt_count, fmt_duration, fmt_percent,
     fmt_signed, fmt_us, json_us, md_cell, wrap_line, wrap_text,
 };
+use crate::analysis::classes::KernelClass;
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -473,7 +474,7 @@ pub fn markdown(view: &TableView<'_>) -> String {
 /// The overview's rows: (JSON key, label for people, kind).
 /// Keys under `breakdown.` form the side's `breakdown` object in JSON; an empty label keeps a
 /// row out of the terminal and Markdown tables.
-const OVERVIEW_ROWS: [(&str, &str, Kind); 26] = [
+const OVERVIEW_ROWS: [(&str, &str, Kind); 38] = [
     ("device_name", "device", Kind::Text),
     ("device_memory_bytes", "device memory", Kind::Bytes),
     ("ranks", "ranks", Kind::Count),
@@ -481,6 +482,26 @@ const OVERVIEW_ROWS: [(&str, &str, Kind); 26] = [
     ("mean_step_time_us", "mean step time", Kind::Time),
     ("breakdown.step_us", "", Kind::Time),
     ("breakdown.compute_us", "├ compute", Kind::Time),
+    ("breakdown.compute_by_class.gemm_us", "│ ├ gemm", Kind::Time),
+    ("breakdown.compute_by_class.attention_us", "│ ├ attention", Kind::Time),
+    ("breakdown.compute_by_class.conv_us", "│ ├ conv", Kind::Time),
+    ("breakdown.compute_by_class.norm_us", "│ ├ norm", Kind::Time),
+    (
+        "breakdown.compute_by_class.elementwise_us",
+        "│ ├ elementwise",
+        Kind::Time,
+    ),
+    ("breakdown.compute_by_class.reduce_us", "│ ├ reduce", Kind::Time),
+    ("breakdown.compute_by_class.index_us", "│ ├ index", Kind::Time),
+    ("breakdown.compute_by_class.copy_us", "│ ├ copy", Kind::Time),
+    (
+        "breakdown.compute_by_class.communication_us",
+        "│ ├ communication",
+        Kind::Time,
+    ),
+    ("breakdown.compute_by_class.moe_us", "│ ├ moe", Kind::Time),
+    ("breakdown.compute_by_class.optimizer_us", "│ ├ optimizer", Kind::Time),
+    ("breakdown.compute_by_class.other_us", "│ ├ other", Kind::Time),
     ("breakdown.comm_exposed_us", "├ exposed communication", Kind::Time),
     ("breakdown.memory_exposed_us", "├ exposed memory copies", Kind::Time),
     ("breakdown.idle_us", "└ GPU idle", Kind::Time),
@@ -552,6 +573,11 @@ fn breakdown_cell(b: &BreakdownMean, key: &str) -> Option<Cell> {
         "idle_us" => b.idle_ns,
         "overlap_ratio" => return b.overlap_ratio.map(Cell::Ratio),
         _ => {
+            if let Some(class) = key.strip_prefix("compute_by_class.") {
+                let class = class.strip_suffix("_us")?;
+                let k = KernelClass::ALL.iter().position(|c| c.name() == class)?;
+                return b.compute_by_class.map(|ns| Cell::Num(ns[k]));
+            }
             let cause = key.strip_prefix("idle.")?.strip_suffix("_us")?;
             let parts = b.idle_causes?.parts();
             parts.iter().find(|(name, _)| *name == cause)?.1
@@ -894,12 +920,23 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String
         "Δ %".to_string(),
     ];
     // The idle causes only where a side has them: on CPU-only runs they would be six more rows
-    // of `-` under a GPU idle that is `-` already.
+    // of `-` under a GPU idle that is `-` already. The kernel classes of compute only where a
+    // side ran some.
+    let zero = |c: &Option<Cell>| matches!(c, None | Some(Cell::Num(0)));
     let shown = |l: &&Line| {
-        !l.label.is_empty() && (!l.key.starts_with("breakdown.idle.") || l.control.is_some() || l.test.is_some())
+        !l.label.is_empty()
+            && (!l.key.starts_with("breakdown.idle.") || l.control.is_some() || l.test.is_some())
+            && (!l.key.starts_with("breakdown.compute_by_class.") || !zero(&l.control) || !zero(&l.test))
     };
     let lines: Vec<&Line> = lines.iter().filter(shown).collect();
-    let names: Vec<String> = lines.iter().map(|l| l.label.to_string()).collect();
+    let mut names: Vec<String> = lines.iter().map(|l| l.label.to_string()).collect();
+    // The last class shown closes its branch.
+    if let Some(last) = lines
+        .iter()
+        .rposition(|l| l.key.starts_with("breakdown.compute_by_class."))
+    {
+        names[last] = names[last].replacen("│ ├", "│ └", 1);
+    }
     let mut cells: Vec<Vec<String>> = lines
         .iter()
         .map(|l| {

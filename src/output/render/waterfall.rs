@@ -266,6 +266,7 @@ mod tests {
             memory_exposed_ns: memory,
             idle_ns: step - compute - comm - memory,
             idle_causes: None,
+            compute_by_class: None,
             overlap_ratio: None,
         }
     }

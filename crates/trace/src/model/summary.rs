@@ -144,6 +144,13 @@ pub struct Breakdown {
     /// version 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle_causes: Option<IdleCauses>,
+    /// `compute_ns` split by kernel class, in the order of the kernel-class table (gemm,
+    /// attention, conv, norm, elementwise, reduce, index, copy, communication, moe, optimizer,
+    /// other: docs/kernel-classes.md); where kernels of several classes run at once, the time
+    /// goes to the first in that order, so the parts sum to `compute_ns` exactly. `None` in
+    /// summaries older than version 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_by_class: Option<[i64; 12]>,
 }
 
 /// Why the device was idle (docs/breakdown.md): each idle nanosecond goes to the first of
@@ -214,6 +221,10 @@ impl std::ops::Add for Breakdown {
             idle_ns: self.idle_ns + o.idle_ns,
             // Known only where both are.
             idle_causes: self.idle_causes.zip(o.idle_causes).map(|(a, b)| a + b),
+            compute_by_class: self
+                .compute_by_class
+                .zip(o.compute_by_class)
+                .map(|(a, b)| std::array::from_fn(|k| a[k] + b[k])),
         }
     }
 }
@@ -228,6 +239,7 @@ impl Default for Breakdown {
             memory_exposed_ns: 0,
             idle_ns: 0,
             idle_causes: Some(IdleCauses::default()),
+            compute_by_class: Some([0; 12]),
         }
     }
 }
