@@ -163,6 +163,12 @@ function overview() {
       el("td", {}, overviewValue(key, get(ov.control, key))), el("td", {}, overviewValue(key, get(ov.test, key))),
       el("td", { class: cls }, overviewValue(key, diff, true)), el("td", { class: cls }, pct === null || pct === undefined ? "–" : pct)));
   }
+  // The last class shown closes its branch, as in the terminal's table.
+  const classes = body.querySelectorAll('tr[data-key^="breakdown.compute_by_class."]');
+  if (classes.length) {
+    const cell = classes[classes.length - 1].firstChild;
+    cell.textContent = cell.textContent.replace("├", "└");
+  }
   t.append(body);
 }
 
