@@ -87,22 +87,28 @@ impl IdleSpans {
     /// The host events of `file`, against `device_all`, the merged spans of its device work.
     pub fn of_file(file: &TraceFile, device_all: &[(i64, i64)]) -> IdleSpans {
         let ev = &file.events;
-        let mut cache: FxHashMap<(u32, u32), Option<HostActivity>> = FxHashMap::default();
+        // Per (name, category): its activity, and whether it is a launch call.
+        let mut cache: FxHashMap<(u32, u32), (Option<HostActivity>, bool)> = FxHashMap::default();
         let mut spans: [Vec<(i64, i64)>; 5] = Default::default();
         let mut collectives = Vec::new();
         // Launch calls per thread: a collective that launches a kernel (NCCL's) is device
         // communication, not host communication.
         let mut launches: Vec<(u64, i64)> = Vec::new();
         for i in (0..ev.len()).filter(|&i| ev.place[i] == Place::Host) {
-            let activity = *cache
-                .entry((ev.name[i].0, ev.cat[i].0))
-                .or_insert_with(|| host_activity(file.strings.resolve(ev.name[i]), file.strings.resolve(ev.cat[i])));
+            let (activity, launch_call) = *cache.entry((ev.name[i].0, ev.cat[i].0)).or_insert_with(|| {
+                let name = file.strings.resolve(ev.name[i]);
+                let activity = host_activity(name, file.strings.resolve(ev.cat[i]));
+                (
+                    activity,
+                    activity == Some(HostActivity::Launch) && name.contains("Launch"),
+                )
+            });
             let Some(activity) = activity else { continue };
             let span = (ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0));
             if activity == HostActivity::Collective {
                 collectives.push((ev.thread_key(i), span));
             } else {
-                if activity == HostActivity::Launch && file.strings.resolve(ev.name[i]).contains("Launch") {
+                if launch_call {
                     launches.push((ev.thread_key(i), span.0));
                 }
                 spans[activity as usize].push(span);

@@ -528,15 +528,9 @@ pub fn markdown(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     for r in &view.rows {
         writeln!(
             out,
-            "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{}` | {} |",
             r.name.replace('`', "'").replace('|', "\\|"),
-            r.shown_count(0),
-            r.shown_count(1),
-            r.shown_diff_counts(),
-            fmt_duration(r.shown_dur_ns(0), false),
-            fmt_duration(r.shown_dur_ns(1), false),
-            fmt_duration(r.shown_diff_dur_ns(), true),
-            fmt_percent(r.shown_dur_ns(0), r.shown_dur_ns(1))
+            number_cells(r).join(" | ")
         )?;
     }
     writeln!(out)?;

@@ -335,7 +335,8 @@ mod tests {
     /// (cat, name, tid, ts µs, dur µs, stream, correlation)
     type Ev<'a> = (&'a str, &'a str, u32, i64, i64, i64, i64);
 
-    fn tree_of(events: &[Ev<'_>]) -> (CallTree, Vec<String>) {
+    /// The events as a table, µs in ns, their iterations assigned.
+    fn table_of(events: &[Ev<'_>]) -> (StringTable, EventTable) {
         let mut strings = StringTable::new();
         let mut table = EventTable::default();
         let pid = strings.intern("1");
@@ -355,6 +356,11 @@ mod tests {
             });
         }
         assign_iterations(&strings, &mut table);
+        (strings, table)
+    }
+
+    fn tree_of(events: &[Ev<'_>]) -> (CallTree, Vec<String>) {
+        let (strings, table) = table_of(events);
         let names = (0..table.len())
             .map(|i| strings.resolve(table.name[i]).to_string())
             .collect();
@@ -563,25 +569,7 @@ mod tests {
     );
 
     fn owners_of(events: &[Ev<'_>]) -> Owners {
-        let mut strings = StringTable::new();
-        let mut table = EventTable::default();
-        let pid = strings.intern("1");
-        for (k, &(cat, name, tid, ts, dur, stream, correlation)) in events.iter().enumerate() {
-            let (name, cat) = (strings.intern(name), strings.intern(cat));
-            let tid = strings.intern(&tid.to_string());
-            table.push(NewEvent {
-                index: k as u32,
-                name,
-                cat,
-                ts_ns: ts * 1000,
-                dur_ns: dur * 1000,
-                pid,
-                tid,
-                stream,
-                correlation,
-            });
-        }
-        assign_iterations(&strings, &mut table);
+        let (strings, table) = table_of(events);
         let tree = CallTree::build(&strings, &table);
         let w = &tree.work;
         let labels = (0..table.len())
