@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs every command over the fixtures and (when present) ../shared/traces with two builds of
+# tracediff and says whether their output is byte-identical: stdout, stderr, exit status and the
+# files a command writes. A refactor that promises "same output" is checked with this, not by eye.
+#
+#   scripts/same_output.sh OLD_BINARY NEW_BINARY [--quick]
+#
+# --quick: the fixtures only (a minute on two cores); without it the shared traces too.
+# Exit status 0 when every output is the same, 1 when any differs (the differing cases are listed
+# and the two output folders kept), 2 on bad usage.
+set -u
+if [ $# -lt 2 ]; then
+    echo "usage: scripts/same_output.sh OLD_BINARY NEW_BINARY [--quick]" >&2
+    exit 2
+fi
+quick=${3:-}
+work=$(mktemp -d)
+# Each build runs as `tracediff` (clap's usage lines name the binary it was started as).
+mkdir -p "$work/bin-old" "$work/bin-new"
+cp "$1" "$work/bin-old/tracediff" && cp "$2" "$work/bin-new/tracediff" || exit 2
+old=$work/bin-old/tracediff new=$work/bin-new/tracediff
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+pairs=(fixtures/basic fixtures/views fixtures/modules fixtures/breakdown fixtures/idle
+    fixtures/serving fixtures/amd fixtures/cpuranks fixtures/ranks fixtures/nosteps
+    fixtures/replicates/aa fixtures/replicates/fused fixtures/scenarios/resnet)
+if [ "$quick" != "--quick" ] && [ -d ../shared/traces ]; then
+    pairs+=(../shared/traces/hta_trace_diff ../shared/traces/torch_cpu/fused_op
+        ../shared/traces/torch_cpu/multi_rank ../shared/traces/kineto_resnet50_workers
+        ../shared/traces/gpu_h100/resnet ../shared/traces/replicates/fused
+        ../shared/traces/inference/sglang_qwen3moe_decode_mi300_b300)
+fi
+
+# The two sides of a pair: control/test, base/test, w0/w4, or the first two entries.
+sides() {
+    local d=$1
+    for p in "control test" "base test" "w0 w4" "h100 mi300" "mi300 b300"; do
+        set -- $p
+        if [ -e "$d/$1" ] && [ -e "$d/$2" ]; then echo "$d/$1 $d/$2"; return; fi
+    done
+    ls -d "$d"/* | grep -v README | head -2 | tr '\n' ' '
+}
+
+commands=(
+    "compare" "compare --iteration all" "compare --hta" "compare --format csv"
+    "compare --format json" "compare --format markdown" "compare --device gpu --top 20"
+    "compare --totals" "ops-diff" "ops-diff --hta"
+    "operators" "operators --format json" "kernels" "kernels --by-operator" "kernels --by-class"
+    "overview" "overview --format json" "overview --per-step" "overview --iteration all --rank all"
+    "modules --time device" "kernels --aligned" "events --format csv"
+    "modules" "modules --format json" "flamegraph --folded"
+    "gate --max-step-time-regression 5% --max-op-regression 10%"
+)
+# Commands that write a file: the file is compared too.
+file_commands=("report -o OUTFILE.html" "flamegraph -o OUTFILE.svg" "plot -o OUTFILE.svg")
+
+run_all() {
+    local bin=$1 out=$2 n=0
+    mkdir -p "$out"
+    for pair in "${pairs[@]}"; do
+        [ -d "$pair" ] || continue
+        read -r c t <<<"$(sides "$pair")"
+        for cmd in "${commands[@]}" "${file_commands[@]}"; do
+            n=$((n + 1))
+            local case="$out/$n"
+            local file="$out/$n.file"
+            echo "$cmd $c $t" >"$case.cmd"
+            # shellcheck disable=SC2086
+            COLUMNS=100 timeout 300 "$bin" ${cmd/OUTFILE/$file} "$c" "$t" \
+                >"$case.stdout" 2>"$case.stderr" </dev/null
+            echo $? >"$case.rc"
+            # A written file is named by its case, so the two folders compare by name.
+            sed -i "s#$out#OUT#g" "$case.stderr" "$case.stdout" 2>/dev/null
+        done
+    done
+}
+
+run_all "$old" "$work/old"
+run_all "$new" "$work/new"
+rm -rf "$work/bin-old" "$work/bin-new"
+if diff -rq "$work/old" "$work/new" >"$work/differ"; then
+    echo "same output: $(ls "$work/old" | grep -c '\.cmd$') cases"
+    rm -rf "$work"
+    exit 0
+fi
+echo "output differs (folders kept in $work):"
+sed -E 's#.*/(old|new)/([0-9]+)\..*#\2#' "$work/differ" | sort -un | while read -r n; do
+    echo "  case $n: $(cat "$work/old/$n.cmd")"
+done
+exit 1
