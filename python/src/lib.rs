@@ -435,7 +435,7 @@ fn flamegraph(
     guarded(py, || {
         let loaded = load(&request, "flamegraph")?;
         let diff = tracediff::analysis::modules::modules(&request, &loaded)?;
-        let stacks = flame_stacks_default(&diff, &loaded, time);
+        let stacks = flame_stacks_default(&diff, &loaded, time, &request.classifier()?);
         Ok(match (folded, side) {
             (true, Some(s)) => folded_side(&stacks, s),
             (true, None) => folded_diff(&stacks),

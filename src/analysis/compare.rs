@@ -57,6 +57,10 @@ pub struct CompareRequest {
     /// rows are per step wherever more than one step or run is used.
     #[serde(default)]
     pub totals: bool,
+    /// `--kernel-classes`: a TOML file of kernel-class patterns tried before the built-in rules
+    /// (docs/kernel-classes.md#your-own-rules); `None`: the built-in rules alone.
+    #[serde(default)]
+    pub kernel_classes: Option<PathBuf>,
 }
 
 impl CompareRequest {
@@ -80,6 +84,7 @@ impl CompareRequest {
             beyond_shift: true,
             step_marker: None,
             totals: false,
+            kernel_classes: None,
         }
     }
 }
@@ -101,6 +106,15 @@ impl CompareRequest {
     /// against HTA's output.
     pub fn is_hta(&self) -> bool {
         self.python_frames && !self.normalize_names
+    }
+
+    /// The kernel classes: the patterns of [`CompareRequest::kernel_classes`] first, then the
+    /// built-in rules.
+    pub fn classifier(&self) -> Result<crate::analysis::classes::Classifier> {
+        match &self.kernel_classes {
+            Some(path) => crate::analysis::classes::Classifier::from_file(path),
+            None => Ok(crate::analysis::classes::Classifier::builtin()),
+        }
     }
 
     /// How events become rows.

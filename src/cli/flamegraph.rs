@@ -45,6 +45,10 @@ pub struct FlamegraphArgs {
     /// control (also what shrank or vanished in test).
     #[arg(long, value_enum, default_value_t = FlameWidths::Test, conflicts_with_all = ["side", "folded"])]
     pub widths: FlameWidths,
+    /// Kernel-class patterns (TOML) tried before the built-in rules: a kernel frame whose names
+    /// differ between the sides is keyed by its class and position (docs/kernel-classes.md).
+    #[arg(long, value_name = "FILE")]
+    pub kernel_classes: Option<PathBuf>,
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
@@ -84,10 +88,12 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
         "it draws the module tree whole (--time picks host or device time)",
     )?;
     let select = SelectArgs::from(&args.select);
-    let (req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;
+    let (mut req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;
+    req.kernel_classes = args.kernel_classes.clone();
+    let classifier = req.classifier()?;
     let diff = modules(&req, &loaded)?;
     super::print_notes(&loaded.overlap_notes(&req.labels), env);
-    let stacks = flame_stacks_default(&diff, &loaded, args.time);
+    let stacks = flame_stacks_default(&diff, &loaded, args.time, &classifier);
     let side = args.side.map(|s| match s {
         FlameSide::Control => 0,
         FlameSide::Test => 1,
