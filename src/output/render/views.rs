@@ -844,7 +844,7 @@ fn rank_cell_of(s: &SideOverview, rank: i64, key: &str) -> Option<Cell> {
     let steps = s.per_step.iter().filter(|p| p.rank == rank && p.step.is_some()).count();
     match key {
         "steps" => Some(Cell::Num(steps as i64)),
-        "mean_step_time_us" => (steps > 0).then_some(Cell::Num(r.step_ns)),
+        "mean_step_time_us" => r.step_ns.filter(|_| steps > 0).map(Cell::Num),
         _ => breakdown_cell(r.parts.as_ref()?, key.strip_prefix("breakdown.")?),
     }
 }
