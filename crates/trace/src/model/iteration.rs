@@ -171,16 +171,20 @@ impl StepWindows {
             .collect();
         bounds.sort_unstable();
         bounds.dedup();
+        // Later steps in file order win, as in HTA: walking the steps from the last, each
+        // segment takes the first step that covers it and is then skipped (`next` jumps over
+        // taken segments), so heavily overlapping steps cost n log n, not n².
         let mut winner: Vec<Option<usize>> = vec![None; bounds.len()];
-        for (order, s) in steps.iter().enumerate().filter(|(_, s)| s.dur_ns > 0) {
+        let mut next: Vec<usize> = (0..=bounds.len()).collect();
+        for (order, s) in steps.iter().enumerate().rev().filter(|(_, s)| s.dur_ns > 0) {
             let end = s.ts_ns.saturating_add(s.dur_ns);
             let first = bounds.partition_point(|&b| b < s.ts_ns);
             let last = bounds.partition_point(|&b| b < end);
-            for w in &mut winner[first..last] {
-                // Later steps in file order win, as in HTA.
-                if w.is_none_or(|prev| prev < order) {
-                    *w = Some(order);
-                }
+            let mut w = untaken(&mut next, first);
+            while w < last {
+                winner[w] = Some(order);
+                next[w] = w + 1;
+                w = untaken(&mut next, w + 1);
             }
         }
         let label = winner
@@ -195,6 +199,22 @@ impl StepWindows {
         let k = self.bounds.partition_point(|&b| b <= ts_ns);
         if k == 0 { NO_ITERATION } else { self.label[k - 1] }
     }
+}
+
+/// The first segment at or after `at` that no step has taken yet (`next.len() - 1` when none),
+/// shortening the chain it followed.
+fn untaken(next: &mut [usize], at: usize) -> usize {
+    let mut root = at;
+    while next[root] != root {
+        root = next[root];
+    }
+    let mut k = at;
+    while next[k] != root {
+        let following = next[k];
+        next[k] = root;
+        k = following;
+    }
+    root
 }
 
 /// Fills the `place` column of `events`, in parallel (on the current rayon pool).
@@ -323,6 +343,27 @@ mod tests {
             .add_cat("cuda_runtime", "cudaLaunchKernel", 10, 5, NO_STREAM, 7)
             .add_cat("kernel", "gemm", 20, 100, 7, 7);
         assert_eq!(assign_iterations(&b.strings, &mut b.events)[0].dur_ns, 30_000);
+    }
+
+    #[test]
+    fn many_nested_steps_are_assigned_in_time_linear_in_their_number() {
+        // 200,000 steps each holding the next: the last in file order (the innermost) wins its
+        // own span. Quadratic, this took minutes.
+        let n = 200_000i64;
+        let steps: Vec<Step> = (0..n)
+            .map(|k| Step {
+                number: k,
+                ts_ns: k,
+                dur_ns: 2 * (n - k),
+            })
+            .collect();
+        let windows = StepWindows::new(&steps);
+        assert_eq!(windows.iteration_at(0), 0);
+        assert_eq!(windows.iteration_at(n - 1), n - 1);
+        assert_eq!(windows.iteration_at(n), n - 1);
+        assert_eq!(windows.iteration_at(n + 1), n - 2);
+        assert_eq!(windows.iteration_at(2 * n - 1), 0);
+        assert_eq!(windows.iteration_at(2 * n), NO_ITERATION);
     }
 
     #[test]
