@@ -58,12 +58,10 @@ def test_the_map_on_workers_and_the_reduce_give_the_command_lines_bytes(client, 
                 # No paths in CSV: the dataset's bytes are the traces' bytes.
                 assert got.data == want.stdout
             else:
-                # The side headers name the paths given; the rest is the same bytes.
+                # The side headers name the paths given (the dataset's here): the command line
+                # over the same paths.
                 over_dataset = cli("compare", str(c), str(t), "--rank", "all", "--iteration", "all", "--format", fmt, "--no-save")
                 assert got.data == over_dataset.stdout
-                strip = lambda b, a, z: b.decode().replace(str(a), "C").replace(str(z), "T")  # noqa: E731
-                if fmt == "table":
-                    assert strip(got.data, c, t) == strip(want.stdout, control, test)
             assert got.exit_code == 0
         for fmt in ("csv",):
             want = cli("overview", str(control), str(test), "--rank", "all", "--iteration", "all", "--format", fmt)
@@ -78,7 +76,7 @@ def test_the_map_on_workers_and_the_reduce_give_the_command_lines_bytes(client, 
 def test_two_traces_of_one_rank_and_bad_input_raise_trace_errors(client, fixtures, tmp_path):
     with pytest.raises(tracediff.TraceError, match="one rank of one run|already holds rank 0"):
         td.summarize(
-            [fixtures / "basic/control/trace.json", fixtures / "basic/test/trace.json"],
+            [fixtures / "basic/control/trace.json", fixtures / "basic/test/trace.json.gz"],
             tmp_path / "ds",
             client=client,
             label="same",

@@ -159,6 +159,23 @@ def summarize_one(trace: PathLike, out_dir: PathLike, label: Optional[str] = Non
     return run_command(argv).text.strip()
 
 
+def _caught(task, *args: Any, **kwargs: Any) -> tuple:
+    """Runs ``task`` on a worker and hands back ``(result, None)`` or ``(None, message)``: the
+    extension's `TraceError` does not cross a worker's pickling as itself, so the client raises
+    it again (see `_raised`)."""
+    try:
+        return task(*args, **kwargs), None
+    except TraceError as e:
+        return None, str(e)
+
+
+def _raised(outcome: tuple) -> Any:
+    result, error = outcome
+    if error is not None:
+        raise TraceError(error)
+    return result
+
+
 def summarize(
     files: Union[PathLike, Iterable[PathLike]],
     out_dir: PathLike,
@@ -174,8 +191,8 @@ def summarize(
     if client is None:
         written = [summarize_one(t, out_dir, label) for t in traces]
     else:
-        futures = client.map(summarize_one, traces, out_dir=out_dir, label=label, pure=False)
-        written = client.gather(futures)
+        futures = client.map(_caught, [summarize_one] * len(traces), traces, out_dir=out_dir, label=label, pure=False)
+        written = [_raised(outcome) for outcome in client.gather(futures)]
     seen: dict = {}
     for trace, path in zip(traces, written):
         if path in seen:
@@ -188,7 +205,7 @@ def _reduce(client: Any, argv: List[str]) -> Output:
     client = _current_client(client)
     if client is None:
         return run_command(argv)
-    return client.submit(run_command, argv, pure=False).result()
+    return _raised(client.submit(_caught, run_command, argv, pure=False).result())
 
 
 def compare(control: PathLike, test: PathLike, client: Any = None, **options: Any) -> Output:

@@ -151,3 +151,48 @@ fn op_row(cells: &[Cell<'_>], intern: &mut impl FnMut(&str) -> u32) -> std::resu
         self_ns: int(11).ok_or_else(|| need(11))?,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op_cells(kind: &'static str) -> Vec<Cell<'static>> {
+        let text = |s: &'static str| Cell::Text(Some(Cow::Borrowed(s)));
+        let mut cells = vec![
+            text(kind),
+            Cell::Text(None),
+            Cell::Int(Some(0)),
+            Cell::Int(None),
+            Cell::Int(Some(3)),
+        ];
+        cells.extend([text("aten::mm"), text("aten::mm"), text("cpu_op"), text("host")]);
+        cells.extend([Cell::Int(Some(2)), Cell::Int(Some(10)), Cell::Int(Some(4))]);
+        cells.extend(std::iter::repeat_n(Cell::Int(None), 12));
+        cells
+    }
+
+    #[test]
+    fn op_rows_are_read_step_rows_skipped_and_bad_rows_named() {
+        let mut names = Vec::new();
+        let mut intern = |s: &str| {
+            names.push(s.to_string());
+            names.len() as u32 - 1
+        };
+        let row = op_row(&op_cells(KIND_OP), &mut intern).unwrap().unwrap();
+        assert_eq!((row.iteration, row.count, row.total_ns, row.self_ns), (3, 2, 10, 4));
+        assert_eq!(op_row(&op_cells(KIND_STEP), &mut intern).unwrap(), None);
+        assert_eq!(
+            op_row(&op_cells("span"), &mut intern).unwrap_err(),
+            "unknown kind 'span'"
+        );
+        let mut no_name = op_cells(KIND_OP);
+        no_name[5] = Cell::Text(None);
+        assert_eq!(op_row(&no_name, &mut intern).unwrap_err(), "an op row without name");
+        let mut negative = op_cells(KIND_OP);
+        negative[9] = Cell::Int(Some(-1));
+        assert_eq!(op_row(&negative, &mut intern).unwrap_err(), "negative count -1");
+        let mut gpu = op_cells(KIND_OP);
+        gpu[8] = Cell::Text(Some(Cow::Borrowed("gpu")));
+        assert_eq!(op_row(&gpu, &mut intern).unwrap_err(), "unknown place 'gpu'");
+    }
+}
