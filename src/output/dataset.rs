@@ -33,7 +33,7 @@ pub fn check_run_label(label: &str) -> Result<()> {
         || label.chars().any(char::is_control);
     if bad {
         return Err(Error::usage(format!(
-            "invalid run label '{}': a label is one directory name (not empty, no '/', '\\\\' or control character)",
+            "invalid run label '{}': a label is one directory name (not empty, no '/', '\\' or control character)",
             label.escape_debug()
         )));
     }
