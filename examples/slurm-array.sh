@@ -3,14 +3,15 @@
 # summarises one rank where the traces lie (the map), then one small job compares the summaries
 # (the reduce). tracediff schedules nothing; Slurm does.
 #
-#   # one task per rank, for each run:
-#   sbatch --array=0-1023 examples/slurm-array.sh summarize /runs/control /summaries/control
-#   sbatch --array=0-1023 examples/slurm-array.sh summarize /runs/test    /summaries/test
-#   # then, once both arrays are done (sbatch --dependency=afterok:JOBID …):
-#   examples/slurm-array.sh compare /summaries/control /summaries/test --rank all --iteration all
+#   # one task per rank, for each run, into one summary dataset:
+#   sbatch --array=0-1023 examples/slurm-array.sh summarize /runs/control /summaries
+#   sbatch --array=0-1023 examples/slurm-array.sh summarize /runs/test    /summaries
+#   # then, once both arrays are done (sbatch --dependency=afterok:JOBID …), anywhere:
+#   examples/slurm-array.sh compare /summaries/run=control /summaries/run=test --rank all --iteration all
 #
 # `summarize RUN_DIR OUT_DIR` takes the trace with index $SLURM_ARRAY_TASK_ID among RUN_DIR's
-# trace files (*.json, *.json.gz, sorted by name) and writes OUT_DIR/<its name without .json[.gz]>.parquet.
+# trace files (*.json, *.json.gz, sorted by name) and writes the dataset file
+# OUT_DIR/run=<RUN_DIR's name>/rank=<its rank>.parquet (docs/summaries.md#datasets).
 # `compare …` is `tracediff compare …`. Set TRACEDIFF to the binary if it is not on PATH.
 set -euo pipefail
 tracediff=${TRACEDIFF:-tracediff}
@@ -29,10 +30,8 @@ summarize)
         exit 2
     fi
     trace=${traces[$task]}
-    name=$(basename "$trace")
-    name=${name%.gz}
-    mkdir -p "$out_dir"
-    "$tracediff" summarize "$trace" -o "$out_dir/${name%.json}.parquet"
+    label=$(basename "$(cd "$run_dir" && pwd)")
+    "$tracediff" summarize "$trace" -o "$out_dir/" --label "$label"
     ;;
 compare)
     shift

@@ -1,5 +1,6 @@
 //! `examples/slurm-array.sh`, run as Slurm would run it: a plain loop over the array task ids
-//! stands in for the scheduler. Its compare over the summaries equals compare over the traces.
+//! stands in for the scheduler. Its compare over the summary dataset equals compare over the
+//! traces.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,11 +33,11 @@ fn slurm_array_example_with_a_loop_for_the_scheduler() {
         r#"set -e
 for side in control test; do
     for task in 0 1; do
-        SLURM_ARRAY_TASK_ID=$task "$EXAMPLE" summarize {f}/$side summaries/$side
+        SLURM_ARRAY_TASK_ID=$task "$EXAMPLE" summarize {f}/$side summaries
     done
 done
-ls summaries/control; ls summaries/test
-"$EXAMPLE" compare summaries/control summaries/test --rank all --iteration all --format csv --no-save
+ls summaries/run=control; ls summaries/run=test
+"$EXAMPLE" compare summaries/run=control summaries/run=test --rank all --iteration all --format csv --no-save
 "#,
         f = fixtures.display()
     );
@@ -50,11 +51,11 @@ ls summaries/control; ls summaries/test
         dir.path(),
     );
     assert_eq!(over_traces.2, 0, "{}", over_traces.1);
-    let listing = "rank0.parquet\nrank1.parquet\nrank0.pt.trace.parquet\nrank1.pt.trace.parquet\n";
+    let listing = "rank=0.parquet\nrank=1.parquet\nrank=0.parquet\nrank=1.parquet\n";
     assert_eq!(
         out,
         format!(
-            "summaries/control/rank0.parquet\nsummaries/control/rank1.parquet\nsummaries/test/rank0.pt.trace.parquet\nsummaries/test/rank1.pt.trace.parquet\n{listing}{}",
+            "summaries/run=control/rank=0.parquet\nsummaries/run=control/rank=1.parquet\nsummaries/run=test/rank=0.parquet\nsummaries/run=test/rank=1.parquet\n{listing}{}",
             over_traces.0
         )
     );

@@ -10,6 +10,7 @@ mod webdriver;
 mod classes;
 mod cli;
 mod conventions;
+mod dataset;
 mod docs;
 mod flamegraph;
 mod golden;

@@ -17,9 +17,10 @@ use std::path::{Path, PathBuf};
 
 /// The runs of `path` when it is a directory of runs: it holds no trace or summary file of its
 /// own, and subdirectories that do (those, in name order). `None` for anything else (a file, a
-/// directory of traces, a path that cannot be listed: loading it then says what is wrong).
+/// directory of traces, a summary dataset of one run, which is that run; a path that cannot be
+/// listed: loading it then says what is wrong).
 pub fn runs_of(path: &Path) -> Option<Vec<PathBuf>> {
-    if !path.is_dir() {
+    if !path.is_dir() || crate::input::discover::single_dataset_run(path).is_some() {
         return None;
     }
     let holds_traces = |dir: &Path| {

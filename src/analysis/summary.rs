@@ -133,6 +133,7 @@ fn ranks_and_steps(file: &TraceFile, source: &Path, step_of: &[Option<i64>]) -> 
         schema_version: SUMMARY_SCHEMA_VERSION,
         tracediff_version: env!("CARGO_PKG_VERSION").to_string(),
         source: source.to_path_buf(),
+        run: None,
         declared_rank: file.declared_rank,
         world_size: file.declared_world_size,
         steps: file.step_numbers(),

@@ -176,15 +176,39 @@ duration, and per step what gate and overview measure (step time, GPU and host b
 Give summaries (files, or directories of *.parquet files) to compare, ops-diff, plot, gate or
 overview anywhere they take traces: the output is the same, byte for byte. Commands that need
 the events themselves (events, operators, kernels, modules, report, compare --group-by) refuse
-them. The written path is printed.";
+them. The written path is printed.
+
+A summary dataset (docs/summaries.md): given a directory of traces, or --label, or an -o that is
+a directory (existing, or ending in '/'), summarize writes OUTDIR/run=<label>/rank=<r>.parquet,
+one file per rank (the label is the traces' directory name unless --label gives it). Every
+command that reads summaries reads the dataset's directory (one run: that run; several: a set of
+runs, as compare reads control/run1/ … runN/) or one run=<label> directory of it. A directory of
+runs (control/run1/ … runN/) is written as one run=<name> per run.";
 
 #[derive(Debug, Args)]
 pub struct SummarizeArgs {
-    /// One trace file (*.json or *.json.gz).
+    /// One trace file (*.json or *.json.gz), or a directory of a run's traces (written as a
+    /// summary dataset).
     pub trace: PathBuf,
-    /// The summary file to write (Parquet).
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    /// The summary file to write (Parquet), or the dataset's directory (OUTDIR).
+    #[arg(short = 'o', long = "output", value_name = "FILE|OUTDIR")]
     pub output: PathBuf,
+    /// The run's label in the dataset (`run=<label>/`) [default: the traces' directory name].
+    /// Writes a dataset, for one trace file too.
+    #[arg(long, value_name = "LABEL")]
+    pub label: Option<String>,
+}
+
+impl SummarizeArgs {
+    /// Whether a summary dataset is written (a directory of traces, `--label`, or an output
+    /// that names a directory) rather than one summary file.
+    pub fn writes_dataset(&self) -> bool {
+        let out = &self.output;
+        self.label.is_some()
+            || std::fs::metadata(&self.trace).is_ok_and(|m| m.is_dir())
+            || out.is_dir()
+            || out.as_os_str().as_encoded_bytes().ends_with(b"/")
+    }
 }
 
 pub(super) fn run_summarize(args: SummarizeArgs, env: &mut Env<'_>) -> Result<i32> {
@@ -193,11 +217,21 @@ pub(super) fn run_summarize(args: SummarizeArgs, env: &mut Env<'_>) -> Result<i3
             "a summary is a Parquet file: give -o FILE.parquet, not standard output",
         ));
     }
+    let summarize = &crate::analysis::summary::summarize;
     if std::fs::metadata(&args.trace).is_ok_and(|m| m.is_dir()) {
-        return Err(Error::input(
-            &args.trace,
-            "summarize takes one trace file, not a directory (run it once per rank)",
-        ));
+        let (written, notes) =
+            crate::output::dataset::summarize_side_into(&args.trace, &args.output, args.label.as_deref(), summarize)?;
+        print_notes(&notes, env);
+        for path in written {
+            let _ = writeln!(env.stdout, "{}", path.display());
+        }
+        return Ok(0);
+    }
+    if args.writes_dataset() {
+        let path =
+            crate::output::dataset::summarize_file_into(&args.trace, &args.output, args.label.as_deref(), summarize)?;
+        let _ = writeln!(env.stdout, "{}", path.display());
+        return Ok(0);
     }
     let summary = crate::input::load::summarize_trace(&args.trace, &crate::analysis::summary::summarize)?;
     crate::output::summary::save_summary(&summary, &args.output)?;

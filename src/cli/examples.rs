@@ -35,6 +35,9 @@ pub const EVENTS: &[&str] = &[
 pub const SUMMARIZE: &[&str] = &[
     "tracediff summarize fixtures/ranks/control/rank1.json -o rank1.parquet",
     "tracediff compare rank1.parquet fixtures/ranks/test/rank1.pt.trace.json",
+    "tracediff summarize fixtures/ranks/control -o summaries",
+    "tracediff summarize fixtures/ranks/test -o summaries",
+    "tracediff compare summaries/run=control summaries/run=test --rank all",
 ];
 
 /// `tracediff gate`.

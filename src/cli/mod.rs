@@ -347,7 +347,7 @@ fn output_paths(command: &Command) -> Vec<&Path> {
         Command::OpsDiff(a) => vec![a.output.output.as_deref()],
         Command::Events(a) => vec![a.output.as_deref()],
         Command::Gate(a) => vec![a.output.as_deref()],
-        Command::Summarize(a) => vec![Some(a.output.as_path())],
+        Command::Summarize(a) => vec![(!a.writes_dataset()).then_some(a.output.as_path())],
         Command::Plot(a) => vec![Some(a.output.as_deref().unwrap_or(plot_default))],
         Command::Operators(a) => vec![a.output.output.as_deref()],
         Command::Kernels(a) => vec![a.output.output.as_deref()],

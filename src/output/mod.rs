@@ -2,9 +2,11 @@
 //! saved comparison.
 
 pub mod atomic;
+pub mod dataset;
 pub mod events;
 pub mod events_parquet;
 pub mod render;
 pub mod state;
 pub mod summary;
+pub mod summary_table;
 pub mod visible;

@@ -3,7 +3,7 @@
 //! [`CHECKSUM_KEY`].
 
 use crate::error::Result;
-use crate::model::summary::{FileSummary, SUMMARY_META_KEY, place_text};
+use crate::model::summary::{FileSummary, SUMMARY_META_KEY, SUMMARY_SCHEMA_TABLE, place_text};
 use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
 use parquet::basic::Compression;
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
@@ -32,7 +32,12 @@ fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
 }
 
 /// Writes `summary` to `out` (Snappy-compressed, strings dictionary-encoded).
+/// A summary of schema version 6 or later is written in the one-table layout
+/// ([`crate::output::summary_table`]); an older one as its version was.
 pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
+    if summary.meta.schema_version >= SUMMARY_SCHEMA_TABLE {
+        return crate::output::summary_table::write_summary_table(summary, out);
+    }
     let own_times = summary.has_own_times();
     let text = if own_times {
         SCHEMA.to_string()

@@ -61,6 +61,34 @@ impl SummaryChecksum {
         self.rows += 1;
     }
 
+    /// Adds one cell of a row of the one-table layout (schema 6): an integer or a null.
+    pub fn int_cell(&mut self, v: Option<i64>) {
+        match v {
+            Some(v) => {
+                self.hash.update([1]);
+                self.hash.update(v.to_le_bytes());
+            }
+            None => self.hash.update([0]),
+        }
+    }
+
+    /// Adds one cell of a row of the one-table layout (schema 6): a text or a null.
+    pub fn text_cell(&mut self, v: Option<&str>) {
+        match v {
+            Some(v) => {
+                self.hash.update([1]);
+                feed_text(&mut self.hash, v);
+            }
+            None => self.hash.update([0]),
+        }
+    }
+
+    /// Ends a row of the one-table layout (its cells added with [`Self::int_cell`] and
+    /// [`Self::text_cell`]).
+    pub fn end_row(&mut self) {
+        self.rows += 1;
+    }
+
     /// The checksum as lowercase hex (the row count is part of it, so a dropped row changes it).
     pub fn finish(mut self) -> String {
         self.hash.update(self.rows.to_le_bytes());

@@ -6,3 +6,5 @@
 pub mod checksum;
 pub mod load;
 pub mod read;
+pub mod read_table;
+pub mod table;

@@ -13,9 +13,10 @@ use crate::error::io_reason;
 use crate::error::{Error, Result};
 use crate::model::summary::{
     FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_CHECKSUMMED, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_OWN_TIMES,
-    SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
+    SUMMARY_SCHEMA_TABLE, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
 };
 use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
+use crate::summary::table::{TABLE_COLUMNS, renumber_by_text};
 use parquet::basic::Type as PhysicalType;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::record::{Row, RowAccessor};
@@ -77,8 +78,16 @@ fn decode_summary<R: ChunkReader + 'static>(path: &Path, source: R, len: u64) ->
     let reader = guard_decoder(path, || SerializedFileReader::new(source))?
         .map_err(|e| bad(format!("invalid Parquet file: {e}")))?;
     let (meta, meta_text, stored_sum) = summary_meta(path, &reader)?;
-    validate_layout(path, &reader, len, summary_columns(meta.schema_version))?;
-    let summary = guard_decoder(path, || decode_rows(path, &reader, meta, &meta_text))??;
+    let summary = if meta.schema_version >= SUMMARY_SCHEMA_TABLE {
+        crate::summary::read_table::validate_table_schema(path, &reader)?;
+        validate_chunks(path, &reader, len, &TABLE_COLUMNS.map(|c| c.name))?;
+        guard_decoder(path, || {
+            crate::summary::read_table::decode_table_rows(path, &reader, meta, &meta_text)
+        })??
+    } else {
+        validate_layout(path, &reader, len, summary_columns(meta.schema_version))?;
+        guard_decoder(path, || decode_rows(path, &reader, meta, &meta_text))??
+    };
     // Verified whenever present (a flipped version digit cannot skip it); required from the
     // version that introduced it.
     if stored_sum.as_ref().is_some_and(|stored| *stored != summary.1) {
@@ -159,6 +168,18 @@ fn validate_layout<R: ChunkReader + 'static>(
             return Err(bad(format!("column '{}' is not a required {want}", c.name())));
         }
     }
+    validate_chunks(path, reader, len, columns)
+}
+
+/// Checks that every column chunk of every row group lies inside the file, holds a value per
+/// row, and that the row groups' rows add up to the file's.
+pub(crate) fn validate_chunks<R: ChunkReader + 'static>(
+    path: &Path,
+    reader: &SerializedFileReader<R>,
+    len: u64,
+    columns: &[&str],
+) -> Result<()> {
+    let bad = |what: String| Error::input(path, format!("corrupt summary: {what}"));
     let mut rows: i64 = 0;
     for (g, group) in reader.metadata().row_groups().iter().enumerate() {
         if group.num_columns() != columns.len() || group.num_rows() < 0 {
@@ -274,24 +295,6 @@ fn row_values(row: &Row, own_times: bool) -> parquet::errors::Result<RowValues<'
         total_ns: row.get_long(6)?,
         self_ns: if own_times { Some(row.get_long(7)?) } else { None },
     })
-}
-
-/// Ids in text order, as `summarize` numbers them.
-fn renumber_by_text(mut strings: Vec<String>, rows: &mut [OpRow]) -> Vec<String> {
-    let mut order: Vec<u32> = (0..strings.len() as u32).collect();
-    order.sort_by(|a, b| strings[*a as usize].cmp(&strings[*b as usize]));
-    let mut new_id = vec![0u32; strings.len()];
-    for (k, old) in order.iter().enumerate() {
-        new_id[*old as usize] = k as u32;
-    }
-    for r in rows.iter_mut() {
-        r.name = new_id[r.name as usize];
-        r.category = new_id[r.category as usize];
-    }
-    order
-        .iter()
-        .map(|&k| std::mem::take(&mut strings[k as usize]))
-        .collect()
 }
 
 /// The metadata, its JSON text (covered by the checksum) and the stored checksum.

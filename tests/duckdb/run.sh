@@ -27,3 +27,6 @@ else
     echo "the DuckDB example test runs on the fixtures only: $shared is absent"
 fi
 "$venv/bin/python" tests/duckdb/check_readme_sql.py "$bin" docs/commands.md "${pairs[@]}"
+# The DuckDB queries of docs/summaries.md over a summary dataset of each pair, checked against
+# compare and overview.
+"$venv/bin/python" tests/duckdb/check_summaries_sql.py "$bin" docs/summaries.md "${pairs[@]}"

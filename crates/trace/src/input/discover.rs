@@ -23,8 +23,43 @@ pub fn is_summary_file_name(name: &std::ffi::OsStr) -> bool {
     name.as_encoded_bytes().ends_with(b".parquet")
 }
 
+/// The prefix of a run's directory in a summary dataset (`run=<label>/rank=<r>.parquet`, Hive
+/// partitioning; docs/summaries.md#datasets).
+pub const RUN_DIR_PREFIX: &str = "run=";
+
+/// Whether a directory name is a run of a summary dataset (`run=<label>`).
+pub fn is_run_dir_name(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().starts_with(RUN_DIR_PREFIX.as_bytes())
+}
+
+/// Whether `dir` directly holds a trace or summary file.
+fn holds_files(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            (is_trace_file_name(&name) || is_summary_file_name(&name)) && e.path().is_file()
+        })
+    })
+}
+
+/// The one run of a summary dataset given as a side: `path` is a directory that holds no trace
+/// or summary file of its own, and of its subdirectories exactly one holds such files and is
+/// named `run=<label>`. `None` otherwise (a dataset of several runs is a set of runs).
+pub fn single_dataset_run(path: &Path) -> Option<PathBuf> {
+    if !path.is_dir() || holds_files(path) {
+        return None;
+    }
+    let mut holding = std::fs::read_dir(path)
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().is_dir() && holds_files(&e.path()));
+    let only = holding.next()?;
+    (holding.next().is_none() && is_run_dir_name(&only.file_name())).then(|| only.path())
+}
+
 /// The files a side is made of: `path` itself when it is a file, else the trace and summary
-/// files directly inside the directory `path` (not recursive), in sorted order.
+/// files directly inside the directory `path` (not recursive), in sorted order. A summary
+/// dataset of one run given as its directory ([`single_dataset_run`]) is the files of that run.
 pub fn discover(path: &Path) -> Result<Vec<PathBuf>> {
     discover_with_notes(path).map(|(files, _)| files)
 }
@@ -38,6 +73,9 @@ pub fn discover_with_notes(path: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
     }
     if !meta.is_dir() {
         return Err(Error::input(path, "not a file or a directory"));
+    }
+    if let Some(run) = single_dataset_run(path) {
+        return discover_with_notes(&run);
     }
     let entries = std::fs::read_dir(path).map_err(|e| Error::input(path, format!("cannot list: {}", io_reason(&e))))?;
     let mut files = Vec::new();

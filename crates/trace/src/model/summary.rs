@@ -10,8 +10,13 @@ use std::path::PathBuf;
 /// Bumped whenever the summary layout changes. Version 2 added [`Window::breakdown`]; version 3
 /// the rows' checksum (`tracediff.summary.sha256`); version 4 the rows' own times
 /// ([`OpRow::self_ns`]); version 5 why the device was idle ([`Breakdown::idle_causes`]) and the
-/// host's collectives ([`Window::host_comm_ns`]).
-pub const SUMMARY_SCHEMA_VERSION: u32 = 5;
+/// host's collectives ([`Window::host_comm_ns`]); version 6 one table of rows (a `kind` column:
+/// the op rows and a row per step), the run label ([`SummaryMeta::run`]), the world size and
+/// the normalised name as columns.
+pub const SUMMARY_SCHEMA_VERSION: u32 = 6;
+/// The first version written as one table of op and step rows, with the run, world size and
+/// normalised name columns (docs/summaries.md).
+pub const SUMMARY_SCHEMA_TABLE: u32 = 6;
 /// The first version whose rows carry their own times (older ones read with none).
 pub const SUMMARY_SCHEMA_OWN_TIMES: u32 = 4;
 /// The first version that must carry the checksum (older ones are read without it).
@@ -260,6 +265,10 @@ pub struct SummaryMeta {
     pub tracediff_version: String,
     /// The trace the summary was made from, as it was given to `summarize`.
     pub source: PathBuf,
+    /// The run's label in a summary dataset (`run=<label>/rank=<r>.parquet`); `None` for a
+    /// summary written as a file of its own, and in summaries older than version 6.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
     /// `distributedInfo.rank`, when the trace has one.
     pub declared_rank: Option<i64>,
     /// `distributedInfo.world_size`, when the trace has one (absent from summaries written

@@ -1,0 +1,181 @@
+//! Writing a summary in the one-table layout of schema version 6 ([`crate::summary::table`]):
+//! op rows and step rows in one Parquet table, the metadata as JSON beside them and the rows'
+//! checksum.
+
+use crate::analysis::names::normalize_name;
+use crate::model::summary::{FileSummary, SUMMARY_META_KEY};
+use crate::model::summary::{Window, place_text};
+use crate::summary::checksum::{CHECKSUM_KEY, SummaryChecksum};
+use crate::summary::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
+use parquet::basic::Compression;
+use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use std::borrow::Cow;
+use std::io::Write;
+use std::sync::Arc;
+
+fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
+/// The Parquet schema of [`TABLE_COLUMNS`].
+fn schema_text() -> String {
+    let mut text = String::from("message tracediff_summary {\n");
+    for c in TABLE_COLUMNS {
+        let repetition = if c.required { "required" } else { "optional" };
+        let ty = if c.text { "binary" } else { "int64" };
+        let logical = if c.text { " (STRING)" } else { "" };
+        text.push_str(&format!("    {repetition} {ty} {}{logical};\n", c.name));
+    }
+    text.push('}');
+    text
+}
+
+/// Writes `summary` in the one-table layout to `out` (Snappy, strings dictionary-encoded).
+pub fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
+    let schema = Arc::new(parse_message_type(&schema_text()).map_err(parquet_error)?);
+    let meta = serde_json::to_string(&summary.meta)?;
+    let rows = table_rows(summary);
+    let mut sum = SummaryChecksum::new(&meta);
+    for row in &rows {
+        row.iter().for_each(|c| c.feed(&mut sum));
+        sum.end_row();
+    }
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_key_value_metadata(Some(vec![
+            KeyValue::new(SUMMARY_META_KEY.to_string(), meta),
+            KeyValue::new(CHECKSUM_KEY.to_string(), sum.finish()),
+        ]))
+        .build();
+    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(parquet_error)?;
+    let mut group = writer.next_row_group().map_err(parquet_error)?;
+    let mut k = 0;
+    while let Some(mut col) = group.next_column().map_err(parquet_error)? {
+        let required = TABLE_COLUMNS.get(k).is_some_and(|c| c.required);
+        let cells = rows.iter().map(|r| r.get(k).unwrap_or(&Cell::Int(None)));
+        let levels: Vec<i16> = cells
+            .clone()
+            .map(|c| i16::from(c.int().is_some() || c.text().is_some()))
+            .collect();
+        let levels = (!required).then_some(levels.as_slice());
+        if TABLE_COLUMNS.get(k).is_some_and(|c| c.text) {
+            let v: Vec<ByteArray> = cells
+                .filter_map(|c| c.text().map(|t| ByteArray::from(t.as_bytes().to_vec())))
+                .collect();
+            col.typed::<ByteArrayType>()
+                .write_batch(&v, levels, None)
+                .map_err(parquet_error)?;
+        } else {
+            let v: Vec<i64> = cells.filter_map(Cell::int).collect();
+            col.typed::<Int64Type>()
+                .write_batch(&v, levels, None)
+                .map_err(parquet_error)?;
+        }
+        col.close().map_err(parquet_error)?;
+        k += 1;
+    }
+    group.close().map_err(parquet_error)?;
+    writer.close().map_err(parquet_error)?;
+    Ok(())
+}
+
+/// Every row of `summary` in the one-table layout: its op rows in their order, then a step row
+/// per host ProfilerStep window in file order. Each row has a cell per [`TABLE_COLUMNS`].
+pub fn table_rows(summary: &FileSummary) -> Vec<Vec<Cell<'_>>> {
+    let meta = &summary.meta;
+    let head = |kind: &'static str, iteration: i64| -> Vec<Cell<'_>> {
+        vec![
+            Cell::Text(Some(Cow::Borrowed(kind))),
+            Cell::Text(meta.run.as_deref().map(Cow::Borrowed)),
+            Cell::Int(Some(summary.rank())),
+            Cell::Int(meta.world_size),
+            Cell::Int(Some(iteration)),
+        ]
+    };
+    let mut rows = Vec::with_capacity(summary.rows.len() + meta.windows.len());
+    for r in &summary.rows {
+        let name = summary.text(r.name);
+        let mut row = head(KIND_OP, r.iteration);
+        row.extend([
+            Cell::Text(Some(Cow::Borrowed(name))),
+            Cell::Text(Some(normalize_name(name))),
+            Cell::Text(Some(Cow::Borrowed(summary.text(r.category)))),
+            Cell::Text(Some(Cow::Borrowed(place_text(r.place)))),
+            Cell::Int(Some(stored_count(r.count))),
+            Cell::Int(Some(r.total_ns)),
+            Cell::Int(Some(r.self_ns)),
+        ]);
+        row.extend(std::iter::repeat_n(Cell::Int(None), 12));
+        rows.push(row);
+    }
+    for w in meta.windows.iter().filter(|w| w.step.is_some()) {
+        let mut row = head(KIND_STEP, w.step.unwrap_or(-1));
+        row.extend(std::iter::repeat_n(Cell::Text(None), 4));
+        row.extend(std::iter::repeat_n(Cell::Int(None), 3));
+        row.extend(step_cells(w));
+        rows.push(row);
+    }
+    rows
+}
+
+/// The step columns of a window: its bounds, length, busy times and breakdown.
+fn step_cells(w: &Window) -> [Cell<'static>; 12] {
+    let b = w.breakdown.as_ref();
+    let part = |f: fn(&crate::model::summary::Breakdown) -> i64| Cell::Int(b.map(f));
+    [
+        Cell::Int(Some(w.start_ns)),
+        Cell::Int(Some(w.end_ns)),
+        Cell::Int(Some(w.end_ns.saturating_sub(w.start_ns))),
+        Cell::Int(Some(w.gpu_busy_ns)),
+        Cell::Int(Some(w.host_busy_ns)),
+        Cell::Int(w.host_comm_ns),
+        part(|b| b.compute_ns),
+        part(|b| b.comm_total_ns),
+        part(|b| b.comm_overlapped_ns),
+        part(|b| b.comm_exposed_ns),
+        part(|b| b.memory_exposed_ns),
+        part(|b| b.idle_ns),
+    ]
+}
+
+/// A count as the int64 column holds it.
+fn stored_count(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schema_names_every_column_with_its_type() {
+        let text = schema_text();
+        assert!(text.contains("    required binary kind (STRING);\n"), "{text}");
+        assert!(text.contains("    optional int64 world_size;\n"), "{text}");
+        assert_eq!(text.matches(';').count(), TABLE_COLUMNS.len());
+    }
+
+    #[test]
+    fn every_row_has_a_cell_per_column_of_its_type() {
+        let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ranks/control/rank0.json");
+        let file = crate::input::load::load_file(&trace, &Default::default()).unwrap();
+        let summary = crate::analysis::summary::summarize(&file, &trace);
+        let rows = table_rows(&summary);
+        assert_eq!(rows.len(), summary.rows.len() + summary.meta.windows.len());
+        for row in &rows {
+            assert_eq!(row.len(), TABLE_COLUMNS.len());
+            for (cell, c) in row.iter().zip(TABLE_COLUMNS) {
+                assert_eq!(matches!(cell, Cell::Text(_)), c.text, "{}", c.name);
+                if c.required {
+                    assert!(cell.int().is_some() || cell.text().is_some(), "{}", c.name);
+                }
+            }
+        }
+        let step = rows.iter().find(|r| r[0].text() == Some(KIND_STEP)).unwrap();
+        assert_eq!(step[14].int(), Some(step[13].int().unwrap() - step[12].int().unwrap()));
+    }
+}
