@@ -403,17 +403,32 @@ fn launched_device_ns(file: &TraceFile, tree: &CallTree) -> std::collections::BT
     out
 }
 
-/// The number of the step the user annotation at `row` defines (a serving loop's step in a
-/// trace without ProfilerStep, or `--step-marker`'s; [`crate::model::serving`]), if it is one.
-fn serving_step_of(file: &TraceFile, row: usize, name: &str) -> Option<i64> {
-    if file.strings.resolve(file.events.cat[row]) != "user_annotation" {
-        return None;
+/// The user annotations that are steps (a serving loop's in a trace without ProfilerStep, or
+/// `--step-marker`'s; [`crate::model::serving`]): row → step number.
+fn serving_step_rows(file: &TraceFile) -> rustc_hash::FxHashMap<usize, i64> {
+    let ev = &file.events;
+    let annotation = file.strings.get("user_annotation");
+    let step_at: rustc_hash::FxHashMap<i64, &crate::model::table::Step> =
+        file.steps.iter().map(|s| (s.ts_ns, s)).collect();
+    // Per step, the longest annotation that starts with it and fits in it: the step's own
+    // (an annotation inside it may start at the same time; the step may have been stretched
+    // to its device work, so its length is no longer the annotation's).
+    let mut best: rustc_hash::FxHashMap<i64, (i64, usize)> = rustc_hash::FxHashMap::default();
+    for i in 0..ev.len() {
+        if Some(ev.cat[i]) != annotation || step_number(file.strings.resolve(ev.name[i])).is_some() {
+            continue;
+        }
+        let Some(step) = step_at.get(&ev.ts_ns[i]) else {
+            continue;
+        };
+        if ev.dur_ns[i] <= step.dur_ns {
+            let entry = best.entry(step.number).or_insert((ev.dur_ns[i], i));
+            if ev.dur_ns[i] > entry.0 {
+                *entry = (ev.dur_ns[i], i);
+            }
+        }
     }
-    let (ts, dur) = (file.events.ts_ns[row], file.events.dur_ns[row]);
-    file.steps
-        .iter()
-        .find(|s| s.ts_ns == ts && s.dur_ns == dur && step_number(name).is_none())
-        .map(|s| s.number)
+    best.into_iter().map(|(number, (_, row))| (row, number)).collect()
 }
 
 /// The role of every event of a file.
@@ -437,6 +452,13 @@ fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback
             }
         })
         .collect();
+    // Steps are annotations only where no ProfilerStep names them.
+    let profiler_steps = file.strings.iter().any(|(_, s)| step_number(s).is_some());
+    let serving_rows = if file.steps.is_empty() || profiler_steps {
+        Default::default()
+    } else {
+        serving_step_rows(file)
+    };
     let mut roles = vec![Role::Inside; ev.len()];
     for i in 0..ev.len() {
         if ev.place[i] != Place::Host {
@@ -444,7 +466,7 @@ fn roles(file: &TraceFile, tree: &CallTree, iterations: Option<&[i64]>, fallback
         }
         let name = file.strings.resolve(ev.name[i]);
         let cat = cats[ev.cat[i].index()];
-        roles[i] = if let Some(n) = step_number(name).or_else(|| serving_step_of(file, i, name)) {
+        roles[i] = if let Some(n) = step_number(name).or_else(|| serving_rows.get(&i).copied()) {
             if steps.as_ref().is_some_and(|steps| steps.admits(n)) {
                 Role::Root
             } else {
