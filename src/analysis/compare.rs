@@ -57,6 +57,11 @@ pub struct CompareRequest {
     /// rows are per step wherever more than one step or run is used.
     #[serde(default)]
     pub totals: bool,
+    /// The captures of each side's graph replays (`--control-capture`, `--test-capture`; a
+    /// file or a folder); `None`: a `capture_traces/` folder beside a trace, or a capture
+    /// inside it (docs/graphs.md#graph-replays).
+    #[serde(default, skip_serializing_if = "no_captures")]
+    pub captures: [Option<PathBuf>; 2],
 }
 
 impl CompareRequest {
@@ -80,8 +85,13 @@ impl CompareRequest {
             beyond_shift: true,
             step_marker: None,
             totals: false,
+            captures: [None, None],
         }
     }
+}
+
+fn no_captures(captures: &[Option<PathBuf>; 2]) -> bool {
+    captures.iter().all(Option::is_none)
 }
 
 fn yes() -> bool {

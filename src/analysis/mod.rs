@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod align;
 pub mod breakdown;
+pub mod captures;
 pub mod classes;
 pub mod compare;
 pub mod diff;

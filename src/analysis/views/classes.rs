@@ -39,6 +39,7 @@ pub fn kernels_by_class(
         shift: Default::default(),
         classifier: Some(classifier.clone()),
         step_total_ns: [step_total(loaded, 0), step_total(loaded, 1)],
+        coverage: None,
     }
 }
 
