@@ -53,7 +53,10 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         resolved,
         notes: Vec::new(),
     };
-    for k in 0..2 {
+    // The views whose rows take a joined kernel's captured owner (`modules` and the flame
+    // graph place kernels where the replay launched them: no capture is read for them).
+    let joins = matches!(command, "operators" | "kernels" | "report");
+    for k in (0..2).filter(|_| joins) {
         let given = req.captures[k].as_deref();
         notes.extend(crate::analysis::captures::join_captures(
             &loaded.files(k),
