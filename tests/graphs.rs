@@ -1,13 +1,20 @@
 //! Inference and graph-mode traces (docs/graphs.md): launch owners outside every ATen operator,
 //! graph replays without a capture, and steps from a serving loop's annotations, on
 //! `fixtures/serving/` (made by `fixtures/make_serving_fixtures.py`) and, when `../shared` is
-//! beside the repository, on the real SGLang and vLLM traces. Output is checked exactly.
+//! beside the repository, on the real SGLang and vLLM traces; graph replays joined to their
+//! capture on `fixtures/graphs/` (made by `fixtures/make_graph_fixtures.py`). Output is
+//! checked exactly.
 
 use crate::common;
 
 use common::{ok, run, traces};
 
 const SERVING: [&str; 2] = ["fixtures/serving/control", "fixtures/serving/test"];
+
+/// A slice of a vLLM piecewise CUDA-graph replay, its capture in `capture_traces/` beside it.
+const REPLAY: &str = "fixtures/graphs/replay";
+/// The same capture with the kernels each captured graph names reversed.
+const MISMATCHED: &str = "fixtures/graphs/mismatched";
 
 /// The sum of one CSV column (by header name) over the data rows.
 fn column_sum(csv: &str, column: &str) -> f64 {
@@ -51,13 +58,22 @@ fn non_aten_launchers_are_operator_rows_that_hold_every_kernel() {
         );
         assert!((ops - all).abs() < 1e-6, "{side}: operators {ops} µs, kernels {all} µs");
     }
+    let md = ok(&[
+        "operators",
+        SERVING[0],
+        SERVING[1],
+        "--iteration",
+        "all",
+        "--format",
+        "markdown",
+    ]);
     assert!(
-        r.stderr.contains(
-            "note: control: 100.0% of the device time attributed (1.5% to ATen operators, 98.5% to \
-             other launchers; 78.7% via graph replay, owned by what launched the graph)"
+        md.contains(
+            "\nattribution: control: 100.0% of the device time attributed (1.5% to ATen operators, \
+             98.5% to other launchers; 78.7% via graph replay, 78.7% owned by what launched the graph); \
+             test: 100.0% of the device time attributed"
         ),
-        "{}",
-        r.stderr
+        "{md}"
     );
 }
 
@@ -170,4 +186,122 @@ fn a_step_marker_names_the_steps_and_compare_keys_drop_batch_sizes() {
         totals.contains("\nstep[DECODE bs=*],3,2700,3,2700,0,0,=,false\n"),
         "{totals}"
     );
+}
+
+/// The replay joins the capture found in `capture_traces/` beside it: its graph kernels take
+/// the captured operators (`vllm::moe_forward`, `aten::addmm`, …) and `replay [python]` keeps
+/// only its calls. The same replay given a deliberately mismatched capture (each graph's kernel
+/// names reversed) is refused with a note that says why, and never joined.
+#[test]
+fn a_replay_joins_the_capture_beside_it_and_a_mismatched_capture_is_refused() {
+    let r = run(&[
+        "operators",
+        REPLAY,
+        REPLAY,
+        "--test-capture",
+        MISMATCHED,
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    insta::assert_snapshot!(r.stdout);
+    assert!(
+        r.stderr.contains(
+            "note: control: rank 0: 3 graph launches joined to capture \
+             fixtures/graphs/replay/capture_traces/graph_capture_rank_0.pt.trace.json: 34 replayed \
+             kernels take the captured launches' operators\n"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(
+            "note: test: rank 0: graph replays not joined to capture \
+             fixtures/graphs/mismatched/graph_capture_rank_0.pt.trace.json: graph launch 1 of 3 (at \
+             6520488437747.732 µs): its node 0 ran `triton_poi_fused_0` where the capture launched \
+             `void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long…` (captured graph 1 of \
+             3); the replayed kernels keep the owners of the replay\n"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Joined kernels are keyed by their captured operator in `kernels --by-operator`; kernels of a
+/// graph not joined, by the graph's replay owner and their node ordinal inside the graph. The
+/// operators' device self time is every kernel's time, and JSON says what share is attributed.
+#[test]
+fn joined_kernels_key_by_captured_operator_and_others_by_node() {
+    insta::assert_snapshot!(ok(&[
+        "kernels",
+        "--by-operator",
+        REPLAY,
+        REPLAY,
+        "--test-capture",
+        MISMATCHED,
+        "--format",
+        "csv"
+    ]));
+    let ops = ok(&["operators", REPLAY, REPLAY, "--format", "csv"]);
+    let kernels = ok(&["kernels", REPLAY, REPLAY, "--format", "csv"]);
+    let (o, k) = (
+        column_sum(&ops, "control_device_self"),
+        column_sum(&kernels, "control_device_total"),
+    );
+    assert!((o - k).abs() < 1e-6, "operators {o} µs, kernels {k} µs");
+    assert!(
+        ops.contains("\nreplay [python],3,3,0,27.87,27.87,0,144.709,144.709,0,0,0,0,0,0,0,\n"),
+        "the replay keeps its calls and host time, not the kernels' time: {ops}"
+    );
+    let j = common::json(&["operators", REPLAY, REPLAY]);
+    let a = &j["attribution"]["control"];
+    assert_eq!(
+        (&a["device_total"], &a["joined_to_capture"], &a["attributed_share"]),
+        (&13421.526.into(), &12942.693.into(), &1.0.into()),
+        "{a}"
+    );
+}
+
+/// A capture that cannot be used is a one-line error (exit 2): missing, a folder without a
+/// trace that names the rank, a truncated file.
+#[test]
+fn a_bad_capture_is_a_one_line_error() {
+    assert_eq!(
+        common::fails(&["operators", REPLAY, REPLAY, "--capture", "fixtures/graphs/nope"]),
+        "cannot open: no such file or directory (fixtures/graphs/nope)"
+    );
+    assert_eq!(
+        common::fails(&[
+            "kernels",
+            REPLAY,
+            REPLAY,
+            "--control-capture",
+            "fixtures/bad/truncated.json"
+        ]),
+        "invalid JSON: unexpected end of text (truncated file?) (fixtures/bad/truncated.json: byte 189)"
+    );
+}
+
+/// The real vLLM replay with its capture folder: every graph launch joins, and the operator
+/// rows hold every kernel's time, none of it under `replay [python]`.
+#[test]
+fn the_vllm_replay_joins_its_capture_folder() {
+    let Some(dir) = traces("the vLLM replay and its capture") else {
+        return;
+    };
+    let v = dir.join("inference/vllm_piecewise").display().to_string();
+    let r = run(&["operators", &v, &v, "--format", "csv"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("rank 0: 25 graph launches joined to capture"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.contains("\nreplay [python],25,25,0,"), "{}", r.stdout);
+    let kernels = ok(&["kernels", &v, &v, "--format", "csv"]);
+    let (o, k) = (
+        column_sum(&r.stdout, "control_device_self"),
+        column_sum(&kernels, "control_device_total"),
+    );
+    assert!((o - k).abs() < 1e-3, "operators {o} µs, kernels {k} µs");
 }

@@ -151,6 +151,7 @@ fn operator_tables_are_written_row_by_row() {
         shift: Default::default(),
         classifier: None,
         step_total_ns: [None, None],
+        coverage: None,
     };
     let view = TableView {
         table: &table,

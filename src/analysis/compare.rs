@@ -59,8 +59,13 @@ pub struct CompareRequest {
     pub totals: bool,
     /// `--kernel-classes`: a TOML file of kernel-class patterns tried before the built-in rules
     /// (docs/kernel-classes.md#your-own-rules); `None`: the built-in rules alone.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_classes: Option<PathBuf>,
+    /// The captures of each side's graph replays (`--control-capture`, `--test-capture`; a
+    /// file or a folder); `None`: a `capture_traces/` folder beside a trace, or a capture
+    /// inside it (docs/graphs.md#graph-replays).
+    #[serde(default, skip_serializing_if = "no_captures")]
+    pub captures: [Option<PathBuf>; 2],
 }
 
 impl CompareRequest {
@@ -85,8 +90,13 @@ impl CompareRequest {
             step_marker: None,
             totals: false,
             kernel_classes: None,
+            captures: [None, None],
         }
     }
+}
+
+fn no_captures(captures: &[Option<PathBuf>; 2]) -> bool {
+    captures.iter().all(Option::is_none)
 }
 
 fn yes() -> bool {

@@ -35,22 +35,59 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         &req.control,
         &req.test,
         &AttrRequest {
+            specs: crate::model::graphs::attr_specs(false),
             step_marker: req.step_marker.clone(),
             ..AttrRequest::default()
         },
         (&req.control_selection, &req.test_selection),
     )?;
-    let notes = pair_notes(&control, &test);
+    let test = apart_for_captures(&control, test, req);
+    let mut notes = pair_notes(&control, &test);
     let resolved = [
         resolve(&control, &req.labels[0], &req.control_selection)?,
         resolve(&test, &req.labels[1], &req.test_selection)?,
     ];
-    Ok(Loaded {
+    let loaded = Loaded {
         control,
         test,
         resolved,
-        notes,
-    })
+        notes: Vec::new(),
+    };
+    // The views whose rows take a joined kernel's captured owner (`modules` and the flame
+    // graph place kernels where the replay launched them: no capture is read for them).
+    let joins = matches!(command, "operators" | "kernels" | "report");
+    for k in (0..2).filter(|_| joins) {
+        let given = req.captures[k].as_deref();
+        notes.extend(crate::analysis::captures::join_captures(
+            &loaded.files(k),
+            given,
+            &req.labels[k],
+        )?);
+    }
+    Ok(Loaded { notes, ..loaded })
+}
+
+/// The test side, its files copied where both sides share them (one path given twice) but
+/// their graph replays are given different captures: each copy joins its own.
+fn apart_for_captures(control: &Arc<Side>, test: Arc<Side>, req: &CompareRequest) -> Arc<Side> {
+    let shared = test
+        .files
+        .iter()
+        .any(|t| control.files.iter().any(|c| Arc::ptr_eq(c, t)));
+    if !shared || req.captures[0] == req.captures[1] {
+        return test;
+    }
+    let mut side = (*test).clone();
+    side.files = side
+        .files
+        .iter()
+        .map(|f| {
+            let mut copy = (**f).clone();
+            copy.graphs = Default::default();
+            Arc::new(copy)
+        })
+        .collect();
+    Arc::new(side)
 }
 
 impl Loaded {

@@ -4,6 +4,7 @@
 pub mod aggregate;
 pub mod align;
 pub mod breakdown;
+pub mod captures;
 pub mod classes;
 pub mod compare;
 pub mod diff;
@@ -15,6 +16,7 @@ pub mod intervals;
 pub mod loaded;
 pub mod modules;
 pub mod modules_noise;
+pub(crate) mod modules_roles;
 pub mod names;
 pub mod noise;
 pub mod one_run;

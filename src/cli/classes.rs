@@ -1,6 +1,6 @@
 //! `tracediff kernels --by-class` and `--aligned` (docs/kernel-classes.md): the runners.
 
-use super::views::{KernelsArgs, check_view_args, classifier, load_view, show};
+use super::views::{KernelsArgs, check_view_args, classifier, show};
 use super::{Env, OutputArgs, emit, print_notes};
 use crate::analysis::classes::sequences::aligned;
 use crate::analysis::modules::zoom_scope;
@@ -16,7 +16,7 @@ pub(crate) fn run_kernel_classes(args: KernelsArgs, env: &mut Env<'_>) -> Result
     }
     let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
     let classifier = classifier(args.kernel_classes.as_deref())?;
-    let (mut req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
+    let (mut req, loaded) = super::views::load_view_captured(&args.pair, &args.select, &args.captures, "kernels", env)?;
     req.beyond_shift = !args.output.no_run_shift;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let scope_ref = scope.as_ref().map(|(s, _)| s);
@@ -57,7 +57,7 @@ fn run_aligned(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     };
     super::check_output(&output)?;
     let classifier = classifier(args.kernel_classes.as_deref())?;
-    let (req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
+    let (req, loaded) = super::views::load_view_captured(&args.pair, &args.select, &args.captures, "kernels", env)?;
     let a = aligned(&req, &loaded, &classifier);
     print_notes(&a.notes, env);
     emit(&output, args.output.full_names, env, |format, style, out| {

@@ -6,7 +6,6 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::zoom_scope;
-use crate::analysis::views::attribution::{coverage, coverage_note};
 use crate::analysis::views::kernels::{self, kernels, mark_kernel_significance};
 use crate::analysis::views::operators::{self, mark_operator_significance, operators};
 use crate::analysis::views::overview::overview_request;
@@ -127,7 +126,36 @@ pub struct OperatorsArgs {
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
+    pub captures: CaptureArgs,
+    #[command(flatten)]
     pub output: ViewOutputArgs,
+}
+
+/// Where the captures of graph replays are (docs/graphs.md#graph-replays): without these, a
+/// `capture_traces/` folder beside a trace, or a capture inside the trace itself.
+#[derive(Debug, Args, Clone, Default)]
+#[command(next_help_heading = "Graph replays")]
+pub struct CaptureArgs {
+    /// The capture of both sides' graph replays: a trace file, or a folder of them (the one
+    /// that names the rank, as `graph_capture_rank_0…`).
+    #[arg(long, value_name = "PATH")]
+    pub capture: Option<PathBuf>,
+    /// The capture of the control side's graph replays (overrides --capture).
+    #[arg(long, value_name = "PATH")]
+    pub control_capture: Option<PathBuf>,
+    /// The capture of the test side's graph replays (overrides --capture).
+    #[arg(long, value_name = "PATH")]
+    pub test_capture: Option<PathBuf>,
+}
+
+impl CaptureArgs {
+    /// Each side's capture (control, test).
+    pub(crate) fn sides(&self) -> [Option<PathBuf>; 2] {
+        [
+            self.control_capture.clone().or_else(|| self.capture.clone()),
+            self.test_capture.clone().or_else(|| self.capture.clone()),
+        ]
+    }
 }
 
 #[derive(Debug, Args)]
@@ -157,6 +185,8 @@ pub struct KernelsArgs {
     pub zoom: Option<String>,
     #[command(flatten)]
     pub select: SelectArgs,
+    #[command(flatten)]
+    pub captures: CaptureArgs,
     #[command(flatten)]
     pub output: ViewOutputArgs,
 }
@@ -215,10 +245,22 @@ pub(crate) fn load_view(
     command: &str,
     env: &mut Env<'_>,
 ) -> Result<(CompareRequest, Loaded)> {
-    let req = super::with_labels(
+    load_view_captured(pair, select, &CaptureArgs::default(), command, env)
+}
+
+/// [`load_view`] with the graph replays' captures given (`--capture`, …).
+pub(crate) fn load_view_captured(
+    pair: &PairArgs,
+    select: &SelectArgs,
+    captures: &CaptureArgs,
+    command: &str,
+    env: &mut Env<'_>,
+) -> Result<(CompareRequest, Loaded)> {
+    let mut req = super::with_labels(
         super::fresh_request(select, &pair.control, &pair.test),
         pair.labels.as_ref(),
     );
+    req.captures = captures.sides();
     let loaded = load(&req, command)?;
     print_notes(&loaded.notes, env);
     Ok((req, loaded))
@@ -226,7 +268,7 @@ pub(crate) fn load_view(
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     let filter = check_view_args(&args.output, &args.select, operators::MEASURES)?;
-    let (mut req, loaded) = load_view(&args.pair, &args.select, "operators", env)?;
+    let (mut req, loaded) = load_view_captured(&args.pair, &args.select, &args.captures, "operators", env)?;
     req.beyond_shift = !args.output.no_run_shift;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
@@ -235,12 +277,6 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     print_notes(&note.into_iter().collect::<Vec<_>>(), env);
     table.zoom = scope.map(|(_, path)| path);
     print_notes(&loaded.overlap_notes(&req.labels), env);
-    print_notes(
-        &coverage_note(&coverage(&loaded), &req.labels)
-            .into_iter()
-            .collect::<Vec<_>>(),
-        env,
-    );
     let time = args.time.unwrap_or(if table.has_device {
         TimeGroup::DeviceTotal
     } else {
@@ -254,7 +290,7 @@ pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
     let classifier = classifier(args.kernel_classes.as_deref())?;
-    let (mut req, loaded) = load_view(&args.pair, &args.select, "kernels", env)?;
+    let (mut req, loaded) = load_view_captured(&args.pair, &args.select, &args.captures, "kernels", env)?;
     req.beyond_shift = !args.output.no_run_shift;
     let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
     let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
@@ -265,12 +301,6 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     table.classifier = Some(classifier);
     if args.by_operator {
         print_notes(&loaded.overlap_notes(&req.labels), env);
-        print_notes(
-            &coverage_note(&coverage(&loaded), &req.labels)
-                .into_iter()
-                .collect::<Vec<_>>(),
-            env,
-        );
     }
     show(table, args.time.measure(), &args.output, env)
 }

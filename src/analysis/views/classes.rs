@@ -39,6 +39,7 @@ pub fn kernels_by_class(
         shift: Default::default(),
         classifier: Some(classifier.clone()),
         step_total_ns: [step_total(loaded, 0), step_total(loaded, 1)],
+        coverage: None,
     }
 }
 
@@ -146,6 +147,7 @@ pub fn classes_of_kernels(kernels: &ViewTable, classifier: &Classifier) -> ViewT
         shift: Default::default(),
         classifier: Some(classifier.clone()),
         step_total_ns: kernels.step_total_ns,
+        coverage: None,
     }
 }
 

@@ -14,6 +14,9 @@ use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::analysis::select::{Device, Selected};
 use crate::model::calltree::NONE;
 use crate::model::owners::WorkKind;
+
+/// What keys a kernel's owner with `--by-operator` (`attribution::owner_slot`).
+type OwnerSlot = (WorkKind, u32, u32);
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 
@@ -132,6 +135,9 @@ fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<Vie
         shift: Default::default(),
         classifier: Some(crate::analysis::classes::Classifier::builtin()),
         step_total_ns: [None, None],
+        coverage: by_operator
+            .then(|| super::attribution::visible_coverage(loaded))
+            .flatten(),
     }
 }
 
@@ -164,9 +170,9 @@ fn per_file(
 ) -> Accumulated<KernelSums> {
     let ev = &file.events;
     let selected = Selected::new(iterations);
-    let work = by_operator.then(|| &file.call_tree().work);
-    // (owner's kind, owner's name id or NONE, kernel name id) → (a row of it, sums)
-    let mut sums: rustc_hash::FxHashMap<(WorkKind, u32, u32), (usize, KernelSums)> = Default::default();
+    // (owner's kind, owner's name id or NONE, captured launch or node, kernel name id) → (a
+    // row of it, sums)
+    let mut sums: rustc_hash::FxHashMap<(OwnerSlot, u32), (usize, KernelSums)> = Default::default();
     for i in 0..ev.len() {
         if ev.place[i] != Place::Device
             || inside.is_some_and(|rows| !rows[i])
@@ -175,18 +181,16 @@ fn per_file(
         {
             continue;
         }
-        let owner = work.map_or((WorkKind::None, NONE), |w| match w.kind[i] {
-            // A Triton launcher is named after the kernel it launched.
-            kind @ (WorkKind::None | WorkKind::Triton) => (kind, NONE),
-            kind => (kind, ev.name[w.row[i] as usize].0),
-        });
-        let entry = sums
-            .entry((owner.0, owner.1, ev.name[i].0))
-            .or_insert((i, KernelSums::default()));
+        let owner = if by_operator {
+            super::attribution::owner_slot(file, i)
+        } else {
+            (WorkKind::None, NONE, NONE)
+        };
+        let entry = sums.entry((owner, ev.name[i].0)).or_insert((i, KernelSums::default()));
         entry.1.add(ev.dur_ns[i]);
     }
     let mut out: Accumulated<KernelSums> = Accumulated::new();
-    for ((_, _, name), (row, s)) in sums {
+    for ((_, name), (row, s)) in sums {
         let op_key = by_operator
             .then(|| super::attribution::owner_key(file, keying, row).unwrap_or_else(|| NO_OPERATOR.to_string()));
         out.entry((op_key, name_key(file, keying, name))).or_default().merge(&s);

@@ -88,6 +88,10 @@ pub struct ViewTable {
     /// The summed duration of each side's selected steps (ns), where it has steps: the
     /// denominator of the by-class table's shares.
     pub step_total_ns: [Option<i64>; 2],
+    /// Operator tables and kernel tables by operator: what share of each side's device time
+    /// the rows attribute, where not all of it went to ATen operators launched eagerly
+    /// (docs/graphs.md#launch-owners); `None` on an eager trace and for other tables.
+    pub coverage: Option<[attribution::Coverage; 2]>,
 }
 
 impl ViewTable {

@@ -89,6 +89,7 @@ fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: 
         shift: Default::default(),
         classifier: None,
         step_total_ns: [None, None],
+        coverage: super::attribution::visible_coverage(loaded),
     }
 }
 

@@ -221,6 +221,7 @@ fn into_trace_file(mut parsed: ParsedTrace, path: &Path, marker: Option<&regex::
         devices: parsed.devices,
         device_use: parsed.device_use,
         call_tree: Default::default(),
+        graphs: Default::default(),
     })
 }
 

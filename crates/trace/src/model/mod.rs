@@ -4,6 +4,9 @@
 pub mod attrs;
 pub mod calltree;
 pub mod flows;
+pub mod graph_join;
+pub mod graph_position;
+pub mod graphs;
 pub mod iteration;
 pub mod owners;
 pub mod pick;

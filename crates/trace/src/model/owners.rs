@@ -221,23 +221,28 @@ impl WorkOwners {
         row: usize,
         keyed: &dyn Fn(&str) -> String,
     ) -> Option<String> {
-        let kind = self.kind[row];
         let owner = self.row[row];
-        let base = match kind {
-            WorkKind::None | WorkKind::Operator => return None,
-            WorkKind::Python => {
-                let frame = strings.resolve(ev.name[owner as usize]);
-                python_op_name(frame).unwrap_or(frame).to_string()
-            }
-            WorkKind::Triton => keyed(strings.resolve(ev.name[row])),
-            WorkKind::Annotation => {
-                let name = strings.resolve(ev.name[owner as usize]);
-                crate::model::serving::serving_step_key(name).unwrap_or_else(|| keyed(name))
-            }
-            WorkKind::Launch => keyed(strings.resolve(ev.name[owner as usize])),
-        };
-        Some(format!("{base} [{}]", kind.tag()))
+        if owner == NONE {
+            return None;
+        }
+        let owner_name = strings.resolve(ev.name[owner as usize]);
+        owner_label(self.kind[row], owner_name, strings.resolve(ev.name[row]), keyed)
     }
+}
+
+/// The row key of a non-ATen owner named `owner` (its event's name) of a device event named
+/// `kernel`: `gemm_a16w16 [python]`, the kernel's name for a Triton launcher, the annotation's
+/// (a serving step's without its numbers) or the launch's own name; `keyed` turns a bare name
+/// into its row key. `None` for an operator and for no owner.
+pub fn owner_label(kind: WorkKind, owner: &str, kernel: &str, keyed: &dyn Fn(&str) -> String) -> Option<String> {
+    let base = match kind {
+        WorkKind::None | WorkKind::Operator => return None,
+        WorkKind::Python => python_op_name(owner).unwrap_or(owner).to_string(),
+        WorkKind::Triton => keyed(kernel),
+        WorkKind::Annotation => crate::model::serving::serving_step_key(owner).unwrap_or_else(|| keyed(owner)),
+        WorkKind::Launch => keyed(owner),
+    };
+    Some(format!("{base} [{}]", kind.tag()))
 }
 
 /// The call tree's columns the owners are found from (`u32::MAX`: none).

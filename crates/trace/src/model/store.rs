@@ -163,6 +163,9 @@ pub struct TraceFile {
     pub device_use: Vec<(i64, u64)>,
     /// Built on first use by [`TraceFile::call_tree`].
     pub call_tree: OnceLock<CallTree>,
+    /// Its graph kernels and their join to a capture (docs/graphs.md#graph-replays), set by
+    /// whoever loads the file with its capture; unset, graph kernels keep their replay owners.
+    pub graphs: OnceLock<crate::model::graphs::GraphJoin>,
 }
 
 impl TraceFile {

@@ -150,6 +150,21 @@ fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
     }
 }
 
+/// One side's attribution (docs/graphs.md#launch-owners): its device time in µs, how much of
+/// it each kind of owner holds, and the share attributed.
+fn coverage_json(c: &crate::analysis::views::attribution::Coverage) -> Value {
+    let attributed = c.operator_ns + c.non_aten_ns;
+    serde_json::json!({
+        "device_total": json_us(c.total_ns),
+        "aten_operators": json_us(c.operator_ns),
+        "other_launchers": json_us(c.non_aten_ns),
+        "graph_replay": json_us(c.graph_ns),
+        "joined_to_capture": json_us(c.joined_ns),
+        "launched_by_no_host_event": json_us(c.unlaunched_ns),
+        "attributed_share": if c.total_ns > 0 { attributed as f64 / c.total_ns as f64 } else { 1.0 },
+    })
+}
+
 /// One document: what was compared and the rows, every measure per side, its diff and Δ%.
 /// Row keys are fixed (`control_*`, `test_*`) whatever the labels.
 pub fn json(view: &TableView<'_>) -> String {
@@ -193,6 +208,12 @@ impl Serialize for JsonDoc<'_, '_> {
         // Where any row was judged: the run-wide shifts and whether rows were judged beyond them.
         if t.significance && t.rows.iter().any(|r| r.significant.iter().any(Option::is_some)) {
             m.serialize_entry("run_shift", &t.shift)?;
+        }
+        if let Some(cov) = t.coverage.as_ref().filter(|_| t.zoom.is_none()) {
+            m.serialize_entry(
+                "attribution",
+                &serde_json::json!({ "control": coverage_json(&cov[0]), "test": coverage_json(&cov[1]) }),
+            )?;
         }
         m.serialize_entry("rows", &JsonRows(view))?;
         m.end()
@@ -404,6 +425,9 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
         );
     }
     out.push_str(&wrap_text(&footer(view), width));
+    if let Some(line) = attribution_line(view.table) {
+        out.push_str(&wrap_text(&format!("{line}\n"), width));
+    }
     out
 }
 
@@ -432,6 +456,18 @@ fn table_cells(view: &TableView<'_>, marks: bool, share: bool) -> Vec<Vec<String
             cells
         })
         .collect()
+}
+
+/// The footer line that says what share of each side's device time the rows attribute and
+/// names what they cannot (docs/graphs.md#launch-owners); `None` on an eager trace and inside
+/// a `--zoom`.
+fn attribution_line(t: &ViewTable) -> Option<String> {
+    if t.zoom.is_some() {
+        return None;
+    }
+    let labels = [t.control.label.clone(), t.test.label.clone()];
+    crate::analysis::views::attribution::coverage_note(t.coverage.as_ref()?, &labels)
+        .map(|n| format!("attribution: {n}"))
 }
 
 /// Every measure (per side, Δ and Δ%) with the full names.
@@ -476,6 +512,9 @@ pub fn markdown(view: &TableView<'_>) -> String {
     }
     out.push('\n');
     let _ = writeln!(out, "{}  ", md_cell(footer(view).trim_end()));
+    if let Some(line) = attribution_line(t) {
+        let _ = writeln!(out, "{}  ", md_cell(&line));
+    }
     out
 }
 
