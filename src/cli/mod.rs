@@ -361,17 +361,6 @@ fn output_paths(command: &Command) -> Vec<&Path> {
     paths.into_iter().flatten().collect()
 }
 
-/// Refuses `--only-significant` where significance could not be estimated (`note` says why):
-/// it kept nothing, and the footer then read "0 operators" or "0 matched below the step".
-pub(crate) fn only_significant_can_be_judged(only_significant: bool, note: Option<&str>) -> Result<()> {
-    match note {
-        Some(note) if only_significant => Err(Error::usage(format!(
-            "--only-significant cannot judge these rows: {note}"
-        ))),
-        _ => Ok(()),
-    }
-}
-
 /// Builds a request from the options given, on top of `base` (defaults or a saved request).
 fn request_from(select: &SelectArgs, mut base: CompareRequest) -> CompareRequest {
     let steps = &select.steps;
@@ -450,6 +439,35 @@ pub(crate) fn with_labels(mut req: CompareRequest, labels: Option<&Labels>) -> C
         req.labels = l.clone();
     }
     req
+}
+
+/// Prints a command's notes (whether it succeeded or failed: they were found before it
+/// ended) and returns its value or its error.
+fn finish<T>(done: crate::commands::Done<T>, env: &mut Env<'_>) -> Result<T> {
+    match done {
+        Ok(outcome) => {
+            print_all(&outcome.notes, env);
+            Ok(outcome.value)
+        }
+        Err(failure) => {
+            print_all(&failure.notes, env);
+            Err(failure.error)
+        }
+    }
+}
+
+/// Prints notes on standard error: caveats as `tracediff: note: …` (wrapped on a terminal),
+/// what was used or done as `tracediff: …`.
+fn print_all(notes: &[crate::commands::Note], env: &mut Env<'_>) {
+    use crate::commands::Note;
+    for note in notes {
+        match note {
+            Note::Caveat(text) => print_notes(std::slice::from_ref(text), env),
+            other => {
+                let _ = writeln!(env.stderr, "{other}");
+            }
+        }
+    }
 }
 
 fn print_notes(notes: &[String], env: &mut Env<'_>) {
