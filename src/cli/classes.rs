@@ -1,6 +1,6 @@
 //! `tracediff kernels --by-class` and `--aligned` (docs/kernel-classes.md): the runners.
 
-use super::views::{KernelsArgs, check_view_output, kernels_options, show, view_request};
+use super::views::{KernelsArgs, check_view_output, kernels_options, show};
 use super::{Env, OutputArgs, emit, finish};
 use crate::commands;
 use crate::error::{Error, Result};
@@ -12,7 +12,7 @@ pub(crate) fn run_kernel_classes(args: KernelsArgs, env: &mut Env<'_>) -> Result
         return run_aligned(args, env);
     }
     check_view_output(&args.output)?;
-    let mut req = view_request(&args.pair, &args.select);
+    let mut req = args.pair.request(&args.select);
     req.beyond_shift = !args.output.no_run_shift;
     let shown = finish(commands::kernel_classes(&req, &kernels_options(&args)), env)?;
     show(&shown, &args.output, env)
@@ -46,7 +46,7 @@ fn run_aligned(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
         sort: None,
     };
     super::check_output(&output)?;
-    let req = view_request(&args.pair, &args.select);
+    let req = args.pair.request(&args.select);
     let a = finish(commands::aligned(&req, args.kernel_classes.as_deref()), env)?;
     emit(&output, args.output.full_names, env, |format, style, out| {
         out.write_all(render_aligned(&a, format, style).as_bytes())

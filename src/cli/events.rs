@@ -127,7 +127,13 @@ pub(super) fn run_events(mut args: EventsArgs, env: &mut Env<'_>) -> Result<i32>
         }
     };
     if rows == 0 {
-        finish(Ok(Outcome { value: (), notes: vec![table.empty_note()] }), env)?;
+        finish(
+            Ok(Outcome {
+                value: (),
+                notes: vec![table.empty_note()],
+            }),
+            env,
+        )?;
     }
     Ok(0)
 }

@@ -97,7 +97,13 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
     match &args.output {
         Some(path) => {
             let wrote = commands::write_file(path, &bytes)?;
-            finish(Ok(Outcome { value: (), notes: vec![wrote] }), env)?;
+            finish(
+                Ok(Outcome {
+                    value: (),
+                    notes: vec![wrote],
+                }),
+                env,
+            )?;
         }
         None => env
             .stdout

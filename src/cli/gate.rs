@@ -174,7 +174,10 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         ranks: args.rank.clone().unwrap_or(Pick::All),
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
-    let report = finish(crate::commands::gate(&config, &args.baseline, &args.candidate, &sel), env)?;
+    let report = finish(
+        crate::commands::gate(&config, &args.baseline, &args.candidate, &sel),
+        env,
+    )?;
     emit(&output, args.full_names, env, |format, style, out| {
         out.write_all(crate::output::render::gate::render_fitted(&report, format, style.name_width()).as_bytes())
     })?;

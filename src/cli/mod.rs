@@ -15,6 +15,7 @@ pub(crate) mod flamegraph;
 pub(crate) mod gate;
 pub(crate) mod generate;
 pub(crate) mod modules;
+pub(crate) mod one_run;
 pub(crate) mod plot;
 pub(crate) mod report;
 
@@ -321,10 +322,14 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Gate(args) => run_gate(args, env),
         Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
+        Command::Operators(args) if args.pair.test.is_none() => one_run::run_operators(&args, env),
         Command::Operators(args) => views::run_operators(args, env),
+        Command::Kernels(args) if args.pair.test.is_none() => one_run::run_kernels(&args, env),
         Command::Kernels(args) if args.by_class || args.aligned => classes::run_kernel_classes(args, env),
         Command::Kernels(args) => views::run_kernels(args, env),
+        Command::Overview(args) if args.pair.test.is_none() => one_run::run_overview(&args, env),
         Command::Overview(args) => views::run_overview(args, env),
+        Command::Modules(args) if args.pair.test.is_none() => one_run::run_modules(&args, env),
         Command::Modules(args) => modules::run_modules(args, env),
         Command::Report(args) => report::run_report(args, env),
         Command::Flamegraph(args) => flamegraph::run_flamegraph(args, env),

@@ -1,6 +1,6 @@
 //! `tracediff modules` (docs/semantics.md#module-aligned-diff): its options and runner.
 
-use super::views::{PairArgs, view_request};
+use super::views::RunsArgs;
 use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, finish};
 use crate::commands::{self, ModulesOptions};
 use crate::error::Result;
@@ -33,7 +33,7 @@ The rules in full: docs/modules.md.";
 #[derive(Debug, Args)]
 pub struct ModulesArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     /// Show only this node's subtree (a path such as ResNet/Sequential[2]).
     #[arg(long, value_name = "PATH")]
     pub zoom: Option<String>,
@@ -103,12 +103,13 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
         "it shows the module tree whole (--time picks host or device time)",
     )?;
     super::check_output(&output)?;
-    let mut req = view_request(&args.pair, &SelectArgs::from(&args.select));
+    let mut req = args.pair.request(&SelectArgs::from(&args.select));
     req.beyond_shift = !args.no_run_shift;
     let options = ModulesOptions {
         zoom: args.zoom.clone(),
         time: args.time,
         only_significant: args.only_significant,
+        one_run: false,
     };
     let m = finish(commands::modules(&req, &options), env)?;
     emit(&output, args.full_names, env, |format, style, out| {

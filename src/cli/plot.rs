@@ -72,7 +72,12 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
     };
     let written = if args.metric == Metric::Breakdown {
         // The overview keys rows by nothing: the request is the pair's as given, selection only.
-        let given = |c: &Path, t: &Path| with_labels(request_from(&args.select, CompareRequest::new(c, t)), args.labels.as_ref());
+        let given = |c: &Path, t: &Path| {
+            with_labels(
+                request_from(&args.select, CompareRequest::new(c, t)),
+                args.labels.as_ref(),
+            )
+        };
         let adjust = |saved: CompareRequest| Ok(with_labels(request_from(&args.select, saved), args.labels.as_ref()));
         let state_dir = env.state_dir.clone();
         let pair = match (&args.control, &args.test) {

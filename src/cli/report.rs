@@ -77,7 +77,13 @@ pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     req.beyond_shift = !args.no_run_shift;
     let r = finish(commands::report(&req, args.tables.limits()), env)?;
     let wrote = commands::write_report(&r, &args.output)?;
-    finish(Ok(Outcome { value: 0, notes: vec![wrote] }), env)
+    finish(
+        Ok(Outcome {
+            value: 0,
+            notes: vec![wrote],
+        }),
+        env,
+    )
 }
 
 /// `compare … --report FILE`: the same page for the request `compare` ran (its notes were
@@ -85,5 +91,11 @@ pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
 pub fn compare_report(req: &CompareRequest, path: &Path, env: &mut Env<'_>) -> Result<i32> {
     let r = commands::report_for(req, ReportLimits::default(), "compare --report").map_err(|f| f.error)?;
     let wrote = commands::write_report(&r.value, path)?;
-    finish(Ok(Outcome { value: 0, notes: vec![wrote] }), env)
+    finish(
+        Ok(Outcome {
+            value: 0,
+            notes: vec![wrote],
+        }),
+        env,
+    )
 }

@@ -87,7 +87,7 @@ pub enum TimeGroup {
 #[derive(Debug, Args)]
 pub struct OperatorsArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     /// The time group of the table [default: device-total with device events, else host-total].
     #[arg(long, value_enum)]
     pub time: Option<TimeGroup>,
@@ -103,7 +103,7 @@ pub struct OperatorsArgs {
 #[derive(Debug, Args)]
 pub struct KernelsArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     /// Key rows by (launching operator, kernel).
     #[arg(long, conflicts_with_all = ["by_class", "aligned"])]
     pub by_operator: bool,
@@ -134,7 +134,7 @@ pub struct KernelsArgs {
 #[derive(Debug, Args)]
 pub struct OverviewArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
@@ -150,8 +150,29 @@ pub struct OverviewArgs {
     pub output: Option<PathBuf>,
 }
 
-/// The pair a view command compares, and the names of its sides (`operators`, `kernels`,
-/// `overview`, `modules`, `report`).
+/// The run a view shows, or the pair it compares, and the names of the sides (`operators`,
+/// `kernels`, `overview`, `modules`).
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// The baseline: a directory of traces or one trace file. Given alone, that run's own view:
+    /// its columns only, no Δ.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: Option<PathBuf>,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+}
+
+impl RunsArgs {
+    /// The request of the pair (a run given alone is both sides).
+    pub(crate) fn request(&self, select: &SelectArgs) -> CompareRequest {
+        let test = self.test.as_deref().unwrap_or(&self.control);
+        super::with_labels(super::fresh_request(select, &self.control, test), self.labels.as_ref())
+    }
+}
+
+/// The pair a view command compares, and the names of its sides (`report`, `flamegraph`).
 #[derive(Debug, Args)]
 pub struct PairArgs {
     /// The baseline: a directory of traces or one trace file.
@@ -178,22 +199,28 @@ pub(crate) fn view_options(zoom: Option<&String>, out: &ViewOutputArgs) -> ViewO
         zoom: zoom.cloned(),
         sort: out.sort.clone(),
         only_significant: out.only_significant,
+        one_run: false,
     }
 }
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
-    let mut req = view_request(&args.pair, &args.select);
+    let mut req = args.pair.request(&args.select);
     req.beyond_shift = !args.output.no_run_shift;
-    let time = args.time.map(|t| match t {
+    let time = args.time.map(operator_time);
+    let options = view_options(args.zoom.as_ref(), &args.output);
+    let shown = finish(commands::operators(&req, &options, time), env)?;
+    show(&shown, &args.output, env)
+}
+
+/// The library's name of a time group.
+pub(crate) fn operator_time(t: TimeGroup) -> OperatorTime {
+    match t {
         TimeGroup::HostSelf => OperatorTime::HostSelf,
         TimeGroup::HostTotal => OperatorTime::HostTotal,
         TimeGroup::DeviceSelf => OperatorTime::DeviceSelf,
         TimeGroup::DeviceTotal => OperatorTime::DeviceTotal,
-    });
-    let options = view_options(args.zoom.as_ref(), &args.output);
-    let shown = finish(commands::operators(&req, &options, time), env)?;
-    show(&shown, &args.output, env)
+    }
 }
 
 /// The options of `kernels` (by name, by operator, by class).
@@ -215,7 +242,7 @@ pub(crate) fn kernels_options(args: &KernelsArgs) -> KernelsOptions {
 /// `cli::classes` (the command dispatch picks).
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
-    let mut req = view_request(&args.pair, &args.select);
+    let mut req = args.pair.request(&args.select);
     req.beyond_shift = !args.output.no_run_shift;
     let shown = finish(commands::kernels(&req, &kernels_options(&args)), env)?;
     show(&shown, &args.output, env)
@@ -223,10 +250,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     args.unused.refuse("overview", "it measures whole steps")?;
-    let req = super::with_labels(
-        super::fresh_request(&SelectArgs::from(&args.select), &args.pair.control, &args.pair.test),
-        args.pair.labels.as_ref(),
-    );
+    let req = args.pair.request(&SelectArgs::from(&args.select));
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),

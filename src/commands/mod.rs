@@ -31,11 +31,10 @@ pub use events::{EventTable, EventsRequest, events, summarize};
 pub use gate::gate;
 pub use modules::{FlameRequest, FlameSide, Modules, ModulesOptions, flamegraph, modules};
 pub use plot::{PlotOptions, plot};
-pub use report::{check_html, report, write_report};
 pub(crate) use report::report_for;
+pub use report::{check_html, report, write_report};
 pub use views::{
-    KernelTime, KernelsOptions, OperatorTime, Shown, ViewOptions, aligned, kernel_classes, kernels, operators,
-    overview,
+    KernelTime, KernelsOptions, OperatorTime, Shown, ViewOptions, aligned, kernel_classes, kernels, operators, overview,
 };
 
 use crate::error::{Error, Result};

@@ -22,6 +22,8 @@ pub struct ModulesOptions {
     /// Keep only the nodes whose time changed significantly, with the nodes above them
     /// (refused where significance cannot be judged).
     pub only_significant: bool,
+    /// The request's two sides are one run (read once): significance is not judged.
+    pub one_run: bool,
 }
 
 /// The aligned module trees of a pair, what is shown of them and how each node changed.
@@ -62,13 +64,15 @@ pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> 
         } else {
             ModuleTime::Host
         });
-        let significance = match module_significance(req, &loaded, &diff, time == ModuleTime::Device) {
-            Ok(marks) => {
+        let judged = (!options.one_run).then(|| module_significance(req, &loaded, &diff, time == ModuleTime::Device));
+        let significance = match judged {
+            None => None,
+            Some(Ok(marks)) => {
                 let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
                 notes.caveats(marks.shift_note(labels));
                 Some(marks)
             }
-            Err(note) => {
+            Some(Err(note)) => {
                 only_significant_can_be_judged(options.only_significant, Some(&note))?;
                 notes.caveats([note]);
                 None
@@ -185,4 +189,3 @@ pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>>
         svg(&stacks, &drawn).map_err(|e| Error::usage(format!("cannot draw the flame graph: {e}")))
     })
 }
-

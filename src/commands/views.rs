@@ -74,6 +74,10 @@ pub struct ViewOptions {
     /// Keep only the rows whose shown time changed significantly (refused where significance
     /// cannot be judged).
     pub only_significant: bool,
+    /// The request's two sides are one run (`CompareRequest::new(run, run)`, read once): rows
+    /// are ordered by the run's own values (a bare measure or `control-KEY` sorts; `name`
+    /// too), and significance is not judged.
+    pub one_run: bool,
 }
 
 /// The options of the kernel table.
@@ -110,7 +114,9 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
         let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
         let s = scope.as_ref().map(|(s, _)| s);
         let mut table = operators(req, &loaded, &filter, s);
-        let note = mark_operator_significance(&mut table, req, &loaded, s);
+        let note = (!options.one_run)
+            .then(|| mark_operator_significance(&mut table, req, &loaded, s))
+            .flatten();
         significance(options, note, notes)?;
         table.zoom = scope.map(|(_, path)| path);
         attribution_notes(req, &loaded, notes);
@@ -133,7 +139,9 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
         let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
         let s = scope.as_ref().map(|(s, _)| s);
         let mut table = kernels(req, &loaded, &filter, options.by_operator, s);
-        let note = mark_kernel_significance(&mut table, req, &loaded, s);
+        let note = (!options.view.one_run)
+            .then(|| mark_kernel_significance(&mut table, req, &loaded, s))
+            .flatten();
         significance(&options.view, note, notes)?;
         table.zoom = scope.map(|(_, path)| path);
         table.classifier = Some(classifier);
@@ -155,7 +163,9 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
         let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
         let s: Option<&Scope> = scope.as_ref().map(|(s, _)| s);
         let mut table = kernels_by_class(req, &loaded, &filter, &classifier, s);
-        let note = mark_class_significance(&mut table, req, &loaded, &classifier, s);
+        let note = (!options.view.one_run)
+            .then(|| mark_class_significance(&mut table, req, &loaded, &classifier, s))
+            .flatten();
         significance(&options.view, note, notes)?;
         table.zoom = scope.map(|(_, path)| path);
         shown(table, options.time.measure(), &options.view)
@@ -204,7 +214,7 @@ pub(super) fn loaded(req: &CompareRequest, command: &str, notes: &mut Notes) -> 
 /// returns the name filter.
 fn check(req: &CompareRequest, options: &ViewOptions, measures: &[&str]) -> Result<NameFilter> {
     if let Some(text) = &options.sort {
-        SortSpec::parse(text, measures).map_err(|e| Error::usage(format!("--sort: {e}")))?;
+        sort_spec(text, measures, options.one_run)?;
     }
     NameFilter::new(&req.include, &req.exclude)
 }
@@ -239,9 +249,13 @@ fn attribution_notes(req: &CompareRequest, loaded: &Loaded, notes: &mut Notes) {
 fn shown(mut table: ViewTable, time: &str, options: &ViewOptions) -> Result<Shown> {
     let time = table.measure(time).unwrap_or(0);
     let sort = match &options.sort {
-        Some(text) => SortSpec::parse(text, table.measures).map_err(|e| Error::usage(format!("--sort: {e}")))?,
+        Some(text) => sort_spec(text, table.measures, options.one_run)?,
         None => SortSpec::Column {
-            side: SortSide::AbsDiff,
+            side: if options.one_run {
+                SortSide::Control
+            } else {
+                SortSide::AbsDiff
+            },
             measure: time,
         },
     };
@@ -250,4 +264,21 @@ fn shown(mut table: ViewTable, time: &str, options: &ViewOptions) -> Result<Show
         table.rows.retain(|r| r.significant.get(time) == Some(&Some(true)));
     }
     Ok(Shown { table, time, sort })
+}
+
+/// A `--sort` key; with one run, a bare measure (`device-total`) sorts by the run's value, and
+/// keys of a second side or of a change are refused.
+fn sort_spec(text: &str, measures: &[&str], one_run: bool) -> Result<SortSpec> {
+    let parsed = SortSpec::parse(text, measures);
+    let spec = match parsed {
+        Err(_) if one_run => SortSpec::parse(&format!("control-{text}"), measures).or(parsed),
+        other => other,
+    }
+    .map_err(|e| Error::usage(format!("--sort: {e}")))?;
+    match spec {
+        SortSpec::Column { side, .. } if one_run && side != SortSide::Control => Err(Error::usage(format!(
+            "--sort {text}: one run has no test side nor change; sort by name or a measure (e.g. calls)"
+        ))),
+        spec => Ok(spec),
+    }
 }
