@@ -53,7 +53,7 @@ pub enum Pair<'a> {
         /// Where the comparison was saved.
         state_dir: &'a Path,
         /// The options given now, applied to the saved request.
-        adjust: &'a dyn Fn(CompareRequest) -> Result<CompareRequest>,
+        adjust: &'a (dyn Fn(CompareRequest) -> Result<CompareRequest> + Sync),
     },
 }
 
@@ -79,7 +79,7 @@ fn fresh(req: &CompareRequest, notes: &mut Notes) -> Result<Comparison> {
 
 fn saved(
     state_dir: &Path,
-    adjust: &dyn Fn(CompareRequest) -> Result<CompareRequest>,
+    adjust: &(dyn Fn(CompareRequest) -> Result<CompareRequest> + Sync),
     notes: &mut Notes,
 ) -> Result<Comparison> {
     let (saved, path) = state::load(state_dir)?;
