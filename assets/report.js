@@ -431,12 +431,29 @@ function tableNode() {
   for (let x = state.node; x; x = parentOf(x)) if (D.tables[x.id]) return x;
   return null;
 }
-function columns(t) {
+function columns(t, data) {
   const m = t.measures, M = m.length, gi = m.indexOf(t.group), ci = m.indexOf("calls");
   const get = (r, i, side) => r[1 + i + (side ? M : 0)];
   const gname = MEASURE_NAMES[t.group] + " µs";
+  const first = t.kind === "kc"
+    ? [{ title: "class", key: (r) => D.names[r[0]], text: (r) => D.names[r[0]], cls: () => "name", asc: true }]
+    : [{ title: "name", key: (r) => D.names[r[0]], text: (r) => shownName(D.names[r[0]]), cls: () => "name", asc: true }];
+  // Kernel rows carry their class (by index in D.classNames), in the row order of `data.rows`.
+  if (t.kind === "k" && data.class) {
+    const classOf = new Map(data.rows.map((r, i) => [r, D.classNames[data.class[i]]]));
+    first.push({ title: "class", key: (r) => classOf.get(r), text: (r) => classOf.get(r), asc: true });
+  }
+  // Class rows: each side's share of the node's kernel time (every kernel of the node is in some class).
+  const shares = [];
+  if (t.kind === "kc" && t.group === "device_total") {
+    const sums = [0, 1].map((side) => data.rows.reduce((a, r) => a + (get(r, gi, side) || 0), 0));
+    const share = (r, side) => (sums[side] > 0 ? (get(r, gi, side) || 0) / sums[side] : null);
+    const text = (v) => (v === null ? "–" : (100 * v).toFixed(1) + "%");
+    for (const side of [0, 1])
+      shares.push({ title: `${D.labels[side]} share`, key: (r) => share(r, side), text: (r) => text(share(r, side)) });
+  }
   return [
-    { title: "name", key: (r) => D.names[r[0]], text: (r) => shownName(D.names[r[0]]), cls: () => "name", asc: true },
+    ...first,
     { title: `${D.labels[0]} calls`, key: (r) => get(r, ci, 0), text: (r) => String(get(r, ci, 0)) },
     { title: `${D.labels[1]} calls`, key: (r) => get(r, ci, 1), text: (r) => String(get(r, ci, 1)) },
     { title: "Δ calls", key: (r) => get(r, ci, 1) - get(r, ci, 0), text: (r) => { const d = get(r, ci, 1) - get(r, ci, 0); return signed(String(d), d); } },
@@ -446,6 +463,7 @@ function columns(t) {
       cls: (r) => signClass(diffOf(get(r, gi, 0), get(r, gi, 1))) },
     { title: "Δ %", key: (r) => pctValue(get(r, gi, 0), get(r, gi, 1)), text: (r) => pctText(pctValue(get(r, gi, 0), get(r, gi, 1))),
       cls: (r) => signClass(pctValue(get(r, gi, 0), get(r, gi, 1))) },
+    ...shares,
   ];
 }
 const diffOf = (c, t) => (c === null || t === null ? null : t - c);
@@ -460,8 +478,8 @@ function drawTable(t) {
   table.textContent = "";
   const data = p === null ? null : D.tables[p.id][t.kind];
   const note = $(`${t.prefix}-note`);
-  if (!data) { note.textContent = "No table for this node."; return; }
-  const cols = columns(t);
+  if (!data || (t.kind === "kc" && !D.hasDevice)) { note.textContent = data ? "No device events." : "No table for this node."; return; }
+  const cols = columns(t, data);
   let rows = data.rows.filter((r) => !t.filter || D.names[r[0]].toLowerCase().includes(t.filter));
   if (t.sort) {
     const col = cols[t.sort.col];
@@ -486,9 +504,46 @@ function drawTable(t) {
   }
   table.append(el("thead", {}, head), body);
   const where = p === state.node ? "" : ` (tables go ${D.limits.depth} levels deep: showing ${p === ROOT ? "the step" : pathOf(p)}, the nearest node above)`;
-  note.textContent = `${rows.length} shown of ${data.rows.length} rows embedded, ${data.total} in this node ` +
-    `(the ${D.limits.rows} largest by |Δ| are embedded)${where}. Click a heading to sort.`;
+  note.textContent = t.kind === "kc"
+    ? `${rows.length} classes: every kernel of this node, by class (as tracediff kernels --by-class)${where}. Click a heading to sort.`
+    : `${rows.length} shown of ${data.rows.length} rows embedded, ${data.total} in this node ` +
+      `(the ${D.limits.rows} largest by |Δ| are embedded)${where}. Click a heading to sort.`;
 }
+
+// ---- aligned kernel sequences ------------------------------------------------------------------
+const seq = { status: "", filter: "" };
+function sequences() {
+  const A = D.aligned, note = $("seq-note"), table = $("seq-table"), box = $("seq-groups");
+  if (!A) { note.textContent = "No device events: no kernel sequences."; return; }
+  if (!box.childElementCount) {
+    const pct = (v) => (v === null ? "–" : (100 * v).toFixed(1) + "%");
+    box.append(el("p", { class: "note" }, `Device time in paired (same or changed) positions: ${D.labels[0]} ${pct(A.paired[0])}, ` +
+      `${D.labels[1]} ${pct(A.paired[1])}; (rank, step) windows summed: ${A.windows[0]} and ${A.windows[1]}. ` +
+      "Each side's kernels per stream, in order; a repeated layer is shown once (time summed over its repetitions). " +
+      "As tracediff kernels --aligned."));
+    for (const [g, c, t] of A.groups) box.append(el("p", { class: "note" }, `stream group ${g}: ${c}; ${t}`));
+  }
+  const name = (id) => (id === null ? "" : D.names[id]);
+  const rows = A.rows.filter((r) => (!seq.status || r[4] === seq.status) &&
+    (!seq.filter || [name(r[5]), name(r[6]), r[3]].some((x) => x.toLowerCase().includes(seq.filter))));
+  table.textContent = "";
+  const heads = ["group", "part", "pos", "class", "status", `${D.labels[0]} kernel`, `${D.labels[1]} kernel`,
+    `${D.labels[0]} µs`, `${D.labels[1]} µs`, "Δ µs"];
+  table.append(el("thead", {}, el("tr", {}, ...heads.map((h) => el("th", { scope: "col" }, h)))));
+  const body = el("tbody");
+  for (const [g, part, pos, cls, status, cn, tn, cd, td] of rows) {
+    const d = cd === null || td === null ? null : td - cd;
+    body.append(el("tr", {}, el("td", {}, String(g)), el("td", {}, part), el("td", {}, String(pos)), el("td", {}, cls),
+      el("td", {}, status), el("td", { class: "name", title: name(cn) }, shownName(name(cn))),
+      el("td", { class: "name", title: name(tn) }, shownName(name(tn))), el("td", {}, cd === null ? "–" : us(cd)),
+      el("td", {}, td === null ? "–" : us(td)), el("td", { class: signClass(d) }, d === null ? "–" : signed(us(d), d))));
+  }
+  table.append(body);
+  const more = A.total > A.rows.length ? ` (the first ${A.rows.length} of ${A.total} positions are embedded)` : "";
+  note.textContent = `${rows.length} positions shown${more}.`;
+}
+$("seq-status").addEventListener("change", (e) => { seq.status = e.target.value; sequences(); });
+$("seq-filter").addEventListener("input", (e) => { seq.filter = e.target.value.toLowerCase(); sequences(); });
 
 // ---- ops-diff ----------------------------------------------------------------------------------
 function opsDiff() {
@@ -510,10 +565,12 @@ function opsDiff() {
 
 // ---- wiring ------------------------------------------------------------------------------------
 const opTable = makeTable("op", "op", D.opMeasures), kTable = makeTable("k", "k", D.kMeasures);
+const kcTable = makeTable("kc", "kc", D.kMeasures);
 opTable.group = D.hasDevice ? "device_total" : "host_total";
 kTable.group = "device_total";
+kcTable.group = "device_total";
 $("op-group").value = opTable.group;
-if (!D.hasDevice) { $("k-group").disabled = true; }
+if (!D.hasDevice) { $("k-group").disabled = true; $("kc-group").disabled = true; }
 
 function render() {
   Object.assign(state, fromHash());
@@ -528,6 +585,7 @@ function render() {
   document.querySelectorAll(".in-node").forEach((s) => { s.textContent = where; });
   drawTable(opTable);
   drawTable(kTable);
+  drawTable(kcTable);
 }
 
 document.querySelectorAll("#time-toggle input").forEach((r) => {
@@ -542,4 +600,5 @@ header();
 overview();
 legend();
 opsDiff();
+sequences();
 render();

@@ -238,3 +238,150 @@ fn real_traces_are_classified_and_cross_vendor_pairs_align() {
         }
     }
 }
+
+#[test]
+fn the_flame_graph_takes_own_kernel_classes() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let rules = dir.path().join("rules.toml");
+    // Both vendors' GEMMs called elementwise: their frames are keyed by that class.
+    std::fs::write(&rules, "elementwise = [\"nvjet\", \"Cijk\"]\n").unwrap();
+    let folded = ok(&[
+        "flamegraph",
+        PAIR[0],
+        PAIR[1],
+        "--time",
+        "device",
+        "--folded",
+        "--kernel-classes",
+        rules.to_str().unwrap(),
+    ]);
+    assert!(
+        folded.lines().any(|l| l.ends_with(";elementwise #1 8000 10000")),
+        "{folded}"
+    );
+    assert!(!folded.contains(";gemm #"), "{folded}");
+}
+
+/// The report's page data of the pair (with `extra` options).
+fn report_data(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let path = dir.join("r.html");
+    let mut a = vec![
+        "report",
+        PAIR[0],
+        PAIR[1],
+        "--labels",
+        "h100,mi300",
+        "-o",
+        path.to_str().unwrap(),
+    ];
+    a.extend_from_slice(extra);
+    let out = run(&a);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    crate::report::data(&std::fs::read_to_string(&path).unwrap())
+}
+
+#[test]
+fn the_report_shows_classes_and_aligned_sequences_as_the_command_line() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let d = report_data(dir.path(), &[]);
+    let names: Vec<&str> = d["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let step = &d["tables"]["0"];
+    // The step's class table: `kernels --by-class`, row for row (calls and device total).
+    let cli = json(&args(&["--by-class"]));
+    let mut want: Vec<(String, i64, i64, i64, i64)> = cli["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let ns = |k: &str| (r[k].as_f64().unwrap() * 1000.0).round() as i64;
+            let calls = |k: &str| r[k].as_i64().unwrap();
+            (
+                r["name"].as_str().unwrap().to_string(),
+                calls("control_calls"),
+                calls("test_calls"),
+                ns("control_device_total"),
+                ns("test_device_total"),
+            )
+        })
+        .collect();
+    let m = d["kMeasures"].as_array().unwrap().len();
+    let mut got: Vec<(String, i64, i64, i64, i64)> = step["kc"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let v = |i: usize| r[i].as_i64().unwrap();
+            (
+                names[r[0].as_u64().unwrap() as usize].to_string(),
+                v(1),
+                v(1 + m),
+                v(2),
+                v(2 + m),
+            )
+        })
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    // Each kernel row's class is the CSV's class column.
+    let csv = ok(&args(&["--format", "csv"]));
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let class_col = reader.headers().unwrap().iter().position(|h| h == "class").unwrap();
+    let cli_class: std::collections::BTreeMap<String, String> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_string(), r[class_col].to_string())
+        })
+        .collect();
+    let class_names = d["classNames"].as_array().unwrap();
+    for (row, class) in step["k"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(step["k"]["class"].as_array().unwrap())
+    {
+        let name = names[row[0].as_u64().unwrap() as usize];
+        assert_eq!(class_names[class.as_u64().unwrap() as usize], cli_class[name], "{name}");
+    }
+    // The aligned sequences: `kernels --aligned`'s positions, statuses and times.
+    let aligned = json(&args(&["--aligned"]));
+    let rows = aligned["rows"].as_array().unwrap();
+    let page = d["aligned"]["rows"].as_array().unwrap();
+    assert_eq!(d["aligned"]["total"].as_u64().unwrap() as usize, rows.len());
+    assert_eq!(page.len(), rows.len());
+    for (p, c) in page.iter().zip(rows) {
+        assert_eq!(p[1], c["block"]);
+        assert_eq!(p[2], c["position"]);
+        assert_eq!(p[3], c["class"]);
+        assert_eq!(p[4], c["status"]);
+        let name = |v: &serde_json::Value| v.as_u64().map(|i| names[i as usize]);
+        assert_eq!(name(&p[5]), c["control"]["name"].as_str());
+        assert_eq!(name(&p[6]), c["test"]["name"].as_str());
+    }
+    // Own rules reach the page's classes.
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, "elementwise = [\"flash_fwd\"]\n").unwrap();
+    let d = report_data(dir.path(), &["--kernel-classes", rules.to_str().unwrap()]);
+    let names: Vec<&str> = d["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let classes: Vec<&str> = d["tables"]["0"]["kc"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| names[r[0].as_u64().unwrap() as usize])
+        .collect();
+    assert!(
+        !classes.contains(&"attention") && classes.contains(&"elementwise"),
+        "{classes:?}"
+    );
+}

@@ -26,7 +26,7 @@ fn report(pair: [&str; 2], dir: &Path, extra: &[&str]) -> (String, String) {
 }
 
 /// The JSON document embedded in the page.
-fn data(page: &str) -> Value {
+pub(crate) fn data(page: &str) -> Value {
     let start = page
         .find(r##"<script type="application/json" id="report-data">"##)
         .unwrap();
@@ -530,6 +530,14 @@ fn browser_device_tables_and_time_toggle() {
         return;
     };
     assert!(!column(&d, "k-table", 0).is_empty(), "kernel rows");
+    // The class table (with its shares) and the aligned sequences are drawn.
+    assert!(!column(&d, "kc-table", 0).is_empty(), "class rows");
+    assert!(column(&d, "kc-table", 8).iter().all(|s| s.ends_with('%')), "shares");
+    let positions = column(&d, "seq-table", 4).len();
+    assert!(positions > 0, "aligned positions");
+    d.exec(r##"const s = document.getElementById("seq-status"); s.value = "same"; s.dispatchEvent(new Event("change")); return true"##);
+    let same = column(&d, "seq-table", 4);
+    assert!(same.len() <= positions && same.iter().all(|s| s == "same"), "{same:?}");
     // The kernel time toggle, and the host/device toggle of the bars.
     let before = column(&d, "k-table", 4);
     d.exec(r##"const s = document.getElementById("k-group"); s.value = "device_max"; s.dispatchEvent(new Event("change")); return true"##);

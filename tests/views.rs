@@ -726,3 +726,40 @@ fn an_unchanged_ratio_reads_zero_points() {
         assert!(l.contains(" 0 pp ") && !l.contains("+0.0 pp"), "{l}\n{table}");
     }
 }
+
+/// A rank that ran none of the selected steps has no step time and no parts ('-', JSON null),
+/// not a 0 ns step; the other ranks' rows stand.
+#[test]
+fn a_rank_without_the_selected_step_has_no_step_time() {
+    let dir = tempfile::TempDir::new().unwrap();
+    for rank in ["rank0.json", "rank1.json"] {
+        let text = std::fs::read_to_string(format!("fixtures/ranks/control/{rank}")).unwrap();
+        let text = if rank == "rank1.json" {
+            text.replace("ProfilerStep#6", "ProfilerStep#9")
+        } else {
+            text
+        };
+        std::fs::write(dir.path().join(rank), text).unwrap();
+    }
+    let control = dir.path().to_str().unwrap();
+    let args = [
+        "overview",
+        control,
+        "fixtures/ranks/test",
+        "--rank",
+        "all",
+        "--iteration",
+        "6",
+    ];
+    let table = ok(&args);
+    let row = table.lines().find(|l| l.starts_with(" control rank 1")).unwrap();
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>()[3..],
+        ["0", "-", "-", "-", "-", "-"]
+    );
+    let json: serde_json::Value = serde_json::from_str(&ok(&[&args[..], &["--format", "json"]].concat())).unwrap();
+    let rank1 = &json["control"]["per_rank"][1];
+    assert_eq!((rank1["windows"].as_i64(), rank1["step_us"].is_null()), (Some(0), true));
+    assert!(rank1["compute_us"].is_null() && rank1["idle"].is_null());
+    assert_eq!(json["control"]["per_rank"][0]["step_us"], 500);
+}

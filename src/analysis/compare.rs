@@ -57,6 +57,10 @@ pub struct CompareRequest {
     /// rows are per step wherever more than one step or run is used.
     #[serde(default)]
     pub totals: bool,
+    /// `--kernel-classes`: a TOML file of kernel-class patterns tried before the built-in rules
+    /// (docs/kernel-classes.md#your-own-rules); `None`: the built-in rules alone.
+    #[serde(default)]
+    pub kernel_classes: Option<PathBuf>,
 }
 
 impl CompareRequest {
@@ -80,6 +84,7 @@ impl CompareRequest {
             beyond_shift: true,
             step_marker: None,
             totals: false,
+            kernel_classes: None,
         }
     }
 }
@@ -101,6 +106,15 @@ impl CompareRequest {
     /// against HTA's output.
     pub fn is_hta(&self) -> bool {
         self.python_frames && !self.normalize_names
+    }
+
+    /// The kernel classes: the patterns of [`CompareRequest::kernel_classes`] first, then the
+    /// built-in rules.
+    pub fn classifier(&self) -> Result<crate::analysis::classes::Classifier> {
+        match &self.kernel_classes {
+            Some(path) => crate::analysis::classes::Classifier::from_file(path),
+            None => Ok(crate::analysis::classes::Classifier::builtin()),
+        }
     }
 
     /// How events become rows.
@@ -299,8 +313,8 @@ pub fn mark_significance(
         )]);
     }
     let keying = req.keying();
-    let c = crate::analysis::gate::measure(control, c_res, req.device, &keying, false)?;
-    let t = crate::analysis::gate::measure(test, t_res, req.device, &keying, false)?;
+    let c = crate::analysis::per_step::measure(control, c_res, req.device, &keying, false)?;
+    let t = crate::analysis::per_step::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
     let (shift, not_looked_for) = run_shift_of(req, control, test, [c_res, t_res])?;
@@ -308,7 +322,7 @@ pub fn mark_significance(
     // Where a shift applies, the rows of device events (kernels, copies, sets, GPU annotations)
     // take the device's factor (none where only the host moved) and the others the host's.
     let on_device = if comparison.shift.applied {
-        crate::analysis::gate::device_row_keys([(control, c_res), (test, t_res)], &keying, false)?
+        crate::analysis::per_step::device_row_keys([(control, c_res), (test, t_res)], &keying, false)?
     } else {
         Default::default()
     };
@@ -339,12 +353,12 @@ pub fn mark_significance(
 /// ([`crate::analysis::one_run`]); the note where some were cleared.
 fn temper_one_run(
     rows: &mut [crate::analysis::diff::Row],
-    samples: [&crate::analysis::gate::Samples; 2],
+    samples: [&crate::analysis::per_step::Samples; 2],
     (floor, about_center): (f64, bool),
     labels: [&str; 2],
 ) -> Option<String> {
     use crate::analysis::one_run::{PairRow, scatter_note, temper};
-    let split = |s: &crate::analysis::gate::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
+    let split = |s: &crate::analysis::per_step::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
         s.op(name).into_iter().map(|(n, d)| (d as f64, n as f64)).unzip()
     };
     let values: Vec<[(Vec<f64>, Vec<f64>); 2]> = rows

@@ -15,6 +15,7 @@
 //!   total.
 
 use crate::analysis::align::{AlignedNode, NodeKind, Source, Times};
+use crate::analysis::classes::Classifier;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, STEP_KEY};
 use crate::model::calltree::{CallTree, NONE};
@@ -102,21 +103,28 @@ impl FlameStacks {
 /// The stacks of `time`, or when none is asked for: device time on a pair with kernels under its
 /// operators, host self time otherwise (also where the device events launched from no operator).
 /// One rule for the command, the report and Python: on a GPU pair the question is the kernels.
-pub fn flame_stacks_default(diff: &ModuleDiff, loaded: &Loaded, time: Option<FlameTime>) -> FlameStacks {
+pub fn flame_stacks_default(
+    diff: &ModuleDiff,
+    loaded: &Loaded,
+    time: Option<FlameTime>,
+    classifier: &Classifier,
+) -> FlameStacks {
     if let Some(time) = time {
-        return flame_stacks(diff, loaded, time);
+        return flame_stacks(diff, loaded, time, classifier);
     }
     if diff.has_device.iter().any(|&d| d) {
-        let device = flame_stacks(diff, loaded, FlameTime::Device);
+        let device = flame_stacks(diff, loaded, FlameTime::Device, classifier);
         if !device.stacks.is_empty() {
             return device;
         }
     }
-    flame_stacks(diff, loaded, FlameTime::Host)
+    flame_stacks(diff, loaded, FlameTime::Host, classifier)
 }
 
-/// Builds the stacks of both sides from the module diff of `loaded`.
-pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime) -> FlameStacks {
+/// Builds the stacks of both sides from the module diff of `loaded`. With device time, a
+/// kernel frame whose names differ between the sides is keyed by `classifier`'s class and its
+/// position (docs/flamegraph.md).
+pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime, classifier: &Classifier) -> FlameStacks {
     let mut stacks: BTreeMap<String, [i64; 2]> = BTreeMap::new();
     let mut kernel_order: [Vec<String>; 2] = Default::default();
     for (side, order) in kernel_order.iter_mut().enumerate() {
@@ -132,8 +140,7 @@ pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime) -> Flam
         *order = walker.kernel_order.into_inner();
     }
     if time == FlameTime::Device {
-        let classifier = crate::analysis::classes::Classifier::builtin();
-        stacks = crate::analysis::classes::flame::key_by_class(stacks, &kernel_order, &classifier);
+        stacks = crate::analysis::classes::flame::key_by_class(stacks, &kernel_order, classifier);
     }
     FlameStacks { time, stacks }
 }

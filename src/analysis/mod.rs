@@ -18,6 +18,7 @@ pub mod modules_noise;
 pub mod names;
 pub mod noise;
 pub mod one_run;
+pub mod per_step;
 pub mod replicates;
 pub mod report;
 pub mod runs;

@@ -324,7 +324,35 @@ pub(crate) fn file_trees(
         }
     }
     let forward = forward_modules(file, tree, &roles, &node_of_row, &builder);
-    for &(row, backward) in &backward_rows {
+    place_backward(&mut builder, &forward, &backward_rows, inside_backward);
+    if device {
+        let launched = launched_device_ns(file, tree);
+        for (&(_, it), &id) in roots.iter().zip(&root_ids) {
+            builder.nodes[id].times.device_total_ns = Some(root_device_ns(&launched, it, iterations.is_none()));
+        }
+    }
+    root_ids.into_iter().map(|r| builder.finish(r)).collect()
+}
+
+/// The device time launched in iteration `it` (`whole`: in the whole file).
+fn root_device_ns(launched: &std::collections::BTreeMap<i64, i64>, it: i64, whole: bool) -> i64 {
+    if whole {
+        launched.values().sum()
+    } else {
+        launched.get(&it).copied().unwrap_or(0)
+    }
+}
+
+/// Places each top-level autograd operator's backward node (`backward_rows`: row, node) under
+/// the forward module `forward` links its row to, and moves the annotations inside one
+/// (`inside_backward`: node, operator row) with it to the module's mirror.
+fn place_backward(
+    builder: &mut Builder<'_>,
+    forward: &FxHashMap<usize, usize>,
+    backward_rows: &[(usize, usize)],
+    inside_backward: Vec<(usize, usize)>,
+) {
+    for &(row, backward) in backward_rows {
         if let Some(&module) = forward.get(&row) {
             builder.place_backward(backward, module, row);
         }
@@ -338,18 +366,6 @@ pub(crate) fn file_trees(
             }
         }
     }
-    if device {
-        let launched = launched_device_ns(file, tree);
-        for (&(_, it), &id) in roots.iter().zip(&root_ids) {
-            let ns = if iterations.is_none() {
-                launched.values().sum()
-            } else {
-                launched.get(&it).copied().unwrap_or(0)
-            };
-            builder.nodes[id].times.device_total_ns = Some(ns);
-        }
-    }
-    root_ids.into_iter().map(|r| builder.finish(r)).collect()
 }
 
 /// For each top-level autograd operator that a `fwdbwd` flow links to a forward operator inside
@@ -771,27 +787,5 @@ pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_zoom_path_may_start_with_the_step() {
-        assert_eq!(without_root("ProfilerStep/Net[0]", "ProfilerStep"), "Net[0]");
-        assert_eq!(without_root("ProfilerStep", "ProfilerStep"), "");
-        assert_eq!(
-            without_root("Net[0]/ProfilerStep", "ProfilerStep"),
-            "Net[0]/ProfilerStep"
-        );
-        assert_eq!(without_root("ProfilerSteps/x", "ProfilerStep"), "ProfilerSteps/x");
-    }
-
-    #[test]
-    fn module_keys_drop_the_instance_number() {
-        assert_eq!(module_key("nn.Module: Bottleneck_43"), Some("Bottleneck"));
-        assert_eq!(module_key("nn.Module: Linear_0"), Some("Linear"));
-        assert_eq!(module_key("nn.Module: My_Block_7"), Some("My_Block"));
-        assert_eq!(module_key("nn.Module: ResNet"), Some("ResNet"));
-        assert_eq!(module_key("nn.Module: Weird_"), Some("Weird_"));
-        assert_eq!(module_key("aten::mm"), None);
-    }
-}
+#[path = "modules_tests.rs"]
+mod tests;

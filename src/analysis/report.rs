@@ -5,6 +5,8 @@
 //! and the terminal agree on the same selection.
 
 use crate::analysis::align::{AlignedNode, Status, child_path};
+use crate::analysis::classes::Classifier;
+use crate::analysis::classes::sequences::{Aligned, aligned};
 use crate::analysis::compare::{CompareRequest, compare_sides};
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::flamegraph::{FlameStacks, flame_stacks_default};
@@ -12,6 +14,7 @@ use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, modules};
 use crate::analysis::modules_noise::{NodeSignificance, module_significance_both};
 use crate::analysis::scopes::NodeScopes;
+use crate::analysis::views::classes::classes_of_kernels;
 use crate::analysis::views::kernels::{kernels, kernels_per_node};
 use crate::analysis::views::operators::{operators, operators_per_node};
 use crate::analysis::views::overview::{Overview, overview_for_request};
@@ -44,6 +47,8 @@ pub struct NodeTables {
     pub operators: ViewTable,
     /// The kernel view inside the node, at most the limit's rows.
     pub kernels: ViewTable,
+    /// The node's kernels by class (every kernel of the node, not only the rows kept).
+    pub classes: ViewTable,
     /// The row counts before the cut (operators, kernels).
     pub totals: (usize, usize),
 }
@@ -72,6 +77,9 @@ pub struct Report {
     /// Per module node, whether its host time and its device time (in that order) changed
     /// beyond run-to-run noise (docs/significance.md), or why that was not estimated.
     pub significance: std::result::Result<[NodeSignificance; 2], String>,
+    /// The kernel sequences of the selection aligned by class (`kernels --aligned`), where
+    /// either side has device events.
+    pub aligned: Option<Aligned>,
 }
 
 impl Report {
@@ -88,16 +96,19 @@ impl Report {
 /// Builds the report of a loaded pair.
 pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Result<Report> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
+    let classifier = req.classifier()?;
     let diff = modules(req, loaded)?;
     let comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
     let mut nodes = Vec::new();
     reachable(&diff.root, limits.depth, &mut nodes);
-    let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows);
+    let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows, &classifier);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     // The flame graph's default time: device on a GPU pair, as its module chart.
-    let flame = flame_stacks_default(&diff, loaded, None);
+    let flame = flame_stacks_default(&diff, loaded, None, &classifier);
     let significance = module_significance_both(req, loaded, &diff);
+    let aligned = has_device.then(|| aligned(req, loaded, &classifier));
     Ok(Report {
+        aligned,
         significance,
         flame,
         request: req.clone(),
@@ -135,6 +146,7 @@ fn all_node_tables(
     filter: &NameFilter,
     nodes: &[(&AlignedNode, String)],
     rows: usize,
+    classifier: &Classifier,
 ) -> Vec<NodeTables> {
     let scoped: Vec<&AlignedNode> = nodes.iter().filter(|n| !n.1.is_empty()).map(|n| n.0).collect();
     let scopes = NodeScopes::of(loaded, &scoped);
@@ -155,25 +167,37 @@ fn all_node_tables(
             } else {
                 scoped_tables.next()?
             };
-            Some(node_tables(node, path, ops, ks, rows))
+            Some(node_tables(node, path, ops, ks, rows, classifier))
         })
         .collect()
 }
 
-fn node_tables(node: &AlignedNode, path: &str, mut ops: ViewTable, mut ks: ViewTable, rows: usize) -> NodeTables {
+fn node_tables(
+    node: &AlignedNode,
+    path: &str,
+    mut ops: ViewTable,
+    mut ks: ViewTable,
+    rows: usize,
+    classifier: &Classifier,
+) -> NodeTables {
     let totals = (ops.rows.len(), ks.rows.len());
+    ks.classifier = Some(classifier.clone());
+    // Grouped before the cut: the class rows hold every kernel of the node.
+    let mut classes = classes_of_kernels(&ks, classifier);
     let op_time = if ops.has_device { "device_total" } else { "host_total" };
     cut(&mut ops, op_time, rows);
     cut(&mut ks, "device_total", rows);
     if !path.is_empty() {
         ops.zoom = Some(path.to_string());
         ks.zoom = Some(path.to_string());
+        classes.zoom = Some(path.to_string());
     }
     NodeTables {
         path: path.to_string(),
         id: node.id,
         operators: ops,
         kernels: ks,
+        classes,
         totals,
     }
 }

@@ -99,7 +99,7 @@ fn mean_step_ns(side: &SummarySide, resolved: &Resolved, device: Device, keying:
     if resolved.iterations.is_none() {
         return Ok(0.0);
     }
-    let samples = crate::analysis::gate::measure(side, resolved, device, keying, true)?;
+    let samples = crate::analysis::per_step::measure(side, resolved, device, keying, true)?;
     let steps: Vec<f64> = samples.step_ns.iter().map(|&s| s as f64).collect();
     Ok(crate::analysis::noise::mean(&steps))
 }

@@ -6,8 +6,8 @@
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::RunShift;
-use crate::analysis::gate::{Samples, Times, measure_times};
 use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
+use crate::analysis::per_step::{Samples, Times, measure_times};
 use crate::analysis::select::{Device, Resolved};
 use crate::error::Result;
 use crate::input::load::SummarySide;

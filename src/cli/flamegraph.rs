@@ -45,6 +45,10 @@ pub struct FlamegraphArgs {
     /// control (also what shrank or vanished in test).
     #[arg(long, value_enum, default_value_t = FlameWidths::Test, conflicts_with_all = ["side", "folded"])]
     pub widths: FlameWidths,
+    /// Kernel-class patterns (TOML) tried before the built-in rules: a kernel frame whose names
+    /// differ between the sides is keyed by its class and position (docs/kernel-classes.md).
+    #[arg(long, value_name = "FILE")]
+    pub kernel_classes: Option<PathBuf>,
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
@@ -83,7 +87,8 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
         "flamegraph",
         "it draws the module tree whole (--time picks host or device time)",
     )?;
-    let req = view_request(&args.pair, &SelectArgs::from(&args.select));
+    let mut req = view_request(&args.pair, &SelectArgs::from(&args.select));
+    req.kernel_classes = args.kernel_classes.clone();
     let options = FlameRequest {
         time: args.time,
         side: args.side.map(|s| match s {

@@ -17,7 +17,8 @@ per child, host or device time, the cumulative line of each side, and beneath it
 difference and their running sum; click a bar to zoom into that child, and Back, the breadcrumb
 or the browser's back button to zoom out. The operator and kernel tables (tracediff operators /
 kernels --zoom PATH) follow the node: sortable by every column, with a filter box and a time
-toggle. Then HTA's counts and duration charts (tracediff plot), the differential flame graph of
+toggle; so does the kernel class table (kernels --by-class), and the kernel sequences aligned by
+class (kernels --aligned) follow beneath. Then HTA's counts and duration charts (tracediff plot), the differential flame graph of
 host time (tracediff flamegraph; a still picture here) and the ops-diff categories.
 Tables are embedded for the nodes down to --table-depth levels below the step, each cut to its
 --table-rows rows of largest |Δ| (device total time where there are device events, else host
@@ -69,12 +70,17 @@ pub struct ReportArgs {
     /// (a slower or faster machine); by default nodes are judged beyond that shift.
     #[arg(long, help_heading = "Report")]
     pub no_run_shift: bool,
+    /// Kernel-class patterns (TOML) tried before the built-in rules, for the class tables, the
+    /// aligned sequences and the flame graph (docs/kernel-classes.md).
+    #[arg(long, value_name = "FILE", help_heading = "Report")]
+    pub kernel_classes: Option<PathBuf>,
 }
 
 pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     commands::check_html(&args.output)?;
     let mut req = view_request(&args.pair, &args.select);
     req.beyond_shift = !args.no_run_shift;
+    req.kernel_classes = args.kernel_classes.clone();
     let r = finish(commands::report(&req, args.tables.limits()), env)?;
     let wrote = commands::write_report(&r, &args.output)?;
     finish(

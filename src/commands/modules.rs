@@ -156,9 +156,10 @@ pub struct FlameRequest {
 pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>> {
     collect(|notes| {
         let loaded = loaded(req, "flamegraph", notes)?;
+        let classifier = req.classifier()?;
         let diff = crate::analysis::modules::modules(req, &loaded)?;
         notes.caveats(loaded.overlap_notes(&req.labels));
-        let stacks = flame_stacks_default(&diff, &loaded, options.time);
+        let stacks = flame_stacks_default(&diff, &loaded, options.time, &classifier);
         let side = options.side.map(|s| match s {
             FlameSide::Control => 0,
             FlameSide::Test => 1,

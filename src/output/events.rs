@@ -211,20 +211,7 @@ pub fn write_events_table(
         Ok(())
     })
     .map_err(io)?;
-    let mut shown = vec![true; cols.len()];
-    if width != usize::MAX && table.total() > width {
-        let longest = table.widths[NAME];
-        let mut values = table.widths.clone();
-        values[NAME] = 0;
-        let attrs: Vec<Vec<usize>> = (CORE_COLUMNS.len()..cols.len()).rev().map(|k| vec![k]).collect();
-        let mut order: Vec<&[usize]> = attrs.iter().map(Vec::as_slice).collect();
-        order.extend([&[10][..], &[9], &[8], &[4], &[11], &[1]]);
-        // The name's own column counts as a value of width 0 (its padding) above.
-        let (keep, name_width) = super::render::fit_columns(longest, &values, 0, &order, width + 2);
-        shown = keep;
-        shown[NAME] = true;
-        table.widths[NAME] = name_width;
-    }
+    let shown = shown_columns(&mut table, cols.len(), width);
     let pick = |cells: Vec<String>| -> Vec<String> {
         cells
             .into_iter()
@@ -270,6 +257,29 @@ pub fn write_events_table(
         writeln!(out, "{}", super::render::wrap_line(&line, width)).map_err(io)?;
     }
     Ok(written)
+}
+
+/// Which of the `count` columns of `table` (their widths measured) are shown in `width`: the
+/// attribute columns go first (rightmost first), then `partner`, `correlation`, `stream`,
+/// `pid`, `iteration` and `rank`, and the name (column 2) is cut to what they leave (set in
+/// `table`'s widths).
+fn shown_columns(table: &mut Columns, count: usize, width: usize) -> Vec<bool> {
+    const NAME: usize = 2;
+    let mut shown = vec![true; count];
+    if width != usize::MAX && table.total() > width {
+        let longest = table.widths[NAME];
+        let mut values = table.widths.clone();
+        values[NAME] = 0;
+        let attrs: Vec<Vec<usize>> = (CORE_COLUMNS.len()..count).rev().map(|k| vec![k]).collect();
+        let mut order: Vec<&[usize]> = attrs.iter().map(Vec::as_slice).collect();
+        order.extend([&[10][..], &[9], &[8], &[4], &[11], &[1]]);
+        // The name's own column counts as a value of width 0 (its padding) above.
+        let (keep, name_width) = super::render::fit_columns(longest, &values, 0, &order, width + 2);
+        shown = keep;
+        shown[NAME] = true;
+        table.widths[NAME] = name_width;
+    }
+    shown
 }
 
 /// What [`each_row`] calls: the row's number and cells.

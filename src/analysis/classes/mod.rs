@@ -97,7 +97,9 @@ impl std::fmt::Display for KernelClass {
 /// match deciding; `other` where none matches.
 #[derive(Debug, Clone)]
 pub struct Classifier {
-    set: RegexSet,
+    /// Shared by clones: a cloned `RegexSet` starts with an empty match cache and builds its
+    /// automaton again, which cost the report a second on a ResNet pair (a clone per table).
+    set: std::sync::Arc<RegexSet>,
     classes: Vec<KernelClass>,
 }
 
@@ -125,7 +127,7 @@ impl Classifier {
             .chain(rules::RULES.iter().map(|r| r.class))
             .collect();
         Ok(Classifier {
-            set: RegexSet::new(patterns)?,
+            set: std::sync::Arc::new(RegexSet::new(patterns)?),
             classes,
         })
     }

@@ -3,7 +3,7 @@
 //! kernels of the class, so the rows sum exactly to the kernel total.
 
 use super::kernels::{KernelSums, MEASURES, values};
-use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewTable, accumulate_pair, join};
+use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_pair, join};
 use crate::analysis::classes::Classifier;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
@@ -103,4 +103,59 @@ fn per_file(
         }
     }
     out
+}
+
+/// The by-class table of a kernel table (not by operator): its rows grouped by the class of
+/// their name, each class the sum of its kernels' calls and totals and the least and greatest
+/// of their minima and maxima. Built from the whole table, before any cut, the rows sum to the
+/// kernel total exactly as [`kernels_by_class`]'s; the report groups each module node's kernel
+/// table this way instead of reading the events once more per node.
+pub fn classes_of_kernels(kernels: &ViewTable, classifier: &Classifier) -> ViewTable {
+    let mut sums: [[KernelSums; 2]; 12] = [[KernelSums::default(); 2]; 12];
+    for row in &kernels.rows {
+        let class = classifier.classify(&row.name) as usize;
+        for (side, values) in [&row.control, &row.test].into_iter().enumerate() {
+            if let Some(s) = sums_of(values) {
+                sums[class][side].merge(&s);
+            }
+        }
+    }
+    let rows = crate::analysis::classes::KernelClass::ALL
+        .iter()
+        .zip(sums)
+        .filter(|(_, s)| s.iter().any(|s| *s != KernelSums::default()))
+        .map(|(class, [c, t])| ViewRow {
+            operator: None,
+            name: class.name().to_string(),
+            control: values(Some(&c)),
+            test: values(Some(&t)),
+            significant: Vec::new(),
+        })
+        .collect();
+    ViewTable {
+        kind: ViewKind::Classes,
+        by_operator: false,
+        measures: MEASURES,
+        rows,
+        control: kernels.control.clone(),
+        test: kernels.test.clone(),
+        request: kernels.request.clone(),
+        has_device: kernels.has_device,
+        zoom: kernels.zoom.clone(),
+        significance: false,
+        shift: Default::default(),
+        classifier: Some(classifier.clone()),
+        step_total_ns: kernels.step_total_ns,
+    }
+}
+
+/// A kernel row's sums back from its values (calls, total, mean, min, max); `None` for a side
+/// without calls.
+fn sums_of(values: &[Option<i64>]) -> Option<KernelSums> {
+    match values {
+        [Some(calls), Some(total), _, Some(min), Some(max)] if *calls > 0 => {
+            Some(KernelSums::of(*calls, *total, *min, *max))
+        }
+        _ => None,
+    }
 }

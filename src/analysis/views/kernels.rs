@@ -45,6 +45,11 @@ impl Default for KernelSums {
 }
 
 impl KernelSums {
+    /// Sums made of `calls` events totalling `total` ns, the shortest `min`, the longest `max`.
+    pub(crate) fn of(calls: i64, total: i64, min: i64, max: i64) -> KernelSums {
+        KernelSums { calls, total, min, max }
+    }
+
     pub(crate) fn add(&mut self, dur: i64) {
         self.merge(&KernelSums {
             calls: 1,

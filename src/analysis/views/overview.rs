@@ -182,9 +182,11 @@ pub struct RankParts {
     pub rank: i64,
     /// Number of its windows measured.
     pub windows: usize,
-    /// The mean window length (step time), in ns.
-    pub step_ns: i64,
-    /// The means of the parts; `None` when the side has no device events.
+    /// The mean window length (step time), in ns; `None` for a rank that ran none of the
+    /// selected steps (not a 0 ns step).
+    pub step_ns: Option<i64>,
+    /// The means of the parts; `None` when the side has no device events or the rank ran none
+    /// of the selected steps.
     pub parts: Option<BreakdownMean>,
 }
 
@@ -425,8 +427,8 @@ fn parts(files: &[&FileSummary], selected: &[Vec<&Window>]) -> Parts {
         per_rank.push(RankParts {
             rank: file.rank(),
             windows: ws.len(),
-            step_ns: rank_ns / ws.len().max(1) as i64,
-            parts: with_parts.then(|| BreakdownMean::of(rank_total, ws.len())),
+            step_ns: (!ws.is_empty()).then(|| rank_ns / ws.len() as i64),
+            parts: (with_parts && !ws.is_empty()).then(|| BreakdownMean::of(rank_total, ws.len())),
         });
         total = total + rank_total;
         windows += ws.len();
@@ -461,11 +463,11 @@ fn ratio(max: i64, median: f64) -> f64 {
 /// Only ranks that ran a selected step count: a rank without one has no step time (not a 0 ns
 /// one, which would make every other rank a straggler).
 fn straggler(per_rank: &[RankParts], per_step: &[StepParts]) -> Option<Straggler> {
-    let ran: Vec<&RankParts> = per_rank.iter().filter(|r| r.windows > 0).collect();
+    let ran: Vec<(i64, i64)> = per_rank.iter().filter_map(|r| Some((r.rank, r.step_ns?))).collect();
     if ran.len() < 2 {
         return None;
     }
-    let slowest = ran.iter().max_by_key(|r| (r.step_ns, std::cmp::Reverse(r.rank)))?;
+    let &(slowest_rank, slowest_ns) = ran.iter().max_by_key(|(rank, ns)| (*ns, std::cmp::Reverse(*rank)))?;
     let mut by_step: std::collections::BTreeMap<Option<i64>, Vec<&StepParts>> = std::collections::BTreeMap::new();
     for s in per_step {
         by_step.entry(s.step).or_default().push(s);
@@ -484,10 +486,10 @@ fn straggler(per_rank: &[RankParts], per_step: &[StepParts]) -> Option<Straggler
             })
         })
         .collect();
-    let rank_median = median(ran.iter().map(|r| r.step_ns).collect());
+    let rank_median = median(ran.iter().map(|(_, ns)| *ns).collect());
     Some(Straggler {
-        rank: slowest.rank,
-        max_over_median: ratio(slowest.step_ns, rank_median),
+        rank: slowest_rank,
+        max_over_median: ratio(slowest_ns, rank_median),
         per_step,
     })
 }

@@ -24,7 +24,7 @@ pub fn render_aligned(a: &Aligned, format: Format, style: TableStyle) -> String 
 
 /// The class of a row: the sides' class where they agree or one side has none, else
 /// `control/test`.
-fn class_text(r: &AlignedRow) -> String {
+pub(super) fn class_text(r: &AlignedRow) -> String {
     match (&r.control, &r.test) {
         (Some(c), Some(t)) if c.class != t.class => format!("{}/{}", c.class, t.class),
         (Some(s), _) | (None, Some(s)) => s.class.to_string(),
@@ -118,7 +118,7 @@ fn json(a: &Aligned) -> String {
 }
 
 /// How a side's shape reads in a group's heading.
-fn shape_text(label: &str, s: Option<&Shape>) -> String {
+pub(super) fn shape_text(label: &str, s: Option<&Shape>) -> String {
     match s {
         None => format!("{label}: no such stream"),
         Some(s) if s.period == 0 => format!("{label}: stream {}, {} kernels, no repeated layer", s.stream, s.events),

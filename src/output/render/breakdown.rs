@@ -16,9 +16,9 @@ pub struct OverviewOptions {
 
 /// The step time and parts of one row as JSON (µs), after `first`'s keys; the parts are null
 /// without device events (a CPU-only side: the step time alone).
-fn parts_json(first: Map<String, Value>, step_ns: i64, b: Option<&BreakdownMean>) -> Value {
+fn parts_json(first: Map<String, Value>, step_ns: Option<i64>, b: Option<&BreakdownMean>) -> Value {
     let mut m = first;
-    m.insert("step_us".into(), json_us(step_ns));
+    m.insert("step_us".into(), step_ns.map_or(Value::Null, json_us));
     let parts = b.map(|b| {
         [
             b.compute_ns,
@@ -135,7 +135,7 @@ pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map
             .map(|r| {
                 parts_json(
                     keys(&[("rank", json!(r.rank)), ("step", json!(r.step))]),
-                    r.step_ns,
+                    Some(r.step_ns),
                     r.parts.as_ref(),
                 )
             })
@@ -182,9 +182,9 @@ const PART_HEADERS: [&str; 5] = ["step time", "compute", "exposed comm", "expose
 const PART_HEADERS_TWO_LINES: [&str; 5] = ["step\ntime", "compute", "exposed\ncomm", "exposed\nmemory", "GPU\nidle"];
 
 /// The step time and the parts, '-' where the side has no device events.
-fn part_cells(step_ns: i64, b: Option<&BreakdownMean>) -> Vec<String> {
+fn part_cells(step_ns: Option<i64>, b: Option<&BreakdownMean>) -> Vec<String> {
     let parts = b.map(|b| [b.compute_ns, b.comm_exposed_ns, b.memory_exposed_ns, b.idle_ns]);
-    let mut cells = vec![fmt_duration(step_ns, false)];
+    let mut cells = vec![step_ns.map_or("-".to_string(), |ns| fmt_duration(ns, false))];
     match parts {
         Some(ns) => cells.extend(ns.iter().map(|&ns| fmt_duration(ns, false))),
         None => cells.extend(std::iter::repeat_n("-".to_string(), 4)),
@@ -192,8 +192,9 @@ fn part_cells(step_ns: i64, b: Option<&BreakdownMean>) -> Vec<String> {
     cells
 }
 
-/// One row of a table: its name, an extra cell (the rank's steps), the step time and parts.
-type Row<'a> = (String, Option<String>, i64, Option<&'a BreakdownMean>);
+/// One row of a table: its name, an extra cell (the rank's steps), the step time (none for a
+/// rank that ran no selected step) and parts.
+type Row<'a> = (String, Option<String>, Option<i64>, Option<&'a BreakdownMean>);
 
 /// A table of `names` × parts: Markdown, or the terminal's fitted to `width` display columns
 /// (`usize::MAX`: whole), its headers on two lines where one would not fit.
@@ -277,7 +278,12 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width
                         String::new()
                     };
                     let step = r.step.map_or("whole trace".to_string(), |n| format!("step {n}"));
-                    (format!("{}{rank} {step}", s.label), None, r.step_ns, r.parts.as_ref())
+                    (
+                        format!("{}{rank} {step}", s.label),
+                        None,
+                        Some(r.step_ns),
+                        r.parts.as_ref(),
+                    )
                 })
             })
             .collect();

@@ -383,7 +383,6 @@ fn number_cells(r: &Row) -> [String; 7] {
 /// Written a row at a time: two passes over the rows (widths, then text), no copy of them.
 pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
-    let (cl, tl) = (&c.control.label, &c.test.label);
     let width = if style.full_names { usize::MAX } else { style.width };
     writeln!(out, "{}", wrap_line(&describe_side(&c.control), width))?;
     writeln!(out, "{}", wrap_line(&describe_side(&c.test), width))?;
@@ -398,87 +397,97 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
     if view.rows.is_empty() {
         writeln!(out, "(no rows)")?;
     } else {
-        let marks = marks_significance(c);
-        let mut header = vec![
-            c.naming.column().to_string(),
-            format!("{cl}\ncount"),
-            format!("{tl}\ncount"),
-            "Δ\ncount".to_string(),
-            format!("{cl}\ntime"),
-            format!("{tl}\ntime"),
-            "Δ\ntime".to_string(),
-            "Δ\ntime %".to_string(),
-        ];
-        let mut right = vec![false, true, true, true, true, true, true, true];
-        if marks {
-            header.push("sig".to_string());
-            right.push(false);
-        }
-        let mut cols = Columns::new(right);
-        for (k, h) in header.iter().enumerate() {
-            cols.fit(k, h);
-        }
-        let mut longest = text_width(&header[0]);
-        for r in &view.rows {
-            longest = longest.max(text_width(&r.name));
-            for (k, cell) in number_cells(r).iter().enumerate() {
-                cols.fit(k + 1, cell);
-            }
-        }
-        // Names get what the number columns leave of the width; when that is too little, the
-        // per-side counts go first, then the per-side times, then Δ count (docs/commands.md).
-        let (shown, name_width) = if style.full_names || style.width == usize::MAX {
-            (vec![true; header.len() - 1], longest)
-        } else {
-            fit_columns(longest, &cols.widths[1..], 1, &[&[0, 1], &[3, 4], &[2]], style.width)
-        };
-        let cuts = if name_width < longest {
-            Cuts::new(view.rows.len(), |i| &view.rows[i].name, name_width)
-        } else {
-            Cuts::new(0, |_| "", usize::MAX)
-        };
-        cols.widths[0] = name_width;
-        fn keep<'a>(cells: Vec<&'a str>, shown: &[bool]) -> Vec<&'a str> {
-            let mut kept = vec![cells[0]];
-            kept.extend(cells[1..].iter().zip(shown).filter(|(_, s)| **s).map(|(c, _)| *c));
-            kept
-        }
-        let mut right = vec![false];
-        right.extend(
-            cols.widths[1..]
-                .iter()
-                .zip(&shown)
-                .enumerate()
-                .filter(|(_, (_, s))| **s)
-                .map(|(k, _)| k < 7),
-        );
-        let mut widths = vec![name_width];
-        widths.extend(
-            cols.widths[1..]
-                .iter()
-                .zip(&shown)
-                .filter(|(_, s)| **s)
-                .map(|(w, _)| *w),
-        );
-        let mut cols = Columns::new(right);
-        cols.widths = widths;
-        cols.row(&keep(header.iter().map(String::as_str).collect(), &shown), out)?;
-        cols.rule(out)?;
-        for (i, r) in view.rows.iter().enumerate() {
-            let name = cuts.cut(i, &r.name);
-            let nums = number_cells(r);
-            let mut cells: Vec<&str> = vec![&*name];
-            cells.extend(nums.iter().map(String::as_str));
-            if marks {
-                cells.push(if r.significant == Some(true) { "*" } else { "" });
-            }
-            cols.row(&keep(cells, &shown), out)?;
-        }
+        rows_table(view, style, out)?;
     }
     for line in summary_lines(view) {
         writeln!(out, "{}", wrap_line(&line, width))?;
     }
     Ok(())
+}
+
+/// The rows of [`table`] as aligned columns fitted to `style` (see there).
+fn rows_table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let c = view.comparison;
+    let (cl, tl) = (&c.control.label, &c.test.label);
+    let marks = marks_significance(c);
+    let mut header = vec![
+        c.naming.column().to_string(),
+        format!("{cl}\ncount"),
+        format!("{tl}\ncount"),
+        "Δ\ncount".to_string(),
+        format!("{cl}\ntime"),
+        format!("{tl}\ntime"),
+        "Δ\ntime".to_string(),
+        "Δ\ntime %".to_string(),
+    ];
+    let mut right = vec![false, true, true, true, true, true, true, true];
+    if marks {
+        header.push("sig".to_string());
+        right.push(false);
+    }
+    let mut cols = Columns::new(right);
+    for (k, h) in header.iter().enumerate() {
+        cols.fit(k, h);
+    }
+    let mut longest = text_width(&header[0]);
+    for r in &view.rows {
+        longest = longest.max(text_width(&r.name));
+        for (k, cell) in number_cells(r).iter().enumerate() {
+            cols.fit(k + 1, cell);
+        }
+    }
+    // Names get what the number columns leave of the width; when that is too little, the
+    // per-side counts go first, then the per-side times, then Δ count (docs/commands.md).
+    let (shown, name_width) = if style.full_names || style.width == usize::MAX {
+        (vec![true; header.len() - 1], longest)
+    } else {
+        fit_columns(longest, &cols.widths[1..], 1, &[&[0, 1], &[3, 4], &[2]], style.width)
+    };
+    let cuts = if name_width < longest {
+        Cuts::new(view.rows.len(), |i| &view.rows[i].name, name_width)
+    } else {
+        Cuts::new(0, |_| "", usize::MAX)
+    };
+    cols.widths[0] = name_width;
+    let mut right = vec![false];
+    right.extend(
+        cols.widths[1..]
+            .iter()
+            .zip(&shown)
+            .enumerate()
+            .filter(|(_, (_, s))| **s)
+            .map(|(k, _)| k < 7),
+    );
+    let mut widths = vec![name_width];
+    widths.extend(
+        cols.widths[1..]
+            .iter()
+            .zip(&shown)
+            .filter(|(_, s)| **s)
+            .map(|(w, _)| *w),
+    );
+    let mut cols = Columns::new(right);
+    cols.widths = widths;
+    cols.row(&keep(header.iter().map(String::as_str).collect(), &shown), out)?;
+    cols.rule(out)?;
+    for (i, r) in view.rows.iter().enumerate() {
+        let name = cuts.cut(i, &r.name);
+        let nums = number_cells(r);
+        let mut cells: Vec<&str> = vec![&*name];
+        cells.extend(nums.iter().map(String::as_str));
+        if marks {
+            cells.push(if r.significant == Some(true) { "*" } else { "" });
+        }
+        cols.row(&keep(cells, &shown), out)?;
+    }
+    Ok(())
+}
+
+/// The name cell and the value cells `shown` keeps.
+fn keep<'a>(cells: Vec<&'a str>, shown: &[bool]) -> Vec<&'a str> {
+    let mut kept = vec![cells[0]];
+    kept.extend(cells[1..].iter().zip(shown).filter(|(_, s)| **s).map(|(c, _)| *c));
+    kept
 }
 
 /// Whether a table has the `sig` column: significance was estimated for its rows.

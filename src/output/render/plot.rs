@@ -7,6 +7,7 @@ use crate::analysis::diff::{Comparison, Row, SortKey, sort_rows};
 use crate::error::{Error, Result};
 use crate::output::visible::visible;
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 use std::fmt::Write;
@@ -326,24 +327,8 @@ where
     let key_height = key_rows * line + KEY_MARGIN;
     let (plot_area, key_area) = root.split_vertically(h - key_height);
 
-    let diffs: Vec<f64> = chart.groups.iter().map(|(_, c, t)| t - c).collect();
-    let max = chart
-        .groups
-        .iter()
-        .map(|(_, c, t)| c.max(*t))
-        .fold(0.0, f64::max)
-        .max(diffs.iter().copied().fold(0.0, f64::max));
-    let min = diffs.iter().copied().fold(0.0, f64::min);
-    let (div, unit) = unit_for(max.max(-min), chart.duration);
-    let (lo, hi) = (min / div, max / div);
-    let pad = ((hi - lo) * 0.08).max(1e-9);
-    let bottom = if lo < 0.0 { lo - pad } else { 0.0 };
-    // Room above the highest bar for the legend in the upper right, so that it never hides a
-    // bar: LEGEND_ROOM pixels of the plot's height, in the y axis' unit.
-    let plot_px = f64::from((h - key_height - PLOT_CHROME_HEIGHT).max(LEGEND_ROOM + 20));
-    let room = f64::from(LEGEND_ROOM);
-    let top = (hi + pad).max(hi + (hi - bottom) * room / (plot_px - room));
-    let y_range = bottom..top;
+    let (div, unit, y_range) = y_axis(chart, h - key_height);
+    let (bottom, top) = (y_range.start, y_range.end);
 
     let font = |size: i32| (FAMILY, size).into_font();
     let mut cc = ChartBuilder::on(&plot_area)
@@ -401,6 +386,43 @@ where
         BLACK.stroke_width(2),
     )))
     .map_err(err)?;
+    legend(&mut cc, chart)?;
+    draw_key(&key_area, chart, w, key_rows)?;
+    Ok(hot)
+}
+
+/// The plot's value axis for a plot area `plot_height` pixels high: the divisor of the values
+/// and its unit, and the range shown (room left above the bars for the legend).
+fn y_axis(chart: &Chart, plot_height: i32) -> (f64, &'static str, std::ops::Range<f64>) {
+    let diffs: Vec<f64> = chart.groups.iter().map(|(_, c, t)| t - c).collect();
+    let max = chart
+        .groups
+        .iter()
+        .map(|(_, c, t)| c.max(*t))
+        .fold(0.0, f64::max)
+        .max(diffs.iter().copied().fold(0.0, f64::max));
+    let min = diffs.iter().copied().fold(0.0, f64::min);
+    let (div, unit) = unit_for(max.max(-min), chart.duration);
+    let (lo, hi) = (min / div, max / div);
+    let pad = ((hi - lo) * 0.08).max(1e-9);
+    let bottom = if lo < 0.0 { lo - pad } else { 0.0 };
+    // Room above the highest bar for the legend in the upper right, so that it never hides a
+    // bar: LEGEND_ROOM pixels of the plot's height, in the y axis' unit.
+    let plot_px = f64::from((plot_height - PLOT_CHROME_HEIGHT).max(LEGEND_ROOM + 20));
+    let room = f64::from(LEGEND_ROOM);
+    let top = (hi + pad).max(hi + (hi - bottom) * room / (plot_px - room));
+    (div, unit, bottom..top)
+}
+
+/// The bar chart's drawing context.
+type Bars<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The legend in the upper right: the two sides and their difference.
+fn legend<'a, DB: DrawingBackend + 'a>(cc: &mut Bars<'a, DB>, chart: &Chart) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let font = |size: i32| (FAMILY, size).into_font();
     let labels = [
         chart.labels[0].clone(),
         chart.labels[1].clone(),
@@ -422,9 +444,22 @@ where
         .label_font(font(16))
         .draw()
         .map_err(err)?;
+    Ok(())
+}
 
-    // The key.
-    let col_width = (w - 60) / 2;
+/// The key under the chart, `width` pixels wide: the numbered full names, cut to a column, in
+/// two columns of `key_rows` rows.
+fn draw_key<DB: DrawingBackend>(
+    key_area: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+    width: i32,
+    key_rows: i32,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let font = |size: i32| (FAMILY, size).into_font();
+    let col_width = (width - 60) / 2;
     let max_chars = (col_width as f64 / 8.6) as usize;
     let shown: Vec<&str> = chart
         .groups
@@ -438,12 +473,12 @@ where
         key_area
             .draw(&Text::new(
                 text,
-                (30 + col * col_width, 8 + row * line),
+                (30 + col * col_width, 8 + row * KEY_LINE),
                 font(15).color(&BLACK),
             ))
             .map_err(err)?;
     }
-    Ok(hot)
+    Ok(())
 }
 
 /// How many decimals the labels of a value axis spanning `span` need, all labels alike (`0.5`,

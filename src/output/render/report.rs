@@ -4,6 +4,7 @@
 //! from the plot renderer. Pure: a [`Report`] in, the page's text out.
 
 use super::Format;
+use super::aligned::{class_text, shape_text};
 use super::compare::side_json;
 use super::flamegraph::{self, FlameOptions, FlameView, FlameWidths};
 use super::ops_diff::OpsDiffView;
@@ -11,6 +12,8 @@ use super::plot::{ImageFormat, chart_of, draw};
 use super::views::render_overview;
 use super::waterfall::{Waterfall, draw_waterfall};
 use crate::analysis::align::{AlignedNode, Times};
+use crate::analysis::classes::KernelClass;
+use crate::analysis::classes::sequences::Aligned;
 use crate::analysis::diff::{Category, Comparison, Row, SortKey};
 use crate::analysis::flamegraph::FlameTime;
 use crate::analysis::report::{NodeTables, Report};
@@ -25,6 +28,10 @@ const SCRIPT: &str = include_str!("../../../assets/report.js");
 
 /// Rows per ops-diff category in the page (the rest are counted).
 pub const OPS_DIFF_ROWS: usize = 500;
+
+/// Positions of the aligned kernel sequences in the page (the rest are counted; the command
+/// line's `kernels --aligned --format csv` has them all).
+pub const ALIGNED_ROWS: usize = 2000;
 
 /// Charts' size in the page (pixels of the SVG's own coordinates; the page scales them).
 const CHART_SIZE: (u32, u32) = (1200, 620);
@@ -272,8 +279,10 @@ fn data(report: &Report) -> String {
         "significance": significance,
         "opMeasures": op_measures,
         "kMeasures": k_measures,
-        "names": names.list,
         "opsDiff": ops_diff(c),
+        "classNames": KernelClass::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
+        "aligned": report.aligned.as_ref().map(|a| aligned(a, &mut names)),
+        "names": names.list,
     });
     // The node list and the tables go in as text, made one by one: as `Value`s the 40,000
     // nodes of a long step took 125 MB.
@@ -366,9 +375,66 @@ impl Names {
 }
 
 fn node_tables(t: &NodeTables, names: &mut Names) -> Value {
+    let mut kernels = table(&t.kernels, t.totals.1, names);
+    // Each kernel row's class, by its index in `classNames`.
+    if let (Some(classifier), Value::Object(k)) = (&t.kernels.classifier, &mut kernels) {
+        let classes: Vec<usize> = t
+            .kernels
+            .rows
+            .iter()
+            .map(|r| classifier.classify(&r.name) as usize)
+            .collect();
+        k.insert("class".into(), json!(classes));
+    }
     json!({
         "op": table(&t.operators, t.totals.0, names),
-        "k": table(&t.kernels, t.totals.1, names),
+        "k": kernels,
+        "kc": table(&t.classes, t.classes.rows.len(), names),
+    })
+}
+
+/// The aligned kernel sequences: each side's share of device time in paired positions, each
+/// stream group's shapes as the terminal heads them, and the first [`ALIGNED_ROWS`] positions
+/// `[group, part, position, class, status, control name id, test name id, control ns, test ns]`
+/// (`null` where a side has no kernel there).
+fn aligned(a: &Aligned, names: &mut Names) -> Value {
+    let [c, t] = [&a.control.label, &a.test.label];
+    let groups: Vec<Value> = a
+        .groups
+        .iter()
+        .map(|g| {
+            json!([
+                g.index,
+                shape_text(c, g.control.as_ref()),
+                shape_text(t, g.test.as_ref())
+            ])
+        })
+        .collect();
+    let rows: Vec<Value> = a
+        .rows
+        .iter()
+        .take(ALIGNED_ROWS)
+        .map(|r| {
+            let (cs, ts) = (r.control.as_ref(), r.test.as_ref());
+            json!([
+                r.group,
+                r.part.name(),
+                r.position,
+                class_text(r),
+                r.status.name(),
+                cs.map(|s| names.id(&s.name)),
+                ts.map(|s| names.id(&s.name)),
+                cs.map(|s| s.dur_ns),
+                ts.map(|s| s.dur_ns),
+            ])
+        })
+        .collect();
+    json!({
+        "paired": a.paired_share(),
+        "windows": a.windows,
+        "groups": groups,
+        "total": a.rows.len(),
+        "rows": rows,
     })
 }
 

@@ -346,89 +346,22 @@ pub fn load_side_with<T: RankedFile>(
 ) -> Result<SideOf<T>> {
     let (paths, discover_notes) = discover_with_notes(input)?;
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
-    let worlds: Vec<Option<i64>>;
-    let (present, files) = if everything {
+    let (present, files, worlds) = if everything {
         // One file at a time on every thread (see `load_pair_with`), or side by side when there
         // are more files than threads; the first error in path order stops it.
         let files = load_files(&paths, load_file)?;
-        worlds = files.iter().map(|f| f.declared_world_size()).collect();
-        let present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = files
+        let worlds: Vec<Option<i64>> = files.iter().map(|f| f.declared_world_size()).collect();
+        let present: Vec<Scanned> = files
             .iter()
             .zip(&paths)
             .map(|(f, p)| (f.declared_rank(), p.clone(), Some(f.step_numbers())))
             .collect();
-        (present, files)
+        (present, files, worlds)
     } else {
-        // 1. Each file's rank: its head only, when distributedInfo comes before traceEvents.
-        let scans: Vec<Header> = try_map_files(&paths, |p| scan(p, false))?;
-        worlds = scans.iter().map(|h| h.world_size).collect();
-        let mut present: Vec<(Option<i64>, PathBuf, Option<Vec<i64>>)> = scans
-            .into_iter()
-            .zip(&paths)
-            .map(|(h, p)| (h.rank, p.clone(), h.steps))
-            .collect();
-        let lowest = present.iter().map(|(r, _, _)| r.unwrap_or(0)).min();
-        let wanted = |rank: i64| {
-            picks.iter().any(|p| match p {
-                Pick::All => true,
-                Pick::Lowest => Some(rank) == lowest,
-                Pick::List(v) => v.contains(&rank),
-            })
-        };
-        // 2. Parse the chosen files; with `want_steps`, read the others' steps alongside.
-        enum Work<T> {
-            Parse(Box<T>),
-            Steps(Vec<i64>),
-            Nothing,
-        }
-        let one = |(rank, path, _): &(Option<i64>, PathBuf, Option<Vec<i64>>)| -> Result<Work<T>> {
-            if wanted(rank.unwrap_or(0)) {
-                load_file(path).map(|f| Work::Parse(Box::new(f)))
-            } else if want_steps {
-                let h = scan(path, true)?;
-                Ok(Work::Steps(h.steps.unwrap_or_default()))
-            } else {
-                Ok(Work::Nothing)
-            }
-        };
-        let chosen = present.iter().filter(|(r, _, _)| wanted(r.unwrap_or(0))).count();
-        let work: Vec<Work<T>> = if files_side_by_side(chosen) || (want_steps && files_side_by_side(present.len())) {
-            try_map_files(&present, one)?
-        } else {
-            present.iter().map(one).collect::<Result<_>>()?
-        };
-        let mut files = Vec::new();
-        for ((_, _, steps), w) in present.iter_mut().zip(work) {
-            match w {
-                Work::Parse(f) => {
-                    *steps = Some(f.step_numbers());
-                    files.push(*f);
-                }
-                Work::Steps(s) => *steps = Some(s),
-                Work::Nothing => {}
-            }
-        }
-        (present, files)
+        load_picked(&paths, picks, want_steps, load_file, scan)?
     };
     check_time_budget(input, &files)?;
-    let mut present: Vec<(i64, PathBuf, bool, Option<Vec<i64>>)> = present
-        .into_iter()
-        .map(|(r, p, s)| (r.unwrap_or(0), p, r.is_some(), s))
-        .collect();
-    present.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-    for pair in present.windows(2) {
-        if pair[0].0 == pair[1].0 {
-            return Err(Error::input(
-                input,
-                format!(
-                    "two trace files with rank {}: {} and {} (pass one file to compare it alone)",
-                    pair[0].0,
-                    pair[0].1.display(),
-                    pair[1].1.display()
-                ),
-            ));
-        }
-    }
+    let present = by_rank(input, present)?;
     let mut notes = discover_notes;
     // A side of one file is that file (a job traced on one rank only, as is common): its
     // world size is kept, no rank is missing.
@@ -452,6 +385,117 @@ pub fn load_side_with<T: RankedFile>(
     }
     let mut files: Vec<Arc<T>> = files.into_iter().map(Arc::new).collect();
     files.sort_by_key(|f| f.rank());
+    notes.extend(file_notes(input, &files));
+    Ok(SideOf {
+        input: input.to_path_buf(),
+        present: present
+            .into_iter()
+            .map(|(rank, path, _, steps)| PresentFile { rank, path, steps })
+            .collect(),
+        files,
+        notes,
+        world_size: ranks.world_size,
+        missing_ranks: ranks.missing,
+    })
+}
+
+/// A file of a side as first looked at: its declared rank, its path, its steps where read.
+type Scanned = (Option<i64>, PathBuf, Option<Vec<i64>>);
+
+/// The files of a side as looked at, the files loaded, and each file's declared world size.
+type Picked<T> = (Vec<Scanned>, Vec<T>, Vec<Option<i64>>);
+
+/// A file of a side by rank: its rank, its path, whether the rank was declared, its steps.
+type Ranked = (i64, PathBuf, bool, Option<Vec<i64>>);
+
+/// The files of `paths` whose ranks `picks` selects, loaded; every file as looked at, and each
+/// file's declared world size.
+fn load_picked<T: RankedFile>(
+    paths: &[PathBuf],
+    picks: &[&Pick],
+    want_steps: bool,
+    load_file: &LoadFn<'_, T>,
+    scan: &ScanFn<'_>,
+) -> Result<Picked<T>> {
+    // 1. Each file's rank: its head only, when distributedInfo comes before traceEvents.
+    let scans: Vec<Header> = try_map_files(paths, |p| scan(p, false))?;
+    let worlds = scans.iter().map(|h| h.world_size).collect();
+    let mut present: Vec<Scanned> = scans
+        .into_iter()
+        .zip(paths)
+        .map(|(h, p)| (h.rank, p.clone(), h.steps))
+        .collect();
+    let lowest = present.iter().map(|(r, _, _)| r.unwrap_or(0)).min();
+    let wanted = |rank: i64| {
+        picks.iter().any(|p| match p {
+            Pick::All => true,
+            Pick::Lowest => Some(rank) == lowest,
+            Pick::List(v) => v.contains(&rank),
+        })
+    };
+    // 2. Parse the chosen files; with `want_steps`, read the others' steps alongside.
+    enum Work<T> {
+        Parse(Box<T>),
+        Steps(Vec<i64>),
+        Nothing,
+    }
+    let one = |(rank, path, _): &Scanned| -> Result<Work<T>> {
+        if wanted(rank.unwrap_or(0)) {
+            load_file(path).map(|f| Work::Parse(Box::new(f)))
+        } else if want_steps {
+            let h = scan(path, true)?;
+            Ok(Work::Steps(h.steps.unwrap_or_default()))
+        } else {
+            Ok(Work::Nothing)
+        }
+    };
+    let chosen = present.iter().filter(|(r, _, _)| wanted(r.unwrap_or(0))).count();
+    let work: Vec<Work<T>> = if files_side_by_side(chosen) || (want_steps && files_side_by_side(present.len())) {
+        try_map_files(&present, one)?
+    } else {
+        present.iter().map(one).collect::<Result<_>>()?
+    };
+    let mut files = Vec::new();
+    for ((_, _, steps), w) in present.iter_mut().zip(work) {
+        match w {
+            Work::Parse(f) => {
+                *steps = Some(f.step_numbers());
+                files.push(*f);
+            }
+            Work::Steps(s) => *steps = Some(s),
+            Work::Nothing => {}
+        }
+    }
+    Ok((present, files, worlds))
+}
+
+/// The files of side `input` by rank (rank 0 where none is declared), then path: (rank, path,
+/// whether the rank was declared, steps). Two files with one rank are an error.
+fn by_rank(input: &Path, present: Vec<Scanned>) -> Result<Vec<Ranked>> {
+    let mut present: Vec<Ranked> = present
+        .into_iter()
+        .map(|(r, p, s)| (r.unwrap_or(0), p, r.is_some(), s))
+        .collect();
+    present.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for pair in present.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            return Err(Error::input(
+                input,
+                format!(
+                    "two trace files with rank {}: {} and {} (pass one file to compare it alone)",
+                    pair[0].0,
+                    pair[0].1.display(),
+                    pair[1].1.display()
+                ),
+            ));
+        }
+    }
+    Ok(present)
+}
+
+/// The notes about the loaded files of side `input`: begin/end events left out, no steps.
+fn file_notes<T: RankedFile>(input: &Path, files: &[Arc<T>]) -> Vec<String> {
+    let mut notes = Vec::new();
     for f in files.iter().filter(|f| f.begin_end_events() > 0) {
         notes.push(format!(
             "left out {} begin/end events (ph B/E or b/e) of {}: tracediff reads complete events (ph X) only",
@@ -465,17 +509,7 @@ pub fn load_side_with<T: RankedFile>(
             input.display()
         ));
     }
-    Ok(SideOf {
-        input: input.to_path_buf(),
-        present: present
-            .into_iter()
-            .map(|(rank, path, _, steps)| PresentFile { rank, path, steps })
-            .collect(),
-        files,
-        notes,
-        world_size: ranks.world_size,
-        missing_ranks: ranks.missing,
-    })
+    notes
 }
 
 /// Loads every file of `paths` with `load_file`, in order: one at a time (each file's parse

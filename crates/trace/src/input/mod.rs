@@ -10,6 +10,8 @@ mod fields;
 // The parser's per-event plumbing (chunks, borrowed fields): used by `parse` and `pipeline`
 // only; the public way in is `load` (or `parse`).
 pub(crate) mod event;
+// One event's text parsed into an entry (serde_json), which `event`'s chunks are made of.
+mod entry;
 pub mod load;
 pub mod number;
 pub mod parse;

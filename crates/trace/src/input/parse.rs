@@ -246,105 +246,135 @@ enum Top {
 /// The top-level object, member by member.
 fn read_object(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events) -> Result<Top, Fail> {
     let mut head = Head::default();
-    let (mut seen_events, mut seen_info, mut seen_devices) = (false, false, false);
+    let mut seen = Seen::default();
     let mut first = true;
-    loop {
-        let (mut i, mut b) = next_byte(input, 0)?;
-        if b == b'}' && first {
-            input.consume(i + 1);
-            break;
-        }
-        if !first {
-            match b {
-                b'}' => {
-                    input.consume(i + 1);
-                    break;
-                }
-                b',' => (i, b) = next_byte(input, i + 1)?,
-                _ => {
-                    return Err(syntax(
-                        input,
-                        i,
-                        format!("expected ',' or '}}', found {}", describe_byte(b)),
-                    ));
-                }
-            }
-        }
+    while let Some((key, v, b)) = next_member(input, first)? {
         first = false;
-        if b != b'"' {
-            return Err(syntax(
-                input,
-                i,
-                format!("expected a key string, found {}", describe_byte(b)),
-            ));
-        }
-        let end = value_end(input, i, 1)?;
-        let key: String = parse_slice(input, i, end, |text| {
-            event::deserialize(text, |de| serde::Deserialize::deserialize(de))
-        })?;
-        let (colon, b) = next_byte(input, end)?;
-        if b != b':' {
-            return Err(syntax(
-                input,
-                colon,
-                format!("expected ':', found {}", describe_byte(b)),
-            ));
-        }
-        let (v, b) = next_byte(input, colon + 1)?;
-        let at = input.offset() + v as u64;
-        match key.as_str() {
-            "traceEvents" => {
-                if seen_events {
-                    return Err(Fail::At(at, "'traceEvents' appears twice".to_string()));
-                }
-                seen_events = true;
-                if b != b'[' {
-                    return Err(Fail::At(
-                        at,
-                        format!("'traceEvents' must be an array, found {}", kind_of(b)),
-                    ));
-                }
-                if mode == Mode::Rank && head.declared_rank.is_some() {
-                    return Ok(Top::Early(head));
-                }
-                input.consume(v + 1);
-                events.read(input, 2, false)?;
-            }
-            "deviceProperties" if matches!(mode, Mode::Full | Mode::Summary) => {
-                let end = value_end(input, v, 1)?;
-                let devices = parse_slice(input, v, end, device_properties)?;
-                // A second copy that says the same is harmless; one that differs would make
-                // the device depend on which copy is read (docs/robustness.md#ids-and-ranks).
-                if seen_devices && devices != head.devices {
-                    return Err(Fail::At(
-                        at,
-                        "'deviceProperties' appears twice, describing different devices".to_string(),
-                    ));
-                }
-                seen_devices = true;
-                head.devices = devices;
-                input.consume(end);
-            }
-            "distributedInfo" => {
-                if seen_info {
-                    return Err(Fail::At(at, "'distributedInfo' appears twice".to_string()));
-                }
-                seen_info = true;
-                let end = value_end(input, v, 1)?;
-                (head.declared_rank, head.declared_world_size) = parse_slice(input, v, end, distributed_info)?;
-                input.consume(end);
-            }
-            _ => {
-                let end = value_end(input, v, 1)?;
-                parse_slice(input, v, end, |text| check_value(text.as_bytes()))?;
-                input.consume(end);
-            }
+        if read_member(input, (mode, &mut *events), (&key, v, b), &mut head, &mut seen)? {
+            return Ok(Top::Early(head));
         }
     }
-    if !seen_events {
+    if !seen.events {
         return Err(Fail::Whole("not a Kineto trace: no 'traceEvents' array".to_string()));
     }
     Ok(Top::Done(head))
+}
+
+/// The members of the top-level object met so far that may appear once.
+#[derive(Default)]
+struct Seen {
+    events: bool,
+    info: bool,
+    devices: bool,
+}
+
+/// The next member of the top-level object: its key, and where its value starts (the offset in
+/// the input's data, and the value's first byte). `None` past the object's closing brace (read).
+fn next_member(input: &mut Input<ReadAhead<'_>>, first: bool) -> Result<Option<(String, usize, u8)>, Fail> {
+    let (mut i, mut b) = next_byte(input, 0)?;
+    if b == b'}' && first {
+        input.consume(i + 1);
+        return Ok(None);
+    }
+    if !first {
+        match b {
+            b'}' => {
+                input.consume(i + 1);
+                return Ok(None);
+            }
+            b',' => (i, b) = next_byte(input, i + 1)?,
+            _ => {
+                return Err(syntax(
+                    input,
+                    i,
+                    format!("expected ',' or '}}', found {}", describe_byte(b)),
+                ));
+            }
+        }
+    }
+    if b != b'"' {
+        return Err(syntax(
+            input,
+            i,
+            format!("expected a key string, found {}", describe_byte(b)),
+        ));
+    }
+    let end = value_end(input, i, 1)?;
+    let key: String = parse_slice(input, i, end, |text| {
+        event::deserialize(text, |de| serde::Deserialize::deserialize(de))
+    })?;
+    let (colon, b) = next_byte(input, end)?;
+    if b != b':' {
+        return Err(syntax(
+            input,
+            colon,
+            format!("expected ':', found {}", describe_byte(b)),
+        ));
+    }
+    let (v, b) = next_byte(input, colon + 1)?;
+    Ok(Some((key, v, b)))
+}
+
+/// Reads the value of member `key`, which starts at `v` with byte `b`, into `head` (or, for
+/// `traceEvents`, `events`). Returns whether reading stops here (`Mode::Rank` with the rank
+/// known before the events).
+fn read_member(
+    input: &mut Input<ReadAhead<'_>>,
+    (mode, events): (Mode, &mut Events),
+    (key, v, b): (&str, usize, u8),
+    head: &mut Head,
+    seen: &mut Seen,
+) -> Result<bool, Fail> {
+    let at = input.offset() + v as u64;
+    match key {
+        "traceEvents" => {
+            if seen.events {
+                return Err(Fail::At(at, "'traceEvents' appears twice".to_string()));
+            }
+            seen.events = true;
+            if b != b'[' {
+                return Err(Fail::At(
+                    at,
+                    format!("'traceEvents' must be an array, found {}", kind_of(b)),
+                ));
+            }
+            if mode == Mode::Rank && head.declared_rank.is_some() {
+                return Ok(true);
+            }
+            input.consume(v + 1);
+            events.read(input, 2, false)?;
+        }
+        "deviceProperties" if matches!(mode, Mode::Full | Mode::Summary) => {
+            let end = value_end(input, v, 1)?;
+            let devices = parse_slice(input, v, end, device_properties)?;
+            // A second copy that says the same is harmless; one that differs would make
+            // the device depend on which copy is read (docs/robustness.md#ids-and-ranks).
+            if seen.devices && devices != head.devices {
+                return Err(Fail::At(
+                    at,
+                    "'deviceProperties' appears twice, describing different devices".to_string(),
+                ));
+            }
+            seen.devices = true;
+            head.devices = devices;
+            input.consume(end);
+        }
+        "distributedInfo" => {
+            if seen.info {
+                return Err(Fail::At(at, "'distributedInfo' appears twice".to_string()));
+            }
+            seen.info = true;
+            let end = value_end(input, v, 1)?;
+            (head.declared_rank, head.declared_world_size) = parse_slice(input, v, end, distributed_info)?;
+            input.consume(end);
+        }
+        _ => {
+            let end = value_end(input, v, 1)?;
+            parse_slice(input, v, end, |text| check_value(text.as_bytes()))?;
+            input.consume(end);
+        }
+    }
+    Ok(false)
 }
 
 fn syntax<R: Read>(input: &Input<R>, at: usize, what: String) -> Fail {
@@ -464,410 +494,8 @@ fn device_properties(text: &str) -> Result<Vec<DeviceProperties>, event::Failure
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<ParsedTrace> {
-        parse_trace(
-            text.as_bytes(),
-            Path::new("t.json"),
-            Compression::None,
-            &AttrRequest::default(),
-        )
-    }
-
-    /// A reader that hands out at most `n` bytes per call, to exercise chunk boundaries.
-    struct Trickle<'a> {
-        data: &'a [u8],
-        n: usize,
-    }
-    impl Read for Trickle<'_> {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let k = self.n.min(buf.len()).min(self.data.len());
-            buf[..k].copy_from_slice(&self.data[..k]);
-            self.data = &self.data[k..];
-            Ok(k)
-        }
-    }
-
-    const SMALL: &str = r#"{"schemaVersion": 1, "traceEvents": [
-        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": "7", "ts": 10.5, "dur": 2.25,
-         "args": {"External id": 3, "stream": "0x0", "Input Dims": [[2, 3]]}},
-        {"ph": "X", "cat": "kernel", "name": "gemm\u0020k", "pid": 0, "tid": 7, "ts": 12, "dur": 1,
-         "args": {"stream": 7, "correlation": 99}},
-        {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "ts": 0, "dur": 100},
-        {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "ts": 11},
-        {"ph": "M", "name": "process_name", "args": {"name": "x"}}
-    ], "distributedInfo": {"backend": "nccl", "rank": 3}}"#;
-
-    #[test]
-    fn keeps_the_world_size() {
-        let t = parse(&SMALL.replace(r#""rank": 3}"#, r#""rank": 3, "world_size": "8"}"#)).unwrap();
-        assert_eq!((t.declared_rank, t.declared_world_size), (Some(3), Some(8)));
-    }
-
-    #[test]
-    fn keeps_complete_events_with_their_columns() {
-        let t = parse(SMALL).unwrap();
-        assert_eq!(t.declared_rank, Some(3));
-        assert_eq!(t.declared_world_size, None);
-        assert_eq!(t.total_events, 5);
-        let e = &t.events;
-        assert_eq!(e.len(), 2);
-        assert_eq!(e.index, vec![0, 1]);
-        assert_eq!(t.strings.resolve(e.name[0]), "aten::mm");
-        assert_eq!(t.strings.resolve(e.name[1]), "gemm k");
-        assert_eq!(t.strings.resolve(e.cat[1]), "kernel");
-        assert_eq!(e.ts_ns, vec![10_500, 12_000]);
-        assert_eq!(e.dur_ns, vec![2_250, 1_000]);
-        assert_eq!(e.stream.to_vec(), vec![-1, 7]);
-        assert_eq!(e.correlation.to_vec(), vec![-1, 99]);
-        assert_eq!(e.tid[0], e.tid[1], "\"7\" and 7 are the same thread");
-        assert_eq!(t.json_bytes, SMALL.len() as u64);
-    }
-
-    #[test]
-    fn chunk_boundaries_do_not_change_the_result() {
-        let whole = parse(SMALL).unwrap();
-        for n in [1, 2, 3, 7, 64] {
-            let t = parse_trace(
-                Trickle {
-                    data: SMALL.as_bytes(),
-                    n,
-                },
-                Path::new("t.json"),
-                Compression::None,
-                &AttrRequest::default(),
-            )
-            .unwrap();
-            assert_eq!(t.events.ts_ns, whole.events.ts_ns);
-            assert_eq!(t.events.name, whole.events.name);
-            assert_eq!(t.declared_rank, Some(3));
-        }
-    }
-
-    fn err_bytes(bytes: &[u8]) -> String {
-        parse_trace(bytes, Path::new("t.json"), Compression::None, &AttrRequest::default())
-            .expect_err("should fail")
-            .to_string()
-    }
-
-    fn err(text: &str) -> String {
-        parse(text).expect_err("should fail").to_string()
-    }
-
-    #[test]
-    fn bad_input_is_named_with_its_place() {
-        assert_eq!(err(""), "empty file (t.json)");
-        assert_eq!(err("  "), "empty file (t.json)");
-        assert_eq!(
-            err(r#""a string""#),
-            "not a trace: the JSON text is a string, not an object (t.json: byte 0)"
-        );
-        assert_eq!(
-            err("[1, 2]"),
-            "an entry of 'traceEvents' must be an object, found a number (t.json: byte 1)"
-        );
-        assert_eq!(
-            err(r#"{"a": 1}"#),
-            "not a Kineto trace: no 'traceEvents' array (t.json)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [{"ph": "X""#),
-            "invalid JSON: unexpected end of text (truncated file?) (t.json: byte 27)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": {}}"#),
-            "'traceEvents' must be an array, found an object (t.json: byte 16)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [{"cat": "cpu_op", "name": "a", "ts": "12", "dur": 1}]}"#),
-            "'ts' must be a number, found a string (t.json: byte 54)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [{"cat": 5}]}"#),
-            "'cat' must be a string, found a number (t.json: byte 25)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [{"cat": "x", "dur": 1, "ts": 0}]}"#),
-            "event with 'dur' and 'cat' has no 'name' (t.json: byte 17)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [1]}"#),
-            "an entry of 'traceEvents' must be an object, found a number (t.json: byte 17)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": []} x"#),
-            "invalid JSON: unexpected text after the end of the JSON object (t.json: byte 20)"
-        );
-        assert_eq!(
-            err_bytes(b"{\"traceEvents\": [{\"name\": \"a\xff\"}]}"),
-            "invalid JSON: invalid UTF-8 in string (t.json: byte 28)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [], "distributedInfo": {"rank": [0]}}"#),
-            "'distributedInfo.rank' must be an integer, found an array (t.json: byte 48)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [], "distributedInfo": {"rank": 0, "world_size": 0}}"#),
-            "'distributedInfo.world_size' must be at least 1, found 0 (t.json: byte 65)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [], "distributedInfo": {"world_size": 1.5}}"#),
-            "'distributedInfo.world_size' must be an integer (t.json: byte 54)"
-        );
-    }
-
-    #[test]
-    fn corrupted_input_never_panics() {
-        // Every truncation, and a deterministic sweep of byte substitutions.
-        let bytes = SMALL.as_bytes();
-        for cut in 0..bytes.len() {
-            let r = parse_trace(
-                &bytes[..cut],
-                Path::new("t.json"),
-                Compression::None,
-                &AttrRequest::default(),
-            );
-            let e = r
-                .expect_err("every proper prefix of a JSON object is invalid")
-                .to_string();
-            assert!(e.contains("(t.json"), "{e}");
-        }
-        let all = AttrRequest::build(crate::input::attrs::Preset::All, &[], &[]).unwrap();
-        for (k, pos) in (0..bytes.len()).step_by(3).enumerate() {
-            for b in [b'"', b'{', b']', b'\\', 0xff, b'-', b'e', b'0', 0x01] {
-                let mut v = bytes.to_vec();
-                v[pos] = b;
-                let request = if k % 2 == 0 { &all } else { &AttrRequest::default() };
-                if let Err(e) = parse_trace(&v[..], Path::new("t.json"), Compression::None, request) {
-                    assert!(e.to_string().contains("(t.json"), "{e}");
-                }
-                if let Err(e) = scan_rank(&v[..], Path::new("t.json"), Compression::None) {
-                    assert!(e.to_string().contains("(t.json"), "{e}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn rank_scan_stops_early_or_skips_the_events() {
-        let scan = |text: &str| scan_rank(text.as_bytes(), Path::new("t.json"), Compression::None);
-        // The rank comes first: the (broken) events after it are never read.
-        assert_eq!(
-            scan(r#"{"distributedInfo": {"rank": 5}, "traceEvents": [{"#).unwrap(),
-            Some(5)
-        );
-        assert_eq!(scan(SMALL).unwrap(), Some(3));
-        assert_eq!(scan(r#"{"traceEvents": [{"a": 1}, {}]}"#).unwrap(), None);
-        assert!(scan(r#"{"traceEvents": [{"a": 1}, 2]}"#).is_err());
-        assert!(scan(r#"{"traceEvents": [{"a": 1} 2]}"#).is_err());
-        let header = |text: &str| scan_header(text.as_bytes(), Path::new("t.json"), Compression::None, true).unwrap();
-        let steps = r#"{"distributedInfo": {"rank": 2}, "traceEvents": [
-            {"cat": "user_annotation", "name": "ProfilerStep#9", "ts": 1, "dur": 5},
-            {"cat": "user_annotation", "name": "ProfilerStep#7", "ts": 9, "dur": 5},
-            {"ph": "i", "cat": "x", "name": "ProfilerStep#1", "ts": 1},
-            {"cat": "Trace", "name": "ProfilerStep#2", "ts": 1, "dur": 1}]}"#;
-        assert_eq!(
-            header(steps),
-            Header {
-                rank: Some(2),
-                world_size: None,
-                steps: Some(vec![7, 9])
-            }
-        );
-    }
-
-    #[test]
-    fn core_ids_are_kept_exactly_whatever_their_range() {
-        let t = parse(
-            r#"{"traceEvents": [{"cat": "kernel", "name": "k", "ts": 1, "dur": 1,
-                "args": {"stream": 4294967294, "correlation": "2147483648"}}]}"#,
-        )
-        .unwrap();
-        assert_eq!(t.events.stream.to_vec(), vec![4_294_967_294]);
-        assert_eq!(t.events.correlation.to_vec(), vec![2_147_483_648]);
-        // Beyond 32 bits, and below -1: the column widens, nothing wraps and nothing is refused.
-        let t = parse(
-            r#"{"traceEvents": [
-                {"cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"stream": 7, "correlation": 1}},
-                {"cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"stream": 4294967295, "correlation": "-2"}},
-                {"cat": "cpu_op", "name": "ProfilerStep#4294967296", "ts": 0, "dur": 9}]}"#,
-        )
-        .unwrap();
-        assert_eq!(t.events.stream.to_vec(), vec![7, 4_294_967_295, -1]);
-        assert_eq!(t.events.correlation.to_vec(), vec![1, -2, -1]);
-    }
-
-    #[test]
-    fn a_broken_scalar_member_is_named_at_its_start() {
-        assert_eq!(
-            err(r#"{"traceEvents": [], "x": tru}"#),
-            "invalid JSON: invalid literal (t.json: byte 25)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [], "x": 1.}"#),
-            "invalid JSON: invalid number (t.json: byte 26)"
-        );
-        assert_eq!(
-            err(r#"{"traceEvents": [], "x": [1, 2}"#),
-            "invalid JSON: expected `,` or `]` (t.json: byte 30)"
-        );
-    }
-
-    #[test]
-    fn null_fields_count_as_absent_and_dur_null_is_not_kept() {
-        let t = parse(
-            r#"{"traceEvents": [{"cat": "cpu_op", "name": "a", "ts": 1, "dur": null}], "distributedInfo": null}"#,
-        )
-        .unwrap();
-        assert_eq!(t.events.len(), 0);
-        assert_eq!(t.declared_rank, None);
-    }
-
-    #[test]
-    fn a_unit_larger_than_the_buffer_grows_it() {
-        let long = "x".repeat(3 * CHUNK_BYTES);
-        let text = format!(r#"{{"traceEvents": [{{"cat": "cpu_op", "name": "{long}", "ts": 1, "dur": 2}}]}}"#);
-        let t = parse(&text).unwrap();
-        assert_eq!(t.strings.resolve(t.events.name[0]).len(), 3 * CHUNK_BYTES);
-    }
-}
+#[path = "parse_overview_inputs.rs"]
+mod overview_inputs;
 #[cfg(test)]
-mod overview_inputs {
-    use super::*;
-    use crate::model::store::{FlowEnd, MemorySample};
-
-    fn parse(text: &str) -> ParsedTrace {
-        parse_trace(
-            text.as_bytes(),
-            Path::new("t.json"),
-            Compression::None,
-            &AttrRequest::default(),
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn memory_instants_devices_and_device_use_are_captured() {
-        let t = parse(
-            r#"{"deviceProperties": [{"id": 0, "name": "NVIDIA H100", "totalGlobalMem": 85018279936, "computeMajor": 9},
-                                     "junk", {"name": "no id"}, {"id": 1, "name": "second"}],
-            "traceEvents": [
-              {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "ts": 1.5,
-               "args": {"Total Reserved": 0, "Total Allocated": 4096, "Bytes": 4096, "Device Id": 0, "Device Type": 1}},
-              {"ph": "i", "name": "[memory]", "ts": 2, "args": {"Device Type": 0, "Device Id": -1, "Bytes": -4}},
-              {"ph": "i", "name": "[memory]", "ts": 3, "args": {"Bytes": 4}},
-              {"ph": "X", "cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"device": 1, "stream": 7}},
-              {"ph": "X", "cat": "kernel", "name": "k", "ts": 3, "dur": 1, "args": {"device": 1, "stream": 7}},
-              {"ph": "X", "cat": "gpu_memcpy", "name": "m", "ts": 4, "dur": 1, "args": {"device": 0, "stream": 7}}
-            ]}"#,
-        );
-        assert_eq!(
-            t.devices,
-            vec![
-                DeviceProperties {
-                    id: 0,
-                    name: "NVIDIA H100".into(),
-                    total_global_mem: Some(85018279936)
-                },
-                DeviceProperties {
-                    id: 1,
-                    name: "second".into(),
-                    total_global_mem: None
-                },
-            ]
-        );
-        // The third has no device: not a sample.
-        assert_eq!(t.memory.len(), 2);
-        assert_eq!(
-            t.memory.get(0),
-            MemorySample {
-                ts_ns: 1500,
-                device_type: 1,
-                device_id: 0,
-                total_allocated: Some(4096),
-                bytes: 4096
-            }
-        );
-        assert_eq!(t.memory.get(1).total_allocated, None);
-        assert_eq!(t.memory.get(1).bytes, -4);
-        assert_eq!(t.device_use, vec![(0, 1), (1, 2)]);
-        assert_eq!(t.events.len(), 3);
-    }
-
-    #[test]
-    fn fwdbwd_flow_ends_are_kept_and_other_flows_are_not() {
-        let t = parse(
-            r#"{"traceEvents": [
-              {"ph": "X", "cat": "cpu_op", "name": "aten::t", "pid": 1, "tid": 1, "ts": 10, "dur": 1},
-              {"ph": "s", "id": 17, "pid": 1, "tid": 1, "ts": 10.5, "cat": "fwdbwd", "name": "fwdbwd"},
-              {"ph": "f", "id": 17, "pid": 1, "tid": "two", "ts": 20, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"},
-              {"ph": "s", "id": 3, "pid": 1, "tid": 1, "ts": 10, "cat": "ac2g", "name": "ac2g"},
-              {"ph": "f", "id": "x", "pid": 1, "tid": 1, "ts": 10, "cat": "fwdbwd"},
-              {"ph": "t", "id": 4, "pid": 1, "tid": 1, "ts": 10, "cat": "fwdbwd"}
-            ]}"#,
-        );
-        assert_eq!(
-            t.flows.ends,
-            vec![
-                FlowEnd {
-                    id: 17,
-                    start: true,
-                    ts_ns: 10_500,
-                    thread: 0
-                },
-                FlowEnd {
-                    id: 17,
-                    start: false,
-                    ts_ns: 20_000,
-                    thread: 1
-                },
-            ]
-        );
-        assert_eq!(
-            t.flows.threads,
-            vec![("1".to_string(), "1".to_string()), ("1".to_string(), "two".to_string())]
-        );
-        // Flows are not ops, and their threads do not enter the string table.
-        assert_eq!(t.events.len(), 1);
-        assert!(t.strings.iter().all(|(_, s)| s != "two"));
-    }
-
-    #[test]
-    fn device_properties_that_are_not_an_array_describe_nothing() {
-        let t = parse(r#"{"deviceProperties": {"id": 0}, "traceEvents": []}"#);
-        assert!(t.devices.is_empty());
-    }
-
-    #[test]
-    fn a_broken_device_object_is_an_error_at_its_place() {
-        let text = r#"{"deviceProperties": [{"id": 0, 5: 1}], "traceEvents": []}"#;
-        let err = parse_trace(
-            text.as_bytes(),
-            Path::new("t.json"),
-            Compression::None,
-            &AttrRequest::default(),
-        )
-        .unwrap_err()
-        .to_string();
-        let at = text.find("5:").unwrap();
-        assert!(err.contains(&format!("byte {at}")), "{err}");
-    }
-
-    #[test]
-    fn the_device_attribute_is_still_an_attribute() {
-        let request = AttrRequest::build(crate::input::attrs::Preset::Default, &["device".to_string()], &[]).unwrap();
-        let t = parse_trace(
-            r#"{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 2, "dur": 1, "args": {"device": 3}}]}"#
-                .as_bytes(),
-            Path::new("t.json"),
-            Compression::None,
-            &request,
-        )
-        .unwrap();
-        let (col, _) = t.attrs.column("device").unwrap();
-        assert_eq!(t.attrs.text(col, 0, &t.strings), "3");
-        assert_eq!(t.device_use, vec![(3, 1)]);
-    }
-}
+#[path = "parse_tests.rs"]
+mod tests;

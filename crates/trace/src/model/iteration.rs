@@ -52,11 +52,14 @@ pub fn assign_iterations_marked(
             })
         })
         .collect();
-    let steps = match marker {
-        Some(m) => crate::model::serving::marked_steps(strings, events, &|s: &str| m.is_match(s)),
+    let (mut steps, annotated) = match marker {
+        Some(m) => (
+            crate::model::serving::marked_steps(strings, events, &|s: &str| m.is_match(s)),
+            true,
+        ),
         // No ProfilerStep: a serving loop's annotations, where it has them.
-        None if steps.is_empty() => crate::model::serving::serving_steps(strings, events),
-        None => steps,
+        None if steps.is_empty() => (crate::model::serving::serving_steps(strings, events), true),
+        None => (steps, false),
     };
     let windows = StepWindows::new(&steps);
     let launches = launch_rows(events);
@@ -76,7 +79,40 @@ pub fn assign_iterations_marked(
     };
     column.fill_with(events.len(), &iteration);
     events.iteration = column;
+    if annotated {
+        reach_device_work(&mut steps, events);
+    }
     steps
+}
+
+/// Stretches steps that are annotations (a serving loop's, `--step-marker`'s) to the end of the
+/// device work launched inside them, never past the next step's start. Such an annotation
+/// closes when the host has queued the step (a graph replay), while its kernels run on: an
+/// SGLang decode step's annotation lasts 3 ms, its kernels end 10 ms later, and a window of the
+/// annotation alone read 90% of the device time as outside every step. ProfilerStep windows
+/// stay the host's (HTA's steps). Events keep the iteration the annotation gave them.
+fn reach_device_work(steps: &mut [Step], events: &EventTable) {
+    let mut device_end: FxHashMap<i64, i64> = FxHashMap::default();
+    for i in 0..events.len() {
+        let iteration = events.iteration.get(i);
+        if events.place[i].on_device() && iteration != NO_ITERATION {
+            let end = events.ts_ns[i].saturating_add(events.dur_ns[i].max(0));
+            let e = device_end.entry(iteration).or_insert(end);
+            *e = (*e).max(end);
+        }
+    }
+    let mut order: Vec<usize> = (0..steps.len()).collect();
+    order.sort_by_key(|&k| (steps[k].ts_ns, steps[k].number));
+    for (at, &k) in order.iter().enumerate() {
+        let next_start = order.get(at + 1).map_or(i64::MAX, |&n| steps[n].ts_ns);
+        let Some(&end) = device_end.get(&steps[k].number) else {
+            continue;
+        };
+        let host_end = steps[k].ts_ns.saturating_add(steps[k].dur_ns.max(0));
+        if end > host_end {
+            steps[k].dur_ns = end.min(next_start).max(host_end) - steps[k].ts_ns;
+        }
+    }
 }
 
 /// correlation → row of the last host event in file order that carries it (the launch).
@@ -135,16 +171,20 @@ impl StepWindows {
             .collect();
         bounds.sort_unstable();
         bounds.dedup();
+        // Later steps in file order win, as in HTA: walking the steps from the last, each
+        // segment takes the first step that covers it and is then skipped (`next` jumps over
+        // taken segments), so heavily overlapping steps cost n log n, not n².
         let mut winner: Vec<Option<usize>> = vec![None; bounds.len()];
-        for (order, s) in steps.iter().enumerate().filter(|(_, s)| s.dur_ns > 0) {
+        let mut next: Vec<usize> = (0..=bounds.len()).collect();
+        for (order, s) in steps.iter().enumerate().rev().filter(|(_, s)| s.dur_ns > 0) {
             let end = s.ts_ns.saturating_add(s.dur_ns);
             let first = bounds.partition_point(|&b| b < s.ts_ns);
             let last = bounds.partition_point(|&b| b < end);
-            for w in &mut winner[first..last] {
-                // Later steps in file order win, as in HTA.
-                if w.is_none_or(|prev| prev < order) {
-                    *w = Some(order);
-                }
+            let mut w = untaken(&mut next, first);
+            while w < last {
+                winner[w] = Some(order);
+                next[w] = w + 1;
+                w = untaken(&mut next, w + 1);
             }
         }
         let label = winner
@@ -159,6 +199,22 @@ impl StepWindows {
         let k = self.bounds.partition_point(|&b| b <= ts_ns);
         if k == 0 { NO_ITERATION } else { self.label[k - 1] }
     }
+}
+
+/// The first segment at or after `at` that no step has taken yet (`next.len() - 1` when none),
+/// shortening the chain it followed.
+fn untaken(next: &mut [usize], at: usize) -> usize {
+    let mut root = at;
+    while next[root] != root {
+        root = next[root];
+    }
+    let mut k = at;
+    while next[k] != root {
+        let following = next[k];
+        next[k] = root;
+        k = following;
+    }
+    root
 }
 
 /// Fills the `place` column of `events`, in parallel (on the current rayon pool).
@@ -255,6 +311,59 @@ mod tests {
         assert_eq!(assign_iterations(&b.strings, &mut b.events).len(), 2);
         // "ProfilerStep#5" itself starts at 0, only in its own window.
         assert_eq!(b.events.iteration.to_vec(), vec![5, 4, 4, 5, 4]);
+    }
+
+    #[test]
+    fn serving_steps_reach_the_end_of_their_device_work() {
+        let mut b = Builder::new();
+        b.add_cat("user_annotation", "step[DECODE bs=16]", 0, 30, NO_STREAM, -1)
+            .add_cat("cuda_runtime", "cudaGraphLaunch", 10, 5, NO_STREAM, 7)
+            .add_cat("user_annotation", "step[DECODE bs=16]", 200, 30, NO_STREAM, -1)
+            .add_cat("cuda_runtime", "cudaGraphLaunch", 210, 5, NO_STREAM, 8)
+            // Step 0's kernels run until 120, past its annotation (30); step 1's until 400,
+            // past the next step's start: cut there (there is none: to 400).
+            .add_cat("kernel", "gemm", 20, 100, 7, 7)
+            .add_cat("kernel", "gemm", 220, 180, 7, 8);
+        let steps = assign_iterations(&b.strings, &mut b.events);
+        let spans: Vec<(i64, i64, i64)> = steps.iter().map(|s| (s.number, s.ts_ns, s.dur_ns)).collect();
+        assert_eq!(spans, vec![(0, 0, 120_000), (1, 200_000, 200_000)]);
+        // The events keep the iterations the annotations gave them.
+        assert_eq!(b.events.iteration.to_vec(), vec![0, 0, 1, 1, 0, 1]);
+        // Work that outlives its step into the next is cut at the next step's start.
+        let mut b = Builder::new();
+        b.add_cat("user_annotation", "step[DECODE bs=16]", 0, 30, NO_STREAM, -1)
+            .add_cat("cuda_runtime", "cudaGraphLaunch", 10, 5, NO_STREAM, 7)
+            .add_cat("user_annotation", "step[DECODE bs=16]", 50, 30, NO_STREAM, -1)
+            .add_cat("kernel", "gemm", 20, 100, 7, 7);
+        let steps = assign_iterations(&b.strings, &mut b.events);
+        assert_eq!(steps[0].dur_ns, 50_000);
+        // ProfilerStep windows stay the host's.
+        let mut b = Builder::new();
+        b.add("ProfilerStep#1", 0, 30, NO_STREAM, -1)
+            .add_cat("cuda_runtime", "cudaLaunchKernel", 10, 5, NO_STREAM, 7)
+            .add_cat("kernel", "gemm", 20, 100, 7, 7);
+        assert_eq!(assign_iterations(&b.strings, &mut b.events)[0].dur_ns, 30_000);
+    }
+
+    #[test]
+    fn many_nested_steps_are_assigned_in_time_linear_in_their_number() {
+        // 200,000 steps each holding the next: the last in file order (the innermost) wins its
+        // own span. Quadratic, this took minutes.
+        let n = 200_000i64;
+        let steps: Vec<Step> = (0..n)
+            .map(|k| Step {
+                number: k,
+                ts_ns: k,
+                dur_ns: 2 * (n - k),
+            })
+            .collect();
+        let windows = StepWindows::new(&steps);
+        assert_eq!(windows.iteration_at(0), 0);
+        assert_eq!(windows.iteration_at(n - 1), n - 1);
+        assert_eq!(windows.iteration_at(n), n - 1);
+        assert_eq!(windows.iteration_at(n + 1), n - 2);
+        assert_eq!(windows.iteration_at(2 * n - 1), 0);
+        assert_eq!(windows.iteration_at(2 * n), NO_ITERATION);
     }
 
     #[test]

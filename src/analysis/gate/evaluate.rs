@@ -1,0 +1,335 @@
+//! Every rule judged on the two sides' per-step samples: the step and GPU-busy times, each op's
+//! time and count, the names only one side has, and what moved the step time.
+
+use super::change::{Beyond, change_beyond};
+use super::report::{
+    Contributor, GateReport, RuleResult, Verdict, limit_text, limit_value, ops, pct, per_op_summary, summary,
+    timing_result,
+};
+use super::rules::{CountLimit, Rules};
+use crate::analysis::noise::{Shift, mean, median};
+use crate::analysis::per_step::{Samples, StepValues};
+use crate::analysis::select::Resolved;
+use crate::input::load::SummarySide;
+
+/// Evaluates every rule.
+/// `beyond`: the run-wide shift the timing rules judge beyond (empty: absolutely).
+pub fn evaluate(
+    rules: &Rules,
+    (base_side, base_res, base): (&SummarySide, &Resolved, &Samples),
+    (cand_side, cand_res, cand): (&SummarySide, &Resolved, &Samples),
+    beyond: &Beyond,
+) -> GateReport {
+    let k = rules.noise_k;
+    let f = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+    let (b_steps, c_steps) = (f(&base.step_ns), f(&cand.step_ns));
+    let pair = Pair {
+        rules,
+        base,
+        cand,
+        b_steps: &b_steps,
+        c_steps: &c_steps,
+        // Rows smaller than this share of the baseline's step on both sides are not judged by
+        // time or count: their jitter is large next to their size and they cannot move the
+        // step much.
+        share_floor_ns: rules.min_op_share * mean(&b_steps),
+    };
+    let mut results = pair.step_rules(beyond);
+    if let Some(t) = rules.max_op_regression {
+        results.extend(pair.op_time_rule(t, beyond));
+    }
+    results.extend(pair.name_rules());
+    if let Some(limit) = rules.max_count_increase {
+        results.extend(pair.count_rule(limit));
+    }
+    let verdict = if results.iter().any(|r| r.verdict == Verdict::Fail) {
+        Verdict::Fail
+    } else {
+        Verdict::Pass
+    };
+    GateReport {
+        verdict,
+        noise_k: k,
+        relative: rules.relative,
+        noise_note: noise_note(k, b_steps.len(), c_steps.len()),
+        baseline: summary("baseline", base_side, base_res, base),
+        candidate: summary("candidate", cand_side, cand_res, cand),
+        rules: results,
+        top_contributors: top_contributors(base, cand),
+        run_shift: Default::default(),
+        run_shift_note: None,
+    }
+}
+
+/// The two sides a gate judges, with the rules and what every per-op rule needs.
+struct Pair<'a> {
+    rules: &'a Rules,
+    base: &'a Samples,
+    cand: &'a Samples,
+    /// The step times of each sample, in ns.
+    b_steps: &'a [f64],
+    c_steps: &'a [f64],
+    /// Rows under this time per step on both sides are not judged by time or count.
+    share_floor_ns: f64,
+}
+
+impl Pair<'_> {
+    /// The step-time and GPU-busy rules, those the rules hold.
+    fn step_rules(&self, beyond: &Beyond) -> Vec<RuleResult> {
+        let (rules, k) = (self.rules, self.rules.noise_k);
+        let f = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+        let mut results = Vec::new();
+        if let Some(t) = rules.max_step_time_regression {
+            let scale = beyond.step();
+            let ch = change_beyond(self.b_steps, self.c_steps, k, scale, false);
+            results.push(timing_result("step time", "median of steps", "ns", ch, t, "", scale));
+        }
+        if let Some(t) = rules.max_gpu_busy_regression {
+            let scale = beyond.gpu_busy();
+            let ch = change_beyond(&f(&self.base.gpu_busy_ns), &f(&self.cand.gpu_busy_ns), k, scale, false);
+            let note = if ch.0.candidate == 0.0 && ch.1 == 0.0 {
+                "no device events"
+            } else {
+                ""
+            };
+            results.push(timing_result(
+                "gpu busy time",
+                "median of steps",
+                "ns",
+                ch,
+                t,
+                note,
+                scale,
+            ));
+        }
+        results
+    }
+
+    /// Row `name`'s time in each sample of `s`: ns, or a share of the step (`steps`) where
+    /// the rules judge relatively.
+    fn per_step(&self, s: &Samples, name: &str, steps: &[f64]) -> Vec<f64> {
+        s.op(name)
+            .iter()
+            .zip(steps)
+            .map(|(&(_, d), &st)| {
+                if self.rules.relative {
+                    if st > 0.0 { d as f64 / st } else { 0.0 }
+                } else {
+                    d as f64
+                }
+            })
+            .collect()
+    }
+
+    /// Whether row `name` stays under the share floor on both sides.
+    fn small(&self, name: &str) -> bool {
+        let (b, c) = (
+            median(&per_step_abs(self.base, name)),
+            median(&per_step_abs(self.cand, name)),
+        );
+        b.max(c) < self.share_floor_ns
+    }
+
+    /// The per-op time rule with threshold `t`: its summing line, then each op that failed it,
+    /// largest increase first.
+    fn op_time_rule(&self, t: f64, beyond: &Beyond) -> Vec<RuleResult> {
+        let (rules, k, base, cand) = (self.rules, self.rules.noise_k, self.base, self.cand);
+        let mut checked = 0usize;
+        let mut failed = Vec::new();
+        for name in base.ops.keys().filter(|n| cand.ops.contains_key(*n)) {
+            if self.small(name) {
+                continue;
+            }
+            let scale = beyond.op(name);
+            // As a share of the step, the op's factor over the step's.
+            let share_scale = match (scale, beyond.step()) {
+                (Some((op, place)), Some((step, _))) if rules.relative => Some((
+                    Shift {
+                        factor: op.factor / step.factor,
+                        ..op
+                    },
+                    place,
+                )),
+                _ => scale,
+            };
+            let (b, c) = (
+                self.per_step(base, name, self.b_steps),
+                self.per_step(cand, name, self.c_steps),
+            );
+            let ch = change_beyond(&b, &c, k, share_scale, true);
+            // The floor is on absolute per-step time, whatever the mode.
+            let abs = change_beyond(&per_step_abs(base, name), &per_step_abs(cand, name), k, scale, false).0;
+            if (abs.candidate - abs.baseline) < rules.min_op_time_ns as f64 {
+                continue;
+            }
+            checked += 1;
+            if ch.0.regressed(t) {
+                let unit = if rules.relative { "share" } else { "ns" };
+                failed.push(timing_result("op time", name, unit, ch, t, "", share_scale));
+            }
+        }
+        sort_by_increase(&mut failed);
+        let summary_note = format!(
+            "{checked} {} checked: at least {} per step ({} of the baseline's mean step), changed by at least {}{}",
+            ops(checked),
+            crate::text::fmt_duration(self.share_floor_ns.round() as i64, false),
+            pct(rules.min_op_share),
+            crate::text::fmt_duration(rules.min_op_time_ns, false),
+            if rules.relative {
+                ", as shares of step time (--relative)"
+            } else {
+                ""
+            }
+        );
+        let mut results = vec![per_op_summary(
+            "op time",
+            format!("{} of {checked} {} regressed", failed.len(), ops(checked)),
+            failed.len(),
+            (t, "relative_change", format!("> {}", pct(t))),
+            summary_note,
+        )];
+        results.extend(failed);
+        results
+    }
+
+    /// The `fail on added` and `fail on deleted` rules, those the rules hold: the names only one
+    /// side ran that match the pattern.
+    fn name_rules(&self) -> Vec<RuleResult> {
+        let (base, cand) = (self.base, self.cand);
+        let added: Vec<&String> = cand
+            .ops
+            .iter()
+            .filter(|(n, v)| v.present() && !base.ops.get(*n).is_some_and(StepValues::present))
+            .map(|(n, _)| n)
+            .collect();
+        let deleted: Vec<&String> = base
+            .ops
+            .iter()
+            .filter(|(n, v)| v.present() && !cand.ops.get(*n).is_some_and(StepValues::present))
+            .map(|(n, _)| n)
+            .collect();
+        let mut results = Vec::new();
+        for (rule, pattern, names) in [
+            ("added", &self.rules.fail_on_added, &added),
+            ("deleted", &self.rules.fail_on_deleted, &deleted),
+        ] {
+            let Some(re) = pattern else { continue };
+            let hits: Vec<&String> = names.iter().copied().filter(|n| re.is_match(n)).collect();
+            results.push(RuleResult {
+                rule: format!("fail on {rule}"),
+                subject: re.as_str().to_string(),
+                unit: "names",
+                baseline: 0.0,
+                candidate: hits.len() as f64,
+                expected: None,
+                relative_change: None,
+                threshold: 0.0,
+                threshold_on: "matches",
+                threshold_text: "none may match".into(),
+                noise: None,
+                verdict: if hits.is_empty() { Verdict::Pass } else { Verdict::Fail },
+                note: hits.iter().take(5).map(|s| s.as_str()).collect::<Vec<_>>().join("; "),
+            });
+        }
+        results
+    }
+
+    /// The per-op count rule with `limit`: its summing line, then each op that ran more often
+    /// than it allows, largest increase first.
+    fn count_rule(&self, limit: CountLimit) -> Vec<RuleResult> {
+        let (base, cand) = (self.base, self.cand);
+        let mut worst: Vec<RuleResult> = Vec::new();
+        let mut checked = 0usize;
+        for (name, b) in &base.ops {
+            let Some(c) = cand.ops.get(name) else { continue };
+            let counts = |v: &StepValues, n: usize| v.dense(n).iter().map(|&(n, _)| n as f64).collect::<Vec<_>>();
+            let (bm, cm) = (median(&counts(b, base.keys.len())), median(&counts(c, cand.keys.len())));
+            if bm == 0.0 || self.small(name) {
+                continue;
+            }
+            checked += 1;
+            let over = match limit {
+                CountLimit::Absolute(n) => cm - bm > n,
+                CountLimit::Ratio(r) => (cm - bm) / bm > r,
+            };
+            if over {
+                worst.push(RuleResult {
+                    rule: "count".into(),
+                    subject: name.clone(),
+                    unit: "count",
+                    baseline: bm,
+                    candidate: cm,
+                    expected: None,
+                    relative_change: Some((cm - bm) / bm),
+                    threshold: limit_value(limit).0,
+                    threshold_on: limit_value(limit).1,
+                    threshold_text: limit_text(limit),
+                    noise: None,
+                    verdict: Verdict::Fail,
+                    note: "median events per step".into(),
+                });
+            }
+        }
+        sort_by_increase(&mut worst);
+        let mut results = vec![per_op_summary(
+            "count",
+            format!("{} of {checked} {} ran more often", worst.len(), ops(checked)),
+            worst.len(),
+            (limit_value(limit).0, limit_value(limit).1, limit_text(limit)),
+            format!(
+                "median events per step, ops present on both sides with at least {} of the baseline's mean step",
+                pct(self.rules.min_op_share)
+            ),
+        )];
+        results.extend(worst);
+        results
+    }
+}
+
+/// Largest increase (candidate − baseline) first, ties by subject.
+fn sort_by_increase(results: &mut [RuleResult]) {
+    results.sort_by(|a, b| {
+        (b.candidate - b.baseline)
+            .total_cmp(&(a.candidate - a.baseline))
+            .then_with(|| a.subject.cmp(&b.subject))
+    });
+}
+
+/// The ten ops whose median time per step grew most, ProfilerSteps left out.
+fn top_contributors(base: &Samples, cand: &Samples) -> Vec<Contributor> {
+    let mut contributors: Vec<Contributor> = base
+        .ops
+        .keys()
+        .chain(cand.ops.keys().filter(|n| !base.ops.contains_key(*n)))
+        .filter(|n| !n.starts_with("ProfilerStep"))
+        .map(|n| {
+            let b = median(&per_step_abs(base, n));
+            let c = median(&per_step_abs(cand, n));
+            Contributor {
+                name: n.clone(),
+                baseline_ns: b,
+                candidate_ns: c,
+                diff_ns: c - b,
+            }
+        })
+        .filter(|c| c.diff_ns > 0.0)
+        .collect();
+    contributors.sort_by(|a, b| b.diff_ns.total_cmp(&a.diff_ns).then_with(|| a.name.cmp(&b.name)));
+    contributors.truncate(10);
+    contributors
+}
+
+/// How the noise was estimated (`k`, the samples per side), or why it could not be.
+fn noise_note(k: f64, base_samples: usize, cand_samples: usize) -> String {
+    if base_samples < 2 || cand_samples < 2 {
+        "one step per side: no noise estimate was possible, thresholds alone decide".to_string()
+    } else {
+        format!(
+            "a timing rule fails only when the change of medians exceeds its threshold and {k} × the pooled scaled MAD of the per-step samples ({base_samples} baseline, {cand_samples} candidate samples)"
+        )
+    }
+}
+
+fn per_step_abs(s: &Samples, name: &str) -> Vec<f64> {
+    s.durations(name)
+}

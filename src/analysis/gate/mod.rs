@@ -1,0 +1,29 @@
+//! `tracediff gate`: regression rules for CI that fail on real slowdowns, not on noise.
+//!
+//! Everything is measured per step (per rank × ProfilerStep sample), so runs with different
+//! numbers of steps compare fairly. A timing rule fails only when the change of the medians
+//! exceeds its threshold *and* exceeds `k` × the pooled, scaled MAD of the per-step samples
+//! (the run-to-run variation); with a single sample per side no noise estimate is possible
+//! and the threshold alone decides (the report says so).
+//!
+//! By job: `rules` reads and checks the thresholds ([`GateConfig`], [`Rules`]), `evaluate` judges each rule
+//! on the per-step samples ([`crate::analysis::per_step`], which `compare` measures with too),
+//! `change` measures a change beyond the noise or a run-wide shift, and `report` holds what a
+//! gate found and the words of each rule's line.
+
+mod change;
+mod evaluate;
+mod report;
+mod rules;
+
+pub use self::change::{Beyond, Change};
+pub use self::evaluate::evaluate;
+pub use self::report::{Contributor, GateReport, RuleResult, SideSummary, Verdict};
+pub use self::rules::{
+    CountLimit, DEFAULT_MIN_OP_SHARE, DEFAULT_NOISE_K, GateConfig, Rules, parse_count_limit, parse_duration,
+    parse_percent,
+};
+pub use crate::analysis::noise::{mean, median, scaled_mad};
+pub use crate::analysis::per_step::{
+    Samples, StepValues, Times, device_row_keys, judged_category, measure, measure_times,
+};

@@ -1,0 +1,264 @@
+//! The module tree as JSON: nested (pretty, or compact past a depth) or as one flat list,
+//! written node by node.
+
+use super::view::{Chunks, ModuleTime, ModuleView};
+use crate::analysis::align::{AlignedNode, PathStack, Times};
+use crate::analysis::modules::BackwardPlaced;
+use crate::output::render::json_us;
+use serde_json::{Map, Value, json};
+use std::fmt::Write;
+use std::io;
+
+fn side_json(t: Option<&Times>, overlap_ns: i64) -> Value {
+    match t {
+        None => Value::Null,
+        Some(t) => {
+            let mut v = json!({
+                "calls": t.calls,
+                "host_total_us": json_us(t.host_total_ns),
+                "device_total_us": t.device_total_ns.map(json_us),
+            });
+            if overlap_ns > 0
+                && let Value::Object(m) = &mut v
+            {
+                m.insert("children_overlap_us".into(), json_us(overlap_ns));
+            }
+            v
+        }
+    }
+}
+
+/// A node's fields but its children. `path`: where the node names its full path (`None` in the
+/// flat list, whose nodes name their segment and parent instead).
+fn node_fields(view: &ModuleView<'_>, n: &AlignedNode, path: Option<&str>) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("kind".into(), Value::from(n.kind.as_str()));
+    m.insert("key".into(), Value::from(n.key.as_str()));
+    if let Some(path) = path {
+        m.insert("path".into(), Value::from(path));
+    }
+    m.insert("status".into(), Value::from(n.status.as_str()));
+    m.insert(
+        "control".into(),
+        side_json(n.control.as_ref(), n.children_overlap_ns[0]),
+    );
+    m.insert("test".into(), side_json(n.test.as_ref(), n.children_overlap_ns[1]));
+    if n.wrappers.iter().any(|w| !w.is_empty()) {
+        m.insert(
+            "wrappers".into(),
+            json!({ "control": n.wrappers[0], "test": n.wrappers[1] }),
+        );
+    }
+    if view.significance.is_some() {
+        m.insert("significant".into(), json!(view.significant(n)));
+    }
+    m
+}
+
+fn placed_json(b: BackwardPlaced) -> Value {
+    json!({
+        "backward_host_us": json_us(b.backward_host_ns),
+        "placed_host_us": json_us(b.placed_host_ns),
+    })
+}
+
+/// `value` pretty-printed with every line after the first indented by `indent`.
+fn pretty_at(value: &Value, indent: &str) -> String {
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.replace('\n', &format!("\n{indent}"))
+}
+
+/// Trees shown deeper than this many levels are written as compact JSON: pretty-printing indents
+/// each level further, so its size would grow with the square of the depth (6,000 nested
+/// modules gave 2.9 GB).
+pub const COMPACT_JSON_DEPTH: usize = 32;
+
+/// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
+/// beside it. Written node by node from an explicit stack (the same text as serde_json's
+/// pretty printer, or its compact one beyond [`COMPACT_JSON_DEPTH`] levels): a model's tree can
+/// nest thousands deep, and each node names its full path.
+pub fn write_json(view: &ModuleView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let compared = compared_json(view);
+    let mut out = Chunks::new(out);
+    if shown_levels(view) > COMPACT_JSON_DEPTH {
+        compact_json(view, &compared, &mut out)?;
+    } else {
+        pretty_json(view, &compared, &mut out)?;
+    }
+    out.finish()
+}
+
+/// The shown nodes as one flat list, for programs that rebuild the tree themselves (the Python
+/// API): `{"top_path", "nodes", "compared"}`, compact, each node with the JSON tree's fields
+/// but `path` and `children`, plus `segment` (`Key[ordinal]`, `""` for the step) and `parent`
+/// (its parent's index in the list; `null` for the top node). Parents come before their
+/// children, siblings in order. Paths name every ancestor (their size grows with the square of
+/// the depth), so only the top node's is written.
+pub fn write_flat_json(view: &ModuleView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let mut out = Chunks::new(out);
+    let top_path = serde_json::to_string(&view.top_path()).unwrap_or_default();
+    let _ = write!(out.buf, "{{\"top_path\":{top_path},\"nodes\":[");
+    let mut todo: Vec<(&AlignedNode, Option<usize>, usize)> = vec![(view.top, None, 0)];
+    let mut count = 0;
+    while let Some((n, parent, level)) = todo.pop() {
+        let mut m = node_fields(view, n, None);
+        let segment = if parent.is_none() { String::new() } else { n.label() };
+        m.insert("segment".into(), Value::from(segment));
+        m.insert("parent".into(), json!(parent));
+        if count > 0 {
+            out.buf.push(',');
+        }
+        out.buf.push_str(&Value::Object(m).to_string());
+        out.pass()?;
+        let index = count;
+        count += 1;
+        todo.extend(
+            shown_children(view, n, level)
+                .iter()
+                .rev()
+                .map(|c| (c, Some(index), level + 1)),
+        );
+    }
+    let _ = writeln!(out.buf, "],\"compared\":{}}}", compared_json(view));
+    out.finish()
+}
+
+/// What was compared, as the JSON tree writes it beside the nodes.
+fn compared_json(view: &ModuleView<'_>) -> Value {
+    let d = view.diff;
+    let mut compared = json!({
+        "control": d.control,
+        "test": d.test,
+        "fallback": d.fallback,
+        "has_device": { "control": d.has_device[0], "test": d.has_device[1] },
+        "backward_placed": {
+            "control": placed_json(d.backward_placed[0]),
+            "test": placed_json(d.backward_placed[1]),
+        },
+    });
+    if let Some(significance) = view.significance
+        && let Value::Object(m) = &mut compared
+    {
+        m.insert(
+            "run_shift".into(),
+            serde_json::to_value(significance.shift).unwrap_or(Value::Null),
+        );
+        let which = if view.time == ModuleTime::Device && view.has_device() {
+            "device_total"
+        } else {
+            "host_total"
+        };
+        m.insert("significance_measure".into(), Value::from(which));
+    }
+    compared
+}
+
+/// How many levels below the top node are shown (0: the top node alone).
+fn shown_levels(view: &ModuleView<'_>) -> usize {
+    let mut deepest = 0;
+    let mut todo = vec![(view.top, 0usize)];
+    while let Some((n, level)) = todo.pop() {
+        deepest = deepest.max(level);
+        if view.depth.is_none_or(|d| level < d) {
+            todo.extend(n.children.iter().map(|c| (c, level + 1)));
+        }
+    }
+    deepest
+}
+
+/// What the JSON writers push on their stack: a node to write, or text to write as it is.
+enum Step<'n> {
+    Node(&'n AlignedNode, usize),
+    Text(String),
+}
+
+/// The children of `n` that are shown at `level`.
+fn shown_children<'n>(view: &ModuleView<'_>, n: &'n AlignedNode, level: usize) -> &'n [AlignedNode] {
+    if view.depth.is_some_and(|dep| level >= dep) {
+        &[]
+    } else {
+        &n.children
+    }
+}
+
+fn pretty_json(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>) -> io::Result<()> {
+    let top_path = view.top_path();
+    let mut paths = PathStack::default();
+    let mut todo = vec![Step::Node(view.top, 0)];
+    while let Some(step) = todo.pop() {
+        chunks.pass()?;
+        let out = &mut chunks.buf;
+        let (n, level) = match step {
+            Step::Text(t) => {
+                out.push_str(&t);
+                continue;
+            }
+            Step::Node(n, level) => (n, level),
+        };
+        let indent = " ".repeat(4 * level);
+        let path = paths.visit(n, level, &top_path);
+        let head = pretty_at(&Value::Object(node_fields(view, n, Some(path))), &indent);
+        // Without its closing brace: the children go before it.
+        out.push_str(head.trim_end_matches('}').trim_end());
+        let _ = write!(out, ",\n{indent}  \"children\": ");
+        let mut tail = if level == 0 {
+            format!(",\n  \"compared\": {}\n}}\n", pretty_at(compared, "  "))
+        } else {
+            format!("\n{indent}}}")
+        };
+        let kids = shown_children(view, n, level);
+        if kids.is_empty() {
+            out.push_str("[]");
+            todo.push(Step::Text(tail));
+            continue;
+        }
+        out.push_str("[\n");
+        tail = format!("\n{indent}  ]{tail}");
+        todo.push(Step::Text(tail));
+        let child_indent = " ".repeat(4 * (level + 1));
+        for (k, c) in kids.iter().enumerate().rev() {
+            todo.push(Step::Node(c, level + 1));
+            todo.push(Step::Text(child_indent.clone()));
+            if k > 0 {
+                todo.push(Step::Text(",\n".to_string()));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The same document without whitespace (one line): no indentation that grows with the depth.
+fn compact_json(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>) -> io::Result<()> {
+    let top_path = view.top_path();
+    let mut paths = PathStack::default();
+    let mut todo = vec![Step::Node(view.top, 0)];
+    while let Some(step) = todo.pop() {
+        chunks.pass()?;
+        let out = &mut chunks.buf;
+        let (n, level) = match step {
+            Step::Text(t) => {
+                out.push_str(&t);
+                continue;
+            }
+            Step::Node(n, level) => (n, level),
+        };
+        let path = paths.visit(n, level, &top_path);
+        let head = serde_json::to_string(&Value::Object(node_fields(view, n, Some(path)))).unwrap_or_default();
+        // Without its closing brace (only that one: `wrappers` ends in a brace too).
+        out.push_str(head.strip_suffix('}').unwrap_or(&head));
+        out.push_str(",\"children\":[");
+        let tail = if level == 0 {
+            format!("],\"compared\":{compared}}}\n")
+        } else {
+            "]}".to_string()
+        };
+        todo.push(Step::Text(tail));
+        for (k, c) in shown_children(view, n, level).iter().enumerate().rev() {
+            todo.push(Step::Node(c, level + 1));
+            if k > 0 {
+                todo.push(Step::Text(",".to_string()));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,42 @@
+//! The module-aligned diff as a terminal tree, Markdown and JSON (docs/semantics.md#module-aligned-diff).
+//!
+//! By job: `view` holds what a view shows and the rows of siblings, `tree` draws the tree
+//! (table, Markdown, CSV), `json` writes the JSON documents.
+
+use super::{Format, TableStyle};
+use std::io;
+
+mod json;
+mod tree;
+mod view;
+
+pub use self::json::{COMPACT_JSON_DEPTH, write_flat_json, write_json};
+pub use self::tree::DRAWN_LEVELS;
+pub use self::view::{ModuleOrder, ModuleTime, ModuleView, Shown, fold_runs};
+
+/// The view as text in `format`: the tree with both sides' times (table, Markdown), a row per
+/// node with its path (CSV), or the nested nodes (JSON). The table fits `style`.
+pub fn render(view: &ModuleView<'_>, format: Format, style: TableStyle) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write(view, format, style, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`render`], written to `out` as it is made. CSV and JSON name every node's full path, so
+/// their text grows with the square of a tree's depth; they are written in pieces, never held
+/// whole, so memory stays linear.
+pub fn write(view: &ModuleView<'_>, format: Format, style: TableStyle, out: &mut dyn io::Write) -> io::Result<()> {
+    match format {
+        Format::Json => write_json(view, out),
+        Format::Markdown => out.write_all(tree::markdown(view).as_bytes()),
+        Format::Csv => tree::csv(view, out),
+        Format::Table => out.write_all(tree::table(view, style).as_bytes()),
+    }
+}
+
+/// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
+/// beside it (see [`write_json`]).
+pub fn json_text(view: &ModuleView<'_>) -> String {
+    render(view, Format::Json, TableStyle::default())
+}

@@ -1,0 +1,524 @@
+//! The operator and kernel tables (docs/semantics.md#operator-and-kernel-views) and the overview (docs/semantics.md#overview) in each format.
+
+pub use super::breakdown::OverviewOptions;
+use super::compare::{describe_side, side_json};
+use super::{
+    Format, TableStyle, csv_field, distinct_cuts, fit_table_dropping, fmt_count, fmt_duration, fmt_percent, fmt_signed,
+    fmt_us, json_us, md_cell, wrap_text,
+};
+use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
+use std::fmt::Write;
+use std::io;
+
+mod overview;
+
+pub use self::overview::{fmt_bytes, render_overview, render_overview_fitted, render_overview_with};
+
+/// The rows to show, in order, and how they were chosen.
+#[derive(Debug, Clone)]
+pub struct TableView<'a> {
+    /// The whole view, every row.
+    pub table: &'a ViewTable,
+    /// The rows shown, in output order: sorted, at most `top`.
+    pub rows: Vec<&'a ViewRow>,
+    /// How `rows` were sorted (named in the header).
+    pub sort: SortSpec,
+    /// The `--top` asked for; `None`: every row.
+    pub top: Option<usize>,
+    /// The index in `table.measures` of the measure the terminal table shows beside the calls.
+    pub time: usize,
+}
+
+/// The CSV columns of each view (docs/semantics.md#operator-and-kernel-views): (measure, with a diff column).
+fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
+    match kind {
+        ViewKind::Operators => &[
+            ("calls", true),
+            ("host_self", true),
+            ("host_total", true),
+            ("device_self", true),
+            ("device_total", true),
+        ],
+        ViewKind::Kernels | ViewKind::Classes => &[("calls", true), ("device_total", true), ("device_mean", false)],
+    }
+}
+
+/// The view as text in `format`: aligned columns fitted to `style` (table), HTA-style columns
+/// per measure (CSV), rows with both sides' values (JSON) or a Markdown table.
+pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
+    match format {
+        Format::Csv => csv(view),
+        Format::Json => json(view),
+        Format::Markdown => markdown(view),
+        Format::Table => table(view, style),
+    }
+}
+
+fn value_text(table: &ViewTable, measure: usize, v: Option<i64>) -> String {
+    match v {
+        None => String::new(),
+        Some(v) if table.measures[measure] == "calls" => v.to_string(),
+        Some(v) => fmt_us(v),
+    }
+}
+
+/// Writes the table in `format` to `out` as it is rendered: CSV and JSON row by row, so that a
+/// table of a million rows never exists as one document in memory (docs/robustness.md#memory).
+pub fn write(view: &TableView<'_>, format: Format, style: TableStyle, out: &mut dyn io::Write) -> io::Result<()> {
+    match format {
+        Format::Csv => write_csv(view, out),
+        Format::Json => write_json(view, out),
+        Format::Markdown | Format::Table => out.write_all(render(view, format, style).as_bytes()),
+    }
+}
+
+/// The CSV columns present in `t`: (measure index, with a diff column).
+fn present_csv_columns(t: &ViewTable) -> Vec<(usize, bool)> {
+    csv_columns(t.kind)
+        .iter()
+        .filter_map(|&(m, d)| t.measure(m).map(|k| (k, d)))
+        .collect()
+}
+
+/// The headers and cells of every CSV column, in order, with the labels in the headers.
+pub fn csv(view: &TableView<'_>) -> String {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_csv(view, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    let t = view.table;
+    let (cl, tl) = (&t.control.label, &t.test.label);
+    let mut header: Vec<String> = Vec::new();
+    if t.by_operator {
+        header.push("operator".to_string());
+    }
+    header.push("name".to_string());
+    let extra = super::classes_table::Extra::of(t);
+    if extra.class {
+        header.push("class".to_string());
+    }
+    let columns = present_csv_columns(t);
+    for &(k, with_diff) in &columns {
+        let m = t.measures[k];
+        header.push(format!("{cl}_{m}"));
+        header.push(format!("{tl}_{m}"));
+        if with_diff {
+            header.push(format!("diff_{m}"));
+        }
+    }
+    if t.significance {
+        header.push("significant".to_string());
+    }
+    extra.csv_header(&mut header);
+    writeln!(out, "{}", header.join(","))?;
+    let mut cells: Vec<String> = Vec::new();
+    for r in &view.rows {
+        cells.clear();
+        if t.by_operator {
+            cells.push(csv_field(r.operator.as_deref().unwrap_or("")));
+        }
+        cells.push(csv_field(&r.name));
+        if extra.class {
+            cells.push(super::classes_table::class_of(t, r).to_string());
+        }
+        for &(k, with_diff) in &columns {
+            cells.push(value_text(t, k, r.control[k]));
+            cells.push(value_text(t, k, r.test[k]));
+            if with_diff {
+                cells.push(value_text(t, k, r.diff(k)));
+            }
+        }
+        if t.significance {
+            cells.push(significant_of(r, view.time).map_or(String::new(), |b| b.to_string()));
+        }
+        extra.csv_cells(t, r, &mut cells);
+        writeln!(out, "{}", cells.join(","))?;
+    }
+    Ok(())
+}
+
+fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
+    match v {
+        None => Value::Null,
+        Some(v) if table.measures[k] == "calls" => Value::from(v),
+        Some(v) => json_us(v),
+    }
+}
+
+/// One document: what was compared and the rows, every measure per side, its diff and Δ%.
+/// Row keys are fixed (`control_*`, `test_*`) whatever the labels.
+pub fn json(view: &TableView<'_>) -> String {
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = write_json(view, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`json`], serialized straight to `out`: the document's keys in the same order, one row at a
+/// time, with the same bytes as a `serde_json::Value` of the whole document would give.
+fn write_json(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &JsonDoc(view)).map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
+
+/// The JSON document of a table view.
+struct JsonDoc<'v, 'a>(&'v TableView<'a>);
+
+impl Serialize for JsonDoc<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (view, t) = (self.0, self.0.table);
+        let req = &t.request;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("tool", "tracediff")?;
+        m.serialize_entry("version", env!("CARGO_PKG_VERSION"))?;
+        m.serialize_entry("view", &t.kind)?;
+        m.serialize_entry("by_operator", &t.by_operator)?;
+        m.serialize_entry("duration_unit", "us")?;
+        m.serialize_entry("control", &side_json(&t.control))?;
+        m.serialize_entry("test", &side_json(&t.test))?;
+        m.serialize_entry("device", &req.device)?;
+        m.serialize_entry("naming", &req.naming.column())?;
+        m.serialize_entry("normalize_names", &req.normalize_names)?;
+        m.serialize_entry("include", &req.include)?;
+        m.serialize_entry("exclude", &req.exclude)?;
+        m.serialize_entry("zoom", &t.zoom)?;
+        m.serialize_entry("sort", &view.sort.text(t.measures))?;
+        m.serialize_entry("top", &view.top)?;
+        m.serialize_entry("significance_measure", &t.significance.then(|| t.measures[view.time]))?;
+        // Where any row was judged: the run-wide shifts and whether rows were judged beyond them.
+        if t.significance && t.rows.iter().any(|r| r.significant.iter().any(Option::is_some)) {
+            m.serialize_entry("run_shift", &t.shift)?;
+        }
+        m.serialize_entry("rows", &JsonRows(view))?;
+        m.end()
+    }
+}
+
+/// The rows of a table view, serialized one at a time.
+struct JsonRows<'v, 'a>(&'v TableView<'a>);
+
+impl Serialize for JsonRows<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for r in &self.0.rows {
+            let significance = self.0.table.significance.then_some(self.0.time);
+            seq.serialize_element(&JsonRow(self.0.table, r, significance))?;
+        }
+        seq.end()
+    }
+}
+
+/// One row: its name, and per measure both sides, the diff and Δ%; with the measure whose
+/// significance was estimated, `significant`.
+struct JsonRow<'v>(&'v ViewTable, &'v ViewRow, Option<usize>);
+
+impl Serialize for JsonRow<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (t, r) = (self.0, self.1);
+        let mut m = s.serialize_map(None)?;
+        if t.by_operator {
+            m.serialize_entry("operator", &r.operator)?;
+        }
+        m.serialize_entry("name", &r.name)?;
+        let extra = super::classes_table::Extra::of(t);
+        if extra.class {
+            m.serialize_entry("class", &super::classes_table::class_of(t, r))?;
+        }
+        for (k, measure) in t.measures.iter().enumerate() {
+            m.serialize_entry(&format_args!("control_{measure}"), &json_value(t, k, r.control[k]))?;
+            m.serialize_entry(&format_args!("test_{measure}"), &json_value(t, k, r.test[k]))?;
+            m.serialize_entry(&format_args!("diff_{measure}"), &json_value(t, k, r.diff(k)))?;
+            m.serialize_entry(&format_args!("diff_pct_{measure}"), &percent(r, k))?;
+        }
+        if let Some(time) = self.2 {
+            m.serialize_entry("significant", &significant_of(r, time))?;
+        }
+        if extra.share {
+            let [c, s] = super::classes_table::shares(t, r);
+            m.serialize_entry("control_share", &c)?;
+            m.serialize_entry("test_share", &s)?;
+        }
+        m.end()
+    }
+}
+
+/// Whether row `r`'s measure `k` changed significantly (`None`: not estimated).
+fn significant_of(r: &ViewRow, k: usize) -> Option<bool> {
+    r.significant.get(k).copied().flatten()
+}
+
+/// Δ% of measure `k`: `new`/`gone` where one side is 0 (or has no value), `None` where neither
+/// side has a value.
+fn percent(r: &ViewRow, k: usize) -> Option<String> {
+    match (r.control[k], r.test[k]) {
+        (None, None) => None,
+        (c, t) => Some(fmt_percent(c.unwrap_or(0), t.unwrap_or(0))),
+    }
+}
+
+fn human(table: &ViewTable, k: usize, v: Option<i64>, signed: bool) -> String {
+    match v {
+        None => "-".to_string(),
+        Some(v) if table.measures[k] == "calls" && signed => fmt_signed(v),
+        Some(v) if table.measures[k] == "calls" => v.to_string(),
+        Some(v) => fmt_duration(v, signed),
+    }
+}
+
+fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
+    let t = view.table;
+    let req = &t.request;
+    let _ = writeln!(out, "{prefix}{}", describe_side(&t.control));
+    let _ = writeln!(out, "{prefix}{}", describe_side(&t.test));
+    let mut filters = String::new();
+    if !req.normalize_names {
+        filters.push_str(", --raw-names");
+    }
+    for p in &req.include {
+        let _ = write!(filters, ", --include '{p}'");
+    }
+    for p in &req.exclude {
+        let _ = write!(filters, ", --exclude '{p}'");
+    }
+    let _ = writeln!(out, "{prefix}device: {}{filters}", req.device);
+    if let Some(hint) = super::compare::more_steps_hint([&t.control, &t.test]) {
+        let _ = writeln!(out, "{prefix}{hint}");
+    }
+    if let Some(z) = &t.zoom {
+        let _ = writeln!(
+            out,
+            "{prefix}zoom: {} (only what ran inside it)",
+            if z.is_empty() { "the step" } else { z }
+        );
+    }
+}
+
+/// The preamble line that names the time group of a terminal table.
+fn time_line(view: &TableView<'_>) -> String {
+    format!("time: {}\n", view.table.measures[view.time].replace('_', " "))
+}
+
+fn footer(view: &TableView<'_>) -> String {
+    let t = view.table;
+    let what = match t.kind {
+        ViewKind::Operators => "operators",
+        ViewKind::Kernels if t.by_operator => "(operator, kernel) pairs",
+        ViewKind::Kernels => "kernels",
+        ViewKind::Classes => "classes",
+    };
+    let shown = if view.rows.len() < t.rows.len() {
+        format!(
+            " (showing {} by {})",
+            fmt_count(view.rows.len()),
+            view.sort.text(t.measures)
+        )
+    } else {
+        String::new()
+    };
+    let k = view.time;
+    if t.rows.is_empty() && t.kind != ViewKind::Operators && !t.has_device {
+        // "0 kernels; device total summed: control 0 ns, test 0 ns (0 ns, 0%)" read as if
+        // kernels had been measured.
+        return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
+    }
+    if t.rows.is_empty() || matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
+        return format!("{} {what}{shown}\n", fmt_count(t.rows.len()));
+    }
+    let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
+    let (c, s) = (sum(|r| &r.control), sum(|r| &r.test));
+    format!(
+        "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})\n",
+        fmt_count(t.rows.len()),
+        t.measures[k].replace('_', " "),
+        t.control.label,
+        fmt_duration(c, false),
+        t.test.label,
+        fmt_duration(s, false),
+        fmt_duration(s - c, true),
+        fmt_percent(c, s)
+    )
+}
+
+/// Calls and one time group (and, for kernels, the mean), fitted to `style.width`.
+pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
+    let t = view.table;
+    let (cl, tl) = (&t.control.label, &t.test.label);
+    let k = view.time;
+    let headers = vec![
+        format!("{cl}\ncalls"),
+        format!("{tl}\ncalls"),
+        "Δ\ncalls".to_string(),
+        format!("{cl}\ntime"),
+        format!("{tl}\ntime"),
+        "Δ\ntime".to_string(),
+        "Δ\ntime %".to_string(),
+    ];
+    let names: Vec<String> = view
+        .rows
+        .iter()
+        .map(|r| match &r.operator {
+            Some(op) => format!("{op} → {}", r.name),
+            None => r.name.clone(),
+        })
+        .collect();
+    let marks = t.significance && view.rows.iter().any(|r| significant_of(r, k).is_some());
+    let mut headers = headers;
+    if marks {
+        headers.push("sig".to_string());
+    }
+    let share = t.kind == ViewKind::Classes;
+    if share {
+        headers.push(format!("{cl}\nshare"));
+        headers.push(format!("{tl}\nshare"));
+    }
+    let cells = table_cells(view, marks, share);
+    let first = if t.by_operator { "operator → kernel" } else { "name" };
+    let width = style.name_width();
+    let mut head = String::new();
+    header_lines(view, &mut head, "");
+    head.push_str(&time_line(view));
+    let mut out = wrap_text(&head, width);
+    if view.rows.is_empty() {
+        out.push_str("(no rows)\n");
+    } else {
+        // Too narrow for every column: the per-side calls go first, then the per-side times,
+        // then Δ calls (docs/commands.md#terminal-width).
+        let by_operator = t.by_operator;
+        let cut = |names: &[String], w: usize| {
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            if by_operator {
+                cut_operator_kernel(&refs, w)
+            } else {
+                distinct_cuts(&refs, w)
+            }
+        };
+        let _ = writeln!(
+            out,
+            "{}",
+            fit_table_dropping(first, &headers, &names, &cells, width, &[&[0, 1], &[3, 4], &[2]], cut)
+        );
+    }
+    out.push_str(&wrap_text(&footer(view), width));
+    out
+}
+
+/// The value cells of [`table`]'s rows: calls and time per side, Δ and Δ %, then the `sig`
+/// mark (`marks`) and each side's share (`share`).
+fn table_cells(view: &TableView<'_>, marks: bool, share: bool) -> Vec<Vec<String>> {
+    let (t, k) = (view.table, view.time);
+    view.rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![
+                human(t, 0, r.control[0], false),
+                human(t, 0, r.test[0], false),
+                human(t, 0, r.diff(0), true),
+                human(t, k, r.control[k], false),
+                human(t, k, r.test[k], false),
+                human(t, k, r.diff(k), true),
+                percent(r, k).unwrap_or_default(),
+            ];
+            if marks {
+                cells.push(if significant_of(r, k) == Some(true) { "*" } else { "" }.to_string());
+            }
+            if share {
+                cells.extend(super::classes_table::shares(t, r).map(super::classes_table::share_text));
+            }
+            cells
+        })
+        .collect()
+}
+
+/// Every measure (per side, Δ and Δ%) with the full names.
+pub fn markdown(view: &TableView<'_>) -> String {
+    let t = view.table;
+    let (cl, tl) = (md_cell(&t.control.label), md_cell(&t.test.label));
+    let mut out = String::new();
+    header_lines(view, &mut out, "- ");
+    out.push('\n');
+    let mut head = String::from("|");
+    let mut rule = String::from("|");
+    if t.by_operator {
+        head.push_str(" operator |");
+        rule.push_str("---|");
+    }
+    head.push_str(" name |");
+    rule.push_str("---|");
+    for m in t.measures {
+        let m = md_cell(m);
+        let _ = write!(head, " {cl}\\_{m} | {tl}\\_{m} | diff\\_{m} | diff\\_pct\\_{m} |");
+        rule.push_str("---:|---:|---:|---:|");
+    }
+    let _ = writeln!(out, "{head}\n{rule}");
+    let code = |s: &str| format!("`{}`", s.replace('`', "'").replace('|', "\\|"));
+    for r in &view.rows {
+        let mut line = String::from("|");
+        if let Some(op) = &r.operator {
+            let _ = write!(line, " {} |", code(op));
+        }
+        let _ = write!(line, " {} |", code(&r.name));
+        for k in 0..t.measures.len() {
+            let _ = write!(
+                line,
+                " {} | {} | {} | {} |",
+                human(t, k, r.control[k], false),
+                human(t, k, r.test[k], false),
+                human(t, k, r.diff(k), true),
+                percent(r, k).unwrap_or_default()
+            );
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
+    let _ = writeln!(out, "{}  ", md_cell(footer(view).trim_end()));
+    out
+}
+
+/// `operator → kernel` names cut to `width`: each part on its own, the operator in at most
+/// two fifths of the width, so that both stay readable (`aten::mm → void cutlass::Kern…`, where
+/// one cut of the whole gave `aten::mm…x4_nn_align1>(…`). Distinct names stay distinct: each
+/// part's cuts do. Narrow columns, or names without the arrow, are cut whole.
+fn cut_operator_kernel(names: &[&str], width: usize) -> Vec<String> {
+    use super::columns::text_width;
+    const ARROW: &str = " → ";
+    let parts: Option<Vec<(&str, &str)>> = names.iter().map(|n| n.split_once(ARROW)).collect();
+    let Some(parts) = parts.filter(|_| width >= 40) else {
+        return distinct_cuts(names, width);
+    };
+    let longest_op = parts.iter().map(|p| text_width(p.0)).max().unwrap_or(0);
+    let op_width = longest_op.min(width * 2 / 5);
+    let ops: Vec<&str> = parts.iter().map(|p| p.0).collect();
+    let op_cuts = distinct_cuts(&ops, op_width);
+    // Each kernel gets what its operator leaves (a short `aten::mm` left 20 columns blank at
+    // 120), cut against the kernels that get as much: rows with one operator share a width, so
+    // their kernels stay distinct, and rows of different operators differ by the operator.
+    let kernel_width = |op: &str| width.saturating_sub(text_width(op) + ARROW.chars().count());
+    let mut kernel_cuts = vec![String::new(); names.len()];
+    let mut widths: Vec<usize> = op_cuts.iter().map(|op| kernel_width(op)).collect();
+    widths.sort_unstable();
+    widths.dedup();
+    for w in widths {
+        let rows: Vec<usize> = (0..names.len()).filter(|&i| kernel_width(&op_cuts[i]) == w).collect();
+        let kernels: Vec<&str> = rows.iter().map(|&i| parts[i].1).collect();
+        for (i, cut) in rows.into_iter().zip(distinct_cuts(&kernels, w)) {
+            kernel_cuts[i] = cut;
+        }
+    }
+    op_cuts
+        .into_iter()
+        .zip(kernel_cuts)
+        .zip(names)
+        .map(|((op, kernel), name)| {
+            if text_width(name) <= width {
+                name.to_string()
+            } else {
+                format!("{op}{ARROW}{kernel}")
+            }
+        })
+        .collect()
+}
