@@ -26,6 +26,7 @@
 pub mod analysis;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod commands;
 pub mod output;
 pub mod summary;
 pub mod text;

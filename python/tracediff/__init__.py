@@ -10,7 +10,7 @@ Rust core::
 and the command line (``tracediff compare control/ test/``) from the same code.
 """
 
-from ._native import TraceError, __version__
+from ._native import TraceError, TracediffWarning, __version__
 from ._native import Options
 from ._api import (
     compare,
@@ -36,6 +36,7 @@ __all__ = [
     "Options",
     "TraceDiff",
     "TraceError",
+    "TracediffWarning",
     "__version__",
     "compare",
     "flamegraph",

@@ -2,7 +2,13 @@
 
 import os
 import pathlib
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union
+
+# The enumerated options, as the type checker sees them (the values are checked at run time too).
+Device = Literal["cpu", "gpu", "all", "CPU", "GPU", "ALL"]
+Backend = Literal["pandas", "polars"]
+PlotMetric = Literal["counts", "duration", "breakdown"]
+PlotSort = Literal["abs-diff-duration", "diff-duration", "abs-diff-counts", "diff-counts", "duration", "counts", "name"]
 
 from . import _native
 from ._frames import _import, check_backend, frame
@@ -116,7 +122,7 @@ def make_options(
     test_rank: Pick = None,
     control_iteration: Pick = None,
     test_iteration: Pick = None,
-    device: str = "all",
+    device: Device = "all",
     short_names: bool = False,
     normalize_names: bool = False,
     include: Sequence[str] = (),
@@ -204,13 +210,13 @@ def compare(
     test_rank: Pick = None,
     control_iteration: Pick = None,
     test_iteration: Pick = None,
-    device: str = "all",
+    device: Device = "all",
     short_names: bool = False,
     normalize_names: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     labels: Tuple[str, str] = ("control", "test"),
-    backend: str = "pandas",
+    backend: Backend = "pandas",
 ):
     """The comparison table (`tracediff compare`) as a DataFrame: one row per name, indexed by
     `name` (or `short_name`), with HTA's columns named after `labels`.
@@ -307,7 +313,7 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
     return df
 
 
-def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), backend: str = "pandas", **options):
+def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options):
     """The operator view (`tracediff operators`): per cpu_op name, calls and host/device
     self/total time (µs) per side and their difference. `zoom` narrows it to one node of
     `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options.
@@ -319,7 +325,7 @@ def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "
 
 
 def kernels(
-    control, test, *, by_operator: bool = False, zoom: Optional[str] = None, labels=("control", "test"), backend: str = "pandas", **options
+    control, test, *, by_operator: bool = False, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options
 ):
     """The kernel view (`tracediff kernels`): per kernel (or per launching operator and
     kernel), calls, total, mean, min and max duration (µs) per side."""
@@ -367,7 +373,7 @@ def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
     return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS + _IDLE_KEYS})
 
 
-def overview(control, test, *, labels=("control", "test"), backend: str = "pandas", **options) -> dict:
+def overview(control, test, *, labels=("control", "test"), backend: Backend = "pandas", **options) -> dict:
     """The overview (`tracediff overview --format json --per-step`) as a dict: per side the
     device, steps (`steps_used` names them; every step by default), mean step time, GPU busy
     time and utilisation, host communication, memory, and `breakdown` (where the step time went:
@@ -471,11 +477,11 @@ def events(
     *,
     rank: Pick = None,
     iteration: Pick = None,
-    device: str = "all",
+    device: Device = "all",
     name: Optional[str] = None,
     cat: Sequence[str] = (),
     args: Sequence[str] = (),
-    backend: str = "pandas",
+    backend: Backend = "pandas",
 ):
     """`tracediff events`: the event table of one side as a DataFrame, a row per counted event
     (index, rank, name, cat, pid, tid, ts and dur in µs, stream, correlation,
@@ -552,9 +558,9 @@ def plot(
     test: PathLike,
     path: PathLike,
     *,
-    metric: str = "counts",
+    metric: PlotMetric = "counts",
     top: int = 10,
-    sort: Optional[str] = None,
+    sort: Optional[PlotSort] = None,
     width: int = 1600,
     height: int = 900,
     labels: Tuple[str, str] = ("control", "test"),
@@ -562,7 +568,7 @@ def plot(
     test_rank: Pick = None,
     control_iteration: Pick = None,
     test_iteration: Pick = None,
-    device: str = "all",
+    device: Device = "all",
     short_names: bool = False,
     normalize_names: bool = False,
     include: Sequence[str] = (),

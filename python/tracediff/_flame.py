@@ -1,7 +1,10 @@
 """The differential flame graph (``tracediff flamegraph``) from Python."""
 
 import pathlib
-from typing import Optional, Tuple
+from typing import Literal, Optional, Tuple
+
+FlameTime = Literal["host", "device"]
+Side = Literal["control", "test"]
 
 from . import _native
 from ._api import PathLike, make_options, path_arg, without_row_options, without_significance_options
@@ -12,9 +15,9 @@ def flamegraph(
     test: PathLike,
     path: PathLike,
     *,
-    time: Optional[str] = None,
-    side: Optional[str] = None,
-    widths: str = "test",
+    time: Optional[FlameTime] = None,
+    side: Optional[Side] = None,
+    widths: Side = "test",
     labels: Tuple[str, str] = ("control", "test"),
     **options,
 ) -> pathlib.Path:

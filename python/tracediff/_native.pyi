@@ -2,14 +2,25 @@
 modules; these functions take the paths and one `Options` object and return plain columns."""
 
 import os
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Literal, Optional, Tuple, Union
 
 _Path = Union[str, "os.PathLike[str]"]
+_Device = Literal["cpu", "gpu", "all", "CPU", "GPU", "ALL"]
+_View = Literal["operators", "kernels", "overview", "modules"]
+_FlameTime = Literal["host", "device"]
+_Side = Literal["control", "test"]
+_Metric = Literal["counts", "duration", "breakdown"]
+_PlotSort = Literal[
+    "abs-diff-duration", "diff-duration", "abs-diff-counts", "diff-counts", "duration", "counts", "name"
+]
 
 __version__: str
 
 class TraceError(ValueError):
     """An unreadable or invalid trace, or a selection that does not fit the traces."""
+
+class TracediffWarning(UserWarning):
+    """A note on a result: what the command line prints as `tracediff: note: …`."""
 
 class Options:
     """The options of a comparison, checked when built (a bad rank, device or pattern is an
@@ -22,7 +33,7 @@ class Options:
         test_rank: Optional[str] = None,
         control_iteration: Optional[str] = None,
         test_iteration: Optional[str] = None,
-        device: str = "all",
+        device: _Device = "all",
         short_names: bool = False,
         normalize_names: bool = False,
         include: List[str] = ...,
@@ -60,7 +71,7 @@ class Options:
     def no_run_shift(self) -> bool: ...
 
 def compare(control: _Path, test: _Path, options: Options) -> Dict[str, list]: ...
-def view(view: str, control: _Path, test: _Path, options: Options) -> Union[Dict[str, list], str]: ...
+def view(view: _View, control: _Path, test: _Path, options: Options) -> Union[Dict[str, list], str]: ...
 def summarize(trace: _Path, output: _Path) -> None: ...
 def report(
     control: _Path,
@@ -74,16 +85,16 @@ def flamegraph(
     control: _Path,
     test: _Path,
     options: Options,
-    time: Optional[str] = None,
-    side: Optional[str] = None,
+    time: Optional[_FlameTime] = None,
+    side: Optional[_Side] = None,
     folded: bool = False,
-    widths: str = "test",
+    widths: _Side = "test",
 ) -> str: ...
 def events(
     path: _Path,
     ranks: Optional[str] = None,
     iterations: Optional[str] = None,
-    device: str = "all",
+    device: _Device = "all",
     name: Optional[str] = None,
     cats: List[str] = ...,
     args: List[str] = ...,
@@ -112,9 +123,9 @@ def plot(
     test: _Path,
     output: _Path,
     options: Options,
-    metric: str = "counts",
+    metric: _Metric = "counts",
     top: int = 10,
-    sort: Optional[str] = None,
+    sort: Optional[_PlotSort] = None,
     width: int = 1600,
     height: int = 900,
 ) -> List[str]: ...

@@ -1,11 +1,8 @@
 //! `tracediff kernels --by-class` and `--aligned` (docs/kernel-classes.md): the runners.
 
-use super::views::{KernelsArgs, check_view_args, classifier, show};
-use super::{Env, OutputArgs, emit, print_notes};
-use crate::analysis::classes::sequences::aligned;
-use crate::analysis::modules::zoom_scope;
-use crate::analysis::views::classes::{kernels_by_class, mark_class_significance};
-use crate::analysis::views::kernels;
+use super::views::{KernelsArgs, check_view_output, kernels_options, show};
+use super::{Env, OutputArgs, emit, finish};
+use crate::commands;
 use crate::error::{Error, Result};
 use crate::output::render::aligned::render_aligned;
 
@@ -14,18 +11,12 @@ pub(crate) fn run_kernel_classes(args: KernelsArgs, env: &mut Env<'_>) -> Result
     if args.aligned {
         return run_aligned(args, env);
     }
-    let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
-    let classifier = classifier(args.kernel_classes.as_deref())?;
-    let (mut req, loaded) = super::views::load_view_captured(&args.pair, &args.select, &args.captures, "kernels", env)?;
+    check_view_output(&args.output)?;
+    let mut req = args.pair.request(&args.select);
+    req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
-    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
-    let scope_ref = scope.as_ref().map(|(s, _)| s);
-    let mut table = kernels_by_class(&req, &loaded, &filter, &classifier, scope_ref);
-    let note = mark_class_significance(&mut table, &req, &loaded, &classifier, scope_ref);
-    super::only_significant_can_be_judged(args.output.only_significant, note.as_deref())?;
-    print_notes(&note.into_iter().collect::<Vec<_>>(), env);
-    table.zoom = scope.map(|(_, path)| path);
-    show(table, args.time_measure(), &args.output, env)
+    let shown = finish(commands::kernel_classes(&req, &kernels_options(&args)), env)?;
+    show(&shown, &args.output, env)
 }
 
 /// Refuses the options `--aligned` has no use for: it keeps every position, in aligned order.
@@ -56,10 +47,9 @@ fn run_aligned(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
         sort: None,
     };
     super::check_output(&output)?;
-    let classifier = classifier(args.kernel_classes.as_deref())?;
-    let (req, loaded) = super::views::load_view_captured(&args.pair, &args.select, &args.captures, "kernels", env)?;
-    let a = aligned(&req, &loaded, &classifier);
-    print_notes(&a.notes, env);
+    let mut req = args.pair.request(&args.select);
+    req.captures = args.captures.sides();
+    let a = finish(commands::aligned(&req, args.kernel_classes.as_deref()), env)?;
     emit(&output, args.output.full_names, env, |format, style, out| {
         out.write_all(render_aligned(&a, format, style).as_bytes())
     })

@@ -1,11 +1,12 @@
 //! `compare` and `ops-diff`: their options and runners, and the saved comparison `ops-diff` and `plot` fall back on.
 
 use super::{
-    Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, fresh_request, parse_labels,
-    print_notes, report, request_from, with_labels,
+    Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, finish, fresh_request, parse_labels,
+    report, request_from, with_labels,
 };
-use crate::analysis::compare::{CompareRequest, check_labels, compare};
-use crate::analysis::diff::{Category, Comparison, NameFilter, SortKey};
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::{Category, Comparison, SortKey};
+use crate::commands::{self, CompareOptions, Pair};
 use crate::error::Result;
 use crate::output::render::compare::CompareView;
 use crate::output::render::ops_diff::OpsDiffView;
@@ -115,22 +116,12 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     every_step_by_default(&mut req, &args.select);
     check_specs_used(&args.select, &req)?;
     if let Some(path) = &args.report {
-        report::check_html(path)?;
+        commands::check_html(path)?;
     }
-    let (mut comparison, notes) = compare(&req)?;
-    if args.only_significant {
-        if !comparison.significance {
-            return Err(crate::error::Error::usage(
-                "--only-significant needs the significance of rows, which HTA's table (--hta) does not have",
-            ));
-        }
-        if comparison.rows.iter().all(|r| r.significant.is_none()) {
-            let why = notes.iter().find(|n| n.starts_with("significant is null"));
-            super::only_significant_can_be_judged(true, Some(why.map_or("significant is null", String::as_str)))?;
-        }
-        comparison.rows.retain(|r| r.significant == Some(true));
-    }
-    print_notes(&notes, env);
+    let options = CompareOptions {
+        only_significant: args.only_significant,
+    };
+    let comparison = finish(commands::compare(&req, &options), env)?;
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
     emit(&args.output, args.full_names, env, |format, style, out| {
         crate::output::render::compare::render(&view, format, style, out)
@@ -193,61 +184,42 @@ pub(super) fn comparison_for(
     labels: Option<&Labels>,
     env: &mut Env<'_>,
 ) -> Result<Comparison> {
+    with_pair(control, test, select, labels, env, |pair, env| {
+        finish(commands::ops_diff(pair), env)
+    })
+}
+
+/// Runs `work` on the pair the options name: CONTROL and TEST when both are given (every step
+/// unless told), else the saved comparison's with the options given applied.
+pub(super) fn with_pair<T>(
+    control: Option<&Path>,
+    test: Option<&Path>,
+    select: &SelectArgs,
+    labels: Option<&Labels>,
+    env: &mut Env<'_>,
+    work: impl FnOnce(&Pair<'_>, &mut Env<'_>) -> Result<T>,
+) -> Result<T> {
     match (control, test) {
         (Some(c), Some(t)) => {
             let mut req = with_labels(fresh_request(select, c, t), labels);
             every_step_by_default(&mut req, select);
             check_specs_used(select, &req)?;
-            let (comparison, notes) = compare(&req)?;
-            print_notes(&without_significance(notes), env);
-            Ok(comparison)
+            work(&Pair::Given(Box::new(req)), env)
         }
-        _ => saved_comparison(select, labels, env),
-    }
-}
-
-/// The saved comparison with the given options applied: reused as is when they do not change
-/// which events count, recomputed from the saved paths when they do.
-pub fn saved_comparison(select: &SelectArgs, labels: Option<&Labels>, env: &mut Env<'_>) -> Result<Comparison> {
-    let (saved, path) = state::load(&env.state_dir)?;
-    let req = with_labels(request_from(select, saved.request.clone()), labels);
-    check_specs_used(select, &req)?;
-    let _ = writeln!(
-        env.stderr,
-        "tracediff: using the comparison saved in {} ({} vs {})",
-        path.display(),
-        req.control.display(),
-        req.test.display()
-    );
-    let same_events = saved.request.rows_key() == req.rows_key();
-    let saved_unfiltered = saved.request.include.is_empty() && saved.request.exclude.is_empty();
-    let same_filter = saved.request.include == req.include && saved.request.exclude == req.exclude;
-    let filter = NameFilter::new(&req.include, &req.exclude)?;
-    check_labels(&req.labels)?;
-    if same_events && (saved_unfiltered || same_filter) {
-        let mut c = saved.comparison;
-        if let Some(why) = filter.retain_explained(&mut c.rows, &req.group_by) {
-            print_notes(&[why], env);
+        _ => {
+            let adjust = |saved: CompareRequest| -> Result<CompareRequest> {
+                let req = with_labels(request_from(select, saved), labels);
+                check_specs_used(select, &req)?;
+                Ok(req)
+            };
+            let state_dir = env.state_dir.clone();
+            let pair = Pair::Saved {
+                state_dir: &state_dir,
+                adjust: &adjust,
+            };
+            work(&pair, env)
         }
-        c.include = req.include.clone();
-        c.exclude = req.exclude.clone();
-        c.control.label = req.labels[0].clone();
-        c.test.label = req.labels[1].clone();
-        return Ok(c);
     }
-    let (comparison, notes) = compare(&req)?;
-    print_notes(&without_significance(notes), env);
-    Ok(comparison)
-}
-
-/// `notes` less the one on why `significant` is null: `ops-diff` and `plot`, the users of
-/// [`comparison_for`], show no significance, so it would only send the user after
-/// `--iteration all` for nothing.
-fn without_significance(notes: Vec<String>) -> Vec<String> {
-    notes
-        .into_iter()
-        .filter(|n| !n.starts_with("significant is null"))
-        .collect()
 }
 
 fn absolute(p: &Path) -> PathBuf {

@@ -1,12 +1,12 @@
 //! `events` (the event table as CSV, JSON or Parquet) and `summarize` (one trace to a summary).
 
-use super::{Env, output_format, print_notes};
-use crate::analysis::select::{Device, Pick, SideSelection, resolve};
+use super::{Env, finish, output_format};
+use crate::analysis::select::{Device, Pick};
+use crate::commands::{EventTable, EventsRequest, Outcome};
 use crate::error::{Error, Result};
-use crate::input::attrs::{AttrRequest, Preset};
-use crate::input::load::load_side_ranks;
+use crate::input::attrs::Preset;
 use crate::output::atomic::AtomicFile;
-use crate::output::events::{EventFilter, EventsFormat, write_events};
+use crate::output::events::EventsFormat;
 use crate::output::visible::VisibleControls;
 use clap::Args;
 use std::io::Write;
@@ -97,64 +97,26 @@ pub(super) fn run_events(mut args: EventsArgs, env: &mut Env<'_>) -> Result<i32>
             EventsFormat::Csv
         },
     )?;
-    let attrs = AttrRequest::build(
-        args.args.map(Preset::from).unwrap_or_default(),
-        &args.arg,
-        &args.arg_spec,
-    )?;
-    let name = args
-        .name
-        .as_deref()
-        .map(|p| crate::analysis::diff::compile_pattern("--name", p))
-        .transpose()?;
-    let side = load_side_ranks(&args.path, &attrs, &[&args.rank.clone().unwrap_or(Pick::All)], false)?;
-    print_notes(&side.notes, env);
-    let mut resolved = resolve(
-        &side,
-        "events",
-        &SideSelection {
-            ranks: args.rank.clone().unwrap_or(Pick::All),
-            iterations: args.iteration.clone().unwrap_or(Pick::All),
-        },
-    )?;
-    if args.iteration.is_none() {
-        resolved.iterations = None;
-    }
-    let filter = EventFilter {
+    let req = EventsRequest {
+        path: args.path.clone(),
+        ranks: args.rank.clone(),
+        iterations: args.iteration.clone(),
         device: args.device.unwrap_or_default(),
-        name,
+        name: args.name.clone(),
         cats: args.cat.clone(),
+        preset: args.args.map(Preset::from).unwrap_or_default(),
+        args: args.arg.clone(),
+        arg_specs: args.arg_spec.clone(),
     };
+    let table = finish(crate::commands::events(&req), env)?;
     let rows = match &args.output {
-        Some(path) => {
-            let mut file = AtomicFile::create(path)?;
-            let rows = match format {
-                EventsFormat::Parquet => {
-                    crate::output::events_parquet::write_events_parquet(&side, &resolved, &filter, file.writer())
-                }
-                // Text for people: control characters shown escaped.
-                EventsFormat::Table => {
-                    let mut shown = VisibleControls::new(file.writer());
-                    write_events(&side, &resolved, &filter, format, &mut shown)
-                }
-                _ => write_events(&side, &resolved, &filter, format, file.writer()),
-            }
-            .map_err(|e| relabel(e, path))?;
-            file.commit()?;
-            rows
-        }
+        Some(path) => write_file(&table, format, path)?,
         None => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
             let rows = if format == EventsFormat::Table {
-                crate::output::events::write_events_table(
-                    &side,
-                    &resolved,
-                    &filter,
-                    env.table_width.unwrap_or(usize::MAX),
-                    &mut VisibleControls::new(&mut w),
-                )
+                table.write_table(env.table_width.unwrap_or(usize::MAX), &mut VisibleControls::new(&mut w))
             } else {
-                write_events(&side, &resolved, &filter, format, &mut w)
+                table.write(format, &mut w)
             }
             .map_err(|e| relabel(e, Path::new("<stdout>")))?;
             w.flush().map_err(|e| Error::Output {
@@ -165,9 +127,29 @@ pub(super) fn run_events(mut args: EventsArgs, env: &mut Env<'_>) -> Result<i32>
         }
     };
     if rows == 0 {
-        print_notes(&[crate::output::events::why_no_events(&side, &resolved, &filter)], env);
+        finish(
+            Ok(Outcome {
+                value: (),
+                notes: vec![table.empty_note()],
+            }),
+            env,
+        )?;
     }
     Ok(0)
+}
+
+/// Writes the event table to `path` whole or not at all; returns the number of rows.
+fn write_file(table: &EventTable, format: EventsFormat, path: &Path) -> Result<u64> {
+    let mut file = AtomicFile::create(path)?;
+    let rows = match format {
+        EventsFormat::Parquet => table.write_parquet(file.writer()),
+        // Text for people: control characters shown escaped.
+        EventsFormat::Table => table.write(format, &mut VisibleControls::new(file.writer())),
+        _ => table.write(format, file.writer()),
+    }
+    .map_err(|e| relabel(e, path))?;
+    file.commit()?;
+    Ok(rows)
 }
 
 pub const SUMMARIZE_HELP: &str = "\
@@ -217,25 +199,10 @@ pub(super) fn run_summarize(args: SummarizeArgs, env: &mut Env<'_>) -> Result<i3
             "a summary is a Parquet file: give -o FILE.parquet, not standard output",
         ));
     }
-    let summarize = &crate::analysis::summary::summarize;
-    if std::fs::metadata(&args.trace).is_ok_and(|m| m.is_dir()) {
-        let (written, notes) =
-            crate::output::dataset::summarize_side_into(&args.trace, &args.output, args.label.as_deref(), summarize)?;
-        print_notes(&notes, env);
-        for path in written {
-            let _ = writeln!(env.stdout, "{}", path.display());
-        }
-        return Ok(0);
-    }
-    if args.writes_dataset() {
-        let path =
-            crate::output::dataset::summarize_file_into(&args.trace, &args.output, args.label.as_deref(), summarize)?;
+    let done = crate::commands::summarize(&args.trace, &args.output, args.label.as_deref(), args.writes_dataset());
+    for path in super::finish(done, env)? {
         let _ = writeln!(env.stdout, "{}", path.display());
-        return Ok(0);
     }
-    let summary = crate::input::load::summarize_trace(&args.trace, &crate::analysis::summary::summarize)?;
-    crate::output::summary::save_summary(&summary, &args.output)?;
-    let _ = writeln!(env.stdout, "{}", args.output.display());
     Ok(0)
 }
 

@@ -1,12 +1,12 @@
 //! `tracediff flamegraph` (docs/flamegraph.md): the differential flame graph as SVG, or its
 //! folded stacks.
 
-use super::views::{PairArgs, load_view};
-use super::{Env, SelectArgs, StepArgs, UnusedRowArgs};
-use crate::analysis::flamegraph::{FlameTime, flame_stacks_default};
-use crate::analysis::modules::modules;
+use super::views::{PairArgs, view_request};
+use super::{Env, SelectArgs, StepArgs, UnusedRowArgs, finish};
+use crate::analysis::flamegraph::FlameTime;
+use crate::commands::{self, FlameRequest, Outcome};
 use crate::error::{Error, Result};
-use crate::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
+use crate::output::render::flamegraph::FlameWidths;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
@@ -87,51 +87,28 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
         "flamegraph",
         "it draws the module tree whole (--time picks host or device time)",
     )?;
-    let select = SelectArgs::from(&args.select);
-    let (mut req, loaded) = load_view(&args.pair, &select, "flamegraph", env)?;
+    let mut req = view_request(&args.pair, &SelectArgs::from(&args.select));
     req.kernel_classes = args.kernel_classes.clone();
-    let classifier = req.classifier()?;
-    let diff = modules(&req, &loaded)?;
-    super::print_notes(&loaded.overlap_notes(&req.labels), env);
-    let stacks = flame_stacks_default(&diff, &loaded, args.time, &classifier);
-    let side = args.side.map(|s| match s {
-        FlameSide::Control => 0,
-        FlameSide::Test => 1,
-    });
-    let bytes = if args.folded {
-        match side {
-            Some(s) => folded_side(&stacks, s),
-            None => folded_diff(&stacks),
-        }
-        .into_bytes()
-    } else {
-        if stacks.stacks.is_empty() {
-            return Err(Error::usage(format!(
-                "no {} time on either side to draw{}",
-                stacks.time.as_str(),
-                if stacks.time == FlameTime::Device {
-                    " (no device events): use --time host"
-                } else {
-                    ""
-                }
-            )));
-        }
-        let options = FlameOptions {
-            labels: req.labels.clone(),
-            view: side.map_or(FlameView::Differential(args.widths), FlameView::Side),
-            still: false,
-        };
-        svg(&stacks, &options).map_err(|e| Error::usage(format!("cannot draw the flame graph: {e}")))?
+    let options = FlameRequest {
+        time: args.time,
+        side: args.side.map(|s| match s {
+            FlameSide::Control => commands::FlameSide::Control,
+            FlameSide::Test => commands::FlameSide::Test,
+        }),
+        folded: args.folded,
+        widths: args.widths,
     };
+    let bytes = finish(commands::flamegraph(&req, &options), env)?;
     match &args.output {
         Some(path) => {
-            crate::output::atomic::write_atomically(path, |w| w.write_all(&bytes))?;
-            let _ = writeln!(
-                env.stderr,
-                "tracediff: wrote {} ({} KiB)",
-                path.display(),
-                crate::text::fmt_count(bytes.len().div_ceil(1024))
-            );
+            let wrote = commands::write_file(path, &bytes)?;
+            finish(
+                Ok(Outcome {
+                    value: (),
+                    notes: vec![wrote],
+                }),
+                env,
+            )?;
         }
         None => env
             .stdout

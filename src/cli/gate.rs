@@ -1,8 +1,7 @@
 //! `gate`: rules over two sets of runs, for CI.
 
-use super::{Env, OutputArgs, check_output, emit, print_notes};
+use super::{Env, OutputArgs, check_output, emit, finish};
 use crate::analysis::gate::{GateConfig, Verdict};
-use crate::analysis::gate_run::gate_pair;
 use crate::analysis::select::{Device, Pick, SideSelection};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
@@ -175,9 +174,10 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         ranks: args.rank.clone().unwrap_or(Pick::All),
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
-    let (report, notes) = gate_pair(&config, &args.baseline, &args.candidate, &sel)?;
-    print_notes(&notes, env);
-    print_notes(&report.run_shift_note.iter().cloned().collect::<Vec<_>>(), env);
+    let report = finish(
+        crate::commands::gate(&config, &args.baseline, &args.candidate, &sel),
+        env,
+    )?;
     emit(&output, args.full_names, env, |format, style, out| {
         out.write_all(crate::output::render::gate::render_fitted(&report, format, style.name_width()).as_bytes())
     })?;

@@ -15,6 +15,7 @@ pub(crate) mod flamegraph;
 pub(crate) mod gate;
 pub(crate) mod generate;
 pub(crate) mod modules;
+pub(crate) mod one_run;
 pub(crate) mod plot;
 pub(crate) mod report;
 
@@ -321,10 +322,14 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Gate(args) => run_gate(args, env),
         Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
+        Command::Operators(args) if args.pair.test.is_none() => one_run::run_operators(&args, env),
         Command::Operators(args) => views::run_operators(args, env),
+        Command::Kernels(args) if args.pair.test.is_none() => one_run::run_kernels(&args, env),
         Command::Kernels(args) if args.by_class || args.aligned => classes::run_kernel_classes(args, env),
         Command::Kernels(args) => views::run_kernels(args, env),
+        Command::Overview(args) if args.pair.test.is_none() => one_run::run_overview(&args, env),
         Command::Overview(args) => views::run_overview(args, env),
+        Command::Modules(args) if args.pair.test.is_none() => one_run::run_modules(&args, env),
         Command::Modules(args) => modules::run_modules(args, env),
         Command::Report(args) => report::run_report(args, env),
         Command::Flamegraph(args) => flamegraph::run_flamegraph(args, env),
@@ -359,17 +364,6 @@ fn output_paths(command: &Command) -> Vec<&Path> {
         Command::Completions(_) => vec![],
     };
     paths.into_iter().flatten().collect()
-}
-
-/// Refuses `--only-significant` where significance could not be estimated (`note` says why):
-/// it kept nothing, and the footer then read "0 operators" or "0 matched below the step".
-pub(crate) fn only_significant_can_be_judged(only_significant: bool, note: Option<&str>) -> Result<()> {
-    match note {
-        Some(note) if only_significant => Err(Error::usage(format!(
-            "--only-significant cannot judge these rows: {note}"
-        ))),
-        _ => Ok(()),
-    }
 }
 
 /// Builds a request from the options given, on top of `base` (defaults or a saved request).
@@ -450,6 +444,35 @@ pub(crate) fn with_labels(mut req: CompareRequest, labels: Option<&Labels>) -> C
         req.labels = l.clone();
     }
     req
+}
+
+/// Prints a command's notes (whether it succeeded or failed: they were found before it
+/// ended) and returns its value or its error.
+fn finish<T>(done: crate::commands::Done<T>, env: &mut Env<'_>) -> Result<T> {
+    match done {
+        Ok(outcome) => {
+            print_all(&outcome.notes, env);
+            Ok(outcome.value)
+        }
+        Err(failure) => {
+            print_all(&failure.notes, env);
+            Err(failure.error)
+        }
+    }
+}
+
+/// Prints notes on standard error: caveats as `tracediff: note: …` (wrapped on a terminal),
+/// what was used or done as `tracediff: …`.
+fn print_all(notes: &[crate::commands::Note], env: &mut Env<'_>) {
+    use crate::commands::Note;
+    for note in notes {
+        match note {
+            Note::Caveat(text) => print_notes(std::slice::from_ref(text), env),
+            other => {
+                let _ = writeln!(env.stderr, "{other}");
+            }
+        }
+    }
 }
 
 fn print_notes(notes: &[String], env: &mut Env<'_>) {

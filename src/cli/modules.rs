@@ -1,10 +1,8 @@
 //! `tracediff modules` (docs/semantics.md#module-aligned-diff): its options and runner.
 
-use super::views::{PairArgs, load_view};
-use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit};
-use crate::analysis::align::AlignedNode;
-use crate::analysis::modules::{modules, zoom};
-use crate::analysis::modules_noise::{NodeSignificance, module_significance};
+use super::views::RunsArgs;
+use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, finish};
+use crate::commands::{self, ModulesOptions};
 use crate::error::Result;
 use crate::output::render::Format;
 use crate::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, write};
@@ -35,7 +33,7 @@ The rules in full: docs/modules.md.";
 #[derive(Debug, Args)]
 pub struct ModulesArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     /// Show only this node's subtree (a path such as ResNet/Sequential[2]).
     #[arg(long, value_name = "PATH")]
     pub zoom: Option<String>,
@@ -105,85 +103,30 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
         "it shows the module tree whole (--time picks host or device time)",
     )?;
     super::check_output(&output)?;
-    let (mut req, loaded) = load_view(&args.pair, &SelectArgs::from(&args.select), "modules", env)?;
+    let mut req = args.pair.request(&SelectArgs::from(&args.select));
     req.beyond_shift = !args.no_run_shift;
-    let diff = modules(&req, &loaded)?;
-    super::print_notes(&loaded.overlap_notes(&req.labels), env);
-    let top = zoom(&diff, args.zoom.as_deref())?;
-    let time = args.time.unwrap_or(if diff.has_device.iter().any(|&d| d) {
-        ModuleTime::Device
-    } else {
-        ModuleTime::Host
-    });
-    let significance = match module_significance(&req, &loaded, &diff, time == ModuleTime::Device) {
-        Ok(marks) => {
-            let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
-            super::print_notes(&marks.shift_note(labels).into_iter().collect::<Vec<_>>(), env);
-            Some(marks)
-        }
-        Err(note) => {
-            super::only_significant_can_be_judged(args.only_significant, Some(&note))?;
-            super::print_notes(&[note], env);
-            None
-        }
+    let options = ModulesOptions {
+        zoom: args.zoom.clone(),
+        time: args.time,
+        only_significant: args.only_significant,
+        one_run: false,
     };
-    let pruned = args
-        .only_significant
-        .then(|| only_significant(top, significance.as_ref()));
-    let top = pruned.as_ref().unwrap_or(top);
+    let m = finish(commands::modules(&req, &options), env)?;
     emit(&output, args.full_names, env, |format, style, out| {
         let depth = args.depth.or(match format {
             Format::Table | Format::Markdown => Some(3),
             Format::Json | Format::Csv => None,
         });
         let view = ModuleView {
-            diff: &diff,
-            top,
+            diff: &m.diff,
+            top: m.top(),
             depth,
             min_share: args.min_share,
             order: args.order,
-            time,
+            time: m.time,
             fold_runs: !args.no_fold,
-            significance: significance.as_ref(),
+            significance: m.significance.as_ref(),
         };
         write(&view, format, style, out)
     })
-}
-
-/// `top` with only the nodes that changed significantly and the nodes above them (`top` itself
-/// always). Built without recursion: module trees can nest thousands deep.
-fn only_significant(top: &AlignedNode, marks: Option<&NodeSignificance>) -> AlignedNode {
-    let significant = |n: &AlignedNode| marks.and_then(|m| m.of(n)) == Some(true);
-    // Each frame: a node, the next child to visit, the kept copies of its visited children.
-    let mut stack: Vec<(&AlignedNode, usize, Vec<AlignedNode>)> = vec![(top, 0, Vec::new())];
-    let mut pruned = None;
-    while let Some(frame) = stack.last_mut() {
-        let (node, next) = (frame.0, frame.1);
-        if let Some(child) = node.children.get(next) {
-            frame.1 += 1;
-            stack.push((child, 0, Vec::new()));
-            continue;
-        }
-        let Some((node, _, kept)) = stack.pop() else { break };
-        let keep = stack.is_empty() || significant(node) || !kept.is_empty();
-        let copy = AlignedNode {
-            kind: node.kind,
-            key: node.key.clone(),
-            ordinal: node.ordinal,
-            id: node.id,
-            status: node.status,
-            control: node.control,
-            test: node.test,
-            children: kept,
-            sources: node.sources.clone(),
-            children_overlap_ns: node.children_overlap_ns,
-            wrappers: node.wrappers.clone(),
-        };
-        match stack.last_mut() {
-            None => pruned = Some(copy),
-            Some(parent) if keep => parent.2.push(copy),
-            Some(_) => {}
-        }
-    }
-    pruned.unwrap_or_else(|| top.clone())
 }

@@ -1,12 +1,11 @@
 //! `tracediff report` (docs/semantics.md#report) and `compare --report`: one self-contained HTML page.
 
-use super::views::{PairArgs, load_view};
-use super::{Env, SelectArgs, print_notes};
+use super::views::{PairArgs, view_request};
+use super::{Env, SelectArgs, finish};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::loaded::load;
-use crate::analysis::report::{ReportLimits, report};
-use crate::error::{Error, Result};
-use crate::output::render::report::render;
+use crate::analysis::report::ReportLimits;
+use crate::commands::{self, Outcome};
+use crate::error::Result;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -78,43 +77,31 @@ pub struct ReportArgs {
 }
 
 pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
-    check_html(&args.output)?;
-    let (mut req, loaded) = load_view(&args.pair, &args.select, "report", env)?;
+    commands::check_html(&args.output)?;
+    let mut req = view_request(&args.pair, &args.select);
     req.beyond_shift = !args.no_run_shift;
     req.kernel_classes = args.kernel_classes.clone();
-    let r = report(&req, &loaded, args.tables.limits())?;
-    print_notes(&loaded.overlap_notes(&req.labels), env);
-    print_notes(&r.overview.notes(), env);
-    print_notes(&r.shift_note().into_iter().collect::<Vec<_>>(), env);
-    write_page(&args.output, &render(&r), env)
+    let r = finish(commands::report(&req, args.tables.limits()), env)?;
+    let wrote = commands::write_report(&r, &args.output)?;
+    finish(
+        Ok(Outcome {
+            value: 0,
+            notes: vec![wrote],
+        }),
+        env,
+    )
 }
 
-/// `compare … --report FILE`: the same page for the request `compare` ran.
+/// `compare … --report FILE`: the same page for the request `compare` ran (its notes were
+/// printed with the comparison's).
 pub fn compare_report(req: &CompareRequest, path: &Path, env: &mut Env<'_>) -> Result<i32> {
-    let loaded = load(req, "compare --report")?;
-    let r = report(req, &loaded, ReportLimits::default())?;
-    write_page(path, &render(&r), env)
-}
-
-/// Refuses an output name that is not .html/.htm before any work is done.
-pub fn check_html(path: &Path) -> Result<()> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("html" | "htm") => Ok(()),
-        _ => Err(Error::usage(format!(
-            "{}: the report is an HTML page; name it .html",
-            path.display()
-        ))),
-    }
-}
-
-fn write_page(path: &Path, page: &str, env: &mut Env<'_>) -> Result<i32> {
-    crate::output::atomic::write_atomically(path, |w| w.write_all(page.as_bytes()))?;
-    let _ = writeln!(
-        env.stderr,
-        "tracediff: wrote {} ({} KiB)",
-        path.display(),
-        crate::text::fmt_count(page.len().div_ceil(1024))
-    );
-    Ok(0)
+    let r = commands::report_for(req, ReportLimits::default(), "compare --report").map_err(|f| f.error)?;
+    let wrote = commands::write_report(&r.value, path)?;
+    finish(
+        Ok(Outcome {
+            value: 0,
+            notes: vec![wrote],
+        }),
+        env,
+    )
 }

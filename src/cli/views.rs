@@ -1,15 +1,8 @@
 //! `tracediff operators`, `kernels` and `overview` (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): their options and runners.
 
-use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, print_notes};
-use crate::analysis::classes::Classifier;
+use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, finish};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::diff::NameFilter;
-use crate::analysis::loaded::{Loaded, load};
-use crate::analysis::modules::zoom_scope;
-use crate::analysis::views::kernels::{self, kernels, mark_kernel_significance};
-use crate::analysis::views::operators::{self, mark_operator_significance, operators};
-use crate::analysis::views::overview::overview_request;
-use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
+use crate::commands::{self, KernelsOptions, OperatorTime, Shown, ViewOptions};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
 use crate::output::render::views::{OverviewOptions, TableView, render_overview_fitted, write};
@@ -82,17 +75,6 @@ pub enum KernelTime {
     Max,
 }
 
-impl KernelTime {
-    fn measure(self) -> &'static str {
-        match self {
-            KernelTime::Total => "device_total",
-            KernelTime::Mean => "device_mean",
-            KernelTime::Min => "device_min",
-            KernelTime::Max => "device_max",
-        }
-    }
-}
-
 /// The time group the operator table shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TimeGroup {
@@ -102,21 +84,10 @@ pub enum TimeGroup {
     DeviceTotal,
 }
 
-impl TimeGroup {
-    fn measure(self) -> &'static str {
-        match self {
-            TimeGroup::HostSelf => "host_self",
-            TimeGroup::HostTotal => "host_total",
-            TimeGroup::DeviceSelf => "device_self",
-            TimeGroup::DeviceTotal => "device_total",
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct OperatorsArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     /// The time group of the table [default: device-total with device events, else host-total].
     #[arg(long, value_enum)]
     pub time: Option<TimeGroup>,
@@ -161,7 +132,7 @@ impl CaptureArgs {
 #[derive(Debug, Args)]
 pub struct KernelsArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     /// Key rows by (launching operator, kernel).
     #[arg(long, conflicts_with_all = ["by_class", "aligned"])]
     pub by_operator: bool,
@@ -191,17 +162,10 @@ pub struct KernelsArgs {
     pub output: ViewOutputArgs,
 }
 
-impl KernelsArgs {
-    /// The measure the terminal table shows beside the calls.
-    pub(crate) fn time_measure(&self) -> &'static str {
-        self.time.measure()
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct OverviewArgs {
     #[command(flatten)]
-    pub pair: PairArgs,
+    pub pair: RunsArgs,
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
@@ -217,8 +181,29 @@ pub struct OverviewArgs {
     pub output: Option<PathBuf>,
 }
 
-/// The pair a view command compares, and the names of its sides (`operators`, `kernels`,
-/// `overview`, `modules`, `report`).
+/// The run a view shows, or the pair it compares, and the names of the sides (`operators`,
+/// `kernels`, `overview`, `modules`).
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// The baseline: a directory of traces or one trace file. Given alone, that run's own view:
+    /// its columns only, no Δ.
+    pub control: PathBuf,
+    /// The run to compare against it.
+    pub test: Option<PathBuf>,
+    /// Names for the two sides in headers and CSV columns [default: control,test].
+    #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
+    pub labels: Option<super::Labels>,
+}
+
+impl RunsArgs {
+    /// The request of the pair (a run given alone is both sides).
+    pub(crate) fn request(&self, select: &SelectArgs) -> CompareRequest {
+        let test = self.test.as_deref().unwrap_or(&self.control);
+        super::with_labels(super::fresh_request(select, &self.control, test), self.labels.as_ref())
+    }
+}
+
+/// The pair a view command compares, and the names of its sides (`report`, `flamegraph`).
 #[derive(Debug, Args)]
 pub struct PairArgs {
     /// The baseline: a directory of traces or one trace file.
@@ -230,87 +215,75 @@ pub struct PairArgs {
     pub labels: Option<super::Labels>,
 }
 
-/// The kernel classes: the built-in rules, and those of `--kernel-classes FILE` first.
-pub(crate) fn classifier(path: Option<&std::path::Path>) -> Result<Classifier> {
-    match path {
-        Some(p) => Classifier::from_file(p),
-        None => Ok(Classifier::builtin()),
+/// The request of a view command: the pair and the selection given, the command line's
+/// defaults for the rest.
+pub(crate) fn view_request(pair: &PairArgs, select: &SelectArgs) -> CompareRequest {
+    super::with_labels(
+        super::fresh_request(select, &pair.control, &pair.test),
+        pair.labels.as_ref(),
+    )
+}
+
+/// The view options that `operators` and `kernels` share.
+pub(crate) fn view_options(zoom: Option<&String>, out: &ViewOutputArgs) -> ViewOptions {
+    ViewOptions {
+        zoom: zoom.cloned(),
+        sort: out.sort.clone(),
+        only_significant: out.only_significant,
+        one_run: false,
     }
 }
 
-/// Loads the pair of a view command and prints the load's notes.
-pub(crate) fn load_view(
-    pair: &PairArgs,
-    select: &SelectArgs,
-    command: &str,
-    env: &mut Env<'_>,
-) -> Result<(CompareRequest, Loaded)> {
-    load_view_captured(pair, select, &CaptureArgs::default(), command, env)
-}
-
-/// [`load_view`] with the graph replays' captures given (`--capture`, …).
-pub(crate) fn load_view_captured(
-    pair: &PairArgs,
-    select: &SelectArgs,
-    captures: &CaptureArgs,
-    command: &str,
-    env: &mut Env<'_>,
-) -> Result<(CompareRequest, Loaded)> {
-    let mut req = super::with_labels(
-        super::fresh_request(select, &pair.control, &pair.test),
-        pair.labels.as_ref(),
-    );
-    req.captures = captures.sides();
-    let loaded = load(&req, command)?;
-    print_notes(&loaded.notes, env);
-    Ok((req, loaded))
-}
-
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let filter = check_view_args(&args.output, &args.select, operators::MEASURES)?;
-    let (mut req, loaded) = load_view_captured(&args.pair, &args.select, &args.captures, "operators", env)?;
+    check_view_output(&args.output)?;
+    let mut req = args.pair.request(&args.select);
+    req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
-    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
-    let mut table = operators(&req, &loaded, &filter, scope.as_ref().map(|(s, _)| s));
-    let note = mark_operator_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
-    super::only_significant_can_be_judged(args.output.only_significant, note.as_deref())?;
-    print_notes(&note.into_iter().collect::<Vec<_>>(), env);
-    table.zoom = scope.map(|(_, path)| path);
-    print_notes(&loaded.overlap_notes(&req.labels), env);
-    let time = args.time.unwrap_or(if table.has_device {
-        TimeGroup::DeviceTotal
-    } else {
-        TimeGroup::HostTotal
-    });
-    show(table, time.measure(), &args.output, env)
+    let time = args.time.map(operator_time);
+    let options = view_options(args.zoom.as_ref(), &args.output);
+    let shown = finish(commands::operators(&req, &options, time), env)?;
+    show(&shown, &args.output, env)
+}
+
+/// The library's name of a time group.
+pub(crate) fn operator_time(t: TimeGroup) -> OperatorTime {
+    match t {
+        TimeGroup::HostSelf => OperatorTime::HostSelf,
+        TimeGroup::HostTotal => OperatorTime::HostTotal,
+        TimeGroup::DeviceSelf => OperatorTime::DeviceSelf,
+        TimeGroup::DeviceTotal => OperatorTime::DeviceTotal,
+    }
+}
+
+/// The options of `kernels` (by name, by operator, by class).
+pub(crate) fn kernels_options(args: &KernelsArgs) -> KernelsOptions {
+    KernelsOptions {
+        view: view_options(args.zoom.as_ref(), &args.output),
+        by_operator: args.by_operator,
+        time: match args.time {
+            KernelTime::Total => commands::KernelTime::Total,
+            KernelTime::Mean => commands::KernelTime::Mean,
+            KernelTime::Min => commands::KernelTime::Min,
+            KernelTime::Max => commands::KernelTime::Max,
+        },
+        classes: args.kernel_classes.clone(),
+    }
 }
 
 /// `kernels` by name or by (operator, kernel); `--by-class` and `--aligned` are run by
 /// `cli::classes` (the command dispatch picks).
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
-    let filter = check_view_args(&args.output, &args.select, kernels::MEASURES)?;
-    let classifier = classifier(args.kernel_classes.as_deref())?;
-    let (mut req, loaded) = load_view_captured(&args.pair, &args.select, &args.captures, "kernels", env)?;
+    check_view_output(&args.output)?;
+    let mut req = args.pair.request(&args.select);
+    req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
-    let scope = zoom_scope(&req, &loaded, args.zoom.as_deref())?;
-    let mut table = kernels(&req, &loaded, &filter, args.by_operator, scope.as_ref().map(|(s, _)| s));
-    let note = mark_kernel_significance(&mut table, &req, &loaded, scope.as_ref().map(|(s, _)| s));
-    super::only_significant_can_be_judged(args.output.only_significant, note.as_deref())?;
-    print_notes(&note.into_iter().collect::<Vec<_>>(), env);
-    table.zoom = scope.map(|(_, path)| path);
-    table.classifier = Some(classifier);
-    if args.by_operator {
-        print_notes(&loaded.overlap_notes(&req.labels), env);
-    }
-    show(table, args.time.measure(), &args.output, env)
+    let shown = finish(commands::kernels(&req, &kernels_options(&args)), env)?;
+    show(&shown, &args.output, env)
 }
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     args.unused.refuse("overview", "it measures whole steps")?;
-    let req = super::with_labels(
-        super::fresh_request(&SelectArgs::from(&args.select), &args.pair.control, &args.pair.test),
-        args.pair.labels.as_ref(),
-    );
+    let req = args.pair.request(&SelectArgs::from(&args.select));
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),
@@ -324,9 +297,7 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
              (per_step), markdown or the table",
         ));
     }
-    let (o, notes) = overview_request(&req)?;
-    print_notes(&notes, env);
-    print_notes(&o.notes(), env);
+    let o = finish(commands::overview(&req), env)?;
     emit(&output, false, env, |format, style, out| {
         let options = OverviewOptions {
             per_step: args.per_step,
@@ -336,53 +307,34 @@ pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
 }
 
 /// Refuses, before the traces are read (they may take seconds to load), an `-o` whose format
-/// cannot be told, a `--sort` key the table lacks and a bad `--include`/`--exclude` pattern;
-/// returns the name filter.
-pub(crate) fn check_view_args(out: &ViewOutputArgs, select: &SelectArgs, measures: &[&str]) -> Result<NameFilter> {
-    super::check_output(&OutputArgs {
+/// cannot be told.
+pub(crate) fn check_view_output(out: &ViewOutputArgs) -> Result<Format> {
+    super::check_output(&view_output(out))
+}
+
+fn view_output(out: &ViewOutputArgs) -> OutputArgs {
+    OutputArgs {
         format: out.format,
         output: out.output.clone(),
         top: None,
         sort: None,
-    })?;
-    if let Some(text) = &out.sort {
-        SortSpec::parse(text, measures).map_err(|e| Error::usage(format!("--sort: {e}")))?;
     }
-    NameFilter::new(&select.include, &select.exclude)
 }
 
-/// Sorts, cuts to `--top` and writes a table whose terminal form shows `time`.
-pub(crate) fn show(mut table: ViewTable, time: &str, out: &ViewOutputArgs, env: &mut Env<'_>) -> Result<i32> {
-    let time = table.measure(time).unwrap_or(0);
-    let sort = match &out.sort {
-        Some(text) => SortSpec::parse(text, table.measures).map_err(|e| Error::usage(format!("--sort: {e}")))?,
-        None => SortSpec::Column {
-            side: SortSide::AbsDiff,
-            measure: time,
-        },
-    };
-    sort_view_rows(&mut table.rows, &sort);
-    if out.only_significant {
-        table.rows.retain(|r| r.significant.get(time) == Some(&Some(true)));
-    }
-    let mut rows: Vec<_> = table.rows.iter().collect();
+/// Cuts a view's table to `--top` and writes it.
+pub(crate) fn show(shown: &Shown, out: &ViewOutputArgs, env: &mut Env<'_>) -> Result<i32> {
+    let mut rows: Vec<_> = shown.table.rows.iter().collect();
     if let Some(n) = out.top {
         rows.truncate(n);
     }
     let view = TableView {
-        table: &table,
+        table: &shown.table,
         rows,
-        sort,
+        sort: shown.sort.clone(),
         top: out.top,
-        time,
+        time: shown.time,
     };
-    let output = OutputArgs {
-        format: out.format,
-        output: out.output.clone(),
-        top: None,
-        sort: None,
-    };
-    emit(&output, out.full_names, env, |format, style, out| {
+    emit(&view_output(out), out.full_names, env, |format, style, out| {
         write(&view, format, style, out)
     })
 }

@@ -11,6 +11,7 @@ pub mod flamegraph_change;
 pub mod gate;
 pub mod kernel_cut;
 pub mod modules;
+pub mod one_run;
 pub mod ops_diff;
 pub mod plot;
 pub mod report;

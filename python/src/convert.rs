@@ -1,0 +1,132 @@
+//! Python values from the commands' results, and the commands' options from Python's: the
+//! translations the bindings make on either side of a call.
+
+use crate::TraceError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use tracediff::analysis::diff::{Comparison, SortKey};
+use tracediff::analysis::select::{Device, Pick};
+use tracediff::commands::Shown;
+
+/// `None` → the default pick (the lowest); otherwise the command line's syntax (`3`, `1,2`, `all`).
+pub(crate) fn pick(text: Option<&str>) -> PyResult<Pick> {
+    match text {
+        None => Ok(Pick::Lowest),
+        Some(t) => t.parse().map_err(|e: String| TraceError::new_err(e)),
+    }
+}
+
+/// A pick where `None` means every rank or step.
+pub(crate) fn pick_or_all(text: Option<&str>) -> PyResult<Pick> {
+    text.map_or(Ok(Pick::All), |t| pick(Some(t)))
+}
+
+pub(crate) fn device(text: &str) -> PyResult<Device> {
+    match text.to_ascii_lowercase().as_str() {
+        "cpu" => Ok(Device::Cpu),
+        "gpu" => Ok(Device::Gpu),
+        "all" => Ok(Device::All),
+        other => Err(TraceError::new_err(format!(
+            "unknown device type '{other}' (expected CPU, GPU or ALL)"
+        ))),
+    }
+}
+
+/// One of `choices` by its (case-insensitive) name, or a `TraceError` naming them.
+pub(crate) fn choice<T: Copy>(what: &str, text: &str, choices: &[(&str, T)]) -> PyResult<T> {
+    let lower = text.to_ascii_lowercase();
+    choices
+        .iter()
+        .find(|(name, _)| *name == lower)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+            TraceError::new_err(format!("unknown {what} '{text}' (expected {})", names.join(" or ")))
+        })
+}
+
+/// The sort keys of `tracediff plot --sort`, by their command-line names.
+pub(crate) fn sort_key(text: &str) -> PyResult<SortKey> {
+    const KEYS: [SortKey; 7] = [
+        SortKey::AbsDiffDuration,
+        SortKey::DiffDuration,
+        SortKey::AbsDiffCounts,
+        SortKey::DiffCounts,
+        SortKey::Duration,
+        SortKey::Counts,
+        SortKey::Name,
+    ];
+    KEYS.into_iter().find(|k| k.as_str() == text).ok_or_else(|| {
+        let names: Vec<&str> = KEYS.iter().map(|k| k.as_str()).collect();
+        TraceError::new_err(format!("unknown sort '{text}' (expected one of {})", names.join(", ")))
+    })
+}
+
+/// A view's table as columns: `name` (and with `by_operator`, `operator`), then
+/// `<side>_<measure>` for both sides (durations in ns, `None` where a side has no value), and
+/// where significance was judged `significant` (of the time the command line's table shows)
+/// and `run_shift` (JSON).
+pub(crate) fn table_columns<'py>(py: Python<'py>, shown: &Shown) -> PyResult<Bound<'py, PyDict>> {
+    let table = &shown.table;
+    let rows = &table.rows;
+    let out = PyDict::new(py);
+    if table.by_operator {
+        out.set_item("operator", PyList::new(py, rows.iter().map(|r| r.operator.as_deref()))?)?;
+    }
+    out.set_item("name", PyList::new(py, rows.iter().map(|r| r.name.as_str()))?)?;
+    for (k, m) in table.measures.iter().enumerate() {
+        out.set_item(
+            format!("control_{m}"),
+            PyList::new(py, rows.iter().map(|r| r.control[k]))?,
+        )?;
+        out.set_item(format!("test_{m}"), PyList::new(py, rows.iter().map(|r| r.test[k]))?)?;
+    }
+    if table.significance {
+        let marks = rows.iter().map(|r| r.significant.get(shown.time).copied().flatten());
+        out.set_item("significant", PyList::new(py, marks)?)?;
+        let shift = serde_json::to_string(&table.shift).map_err(|e| TraceError::new_err(e.to_string()))?;
+        out.set_item("run_shift", shift)?;
+    }
+    Ok(out)
+}
+
+/// The comparison table as columns: `name`, `<side>_counts`, `<side>_dur_ns` for both sides,
+/// and `notes` (what the command line prints on stderr).
+pub(crate) fn comparison_columns<'py>(
+    py: Python<'py>,
+    comparison: &Comparison,
+    notes: &[String],
+) -> PyResult<Bound<'py, PyDict>> {
+    let rows = &comparison.rows;
+    let out = PyDict::new(py);
+    out.set_item("name", PyList::new(py, rows.iter().map(|r| r.name.as_str()))?)?;
+    out.set_item("control_counts", PyList::new(py, rows.iter().map(|r| r.control.count))?)?;
+    out.set_item(
+        "control_dur_ns",
+        PyList::new(py, rows.iter().map(|r| r.control.dur_ns))?,
+    )?;
+    out.set_item("test_counts", PyList::new(py, rows.iter().map(|r| r.test.count))?)?;
+    out.set_item("test_dur_ns", PyList::new(py, rows.iter().map(|r| r.test.dur_ns))?)?;
+    out.set_item("notes", PyList::new(py, notes)?)?;
+    Ok(out)
+}
+
+/// The module diff as a flat JSON list of nodes in the order they ran: Python rebuilds the tree
+/// without recursion and without every node's full path (python/tracediff/_api.py).
+pub(crate) fn modules_json(m: &tracediff::commands::Modules) -> String {
+    use tracediff::output::render::modules::{ModuleOrder, ModuleView, write_flat_json};
+    let shown = ModuleView {
+        diff: &m.diff,
+        top: m.top(),
+        depth: None,
+        min_share: 0.0,
+        order: ModuleOrder::Logical,
+        time: m.time,
+        fold_runs: false,
+        significance: m.significance.as_ref(),
+    };
+    let mut text = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_flat_json(&shown, &mut text);
+    String::from_utf8(text).unwrap_or_default()
+}

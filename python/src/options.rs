@@ -1,0 +1,120 @@
+//! The options every comparison takes, as one typed Python object.
+
+use crate::convert::{device, pick};
+use pyo3::prelude::*;
+use std::path::PathBuf;
+use tracediff::analysis::aggregate::Naming;
+use tracediff::analysis::select::SideSelection;
+use tracediff::commands::CompareRequest;
+
+/// The options every comparison takes, as one typed object across the FFI (the Python functions'
+/// keyword arguments): built once, checked by pyo3's conversions (a `str` where a list of
+/// patterns belongs is a `TypeError`), and validated here before any trace is read.
+#[pyclass(module = "tracediff._native", frozen, get_all)]
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Options {
+    /// Ranks of the control side in the command line's syntax (`3`, `0,2`, `all`); None: the lowest.
+    control_rank: Option<String>,
+    /// Ranks of the test side.
+    test_rank: Option<String>,
+    /// ProfilerSteps of the control side; None: the lowest.
+    control_iteration: Option<String>,
+    /// ProfilerSteps of the test side.
+    test_iteration: Option<String>,
+    /// `cpu`, `gpu` or `all`.
+    device: String,
+    /// Group by HTA's short names.
+    short_names: bool,
+    /// Rewrite run-specific noise out of names.
+    normalize_names: bool,
+    /// Keep only names matching any of these patterns.
+    include: Vec<String>,
+    /// Drop names matching any of these patterns.
+    exclude: Vec<String>,
+    /// Names of the two sides.
+    labels: Option<(String, String)>,
+    /// Kernel rows keyed by (launching operator, kernel).
+    pub(crate) by_operator: bool,
+    /// A module path: only what ran inside that node.
+    pub(crate) zoom: Option<String>,
+    /// Judge significance against no change even where the whole run moved by one factor (the
+    /// command line's `--no-run-shift`; docs/significance.md#a-run-wide-shift).
+    no_run_shift: bool,
+}
+
+#[pymethods]
+impl Options {
+    #[new]
+    #[pyo3(signature = (*, control_rank=None, test_rank=None, control_iteration=None,
+        test_iteration=None, device="all".to_string(), short_names=false, normalize_names=false,
+        include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None,
+        no_run_shift=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        control_rank: Option<String>,
+        test_rank: Option<String>,
+        control_iteration: Option<String>,
+        test_iteration: Option<String>,
+        device: String,
+        short_names: bool,
+        normalize_names: bool,
+        include: Vec<String>,
+        exclude: Vec<String>,
+        labels: Option<(String, String)>,
+        by_operator: bool,
+        zoom: Option<String>,
+        no_run_shift: bool,
+    ) -> PyResult<Self> {
+        let options = Options {
+            control_rank,
+            test_rank,
+            control_iteration,
+            test_iteration,
+            device,
+            short_names,
+            normalize_names,
+            include,
+            exclude,
+            labels,
+            by_operator,
+            zoom,
+            no_run_shift,
+        };
+        // Refused now, with the option's name, rather than after the traces are read.
+        options.request(PathBuf::new(), PathBuf::new())?;
+        Ok(options)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl Options {
+    /// The request of a pair with these options.
+    pub(crate) fn request(&self, control: PathBuf, test: PathBuf) -> PyResult<CompareRequest> {
+        let mut request = CompareRequest::new(control, test);
+        request.control_selection = SideSelection {
+            ranks: pick(self.control_rank.as_deref())?,
+            iterations: pick(self.control_iteration.as_deref())?,
+        };
+        request.test_selection = SideSelection {
+            ranks: pick(self.test_rank.as_deref())?,
+            iterations: pick(self.test_iteration.as_deref())?,
+        };
+        request.device = device(&self.device)?;
+        request.naming = if self.short_names {
+            Naming::ShortName
+        } else {
+            Naming::Name
+        };
+        request.normalize_names = self.normalize_names;
+        request.beyond_shift = !self.no_run_shift;
+        request.include = self.include.clone();
+        request.exclude = self.exclude.clone();
+        if let Some((c, t)) = &self.labels {
+            request.labels = [c.clone(), t.clone()];
+        }
+        Ok(request)
+    }
+}

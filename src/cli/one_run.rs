@@ -1,0 +1,174 @@
+//! `operators`, `kernels`, `overview` and `modules` given one path: that run's own view
+//! (docs/semantics.md#one-run).
+
+use super::modules::ModulesArgs;
+use super::views::{KernelsArgs, OperatorsArgs, OverviewArgs, ViewOutputArgs, kernels_options, view_options};
+use super::{Env, OutputArgs, SelectArgs, emit, finish};
+use crate::analysis::compare::CompareRequest;
+use crate::commands::{self, ModulesOptions, Shown};
+use crate::error::{Error, Result};
+use crate::output::render::Format;
+use crate::output::render::modules::{ModuleOrder, ModuleTime};
+use crate::output::render::one_run::{self as render, RunTable, RunTree, run_view_table, write_run_table};
+use std::path::Path;
+
+/// The request of one run: both sides are the run (read once), with the selection given.
+fn run_request(select: &SelectArgs, run: &Path) -> CompareRequest {
+    let mut req = super::fresh_request(select, run, run);
+    req.test_selection = req.control_selection.clone();
+    req
+}
+
+/// Refuses what only a pair has: a second name, significance, a run-wide shift.
+fn refuse(labels: bool, only_significant: bool, no_run_shift: bool) -> Result<()> {
+    let given = [
+        ("--labels", labels),
+        ("--only-significant", only_significant),
+        ("--no-run-shift", no_run_shift),
+    ];
+    match given.iter().find(|(_, g)| *g) {
+        Some((flag, _)) => Err(Error::usage(format!(
+            "{flag} compares two runs: give CONTROL and TEST (one path shows that run alone)"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses per-side options with one run: its selection is `--rank` and `--iteration`.
+fn refuse_sides(select: &super::StepArgs) -> Result<()> {
+    let given = [
+        ("--control-rank", select.control_rank.is_some()),
+        ("--test-rank", select.test_rank.is_some()),
+        ("--control-iteration", select.control_iteration.is_some()),
+        ("--test-iteration", select.test_iteration.is_some()),
+    ];
+    match given.iter().find(|(_, g)| *g) {
+        Some((flag, _)) => Err(Error::usage(format!(
+            "{flag} picks one side of two: one run takes --rank and --iteration"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Writes a run's table to `-o FILE` or standard output.
+fn show(table: &RunTable, output: &OutputArgs, full_names: bool, env: &mut Env<'_>) -> Result<i32> {
+    emit(output, full_names, env, |format, style, out| {
+        write_run_table(table, format, style, out)
+    })
+}
+
+fn view_output(out: &ViewOutputArgs) -> OutputArgs {
+    OutputArgs {
+        format: out.format,
+        output: out.output.clone(),
+        top: None,
+        sort: None,
+    }
+}
+
+/// The rows of a view cut to `--top`, as a run's table.
+fn run_rows(shown: &Shown, top: Option<usize>) -> RunTable {
+    let mut rows: Vec<_> = shown.table.rows.iter().collect();
+    if let Some(n) = top {
+        rows.truncate(n);
+    }
+    run_view_table(&shown.table, &rows)
+}
+
+/// `tracediff operators RUN`.
+pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
+    let o = &args.output;
+    refuse(args.pair.labels.is_some(), o.only_significant, o.no_run_shift)?;
+    refuse_sides(&args.select.steps)?;
+    super::check_output(&view_output(o))?;
+    let req = run_request(&args.select, &args.pair.control);
+    let time = args.time.map(super::views::operator_time);
+    let mut options = view_options(args.zoom.as_ref(), o);
+    options.one_run = true;
+    let shown = finish(commands::operators(&req, &options, time), env)?;
+    show(&run_rows(&shown, o.top), &view_output(o), o.full_names, env)
+}
+
+/// `tracediff kernels RUN` (by name, by operator or by class).
+pub(crate) fn run_kernels(args: &KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
+    let o = &args.output;
+    refuse(args.pair.labels.is_some(), o.only_significant, o.no_run_shift)?;
+    refuse_sides(&args.select.steps)?;
+    if args.aligned {
+        return Err(Error::usage(
+            "--aligned aligns two runs' kernel sequences: give CONTROL and TEST",
+        ));
+    }
+    super::check_output(&view_output(o))?;
+    let req = run_request(&args.select, &args.pair.control);
+    let mut options = kernels_options(args);
+    options.view.one_run = true;
+    let shown = if args.by_class {
+        finish(commands::kernel_classes(&req, &options), env)?
+    } else {
+        finish(commands::kernels(&req, &options), env)?
+    };
+    show(&run_rows(&shown, o.top), &view_output(o), o.full_names, env)
+}
+
+/// `tracediff overview RUN`.
+pub(crate) fn run_overview(args: &OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
+    args.unused.refuse("overview", "it measures whole steps")?;
+    refuse(args.pair.labels.is_some(), false, false)?;
+    refuse_sides(&args.select)?;
+    let output = OutputArgs {
+        format: args.format,
+        output: args.output.clone(),
+        top: None,
+        sort: None,
+    };
+    super::check_output(&output)?;
+    if args.per_step {
+        return Err(Error::usage(
+            "--per-step: one run's overview has no per-step rows yet; give CONTROL and TEST",
+        ));
+    }
+    let req = run_request(&SelectArgs::from(&args.select), &args.pair.control);
+    let o = finish(commands::overview(&req), env)?;
+    show(&render::run_overview(&o.control), &output, false, env)
+}
+
+/// `tracediff modules RUN`.
+pub(crate) fn run_modules(args: &ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
+    args.unused.refuse(
+        "modules",
+        "it shows the module tree whole (--time picks host or device time)",
+    )?;
+    refuse(args.pair.labels.is_some(), args.only_significant, args.no_run_shift)?;
+    refuse_sides(&args.select)?;
+    let output = OutputArgs {
+        format: args.format,
+        output: args.output.clone(),
+        top: None,
+        sort: None,
+    };
+    let format = super::check_output(&output)?;
+    let req = run_request(&SelectArgs::from(&args.select), &args.pair.control);
+    let options = ModulesOptions {
+        zoom: args.zoom.clone(),
+        time: args.time,
+        only_significant: false,
+        one_run: true,
+    };
+    let m = finish(commands::modules(&req, &options), env)?;
+    let tree = RunTree {
+        depth: args.depth.or(match format {
+            Format::Table | Format::Markdown => Some(3),
+            Format::Json | Format::Csv => None,
+        }),
+        min_share: args.min_share,
+        largest_first: args.order == ModuleOrder::Delta,
+        device: m.time == ModuleTime::Device,
+    };
+    show(
+        &render::run_modules(&m.diff.control, m.top(), tree),
+        &output,
+        args.full_names,
+        env,
+    )
+}

@@ -1,0 +1,42 @@
+//! `report` (docs/semantics.md#report): one self-contained HTML page of a pair.
+
+use super::views::loaded;
+use super::{Done, Note, collect, write_file};
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::report::{Report, ReportLimits};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// What the report of a pair shows: overview, module tree, tables, charts, flame graph.
+pub fn report(req: &CompareRequest, limits: ReportLimits) -> Done<Report> {
+    report_for(req, limits, "report")
+}
+
+/// [`report`] for `command` (named in its errors: `compare --report` runs it too).
+pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &str) -> Done<Report> {
+    collect(|notes| {
+        let loaded = loaded(req, command, notes)?;
+        let r = crate::analysis::report::report(req, &loaded, limits)?;
+        notes.caveats(loaded.overlap_notes(&req.labels));
+        notes.caveats(r.overview.notes());
+        notes.caveats(r.shift_note());
+        Ok(r)
+    })
+}
+
+/// Renders the page and writes it to `path` whole or not at all; returns the note that says so.
+pub fn write_report(report: &Report, path: &Path) -> Result<Note> {
+    write_file(path, crate::output::render::report::render(report).as_bytes())
+}
+
+/// Refuses an output name that is not .html/.htm (before any work is done).
+pub fn check_html(path: &Path) -> Result<()> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("html" | "htm") => Ok(()),
+        _ => Err(Error::usage(format!(
+            "{}: the report is an HTML page; name it .html",
+            path.display()
+        ))),
+    }
+}

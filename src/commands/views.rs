@@ -1,0 +1,284 @@
+//! `operators`, `kernels` (by name, by operator, by class, aligned) and `overview`
+//! (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview).
+
+use super::{Done, Notes, collect};
+use crate::analysis::classes::Classifier;
+use crate::analysis::classes::sequences::Aligned;
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::NameFilter;
+use crate::analysis::loaded::{Loaded, load};
+use crate::analysis::modules::{Scope, zoom_scope};
+use crate::analysis::views::attribution::{coverage, coverage_note};
+use crate::analysis::views::overview::{Overview, overview_request};
+use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The time group the operator table shows (and sorts by, unless told).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperatorTime {
+    /// The operator's duration less its direct children's.
+    HostSelf,
+    /// The operator's duration.
+    HostTotal,
+    /// The device work it launched itself.
+    DeviceSelf,
+    /// The device work launched by it or anything under it.
+    DeviceTotal,
+}
+
+impl OperatorTime {
+    fn measure(self) -> &'static str {
+        match self {
+            OperatorTime::HostSelf => "host_self",
+            OperatorTime::HostTotal => "host_total",
+            OperatorTime::DeviceSelf => "device_self",
+            OperatorTime::DeviceTotal => "device_total",
+        }
+    }
+}
+
+/// The time the kernel table shows beside the calls (and sorts by, unless told).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KernelTime {
+    /// The kernels' total duration.
+    #[default]
+    Total,
+    /// Their mean duration.
+    Mean,
+    /// Their shortest duration.
+    Min,
+    /// Their longest duration.
+    Max,
+}
+
+impl KernelTime {
+    fn measure(self) -> &'static str {
+        match self {
+            KernelTime::Total => "device_total",
+            KernelTime::Mean => "device_mean",
+            KernelTime::Min => "device_min",
+            KernelTime::Max => "device_max",
+        }
+    }
+}
+
+/// What every operator and kernel table takes beside the request.
+#[derive(Debug, Clone, Default)]
+pub struct ViewOptions {
+    /// Only what ran inside this module node (a `modules` path).
+    pub zoom: Option<String>,
+    /// The row order as `--sort` takes it (`name`, `abs-diff-device-total`, …); `None`: the
+    /// largest change of the shown time first.
+    pub sort: Option<String>,
+    /// Keep only the rows whose shown time changed significantly (refused where significance
+    /// cannot be judged).
+    pub only_significant: bool,
+    /// The request's two sides are one run (`CompareRequest::new(run, run)`, read once): rows
+    /// are ordered by the run's own values (a bare measure or `control-KEY` sorts; `name`
+    /// too), and significance is not judged.
+    pub one_run: bool,
+}
+
+/// The options of the kernel table.
+#[derive(Debug, Clone, Default)]
+pub struct KernelsOptions {
+    /// Zoom, order and significance.
+    pub view: ViewOptions,
+    /// Rows keyed by (launching operator, kernel) (not with [`kernel_classes`]).
+    pub by_operator: bool,
+    /// The time shown beside the calls.
+    pub time: KernelTime,
+    /// A TOML file of kernel class patterns tried before the built-in rules.
+    pub classes: Option<PathBuf>,
+}
+
+/// A view's table, sorted and filtered as asked, with the time it shows.
+#[derive(Debug, Clone)]
+pub struct Shown {
+    /// The rows, in order.
+    pub table: ViewTable,
+    /// The index in `table.measures` of the time shown (and marked significant).
+    pub time: usize,
+    /// The order the rows are in.
+    pub sort: SortSpec,
+}
+
+/// The operator table of a pair; `time` the group shown (by default device total where there
+/// are device events, else host total).
+pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<OperatorTime>) -> Done<Shown> {
+    use crate::analysis::views::operators::{MEASURES, mark_operator_significance, operators};
+    collect(|notes| {
+        let filter = check(req, options, MEASURES)?;
+        let loaded = loaded(req, "operators", notes)?;
+        let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
+        let s = scope.as_ref().map(|(s, _)| s);
+        let mut table = operators(req, &loaded, &filter, s);
+        let note = (!options.one_run)
+            .then(|| mark_operator_significance(&mut table, req, &loaded, s))
+            .flatten();
+        significance(options, note, notes)?;
+        table.zoom = scope.map(|(_, path)| path);
+        attribution_notes(req, &loaded, notes);
+        let time = time.unwrap_or(if table.has_device {
+            OperatorTime::DeviceTotal
+        } else {
+            OperatorTime::HostTotal
+        });
+        shown(table, time.measure(), options)
+    })
+}
+
+/// The kernel table of a pair, by kernel name or by (launching operator, kernel).
+pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
+    use crate::analysis::views::kernels::{MEASURES, kernels, mark_kernel_significance};
+    collect(|notes| {
+        let filter = check(req, &options.view, MEASURES)?;
+        let classifier = classifier(options.classes.as_deref())?;
+        let loaded = loaded(req, "kernels", notes)?;
+        let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
+        let s = scope.as_ref().map(|(s, _)| s);
+        let mut table = kernels(req, &loaded, &filter, options.by_operator, s);
+        let note = (!options.view.one_run)
+            .then(|| mark_kernel_significance(&mut table, req, &loaded, s))
+            .flatten();
+        significance(&options.view, note, notes)?;
+        table.zoom = scope.map(|(_, path)| path);
+        table.classifier = Some(classifier);
+        if options.by_operator {
+            attribution_notes(req, &loaded, notes);
+        }
+        shown(table, options.time.measure(), &options.view)
+    })
+}
+
+/// The kernel table of a pair by kernel class (docs/kernel-classes.md), with each side's share
+/// of its step time.
+pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
+    use crate::analysis::views::classes::{kernels_by_class, mark_class_significance};
+    collect(|notes| {
+        let filter = check(req, &options.view, crate::analysis::views::kernels::MEASURES)?;
+        let classifier = classifier(options.classes.as_deref())?;
+        let loaded = loaded(req, "kernels", notes)?;
+        let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
+        let s: Option<&Scope> = scope.as_ref().map(|(s, _)| s);
+        let mut table = kernels_by_class(req, &loaded, &filter, &classifier, s);
+        let note = (!options.view.one_run)
+            .then(|| mark_class_significance(&mut table, req, &loaded, &classifier, s))
+            .flatten();
+        significance(&options.view, note, notes)?;
+        table.zoom = scope.map(|(_, path)| path);
+        shown(table, options.time.measure(), &options.view)
+    })
+}
+
+/// The two sides' kernel sequences aligned by class, per stream; `classes` a TOML file of
+/// class patterns tried before the built-in rules.
+pub fn aligned(req: &CompareRequest, classes: Option<&Path>) -> Done<Aligned> {
+    collect(|notes| {
+        let classifier = classifier(classes)?;
+        let loaded = loaded(req, "kernels", notes)?;
+        let a = crate::analysis::classes::sequences::aligned(req, &loaded, &classifier);
+        notes.caveats(a.notes.iter().cloned());
+        Ok(a)
+    })
+}
+
+/// The overview of a pair: device, steps, step time and where it went, GPU busy time, memory.
+/// Reads traces or their summaries.
+pub fn overview(req: &CompareRequest) -> Done<Overview> {
+    collect(|notes| {
+        let (o, found) = overview_request(req)?;
+        notes.caveats(found);
+        notes.caveats(o.notes());
+        Ok(o)
+    })
+}
+
+/// The kernel classes: the built-in rules, and those of `path` first.
+fn classifier(path: Option<&Path>) -> Result<Classifier> {
+    match path {
+        Some(p) => Classifier::from_file(p),
+        None => Ok(Classifier::builtin()),
+    }
+}
+
+/// Loads the pair of a view and keeps the load's notes.
+pub(super) fn loaded(req: &CompareRequest, command: &str, notes: &mut Notes) -> Result<Loaded> {
+    let loaded = load(req, command)?;
+    notes.caveats(loaded.notes.iter().cloned());
+    Ok(loaded)
+}
+
+/// Refuses, before the traces are read, a sort key the table lacks and a bad name pattern;
+/// returns the name filter.
+fn check(req: &CompareRequest, options: &ViewOptions, measures: &[&str]) -> Result<NameFilter> {
+    if let Some(text) = &options.sort {
+        sort_spec(text, measures, options.one_run)?;
+    }
+    NameFilter::new(&req.include, &req.exclude)
+}
+
+/// Keeps the note on why significance could not be judged, or refuses `only_significant`
+/// for it: it would keep nothing.
+fn significance(options: &ViewOptions, note: Option<String>, notes: &mut Notes) -> Result<()> {
+    only_significant_can_be_judged(options.only_significant, note.as_deref())?;
+    notes.caveats(note);
+    Ok(())
+}
+
+/// Refuses `only_significant` where significance could not be estimated (`note` says why):
+/// it kept nothing, and the footer then read "0 operators" or "0 matched below the step".
+pub(crate) fn only_significant_can_be_judged(only_significant: bool, note: Option<&str>) -> Result<()> {
+    match note {
+        Some(note) if only_significant => Err(Error::usage(format!(
+            "--only-significant cannot judge these rows: {note}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The notes on operators that overlap and on kernels no operator launched.
+fn attribution_notes(req: &CompareRequest, loaded: &Loaded, notes: &mut Notes) {
+    notes.caveats(loaded.overlap_notes(&req.labels));
+    notes.caveats(coverage_note(&coverage(loaded), &req.labels));
+}
+
+/// Sorts the table (the given key, else the shown time's largest change first) and keeps only
+/// the significant rows when asked.
+fn shown(mut table: ViewTable, time: &str, options: &ViewOptions) -> Result<Shown> {
+    let time = table.measure(time).unwrap_or(0);
+    let sort = match &options.sort {
+        Some(text) => sort_spec(text, table.measures, options.one_run)?,
+        None => SortSpec::Column {
+            side: if options.one_run {
+                SortSide::Control
+            } else {
+                SortSide::AbsDiff
+            },
+            measure: time,
+        },
+    };
+    sort_view_rows(&mut table.rows, &sort);
+    if options.only_significant {
+        table.rows.retain(|r| r.significant.get(time) == Some(&Some(true)));
+    }
+    Ok(Shown { table, time, sort })
+}
+
+/// A `--sort` key; with one run, a bare measure (`device-total`) sorts by the run's value, and
+/// keys of a second side or of a change are refused.
+fn sort_spec(text: &str, measures: &[&str], one_run: bool) -> Result<SortSpec> {
+    let parsed = SortSpec::parse(text, measures);
+    let spec = match parsed {
+        Err(_) if one_run => SortSpec::parse(&format!("control-{text}"), measures).or(parsed),
+        other => other,
+    }
+    .map_err(|e| Error::usage(format!("--sort: {e}")))?;
+    match spec {
+        SortSpec::Column { side, .. } if one_run && side != SortSide::Control => Err(Error::usage(format!(
+            "--sort {text}: one run has no test side nor change; sort by name or a measure (e.g. calls)"
+        ))),
+        spec => Ok(spec),
+    }
+}
