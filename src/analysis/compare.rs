@@ -313,24 +313,35 @@ pub fn mark_significance(
         Default::default()
     };
     for row in &mut comparison.rows {
-        let shift = crate::analysis::shift::shift_of(&comparison.shift, on_device.contains(&row.name));
+        let shift =
+            crate::analysis::threads::row_shift(&comparison.shift, &row.name, on_device.contains(&row.name), false);
         row.significant = significant_beyond(
             &c.durations(&row.name),
             &t.durations(&row.name),
             DEFAULT_K,
             floor,
-            shift,
+            shift.as_ref(),
         );
     }
     let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
     // `--no-run-shift` asks for the plain rule: the steps' noise alone.
     let tempered = req
         .beyond_shift
-        .then(|| temper_one_run(&mut comparison.rows, [&c, &t], (floor, true), labels))
+        .then(|| {
+            let moved = |name: &str| {
+                crate::analysis::threads::thread_log_factor(&comparison.shift, name, on_device.contains(name), false)
+            };
+            temper_one_run(&mut comparison.rows, [&c, &t], (floor, true), (labels, &moved))
+        })
         .flatten();
     Ok(not_looked_for
         .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, labels, "rows"))
         .into_iter()
+        .chain(crate::analysis::threads::threads_note(
+            &comparison.shift,
+            labels,
+            "rows",
+        ))
         .chain(tempered)
         .collect())
 }
@@ -341,7 +352,7 @@ fn temper_one_run(
     rows: &mut [crate::analysis::diff::Row],
     samples: [&crate::analysis::gate::Samples; 2],
     (floor, about_center): (f64, bool),
-    labels: [&str; 2],
+    (labels, moved_with): ([&str; 2], &dyn Fn(&str) -> f64),
 ) -> Option<String> {
     use crate::analysis::one_run::{PairRow, scatter_note, temper};
     let split = |s: &crate::analysis::gate::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
@@ -358,6 +369,7 @@ fn temper_one_run(
             let row = PairRow {
                 time: [&c.0, &t.0],
                 count: [&c.1, &t.1],
+                moved_with: moved_with(&r.name),
             };
             (row, &mut r.significant)
         })

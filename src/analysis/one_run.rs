@@ -38,6 +38,9 @@ pub struct PairRow<'a> {
     pub time: [&'a [f64]; 2],
     /// Per-step count of each selected step (control, test).
     pub count: [&'a [f64]; 2],
+    /// ln of the factor it is expected to have moved by with the threads its time ran on
+    /// ([`crate::analysis::threads`]); 0 where no thread moved. Its move is judged beyond it.
+    pub moved_with: f64,
 }
 
 impl PairRow<'_> {
@@ -53,10 +56,11 @@ impl PairRow<'_> {
         mean(self.count[0]) == mean(self.count[1])
     }
 
-    /// ln(test ÷ control) of the per-step mean times, where both ran.
+    /// ln(test ÷ control) of the per-step mean times, where both ran, less what it moved with
+    /// its threads.
     fn log_ratio(&self) -> Option<f64> {
         let (c, t) = (mean(self.time[0]), mean(self.time[1]));
-        (c > 0.0 && t > 0.0).then(|| (t / c).ln())
+        (c > 0.0 && t > 0.0).then(|| (t / c).ln() - self.moved_with)
     }
 }
 
@@ -154,7 +158,11 @@ mod tests {
     use super::*;
 
     fn row<'a>(time: [&'a [f64]; 2], count: [&'a [f64]; 2]) -> PairRow<'a> {
-        PairRow { time, count }
+        PairRow {
+            time,
+            count,
+            moved_with: 0.0,
+        }
     }
 
     #[test]
