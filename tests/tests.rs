@@ -25,6 +25,7 @@ mod robust2;
 mod scale;
 mod slurm_example;
 mod summaries;
+mod threads;
 mod trust;
 mod views;
 mod views_model;
