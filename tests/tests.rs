@@ -16,6 +16,7 @@ mod golden;
 mod graphs;
 mod layers;
 mod modules;
+mod one_run;
 mod reading;
 mod real_traces;
 mod replicates;

@@ -536,7 +536,7 @@ pub struct RunShift {
     /// docs/significance.md#a-thread-that-moved); `applied` says whether rows were judged
     /// against them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub threads: Vec<crate::analysis::threads::ThreadShift>,
+    pub threads: Vec<crate::analysis::noise::ThreadShift>,
 }
 
 impl RunShift {

@@ -10,11 +10,11 @@
 
 use crate::analysis::aggregate::{Keying, PYTHON_FRAME_CATEGORY};
 use crate::analysis::diff::RunShift;
+pub use crate::analysis::noise::ThreadShift;
 use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::select::Resolved;
 use crate::input::load::SummarySide;
 use crate::model::summary::FileSummary;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// A thread must hold at least this share of its file's host own time to be looked at: a
@@ -24,23 +24,6 @@ pub const MIN_THREAD_SHARE: f64 = 0.05;
 /// A test thread is the control thread's counterpart when at least this share of the control
 /// thread's own time lies in rows the test thread also ran.
 pub const MIN_OVERLAP: f64 = 0.5;
-
-/// One host thread whose large rows all moved by one factor, the rest of the run not alike.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThreadShift {
-    /// The rank whose thread it is.
-    pub rank: i64,
-    /// The thread as notes name it: `main` (the thread of the ProfilerSteps) or the largest
-    /// row it ran (by total time on the control side).
-    pub thread: String,
-    /// Its share of control's host own time on that rank.
-    pub share: f64,
-    /// Its shift, as the run-wide detector measures one over the thread's rows alone.
-    pub shift: Shift,
-    /// Per row key: the share of the row's control time that ran on this thread, (total, own).
-    #[serde(skip)]
-    pub rows: BTreeMap<String, [f64; 2]>,
-}
 
 /// Per thread of one file: per row key, (count, total ns, own ns) summed over the selected
 /// iterations; per thread, whether it ran a ProfilerStep.
@@ -246,15 +229,17 @@ fn row_shares(c: &FileThreads, thread: u32) -> BTreeMap<String, [f64; 2]> {
         .collect()
 }
 
-/// The shift a row's control samples are scaled by: the run-wide shift of where it ran
-/// ([`crate::analysis::shift::shift_of`]), else, for a host row, the blend of the thread shifts
-/// its time ran under (`own`: weighed by own time, else by total time), where `shift.applied`.
-/// `None` where neither applies.
+/// The shift a row's control samples are scaled by, where `shift.applied`: the run-wide shift
+/// of where it ran (host or device), else, for a host row, the blend of the thread shifts its
+/// time ran under (`own`: weighed by own time, else by total time). `None` where neither applies.
 pub fn row_shift(shift: &RunShift, key: &str, on_device: bool, own: bool) -> Option<Shift> {
-    if let Some(s) = crate::analysis::shift::shift_of(shift, on_device) {
-        return Some(*s);
+    if !shift.applied {
+        return None;
     }
-    if !shift.applied || on_device {
+    if let Some(s) = if on_device { shift.device } else { shift.host } {
+        return Some(s);
+    }
+    if on_device {
         return None;
     }
     let mut factor = 1.0;
