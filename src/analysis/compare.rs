@@ -346,13 +346,16 @@ pub fn mark_significance(
         .collect())
 }
 
+/// ln of the factor a row (by name) moved by with its threads ([`crate::analysis::threads`]).
+type MovedWith<'a> = dyn Fn(&str) -> f64 + 'a;
+
 /// Keeps the marks of one run per side that stand beyond the scatter of the pair's rows
 /// ([`crate::analysis::one_run`]); the note where some were cleared.
 fn temper_one_run(
     rows: &mut [crate::analysis::diff::Row],
     samples: [&crate::analysis::gate::Samples; 2],
     (floor, about_center): (f64, bool),
-    (labels, moved_with): ([&str; 2], &dyn Fn(&str) -> f64),
+    (labels, moved_with): ([&str; 2], &MovedWith<'_>),
 ) -> Option<String> {
     use crate::analysis::one_run::{PairRow, scatter_note, temper};
     let split = |s: &crate::analysis::gate::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {

@@ -196,11 +196,14 @@ struct RowSums {
     self_ns: i64,
 }
 
-/// The rows being summed: a slot per (iteration, name id, category id, place, thread), the
-/// thread being that of a host event (0 on the device).
+/// (iteration, name id, category id, place, thread): a row's key, split by the thread of a host
+/// event (0 on the device).
+type ThreadKey = (i64, u32, u32, u8, u64);
+
+/// The rows being summed: a slot per [`ThreadKey`].
 #[derive(Default)]
 struct RowSlots {
-    slot_of: FxHashMap<(i64, u32, u32, u8, u64), u32>,
+    slot_of: FxHashMap<ThreadKey, u32>,
     sums: Vec<RowSums>,
 }
 
@@ -259,8 +262,7 @@ fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>, Vec<ThreadRow>) {
         rows.add(ev, i);
     }
     let RowSlots { slot_of, sums } = rows;
-    let by_thread: Vec<((i64, u32, u32, u8, u64), RowSums)> =
-        slot_of.into_iter().map(|(key, k)| (key, sums[k as usize])).collect();
+    let by_thread: Vec<(ThreadKey, RowSums)> = slot_of.into_iter().map(|(key, k)| (key, sums[k as usize])).collect();
     let mut merged: FxHashMap<(i64, u32, u32, u8), RowSums> = FxHashMap::default();
     for ((iteration, name, cat, place, _), s) in &by_thread {
         let m = merged.entry((*iteration, *name, *cat, *place)).or_default();
@@ -305,7 +307,7 @@ fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>, Vec<ThreadRow>) {
 
 /// The host rows of `by_thread` split by thread, threads numbered from 0 in the order of their
 /// keys; empty where the host events ran on one thread.
-fn thread_rows(by_thread: &[((i64, u32, u32, u8, u64), RowSums)], new_id: &FxHashMap<u32, u32>) -> Vec<ThreadRow> {
+fn thread_rows(by_thread: &[(ThreadKey, RowSums)], new_id: &FxHashMap<u32, u32>) -> Vec<ThreadRow> {
     let host = || by_thread.iter().filter(|(k, _)| k.3 == Place::Host as u8);
     let mut keys: Vec<u64> = host().map(|(k, _)| k.4).collect();
     keys.sort_unstable();
