@@ -11,6 +11,8 @@ OUT_DIR/<name>/{control,test}/run1/ … runN/trace.json.gz):
               F.scaled_dot_product_attention (test), one training step
   precision   the transformer in fp32 (control) against bf16 autocast (test)
   nomodules   the transformer recorded without with_stack (no nn.Module frames) on both sides
+  fused       the transformer with LayerNorm and GELU written out in tensor operations (control)
+              against nn.LayerNorm and F.gelu (test)
 
 Every trace is one profiled training step (forward, backward, optimizer) after a warm-up step,
 `with_stack=True` (except `nomodules`), `record_shapes=True`, `profile_memory=True`. Inputs are
@@ -59,13 +61,36 @@ class SdpaAttention(ManualAttention):
         return self.proj(y)
 
 
-class Block(nn.Module):
-    def __init__(self, dim, heads, attention):
+class ManualLayerNorm(nn.Module):
+    """LayerNorm written out in tensor operations (the `fused` scenario's control)."""
+
+    def __init__(self, dim, eps=1e-5):
         super().__init__()
-        self.norm1 = nn.LayerNorm(dim)
+        self.weight = nn.Parameter(torch.ones(dim))
+        self.bias = nn.Parameter(torch.zeros(dim))
+        self.eps = eps
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(-1, keepdim=True)
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+
+
+class ManualGELU(nn.Module):
+    """GELU (tanh form) written out in tensor operations."""
+
+    def forward(self, x):
+        return 0.5 * x * (1.0 + torch.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+
+
+class Block(nn.Module):
+    def __init__(self, dim, heads, attention, manual=False):
+        super().__init__()
+        norm = ManualLayerNorm if manual else nn.LayerNorm
+        self.norm1 = norm(dim)
         self.attn = attention(dim, heads)
-        self.norm2 = nn.LayerNorm(dim)
-        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+        self.norm2 = norm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), ManualGELU() if manual else nn.GELU(), nn.Linear(4 * dim, dim))
 
     def forward(self, x):
         x = x + self.attn(self.norm1(x))
@@ -73,10 +98,10 @@ class Block(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, attention, dim=128, heads=4, depth=4, vocab=1000):
+    def __init__(self, attention, dim=128, heads=4, depth=4, vocab=1000, manual=False):
         super().__init__()
         self.embed = nn.Embedding(vocab, dim)
-        self.blocks = nn.Sequential(*[Block(dim, heads, attention) for _ in range(depth)])
+        self.blocks = nn.Sequential(*[Block(dim, heads, attention, manual) for _ in range(depth)])
         self.norm = nn.LayerNorm(dim)
         self.head = nn.Linear(dim, vocab)
 
@@ -84,9 +109,9 @@ class Transformer(nn.Module):
         return self.head(self.norm(self.blocks(self.embed(tokens))))
 
 
-def transformer_step(attention, dtype, device):
+def transformer_step(attention, dtype, device, manual=False):
     torch.manual_seed(0)
-    model = Transformer(attention).to(device)
+    model = Transformer(attention, manual=manual).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     tokens = torch.randint(0, 1000, (8, 64), device=device)
 
@@ -149,7 +174,7 @@ def record(step, path, device, with_stack=True, steps=1):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out")
-    ap.add_argument("--scenario", action="append", choices=["resnet", "attention", "precision", "nomodules"])
+    ap.add_argument("--scenario", action="append", choices=["resnet", "attention", "precision", "nomodules", "fused"])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--runs", type=int, default=0, help="runs per side, each a fresh process (run1/ … runN/)")
     ap.add_argument("--steps", type=int, default=0, help="profiled steps per run (default 1; 5 with --runs)")
@@ -175,6 +200,11 @@ def main():
             lambda: transformer_step(ManualAttention, torch.float32, dev),
             lambda: transformer_step(SdpaAttention, torch.float32, dev),
             False,
+        ),
+        "fused": (
+            lambda: transformer_step(SdpaAttention, torch.float32, dev, manual=True),
+            lambda: transformer_step(SdpaAttention, torch.float32, dev),
+            True,
         ),
     }
     if args.one:

@@ -1263,8 +1263,12 @@ fn significance_allows_for_how_rows_scatter_under_a_shift() {
     let mut plain = args("fixtures/shift/uneven", "compare");
     plain.push("--no-run-shift");
     assert!(significant_names(&json(&plain)).len() >= 6);
+    // In `compare`'s 9 rows, `aten::layer_norm` ×3 beyond the shift lies 5.3 spreads from the
+    // rows' median: under the heavy tails that two processes of one program show (Student's t,
+    // 3 degrees of freedom; docs/significance.md#what-one-run-per-side-can-and-cannot-tell) that
+    // is p = 0.013, short of what Benjamini–Hochberg asks of the first of 8 rows.
     let v = json(&args("fixtures/shift/unevenchanged", "compare"));
-    assert_eq!(significant_names(&v), ["aten::layer_norm"]);
+    assert_eq!(significant_names(&v), Vec::<String>::new());
     let v = json(&args("fixtures/shift/unevenchanged", "operators"));
     assert_eq!(significant_names(&v), ["aten::layer_norm"]);
     let v = json(&args("fixtures/shift/uneven", "operators"));

@@ -600,7 +600,8 @@ fn a_run_wide_shift_is_named_and_a_program_change_is_not() {
     assert_eq!(significant(&v), 0, "{v}");
     let plain = json(&["compare", &c, &tt, "--iteration", "all", "--no-save", "--no-run-shift"]);
     assert_eq!(plain["run_shift"]["applied"], false);
-    assert_eq!(significant(&plain), 4);
+    // The step and AccumulateGrad twice (Optimizer.step moved in its mean, not in its median).
+    assert_eq!(significant(&plain), 3);
     for name in ["precision", "linear_dims", "loss_fn", "fused_op", "multi_rank"] {
         let [c, tt] = pair(name);
         let v = json(&["compare", &c, &tt, "--iteration", "all", "--rank", "all", "--no-save"]);

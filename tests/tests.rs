@@ -7,6 +7,7 @@
 mod common;
 mod webdriver;
 
+mod aa_one_run;
 mod classes;
 mod cli;
 mod conventions;
@@ -27,6 +28,7 @@ mod robust2;
 mod scale;
 mod slurm_example;
 mod summaries;
+mod threads;
 mod trust;
 mod views;
 mod views_model;

@@ -337,27 +337,41 @@ pub fn mark_significance(
         Default::default()
     };
     for row in &mut comparison.rows {
-        let shift = crate::analysis::shift::shift_of(&comparison.shift, on_device.contains(&row.name));
+        let shift =
+            crate::analysis::threads::row_shift(&comparison.shift, &row.name, on_device.contains(&row.name), false);
         row.significant = significant_beyond(
             &c.durations(&row.name),
             &t.durations(&row.name),
             DEFAULT_K,
             floor,
-            shift,
+            shift.as_ref(),
         );
     }
     let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
     // `--no-run-shift` asks for the plain rule: the steps' noise alone.
     let tempered = req
         .beyond_shift
-        .then(|| temper_one_run(&mut comparison.rows, [&c, &t], (floor, true), labels))
+        .then(|| {
+            let moved = |name: &str| {
+                crate::analysis::threads::thread_log_factor(&comparison.shift, name, on_device.contains(name), false)
+            };
+            temper_one_run(&mut comparison.rows, [&c, &t], (floor, true), (labels, &moved))
+        })
         .flatten();
     Ok(not_looked_for
         .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, labels, "rows"))
         .into_iter()
+        .chain(crate::analysis::threads::threads_note(
+            &comparison.shift,
+            labels,
+            "rows",
+        ))
         .chain(tempered)
         .collect())
 }
+
+/// ln of the factor a row (by name) moved by with its threads ([`crate::analysis::threads`]).
+type MovedWith<'a> = dyn Fn(&str) -> f64 + 'a;
 
 /// Keeps the marks of one run per side that stand beyond the scatter of the pair's rows
 /// ([`crate::analysis::one_run`]); the note where some were cleared.
@@ -365,7 +379,7 @@ fn temper_one_run(
     rows: &mut [crate::analysis::diff::Row],
     samples: [&crate::analysis::per_step::Samples; 2],
     (floor, about_center): (f64, bool),
-    labels: [&str; 2],
+    (labels, moved_with): ([&str; 2], &MovedWith<'_>),
 ) -> Option<String> {
     use crate::analysis::one_run::{PairRow, scatter_note, temper};
     let split = |s: &crate::analysis::per_step::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
@@ -382,6 +396,7 @@ fn temper_one_run(
             let row = PairRow {
                 time: [&c.0, &t.0],
                 count: [&c.1, &t.1],
+                moved_with: moved_with(&r.name),
             };
             (row, &mut r.significant)
         })

@@ -522,7 +522,7 @@ pub struct Comparison {
 }
 
 /// Most of a side's host or device time moved by one factor (docs/significance.md).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunShift {
     /// Over host rows (operators, annotations, runtime calls).
     pub host: Option<crate::analysis::noise::Shift>,
@@ -532,6 +532,11 @@ pub struct RunShift {
     /// not given): a row is then significant when it moved beyond the run's factor.
     #[serde(default)]
     pub applied: bool,
+    /// Host threads that moved as a whole where the run did not (one run per side;
+    /// docs/significance.md#a-thread-that-moved); `applied` says whether rows were judged
+    /// against them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<crate::analysis::noise::ThreadShift>,
 }
 
 impl RunShift {

@@ -51,7 +51,9 @@ pub fn gate_pair(
     req.normalize_names = keying.normalize;
     req.labels = ["baseline".to_string(), "candidate".to_string()];
     req.beyond_shift = rules.beyond_run_shift;
-    let run_shift = run_shift_of(&req, &base, &cand, [&base_res, &cand_res])?.0;
+    let mut run_shift = run_shift_of(&req, &base, &cand, [&base_res, &cand_res])?.0;
+    // The timing rules scale by the host's and the device's factors alone.
+    crate::analysis::threads::not_per_thread(&mut run_shift);
     let beyond = if run_shift.applied {
         Beyond {
             host: run_shift.host,

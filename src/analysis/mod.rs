@@ -28,4 +28,5 @@ pub mod scopes;
 pub mod select;
 pub mod shift;
 pub mod summary;
+pub mod threads;
 pub mod views;

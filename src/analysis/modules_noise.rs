@@ -102,7 +102,9 @@ pub fn module_significance_both(
     }
     // Changes under a share of the control's mean step time never count.
     let floor = loaded.significance_floor_ns();
-    let shift = loaded.run_shift(req);
+    let mut shift = loaded.run_shift(req);
+    // A module's nodes lie on the thread of its forward pass: judged beyond the run's shift alone.
+    crate::analysis::threads::not_per_thread(&mut shift);
     let judge = |device: bool| NodeSignificance {
         marks: judge(
             diff,
@@ -111,7 +113,7 @@ pub fn module_significance_both(
             crate::analysis::shift::shift_of(&shift, device),
             device,
         ),
-        shift,
+        shift: shift.clone(),
     };
     Ok([judge(false), judge(true)])
 }

@@ -92,13 +92,26 @@ pub fn noise_band(control: &[f64], test: &[f64], k: f64) -> f64 {
 }
 
 /// Whether the per-step means of two sides differ beyond the noise band and by more than
-/// `floor` (in the samples' unit); `None` with fewer than [`MIN_SAMPLES`] samples on a side.
+/// `floor` (in the samples' unit), and their medians too, the same way: the band is a robust
+/// scale (the MAD ignores a step that a preemption made 60 times as long), so the change it
+/// judges must be robust as well; a mean alone moves with one such step. `None` with fewer
+/// than [`MIN_SAMPLES`] samples on a side.
 pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<bool> {
     if control.len() < MIN_SAMPLES || test.len() < MIN_SAMPLES {
         return None;
     }
-    let change = (mean(test) - mean(control)).abs();
+    let change = robust_change(mean(test) - mean(control), median(test) - median(control));
     Some(change > noise_band(control, test, k) && change > floor)
+}
+
+/// The smaller of a change of means and a change of medians where both go the same way, else
+/// 0 (docs/significance.md#significance-of-a-row-compare-operators-kernels).
+pub fn robust_change(of_means: f64, of_medians: f64) -> f64 {
+    if of_means.signum() == of_medians.signum() {
+        of_means.abs().min(of_medians.abs())
+    } else {
+        0.0
+    }
 }
 
 /// `band` (the noise band of the scaled control and the test samples, in their unit) widened in
@@ -132,7 +145,7 @@ pub fn significant_beyond(control: &[f64], test: &[f64], k: f64, floor: f64, shi
     let scaled: Vec<f64> = control.iter().map(|x| x * shift.factor).collect();
     let expected = mean(&scaled);
     let moved = mean(test) - expected;
-    let change = moved.abs();
+    let change = robust_change(moved, median(test) - median(&scaled));
     let band = shift_band(noise_band(&scaled, test, k), expected, moved >= 0.0, k, shift);
     Some(change > band && change > floor)
 }
@@ -155,6 +168,24 @@ pub struct Shift {
     /// ran as often per step on both sides ([`factor_spread`]). A row is judged beyond it too.
     #[serde(default)]
     pub spread: f64,
+}
+
+/// One host thread whose large rows all moved by one factor, the rest of the run not alike
+/// (docs/significance.md#a-thread-that-moved; found by [`crate::analysis::threads`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ThreadShift {
+    /// The rank whose thread it is.
+    pub rank: i64,
+    /// The thread as notes name it: `main` (the thread of the ProfilerSteps) or the largest
+    /// row it ran (by total time on the control side).
+    pub thread: String,
+    /// Its share of control's host own time on that rank.
+    pub share: f64,
+    /// Its shift, as the run-wide detector measures one over the thread's rows alone.
+    pub shift: Shift,
+    /// Per row key: the share of the row's control time that ran on this thread, (total, own).
+    #[serde(skip)]
+    pub rows: std::collections::BTreeMap<String, [f64; 2]>,
 }
 
 /// One independent row for [`run_shift`]: its per-step mean time on each side (a self time, or

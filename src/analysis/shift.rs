@@ -40,7 +40,11 @@ pub fn detect(
             *slot = run_shift(&shift_rows(&cs, &ts), MIN_STEP_SHARE * mean(&step_ns));
         }
     }
-    shift.applied = beyond && shift.found();
+    // Where the host as a whole did not move, one of its threads may have.
+    if shift.host.is_none() && device != Device::Gpu {
+        shift.threads = crate::analysis::threads::detect_threads(sides, [&resolved[0], &resolved[1]], keying);
+    }
+    shift.applied = beyond && (shift.found() || !shift.threads.is_empty());
     Ok(shift)
 }
 

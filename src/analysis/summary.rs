@@ -14,7 +14,7 @@ use crate::model::iteration::step_number;
 use crate::model::place::Place;
 use crate::model::store::{NameId, TraceFile};
 use crate::model::summary::{
-    FileSummary, IterationSample, MemoryStats, OpRow, SUMMARY_SCHEMA_VERSION, SummaryMeta, Window,
+    FileSummary, IterationSample, MemoryStats, OpRow, SUMMARY_SCHEMA_VERSION, SummaryMeta, ThreadRow, Window,
 };
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
@@ -24,12 +24,13 @@ use std::sync::Arc;
 /// Summarises `file`; `source` is the path recorded as the trace it was made from.
 pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
     // The rows (one nesting pass over the host events) beside the windows, on two cores.
-    let ((strings, rows), meta) = rayon::join(|| op_rows(file), || summary_meta(file, source));
+    let ((strings, rows, threads), meta) = rayon::join(|| op_rows(file), || summary_meta(file, source));
     FileSummary {
         meta,
         strings,
         rows,
         begin_end_events: file.begin_end_events,
+        threads,
     }
 }
 
@@ -117,12 +118,13 @@ fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
 /// windows and devices are left out.
 pub fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
     let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
-    let (strings, rows) = op_rows(file);
+    let (strings, rows, threads) = op_rows(file);
     FileSummary {
         meta: ranks_and_steps(file, source, &step_of),
         strings,
         rows,
         begin_end_events: file.begin_end_events,
+        threads,
     }
 }
 
@@ -195,10 +197,14 @@ struct RowSums {
     self_ns: i64,
 }
 
-/// The rows being summed: a slot per (iteration, name id, category id, place).
+/// (iteration, name id, category id, place, thread): a row's key, split by the thread of a host
+/// event (0 on the device).
+type ThreadKey = (i64, u32, u32, u8, u64);
+
+/// The rows being summed: a slot per [`ThreadKey`].
 #[derive(Default)]
 struct RowSlots {
-    slot_of: FxHashMap<(i64, u32, u32, u8), u32>,
+    slot_of: FxHashMap<ThreadKey, u32>,
     sums: Vec<RowSums>,
 }
 
@@ -206,7 +212,18 @@ impl RowSlots {
     /// Counts event `i` of `ev` into its row (its duration, and its own time on the device);
     /// returns the row's slot.
     fn add(&mut self, ev: &crate::model::store::EventTable, i: usize) -> usize {
-        let key = (ev.iteration.get(i), ev.name[i].0, ev.cat[i].0, ev.place[i] as u8);
+        let thread = if ev.place[i] == Place::Host {
+            ev.thread_key(i)
+        } else {
+            0
+        };
+        let key = (
+            ev.iteration.get(i),
+            ev.name[i].0,
+            ev.cat[i].0,
+            ev.place[i] as u8,
+            thread,
+        );
         let next = self.sums.len() as u32;
         let k = *self.slot_of.entry(key).or_insert(next) as usize;
         if k == self.sums.len() {
@@ -222,12 +239,14 @@ impl RowSlots {
     }
 }
 
-/// The string table and the count, total time and own time per (iteration, name, category,
-/// place), sorted by iteration, then name, category and place as text. Own times
+/// The string table, the count, total time and own time per (iteration, name, category,
+/// place), sorted by iteration, then name, category and place as text, and the host rows split
+/// by thread where the host events ran on more than one
+/// ([`crate::model::summary::FileSummary::threads`]). Own times
 /// ([`crate::model::summary::OpRow::self_ns`]): host events are nested per thread by the call
 /// tree's own walk, each adding its time in the tree to its row and taking it from its parent's;
 /// device events own their durations; annotations none.
-fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
+fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>, Vec<ThreadRow>) {
     let ev = &file.events;
     let mut rows = RowSlots::default();
     // Host events in nesting order: each row's slot travels with it on the stack, so a child
@@ -244,10 +263,16 @@ fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
         rows.add(ev, i);
     }
     let RowSlots { slot_of, sums } = rows;
-    let groups: Vec<((i64, u32, u32, u8), RowSums)> =
-        slot_of.into_iter().map(|(key, k)| (key, sums[k as usize])).collect();
+    let by_thread: Vec<(ThreadKey, RowSums)> = slot_of.into_iter().map(|(key, k)| (key, sums[k as usize])).collect();
+    let mut merged: FxHashMap<(i64, u32, u32, u8), RowSums> = FxHashMap::default();
+    for ((iteration, name, cat, place, _), s) in &by_thread {
+        let m = merged.entry((*iteration, *name, *cat, *place)).or_default();
+        m.count += s.count;
+        m.total_ns += s.total_ns;
+        m.self_ns += s.self_ns;
+    }
     // The strings used, renumbered in text order (so ids compare as the texts do).
-    let mut used: Vec<u32> = groups.iter().flat_map(|(k, _)| [k.1, k.2]).collect();
+    let mut used: Vec<u32> = merged.keys().flat_map(|k| [k.1, k.2]).collect();
     used.sort_unstable();
     used.dedup();
     used.sort_by(|a, b| file.strings.resolve(NameId(*a)).cmp(file.strings.resolve(NameId(*b))));
@@ -264,7 +289,7 @@ fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
         1 => Place::Device,
         _ => Place::Annotation,
     };
-    let mut rows: Vec<OpRow> = groups
+    let mut rows: Vec<OpRow> = merged
         .into_iter()
         .map(|((iteration, name, cat, place), sums)| OpRow {
             iteration,
@@ -277,7 +302,33 @@ fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>) {
         })
         .collect();
     rows.sort_by_key(|r| (r.iteration, r.name, r.category, r.place as u8));
-    (strings, rows)
+    let threads = thread_rows(&by_thread, &new_id);
+    (strings, rows, threads)
+}
+
+/// The host rows of `by_thread` split by thread, threads numbered from 0 in the order of their
+/// keys; empty where the host events ran on one thread.
+fn thread_rows(by_thread: &[(ThreadKey, RowSums)], new_id: &FxHashMap<u32, u32>) -> Vec<ThreadRow> {
+    let host = || by_thread.iter().filter(|(k, _)| k.3 == Place::Host as u8);
+    let mut keys: Vec<u64> = host().map(|(k, _)| k.4).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    if keys.len() < 2 {
+        return Vec::new();
+    }
+    let mut threads: Vec<ThreadRow> = host()
+        .map(|((iteration, name, cat, _, thread), s)| ThreadRow {
+            thread: keys.partition_point(|k| k < thread) as u32,
+            iteration: *iteration,
+            name: new_id[name],
+            category: new_id[cat],
+            count: s.count,
+            total_ns: s.total_ns,
+            self_ns: s.self_ns,
+        })
+        .collect();
+    threads.sort_by_key(|r| (r.thread, r.iteration, r.name, r.category));
+    threads
 }
 
 /// Loads both sides as summaries (traces are summarised as they load, their events dropped).

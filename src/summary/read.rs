@@ -278,6 +278,7 @@ fn decode_rows<R: ChunkReader + 'static>(
             strings,
             rows,
             begin_end_events: 0,
+            threads: Vec::new(),
         },
         sum.finish(),
     ))

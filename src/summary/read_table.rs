@@ -98,6 +98,8 @@ pub fn decode_table_rows<R: ChunkReader + 'static>(
             strings,
             rows,
             begin_end_events: 0,
+            // Summary files keep no per-thread rows: the thread-level shift is read from traces.
+            threads: Vec::new(),
         },
         sum.finish(),
     ))

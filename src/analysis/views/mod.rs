@@ -157,15 +157,11 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     let floor = loaded.significance_floor_ns();
     let req = &table.request;
     table.shift = judged_places(loaded.run_shift(req), table.measures);
-    // Host times take the host's factor, device times the device's; counts none.
-    let shifts: Vec<Option<crate::analysis::noise::Shift>> = table
-        .measures
-        .iter()
-        .map(|m| match *m {
-            "calls" => None,
-            m => crate::analysis::shift::shift_of(&table.shift, !m.starts_with("host")).copied(),
-        })
-        .collect();
+    // Host times take the host's factor (or their threads'), device times the device's; counts none.
+    let shift_of = |m: &str, name: &str| match m {
+        "calls" => None,
+        m => crate::analysis::threads::row_shift(&table.shift, name, !m.starts_with("host"), m == "host_self"),
+    };
     let per_measure = |samples: &[Accumulated<A>], key: &(Option<String>, String)| -> Vec<Vec<Option<i64>>> {
         samples.iter().map(|s| values(s.get(key))).collect()
     };
@@ -181,12 +177,16 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
                 };
                 // A count's floor is one call per step; a time's, the share of the step.
                 let floor = if table.measures[m] == "calls" { 1.0 } else { floor };
-                significant_beyond(&column(&cs)?, &column(&ts)?, DEFAULT_K, floor, shifts[m].as_ref())
+                let shift = shift_of(table.measures[m], &row.name);
+                significant_beyond(&column(&cs)?, &column(&ts)?, DEFAULT_K, floor, shift.as_ref())
             })
             .collect();
     }
     let tempered = temper_one_run(table, [&c, &t], &values, floor);
     let labels = [table.control.label.as_str(), table.test.label.as_str()];
+    if let Some(moved) = crate::analysis::threads::threads_note(&table.shift, labels, "rows") {
+        return Some(tempered.map_or_else(|| moved.clone(), |t| format!("{moved}; {t}")));
+    }
     crate::analysis::shift::shift_note(&table.shift, labels, "rows").or(tempered)
 }
 
@@ -235,6 +235,15 @@ fn temper_one_run<A>(
                     PairRow {
                         time: [&c[m], &t[m]],
                         count: [&c[0], &t[0]],
+                        moved_with: match table.measures[m] {
+                            h if h.starts_with("host") => crate::analysis::threads::thread_log_factor(
+                                &table.shift,
+                                &row.name,
+                                false,
+                                h == "host_self",
+                            ),
+                            _ => 0.0,
+                        },
                     },
                     mark,
                 ))
@@ -259,11 +268,12 @@ fn judged_places(mut shift: crate::analysis::diff::RunShift, measures: &[&str]) 
     let times = || measures.iter().filter(|m| **m != "calls");
     if !times().any(|m| m.starts_with("host")) {
         shift.host = None;
+        shift.threads.clear();
     }
     if times().all(|m| m.starts_with("host")) {
         shift.device = None;
     }
-    shift.applied = shift.applied && shift.found();
+    shift.applied = shift.applied && (shift.found() || !shift.threads.is_empty());
     shift
 }
 
@@ -501,10 +511,11 @@ mod tests {
             host: Some(moved),
             device: Some(moved),
             applied: true,
+            threads: Vec::new(),
         };
-        let kernels = judged_places(both, kernels::MEASURES);
+        let kernels = judged_places(both.clone(), kernels::MEASURES);
         assert!(kernels.host.is_none() && kernels.device.is_some() && kernels.applied);
-        let operators = judged_places(both, operators::MEASURES);
+        let operators = judged_places(both.clone(), operators::MEASURES);
         assert!(operators.host.is_some() && operators.device.is_some());
         let host_only = crate::analysis::diff::RunShift { device: None, ..both };
         let kernels = judged_places(host_only, kernels::MEASURES);

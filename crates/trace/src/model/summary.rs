@@ -309,6 +309,31 @@ pub struct FileSummary {
     /// Begin and end events (`ph` `B`/`E`, `b`/`e`) the trace left out, for a note; not
     /// stored in a summary file (0 when read from one).
     pub begin_end_events: u64,
+    /// The host rows split by thread, where the file's host events ran on more than one
+    /// thread (else empty), for the thread-level shift (docs/significance.md#a-thread-that-moved);
+    /// sorted by (thread, iteration, name, category). Not stored in a summary file (empty when
+    /// read from one).
+    pub threads: Vec<ThreadRow>,
+}
+
+/// Host events of one (thread, iteration, name, category) of a file: a row of
+/// [`FileSummary::rows`] split by the thread its events ran on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadRow {
+    /// The thread, numbered from 0 in the order of the file's (pid, tid) pairs.
+    pub thread: u32,
+    /// The ProfilerStep the events belong to (−1: none).
+    pub iteration: i64,
+    /// Index into [`FileSummary::strings`].
+    pub name: u32,
+    /// Index into [`FileSummary::strings`].
+    pub category: u32,
+    /// Number of events.
+    pub count: u64,
+    /// Their durations summed, in ns.
+    pub total_ns: i64,
+    /// Their self times in the call tree summed, in ns ([`OpRow::self_ns`]).
+    pub self_ns: i64,
 }
 
 impl FileSummary {

@@ -141,7 +141,7 @@ fn compared_json(view: &ModuleView<'_>) -> Value {
     {
         m.insert(
             "run_shift".into(),
-            serde_json::to_value(significance.shift).unwrap_or(Value::Null),
+            serde_json::to_value(&significance.shift).unwrap_or(Value::Null),
         );
         let which = if view.time == ModuleTime::Device && view.has_device() {
             "device_total"
