@@ -2,7 +2,7 @@
 
 use super::{Done, Note, collect};
 use crate::analysis::select::{Device, Pick, Resolved, SideSelection, resolve};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{Side, load_side_ranks};
 use crate::output::events::{EventFilter, EventsFormat, why_no_events, write_events, write_events_table};
@@ -94,14 +94,22 @@ pub fn events(req: &EventsRequest) -> Done<EventTable> {
 
 /// Summarises one trace file into a Parquet summary at `output`.
 ///
-/// With `dataset` (a directory of traces, a `label`, or an output directory), the summaries
+/// With `dataset` (required for a directory of traces; the command line sets it for a
+/// directory, a `--label` or an output directory), the summaries
 /// go into a dataset laid out `run=<label>/rank=<r>.parquet` under `output` (docs/summaries.md):
 /// a directory of traces is one run (a directory of runs, one `run=` each), one trace is filed
 /// under its rank. Returns the files written.
 pub fn summarize(trace: &Path, output: &Path, label: Option<&str>, dataset: bool) -> Done<Vec<PathBuf>> {
     collect(|notes| {
         let summarize = &crate::analysis::summary::summarize;
-        if std::fs::metadata(trace).is_ok_and(|m| m.is_dir()) {
+        let is_dir = std::fs::metadata(trace).is_ok_and(|m| m.is_dir());
+        if is_dir && !dataset {
+            return Err(Error::input(
+                trace,
+                "summarize takes one trace file, not a directory (run it once per rank, or write a dataset)",
+            ));
+        }
+        if is_dir {
             let (written, found) = crate::output::dataset::summarize_side_into(trace, output, label, summarize)?;
             notes.caveats(found);
             return Ok(written);
