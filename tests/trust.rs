@@ -181,7 +181,7 @@ fn a_state_that_cannot_be_saved_does_not_lose_the_result() {
         warnings,
         [format!(
             "tracediff: warning: this comparison was not saved for `ops-diff` and `plot` without paths \
-             (cannot write {}: Not a directory); pass --no-save, or set TRACEDIFF_STATE_DIR to a writable directory",
+             (cannot write {}: not a directory); pass --no-save, or set TRACEDIFF_STATE_DIR to a writable directory",
             state.display()
         )]
     );

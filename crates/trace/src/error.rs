@@ -107,11 +107,22 @@ pub fn io_reason(e: &io::Error) -> String {
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),
         _ => {
             let s = e.to_string();
-            match s.find(" (os error") {
-                Some(i) => s[..i].to_string(),
-                None => s,
-            }
+            let reason = match s.find(" (os error") {
+                Some(i) => &s[..i],
+                None => &s,
+            };
+            lowercase_first(reason)
         }
+    }
+}
+
+/// `reason` with a capital first letter lowered: the system's messages are capitalised (`Not a
+/// directory`), while a reason stands in the middle of a line (`cannot open: not a directory`).
+fn lowercase_first(reason: &str) -> String {
+    let mut chars = reason.chars();
+    match chars.next() {
+        Some(first) if first.is_ascii_uppercase() => first.to_ascii_lowercase().to_string() + chars.as_str(),
+        _ => reason.to_string(),
     }
 }
 
@@ -129,5 +140,15 @@ mod tests {
         let e = Error::input("dir", "no trace files");
         assert_eq!(e.to_string(), "no trace files (dir)");
         assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn io_reasons_read_as_the_middle_of_a_line() {
+        let e = io::Error::from(io::ErrorKind::NotADirectory);
+        assert_eq!(io_reason(&e), "not a directory");
+        let e = io::Error::from_raw_os_error(20);
+        assert_eq!(io_reason(&e), "not a directory");
+        assert_eq!(io_reason(&io::Error::other("X11 said no")), "x11 said no");
+        assert_eq!(lowercase_first("éclair"), "éclair");
     }
 }
