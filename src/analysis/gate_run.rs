@@ -1,6 +1,6 @@
 //! The gate on a pair of sides, loaded from their paths (docs/significance.md#the-gates-rules):
 //! the rules of [`crate::analysis::gate`], and the run-wide shift looked for as `compare` looks
-//! (kept apart from the rules' module, which `compare` and the shift detector build on).
+//! (kept apart from the rules' module, which judges measured rows and reads no file).
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::{CompareRequest, run_shift_of};
