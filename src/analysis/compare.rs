@@ -229,7 +229,8 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     if !req.is_hta() {
         comparison.significance = true;
         notes.push("significant is null: it is not estimated with --group-by".to_string());
-        if !req.totals && crate::analysis::runs::per_step_rows(&mut comparison) {
+        if !req.totals {
+            crate::analysis::runs::per_step_rows(&mut comparison);
             let step_ns = |side: &crate::input::load::Side, resolved: &Resolved| {
                 let files: Vec<&crate::model::store::TraceFile> =
                     resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
