@@ -103,6 +103,28 @@ fn the_footer_gives_the_mean_step_time_of_overview() {
     }
 }
 
+/// One step a side: the footer still gives the step times, never the rows' sum (rows nest, so
+/// their sum was several times any step).
+#[test]
+fn one_step_a_side_gives_the_step_times_too() {
+    let (c, t) = (format!("{R}/steps/three"), format!("{R}/steps/five"));
+    let one = ["--control-iteration", "2", "--test-iteration", "11", "--no-save"];
+    let v = json(&[&["compare", &c, &t][..], &one[..]].concat());
+    let o = json(&["overview", &c, &t, "--control-iteration", "2", "--test-iteration", "11"]);
+    for side in ["control", "test"] {
+        assert_eq!(v["mean_step_time"][side], o[side]["mean_step_time_us"], "{side}");
+    }
+    let table = ok(&[&["compare", &c, &t][..], &one[..]].concat());
+    let footer: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains("step time") || l.contains("summed"))
+        .collect();
+    assert_eq!(footer.len(), 1, "{table}");
+    assert!(footer[0].starts_with("mean step time: control "), "{table}");
+    let totals = ok(&[&["compare", &c, &t, "--totals"][..], &one[..]].concat());
+    assert!(totals.contains("\nsummed duration: control "), "{totals}");
+}
+
 #[test]
 fn the_default_is_every_step_and_hta_keeps_the_lowest() {
     let (c, t) = (format!("{R}/steps/three"), format!("{R}/steps/five"));
