@@ -80,11 +80,12 @@ pub const COMPACT_JSON_DEPTH: usize = 32;
 pub fn write_json(view: &ModuleView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
     let compared = compared_json(view);
     let mut out = Chunks::new(out);
-    if shown_levels(view) > COMPACT_JSON_DEPTH {
-        compact_json(view, &compared, &mut out)?;
+    let layout = if shown_levels(view) > COMPACT_JSON_DEPTH {
+        Layout::Compact
     } else {
-        pretty_json(view, &compared, &mut out)?;
-    }
+        Layout::Pretty
+    };
+    write_tree(view, &compared, &mut out, layout)?;
     out.finish()
 }
 
@@ -181,54 +182,69 @@ fn shown_children<'n>(view: &ModuleView<'_>, n: &'n AlignedNode, level: usize) -
     }
 }
 
-fn pretty_json(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>) -> io::Result<()> {
-    let top_path = view.top_path();
-    let mut paths = PathStack::default();
-    let mut todo = vec![Step::Node(view.top, 0)];
-    while let Some(step) = todo.pop() {
-        chunks.pass()?;
-        let out = &mut chunks.buf;
-        let (n, level) = match step {
-            Step::Text(t) => {
-                out.push_str(&t);
-                continue;
+/// How the JSON tree is laid out: serde_json's pretty printer, or its compact one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Pretty,
+    Compact,
+}
+
+impl Layout {
+    /// A node's fields up to its `children` array, opened (`[]` whole where it has none).
+    fn head(self, fields: Value, level: usize, has_kids: bool) -> String {
+        match self {
+            Layout::Pretty => {
+                let indent = " ".repeat(4 * level);
+                let head = pretty_at(&fields, &indent);
+                // Without its closing brace: the children go before it.
+                let open = if has_kids { "[\n" } else { "[]" };
+                format!(
+                    "{},\n{indent}  \"children\": {open}",
+                    head.trim_end_matches('}').trim_end()
+                )
             }
-            Step::Node(n, level) => (n, level),
-        };
-        let indent = " ".repeat(4 * level);
-        let path = paths.visit(n, level, &top_path);
-        let head = pretty_at(&Value::Object(node_fields(view, n, Some(path))), &indent);
-        // Without its closing brace: the children go before it.
-        out.push_str(head.trim_end_matches('}').trim_end());
-        let _ = write!(out, ",\n{indent}  \"children\": ");
-        let mut tail = if level == 0 {
-            format!(",\n  \"compared\": {}\n}}\n", pretty_at(compared, "  "))
-        } else {
-            format!("\n{indent}}}")
-        };
-        let kids = shown_children(view, n, level);
-        if kids.is_empty() {
-            out.push_str("[]");
-            todo.push(Step::Text(tail));
-            continue;
-        }
-        out.push_str("[\n");
-        tail = format!("\n{indent}  ]{tail}");
-        todo.push(Step::Text(tail));
-        let child_indent = " ".repeat(4 * (level + 1));
-        for (k, c) in kids.iter().enumerate().rev() {
-            todo.push(Step::Node(c, level + 1));
-            todo.push(Step::Text(child_indent.clone()));
-            if k > 0 {
-                todo.push(Step::Text(",\n".to_string()));
+            Layout::Compact => {
+                let head = serde_json::to_string(&fields).unwrap_or_default();
+                // Without its closing brace (only that one: `wrappers` ends in a brace too).
+                format!("{},\"children\":[", head.strip_suffix('}').unwrap_or(&head))
             }
         }
     }
-    Ok(())
+
+    /// What goes before the `index`-th child of a node at `level - 1`.
+    fn before_child(self, level: usize, index: usize) -> String {
+        match self {
+            Layout::Pretty if index > 0 => format!(",\n{}", " ".repeat(4 * level)),
+            Layout::Pretty => " ".repeat(4 * level),
+            Layout::Compact if index > 0 => ",".to_string(),
+            Layout::Compact => String::new(),
+        }
+    }
+
+    /// What closes a node after its children (and, for the top node, what was compared).
+    fn tail(self, level: usize, has_kids: bool, compared: &Value) -> String {
+        match self {
+            Layout::Pretty => {
+                let indent = " ".repeat(4 * level);
+                let close = if level == 0 {
+                    format!(",\n  \"compared\": {}\n}}\n", pretty_at(compared, "  "))
+                } else {
+                    format!("\n{indent}}}")
+                };
+                if has_kids {
+                    format!("\n{indent}  ]{close}")
+                } else {
+                    close
+                }
+            }
+            Layout::Compact if level == 0 => format!("],\"compared\":{compared}}}\n"),
+            Layout::Compact => "]}".to_string(),
+        }
+    }
 }
 
-/// The same document without whitespace (one line): no indentation that grows with the depth.
-fn compact_json(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>) -> io::Result<()> {
+/// Writes the tree in `layout`, node by node from an explicit stack.
+fn write_tree(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>, layout: Layout) -> io::Result<()> {
     let top_path = view.top_path();
     let mut paths = PathStack::default();
     let mut todo = vec![Step::Node(view.top, 0)];
@@ -243,21 +259,13 @@ fn compact_json(view: &ModuleView<'_>, compared: &Value, chunks: &mut Chunks<'_>
             Step::Node(n, level) => (n, level),
         };
         let path = paths.visit(n, level, &top_path);
-        let head = serde_json::to_string(&Value::Object(node_fields(view, n, Some(path)))).unwrap_or_default();
-        // Without its closing brace (only that one: `wrappers` ends in a brace too).
-        out.push_str(head.strip_suffix('}').unwrap_or(&head));
-        out.push_str(",\"children\":[");
-        let tail = if level == 0 {
-            format!("],\"compared\":{compared}}}\n")
-        } else {
-            "]}".to_string()
-        };
-        todo.push(Step::Text(tail));
-        for (k, c) in shown_children(view, n, level).iter().enumerate().rev() {
+        let kids = shown_children(view, n, level);
+        let fields = Value::Object(node_fields(view, n, Some(path)));
+        out.push_str(&layout.head(fields, level, !kids.is_empty()));
+        todo.push(Step::Text(layout.tail(level, !kids.is_empty(), compared)));
+        for (k, c) in kids.iter().enumerate().rev() {
             todo.push(Step::Node(c, level + 1));
-            if k > 0 {
-                todo.push(Step::Text(",".to_string()));
-            }
+            todo.push(Step::Text(layout.before_child(level + 1, k)));
         }
     }
     Ok(())
