@@ -275,6 +275,29 @@ function shownChildren(n) {
   return out;
 }
 const overlapMark = (n) => (n.o && n.o.some((v) => v > 0) ? " ∥" : "");
+// A node built from a graph's capture: its kernels ran via graph replay (`r` per side).
+const replayMark = (n) => (n.r && n.r.some(Boolean) ? " (via graph replay)" : "");
+// Per side, the share of a node's device time that ran via graph replay: the device time of the
+// nodes at or below it that were built from a capture.
+function replayedShare(n) {
+  return [0, 1].map((side) => {
+    const key = side ? "t" : "c", total = n[key] ? n[key][2] : null;
+    if (!total) return 0;
+    let sum = 0;
+    for (const todo = [n]; todo.length;) {
+      const x = todo.pop();
+      if (x.r && x.r[side]) sum += (x[key] && x[key][2]) || 0;
+      else todo.push(...x.ch);
+    }
+    return sum / total;
+  });
+}
+function replayedNote(n) {
+  const s = replayedShare(n);
+  if (!s.some((v) => v > 0)) return "";
+  return " Via graph replay (kernels joined to their capture, placed on their captured modules): " +
+    s.map((v, i) => `${(100 * v).toFixed(1)}% of ${D.labels[i]}'s device time`).join(", ") + ".";
+}
 // Whether the node's time (host or device, as shown) changed beyond run-to-run noise, as the
 // terminal's `sig` column: `*`.
 const isSignificant = (n) => !!(n.g && n.g[state.time === "device" ? 1 : 0]);
@@ -292,7 +315,7 @@ function summary(n) {
   const sig = isSignificant(n) ? ` * Its ${k} time changed beyond run-to-run noise.` : "";
   $("node-summary").textContent = `${lastSegment(n)} (${n.k}, ${n.s}): ${k} time ${dur(c)} → ${dur(t)}, ` +
     `Δ ${signed(dur(d), d)} (${pctText(pctValue(c, t))}); ${kids.length} children: ` +
-    `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown.${sig}${overlap} ` +
+    `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown.${sig}${overlap}${replayedNote(n)} ` +
     "Click a bar (or focus it and press Enter) to zoom in" +
     (runs ? `; ${runs} run${runs > 1 ? "s" : ""} of added or deleted siblings folded (×N): click one to unfold it.` : ".");
 }
@@ -352,7 +375,7 @@ function group(x, i, gw, s) {
   const x0 = L + gw * i, bw = Math.max(1, Math.min(gw * 0.38, 48));
   const status = (x.s === "matched" || x.s === "unknown" ? "" : ` (${x.s})`) + overlapMark(x) + (folded ? "" : sigMark(x));
   const label = (folded ? `${x.n} ×${x.run.length}` : lastSegment(x)) + status;
-  const what = folded ? `${x.run.length} consecutive ${x.n} (${path} … ${segment(x.run[x.run.length - 1])})` : path;
+  const what = folded ? `${x.run.length} consecutive ${x.n} (${path} … ${segment(x.run[x.run.length - 1])})` : path + replayMark(x);
   const tip = `${what}${status}\n${D.labels[0]}: ${dur(s.cv[i])}\n${D.labels[1]}: ${dur(s.tv[i])}\nΔ ${signed(dur(s.dv[i]), s.dv[i])} (${pctText(pctValue(s.cv[i], s.tv[i]))})` +
     (folded ? "\nclick to unfold" : zoomable ? "\nclick to zoom in" : "");
   const g = el("svg:g", { class: "group" + (zoomable ? " zoomable" : "") + (folded ? " folded" : ""), "data-path": path, "data-status": x.s,
@@ -507,7 +530,7 @@ function drawTable(t) {
   note.textContent = t.kind === "kc"
     ? `${rows.length} classes: every kernel of this node, by class (as tracediff kernels --by-class)${where}. Click a heading to sort.`
     : `${rows.length} shown of ${data.rows.length} rows embedded, ${data.total} in this node ` +
-      `(the ${D.limits.rows} largest by |Δ| are embedded)${where}. Click a heading to sort.`;
+      `(the ${D.limits.rows} largest by |Δ| are embedded)${where}.${replayedNote(p)} Click a heading to sort.`;
 }
 
 // ---- aligned kernel sequences ------------------------------------------------------------------

@@ -16,6 +16,7 @@ mod docs;
 mod flamegraph;
 mod golden;
 mod graphs;
+mod graphs_captured;
 mod layers;
 mod modules;
 mod one_run;

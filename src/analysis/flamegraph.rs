@@ -297,6 +297,15 @@ impl<'a> SideWalker<'a> {
     /// of each kernel under the chain that launched it.
     fn walk(&self, file: usize, row: usize, prefix: &str, skip_self: bool, pieces: &mut Vec<(String, i64)>) {
         let f = self.files[file];
+        if f.events.place[row] == Place::Device {
+            // A replayed kernel on its captured module path: its captured operators.
+            if self.time == FlameTime::Device
+                && let Some(frames) = replayed_frames(f, row, skip_self)
+            {
+                pieces.push((format!("{prefix}{frames}"), f.events.dur_ns[row]));
+            }
+            return;
+        }
         let tree = f.call_tree();
         // (row, the stack above it): iterative, so deep trees cannot overflow the stack.
         // (row, the stack above it, the operator frames in it below the prefix).
@@ -318,6 +327,10 @@ impl<'a> SideWalker<'a> {
                 FlameTime::Host => {}
                 FlameTime::Device => {
                     for &k in self.launched[file].of(i) {
+                        // A replayed kernel placed on its captured module path is there.
+                        if self.sources.contains(&(file as u32, k)) {
+                            continue;
+                        }
                         let k = k as usize;
                         let kernel = frame_name(f.strings.resolve(f.events.name[k]));
                         pieces.push((format!("{here};{kernel}"), f.events.dur_ns[k]));
@@ -331,6 +344,23 @@ impl<'a> SideWalker<'a> {
             }
         }
     }
+}
+
+/// The frames below a replayed kernel's node (`;op;…;kernel`): the operators around its
+/// captured launch inside the capture, outermost first (without the first where the node is
+/// that operator), then the kernel; `None` for a device event not joined to a capture.
+fn replayed_frames(file: &TraceFile, row: usize, skip_first: bool) -> Option<String> {
+    let join = file.graphs.get()?;
+    let launch = join.launch_of(row)?;
+    let mut out = String::new();
+    let operators = launch.frames.iter().filter(|f| f.operator);
+    for f in operators.skip(usize::from(skip_first)).take(MAX_OPERATOR_DEPTH) {
+        out.push(';');
+        out.push_str(&frame_name(join.name(f.name)));
+    }
+    out.push(';');
+    out.push_str(&frame_name(file.strings.resolve(file.events.name[row])));
+    Some(out)
 }
 
 /// Every event some node of `side` stands for.

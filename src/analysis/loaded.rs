@@ -53,9 +53,8 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         resolved,
         notes: Vec::new(),
     };
-    // The views whose rows take a joined kernel's captured owner (`modules` and the flame
-    // graph place kernels where the replay launched them: no capture is read for them).
-    let joins = matches!(command, "operators" | "kernels" | "report");
+    // The views that use a joined kernel's capture (its owner, its module path).
+    let joins = matches!(command, "operators" | "kernels" | "report" | "modules" | "flamegraph");
     for k in (0..2).filter(|_| joins) {
         let given = req.captures[k].as_deref();
         notes.extend(crate::analysis::captures::join_captures(

@@ -281,6 +281,14 @@ pub(crate) fn file_trees(
     let forward = forward_modules(file, tree, &roles, &node_of_row, &builder);
     place_backward(&mut builder, &forward, &backward_rows, inside_backward);
     if device {
+        captured::place_replayed(
+            &mut builder,
+            &roles,
+            &node_of_row,
+            fallback,
+            &root_of_iteration,
+            &selected,
+        );
         let launched = launched_device_ns(file, tree);
         for (&(_, it), &id) in roots.iter().zip(&root_ids) {
             builder.nodes[id].times.device_total_ns = Some(root_device_ns(&launched, it, iterations.is_none()));
@@ -660,6 +668,9 @@ pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> 
     let full = diff.root.path_of(node.id).unwrap_or_default();
     Ok(Some((Scope::of(loaded, node), full)))
 }
+
+#[path = "modules_captured.rs"]
+mod captured;
 
 #[cfg(test)]
 #[path = "modules_tests.rs"]

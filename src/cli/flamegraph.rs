@@ -52,6 +52,8 @@ pub struct FlamegraphArgs {
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
+    pub captures: super::views::CaptureArgs,
+    #[command(flatten)]
     pub unused: UnusedRowArgs,
     /// Write folded stacks (text) instead of the SVG.
     #[arg(long, help_heading = "Output")]
@@ -89,6 +91,7 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
     )?;
     let mut req = view_request(&args.pair, &SelectArgs::from(&args.select));
     req.kernel_classes = args.kernel_classes.clone();
+    req.captures = args.captures.sides();
     let options = FlameRequest {
         time: args.time,
         side: args.side.map(|s| match s {

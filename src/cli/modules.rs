@@ -66,6 +66,8 @@ pub struct ModulesArgs {
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
+    pub captures: super::views::CaptureArgs,
+    #[command(flatten)]
     pub unused: UnusedRowArgs,
     /// Output format [default: from the -o extension (.csv .json .md), else table].
     #[arg(long, value_enum, help_heading = "Output")]
@@ -105,6 +107,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     super::check_output(&output)?;
     let mut req = args.pair.request(&SelectArgs::from(&args.select));
     req.beyond_shift = !args.no_run_shift;
+    req.captures = args.captures.sides();
     let options = ModulesOptions {
         zoom: args.zoom.clone(),
         time: args.time,

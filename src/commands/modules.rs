@@ -119,6 +119,7 @@ fn only_significant(top: &AlignedNode, marks: Option<&NodeSignificance>) -> Alig
             sources: node.sources.clone(),
             children_overlap_ns: node.children_overlap_ns,
             wrappers: node.wrappers.clone(),
+            replayed: node.replayed,
         };
         match stack.last_mut() {
             None => pruned = Some(copy),

@@ -134,6 +134,7 @@ impl Aligner {
             sources: [a.sources.clone(), b.sources.clone()],
             children_overlap_ns: [overlap_a, overlap_b],
             wrappers,
+            replayed: [ia.replayed, ib.replayed],
         };
         (node, children)
     }
@@ -356,6 +357,11 @@ fn one_sided_children(node: &TreeNode, status: Status, ordinal: Option<u32>) -> 
         sources,
         children_overlap_ns: overlap,
         wrappers: [Vec::new(), Vec::new()],
+        replayed: if status == Status::Added {
+            [false, node.replayed]
+        } else {
+            [node.replayed, false]
+        },
     };
     (aligned, children)
 }
@@ -401,6 +407,7 @@ fn unknown_node(ordinals: &mut Ordinals, control: Option<Times>, test: Option<Ti
         sources: [Vec::new(), Vec::new()],
         children_overlap_ns: [0, 0],
         wrappers: [Vec::new(), Vec::new()],
+        replayed: [false, false],
     }
 }
 

@@ -53,6 +53,7 @@ pub fn merge(a: TreeNode, b: TreeNode) -> TreeNode {
             sources: [e.a.sources, e.b.sources].concat(),
             rest: e.a.rest.plus(e.b.rest),
             children_overlap_ns: e.a.children_overlap_ns + e.b.children_overlap_ns,
+            replayed: e.a.replayed || e.b.replayed,
         };
         match e.up {
             Some((parent, slot)) => entries[parent].children[slot] = Some(node),

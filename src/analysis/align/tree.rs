@@ -96,6 +96,9 @@ pub struct TreeNode {
     /// How much the children's host times overlap (children that ran concurrently, on other
     /// threads): Σ children − the time their union covers. 0 when they ran one after another.
     pub children_overlap_ns: i64,
+    /// Whether the node was built from a graph's capture: its device time is replayed kernels
+    /// placed on their captured module path (docs/graphs.md), its host time none.
+    pub replayed: bool,
 }
 
 impl TreeNode {
@@ -109,6 +112,7 @@ impl TreeNode {
             sources,
             rest: Times::default(),
             children_overlap_ns: 0,
+            replayed: false,
         }
     }
 
@@ -195,6 +199,9 @@ pub struct AlignedNode {
     /// Per side, the wrappers aligned through to reach this node, outermost first
     /// (`OptimizedModule`, `DistributedDataParallel`, …); empty where none.
     pub wrappers: [Vec<String>; 2],
+    /// Per side, whether the node was built from a graph's capture ([`TreeNode::replayed`]):
+    /// its kernels ran via graph replay.
+    pub replayed: [bool; 2],
 }
 
 impl AlignedNode {

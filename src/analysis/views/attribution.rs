@@ -46,13 +46,19 @@ pub(crate) fn non_aten_rows(
     for i in 0..ev.len() {
         let owner = work.row[i];
         let kind = work.kind[i];
-        if owner == NONE || !selected.admits(ev.iteration.get(i)) || inside.is_some_and(|rows| !rows[owner as usize]) {
+        let capture = graphs.and_then(|g| g.joined.get(&(i as u32)).copied());
+        // A joined kernel is also inside the module node built from its capture (`modules`).
+        let outside = |rows: &[bool]| !rows[owner as usize] && (capture.is_none() || !rows[i]);
+        if owner == NONE || !selected.admits(ev.iteration.get(i)) || inside.is_some_and(outside) {
             continue;
         }
-        let capture = graphs.and_then(|g| g.joined.get(&(i as u32)).copied());
         let mut d = ev.dur_ns[i];
         if let Some(at) = capture {
             joined.entry(at).or_insert((0, i)).0 += d;
+            // Inside only through its captured node: the replay's owner is not.
+            if inside.is_some_and(|rows| !rows[owner as usize]) {
+                continue;
+            }
             if kind == WorkKind::Operator {
                 *moved.entry(owner).or_default() += d;
             }

@@ -307,7 +307,8 @@ fn times(t: &Option<Times>) -> Value {
 /// each node's kind `k`, key `n`, ordinal among same-key siblings `i` (its path segment is
 /// `n[i]`) and parent's index `u` (both absent for the step), status `s`, control and test
 /// `[calls, host_ns, device_ns]` under `c` and `t`, the overlap of its children per side under
-/// `o` (only where they overlap), and under `g` whether it changed significantly in host and in
+/// `o` (only where they overlap), per side whether it was built from a graph's capture under `r`
+/// (only where it was on a side), and under `g` whether it changed significantly in host and in
 /// device time (only where that was estimated). Paths are not written: each names all its
 /// ancestors, so they would grow with the square of the depth; the page builds the ones it
 /// shows. Returns the list and each node's index by [`AlignedNode::id`].
@@ -328,6 +329,10 @@ fn nodes(report: &Report) -> (String, Vec<usize>) {
         // Children that ran concurrently: how much they overlap per side (the `∥` mark).
         if n.children_overlap_ns.iter().any(|&o| o > 0) {
             v.insert("o".into(), json!(n.children_overlap_ns));
+        }
+        // Built from a graph's capture: its kernels ran via graph replay.
+        if n.replayed.iter().any(|&r| r) {
+            v.insert("r".into(), json!(n.replayed));
         }
         if let Some([host, device]) = marks {
             v.insert("g".into(), json!([host.of(n), device.of(n)]));

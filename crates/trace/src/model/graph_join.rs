@@ -3,7 +3,7 @@
 //! position ([`crate::model::graph_position`]), all or nothing.
 
 use crate::model::graph_position::{CapturedGraph, attr_text, join_by_position};
-use crate::model::graphs::{CapturedLaunch, GRAPH_ID, GRAPH_NODE_ID, GraphJoin, is_node_launch};
+use crate::model::graphs::{CapturedFrame, CapturedLaunch, GRAPH_ID, GRAPH_NODE_ID, GraphJoin, is_node_launch};
 use crate::model::iteration::launch_rows;
 use crate::model::owners::{GRAPH_LAUNCHES, WorkKind, is_triton_launcher, python_op_name};
 use crate::model::place::Place;
@@ -41,7 +41,7 @@ pub fn captured_graphs(file: &TraceFile) -> Vec<CapturedGraph> {
     let is_launch = |i: usize| kind(i) == 3 && ev.correlation.get(i) >= 0;
     let mut out: Vec<(i64, CapturedGraph)> = Vec::new();
     if host.iter().any(|&i| kind(i as usize) == 1) {
-        let mut open: Option<(u64, i64, Vec<u32>)> = None;
+        let mut open: Option<(u64, u32, Vec<u32>)> = None;
         for &r in &host {
             let i = r as usize;
             let thread = ev.thread_key(i);
@@ -49,10 +49,10 @@ pub fn captured_graphs(file: &TraceFile) -> Vec<CapturedGraph> {
                 open = None;
             }
             match kind(i) {
-                1 => open = Some((thread, ev.ts_ns[i], Vec::new())),
+                1 => open = Some((thread, r, Vec::new())),
                 2 => {
-                    if let Some((_, ts, launches)) = open.take() {
-                        out.push((ts, CapturedGraph { launches }));
+                    if let Some((_, begin, launches)) = open.take() {
+                        out.push((ev.ts_ns[begin as usize], CapturedGraph { launches, begin }));
                     }
                 }
                 _ if is_launch(i) => {
@@ -81,7 +81,13 @@ pub fn captured_graphs(file: &TraceFile) -> Vec<CapturedGraph> {
                 .copied()
                 .filter(|&r| is_launch(r as usize) && inside(w, r as usize))
                 .collect();
-            out.push((ev.ts_ns[w], CapturedGraph { launches }));
+            out.push((
+                ev.ts_ns[w],
+                CapturedGraph {
+                    launches,
+                    begin: w as u32,
+                },
+            ));
         }
     }
     out.retain(|(_, g)| !g.launches.is_empty());
@@ -167,17 +173,26 @@ pub fn node_ordinals(replayed: &[(u32, Vec<u32>)]) -> FxHashMap<u32, u32> {
 /// Joins the graph kernels of `replay` to the launches captured in `capture` (the replay
 /// itself for a capture inside it). `Err` says why the join was refused.
 pub fn join(replay: &TraceFile, capture: &TraceFile, replayed: &[(u32, Vec<u32>)]) -> Result<Vec<(u32, u32)>, String> {
+    join_to(replay, capture, replayed, &captured_graphs(capture))
+}
+
+/// [`join`] to the graphs `graphs` captured in `capture`.
+fn join_to(
+    replay: &TraceFile,
+    capture: &TraceFile,
+    replayed: &[(u32, Vec<u32>)],
+    graphs: &[CapturedGraph],
+) -> Result<Vec<(u32, u32)>, String> {
     if replayed.is_empty() {
         return Ok(Vec::new());
     }
-    let graphs = captured_graphs(capture);
     if graphs.is_empty() {
         return Err("it captures no graph (no stream begin and end capture around launches)".to_string());
     }
-    if let Some(pairs) = join_by_ids(replay, capture, replayed, &graphs)? {
+    if let Some(pairs) = join_by_ids(replay, capture, replayed, graphs)? {
         return Ok(pairs);
     }
-    join_by_position(replay, capture, replayed, &graphs)
+    join_by_position(replay, capture, replayed, graphs)
 }
 
 /// The join by `graph id` and `graph node id`, where every replayed kernel and every captured
@@ -235,13 +250,19 @@ pub fn graph_join(replay: &TraceFile, capture: Option<(&TraceFile, PathBuf)>) ->
         }
     };
     out.capture_path = Some(path);
-    match join(replay, file, &replayed) {
+    let graphs = captured_graphs(file);
+    match join_to(replay, file, &replayed, &graphs) {
         Ok(pairs) => {
+            let begin: FxHashMap<u32, u32> = graphs
+                .iter()
+                .flat_map(|g| g.launches.iter().map(|&l| (l, g.begin)))
+                .collect();
             let mut names = Names::default();
             let mut index: FxHashMap<u32, u32> = FxHashMap::default();
             for (k, l) in pairs {
                 let at = *index.entry(l).or_insert_with(|| {
-                    out.launches.push(inherited(file, l, &mut names));
+                    let begin = begin.get(&l).copied().unwrap_or(l);
+                    out.launches.push(inherited(file, l, begin, &mut names));
                     out.launches.len() as u32 - 1
                 });
                 out.joined.insert(k, at);
@@ -271,9 +292,10 @@ impl Names {
     }
 }
 
-/// What a kernel joined to captured launch `launch` of `file` inherits: its owner, the
-/// operators around it, its shapes and its stack.
-fn inherited(file: &TraceFile, launch: u32, names: &mut Names) -> CapturedLaunch {
+/// What a kernel joined to captured launch `launch` of `file` (in the capture opened by row
+/// `begin`) inherits: its owner, the operators around it, its shapes, its stack and the frames
+/// of its stack inside the captured work.
+fn inherited(file: &TraceFile, launch: u32, begin: u32, names: &mut Names) -> CapturedLaunch {
     let (owner, kind) = launch_owner(file, launch as usize);
     let tree = file.call_tree();
     let name = |r: usize| file.strings.resolve(file.events.name[r]);
@@ -289,6 +311,7 @@ fn inherited(file: &TraceFile, launch: u32, names: &mut Names) -> CapturedLaunch
         .map(|r| names.id(name(r)))
         .collect();
     stack.reverse();
+    let frames = captured_frames(file, launch as usize, begin as usize, names);
     let shapes = attr_text(file, "input_dims", owner as usize).map(|s| names.id(s));
     CapturedLaunch {
         row: launch,
@@ -297,7 +320,30 @@ fn inherited(file: &TraceFile, launch: u32, names: &mut Names) -> CapturedLaunch
         operators,
         shapes,
         stack,
+        frames,
     }
+}
+
+/// The host events enclosing `launch` inside the captured work, outermost first: below the
+/// `capture_*` annotation `begin` where it encloses the launch, else those that started after
+/// the begin capture call `begin` (the events enclosing that call wrap the capture).
+fn captured_frames(file: &TraceFile, launch: usize, begin: usize, names: &mut Names) -> Vec<CapturedFrame> {
+    let tree = file.call_tree();
+    let ev = &file.events;
+    let mut up: Vec<usize> = tree
+        .up_from(launch)
+        .skip(1)
+        .take_while(|&r| r != begin && ev.ts_ns[r] > ev.ts_ns[begin])
+        .collect();
+    up.reverse();
+    up.into_iter()
+        .map(|r| CapturedFrame {
+            row: r as u32,
+            name: names.id(file.strings.resolve(ev.name[r])),
+            cat: names.id(file.strings.resolve(ev.cat[r])),
+            operator: tree.is_operator[r],
+        })
+        .collect()
 }
 
 #[cfg(test)]

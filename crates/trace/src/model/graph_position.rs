@@ -14,6 +14,10 @@ use crate::model::store::{NO_STREAM, TraceFile};
 pub struct CapturedGraph {
     /// The rows of its launches, by start time.
     pub launches: Vec<u32>,
+    /// The row that opened the capture: the stream's begin capture, or the `capture_*`
+    /// annotation around the launches. The host events enclosing it are the capture's
+    /// wrappers, not captured work.
+    pub begin: u32,
 }
 
 /// The text of attribute `column` at `row`, where the file has the column and the row a value.

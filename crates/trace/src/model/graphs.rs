@@ -79,6 +79,24 @@ pub struct CapturedLaunch {
     /// The host events enclosing the launch in the capture (its module path and Python stack),
     /// outermost first.
     pub stack: Vec<u32>,
+    /// The host events enclosing the launch inside the captured work (those that started after
+    /// the capture began, below a `capture_*` annotation that opened it), outermost first:
+    /// the captured module path the modules tree places a replayed kernel on.
+    pub frames: Vec<CapturedFrame>,
+}
+
+/// One host event enclosing a captured launch inside the captured work (names index
+/// [`GraphJoin::names`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CapturedFrame {
+    /// Its row in the capture: one event, however many kernels it launched.
+    pub row: u32,
+    /// Its name.
+    pub name: u32,
+    /// Its category (`python_function`, `user_annotation`, `cpu_op`, …).
+    pub cat: u32,
+    /// Whether it is an operator (as the call tree counts them).
+    pub operator: bool,
 }
 
 /// A replay trace's graph kernels, and their join to a capture where one was accepted.

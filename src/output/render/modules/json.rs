@@ -49,6 +49,12 @@ fn node_fields(view: &ModuleView<'_>, n: &AlignedNode, path: Option<&str>) -> Ma
             json!({ "control": n.wrappers[0], "test": n.wrappers[1] }),
         );
     }
+    if n.replayed.iter().any(|&r| r) {
+        m.insert(
+            "via_graph_replay".into(),
+            json!({ "control": n.replayed[0], "test": n.replayed[1] }),
+        );
+    }
     if view.significance.is_some() {
         m.insert("significant".into(), json!(view.significant(n)));
     }

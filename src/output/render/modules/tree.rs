@@ -84,7 +84,7 @@ fn segment(more: bool) -> &'static str {
 fn lines(view: &ModuleView<'_>) -> Vec<Line> {
     let top = view.top;
     let first = Line {
-        label: label_of(top),
+        label: label_of(top, [false, false]),
         status: status_of(top),
         control: top.control,
         test: top.test,
@@ -110,7 +110,7 @@ fn lines(view: &ModuleView<'_>) -> Vec<Line> {
             block.push(match c {
                 Shown::Node(c) => (
                     Line {
-                        label: format!("{prefix}{branch}{}", label_of(c)),
+                        label: format!("{prefix}{branch}{}", label_of(c, n.replayed)),
                         status: status_of(c),
                         control: c.control,
                         test: c.test,
@@ -162,12 +162,28 @@ fn status_of(n: &AlignedNode) -> String {
     s
 }
 
-fn label_of(n: &AlignedNode) -> String {
+/// Where a node was built from a graph's capture and its parent (`parent`: per side) was not:
+/// `via graph replay` (on one side only, the side's name first). The nodes below it were built
+/// from the capture too and are not marked again.
+fn replayed_note(n: &AlignedNode, parent: [bool; 2]) -> Option<String> {
+    match [n.replayed[0] && !parent[0], n.replayed[1] && !parent[1]] {
+        [true, true] => Some("via graph replay".to_string()),
+        [true, false] if n.test.is_some() => Some("control via graph replay".to_string()),
+        [false, true] if n.control.is_some() => Some("test via graph replay".to_string()),
+        [true, false] | [false, true] => Some("via graph replay".to_string()),
+        [false, false] => None,
+    }
+}
+
+/// A node's label: its segment, and the wrappers it was aligned through and whether it ran via
+/// graph replay (`parent`: whether its parent did, per side).
+fn label_of(n: &AlignedNode, parent: [bool; 2]) -> String {
     let own = n.label();
     let notes: Vec<String> = [0, 1]
         .into_iter()
         .filter(|&k| !n.wrappers[k].is_empty())
         .map(|k| format!("{} in {}", ["control", "test"][k], n.wrappers[k].join("/")))
+        .chain(replayed_note(n, parent))
         .collect();
     if notes.is_empty() {
         own
