@@ -159,3 +159,96 @@ pub(super) fn place_replayed(
     };
     place(builder, join, fallback, site);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::graphs::CapturedFrame;
+    use crate::model::owners::WorkKind;
+
+    /// A join whose names are `names` and whose one launch has frames `(name, cat, operator)`.
+    fn launch(names: &[&str], frames: &[(u32, u32, bool)], kind: WorkKind, owner: u32) -> (GraphJoin, CapturedLaunch) {
+        let join = GraphJoin {
+            names: names.iter().map(|s| s.to_string()).collect(),
+            ..GraphJoin::default()
+        };
+        let frames = frames
+            .iter()
+            .enumerate()
+            .map(|(k, &(name, cat, operator))| CapturedFrame {
+                row: 10 + k as u32,
+                name,
+                cat,
+                operator,
+            })
+            .collect();
+        let launch = CapturedLaunch {
+            row: 99,
+            kind,
+            owner,
+            operators: Vec::new(),
+            shapes: None,
+            stack: Vec::new(),
+            frames,
+        };
+        (join, launch)
+    }
+
+    const NAMES: [&str; 8] = [
+        "python_function",
+        "user_annotation",
+        "cpu_op",
+        "nn.Module: Attention_0",
+        "## Call CompiledFxGraph abc123 ##",
+        "aten::linear",
+        "aten::addmm",
+        "<built-in method gemm_a16w16 of PyCapsule object at 0x1>",
+    ];
+
+    #[test]
+    fn module_frames_and_annotations_are_the_path() {
+        let (join, l) = launch(
+            &NAMES,
+            &[(3, 0, false), (4, 1, false), (5, 2, true), (6, 2, true)],
+            WorkKind::Operator,
+            6,
+        );
+        let path = captured_path(&join, &l, "gemm", false);
+        assert_eq!(
+            path,
+            [
+                (NodeKind::Module, "Attention".to_string(), 10),
+                (NodeKind::Annotation, "## Call CompiledFxGraph ##".to_string(), 11),
+            ]
+        );
+    }
+
+    #[test]
+    fn without_a_module_the_outermost_operator_is_the_leaf() {
+        let (join, l) = launch(
+            &NAMES,
+            &[(3, 0, false), (4, 1, false), (5, 2, true), (6, 2, true)],
+            WorkKind::Operator,
+            6,
+        );
+        // In the fallback (a side without modules) the module frame is no node.
+        let path = captured_path(&join, &l, "gemm", true);
+        assert_eq!(
+            path,
+            [
+                (NodeKind::Annotation, "## Call CompiledFxGraph ##".to_string(), 11),
+                (NodeKind::Op, "aten::linear".to_string(), 12),
+            ]
+        );
+    }
+
+    #[test]
+    fn without_an_operator_the_non_aten_owner_is_the_leaf() {
+        let (join, l) = launch(&NAMES, &[(7, 0, false)], WorkKind::Python, 7);
+        let path = captured_path(&join, &l, "gemm", false);
+        assert_eq!(path, [(NodeKind::Op, "gemm_a16w16 [python]".to_string(), 10)]);
+        let (join, l) = launch(&NAMES, &[], WorkKind::Triton, 0);
+        let path = captured_path(&join, &l, "triton_poi_fused_0", false);
+        assert_eq!(path, [(NodeKind::Op, "triton_poi_fused_0 [triton]".to_string(), 99)]);
+    }
+}

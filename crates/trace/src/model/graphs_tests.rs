@@ -121,6 +121,34 @@ fn a_capture_inside_the_trace_joins_each_replay_by_position() {
     assert_eq!(ordinals, [0, 1, 0, 1]);
 }
 
+/// A joined launch's frames are those inside the captured work: `aten::mm` started after the
+/// begin capture call; `capture_graphs`, around that call, wraps the capture.
+#[test]
+fn a_joined_launch_keeps_its_frames_inside_the_capture() {
+    let capture = load(&capture_events([r#", "kernel": "gemm""#, ""], false).join(","), true);
+    let replay = load(&replay_events(false).join(","), false);
+    let g = graph_join(&replay, Some((&capture, PathBuf::from("c.json"))));
+    assert_eq!(g.refused, None);
+    let frames: Vec<Vec<(&str, &str, bool)>> = g
+        .launches
+        .iter()
+        .map(|l| {
+            l.frames
+                .iter()
+                .map(|f| (g.name(f.name), g.name(f.cat), f.operator))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        frames,
+        [
+            vec![("aten::mm", "cpu_op", true)],
+            vec![("triton/runtime/jit.py(700): run", "python_function", false)]
+        ]
+    );
+    assert_eq!(g.name(g.launches[0].stack[0]), "capture_graphs");
+}
+
 #[test]
 fn a_capture_whose_names_or_counts_disagree_is_refused_whole() {
     let capture = load(&capture_events([r#", "kernel": "other""#, ""], false).join(","), true);
