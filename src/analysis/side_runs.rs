@@ -12,10 +12,11 @@ use crate::analysis::runs::{SideRuns, mean_step_ns_of_traces, runs_of};
 use crate::error::Result;
 use std::path::Path;
 
-/// Whether `req` compares runs: a side is a directory of runs and the request is not HTA's
-/// (`--hta` reads one trace set per side, as HTA does).
+/// Whether `req` compares runs: a side is a directory of runs ([`runs_of`]). HTA's rows and
+/// selection (`--hta`, the Python API's defaults) are kept inside each run: HTA itself reads no
+/// directory of runs.
 pub fn compares_runs(req: &CompareRequest) -> bool {
-    !req.is_hta() && [&req.control, &req.test].iter().any(|p| runs_of(p).is_some())
+    [&req.control, &req.test].iter().any(|p| runs_of(p).is_some())
 }
 
 /// The request that reads run `run` of side `k` (0 control, 1 test) of `req` alone: both of

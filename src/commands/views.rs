@@ -223,7 +223,11 @@ pub fn aligned(req: &CompareRequest, classes: Option<&Path>) -> Done<Aligned> {
 /// Reads traces or their summaries.
 pub fn overview(req: &CompareRequest) -> Done<Overview> {
     collect(|notes| {
-        let (o, found) = overview_request(req)?;
+        let (o, found) = if crate::analysis::side_runs::compares_runs(req) {
+            crate::analysis::views::overview_runs::overview_of_runs(req)?
+        } else {
+            overview_request(req)?
+        };
         notes.caveats(found);
         notes.caveats(o.notes());
         Ok(o)

@@ -8,6 +8,7 @@ pub mod kernels;
 pub mod memory;
 pub mod operators;
 pub mod overview;
+pub mod overview_runs;
 pub mod per_step;
 pub mod runs;
 

@@ -85,11 +85,7 @@ type Combined = (Vec<Option<i64>>, Vec<Option<f64>>, Vec<Vec<f64>>);
 
 /// One side of a row from its runs' rows (`None`: the run lacks it): the sums over runs, the
 /// per-step values, and per measure each run's per-step value (the samples of the test).
-fn combine(
-    found: &[Option<&ViewRow>],
-    runs: &[RunTable],
-    measures: &[&str],
-) -> Combined {
+fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[&str]) -> Combined {
     let mut sums = Vec::with_capacity(measures.len());
     let mut steps = Vec::with_capacity(measures.len());
     let mut samples = Vec::with_capacity(measures.len());
