@@ -131,6 +131,7 @@ fn operator_tables_are_written_row_by_row() {
             control: vec![Some(i % 7), Some(i * 1000), Some(i * 1500), None, Some(i)],
             test: vec![Some(i % 5), Some(i * 1100), Some(i * 1600), Some(3), None],
             significant: Vec::new(),
+            per_step: None,
         })
         .collect();
     let rows_bytes: usize = rows
@@ -152,6 +153,7 @@ fn operator_tables_are_written_row_by_row() {
         classifier: None,
         step_total_ns: [None, None],
         coverage: None,
+        step_ns: None,
     };
     let view = TableView {
         table: &table,

@@ -26,6 +26,7 @@ mod replicates;
 mod report;
 mod robust;
 mod robust2;
+mod runs_views;
 mod scale;
 mod slurm_example;
 mod summaries;

@@ -433,7 +433,7 @@ fn operators_and_kernels_mark_significant_rows() {
         .find(|r| r["name"] == "aten::linear")
         .unwrap();
     assert_eq!(linear["significant"], true, "{linear}");
-    let one = run(&["kernels", pair[0], pair[1], "--format", "json"]);
+    let one = run(&["kernels", pair[0], pair[1], "--iteration", "1", "--format", "json"]);
     assert!(
         one.stderr.contains("significant is null: it needs 3 or more steps"),
         "{}",

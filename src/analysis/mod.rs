@@ -27,6 +27,7 @@ pub mod runs;
 pub mod scopes;
 pub mod select;
 pub mod shift;
+pub mod side_runs;
 pub mod summary;
 pub mod threads;
 pub mod views;

@@ -44,6 +44,78 @@ pub fn runs_of(path: &Path) -> Option<Vec<PathBuf>> {
     (!runs.is_empty()).then_some(runs)
 }
 
+/// One side of a request as runs: the path given, and each of its runs' paths in name order
+/// (the subdirectories of a directory of runs; else the path itself, one run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideRuns {
+    /// The path given for the side.
+    pub path: PathBuf,
+    /// Each run's path, in name order; never empty.
+    pub runs: Vec<PathBuf>,
+    /// Whether the side was given as a directory of runs (even of one run).
+    pub is_set: bool,
+}
+
+impl SideRuns {
+    /// The runs of the side given as `path` ([`runs_of`]).
+    pub fn of(path: &Path) -> SideRuns {
+        match runs_of(path) {
+            Some(runs) => SideRuns {
+                path: path.to_path_buf(),
+                runs,
+                is_set: true,
+            },
+            None => SideRuns {
+                path: path.to_path_buf(),
+                runs: vec![path.to_path_buf()],
+                is_set: false,
+            },
+        }
+    }
+}
+
+/// What a side of runs is, as headers name it, from what each run's side 0 was
+/// (the loaded pair's `side_info`): the path given, every run's files, the
+/// first run's selection, and each run's step count (where there are two runs or more).
+pub fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, path: &Path) -> SideInfo {
+    let steps = |s: &SideInfo| s.resolved.iterations.as_ref().map_or(1, |v| v.len().max(1));
+    let run_steps: Vec<usize> = if runs.len() > 1 {
+        runs.iter().map(steps).collect()
+    } else {
+        Vec::new()
+    };
+    let files = runs.iter().flat_map(|r| r.files.iter().cloned()).collect();
+    let first = runs.into_iter().next();
+    let (resolved, steps_available, ranks_available) = first.map_or_else(
+        || {
+            (
+                Resolved {
+                    ranks: Vec::new(),
+                    iterations: None,
+                },
+                0,
+                0,
+            )
+        },
+        |f| (f.resolved, f.steps_available, f.ranks_available),
+    );
+    SideInfo {
+        label: label.to_string(),
+        path: path.display().to_string(),
+        files,
+        resolved,
+        steps_available,
+        ranks_available,
+        run_steps,
+    }
+}
+
+/// The steps a side selected ([`Resolved::iterations`]), at least 1 (a trace read whole is
+/// one step).
+pub fn steps_of(resolved: &Resolved) -> usize {
+    resolved.iterations.as_ref().map_or(1, |v| v.len().max(1))
+}
+
 /// One run of a side, aggregated: its rows' totals, how many steps they cover, its mean step
 /// time, and what was read.
 pub struct Run {

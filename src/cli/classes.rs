@@ -13,8 +13,10 @@ pub(crate) fn run_kernel_classes(args: KernelsArgs, env: &mut Env<'_>) -> Result
     }
     check_view_output(&args.output)?;
     let mut req = args.pair.request(&args.select);
+    super::every_step_by_default(&mut req, &args.select);
     req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
+    req.totals = args.output.totals;
     let shown = finish(commands::kernel_classes(&req, &kernels_options(&args)), env)?;
     show(&shown, &args.output, env)
 }

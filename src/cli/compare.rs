@@ -113,7 +113,7 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     );
     req.beyond_shift = !args.no_run_shift;
     req.totals = args.totals;
-    every_step_by_default(&mut req, &args.select);
+    super::every_step_by_default(&mut req, &args.select);
     check_specs_used(&args.select, &req)?;
     if let Some(path) = &args.report {
         commands::check_html(path)?;
@@ -160,22 +160,6 @@ pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> 
     })
 }
 
-/// The command line's selection: every step of each side unless steps were named, or `--hta`
-/// (HTA's lowest step) was given (docs/significance.md#the-same-steps-everywhere).
-fn every_step_by_default(req: &mut CompareRequest, select: &SelectArgs) {
-    use crate::model::pick::Pick;
-    let s = &select.steps;
-    if select.hta {
-        return;
-    }
-    if s.iteration.is_none() && s.control_iteration.is_none() {
-        req.control_selection.iterations = Pick::All;
-    }
-    if s.iteration.is_none() && s.test_iteration.is_none() {
-        req.test_selection.iterations = Pick::All;
-    }
-}
-
 /// The comparison of CONTROL and TEST when both are given, else the saved one.
 pub(super) fn comparison_for(
     control: Option<&Path>,
@@ -202,7 +186,7 @@ pub(super) fn with_pair<T>(
     match (control, test) {
         (Some(c), Some(t)) => {
             let mut req = with_labels(fresh_request(select, c, t), labels);
-            every_step_by_default(&mut req, select);
+            super::every_step_by_default(&mut req, select);
             check_specs_used(select, &req)?;
             work(&Pair::Given(Box::new(req)), env)
         }

@@ -583,3 +583,19 @@ fn emit(
     }
     Ok(0)
 }
+
+/// The command line's selection: every step of each side unless steps were named, or `--hta`
+/// (HTA's lowest step) was given (docs/significance.md#the-same-steps-everywhere).
+pub(crate) fn every_step_by_default(req: &mut CompareRequest, select: &SelectArgs) {
+    use crate::model::pick::Pick;
+    let s = &select.steps;
+    if select.hta {
+        return;
+    }
+    if s.iteration.is_none() && s.control_iteration.is_none() {
+        req.control_selection.iterations = Pick::All;
+    }
+    if s.iteration.is_none() && s.test_iteration.is_none() {
+        req.test_selection.iterations = Pick::All;
+    }
+}

@@ -81,7 +81,9 @@ pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i
     refuse(args.pair.labels.is_some(), o.only_significant, o.no_run_shift)?;
     refuse_sides(&args.select.steps)?;
     super::check_output(&view_output(o))?;
-    let req = run_request(&args.select, &args.pair.control);
+    let mut req = run_request(&args.select, &args.pair.control);
+    super::every_step_by_default(&mut req, &args.select);
+    req.totals = o.totals;
     let time = args.time.map(super::views::operator_time);
     let mut options = view_options(args.zoom.as_ref(), o);
     options.one_run = true;
@@ -100,7 +102,9 @@ pub(crate) fn run_kernels(args: &KernelsArgs, env: &mut Env<'_>) -> Result<i32> 
         ));
     }
     super::check_output(&view_output(o))?;
-    let req = run_request(&args.select, &args.pair.control);
+    let mut req = run_request(&args.select, &args.pair.control);
+    super::every_step_by_default(&mut req, &args.select);
+    req.totals = o.totals;
     let mut options = kernels_options(args);
     options.view.one_run = true;
     let shown = if args.by_class {

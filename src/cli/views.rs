@@ -64,6 +64,10 @@ pub struct ViewOutputArgs {
     /// (docs/significance.md#a-run-wide-shift).
     #[arg(long)]
     pub no_run_shift: bool,
+    /// Rows as sums over the selected steps and runs; by default they are per step (each side's
+    /// mean per step, averaged per run, then over runs) wherever more than one step or run is used.
+    #[arg(long)]
+    pub totals: bool,
 }
 
 /// The time the kernel table shows.
@@ -237,8 +241,10 @@ pub(crate) fn view_options(zoom: Option<&String>, out: &ViewOutputArgs) -> ViewO
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
     let mut req = args.pair.request(&args.select);
+    super::every_step_by_default(&mut req, &args.select);
     req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
+    req.totals = args.output.totals;
     let time = args.time.map(operator_time);
     let options = view_options(args.zoom.as_ref(), &args.output);
     let shown = finish(commands::operators(&req, &options, time), env)?;
@@ -275,8 +281,10 @@ pub(crate) fn kernels_options(args: &KernelsArgs) -> KernelsOptions {
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
     let mut req = args.pair.request(&args.select);
+    super::every_step_by_default(&mut req, &args.select);
     req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
+    req.totals = args.output.totals;
     let shown = finish(commands::kernels(&req, &kernels_options(&args)), env)?;
     show(&shown, &args.output, env)
 }

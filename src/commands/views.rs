@@ -10,6 +10,7 @@ use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::{Scope, zoom_scope};
 use crate::analysis::views::attribution::{coverage, coverage_note};
 use crate::analysis::views::overview::{Overview, overview_request};
+use crate::analysis::views::runs::{RunTable, join_runs};
 use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -110,16 +111,27 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
     use crate::analysis::views::operators::{MEASURES, mark_operator_significance, operators};
     collect(|notes| {
         let filter = check(req, options, MEASURES)?;
-        let loaded = loaded(req, "operators", notes)?;
-        let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
-        let s = scope.as_ref().map(|(s, _)| s);
-        let mut table = operators(req, &loaded, &filter, s);
-        let note = (!options.one_run)
-            .then(|| mark_operator_significance(&mut table, req, &loaded, s))
-            .flatten();
-        significance(options, note, notes)?;
-        table.zoom = scope.map(|(_, path)| path);
-        attribution_notes(req, &loaded, notes);
+        let table = if crate::analysis::side_runs::compares_runs(req) {
+            let (table, note) = over_runs(req, "operators", options.zoom.as_deref(), notes, |r, loaded, s| {
+                operators(r, loaded, &filter, s)
+            })?;
+            significance(options, note, notes)?;
+            table
+        } else {
+            let loaded = loaded(req, "operators", notes)?;
+            let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
+            let s = scope.as_ref().map(|(s, _)| s);
+            let mut table = operators(req, &loaded, &filter, s);
+            let note = (!options.one_run)
+                .then(|| mark_operator_significance(&mut table, req, &loaded, s))
+                .flatten();
+            significance(options, note, notes)?;
+            one_run_note(&table, notes);
+            table.zoom = scope.map(|(_, path)| path);
+            attribution_notes(req, &loaded, notes);
+            per_step(req, &loaded, &mut table);
+            table
+        };
         let time = time.unwrap_or(if table.has_device {
             OperatorTime::DeviceTotal
         } else {
@@ -135,19 +147,31 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
     collect(|notes| {
         let filter = check(req, &options.view, MEASURES)?;
         let classifier = classifier(options.classes.as_deref())?;
-        let loaded = loaded(req, "kernels", notes)?;
-        let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
-        let s = scope.as_ref().map(|(s, _)| s);
-        let mut table = kernels(req, &loaded, &filter, options.by_operator, s);
-        let note = (!options.view.one_run)
-            .then(|| mark_kernel_significance(&mut table, req, &loaded, s))
-            .flatten();
-        significance(&options.view, note, notes)?;
-        table.zoom = scope.map(|(_, path)| path);
+        let by_operator = options.by_operator;
+        let mut table = if crate::analysis::side_runs::compares_runs(req) {
+            let (table, note) = over_runs(req, "kernels", options.view.zoom.as_deref(), notes, |r, loaded, s| {
+                kernels(r, loaded, &filter, by_operator, s)
+            })?;
+            significance(&options.view, note, notes)?;
+            table
+        } else {
+            let loaded = loaded(req, "kernels", notes)?;
+            let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
+            let s = scope.as_ref().map(|(s, _)| s);
+            let mut table = kernels(req, &loaded, &filter, by_operator, s);
+            let note = (!options.view.one_run)
+                .then(|| mark_kernel_significance(&mut table, req, &loaded, s))
+                .flatten();
+            significance(&options.view, note, notes)?;
+            one_run_note(&table, notes);
+            table.zoom = scope.map(|(_, path)| path);
+            if by_operator {
+                attribution_notes(req, &loaded, notes);
+            }
+            per_step(req, &loaded, &mut table);
+            table
+        };
         table.classifier = Some(classifier);
-        if options.by_operator {
-            attribution_notes(req, &loaded, notes);
-        }
         shown(table, options.time.measure(), &options.view)
     })
 }
@@ -159,15 +183,26 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
     collect(|notes| {
         let filter = check(req, &options.view, crate::analysis::views::kernels::MEASURES)?;
         let classifier = classifier(options.classes.as_deref())?;
-        let loaded = loaded(req, "kernels", notes)?;
-        let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
-        let s: Option<&Scope> = scope.as_ref().map(|(s, _)| s);
-        let mut table = kernels_by_class(req, &loaded, &filter, &classifier, s);
-        let note = (!options.view.one_run)
-            .then(|| mark_class_significance(&mut table, req, &loaded, &classifier, s))
-            .flatten();
-        significance(&options.view, note, notes)?;
-        table.zoom = scope.map(|(_, path)| path);
+        let table = if crate::analysis::side_runs::compares_runs(req) {
+            let (table, note) = over_runs(req, "kernels", options.view.zoom.as_deref(), notes, |r, loaded, s| {
+                kernels_by_class(r, loaded, &filter, &classifier, s)
+            })?;
+            significance(&options.view, note, notes)?;
+            table
+        } else {
+            let loaded = loaded(req, "kernels", notes)?;
+            let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
+            let s: Option<&Scope> = scope.as_ref().map(|(s, _)| s);
+            let mut table = kernels_by_class(req, &loaded, &filter, &classifier, s);
+            let note = (!options.view.one_run)
+                .then(|| mark_class_significance(&mut table, req, &loaded, &classifier, s))
+                .flatten();
+            significance(&options.view, note, notes)?;
+            one_run_note(&table, notes);
+            table.zoom = scope.map(|(_, path)| path);
+            per_step(req, &loaded, &mut table);
+            table
+        };
         shown(table, options.time.measure(), &options.view)
     })
 }
@@ -188,11 +223,62 @@ pub fn aligned(req: &CompareRequest, classes: Option<&Path>) -> Done<Aligned> {
 /// Reads traces or their summaries.
 pub fn overview(req: &CompareRequest) -> Done<Overview> {
     collect(|notes| {
-        let (o, found) = overview_request(req)?;
+        let (o, found) = if crate::analysis::side_runs::compares_runs(req) {
+            crate::analysis::views::overview_runs::overview_of_runs(req)?
+        } else {
+            overview_request(req)?
+        };
         notes.caveats(found);
         notes.caveats(o.notes());
         Ok(o)
     })
+}
+
+/// The table of a view where a side is a directory of runs
+/// (docs/significance.md#several-runs-per-side): each run's table made alone by `make` (inside
+/// the run's own `zoom` node), then joined; and the note where significance cannot be judged.
+fn over_runs(
+    req: &CompareRequest,
+    command: &str,
+    zoom: Option<&str>,
+    notes: &mut Notes,
+    make: impl Fn(&CompareRequest, &Loaded, Option<&Scope>) -> ViewTable,
+) -> Result<(ViewTable, Option<String>)> {
+    use crate::analysis::runs::steps_of;
+    use crate::analysis::side_runs::{map_runs, mean_step_ns_of_loaded};
+    let (runs, found) = map_runs(req, command, |_, r, loaded| {
+        let scope = zoom_scope(r, loaded, zoom)?;
+        let mut table = make(r, loaded, scope.as_ref().map(|(s, _)| s));
+        table.zoom = scope.map(|(_, path)| path);
+        Ok(RunTable {
+            table,
+            steps: steps_of(&loaded.resolved[0]),
+            step_ns: mean_step_ns_of_loaded(loaded, 0),
+        })
+    })?;
+    notes.caveats(found);
+    Ok(join_runs(req, runs))
+}
+
+/// Gives the rows of a table of one run per side their per-step values where more than one
+/// step is used, unless `--totals` or HTA's table (docs/significance.md#per-step-values).
+fn per_step(req: &CompareRequest, loaded: &Loaded, table: &mut ViewTable) {
+    use crate::analysis::runs::steps_of;
+    use crate::analysis::side_runs::mean_step_ns_of_loaded;
+    if req.totals || req.is_hta() {
+        return;
+    }
+    let steps = [steps_of(&loaded.resolved[0]), steps_of(&loaded.resolved[1])];
+    let step_ns = [mean_step_ns_of_loaded(loaded, 0), mean_step_ns_of_loaded(loaded, 1)];
+    crate::analysis::views::per_step::per_step_one_run(table, steps, step_ns);
+}
+
+/// Where rows of one run per side were judged, the note on what step-to-step noise cannot
+/// tell ([`crate::analysis::runs::ONE_RUN_NOTE`]).
+fn one_run_note(table: &ViewTable, notes: &mut Notes) {
+    if table.rows.iter().any(|r| r.significant.iter().any(Option::is_some)) {
+        notes.caveats([crate::analysis::runs::ONE_RUN_NOTE.to_string()]);
+    }
 }
 
 /// The kernel classes: the built-in rules, and those of `path` first.

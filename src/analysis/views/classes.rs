@@ -40,6 +40,7 @@ pub fn kernels_by_class(
         classifier: Some(classifier.clone()),
         step_total_ns: [step_total(loaded, 0), step_total(loaded, 1)],
         coverage: None,
+        step_ns: None,
     }
 }
 
@@ -131,6 +132,7 @@ pub fn classes_of_kernels(kernels: &ViewTable, classifier: &Classifier) -> ViewT
             control: values(Some(&c)),
             test: values(Some(&t)),
             significant: Vec::new(),
+            per_step: None,
         })
         .collect();
     ViewTable {
@@ -148,6 +150,7 @@ pub fn classes_of_kernels(kernels: &ViewTable, classifier: &Classifier) -> ViewT
         classifier: Some(classifier.clone()),
         step_total_ns: kernels.step_total_ns,
         coverage: None,
+        step_ns: None,
     }
 }
 

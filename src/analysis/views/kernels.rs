@@ -138,6 +138,7 @@ fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<Vie
         coverage: by_operator
             .then(|| super::attribution::visible_coverage(loaded))
             .flatten(),
+        step_ns: None,
     }
 }
 

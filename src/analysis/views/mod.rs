@@ -8,6 +8,9 @@ pub mod kernels;
 pub mod memory;
 pub mod operators;
 pub mod overview;
+pub mod overview_runs;
+pub mod per_step;
+pub mod runs;
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
@@ -34,7 +37,7 @@ pub enum ViewKind {
 
 /// One row: its key and, per side, one value per measure (`None`: the side has no value, e.g.
 /// the mean of a kernel it never ran).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ViewRow {
     /// The launching operator (kernel view with `--by-operator`).
     pub operator: Option<String>,
@@ -47,12 +50,31 @@ pub struct ViewRow {
     /// Per measure, whether its change exceeds run-to-run noise (docs/significance.md); `None`
     /// where it was not estimated (too few steps, a mean, min or max). Empty: not estimated.
     pub significant: Vec<Option<bool>>,
+    /// Per-step values (control, test), one per measure, where more than one step or run was
+    /// used (docs/significance.md#per-step-values): counts and times per step, averaged over a
+    /// run's steps, then over runs; a kernel's mean, min and max stay durations. `None`: the
+    /// values are sums (one step, `--totals`, `--hta`).
+    pub per_step: Option<[Vec<Option<f64>>; 2]>,
 }
 
 impl ViewRow {
     /// test − control of measure `k`, where both sides have a value.
     pub fn diff(&self, k: usize) -> Option<i64> {
         Some(self.test[k]? - self.control[k]?)
+    }
+
+    /// Side `side`'s (0 control, 1 test) value of measure `k` as shown: per step where the row
+    /// has per-step values, else the sum.
+    pub fn shown(&self, side: usize, k: usize) -> Option<f64> {
+        match &self.per_step {
+            Some(p) => p[side.min(1)].get(k).copied().flatten(),
+            None => (if side == 0 { &self.control } else { &self.test })[k].map(|v| v as f64),
+        }
+    }
+
+    /// test − control of measure `k` as shown, where both sides have a value.
+    pub fn shown_diff(&self, k: usize) -> Option<f64> {
+        Some(self.shown(1, k)? - self.shown(0, k)?)
     }
 }
 
@@ -92,6 +114,8 @@ pub struct ViewTable {
     /// the rows attribute, where not all of it went to ATen operators launched eagerly
     /// (docs/graphs.md#launch-owners); `None` on an eager trace and for other tables.
     pub coverage: Option<[attribution::Coverage; 2]>,
+    /// Each side's mean step time (ns), where the rows are per step: the footer's.
+    pub step_ns: Option<[f64; 2]>,
 }
 
 impl ViewTable {
@@ -358,6 +382,7 @@ pub(crate) fn join<A: Accumulator>(
                 control: values(c),
                 test: values(t),
                 significant: Vec::new(),
+                per_step: None,
             });
         }
     };
@@ -476,19 +501,22 @@ pub fn sort_view_rows(rows: &mut [ViewRow], spec: &SortSpec) {
     match *spec {
         SortSpec::Name => rows.sort_by(|a, b| (&a.name, &a.operator).cmp(&(&b.name, &b.operator))),
         SortSpec::Column { side, measure } => {
-            let key = |r: &ViewRow| -> Option<i128> {
+            // The values as shown: per step where the rows are, else the sums.
+            let key = |r: &ViewRow| -> Option<f64> {
                 match side {
-                    SortSide::Control => r.control[measure].map(i128::from),
-                    SortSide::Test => r.test[measure].map(i128::from),
-                    SortSide::Diff => r.diff(measure).map(i128::from),
-                    SortSide::AbsDiff => r.diff(measure).map(|d| i128::from(d.unsigned_abs())),
+                    SortSide::Control => r.shown(0, measure),
+                    SortSide::Test => r.shown(1, measure),
+                    SortSide::Diff => r.shown_diff(measure),
+                    SortSide::AbsDiff => r.shown_diff(measure).map(f64::abs),
                 }
             };
             // Descending; `None` orders below every value, so it comes last.
+            let order = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => a.total_cmp(&b),
+                (a, b) => a.is_some().cmp(&b.is_some()),
+            };
             rows.sort_by(|a, b| {
-                key(b)
-                    .cmp(&key(a))
-                    .then_with(|| (&a.name, &a.operator).cmp(&(&b.name, &b.operator)))
+                order(key(b), key(a)).then_with(|| (&a.name, &a.operator).cmp(&(&b.name, &b.operator)))
             });
         }
     }
@@ -529,6 +557,7 @@ mod tests {
             control: vec![Some(c)],
             test: vec![t],
             significant: Vec::new(),
+            per_step: None,
         }
     }
 

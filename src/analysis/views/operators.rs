@@ -90,6 +90,7 @@ fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: 
         classifier: None,
         step_total_ns: [None, None],
         coverage: super::attribution::visible_coverage(loaded),
+        step_ns: None,
     }
 }
 

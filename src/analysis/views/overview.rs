@@ -83,6 +83,10 @@ pub struct SideOverview {
     pub per_rank: Vec<RankParts>,
     /// With two ranks or more: the slowest rank of each step.
     pub straggler: Option<Straggler>,
+    /// With a side of runs (docs/significance.md#several-runs-per-side): the steps each run
+    /// used; empty for one run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub run_steps: Vec<usize>,
 }
 
 /// The mean breakdown of some windows. `idle_ns` takes the rounding of the means, so the
@@ -370,6 +374,7 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         per_step: parts.per_step,
         per_rank: parts.per_rank,
         straggler: parts.straggler,
+        run_steps: Vec::new(),
     }
 }
 

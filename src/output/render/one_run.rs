@@ -89,6 +89,20 @@ fn count_cell(n: Option<i64>) -> RunCell {
     }
 }
 
+/// A count per step, up to two decimals.
+fn rate_cell(n: Option<f64>) -> RunCell {
+    match n {
+        None => RunCell {
+            text: "-".to_string(),
+            value: Value::Null,
+        },
+        Some(n) => RunCell {
+            text: crate::analysis::diff::fmt_rate(n),
+            value: json!(n),
+        },
+    }
+}
+
 /// µs as a JSON number: exact (`fmt_us`'s digits), an integer where it is one.
 fn us_value(ns: i64) -> Value {
     serde_json::from_str(&fmt_us(ns)).unwrap_or(Value::Null)
@@ -137,8 +151,12 @@ pub fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
             }
             cells.push(text_cell(&r.name));
             for (k, m) in table.measures.iter().enumerate() {
-                let v = r.control[k];
-                cells.push(if *m == "calls" { count_cell(v) } else { time_cell(v) });
+                let v = r.shown(0, k);
+                cells.push(match (*m == "calls", &r.per_step) {
+                    (true, Some(_)) => rate_cell(v),
+                    (true, None) => count_cell(v.map(|v| v as i64)),
+                    (false, _) => time_cell(v.map(|v| v.round() as i64)),
+                });
             }
             cells
         })

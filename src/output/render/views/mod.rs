@@ -56,11 +56,26 @@ pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String
     }
 }
 
-fn value_text(table: &ViewTable, measure: usize, v: Option<i64>) -> String {
-    match v {
+/// Row `r`'s value of measure `k` as shown ([`ViewRow::shown`]): `side` 0 control, 1 test, 2
+/// test − control.
+fn shown(r: &ViewRow, side: usize, k: usize) -> Option<f64> {
+    if side == 2 { r.shown_diff(k) } else { r.shown(side, k) }
+}
+
+/// A count as shown: whole where summed, up to two decimals per step.
+fn count_text(v: f64, per_step: bool) -> String {
+    if per_step {
+        crate::analysis::diff::fmt_rate(v)
+    } else {
+        (v as i64).to_string()
+    }
+}
+
+fn value_text(table: &ViewTable, r: &ViewRow, side: usize, measure: usize) -> String {
+    match shown(r, side, measure) {
         None => String::new(),
-        Some(v) if table.measures[measure] == "calls" => v.to_string(),
-        Some(v) => fmt_us(v),
+        Some(v) if table.measures[measure] == "calls" => count_text(v, r.per_step.is_some()),
+        Some(v) => fmt_us(v.round() as i64),
     }
 }
 
@@ -127,10 +142,10 @@ fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
             cells.push(super::classes_table::class_of(t, r).to_string());
         }
         for &(k, with_diff) in &columns {
-            cells.push(value_text(t, k, r.control[k]));
-            cells.push(value_text(t, k, r.test[k]));
+            cells.push(value_text(t, r, 0, k));
+            cells.push(value_text(t, r, 1, k));
             if with_diff {
-                cells.push(value_text(t, k, r.diff(k)));
+                cells.push(value_text(t, r, 2, k));
             }
         }
         if t.significance {
@@ -205,6 +220,13 @@ impl Serialize for JsonDoc<'_, '_> {
         m.serialize_entry("sort", &view.sort.text(t.measures))?;
         m.serialize_entry("top", &view.top)?;
         m.serialize_entry("significance_measure", &t.significance.then(|| t.measures[view.time]))?;
+        // Where the rows are per step: each side's mean step time, as `compare` gives it.
+        if let Some([c, s]) = t.step_ns {
+            m.serialize_entry(
+                "mean_step_time",
+                &serde_json::json!({"control": json_us(c.round() as i64), "test": json_us(s.round() as i64)}),
+            )?;
+        }
         // Where any row was judged: the run-wide shifts and whether rows were judged beyond them.
         if t.significance && t.rows.iter().any(|r| r.significant.iter().any(Option::is_some)) {
             m.serialize_entry("run_shift", &t.shift)?;
@@ -256,6 +278,9 @@ impl Serialize for JsonRow<'_> {
             m.serialize_entry(&format_args!("diff_{measure}"), &json_value(t, k, r.diff(k)))?;
             m.serialize_entry(&format_args!("diff_pct_{measure}"), &percent(r, k))?;
         }
+        if let Some(p) = &r.per_step {
+            m.serialize_entry("per_step", &per_step_json(t, p))?;
+        }
         if let Some(time) = self.2 {
             m.serialize_entry("significant", &significant_of(r, time))?;
         }
@@ -266,6 +291,24 @@ impl Serialize for JsonRow<'_> {
         }
         m.end()
     }
+}
+
+/// A row's per-step values (docs/significance.md#per-step-values): per measure both sides and
+/// the change, counts per step and times in µs per step.
+fn per_step_json(t: &ViewTable, p: &[Vec<Option<f64>>; 2]) -> Value {
+    let mut m = serde_json::Map::new();
+    for (k, measure) in t.measures.iter().enumerate() {
+        let value = |v: Option<f64>| match v {
+            None => Value::Null,
+            Some(v) if *measure == "calls" => Value::from(v),
+            Some(v) => Value::from(v / 1000.0),
+        };
+        let (c, s) = (p[0].get(k).copied().flatten(), p[1].get(k).copied().flatten());
+        m.insert(format!("control_{measure}"), value(c));
+        m.insert(format!("test_{measure}"), value(s));
+        m.insert(format!("diff_{measure}"), value(c.zip(s).map(|(c, s)| s - c)));
+    }
+    Value::Object(m)
 }
 
 /// Whether row `r`'s measure `k` changed significantly (`None`: not estimated).
@@ -282,12 +325,35 @@ fn percent(r: &ViewRow, k: usize) -> Option<String> {
     }
 }
 
-fn human(table: &ViewTable, k: usize, v: Option<i64>, signed: bool) -> String {
-    match v {
+/// Δ% of measure `k` as shown: of the per-step values where the row has them (in thousandths,
+/// so that fractional counts per step keep their ratio), else [`percent`].
+fn shown_percent(r: &ViewRow, k: usize) -> Option<String> {
+    if r.per_step.is_none() {
+        return percent(r, k);
+    }
+    let milli = |v: Option<f64>| v.map(|v| (v * 1000.0).round() as i64);
+    match (milli(r.shown(0, k)), milli(r.shown(1, k))) {
+        (None, None) => None,
+        (c, t) => Some(fmt_percent(c.unwrap_or(0), t.unwrap_or(0))),
+    }
+}
+
+/// Row `r`'s measure `k` for people (`side` as [`shown`]; the change signed).
+fn human(table: &ViewTable, r: &ViewRow, side: usize, k: usize) -> String {
+    let signed = side == 2;
+    match shown(r, side, k) {
         None => "-".to_string(),
-        Some(v) if table.measures[k] == "calls" && signed => fmt_signed(v),
-        Some(v) if table.measures[k] == "calls" => v.to_string(),
-        Some(v) => fmt_duration(v, signed),
+        Some(v) if table.measures[k] == "calls" && r.per_step.is_some() => {
+            let text = count_text(v, true);
+            if signed && v > 0.0 && text != "0" {
+                format!("+{text}")
+            } else {
+                text
+            }
+        }
+        Some(v) if table.measures[k] == "calls" && signed => fmt_signed(v as i64),
+        Some(v) if table.measures[k] == "calls" => (v as i64).to_string(),
+        Some(v) => fmt_duration(v.round() as i64, signed),
     }
 }
 
@@ -346,6 +412,20 @@ fn footer(view: &TableView<'_>) -> String {
         // "0 kernels; device total summed: control 0 ns, test 0 ns (0 ns, 0%)" read as if
         // kernels had been measured.
         return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
+    }
+    if let Some([sc, st]) = t.step_ns.filter(|_| !t.rows.is_empty()) {
+        // Per-step rows: the mean step time per side, never a sum of nested rows.
+        let (sc, st) = (sc.round() as i64, st.round() as i64);
+        return format!(
+            "{} {what}{shown}; mean step time: {} {}, {} {} ({}, {}); rows are per step\n",
+            fmt_count(t.rows.len()),
+            t.control.label,
+            fmt_duration(sc, false),
+            t.test.label,
+            fmt_duration(st, false),
+            fmt_duration(st - sc, true),
+            fmt_percent(sc, st)
+        );
     }
     if t.rows.is_empty() || matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
         return format!("{} {what}{shown}\n", fmt_count(t.rows.len()));
@@ -439,13 +519,13 @@ fn table_cells(view: &TableView<'_>, marks: bool, share: bool) -> Vec<Vec<String
         .iter()
         .map(|r| {
             let mut cells = vec![
-                human(t, 0, r.control[0], false),
-                human(t, 0, r.test[0], false),
-                human(t, 0, r.diff(0), true),
-                human(t, k, r.control[k], false),
-                human(t, k, r.test[k], false),
-                human(t, k, r.diff(k), true),
-                percent(r, k).unwrap_or_default(),
+                human(t, r, 0, 0),
+                human(t, r, 1, 0),
+                human(t, r, 2, 0),
+                human(t, r, 0, k),
+                human(t, r, 1, k),
+                human(t, r, 2, k),
+                shown_percent(r, k).unwrap_or_default(),
             ];
             if marks {
                 cells.push(if significant_of(r, k) == Some(true) { "*" } else { "" }.to_string());
@@ -502,10 +582,10 @@ pub fn markdown(view: &TableView<'_>) -> String {
             let _ = write!(
                 line,
                 " {} | {} | {} | {} |",
-                human(t, k, r.control[k], false),
-                human(t, k, r.test[k], false),
-                human(t, k, r.diff(k), true),
-                percent(r, k).unwrap_or_default()
+                human(t, r, 0, k),
+                human(t, r, 1, k),
+                human(t, r, 2, k),
+                shown_percent(r, k).unwrap_or_default()
             );
         }
         let _ = writeln!(out, "{line}");

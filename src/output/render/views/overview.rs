@@ -255,6 +255,19 @@ fn used_text(s: &SideOverview) -> String {
     } else {
         format!("ranks {}", crate::analysis::select::ranges(&s.rank_numbers))
     };
+    if s.run_steps.len() > 1 {
+        // A side of runs, named as compare names it: `3 runs × 5 steps, rank 0`.
+        let (lo, hi) = (
+            s.run_steps.iter().min().copied().unwrap_or(0),
+            s.run_steps.iter().max().copied().unwrap_or(0),
+        );
+        let steps = match (lo, hi) {
+            (1, 1) => "1 step".to_string(),
+            (a, b) if a == b => format!("{a} steps"),
+            (a, b) => format!("{a}–{b} steps"),
+        };
+        return format!("{} runs × {steps}, {ranks}", s.run_steps.len());
+    }
     let steps = match s.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
         1 => format!("step {}", s.step_numbers[0]),
@@ -290,6 +303,11 @@ fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> Str
         m.insert("path".into(), json!(s.path));
         m.insert("ranks_used".into(), json!(s.rank_numbers));
         m.insert("steps_used".into(), json!(s.step_numbers));
+        if !s.run_steps.is_empty() {
+            // A side of runs, as compare's JSON names it.
+            m.insert("runs".into(), json!(s.run_steps.len()));
+            m.insert("run_steps".into(), json!(s.run_steps));
+        }
         for l in lines {
             let v = if control { &l.control } else { &l.test };
             nested_insert(&mut m, l.key, cell_json(l.kind, v.as_ref()));
