@@ -3,7 +3,7 @@
 
 use super::modules::ModulesArgs;
 use super::views::{KernelsArgs, OperatorsArgs, OverviewArgs, ViewOutputArgs, kernels_options, view_options};
-use super::{Env, OutputArgs, SelectArgs, emit, finish};
+use super::{Env, OutputArgs, SelectArgs, emit};
 use crate::analysis::compare::CompareRequest;
 use crate::commands::{self, ModulesOptions, Shown};
 use crate::error::{Error, Result};
@@ -17,6 +17,21 @@ fn run_request(select: &SelectArgs, run: &Path) -> CompareRequest {
     let mut req = super::fresh_request(select, run, run);
     req.test_selection = req.control_selection.clone();
     req
+}
+
+/// Prints a run's notes (each once, named `run`) and gives its result or error.
+fn finish<T>(done: commands::Done<T>, req: &CompareRequest, env: &mut Env<'_>) -> Result<T> {
+    let done = match done {
+        Ok(mut outcome) => {
+            outcome.notes = commands::notes_of_one_run(outcome.notes, &req.labels);
+            Ok(outcome)
+        }
+        Err(mut failure) => {
+            failure.notes = commands::notes_of_one_run(failure.notes, &req.labels);
+            Err(failure)
+        }
+    };
+    super::finish(done, env)
 }
 
 /// Refuses what only a pair has: a second name, significance, a run-wide shift.
@@ -87,7 +102,7 @@ pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i
     let time = args.time.map(super::views::operator_time);
     let mut options = view_options(args.zoom.as_ref(), o);
     options.one_run = true;
-    let shown = finish(commands::operators(&req, &options, time), env)?;
+    let shown = finish(commands::operators(&req, &options, time), &req, env)?;
     show(&run_rows(&shown, o.top), &view_output(o), o.full_names, env)
 }
 
@@ -108,9 +123,9 @@ pub(crate) fn run_kernels(args: &KernelsArgs, env: &mut Env<'_>) -> Result<i32> 
     let mut options = kernels_options(args);
     options.view.one_run = true;
     let shown = if args.by_class {
-        finish(commands::kernel_classes(&req, &options), env)?
+        finish(commands::kernel_classes(&req, &options), &req, env)?
     } else {
-        finish(commands::kernels(&req, &options), env)?
+        finish(commands::kernels(&req, &options), &req, env)?
     };
     show(&run_rows(&shown, o.top), &view_output(o), o.full_names, env)
 }
@@ -133,7 +148,7 @@ pub(crate) fn run_overview(args: &OverviewArgs, env: &mut Env<'_>) -> Result<i32
         ));
     }
     let req = run_request(&SelectArgs::from(&args.select), &args.pair.control);
-    let o = finish(commands::overview(&req), env)?;
+    let o = finish(commands::overview(&req), &req, env)?;
     show(&render::run_overview(&o.control), &output, false, env)
 }
 
@@ -159,7 +174,7 @@ pub(crate) fn run_modules(args: &ModulesArgs, env: &mut Env<'_>) -> Result<i32> 
         only_significant: false,
         one_run: true,
     };
-    let m = finish(commands::modules(&req, &options), env)?;
+    let m = finish(commands::modules(&req, &options), &req, env)?;
     let tree = RunTree {
         depth: args.depth.or(match format {
             Format::Table | Format::Markdown => Some(3),

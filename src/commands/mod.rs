@@ -112,6 +112,33 @@ impl std::error::Error for Failure {
     }
 }
 
+/// The notes of a request whose two sides are one run (a view of one run alone): each note
+/// once, a side's named `run` as the run's header names it (`run: 6 host events …`, not the
+/// same note for `control:` and again for `test:`).
+pub fn notes_of_one_run(notes: Vec<Note>, labels: &[String; 2]) -> Vec<Note> {
+    let sides = [format!("{}: ", labels[0]), format!("{}: ", labels[1])];
+    let mut out: Vec<Note> = Vec::new();
+    for note in notes {
+        let text = note.text();
+        let text = match sides.iter().find_map(|side| text.strip_prefix(side.as_str())) {
+            // A note of both sides (`control: X; test: X`) says X once.
+            Some(rest) => match rest.split_once(&format!("; {}", sides[1])) {
+                Some((first, second)) if first == second => format!("run: {first}"),
+                _ => format!("run: {rest}"),
+            },
+            None => text.to_string(),
+        };
+        let note = match note {
+            Note::Caveat(_) => Note::Caveat(text),
+            Note::Info(_) => Note::Info(text),
+        };
+        if !out.contains(&note) {
+            out.push(note);
+        }
+    }
+    out
+}
+
 /// What every command returns.
 pub type Done<T> = std::result::Result<Outcome<T>, Failure>;
 
@@ -149,4 +176,30 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<Note> {
         path.display(),
         crate::text::fmt_count(bytes.len().div_ceil(1024))
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_runs_notes_name_it_once() {
+        let labels = ["control".to_string(), "test".to_string()];
+        let notes = vec![
+            Note::Caveat("control: 6 host events nest".to_string()),
+            Note::Caveat("test: 6 host events nest".to_string()),
+            Note::Caveat("the step is long".to_string()),
+            Note::Info("test: wrote x".to_string()),
+            Note::Caveat("control: 100% attributed; test: 100% attributed".to_string()),
+        ];
+        assert_eq!(
+            notes_of_one_run(notes, &labels),
+            vec![
+                Note::Caveat("run: 6 host events nest".to_string()),
+                Note::Caveat("the step is long".to_string()),
+                Note::Info("run: wrote x".to_string()),
+                Note::Caveat("run: 100% attributed".to_string()),
+            ]
+        );
+    }
 }
