@@ -1061,8 +1061,8 @@ fn overview_per_step_in_csv_is_refused_with_where_the_rows_are() {
 fn only_significant_without_an_estimate_is_refused_with_the_reason() {
     let pair = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
     for command in ["compare", "operators", "kernels", "modules"] {
-        // compare uses every step unless told: one step is asked for.
-        let one: &[&str] = if command == "compare" {
+        // compare and modules use every step unless told: one step is asked for.
+        let one: &[&str] = if matches!(command, "compare" | "modules") {
             &["--iteration", "1"]
         } else {
             &[]

@@ -22,6 +22,7 @@ mod one_run;
 mod reading;
 mod real_traces;
 mod replicates;
+mod replicates_modules;
 mod report;
 mod robust;
 mod robust2;

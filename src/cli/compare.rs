@@ -162,7 +162,7 @@ pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> 
 
 /// The command line's selection: every step of each side unless steps were named, or `--hta`
 /// (HTA's lowest step) was given (docs/significance.md#the-same-steps-everywhere).
-fn every_step_by_default(req: &mut CompareRequest, select: &SelectArgs) {
+pub(super) fn every_step_by_default(req: &mut CompareRequest, select: &SelectArgs) {
     use crate::model::pick::Pick;
     let s = &select.steps;
     if select.hta {
