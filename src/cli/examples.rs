@@ -46,7 +46,7 @@ pub const GATE: &[&str] = &[
     "tracediff gate fixtures/gate/base fixtures/gate/added --fail-on-added 'aten::copy_|Memcpy'",
     "tracediff gate fixtures/gate/base fixtures/gate/kernel2x --config examples/tracediff-gate.toml",
     "tracediff gate fixtures/gate/base fixtures/gate/kernel2x --max-op-regression 10% --format json",
-    "tracediff gate fixtures/replicates/aa/control fixtures/replicates/aa/test --max-op-regression 10%",
+    "tracediff gate fixtures/replicates/aa/control fixtures/replicates/aa/test --max-op-regression 5%",
 ];
 
 /// `tracediff operators`.
