@@ -1055,12 +1055,8 @@ fn overview_per_step_in_csv_is_refused_with_where_the_rows_are() {
 fn only_significant_without_an_estimate_is_refused_with_the_reason() {
     let pair = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
     for command in ["compare", "operators", "kernels", "modules"] {
-        // compare and the views use every step unless told: one step is asked for.
-        let one: &[&str] = if command != "modules" {
-            &["--iteration", "1"]
-        } else {
-            &[]
-        };
+        // Every command uses every step unless told: one step is asked for.
+        let one: &[&str] = &["--iteration", "1"];
         let e = fails(&[&[command, pair[0], pair[1], "--only-significant"], one].concat());
         assert!(
             e.starts_with("--only-significant cannot judge these rows: significant is null: it needs 3 or more steps"),

@@ -59,7 +59,7 @@ fn folded_sums(folded: &str) -> [i64; 2] {
 
 /// The module view's step totals in ns: [[control host, test host], [control device, test device]].
 fn module_totals(c: &str, t: &str, extra: &[&str]) -> [[i64; 2]; 2] {
-    let mut args = vec!["modules", c, t, "--depth", "0"];
+    let mut args = vec!["modules", c, t, "--depth", "0", "--totals"];
     args.extend(extra);
     let root = json(&args);
     let ns = |side: &str, key: &str| (root[side][key].as_f64().unwrap_or(0.0) * 1000.0).round() as i64;
@@ -73,7 +73,7 @@ fn module_totals(c: &str, t: &str, extra: &[&str]) -> [[i64; 2]; 2] {
 fn assert_sums_match(c: &str, t: &str, extra: &[&str]) {
     let totals = module_totals(c, t, extra);
     for (time, expected) in [("host", totals[0]), ("device", totals[1])] {
-        let mut args = vec!["flamegraph", c, t, "--folded", "--time", time];
+        let mut args = vec!["flamegraph", c, t, "--folded", "--time", time, "--totals"];
         args.extend(extra);
         let sums = folded_sums(&ok(&args));
         assert_eq!(
@@ -439,6 +439,8 @@ fn a_replacement_of_every_kernel_reads_as_faster() {
             "fp32,bf16",
             "--widths",
             widths,
+            "--iteration",
+            "2",
             "-o",
             path.to_str().unwrap(),
         ];

@@ -329,7 +329,6 @@ fn module_node_times_are_the_traces_own_module_events() {
     let Some(t) = traces() else { return };
     for dir in ["torch_cpu/fused_op/control", "tracelens_bert_small/h100"] {
         let d = t.join(dir);
-        let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap()]);
         let doc = only_trace(&d);
         let events = doc["traceEvents"].as_array().unwrap();
         // The lowest host ProfilerStep's window.
@@ -340,6 +339,15 @@ fn module_node_times_are_the_traces_own_module_events() {
             })
             .min_by_key(|e| e["name"].as_str().unwrap()[13..].parse::<i64>().unwrap())
             .unwrap();
+        // That step alone: every step is the default, its values per step.
+        let number = &step["name"].as_str().unwrap()[13..];
+        let root = json(&[
+            "modules",
+            d.to_str().unwrap(),
+            d.to_str().unwrap(),
+            "--iteration",
+            number,
+        ]);
         let (s0, s1) = (
             step["ts"].as_f64().unwrap(),
             step["ts"].as_f64().unwrap() + step["dur"].as_f64().unwrap(),
@@ -383,7 +391,8 @@ fn module_node_times_are_the_traces_own_module_events() {
 fn backward_nodes_hold_the_autograd_operators_their_flows_point_at() {
     let Some(t) = traces() else { return };
     let d = t.join("torch_cpu/fused_op/control");
-    let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap()]);
+    // The lowest step alone (every step is the default, its values per step).
+    let root = json(&["modules", d.to_str().unwrap(), d.to_str().unwrap(), "--iteration", "2"]);
     let doc = only_trace(&d);
     let events = doc["traceEvents"].as_array().unwrap();
     let complete: Vec<&serde_json::Value> = events.iter().filter(|e| e["dur"].is_number()).collect();

@@ -23,6 +23,7 @@ mod one_run;
 mod reading;
 mod real_traces;
 mod replicates;
+mod replicates_modules;
 mod report;
 mod robust;
 mod robust2;

@@ -219,6 +219,7 @@ fn flamegraph(
             .map(|s| choice("side", s, &[("control", FlameSide::Control), ("test", FlameSide::Test)]))
             .transpose()?,
         folded,
+        totals: false,
     };
     let pair = options.request(control, test)?;
     let (bytes, _) = command(py, || commands::flamegraph(&pair, &request))?;

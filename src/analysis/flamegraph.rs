@@ -109,27 +109,47 @@ pub fn flame_stacks_default(
     time: Option<FlameTime>,
     classifier: &Classifier,
 ) -> FlameStacks {
+    flame_stacks_default_of(diff, [&loaded.files(0), &loaded.files(1)], time, classifier)
+}
+
+/// [`flame_stacks_default`] over each side's files (the sources' file indices index them): a
+/// side of several runs lists every run's files, run after run.
+pub fn flame_stacks_default_of(
+    diff: &ModuleDiff,
+    files: [&[&TraceFile]; 2],
+    time: Option<FlameTime>,
+    classifier: &Classifier,
+) -> FlameStacks {
     if let Some(time) = time {
-        return flame_stacks(diff, loaded, time, classifier);
+        return flame_stacks_of(diff, files, time, classifier);
     }
     if diff.has_device.iter().any(|&d| d) {
-        let device = flame_stacks(diff, loaded, FlameTime::Device, classifier);
+        let device = flame_stacks_of(diff, files, FlameTime::Device, classifier);
         if !device.stacks.is_empty() {
             return device;
         }
     }
-    flame_stacks(diff, loaded, FlameTime::Host, classifier)
+    flame_stacks_of(diff, files, FlameTime::Host, classifier)
 }
 
 /// Builds the stacks of both sides from the module diff of `loaded`. With device time, a
 /// kernel frame whose names differ between the sides is keyed by `classifier`'s class and its
 /// position (docs/flamegraph.md).
 pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime, classifier: &Classifier) -> FlameStacks {
+    flame_stacks_of(diff, [&loaded.files(0), &loaded.files(1)], time, classifier)
+}
+
+/// [`flame_stacks`] over each side's files (see [`flame_stacks_default_of`]).
+pub fn flame_stacks_of(
+    diff: &ModuleDiff,
+    files: [&[&TraceFile]; 2],
+    time: FlameTime,
+    classifier: &Classifier,
+) -> FlameStacks {
     let mut stacks: BTreeMap<String, [i64; 2]> = BTreeMap::new();
     let mut kernel_order: [Vec<String>; 2] = Default::default();
     for (side, order) in kernel_order.iter_mut().enumerate() {
-        let files = loaded.files(side);
-        let walker = SideWalker::new(&files, &diff.root, side, time);
+        let walker = SideWalker::new(files[side], &diff.root, side, time);
         let mut out: BTreeMap<String, i64> = BTreeMap::new();
         walker.node(&diff.root, 0, frame_name(STEP_KEY), &mut out);
         for (stack, ns) in out {
@@ -143,6 +163,21 @@ pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime, classif
         stacks = crate::analysis::classes::flame::key_by_class(stacks, &kernel_order, classifier);
     }
     FlameStacks { time, stacks }
+}
+
+impl FlameStacks {
+    /// Per-step weights: side k's divided by `steps[k]` (to the nearest ns); stacks that
+    /// round to nothing on both sides are dropped. Nothing changes for one step a side.
+    pub fn per_step(&mut self, steps: [usize; 2]) {
+        if steps.iter().all(|&s| s <= 1) {
+            return;
+        }
+        let div = |v: i64, d: usize| (v as f64 / d.max(1) as f64).round() as i64;
+        for ns in self.stacks.values_mut() {
+            *ns = [div(ns[0], steps[0]), div(ns[1], steps[1])];
+        }
+        self.stacks.retain(|_, ns| *ns != [0, 0]);
+    }
 }
 
 /// A frame's name as folded stacks can carry it: `;` separates frames, so it becomes `:`;
@@ -415,6 +450,18 @@ mod tests {
         assert_eq!(totals["step;Block;aten::linear;bf16_gemm"], [0, 15]);
         assert_eq!(totals["step;Other"], [1, 1]);
         assert_eq!(totals.len(), 7);
+    }
+
+    #[test]
+    fn per_step_weights_divide_each_side_and_drop_what_rounds_to_nothing() {
+        let mut s = FlameStacks::default();
+        s.stacks.insert("a".into(), [300, 500]);
+        s.stacks.insert("a;b".into(), [1, 2]);
+        s.per_step([3, 5]);
+        assert_eq!(
+            s.stacks.into_iter().collect::<Vec<_>>(),
+            [("a".to_string(), [100, 100])]
+        );
     }
 
     #[test]

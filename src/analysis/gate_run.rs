@@ -4,9 +4,14 @@
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::{CompareRequest, run_shift_of};
-use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, device_row_keys, evaluate, measure};
+use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, Samples, device_row_keys, evaluate, measure};
+use crate::analysis::replicates::MIN_RUNS;
+use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::analysis::shift::gate_shift_note;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::input::load::SummarySide;
+use crate::model::pick::Pick;
+use std::path::Path;
 
 /// The gate on a pair of sides, as the command line and the Python package run it: loads both
 /// sides into summaries with `sel`, keys rows as the rules say (names normalised unless they
@@ -19,6 +24,9 @@ pub fn gate_pair(
     sel: &crate::analysis::select::SideSelection,
 ) -> Result<(GateReport, Vec<String>)> {
     let rules = Rules::from_config(config)?;
+    let runs = [baseline, candidate]
+        .iter()
+        .any(|p| crate::analysis::runs::runs_of(p).is_some());
     let keying = Keying {
         naming: if config.short_names.unwrap_or(false) {
             crate::analysis::aggregate::Naming::ShortName
@@ -31,6 +39,9 @@ pub fn gate_pair(
         gpu_annotations_apart: true,
     };
     let device = config.device.unwrap_or_default();
+    if runs {
+        return gate_runs(config, rules, (device, &keying), baseline, candidate, sel);
+    }
     let (base, cand) = crate::analysis::summary::load_summary_pair(baseline, candidate, (sel, sel))?;
     if !config.allow_missing_ranks.unwrap_or(false) {
         refuse_missing_ranks(&base, "baseline")?;
@@ -95,4 +106,141 @@ fn refuse_missing_ranks<T>(side: &crate::input::load::SideOf<T>, label: &str) ->
              judges only the ranks it holds; give every rank's file, or --allow-missing-ranks to gate it anyway"
         ),
     ))
+}
+
+// The gate where a side is a directory of runs (docs/significance.md#the-gate-with-runs): each
+// run is measured alone and gives one sample per subject (its mean per step), and the rules
+// judge the band between runs (`analysis::gate`'s `between` part).
+
+/// One run of a side: loaded, selected and measured.
+struct Run {
+    side: SummarySide,
+    resolved: Resolved,
+    samples: Samples,
+}
+
+fn load_run(
+    path: &Path,
+    label: &str,
+    sel: &SideSelection,
+    device: Device,
+    keying: &Keying,
+) -> Result<(Run, Vec<String>)> {
+    let side = crate::summary::load::load_summary_side(
+        path,
+        &[&sel.ranks],
+        sel.iterations == Pick::Lowest,
+        &crate::analysis::summary::summarize,
+    )?;
+    let resolved = resolve(&side, label, sel)?;
+    let samples = measure(&side, &resolved, device, keying, true)?;
+    let notes = side.notes.clone();
+    Ok((
+        Run {
+            side,
+            resolved,
+            samples,
+        },
+        notes,
+    ))
+}
+
+/// Every run of the side at `path` (a directory of runs, else one run), refused with fewer
+/// than [`MIN_RUNS`].
+fn load_side(
+    path: &Path,
+    label: &str,
+    sel: &SideSelection,
+    (device, keying, allow_missing): (Device, &Keying, bool),
+) -> Result<(Vec<Run>, Vec<String>)> {
+    let paths = crate::analysis::runs::runs_of(path).unwrap_or_else(|| vec![path.to_path_buf()]);
+    if paths.len() < MIN_RUNS {
+        return Err(Error::input(
+            path,
+            format!(
+                "the gate between runs needs {MIN_RUNS} or more runs per side and the {label} has {}: give a directory of runs (run1/ … runN/) for each side, or each side's run itself to judge its steps",
+                paths.len()
+            ),
+        ));
+    }
+    let mut runs = Vec::with_capacity(paths.len());
+    let mut notes = Vec::new();
+    for p in &paths {
+        let (run, found) = load_run(p, label, sel, device, keying)?;
+        if !allow_missing {
+            refuse_missing_ranks(&run.side, label)?;
+        }
+        notes.extend(found);
+        runs.push(run);
+    }
+    Ok((runs, notes))
+}
+
+/// One sample per run: each run's mean per step of every measure (counts to the nearest
+/// whole event).
+fn per_run(runs: &[Run]) -> Samples {
+    let mut out = Samples::default();
+    let mean_i = |v: &[i64]| {
+        let f: Vec<f64> = v.iter().map(|&x| x as f64).collect();
+        crate::analysis::noise::mean(&f).round() as i64
+    };
+    for (r, run) in runs.iter().enumerate() {
+        let s = &run.samples;
+        out.keys.push((r as i64, 0));
+        out.step_ns.push(mean_i(&s.step_ns));
+        out.gpu_busy_ns.push(mean_i(&s.gpu_busy_ns));
+        let n = s.keys.len().max(1) as f64;
+        for (name, values) in &s.ops {
+            let dense = values.dense(s.keys.len());
+            let count = dense.iter().map(|x| x.0 as f64).sum::<f64>() / n;
+            let ns = dense.iter().map(|x| x.1 as f64).sum::<f64>() / n;
+            if count > 0.0 || ns != 0.0 {
+                let slot = u32::try_from(r).unwrap_or(u32::MAX);
+                out.ops
+                    .entry(name.clone())
+                    .or_default()
+                    .add(slot, count.round() as u64, ns.round() as i64);
+            }
+        }
+    }
+    out
+}
+
+/// The gate on two sides of which one is a directory of runs, judged between runs.
+fn gate_runs(
+    config: &GateConfig,
+    rules: Rules,
+    (device, keying): (Device, &Keying),
+    baseline: &Path,
+    candidate: &Path,
+    sel: &SideSelection,
+) -> Result<(GateReport, Vec<String>)> {
+    let allow = config.allow_missing_ranks.unwrap_or(false);
+    let (base, mut notes) = load_side(baseline, "baseline", sel, (device, keying, allow))?;
+    let (cand, found) = load_side(candidate, "candidate", sel, (device, keying, allow))?;
+    notes.extend(found);
+    let rules = Rules {
+        between_runs: true,
+        ..rules
+    };
+    let (b, c) = (per_run(&base), per_run(&cand));
+    let mut report = evaluate(
+        &rules,
+        (&base[0].side, &base[0].resolved, &b),
+        (&cand[0].side, &cand[0].resolved, &c),
+        &Beyond::default(),
+    );
+    for (summary, path, runs) in [
+        (&mut report.baseline, baseline, &base),
+        (&mut report.candidate, candidate, &cand),
+    ] {
+        summary.path = path.display().to_string();
+        summary.runs = runs.iter().map(|r| r.samples.keys.len()).collect();
+    }
+    report.noise_note = format!(
+        "between runs: a timing rule fails only when the change of the means over runs exceeds its threshold and the band of Welch's t test at 5% between the runs' per-step means (ops: Benjamini–Hochberg over the ops checked), the noise column's ±; {} baseline, {} candidate runs",
+        base.len(),
+        cand.len()
+    );
+    Ok((report, notes))
 }

@@ -17,6 +17,7 @@ pub mod loaded;
 pub mod modules;
 pub mod modules_noise;
 pub(crate) mod modules_roles;
+pub mod modules_runs;
 pub mod names;
 pub mod noise;
 pub mod one_run;

@@ -61,6 +61,9 @@ pub struct ModuleDiff {
     /// Per side, the host time of its backward nodes and the part of it that `fwdbwd` flows
     /// placed on `<Module>.backward` nodes.
     pub backward_placed: [BackwardPlaced; 2],
+    /// Whether the times and calls are per step (sums ÷ the steps used on each side,
+    /// docs/modules.md#several-steps-and-runs) rather than sums.
+    pub per_step: bool,
 }
 
 /// How much of a side's backward host time was placed on modules.
@@ -74,7 +77,7 @@ pub struct BackwardPlaced {
 
 impl BackwardPlaced {
     /// Summed over the step-level `backward` nodes of a tree.
-    fn of(node: &TreeNode) -> BackwardPlaced {
+    pub(crate) fn of(node: &TreeNode) -> BackwardPlaced {
         if node.kind == NodeKind::Backward && node.key == BACKWARD_KEY {
             return BackwardPlaced {
                 backward_host_ns: node.times.host_total_ns,
@@ -141,6 +144,7 @@ pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
         test: loaded.side_info(1, &req.labels[1]),
         fallback,
         has_device,
+        per_step: false,
     })
 }
 

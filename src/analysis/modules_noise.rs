@@ -32,16 +32,25 @@ impl NodeSignificance {
     pub fn shift_note(&self, labels: [&str; 2]) -> Option<String> {
         crate::analysis::shift::shift_note(&self.shift, labels, "nodes")
     }
+
+    /// Marks by node id, judged without a run-wide shift (between runs:
+    /// [`crate::analysis::modules_runs`]).
+    pub(crate) fn from_marks(marks: Vec<Option<bool>>) -> NodeSignificance {
+        NodeSignificance {
+            marks,
+            shift: RunShift::default(),
+        }
+    }
 }
 
 /// One step's node times by the diff's node id.
-type StepTimes = FxHashMap<usize, Times>;
+pub(crate) type StepTimes = FxHashMap<usize, Times>;
 
 /// The diff's nodes by (parent id, key, ordinal): a step tree's node has the same path as the
 /// diff's node found by walking this index from the root (paths are never built).
-type PathIndex<'d> = FxHashMap<(usize, &'d str, u32), usize>;
+pub(crate) type PathIndex<'d> = FxHashMap<(usize, &'d str, u32), usize>;
 
-fn path_index(root: &AlignedNode) -> PathIndex<'_> {
+pub(crate) fn path_index(root: &AlignedNode) -> PathIndex<'_> {
     let mut index = PathIndex::default();
     let mut todo = vec![root];
     while let Some(n) = todo.pop() {
@@ -178,24 +187,28 @@ fn step_samples(loaded: &Loaded, k: usize, diff: &ModuleDiff, index: &PathIndex<
     } else {
         trees.iter().collect()
     };
-    picked
-        .par_iter()
-        .map(|tree| {
-            let aligned = align(tree, tree);
-            let mut times = StepTimes::default();
-            // Each step node with the diff's node of its path (none below a node the diff lacks).
-            let mut todo: Vec<(&AlignedNode, usize)> = vec![(&aligned, diff.root.id)];
-            while let Some((n, id)) = todo.pop() {
-                if let Some(t) = n.control {
-                    times.insert(id, t);
-                }
-                for c in &n.children {
-                    if let Some(&cid) = c.ordinal.and_then(|k| index.get(&(id, c.key.as_str(), k))) {
-                        todo.push((c, cid));
-                    }
-                }
+    picked.par_iter().map(|tree| times_by_path(tree, diff, index)).collect()
+}
+
+/// The times of `tree`'s nodes (one step's, or one run's), each under the diff's node of the
+/// same path (none below a node the diff lacks).
+pub(crate) fn times_by_path(
+    tree: &crate::analysis::align::TreeNode,
+    diff: &ModuleDiff,
+    index: &PathIndex<'_>,
+) -> StepTimes {
+    let aligned = align(tree, tree);
+    let mut times = StepTimes::default();
+    let mut todo: Vec<(&AlignedNode, usize)> = vec![(&aligned, diff.root.id)];
+    while let Some((n, id)) = todo.pop() {
+        if let Some(t) = n.control {
+            times.insert(id, t);
+        }
+        for c in &n.children {
+            if let Some(&cid) = c.ordinal.and_then(|k| index.get(&(id, c.key.as_str(), k))) {
+                todo.push((c, cid));
             }
-            times
-        })
-        .collect()
+        }
+    }
+    times
 }

@@ -59,7 +59,7 @@ pub struct StepValues {
 impl StepValues {
     /// Adds `count` events of `ns` to sample `slot` (entries stay sorted when slots come in
     /// order, as [`measure`] adds them; out of order they are merged at [`Self::finish`]).
-    fn add(&mut self, slot: u32, count: u64, ns: i64) {
+    pub(crate) fn add(&mut self, slot: u32, count: u64, ns: i64) {
         match self.entries.last_mut() {
             Some(last) if last.0 == slot => {
                 last.1 += count;

@@ -46,6 +46,7 @@ pub const GATE: &[&str] = &[
     "tracediff gate fixtures/gate/base fixtures/gate/added --fail-on-added 'aten::copy_|Memcpy'",
     "tracediff gate fixtures/gate/base fixtures/gate/kernel2x --config examples/tracediff-gate.toml",
     "tracediff gate fixtures/gate/base fixtures/gate/kernel2x --max-op-regression 10% --format json",
+    "tracediff gate fixtures/replicates/aa/control fixtures/replicates/aa/test --max-op-regression 5%",
 ];
 
 /// `tracediff operators`.
@@ -76,6 +77,7 @@ pub const MODULES: &[&str] = &[
     "tracediff modules fixtures/modules/control fixtures/modules/test --depth 2",
     "tracediff modules fixtures/modules/control fixtures/modules/test --zoom Net/Sequential",
     "tracediff modules fixtures/scenarios/resnet/control fixtures/scenarios/resnet/test -o m.json",
+    "tracediff modules fixtures/replicates/fused/control fixtures/replicates/fused/test",
 ];
 
 /// `tracediff report`.

@@ -49,6 +49,10 @@ pub struct FlamegraphArgs {
     /// differ between the sides is keyed by its class and position (docs/kernel-classes.md).
     #[arg(long, value_name = "FILE")]
     pub kernel_classes: Option<PathBuf>,
+    /// Weights as sums over the selected steps and runs; by default they are per step wherever
+    /// more than one step or run is used.
+    #[arg(long, help_heading = "Output")]
+    pub totals: bool,
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
@@ -89,7 +93,9 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
         "flamegraph",
         "it draws the module tree whole (--time picks host or device time)",
     )?;
-    let mut req = view_request(&args.pair, &SelectArgs::from(&args.select));
+    let select = SelectArgs::from(&args.select);
+    let mut req = view_request(&args.pair, &select);
+    super::every_step_by_default(&mut req, &select);
     req.kernel_classes = args.kernel_classes.clone();
     req.captures = args.captures.sides();
     let options = FlameRequest {
@@ -100,6 +106,7 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
         }),
         folded: args.folded,
         widths: args.widths,
+        totals: args.totals,
     };
     let bytes = finish(commands::flamegraph(&req, &options), env)?;
     match &args.output {

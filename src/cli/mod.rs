@@ -98,13 +98,19 @@ pub(crate) enum Command {
     )]
     Overview(views::OverviewArgs),
     /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom.
-    #[command(after_help = examples::after_help(modules::MODULES_HELP, examples::MODULES))]
+    #[command(
+        after_help = examples::after_help(modules::MODULES_HELP, examples::MODULES),
+        mut_arg("iteration", |a| a.help(OVERVIEW_ITERATION_HELP)),
+    )]
     Modules(modules::ModulesArgs),
     /// One self-contained HTML page to click through: overview, module bars with zoom, tables.
     #[command(after_help = examples::after_help(report::REPORT_HELP, examples::REPORT))]
     Report(report::ReportArgs),
     /// A differential flame graph (SVG, inferno) of the module tree, or its folded stacks.
-    #[command(after_help = examples::after_help(flamegraph::FLAMEGRAPH_HELP, examples::FLAMEGRAPH))]
+    #[command(
+        after_help = examples::after_help(flamegraph::FLAMEGRAPH_HELP, examples::FLAMEGRAPH),
+        mut_arg("iteration", |a| a.help(OVERVIEW_ITERATION_HELP)),
+    )]
     Flamegraph(flamegraph::FlamegraphArgs),
     /// A completion script for bash, zsh, fish, elvish or PowerShell, on standard output.
     #[command(after_help = examples::after_help(generate::COMPLETIONS_HELP, examples::COMPLETIONS))]
@@ -114,7 +120,7 @@ pub(crate) enum Command {
     Man(generate::ManArgs),
 }
 
-/// `overview`'s `--iteration`: a mean over steps, it takes every step unless told.
+/// `overview`'s, `modules`' and `flamegraph`'s `--iteration`: every step unless told.
 const OVERVIEW_ITERATION_HELP: &str =
     "ProfilerStep numbers of both sides: a number, a range (`2-4`), a comma list, or `all` [default: all]";
 

@@ -25,7 +25,9 @@ children gets an `(unknown)` child: its host time outside the union of its child
 and the device time of kernels it launched itself; never negative. Children that ran concurrently
 (other threads) are marked ∥ (children_overlap_us in JSON). Device time counts every kernel a
 node's events launched, with or without an operator. Several steps or ranks are merged node by
-node (times summed). A trace without module events falls back to annotations and top-level
+node; with more than one step or run, values are per step (sums ÷ steps used; --totals for
+sums). A side may be a directory of runs (control/run1/ … runN/): the runs' trees are merged and
+nodes judged between runs (2 or more runs per side). A trace without module events falls back to annotations and top-level
 operators. PATH is the keys below the step with their ordinals among same-key siblings, e.g.
 ResNet/Sequential[2]/Bottleneck[4] ([0] may be left out); --format json gives every node's path.
 The rules in full: docs/modules.md.";
@@ -54,8 +56,8 @@ pub struct ModulesArgs {
     #[arg(long, value_enum)]
     pub time: Option<ModuleTime>,
     /// Keep only the nodes whose time (--time) changed significantly, beyond run-to-run noise and
-    /// 1% of the mean step time (needs 3 or more steps per side: --iteration all; see
-    /// docs/significance.md), with the nodes above them.
+    /// 1% of the mean step time (between runs with 2 or more runs per side, else between the 3
+    /// or more steps of each run; see docs/significance.md), with the nodes above them.
     #[arg(long)]
     pub only_significant: bool,
     /// Judge significance against no change even when the whole run moved by one factor (a
@@ -63,6 +65,10 @@ pub struct ModulesArgs {
     /// (docs/significance.md#a-run-wide-shift).
     #[arg(long)]
     pub no_run_shift: bool,
+    /// Times and calls as sums over the selected steps and runs; by default they are per step
+    /// wherever more than one step or run is used.
+    #[arg(long, help_heading = "Output")]
+    pub totals: bool,
     #[command(flatten)]
     pub select: StepArgs,
     #[command(flatten)]
@@ -105,7 +111,9 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
         "it shows the module tree whole (--time picks host or device time)",
     )?;
     super::check_output(&output)?;
-    let mut req = args.pair.request(&SelectArgs::from(&args.select));
+    let select = SelectArgs::from(&args.select);
+    let mut req = args.pair.request(&select);
+    super::every_step_by_default(&mut req, &select);
     req.beyond_shift = !args.no_run_shift;
     req.captures = args.captures.sides();
     let options = ModulesOptions {
@@ -113,6 +121,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
         time: args.time,
         only_significant: args.only_significant,
         one_run: false,
+        totals: args.totals,
     };
     let m = finish(commands::modules(&req, &options), env)?;
     emit(&output, args.full_names, env, |format, style, out| {

@@ -167,12 +167,15 @@ pub(crate) fn run_modules(args: &ModulesArgs, env: &mut Env<'_>) -> Result<i32> 
         sort: None,
     };
     let format = super::check_output(&output)?;
-    let req = run_request(&SelectArgs::from(&args.select), &args.pair.control);
+    let select = SelectArgs::from(&args.select);
+    let mut req = run_request(&select, &args.pair.control);
+    super::every_step_by_default(&mut req, &select);
     let options = ModulesOptions {
         zoom: args.zoom.clone(),
         time: args.time,
         only_significant: false,
         one_run: true,
+        totals: args.totals,
     };
     let m = finish(commands::modules(&req, &options), &req, env)?;
     let tree = RunTree {

@@ -1,7 +1,7 @@
 //! `modules` (docs/modules.md) and `flamegraph` (docs/flamegraph.md): the aligned module trees.
 
 use super::views::{loaded, only_significant_can_be_judged};
-use super::{Done, collect};
+use super::{Done, Notes, collect};
 use crate::analysis::align::AlignedNode;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::flamegraph::{FlameTime, flame_stacks_default};
@@ -24,6 +24,8 @@ pub struct ModulesOptions {
     pub only_significant: bool,
     /// The request's two sides are one run (read once): significance is not judged.
     pub one_run: bool,
+    /// Times and calls summed over the selected steps (and runs) rather than per step.
+    pub totals: bool,
 }
 
 /// The aligned module trees of a pair, what is shown of them and how each node changed.
@@ -55,10 +57,13 @@ impl Modules {
 /// The module-aligned diff of a pair.
 pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> {
     collect(|notes| {
+        if crate::analysis::modules_runs::has_runs(req) {
+            return modules_of_runs(req, options, notes);
+        }
         let loaded = loaded(req, "modules", notes)?;
         let diff = crate::analysis::modules::modules(req, &loaded)?;
         notes.caveats(loaded.overlap_notes(&req.labels));
-        let top = zoom(&diff, options.zoom.as_deref())?;
+        zoom(&diff, options.zoom.as_deref())?;
         let time = options.time.unwrap_or(if diff.has_device.iter().any(|&d| d) {
             ModuleTime::Device
         } else {
@@ -78,6 +83,15 @@ pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> 
                 None
             }
         };
+        if significance.is_some() {
+            notes.caveats([crate::analysis::runs::ONE_RUN_NOTE.to_string()]);
+        }
+        let mut diff = diff;
+        if !options.totals {
+            let steps = loaded.resolved.each_ref().map(crate::analysis::modules_runs::steps_of);
+            crate::analysis::modules_runs::per_step(&mut diff, steps);
+        }
+        let top = zoom(&diff, options.zoom.as_deref())?;
         let pruned = options
             .only_significant
             .then(|| only_significant(top, significance.as_ref()));
@@ -151,16 +165,26 @@ pub struct FlameRequest {
     pub folded: bool,
     /// Whose times are the differential SVG's widths.
     pub widths: FlameWidths,
+    /// Weights summed over the selected steps (and runs) rather than per step.
+    pub totals: bool,
 }
 
 /// The differential flame graph of a pair as SVG bytes, or its folded stacks as text bytes.
 pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>> {
     collect(|notes| {
-        let loaded = loaded(req, "flamegraph", notes)?;
-        let classifier = req.classifier()?;
-        let diff = crate::analysis::modules::modules(req, &loaded)?;
-        notes.caveats(loaded.overlap_notes(&req.labels));
-        let stacks = flame_stacks_default(&diff, &loaded, options.time, &classifier);
+        let stacks = if crate::analysis::modules_runs::has_runs(req) {
+            stacks_of_runs(req, options, notes)?
+        } else {
+            let loaded = loaded(req, "flamegraph", notes)?;
+            let classifier = req.classifier()?;
+            let diff = crate::analysis::modules::modules(req, &loaded)?;
+            notes.caveats(loaded.overlap_notes(&req.labels));
+            let mut stacks = flame_stacks_default(&diff, &loaded, options.time, &classifier);
+            if !options.totals {
+                stacks.per_step(loaded.resolved.each_ref().map(crate::analysis::modules_runs::steps_of));
+            }
+            stacks
+        };
         let side = options.side.map(|s| match s {
             FlameSide::Control => 0,
             FlameSide::Test => 1,
@@ -190,4 +214,60 @@ pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>>
         };
         svg(&stacks, &drawn).map_err(|e| Error::usage(format!("cannot draw the flame graph: {e}")))
     })
+}
+
+/// The module diff of a pair of which a side is a directory of runs.
+fn modules_of_runs(req: &CompareRequest, options: &ModulesOptions, notes: &mut Notes) -> crate::error::Result<Modules> {
+    let (sides, found) = crate::analysis::modules_runs::load_runs(req, "modules")?;
+    notes.caveats(found);
+    let (mut diff, trees) = crate::analysis::modules_runs::modules_of_runs(req, &sides)?;
+    zoom(&diff, options.zoom.as_deref())?;
+    let time = options.time.unwrap_or(if diff.has_device.iter().any(|&d| d) {
+        ModuleTime::Device
+    } else {
+        ModuleTime::Host
+    });
+    let significance =
+        match crate::analysis::modules_runs::runs_significance(&diff, &sides, &trees, time == ModuleTime::Device) {
+            Ok(marks) => Some(marks),
+            Err(note) => {
+                only_significant_can_be_judged(options.only_significant, Some(&note))?;
+                notes.caveats([note]);
+                None
+            }
+        };
+    if !options.totals {
+        crate::analysis::modules_runs::per_step(&mut diff, [sides[0].steps(), sides[1].steps()]);
+    }
+    let top = zoom(&diff, options.zoom.as_deref())?;
+    let pruned = options
+        .only_significant
+        .then(|| only_significant(top, significance.as_ref()));
+    Ok(Modules {
+        diff,
+        time,
+        significance,
+        zoom: options.zoom.clone(),
+        pruned,
+    })
+}
+
+/// The flame graph's stacks of a pair of which a side is a directory of runs: every run's
+/// stacks summed, per step unless `totals`.
+fn stacks_of_runs(
+    req: &CompareRequest,
+    options: &FlameRequest,
+    notes: &mut Notes,
+) -> crate::error::Result<crate::analysis::flamegraph::FlameStacks> {
+    let (sides, found) = crate::analysis::modules_runs::load_runs(req, "flamegraph")?;
+    notes.caveats(found);
+    let classifier = req.classifier()?;
+    let (diff, _) = crate::analysis::modules_runs::modules_of_runs(req, &sides)?;
+    let files = [sides[0].files(), sides[1].files()];
+    let mut stacks =
+        crate::analysis::flamegraph::flame_stacks_default_of(&diff, [&files[0], &files[1]], options.time, &classifier);
+    if !options.totals {
+        stacks.per_step([sides[0].steps(), sides[1].steps()]);
+    }
+    Ok(stacks)
 }

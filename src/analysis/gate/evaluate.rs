@@ -1,7 +1,7 @@
 //! Every rule judged on the two sides' per-step samples: the step and GPU-busy times, each op's
 //! time and count, the names only one side has, and what moved the step time.
 
-use super::change::{Beyond, change_beyond};
+use super::change::{Beyond, Change, Scale, change_beyond};
 use super::report::{
     Contributor, GateReport, RuleResult, Verdict, limit_text, limit_value, ops, pct, per_op_summary, summary,
     timing_result,
@@ -76,33 +76,104 @@ struct Pair<'a> {
 impl Pair<'_> {
     /// The step-time and GPU-busy rules, those the rules hold.
     fn step_rules(&self, beyond: &Beyond) -> Vec<RuleResult> {
-        let (rules, k) = (self.rules, self.rules.noise_k);
+        let rules = self.rules;
+        let of = if rules.between_runs {
+            "mean of runs"
+        } else {
+            "median of steps"
+        };
         let f = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
         let mut results = Vec::new();
         if let Some(t) = rules.max_step_time_regression {
             let scale = beyond.step();
-            let ch = change_beyond(self.b_steps, self.c_steps, k, scale, false);
-            results.push(timing_result("step time", "median of steps", "ns", ch, t, "", scale));
+            let ch = self.change(
+                self.b_steps,
+                self.c_steps,
+                (scale, false),
+                crate::analysis::replicates::FDR,
+            );
+            results.push(timing_result("step time", of, "ns", ch, t, "", scale));
         }
         if let Some(t) = rules.max_gpu_busy_regression {
             let scale = beyond.gpu_busy();
-            let ch = change_beyond(&f(&self.base.gpu_busy_ns), &f(&self.cand.gpu_busy_ns), k, scale, false);
+            let (b, c) = (f(&self.base.gpu_busy_ns), f(&self.cand.gpu_busy_ns));
+            let ch = self.change(&b, &c, (scale, false), crate::analysis::replicates::FDR);
             let note = if ch.0.candidate == 0.0 && ch.1 == 0.0 {
                 "no device events"
             } else {
                 ""
             };
-            results.push(timing_result(
-                "gpu busy time",
-                "median of steps",
-                "ns",
-                ch,
-                t,
-                note,
-                scale,
-            ));
+            results.push(timing_result("gpu busy time", of, "ns", ch, t, note, scale));
         }
         results
+    }
+
+    /// How `base` and `cand` compare: beyond `k` × the steps' MAD (and a shift, `scale.0`;
+    /// `scale.1`: whether a row's scatter around it applies), or between runs, beyond Welch's
+    /// band at level `alpha` ([`super::between`]).
+    fn change(&self, base: &[f64], cand: &[f64], scale: (Scale, bool), alpha: f64) -> (Change, f64) {
+        if self.rules.between_runs {
+            super::between::change_between_runs(base, cand, alpha)
+        } else {
+            change_beyond(base, cand, self.rules.noise_k, scale.0, scale.1)
+        }
+    }
+
+    /// Between runs, the level each op is judged at: Benjamini–Hochberg's over the ops the
+    /// time rule checks ([`super::between::family_alpha`]); unused otherwise.
+    fn op_alpha(&self, beyond: &Beyond) -> f64 {
+        if !self.rules.between_runs {
+            return crate::analysis::replicates::FDR;
+        }
+        let p: Vec<Option<f64>> = self
+            .checked_ops(beyond)
+            .into_iter()
+            .map(|(_, b, c, _)| crate::analysis::replicates::welch_p(&b, &c))
+            .collect();
+        super::between::family_alpha(&p)
+    }
+
+    /// The ops the time rule checks: on both sides, above the share floor, and changed by at
+    /// least `min_op_time`; each with its per-step values (or shares) and the shift it is
+    /// judged beyond.
+    fn checked_ops(&self, beyond: &Beyond) -> Vec<(&str, Vec<f64>, Vec<f64>, Scale)> {
+        let (rules, base, cand) = (self.rules, self.base, self.cand);
+        let mut checked = Vec::new();
+        for name in base.ops.keys().filter(|n| cand.ops.contains_key(*n)) {
+            if self.small(name) {
+                continue;
+            }
+            let scale = beyond.op(name);
+            // As a share of the step, the op's factor over the step's.
+            let share_scale = match (scale, beyond.step()) {
+                (Some((op, place)), Some((step, _))) if rules.relative => Some((
+                    Shift {
+                        factor: op.factor / step.factor,
+                        ..op
+                    },
+                    place,
+                )),
+                _ => scale,
+            };
+            // The floor is on absolute per-step time, whatever the mode.
+            let abs = self
+                .change(
+                    &per_step_abs(base, name),
+                    &per_step_abs(cand, name),
+                    (scale, false),
+                    1.0,
+                )
+                .0;
+            if (abs.candidate - abs.baseline) < rules.min_op_time_ns as f64 {
+                continue;
+            }
+            let (b, c) = (
+                self.per_step(base, name, self.b_steps),
+                self.per_step(cand, name, self.c_steps),
+            );
+            checked.push((name.as_str(), b, c, share_scale));
+        }
+        checked
     }
 
     /// Row `name`'s time in each sample of `s`: ns, or a share of the step (`steps`) where
@@ -133,36 +204,13 @@ impl Pair<'_> {
     /// The per-op time rule with threshold `t`: its summing line, then each op that failed it,
     /// largest increase first.
     fn op_time_rule(&self, t: f64, beyond: &Beyond) -> Vec<RuleResult> {
-        let (rules, k, base, cand) = (self.rules, self.rules.noise_k, self.base, self.cand);
-        let mut checked = 0usize;
+        let rules = self.rules;
+        let alpha = self.op_alpha(beyond);
+        let ops_checked = self.checked_ops(beyond);
+        let checked = ops_checked.len();
         let mut failed = Vec::new();
-        for name in base.ops.keys().filter(|n| cand.ops.contains_key(*n)) {
-            if self.small(name) {
-                continue;
-            }
-            let scale = beyond.op(name);
-            // As a share of the step, the op's factor over the step's.
-            let share_scale = match (scale, beyond.step()) {
-                (Some((op, place)), Some((step, _))) if rules.relative => Some((
-                    Shift {
-                        factor: op.factor / step.factor,
-                        ..op
-                    },
-                    place,
-                )),
-                _ => scale,
-            };
-            let (b, c) = (
-                self.per_step(base, name, self.b_steps),
-                self.per_step(cand, name, self.c_steps),
-            );
-            let ch = change_beyond(&b, &c, k, share_scale, true);
-            // The floor is on absolute per-step time, whatever the mode.
-            let abs = change_beyond(&per_step_abs(base, name), &per_step_abs(cand, name), k, scale, false).0;
-            if (abs.candidate - abs.baseline) < rules.min_op_time_ns as f64 {
-                continue;
-            }
-            checked += 1;
+        for (name, b, c, share_scale) in ops_checked {
+            let ch = self.change(&b, &c, (share_scale, true), alpha);
             if ch.0.regressed(t) {
                 let unit = if rules.relative { "share" } else { "ns" };
                 failed.push(timing_result("op time", name, unit, ch, t, "", share_scale));

@@ -11,6 +11,7 @@
 //! `change` measures a change beyond the noise or a run-wide shift, and `report` holds what a
 //! gate found and the words of each rule's line.
 
+mod between;
 mod change;
 mod evaluate;
 mod report;

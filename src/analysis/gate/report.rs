@@ -92,6 +92,10 @@ pub struct SideSummary {
     pub step_max_ns: f64,
     /// Scaled MAD of the step times.
     pub step_mad_ns: f64,
+    /// The steps of each run where the side is several runs (each run one sample); empty for
+    /// one run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<usize>,
 }
 
 /// What a gate found: the verdict, each rule's result and what moved the step time.
@@ -132,6 +136,7 @@ pub(super) fn summary(label: &str, side: &SummarySide, resolved: &Resolved, s: &
         step_min_ns: steps.iter().copied().fold(f64::INFINITY, f64::min),
         step_max_ns: steps.iter().copied().fold(f64::NEG_INFINITY, f64::max),
         step_mad_ns: scaled_mad(&steps),
+        runs: Vec::new(),
     }
 }
 

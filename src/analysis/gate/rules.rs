@@ -233,6 +233,9 @@ pub struct Rules {
     pub relative: bool,
     /// Whether the timing rules judge beyond a run-wide shift where one is found.
     pub beyond_run_shift: bool,
+    /// Whether each sample is a run (its mean per step) and the timing rules judge the band
+    /// between runs (docs/significance.md#the-gate-with-runs) instead of `noise_k` × the steps' MAD.
+    pub between_runs: bool,
 }
 
 /// The thresholds of a [`GateConfig`], parsed.
@@ -305,6 +308,7 @@ impl Rules {
             noise_k: c.noise_k.unwrap_or(DEFAULT_NOISE_K),
             relative: c.relative.unwrap_or(false),
             beyond_run_shift: c.beyond_run_shift.unwrap_or(false),
+            between_runs: false,
         };
         if !(rules.noise_k.is_finite() && rules.noise_k >= 0.0) {
             return Err(Error::usage(format!(

@@ -67,6 +67,9 @@ fn cells(r: &RuleResult, subject: String) -> Vec<String> {
 }
 
 fn side_line(s: &SideSummary) -> String {
+    if !s.runs.is_empty() {
+        return runs_line(s);
+    }
     format!(
         "{}: {} ({} {}, {} {}): step time median {} (min {}, max {}, MAD {}) over {} {}",
         s.label,
@@ -81,6 +84,30 @@ fn side_line(s: &SideSummary) -> String {
         fmt_duration(s.step_mad_ns.round() as i64, false),
         s.samples,
         plural(s.samples, "sample", "samples")
+    )
+}
+
+/// A side of runs: each run one sample (its mean step), the step time's mean over runs.
+fn runs_line(s: &SideSummary) -> String {
+    let (lo, hi) = (
+        s.runs.iter().min().copied().unwrap_or(0),
+        s.runs.iter().max().copied().unwrap_or(0),
+    );
+    let steps = if lo == hi {
+        format!("{lo} {}", plural(lo, "step", "steps"))
+    } else {
+        format!("{lo}–{hi} steps")
+    };
+    format!(
+        "{}: {} ({} runs × {steps}, {} {}): mean step time per run: median {} (min {}, max {}), one sample per run",
+        s.label,
+        s.path,
+        s.runs.len(),
+        if s.ranks.len() == 1 { "rank" } else { "ranks" },
+        crate::analysis::select::ranges(&s.ranks),
+        fmt_duration(s.step_median_ns.round() as i64, false),
+        fmt_duration(s.step_min_ns.round() as i64, false),
+        fmt_duration(s.step_max_ns.round() as i64, false),
     )
 }
 
@@ -420,6 +447,7 @@ mod tests {
             step_min_ns: 1e6,
             step_max_ns: 3e6,
             step_mad_ns: 0.0,
+            runs: Vec::new(),
         }
     }
 

@@ -137,6 +137,7 @@ fn compared_json(view: &ModuleView<'_>) -> Value {
         "control": d.control,
         "test": d.test,
         "fallback": d.fallback,
+        "per_step": d.per_step,
         "has_device": { "control": d.has_device[0], "test": d.has_device[1] },
         "backward_placed": {
             "control": placed_json(d.backward_placed[0]),

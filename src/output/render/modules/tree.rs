@@ -227,6 +227,12 @@ fn header(view: &ModuleView<'_>, prefix: &str) -> String {
     if let Some(hint) = crate::output::render::compare::more_steps_hint([&d.control, &d.test]) {
         let _ = writeln!(out, "{prefix}{hint}");
     }
+    if d.per_step {
+        let _ = writeln!(
+            out,
+            "{prefix}values are per step: each side's sums ÷ its steps used; --totals shows sums"
+        );
+    }
     let top_path = view.top_path();
     if !top_path.is_empty() {
         let _ = writeln!(out, "{prefix}zoom: {top_path}");

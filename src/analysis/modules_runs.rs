@@ -1,0 +1,332 @@
+//! The module tree of sides made of runs (docs/modules.md#several-steps-and-runs): each run of
+//! a side is loaded and selected alone, its steps' trees merged, and the runs' trees merged
+//! into the side's; nodes are judged between runs ([`crate::analysis::replicates`]) on each
+//! run's per-step node times. Also the per-step values of a tree: its sums ÷ the steps used.
+
+use crate::analysis::align::{Times, TreeNode, align, merge};
+use crate::analysis::compare::CompareRequest;
+use crate::analysis::diff::SideInfo;
+use crate::analysis::loaded::{Loaded, load};
+use crate::analysis::modules::{BackwardPlaced, ModuleDiff, file_trees, has_modules};
+use crate::analysis::modules_noise::{NodeSignificance, StepTimes, path_index, times_by_path};
+use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
+use crate::error::{Error, Result};
+use crate::model::place::Place;
+use crate::model::store::TraceFile;
+use std::path::PathBuf;
+
+/// One side of runs, each loaded with its events and selection (both sides of each [`Loaded`]
+/// are the run itself).
+pub struct SideRuns {
+    /// The runs in name order.
+    pub runs: Vec<Loaded>,
+    /// The side's name in outputs.
+    pub label: String,
+    /// The path given for the side.
+    pub path: PathBuf,
+}
+
+impl SideRuns {
+    /// The selected files of every run, run after run: the file indices of the side's tree
+    /// sources.
+    pub fn files(&self) -> Vec<&TraceFile> {
+        self.runs.iter().flat_map(|r| r.files(0)).collect()
+    }
+
+    /// The number of steps each run selected (1 for a run without ProfilerStep).
+    pub fn run_steps(&self) -> Vec<usize> {
+        self.runs.iter().map(|r| steps_of(&r.resolved[0])).collect()
+    }
+
+    /// All steps selected over the runs: what a per-step value divides by.
+    pub fn steps(&self) -> usize {
+        self.run_steps().iter().sum::<usize>().max(1)
+    }
+
+    /// The mean over runs of each run's mean selected step time, in ns.
+    pub fn mean_step_ns(&self) -> f64 {
+        let per_run: Vec<f64> = self
+            .runs
+            .iter()
+            .map(|r| {
+                let selected = crate::analysis::select::Selected::new(r.resolved[0].iterations.as_deref());
+                let steps: Vec<f64> = r
+                    .files(0)
+                    .iter()
+                    .flat_map(|f| f.steps.iter().filter(|s| selected.admits(s.number)))
+                    .map(|s| s.dur_ns as f64)
+                    .collect();
+                crate::analysis::noise::mean(&steps)
+            })
+            .collect();
+        crate::analysis::noise::mean(&per_run)
+    }
+
+    fn info(&self) -> SideInfo {
+        let first = &self.runs[0];
+        let mut info = first.side_info(0, &self.label);
+        info.path = self.path.display().to_string();
+        info.files = self
+            .runs
+            .iter()
+            .flat_map(|r| r.side_info(0, &self.label).files)
+            .collect();
+        if self.runs.len() > 1 {
+            info.run_steps = self.run_steps();
+        }
+        info
+    }
+}
+
+/// The steps a selection uses (1 without ProfilerStep: the trace whole).
+pub fn steps_of(resolved: &crate::analysis::select::Resolved) -> usize {
+    resolved.iterations.as_ref().map_or(1, |v| v.len().max(1))
+}
+
+/// Whether either side of `req` is a directory of runs (`control/run1/ … runN/`).
+pub fn has_runs(req: &CompareRequest) -> bool {
+    [&req.control, &req.test]
+        .iter()
+        .any(|p| crate::analysis::runs::runs_of(p).is_some())
+}
+
+/// Loads every run of the side at `path` (a directory of runs, else one run) with `sel`.
+fn load_side(req: &CompareRequest, k: usize, command: &str, notes: &mut Vec<String>) -> Result<SideRuns> {
+    let path = if k == 0 { &req.control } else { &req.test };
+    let sel = if k == 0 {
+        &req.control_selection
+    } else {
+        &req.test_selection
+    };
+    let paths = crate::analysis::runs::runs_of(path).unwrap_or_else(|| vec![path.clone()]);
+    let mut runs = Vec::with_capacity(paths.len());
+    for p in &paths {
+        let mut one = req.clone();
+        (one.control, one.test) = (p.clone(), p.clone());
+        (one.control_selection, one.test_selection) = (sel.clone(), sel.clone());
+        one.labels = [req.labels[k].clone(), format!("{} (again)", req.labels[k])];
+        let loaded = load(&one, command)?;
+        notes.extend(loaded.notes.iter().cloned());
+        runs.push(loaded);
+    }
+    Ok(SideRuns {
+        runs,
+        label: req.labels[k].clone(),
+        path: path.clone(),
+    })
+}
+
+/// Both sides of `req` loaded run by run.
+pub fn load_runs(req: &CompareRequest, command: &str) -> Result<([SideRuns; 2], Vec<String>)> {
+    crate::analysis::compare::check_labels(&req.labels)?;
+    let mut notes = Vec::new();
+    let control = load_side(req, 0, command, &mut notes)?;
+    let test = load_side(req, 1, command, &mut notes)?;
+    Ok(([control, test], notes))
+}
+
+/// One tree per run of a side: the run's step trees merged (file indices count over the
+/// side's files, run after run).
+fn run_trees(side: &SideRuns, fallback: bool, device: bool) -> Result<Vec<TreeNode>> {
+    let mut base = 0u32;
+    let mut trees = Vec::with_capacity(side.runs.len());
+    for run in &side.runs {
+        let iterations = run.resolved[0].iterations.as_deref();
+        let files = run.files(0);
+        let tree = files
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| file_trees(f, base + i as u32, iterations, fallback, device))
+            .reduce(merge)
+            .ok_or_else(|| Error::usage(format!("{}: no step to build a module tree from", side.label)))?;
+        base += u32::try_from(files.len()).unwrap_or(u32::MAX);
+        trees.push(tree);
+    }
+    Ok(trees)
+}
+
+/// The aligned module trees of two sides of runs (values summed over every step of every
+/// run), and each run's tree (for the test between runs).
+pub fn modules_of_runs(req: &CompareRequest, sides: &[SideRuns; 2]) -> Result<(ModuleDiff, [Vec<TreeNode>; 2])> {
+    let files = [sides[0].files(), sides[1].files()];
+    let fallback = !files.iter().all(|f| f.iter().any(|f| has_modules(f)));
+    let has_device = [0, 1].map(|k| files[k].iter().any(|f| f.events.place.contains(&Place::Device)));
+    let control_runs = run_trees(&sides[0], fallback, has_device[0])?;
+    let test_runs = run_trees(&sides[1], fallback, has_device[1])?;
+    let whole = |trees: &[TreeNode]| trees.iter().cloned().reduce(merge);
+    let (Some(control), Some(test)) = (whole(&control_runs), whole(&test_runs)) else {
+        return Err(Error::usage(format!(
+            "{}: no run to build a module tree from",
+            req.labels[0]
+        )));
+    };
+    let diff = ModuleDiff {
+        backward_placed: [BackwardPlaced::of(&control), BackwardPlaced::of(&test)],
+        root: align(&control, &test),
+        control: sides[0].info(),
+        test: sides[1].info(),
+        fallback,
+        has_device,
+        per_step: false,
+    };
+    Ok((diff, [control_runs, test_runs]))
+}
+
+/// Marks each node of `diff` by the test between runs on its per-step time (device time where
+/// `device`, else host time) in each run: Welch's t, Benjamini–Hochberg over the tree's nodes,
+/// and the 1% floor of the control side's mean step time. The step (the root) is judged alone,
+/// as a table's step row is. A note instead where a side has fewer than two runs.
+pub fn runs_significance(
+    diff: &ModuleDiff,
+    sides: &[SideRuns; 2],
+    run_trees: &[Vec<TreeNode>; 2],
+    device: bool,
+) -> std::result::Result<NodeSignificance, String> {
+    let runs = [sides[0].runs.len(), sides[1].runs.len()];
+    if runs.iter().any(|&n| n < MIN_RUNS) {
+        return Err(format!(
+            "significant is null: the test between runs needs {MIN_RUNS} or more runs per side; {} has {}, {} {}",
+            sides[0].label, runs[0], sides[1].label, runs[1]
+        ));
+    }
+    let index = path_index(&diff.root);
+    let per_run = |k: usize| -> Vec<(StepTimes, f64)> {
+        run_trees[k]
+            .iter()
+            .zip(sides[k].run_steps())
+            .map(|(t, steps)| (times_by_path(t, diff, &index), steps as f64))
+            .collect()
+    };
+    let samples = [per_run(0), per_run(1)];
+    let value = |t: &Times| if device { t.device_total_ns.unwrap_or(0) } else { t.host_total_ns } as f64;
+    let mut ids = Vec::new();
+    let mut rows = Vec::new();
+    let mut todo = vec![&diff.root];
+    while let Some(n) = todo.pop() {
+        todo.extend(&n.children);
+        let has = [n.control.is_some(), n.test.is_some()];
+        let column = |k: usize| -> Option<[Vec<f64>; 2]> {
+            let v: Vec<Option<(f64, f64)>> = samples[k]
+                .iter()
+                .map(|(s, steps)| {
+                    s.get(&n.id)
+                        .map(|t| (value(t) / steps, t.calls.unwrap_or(0) as f64 / steps))
+                })
+                .collect();
+            // A node with a time on this side that no run's own tree has at its path (aligned
+            // through a wrapper): not judged against nothing.
+            if has[k] && v.iter().all(Option::is_none) {
+                return None;
+            }
+            let v: Vec<(f64, f64)> = v.into_iter().map(|x| x.unwrap_or((0.0, 0.0))).collect();
+            Some([v.iter().map(|x| x.0).collect(), v.iter().map(|x| x.1).collect()])
+        };
+        if let (Some([ct, cc]), Some([tt, tc])) = (column(0), column(1)) {
+            ids.push(n.id);
+            rows.push(RowSamples {
+                time: [ct, tt],
+                count: [cc, tc],
+                alone: n.id == diff.root.id,
+            });
+        }
+    }
+    let floor = crate::analysis::noise::MIN_STEP_SHARE * sides[0].mean_step_ns();
+    let judged = judge(&rows, floor);
+    let mut marks = vec![None; ids.iter().max().map_or(0, |m| m + 1)];
+    for (id, mark) in ids.into_iter().zip(judged) {
+        marks[id] = mark;
+    }
+    Ok(NodeSignificance::from_marks(marks))
+}
+
+/// Turns the summed times of `diff` into per-step values: side k's divided by `steps[k]`
+/// (times to the nearest ns; calls to the nearest whole call, at least 1 where the node ran).
+/// Nothing changes for a side of one step.
+pub fn per_step(diff: &mut ModuleDiff, steps: [usize; 2]) {
+    if steps.iter().all(|&s| s <= 1) {
+        return;
+    }
+    diff.per_step = true;
+    let root = &mut diff.root;
+    let div = |v: i64, d: usize| (v as f64 / d as f64).round() as i64;
+    let scale = |t: &mut Option<Times>, d: usize| {
+        if let Some(t) = t {
+            t.host_total_ns = div(t.host_total_ns, d);
+            t.device_total_ns = t.device_total_ns.map(|v| div(v, d));
+            t.calls = t.calls.map(|c| if c == 0 { 0 } else { div(c as i64, d).max(1) as u64 });
+        }
+    };
+    let mut todo = vec![root];
+    while let Some(n) = todo.pop() {
+        scale(&mut n.control, steps[0].max(1));
+        scale(&mut n.test, steps[1].max(1));
+        for (overlap, &d) in n.children_overlap_ns.iter_mut().zip(&steps) {
+            *overlap = div(*overlap, d.max(1));
+        }
+        todo.extend(n.children.iter_mut());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::align::NodeKind;
+
+    fn info() -> SideInfo {
+        SideInfo {
+            label: "side".into(),
+            path: "side".into(),
+            files: vec![],
+            resolved: crate::analysis::select::Resolved {
+                ranks: vec![0],
+                iterations: None,
+            },
+            steps_available: 0,
+            ranks_available: 0,
+            run_steps: vec![],
+        }
+    }
+
+    #[test]
+    fn per_step_divides_each_side_by_its_steps() {
+        let times = |calls, host| Times {
+            calls: Some(calls),
+            host_total_ns: host,
+            device_total_ns: Some(host / 2),
+        };
+        let mut root = TreeNode::new(NodeKind::Step, "ProfilerStep".into(), times(3, 3_000), vec![]);
+        root.children
+            .push(TreeNode::new(NodeKind::Op, "aten::mm".into(), times(1, 1_001), vec![]));
+        let mut test = root.clone();
+        test.times = times(5, 4_000);
+        test.children[0].times = times(5, 2_000);
+        let mut diff = ModuleDiff {
+            root: align(&root, &test),
+            control: info(),
+            test: info(),
+            fallback: true,
+            has_device: [true, true],
+            backward_placed: Default::default(),
+            per_step: false,
+        };
+        per_step(&mut diff, [3, 5]);
+        assert!(diff.per_step);
+        assert_eq!(
+            diff.root.control.map(|t| (t.calls, t.host_total_ns)),
+            Some((Some(1), 1_000))
+        );
+        assert_eq!(
+            diff.root.test.map(|t| (t.calls, t.device_total_ns)),
+            Some((Some(1), Some(400)))
+        );
+        // A node in one step of three: a third of its time, at least one call.
+        let mm = &diff.root.children[0];
+        assert_eq!(mm.control.map(|t| (t.calls, t.host_total_ns)), Some((Some(1), 334)));
+        assert_eq!(mm.test.map(|t| (t.calls, t.host_total_ns)), Some((Some(1), 400)));
+        // One step a side: nothing changes.
+        let mut one = diff.clone();
+        one.per_step = false;
+        per_step(&mut one, [1, 1]);
+        assert!(!one.per_step);
+    }
+}
