@@ -120,7 +120,7 @@ fn rendering_holds_no_copy_of_the_rows() {
 #[test]
 fn operator_tables_are_written_row_by_row() {
     use tracediff::render::{TableView, view as write};
-    use tracediff::{SortSide, SortSpec, ViewKind, ViewRow, ViewTable};
+    use tracediff::{Measure, SortSide, SortSpec, ViewKind, ViewRow, ViewTable};
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let c = comparison(0);
     let rows: Vec<ViewRow> = (0..100_000i64)
@@ -140,7 +140,13 @@ fn operator_tables_are_written_row_by_row() {
         kind: ViewKind::Operators,
         by_operator: false,
         // The operator view's measures.
-        measures: &["calls", "host_self", "host_total", "device_self", "device_total"],
+        measures: &[
+            Measure::Calls,
+            Measure::HostSelf,
+            Measure::HostTotal,
+            Measure::DeviceSelf,
+            Measure::DeviceTotal,
+        ],
         rows,
         control: c.control.clone(),
         test: c.test.clone(),

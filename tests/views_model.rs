@@ -289,6 +289,15 @@ fn op_rows(sel: &[(&Model, Vec<bool>)]) -> OpRows {
 }
 
 /// Whether a row is a non-ATen owner's (`gemm [python]`, docs/graphs.md#launch-owners).
+/// A graph kernel's owner without its node ordinal (`replay [python] node 3` → `replay
+/// [python]`).
+fn without_node(owner: &str) -> &str {
+    match owner.rsplit_once(" node ") {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => owner,
+    }
+}
+
 fn is_non_aten(name: &str) -> bool {
     [" [python]", " [triton]", " [annotation]", " [launch]"]
         .iter()
@@ -784,18 +793,21 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
         assert!(non_aten <= unowned, "{} non-ATen rows, side {k}", control.display());
         for (table, by_op) in [(&ks, false), (&kbo, true)] {
             let want = kernel_rows(&sel, by_op);
-            // A non-ATen owner (docs/graphs.md) is `(no operator)` in this model.
+            // A non-ATen owner (docs/graphs.md) is `(no operator)` in this model, and a graph
+            // kernel's owner is its launching operator without the node ordinal the command
+            // adds (`… node 3`, docs/graphs.md#launch-owners).
             let mut got = KernelRows::new();
             for r in &table.rows {
                 let v = if k == 0 { &r.control } else { &r.test };
                 if v[0] == Some(0) {
                     continue;
                 }
-                let op = r.operator.clone().map(|o| {
-                    if is_non_aten(&o) {
+                let op = r.operator.as_deref().map(|o| {
+                    let o = without_node(o);
+                    if is_non_aten(o) {
                         "(no operator)".to_string()
                     } else {
-                        o
+                        o.to_string()
                     }
                 });
                 let e = got.entry((op, r.name.clone())).or_insert([0, 0, i64::MAX, i64::MIN]);

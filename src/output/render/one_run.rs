@@ -121,10 +121,10 @@ pub fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
     }
     columns.push(column("name", "name", false));
     for m in table.measures {
-        let (key, title) = if *m == "calls" {
-            ("calls".to_string(), "calls".to_string())
+        let (key, title) = if m.is_count() {
+            (m.key().to_string(), m.key().to_string())
         } else {
-            (format!("{m}_us"), m.replacen('_', "\n", 1))
+            (format!("{m}_us"), m.key().replacen('_', "\n", 1))
         };
         columns.push(column(&key, &title, true));
     }
@@ -138,7 +138,7 @@ pub fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
             cells.push(text_cell(&r.name));
             for (k, m) in table.measures.iter().enumerate() {
                 let v = r.control[k];
-                cells.push(if *m == "calls" { count_cell(v) } else { time_cell(v) });
+                cells.push(if m.is_count() { count_cell(v) } else { time_cell(v) });
             }
             cells
         })

@@ -6,7 +6,7 @@ use super::{
     Format, TableStyle, csv_field, distinct_cuts, fit_table_dropping, fmt_count, fmt_duration, fmt_percent, fmt_signed,
     fmt_us, json_us, md_cell, wrap_text,
 };
-use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
+use crate::analysis::views::{Measure, SortSpec, ViewKind, ViewRow, ViewTable};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 use std::fmt::Write;
@@ -32,16 +32,20 @@ pub struct TableView<'a> {
 }
 
 /// The CSV columns of each view (docs/semantics.md#operator-and-kernel-views): (measure, with a diff column).
-fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
+fn csv_columns(kind: ViewKind) -> &'static [(Measure, bool)] {
     match kind {
         ViewKind::Operators => &[
-            ("calls", true),
-            ("host_self", true),
-            ("host_total", true),
-            ("device_self", true),
-            ("device_total", true),
+            (Measure::Calls, true),
+            (Measure::HostSelf, true),
+            (Measure::HostTotal, true),
+            (Measure::DeviceSelf, true),
+            (Measure::DeviceTotal, true),
         ],
-        ViewKind::Kernels | ViewKind::Classes => &[("calls", true), ("device_total", true), ("device_mean", false)],
+        ViewKind::Kernels | ViewKind::Classes => &[
+            (Measure::Calls, true),
+            (Measure::DeviceTotal, true),
+            (Measure::DeviceMean, false),
+        ],
     }
 }
 
@@ -59,7 +63,7 @@ pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String
 fn value_text(table: &ViewTable, measure: usize, v: Option<i64>) -> String {
     match v {
         None => String::new(),
-        Some(v) if table.measures[measure] == "calls" => v.to_string(),
+        Some(v) if table.measures[measure].is_count() => v.to_string(),
         Some(v) => fmt_us(v),
     }
 }
@@ -145,7 +149,7 @@ fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
 fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
     match v {
         None => Value::Null,
-        Some(v) if table.measures[k] == "calls" => Value::from(v),
+        Some(v) if table.measures[k].is_count() => Value::from(v),
         Some(v) => json_us(v),
     }
 }
@@ -285,8 +289,8 @@ fn percent(r: &ViewRow, k: usize) -> Option<String> {
 fn human(table: &ViewTable, k: usize, v: Option<i64>, signed: bool) -> String {
     match v {
         None => "-".to_string(),
-        Some(v) if table.measures[k] == "calls" && signed => fmt_signed(v),
-        Some(v) if table.measures[k] == "calls" => v.to_string(),
+        Some(v) if table.measures[k].is_count() && signed => fmt_signed(v),
+        Some(v) if table.measures[k].is_count() => v.to_string(),
         Some(v) => fmt_duration(v, signed),
     }
 }
@@ -321,7 +325,7 @@ fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
 
 /// The preamble line that names the time group of a terminal table.
 fn time_line(view: &TableView<'_>) -> String {
-    format!("time: {}\n", view.table.measures[view.time].replace('_', " "))
+    format!("time: {}\n", view.table.measures[view.time].key().replace('_', " "))
 }
 
 fn footer(view: &TableView<'_>) -> String {
@@ -347,7 +351,7 @@ fn footer(view: &TableView<'_>) -> String {
         // kernels had been measured.
         return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
     }
-    if t.rows.is_empty() || matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
+    if t.rows.is_empty() || t.measures[k].is_statistic() {
         return format!("{} {what}{shown}\n", fmt_count(t.rows.len()));
     }
     let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
@@ -355,7 +359,7 @@ fn footer(view: &TableView<'_>) -> String {
     format!(
         "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})\n",
         fmt_count(t.rows.len()),
-        t.measures[k].replace('_', " "),
+        t.measures[k].key().replace('_', " "),
         t.control.label,
         fmt_duration(c, false),
         t.test.label,
@@ -486,7 +490,7 @@ pub fn markdown(view: &TableView<'_>) -> String {
     head.push_str(" name |");
     rule.push_str("---|");
     for m in t.measures {
-        let m = md_cell(m);
+        let m = md_cell(m.key());
         let _ = write!(head, " {cl}\\_{m} | {tl}\\_{m} | diff\\_{m} | diff\\_pct\\_{m} |");
         rule.push_str("---:|---:|---:|---:|");
     }
