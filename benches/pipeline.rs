@@ -6,12 +6,12 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::Path;
-use tracediff::analysis::aggregate::{Keying, Naming, aggregate_file};
-use tracediff::analysis::select::Device;
-use tracediff::input::attrs::AttrRequest;
-use tracediff::input::load::trace_from_reader;
-use tracediff::input::read::Compression;
-use tracediff::model::store::TraceFile;
+use tracediff::Device;
+use tracediff::{Keying, Naming, aggregate_file};
+use tracediff_trace::input::attrs::AttrRequest;
+use tracediff_trace::input::load::trace_from_reader;
+use tracediff_trace::input::read::Compression;
+use tracediff_trace::model::store::TraceFile;
 
 /// A trace of `steps` ProfilerSteps, each with CPU ops, launches and kernels whose shape and
 /// field mix follow real torch.profiler output (args with shapes, correlation, flows).

@@ -3,8 +3,8 @@
 //! cargo run --release --example store_memory -- ../shared/traces/hta_trace_diff/control/control.json.gz
 
 use std::path::PathBuf;
-use tracediff::input::attrs::{AttrRequest, Preset};
-use tracediff::input::load::load_file;
+use tracediff_trace::input::attrs::{AttrRequest, Preset};
+use tracediff_trace::input::load::load_file;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path: PathBuf = std::env::args().nth(1).ok_or("usage: store_memory TRACE")?.into();

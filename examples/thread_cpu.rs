@@ -73,12 +73,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let start = Instant::now();
     for path in &paths {
         if with_summary {
-            let summary = tracediff::input::load::summarize_trace(path, &tracediff::analysis::summary::summarize)?;
+            let summary = tracediff_trace::input::load::summarize_trace(path, &tracediff::summarize_file)?;
             eprintln!("{}: {} steps", path.display(), summary.meta.steps.len());
         } else {
-            let r = tracediff::input::read::open(path)?;
-            let mut t = tracediff::input::parse::parse_trace_for_summary(r.inner, path, r.compression)?;
-            let steps = tracediff::model::iteration::assign_iterations(&t.strings, &mut t.events);
+            let r = tracediff_trace::input::read::open(path)?;
+            let mut t = tracediff_trace::input::parse::parse_trace_for_summary(r.inner, path, r.compression)?;
+            let steps = tracediff_trace::model::iteration::assign_iterations(&t.strings, &mut t.events);
             eprintln!("{}: {} events, {} steps", path.display(), t.events.len(), steps.len());
         }
     }

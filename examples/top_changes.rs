@@ -3,11 +3,11 @@
 //!
 //! cargo run --example top_changes -- fixtures/basic/control fixtures/basic/test
 
-use tracediff::analysis::aggregate::Naming;
-use tracediff::analysis::compare::{CompareRequest, compare};
-use tracediff::analysis::diff::{SortKey, sort_rows};
-use tracediff::analysis::select::Device;
-use tracediff::output::render::fmt_duration;
+use tracediff::Device;
+use tracediff::Naming;
+use tracediff::commands::{CompareOptions, CompareRequest, compare};
+use tracediff::fmt_duration;
+use tracediff::{SortKey, sort_rows};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -17,10 +17,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut request = CompareRequest::new(control, test);
     request.device = Device::Gpu;
     request.naming = Naming::ShortName;
-    let (mut comparison, notes) = compare(&request)?;
-    for note in notes {
-        eprintln!("note: {note}");
+    let outcome = compare(&request, &CompareOptions::default())?;
+    for note in &outcome.notes {
+        eprintln!("{note}");
     }
+    let mut comparison = outcome.value;
     sort_rows(&mut comparison.rows, SortKey::DiffDuration);
     for row in comparison.rows.iter().take(5) {
         println!(

@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
-# Size limits of the libraries' code: no Rust file over 800 lines and no function over 80 lines
+# Size limits of the code: no Rust file over 800 lines and no function over 80 lines
 # (counted from the line of its `fn` to its closing brace, both included; unit tests count too,
 # they are code of the same file). Prints each offender as `path: N lines` or
 # `path:LINE: fn NAME is N lines`, and exits 1 if there is any, 0 if none.
 #
 #   scripts/sizes.sh [PATH...]
 #
-# Without paths it checks the libraries: the analysis, output and summary layers, `text.rs` and
-# the crates under crates/ (the command line, src/cli and src/lib.rs, is not held to it yet:
-# `scripts/sizes.sh src/cli` lists what it has over). The code is formatted by rustfmt, so a
-# function ends at the first `}` line at the indentation of its `fn` line.
+# Without paths it checks all of it: src/ (the libraries' layers and the command line), the
+# crates under crates/ and the Python bindings in python/src. The code is formatted by rustfmt,
+# so a function ends at the first `}` line at the indentation of its `fn` line.
 set -u
 max_file=800
 max_fn=80
 cd "$(dirname "$0")/.."
 if [ $# -eq 0 ]; then
-    set -- src/analysis src/output src/summary src/text.rs crates
+    set -- src crates python/src
 fi
 files=$(find "$@" -name '*.rs' | sort)
 [ -n "$files" ] || { echo "sizes.sh: no Rust files under $*" >&2; exit 2; }

@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     fixed_mmap_threshold();
-    tracediff::input::load::set_after_trace_dropped(release_free_memory);
+    tracediff_trace::input::load::set_after_trace_dropped(release_free_memory);
     ExitCode::from(tracediff::cli::entry::main_with_args(std::env::args_os()))
 }
 

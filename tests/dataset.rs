@@ -127,7 +127,7 @@ fn one_trace_is_filed_under_its_rank_and_a_second_trace_of_that_rank_is_refused(
         (code, String::from_utf8(out).unwrap()),
         (0, "ds/run=a/rank=0.parquet\n".into())
     );
-    let back = tracediff::summary::read::read_summary(&d.join("ds/run=a/rank=0.parquet")).unwrap();
+    let back = tracediff::read_summary(&d.join("ds/run=a/rank=0.parquet")).unwrap();
     assert_eq!(back.meta.run.as_deref(), Some("a"));
     // Again from the same trace: replaced. From another trace of rank 0: refused.
     assert_eq!(
@@ -163,7 +163,7 @@ fn the_one_table_layout_holds_op_and_step_rows_with_run_rank_and_world_size() {
     link_traces(&repo().join("fixtures/ranks/control"), &d.join("control"));
     assert_eq!(run(d, &["summarize", "control", "-o", "ds"]).2, 0);
     let path = d.join("ds/run=control/rank=1.parquet");
-    let summary = tracediff::summary::read::read_summary(&path).unwrap();
+    let summary = tracediff::read_summary(&path).unwrap();
     assert_eq!(summary.meta.schema_version, 6);
     let reader = SerializedFileReader::new(std::fs::File::open(&path).unwrap()).unwrap();
     let rows: Vec<_> = reader.get_row_iter(None).unwrap().map(|r| r.unwrap()).collect();

@@ -20,15 +20,12 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
-use tracediff::analysis::aggregate::Naming;
-use tracediff::analysis::compare::{CompareRequest, compare_sides};
-use tracediff::analysis::diff::{Category, NameFilter};
-use tracediff::analysis::names::shorten_name;
-use tracediff::analysis::select::{Device, Pick, SideSelection, resolve};
-use tracediff::input::attrs::AttrRequest;
-use tracediff::input::load::{Side, load_side};
-use tracediff::model::iteration::step_number;
-use tracediff::model::store::TraceFile;
+use tracediff::commands::{CompareOptions, CompareRequest, compare};
+use tracediff::{Category, Comparison, Device, Naming, Pick, Resolved, SideSelection, shorten_name};
+use tracediff_trace::input::attrs::AttrRequest;
+use tracediff_trace::input::load::{Side, load_side};
+use tracediff_trace::model::iteration::step_number;
+use tracediff_trace::model::store::TraceFile;
 
 #[derive(Clone, Copy, Debug)]
 struct Rules {
@@ -325,12 +322,17 @@ fn pick(p: Option<i64>) -> Pick {
     p.map_or(Pick::Lowest, |v| Pick::List(vec![v]))
 }
 
-fn side_file<'a>(side: &'a Side, label: &str, sel: &SideSelection) -> (&'a TraceFile, Vec<i64>) {
-    let resolved = resolve(side, label, sel).unwrap();
+/// The comparison `tracediff compare` gives for `req`.
+fn compared(req: &CompareRequest) -> Comparison {
+    compare(req, &CompareOptions::default()).unwrap().value
+}
+
+/// The one file of `side` that `resolved` selects, and its steps.
+fn side_file<'a>(side: &'a Side, resolved: &Resolved) -> (&'a TraceFile, Vec<i64>) {
     assert_eq!(resolved.ranks.len(), 1);
     (
         side.file_of_rank(resolved.ranks[0]).unwrap(),
-        resolved.iterations.expect("golden traces have steps"),
+        resolved.iterations.clone().expect("golden traces have steps"),
     )
 }
 
@@ -357,8 +359,13 @@ fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
             ranks: pick(p.test_rank),
             iterations: pick(p.test_iteration),
         };
-        let (c_file, c_iters) = side_file(&control, "control", &c_sel);
-        let (t_file, t_iters) = side_file(&test, "test", &t_sel);
+        // The ranks and steps the selection resolves to, as the command resolves them.
+        let mut req = CompareRequest::new(traces.join(p.control), traces.join(p.test));
+        req.control_selection = c_sel.clone();
+        req.test_selection = t_sel.clone();
+        let first = compared(&req);
+        let (c_file, c_iters) = side_file(&control, &first.control.resolved);
+        let (t_file, t_iters) = side_file(&test, &first.test.resolved);
         let _ = writeln!(report, "{}:", p.golden);
         for (device_name, device) in [("ALL", Device::All), ("CPU", Device::Cpu), ("GPU", Device::Gpu)] {
             for naming in [Naming::Name, Naming::ShortName] {
@@ -385,12 +392,10 @@ fn every_golden_pair_matches_hta_but_for_the_documented_differences() {
                 }
                 // 2. tracediff equals the model with tracediff's rules, to the nanosecond.
                 let ours_model = run(TRACEDIFF);
-                let mut req = CompareRequest::new(traces.join(p.control), traces.join(p.test));
-                req.control_selection = c_sel.clone();
-                req.test_selection = t_sel.clone();
+                let mut req = req.clone();
                 req.device = device;
                 req.naming = naming;
-                let cmp = compare_sides(&req, &control, &test, &NameFilter::default()).unwrap();
+                let cmp = compared(&req);
                 let ours: Rows = cmp
                     .rows
                     .iter()
@@ -446,8 +451,7 @@ fn point_8_traces_match_the_model_and_differ_from_hta_only_by_point_8() {
     for f in ["triton_example", "torch_compile_triton", "mtia_rank_0"] {
         let path = shared.join("traces/edge").join(format!("{f}.json.gz"));
         let side = load_side(&path, &AttrRequest::default()).unwrap();
-        let sel = SideSelection::default();
-        let resolved = resolve(&side, "control", &sel).unwrap();
+        let resolved = compared(&CompareRequest::new(&path, &path)).control.resolved;
         let file = side.file_of_rank(resolved.ranks[0]).unwrap();
         let iters = resolved.iterations.as_deref();
         let _ = writeln!(report, "{f}:");
@@ -458,7 +462,7 @@ fn point_8_traces_match_the_model_and_differ_from_hta_only_by_point_8() {
             };
             let mut req = CompareRequest::new(&path, &path);
             req.device = device;
-            let cmp = compare_sides(&req, &side, &side, &NameFilter::default()).unwrap();
+            let cmp = compared(&req);
             let ours: Rows = cmp
                 .rows
                 .iter()

@@ -11,9 +11,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tempfile::TempDir;
-use tracediff::input::attrs::{AttrRequest, Preset};
-use tracediff::input::parse::parse_trace;
-use tracediff::input::read::Compression;
+use tracediff_trace::input::attrs::{AttrRequest, Preset};
+use tracediff_trace::input::parse::parse_trace;
+use tracediff_trace::input::read::Compression;
 
 fn write(dir: &TempDir, name: &str, bytes: &[u8]) -> String {
     let path = dir.path().join(name);

@@ -168,7 +168,9 @@ fn memory_instants_and_devices_are_captured_from_real_traces() {
         "torch_cpu/linear_dims/control/linear_dims_control.pt.trace.json.gz",
     ] {
         let path = t.join(rel);
-        let file = tracediff::input::load::load_file(&path, &tracediff::input::attrs::AttrRequest::default()).unwrap();
+        let file =
+            tracediff_trace::input::load::load_file(&path, &tracediff_trace::input::attrs::AttrRequest::default())
+                .unwrap();
         let mut text = String::new();
         std::io::Read::read_to_string(
             &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()),

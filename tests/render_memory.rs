@@ -4,11 +4,10 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tracediff::analysis::aggregate::{Naming, Totals};
-use tracediff::analysis::diff::{Comparison, Row, SideInfo, SortKey};
-use tracediff::analysis::select::{Device, Resolved};
-use tracediff::output::render::compare::{CompareView, render};
-use tracediff::output::render::{Format, TableStyle};
+use tracediff::render::{CompareView, Format, TableStyle, compare as render};
+use tracediff::{Comparison, Row, SideInfo, SortKey};
+use tracediff::{Device, Resolved};
+use tracediff::{Naming, Totals};
 
 struct Counting;
 
@@ -120,8 +119,8 @@ fn rendering_holds_no_copy_of_the_rows() {
 /// as one `serde_json::Value`, then one string. Now rows are written one at a time.
 #[test]
 fn operator_tables_are_written_row_by_row() {
-    use tracediff::analysis::views::{SortSide, SortSpec, ViewKind, ViewRow, ViewTable};
-    use tracediff::output::render::views::{TableView, write};
+    use tracediff::render::{TableView, view as write};
+    use tracediff::{Measure, SortSide, SortSpec, ViewKind, ViewRow, ViewTable};
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let c = comparison(0);
     let rows: Vec<ViewRow> = (0..100_000i64)
@@ -141,11 +140,18 @@ fn operator_tables_are_written_row_by_row() {
     let table = ViewTable {
         kind: ViewKind::Operators,
         by_operator: false,
-        measures: tracediff::analysis::views::operators::MEASURES,
+        // The operator view's measures.
+        measures: &[
+            Measure::Calls,
+            Measure::HostSelf,
+            Measure::HostTotal,
+            Measure::DeviceSelf,
+            Measure::DeviceTotal,
+        ],
         rows,
         control: c.control.clone(),
         test: c.test.clone(),
-        request: tracediff::analysis::compare::CompareRequest::new("/x/control", "/x/test"),
+        request: tracediff::commands::CompareRequest::new("/x/control", "/x/test"),
         has_device: true,
         zoom: None,
         significance: false,

@@ -138,7 +138,7 @@ fn summarize_and_events_replace_their_file_whole() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
     // A good one replaces it whole; nothing else is left in the directory.
     common::ok(&["summarize", "fixtures/basic/control/trace.json", "-o", text(&out)]);
-    assert!(tracediff::summary::read::read_summary(&out).is_ok());
+    assert!(tracediff::read_summary(&out).is_ok());
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -286,9 +286,9 @@ fn bad_parquet_is_one_line_naming_the_file() {
         "tracediff: a Parquet file but not a tracediff summary (no 'tracediff.summary' metadata) (events.parquet)"
     );
     // Another schema version.
-    let mut summary = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    let mut summary = tracediff::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
     summary.meta.schema_version = 99;
-    tracediff::output::summary::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
+    tracediff::save_summary(&summary, &dir.join("v99.parquet")).unwrap();
     assert_eq!(
         fails(dir, &["gate", "v99.parquet", "s/test", "--fail-on-added", "."]),
         "tracediff: summary schema version 99, this tracediff reads versions 1 to 6 (run tracediff summarize again) (v99.parquet)"
@@ -315,12 +315,12 @@ fn bad_parquet_is_one_line_naming_the_file() {
 #[test]
 fn summaries_round_trip_and_are_small() {
     let trace = repo().join("fixtures/ranks/control/rank0.json");
-    let file = tracediff::input::load::load_file(&trace, &Default::default()).unwrap();
-    let summary = tracediff::analysis::summary::summarize(&file, &trace);
+    let file = tracediff_trace::input::load::load_file(&trace, &Default::default()).unwrap();
+    let summary = tracediff::summarize_file(&file, &trace);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.parquet");
-    tracediff::output::summary::save_summary(&summary, &path).unwrap();
-    let back = tracediff::summary::read::read_summary(&path).unwrap();
+    tracediff::save_summary(&summary, &path).unwrap();
+    let back = tracediff::read_summary(&path).unwrap();
     assert_eq!(back, summary);
     assert_eq!(back.meta.source, trace);
     assert_eq!(back.meta.tracediff_version, env!("CARGO_PKG_VERSION"));
@@ -408,7 +408,7 @@ fn every_flipped_bit_is_refused_or_harmless() {
     let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
     let path = root.path().join("s/control/rank0.parquet");
     let good = std::fs::read(&path).unwrap();
-    let read = |bytes: Vec<u8>| tracediff::summary::read::read_summary_bytes(Path::new("x.parquet"), bytes);
+    let read = |bytes: Vec<u8>| tracediff::read_summary_bytes(Path::new("x.parquet"), bytes);
     let original = read(good.clone()).unwrap();
     let (mut refused, mut same) = (0, 0);
     for byte in 0..good.len() {
@@ -437,16 +437,16 @@ fn a_summary_whose_rows_do_not_match_its_checksum_is_refused() {
     let f = repo().join("fixtures/ranks");
     let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
     let dir = root.path();
-    let mut summary = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    let mut summary = tracediff::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
     summary.rows[0].count += 1;
     // Written with a correct checksum: read back fine.
     let out = dir.join("edited.parquet");
-    tracediff::output::summary::save_summary(&summary, &out).unwrap();
-    assert_eq!(tracediff::summary::read::read_summary(&out).unwrap(), summary);
+    tracediff::save_summary(&summary, &out).unwrap();
+    assert_eq!(tracediff::read_summary(&out).unwrap(), summary);
     // The rows of one file under the checksum of another.
     let mut forged = Vec::new();
-    let original = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
-    tracediff::output::summary::write_summary(&original, &mut forged).unwrap();
+    let original = tracediff::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    tracediff::write_summary(&original, &mut forged).unwrap();
     let mut edited = std::fs::read(&out).unwrap();
     let key = b"tracediff.summary.sha256";
     let at = |b: &[u8]| b.windows(key.len()).position(|w| w == key).unwrap();
@@ -478,12 +478,12 @@ fn summaries_carry_the_breakdown_and_old_ones_read_without_it() {
         assert_eq!(over_summaries[side]["breakdown"], over_traces[side]["breakdown"]);
     }
     // A version 1 summary: the same windows without their breakdown.
-    let mut old = tracediff::summary::read::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
+    let mut old = tracediff::read_summary(&dir.join("s/control/rank0.parquet")).unwrap();
     old.meta.schema_version = 1;
     for w in old.meta.windows.iter_mut().chain(old.meta.span.as_mut()) {
         w.breakdown = None;
     }
-    tracediff::output::summary::save_summary(&old, &dir.join("v1.parquet")).unwrap();
+    tracediff::save_summary(&old, &dir.join("v1.parquet")).unwrap();
     let from_old = json("v1.parquet", "s/test");
     assert!(from_old["control"]["breakdown"].is_null(), "{from_old}");
     assert!(from_old["test"]["breakdown"].is_object());
@@ -517,15 +517,15 @@ fn summaries_carry_own_times_and_old_ones_get_no_run_wide_shift() {
     let (over_summaries, err) = compare("s/control", "s/test");
     assert_eq!(over_summaries["run_shift"], over_traces["run_shift"]);
     assert!(err.contains("the whole run moved"), "{err}");
-    let summary = tracediff::summary::read::read_summary(&dir.join("s/control/trace.parquet")).unwrap();
+    let summary = tracediff::read_summary(&dir.join("s/control/trace.parquet")).unwrap();
     assert!(summary.has_own_times());
     // Host rows own less than their totals (children nest in them); device rows own their whole.
     assert!(summary.rows.iter().any(|r| r.self_ns < r.total_ns));
     // Written as schema 3 was: no self_ns column.
     let mut old = summary.clone();
     old.meta.schema_version = 3;
-    tracediff::output::summary::save_summary(&old, &dir.join("v3.parquet")).unwrap();
-    let back = tracediff::summary::read::read_summary(&dir.join("v3.parquet")).unwrap();
+    tracediff::save_summary(&old, &dir.join("v3.parquet")).unwrap();
+    let back = tracediff::read_summary(&dir.join("v3.parquet")).unwrap();
     assert!(!back.has_own_times());
     assert!(back.rows.iter().all(|r| r.self_ns == 0));
     let (from_old, err) = compare("v3.parquet", "s/test");

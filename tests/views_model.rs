@@ -4,8 +4,8 @@
 //! The model reads each trace with `serde_json::Value` and computes everything from the text:
 //! host/device, steps and iterations, the call tree (an "open events" list per thread, walking
 //! parents upwards for launching operators and device totals), the rows and the overview. It
-//! takes only the selected ranks and iterations from the library (`resolve`, which the golden
-//! suite checks against HTA). Skips, with a printed reason, when `../shared` is absent.
+//! takes only the selected ranks and iterations from the library (what the views resolved to,
+//! which the golden suite checks against HTA). Skips, with a printed reason, when `../shared` is absent.
 
 #![allow(clippy::needless_range_loop)] // the model indexes parallel columns, on purpose plainly
 
@@ -14,11 +14,8 @@ use crate::common;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use tracediff::analysis::compare::CompareRequest;
-use tracediff::analysis::diff::NameFilter;
-use tracediff::analysis::loaded::load;
-use tracediff::analysis::select::Pick;
-use tracediff::analysis::views::{kernels::kernels, operators::operators, overview::overview};
+use tracediff::commands::{self, CompareRequest, KernelsOptions, ViewOptions};
+use tracediff::{Pick, Resolved, ViewTable};
 
 fn traces() -> Option<PathBuf> {
     common::traces("the views model")
@@ -292,6 +289,15 @@ fn op_rows(sel: &[(&Model, Vec<bool>)]) -> OpRows {
 }
 
 /// Whether a row is a non-ATen owner's (`gemm [python]`, docs/graphs.md#launch-owners).
+/// A graph kernel's owner without its node ordinal (`replay [python] node 3` → `replay
+/// [python]`).
+fn without_node(owner: &str) -> &str {
+    match owner.rsplit_once(" node ") {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => owner,
+    }
+}
+
 fn is_non_aten(name: &str) -> bool {
     [" [python]", " [triton]", " [annotation]", " [launch]"]
         .iter()
@@ -729,16 +735,36 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
             s.iterations = Pick::All;
         }
     }
-    let loaded = load(&req, "views").unwrap();
-    let f = NameFilter::default();
-    let ops = operators(&req, &loaded, &f, None);
-    let ks = kernels(&req, &loaded, &f, false, None);
-    let kbo = kernels(&req, &loaded, &f, true, None);
-    let ov = overview(&loaded, &req.labels);
+    let ops = commands::operators(&req, &ViewOptions::default(), None)
+        .unwrap()
+        .value
+        .table;
+    let kernels = |by_operator| -> ViewTable {
+        let options = KernelsOptions {
+            by_operator,
+            ..KernelsOptions::default()
+        };
+        commands::kernels(&req, &options).unwrap().value.table
+    };
+    let (ks, kbo) = (kernels(false), kernels(true));
+    // The overview over the ranks and steps the views resolved to (by default it takes every
+    // step where the views take the first).
+    let resolved: [Resolved; 2] = [ops.control.resolved.clone(), ops.test.resolved.clone()];
+    let mut over = req.clone();
+    for (s, r) in [&mut over.control_selection, &mut over.test_selection]
+        .into_iter()
+        .zip(&resolved)
+    {
+        s.ranks = Pick::List(r.ranks.clone());
+        if let Some(steps) = &r.iterations {
+            s.iterations = Pick::List(steps.clone());
+        }
+    }
+    let ov = commands::overview(&over).unwrap().value;
     let mut checked = 0;
     for (k, dir) in [control, test].into_iter().enumerate() {
         let models: Vec<Model> = files_of(dir).iter().map(|p| model(p)).collect();
-        let res = &loaded.resolved[k];
+        let res = &resolved[k];
         let sel = selected(&models, &res.ranks, &res.iterations);
         let side = |v: &[Option<i64>]| -> Vec<i64> { v.iter().map(|x| x.unwrap_or(0)).collect() };
         let want_ops = op_rows(&sel);
@@ -767,18 +793,21 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
         assert!(non_aten <= unowned, "{} non-ATen rows, side {k}", control.display());
         for (table, by_op) in [(&ks, false), (&kbo, true)] {
             let want = kernel_rows(&sel, by_op);
-            // A non-ATen owner (docs/graphs.md) is `(no operator)` in this model.
+            // A non-ATen owner (docs/graphs.md) is `(no operator)` in this model, and a graph
+            // kernel's owner is its launching operator without the node ordinal the command
+            // adds (`… node 3`, docs/graphs.md#launch-owners).
             let mut got = KernelRows::new();
             for r in &table.rows {
                 let v = if k == 0 { &r.control } else { &r.test };
                 if v[0] == Some(0) {
                     continue;
                 }
-                let op = r.operator.clone().map(|o| {
-                    if is_non_aten(&o) {
+                let op = r.operator.as_deref().map(|o| {
+                    let o = without_node(o);
+                    if is_non_aten(o) {
                         "(no operator)".to_string()
                     } else {
-                        o
+                        o.to_string()
                     }
                 });
                 let e = got.entry((op, r.name.clone())).or_insert([0, 0, i64::MAX, i64::MIN]);

@@ -5,9 +5,9 @@
 use libfuzzer_sys::fuzz_target;
 use std::io::Read;
 use std::path::Path;
-use tracediff::input::attrs::{AttrRequest, Preset};
-use tracediff::input::parse::parse_trace;
-use tracediff::input::read::Compression;
+use tracediff_trace::input::attrs::{AttrRequest, Preset};
+use tracediff_trace::input::parse::parse_trace;
+use tracediff_trace::input::read::Compression;
 
 /// A reader that hands out at most `n` bytes per call.
 struct Pieces<'a>(&'a [u8], usize);

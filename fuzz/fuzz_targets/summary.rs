@@ -5,10 +5,10 @@
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 use std::sync::OnceLock;
-use tracediff::input::attrs::AttrRequest;
-use tracediff::input::load::load_file;
-use tracediff::model::summary::FileSummary;
-use tracediff::summary::read::read_summary_bytes;
+use tracediff_trace::input::attrs::AttrRequest;
+use tracediff_trace::input::load::load_file;
+use tracediff_trace::model::summary::FileSummary;
+use tracediff::read_summary_bytes;
 
 /// A real summary (of the basic control fixture) and its bytes.
 fn seed() -> &'static (FileSummary, Vec<u8>) {
@@ -16,9 +16,9 @@ fn seed() -> &'static (FileSummary, Vec<u8>) {
     SEED.get_or_init(|| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/basic/control/trace.json");
         let file = load_file(&path, &AttrRequest::default()).expect("the fixture loads");
-        let summary = tracediff::analysis::summary::summarize(&file, &path);
+        let summary = tracediff::summarize_file(&file, &path);
         let mut bytes = Vec::new();
-        tracediff::output::summary::write_summary(&summary, &mut bytes).expect("writes");
+        tracediff::write_summary(&summary, &mut bytes).expect("writes");
         (summary, bytes)
     })
 }

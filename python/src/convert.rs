@@ -4,9 +4,9 @@
 use crate::TraceError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use tracediff::analysis::diff::{Comparison, SortKey};
-use tracediff::analysis::select::{Device, Pick};
 use tracediff::commands::Shown;
+use tracediff::{Comparison, SortKey};
+use tracediff::{Device, Pick};
 
 /// `None` → the default pick (the lowest); otherwise the command line's syntax (`3`, `1,2`, `all`).
 pub(crate) fn pick(text: Option<&str>) -> PyResult<Pick> {
@@ -114,7 +114,7 @@ pub(crate) fn comparison_columns<'py>(
 /// The module diff as a flat JSON list of nodes in the order they ran: Python rebuilds the tree
 /// without recursion and without every node's full path (python/tracediff/_api.py).
 pub(crate) fn modules_json(m: &tracediff::commands::Modules) -> String {
-    use tracediff::output::render::modules::{ModuleOrder, ModuleView, write_flat_json};
+    use tracediff::render::{ModuleOrder, ModuleView, write_flat_json};
     let shown = ModuleView {
         diff: &m.diff,
         top: m.top(),

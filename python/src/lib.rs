@@ -19,12 +19,12 @@ use pyo3::exceptions::{PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::path::PathBuf;
-use tracediff::analysis::gate::GateConfig;
-use tracediff::analysis::report::ReportLimits;
-use tracediff::analysis::select::SideSelection;
+use tracediff::GateConfig;
+use tracediff::ReportLimits;
+use tracediff::SideSelection;
 use tracediff::commands::{self, Done, Note, Outcome, Pair};
-use tracediff::output::render::Format;
-use tracediff::output::render::plot::{Chart, ImageFormat, Metric, draw};
+use tracediff::render::Format;
+use tracediff::render::{Chart, ImageFormat, Metric, draw};
 
 create_exception!(
     _native,
@@ -93,7 +93,7 @@ fn compare<'py>(
     test: PathBuf,
     options: &Options,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    let request = options.request(control, test)?;
+    let request = options.request(control, test);
     let (comparison, notes) = command(py, || commands::compare(&request, &commands::CompareOptions::default()))?;
     comparison_columns(py, &comparison, &notes)
 }
@@ -108,7 +108,7 @@ fn view<'py>(
     test: PathBuf,
     options: &Options,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let request = options.request(control, test)?;
+    let request = options.request(control, test);
     let shown = commands::ViewOptions {
         zoom: options.zoom.clone(),
         ..commands::ViewOptions::default()
@@ -130,7 +130,7 @@ fn view<'py>(
         }
         // With the per-step rows: the Python API returns them as a frame.
         "overview" => {
-            use tracediff::output::render::views::{OverviewOptions, render_overview_with};
+            use tracediff::render::{OverviewOptions, render_overview_with};
             let (o, _) = command(py, || commands::overview(&request))?;
             Ok(text(render_overview_with(
                 &o,
@@ -203,9 +203,9 @@ fn flamegraph(
     folded: bool,
     widths: &str,
 ) -> PyResult<String> {
-    use tracediff::analysis::flamegraph::FlameTime;
+    use tracediff::FlameTime;
     use tracediff::commands::FlameSide;
-    use tracediff::output::render::flamegraph::FlameWidths;
+    use tracediff::render::FlameWidths;
     let request = commands::FlameRequest {
         widths: choice(
             "widths",
@@ -221,7 +221,7 @@ fn flamegraph(
         folded,
         totals: false,
     };
-    let pair = options.request(control, test)?;
+    let pair = options.request(control, test);
     let (bytes, _) = command(py, || commands::flamegraph(&pair, &request))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
@@ -259,7 +259,7 @@ fn plot(
         output: Some(output),
         size: (width, height),
     };
-    let pair = Pair::Given(Box::new(options.request(control, test)?));
+    let pair = Pair::Given(Box::new(options.request(control, test)));
     Ok(command(py, || commands::plot(&pair, &plot))?.1)
 }
 
@@ -286,7 +286,7 @@ fn report(
     table_depth: usize,
     table_rows: usize,
 ) -> PyResult<Vec<String>> {
-    let request = options.request(control, test)?;
+    let request = options.request(control, test);
     let limits = ReportLimits {
         depth: table_depth,
         rows: table_rows,
@@ -324,7 +324,7 @@ fn events<'py>(
     let (table, _) = command(py, || commands::events(&request))?;
     let (csv, rows) = guarded(py, || {
         let mut out = Vec::new();
-        let rows = table.write(tracediff::output::events::EventsFormat::Csv, &mut out)?;
+        let rows = table.write(tracediff::render::EventsFormat::Csv, &mut out)?;
         Ok((out, rows))
     })?;
     if rows == 0 {
@@ -353,7 +353,7 @@ fn gate(
         iterations: pick_or_all(iterations)?,
     };
     let (report, _) = command(py, || commands::gate(&config, &baseline, &candidate, &selection))?;
-    Ok(tracediff::output::render::gate::render(&report, Format::Json, true))
+    Ok(tracediff::render::gate(&report, Format::Json, true))
 }
 
 /// Panics inside the guard, as a bug in the library would: the tests check that Python sees a

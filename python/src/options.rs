@@ -3,43 +3,59 @@
 use crate::convert::{device, pick};
 use pyo3::prelude::*;
 use std::path::PathBuf;
-use tracediff::analysis::aggregate::Naming;
-use tracediff::analysis::select::SideSelection;
+use tracediff::Naming;
+use tracediff::SideSelection;
 use tracediff::commands::CompareRequest;
 
 /// The options every comparison takes, as one typed object across the FFI (the Python functions'
 /// keyword arguments): built once, checked by pyo3's conversions (a `str` where a list of
 /// patterns belongs is a `TypeError`), and validated here before any trace is read.
-#[pyclass(module = "tracediff._native", frozen, get_all)]
-#[derive(Clone, Debug, Default)]
+#[pyclass(module = "tracediff._native", frozen)]
+#[derive(Clone)]
 pub(crate) struct Options {
     /// Ranks of the control side in the command line's syntax (`3`, `0,2`, `all`); None: the lowest.
+    #[pyo3(get)]
     control_rank: Option<String>,
     /// Ranks of the test side.
+    #[pyo3(get)]
     test_rank: Option<String>,
     /// ProfilerSteps of the control side; None: the lowest.
+    #[pyo3(get)]
     control_iteration: Option<String>,
     /// ProfilerSteps of the test side.
+    #[pyo3(get)]
     test_iteration: Option<String>,
     /// `cpu`, `gpu` or `all`.
+    #[pyo3(get)]
     device: String,
     /// Group by HTA's short names.
+    #[pyo3(get)]
     short_names: bool,
     /// Rewrite run-specific noise out of names.
+    #[pyo3(get)]
     normalize_names: bool,
     /// Keep only names matching any of these patterns.
+    #[pyo3(get)]
     include: Vec<String>,
     /// Drop names matching any of these patterns.
+    #[pyo3(get)]
     exclude: Vec<String>,
     /// Names of the two sides.
+    #[pyo3(get)]
     labels: Option<(String, String)>,
     /// Kernel rows keyed by (launching operator, kernel).
+    #[pyo3(get)]
     pub(crate) by_operator: bool,
     /// A module path: only what ran inside that node.
+    #[pyo3(get)]
     pub(crate) zoom: Option<String>,
     /// Judge significance against no change even where the whole run moved by one factor (the
     /// command line's `--no-run-shift`; docs/significance.md#a-run-wide-shift).
+    #[pyo3(get)]
     no_run_shift: bool,
+    /// The request these options make, built and checked once when they are made: a pair's
+    /// request is it with the pair's two paths.
+    template: CompareRequest,
 }
 
 #[pymethods]
@@ -65,7 +81,7 @@ impl Options {
         zoom: Option<String>,
         no_run_shift: bool,
     ) -> PyResult<Self> {
-        let options = Options {
+        let mut options = Options {
             control_rank,
             test_rank,
             control_iteration,
@@ -79,9 +95,10 @@ impl Options {
             by_operator,
             zoom,
             no_run_shift,
+            template: CompareRequest::new(PathBuf::new(), PathBuf::new()),
         };
         // Refused now, with the option's name, rather than after the traces are read.
-        options.request(PathBuf::new(), PathBuf::new())?;
+        options.template = options.build()?;
         Ok(options)
     }
 
@@ -92,8 +109,16 @@ impl Options {
 
 impl Options {
     /// The request of a pair with these options.
-    pub(crate) fn request(&self, control: PathBuf, test: PathBuf) -> PyResult<CompareRequest> {
-        let mut request = CompareRequest::new(control, test);
+    pub(crate) fn request(&self, control: PathBuf, test: PathBuf) -> CompareRequest {
+        let mut request = self.template.clone();
+        request.control = control;
+        request.test = test;
+        request
+    }
+
+    /// The request these options make, without its paths: the one place they are read.
+    fn build(&self) -> PyResult<CompareRequest> {
+        let mut request = CompareRequest::new(PathBuf::new(), PathBuf::new());
         request.control_selection = SideSelection {
             ranks: pick(self.control_rank.as_deref())?,
             iterations: pick(self.control_iteration.as_deref())?,
@@ -116,5 +141,26 @@ impl Options {
             request.labels = [c.clone(), t.clone()];
         }
         Ok(request)
+    }
+}
+
+/// What Python shows: the options as given (the request they make is theirs).
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("control_rank", &self.control_rank)
+            .field("test_rank", &self.test_rank)
+            .field("control_iteration", &self.control_iteration)
+            .field("test_iteration", &self.test_iteration)
+            .field("device", &self.device)
+            .field("short_names", &self.short_names)
+            .field("normalize_names", &self.normalize_names)
+            .field("include", &self.include)
+            .field("exclude", &self.exclude)
+            .field("labels", &self.labels)
+            .field("by_operator", &self.by_operator)
+            .field("zoom", &self.zoom)
+            .field("no_run_shift", &self.no_run_shift)
+            .finish()
     }
 }

@@ -60,7 +60,8 @@ pub type NameTotals = BTreeMap<String, Totals>;
 pub struct Keying {
     /// The name or HTA's short name.
     pub naming: Naming,
-    /// Apply [`normalize_name`] before grouping.
+    /// Rewrite run-specific noise out of names (ids, addresses, hashes: `--normalize`) before
+    /// grouping.
     pub normalize: bool,
     /// Attribute columns whose values become part of the row key (`stream` and `correlation`
     /// are the core columns).

@@ -187,6 +187,7 @@ impl fmt::Display for Category {
 }
 
 /// Joins the two sides' totals into rows, sorted by name.
+#[cfg(test)]
 pub fn diff(control: &NameTotals, test: &NameTotals) -> Vec<Row> {
     diff_owned(control.clone(), test.clone())
 }

@@ -132,14 +132,9 @@ pub fn flame_stacks_default_of(
     flame_stacks_of(diff, files, FlameTime::Host, classifier)
 }
 
-/// Builds the stacks of both sides from the module diff of `loaded`. With device time, a
-/// kernel frame whose names differ between the sides is keyed by `classifier`'s class and its
-/// position (docs/flamegraph.md).
-pub fn flame_stacks(diff: &ModuleDiff, loaded: &Loaded, time: FlameTime, classifier: &Classifier) -> FlameStacks {
-    flame_stacks_of(diff, [&loaded.files(0), &loaded.files(1)], time, classifier)
-}
-
-/// [`flame_stacks`] over each side's files (see [`flame_stacks_default_of`]).
+/// Builds the stacks of both sides from the module diff and each side's files. With device
+/// time, a kernel frame whose names differ between the sides is keyed by `classifier`'s class
+/// and its position (docs/flamegraph.md); [`flame_stacks_default_of`] picks the time.
 pub fn flame_stacks_of(
     diff: &ModuleDiff,
     files: [&[&TraceFile]; 2],

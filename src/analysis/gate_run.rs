@@ -4,7 +4,8 @@
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::{CompareRequest, run_shift_of};
-use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, Samples, device_row_keys, evaluate, measure};
+use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, device_row_keys, evaluate, measure};
+use crate::analysis::per_step::Samples;
 use crate::analysis::replicates::MIN_RUNS;
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::analysis::shift::gate_shift_note;

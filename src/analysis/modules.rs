@@ -30,7 +30,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
 use crate::analysis::intervals::{clipped_union, merge_spans};
 use crate::analysis::loaded::Loaded;
-pub use crate::analysis::modules_roles::{BACKWARD_PREFIX, MODULE_PREFIX, compiled_key, module_key};
+pub use crate::analysis::modules_roles::{MODULE_PREFIX, compiled_key, module_key};
 use crate::analysis::modules_roles::{Role, enclosing_node, roles};
 use crate::analysis::select::Selected;
 use crate::error::{Error, Result};

@@ -18,7 +18,7 @@ use crate::analysis::views::classes::classes_of_kernels;
 use crate::analysis::views::kernels::{kernels, kernels_per_node};
 use crate::analysis::views::operators::{operators, operators_per_node};
 use crate::analysis::views::overview::{Overview, overview_for_request};
-use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
+use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
 
 /// How much of the per-node tables goes into the page.
@@ -184,9 +184,13 @@ fn node_tables(
     ks.classifier = Some(classifier.clone());
     // Grouped before the cut: the class rows hold every kernel of the node.
     let mut classes = classes_of_kernels(&ks, classifier);
-    let op_time = if ops.has_device { "device_total" } else { "host_total" };
+    let op_time = if ops.has_device {
+        Measure::DeviceTotal
+    } else {
+        Measure::HostTotal
+    };
     cut(&mut ops, op_time, rows);
-    cut(&mut ks, "device_total", rows);
+    cut(&mut ks, Measure::DeviceTotal, rows);
     if !path.is_empty() {
         ops.zoom = Some(path.to_string());
         ks.zoom = Some(path.to_string());
@@ -203,7 +207,7 @@ fn node_tables(
 }
 
 /// Keeps the `rows` rows of largest |Δ| of `measure` (ties by name), as `--top` does.
-fn cut(table: &mut ViewTable, measure: &str, rows: usize) {
+fn cut(table: &mut ViewTable, measure: Measure, rows: usize) {
     let measure = table.measure(measure).unwrap_or(0);
     let spec = SortSpec::Column {
         side: SortSide::AbsDiff,

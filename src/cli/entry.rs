@@ -60,58 +60,13 @@ where
     T: Into<OsString> + Clone,
 {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let cli = match Cli::try_parse_from(&args) {
+    let cli = match parse(&args) {
         Ok(cli) => cli,
-        // Help and version go to stdout with 0.
-        Err(e) if !e.use_stderr() => {
-            let _ = e.print();
-            return 0;
-        }
-        Err(e) => {
-            // Usage errors to stderr with 2. clap quotes the arguments it refuses: the error is
-            // rendered again without styles, so every escape sequence left is the user's, and
-            // shown escaped, never sent raw to a terminal.
-            let plain = Cli::command()
-                .styles(clap::builder::Styles::plain())
-                .try_get_matches_from(&args)
-                .err();
-            let text = match plain {
-                Some(plain) => plain.render().ansi().to_string(),
-                None => e.render().to_string(),
-            };
-            let _ = VisibleControls::new(std::io::stderr()).write_all(text.as_bytes());
-            return 2;
-        }
+        Err(code) => return code,
     };
     crate::output::atomic::remove_temporaries_on_signal();
     let stdout = std::io::stdout();
-    // A terminal that reports no size (a pty nobody sized, `script` under some CI runners)
-    // gets the conventional 80 columns rather than a table squeezed to nothing.
-    let terminal_width = stdout.is_terminal().then(|| {
-        comfy_table::Table::new()
-            .width()
-            .map(usize::from)
-            .filter(|&w| w > 0)
-            .unwrap_or(UNSIZED_TERMINAL_WIDTH)
-    });
-    // `COLUMNS` (a number) sets the width tables fit, on a terminal or not (as Python's
-    // shutil.get_terminal_size reads it); without it a terminal's own width, and a pipe or a
-    // file gets full names (docs/commands.md#terminal-width).
-    let columns = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&c| c > 0);
-    let table_width = columns.or(terminal_width);
-    // Notes are wrapped where standard error is a terminal (to `COLUMNS`, else its width);
-    // piped, each stays one line for grep, whatever `COLUMNS` says.
-    let notes_width = std::io::stderr().is_terminal().then(|| {
-        columns.unwrap_or_else(|| {
-            terminal_size::terminal_size_of(std::io::stderr())
-                .map(|(w, _)| usize::from(w.0))
-                .filter(|&w| w > 0)
-                .unwrap_or(UNSIZED_TERMINAL_WIDTH)
-        })
-    });
+    let widths = Widths::of_this_process(stdout.is_terminal());
     // On a terminal every byte is shown safely (names and paths may hold escape sequences);
     // to a file or a pipe, CSV and JSON keep names exactly (docs/robustness.md).
     let on_terminal = stdout.is_terminal();
@@ -128,9 +83,9 @@ where
     let mut env = Env {
         stdout: &mut *out,
         stderr: &mut err,
-        terminal_width,
-        table_width,
-        notes_width,
+        terminal_width: widths.terminal,
+        table_width: widths.table,
+        notes_width: widths.notes,
         state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
     };
     let progress = Progress::start(std::io::stderr().is_terminal());
@@ -143,7 +98,111 @@ where
         Err(Error::Output { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
             let _ = writeln!(err, "tracediff: {e}");
-            u8::try_from(e.exit_code()).unwrap_or(2)
+            exit_code(&e)
+        }
+    }
+}
+
+/// The arguments parsed, or the exit code when they are not a command to run: help and version
+/// (printed to stdout, 0) or a usage error (printed to stderr, 2).
+fn parse(args: &[OsString]) -> Result<Cli, u8> {
+    match Cli::try_parse_from(args) {
+        Ok(cli) => Ok(cli),
+        // Help and version go to stdout with 0.
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            Err(0)
+        }
+        Err(e) => {
+            // Usage errors to stderr with 2. clap quotes the arguments it refuses: the error is
+            // rendered again without styles, so every escape sequence left is the user's, and
+            // shown escaped, never sent raw to a terminal.
+            let plain = Cli::command()
+                .styles(clap::builder::Styles::plain())
+                .try_get_matches_from(args)
+                .err();
+            let text = match plain {
+                Some(plain) => plain.render().ansi().to_string(),
+                None => e.render().to_string(),
+            };
+            let _ = VisibleControls::new(std::io::stderr()).write_all(text.as_bytes());
+            Err(2)
+        }
+    }
+}
+
+/// The widths output is fitted to.
+struct Widths {
+    /// Standard output's, where it is a terminal.
+    terminal: Option<usize>,
+    /// The tables': `COLUMNS`, else the terminal's.
+    table: Option<usize>,
+    /// The notes', where standard error is a terminal.
+    notes: Option<usize>,
+}
+
+impl Widths {
+    fn of_this_process(stdout_is_terminal: bool) -> Widths {
+        // A terminal that reports no size (a pty nobody sized, `script` under some CI runners)
+        // gets the conventional 80 columns rather than a table squeezed to nothing.
+        let terminal = stdout_is_terminal.then(|| {
+            comfy_table::Table::new()
+                .width()
+                .map(usize::from)
+                .filter(|&w| w > 0)
+                .unwrap_or(UNSIZED_TERMINAL_WIDTH)
+        });
+        // `COLUMNS` (a number) sets the width tables fit, on a terminal or not (as Python's
+        // shutil.get_terminal_size reads it); without it a terminal's own width, and a pipe or a
+        // file gets full names (docs/commands.md#terminal-width).
+        let columns = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+            .filter(|&c| c > 0);
+        // Notes are wrapped where standard error is a terminal (to `COLUMNS`, else its width);
+        // piped, each stays one line for grep, whatever `COLUMNS` says.
+        let notes = std::io::stderr().is_terminal().then(|| {
+            columns.unwrap_or_else(|| {
+                terminal_size::terminal_size_of(std::io::stderr())
+                    .map(|(w, _)| usize::from(w.0))
+                    .filter(|&w| w > 0)
+                    .unwrap_or(UNSIZED_TERMINAL_WIDTH)
+            })
+        });
+        Widths {
+            terminal,
+            table: columns.or(terminal),
+            notes,
+        }
+    }
+}
+
+/// The exit code of an error, by its kind: each is bad usage or bad input (2). Exit code 1 is
+/// a failed regression gate, which is a result, not an error.
+fn exit_code(error: &Error) -> u8 {
+    match error {
+        Error::Trace(_) | Error::Output { .. } | Error::State(_) | Error::Render(_) => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_kind_exits_with_2() {
+        let errors = [
+            Error::usage("no such rank"),
+            Error::input("trace.json", "invalid JSON"),
+            Error::Output {
+                path: "out.csv".into(),
+                source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            },
+            Error::State("no saved comparison".into()),
+            Error::Render("no font".into()),
+        ];
+        for e in &errors {
+            assert_eq!(exit_code(e), 2, "{e}");
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::analysis::modules::{Scope, zoom_scope};
 use crate::analysis::views::attribution::{coverage, coverage_note};
 use crate::analysis::views::overview::{Overview, overview_request};
 use crate::analysis::views::runs::{RunTable, join_runs};
-use crate::analysis::views::{SortSide, SortSpec, ViewTable, sort_view_rows};
+use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -29,12 +29,12 @@ pub enum OperatorTime {
 }
 
 impl OperatorTime {
-    fn measure(self) -> &'static str {
+    fn measure(self) -> Measure {
         match self {
-            OperatorTime::HostSelf => "host_self",
-            OperatorTime::HostTotal => "host_total",
-            OperatorTime::DeviceSelf => "device_self",
-            OperatorTime::DeviceTotal => "device_total",
+            OperatorTime::HostSelf => Measure::HostSelf,
+            OperatorTime::HostTotal => Measure::HostTotal,
+            OperatorTime::DeviceSelf => Measure::DeviceSelf,
+            OperatorTime::DeviceTotal => Measure::DeviceTotal,
         }
     }
 }
@@ -54,12 +54,12 @@ pub enum KernelTime {
 }
 
 impl KernelTime {
-    fn measure(self) -> &'static str {
+    fn measure(self) -> Measure {
         match self {
-            KernelTime::Total => "device_total",
-            KernelTime::Mean => "device_mean",
-            KernelTime::Min => "device_min",
-            KernelTime::Max => "device_max",
+            KernelTime::Total => Measure::DeviceTotal,
+            KernelTime::Mean => Measure::DeviceMean,
+            KernelTime::Min => Measure::DeviceMin,
+            KernelTime::Max => Measure::DeviceMax,
         }
     }
 }
@@ -298,7 +298,7 @@ pub(super) fn loaded(req: &CompareRequest, command: &str, notes: &mut Notes) -> 
 
 /// Refuses, before the traces are read, a sort key the table lacks and a bad name pattern;
 /// returns the name filter.
-fn check(req: &CompareRequest, options: &ViewOptions, measures: &[&str]) -> Result<NameFilter> {
+fn check(req: &CompareRequest, options: &ViewOptions, measures: &[Measure]) -> Result<NameFilter> {
     if let Some(text) = &options.sort {
         sort_spec(text, measures, options.one_run)?;
     }
@@ -332,7 +332,7 @@ fn attribution_notes(req: &CompareRequest, loaded: &Loaded, notes: &mut Notes) {
 
 /// Sorts the table (the given key, else the shown time's largest change first) and keeps only
 /// the significant rows when asked.
-fn shown(mut table: ViewTable, time: &str, options: &ViewOptions) -> Result<Shown> {
+fn shown(mut table: ViewTable, time: Measure, options: &ViewOptions) -> Result<Shown> {
     let time = table.measure(time).unwrap_or(0);
     let sort = match &options.sort {
         Some(text) => sort_spec(text, table.measures, options.one_run)?,
@@ -354,7 +354,7 @@ fn shown(mut table: ViewTable, time: &str, options: &ViewOptions) -> Result<Show
 
 /// A `--sort` key; with one run, a bare measure (`device-total`) sorts by the run's value, and
 /// keys of a second side or of a change are refused.
-fn sort_spec(text: &str, measures: &[&str], one_run: bool) -> Result<SortSpec> {
+fn sort_spec(text: &str, measures: &[Measure], one_run: bool) -> Result<SortSpec> {
     let parsed = SortSpec::parse(text, measures);
     let spec = match parsed {
         Err(_) if one_run => SortSpec::parse(&format!("control-{text}"), measures).or(parsed),

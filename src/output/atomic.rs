@@ -183,11 +183,6 @@ impl AtomicFile {
         &mut self.out
     }
 
-    /// The final path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Flushes and fsyncs the bytes: after this only the rename is left, which needs no space.
     fn prepare(&mut self) -> Result<()> {
         self.out.flush().map_err(|e| output_error(&self.path, e))?;

@@ -33,7 +33,7 @@ fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
 
 /// Writes `summary` to `out` (Snappy-compressed, strings dictionary-encoded).
 /// A summary of schema version 6 or later is written in the one-table layout
-/// ([`crate::output::summary_table`]); an older one as its version was.
+/// (op rows and step rows in one table); an older one as its version was.
 pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
     if summary.meta.schema_version >= SUMMARY_SCHEMA_TABLE {
         return crate::output::summary_table::write_summary_table(summary, out);

@@ -2,7 +2,7 @@
 //! file in flight holds events); a summary file is read as it is. Traces and summaries may be
 //! mixed on one side.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with, summarize_opened_marked};
 use crate::input::parse::{Header, scan_header};
 use crate::input::read::open;
@@ -30,15 +30,15 @@ pub fn load_summary_side_marked(
     marker: Option<&regex::Regex>,
     summarize: &SummarizeFn<'_>,
 ) -> Result<SummarySide> {
-    let load = |p: &Path| -> Result<FileSummary> {
+    let load = |p: &Path| -> tracediff_trace::Result<FileSummary> {
         if is_parquet(p)? {
-            return read_summary(p);
+            return read_summary(p).map_err(Error::into_trace);
         }
         summarize_opened_marked(open(p)?, p, marker, summarize)
     };
-    let scan = |p: &Path, steps: bool| -> Result<Header> {
+    let scan = |p: &Path, steps: bool| -> tracediff_trace::Result<Header> {
         if is_parquet(p)? {
-            let s = read_summary(p)?;
+            let s = read_summary(p).map_err(Error::into_trace)?;
             return Ok(Header {
                 rank: s.meta.declared_rank,
                 world_size: s.meta.world_size,
@@ -48,7 +48,7 @@ pub fn load_summary_side_marked(
         let r = open(p)?;
         scan_header(r.inner, p, r.compression, steps)
     };
-    load_side_with(input, picks, want_steps, &load, &scan)
+    Ok(load_side_with(input, picks, want_steps, &load, &scan)?)
 }
 
 /// Both sides into summaries: what compare, gate and overview read (see
@@ -70,7 +70,7 @@ pub fn load_summary_pair_marked(
     marker: Option<&regex::Regex>,
     summarize: &SummarizeFn<'_>,
 ) -> Result<SidePair<FileSummary>> {
-    load_pair_with(control, test, selections, &|p, picks, steps| {
-        load_summary_side_marked(p, picks, steps, marker, summarize)
-    })
+    Ok(load_pair_with(control, test, selections, &|p, picks, steps| {
+        load_summary_side_marked(p, picks, steps, marker, summarize).map_err(Error::into_trace)
+    })?)
 }

@@ -1,4 +1,5 @@
-//! The one error type of the library, and how each kind maps to an exit code.
+//! The error of the trace crate: a usage error or an input that cannot be read. (The
+//! tracediff crate wraps it in its own error, beside what only it raises.)
 
 use std::fmt;
 use std::io;
@@ -42,24 +43,6 @@ pub enum Error {
         /// Where in the file, when known.
         location: Option<Location>,
     },
-
-    /// Writing output failed.
-    #[error("cannot write {}: {}", path.display(), io_reason(source))]
-    Output {
-        /// The file written to (`<stdout>` for standard output).
-        path: PathBuf,
-        /// Why the write failed.
-        #[source]
-        source: std::io::Error,
-    },
-
-    /// A saved comparison is missing or unreadable.
-    #[error("{0}")]
-    State(String),
-
-    /// A chart could not be drawn.
-    #[error("cannot draw the chart: {0}")]
-    Render(String),
 }
 
 fn fmt_input(what: &str, path: &Path, location: Option<&Location>) -> String {
@@ -91,12 +74,6 @@ impl Error {
     /// A usage error: the message is the whole line.
     pub fn usage(msg: impl Into<String>) -> Self {
         Error::Usage(msg.into())
-    }
-
-    /// Process exit code for this error: every error is bad usage or bad input (2).
-    /// Exit code 1 is reserved for a failed regression gate, which is a result, not an error.
-    pub fn exit_code(&self) -> i32 {
-        2
     }
 }
 
@@ -139,7 +116,6 @@ mod tests {
         assert_eq!(e.to_string(), "invalid JSON: expected ':' (a/b.json: byte 17)");
         let e = Error::input("dir", "no trace files");
         assert_eq!(e.to_string(), "no trace files (dir)");
-        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]

@@ -12,12 +12,6 @@ pub fn align(control: &TreeNode, test: &TreeNode) -> AlignedNode {
     aligner.build(Task::Pair(control, test, None, [Vec::new(), Vec::new()]))
 }
 
-/// A side's tree on its own, every node `added` (test) or `deleted` (control).
-pub fn one_sided(node: &TreeNode, status: Status) -> AlignedNode {
-    let mut aligner = Aligner::default();
-    aligner.build(Task::OneSided(node, status, None))
-}
-
 /// A node of the aligned tree still to make.
 enum Task<'t> {
     /// Two nodes paired (after their wrappers, which are named), with their ordinal.

@@ -25,11 +25,10 @@ mod merge;
 mod tree;
 mod wrappers;
 
-pub use self::keys::{escape_key, parse_segment, path_segments};
-pub use self::matching::{align, one_sided};
+pub use self::keys::{parse_segment, path_segments};
+pub use self::matching::align;
 pub use self::merge::merge;
-pub use self::tree::{AlignedNode, NodeKind, PathStack, Source, Status, Times, TreeNode, UNKNOWN_KEY, child_path};
-pub use self::wrappers::{WRAPPERS, wrapped};
+pub use self::tree::{AlignedNode, NodeKind, PathStack, Source, Status, Times, TreeNode, child_path};
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! The alignment of two trees, their merge and their paths.
 
+use super::keys::escape_key;
 use super::*;
 
 #[test]

@@ -118,6 +118,7 @@ impl TreeNode {
 
     /// The node with `children`, taken to run one after another inside it: its rest is what
     /// their summed times leave (never below 0; the excess of host time is their overlap).
+    #[cfg(test)]
     pub fn with_children(mut self, children: Vec<TreeNode>) -> TreeNode {
         let host: i64 = children.iter().map(|c| c.times.host_total_ns).sum();
         let device: i64 = children.iter().filter_map(|c| c.times.device_total_ns).sum();
@@ -132,6 +133,7 @@ impl TreeNode {
     }
 
     /// The number of nodes in this subtree, itself included.
+    #[cfg(test)]
     pub fn size(&self) -> usize {
         let mut count = 0;
         let mut todo = vec![self];

@@ -17,14 +17,8 @@ mod evaluate;
 mod report;
 mod rules;
 
-pub use self::change::{Beyond, Change};
+pub use self::change::Beyond;
 pub use self::evaluate::evaluate;
-pub use self::report::{Contributor, GateReport, RuleResult, SideSummary, Verdict};
-pub use self::rules::{
-    CountLimit, DEFAULT_MIN_OP_SHARE, DEFAULT_NOISE_K, GateConfig, Rules, parse_count_limit, parse_duration,
-    parse_percent,
-};
-pub use crate::analysis::noise::{mean, median, scaled_mad};
-pub use crate::analysis::per_step::{
-    Samples, StepValues, Times, device_row_keys, judged_category, measure, measure_times,
-};
+pub use self::report::{GateReport, RuleResult, SideSummary, Verdict};
+pub use self::rules::{GateConfig, Rules};
+pub use crate::analysis::per_step::{device_row_keys, measure};

@@ -2,6 +2,7 @@
 //! calls and total, mean, min and max duration per side; with `--by-operator`, per (launching
 //! operator, kernel).
 
+use super::Measure;
 use super::{
     Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_groups, accumulate_pair, join, name_key,
     spread_per_node,
@@ -22,7 +23,13 @@ use crate::model::store::TraceFile;
 
 /// The measures of a kernel row, in column order. The mean is the total divided by the calls,
 /// in whole nanoseconds (rounded toward zero).
-pub const MEASURES: &[&str] = &["calls", "device_total", "device_mean", "device_min", "device_max"];
+pub const MEASURES: &[Measure] = &[
+    Measure::Calls,
+    Measure::DeviceTotal,
+    Measure::DeviceMean,
+    Measure::DeviceMin,
+    Measure::DeviceMax,
+];
 
 /// The owner of device events that have none: no host event launched them (a launch outside
 /// every operator is owned by what names its work, docs/graphs.md#launch-owners).

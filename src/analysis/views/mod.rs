@@ -5,6 +5,7 @@
 pub mod attribution;
 pub mod classes;
 pub mod kernels;
+mod measure;
 pub mod memory;
 pub mod operators;
 pub mod overview;
@@ -12,6 +13,7 @@ pub mod overview_runs;
 pub mod per_step;
 pub mod runs;
 
+pub use self::measure::{Measure, Processor, Unit};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{NameFilter, SideInfo};
@@ -87,7 +89,7 @@ pub struct ViewTable {
     pub by_operator: bool,
     /// Names of the measures, in column order (`calls`, `host_self`, …); `calls` is a count,
     /// the others are nanoseconds.
-    pub measures: &'static [&'static str],
+    pub measures: &'static [Measure],
     /// Every row, sorted by key.
     pub rows: Vec<ViewRow>,
     /// What the control side is.
@@ -119,9 +121,9 @@ pub struct ViewTable {
 }
 
 impl ViewTable {
-    /// The column index of the measure `name` (`calls`, `host_self`, …), if the table has it.
-    pub fn measure(&self, name: &str) -> Option<usize> {
-        self.measures.iter().position(|m| *m == name)
+    /// The column index of `measure`, if the table has it.
+    pub fn measure(&self, measure: Measure) -> Option<usize> {
+        self.measures.iter().position(|m| *m == measure)
     }
 }
 
@@ -182,9 +184,9 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     let req = &table.request;
     table.shift = judged_places(loaded.run_shift(req), table.measures);
     // Host times take the host's factor (or their threads'), device times the device's; counts none.
-    let shift_of = |m: &str, name: &str| match m {
-        "calls" => None,
-        m => crate::analysis::threads::row_shift(&table.shift, name, !m.starts_with("host"), m == "host_self"),
+    let shift_of = |m: Measure, name: &str| match m {
+        Measure::Calls => None,
+        m => crate::analysis::threads::row_shift(&table.shift, name, !m.is_host(), m == Measure::HostSelf),
     };
     let per_measure = |samples: &[Accumulated<A>], key: &(Option<String>, String)| -> Vec<Vec<Option<i64>>> {
         samples.iter().map(|s| values(s.get(key))).collect()
@@ -200,7 +202,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
                         .collect()
                 };
                 // A count's floor is one call per step; a time's, the share of the step.
-                let floor = if table.measures[m] == "calls" { 1.0 } else { floor };
+                let floor = if table.measures[m].is_count() { 1.0 } else { floor };
                 let shift = shift_of(table.measures[m], &row.name);
                 significant_beyond(&column(&cs)?, &column(&ts)?, DEFAULT_K, floor, shift.as_ref())
             })
@@ -225,7 +227,7 @@ fn temper_one_run<A>(
 ) -> Option<String> {
     use crate::analysis::one_run::{PairRow, scatter_note, temper};
     // `--no-run-shift` asks for the plain rule: the steps' noise alone.
-    if table.measures.first() != Some(&"calls") || !table.request.beyond_shift {
+    if table.measures.first() != Some(&Measure::Calls) || !table.request.beyond_shift {
         return None;
     }
     // Per row, per side, per measure: the samples (0 where a sample has no value).
@@ -260,11 +262,11 @@ fn temper_one_run<A>(
                         time: [&c[m], &t[m]],
                         count: [&c[0], &t[0]],
                         moved_with: match table.measures[m] {
-                            h if h.starts_with("host") => crate::analysis::threads::thread_log_factor(
+                            h if h.is_host() => crate::analysis::threads::thread_log_factor(
                                 &table.shift,
                                 &row.name,
                                 false,
-                                h == "host_self",
+                                h == Measure::HostSelf,
                             ),
                             _ => 0.0,
                         },
@@ -288,13 +290,13 @@ fn temper_one_run<A>(
 
 /// `shift` kept only for the places `measures` judge: the kernel view's times are all device
 /// time, so a host shift neither applies there nor is named in its note or JSON.
-fn judged_places(mut shift: crate::analysis::diff::RunShift, measures: &[&str]) -> crate::analysis::diff::RunShift {
-    let times = || measures.iter().filter(|m| **m != "calls");
-    if !times().any(|m| m.starts_with("host")) {
+fn judged_places(mut shift: crate::analysis::diff::RunShift, measures: &[Measure]) -> crate::analysis::diff::RunShift {
+    let times = || measures.iter().filter(|m| !m.is_count());
+    if !times().any(|m| m.is_host()) {
         shift.host = None;
         shift.threads.clear();
     }
-    if times().all(|m| m.starts_with("host")) {
+    if times().all(|m| m.is_host()) {
         shift.device = None;
     }
     shift.applied = shift.applied && (shift.found() || !shift.threads.is_empty());
@@ -449,7 +451,7 @@ pub enum SortSide {
 impl SortSpec {
     /// Parses `name`, `diff-device-total`, `abs-diff-calls`, `control_host_self`, … against a
     /// table's measures.
-    pub fn parse(text: &str, measures: &[&str]) -> std::result::Result<SortSpec, String> {
+    pub fn parse(text: &str, measures: &[Measure]) -> std::result::Result<SortSpec, String> {
         let t = text.trim().to_ascii_lowercase().replace('-', "_");
         if t == "name" {
             return Ok(SortSpec::Name);
@@ -462,7 +464,7 @@ impl SortSpec {
         ];
         for (prefix, side) in sides {
             if let Some(rest) = t.strip_prefix(prefix)
-                && let Some(measure) = measures.iter().position(|m| *m == rest)
+                && let Some(measure) = measures.iter().position(|m| m.key() == rest)
             {
                 return Ok(SortSpec::Column { side, measure });
             }
@@ -470,17 +472,22 @@ impl SortSpec {
         // Keys are shown as they are typed: with dashes (`device-total`), as the help writes them.
         let keys: Vec<String> = measures
             .iter()
-            .map(|m| format!("[abs-]diff-{}", m.replace('_', "-")))
+            .map(|m| format!("[abs-]diff-{}", m.key().replace('_', "-")))
             .collect();
         Err(format!(
             "unknown sort key '{text}' (name, control-KEY, test-KEY, or one of: {}; KEY is one of {})",
             keys.join(", "),
-            measures.join(", ").replace('_', "-")
+            measures
+                .iter()
+                .map(|m| m.key())
+                .collect::<Vec<_>>()
+                .join(", ")
+                .replace('_', "-")
         ))
     }
 
     /// The key as `--sort` takes it (`name`, `abs-diff-device-total`, …), for headers.
-    pub fn text(&self, measures: &[&str]) -> String {
+    pub fn text(&self, measures: &[Measure]) -> String {
         match self {
             SortSpec::Name => "name".to_string(),
             SortSpec::Column { side, measure } => {
@@ -490,7 +497,7 @@ impl SortSpec {
                     SortSide::Diff => "diff",
                     SortSide::AbsDiff => "abs-diff",
                 };
-                format!("{side}-{}", measures[*measure].replace('_', "-"))
+                format!("{side}-{}", measures[*measure].key().replace('_', "-"))
             }
         }
     }
@@ -563,7 +570,7 @@ mod tests {
 
     #[test]
     fn sort_keys_parse_with_dashes_or_underscores() {
-        let m = ["calls", "device_total"];
+        let m = [Measure::Calls, Measure::DeviceTotal];
         assert_eq!(
             SortSpec::parse("diff-device-total", &m),
             Ok(SortSpec::Column {
@@ -592,7 +599,7 @@ mod tests {
             row("c", 0, None),
             row("d", 9, Some(1)),
         ];
-        let spec = SortSpec::parse("diff-calls", &["calls"]).unwrap();
+        let spec = SortSpec::parse("diff-calls", &[Measure::Calls]).unwrap();
         sort_view_rows(&mut rows, &spec);
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, vec!["a", "b", "d", "c"]);

@@ -2,6 +2,7 @@
 //! self and total time, per side. Every event counts, as in `compare` (an op nested in an op of
 //! the same name counts twice), so `calls` equals `compare`'s count.
 
+use super::Measure;
 use super::{
     Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_groups, accumulate_pair, join, name_key,
     spread_per_node,
@@ -17,7 +18,13 @@ use crate::model::place::Place;
 use crate::model::store::TraceFile;
 
 /// The measures of an operator row, in column order.
-pub const MEASURES: &[&str] = &["calls", "host_self", "host_total", "device_self", "device_total"];
+pub const MEASURES: &[Measure] = &[
+    Measure::Calls,
+    Measure::HostSelf,
+    Measure::HostTotal,
+    Measure::DeviceSelf,
+    Measure::DeviceTotal,
+];
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct OpSums([i64; 5]);

@@ -239,13 +239,6 @@ impl Overview {
     }
 }
 
-/// The overview of a loaded pair (each selected file summarised, as `overview` over traces),
-/// over the steps `loaded` selected.
-pub fn overview(loaded: &Loaded, labels: &[String; 2]) -> Overview {
-    let (c, t) = summarized(loaded);
-    overview_of([&c, &t], &loaded.resolved, labels)
-}
-
 /// The overview of a loaded pair as `tracediff overview` gives it for `req`: every step of a
 /// side whose steps `req` leaves to the default.
 pub fn overview_for_request(loaded: &Loaded, req: &CompareRequest) -> Result<Overview> {

@@ -3,21 +3,21 @@
 //! steps), so a side of 3 steps compares with a side of 5; a kernel's mean, min and max are
 //! durations of single kernels and stay as they are.
 
-use super::ViewTable;
+use super::{Measure, ViewTable};
 
 /// Whether `measure` is a duration of single kernels (mean, min, max), not a sum over them: it
 /// is never divided by the steps.
-pub fn is_duration(measure: &str) -> bool {
-    matches!(measure, "device_mean" | "device_min" | "device_max")
+pub fn is_duration(measure: Measure) -> bool {
+    measure.is_statistic()
 }
 
 /// One side's values of a row per step: sums ÷ `steps`, durations as they are.
-pub fn per_step_values(values: &[Option<i64>], measures: &[&str], steps: usize) -> Vec<Option<f64>> {
+pub fn per_step_values(values: &[Option<i64>], measures: &[Measure], steps: usize) -> Vec<Option<f64>> {
     let steps = steps.max(1) as f64;
     values
         .iter()
         .zip(measures)
-        .map(|(v, m)| v.map(|x| if is_duration(m) { x as f64 } else { x as f64 / steps }))
+        .map(|(v, m)| v.map(|x| if is_duration(*m) { x as f64 } else { x as f64 / steps }))
         .collect()
 }
 
@@ -45,7 +45,8 @@ mod tests {
 
     #[test]
     fn sums_are_divided_by_the_steps_and_durations_kept() {
-        let m = ["calls", "device_total", "device_mean", "device_min", "device_max"];
+        use Measure::*;
+        let m = [Calls, DeviceTotal, DeviceMean, DeviceMin, DeviceMax];
         let v = [Some(6), Some(300), Some(50), Some(10), None];
         assert_eq!(
             per_step_values(&v, &m, 4),

@@ -5,7 +5,7 @@
 //! test between runs ([`crate::analysis::replicates::judge`]), per measure over the table's rows.
 
 use super::per_step::{is_duration, per_step_values};
-use super::{ViewRow, ViewTable};
+use super::{Measure, ViewRow, ViewTable};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
 use std::collections::BTreeMap;
@@ -85,7 +85,7 @@ type Combined = (Vec<Option<i64>>, Vec<Option<f64>>, Vec<Vec<f64>>);
 
 /// One side of a row from its runs' rows (`None`: the run lacks it): the sums over runs, the
 /// per-step values, and per measure each run's per-step value (the samples of the test).
-fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[&str]) -> Combined {
+fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[Measure]) -> Combined {
     let mut sums = Vec::with_capacity(measures.len());
     let mut steps = Vec::with_capacity(measures.len());
     let mut samples = Vec::with_capacity(measures.len());
@@ -101,9 +101,9 @@ fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[&str]) -> 
     for (m, name) in measures.iter().enumerate() {
         let present: Vec<f64> = per_run.iter().filter_map(|v| v[m]).collect();
         let (sum, step) = match *name {
-            "device_min" => (values(m).min(), present.iter().copied().reduce(f64::min)),
-            "device_max" => (values(m).max(), present.iter().copied().reduce(f64::max)),
-            _ if is_duration(name) => (
+            Measure::DeviceMin => (values(m).min(), present.iter().copied().reduce(f64::min)),
+            Measure::DeviceMax => (values(m).max(), present.iter().copied().reduce(f64::max)),
+            _ if is_duration(*name) => (
                 None,
                 (!present.is_empty()).then(|| crate::analysis::noise::mean(&present)),
             ),
@@ -114,7 +114,7 @@ fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[&str]) -> 
                 (Some(values(m).sum()), Some(if runs.is_empty() { 0.0 } else { step }))
             }
         };
-        if is_duration(name) {
+        if is_duration(*name) {
             samples.push(Vec::new());
         }
         sums.push(sum);
@@ -122,9 +122,9 @@ fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[&str]) -> 
     }
     // The mean of the sums: their total ÷ their calls, as one run's table gives it.
     if let (Some(mean), Some(total), Some(calls)) = (
-        measures.iter().position(|m| *m == "device_mean"),
-        measures.iter().position(|m| *m == "device_total"),
-        measures.iter().position(|m| *m == "calls"),
+        measures.iter().position(|m| *m == Measure::DeviceMean),
+        measures.iter().position(|m| *m == Measure::DeviceTotal),
+        measures.iter().position(|m| *m == Measure::Calls),
     ) {
         sums[mean] = match (sums[total], sums[calls]) {
             (Some(t), Some(c)) if c > 0 => Some(t / c),
@@ -137,10 +137,10 @@ fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[&str]) -> 
 /// Marks every row per measure from its runs' samples (sums only; durations are not judged):
 /// the test between runs over the table's rows, a time's floor a share of the control's mean
 /// step time, a count's one call per step. Returns whether a side had too few runs.
-fn mark(rows: &mut [ViewRow], samples: &[[Vec<Vec<f64>>; 2]], measures: &[&str], step_ns: f64, n: [usize; 2]) -> bool {
-    let calls = measures.iter().position(|m| *m == "calls");
+fn mark(rows: &mut [ViewRow], samples: &[[Vec<Vec<f64>>; 2]], measures: &[Measure], step_ns: f64, n: [usize; 2]) -> bool {
+    let calls = measures.iter().position(|m| *m == Measure::Calls);
     let mut marks: Vec<Vec<Option<bool>>> = vec![vec![None; measures.len()]; rows.len()];
-    for (m, name) in measures.iter().enumerate().filter(|(_, m)| !is_duration(m)) {
+    for (m, name) in measures.iter().enumerate().filter(|(_, m)| !is_duration(**m)) {
         let column: Vec<RowSamples> = rows
             .iter()
             .zip(samples)
@@ -153,7 +153,7 @@ fn mark(rows: &mut [ViewRow], samples: &[[Vec<Vec<f64>>; 2]], measures: &[&str],
                 alone: row.name.starts_with("ProfilerStep"),
             })
             .collect();
-        let floor = if *name == "calls" {
+        let floor = if name.is_count() {
             1.0
         } else {
             crate::analysis::noise::MIN_STEP_SHARE * step_ns

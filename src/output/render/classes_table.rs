@@ -46,7 +46,7 @@ pub(crate) fn class_of(t: &ViewTable, r: &ViewRow) -> &'static str {
 /// Each side's device total of row `r` as a share of its selected steps' summed time (0–1,
 /// to 4 decimals); `None` for a side without ProfilerStep.
 pub(crate) fn shares(t: &ViewTable, r: &ViewRow) -> [Option<f64>; 2] {
-    let k = t.measure("device_total");
+    let k = t.measure(crate::analysis::views::Measure::DeviceTotal);
     let share = |v: Option<i64>, total: Option<i64>| -> Option<f64> {
         let total = total.filter(|&d| d > 0)?;
         let v = v.unwrap_or(0) as f64 / total as f64;

@@ -135,10 +135,10 @@ pub fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
     }
     columns.push(column("name", "name", false));
     for m in table.measures {
-        let (key, title) = if *m == "calls" {
-            ("calls".to_string(), "calls".to_string())
+        let (key, title) = if m.is_count() {
+            (m.key().to_string(), m.key().to_string())
         } else {
-            (format!("{m}_us"), m.replacen('_', "\n", 1))
+            (format!("{m}_us"), m.key().replacen('_', "\n", 1))
         };
         columns.push(column(&key, &title, true));
     }
@@ -152,7 +152,7 @@ pub fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
             cells.push(text_cell(&r.name));
             for (k, m) in table.measures.iter().enumerate() {
                 let v = r.shown(0, k);
-                cells.push(match (*m == "calls", &r.per_step) {
+                cells.push(match (m.is_count(), &r.per_step) {
                     (true, Some(_)) => rate_cell(v),
                     (true, None) => count_cell(v.map(|v| v as i64)),
                     (false, _) => time_cell(v.map(|v| v.round() as i64)),

@@ -8,8 +8,6 @@ use std::io::{self, Write};
 /// The names of each chosen category, in output order.
 #[derive(Debug, Clone)]
 pub struct OpsDiffView<'a> {
-    /// The comparison the rows come from.
-    pub comparison: &'a Comparison,
     /// Each category asked for with its rows, sorted and cut to `--top`.
     pub lists: Vec<(Category, Vec<&'a Row>)>,
     /// How many rows each category has before `--top`.
@@ -30,11 +28,7 @@ impl<'a> OpsDiffView<'a> {
             }
             lists.push((cat, rows));
         }
-        OpsDiffView {
-            comparison,
-            lists,
-            totals,
-        }
+        OpsDiffView { lists, totals }
     }
 }
 

@@ -76,7 +76,7 @@ pub struct Chart {
     pub duration: bool,
     /// (full name, control, test) per group, in order.
     pub groups: Vec<(String, f64, f64)>,
-    /// Width of the picture, in pixels ([`MIN_SIZE`] to [`MAX_SIZE`]).
+    /// Width of the picture, in pixels (400 to 8192; the height 300 to 8192).
     pub width: u32,
     /// Height of the picture, in pixels.
     pub height: u32,

@@ -10,20 +10,12 @@ mod json;
 mod tree;
 mod view;
 
-pub use self::json::{COMPACT_JSON_DEPTH, write_flat_json, write_json};
-pub use self::tree::DRAWN_LEVELS;
-pub use self::view::{ModuleOrder, ModuleTime, ModuleView, Shown, fold_runs};
+pub use self::json::{write_flat_json, write_json};
+pub use self::view::{ModuleOrder, ModuleTime, ModuleView};
 
-/// The view as text in `format`: the tree with both sides' times (table, Markdown), a row per
-/// node with its path (CSV), or the nested nodes (JSON). The table fits `style`.
-pub fn render(view: &ModuleView<'_>, format: Format, style: TableStyle) -> String {
-    let mut out = Vec::new();
-    // Writing to memory cannot fail.
-    let _ = write(view, format, style, &mut out);
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// [`render`], written to `out` as it is made. CSV and JSON name every node's full path, so
+/// The view written to `out` in `format` as it is made: the tree with both sides' times (table,
+/// Markdown), a row per node with its path (CSV), or the nested nodes (JSON); the table fits
+/// `style`. CSV and JSON name every node's full path, so
 /// their text grows with the square of a tree's depth; they are written in pieces, never held
 /// whole, so memory stays linear.
 pub fn write(view: &ModuleView<'_>, format: Format, style: TableStyle, out: &mut dyn io::Write) -> io::Result<()> {
@@ -33,10 +25,4 @@ pub fn write(view: &ModuleView<'_>, format: Format, style: TableStyle, out: &mut
         Format::Csv => tree::csv(view, out),
         Format::Table => out.write_all(tree::table(view, style).as_bytes()),
     }
-}
-
-/// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
-/// beside it (see [`write_json`]).
-pub fn json_text(view: &ModuleView<'_>) -> String {
-    render(view, Format::Json, TableStyle::default())
 }

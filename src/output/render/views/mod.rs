@@ -6,7 +6,7 @@ use super::{
     Format, TableStyle, csv_field, distinct_cuts, fit_table_dropping, fmt_count, fmt_duration, fmt_percent, fmt_signed,
     fmt_us, json_us, md_cell, wrap_text,
 };
-use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
+use crate::analysis::views::{Measure, SortSpec, ViewKind, ViewRow, ViewTable};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 use std::fmt::Write;
@@ -32,16 +32,20 @@ pub struct TableView<'a> {
 }
 
 /// The CSV columns of each view (docs/semantics.md#operator-and-kernel-views): (measure, with a diff column).
-fn csv_columns(kind: ViewKind) -> &'static [(&'static str, bool)] {
+fn csv_columns(kind: ViewKind) -> &'static [(Measure, bool)] {
     match kind {
         ViewKind::Operators => &[
-            ("calls", true),
-            ("host_self", true),
-            ("host_total", true),
-            ("device_self", true),
-            ("device_total", true),
+            (Measure::Calls, true),
+            (Measure::HostSelf, true),
+            (Measure::HostTotal, true),
+            (Measure::DeviceSelf, true),
+            (Measure::DeviceTotal, true),
         ],
-        ViewKind::Kernels | ViewKind::Classes => &[("calls", true), ("device_total", true), ("device_mean", false)],
+        ViewKind::Kernels | ViewKind::Classes => &[
+            (Measure::Calls, true),
+            (Measure::DeviceTotal, true),
+            (Measure::DeviceMean, false),
+        ],
     }
 }
 
@@ -74,7 +78,7 @@ fn count_text(v: f64, per_step: bool) -> String {
 fn value_text(table: &ViewTable, r: &ViewRow, side: usize, measure: usize) -> String {
     match shown(r, side, measure) {
         None => String::new(),
-        Some(v) if table.measures[measure] == "calls" => count_text(v, r.per_step.is_some()),
+        Some(v) if table.measures[measure].is_count() => count_text(v, r.per_step.is_some()),
         Some(v) => fmt_us(v.round() as i64),
     }
 }
@@ -160,7 +164,7 @@ fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
 fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
     match v {
         None => Value::Null,
-        Some(v) if table.measures[k] == "calls" => Value::from(v),
+        Some(v) if table.measures[k].is_count() => Value::from(v),
         Some(v) => json_us(v),
     }
 }
@@ -300,7 +304,7 @@ fn per_step_json(t: &ViewTable, p: &[Vec<Option<f64>>; 2]) -> Value {
     for (k, measure) in t.measures.iter().enumerate() {
         let value = |v: Option<f64>| match v {
             None => Value::Null,
-            Some(v) if *measure == "calls" => Value::from(v),
+            Some(v) if measure.is_count() => Value::from(v),
             Some(v) => Value::from(v / 1000.0),
         };
         let (c, s) = (p[0].get(k).copied().flatten(), p[1].get(k).copied().flatten());
@@ -343,7 +347,7 @@ fn human(table: &ViewTable, r: &ViewRow, side: usize, k: usize) -> String {
     let signed = side == 2;
     match shown(r, side, k) {
         None => "-".to_string(),
-        Some(v) if table.measures[k] == "calls" && r.per_step.is_some() => {
+        Some(v) if table.measures[k].is_count() && r.per_step.is_some() => {
             let text = count_text(v, true);
             if signed && v > 0.0 && text != "0" {
                 format!("+{text}")
@@ -351,8 +355,8 @@ fn human(table: &ViewTable, r: &ViewRow, side: usize, k: usize) -> String {
                 text
             }
         }
-        Some(v) if table.measures[k] == "calls" && signed => fmt_signed(v as i64),
-        Some(v) if table.measures[k] == "calls" => (v as i64).to_string(),
+        Some(v) if table.measures[k].is_count() && signed => fmt_signed(v as i64),
+        Some(v) if table.measures[k].is_count() => (v as i64).to_string(),
         Some(v) => fmt_duration(v.round() as i64, signed),
     }
 }
@@ -387,7 +391,7 @@ fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
 
 /// The preamble line that names the time group of a terminal table.
 fn time_line(view: &TableView<'_>) -> String {
-    format!("time: {}\n", view.table.measures[view.time].replace('_', " "))
+    format!("time: {}\n", view.table.measures[view.time].key().replace('_', " "))
 }
 
 fn footer(view: &TableView<'_>) -> String {
@@ -427,7 +431,7 @@ fn footer(view: &TableView<'_>) -> String {
             fmt_percent(sc, st)
         );
     }
-    if t.rows.is_empty() || matches!(t.measures[k], "device_mean" | "device_min" | "device_max") {
+    if t.rows.is_empty() || t.measures[k].is_statistic() {
         return format!("{} {what}{shown}\n", fmt_count(t.rows.len()));
     }
     let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
@@ -435,7 +439,7 @@ fn footer(view: &TableView<'_>) -> String {
     format!(
         "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})\n",
         fmt_count(t.rows.len()),
-        t.measures[k].replace('_', " "),
+        t.measures[k].key().replace('_', " "),
         t.control.label,
         fmt_duration(c, false),
         t.test.label,
@@ -566,7 +570,7 @@ pub fn markdown(view: &TableView<'_>) -> String {
     head.push_str(" name |");
     rule.push_str("---|");
     for m in t.measures {
-        let m = md_cell(m);
+        let m = md_cell(m.key());
         let _ = write!(head, " {cl}\\_{m} | {tl}\\_{m} | diff\\_{m} | diff\\_pct\\_{m} |");
         rule.push_str("---:|---:|---:|---:|");
     }
