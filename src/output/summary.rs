@@ -9,7 +9,7 @@ use parquet::basic::Compression;
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
-use parquet::file::writer::SerializedFileWriter;
+use parquet::file::writer::{SerializedColumnWriter, SerializedFileWriter};
 use parquet::schema::parser::parse_message_type;
 use std::io::Write;
 use std::sync::Arc;
@@ -44,25 +44,14 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
     } else {
         SCHEMA.replace("    required int64 self_ns;\n", "")
     };
-    let schema = Arc::new(parse_message_type(&text).map_err(parquet_error)?);
     let meta = serde_json::to_string(&summary.meta)?;
     let sum = rows_checksum(summary, &meta);
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(vec![
-            KeyValue::new(SUMMARY_META_KEY.to_string(), meta),
-            KeyValue::new(CHECKSUM_KEY.to_string(), sum),
-        ]))
-        .build();
-    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(parquet_error)?;
     let rows = &summary.rows;
-    let mut group = writer.next_row_group().map_err(parquet_error)?;
     let ints = |f: &dyn Fn(usize) -> i64| -> Vec<i64> { (0..rows.len()).map(f).collect() };
     let texts = |f: &dyn Fn(usize) -> String| -> Vec<ByteArray> {
         (0..rows.len()).map(|i| ByteArray::from(f(i).into_bytes())).collect()
     };
-    let mut k = 0;
-    while let Some(mut col) = group.next_column().map_err(parquet_error)? {
+    write_parquet(out, &text, meta, sum, |k, col| {
         match k {
             0 | 1 | 5..=7 => {
                 let v = match k {
@@ -72,9 +61,7 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
                     6 => ints(&|i| rows[i].total_ns),
                     _ => ints(&|i| rows[i].self_ns),
                 };
-                col.typed::<Int64Type>()
-                    .write_batch(&v, None, None)
-                    .map_err(parquet_error)?;
+                col.typed::<Int64Type>().write_batch(&v, None, None)?;
             }
             _ => {
                 let v = match k {
@@ -82,11 +69,37 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
                     3 => texts(&|i| summary.text(rows[i].category).to_string()),
                     _ => texts(&|i| place_text(rows[i].place).to_string()),
                 };
-                col.typed::<ByteArrayType>()
-                    .write_batch(&v, None, None)
-                    .map_err(parquet_error)?;
+                col.typed::<ByteArrayType>().write_batch(&v, None, None)?;
             }
         }
+        Ok(())
+    })
+}
+
+/// Writes one row group of the columns of `schema` (Parquet's message syntax) to `out`, Snappy
+/// compressed, strings dictionary-encoded, with the summary's metadata text (`meta`, under
+/// [`SUMMARY_META_KEY`]) and its rows' checksum (under [`CHECKSUM_KEY`]); `column(k, writer)`
+/// writes the values of column `k`.
+pub(crate) fn write_parquet<W: Write + Send>(
+    out: W,
+    schema: &str,
+    meta: String,
+    checksum: String,
+    mut column: impl FnMut(usize, &mut SerializedColumnWriter<'_>) -> parquet::errors::Result<()>,
+) -> std::io::Result<()> {
+    let schema = Arc::new(parse_message_type(schema).map_err(parquet_error)?);
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_key_value_metadata(Some(vec![
+            KeyValue::new(SUMMARY_META_KEY.to_string(), meta),
+            KeyValue::new(CHECKSUM_KEY.to_string(), checksum),
+        ]))
+        .build();
+    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(parquet_error)?;
+    let mut group = writer.next_row_group().map_err(parquet_error)?;
+    let mut k = 0;
+    while let Some(mut col) = group.next_column().map_err(parquet_error)? {
+        column(k, &mut col).map_err(parquet_error)?;
         col.close().map_err(parquet_error)?;
         k += 1;
     }
@@ -114,7 +127,7 @@ fn rows_checksum(summary: &FileSummary, meta_text: &str) -> String {
 }
 
 /// A count as the int64 column holds it.
-fn stored_count(count: u64) -> i64 {
+pub(crate) fn stored_count(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 

@@ -4,6 +4,7 @@
 //! side of traces and summaries, mixed, into summaries.
 
 pub mod checksum;
+pub mod decode;
 pub mod load;
 pub mod read;
 pub mod read_table;
