@@ -5,7 +5,7 @@
 use crate::analysis::names::normalize_name;
 use crate::model::summary::FileSummary;
 use crate::model::summary::{Window, place_text};
-use crate::output::summary::{stored_count, write_parquet};
+use crate::output::summary_parquet::{stored_count, write_parquet};
 use crate::summary::checksum::SummaryChecksum;
 use crate::summary::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};

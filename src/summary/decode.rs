@@ -7,14 +7,15 @@ use crate::model::summary::{FileSummary, OpRow, SummaryMeta};
 use crate::summary::table::renumber_by_text;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::record::Row;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The names and categories of one file's rows, each text once, numbered in the order met.
 #[derive(Debug, Default)]
 pub struct Interner {
     strings: Vec<String>,
-    ids: HashMap<String, u32>,
+    ids: FxHashMap<String, u32>,
 }
 
 impl Interner {
@@ -34,9 +35,11 @@ impl Interner {
     /// keeps neither; the thread-level shift is read from traces).
     pub fn into_summary(self, meta: SummaryMeta, mut rows: Vec<OpRow>) -> FileSummary {
         let strings = renumber_by_text(self.strings, &mut rows);
+        // Kept for the whole command, a thousand files a side: no spare capacity.
+        rows.shrink_to_fit();
         FileSummary {
             meta,
-            strings,
+            strings: strings.into_iter().map(Arc::from).collect(),
             rows,
             begin_end_events: 0,
             threads: Vec::new(),
@@ -89,7 +92,7 @@ mod tests {
         }))
         .unwrap();
         let summary = names.into_summary(meta, vec![row(b, a)]);
-        assert_eq!(summary.strings, ["a", "b"]);
+        assert_eq!(summary.strings, [Arc::from("a"), Arc::from("b")]);
         assert_eq!((summary.rows[0].name, summary.rows[0].category), (1, 0));
     }
 }

@@ -6,6 +6,7 @@
 pub mod checksum;
 pub mod decode;
 pub mod load;
+pub mod names;
 pub mod read;
 pub mod read_table;
 pub mod table;
