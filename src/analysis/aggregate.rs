@@ -130,14 +130,14 @@ impl Aggregate for FileSummary {
     fn totals(&self, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals {
         let frames = keying
             .skip_python_frames
-            .then(|| self.strings.iter().position(|s| s == PYTHON_FRAME_CATEGORY));
+            .then(|| self.strings.iter().position(|s| **s == *PYTHON_FRAME_CATEGORY));
         let selected = Selected::new(iterations);
         let admitted = |r: &&OpRow| {
             selected.admits(r.iteration)
                 && device.admits(r.place)
                 && frames.is_none_or(|f| f != Some(r.category as usize))
         };
-        let gpu_annotation = self.strings.iter().position(|s| s == GPU_ANNOTATION_CATEGORY);
+        let gpu_annotation = self.strings.iter().position(|s| **s == *GPU_ANNOTATION_CATEGORY);
         // Summed per name id (and GPU annotation or not) first, keyed once per name.
         let mut by_id: Vec<[Totals; 2]> = vec![[Totals::default(); 2]; self.strings.len()];
         for r in self.rows.iter().filter(admitted) {
@@ -161,18 +161,24 @@ impl Aggregate for FileSummary {
     }
 }
 
+/// How many files [`aggregate`] counts side by side before merging their rows.
+const AGGREGATE_BATCH: usize = 64;
+
 /// Counts and sums the events of `side` that the selection admits, per row key.
 pub fn aggregate<T: Aggregate>(side: &SideOf<T>, resolved: &Resolved, device: Device, keying: &Keying) -> NameTotals {
     let files: Vec<&T> = resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
-    let per_file: Vec<NameTotals> = files
-        .par_iter()
-        .map(|f| f.totals(resolved.iterations.as_deref(), device, keying))
-        .collect();
-    // Merged in rank order, so the result never depends on scheduling (and sums are integers).
+    // Merged in rank order, so the result never depends on scheduling (and sums are integers);
+    // a batch of files at a time, so that a thousand ranks never hold a thousand maps at once.
     let mut merged = NameTotals::new();
-    for totals in per_file {
-        for (name, t) in totals {
-            merged.entry(name).or_default().add(t);
+    for batch in files.chunks(AGGREGATE_BATCH) {
+        let per_file: Vec<NameTotals> = batch
+            .par_iter()
+            .map(|f| f.totals(resolved.iterations.as_deref(), device, keying))
+            .collect();
+        for totals in per_file {
+            for (name, t) in totals {
+                merged.entry(name).or_default().add(t);
+            }
         }
     }
     merged

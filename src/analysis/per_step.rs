@@ -179,6 +179,9 @@ pub fn measure_times(
     };
     let mut s = Samples::default();
     let slot_of: FxHashMap<i64, usize> = iterations.iter().enumerate().map(|(k, &it)| (it, k)).collect();
+    // Each name's row key, made once for the side (a thousand ranks run the same names, and
+    // normalising one runs regexes).
+    let mut keys: FxHashMap<(&str, bool), String> = FxHashMap::default();
     for &rank in &resolved.ranks {
         let Some(file) = side.file_of_rank(rank) else { continue };
         let base = s.keys.len();
@@ -195,7 +198,7 @@ pub fn measure_times(
         let gpu_annotation = file
             .strings
             .iter()
-            .position(|s| s == crate::analysis::aggregate::GPU_ANNOTATION_CATEGORY);
+            .position(|s| **s == *crate::analysis::aggregate::GPU_ANNOTATION_CATEGORY);
         let mut per_name: FxHashMap<(u32, bool), StepValues> = FxHashMap::default();
         for r in &file.rows {
             let Some(&k) = slot_of.get(&r.iteration) else {
@@ -225,7 +228,14 @@ pub fn measure_times(
         let mut ids: Vec<((u32, bool), StepValues)> = per_name.into_iter().collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
         for ((id, apart), per) in ids {
-            let all = s.ops.entry(keying.row_key(file.text(id), apart)).or_default();
+            let name = file.text(id);
+            let key = keys.entry((name, apart)).or_insert_with(|| keying.row_key(name, apart));
+            if !s.ops.contains_key(key.as_str()) {
+                s.ops.insert(key.clone(), StepValues::default());
+            }
+            let Some(all) = s.ops.get_mut(key.as_str()) else {
+                continue;
+            };
             for (slot, count, ns) in per.entries {
                 all.add(slot, count, ns);
             }

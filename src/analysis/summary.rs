@@ -246,7 +246,7 @@ impl RowSlots {
 /// ([`crate::model::summary::OpRow::self_ns`]): host events are nested per thread by the call
 /// tree's own walk, each adding its time in the tree to its row and taking it from its parent's;
 /// device events own their durations; annotations none.
-fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>, Vec<ThreadRow>) {
+fn op_rows(file: &TraceFile) -> (Vec<Arc<str>>, Vec<OpRow>, Vec<ThreadRow>) {
     let ev = &file.events;
     let mut rows = RowSlots::default();
     // Host events in nesting order: each row's slot travels with it on the stack, so a child
@@ -280,9 +280,9 @@ fn op_rows(file: &TraceFile) -> (Vec<String>, Vec<OpRow>, Vec<ThreadRow>) {
     for (k, id) in used.iter().enumerate() {
         new_id.insert(*id, k as u32);
     }
-    let strings: Vec<String> = used
+    let strings: Vec<Arc<str>> = used
         .iter()
-        .map(|id| file.strings.resolve(NameId(*id)).to_string())
+        .map(|id| Arc::from(file.strings.resolve(NameId(*id))))
         .collect();
     let place_of = |p: u8| match p {
         0 => Place::Host,

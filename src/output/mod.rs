@@ -8,5 +8,6 @@ pub mod events_parquet;
 pub mod render;
 pub mod state;
 pub mod summary;
+pub mod summary_parquet;
 pub mod summary_table;
 pub mod visible;

@@ -1,18 +1,13 @@
 //! Writing a summary as Parquet: one row per (iteration, name, category, place), everything
-//! else as JSON under the [`SUMMARY_META_KEY`] key-value metadata, and the rows' checksum under
-//! [`CHECKSUM_KEY`].
+//! else as JSON under the [`crate::model::summary::SUMMARY_META_KEY`] key-value metadata, and
+//! the rows' checksum under [`crate::summary::checksum::CHECKSUM_KEY`].
 
 use crate::error::Result;
-use crate::model::summary::{FileSummary, SUMMARY_META_KEY, SUMMARY_SCHEMA_TABLE, place_text};
-use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
-use parquet::basic::Compression;
+use crate::model::summary::{FileSummary, SUMMARY_SCHEMA_TABLE, place_text};
+use crate::output::summary_parquet::{stored_count, write_parquet};
+use crate::summary::checksum::{RowValues, SummaryChecksum};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
-use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
-use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::parser::parse_message_type;
 use std::io::Write;
-use std::sync::Arc;
 
 /// The columns, in [`crate::summary::read::SUMMARY_COLUMNS`]' order; a summary of a version
 /// before the own times is written without `self_ns`, as that version was.
@@ -27,10 +22,6 @@ const SCHEMA: &str = "message tracediff_summary {
     required int64 self_ns;
 }";
 
-fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
-    std::io::Error::other(e.to_string())
-}
-
 /// Writes `summary` to `out` (Snappy-compressed, strings dictionary-encoded).
 /// A summary of schema version 6 or later is written in the one-table layout
 /// (op rows and step rows in one table); an older one as its version was.
@@ -44,25 +35,14 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
     } else {
         SCHEMA.replace("    required int64 self_ns;\n", "")
     };
-    let schema = Arc::new(parse_message_type(&text).map_err(parquet_error)?);
     let meta = serde_json::to_string(&summary.meta)?;
     let sum = rows_checksum(summary, &meta);
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(vec![
-            KeyValue::new(SUMMARY_META_KEY.to_string(), meta),
-            KeyValue::new(CHECKSUM_KEY.to_string(), sum),
-        ]))
-        .build();
-    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(parquet_error)?;
     let rows = &summary.rows;
-    let mut group = writer.next_row_group().map_err(parquet_error)?;
     let ints = |f: &dyn Fn(usize) -> i64| -> Vec<i64> { (0..rows.len()).map(f).collect() };
     let texts = |f: &dyn Fn(usize) -> String| -> Vec<ByteArray> {
         (0..rows.len()).map(|i| ByteArray::from(f(i).into_bytes())).collect()
     };
-    let mut k = 0;
-    while let Some(mut col) = group.next_column().map_err(parquet_error)? {
+    write_parquet(out, &text, meta, sum, |k, col| {
         match k {
             0 | 1 | 5..=7 => {
                 let v = match k {
@@ -72,9 +52,7 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
                     6 => ints(&|i| rows[i].total_ns),
                     _ => ints(&|i| rows[i].self_ns),
                 };
-                col.typed::<Int64Type>()
-                    .write_batch(&v, None, None)
-                    .map_err(parquet_error)?;
+                col.typed::<Int64Type>().write_batch(&v, None, None)?;
             }
             _ => {
                 let v = match k {
@@ -82,17 +60,11 @@ pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io:
                     3 => texts(&|i| summary.text(rows[i].category).to_string()),
                     _ => texts(&|i| place_text(rows[i].place).to_string()),
                 };
-                col.typed::<ByteArrayType>()
-                    .write_batch(&v, None, None)
-                    .map_err(parquet_error)?;
+                col.typed::<ByteArrayType>().write_batch(&v, None, None)?;
             }
         }
-        col.close().map_err(parquet_error)?;
-        k += 1;
-    }
-    group.close().map_err(parquet_error)?;
-    writer.close().map_err(parquet_error)?;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The checksum of the rows as they are written (what the reader verifies).
@@ -111,11 +83,6 @@ fn rows_checksum(summary: &FileSummary, meta_text: &str) -> String {
         });
     }
     sum.finish()
-}
-
-/// A count as the int64 column holds it.
-fn stored_count(count: u64) -> i64 {
-    i64::try_from(count).unwrap_or(i64::MAX)
 }
 
 /// Writes `summary` to the file `path` (whole or not at all).

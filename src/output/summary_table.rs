@@ -3,23 +3,14 @@
 //! checksum.
 
 use crate::analysis::names::normalize_name;
-use crate::model::summary::{FileSummary, SUMMARY_META_KEY};
+use crate::model::summary::FileSummary;
 use crate::model::summary::{Window, place_text};
-use crate::summary::checksum::{CHECKSUM_KEY, SummaryChecksum};
+use crate::output::summary_parquet::{stored_count, write_parquet};
+use crate::summary::checksum::SummaryChecksum;
 use crate::summary::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
-use parquet::basic::Compression;
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
-use parquet::file::metadata::KeyValue;
-use parquet::file::properties::WriterProperties;
-use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::parser::parse_message_type;
 use std::borrow::Cow;
 use std::io::Write;
-use std::sync::Arc;
-
-fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
-    std::io::Error::other(e.to_string())
-}
 
 /// The Parquet schema of [`TABLE_COLUMNS`].
 fn schema_text() -> String {
@@ -36,7 +27,6 @@ fn schema_text() -> String {
 
 /// Writes `summary` in the one-table layout to `out` (Snappy, strings dictionary-encoded).
 pub fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
-    let schema = Arc::new(parse_message_type(&schema_text()).map_err(parquet_error)?);
     let meta = serde_json::to_string(&summary.meta)?;
     let rows = table_rows(summary);
     let mut sum = SummaryChecksum::new(&meta);
@@ -44,17 +34,7 @@ pub fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> st
         row.iter().for_each(|c| c.feed(&mut sum));
         sum.end_row();
     }
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .set_key_value_metadata(Some(vec![
-            KeyValue::new(SUMMARY_META_KEY.to_string(), meta),
-            KeyValue::new(CHECKSUM_KEY.to_string(), sum.finish()),
-        ]))
-        .build();
-    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(props)).map_err(parquet_error)?;
-    let mut group = writer.next_row_group().map_err(parquet_error)?;
-    let mut k = 0;
-    while let Some(mut col) = group.next_column().map_err(parquet_error)? {
+    write_parquet(out, &schema_text(), meta, sum.finish(), |k, col| {
         let required = TABLE_COLUMNS.get(k).is_some_and(|c| c.required);
         let cells = rows.iter().map(|r| r.get(k).unwrap_or(&Cell::Int(None)));
         let levels: Vec<i16> = cells
@@ -66,21 +46,13 @@ pub fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> st
             let v: Vec<ByteArray> = cells
                 .filter_map(|c| c.text().map(|t| ByteArray::from(t.as_bytes().to_vec())))
                 .collect();
-            col.typed::<ByteArrayType>()
-                .write_batch(&v, levels, None)
-                .map_err(parquet_error)?;
+            col.typed::<ByteArrayType>().write_batch(&v, levels, None)?;
         } else {
             let v: Vec<i64> = cells.filter_map(Cell::int).collect();
-            col.typed::<Int64Type>()
-                .write_batch(&v, levels, None)
-                .map_err(parquet_error)?;
+            col.typed::<Int64Type>().write_batch(&v, levels, None)?;
         }
-        col.close().map_err(parquet_error)?;
-        k += 1;
-    }
-    group.close().map_err(parquet_error)?;
-    writer.close().map_err(parquet_error)?;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Every row of `summary` in the one-table layout: its op rows in their order, then a step row
@@ -140,11 +112,6 @@ fn step_cells(w: &Window) -> [Cell<'static>; 12] {
         part(|b| b.memory_exposed_ns),
         part(|b| b.idle_ns),
     ]
-}
-
-/// A count as the int64 column holds it.
-fn stored_count(count: u64) -> i64 {
-    i64::try_from(count).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::input::parse::{Header, scan_header};
 use crate::input::read::open;
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::summary::FileSummary;
+use crate::summary::names::SideNames;
 use crate::summary::read::{is_parquet, read_summary};
 use std::path::Path;
 
@@ -30,11 +31,16 @@ pub fn load_summary_side_marked(
     marker: Option<&regex::Regex>,
     summarize: &SummarizeFn<'_>,
 ) -> Result<SummarySide> {
+    // One copy of each name for the side's files (a thousand ranks run the same names).
+    let names = SideNames::default();
     let load = |p: &Path| -> tracediff_trace::Result<FileSummary> {
-        if is_parquet(p)? {
-            return read_summary(p).map_err(Error::into_trace);
-        }
-        summarize_opened_marked(open(p)?, p, marker, summarize)
+        let mut summary = if is_parquet(p)? {
+            read_summary(p).map_err(Error::into_trace)?
+        } else {
+            summarize_opened_marked(open(p)?, p, marker, summarize)?
+        };
+        names.share(&mut summary);
+        Ok(summary)
     };
     let scan = |p: &Path, steps: bool| -> tracediff_trace::Result<Header> {
         if is_parquet(p)? {

@@ -4,7 +4,9 @@
 //! side of traces and summaries, mixed, into summaries.
 
 pub mod checksum;
+pub mod decode;
 pub mod load;
+pub mod names;
 pub mod read;
 pub mod read_table;
 pub mod table;

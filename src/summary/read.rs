@@ -16,7 +16,8 @@ use crate::model::summary::{
     SUMMARY_SCHEMA_TABLE, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
 };
 use crate::summary::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
-use crate::summary::table::{TABLE_COLUMNS, renumber_by_text};
+use crate::summary::decode::{Interner, for_each_row};
+use crate::summary::table::TABLE_COLUMNS;
 use parquet::basic::Type as PhysicalType;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::record::{Row, RowAccessor};
@@ -217,71 +218,30 @@ fn decode_rows<R: ChunkReader + 'static>(
     meta: SummaryMeta,
     meta_text: &str,
 ) -> Result<(FileSummary, String)> {
-    let bad = |what: String| Error::input(path, what);
-    let rows_iter = reader
-        .get_row_iter(None)
-        .map_err(|e| bad(format!("invalid summary rows: {e}")))?;
     let mut rows = Vec::new();
-    let mut strings: Vec<String> = Vec::new();
-    let mut ids: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-    let mut intern = |s: &String| -> u32 {
-        if let Some(&id) = ids.get(s) {
-            return id;
-        }
-        let id = strings.len() as u32;
-        strings.push(s.clone());
-        ids.insert(s.clone(), id);
-        id
-    };
+    let mut names = Interner::default();
     let own_times = meta.schema_version >= SUMMARY_SCHEMA_OWN_TIMES;
     let mut sum = SummaryChecksum::new(meta_text);
-    for row in rows_iter {
-        let row = row.map_err(|e| bad(format!("invalid summary rows: {e}")))?;
-        let values =
-            row_values(&row, own_times).map_err(|e| bad(format!("invalid summary row {}: {e}", rows.len())))?;
+    for_each_row(path, reader, |_, row| {
+        let values = row_values(row, own_times).map_err(|e| e.to_string())?;
         sum.row(&values);
-        let place = place_from_text(values.place).ok_or_else(|| {
-            bad(format!(
-                "invalid summary row {}: unknown place '{}'",
-                rows.len(),
-                values.place
-            ))
-        })?;
+        let place = place_from_text(values.place).ok_or_else(|| format!("unknown place '{}'", values.place))?;
         if values.total_ns < 0 {
-            return Err(bad(format!(
-                "invalid summary row {}: negative total {}",
-                rows.len(),
-                values.total_ns
-            )));
+            return Err(format!("negative total {}", values.total_ns));
         }
-        let count = u64::try_from(values.count).map_err(|_| {
-            bad(format!(
-                "invalid summary row {}: negative count {}",
-                rows.len(),
-                values.count
-            ))
-        })?;
+        let count = u64::try_from(values.count).map_err(|_| format!("negative count {}", values.count))?;
         rows.push(OpRow {
             iteration: values.iteration,
-            name: intern(&values.name.to_string()),
-            category: intern(&values.category.to_string()),
+            name: names.intern(values.name),
+            category: names.intern(values.category),
             place,
             count,
             total_ns: values.total_ns,
             self_ns: values.self_ns.unwrap_or(0),
         });
-    }
-    let strings = renumber_by_text(strings, &mut rows);
-    Ok((
-        FileSummary {
-            meta,
-            strings,
-            rows,
-            begin_end_events: 0,
-            threads: Vec::new(),
-        },
-        sum.finish(),
-    ))
+        Ok(())
+    })?;
+    Ok((names.into_summary(meta, rows), sum.finish()))
 }
 
 /// A row's values; `self_ns` where the summary has the column (`own_times`).

@@ -6,12 +6,12 @@
 use crate::error::{Error, Result};
 use crate::model::summary::{FileSummary, OpRow, SummaryMeta, place_from_text};
 use crate::summary::checksum::SummaryChecksum;
-use crate::summary::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS, renumber_by_text};
+use crate::summary::decode::{Interner, for_each_row};
+use crate::summary::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
 use parquet::basic::{Repetition, Type as PhysicalType};
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::record::{Field, Row};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::Path;
 
 /// Checks the footer's schema: [`TABLE_COLUMNS`], in order, each of its type, required or
@@ -65,44 +65,19 @@ pub fn decode_table_rows<R: ChunkReader + 'static>(
     meta: SummaryMeta,
     meta_text: &str,
 ) -> Result<(FileSummary, String)> {
-    let bad = |what: String| Error::input(path, what);
-    let rows_iter = reader
-        .get_row_iter(None)
-        .map_err(|e| bad(format!("invalid summary rows: {e}")))?;
     let mut rows = Vec::new();
-    let mut strings: Vec<String> = Vec::new();
-    let mut ids: HashMap<String, u32> = HashMap::new();
-    let mut intern = |s: &str| -> u32 {
-        if let Some(&id) = ids.get(s) {
-            return id;
-        }
-        let id = strings.len() as u32;
-        strings.push(s.to_string());
-        ids.insert(s.to_string(), id);
-        id
-    };
+    let mut names = Interner::default();
     let mut sum = SummaryChecksum::new(meta_text);
-    for (k, row) in rows_iter.enumerate() {
-        let row = row.map_err(|e| bad(format!("invalid summary rows: {e}")))?;
-        let cells = cells_of(&row).map_err(|e| bad(format!("invalid summary row {k}: {e}")))?;
+    for_each_row(path, reader, |_, row| {
+        let cells = cells_of(row)?;
         cells.iter().for_each(|c| c.feed(&mut sum));
         sum.end_row();
-        if let Some(op) = op_row(&cells, &mut intern).map_err(|e| bad(format!("invalid summary row {k}: {e}")))? {
+        if let Some(op) = op_row(&cells, &mut |s| names.intern(s))? {
             rows.push(op);
         }
-    }
-    let strings = renumber_by_text(strings, &mut rows);
-    Ok((
-        FileSummary {
-            meta,
-            strings,
-            rows,
-            begin_end_events: 0,
-            // Summary files keep no per-thread rows: the thread-level shift is read from traces.
-            threads: Vec::new(),
-        },
-        sum.finish(),
-    ))
+        Ok(())
+    })?;
+    Ok((names.into_summary(meta, rows), sum.finish()))
 }
 
 /// A row's cells, typed as [`TABLE_COLUMNS`] says.

@@ -6,6 +6,7 @@
 use crate::model::place::Place;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Bumped whenever the summary layout changes. Version 2 added [`Window::breakdown`]; version 3
 /// the rows' checksum (`tracediff.summary.sha256`); version 4 the rows' own times
@@ -302,8 +303,10 @@ pub struct SummaryMeta {
 pub struct FileSummary {
     /// Everything but the rows.
     pub meta: SummaryMeta,
-    /// The names and categories the rows index, each once (a name recurs in every step).
-    pub strings: Vec<String>,
+    /// The names and categories the rows index, each once (a name recurs in every step),
+    /// numbered in text order. Shared: the files of a side loaded together point at one copy
+    /// of each text (a thousand ranks run the same few thousand names).
+    pub strings: Vec<Arc<str>>,
     /// Sorted by (iteration, name, category, place).
     pub rows: Vec<OpRow>,
     /// Begin and end events (`ph` `B`/`E`, `b`/`e`) the trace left out, for a note; not
@@ -339,7 +342,7 @@ pub struct ThreadRow {
 impl FileSummary {
     /// The text of a row's name or category index.
     pub fn text(&self, id: u32) -> &str {
-        self.strings.get(id as usize).map_or("", String::as_str)
+        self.strings.get(id as usize).map_or("", |s| s)
     }
 
     /// The rank this file stands for: its declared rank, or 0 when it declares none.
