@@ -137,7 +137,13 @@ fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[Measure]) 
 /// Marks every row per measure from its runs' samples (sums only; durations are not judged):
 /// the test between runs over the table's rows, a time's floor a share of the control's mean
 /// step time, a count's one call per step. Returns whether a side had too few runs.
-fn mark(rows: &mut [ViewRow], samples: &[[Vec<Vec<f64>>; 2]], measures: &[Measure], step_ns: f64, n: [usize; 2]) -> bool {
+fn mark(
+    rows: &mut [ViewRow],
+    samples: &[[Vec<Vec<f64>>; 2]],
+    measures: &[Measure],
+    step_ns: f64,
+    n: [usize; 2],
+) -> bool {
     let calls = measures.iter().position(|m| *m == Measure::Calls);
     let mut marks: Vec<Vec<Option<bool>>> = vec![vec![None; measures.len()]; rows.len()];
     for (m, name) in measures.iter().enumerate().filter(|(_, m)| !is_duration(**m)) {
