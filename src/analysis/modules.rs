@@ -255,13 +255,43 @@ pub(crate) fn file_trees(
             node_of_row[row as usize] = id;
         }
     }
-    // Top-level autograd operators with their backward node; annotations inside one of them,
-    // with that operator.
+    let (backward_rows, inside_backward) =
+        place_nodes(&mut builder, &roles, rows, &mut node_of_row, &root_of_iteration);
+    let forward = forward_modules(file, tree, &roles, &node_of_row, &builder);
+    place_backward(&mut builder, &forward, &backward_rows, inside_backward);
+    if device {
+        captured::place_replayed(
+            &mut builder,
+            &roles,
+            &node_of_row,
+            fallback,
+            &root_of_iteration,
+            &selected,
+        );
+        let launched = launched_device_ns(file, tree);
+        for (&(_, it), &id) in roots.iter().zip(&root_ids) {
+            builder.nodes[id].times.device_total_ns = Some(root_device_ns(&launched, it, iterations.is_none()));
+        }
+    }
+    root_ids.into_iter().map(|r| builder.finish(r)).collect()
+}
+
+/// Places the node rows (in time order) under their innermost enclosing node on their thread,
+/// else the root of their iteration. Returns the top-level autograd operators with their
+/// backward node, and the annotations inside one of them with that operator.
+#[allow(clippy::type_complexity)]
+fn place_nodes(
+    builder: &mut Builder<'_>,
+    roles: &[Role],
+    rows: Vec<usize>,
+    node_of_row: &mut [usize],
+    root_of_iteration: &dyn Fn(i64) -> Option<usize>,
+) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+    let (ev, tree) = (&builder.file.events, builder.tree);
     let mut backward_rows: Vec<(usize, usize)> = Vec::new();
     let mut inside_backward: Vec<(usize, usize)> = Vec::new();
     for i in rows {
-        // The innermost enclosing node on this thread, else the root of the iteration.
-        let enclosing = enclosing_node(tree, &roles, i);
+        let enclosing = enclosing_node(tree, roles, i);
         let parent = enclosing
             .map(|p| node_of_row[p])
             .filter(|&n| n != usize::MAX)
@@ -282,23 +312,7 @@ pub(crate) fn file_trees(
             _ => {}
         }
     }
-    let forward = forward_modules(file, tree, &roles, &node_of_row, &builder);
-    place_backward(&mut builder, &forward, &backward_rows, inside_backward);
-    if device {
-        captured::place_replayed(
-            &mut builder,
-            &roles,
-            &node_of_row,
-            fallback,
-            &root_of_iteration,
-            &selected,
-        );
-        let launched = launched_device_ns(file, tree);
-        for (&(_, it), &id) in roots.iter().zip(&root_ids) {
-            builder.nodes[id].times.device_total_ns = Some(root_device_ns(&launched, it, iterations.is_none()));
-        }
-    }
-    root_ids.into_iter().map(|r| builder.finish(r)).collect()
+    (backward_rows, inside_backward)
 }
 
 /// The device time launched in iteration `it` (`whole`: in the whole file).

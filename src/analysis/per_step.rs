@@ -195,36 +195,7 @@ pub fn measure_times(
             s.gpu_busy_ns.push(sample.map_or(0, |x| x.gpu_busy_ns));
         }
         // Per name id of this file, its samples; names are keyed once, at the end.
-        let gpu_annotation = file
-            .strings
-            .iter()
-            .position(|s| **s == *crate::analysis::aggregate::GPU_ANNOTATION_CATEGORY);
-        let mut per_name: FxHashMap<(u32, bool), StepValues> = FxHashMap::default();
-        for r in &file.rows {
-            let Some(&k) = slot_of.get(&r.iteration) else {
-                continue;
-            };
-            if !device.admits(r.place) {
-                continue;
-            }
-            let cat = file.text(r.category);
-            let admitted = if judged_only {
-                judged_category(cat, r.place) && judged_name(file.text(r.name))
-            } else {
-                !(keying.skip_python_frames && cat == crate::analysis::aggregate::PYTHON_FRAME_CATEGORY)
-            };
-            if !admitted {
-                continue;
-            }
-            let ns = match times {
-                Times::Total => r.total_ns,
-                Times::Own if r.place == crate::model::place::Place::Annotation => continue,
-                Times::Own => r.self_ns,
-            };
-            let slot = u32::try_from(base + k).unwrap_or(u32::MAX);
-            let apart = gpu_annotation == Some(r.category as usize);
-            per_name.entry((r.name, apart)).or_default().add(slot, r.count, ns);
-        }
+        let per_name = file_values(file, (&slot_of, base), (device, keying, judged_only), times);
         let mut ids: Vec<((u32, bool), StepValues)> = per_name.into_iter().collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
         for ((id, apart), per) in ids {
@@ -245,6 +216,47 @@ pub fn measure_times(
         v.finish();
     }
     Ok(s)
+}
+
+/// One file's values per (name id, GPU annotation or not), each step's in slot `base + k` of
+/// the side's samples (`slot_of`: iteration → k).
+fn file_values(
+    file: &crate::model::summary::FileSummary,
+    (slot_of, base): (&FxHashMap<i64, usize>, usize),
+    (device, keying, judged_only): (Device, &Keying, bool),
+    times: Times,
+) -> FxHashMap<(u32, bool), StepValues> {
+    let gpu_annotation = file
+        .strings
+        .iter()
+        .position(|s| **s == *crate::analysis::aggregate::GPU_ANNOTATION_CATEGORY);
+    let mut per_name: FxHashMap<(u32, bool), StepValues> = FxHashMap::default();
+    for r in &file.rows {
+        let Some(&k) = slot_of.get(&r.iteration) else {
+            continue;
+        };
+        if !device.admits(r.place) {
+            continue;
+        }
+        let cat = file.text(r.category);
+        let admitted = if judged_only {
+            judged_category(cat, r.place) && judged_name(file.text(r.name))
+        } else {
+            !(keying.skip_python_frames && cat == crate::analysis::aggregate::PYTHON_FRAME_CATEGORY)
+        };
+        if !admitted {
+            continue;
+        }
+        let ns = match times {
+            Times::Total => r.total_ns,
+            Times::Own if r.place == crate::model::place::Place::Annotation => continue,
+            Times::Own => r.self_ns,
+        };
+        let slot = u32::try_from(base + k).unwrap_or(u32::MAX);
+        let apart = gpu_annotation == Some(r.category as usize);
+        per_name.entry((r.name, apart)).or_default().add(slot, r.count, ns);
+    }
+    per_name
 }
 
 #[cfg(test)]

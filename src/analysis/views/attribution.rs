@@ -34,7 +34,6 @@ pub(crate) fn non_aten_rows(
     let work = &tree.work;
     let graphs = file.graphs.get();
     let selected = Selected::new(iterations);
-    let keyed = |name: &str| keying.name_key(name);
     // Sums per (kind, name id): the owner's name, or the kernel's for a Triton launcher; each
     // becomes a row key once.
     let mut sums: FxHashMap<(WorkKind, u32), ([i64; 5], usize)> = FxHashMap::default();
@@ -85,6 +84,24 @@ pub(crate) fn non_aten_rows(
             s[2] += tree.host_total_ns[o];
         }
     }
+    owner_rows(file, keying, sums, moved, joined)
+}
+
+/// The rows of [`non_aten_rows`] from its sums per (kind, name id), the device time each
+/// replay operator gave to joined kernels (`moved`), and per captured launch its joined
+/// kernels' time (`joined`).
+#[allow(clippy::type_complexity)]
+fn owner_rows(
+    file: &TraceFile,
+    keying: &Keying,
+    sums: FxHashMap<(WorkKind, u32), ([i64; 5], usize)>,
+    moved: FxHashMap<u32, i64>,
+    joined: FxHashMap<u32, (i64, usize)>,
+) -> Vec<(String, [i64; 5])> {
+    let ev = &file.events;
+    let work = &file.call_tree().work;
+    let graphs = file.graphs.get();
+    let keyed = |name: &str| keying.name_key(name);
     let mut rows: std::collections::BTreeMap<String, [i64; 5]> = Default::default();
     for (_, (s, row)) in sums {
         if let Some(label) = work.label(&file.strings, ev, row, &keyed) {
