@@ -457,6 +457,8 @@ function tableNode() {
 function columns(t, data) {
   const m = t.measures, M = m.length, gi = m.indexOf(t.group), ci = m.indexOf("calls");
   const get = (r, i, side) => r[1 + i + (side ? M : 0)];
+  // Calls per step carry two decimals: their difference too, without the float's noise.
+  const dCalls = (r) => Math.round((get(r, ci, 1) - get(r, ci, 0)) * 100) / 100;
   const gname = MEASURE_NAMES[t.group] + " µs";
   const first = t.kind === "kc"
     ? [{ title: "class", key: (r) => D.names[r[0]], text: (r) => D.names[r[0]], cls: () => "name", asc: true }]
@@ -479,7 +481,7 @@ function columns(t, data) {
     ...first,
     { title: `${D.labels[0]} calls`, key: (r) => get(r, ci, 0), text: (r) => String(get(r, ci, 0)) },
     { title: `${D.labels[1]} calls`, key: (r) => get(r, ci, 1), text: (r) => String(get(r, ci, 1)) },
-    { title: "Δ calls", key: (r) => get(r, ci, 1) - get(r, ci, 0), text: (r) => { const d = get(r, ci, 1) - get(r, ci, 0); return signed(String(d), d); } },
+    { title: "Δ calls", key: (r) => dCalls(r), text: (r) => { const d = dCalls(r); return signed(String(d), d); } },
     { title: `${D.labels[0]} ${gname}`, key: (r) => get(r, gi, 0), text: (r) => us(get(r, gi, 0)) },
     { title: `${D.labels[1]} ${gname}`, key: (r) => get(r, gi, 1), text: (r) => us(get(r, gi, 1)) },
     { title: `Δ ${gname}`, key: (r) => diffOf(get(r, gi, 0), get(r, gi, 1)), text: (r) => { const d = diffOf(get(r, gi, 0), get(r, gi, 1)); return d === null ? "–" : signed(us(d), d); },

@@ -289,8 +289,13 @@ fn a_report_needs_an_html_name_and_compare_writes_one_too() {
 /// A fresh browser showing the report of `pair` written into `dir`; `None` (the test skips)
 /// where there is no browser.
 fn open_report(pair: [&str; 2], dir: &Path) -> Option<Driver> {
+    open_report_with(pair, dir, &[])
+}
+
+/// [`open_report`] with more arguments.
+fn open_report_with(pair: [&str; 2], dir: &Path, args: &[&str]) -> Option<Driver> {
     let b = browser()?;
-    let (path, _) = report(pair, dir, &[]);
+    let (path, _) = report(pair, dir, args);
     let d = Driver::start(&b);
     d.goto(&url(&path));
     Some(d)
@@ -669,7 +674,7 @@ fn real_pairs_open_without_errors() {
 
 /// Module significance in the page (as the terminal's `sig` column): over the 5 steps a side of
 /// `fixtures/gate`, the linear layers' device time doubled and is marked `*`, the ReLUs are not;
-/// with one step (the default) nothing is marked and the legend says why.
+/// with one step nothing is marked and the legend says why.
 #[test]
 fn significant_nodes_are_marked() {
     const PAIR: [&str; 2] = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
@@ -690,7 +695,13 @@ fn significant_nodes_are_marked() {
     // [host, device]: the device time is the one the kernels changed.
     assert_eq!(child("aten::linear[0]")["g"][1], true);
     assert_eq!(child("aten::relu[0]")["g"][1], false);
-    let (_, one_step) = report(PAIR, dir.path(), &[]);
+    let (_, every_step) = report(PAIR, dir.path(), &[]);
+    assert_eq!(
+        data(&every_step)["significance"]["estimated"],
+        true,
+        "every step by default"
+    );
+    let (_, one_step) = report(PAIR, dir.path(), &["--iteration", "1"]);
     let one = data(&one_step);
     assert_eq!(one["significance"]["estimated"], false);
     assert!(
@@ -773,7 +784,8 @@ fn the_report_judges_module_marks_beyond_a_run_wide_shift() {
 }
 
 /// The page's header counts the steps used apart from their numbers (`step 1009 (of 6)` read as
-/// the 1009th of 6) and writes runs of steps as the terminal does (`steps 1–3`, not `1, 2, 3`).
+/// the 1009th of 6) and writes runs of steps as the terminal does (`steps 1–3`, not `1, 2, 3`);
+/// by default the page uses every step, as every command does.
 #[cfg_attr(
     tracediff_no_browser,
     ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
@@ -781,13 +793,24 @@ fn the_report_judges_module_marks_beyond_a_run_wide_shift() {
 #[test]
 fn the_header_counts_steps_apart_from_their_numbers() {
     let dir = TempDir::new().unwrap();
-    let Some(d) = open_report(["fixtures/basic/control", "fixtures/basic/test"], dir.path()) else {
+    let pair = ["fixtures/basic/control", "fixtures/basic/test"];
+    let Some(d) = open_report_with(pair, dir.path(), &["--iteration", "1"]) else {
         return;
     };
     let compared = d.exec(r##"return document.getElementById("compared").textContent"##);
     let compared = compared.as_str().unwrap();
     assert!(
-        compared.contains("rank 0; the tables and module tree: step 1 (1 of 3 steps); the overview: steps 1–3; 1 file"),
+        compared.contains("rank 0; the tables and module tree: step 1 (1 of 3 steps); 1 file"),
+        "{compared}"
+    );
+    no_errors(&d);
+    let Some(d) = open_report(pair, dir.path()) else {
+        return;
+    };
+    let compared = d.exec(r##"return document.getElementById("compared").textContent"##);
+    let compared = compared.as_str().unwrap();
+    assert!(
+        compared.contains("fixtures/basic/control — rank 0; the tables and module tree: steps 1–3; 1 file"),
         "{compared}"
     );
     no_errors(&d);

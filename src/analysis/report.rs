@@ -97,16 +97,26 @@ impl Report {
 pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Result<Report> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let classifier = req.classifier()?;
-    let diff = modules(req, loaded)?;
-    let comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
+    let mut diff = modules(req, loaded)?;
+    let mut comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
+    let per_step = PerStep::of(req, loaded);
     let mut nodes = Vec::new();
     reachable(&diff.root, limits.depth, &mut nodes);
-    let tables = all_node_tables(req, loaded, &filter, &nodes, limits.rows, &classifier);
+    let tables = all_node_tables(req, loaded, (&filter, &classifier), &nodes, limits.rows, per_step);
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     // The flame graph's default time: device on a GPU pair, as its module chart.
-    let flame = flame_stacks_default(&diff, loaded, None, &classifier);
+    let mut flame = flame_stacks_default(&diff, loaded, None, &classifier);
     let significance = module_significance_both(req, loaded, &diff);
     let aligned = has_device.then(|| aligned(req, loaded, &classifier));
+    // Per-step values (docs/significance.md#per-step-values), as every view shows them; the
+    // marks above were judged on the sums' steps.
+    if let Some(p) = per_step {
+        crate::analysis::modules_runs::per_step(&mut diff, p.steps);
+        flame.per_step(p.steps);
+        if crate::analysis::runs::per_step_rows(&mut comparison) {
+            comparison.step_ns = p.step_ns.iter().all(|&s| s > 0.0).then_some(p.step_ns);
+        }
+    }
     Ok(Report {
         aligned,
         significance,
@@ -119,6 +129,29 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
         limits,
         has_device,
     })
+}
+
+/// How the page's values become per step: each side's selected steps and mean step time.
+#[derive(Debug, Clone, Copy)]
+struct PerStep {
+    steps: [usize; 2],
+    step_ns: [f64; 2],
+}
+
+impl PerStep {
+    /// `None` under `--totals`, or where each side used one step (the sums are the step's).
+    fn of(req: &CompareRequest, loaded: &Loaded) -> Option<PerStep> {
+        let steps = loaded.resolved.each_ref().map(crate::analysis::modules_runs::steps_of);
+        (!req.totals && steps != [1, 1]).then(|| PerStep {
+            steps,
+            step_ns: [0, 1].map(|k| crate::analysis::side_runs::mean_step_ns_of_loaded(loaded, k)),
+        })
+    }
+
+    /// Turns a table's sums into per-step values.
+    fn apply(self, table: &mut ViewTable) {
+        crate::analysis::views::per_step::per_step_one_run(table, self.steps, self.step_ns);
+    }
 }
 
 /// The nodes that get tables, with their paths, in tree order: every node but `unknown` ones
@@ -143,10 +176,10 @@ fn reachable<'a>(top: &'a AlignedNode, depth: usize, out: &mut Vec<(&'a AlignedN
 fn all_node_tables(
     req: &CompareRequest,
     loaded: &Loaded,
-    filter: &NameFilter,
+    (filter, classifier): (&NameFilter, &Classifier),
     nodes: &[(&AlignedNode, String)],
     rows: usize,
-    classifier: &Classifier,
+    per_step: Option<PerStep>,
 ) -> Vec<NodeTables> {
     let scoped: Vec<&AlignedNode> = nodes.iter().filter(|n| !n.1.is_empty()).map(|n| n.0).collect();
     let scopes = NodeScopes::of(loaded, &scoped);
@@ -167,7 +200,7 @@ fn all_node_tables(
             } else {
                 scoped_tables.next()?
             };
-            Some(node_tables(node, path, ops, ks, rows, classifier))
+            Some(node_tables(node, path, (ops, ks), rows, classifier, per_step))
         })
         .collect()
 }
@@ -175,15 +208,20 @@ fn all_node_tables(
 fn node_tables(
     node: &AlignedNode,
     path: &str,
-    mut ops: ViewTable,
-    mut ks: ViewTable,
+    (mut ops, mut ks): (ViewTable, ViewTable),
     rows: usize,
     classifier: &Classifier,
+    per_step: Option<PerStep>,
 ) -> NodeTables {
     let totals = (ops.rows.len(), ks.rows.len());
     ks.classifier = Some(classifier.clone());
     // Grouped before the cut: the class rows hold every kernel of the node.
     let mut classes = classes_of_kernels(&ks, classifier);
+    if let Some(p) = per_step {
+        for table in [&mut ops, &mut ks, &mut classes] {
+            p.apply(table);
+        }
+    }
     let op_time = if ops.has_device {
         Measure::DeviceTotal
     } else {

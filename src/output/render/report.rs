@@ -445,14 +445,21 @@ fn aligned(a: &Aligned, names: &mut Names) -> Value {
 
 /// `{"total": rows before the cut, "rows": [[name id, control values…, test values…]]}`.
 fn table(t: &ViewTable, total: usize, names: &mut Names) -> Value {
-    let rows: Vec<Value> = t.rows.iter().map(|r| view_row(r, names)).collect();
+    let rows: Vec<Value> = t.rows.iter().map(|r| view_row(t, r, names)).collect();
     json!({"total": total, "rows": rows})
 }
 
-fn view_row(r: &ViewRow, names: &mut Names) -> Value {
+/// `[name id, control values…, test values…]` as the views show them: per step where the row
+/// has per-step values (counts to two decimals, times to the ns), else sums.
+fn view_row(t: &ViewTable, r: &ViewRow, names: &mut Names) -> Value {
     let mut v = vec![json!(names.id(&r.name))];
-    v.extend(r.control.iter().map(|x| json!(x)));
-    v.extend(r.test.iter().map(|x| json!(x)));
+    for side in 0..2 {
+        v.extend(t.measures.iter().enumerate().map(|(k, m)| match r.shown(side, k) {
+            None => Value::Null,
+            Some(x) if r.per_step.is_some() && m.is_count() => json!((x * 100.0).round() / 100.0),
+            Some(x) => json!(x.round() as i64),
+        }));
+    }
     Value::Array(v)
 }
 
@@ -468,11 +475,29 @@ fn ops_diff(c: &Comparison) -> Value {
             json!({
                 "category": cat.as_str(),
                 "total": total,
-                "rows": rows.iter().map(|r: &&Row| json!([r.name, r.control.count, r.test.count, r.control.dur_ns, r.test.dur_ns])).collect::<Vec<_>>(),
+                "rows": rows.iter().map(|r: &&Row| ops_diff_row(r)).collect::<Vec<_>>(),
             })
         })
         .collect();
     json!({"naming": c.naming.column(), "lists": lists})
+}
+
+/// `[name, control count, test count, control ns, test ns]`, per step where the comparison's
+/// rows are (counts to two decimals).
+fn ops_diff_row(r: &Row) -> Value {
+    match &r.per_step {
+        Some([c, t]) => {
+            let count = |x: f64| (x * 100.0).round() / 100.0;
+            json!([
+                r.name,
+                count(c.count),
+                count(t.count),
+                c.dur_ns.round() as i64,
+                t.dur_ns.round() as i64
+            ])
+        }
+        None => json!([r.name, r.control.count, r.test.count, r.control.dur_ns, r.test.dur_ns]),
+    }
 }
 
 #[cfg(test)]
