@@ -154,6 +154,12 @@ fn the_readme_output_is_a_real_run() {
         readme.contains(&format!("```\n{out}```")),
         "README.md's output of `tracediff compare fixtures/basic/control fixtures/basic/test` is stale; today it is:\n{out}"
     );
+    let (control, test) = ("fixtures/replicates/fused/control", "fixtures/replicates/fused/test");
+    let runs = crate::common::ok(&["compare", control, test, "--no-save"]);
+    assert!(
+        readme.contains(&format!("$ tracediff compare {control} {test}\n{runs}```")),
+        "README.md's output of `tracediff compare {control} {test}` is stale; today it is:\n{runs}"
+    );
 }
 
 /// The `$ tracediff …` examples of a page: (the command's words after `tracediff`, the output
