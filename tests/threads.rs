@@ -82,3 +82,22 @@ fn the_note_names_the_thread() {
     let r = run(&["compare", "fixtures/shift/base", "fixtures/shift/slow"]);
     assert!(!r.stderr.contains("one thread moved"), "{}", r.stderr);
 }
+
+/// `--only-significant` beside a thread's shift keeps the rows that moved beyond it: the note
+/// on the shift the rows were judged beyond once refused it as if nothing could be judged.
+#[test]
+fn only_significant_keeps_what_moved_beyond_the_thread() {
+    for command in ["operators", "compare"] {
+        let v = pair(command, "changed", &["--only-significant"]);
+        let names: Vec<&str> = v["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| r["name"].as_str().unwrap_or_default())
+            .collect();
+        assert!(names.contains(&"aten::threshold_backward"), "{command}: {names:?}");
+        assert!(names.len() <= 2, "{command}: {names:?}");
+        let v = pair(command, "slowthread", &["--only-significant"]);
+        assert_eq!(v["rows"].as_array().map(Vec::len), Some(0), "{command}");
+    }
+}

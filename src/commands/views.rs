@@ -115,7 +115,7 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
             let (table, note) = over_runs(req, "operators", options.zoom.as_deref(), notes, |r, loaded, s| {
                 operators(r, loaded, &filter, s)
             })?;
-            significance(options, note, notes)?;
+            significance(options, &table, note, notes)?;
             table
         } else {
             let loaded = loaded(req, "operators", notes)?;
@@ -125,7 +125,7 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
             let note = (!options.one_run)
                 .then(|| mark_operator_significance(&mut table, req, &loaded, s))
                 .flatten();
-            significance(options, note, notes)?;
+            significance(options, &table, note, notes)?;
             one_run_note(&table, notes);
             table.zoom = scope.map(|(_, path)| path);
             attribution_notes(req, &loaded, notes);
@@ -152,7 +152,7 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
             let (table, note) = over_runs(req, "kernels", options.view.zoom.as_deref(), notes, |r, loaded, s| {
                 kernels(r, loaded, &filter, by_operator, s)
             })?;
-            significance(&options.view, note, notes)?;
+            significance(&options.view, &table, note, notes)?;
             table
         } else {
             let loaded = loaded(req, "kernels", notes)?;
@@ -162,7 +162,7 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
             let note = (!options.view.one_run)
                 .then(|| mark_kernel_significance(&mut table, req, &loaded, s))
                 .flatten();
-            significance(&options.view, note, notes)?;
+            significance(&options.view, &table, note, notes)?;
             one_run_note(&table, notes);
             table.zoom = scope.map(|(_, path)| path);
             if by_operator {
@@ -187,7 +187,7 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
             let (table, note) = over_runs(req, "kernels", options.view.zoom.as_deref(), notes, |r, loaded, s| {
                 kernels_by_class(r, loaded, &filter, &classifier, s)
             })?;
-            significance(&options.view, note, notes)?;
+            significance(&options.view, &table, note, notes)?;
             table
         } else {
             let loaded = loaded(req, "kernels", notes)?;
@@ -197,7 +197,7 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
             let note = (!options.view.one_run)
                 .then(|| mark_class_significance(&mut table, req, &loaded, &classifier, s))
                 .flatten();
-            significance(&options.view, note, notes)?;
+            significance(&options.view, &table, note, notes)?;
             one_run_note(&table, notes);
             table.zoom = scope.map(|(_, path)| path);
             per_step(req, &loaded, &mut table);
@@ -307,8 +307,11 @@ fn check(req: &CompareRequest, options: &ViewOptions, measures: &[Measure]) -> R
 
 /// Keeps the note on why significance could not be judged, or refuses `only_significant`
 /// for it: it would keep nothing.
-fn significance(options: &ViewOptions, note: Option<String>, notes: &mut Notes) -> Result<()> {
-    only_significant_can_be_judged(options.only_significant, note.as_deref())?;
+fn significance(options: &ViewOptions, table: &ViewTable, note: Option<String>, notes: &mut Notes) -> Result<()> {
+    // A note beside marks (the run-wide or a thread's shift they were judged beyond) is no
+    // reason to refuse: only a table of which no row could be judged is.
+    let judged = table.rows.iter().any(|r| r.significant.iter().any(Option::is_some));
+    only_significant_can_be_judged(options.only_significant && !judged, note.as_deref())?;
     notes.caveats(note);
     Ok(())
 }
