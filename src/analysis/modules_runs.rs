@@ -10,6 +10,7 @@ use crate::analysis::loaded::{Loaded, load};
 use crate::analysis::modules::{BackwardPlaced, ModuleDiff, file_trees, has_modules};
 use crate::analysis::modules_noise::{NodeSignificance, StepTimes, path_index, times_by_path};
 use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
+use crate::analysis::runs::steps_of;
 use crate::error::{Error, Result};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -76,18 +77,6 @@ impl SideRuns {
         }
         info
     }
-}
-
-/// The steps a selection uses (1 without ProfilerStep: the trace whole).
-pub fn steps_of(resolved: &crate::analysis::select::Resolved) -> usize {
-    resolved.iterations.as_ref().map_or(1, |v| v.len().max(1))
-}
-
-/// Whether either side of `req` is a directory of runs (`control/run1/ … runN/`).
-pub fn has_runs(req: &CompareRequest) -> bool {
-    [&req.control, &req.test]
-        .iter()
-        .any(|p| crate::analysis::runs::runs_of(p).is_some())
 }
 
 /// Loads every run of the side at `path` (a directory of runs, else one run) with `sel`.

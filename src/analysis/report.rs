@@ -141,7 +141,7 @@ struct PerStep {
 impl PerStep {
     /// `None` under `--totals`, or where each side used one step (the sums are the step's).
     fn of(req: &CompareRequest, loaded: &Loaded) -> Option<PerStep> {
-        let steps = loaded.resolved.each_ref().map(crate::analysis::modules_runs::steps_of);
+        let steps = loaded.resolved.each_ref().map(crate::analysis::runs::steps_of);
         (!req.totals && steps != [1, 1]).then(|| PerStep {
             steps,
             step_ns: [0, 1].map(|k| crate::analysis::side_runs::mean_step_ns_of_loaded(loaded, k)),

@@ -57,7 +57,7 @@ impl Modules {
 /// The module-aligned diff of a pair.
 pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> {
     collect(|notes| {
-        if crate::analysis::modules_runs::has_runs(req) {
+        if crate::analysis::side_runs::compares_runs(req) {
             return modules_of_runs(req, options, notes);
         }
         let loaded = loaded(req, "modules", notes)?;
@@ -88,7 +88,7 @@ pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> 
         }
         let mut diff = diff;
         if !options.totals {
-            let steps = loaded.resolved.each_ref().map(crate::analysis::modules_runs::steps_of);
+            let steps = loaded.resolved.each_ref().map(crate::analysis::runs::steps_of);
             crate::analysis::modules_runs::per_step(&mut diff, steps);
         }
         let top = zoom(&diff, options.zoom.as_deref())?;
@@ -172,7 +172,7 @@ pub struct FlameRequest {
 /// The differential flame graph of a pair as SVG bytes, or its folded stacks as text bytes.
 pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>> {
     collect(|notes| {
-        let stacks = if crate::analysis::modules_runs::has_runs(req) {
+        let stacks = if crate::analysis::side_runs::compares_runs(req) {
             stacks_of_runs(req, options, notes)?
         } else {
             let loaded = loaded(req, "flamegraph", notes)?;
@@ -181,7 +181,7 @@ pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>>
             notes.caveats(loaded.overlap_notes(&req.labels));
             let mut stacks = flame_stacks_default(&diff, &loaded, options.time, &classifier);
             if !options.totals {
-                stacks.per_step(loaded.resolved.each_ref().map(crate::analysis::modules_runs::steps_of));
+                stacks.per_step(loaded.resolved.each_ref().map(crate::analysis::runs::steps_of));
             }
             stacks
         };
