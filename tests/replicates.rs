@@ -186,3 +186,22 @@ fn the_report_refuses_runs_and_says_what_to_pass() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn plot_titles_say_per_step_where_the_values_are() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let svg = dir.path().join("p.svg");
+    let (c, t) = (format!("{R}/fused/control"), format!("{R}/fused/test"));
+    let svg_arg = svg.to_str().expect("utf-8 path");
+    for (extra, title, axis) in [
+        (None, "Duration per step per name", "duration per step ("),
+        (Some("--totals"), "Total duration per name", "total duration ("),
+    ] {
+        let mut args = vec!["plot", c.as_str(), t.as_str(), "--metric", "duration", "-o", svg_arg];
+        args.extend(extra);
+        ok(&args);
+        let text = std::fs::read_to_string(&svg).expect("the chart");
+        assert!(text.contains(title), "{extra:?}: no {title:?} in the chart");
+        assert!(text.contains(axis), "{extra:?}: no {axis:?} in the chart");
+    }
+}

@@ -70,6 +70,10 @@ pub struct OpsDiffArgs {
     /// Which list to print.
     #[arg(long, value_enum, default_value_t = CategoryArg::All)]
     pub category: CategoryArg,
+    /// Counts as sums over the selected steps and runs; by default they are per step wherever
+    /// more than one step or run is used (a saved comparison keeps its own choice).
+    #[arg(long, help_heading = "Output")]
+    pub totals: bool,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -148,7 +152,8 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
 
 pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
     check_output(&args.output)?;
-    let comparison = comparison_for(args.control.as_deref(), args.test.as_deref(), &args.select, None, env)?;
+    let pair = (args.control.as_deref(), args.test.as_deref());
+    let comparison = comparison_for(pair, &args.select, args.totals, env)?;
     let view = OpsDiffView::new(
         &comparison,
         &args.category.categories(),
@@ -162,15 +167,29 @@ pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> 
 
 /// The comparison of CONTROL and TEST when both are given, else the saved one.
 pub(super) fn comparison_for(
-    control: Option<&Path>,
-    test: Option<&Path>,
+    (control, test): (Option<&Path>, Option<&Path>),
     select: &SelectArgs,
-    labels: Option<&Labels>,
+    totals: bool,
     env: &mut Env<'_>,
 ) -> Result<Comparison> {
-    with_pair(control, test, select, labels, env, |pair, env| {
+    let given = PairArgs {
+        select,
+        labels: None,
+        totals,
+    };
+    with_pair(control, test, &given, env, |pair, env| {
         finish(commands::ops_diff(pair), env)
     })
+}
+
+/// What the options of `ops-diff` and `plot` say about the pair besides its paths.
+pub(super) struct PairArgs<'a> {
+    /// The selection.
+    pub select: &'a SelectArgs,
+    /// `--labels`.
+    pub labels: Option<&'a Labels>,
+    /// `--totals`: sums (else the request's own choice: per step for a fresh pair).
+    pub totals: bool,
 }
 
 /// Runs `work` on the pair the options name: CONTROL and TEST when both are given (every step
@@ -178,21 +197,23 @@ pub(super) fn comparison_for(
 pub(super) fn with_pair<T>(
     control: Option<&Path>,
     test: Option<&Path>,
-    select: &SelectArgs,
-    labels: Option<&Labels>,
+    given: &PairArgs<'_>,
     env: &mut Env<'_>,
     work: impl FnOnce(&Pair<'_>, &mut Env<'_>) -> Result<T>,
 ) -> Result<T> {
+    let (select, labels) = (given.select, given.labels);
     match (control, test) {
         (Some(c), Some(t)) => {
             let mut req = with_labels(fresh_request(select, c, t), labels);
             super::every_step_by_default(&mut req, select);
+            req.totals |= given.totals;
             check_specs_used(select, &req)?;
             work(&Pair::Given(Box::new(req)), env)
         }
         _ => {
             let adjust = |saved: CompareRequest| -> Result<CompareRequest> {
-                let req = with_labels(request_from(select, saved), labels);
+                let mut req = with_labels(request_from(select, saved), labels);
+                req.totals |= given.totals;
                 check_specs_used(select, &req)?;
                 Ok(req)
             };

@@ -1,6 +1,6 @@
 //! `plot`: HTA's two bar charts of a comparison, as SVG or PNG.
 
-use super::compare::with_pair;
+use super::compare::{PairArgs, with_pair};
 use super::{Env, Labels, SelectArgs, finish, parse_labels, request_from, with_labels};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SortKey;
@@ -53,6 +53,10 @@ pub struct PlotArgs {
     /// Height in pixels (300 to 8192; the key under the plot needs 22 per two rows).
     #[arg(long, default_value_t = 900)]
     pub height: u32,
+    /// Bars of sums over the selected steps and runs; by default they are per step wherever more
+    /// than one step or run is used (a saved comparison keeps its own choice).
+    #[arg(long, help_heading = "Output")]
+    pub totals: bool,
     /// Names of the two sides in the legend and title [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
     pub labels: Option<Labels>,
@@ -71,6 +75,11 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         size: (args.width, args.height),
     };
     let written = if args.metric == Metric::Breakdown {
+        if args.totals {
+            return Err(crate::error::Error::usage(
+                "--totals applies to the counts and duration charts; the breakdown is of the mean step time",
+            ));
+        }
         // The overview keys rows by nothing: the request is the pair's as given, selection only.
         let given = |c: &Path, t: &Path| {
             with_labels(
@@ -89,11 +98,15 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         };
         finish(plot(&pair, &options), env)?
     } else {
+        let given = PairArgs {
+            select: &args.select,
+            labels: args.labels.as_ref(),
+            totals: args.totals,
+        };
         with_pair(
             args.control.as_deref(),
             args.test.as_deref(),
-            &args.select,
-            args.labels.as_ref(),
+            &given,
             env,
             |pair, env| finish(plot(pair, &options), env),
         )?

@@ -74,6 +74,8 @@ pub struct Chart {
     pub labels: [String; 2],
     /// Counts or nanoseconds.
     pub duration: bool,
+    /// Whether the values are per step (docs/significance.md#per-step-values), not sums.
+    pub per_step: bool,
     /// (full name, control, test) per group, in order.
     pub groups: Vec<(String, f64, f64)>,
     /// Width of the picture, in pixels (400 to 8192; the height 300 to 8192).
@@ -108,7 +110,13 @@ pub fn chart_of(
     // Every text of the chart with its control characters shown escaped: they cannot be drawn,
     // and XML (the SVG) cannot hold them at all.
     let [c, t] = [&visible(&comparison.control.label), &visible(&comparison.test.label)];
-    let what = if duration { "Total duration" } else { "Count" };
+    let per_step = rows.iter().any(|r| r.per_step.is_some());
+    let what = match (duration, per_step) {
+        (true, true) => "Duration per step",
+        (true, false) => "Total duration",
+        (false, true) => "Calls per step",
+        (false, false) => "Count",
+    };
     Ok(Chart {
         title: format!(
             "{what} per {}: {c} vs {t} (top {} by {})",
@@ -118,6 +126,7 @@ pub fn chart_of(
         ),
         labels: [c.clone(), t.clone()],
         duration,
+        per_step,
         groups: rows
             .iter()
             .map(|r| {
@@ -338,10 +347,11 @@ where
         .y_label_area_size(90)
         .build_cartesian_2d(0f64..n as f64, y_range)
         .map_err(err)?;
-    let y_desc = if chart.duration {
-        format!("total duration ({unit})")
-    } else {
-        "count (events)".to_string()
+    let y_desc = match (chart.duration, chart.per_step) {
+        (true, true) => format!("duration per step ({unit})"),
+        (true, false) => format!("total duration ({unit})"),
+        (false, true) => "calls per step".to_string(),
+        (false, false) => "count (events)".to_string(),
     };
     let decimals = axis_decimals(top - bottom);
     cc.configure_mesh()
@@ -527,6 +537,7 @@ mod tests {
             title: "t".into(),
             labels: ["control".into(), "test".into()],
             duration: true,
+            per_step: false,
             groups,
             width: 800,
             height: 500,
