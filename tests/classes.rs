@@ -385,3 +385,16 @@ fn the_report_shows_classes_and_aligned_sequences_as_the_command_line() {
         "{classes:?}"
     );
 }
+
+/// A class's share is of the host step: the device's `gpu_user_annotation` mirror of the step
+/// (written first in this file) is not step time too (the shares were halved by it).
+#[test]
+fn class_shares_are_of_the_host_step_not_of_its_device_mirror_too() {
+    let doc = json(&["kernels", "fixtures/amd/control", "fixtures/amd/test", "--by-class"]);
+    assert_eq!(doc["mean_step_time"]["control"], 900.5, "{doc:#}");
+    for row in doc["rows"].as_array().unwrap() {
+        let total = row["control_device_total"].as_f64().unwrap();
+        let share = row["control_share"].as_f64().unwrap();
+        assert!((share - total / 900.5).abs() < 1e-4, "{row}");
+    }
+}

@@ -160,8 +160,25 @@ fn three_steps_against_five_give_equal_calls_per_step() {
         assert!(sums.get("mean_step_time").is_none(), "{sums:#}");
     }
     insta::assert_snapshot!(ok(&["operators", &three, &five]));
-    // One step a side: the sums, no per-step values, the footer as before.
-    let one = ok(&["operators", &three, &five, "--iteration", "1", "--test-iteration", "10"]);
-    assert!(one.contains("host total summed"), "{one}");
-    assert!(!one.contains("rows are per step"), "{one}");
+    // One step a side: that step's values, no per-step field, and the footer gives the step
+    // times (never the sum of nested rows) as compare's does; --totals keeps the sum.
+    let one = ["operators", &three, &five, "--iteration", "1", "--test-iteration", "10"];
+    let v = json(&one);
+    assert!(
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r.get("per_step").is_none()),
+        "{v:#}"
+    );
+    assert!(
+        v["mean_step_time"]["control"].as_f64().is_some_and(|s| s > 0.0),
+        "{v:#}"
+    );
+    let footer = ok(&one);
+    assert!(footer.contains("mean step time: control"), "{footer}");
+    assert!(!footer.contains("summed"), "{footer}");
+    let sums = ok(&[&one[..], &["--totals"]].concat());
+    assert!(sums.contains("host total summed"), "{sums}");
 }

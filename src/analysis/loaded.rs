@@ -109,8 +109,8 @@ impl Loaded {
         let step_ns: Vec<f64> = self
             .files(0)
             .iter()
-            .flat_map(|f| f.steps.iter().filter(|s| selected.admits(s.number)))
-            .map(|s| s.dur_ns as f64)
+            .flat_map(|f| f.step_durations_ns(|n| selected.admits(n)))
+            .map(|ns| ns as f64)
             .collect();
         MIN_STEP_SHARE * mean(&step_ns)
     }

@@ -54,8 +54,8 @@ impl SideRuns {
                 let steps: Vec<f64> = r
                     .files(0)
                     .iter()
-                    .flat_map(|f| f.steps.iter().filter(|s| selected.admits(s.number)))
-                    .map(|s| s.dur_ns as f64)
+                    .flat_map(|f| f.step_durations_ns(|n| selected.admits(n)))
+                    .map(|ns| ns as f64)
                     .collect();
                 crate::analysis::noise::mean(&steps)
             })

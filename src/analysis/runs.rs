@@ -249,14 +249,11 @@ pub fn per_step_rows(comparison: &mut Comparison) -> bool {
 /// in ns; 0 without steps: the mean step time of traces read whole (`--group-by`).
 pub fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolved: &Resolved) -> f64 {
     let Some(its) = &resolved.iterations else { return 0.0 };
+    let selected = crate::analysis::select::Selected::new(Some(its));
     let steps: Vec<f64> = files
         .iter()
-        .flat_map(|f| {
-            // The first span of each selected step, as the summaries measure it.
-            its.iter()
-                .filter_map(|&it| f.steps.iter().find(|s| s.number == it))
-                .map(|s| s.dur_ns as f64)
-        })
+        .flat_map(|f| f.step_durations_ns(|n| selected.admits(n)))
+        .map(|ns| ns as f64)
         .collect();
     crate::analysis::noise::mean(&steps)
 }

@@ -71,8 +71,7 @@ pub fn step_total(loaded: &Loaded, k: usize) -> Option<i64> {
         loaded
             .files(k)
             .iter()
-            .flat_map(|f| f.steps.iter().filter(|s| selected.admits(s.number)))
-            .map(|s| s.dur_ns)
+            .flat_map(|f| f.step_durations_ns(|n| selected.admits(n)))
             .sum(),
     )
 }

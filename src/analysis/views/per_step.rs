@@ -23,8 +23,11 @@ pub fn per_step_values(values: &[Option<i64>], measures: &[Measure], steps: usiz
 
 /// Gives the rows of a table of one run per side their per-step values where a side used more
 /// than one step (`steps`: each side's selected steps), and the table each side's mean step
-/// time (`step_ns`, where both have one); whether it did. One step on each side: the sums stay.
+/// time (`step_ns`, where both have one); whether the rows changed. One step on each side: the
+/// rows are already that step's values, and the footer still gives the step times rather than
+/// the rows' sum (rows nest: their sum is the time of nothing).
 pub fn per_step_one_run(table: &mut ViewTable, steps: [usize; 2], step_ns: [f64; 2]) -> bool {
+    table.step_ns = step_ns.iter().all(|&s| s > 0.0).then_some(step_ns);
     if steps == [1, 1] {
         return false;
     }
@@ -35,7 +38,6 @@ pub fn per_step_one_run(table: &mut ViewTable, steps: [usize; 2], step_ns: [f64;
             per_step_values(&row.test, measures, steps[1]),
         ]);
     }
-    table.step_ns = step_ns.iter().all(|&s| s > 0.0).then_some(step_ns);
     true
 }
 

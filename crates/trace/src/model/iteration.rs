@@ -49,6 +49,7 @@ pub fn assign_iterations_marked(
                 number,
                 ts_ns: events.ts_ns[i],
                 dur_ns: events.dur_ns[i],
+                on_device: events.place[i].on_device(),
             })
         })
         .collect();
@@ -346,6 +347,16 @@ mod tests {
     }
 
     #[test]
+    fn a_steps_device_mirror_is_marked_as_such() {
+        let mut b = Builder::new();
+        b.add_cat("gpu_user_annotation", "ProfilerStep#1", 5, 20, 7, -1)
+            .add("ProfilerStep#1", 0, 30, NO_STREAM, -1);
+        let steps = assign_iterations(&b.strings, &mut b.events);
+        let flags: Vec<(i64, bool)> = steps.iter().map(|s| (s.dur_ns, s.on_device)).collect();
+        assert_eq!(flags, [(20_000, true), (30_000, false)]);
+    }
+
+    #[test]
     fn many_nested_steps_are_assigned_in_time_linear_in_their_number() {
         // 200,000 steps each holding the next: the last in file order (the innermost) wins its
         // own span. Quadratic, this took minutes.
@@ -355,6 +366,7 @@ mod tests {
                 number: k,
                 ts_ns: k,
                 dur_ns: 2 * (n - k),
+                on_device: false,
             })
             .collect();
         let windows = StepWindows::new(&steps);

@@ -107,6 +107,7 @@ pub fn marked_steps(strings: &StringTable, events: &EventTable, is_marker: &dyn 
             number: steps.len() as i64,
             ts_ns: ts,
             dur_ns: dur,
+            on_device: false,
         });
     }
     steps

@@ -190,6 +190,23 @@ impl TraceFile {
         columns + attrs + strings
     }
 
+    /// The duration of each step of this file that `admits` keeps, in ns, in step order: a
+    /// step's longest host span (where the device timeline mirrors a step as a
+    /// `gpu_user_annotation`, the host's span is the step; a step with only a device span gives
+    /// that span's).
+    pub fn step_durations_ns(&self, admits: impl Fn(i64) -> bool) -> Vec<i64> {
+        // Per step: (longest host span, longest span of any place).
+        let mut longest: std::collections::BTreeMap<i64, (Option<i64>, i64)> = Default::default();
+        for s in self.steps.iter().filter(|s| admits(s.number)) {
+            let slot = longest.entry(s.number).or_insert((None, s.dur_ns));
+            slot.1 = slot.1.max(s.dur_ns);
+            if !s.on_device {
+                slot.0 = Some(slot.0.map_or(s.dur_ns, |h| h.max(s.dur_ns)));
+            }
+        }
+        longest.into_values().map(|(host, any)| host.unwrap_or(any)).collect()
+    }
+
     /// Step numbers present in this file, sorted and unique.
     pub fn step_numbers(&self) -> Vec<i64> {
         let mut v: Vec<i64> = self.steps.iter().map(|s| s.number).collect();

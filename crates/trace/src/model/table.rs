@@ -445,6 +445,9 @@ pub struct Step {
     pub ts_ns: i64,
     /// Duration in ns.
     pub dur_ns: i64,
+    /// Whether the span is on the device timeline (a `gpu_user_annotation` mirror of a host
+    /// step): its window is not the step's, and its duration is not the step time.
+    pub on_device: bool,
 }
 
 #[cfg(test)]
