@@ -177,6 +177,8 @@ fn bar_chart_png<'py>(
         title,
         labels: [labels.0, labels.1],
         duration,
+        // Python's compare frame holds HTA's sums (docs/python.md).
+        per_step: false,
         groups: groups.collect(),
         width,
         height,
