@@ -569,6 +569,7 @@ function sequences() {
       `${D.labels[1]} ${pct(A.paired[1])}; (rank, step) windows summed: ${A.windows[0]} and ${A.windows[1]}. ` +
       "Each side's kernels per stream, in order; a repeated layer is shown once (time summed over its repetitions). " +
       "As tracediff kernels --aligned."));
+    if (D.alignedRuns) $("sequences-h").textContent = "Kernel sequences aligned by class (the first run of each side)";
     if (D.alignedRuns) box.append(el("p", { class: "note", id: "seq-runs" }, "Sides of runs: these are the sequences of one run " +
       `against one run, the first of each side (${D.alignedRuns[0]} against ${D.alignedRuns[1]}): a sequence is one run's ` +
       "order of kernels, which runs do not average. tracediff kernels --aligned RUN RUN compares any other two."));
