@@ -79,7 +79,15 @@ function header() {
   const of = (n, available, word) => (available > n ? ` (${n} of ${available} ${word}s)` : "");
   // The tables use the selected steps; the overview summarises the steps it names itself (every
   // step by default), so the header says both when they differ.
+  // A side of runs, as the terminal's headers name it: `3 runs × 5 steps` (`3–5 steps` where they differ).
+  const runsText = (s) => {
+    const lo = Math.min(...s.run_steps), hi = Math.max(...s.run_steps);
+    const steps = lo === hi ? `${lo} ${plural(lo, "step")}` : `${lo}–${hi} steps`;
+    return `${s.path} — ${s.run_steps.length} runs × ${steps}, ${plural(s.ranks.length, "rank")} ${ranges(s.ranks)}; ` +
+      `every value per step: each run's mean over its steps, then the mean over runs; ${s.files.length} ${plural(s.files.length, "file")}`;
+  };
   const sideText = (s, i) => {
+    if (s.run_steps && s.run_steps.length > 1) return runsText(s);
     const used = [ov.control, ov.test][i];
     const overviewSteps = used && used.steps_used ? used.steps_used : null;
     const tables = s.iterations
@@ -98,6 +106,7 @@ function header() {
   const devs = [ov.control, ov.test].map((s, i) => (s && s.device_name) ||
     (D.moduleDevice[i] ? "device not named in deviceProperties" : "no device events (host only)"));
   add("Devices", `${devs[0]} vs ${devs[1]}`);
+  add("Significance", judgement());
   if (D.fallback) add("Module tree", "no nn.Module events on a side: the nodes are annotations and top-level operators (record with with_stack=True for modules)");
   add("Events", `device filter: ${D.device}` + (D.include.length ? `; include ${D.include.join(", ")}` : "") +
     (D.exclude.length ? `; exclude ${D.exclude.join(", ")}` : ""));
@@ -298,7 +307,21 @@ function replayedNote(n) {
   return " Via graph replay (kernels joined to their capture, placed on their captured modules): " +
     s.map((v, i) => `${(100 * v).toFixed(1)}% of ${D.labels[i]}'s device time`).join(", ") + ".";
 }
-// Whether the node's time (host or device, as shown) changed beyond run-to-run noise, as the
+// Which judgement the `*` marks are: between runs (two runs or more a side), or within one run
+// against the scatter of its steps.
+const BETWEEN_RUNS = D.significance.judged === "runs";
+const BEYOND = BETWEEN_RUNS ? "beyond the scatter between runs" : "beyond the scatter of the steps within each run";
+function judgement() {
+  const S = D.significance;
+  if (!S.estimated) return `not judged (no * marks): ${S.note}`;
+  return BETWEEN_RUNS
+    ? "between runs: a module's * is Welch's t on each run's per-step time, Benjamini–Hochberg at 5% over the tree's " +
+      "nodes, and a change of at least 1% of the step (docs/significance.md#several-runs-per-side)"
+    : "within one run per side: a module's * is judged against the scatter of the steps inside each run, which a rerun " +
+      "of the same program can exceed; record several runs per side (control/run1/ … runN/) for a verdict between runs " +
+      "(docs/significance.md#several-runs-per-side)";
+}
+// Whether the node's time (host or device, as shown) changed beyond the noise, as the
 // terminal's `sig` column: `*`.
 const isSignificant = (n) => !!(n.g && n.g[state.time === "device" ? 1 : 0]);
 const sigMark = (n) => (isSignificant(n) ? " *" : "");
@@ -312,7 +335,7 @@ function summary(n) {
   const overlap = overlapMark(n)
     ? ` ∥ Its children ran concurrently: they overlap by ${dur(n.o[0])} (${D.labels[0]}) and ${dur(n.o[1])} (${D.labels[1]}) of host time.`
     : "";
-  const sig = isSignificant(n) ? ` * Its ${k} time changed beyond run-to-run noise.` : "";
+  const sig = isSignificant(n) ? ` * Its ${k} time changed ${BEYOND}.` : "";
   $("node-summary").textContent = `${lastSegment(n)} (${n.k}, ${n.s}): ${k} time ${dur(c)} → ${dur(t)}, ` +
     `Δ ${signed(dur(d), d)} (${pctText(pctValue(c, t))}); ${kids.length} children: ` +
     `${count("matched")} matched, ${count("added")} added, ${count("deleted")} deleted, ${count("unknown")} unknown.${sig}${overlap}${replayedNote(n)} ` +
@@ -418,7 +441,7 @@ function legend() {
     " — labels: bold = has children (zoomable); (added), (deleted), (unknown: time not covered by the children, faded); " +
     "italic ×N = N consecutive added or deleted siblings folded (click to unfold); ∥ = its children ran concurrently" +
     (D.significance.estimated
-      ? "; * = its time (host or device, as shown) changed beyond run-to-run noise and 1% of the step (docs/significance.md)" +
+      ? `; * = its time (host or device, as shown) changed ${BEYOND} and 1% of the step (docs/significance.md)` +
         (D.significance.shift ? `; ${D.significance.shift}` : "")
       : `; no * marks: ${D.significance.note}`));
 }
@@ -546,6 +569,10 @@ function sequences() {
       `${D.labels[1]} ${pct(A.paired[1])}; (rank, step) windows summed: ${A.windows[0]} and ${A.windows[1]}. ` +
       "Each side's kernels per stream, in order; a repeated layer is shown once (time summed over its repetitions). " +
       "As tracediff kernels --aligned."));
+    if (D.alignedRuns) $("sequences-h").textContent = "Kernel sequences aligned by class (the first run of each side)";
+    if (D.alignedRuns) box.append(el("p", { class: "note", id: "seq-runs" }, "Sides of runs: these are the sequences of one run " +
+      `against one run, the first of each side (${D.alignedRuns[0]} against ${D.alignedRuns[1]}): a sequence is one run's ` +
+      "order of kernels, which runs do not average. tracediff kernels --aligned RUN RUN compares any other two."));
     for (const [g, c, t] of A.groups) box.append(el("p", { class: "note" }, `stream group ${g}: ${c}; ${t}`));
   }
   const name = (id) => (id === null ? "" : D.names[id]);

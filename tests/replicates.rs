@@ -163,30 +163,6 @@ fn real_runs_of_the_fused_op_mark_the_step_and_the_changed_operators() {
     let a = json(&["compare", &c.to_string_lossy(), &c.to_string_lossy(), "--no-save"]);
     assert!(significant(&a).is_empty());
 }
-
-/// The report shows one run per side: a directory of runs is refused (exit 2) with the run to
-/// pass and the commands that take runs, not with "no trace files".
-#[test]
-fn the_report_refuses_runs_and_says_what_to_pass() {
-    let dir = tempfile::TempDir::new().unwrap();
-    let out = dir.path().join("r.html");
-    let e = common::fails(&[
-        "report",
-        &format!("{R}/fused/control"),
-        &format!("{R}/fused/test"),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        e,
-        format!(
-            "report shows one run per side, and {R}/fused/control is a directory of 3 runs: pass one of them \
-             ({R}/fused/control/run1); compare, operators, kernels, overview, modules, flamegraph and gate take runs"
-        )
-    );
-    assert!(!out.exists());
-}
-
 #[test]
 fn plot_titles_say_per_step_where_the_values_are() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -36,7 +36,7 @@ pub(crate) fn data(page: &str) -> Value {
 }
 
 /// The path of each node of the page's flat node list (`n[i]` below its parent `u`).
-fn node_paths(d: &Value) -> Vec<String> {
+pub(crate) fn node_paths(d: &Value) -> Vec<String> {
     let mut paths: Vec<String> = Vec::new();
     for n in d["nodes"].as_array().unwrap() {
         let path = match n["u"].as_u64() {
@@ -301,7 +301,7 @@ fn open_report_with(pair: [&str; 2], dir: &Path, args: &[&str]) -> Option<Driver
     Some(d)
 }
 
-fn url(path: &str) -> String {
+pub(crate) fn url(path: &str) -> String {
     format!("file://{}", std::fs::canonicalize(path).unwrap().display())
 }
 
@@ -319,7 +319,7 @@ fn column(d: &Driver, table: &str, col: usize) -> Vec<String> {
     serde_json::from_value(d.exec(&script)).unwrap()
 }
 
-fn no_errors(d: &Driver) {
+pub(crate) fn no_errors(d: &Driver) {
     let errors = d.exec("return window.__tracediffErrors");
     assert_eq!(errors, serde_json::json!([]), "errors on the page");
     assert_eq!(d.severe_logs(), Vec::<String>::new(), "console errors");

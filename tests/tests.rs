@@ -25,6 +25,7 @@ mod real_traces;
 mod replicates;
 mod replicates_modules;
 mod report;
+mod report_runs;
 mod robust;
 mod robust2;
 mod runs_views;

@@ -249,7 +249,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
 /// Compares two sides of which one or both are directories of runs (docs/significance.md):
 /// each run aggregated alone, rows per step (unless `--totals`) and judged between runs.
 fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison, Vec<String>)> {
-    use crate::analysis::runs::{judge_runs, load_runs, side_info};
+    use crate::analysis::runs::load_runs;
     if !req.group_by.is_empty() {
         return Err(Error::usage(
             "--group-by compares one run per side: give each side's run directory instead of the directory of runs",
@@ -265,14 +265,28 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
     )?;
     let (t, t_notes) = load_runs(&req.test, &req.labels[1], &req.test_selection, req.device, &keying)?;
     notes.extend(t_notes);
-    let (mut rows, step_ns, why_not) = judge_runs([&c, &t], req.totals, &req.labels);
+    let (comparison, judged) = compare_of_runs(req, filter, [&c, &t]);
+    notes.extend(judged);
+    Ok((comparison, notes))
+}
+
+/// The comparison of two sides of runs already aggregated (`compare`'s with runs; the report
+/// aggregates the runs it read whole), with the notes of the judgement and of the filter.
+pub(crate) fn compare_of_runs(
+    req: &CompareRequest,
+    filter: &NameFilter,
+    [c, t]: [&[crate::analysis::runs::Run]; 2],
+) -> (Comparison, Vec<String>) {
+    use crate::analysis::runs::{judge_runs, side_info};
+    let mut notes = Vec::new();
+    let (mut rows, step_ns, why_not) = judge_runs([c, t], req.totals, &req.labels);
     notes.extend(why_not);
     if let Some(why) = filter.retain_explained(&mut rows, &req.group_by) {
         notes.push(why);
     }
     let comparison = Comparison {
-        control: side_info(&c, &req.labels[0], &req.control),
-        test: side_info(&t, &req.labels[1], &req.test),
+        control: side_info(c, &req.labels[0], &req.control),
+        test: side_info(t, &req.labels[1], &req.test),
         device: req.device,
         naming: req.naming,
         normalize_names: req.normalize_names,
@@ -285,7 +299,7 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
         step_ns: (!req.totals && step_ns.iter().all(|&s| s > 0.0)).then_some(step_ns),
         rows,
     };
-    Ok((comparison, notes))
+    (comparison, notes)
 }
 
 /// Marks each row significant or not from the per-step (rank × ProfilerStep) totals of the

@@ -21,6 +21,10 @@ use crate::analysis::views::overview::{Overview, overview_for_request};
 use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
 
+#[path = "report_runs.rs"]
+mod runs;
+pub use runs::report_of_runs;
+
 /// How much of the per-node tables goes into the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReportLimits {
@@ -80,6 +84,12 @@ pub struct Report {
     /// The kernel sequences of the selection aligned by class (`kernels --aligned`), where
     /// either side has device events.
     pub aligned: Option<Aligned>,
+    /// How many runs each side holds (1: the side is one run). With two or more a side, the
+    /// module marks are judged between runs; with one run each, against step-to-step noise.
+    pub runs: [usize; 2],
+    /// Which runs [`Report::aligned`] compares where a side holds several (the sequences of
+    /// one run against one run's: the first of each side).
+    pub aligned_runs: Option<[String; 2]>,
 }
 
 impl Report {
@@ -119,6 +129,8 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     }
     Ok(Report {
         aligned,
+        aligned_runs: None,
+        runs: [1, 1],
         significance,
         flame,
         request: req.clone(),
@@ -213,7 +225,6 @@ fn node_tables(
     classifier: &Classifier,
     per_step: Option<PerStep>,
 ) -> NodeTables {
-    let totals = (ops.rows.len(), ks.rows.len());
     ks.classifier = Some(classifier.clone());
     // Grouped before the cut: the class rows hold every kernel of the node.
     let mut classes = classes_of_kernels(&ks, classifier);
@@ -222,6 +233,13 @@ fn node_tables(
             p.apply(table);
         }
     }
+    finish_tables(node.id, path, [ops, ks, classes], rows)
+}
+
+/// A node's operator, kernel and class tables (every row, per step where they are), cut to
+/// `rows` and named by the node's `path`.
+fn finish_tables(id: usize, path: &str, [mut ops, mut ks, mut classes]: [ViewTable; 3], rows: usize) -> NodeTables {
+    let totals = (ops.rows.len(), ks.rows.len());
     let op_time = if ops.has_device {
         Measure::DeviceTotal
     } else {
@@ -236,7 +254,7 @@ fn node_tables(
     }
     NodeTables {
         path: path.to_string(),
-        id: node.id,
+        id,
         operators: ops,
         kernels: ks,
         classes,

@@ -128,6 +128,23 @@ pub struct Run {
     ranks_available: usize,
 }
 
+impl Run {
+    /// A run aggregated elsewhere (the report aggregates the runs it read with their events):
+    /// its rows' totals, what its header names (selection, files, what was available) and its
+    /// mean step time (as [`mean_step_ns_of_traces`] measures it).
+    pub fn of_parts(totals: NameTotals, info: SideInfo, mean_step_ns: f64) -> Run {
+        Run {
+            totals,
+            steps: steps_of(&info.resolved),
+            mean_step_ns,
+            files: info.files,
+            steps_available: info.steps_available,
+            ranks_available: info.ranks_available,
+            resolved: info.resolved,
+        }
+    }
+}
+
 /// Loads, selects and aggregates one run of a side (`label` names the side in messages), and
 /// returns it with its loading notes.
 fn load_run(

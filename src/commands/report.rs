@@ -15,7 +15,12 @@ pub fn report(req: &CompareRequest, limits: ReportLimits) -> Done<Report> {
 /// [`report`] for `command` (named in its errors: `compare --report` runs it too).
 pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &str) -> Done<Report> {
     collect(|notes| {
-        refuse_runs(req, command)?;
+        if crate::analysis::side_runs::compares_runs(req) {
+            let (r, found) = crate::analysis::report::report_of_runs(req, limits)?;
+            notes.caveats(found);
+            notes.caveats(r.overview.notes());
+            return Ok(r);
+        }
         let loaded = loaded(req, command, notes)?;
         let r = crate::analysis::report::report(req, &loaded, limits)?;
         notes.caveats(loaded.overlap_notes(&req.labels));
@@ -23,25 +28,6 @@ pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &s
         notes.caveats(r.shift_note());
         Ok(r)
     })
-}
-
-/// Refuses a side given as a directory of runs: the page shows one run per side (the views,
-/// `modules`, the flame graph and the gate take runs).
-fn refuse_runs(req: &CompareRequest, command: &str) -> Result<()> {
-    use crate::analysis::runs::SideRuns;
-    for path in [&req.control, &req.test] {
-        let side = SideRuns::of(path);
-        if side.is_set {
-            return Err(Error::usage(format!(
-                "{command} shows one run per side, and {} is a directory of {} runs: pass one of them ({}); \
-                 compare, operators, kernels, overview, modules, flamegraph and gate take runs",
-                path.display(),
-                side.runs.len(),
-                side.runs[0].display()
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Renders the page and writes it to `path` whole or not at all; returns the note that says so.

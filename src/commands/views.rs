@@ -246,16 +246,35 @@ fn over_runs(
 ) -> Result<(ViewTable, Option<String>)> {
     use crate::analysis::runs::steps_of;
     use crate::analysis::side_runs::{map_runs, mean_step_ns_of_loaded};
+    let mut missing = Vec::new();
     let (runs, found) = map_runs(req, command, |_, r, loaded| {
-        let scope = zoom_scope(r, loaded, zoom)?;
-        let mut table = make(r, loaded, scope.as_ref().map(|(s, _)| s));
-        table.zoom = scope.map(|(_, path)| path);
+        let table = match zoom_scope(r, loaded, zoom) {
+            Ok(scope) => {
+                let mut table = make(r, loaded, scope.as_ref().map(|(s, _)| s));
+                table.zoom = scope.map(|(_, path)| path);
+                table
+            }
+            // A node some runs lack (added or deleted between the sides, or in a few runs
+            // only): nothing ran inside it in this run. Refused below where no run has it.
+            Err(e) => {
+                missing.push(e);
+                let mut table = make(r, loaded, None);
+                table.rows.clear();
+                table.zoom = zoom.map(str::to_string);
+                table
+            }
+        };
         Ok(RunTable {
             table,
             steps: steps_of(&loaded.resolved[0]),
             step_ns: mean_step_ns_of_loaded(loaded, 0),
         })
     })?;
+    if missing.len() == runs.iter().map(Vec::len).sum::<usize>()
+        && let Some(e) = missing.into_iter().next()
+    {
+        return Err(e);
+    }
     notes.caveats(found);
     Ok(join_runs(req, runs))
 }

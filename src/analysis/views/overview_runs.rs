@@ -12,24 +12,31 @@ use crate::error::Result;
 /// The overview of `req`, whose sides are read as runs (a side of one run is that run).
 pub fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
     let mut notes = Vec::new();
-    let mut sides = Vec::with_capacity(2);
+    let mut runs: [Vec<SideOverview>; 2] = Default::default();
     for (k, path) in [&req.control, &req.test].into_iter().enumerate() {
-        let mut runs = Vec::new();
         for run in SideRuns::of(path).runs {
             let (o, found) = overview_request(&run_request(req, k, &run))?;
             notes.extend(found);
-            runs.push(o.control);
+            runs[k].push(o.control);
         }
-        let side = mean_of_runs(runs, &req.labels[k], &path.display().to_string());
-        sides.push(side.ok_or_else(|| crate::error::Error::input(path, "no run to read"))?);
     }
     notes.dedup();
-    let test = sides.pop();
-    let control = sides.pop();
-    match (control, test) {
-        (Some(control), Some(test)) => Ok((Overview { control, test }, notes)),
-        _ => Err(crate::error::Error::input(&req.control, "no run to read")),
-    }
+    Ok((overview_of_run_overviews(req, runs)?, notes))
+}
+
+/// The overview of two sides of runs from each run's own overview (its `control` side, in
+/// name order): what [`overview_of_runs`] makes of the runs it reads, for a caller that read them.
+pub fn overview_of_run_overviews(req: &CompareRequest, runs: [Vec<SideOverview>; 2]) -> Result<Overview> {
+    let paths = [&req.control, &req.test];
+    let [control, test] = runs;
+    let side = |k: usize, runs: Vec<SideOverview>| {
+        mean_of_runs(runs, &req.labels[k], &paths[k].display().to_string())
+            .ok_or_else(|| crate::error::Error::input(paths[k], "no run to read"))
+    };
+    Ok(Overview {
+        control: side(0, control)?,
+        test: side(1, test)?,
+    })
 }
 
 /// The mean over runs of `values` that are present; `None` where none is.

@@ -255,7 +255,7 @@ fn data(report: &Report) -> String {
         let _ = write!(tables, "\"{index}\":{}", node_tables(t, &mut names));
     }
     tables.push('}');
-    let significance = match &report.significance {
+    let mut significance = match &report.significance {
         // The run-wide shift the marks were judged beyond, as the command line's note says it.
         Ok(_) => match report.shift_note() {
             Some(shift) => json!({"estimated": true, "shift": shift}),
@@ -263,6 +263,9 @@ fn data(report: &Report) -> String {
         },
         Err(note) => json!({"estimated": false, "note": note}),
     };
+    // Which judgement the marks are: between runs (a side of runs), or within one run against
+    // the scatter of its steps.
+    significance["judged"] = json!(if report.runs == [1, 1] { "steps" } else { "runs" });
     let op_measures = report.tables.first().map(|t| t.operators.measures).unwrap_or(&[]);
     let k_measures = report.tables.first().map(|t| t.kernels.measures).unwrap_or(&[]);
     let data = json!({
@@ -282,6 +285,8 @@ fn data(report: &Report) -> String {
         "opsDiff": ops_diff(c),
         "classNames": KernelClass::ALL.iter().map(|k| k.name()).collect::<Vec<_>>(),
         "aligned": report.aligned.as_ref().map(|a| aligned(a, &mut names)),
+        "alignedRuns": report.aligned_runs,
+        "runs": report.runs,
         "names": names.list,
     });
     // The node list and the tables go in as text, made one by one: as `Value`s the 40,000
