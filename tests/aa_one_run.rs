@@ -38,3 +38,45 @@ fn two_processes_of_one_program_mark_no_row() {
         assert_eq!(marked(&pair("compare", set, &["--no-run-shift"])), plain, "{set}");
     }
 }
+
+/// The shipped example gate on the same pairs (docs/significance.md#the-gate-with-one-run-per-side):
+/// the `fused` pair's second process ran its steps about 50% slower (median 216 ms → 331 ms,
+/// MAD 28 ms and 11 ms), with no run-wide shift (its rows moved from ×0.13 to ×2.5),
+/// so judged against its steps the step time failed. Judged beyond the pair's common move, as
+/// its rows are, both pairs pass either way round; with `--no-run-shift` (against no change) the
+/// `fused` pair still fails.
+#[test]
+fn the_example_gate_passes_two_processes_of_one_program() {
+    let config = "examples/tracediff-gate.toml";
+    for set in ["fused", "attention"] {
+        let (c, t) = (
+            format!("fixtures/aa_cpu/{set}/control"),
+            format!("fixtures/aa_cpu/{set}/test"),
+        );
+        for (base, cand) in [(&c, &t), (&t, &c)] {
+            let r = common::run(&["gate", "--config", config, base, cand, "--format", "json"]);
+            assert_eq!(r.code, 0, "{base} vs {cand}: {}", r.stdout);
+            let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+            let step = &v["report"]["rules"][0];
+            assert_eq!(step["rule"], "step time");
+            // Judged beyond the common move: the expected step time is given, and the note
+            // names the move.
+            assert!(step["expected"].as_f64().is_some(), "{step:#}");
+            let note = step["note"].as_str().unwrap();
+            assert!(
+                note.starts_with("one run per side: judged beyond this pair's common move"),
+                "{note}"
+            );
+        }
+    }
+    let plain = common::run(&[
+        "gate",
+        "--config",
+        config,
+        "fixtures/aa_cpu/fused/control",
+        "fixtures/aa_cpu/fused/test",
+        "--no-run-shift",
+    ]);
+    assert_eq!(plain.code, 1, "{}", plain.stdout);
+    assert!(plain.stdout.contains("gate: FAIL: step time"), "{}", plain.stdout);
+}

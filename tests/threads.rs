@@ -101,3 +101,26 @@ fn only_significant_keeps_what_moved_beyond_the_thread() {
         assert_eq!(v["rows"].as_array().map(Vec::len), Some(0), "{command}");
     }
 }
+
+/// The shipped gate example on the process whose autograd thread ran ×1.5 slower: the step grew
+/// 26% (2.53 ms → 3.18 ms per step, the steps' band ±90 µs), no run-wide shift was found (the main
+/// thread held), and judged against the steps the step-time rule failed. With one run per side
+/// the step is judged beyond the pair's common move and its rows' scatter
+/// (docs/significance.md#the-gate-with-one-run-per-side): it passes either way round, and fails
+/// against no change (`--no-run-shift`).
+#[test]
+fn the_example_gate_passes_a_process_whose_thread_moved() {
+    let (base, slow) = (format!("{T}/base"), format!("{T}/slowthread"));
+    let config = "examples/tracediff-gate.toml";
+    for (b, c) in [(&base, &slow), (&slow, &base)] {
+        let r = run(&["gate", "--config", config, b, c]);
+        assert_eq!(r.code, 0, "{b} vs {c}: {}", r.stdout);
+        assert!(
+            r.stdout.contains("judged beyond this pair's common move"),
+            "{}",
+            r.stdout
+        );
+    }
+    let plain = run(&["gate", "--config", config, &base, &slow, "--no-run-shift"]);
+    assert_eq!(plain.code, 1, "{}", plain.stdout);
+}

@@ -71,6 +71,12 @@ pub fn gate_pair(
             host: run_shift.host,
             device: run_shift.device,
             on_device: device_row_keys([(&base, &base_res), (&cand, &cand_res)], &keying, true)?,
+            pair: None,
+        }
+    } else if rules.beyond_run_shift {
+        Beyond {
+            pair: pair_scatter([&base, &cand], [&base_res, &cand_res], &keying)?,
+            ..Beyond::default()
         }
     } else {
         Beyond::default()
@@ -84,6 +90,23 @@ pub fn gate_pair(
     report.run_shift = run_shift;
     report.run_shift_note = gate_shift_note(&report.run_shift, ["baseline", "candidate"]);
     Ok((report, notes))
+}
+
+/// One run per side where no run-wide shift was found: how far the pair's rows moved apart
+/// (docs/significance.md#the-gate-with-one-run-per-side), over the rows `compare` shows (every
+/// place, ProfilerSteps included, frames left out) that ran as often per step on both sides
+/// with at least 1% of the baseline's mean step; `None` with fewer than
+/// [`crate::analysis::one_run::MIN_ROWS`] such rows.
+fn pair_scatter(
+    sides: [&SummarySide; 2],
+    resolved: [&Resolved; 2],
+    keying: &Keying,
+) -> Result<Option<crate::analysis::one_run::Scatter>> {
+    let base = measure(sides[0], resolved[0], Device::All, keying, false)?;
+    let cand = measure(sides[1], resolved[1], Device::All, keying, false)?;
+    let steps: Vec<f64> = base.step_ns.iter().map(|&n| n as f64).collect();
+    let floor = crate::analysis::noise::MIN_STEP_SHARE * crate::analysis::noise::mean(&steps);
+    Ok(crate::analysis::one_run::scatter_of_samples(&base, &cand, floor))
 }
 
 /// A gate over part of a job passes or fails for the ranks left out: a side that lacks ranks

@@ -11,6 +11,7 @@
 //! real change moves some rows far beyond it.
 
 use crate::analysis::noise::{mean, median};
+use crate::analysis::per_step::Samples;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The degrees of freedom of the t distribution that models how far single rows scatter
@@ -95,6 +96,38 @@ pub fn scatter(rows: &[PairRow<'_>], floor_ns: f64) -> Option<Scatter> {
         spread: (1.4826 * median(&off)).clamp(MIN_SPREAD, MAX_SPREAD),
         rows: ratios.len(),
     })
+}
+
+/// How many spreads from the center a single subject must lie to be beyond the scatter at the
+/// two-sided level `alpha` (Student's t with [`SCATTER_DF`] degrees of freedom: 3.18 at 5%).
+pub fn scatter_quantile(alpha: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, SCATTER_DF).map_or(f64::INFINITY, |t| t.inverse_cdf(1.0 - alpha / 2.0))
+}
+
+/// The scatter of a one-run pair from its sides' per-step samples: every row of `control` and
+/// `test` (the rows of `compare`'s table, each selected step one sample), with no thread's move
+/// taken out; `floor_ns` as for [`scatter`]. The gate judges its step time beyond it
+/// (docs/significance.md#the-gate-with-one-run-per-side).
+pub fn scatter_of_samples(control: &Samples, test: &Samples, floor_ns: f64) -> Option<Scatter> {
+    let split = |s: &Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
+        s.op(name).into_iter().map(|(n, d)| (d as f64, n as f64)).unzip()
+    };
+    // Rows on both sides only: a row on one side has no ratio.
+    let values: Vec<[(Vec<f64>, Vec<f64>); 2]> = control
+        .ops
+        .keys()
+        .filter(|n| test.ops.contains_key(*n))
+        .map(|n| [split(control, n), split(test, n)])
+        .collect();
+    let rows: Vec<PairRow<'_>> = values
+        .iter()
+        .map(|[c, t]| PairRow {
+            time: [&c.0, &t.0],
+            count: [&c.1, &t.1],
+            moved_with: 0.0,
+        })
+        .collect();
+    scatter(&rows, floor_ns)
 }
 
 /// The two-sided p-value of a row's time under the pair's scatter (its median held within
@@ -206,6 +239,42 @@ mod tests {
         // A count that varies between steps is not certain.
         let varies = [2.0, 1.0, 2.0];
         assert!(!row([&c[0], &t[0]], [&one, &varies]).count_changed());
+    }
+
+    #[test]
+    fn the_scatter_of_samples_is_that_of_the_rows_on_both_sides() {
+        // 5% two-sided under t with 3 degrees of freedom.
+        assert!((scatter_quantile(0.05) - 3.182).abs() < 1e-3);
+        // Three steps a side; six rows that ran as often, the second process ×1.2 to ×1.5
+        // slower, one row only the test ran and one that ran twice as often.
+        let side = |scale: &[f64], extra: &[(&str, u64, i64)]| {
+            let mut s = Samples {
+                keys: vec![(0, 1), (0, 2), (0, 3)],
+                step_ns: vec![1000; 3],
+                gpu_busy_ns: vec![0; 3],
+                ..Samples::default()
+            };
+            for (i, f) in scale.iter().enumerate() {
+                let v = s.ops.entry(format!("op{i}")).or_default();
+                for slot in 0..3 {
+                    v.add(slot, 1, (100.0 * f) as i64);
+                }
+            }
+            for &(name, count, ns) in extra {
+                let v = s.ops.entry(name.to_string()).or_default();
+                for slot in 0..3 {
+                    v.add(slot, count, ns);
+                }
+            }
+            s
+        };
+        let control = side(&[1.0; 6], &[("twice", 1, 100)]);
+        let test = side(&[1.2, 1.3, 1.3, 1.4, 1.4, 1.5], &[("new", 1, 900), ("twice", 2, 900)]);
+        let s = scatter_of_samples(&control, &test, 10.0).unwrap();
+        assert_eq!(s.rows, 6);
+        assert!((s.center - 1.35f64.ln()).abs() < 0.01, "{s:?}");
+        // Rows under the floor are not looked at: too few are left.
+        assert_eq!(scatter_of_samples(&control, &test, 200.0), None);
     }
 
     #[test]

@@ -17,7 +17,10 @@ decides. The per-op rules judge operators, kernels, copies, sets and annotations
 frames, runtime calls or ProfilerStep), and skip by time and count rows under --min-op-share of
 the baseline's mean step time (1%) unless --fail-on-added/--fail-on-deleted name them. Names are
 normalised (--raw-names keeps them). Where the whole run moved by one factor (a busier or slower
-machine), the gate says so; --beyond-run-shift judges the timing rules beyond that shift. Rules can also come from a TOML file (`[gate]` table, keys as the long options with
+machine), the gate says so; --beyond-run-shift judges the timing rules beyond that shift, and with
+one run per side and no such shift the step time beyond the common move of the pair's rows and
+their scatter. Sides that are directories of runs (run1/ … runN/) are judged between runs instead
+(Welch's t at 5% on the runs' per-step means). Rules can also come from a TOML file (`[gate]` table, keys as the long options with
 underscores); options given here override it. Percentages need their % sign (5% is five
 percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit (200us). Exit status: 0 all rules pass, 1 a rule failed,
 2 bad input or configuration.";
@@ -69,7 +72,9 @@ pub struct GateArgs {
     /// host or device time moved by one factor, as on a slower or busier machine): the
     /// baseline's times are scaled by its factor first, so a rule fails only for what moved
     /// more than the whole run did. The shift is looked for only where the rows run as often
-    /// on both sides, so a program's change is still judged against no change.
+    /// on both sides, so a program's change is still judged against no change. With one run
+    /// per side and no such shift, the step time is judged beyond the common move of the
+    /// pair's rows and their scatter, as `compare` judges its rows.
     #[arg(long, overrides_with = "no_run_shift")]
     pub beyond_run_shift: bool,
     /// Judge the timing rules against no change even where a run-wide shift is found (the

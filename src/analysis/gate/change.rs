@@ -2,6 +2,7 @@
 //! measured as is or beyond a run-wide shift.
 
 use crate::analysis::noise::{Shift, median};
+use crate::analysis::one_run::Scatter;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -55,10 +56,31 @@ pub struct Beyond {
     pub device: Option<Shift>,
     /// Row keys of device events: they take the device's factor, the others the host's.
     pub on_device: BTreeSet<String>,
+    /// One run per side where no run-wide shift was found: how far the pair's rows moved apart
+    /// ([`crate::analysis::one_run::Scatter`]), which the step time is judged beyond
+    /// (docs/significance.md#the-gate-with-one-run-per-side).
+    pub pair: Option<Scatter>,
 }
 
-/// A shift a baseline is scaled by, and where it was found (`host`, `device`).
+/// A shift a baseline is scaled by, and where it was found (`host`, `device`, or [`PAIR_ROWS`]:
+/// the common move of a one-run pair's rows, its spread their scatter).
 pub(super) type Scale = Option<(Shift, &'static str)>;
+
+/// The place of a [`Scale`] that is a one-run pair's common move ([`Beyond::pair`]).
+pub(super) const PAIR_ROWS: &str = "rows";
+
+/// A one-run pair's scatter as a shift: its common move (the median row's factor, not held
+/// within ×2: a whole process starved of the CPU moved every row ×17 on a measured A/A pair) and
+/// its rows' spread about it, with no error of its own (the spread holds it).
+fn pair_shift(s: &Scatter) -> Shift {
+    Shift {
+        factor: s.center.exp(),
+        agreeing: 0.0,
+        rows: s.rows,
+        error: 0.0,
+        spread: s.spread,
+    }
+}
 
 fn factor_of(shift: Option<&Shift>, place: &'static str) -> Scale {
     shift.map(|s| (*s, place))
@@ -75,12 +97,14 @@ impl Beyond {
     }
 
     /// The step's: the larger factor found, since either the host or the device may bound a
-    /// step (a step cannot slow by more than both did).
+    /// step (a step cannot slow by more than both did); where neither moved as a whole, the
+    /// common move of a one-run pair's rows ([`Beyond::pair`]).
     pub(super) fn step(&self) -> Scale {
         match (self.host.as_ref(), self.device.as_ref()) {
             (Some(h), Some(d)) if d.factor > h.factor => factor_of(Some(d), "device"),
             (Some(h), _) => factor_of(Some(h), "host"),
-            (None, d) => factor_of(d, "device"),
+            (None, Some(d)) => factor_of(Some(d), "device"),
+            (None, None) => self.pair.as_ref().map(|s| (pair_shift(s), PAIR_ROWS)),
         }
     }
 
@@ -95,22 +119,31 @@ impl Beyond {
 /// ([`crate::analysis::noise::shift_band`]); `rows`: whether single rows' scatter around the
 /// factor applies (one row's time), or not (the step, a sum over every row). Returns the change
 /// (its `baseline` the expected value) and the unscaled baseline's median.
+/// Beyond a one-run pair's common move ([`PAIR_ROWS`]) the rows' scatter always applies, at
+/// the quantile that judges a row beyond it at 5% ([`crate::analysis::one_run::scatter_quantile`])
+/// instead of `k`.
 pub(super) fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, rows: bool) -> (Change, f64) {
-    let Some((shift, _)) = scale else {
+    let Some((shift, place)) = scale else {
         return (Change::of(base, cand, k), median(base));
     };
     let scaled: Vec<f64> = base.iter().map(|b| b * shift.factor).collect();
     let mut ch = Change::of(&scaled, cand, k);
+    let pair = place == PAIR_ROWS;
     let shift = Shift {
-        spread: if rows { shift.spread } else { 0.0 },
+        spread: if rows || pair { shift.spread } else { 0.0 },
         ..shift
     };
     let up = ch.candidate >= ch.baseline;
+    let k_rows = if pair {
+        crate::analysis::one_run::scatter_quantile(crate::analysis::replicates::FDR)
+    } else {
+        k
+    };
     ch.noise = Some(crate::analysis::noise::shift_band(
         ch.noise.unwrap_or(0.0),
         ch.baseline.abs(),
         up,
-        k,
+        k_rows,
         &shift,
     ));
     (ch, median(base))
@@ -134,6 +167,7 @@ mod tests {
             host: Some(shift(1.4)),
             device: Some(shift(1.1)),
             on_device: BTreeSet::from(["gemm".to_string()]),
+            pair: None,
         };
         assert_eq!(both.step().map(|(s, p)| (s.factor, p)), Some((1.4, "host")));
         assert_eq!(both.op("gemm").map(|(s, p)| (s.factor, p)), Some((1.1, "device")));
@@ -153,6 +187,46 @@ mod tests {
         );
         let (plain, _) = change_beyond(&[100.0, 100.0], &[154.0, 154.0], 3.0, None, false);
         assert!((plain.relative - 0.54).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_run_per_side_judges_the_step_beyond_the_pairs_common_move() {
+        // The rows moved ×1.5 as a median, scattering ×1.2 (ln 1.2 = 0.18) about it.
+        let pair = Scatter {
+            center: 1.5f64.ln(),
+            spread: 1.2f64.ln(),
+            rows: 20,
+        };
+        let beyond = Beyond {
+            pair: Some(pair),
+            ..Default::default()
+        };
+        let scale = beyond.step();
+        assert_eq!(scale.map(|(s, p)| (s.factor, p)), Some((1.5, PAIR_ROWS)));
+        // Not for ops: their place's shift alone (none here).
+        assert_eq!(beyond.op("aten::mm"), None);
+        // A step ×1.8 slower (steps tight) moved ×1.2 beyond the rows: within the scatter
+        // (3.18 spreads: ×1.79).
+        let base = [100.0, 101.0, 99.0];
+        let within: Vec<f64> = base.iter().map(|b| b * 1.8).collect();
+        let (ch, raw) = change_beyond(&base, &within, 3.0, scale, false);
+        assert!((ch.baseline - 150.0).abs() < 1e-9 && raw == 100.0, "{ch:?}");
+        assert!((ch.relative - 0.2).abs() < 1e-9 && !ch.regressed(0.05), "{ch:?}");
+        // ×3 slower is ×2 beyond them: a regression.
+        let far: Vec<f64> = base.iter().map(|b| b * 3.0).collect();
+        assert!(change_beyond(&base, &far, 3.0, scale, false).0.regressed(0.05));
+        // A run-wide shift, where found, is what the step is judged beyond.
+        let shifted = Beyond {
+            host: Some(Shift {
+                factor: 1.1,
+                agreeing: 1.0,
+                rows: 5,
+                error: 0.0,
+                spread: 0.0,
+            }),
+            ..beyond
+        };
+        assert_eq!(shifted.step().map(|(s, p)| (s.factor, p)), Some((1.1, "host")));
     }
 
     #[test]

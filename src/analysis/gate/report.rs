@@ -213,11 +213,22 @@ pub(super) fn timing_result(
         note = "single sample: no noise estimate".to_string();
     }
     if let Some((shift, place)) = scale {
-        let beyond = format!(
-            "judged beyond the run-wide shift on {place} (×{:.2}): {} expected",
-            shift.factor,
-            value_text(ch.baseline, unit)
-        );
+        let beyond = if place == super::change::PAIR_ROWS {
+            format!(
+                "one run per side: judged beyond this pair's common move (the median row ×{:.2}, rows scattering ×{:.2} \
+                 about it over {} rows): {} expected",
+                shift.factor,
+                shift.spread.exp(),
+                shift.rows,
+                value_text(ch.baseline, unit)
+            )
+        } else {
+            format!(
+                "judged beyond the run-wide shift on {place} (×{:.2}): {} expected",
+                shift.factor,
+                value_text(ch.baseline, unit)
+            )
+        };
         note = if note.is_empty() {
             beyond
         } else {

@@ -131,7 +131,9 @@ pub struct GateConfig {
     pub short_names: Option<bool>,
     /// Judge the timing rules beyond a run-wide shift where one is found (the whole run slower
     /// or faster by one factor, the mark of the machine rather than the program): the
-    /// baseline's times are scaled by the shift before the thresholds apply.
+    /// baseline's times are scaled by the shift before the thresholds apply. With one run per
+    /// side and no such shift, the step time is judged beyond the common move of the pair's
+    /// rows and their scatter (docs/significance.md#the-gate-with-one-run-per-side).
     pub beyond_run_shift: Option<bool>,
     /// Judge a side that lacks some of its job's ranks (`distributedInfo.world_size` says more
     /// than it holds); refused by default.

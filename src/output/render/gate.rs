@@ -126,6 +126,20 @@ const HEADER: [&str; 8] = [
     "verdict",
 ];
 
+/// The table's header for `report`: the noise band is k × the pooled scaled MAD of the steps,
+/// or, where the sides are runs, the half-width of Welch's t interval between them; each with
+/// its title on one line, then on two (`NARROW_HEADER`).
+fn headers(report: &GateReport) -> [[&'static str; 8]; 2] {
+    if report.baseline.runs.is_empty() {
+        return [HEADER, NARROW_HEADER];
+    }
+    let welch = |mut h: [&'static str; 8], title| {
+        h[6] = title;
+        h
+    };
+    [welch(HEADER, "noise (Welch)"), welch(NARROW_HEADER, "noise\n(Welch)")]
+}
+
 /// The report in `format`; `full_names` keeps op names whole in the table.
 pub fn render(report: &GateReport, format: Format, full_names: bool) -> String {
     render_fitted(report, format, if full_names { usize::MAX } else { 100 })
@@ -195,7 +209,7 @@ fn table(report: &GateReport, width: usize) -> String {
         gap,
         header,
         mut value_widths,
-    } = layout(&rows, longest, width);
+    } = layout(&rows, longest, width, headers(report));
     shown[1] = true;
     value_widths[1] = name_width;
     let subjects: Vec<&str> = report.rules.iter().map(|r| r.subject.as_str()).collect();
@@ -273,7 +287,7 @@ const NARROW_HEADER: [&str; 8] = [
 /// it is cut down to [`SUBJECT_WIDTH`] columns before a column goes. When none shows every
 /// column, the first drops the threshold first (it is in the config), then the noise band, then
 /// baseline and candidate (docs/commands.md#terminal-width).
-fn layout(rows: &[Vec<String>], longest: usize, width: usize) -> Layout {
+fn layout(rows: &[Vec<String>], longest: usize, width: usize, [wide, narrow]: [[&'static str; 8]; 2]) -> Layout {
     let try_one = |gap: usize, header: [&'static str; 8]| {
         let mut value_widths: Vec<usize> = header.iter().map(|h| text_width(h)).collect();
         for row in rows {
@@ -297,11 +311,11 @@ fn layout(rows: &[Vec<String>], longest: usize, width: usize) -> Layout {
             value_widths,
         }
     };
-    let first = try_one(1, HEADER);
+    let first = try_one(1, wide);
     if first.shown.iter().all(|s| *s) {
         return first;
     }
-    [(0, HEADER), (0, NARROW_HEADER)]
+    [(0, wide), (0, narrow)]
         .into_iter()
         .map(|(gap, header)| try_one(gap, header))
         .find(|l| l.shown.iter().all(|s| *s))
@@ -404,7 +418,7 @@ fn markdown(report: &GateReport) -> String {
     let _ = writeln!(out, "- {}", md_cell(&side_line(&report.baseline)));
     let _ = writeln!(out, "- {}", md_cell(&side_line(&report.candidate)));
     let _ = writeln!(out, "- noise: {}\n", md_cell(&report.noise_note));
-    let _ = writeln!(out, "| {} |", HEADER.join(" | "));
+    let _ = writeln!(out, "| {} |", headers(report)[0].join(" | "));
     out.push_str("|---|---|---:|---:|---:|---|---:|---|\n");
     for r in &report.rules {
         let mut c = cells(r, r.subject.clone());
