@@ -303,6 +303,32 @@ fn circles_are_found_when_there_are_some() {
     );
 }
 
+/// The whole check on a crate of its own: a circle made only of `super::` and `self::` paths
+/// (`a` uses `b` through `super::b`, `b` uses `a` through a `self::`-relative group of its
+/// parent) is found, and a path inside a module to its own child is not a circle.
+#[test]
+fn a_circle_through_super_and_self_paths_fails() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    let files = [
+        ("lib.rs", "mod a;\nmod b;\nmod c;\n"),
+        ("a/mod.rs", "mod inner;\nuse self::inner::Z;\nuse super::b::X;\n"),
+        ("a/inner.rs", "pub struct Z;\n"),
+        ("b.rs", "use super::{a::Y, c};\npub struct X;\n"),
+        ("c.rs", "pub fn f() {}\n"),
+    ];
+    for (path, text) in files {
+        std::fs::write(src.join(path), text).unwrap();
+    }
+    let graph = import_graph(src);
+    assert!(graph["a"].contains("b") && graph["b"].contains("a"), "{graph:?}");
+    assert_eq!(circles(&graph), vec![vec!["a".to_string(), "b".to_string()]]);
+    // Without `b`'s path back to `a` there is none.
+    std::fs::write(src.join("b.rs"), "use super::c;\npub struct X;\n").unwrap();
+    assert!(circles(&import_graph(src)).is_empty());
+}
+
 #[test]
 fn relative_paths_and_groups_are_read() {
     let code = "use super::{views, Format};\nuse self::inner::x;\nuse super::super::state::{self, save};\nlet y = crate::text::fmt(Self::A, my_super::z);";
@@ -321,9 +347,49 @@ fn relative_paths_and_groups_are_read() {
     );
 }
 
+/// Every `.rs` file under `dir`, whole (its tests included).
+fn whole_sources(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for p in std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().path()) {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "rs") {
+                out.push((p.clone(), std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether the first lines of a test's `body` skip it when `../shared` is absent by hand: a
+/// look for a directory of it, and a `return`.
+fn returns_without_shared(body: &[&str]) -> bool {
+    body.iter()
+        .any(|l| l.contains("shared") && (l.contains("is_dir()") || l.contains("read_dir(")))
+        && body.iter().any(|l| l.trim() == "return;")
+}
+
+#[test]
+fn a_hand_made_skip_without_shared_is_seen() {
+    let body = [
+        "let shared = repo().join(\"../shared/traces\");",
+        "if !shared.is_dir() {",
+        "    eprintln!(\"skipped\");",
+        "    return;",
+        "}",
+    ];
+    assert!(returns_without_shared(&body));
+    // Looking without skipping the test (it runs the rest) is no skip.
+    assert!(!returns_without_shared(&body[..3]));
+}
+
 /// A test that needs `../shared` or a browser carries the mark that lists it as ignored where
-/// they are absent (build.rs), so that it never passes in no time: its first statement is the
-/// `let Some(…) = … else` that would skip it.
+/// they are absent (build.rs, and the trace crate's own), so that it never passes in no time:
+/// its first statement is the `let Some(…) = … else` that would skip it, or a look for
+/// `../shared` that returns. The integration tests and the trace crate's unit tests are read.
 #[test]
 fn tests_that_need_shared_data_or_a_browser_are_marked() {
     let needs = [
@@ -335,7 +401,9 @@ fn tests_that_need_shared_data_or_a_browser_are_marked() {
         ("= open_report(", "tracediff_no_browser"),
     ];
     let mut bad = Vec::new();
-    for (path, code) in sources(&root().join("tests")) {
+    let mut files = whole_sources(&root().join("tests"));
+    files.extend(whole_sources(&root().join("crates/trace/src")));
+    for (path, code) in files {
         let lines: Vec<&str> = code.lines().collect();
         for (i, line) in lines.iter().enumerate() {
             if line.trim() != "#[test]" {
@@ -348,8 +416,10 @@ fn tests_that_need_shared_data_or_a_browser_are_marked() {
             let body = lines[f + 1..].iter().take(2).map(|l| l.trim());
             let skip = body
                 .filter(|l| l.starts_with("let Some("))
-                .find_map(|l| needs.iter().find(|(call, _)| l.contains(call)));
-            if let Some((_, flag)) = skip
+                .find_map(|l| needs.iter().find(|(call, _)| l.contains(call)).map(|n| n.1));
+            let first: Vec<&str> = lines[f + 1..].iter().take(8).copied().collect();
+            let skip = skip.or_else(|| returns_without_shared(&first).then_some("tracediff_no_"));
+            if let Some(flag) = skip
                 && !lines[i.saturating_sub(3)..f].iter().any(|l| l.contains(flag))
             {
                 bad.push(format!("{}: {}", path.display(), lines[f].trim()));

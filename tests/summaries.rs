@@ -1,6 +1,7 @@
 //! `tracediff summarize` and the commands that read summaries in place of traces: the output
 //! over summaries is the output over the traces, byte for byte; bad Parquet is one line, exit 2.
 
+use crate::common;
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
@@ -212,14 +213,16 @@ fn a_side_may_mix_traces_and_summaries() {
     );
 }
 
-/// The real multi-rank pairs beside the project (skipped, saying why, when absent).
+/// The real multi-rank pairs beside the project (ignored, saying why, when absent).
 #[test]
+#[cfg_attr(
+    tracediff_no_shared,
+    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+)]
 fn real_multi_rank_pairs_over_summaries_equal_traces() {
-    let shared = repo().join("../shared/traces");
-    if !shared.is_dir() {
-        eprintln!("skipped: {} is absent", shared.display());
+    let Some(shared) = common::traces("the real multi-rank pairs over summaries") else {
         return;
-    }
+    };
     let cases: [(&str, &str, &[&str]); 3] = [
         (
             "torch_cpu/multi_rank/control",
@@ -429,6 +432,35 @@ fn every_flipped_bit_is_refused_or_harmless() {
         }
     }
     assert!(refused > same, "{refused} refused, {same} harmless");
+}
+
+/// A summary that makes the Parquet decoder itself panic (the first single-bit flip of a good
+/// one that does) is refused by the binary with exit code 2 and one line: the panic is caught
+/// and its own message is not printed (the command line's panic hook).
+#[test]
+fn a_summary_that_panics_the_decoder_is_one_line_and_exit_2() {
+    let f = repo().join("fixtures/ranks");
+    let root = mirror(&[("control", &f.join("control")), ("test", &f.join("test"))]);
+    let dir = root.path();
+    let good = std::fs::read(dir.join("s/control/rank0.parquet")).unwrap();
+    let panics = (0..good.len() * 8)
+        .map(|k| {
+            let mut bytes = good.clone();
+            bytes[k / 8] ^= 1 << (k % 8);
+            bytes
+        })
+        .find(|bytes| {
+            tracediff::read_summary_bytes(Path::new("x.parquet"), bytes.clone())
+                .is_err_and(|e| e.to_string().contains("the Parquet decoder failed"))
+        })
+        .expect("a bit flip that makes the decoder panic");
+    std::fs::write(dir.join("bad.parquet"), panics).unwrap();
+    let line = fails(dir, &["compare", "bad.parquet", "s/test/rank0.parquet"]);
+    assert!(
+        line.starts_with("tracediff: corrupt summary: the Parquet decoder failed (")
+            && line.ends_with(" (bad.parquet)"),
+        "{line}"
+    );
 }
 
 /// The checksum catches a changed value that still decodes: a count rewritten in place.

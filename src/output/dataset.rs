@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 use crate::input::discover::RUN_DIR_PREFIX;
 use crate::input::load::{SummarySide, load_side_with, summarize_trace};
-use crate::input::parse::scan_header;
+use crate::input::parser::Parser;
 use crate::input::read::open;
 use crate::model::pick::Pick;
 use crate::model::summary::FileSummary;
@@ -111,11 +111,12 @@ pub fn summarize_dir_into(
         None => label_of_dir(dir)?,
     };
     check_run_label(&label)?;
-    let scan = |p: &Path, steps: bool| {
+    let scan = |parser: &Parser, p: &Path, steps: bool| {
         let r = open(p)?;
-        scan_header(r.inner, p, r.compression, steps)
+        parser.scan_header(r.inner, p, r.compression, steps)
     };
-    let side: SummarySide = load_side_with(dir, &[&Pick::All], false, &|p| summarize_trace(p, summarize), &scan)?;
+    let load = |parser: &Parser, p: &Path| parser.summarize_trace(p, summarize);
+    let side: SummarySide = load_side_with(&Parser::default(), dir, &[&Pick::All], false, &load, &scan)?;
     let run = run_dir(out_dir, &label);
     let paths: Vec<PathBuf> = side.files.iter().map(|f| run.join(rank_file_name(f.rank()))).collect();
     refuse_strangers(&run, &paths)?;

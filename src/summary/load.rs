@@ -3,8 +3,9 @@
 //! mixed on one side.
 
 use crate::error::{Error, Result};
-use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with, summarize_opened_marked};
-use crate::input::parse::{Header, scan_header};
+use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with};
+use crate::input::parse::Header;
+use crate::input::parser::Parser;
 use crate::input::read::open;
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::summary::FileSummary;
@@ -19,12 +20,14 @@ pub fn load_summary_side(
     want_steps: bool,
     summarize: &SummarizeFn<'_>,
 ) -> Result<SummarySide> {
-    load_summary_side_marked(input, picks, want_steps, None, summarize)
+    load_summary_side_marked(&Parser::default(), input, picks, want_steps, None, summarize)
 }
 
 /// [`load_summary_side`] with the steps of the traces (not of summary files, which keep the
-/// steps they were written with) named by `marker` (`--step-marker`) when given.
+/// steps they were written with) named by `marker` (`--step-marker`) when given, the traces
+/// parsed with `parser`.
 pub fn load_summary_side_marked(
+    parser: &Parser,
     input: &Path,
     picks: &[&Pick],
     want_steps: bool,
@@ -33,16 +36,16 @@ pub fn load_summary_side_marked(
 ) -> Result<SummarySide> {
     // One copy of each name for the side's files (a thousand ranks run the same names).
     let names = SideNames::default();
-    let load = |p: &Path| -> tracediff_trace::Result<FileSummary> {
+    let load = |parser: &Parser, p: &Path| -> tracediff_trace::Result<FileSummary> {
         let mut summary = if is_parquet(p)? {
             read_summary(p).map_err(Error::into_trace)?
         } else {
-            summarize_opened_marked(open(p)?, p, marker, summarize)?
+            parser.summarize_opened_marked(open(p)?, p, marker, summarize)?
         };
         names.share(&mut summary);
         Ok(summary)
     };
-    let scan = |p: &Path, steps: bool| -> tracediff_trace::Result<Header> {
+    let scan = |parser: &Parser, p: &Path, steps: bool| -> tracediff_trace::Result<Header> {
         if is_parquet(p)? {
             let s = read_summary(p).map_err(Error::into_trace)?;
             return Ok(Header {
@@ -52,9 +55,9 @@ pub fn load_summary_side_marked(
             });
         }
         let r = open(p)?;
-        scan_header(r.inner, p, r.compression, steps)
+        parser.scan_header(r.inner, p, r.compression, steps)
     };
-    Ok(load_side_with(input, picks, want_steps, &load, &scan)?)
+    Ok(load_side_with(parser, input, picks, want_steps, &load, &scan)?)
 }
 
 /// Both sides into summaries: what compare, gate and overview read (see
@@ -76,7 +79,12 @@ pub fn load_summary_pair_marked(
     marker: Option<&regex::Regex>,
     summarize: &SummarizeFn<'_>,
 ) -> Result<SidePair<FileSummary>> {
-    Ok(load_pair_with(control, test, selections, &|p, picks, steps| {
-        load_summary_side_marked(p, picks, steps, marker, summarize).map_err(Error::into_trace)
-    })?)
+    Ok(load_pair_with(
+        control,
+        test,
+        selections,
+        &|parser, p, picks, steps| {
+            load_summary_side_marked(parser, p, picks, steps, marker, summarize).map_err(Error::into_trace)
+        },
+    )?)
 }

@@ -100,16 +100,12 @@ fn decode_summary<R: ChunkReader + 'static>(path: &Path, source: R, len: u64) ->
     Ok(summary.0)
 }
 
-/// Runs the third-party decoder; a panic inside it becomes an error naming the file (and its
-/// message is not printed: the one-line error says it all).
+/// Runs the third-party decoder; a panic inside it becomes an error naming the file. The
+/// library changes no process-wide state for it: whether the panic's own message is printed
+/// too is the panic hook's choice, which belongs to the program. The command line installs
+/// [`quiet_decoder_panics`] once at its start, so that its error stays one line.
 pub fn guard_decoder<T>(path: &Path, decode: impl FnOnce() -> T) -> Result<T> {
-    quiet_panics::install();
-    let caught = quiet_panics::QUIET.with(|q| {
-        q.set(true);
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
-        q.set(false);
-        r
-    });
+    let caught = decoding::inside(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)));
     caught.map_err(|panic| {
         let why = panic
             .downcast_ref::<&str>()
@@ -120,26 +116,45 @@ pub fn guard_decoder<T>(path: &Path, decode: impl FnOnce() -> T) -> Result<T> {
     })
 }
 
-/// A panic hook that stays silent while this thread is inside [`guard_decoder`] and defers to
-/// the previous hook otherwise (a real bug elsewhere still prints its message).
-mod quiet_panics {
+/// Installs a panic hook that stays silent for a panic raised inside [`guard_decoder`] (which
+/// turns it into a one-line error) and defers to the hook it replaces otherwise (a real bug
+/// elsewhere still prints its message). Called by the command line's entry, never by the
+/// library: a host (Python) keeps its own hook. Installed once however often it is called.
+pub(crate) fn quiet_decoder_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !decoding::now() {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Whether this thread is inside [`guard_decoder`]: the one piece of state a panic hook can
+/// read to know that the panic will be caught and reported as an error. It is a thread-local
+/// because a hook is given nothing but the panic; it is set only for the decoder's call and
+/// read only by [`quiet_decoder_panics`].
+mod decoding {
     use std::cell::Cell;
-    use std::sync::Once;
 
     thread_local! {
-        pub static QUIET: Cell<bool> = const { Cell::new(false) };
+        static INSIDE: Cell<bool> = const { Cell::new(false) };
     }
 
-    pub fn install() {
-        static ONCE: Once = Once::new();
-        ONCE.call_once(|| {
-            let previous = std::panic::take_hook();
-            std::panic::set_hook(Box::new(move |info| {
-                if !QUIET.with(Cell::get) {
-                    previous(info);
-                }
-            }));
-        });
+    /// `f`'s result, with this thread marked as inside the decoder while it runs (`f` catches
+    /// its panics, so the mark is always taken off).
+    pub(super) fn inside<T>(f: impl FnOnce() -> T) -> T {
+        let outer = INSIDE.replace(true);
+        let out = f();
+        INSIDE.set(outer);
+        out
+    }
+
+    /// Whether this thread is inside the decoder.
+    pub(super) fn now() -> bool {
+        INSIDE.get()
     }
 }
 
@@ -303,6 +318,15 @@ fn summary_meta<R: ChunkReader + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_decoder_mark_is_on_inside_the_guard_only() {
+        assert!(!decoding::now());
+        let inside = guard_decoder(Path::new("s.parquet"), decoding::now).unwrap();
+        assert!(inside);
+        let _ = guard_decoder::<()>(Path::new("s.parquet"), || panic!("bad page"));
+        assert!(!decoding::now(), "taken off after a panic");
+    }
 
     #[test]
     fn a_panicking_decoder_becomes_an_error_naming_the_file() {

@@ -132,6 +132,20 @@ pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<(Entry<'a>
     Ok((entry, attrs))
 }
 
+/// The fields serde_json reads of the event `text` (no attributes asked for): what the fast
+/// scan's are compared with.
+#[cfg(test)]
+pub(crate) fn exact_fields(text: &str) -> Result<Fields<'_>, Failure> {
+    let (mut args_kind, mut attrs) = (None, Vec::new());
+    deserialize(text, |de| {
+        de.deserialize_map(EventVisitor {
+            keys: &AttrKeys::default(),
+            args_kind: &mut args_kind,
+            attrs: &mut attrs,
+        })
+    })
+}
+
 /// Checks that `s` is UTF-8 (JSON text must be).
 pub fn utf8(s: &[u8]) -> Result<&str, Failure> {
     std::str::from_utf8(s).map_err(|e| (e.valid_up_to(), "invalid JSON: invalid UTF-8 in string".to_string()))

@@ -192,7 +192,8 @@ pub enum BlockEnd {
 /// key, deep nesting, a byte that is not UTF-8), the rest is cut with [`ArrayCut`] and parsed
 /// event by event with serde_json, as
 /// [`parse_chunk`] does: so the events, the errors and their bytes, and the cut left at the
-/// end are what cutting the whole block first would give.
+/// end are what cutting the whole block first would give. With `fast` off (or attributes asked
+/// for) every event goes that exact way.
 pub fn parse_block_events<'c>(
     chunk: &'c Chunk,
     expect: Expect,
@@ -200,6 +201,7 @@ pub fn parse_block_events<'c>(
     outer: usize,
     keys: &AttrKeys,
     collect: Collect,
+    fast: bool,
 ) -> (Result<ChunkOut<'c>, ChunkError>, BlockEnd) {
     let none = AttrKeys::default();
     let keys = if collect == Collect::Events { keys } else { &none };
@@ -212,7 +214,7 @@ pub fn parse_block_events<'c>(
     }
     let (mut expect, mut at) = (expect, at);
     // With attributes asked for, every event goes the exact way (the fast path reads none).
-    let fast = keys.is_empty() && !exact_only();
+    let fast = fast && keys.is_empty();
     // The scan checks the UTF-8 of what it accepts (the block is not checked first).
     while let Some((entry, event_at, sep)) = fast.then(|| next_whole_event(bytes, at, outer)).flatten() {
         let index = chunk.first_index + out.entries;
@@ -240,22 +242,6 @@ pub fn parse_block_events<'c>(
     }
     cut.count += out.entries - spans.len() as u64;
     (Ok(out), end.unwrap_or(BlockEnd::More(cut)))
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests turn the fast path off, to compare it with the exact way.
-    pub(crate) static EXACT_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-#[cfg(test)]
-fn exact_only() -> bool {
-    EXACT_ONLY.with(|e| e.get())
-}
-
-#[cfg(not(test))]
-fn exact_only() -> bool {
-    false
 }
 
 /// The whole event whose `{` comes first after white space from `at` in `s`, when it parses

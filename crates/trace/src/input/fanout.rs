@@ -10,7 +10,7 @@
 //! waits), and only then takes the next. The stack holds one file at a time, whatever the
 //! number of files; results come back in the files' order, whatever the scheduling.
 
-use crate::input::read::reading_here;
+use crate::input::parser::{ParseOptions, Parser};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -34,7 +34,15 @@ pub fn files_side_by_side(files: usize) -> bool {
 /// Applies `f` to every item, [`workers_for`] items at a time, each on a worker of its own (see
 /// the module's documentation), and returns the results in the items' order. The first error
 /// in the items' order is returned; items after an error that are not yet started are not.
-pub fn try_map_files<T, R, E>(items: &[T], f: impl Fn(&T) -> Result<R, E> + Sync) -> Result<Vec<R>, E>
+///
+/// `f` is given the [`Parser`] to read its file with: each worker's own, which reads and
+/// parses on the worker's thread ([`ParseOptions::on_this_thread`]); `parser`, the caller's,
+/// where the items are taken in order here (one worker).
+pub fn try_map_files<T, R, E>(
+    parser: &Parser,
+    items: &[T],
+    f: impl Fn(&Parser, &T) -> Result<R, E> + Sync,
+) -> Result<Vec<R>, E>
 where
     T: Sync,
     R: Send,
@@ -43,19 +51,19 @@ where
     let workers = workers_for(items.len());
     if workers <= 1 || items.len() <= 1 {
         // One thread: in order, here (inside a one-thread pool already, or with no other to use).
-        return items.iter().map(f).collect();
+        return items.iter().map(|item| f(parser, item)).collect();
     }
     let next = AtomicUsize::new(0);
     // The lowest index that failed: items after it are not started.
     let failed = AtomicUsize::new(usize::MAX);
     let slots: Vec<Mutex<Option<Result<R, E>>>> = items.iter().map(|_| Mutex::new(None)).collect();
-    let work = || {
+    let work = |parser: &Parser| {
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= items.len() || i > failed.load(Ordering::Relaxed) {
                 break;
             }
-            let out = f(&items[i]);
+            let out = f(parser, &items[i]);
             if out.is_err() {
                 failed.fetch_min(i, Ordering::Relaxed);
             }
@@ -72,10 +80,10 @@ where
                 .thread_name(|_| "tracediff-file".to_string())
                 .build();
             scope.spawn(|| match pool {
-                Ok(pool) => pool.install(|| reading_here(work)),
+                Ok(pool) => pool.install(|| work(&Parser::new(ParseOptions::on_this_thread()))),
                 // No pool to be had: the worker still loads one file at a time, with the
-                // current pool's threads for each.
-                Err(_) => work(),
+                // caller's parser.
+                Err(_) => work(parser),
             });
         }
     });
@@ -99,7 +107,7 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let items: Vec<usize> = (0..n).collect();
         pool.install(|| {
-            try_map_files(&items, |&i| {
+            try_map_files(&Parser::default(), &items, |_, &i| {
                 if Some(i) == fail_at || fail_at.is_some_and(|f| i == f + 3) {
                     Err(i)
                 } else {

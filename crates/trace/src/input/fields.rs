@@ -75,37 +75,72 @@ pub(crate) enum Member<'f> {
     Other,
 }
 
-impl Fields<'_> {
-    /// The top-level member `key` of an event.
-    #[inline]
-    pub(crate) fn member(&mut self, key: &[u8]) -> Member<'_> {
-        match key {
-            b"name" => Member::Read(&mut self.name, PLAIN_NAME),
-            b"cat" => Member::Read(&mut self.cat, PLAIN_CAT),
-            b"ts" => Member::Read(&mut self.ts, 0),
-            b"dur" => Member::Read(&mut self.dur, 0),
-            b"pid" => Member::Read(&mut self.pid, 0),
-            b"tid" => Member::Read(&mut self.tid, 0),
-            b"ph" => Member::Read(&mut self.ph, 0),
-            b"id" => Member::Read(&mut self.id, 0),
-            b"args" => Member::Args,
-            _ => Member::Other,
-        }
-    }
+/// The table itself: each top-level member read, its slot in [`Fields`] and its bit of
+/// `plain`; then each member of `args` read and its slot. It makes [`Fields::member`] and
+/// [`Fields::arg`], which both parsers call, and (for the tests) the list of its keys.
+macro_rules! member_table {
+    (
+        members { $($key:literal => $slot:ident $bit:expr),* $(,)? }
+        args { $($arg:literal => $arg_slot:ident),* $(,)? }
+    ) => {
+        impl Fields<'_> {
+            /// The top-level member `key` of an event.
+            #[inline]
+            pub(crate) fn member(&mut self, key: &[u8]) -> Member<'_> {
+                match key {
+                    $($key => Member::Read(&mut self.$slot, $bit),)*
+                    b"args" => Member::Args,
+                    _ => Member::Other,
+                }
+            }
 
-    /// The slot of the member `key` of `args`, where it is one tracediff reads.
-    #[inline]
-    pub(crate) fn arg(&mut self, key: &[u8]) -> Option<&mut Raw> {
-        match key {
-            b"stream" => Some(&mut self.stream),
-            b"correlation" => Some(&mut self.correlation),
-            b"device" => Some(&mut self.device),
-            b"Total Allocated" => Some(&mut self.total_allocated),
-            b"Bytes" => Some(&mut self.bytes),
-            b"Device Type" => Some(&mut self.device_type),
-            b"Device Id" => Some(&mut self.device_id),
-            _ => None,
+            /// The slot of the member `key` of `args`, where it is one tracediff reads.
+            #[inline]
+            pub(crate) fn arg(&mut self, key: &[u8]) -> Option<&mut Raw> {
+                match key {
+                    $($arg => Some(&mut self.$arg_slot),)*
+                    _ => None,
+                }
+            }
+
+            /// Every slot by name, with its text in the event's `text`.
+            #[cfg(test)]
+            pub(crate) fn slots<'t>(&self, text: &'t [u8]) -> Vec<(&'static str, Option<&'t [u8]>)> {
+                vec![
+                    $((stringify!($slot), self.$slot.get(text)),)*
+                    $((stringify!($arg_slot), self.$arg_slot.get(text)),)*
+                ]
+            }
         }
+
+        /// The top-level keys of the table.
+        #[cfg(test)]
+        pub(crate) const MEMBER_KEYS: &[&[u8]] = &[$($key),*];
+        /// The `args` keys of the table.
+        #[cfg(test)]
+        pub(crate) const ARG_KEYS: &[&[u8]] = &[$($arg),*];
+    };
+}
+
+member_table! {
+    members {
+        b"name" => name PLAIN_NAME,
+        b"cat" => cat PLAIN_CAT,
+        b"ts" => ts 0,
+        b"dur" => dur 0,
+        b"pid" => pid 0,
+        b"tid" => tid 0,
+        b"ph" => ph 0,
+        b"id" => id 0,
+    }
+    args {
+        b"stream" => stream,
+        b"correlation" => correlation,
+        b"device" => device,
+        b"Total Allocated" => total_allocated,
+        b"Bytes" => bytes,
+        b"Device Type" => device_type,
+        b"Device Id" => device_id,
     }
 }
 
@@ -113,4 +148,100 @@ impl Fields<'_> {
 /// attribute columns; the other members of [`Fields::arg`] may be asked for as attributes too.
 pub(crate) fn is_place_arg(key: &[u8]) -> bool {
     matches!(key, b"stream" | b"correlation")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values of every kind, escapes included.
+    const VALUES: [&str; 9] = [
+        r#""v""#,
+        r#""e\u00e9\"x""#,
+        "12",
+        "-1.5e3",
+        "null",
+        "true",
+        r#"{"a": [1, {"b": null}]}"#,
+        "[1, 2]",
+        r#""""#,
+    ];
+
+    /// Each slot of an event by name, with its text.
+    type Slots<'t> = Vec<(&'static str, Option<&'t [u8]>)>;
+
+    /// The slots both parsers fill from `text`: the fast scan's and serde_json's.
+    fn both(text: &str) -> (Slots<'_>, Slots<'_>) {
+        let bytes = text.as_bytes();
+        let (scanned, len) = super::super::scan::event(bytes, 60).expect("the scan takes it");
+        assert_eq!(len, bytes.len(), "{text}");
+        let exact = super::super::entry::exact_fields(text).expect("serde_json takes it");
+        (scanned.slots(bytes), exact.slots(bytes))
+    }
+
+    #[test]
+    fn every_key_of_the_table_is_read_alike_by_both_parsers() {
+        let keys = MEMBER_KEYS
+            .iter()
+            .map(|k| (false, k))
+            .chain(ARG_KEYS.iter().map(|k| (true, k)));
+        for (in_args, key) in keys {
+            let key = std::str::from_utf8(key).unwrap();
+            for value in VALUES {
+                let text = if in_args {
+                    format!(r#"{{"zz": 0, "args": {{"y": [1], "{key}": {value}, "z": {{}}}}, "q": 1}}"#)
+                } else {
+                    format!(r#"{{"zz": 0, "{key}": {value}, "args": {{"y": 1}}, "q": "x"}}"#)
+                };
+                let (scanned, exact) = both(&text);
+                assert_eq!(scanned, exact, "{text}");
+                let filled: Vec<&str> = scanned.iter().filter(|s| s.1.is_some()).map(|s| s.0).collect();
+                // The key fills one slot (none for a top-level `null`, which reads as absent).
+                let want = usize::from(in_args || value != "null");
+                assert_eq!(filled.len(), want, "{text}: {filled:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn keys_not_in_the_table_fill_nothing_in_either_parser() {
+        for key in ["Name", "names", "arg", "stream", "Device", ""] {
+            let text = format!(r#"{{"{key}": 1, "args": {{"{key}x": 2, "name": 3}}}}"#);
+            let bytes = text.as_bytes();
+            let exact = super::super::entry::exact_fields(&text).expect("serde_json takes it");
+            assert!(exact.slots(bytes).iter().all(|s| s.1.is_none()), "{text}");
+            let (scanned, _) = super::super::scan::event(bytes, 60).expect("the scan takes it");
+            assert!(scanned.slots(bytes).iter().all(|s| s.1.is_none()), "{text}");
+        }
+    }
+
+    /// A key spelt with an escape is that key: the scan leaves the event to serde_json, which
+    /// fills the key's slot.
+    #[test]
+    fn an_escaped_key_is_the_key_it_spells() {
+        let keys = MEMBER_KEYS
+            .iter()
+            .map(|k| (false, k))
+            .chain(ARG_KEYS.iter().map(|k| (true, k)));
+        for (in_args, key) in keys {
+            let plain = std::str::from_utf8(key).unwrap();
+            let escaped = format!("\\u{:04x}{}", key[0], &plain[1..]);
+            let event = |k: &str| {
+                if in_args {
+                    format!(r#"{{"args": {{"{k}": 7}}}}"#)
+                } else {
+                    format!(r#"{{"{k}": 7}}"#)
+                }
+            };
+            let plain_text = event(plain);
+            let (want, _) = both(&plain_text);
+            let text = event(&escaped);
+            assert!(super::super::scan::event(text.as_bytes(), 60).is_none(), "{text}");
+            let exact = super::super::entry::exact_fields(&text).expect("serde_json takes it");
+            let names = |slots: Slots<'_>| -> Vec<&str> {
+                slots.iter().filter(|s| s.1 == Some(&b"7"[..])).map(|s| s.0).collect()
+            };
+            assert_eq!(names(exact.slots(text.as_bytes())), names(want), "{text}");
+        }
+    }
 }

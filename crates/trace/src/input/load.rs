@@ -4,7 +4,8 @@ use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover_with_notes;
 use crate::input::fanout::{files_side_by_side, try_map_files};
-use crate::input::parse::{Header, ParsedTrace, parse_trace, parse_trace_for_summary, scan_header};
+use crate::input::parse::{Header, ParsedTrace};
+use crate::input::parser::Parser;
 use crate::input::ranks::RankCheck;
 use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
 use crate::model::iteration::{assign_iterations_marked, step_number};
@@ -170,13 +171,81 @@ impl<T: RankedFile> SideOf<T> {
     }
 }
 
-/// Reads and parses one trace file (with the attributes `attrs` asks for), and assigns its
-/// iterations. A summary (Parquet) is refused: it holds no events.
+/// [`Parser::load_file`] on a [`Parser`] of its own.
 pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
-    let reader = open_trace(path)?;
-    let file = trace_from_reader(reader.inner, path, reader.compression, attrs)?;
-    check_time_budget(path, std::slice::from_ref(&file))?;
-    Ok(file)
+    Parser::default().load_file(path, attrs)
+}
+
+impl Parser {
+    /// Reads and parses one trace file (with the attributes `attrs` asks for), and assigns its
+    /// iterations. A summary (Parquet) is refused: it holds no events.
+    pub fn load_file(&self, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
+        let reader = open_trace(path)?;
+        let file = self.trace_from_reader(reader.inner, path, reader.compression, attrs)?;
+        check_time_budget(path, std::slice::from_ref(&file))?;
+        Ok(file)
+    }
+
+    /// Parses JSON text from `reader` into a [`TraceFile`] with its iterations assigned.
+    /// `path` and `compression` only serve error messages and the file's record.
+    pub fn trace_from_reader(
+        &self,
+        reader: impl Read + Send,
+        path: &Path,
+        compression: Compression,
+        attrs: &AttrRequest,
+    ) -> Result<TraceFile> {
+        let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
+        let parsed = self.parse_trace(reader, path, compression, attrs)?;
+        into_trace_file(parsed, path, marker.as_ref())
+    }
+
+    /// Loads the files of `input` whose ranks any of `picks` selects (see [`load_side_ranks`]).
+    pub fn load_side_ranks(
+        &self,
+        input: &Path,
+        attrs: &AttrRequest,
+        picks: &[&Pick],
+        want_steps: bool,
+    ) -> Result<Side> {
+        let scan = |parser: &Parser, p: &Path, steps: bool| {
+            let r = open_trace(p)?;
+            parser.scan_header(r.inner, p, r.compression, steps)
+        };
+        load_side_with(
+            self,
+            input,
+            picks,
+            want_steps,
+            &|parser, p| parser.load_file(p, attrs),
+            &scan,
+        )
+    }
+
+    /// Parses the trace at `path` and summarises it (see [`summarize_trace`]).
+    pub fn summarize_trace(&self, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
+        self.summarize_opened_marked(open_trace(path)?, path, None, summarize)
+    }
+
+    /// Parses a trace already opened (and known not to be a summary) and summarises it, its
+    /// steps named by `marker` (`--step-marker`) when given. The store keeps only what the
+    /// summary reads (see [`summarize_trace`]).
+    pub fn summarize_opened_marked(
+        &self,
+        reader: TraceReader,
+        path: &Path,
+        marker: Option<&regex::Regex>,
+        summarize: &SummarizeFn<'_>,
+    ) -> Result<FileSummary> {
+        let mut parsed = self.parse_trace_for_summary(reader.inner, path, reader.compression)?;
+        parsed.events.number_threads();
+        let mut file = into_trace_file(parsed, path, marker)?;
+        file.events.drop_link_columns();
+        let summary = summarize(&file, path);
+        drop(file);
+        release_free_memory();
+        Ok(summary)
+    }
 }
 
 /// Opens a trace for a command that needs its events: a summary (Parquet) is refused.
@@ -187,17 +256,14 @@ fn open_trace(path: &Path) -> Result<TraceReader> {
     open(path)
 }
 
-/// Parses JSON text from `reader` into a [`TraceFile`] with its iterations assigned.
-/// `path` and `compression` only serve error messages and the file's record.
+/// [`Parser::trace_from_reader`] on a [`Parser`] of its own.
 pub fn trace_from_reader(
     reader: impl Read + Send,
     path: &Path,
     compression: Compression,
     attrs: &AttrRequest,
 ) -> Result<TraceFile> {
-    let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
-    let parsed = parse_trace(reader, path, compression, attrs)?;
-    into_trace_file(parsed, path, marker.as_ref())
+    Parser::default().trace_from_reader(reader, path, compression, attrs)
 }
 
 /// A parsed trace with its places and iterations assigned (its steps named by `marker` when
@@ -252,7 +318,7 @@ fn repeated_step(strings: &StringTable, events: &EventTable, path: &Path) -> Res
 
 /// Loads every trace file of `input` (a directory or one file).
 pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
-    load_side_ranks(input, attrs, &[&Pick::All], false)
+    Parser::default().load_side_ranks(input, attrs, &[&Pick::All], false)
 }
 
 /// Why a summary cannot stand in for a trace here.
@@ -272,12 +338,9 @@ fn not_events(path: &Path) -> Error {
 /// `traceEvents` when, as usual, `distributedInfo` comes first), and only the selected files are
 /// parsed. With `want_steps`, the scan also reads the steps of the other files (every event is
 /// read, none stored), for defaults that depend on the whole side (the lowest step).
+/// The files are read with a [`Parser`] of their own ([`Parser::load_side_ranks`] with yours).
 pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_steps: bool) -> Result<Side> {
-    let scan = |p: &Path, steps: bool| {
-        let r = open_trace(p)?;
-        scan_header(r.inner, p, r.compression, steps)
-    };
-    load_side_with(input, picks, want_steps, &|p| load_file(p, attrs), &scan)
+    Parser::default().load_side_ranks(input, attrs, picks, want_steps)
 }
 
 /// How a parsed trace becomes its summary (the analysis stage's `summarize`).
@@ -288,29 +351,12 @@ pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
 /// `stream` and `correlation` are dropped once places and iterations are assigned, and the whole
 /// store after the summary is made.
 pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
-    summarize_opened(open_trace(path)?, path, summarize)
+    Parser::default().summarize_trace(path, summarize)
 }
 
 /// [`summarize_trace`] of a trace already opened (and known not to be a summary).
 pub fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
-    summarize_opened_marked(reader, path, None, summarize)
-}
-
-/// [`summarize_opened`] with the steps named by `marker` (`--step-marker`) when given.
-pub fn summarize_opened_marked(
-    reader: TraceReader,
-    path: &Path,
-    marker: Option<&regex::Regex>,
-    summarize: &SummarizeFn<'_>,
-) -> Result<FileSummary> {
-    let mut parsed = parse_trace_for_summary(reader.inner, path, reader.compression)?;
-    parsed.events.number_threads();
-    let mut file = into_trace_file(parsed, path, marker)?;
-    file.events.drop_link_columns();
-    let summary = summarize(&file, path);
-    drop(file);
-    release_free_memory();
-    Ok(summary)
+    Parser::default().summarize_opened_marked(reader, path, None, summarize)
 }
 
 /// What to call after each summarised trace's events are dropped (see [`set_after_trace_dropped`]).
@@ -331,14 +377,16 @@ fn release_free_memory() {
     }
 }
 
-/// Loads one file of a side.
-pub type LoadFn<'a, T> = dyn Fn(&Path) -> Result<T> + Sync + 'a;
-/// Reads a file's rank (and, when asked, its steps) without storing its events.
-pub type ScanFn<'a> = dyn Fn(&Path, bool) -> Result<Header> + Sync + 'a;
+/// Loads one file of a side with the [`Parser`] it is given.
+pub type LoadFn<'a, T> = dyn Fn(&Parser, &Path) -> Result<T> + Sync + 'a;
+/// Reads a file's rank (and, when asked, its steps) without storing its events, with the
+/// [`Parser`] it is given.
+pub type ScanFn<'a> = dyn Fn(&Parser, &Path, bool) -> Result<Header> + Sync + 'a;
 
 /// Loads the files of `input` whose ranks any of `picks` selects, with `load_file` for a
 /// file to parse and `scan` for one only looked at (see [`load_side_ranks`]).
 pub fn load_side_with<T: RankedFile>(
+    parser: &Parser,
     input: &Path,
     picks: &[&Pick],
     want_steps: bool,
@@ -350,7 +398,7 @@ pub fn load_side_with<T: RankedFile>(
     let (present, files, worlds) = if everything {
         // One file at a time on every thread (see `load_pair_with`), or side by side when there
         // are more files than threads; the first error in path order stops it.
-        let files = load_files(&paths, load_file)?;
+        let files = load_files(parser, &paths, load_file)?;
         let worlds: Vec<Option<i64>> = files.iter().map(|f| f.declared_world_size()).collect();
         let present: Vec<Scanned> = files
             .iter()
@@ -359,7 +407,7 @@ pub fn load_side_with<T: RankedFile>(
             .collect();
         (present, files, worlds)
     } else {
-        load_picked(&paths, picks, want_steps, load_file, scan)?
+        load_picked(parser, &paths, picks, want_steps, load_file, scan)?
     };
     check_time_budget(input, &files)?;
     let present = by_rank(input, present)?;
@@ -412,6 +460,7 @@ type Ranked = (i64, PathBuf, bool, Option<Vec<i64>>);
 /// The files of `paths` whose ranks `picks` selects, loaded; every file as looked at, and each
 /// file's declared world size.
 fn load_picked<T: RankedFile>(
+    parser: &Parser,
     paths: &[PathBuf],
     picks: &[&Pick],
     want_steps: bool,
@@ -419,7 +468,7 @@ fn load_picked<T: RankedFile>(
     scan: &ScanFn<'_>,
 ) -> Result<Picked<T>> {
     // 1. Each file's rank: its head only, when distributedInfo comes before traceEvents.
-    let scans: Vec<Header> = try_map_files(paths, |p| scan(p, false))?;
+    let scans: Vec<Header> = try_map_files(parser, paths, |parser, p| scan(parser, p, false))?;
     let worlds = scans.iter().map(|h| h.world_size).collect();
     let mut present: Vec<Scanned> = scans
         .into_iter()
@@ -440,11 +489,11 @@ fn load_picked<T: RankedFile>(
         Steps(Vec<i64>),
         Nothing,
     }
-    let one = |(rank, path, _): &Scanned| -> Result<Work<T>> {
+    let one = |parser: &Parser, (rank, path, _): &Scanned| -> Result<Work<T>> {
         if wanted(rank.unwrap_or(0)) {
-            load_file(path).map(|f| Work::Parse(Box::new(f)))
+            load_file(parser, path).map(|f| Work::Parse(Box::new(f)))
         } else if want_steps {
-            let h = scan(path, true)?;
+            let h = scan(parser, path, true)?;
             Ok(Work::Steps(h.steps.unwrap_or_default()))
         } else {
             Ok(Work::Nothing)
@@ -452,9 +501,9 @@ fn load_picked<T: RankedFile>(
     };
     let chosen = present.iter().filter(|(r, _, _)| wanted(r.unwrap_or(0))).count();
     let work: Vec<Work<T>> = if files_side_by_side(chosen) || (want_steps && files_side_by_side(present.len())) {
-        try_map_files(&present, one)?
+        try_map_files(parser, &present, one)?
     } else {
-        present.iter().map(one).collect::<Result<_>>()?
+        present.iter().map(|s| one(parser, s)).collect::<Result<_>>()?
     };
     let mut files = Vec::new();
     for ((_, _, steps), w) in present.iter_mut().zip(work) {
@@ -516,11 +565,11 @@ fn file_notes<T: RankedFile>(input: &Path, files: &[Arc<T>]) -> Vec<String> {
 /// Loads every file of `paths` with `load_file`, in order: one at a time (each file's parse
 /// keeps every thread busy) when there are no more files than threads, else side by side
 /// ([`try_map_files`]). The first error in path order wins.
-fn load_files<T: Send>(paths: &[PathBuf], load_file: &LoadFn<'_, T>) -> Result<Vec<T>> {
+fn load_files<T: Send>(parser: &Parser, paths: &[PathBuf], load_file: &LoadFn<'_, T>) -> Result<Vec<T>> {
     if files_side_by_side(paths.len()) {
-        try_map_files(paths, |p| load_file(p))
+        try_map_files(parser, paths, |parser, p| load_file(parser, p))
     } else {
-        paths.iter().map(|p| load_file(p)).collect()
+        paths.iter().map(|p| load_file(parser, p)).collect()
     }
 }
 
@@ -539,8 +588,8 @@ pub fn load_pair(
     attrs: &AttrRequest,
     selections: (&SideSelection, &SideSelection),
 ) -> Result<(Arc<Side>, Arc<Side>)> {
-    load_pair_with(control, test, selections, &|p, picks, steps| {
-        load_side_ranks(p, attrs, picks, steps)
+    load_pair_with(control, test, selections, &|parser, p, picks, steps| {
+        parser.load_side_ranks(p, attrs, picks, steps)
     })
 }
 
@@ -548,7 +597,7 @@ pub fn load_pair(
 pub type SidePair<T> = (Arc<SideOf<T>>, Arc<SideOf<T>>);
 
 /// Loads one side with the ranks `picks` select (and, when asked, every file's steps).
-pub type SideFn<'a, T> = dyn Fn(&Path, &[&Pick], bool) -> Result<SideOf<T>> + Sync + 'a;
+pub type SideFn<'a, T> = dyn Fn(&Parser, &Path, &[&Pick], bool) -> Result<SideOf<T>> + Sync + 'a;
 
 /// Loads both sides with `load_side_ranks` (see [`load_pair`]).
 pub fn load_pair_with<T: RankedFile + Clone>(
@@ -561,12 +610,15 @@ pub fn load_pair_with<T: RankedFile + Clone>(
     // are needed; an explicit list is checked against the files that are read anyway.
     let wants_steps = |s: &SideSelection| s.iterations == Pick::Lowest;
     let (c_sel, t_sel) = selections;
+    // One parser for both sides: its threads are made once, for the first file parsed on them.
+    let parser = Parser::default();
     let same = match (std::fs::canonicalize(control), std::fs::canonicalize(test)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
     if same {
         let side = load_side_ranks(
+            &parser,
             control,
             &[&c_sel.ranks, &t_sel.ranks],
             wants_steps(c_sel) || wants_steps(t_sel),
@@ -576,8 +628,8 @@ pub fn load_pair_with<T: RankedFile + Clone>(
         test_side.input = test.to_path_buf();
         return Ok((Arc::new(side), Arc::new(test_side)));
     }
-    let load_control = || load_side_ranks(control, &[&c_sel.ranks], wants_steps(c_sel));
-    let load_test = || load_side_ranks(test, &[&t_sel.ranks], wants_steps(t_sel));
+    let load_control = |parser: &Parser| load_side_ranks(parser, control, &[&c_sel.ranks], wants_steps(c_sel));
+    let load_test = |parser: &Parser| load_side_ranks(parser, test, &[&t_sel.ranks], wants_steps(t_sel));
     // Big sides are read one at a time: each file's parse already keeps every core busy (a
     // reader thread, a decompression thread for gzip, and a parsing thread per core), and a
     // command that summarises files as it loads them (compare, gate, overview) then holds one
@@ -586,31 +638,33 @@ pub fn load_pair_with<T: RankedFile + Clone>(
     // gzip's one inflating stream, the merge and summary at its end), which the other fills,
     // and two small stores are small.
     let (c, t) = if is_small_side(control) && is_small_side(test) {
-        side_by_side(load_control, load_test)
+        side_by_side(&parser, load_control, load_test)
     } else {
-        let c = load_control()?;
-        (Ok(c), load_test())
+        let c = load_control(&parser)?;
+        (Ok(c), load_test(&parser))
     };
     Ok((Arc::new(c?), Arc::new(t?)))
 }
 
 /// Runs the two loads side by side. With two threads, each side is read on a thread of its own
-/// (a pool of one: its parse takes no parsing threads, its blocks are parsed where they are
-/// merged, and its files are read and decompressed there too), so that the two cores each
-/// carry one side instead of handing every block between seven threads. With more threads,
-/// both sides share them as every file does.
-fn side_by_side<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    use crate::input::read::reading_here;
+/// (a pool of one, and a parser of its own that reads on that thread: its parse takes no
+/// parsing threads, its blocks are parsed where they are merged, and its files are read and
+/// decompressed there too), so that the two cores each carry one side instead of handing every
+/// block between seven threads. With more threads, both sides share `parser`'s threads as
+/// every file does.
+fn side_by_side<A: Send, B: Send>(
+    parser: &Parser,
+    a: impl FnOnce(&Parser) -> A + Send,
+    b: impl FnOnce(&Parser) -> B + Send,
+) -> (A, B) {
     let one = || rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
-    if rayon::current_num_threads() == 2
+    if parser.options().threads == 2
         && let (Some(pool_a), Some(pool_b)) = (one(), one())
     {
-        return rayon::join(
-            || pool_a.install(|| reading_here(a)),
-            || pool_b.install(|| reading_here(b)),
-        );
+        let here = || Parser::new(crate::input::parser::ParseOptions::on_this_thread());
+        return rayon::join(|| pool_a.install(|| a(&here())), || pool_b.install(|| b(&here())));
     }
-    rayon::join(a, b)
+    rayon::join(|| a(parser), || b(parser))
 }
 
 /// The most bytes on disk of a side read beside the other (its files summed): gzip's 10–20×

@@ -16,6 +16,7 @@ pub mod load;
 pub mod number;
 pub mod parse;
 mod parsed;
+pub mod parser;
 mod pipeline;
 pub mod ranks;
 pub mod read;

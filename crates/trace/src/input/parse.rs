@@ -14,6 +14,7 @@ use crate::input::event::{self, Collect};
 use crate::input::number::Number;
 pub use crate::input::parsed::ParsedTrace;
 use crate::input::parsed::{Fail, check_value, truncated_at};
+use crate::input::parser::Parser;
 use crate::input::pipeline::Events;
 use crate::input::read::{Compression, ReadAhead};
 use crate::input::split::{Cut, Input, describe_byte, kind_of};
@@ -46,53 +47,101 @@ enum Mode {
     RankAndSteps,
 }
 
-/// Parses a whole trace from `reader`. `path` and `compression` only serve error messages.
+/// Parses a whole trace from `reader` (on a [`Parser`] of its own, with the default
+/// [`ParseOptions`](crate::input::parser::ParseOptions): to parse many files, make one `Parser` and use its methods). `path` and
+/// `compression` only serve error messages.
 pub fn parse_trace(
     reader: impl Read + Send,
     path: &Path,
     compression: Compression,
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
-    walk(reader, path, compression, Mode::Full, request)
+    Parser::default().parse_trace(reader, path, compression, request)
 }
 
-/// Parses a whole trace for its summary: as [`parse_trace`] with no attributes, but the store's
-/// `index` column stays empty (nothing a summary reads), which saves 4 bytes per event at the
-/// peak, and so do `iteration` and `place` until
-/// [`crate::model::iteration::assign_iterations`] sizes and fills them (5 bytes more). `pid`
-/// and `tid` are kept: the summary's own times nest events per thread.
+/// [`Parser::parse_trace_for_summary`] on a [`Parser`] of its own.
 pub fn parse_trace_for_summary(reader: impl Read + Send, path: &Path, compression: Compression) -> Result<ParsedTrace> {
-    walk(reader, path, compression, Mode::Summary, &AttrRequest::default())
+    Parser::default().parse_trace_for_summary(reader, path, compression)
 }
 
-/// Reads only as far as needed to know the file's `distributedInfo.rank`: up to `traceEvents`
-/// when the rank comes before it (as torch.profiler writes it), else through the events,
-/// checking them without storing anything. `None` when the file declares no rank.
+/// [`Parser::scan_rank`] on a [`Parser`] of its own.
 pub fn scan_rank(reader: impl Read + Send, path: &Path, compression: Compression) -> Result<Option<i64>> {
-    walk(reader, path, compression, Mode::Rank, &AttrRequest::default()).map(|t| t.declared_rank)
+    Parser::default().scan_rank(reader, path, compression)
 }
 
-/// The file's rank and, with `want_steps`, its ProfilerStep numbers: every event is read
-/// (and checked) but none is stored.
+/// [`Parser::scan_header`] on a [`Parser`] of its own.
 pub fn scan_header(
     reader: impl Read + Send,
     path: &Path,
     compression: Compression,
     want_steps: bool,
 ) -> Result<Header> {
-    if !want_steps {
-        let t = walk(reader, path, compression, Mode::Rank, &AttrRequest::default())?;
-        return Ok(Header {
+    Parser::default().scan_header(reader, path, compression, want_steps)
+}
+
+impl Parser {
+    /// Parses a whole trace from `reader`. `path` and `compression` only serve error messages.
+    pub fn parse_trace(
+        &self,
+        reader: impl Read + Send,
+        path: &Path,
+        compression: Compression,
+        request: &AttrRequest,
+    ) -> Result<ParsedTrace> {
+        walk(self, (reader, path, compression), Mode::Full, request)
+    }
+
+    /// Parses a whole trace for its summary: as [`Parser::parse_trace`] with no attributes, but
+    /// the store's `index` column stays empty (nothing a summary reads), which saves 4 bytes
+    /// per event at the peak, and so do `iteration` and `place` until
+    /// [`crate::model::iteration::assign_iterations`] sizes and fills them (5 bytes more).
+    /// `pid` and `tid` are kept: the summary's own times nest events per thread.
+    pub fn parse_trace_for_summary(
+        &self,
+        reader: impl Read + Send,
+        path: &Path,
+        compression: Compression,
+    ) -> Result<ParsedTrace> {
+        walk(
+            self,
+            (reader, path, compression),
+            Mode::Summary,
+            &AttrRequest::default(),
+        )
+    }
+
+    /// Reads only as far as needed to know the file's `distributedInfo.rank`: up to
+    /// `traceEvents` when the rank comes before it (as torch.profiler writes it), else through
+    /// the events, checking them without storing anything. `None` when the file declares no
+    /// rank.
+    pub fn scan_rank(&self, reader: impl Read + Send, path: &Path, compression: Compression) -> Result<Option<i64>> {
+        walk(self, (reader, path, compression), Mode::Rank, &AttrRequest::default()).map(|t| t.declared_rank)
+    }
+
+    /// The file's rank and, with `want_steps`, its ProfilerStep numbers: every event is read
+    /// (and checked) but none is stored.
+    pub fn scan_header(
+        &self,
+        reader: impl Read + Send,
+        path: &Path,
+        compression: Compression,
+        want_steps: bool,
+    ) -> Result<Header> {
+        let source = (reader, path, compression);
+        if !want_steps {
+            let t = walk(self, source, Mode::Rank, &AttrRequest::default())?;
+            return Ok(Header {
+                rank: t.declared_rank,
+                world_size: t.declared_world_size,
+                steps: None,
+            });
+        }
+        walk(self, source, Mode::RankAndSteps, &AttrRequest::default()).map(|t| Header {
             rank: t.declared_rank,
             world_size: t.declared_world_size,
-            steps: None,
-        });
+            steps: Some(t.scanned_steps),
+        })
     }
-    walk(reader, path, compression, Mode::RankAndSteps, &AttrRequest::default()).map(|t| Header {
-        rank: t.declared_rank,
-        world_size: t.declared_world_size,
-        steps: Some(t.scanned_steps),
-    })
 }
 
 /// What is learnt outside `traceEvents`.
@@ -104,13 +153,12 @@ struct Head {
     devices: Vec<DeviceProperties>,
 }
 
-/// Reads the file (and decompresses it) on a thread of its own (on this one inside
-/// [`crate::input::read::reading_here`]), walks the top-level value here and reads
-/// `traceEvents` on every core ([`Events`]).
+/// Reads the file (and decompresses it) on a thread of its own (on this one where `parser`
+/// reads here), walks the top-level value here and reads `traceEvents` on the parser's threads
+/// ([`Events`]).
 fn walk(
-    reader: impl Read + Send,
-    path: &Path,
-    compression: Compression,
+    parser: &Parser,
+    (reader, path, compression): (impl Read + Send, &Path, Compression),
     mode: Mode,
     request: &AttrRequest,
 ) -> Result<ParsedTrace> {
@@ -121,13 +169,14 @@ fn walk(
         Mode::Rank | Mode::RankAndSteps => Collect::Steps,
     };
     let read = std::thread::scope(|scope| {
-        let ahead = if crate::input::read::read_here() {
+        let options = parser.options();
+        let ahead = if options.read_here {
             ReadAhead::here(reader)
         } else {
-            ReadAhead::scoped(scope, reader)
+            ReadAhead::scoped(scope, reader, options.threads)
         };
         let mut input = Input::new(ahead);
-        let mut events = Events::new(request, collect);
+        let mut events = Events::new(request, collect, parser);
         let head = read_top(&mut input, mode, &mut events);
         // Dropping the input stops the reading thread, which the scope waits for.
         drop(input);
@@ -144,7 +193,7 @@ fn walk(
 
 /// The top-level value, by hand; its members other than `traceEvents` are parsed with
 /// serde_json, `traceEvents` is read by `events`.
-fn read_top(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events) -> Result<Head, Fail> {
+fn read_top(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events<'_>) -> Result<Head, Fail> {
     let io = |input: &Input<ReadAhead<'_>>| {
         let at = input.read_so_far();
         move |e: io::Error| Fail::Io(e, at)
@@ -244,7 +293,7 @@ enum Top {
 }
 
 /// The top-level object, member by member.
-fn read_object(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events) -> Result<Top, Fail> {
+fn read_object(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events<'_>) -> Result<Top, Fail> {
     let mut head = Head::default();
     let mut seen = Seen::default();
     let mut first = true;
@@ -320,7 +369,7 @@ fn next_member(input: &mut Input<ReadAhead<'_>>, first: bool) -> Result<Option<(
 /// known before the events).
 fn read_member(
     input: &mut Input<ReadAhead<'_>>,
-    (mode, events): (Mode, &mut Events),
+    (mode, events): (Mode, &mut Events<'_>),
     (key, v, b): (&str, usize, u8),
     head: &mut Head,
     seen: &mut Seen,

@@ -20,6 +20,7 @@
 use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, RawValue as AttrRaw};
 use crate::input::event::{BlockEnd, Chunk, ChunkError, ChunkOut, Collect, parse_block_events, parse_chunk};
 use crate::input::parsed::{Fail, ParsedTrace, check_value, truncated_at};
+use crate::input::parser::Parser;
 use crate::input::read::ReadAhead;
 use crate::input::split::{ArrayCut, Expect, Found, Input, TextBlock, guess_element_start};
 use crate::model::store::NameId;
@@ -27,8 +28,8 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, OnceLock};
 
 /// Distinct strings one file may hold: ids are `u32`.
 const MAX_STRINGS: usize = u32::MAX as usize - 1;
@@ -71,7 +72,8 @@ struct Block {
 }
 
 /// Parses the events of `chunk` from where it guesses the first starts.
-fn parse_block(chunk: Chunk, known: bool, outer: usize, keys: &AttrKeys, collect: Collect) -> Block {
+fn parse_block(chunk: Chunk, known: bool, outer: usize, keys: &AttrKeys, how: How) -> Block {
+    let How { collect, fast } = how;
     let (guess, expect, at) = if known {
         (Guess::Known, Expect::First, 0)
     } else {
@@ -88,44 +90,11 @@ fn parse_block(chunk: Chunk, known: bool, outer: usize, keys: &AttrKeys, collect
     };
     let mut end = BlockEnd::More(ArrayCut::new(expect, at, outer));
     let parsed = ParsedChunk::new(chunk, |c| {
-        let (out, block_end) = parse_block_events(c, expect, at, outer, keys, collect);
+        let (out, block_end) = parse_block_events(c, expect, at, outer, keys, collect, fast);
         end = block_end;
         out
     });
     Block { guess, end, parsed }
-}
-
-/// The most text a block holds: all the reader has (a buffer, [`crate::input::split::READ_SIZE`]).
-#[cfg(not(test))]
-fn block_bytes() -> usize {
-    usize::MAX
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Tests cut small blocks, so that small texts have many, and guesses go wrong.
-    pub(crate) static BLOCK_BYTES: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
-}
-
-#[cfg(test)]
-fn block_bytes() -> usize {
-    BLOCK_BYTES.with(|b| b.get())
-}
-
-/// The threads that parse chunks, made once per process and shared by every file: a file is
-/// parsed on every core, and the allocations of parsing stay in the same threads' heaps from
-/// file to file. (Not rayon's global pool: files are loaded on it, and a rayon worker blocked
-/// here waiting for parse jobs on its own pool could wait forever.)
-fn parse_pool(threads: usize) -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("tracediff-parse-{i}"))
-            .build()
-            .ok()
-    })
-    .as_ref()
 }
 
 /// What follows a block in the chain.
@@ -136,13 +105,22 @@ enum Flow {
     End(Vec<u8>, u64),
 }
 
+/// What a parsing thread keeps of a block's events, and whether it reads them by the fast scan.
+#[derive(Debug, Clone, Copy)]
+struct How {
+    collect: Collect,
+    fast: bool,
+}
+
 /// Reads the events of one file's `traceEvents` and builds its store.
-pub(crate) struct Events {
+pub(crate) struct Events<'p> {
     merger: Merger,
     keys: Arc<AttrKeys>,
-    collect: Collect,
-    pool: Option<&'static rayon::ThreadPool>,
+    how: How,
+    /// The parser's threads (`None`: blocks are parsed here), and the most text a block holds.
+    pool: Option<&'p rayon::ThreadPool>,
     threads: usize,
+    block_bytes: usize,
     /// Buffers of merged chunks, to be read into again (no fresh pages).
     spares: Vec<Vec<u8>>,
 }
@@ -157,17 +135,22 @@ struct InFlight {
     taken: u64,
 }
 
-impl Events {
-    /// A reader of one file's events, storing the attributes `request` asks for, on the parse
-    /// pool (none with one thread).
-    pub fn new(request: &AttrRequest, collect: Collect) -> Self {
-        let threads = rayon::current_num_threads().max(1);
+impl<'p> Events<'p> {
+    /// A reader of one file's events, storing the attributes `request` asks for, as `parser`
+    /// says: on its pool (none with one thread), in blocks of its size.
+    pub fn new(request: &AttrRequest, collect: Collect, parser: &'p Parser) -> Self {
+        let options = parser.options();
+        let pool = parser.pool();
         Events {
             merger: Merger::new(request, collect),
             keys: Arc::new(AttrKeys::from_request(request)),
-            collect,
-            pool: if threads > 1 { parse_pool(threads) } else { None },
-            threads,
+            how: How {
+                collect,
+                fast: options.fast_scan,
+            },
+            pool,
+            threads: pool.map_or(1, |p| p.current_num_threads()),
+            block_bytes: options.block_bytes,
             spares: Vec::new(),
         }
     }
@@ -208,7 +191,7 @@ impl Events {
                 input.recycle(bytes);
             }
             while ended.is_none() && flight.sent - flight.taken < limit {
-                match input.take_block(block_bytes()) {
+                match input.take_block(self.block_bytes) {
                     Ok(Some(TextBlock {
                         bytes,
                         start,
@@ -248,18 +231,18 @@ impl Events {
 
     /// Sends `chunk` to be cut and parsed, or parses it here with one thread.
     fn dispatch(&self, chunk: Chunk, outer: usize, flight: &mut InFlight) {
-        let (seq, known, collect) = (flight.sent, flight.sent == 0, self.collect);
+        let (seq, known, how) = (flight.sent, flight.sent == 0, self.how);
         flight.sent += 1;
         match self.pool {
             Some(pool) => {
                 let (done, keys) = (flight.done.clone(), Arc::clone(&self.keys));
                 // A send fails only once the reading has stopped with an error.
                 pool.spawn(move || {
-                    let _ = done.send((seq, parse_block(chunk, known, outer, &keys, collect)));
+                    let _ = done.send((seq, parse_block(chunk, known, outer, &keys, how)));
                 });
             }
             None => {
-                let block = parse_block(chunk, known, outer, &self.keys, collect);
+                let block = parse_block(chunk, known, outer, &self.keys, how);
                 flight.waiting.insert(seq, block);
             }
         }
@@ -293,7 +276,7 @@ impl Events {
             spans,
             first_index: 0,
         };
-        let parsed = ParsedChunk::parse(chunk, &self.keys, self.collect);
+        let parsed = ParsedChunk::parse(chunk, &self.keys, self.how.collect);
         self.merge(parsed, first)
     }
 }
@@ -336,7 +319,7 @@ impl Chain {
 
     /// Takes the next block in file order: keeps its parse when its guess holds, else cuts and
     /// parses it here.
-    fn take(&mut self, block: Block, ev: &mut Events) -> Result<Flow, Fail> {
+    fn take(&mut self, block: Block, ev: &mut Events<'_>) -> Result<Flow, Fail> {
         let Block { guess, end, parsed } = block;
         let chunk = parsed.borrow_owner();
         let (text, base) = (chunk.text(), chunk.base);
@@ -363,7 +346,7 @@ impl Chain {
     }
 
     /// Keeps a block's own parse: the chain stood where the block's cut began.
-    fn accept(&mut self, parsed: ParsedChunk, end: BlockEnd, ev: &mut Events) -> Result<Flow, Fail> {
+    fn accept(&mut self, parsed: ParsedChunk, end: BlockEnd, ev: &mut Events<'_>) -> Result<Flow, Fail> {
         let before = self.cut.count;
         let chunk = parsed.borrow_owner();
         let base = chunk.base;
@@ -387,7 +370,7 @@ impl Chain {
 
     /// Cuts `piece` (at offset `base` in the file, right after the carried text) here, and
     /// parses and merges the elements it completes.
-    fn feed(&mut self, piece: &[u8], base: u64, ev: &mut Events) -> Result<Flow, Fail> {
+    fn feed(&mut self, piece: &[u8], base: u64, ev: &mut Events<'_>) -> Result<Flow, Fail> {
         debug_assert_eq!(self.base + self.carry.len() as u64, base);
         self.carry.extend_from_slice(piece);
         let mut spans = Vec::new();
@@ -414,7 +397,7 @@ impl Chain {
 
     /// The text has ended without the array's `]`: the end of an open-ended array, or a
     /// truncated text.
-    fn finish(mut self, open_ended: bool, ev: &mut Events) -> Result<(), Fail> {
+    fn finish(mut self, open_ended: bool, ev: &mut Events<'_>) -> Result<(), Fail> {
         let end = self.base + self.carry.len() as u64;
         if let Some(span) = self.cut.end_scalar(self.carry.len()) {
             let first = self.cut.count - 1;

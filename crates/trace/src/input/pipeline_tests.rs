@@ -1,6 +1,6 @@
 use super::*;
 use crate::input::attrs::Preset;
-use crate::input::parse::{parse_trace, scan_header};
+use crate::input::parser::{ParseOptions, Parser};
 use crate::input::read::Compression;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -8,12 +8,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// Guesses found wrong, in every test.
 pub(super) static WRONG_GUESSES: AtomicUsize = AtomicUsize::new(0);
 
-/// Everything a parse gives, as text, or its error.
-fn outcome(text: &[u8], request: &AttrRequest, block: usize) -> String {
-    BLOCK_BYTES.with(|b| b.set(block));
-    let parsed = parse_trace(text, Path::new("t.json"), Compression::None, request);
-    let header = scan_header(text, Path::new("t.json"), Compression::None, true);
-    BLOCK_BYTES.with(|b| b.set(usize::MAX));
+/// A parser on `threads` threads that cuts blocks of `block` bytes, by the fast scan or not.
+fn parser(threads: usize, block: usize, fast_scan: bool) -> Parser {
+    Parser::new(ParseOptions {
+        threads,
+        read_here: false,
+        block_bytes: block,
+        fast_scan,
+    })
+}
+
+/// Everything a parse by `parser` gives, as text, or its error.
+fn outcome(parser: &Parser, text: &[u8], request: &AttrRequest) -> String {
+    let parsed = parser.parse_trace(text, Path::new("t.json"), Compression::None, request);
+    let header = parser.scan_header(text, Path::new("t.json"), Compression::None, true);
     let header = format!("{header:?}");
     match parsed {
         Ok(t) => format!(
@@ -32,26 +40,20 @@ fn outcome(text: &[u8], request: &AttrRequest, block: usize) -> String {
     }
 }
 
-/// `f`'s result with the fast path of [`parse_block_events`] off on this thread.
-fn exact<T>(f: impl FnOnce() -> T) -> T {
-    crate::input::event::EXACT_ONLY.with(|e| e.set(true));
-    let out = f();
-    crate::input::event::EXACT_ONLY.with(|e| e.set(false));
-    out
-}
-
 /// JSONTestSuite's documents (`../shared/jsontestsuite`, or under `$TRACEDIFF_SHARED`) as
 /// values in an event, among other events: the fast path gives what the exact way gives,
-/// store or error and its byte, in one block and in small ones. Skipped without the suite.
+/// store or error and its byte, in one block and in small ones. Ignored where the suite was
+/// absent when the tests were built (this crate's build.rs).
 #[test]
+#[cfg_attr(
+    tracediff_no_jsontestsuite,
+    ignore = "needs ../shared/jsontestsuite (JSONTestSuite), absent when the tests were built: put ../shared beside the repository or set TRACEDIFF_SHARED"
+)]
 fn the_fast_path_reads_json_test_suite_as_the_exact_way() {
     let shared = std::env::var_os("TRACEDIFF_SHARED")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    let Ok(dir) = std::fs::read_dir(shared.join("jsontestsuite/test_parsing")) else {
-        eprintln!("skipped: {} not found (JSONTestSuite)", shared.display());
-        return;
-    };
+    let dir = std::fs::read_dir(shared.join("jsontestsuite/test_parsing")).expect("JSONTestSuite is in ../shared");
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let event = r#"{"ph": "X", "cat": "c", "name": "n", "ts": 1, "dur": 1}"#;
     let mut docs = 0;
@@ -76,9 +78,10 @@ fn the_fast_path_reads_json_test_suite_as_the_exact_way() {
                 format!(r#"{tail}, {event}]}}"#).as_bytes(),
             ]
             .concat();
-            let want = one.install(|| exact(|| outcome(&text, &AttrRequest::default(), usize::MAX)));
+            let exact = parser(1, usize::MAX, false);
+            let want = one.install(|| outcome(&exact, &text, &AttrRequest::default()));
             for block in [usize::MAX, 7, 64] {
-                let got = one.install(|| outcome(&text, &AttrRequest::default(), block));
+                let got = one.install(|| outcome(&parser(1, block, true), &text, &AttrRequest::default()));
                 assert_eq!(got, want, "{name}, block {block}");
             }
         }
@@ -142,10 +145,18 @@ fn tricky_trace(seed: u64, events: usize) -> String {
 #[test]
 fn blocks_and_threads_never_change_the_result() {
     let all = AttrRequest::build(Preset::All, &[], &[]).unwrap();
-    let pools: Vec<rayon::ThreadPool> = [1, 2, 16]
+    let threads = [1, 2, 16];
+    let pools: Vec<rayon::ThreadPool> = threads
         .iter()
         .map(|&n| rayon::ThreadPoolBuilder::new().num_threads(n).build().unwrap())
         .collect();
+    // Each thread count's parsers, by block size: made once, as a side's files share one.
+    let blocks = [1, 2, 3, 5, 8, 13, 29, 64, 200];
+    let parsers: Vec<Vec<Parser>> = threads
+        .iter()
+        .map(|&n| blocks.iter().map(|&b| parser(n, b, true)).collect())
+        .collect();
+    let exact = parser(1, usize::MAX, false);
     for seed in 0..10u64 {
         let text = tricky_trace(seed, 40);
         let mut texts = vec![text.clone().into_bytes()];
@@ -165,13 +176,13 @@ fn blocks_and_threads_never_change_the_result() {
                 &AttrRequest::default()
             };
             // One pass the exact way: every event cut first, then parsed.
-            let want = pools[0].install(|| exact(|| outcome(text, request, usize::MAX)));
+            let want = pools[0].install(|| outcome(&exact, text, request));
             for (p, pool) in pools.iter().enumerate() {
-                for block in [1, 2, 3, 5, 8, 13, 29, 64, 200] {
+                for (b, &block) in blocks.iter().enumerate() {
                     if (block + p + t) % 3 != 0 && block > 13 {
                         continue;
                     }
-                    let got = pool.install(|| outcome(text, request, block));
+                    let got = pool.install(|| outcome(&parsers[p][b], text, request));
                     assert_eq!(got, want, "seed {seed}, text {t}, block {block}, pool {p}");
                 }
             }

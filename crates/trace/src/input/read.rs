@@ -114,8 +114,9 @@ const BLOCK: usize = 256 * 1024;
 /// Reads (and decompresses) on a thread of its own, a few blocks ahead of the parser: a file's
 /// reading and decompression are serial, and this way they overlap with cutting and parsing the
 /// text instead of adding to them. Data comes out in order, then the first error, then the end.
-/// Where every core already carries a file of its own (`reading_here`), the blocks are read
-/// on the parser's thread instead, when it asks for them.
+/// Where every core already carries a file of its own
+/// ([`crate::input::parser::ParseOptions::read_here`]), the blocks are read on the parser's
+/// thread instead, when it asks for them.
 pub struct ReadAhead<'a> {
     source: Source<'a>,
     current: Vec<u8>,
@@ -143,39 +144,22 @@ enum Source<'a> {
     },
 }
 
-thread_local! {
-    /// Whether files loaded on this thread are read here ([`reading_here`]).
-    static READ_HERE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `load` with the files it reads read and decompressed on this thread, not on one of
-/// their own: for a side that has a core to itself beside the other side (two sides on two
-/// cores), where a reading thread would only take turns with the parse on the same cores and
-/// hand every block across (the demo pair: -5.9% wall, -4.3% CPU, 50 interleaved runs).
-pub(crate) fn reading_here<R>(load: impl FnOnce() -> R) -> R {
-    READ_HERE.set(true);
-    let out = load();
-    READ_HERE.set(false);
-    out
-}
-
-/// Whether files are read on this thread (inside [`reading_here`]).
-pub(crate) fn read_here() -> bool {
-    READ_HERE.get()
-}
-
 impl<'a> ReadAhead<'a> {
     #[cfg(test)]
     fn new(inner: impl Read + Send + 'static) -> Self {
-        let (ahead, pump) = Self::parts();
+        let (ahead, pump) = Self::parts(rayon::current_num_threads());
         std::thread::spawn(move || pump.run(inner));
         ahead
     }
 
-    /// Reads `inner` on a thread of `scope`. The thread ends at the end of the data, at an
-    /// error, or when the reader is dropped.
-    pub fn scoped<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, inner: impl Read + Send + 'scope) -> Self {
-        let (ahead, pump) = Self::parts();
+    /// Reads `inner` on a thread of `scope`, for `parsers` threads that parse its blocks. The
+    /// thread ends at the end of the data, at an error, or when the reader is dropped.
+    pub fn scoped<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        inner: impl Read + Send + 'scope,
+        parsers: usize,
+    ) -> Self {
+        let (ahead, pump) = Self::parts(parsers);
         scope.spawn(move || pump.run(inner));
         ahead
     }
@@ -195,11 +179,11 @@ impl<'a> ReadAhead<'a> {
         }
     }
 
-    fn parts() -> (Self, Pump) {
+    fn parts(parsers: usize) -> (Self, Pump) {
         let (blocks_tx, blocks) = sync_channel::<io::Result<Vec<u8>>>(AHEAD);
         // Room for every buffer there is, so that none given back is dropped (freed, then
         // allocated again with fresh pages: an mmap, zeroing and page faults for each block).
-        let buffers = max_buffers();
+        let buffers = max_buffers(parsers);
         let (spare, spare_rx) = sync_channel::<Vec<u8>>(buffers);
         let ahead = ReadAhead {
             source: Source::Ahead { blocks, spare },
@@ -222,9 +206,10 @@ impl<'a> ReadAhead<'a> {
 const AHEAD: usize = 4;
 
 /// The most buffers the reading thread makes before it waits for one to be given back: those
-/// read ahead, those in flight to the parsing threads (two per thread), and a few in hand.
-fn max_buffers() -> usize {
-    AHEAD + 2 * rayon::current_num_threads().max(1) + 4
+/// read ahead, those in flight to the `parsers` parsing threads (two per thread), and a few in
+/// hand.
+fn max_buffers(parsers: usize) -> usize {
+    AHEAD + 2 * parsers.max(1) + 4
 }
 
 /// Spare blocks kept by a [`ReadAhead`] that reads on its parser's thread.
