@@ -654,3 +654,5 @@ legend();
 opsDiff();
 sequences();
 render();
+// Tests wait for this before reading the page.
+window.__tracediffReady = true;

@@ -297,8 +297,15 @@ fn open_report_with(pair: [&str; 2], dir: &Path, args: &[&str]) -> Option<Driver
     let b = browser()?;
     let (path, _) = report(pair, dir, args);
     let d = Driver::start(&b);
-    d.goto(&url(&path));
+    goto(&d, &url(&path));
     Some(d)
+}
+
+/// Opens a report page and waits until its script has drawn it: on a loaded machine that can
+/// be after the navigation returns.
+pub(crate) fn goto(d: &Driver, url: &str) {
+    d.goto(url);
+    d.wait_for("return window.__tracediffReady === true");
 }
 
 pub(crate) fn url(path: &str) -> String {
@@ -468,7 +475,7 @@ fn browser_folds_runs_and_marks_overlap() {
     );
     let Some(b) = browser() else { return };
     let d = Driver::start(&b);
-    d.goto(&format!("{}#node=Net%5B0%5D%2FSequential%5B0%5D", url(&path)));
+    goto(&d, &format!("{}#node=Net%5B0%5D%2FSequential%5B0%5D", url(&path)));
     let folded = r##"return [...document.querySelectorAll("#exec-chart .group.folded")].map(g => [g.dataset.path, g.dataset.count, g.querySelector("text").textContent])"##;
     assert_eq!(
         d.exec(folded),
@@ -511,7 +518,7 @@ fn browser_folds_runs_and_marks_overlap() {
     d.wait_for(r##"return document.querySelectorAll("#exec-chart .group.folded").length === 0"##);
     no_errors(&d);
     // The DDP step: its children ran concurrently.
-    d.goto(&url(&ddp_path));
+    goto(&d, &url(&ddp_path));
     let summary = d.exec(r##"return document.getElementById("node-summary").textContent"##);
     assert!(
         summary.as_str().unwrap().contains("∥ Its children ran concurrently"),
@@ -620,7 +627,7 @@ fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
     tables_match_cli(pair, &data(&page));
     let b = browser()?;
     let d = Driver::start(&b);
-    d.goto(&url(&path));
+    goto(&d, &url(&path));
     let mut trail = vec![current(&d)];
     for _ in 0..3 {
         let next: Vec<String> = serde_json::from_value(d.exec(
@@ -663,7 +670,7 @@ fn real_pairs_open_without_errors() {
         let dir = TempDir::new().unwrap();
         let (c, t) = (base.join(c), base.join(t));
         let (path, _) = report([c.to_str().unwrap(), t.to_str().unwrap()], dir.path(), &[]);
-        d.goto(&url(&path));
+        goto(&d, &url(&path));
         // A large page may still be drawing when navigation returns on a loaded machine.
         d.wait_for(r##"return document.querySelectorAll("#exec-chart .group").length > 1"##);
         assert!(!column(&d, "op-table", 0).is_empty(), "{path}: operators");
@@ -715,7 +722,7 @@ fn significant_nodes_are_marked() {
     // The same file again, now with every step.
     let (path_all, _) = report(PAIR, dir.path(), &["--iteration", "all"]);
     let d = Driver::start(&b);
-    d.goto(&url(&path_all));
+    goto(&d, &url(&path_all));
     let marked: Vec<String> = serde_json::from_value(d.exec(
         r##"return [...document.querySelectorAll('#exec-chart .group[data-significant="true"]')].map(g => g.dataset.path)"##,
     ))

@@ -255,7 +255,7 @@ fn browser_opens_a_report_of_runs() {
     for (pair, sequences) in [(FUSED, false), ([pair[0].as_str(), pair[1].as_str()], true)] {
         let (path, _) = report(pair, dir.path(), &[]);
         let d = Driver::start(&b);
-        d.goto(&url(&path));
+        crate::report::goto(&d, &url(&path));
         let header = d.exec(r##"return document.querySelector("#compared").textContent"##);
         let header = header.as_str().unwrap();
         let steps = if sequences {
