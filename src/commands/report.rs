@@ -29,13 +29,14 @@ pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &s
 /// `modules`, the flame graph and the gate take runs).
 fn refuse_runs(req: &CompareRequest, command: &str) -> Result<()> {
     use crate::analysis::runs::SideRuns;
-    for path in [&req.control, &req.test] {
-        let side = SideRuns::of(path);
+    for paths in [&req.control, &req.test] {
+        let side = SideRuns::of(paths);
         if side.is_set {
             return Err(Error::usage(format!(
-                "{command} shows one run per side, and {} is a directory of {} runs: pass one of them ({}); \
+                "{command} shows one run per side, and {} is {} {} runs: pass one of them ({}); \
                  compare, operators, kernels, overview, modules, flamegraph and gate take runs",
-                path.display(),
+                side.shown(),
+                if paths.is_runs() { "the" } else { "a directory of" },
                 side.runs.len(),
                 side.runs[0].display()
             )));

@@ -247,13 +247,13 @@ fn over_runs(
     use crate::analysis::runs::steps_of;
     use crate::analysis::side_runs::{map_runs, mean_step_ns_of_loaded};
     let (runs, found) = map_runs(req, command, |_, r, loaded| {
-        let scope = zoom_scope(r, loaded, zoom)?;
-        let mut table = make(r, loaded, scope.as_ref().map(|(s, _)| s));
+        let scope = zoom_scope(r, &loaded, zoom)?;
+        let mut table = make(r, &loaded, scope.as_ref().map(|(s, _)| s));
         table.zoom = scope.map(|(_, path)| path);
         Ok(RunTable {
             table,
             steps: steps_of(&loaded.resolved[0]),
-            step_ns: mean_step_ns_of_loaded(loaded, 0),
+            step_ns: mean_step_ns_of_loaded(&loaded, 0),
         })
     })?;
     notes.caveats(found);

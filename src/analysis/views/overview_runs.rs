@@ -5,31 +5,32 @@
 
 use super::overview::{BreakdownMean, Overview, SideOverview, overview_request};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::runs::SideRuns;
-use crate::analysis::side_runs::run_request;
+use crate::analysis::side::SideId;
+use crate::analysis::side_runs::map_sides;
 use crate::error::Result;
 
-/// The overview of `req`, whose sides are read as runs (a side of one run is that run).
+/// The overview of `req`, whose sides are read as runs (a side of one run is that run; a side
+/// viewed alone is read once).
 pub fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
     let mut notes = Vec::new();
-    let mut sides = Vec::with_capacity(2);
-    for (k, path) in [&req.control, &req.test].into_iter().enumerate() {
-        let mut runs = Vec::new();
-        for run in SideRuns::of(path).runs {
-            let (o, found) = overview_request(&run_request(req, k, &run))?;
-            notes.extend(found);
-            runs.push(o.control);
-        }
-        let side = mean_of_runs(runs, &req.labels[k], &path.display().to_string());
-        sides.push(side.ok_or_else(|| crate::error::Error::input(path, "no run to read"))?);
-    }
+    let runs = map_sides(req, |_, r| {
+        let (o, found) = overview_request(r)?;
+        notes.extend(found);
+        Ok(o.control)
+    })?;
     notes.dedup();
-    let test = sides.pop();
-    let control = sides.pop();
-    match (control, test) {
-        (Some(control), Some(test)) => Ok((Overview { control, test }, notes)),
-        _ => Err(crate::error::Error::input(&req.control, "no run to read")),
-    }
+    let [control, test] = SideId::BOTH.map(|id| {
+        let paths = req.side(id).paths;
+        mean_of_runs(runs[id.index()].clone(), &req.labels[id.index()], &paths.shown())
+            .ok_or_else(|| crate::error::Error::usage(format!("{}: no run to read", paths.shown())))
+    });
+    Ok((
+        Overview {
+            control: control?,
+            test: test?,
+        },
+        notes,
+    ))
 }
 
 /// The mean over runs of `values` that are present; `None` where none is.
