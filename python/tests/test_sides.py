@@ -40,7 +40,8 @@ def assert_csv_equal(frame, text):
             if col == "significant":
                 assert {"true": True, "false": False, "": None}[value] == got, (r["name"], col)
             else:
-                assert math.isclose(float(value), float(got), abs_tol=1e-9), (r["name"], col)
+                # The CSV gives times to the nanosecond (per-step means are fractions of one).
+                assert math.isclose(float(value), float(got), abs_tol=5e-4), (r["name"], col)
 
 
 def test_operators_of_lists_of_runs_are_the_clis(fixtures):
@@ -51,7 +52,7 @@ def test_operators_of_lists_of_runs_are_the_clis(fixtures):
     # Per step, averaged per run then over runs, and judged between runs (exact values).
     assert frame.at["aten::mul", "control_calls"] == 3
     assert frame.at["aten::mul", "test_calls"] == 0
-    assert math.isclose(frame.at["aten::mul", "control_host_self"], 362.617, abs_tol=1e-9)
+    assert math.isclose(frame.at["aten::mul", "control_host_self"], 362.617, abs_tol=5e-4)
     assert frame.at["aten::mul", "significant"] is True
     assert frame.at["aten::mm", "significant"] is False
     # A list of the runs is the directory of runs.

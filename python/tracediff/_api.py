@@ -236,7 +236,7 @@ def compare(
     test_iteration: Pick = None,
     device: Device = "all",
     short_names: bool = False,
-    normalize_names: bool = False,
+    normalize_names: Optional[bool] = None,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     labels: Tuple[str, str] = ("control", "test"),
@@ -304,7 +304,8 @@ def _view(view: str, control: SidePath, test: SidePath, **selection):
 
 def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
     """`<side>_<measure>` columns (ns) → the CSV layout of docs/semantics.md#operator-and-kernel-views: per measure control,
-    test and diff, durations in µs (NaN where a side has no value), `calls` as integers."""
+    test and diff, durations in µs (NaN where a side has no value), `calls` as integers where
+    they are whole (sums; per-step values may be fractions)."""
     c, t = labels
     measures = [k[len("control_"):] for k in cols if k.startswith("control_")]
     out: Dict[str, list] = {}
@@ -319,8 +320,9 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
         for label, values in ((c, cv), (t, tv), ("diff", dv)):
             name = f"{label}_{m}"
             if m == "calls":
+                # Whole numbers as sums; per step (more than one step or run) they may be fractions.
                 out[name] = [v if v is not None else 0 for v in values]
-                dtypes[name] = "int64"
+                dtypes[name] = "int64" if all(float(v).is_integer() for v in out[name]) else "float64"
             else:
                 out[name] = [v / 1000 if v is not None else nan for v in values]
                 dtypes[name] = "float64"
