@@ -94,13 +94,7 @@ fn compare<'py>(
     test: Vec<PathBuf>,
     options: &Options,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    // HTA's table for one path a side; runs given one by one are the command line's (HTA reads
-    // no runs): rows per step, judged between runs.
-    let request = if control.len() > 1 || test.len() > 1 {
-        options.view_request(control, test)?
-    } else {
-        options.request(control, test)?
-    };
+    let request = options.compare_request(control, test)?;
     let (comparison, notes) = command(py, || commands::compare(&request, &commands::CompareOptions::default()))?;
     comparison_columns(py, &comparison, &notes)
 }

@@ -125,6 +125,16 @@ impl Options {
         Ok(request)
     }
 
+    /// The request of `compare` and `ops_diff`: HTA's table for one path a side ([`Options::request`]);
+    /// runs given one by one, which HTA does not read, are the command line's ([`Options::view_request`]).
+    pub(crate) fn compare_request(&self, control: Vec<PathBuf>, test: Vec<PathBuf>) -> PyResult<CompareRequest> {
+        if control.len() > 1 || test.len() > 1 {
+            self.view_request(control, test)
+        } else {
+            self.request(control, test)
+        }
+    }
+
     /// The request of a pair with these options as the command line's views take it (the
     /// views, `modules`, `overview`, `report`, `plot`, the flame graph): the operations of each
     /// run with normalised names (unless `normalize_names=False`), every step of a side whose
