@@ -30,6 +30,7 @@ mod robust;
 mod robust2;
 mod runs_views;
 mod scale;
+mod sides;
 mod slurm_example;
 mod summaries;
 mod threads;

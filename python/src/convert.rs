@@ -74,12 +74,19 @@ pub(crate) fn table_columns<'py>(py: Python<'py>, shown: &Shown) -> PyResult<Bou
         out.set_item("operator", PyList::new(py, rows.iter().map(|r| r.operator.as_deref()))?)?;
     }
     out.set_item("name", PyList::new(py, rows.iter().map(|r| r.name.as_str()))?)?;
+    // The values as the command line shows them: per step where more than one step or run was
+    // used (floats), else the sums (whole numbers).
+    let per_step = rows.iter().any(|r| r.per_step.is_some());
     for (k, m) in table.measures.iter().enumerate() {
-        out.set_item(
-            format!("control_{m}"),
-            PyList::new(py, rows.iter().map(|r| r.control[k]))?,
-        )?;
-        out.set_item(format!("test_{m}"), PyList::new(py, rows.iter().map(|r| r.test[k]))?)?;
+        for (side, label) in ["control", "test"].into_iter().enumerate() {
+            let name = format!("{label}_{m}");
+            if per_step {
+                out.set_item(name, PyList::new(py, rows.iter().map(|r| r.shown(side, k)))?)?;
+            } else {
+                let sums = rows.iter().map(|r| if side == 0 { r.control[k] } else { r.test[k] });
+                out.set_item(name, PyList::new(py, sums)?)?;
+            }
+        }
     }
     if table.significance {
         let marks = rows.iter().map(|r| r.significant.get(shown.time).copied().flatten());

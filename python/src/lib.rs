@@ -85,15 +85,16 @@ fn warn(py: Python<'_>, notes: &[Note]) -> PyResult<()> {
     Ok(())
 }
 
-/// The comparison table as columns (see `convert::comparison_columns`).
+/// The comparison table as columns (see `convert::comparison_columns`): HTA's, or the command
+/// line's where a side is runs given one by one.
 #[pyfunction]
 fn compare<'py>(
     py: Python<'py>,
-    control: PathBuf,
-    test: PathBuf,
+    control: Vec<PathBuf>,
+    test: Vec<PathBuf>,
     options: &Options,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    let request = options.request(control, test);
+    let request = options.compare_request(control, test)?;
     let (comparison, notes) = command(py, || commands::compare(&request, &commands::CompareOptions::default()))?;
     comparison_columns(py, &comparison, &notes)
 }
@@ -104,11 +105,11 @@ fn compare<'py>(
 fn view<'py>(
     py: Python<'py>,
     view: &str,
-    control: PathBuf,
-    test: PathBuf,
+    control: Vec<PathBuf>,
+    test: Vec<PathBuf>,
     options: &Options,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let request = options.request(control, test);
+    let request = options.view_request(control, test)?;
     let shown = commands::ViewOptions {
         zoom: options.zoom.clone(),
         ..commands::ViewOptions::default()
@@ -141,6 +142,7 @@ fn view<'py>(
         "modules" => {
             let modules = commands::ModulesOptions {
                 zoom: options.zoom.clone(),
+                totals: options.totals,
                 ..commands::ModulesOptions::default()
             };
             let (m, _) = command(py, || commands::modules(&request, &modules))?;
@@ -197,8 +199,8 @@ fn bar_chart_png<'py>(
 #[allow(clippy::too_many_arguments)]
 fn flamegraph(
     py: Python<'_>,
-    control: PathBuf,
-    test: PathBuf,
+    control: Vec<PathBuf>,
+    test: Vec<PathBuf>,
     options: &Options,
     time: Option<&str>,
     side: Option<&str>,
@@ -221,9 +223,9 @@ fn flamegraph(
             .map(|s| choice("side", s, &[("control", FlameSide::Control), ("test", FlameSide::Test)]))
             .transpose()?,
         folded,
-        totals: false,
+        totals: options.totals,
     };
-    let pair = options.request(control, test);
+    let pair = options.view_request(control, test)?;
     let (bytes, _) = command(py, || commands::flamegraph(&pair, &request))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
@@ -237,8 +239,8 @@ fn flamegraph(
 #[allow(clippy::too_many_arguments)]
 fn plot(
     py: Python<'_>,
-    control: PathBuf,
-    test: PathBuf,
+    control: Vec<PathBuf>,
+    test: Vec<PathBuf>,
     output: PathBuf,
     options: &Options,
     metric: &str,
@@ -261,7 +263,7 @@ fn plot(
         output: Some(output),
         size: (width, height),
     };
-    let pair = Pair::Given(Box::new(options.request(control, test)));
+    let pair = Pair::Given(Box::new(options.view_request(control, test)?));
     Ok(command(py, || commands::plot(&pair, &plot))?.1)
 }
 
@@ -281,14 +283,14 @@ fn summarize(py: Python<'_>, trace: PathBuf, output: PathBuf) -> PyResult<()> {
 #[pyo3(signature = (control, test, output, options, table_depth=3, table_rows=100))]
 fn report(
     py: Python<'_>,
-    control: PathBuf,
-    test: PathBuf,
+    control: Vec<PathBuf>,
+    test: Vec<PathBuf>,
     output: PathBuf,
     options: &Options,
     table_depth: usize,
     table_rows: usize,
 ) -> PyResult<Vec<String>> {
-    let request = options.request(control, test);
+    let request = options.view_request(control, test)?;
     let limits = ReportLimits {
         depth: table_depth,
         rows: table_rows,
@@ -342,8 +344,8 @@ fn events<'py>(
 #[pyo3(signature = (baseline, candidate, rules_json, ranks=None, iterations=None))]
 fn gate(
     py: Python<'_>,
-    baseline: PathBuf,
-    candidate: PathBuf,
+    baseline: Vec<PathBuf>,
+    candidate: Vec<PathBuf>,
     rules_json: &str,
     ranks: Option<&str>,
     iterations: Option<&str>,
@@ -354,6 +356,10 @@ fn gate(
         ranks: pick_or_all(ranks)?,
         iterations: pick_or_all(iterations)?,
     };
+    let (baseline, candidate) = (
+        options::runs(baseline, "baseline")?,
+        options::runs(candidate, "candidate")?,
+    );
     let (report, _) = command(py, || commands::gate(&config, &baseline, &candidate, &selection))?;
     Ok(tracediff::render::gate(&report, Format::Json, true))
 }

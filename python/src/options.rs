@@ -31,9 +31,10 @@ pub(crate) struct Options {
     /// Group by HTA's short names.
     #[pyo3(get)]
     short_names: bool,
-    /// Rewrite run-specific noise out of names.
+    /// Rewrite run-specific noise out of names; None: the command's default (raw names for
+    /// `compare`, HTA's table; normalised for the views, as on the command line).
     #[pyo3(get)]
-    normalize_names: bool,
+    normalize_names: Option<bool>,
     /// Keep only names matching any of these patterns.
     #[pyo3(get)]
     include: Vec<String>,
@@ -53,6 +54,10 @@ pub(crate) struct Options {
     /// command line's `--no-run-shift`; docs/significance.md#a-run-wide-shift).
     #[pyo3(get)]
     no_run_shift: bool,
+    /// The views' rows as sums over the selected steps and runs (the command line's
+    /// `--totals`); by default they are per step wherever more than one step or run is used.
+    #[pyo3(get)]
+    pub(crate) totals: bool,
     /// The request these options make, built and checked once when they are made: a pair's
     /// request is it with the pair's two paths.
     template: CompareRequest,
@@ -62,9 +67,9 @@ pub(crate) struct Options {
 impl Options {
     #[new]
     #[pyo3(signature = (*, control_rank=None, test_rank=None, control_iteration=None,
-        test_iteration=None, device="all".to_string(), short_names=false, normalize_names=false,
+        test_iteration=None, device="all".to_string(), short_names=false, normalize_names=None,
         include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None,
-        no_run_shift=false))]
+        no_run_shift=false, totals=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         control_rank: Option<String>,
@@ -73,13 +78,14 @@ impl Options {
         test_iteration: Option<String>,
         device: String,
         short_names: bool,
-        normalize_names: bool,
+        normalize_names: Option<bool>,
         include: Vec<String>,
         exclude: Vec<String>,
         labels: Option<(String, String)>,
         by_operator: bool,
         zoom: Option<String>,
         no_run_shift: bool,
+        totals: bool,
     ) -> PyResult<Self> {
         let mut options = Options {
             control_rank,
@@ -95,6 +101,7 @@ impl Options {
             by_operator,
             zoom,
             no_run_shift,
+            totals,
             template: CompareRequest::new(PathBuf::new(), PathBuf::new()),
         };
         // Refused now, with the option's name, rather than after the traces are read.
@@ -108,12 +115,41 @@ impl Options {
 }
 
 impl Options {
-    /// The request of a pair with these options.
-    pub(crate) fn request(&self, control: PathBuf, test: PathBuf) -> CompareRequest {
+    /// The request of a pair with these options, as `compare` and `ops_diff` take it: HTA's
+    /// (`compare_traces`'s defaults: the lowest rank and step, Python frames and raw names). Each
+    /// side is one path or a list of runs.
+    pub(crate) fn request(&self, control: Vec<PathBuf>, test: Vec<PathBuf>) -> PyResult<CompareRequest> {
         let mut request = self.template.clone();
-        request.control = control;
-        request.test = test;
-        request
+        request.control = runs(control, "control")?;
+        request.test = runs(test, "test")?;
+        Ok(request)
+    }
+
+    /// The request of `compare` and `ops_diff`: HTA's table for one path a side ([`Options::request`]);
+    /// runs given one by one, which HTA does not read, are the command line's ([`Options::view_request`]).
+    pub(crate) fn compare_request(&self, control: Vec<PathBuf>, test: Vec<PathBuf>) -> PyResult<CompareRequest> {
+        if control.len() > 1 || test.len() > 1 {
+            self.view_request(control, test)
+        } else {
+            self.request(control, test)
+        }
+    }
+
+    /// The request of a pair with these options as the command line's views take it (the
+    /// views, `modules`, `overview`, `report`, `plot`, the flame graph): the operations of each
+    /// run with normalised names (unless `normalize_names=False`), every step of a side whose
+    /// steps are not named, rows per step unless `totals`.
+    pub(crate) fn view_request(&self, control: Vec<PathBuf>, test: Vec<PathBuf>) -> PyResult<CompareRequest> {
+        let mut request = self.request(control, test)?.operations();
+        request.normalize_names = self.normalize_names.unwrap_or(true);
+        if self.control_iteration.is_none() {
+            request.control_selection.iterations = tracediff::Pick::All;
+        }
+        if self.test_iteration.is_none() {
+            request.test_selection.iterations = tracediff::Pick::All;
+        }
+        request.totals = self.totals;
+        Ok(request)
     }
 
     /// The request these options make, without its paths: the one place they are read.
@@ -133,7 +169,7 @@ impl Options {
         } else {
             Naming::Name
         };
-        request.normalize_names = self.normalize_names;
+        request.normalize_names = self.normalize_names.unwrap_or(false);
         request.beyond_shift = !self.no_run_shift;
         request.include = self.include.clone();
         request.exclude = self.exclude.clone();
@@ -142,6 +178,12 @@ impl Options {
         }
         Ok(request)
     }
+}
+
+/// One side as Python gives it: one path, or a list of runs (a list of one is that path; an
+/// empty list, or a directory of runs inside a list, is a `TraceError`).
+pub(crate) fn runs(paths: Vec<PathBuf>, label: &str) -> PyResult<tracediff::commands::SidePaths> {
+    tracediff::commands::given_runs(paths, label).map_err(|e| crate::TraceError::new_err(e.to_string()))
 }
 
 /// What Python shows: the options as given (the request they make is theirs).
@@ -161,6 +203,7 @@ impl std::fmt::Debug for Options {
             .field("by_operator", &self.by_operator)
             .field("zoom", &self.zoom)
             .field("no_run_shift", &self.no_run_shift)
+            .field("totals", &self.totals)
             .finish()
     }
 }

@@ -24,10 +24,10 @@ def basic(fixtures):
 
 
 def test_plot_writes_the_clis_chart_byte_for_byte(fixtures, tmp_path):
-    """The rows are the Python API's (HTA's: Python frames and raw names kept, HTA's step and
-    sums), as the command line's with --hta."""
+    """The rows are the command line's defaults (the operations, normalised names, every step,
+    per step), as the views' are in Python."""
     c, t = basic(fixtures)
-    hta_rows = ("--hta",)
+    hta_rows = ()
     for metric, ext in (("counts", "png"), ("duration", "svg")):
         mine = tmp_path / f"py-{metric}.{ext}"
         theirs = tmp_path / f"cli-{metric}.{ext}"

@@ -15,6 +15,8 @@ from ._frames import _import, check_backend, frame
 
 Pick = Optional[Union[int, str, Iterable[int]]]
 PathLike = Union[str, "os.PathLike[str]"]
+# One side of a pair: one path (a run, or a directory of runs), or a list of runs, one path each.
+SidePath = Union[PathLike, Sequence[PathLike]]
 
 CATEGORIES = ("added", "deleted", "increased", "decreased", "unchanged")
 
@@ -52,6 +54,22 @@ def path_arg(value: Any, what: str) -> Union[str, "os.PathLike[str]"]:
     raise TypeError(f"{what} must be a path (str or os.PathLike), not {type(value).__name__}")
 
 
+def side_arg(value: Any, what: str) -> List[PathLike]:
+    """A side as the Rust core takes it: a list of paths. One path (a `str` or an `os.PathLike`)
+    is a list of one; a list or tuple of paths is that side's runs, one path each (an empty list
+    is a ValueError; a directory of runs inside a list is a TraceError: a list holds runs). Anything
+    else is a TypeError."""
+    if isinstance(value, (str, os.PathLike)):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{what} is an empty list of runs: give a path, or one path per run")
+        return [path_arg(item, f"{what}[{i}]") for i, item in enumerate(value)]
+    if value is None:
+        raise TypeError(f"{what} must be a path or a list of paths (one per run), not None")
+    raise TypeError(f"{what} must be a path or a list of paths (one per run), not {type(value).__name__}")
+
+
 def str_list(value: Any, what: str) -> List[str]:
     """A list-typed option: a list or tuple of strings. A bare `str` is refused (TypeError)
     rather than read as a list of its characters (`include="mm"` would match any "m")."""
@@ -82,6 +100,7 @@ SELECTION_OPTIONS = (
     "include",
     "exclude",
     "no_run_shift",
+    "totals",
 )
 
 
@@ -124,7 +143,7 @@ def make_options(
     test_iteration: Pick = None,
     device: Device = "all",
     short_names: bool = False,
-    normalize_names: bool = False,
+    normalize_names: Optional[bool] = None,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     labels: Optional[Tuple[str, str]] = None,
@@ -133,13 +152,17 @@ def make_options(
     rank: Pick = None,
     iteration: Pick = None,
     no_run_shift: bool = False,
+    totals: bool = False,
     **unknown: Any,
 ) -> "_native.Options":
     """The keyword arguments as the one typed options object the Rust core takes. `rank` and
     `iteration` pick both sides, as the command line's `--rank` and `--iteration` do (its notes
     say `--iteration all`); `control_*` and `test_*` override them per side. `no_run_shift`, as
     the command line's `--no-run-shift`, judges significance against no change even where the
-    whole run moved by one factor (docs/significance.md#a-run-wide-shift)."""
+    whole run moved by one factor (docs/significance.md#a-run-wide-shift). `normalize_names`
+    None is the function's default: raw names for `compare` and `ops_diff` (HTA's table),
+    normalised for the views (the command line's). `totals=True`, as `--totals`, gives the
+    views' rows as sums over the selected steps and runs instead of per step."""
     if unknown:
         names = ", ".join(sorted(unknown))
         raise TypeError(f"unknown keyword argument {names}: the selection options are {', '.join(SELECTION_OPTIONS)}")
@@ -158,18 +181,19 @@ def make_options(
         test_iteration=pick_text(test_iteration, "test_iteration"),
         device=device,
         short_names=bool(short_names),
-        normalize_names=bool(normalize_names),
+        normalize_names=None if normalize_names is None else bool(normalize_names),
         include=str_list(include, "include"),
         exclude=str_list(exclude, "exclude"),
         labels=tuple(labels) if labels is not None else None,
         by_operator=bool(by_operator),
         zoom=zoom,
         no_run_shift=bool(no_run_shift),
+        totals=bool(totals),
     )
 
 
 def _columns(control, test, **selection) -> Dict[str, list]:
-    return _native.compare(path_arg(control, "control"), path_arg(test, "test"), make_options(**selection))
+    return _native.compare(side_arg(control, "control"), side_arg(test, "test"), make_options(**selection))
 
 
 def table_columns(cols: Dict[str, list], labels: Tuple[str, str], naming: str) -> Tuple[Dict[str, list], Dict[str, str]]:
@@ -203,8 +227,8 @@ def table_columns(cols: Dict[str, list], labels: Tuple[str, str], naming: str) -
 
 
 def compare(
-    control,
-    test,
+    control: SidePath,
+    test: SidePath,
     *,
     control_rank: Pick = None,
     test_rank: Pick = None,
@@ -212,7 +236,7 @@ def compare(
     test_iteration: Pick = None,
     device: Device = "all",
     short_names: bool = False,
-    normalize_names: bool = False,
+    normalize_names: Optional[bool] = None,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     labels: Tuple[str, str] = ("control", "test"),
@@ -221,8 +245,10 @@ def compare(
     """The comparison table (`tracediff compare`) as a DataFrame: one row per name, indexed by
     `name` (or `short_name`), with HTA's columns named after `labels`.
 
-    `control` and `test` are directories of traces or single trace files. Ranks and iterations
-    are an int, a list of ints, "all", or None (the lowest). `device` is "cpu", "gpu" or "all".
+    `control` and `test` are directories of traces, single trace files, directories of runs, or
+    lists of runs (one path each). HTA's table (`compare_traces`'s defaults): ranks and
+    iterations are an int, a list of ints, "all", or None (the lowest); raw names, Python frames.
+    With runs on a side, rows are per step and judged between runs. `device` is "cpu", "gpu" or "all".
     `backend="polars"` gives a polars DataFrame (the name as the first column)."""
     check_backend(backend)
     if len(labels) != 2 or labels[0] == labels[1]:
@@ -262,7 +288,7 @@ def categories(names: List[str], control: List[float], test: List[float]) -> Dic
     return out
 
 
-def ops_diff(control, test, **options) -> Dict[str, List[str]]:
+def ops_diff(control: SidePath, test: SidePath, **options) -> Dict[str, List[str]]:
     """`tracediff ops-diff`: the names in each category — added, deleted, increased,
     decreased, unchanged — sorted by name. Takes `compare`'s selection options."""
     options.pop("labels", None)
@@ -272,13 +298,14 @@ def ops_diff(control, test, **options) -> Dict[str, List[str]]:
     return categories(table["name"], table["control_counts"], table["test_counts"])
 
 
-def _view(view: str, control, test, **selection):
-    return _native.view(view, path_arg(control, "control"), path_arg(test, "test"), make_options(**selection))
+def _view(view: str, control: SidePath, test: SidePath, **selection):
+    return _native.view(view, side_arg(control, "control"), side_arg(test, "test"), make_options(**selection))
 
 
 def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
     """`<side>_<measure>` columns (ns) → the CSV layout of docs/semantics.md#operator-and-kernel-views: per measure control,
-    test and diff, durations in µs (NaN where a side has no value), `calls` as integers."""
+    test and diff, durations in µs (NaN where a side has no value), `calls` as integers where
+    they are whole (sums; per-step values may be fractions)."""
     c, t = labels
     measures = [k[len("control_"):] for k in cols if k.startswith("control_")]
     out: Dict[str, list] = {}
@@ -293,8 +320,9 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
         for label, values in ((c, cv), (t, tv), ("diff", dv)):
             name = f"{label}_{m}"
             if m == "calls":
+                # Whole numbers as sums; per step (more than one step or run) they may be fractions.
                 out[name] = [v if v is not None else 0 for v in values]
-                dtypes[name] = "int64"
+                dtypes[name] = "int64" if all(float(v).is_integer() for v in out[name]) else "float64"
             else:
                 out[name] = [v / 1000 if v is not None else nan for v in values]
                 dtypes[name] = "float64"
@@ -313,7 +341,7 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
     return df
 
 
-def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options):
+def operators(control: SidePath, test: SidePath, *, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options):
     """The operator view (`tracediff operators`): per cpu_op name, calls and host/device
     self/total time (µs) per side and their difference. `zoom` narrows it to one node of
     `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options.
@@ -325,7 +353,7 @@ def operators(control, test, *, zoom: Optional[str] = None, labels=("control", "
 
 
 def kernels(
-    control, test, *, by_operator: bool = False, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options
+    control: SidePath, test: SidePath, *, by_operator: bool = False, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options
 ):
     """The kernel view (`tracediff kernels`): per kernel (or per launching operator and
     kernel), calls, total, mean, min and max duration (µs) per side."""
@@ -373,7 +401,7 @@ def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
     return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS + _IDLE_KEYS})
 
 
-def overview(control, test, *, labels=("control", "test"), backend: Backend = "pandas", **options) -> dict:
+def overview(control: SidePath, test: SidePath, *, labels=("control", "test"), backend: Backend = "pandas", **options) -> dict:
     """The overview (`tracediff overview --format json --per-step`) as a dict: per side the
     device, steps (`steps_used` names them; every step by default), mean step time, GPU busy
     time and utilisation, host communication, memory, and `breakdown` (where the step time went:
@@ -395,7 +423,7 @@ def overview(control, test, *, labels=("control", "test"), backend: Backend = "p
     return doc
 
 
-def modules(control, test, *, zoom: Optional[str] = None, labels=("control", "test"), **options) -> dict:
+def modules(control: SidePath, test: SidePath, *, zoom: Optional[str] = None, labels=("control", "test"), **options) -> dict:
     """The module-aligned diff (`tracediff modules --format json`, siblings as they ran) as
     nested dicts: kind, key, segment, status, control/test {calls, host_total_us,
     device_total_us} (None on a side without the node), wrappers (where aligned through
@@ -450,8 +478,8 @@ def summarize(trace: PathLike, output: PathLike) -> pathlib.Path:
 
 
 def report(
-    control: PathLike,
-    test: PathLike,
+    control: SidePath,
+    test: SidePath,
     output: PathLike,
     *,
     table_depth: int = 3,
@@ -468,7 +496,7 @@ def report(
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise TypeError(f"{name} must be a non-negative int, not {value!r}")
     opts = make_options(labels=labels, **options)
-    _native.report(path_arg(control, "control"), path_arg(test, "test"), output, opts, table_depth, table_rows)
+    _native.report(side_arg(control, "control"), side_arg(test, "test"), output, opts, table_depth, table_rows)
     return pathlib.Path(output)
 
 
@@ -512,8 +540,8 @@ def events(
 
 
 def gate(
-    baseline: PathLike,
-    candidate: PathLike,
+    baseline: SidePath,
+    candidate: SidePath,
     *,
     rank: Pick = None,
     iteration: Pick = None,
@@ -532,8 +560,8 @@ def gate(
         if value is None:
             raise TypeError(f"gate rule {name} is None: leave it out instead")
     text = _native.gate(
-        path_arg(baseline, "baseline"),
-        path_arg(candidate, "candidate"),
+        side_arg(baseline, "baseline"),
+        side_arg(candidate, "candidate"),
         json.dumps(rules),
         None if rank is None else pick_text(rank, "rank"),
         None if iteration is None else pick_text(iteration, "iteration"),
@@ -554,8 +582,8 @@ def _positive_int(value: Any, what: str) -> int:
 
 
 def plot(
-    control: PathLike,
-    test: PathLike,
+    control: SidePath,
+    test: SidePath,
     path: PathLike,
     *,
     metric: PlotMetric = "counts",
@@ -570,9 +598,10 @@ def plot(
     test_iteration: Pick = None,
     device: Device = "all",
     short_names: bool = False,
-    normalize_names: bool = False,
+    normalize_names: Optional[bool] = None,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    totals: bool = False,
 ) -> pathlib.Path:
     """`tracediff plot -o PATH --metric METRIC`: writes one chart of the pair to `path`, a PNG or
     an SVG by its extension (``.png``, ``.svg``), and returns `path` as a `pathlib.Path`.
@@ -607,6 +636,7 @@ def plot(
         include=include,
         exclude=exclude,
         labels=(labels[0], labels[1]),
+        totals=totals,
     )
-    _native.plot(path_arg(control, "control"), path_arg(test, "test"), path, opts, metric, top, sort, width, height)
+    _native.plot(side_arg(control, "control"), side_arg(test, "test"), path, opts, metric, top, sort, width, height)
     return pathlib.Path(path)

@@ -7,12 +7,12 @@ FlameTime = Literal["host", "device"]
 Side = Literal["control", "test"]
 
 from . import _native
-from ._api import PathLike, make_options, path_arg, without_row_options, without_significance_options
+from ._api import PathLike, SidePath, make_options, path_arg, side_arg, without_row_options, without_significance_options
 
 
 def flamegraph(
-    control: PathLike,
-    test: PathLike,
+    control: SidePath,
+    test: SidePath,
     path: PathLike,
     *,
     time: Optional[FlameTime] = None,
@@ -34,7 +34,7 @@ def flamegraph(
     options = without_significance_options("flamegraph", options)
     opts = make_options(labels=labels, **without_row_options("flamegraph", options))
     svg = _native.flamegraph(
-        path_arg(control, "control"), path_arg(test, "test"), opts, time, side, False, widths
+        side_arg(control, "control"), side_arg(test, "test"), opts, time, side, False, widths
     )
     with open(path, "w", encoding="utf-8") as f:
         f.write(svg)
@@ -42,8 +42,8 @@ def flamegraph(
 
 
 def folded_stacks(
-    control: PathLike,
-    test: PathLike,
+    control: SidePath,
+    test: SidePath,
     *,
     time: Optional[str] = None,
     side: Optional[str] = None,
@@ -54,4 +54,4 @@ def folded_stacks(
     ``frame;… NS`` lines with ``side="control"|"test"``."""
     options = without_significance_options("folded_stacks", options)
     opts = make_options(**without_row_options("folded_stacks", options))
-    return _native.flamegraph(path_arg(control, "control"), path_arg(test, "test"), opts, time, side, True)
+    return _native.flamegraph(side_arg(control, "control"), side_arg(test, "test"), opts, time, side, True)

@@ -5,6 +5,8 @@ import os
 from typing import Dict, List, Literal, Optional, Tuple, Union
 
 _Path = Union[str, "os.PathLike[str]"]
+# A side as the core takes it: its paths (one path, or one per run given one by one).
+_SidePaths = List[_Path]
 _Device = Literal["cpu", "gpu", "all", "CPU", "GPU", "ALL"]
 _View = Literal["operators", "kernels", "overview", "modules"]
 _FlameTime = Literal["host", "device"]
@@ -35,13 +37,14 @@ class Options:
         test_iteration: Optional[str] = None,
         device: _Device = "all",
         short_names: bool = False,
-        normalize_names: bool = False,
+        normalize_names: Optional[bool] = None,
         include: List[str] = ...,
         exclude: List[str] = ...,
         labels: Optional[Tuple[str, str]] = None,
         by_operator: bool = False,
         zoom: Optional[str] = None,
         no_run_shift: bool = False,
+        totals: bool = False,
     ) -> None: ...
     @property
     def control_rank(self) -> Optional[str]: ...
@@ -56,7 +59,7 @@ class Options:
     @property
     def short_names(self) -> bool: ...
     @property
-    def normalize_names(self) -> bool: ...
+    def normalize_names(self) -> Optional[bool]: ...
     @property
     def include(self) -> List[str]: ...
     @property
@@ -69,21 +72,23 @@ class Options:
     def zoom(self) -> Optional[str]: ...
     @property
     def no_run_shift(self) -> bool: ...
+    @property
+    def totals(self) -> bool: ...
 
-def compare(control: _Path, test: _Path, options: Options) -> Dict[str, list]: ...
-def view(view: _View, control: _Path, test: _Path, options: Options) -> Union[Dict[str, list], str]: ...
+def compare(control: _SidePaths, test: _SidePaths, options: Options) -> Dict[str, list]: ...
+def view(view: _View, control: _SidePaths, test: _SidePaths, options: Options) -> Union[Dict[str, list], str]: ...
 def summarize(trace: _Path, output: _Path) -> None: ...
 def report(
-    control: _Path,
-    test: _Path,
+    control: _SidePaths,
+    test: _SidePaths,
     output: _Path,
     options: Options,
     table_depth: int = 3,
     table_rows: int = 100,
 ) -> List[str]: ...
 def flamegraph(
-    control: _Path,
-    test: _Path,
+    control: _SidePaths,
+    test: _SidePaths,
     options: Options,
     time: Optional[_FlameTime] = None,
     side: Optional[_Side] = None,
@@ -112,15 +117,15 @@ def bar_chart_png(
 def main(argv: List[str]) -> int: ...
 def _fault_for_tests() -> None: ...
 def gate(
-    baseline: _Path,
-    candidate: _Path,
+    baseline: _SidePaths,
+    candidate: _SidePaths,
     rules_json: str,
     ranks: Optional[str] = None,
     iterations: Optional[str] = None,
 ) -> str: ...
 def plot(
-    control: _Path,
-    test: _Path,
+    control: _SidePaths,
+    test: _SidePaths,
     output: _Path,
     options: Options,
     metric: _Metric = "counts",

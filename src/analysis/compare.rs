@@ -3,21 +3,23 @@
 use crate::analysis::aggregate::{Aggregate, Keying, Naming, aggregate};
 use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
+use crate::analysis::side::{Side, SideId, SidePaths};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{RankedFile, SideOf, SummarySide, load_pair, pair_notes};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Everything that decides the rows of a comparison. Options will be added: build one with
 /// [`CompareRequest::new`] and set the fields you need.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct CompareRequest {
-    /// The baseline: a directory of traces (or summaries), or one file.
-    pub control: PathBuf,
-    /// The run compared with it.
-    pub test: PathBuf,
+    /// The baseline: a directory of traces (or summaries), one file, a directory of runs, or
+    /// runs given one by one.
+    pub control: SidePaths,
+    /// The run (or runs) compared with it.
+    pub test: SidePaths,
     /// The control side's ranks and iterations (default: the lowest of each).
     pub control_selection: SideSelection,
     /// The test side's.
@@ -71,7 +73,7 @@ pub struct CompareRequest {
 impl CompareRequest {
     /// HTA's exact comparison of `control` and `test`: the lowest rank and step of each, every
     /// device, raw names, Python frames counted, labels `control` and `test`.
-    pub fn new(control: impl Into<PathBuf>, test: impl Into<PathBuf>) -> Self {
+    pub fn new(control: impl Into<SidePaths>, test: impl Into<SidePaths>) -> Self {
         CompareRequest {
             control: control.into(),
             test: test.into(),
@@ -92,6 +94,43 @@ impl CompareRequest {
             kernel_classes: None,
             captures: [None, None],
         }
+    }
+}
+
+impl CompareRequest {
+    /// Side `id` of the request as a whole: its paths, selection, label and capture.
+    pub fn side(&self, id: SideId) -> Side<'_> {
+        let (paths, selection) = match id {
+            SideId::Control => (&self.control, &self.control_selection),
+            SideId::Test => (&self.test, &self.test_selection),
+        };
+        Side {
+            id,
+            paths,
+            selection,
+            label: &self.labels[id.index()],
+            capture: self.captures[id.index()].as_deref(),
+        }
+    }
+
+    /// Whether a side is runs: a directory of runs (subdirectories that hold traces) or runs
+    /// given one by one.
+    pub fn compares_runs(&self) -> bool {
+        SideId::BOTH
+            .iter()
+            .any(|&id| crate::analysis::runs::SideRuns::of(self.side(id).paths).is_set)
+    }
+
+    /// Sets side `id`'s paths, selection, label and capture to `side`'s (of another request).
+    pub fn set_side(&mut self, id: SideId, side: Side<'_>) {
+        let (paths, selection) = match id {
+            SideId::Control => (&mut self.control, &mut self.control_selection),
+            SideId::Test => (&mut self.test, &mut self.test_selection),
+        };
+        *paths = side.paths.clone();
+        *selection = side.selection.clone();
+        self.labels[id.index()] = side.label.to_string();
+        self.captures[id.index()] = side.capture.map(Path::to_path_buf);
     }
 }
 
@@ -197,18 +236,16 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     check_labels(&req.labels)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let selections = (&req.control_selection, &req.test_selection);
-    if !req.is_hta()
-        && [&req.control, &req.test]
-            .iter()
-            .any(|p| crate::analysis::runs::runs_of(p).is_some())
-    {
+    if !req.is_hta() && req.compares_runs() {
         return compare_runs(req, &filter);
     }
     if req.group_by.is_empty() {
         req.attr_request()?;
         let (control, test) = crate::analysis::summary::load_summary_pair_marked(
-            &req.control,
-            &req.test,
+            req.control
+                .single(if req.is_hta() { "compare --hta" } else { "compare" })?,
+            req.test
+                .single(if req.is_hta() { "compare --hta" } else { "compare" })?,
             selections,
             req.step_marker.as_deref(),
         )?;
@@ -224,7 +261,14 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         }
         return Ok((comparison, notes));
     }
-    let (control, test) = load_pair(&req.control, &req.test, &req.attr_request()?, selections)?;
+    let (control, test) = load_pair(
+        req.control
+            .single(if req.is_hta() { "compare --hta" } else { "compare" })?,
+        req.test
+            .single(if req.is_hta() { "compare --hta" } else { "compare" })?,
+        &req.attr_request()?,
+        selections,
+    )?;
     let (mut comparison, mut notes) = compare_loaded(req, &filter, &control, &test)?;
     if !req.is_hta() {
         comparison.significance = true;
@@ -256,14 +300,8 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
         ));
     }
     let keying = req.keying();
-    let (c, mut notes) = load_runs(
-        &req.control,
-        &req.labels[0],
-        &req.control_selection,
-        req.device,
-        &keying,
-    )?;
-    let (t, t_notes) = load_runs(&req.test, &req.labels[1], &req.test_selection, req.device, &keying)?;
+    let (c, mut notes) = load_runs(req.side(SideId::Control), req.device, &keying)?;
+    let (t, t_notes) = load_runs(req.side(SideId::Test), req.device, &keying)?;
     notes.extend(t_notes);
     let (comparison, judged) = compare_of_runs(req, filter, [&c, &t]);
     notes.extend(judged);

@@ -7,11 +7,12 @@ use crate::analysis::compare::{CompareRequest, run_shift_of};
 use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, device_row_keys, evaluate, measure};
 use crate::analysis::per_step::Samples;
 use crate::analysis::replicates::MIN_RUNS;
-use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
+use crate::analysis::runs::SideRuns;
+use crate::analysis::select::{Device, Resolved, SideSelection};
 use crate::analysis::shift::gate_shift_note;
+use crate::analysis::side::SidePaths;
 use crate::error::{Error, Result};
 use crate::input::load::SummarySide;
-use crate::model::pick::Pick;
 use std::path::Path;
 
 /// The gate on a pair of sides, as the command line and the Python package run it: loads both
@@ -20,14 +21,12 @@ use std::path::Path;
 /// Returns the report and the notes of loading.
 pub fn gate_pair(
     config: &GateConfig,
-    baseline: &std::path::Path,
-    candidate: &std::path::Path,
+    baseline: &SidePaths,
+    candidate: &SidePaths,
     sel: &crate::analysis::select::SideSelection,
 ) -> Result<(GateReport, Vec<String>)> {
     let rules = Rules::from_config(config)?;
-    let runs = [baseline, candidate]
-        .iter()
-        .any(|p| crate::analysis::runs::runs_of(p).is_some());
+    let runs = [baseline, candidate].iter().any(|p| SideRuns::of(p).is_set);
     let keying = Keying {
         naming: if config.short_names.unwrap_or(false) {
             crate::analysis::aggregate::Naming::ShortName
@@ -43,6 +42,7 @@ pub fn gate_pair(
     if runs {
         return gate_runs(config, rules, (device, &keying), baseline, candidate, sel);
     }
+    let (baseline, candidate) = (baseline.single("gate")?, candidate.single("gate")?);
     let (base, cand) = crate::analysis::summary::load_summary_pair(baseline, candidate, (sel, sel))?;
     if !config.allow_missing_ranks.unwrap_or(false) {
         refuse_missing_ranks(&base, "baseline")?;
@@ -150,13 +150,7 @@ fn load_run(
     device: Device,
     keying: &Keying,
 ) -> Result<(Run, Vec<String>)> {
-    let side = crate::summary::load::load_summary_side(
-        path,
-        &[&sel.ranks],
-        sel.iterations == Pick::Lowest,
-        &crate::analysis::summary::summarize,
-    )?;
-    let resolved = resolve(&side, label, sel)?;
+    let (side, resolved) = crate::analysis::runs::load_summary_run(path, label, sel)?;
     let samples = measure(&side, &resolved, device, keying, true)?;
     let notes = side.notes.clone();
     Ok((
@@ -169,18 +163,18 @@ fn load_run(
     ))
 }
 
-/// Every run of the side at `path` (a directory of runs, else one run), refused with fewer
-/// than [`MIN_RUNS`].
+/// Every run of the side given as `given` ([`SideRuns::of`]: a directory of runs, runs given
+/// one by one, else one run), refused with fewer than [`MIN_RUNS`].
 fn load_side(
-    path: &Path,
+    given: &SidePaths,
     label: &str,
     sel: &SideSelection,
     (device, keying, allow_missing): (Device, &Keying, bool),
 ) -> Result<(Vec<Run>, Vec<String>)> {
-    let paths = crate::analysis::runs::runs_of(path).unwrap_or_else(|| vec![path.to_path_buf()]);
+    let paths = SideRuns::of(given).runs;
     if paths.len() < MIN_RUNS {
         return Err(Error::input(
-            path,
+            &given.paths()[0],
             format!(
                 "the gate between runs needs {MIN_RUNS} or more runs per side and the {label} has {}: give a directory of runs (run1/ … runN/) for each side, or each side's run itself to judge its steps",
                 paths.len()
@@ -235,8 +229,8 @@ fn gate_runs(
     config: &GateConfig,
     rules: Rules,
     (device, keying): (Device, &Keying),
-    baseline: &Path,
-    candidate: &Path,
+    baseline: &SidePaths,
+    candidate: &SidePaths,
     sel: &SideSelection,
 ) -> Result<(GateReport, Vec<String>)> {
     let allow = config.allow_missing_ranks.unwrap_or(false);
@@ -258,7 +252,7 @@ fn gate_runs(
         (&mut report.baseline, baseline, &base),
         (&mut report.candidate, candidate, &cand),
     ] {
-        summary.path = path.display().to_string();
+        summary.path = path.shown();
         summary.runs = runs.iter().map(|r| r.samples.keys.len()).collect();
     }
     report.noise_note = format!(

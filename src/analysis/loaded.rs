@@ -11,6 +11,7 @@ use crate::model::store::TraceFile;
 use std::sync::Arc;
 
 /// The loaded pair and each side's selection.
+#[derive(Clone)]
 pub struct Loaded {
     /// The control side's traces (the selected ranks parsed).
     pub control: Arc<Side>,
@@ -32,8 +33,8 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         )));
     }
     let (control, test) = load_pair(
-        &req.control,
-        &req.test,
+        req.control.single(command)?,
+        req.test.single(command)?,
         &AttrRequest {
             specs: crate::model::graphs::attr_specs(false),
             step_marker: req.step_marker.clone(),

@@ -28,6 +28,7 @@ pub mod runs;
 pub mod scopes;
 pub mod select;
 pub mod shift;
+pub mod side;
 pub mod side_runs;
 pub mod summary;
 pub mod threads;

@@ -6,28 +6,29 @@
 use crate::analysis::align::{Times, TreeNode, align, merge};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
-use crate::analysis::loaded::{Loaded, load};
+use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{BackwardPlaced, ModuleDiff, file_trees, has_modules};
 use crate::analysis::modules_noise::{NodeSignificance, StepTimes, path_index, times_by_path};
 use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
 use crate::analysis::runs::steps_of;
+use crate::analysis::side::{SideId, SidePaths};
+use crate::analysis::side_runs::{map_runs, mean_step_ns_of_loaded};
 use crate::error::{Error, Result};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
-use std::path::PathBuf;
 
-/// One side of runs, each loaded with its events and selection (both sides of each [`Loaded`]
-/// are the run itself).
-pub struct SideRuns {
-    /// The runs in name order.
+/// One side of runs ([`crate::analysis::runs::SideRuns`]), each run loaded with its events and
+/// selection (both sides of each [`Loaded`] are the run itself).
+pub struct LoadedRuns {
+    /// The runs in order.
     pub runs: Vec<Loaded>,
     /// The side's name in outputs.
     pub label: String,
-    /// The path given for the side.
-    pub path: PathBuf,
+    /// The paths given for the side.
+    pub paths: SidePaths,
 }
 
-impl SideRuns {
+impl LoadedRuns {
     /// The selected files of every run, run after run: the file indices of the side's tree
     /// sources.
     pub fn files(&self) -> Vec<&TraceFile> {
@@ -44,29 +45,17 @@ impl SideRuns {
         self.run_steps().iter().sum::<usize>().max(1)
     }
 
-    /// The mean over runs of each run's mean selected step time, in ns.
+    /// The mean over runs of each run's mean selected step time, in ns (as `compare` measures
+    /// a run's: [`mean_step_ns_of_loaded`]).
     pub fn mean_step_ns(&self) -> f64 {
-        let per_run: Vec<f64> = self
-            .runs
-            .iter()
-            .map(|r| {
-                let selected = crate::analysis::select::Selected::new(r.resolved[0].iterations.as_deref());
-                let steps: Vec<f64> = r
-                    .files(0)
-                    .iter()
-                    .flat_map(|f| f.step_durations_ns(|n| selected.admits(n)))
-                    .map(|ns| ns as f64)
-                    .collect();
-                crate::analysis::noise::mean(&steps)
-            })
-            .collect();
+        let per_run: Vec<f64> = self.runs.iter().map(|r| mean_step_ns_of_loaded(r, 0)).collect();
         crate::analysis::noise::mean(&per_run)
     }
 
     fn info(&self) -> SideInfo {
         let first = &self.runs[0];
         let mut info = first.side_info(0, &self.label);
-        info.path = self.path.display().to_string();
+        info.path = self.paths.shown();
         info.files = self
             .runs
             .iter()
@@ -79,44 +68,21 @@ impl SideRuns {
     }
 }
 
-/// Loads every run of the side at `path` (a directory of runs, else one run) with `sel`.
-fn load_side(req: &CompareRequest, k: usize, command: &str, notes: &mut Vec<String>) -> Result<SideRuns> {
-    let path = if k == 0 { &req.control } else { &req.test };
-    let sel = if k == 0 {
-        &req.control_selection
-    } else {
-        &req.test_selection
-    };
-    let paths = crate::analysis::runs::runs_of(path).unwrap_or_else(|| vec![path.clone()]);
-    let mut runs = Vec::with_capacity(paths.len());
-    for p in &paths {
-        let mut one = req.clone();
-        (one.control, one.test) = (p.clone(), p.clone());
-        (one.control_selection, one.test_selection) = (sel.clone(), sel.clone());
-        one.labels = [req.labels[k].clone(), format!("{} (again)", req.labels[k])];
-        let loaded = load(&one, command)?;
-        notes.extend(loaded.notes.iter().cloned());
-        runs.push(loaded);
-    }
-    Ok(SideRuns {
-        runs,
-        label: req.labels[k].clone(),
-        path: path.clone(),
-    })
-}
-
-/// Both sides of `req` loaded run by run.
-pub fn load_runs(req: &CompareRequest, command: &str) -> Result<([SideRuns; 2], Vec<String>)> {
+/// Both sides of `req` loaded run by run ([`map_runs`]: a side viewed alone is read once).
+pub fn load_runs(req: &CompareRequest, command: &str) -> Result<([LoadedRuns; 2], Vec<String>)> {
     crate::analysis::compare::check_labels(&req.labels)?;
-    let mut notes = Vec::new();
-    let control = load_side(req, 0, command, &mut notes)?;
-    let test = load_side(req, 1, command, &mut notes)?;
-    Ok(([control, test], notes))
+    let ([control, test], notes) = map_runs(req, command, |_, _, loaded| Ok(loaded))?;
+    let side = |id: SideId, runs: Vec<Loaded>| LoadedRuns {
+        runs,
+        label: req.labels[id.index()].clone(),
+        paths: req.side(id).paths.clone(),
+    };
+    Ok(([side(SideId::Control, control), side(SideId::Test, test)], notes))
 }
 
 /// One tree per run of a side: the run's step trees merged (file indices count over the
 /// side's files, run after run).
-fn run_trees(side: &SideRuns, fallback: bool, device: bool) -> Result<Vec<TreeNode>> {
+fn run_trees(side: &LoadedRuns, fallback: bool, device: bool) -> Result<Vec<TreeNode>> {
     let mut base = 0u32;
     let mut trees = Vec::with_capacity(side.runs.len());
     for run in &side.runs {
@@ -136,7 +102,7 @@ fn run_trees(side: &SideRuns, fallback: bool, device: bool) -> Result<Vec<TreeNo
 
 /// The aligned module trees of two sides of runs (values summed over every step of every
 /// run), and each run's tree (for the test between runs).
-pub fn modules_of_runs(req: &CompareRequest, sides: &[SideRuns; 2]) -> Result<(ModuleDiff, [Vec<TreeNode>; 2])> {
+pub fn modules_of_runs(req: &CompareRequest, sides: &[LoadedRuns; 2]) -> Result<(ModuleDiff, [Vec<TreeNode>; 2])> {
     let files = [sides[0].files(), sides[1].files()];
     let fallback = !files.iter().all(|f| f.iter().any(|f| has_modules(f)));
     let has_device = [0, 1].map(|k| files[k].iter().any(|f| f.events.place.contains(&Place::Device)));
@@ -167,7 +133,7 @@ pub fn modules_of_runs(req: &CompareRequest, sides: &[SideRuns; 2]) -> Result<(M
 /// as a table's step row is. A note instead where a side has fewer than two runs.
 pub fn runs_significance(
     diff: &ModuleDiff,
-    sides: &[SideRuns; 2],
+    sides: &[LoadedRuns; 2],
     run_trees: &[Vec<TreeNode>; 2],
     device: bool,
 ) -> std::result::Result<NodeSignificance, String> {

@@ -17,9 +17,10 @@ use crate::analysis::flamegraph::flame_stacks_default_of;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{modules, zoom};
 use crate::analysis::modules_noise::NodeSignificance;
-use crate::analysis::modules_runs::{SideRuns, load_runs, modules_of_runs, per_step, runs_significance};
+use crate::analysis::modules_runs::{LoadedRuns, load_runs, modules_of_runs, per_step, runs_significance};
 use crate::analysis::runs::{Run, steps_of};
 use crate::analysis::scopes::NodeScopes;
+use crate::analysis::side::{SideId, SidePaths};
 use crate::analysis::side_runs::{mean_step_ns_of_loaded, run_request};
 use crate::analysis::views::ViewTable;
 use crate::analysis::views::classes::classes_of_kernels;
@@ -45,7 +46,7 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let classifier = req.classifier()?;
     let (sides, notes) = load_runs(req, "report")?;
-    let paths = [0, 1].map(|k| run_paths(req, k));
+    let paths = SideId::BOTH.map(|id| run_paths(req, id));
     let (mut diff, trees) = modules_of_runs(req, &sides)?;
     let judge = |device: bool| runs_significance(&diff, &sides, &trees, device);
     let significance: std::result::Result<[NodeSignificance; 2], String> =
@@ -57,9 +58,10 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
     let listed: Vec<(usize, String)> = nodes.into_iter().map(|(n, path)| (n.id, path)).collect();
     let node_paths: Vec<&str> = listed.iter().map(|(_, p)| p.as_str()).collect();
     let mut parts: [Vec<RunParts>; 2] = Default::default();
-    for k in 0..2 {
+    for id in SideId::BOTH {
+        let k = id.index();
         for (loaded, path) in sides[k].runs.iter().zip(&paths[k]) {
-            let r = run_request(req, k, path);
+            let r = run_request(req, id, path);
             parts[k].push(run_parts(&r, loaded, &node_paths, (&filter, &classifier))?);
         }
     }
@@ -104,10 +106,9 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
     Ok((report, notes))
 }
 
-/// The paths of side `k`'s runs, in the order [`load_runs`] reads them.
-fn run_paths(req: &CompareRequest, k: usize) -> Vec<PathBuf> {
-    let path = if k == 0 { &req.control } else { &req.test };
-    crate::analysis::runs::SideRuns::of(path).runs
+/// The paths of side `id`'s runs, in the order [`load_runs`] reads them.
+fn run_paths(req: &CompareRequest, id: SideId) -> Vec<PathBuf> {
+    crate::analysis::runs::SideRuns::of(req.side(id).paths).runs
 }
 
 /// Splits the runs' parts into their comparison rows, overviews and tables.
@@ -221,7 +222,7 @@ fn join_tables(
 /// device events: a sequence is one run's order, which runs do not average.
 fn first_runs_aligned(
     req: &CompareRequest,
-    sides: &[SideRuns; 2],
+    sides: &[LoadedRuns; 2],
     paths: &[Vec<PathBuf>; 2],
     classifier: &Classifier,
 ) -> Aligned {
@@ -233,7 +234,7 @@ fn first_runs_aligned(
         notes: Vec::new(),
     };
     let mut r = req.clone();
-    r.control = paths[0][0].clone();
-    r.test = paths[1][0].clone();
+    r.control = SidePaths::Path(paths[0][0].clone());
+    r.test = SidePaths::Path(paths[1][0].clone());
     aligned(&r, &pair, classifier)
 }

@@ -8,6 +8,7 @@
 use crate::analysis::aggregate::{Keying, NameTotals, Totals, aggregate};
 use crate::analysis::diff::{Comparison, Rate, Row, SideInfo};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
+use crate::analysis::side::{Side, SidePaths};
 use crate::error::Result;
 use crate::input::discover::{is_summary_file_name, is_trace_file_name};
 use crate::input::load::SummarySide;
@@ -44,40 +45,63 @@ pub fn runs_of(path: &Path) -> Option<Vec<PathBuf>> {
     (!runs.is_empty()).then_some(runs)
 }
 
-/// One side of a request as runs: the path given, and each of its runs' paths in name order
-/// (the subdirectories of a directory of runs; else the path itself, one run).
+/// One side of a request as runs: the paths given, and each of its runs' paths (the
+/// subdirectories of a directory of runs in name order; runs given one by one in the order
+/// given; else the path itself, one run). The one answer to "the runs of a side", whichever
+/// way they were given.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SideRuns {
-    /// The path given for the side.
-    pub path: PathBuf,
-    /// Each run's path, in name order; never empty.
+    /// The paths given for the side.
+    pub paths: SidePaths,
+    /// Each run's path; never empty.
     pub runs: Vec<PathBuf>,
-    /// Whether the side was given as a directory of runs (even of one run).
+    /// Whether the side was given as runs (a directory of runs, even of one run, or runs given
+    /// one by one).
     pub is_set: bool,
 }
 
 impl SideRuns {
-    /// The runs of the side given as `path` ([`runs_of`]).
-    pub fn of(path: &Path) -> SideRuns {
-        match runs_of(path) {
+    /// The runs of the side given as `paths` ([`runs_of`] where it is one path).
+    pub fn of(paths: &SidePaths) -> SideRuns {
+        let runs = match paths {
+            SidePaths::Runs(runs) => Some(runs.clone()),
+            SidePaths::Path(path) => runs_of(path),
+        };
+        match runs {
             Some(runs) => SideRuns {
-                path: path.to_path_buf(),
+                paths: paths.clone(),
                 runs,
                 is_set: true,
             },
             None => SideRuns {
-                path: path.to_path_buf(),
-                runs: vec![path.to_path_buf()],
+                paths: paths.clone(),
+                runs: paths.paths().to_vec(),
                 is_set: false,
             },
         }
     }
 }
 
+/// The side of the runs `paths` given one by one (`label` names the side in messages): one
+/// path is that path; none, or a path that is itself a directory of runs, is refused (a run
+/// given one by one is one run).
+pub fn given_runs(paths: Vec<PathBuf>, label: &str) -> Result<SidePaths> {
+    if paths.len() > 1
+        && let Some(set) = paths.iter().find(|p| runs_of(p).is_some())
+    {
+        return Err(crate::error::Error::usage(format!(
+            "{label}: {} is a directory of runs, and each path of a list of runs is one run: give the directory \
+             alone, or its runs one by one",
+            set.display()
+        )));
+    }
+    SidePaths::runs(paths, label)
+}
+
 /// What a side of runs is, as headers name it, from what each run's side 0 was
 /// (the loaded pair's `side_info`): the path given, every run's files, the
 /// first run's selection, and each run's step count (where there are two runs or more).
-pub fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, path: &Path) -> SideInfo {
+pub fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, paths: &SidePaths) -> SideInfo {
     let steps = |s: &SideInfo| s.resolved.iterations.as_ref().map_or(1, |v| v.len().max(1));
     let run_steps: Vec<usize> = if runs.len() > 1 {
         runs.iter().map(steps).collect()
@@ -101,7 +125,7 @@ pub fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, path: &Path) -> SideI
     );
     SideInfo {
         label: label.to_string(),
-        path: path.display().to_string(),
+        path: paths.shown(),
         files,
         resolved,
         steps_available,
@@ -145,6 +169,20 @@ impl Run {
     }
 }
 
+/// One run read as summaries (traces summarised as they load, or summary files) with `sel`
+/// resolved (`label` names the side in messages): what `compare` and the gate measure of each
+/// run of a side. The loading's notes are the side's.
+pub fn load_summary_run(path: &Path, label: &str, sel: &SideSelection) -> Result<(SummarySide, Resolved)> {
+    let side: SummarySide = crate::summary::load::load_summary_side(
+        path,
+        &[&sel.ranks],
+        sel.iterations == Pick::Lowest,
+        &crate::analysis::summary::summarize,
+    )?;
+    let resolved = resolve(&side, label, sel)?;
+    Ok((side, resolved))
+}
+
 /// Loads, selects and aggregates one run of a side (`label` names the side in messages), and
 /// returns it with its loading notes.
 fn load_run(
@@ -154,18 +192,12 @@ fn load_run(
     device: Device,
     keying: &Keying,
 ) -> Result<(Run, Vec<String>)> {
-    let side: SummarySide = crate::summary::load::load_summary_side(
-        path,
-        &[&sel.ranks],
-        sel.iterations == Pick::Lowest,
-        &crate::analysis::summary::summarize,
-    )?;
-    let resolved = resolve(&side, label, sel)?;
+    let (side, resolved) = load_summary_run(path, label, sel)?;
     let totals = aggregate(&side, &resolved, device, keying);
     let mean_step_ns = mean_step_ns(&side, &resolved, device, keying)?;
     let run = Run {
         totals,
-        steps: resolved.iterations.as_ref().map_or(1, |v| v.len().max(1)),
+        steps: steps_of(&resolved),
         mean_step_ns,
         files: side
             .files
@@ -194,20 +226,14 @@ fn mean_step_ns(side: &SummarySide, resolved: &Resolved, device: Device, keying:
     Ok(crate::analysis::noise::mean(&steps))
 }
 
-/// Every run of a side given as `path` (a directory of runs, else one run), loaded and
-/// aggregated in name order, with the notes of loading.
-pub fn load_runs(
-    path: &Path,
-    label: &str,
-    sel: &SideSelection,
-    device: Device,
-    keying: &Keying,
-) -> Result<(Vec<Run>, Vec<String>)> {
-    let paths = runs_of(path).unwrap_or_else(|| vec![path.to_path_buf()]);
+/// Every run of `side` ([`SideRuns::of`]: a directory of runs, runs given one by one, else
+/// one run), loaded and aggregated in order, with the notes of loading.
+pub fn load_runs(side: Side<'_>, device: Device, keying: &Keying) -> Result<(Vec<Run>, Vec<String>)> {
+    let paths = SideRuns::of(side.paths).runs;
     let mut runs = Vec::with_capacity(paths.len());
     let mut notes = Vec::new();
     for p in &paths {
-        let (run, run_notes) = load_run(p, label, sel, device, keying)?;
+        let (run, run_notes) = load_run(p, side.label, side.selection, device, keying)?;
         notes.extend(run_notes);
         runs.push(run);
     }
@@ -354,11 +380,11 @@ fn rows_of(control: &[Run], test: &[Run]) -> (Vec<Row>, Vec<crate::analysis::rep
 
 /// What a side of runs is, as headers name it: the path given, every run's files, the first
 /// run's selection, and each run's step count.
-pub fn side_info(runs: &[Run], label: &str, path: &Path) -> SideInfo {
+pub fn side_info(runs: &[Run], label: &str, paths: &SidePaths) -> SideInfo {
     let first = &runs[0];
     SideInfo {
         label: label.to_string(),
-        path: path.display().to_string(),
+        path: paths.shown(),
         files: runs.iter().flat_map(|r| r.files.iter().cloned()).collect(),
         resolved: first.resolved.clone(),
         steps_available: first.steps_available,

@@ -1,62 +1,82 @@
 //! A side of runs for the commands that read traces whole (the views, `overview`, `modules`,
 //! the flame graph, the gate; docs/significance.md#several-runs-per-side): which runs each side
 //! of a request holds ([`crate::analysis::runs::SideRuns`]), the request that reads one of them
-//! alone ([`run_request`]), and every run of both sides loaded one at a time ([`map_runs`]).
-//! What a command makes of each run is its own; [`crate::analysis::runs::side_info_of_runs`]
-//! names the side in headers, and [`crate::analysis::replicates::judge`] is the test between
-//! runs.
+//! alone ([`run_request`]), and every run of both sides taken one at a time ([`map_sides`],
+//! loaded with their events by [`map_runs`]). What a command makes of each run is its own;
+//! [`crate::analysis::runs::side_info_of_runs`] names the side in headers, and
+//! [`crate::analysis::replicates::judge`] is the test between runs.
 
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::loaded::Loaded;
-use crate::analysis::runs::{SideRuns, mean_step_ns_of_traces, runs_of};
+use crate::analysis::runs::{SideRuns, mean_step_ns_of_traces};
+use crate::analysis::side::SideId;
 use crate::error::Result;
 use std::path::Path;
 
-/// Whether `req` compares runs: a side is a directory of runs ([`runs_of`]). HTA's rows and
-/// selection (`--hta`, the Python API's defaults) are kept inside each run: HTA itself reads no
-/// directory of runs.
+/// Whether `req` compares runs: a side is a directory of runs ([`crate::analysis::runs::runs_of`])
+/// or runs given one by one. HTA's rows and selection (`--hta`, the Python API's defaults) are
+/// kept inside each run: HTA itself reads no directory of runs.
 pub fn compares_runs(req: &CompareRequest) -> bool {
-    [&req.control, &req.test].iter().any(|p| runs_of(p).is_some())
+    req.compares_runs()
 }
 
-/// The request that reads run `run` of side `k` (0 control, 1 test) of `req` alone: both of
-/// its sides are that run (read once), with side `k`'s selection, label and capture. Its side
-/// 0 is the run; side 1 only repeats it (a view of one run).
-pub fn run_request(req: &CompareRequest, k: usize, run: &Path) -> CompareRequest {
-    let selection = if k == 0 {
-        req.control_selection.clone()
-    } else {
-        req.test_selection.clone()
-    };
+/// The request that reads run `run` of side `id` of `req` alone: both of its sides are that
+/// run (read once), with side `id`'s selection, label and capture. Its control side is the
+/// run; its test side only repeats it (a view of one run), named after the other side.
+pub fn run_request(req: &CompareRequest, id: SideId, run: &Path) -> CompareRequest {
+    let side = req.side(id);
+    let paths = run.into();
     let mut r = req.clone();
-    r.control = run.to_path_buf();
-    r.test = run.to_path_buf();
-    r.control_selection = selection.clone();
-    r.test_selection = selection;
-    r.labels = [req.labels[k].clone(), req.labels[1 - k].clone()];
-    r.captures = [req.captures[k].clone(), req.captures[k].clone()];
+    for k in SideId::BOTH {
+        r.set_side(k, crate::analysis::side::Side { paths: &paths, ..side });
+    }
+    r.labels[1] = req.labels[id.other().index()].clone();
     r
 }
 
-/// Runs `work` on every run of both sides of `req`, one run loaded at a time
-/// ([`crate::analysis::loaded::load`] of [`run_request`]: its side 0 is the run), and returns
-/// what it made of each, per side in name order, with the notes of loading. `command` names the
-/// view in messages (and decides which graph captures are joined, as for a pair).
-pub fn map_runs<T>(
+/// Whether the test side of `req` is its control side again (the same paths, selection and
+/// capture): a run or a directory of runs viewed alone, whose runs are read once.
+fn test_repeats_control(req: &CompareRequest) -> bool {
+    let [c, t] = SideId::BOTH.map(|id| req.side(id));
+    (c.paths, c.selection, c.capture) == (t.paths, t.selection, t.capture)
+}
+
+/// Runs `work` on the request of every run of both sides of `req` ([`run_request`]), one run at
+/// a time, and returns what it made of each, per side in order. A test side that repeats the
+/// control side (a view of one side alone) is not read again: its values are the control's.
+pub fn map_sides<T: Clone>(
     req: &CompareRequest,
-    command: &str,
-    mut work: impl FnMut(usize, &CompareRequest, &Loaded) -> Result<T>,
-) -> Result<([Vec<T>; 2], Vec<String>)> {
+    mut work: impl FnMut(SideId, &CompareRequest) -> Result<T>,
+) -> Result<[Vec<T>; 2]> {
     let mut out: [Vec<T>; 2] = [Vec::new(), Vec::new()];
-    let mut notes = Vec::new();
-    for (k, path) in [&req.control, &req.test].into_iter().enumerate() {
-        for run in SideRuns::of(path).runs {
-            let r = run_request(req, k, &run);
-            let loaded = crate::analysis::loaded::load(&r, command)?;
-            notes.extend(loaded.notes.iter().cloned());
-            out[k].push(work(k, &r, &loaded)?);
+    for id in SideId::BOTH {
+        if id == SideId::Test && test_repeats_control(req) {
+            out[1] = out[0].clone();
+            break;
+        }
+        for run in SideRuns::of(req.side(id).paths).runs {
+            out[id.index()].push(work(id, &run_request(req, id, &run))?);
         }
     }
+    Ok(out)
+}
+
+/// Runs `work` on every run of both sides of `req` loaded with its events, one run at a time
+/// ([`crate::analysis::loaded::load`] of [`run_request`]: its side 0 is the run), and returns
+/// what it made of each, per side in order ([`map_sides`]), with the notes of loading.
+/// `command` names the view in messages (and decides which graph captures are joined, as for a
+/// pair).
+pub fn map_runs<T: Clone>(
+    req: &CompareRequest,
+    command: &str,
+    mut work: impl FnMut(SideId, &CompareRequest, Loaded) -> Result<T>,
+) -> Result<([Vec<T>; 2], Vec<String>)> {
+    let mut notes = Vec::new();
+    let out = map_sides(req, |id, r| {
+        let loaded = crate::analysis::loaded::load(r, command)?;
+        notes.extend(loaded.notes.iter().cloned());
+        work(id, r, loaded)
+    })?;
     notes.dedup();
     Ok((out, notes))
 }
@@ -70,6 +90,7 @@ pub fn mean_step_ns_of_loaded(loaded: &Loaded, k: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::side::SidePaths;
     use crate::model::pick::Pick;
     use std::path::PathBuf;
 
@@ -78,15 +99,38 @@ mod tests {
         let mut req = CompareRequest::new("c", "t");
         req.test_selection.iterations = Pick::All;
         req.captures = [None, Some(PathBuf::from("cap"))];
-        let r = run_request(&req, 1, Path::new("t/run2"));
+        let r = run_request(&req, SideId::Test, Path::new("t/run2"));
         assert_eq!(
-            (r.control.as_path(), r.test.as_path()),
-            (Path::new("t/run2"), Path::new("t/run2"))
+            (&r.control, &r.test),
+            (&SidePaths::from("t/run2"), &SidePaths::from("t/run2"))
         );
         assert_eq!(r.control_selection.iterations, Pick::All);
         assert_eq!(r.labels, ["test".to_string(), "control".to_string()]);
         assert_eq!(r.captures, [Some(PathBuf::from("cap")), Some(PathBuf::from("cap"))]);
-        let one = SideRuns::of(Path::new("no/such/dir"));
+        let one = SideRuns::of(&SidePaths::from("no/such/dir"));
         assert_eq!((one.runs.len(), one.is_set), (1, false));
+        let given = SideRuns::of(&SidePaths::Runs(vec!["a".into(), "b".into()]));
+        assert_eq!((given.runs.len(), given.is_set), (2, true));
+    }
+
+    #[test]
+    fn a_side_viewed_alone_is_read_once() {
+        let req = CompareRequest::new(
+            SidePaths::Runs(vec!["a".into(), "b".into()]),
+            SidePaths::Runs(vec!["a".into(), "b".into()]),
+        );
+        let mut calls = Vec::new();
+        let out = map_sides(&req, |id, r| {
+            calls.push((id, r.control.clone()));
+            Ok(r.labels[0].clone())
+        })
+        .unwrap();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(out[1], out[0]);
+        // A pair reads both.
+        let mut pair = req.clone();
+        pair.test = SidePaths::from("c");
+        let out = map_sides(&pair, |_, r| Ok(r.labels[0].clone())).unwrap();
+        assert_eq!(out, [vec!["control".to_string(); 2], vec!["test".to_string()]]);
     }
 }

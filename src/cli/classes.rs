@@ -12,7 +12,7 @@ pub(crate) fn run_kernel_classes(args: KernelsArgs, env: &mut Env<'_>) -> Result
         return run_aligned(args, env);
     }
     check_view_output(&args.output)?;
-    let mut req = args.pair.request(&args.select);
+    let mut req = args.pair.request(&args.select)?;
     super::every_step_by_default(&mut req, &args.select);
     req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
@@ -49,7 +49,7 @@ fn run_aligned(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
         sort: None,
     };
     super::check_output(&output)?;
-    let mut req = args.pair.request(&args.select);
+    let mut req = args.pair.request(&args.select)?;
     req.captures = args.captures.sides();
     let a = finish(commands::aligned(&req, args.kernel_classes.as_deref()), env)?;
     emit(&output, args.output.full_names, env, |format, style, out| {

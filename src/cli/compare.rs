@@ -1,11 +1,13 @@
 //! `compare` and `ops-diff`: their options and runners, and the saved comparison `ops-diff` and `plot` fall back on.
 
+use super::sides::GivenRuns;
 use super::{
     Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, finish, fresh_request, parse_labels,
     report, request_from, with_labels,
 };
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{Category, Comparison, SortKey};
+use crate::analysis::side::SidePaths;
 use crate::commands::{self, CompareOptions, Pair};
 use crate::error::Result;
 use crate::output::render::compare::CompareView;
@@ -26,10 +28,15 @@ options given here replace the saved ones (and reload the saved paths when they 
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The baseline: a directory of traces or one trace file (or their summaries).
-    pub control: PathBuf,
-    /// The run to compare against it.
-    pub test: PathBuf,
+    /// The baseline: a directory of traces or one trace file (or their summaries), or a
+    /// directory of runs.
+    #[arg(required_unless_present = "control_run")]
+    pub control: Option<PathBuf>,
+    /// The run (or directory of runs) to compare against it.
+    #[arg(required_unless_present_any = ["control_run", "test_run"])]
+    pub test: Option<PathBuf>,
+    #[command(flatten)]
+    pub runs: GivenRuns,
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
@@ -63,10 +70,11 @@ pub struct CompareArgs {
 #[derive(Debug, Args)]
 pub struct OpsDiffArgs {
     /// The baseline (default: the saved comparison's).
-    #[arg(requires = "test")]
     pub control: Option<PathBuf>,
     /// The run to compare against it.
     pub test: Option<PathBuf>,
+    #[command(flatten)]
+    pub runs: GivenRuns,
     /// Which list to print.
     #[arg(long, value_enum, default_value_t = CategoryArg::All)]
     pub category: CategoryArg,
@@ -111,10 +119,8 @@ impl CategoryArg {
 
 pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     check_output(&args.output)?;
-    let mut req = with_labels(
-        fresh_request(&args.select, &args.control, &args.test),
-        args.labels.as_ref(),
-    );
+    let [control, test] = args.runs.pair([args.control.as_ref(), args.test.as_ref()])?;
+    let mut req = with_labels(fresh_request(&args.select, control, test), args.labels.as_ref());
     req.beyond_shift = !args.no_run_shift;
     req.totals = args.totals;
     super::every_step_by_default(&mut req, &args.select);
@@ -133,8 +139,8 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     if !args.no_save {
         // Saving is a side effect: when it fails, the result stands and a warning says how to fix it.
         let mut saved_req = req.clone();
-        saved_req.control = absolute(&req.control);
-        saved_req.test = absolute(&req.test);
+        saved_req.control = req.control.map(absolute);
+        saved_req.test = req.test.map(absolute);
         if let Err(e) = state::save(&env.state_dir, &saved_req, &comparison) {
             let _ = writeln!(
                 env.stderr,
@@ -152,7 +158,7 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
 
 pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> {
     check_output(&args.output)?;
-    let pair = (args.control.as_deref(), args.test.as_deref());
+    let pair = given_pair(&args.runs, [args.control.as_ref(), args.test.as_ref()])?;
     let comparison = comparison_for(pair, &args.select, args.totals, env)?;
     let view = OpsDiffView::new(
         &comparison,
@@ -167,7 +173,7 @@ pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> 
 
 /// The comparison of CONTROL and TEST when both are given, else the saved one.
 pub(super) fn comparison_for(
-    (control, test): (Option<&Path>, Option<&Path>),
+    sides: Option<[SidePaths; 2]>,
     select: &SelectArgs,
     totals: bool,
     env: &mut Env<'_>,
@@ -177,9 +183,7 @@ pub(super) fn comparison_for(
         labels: None,
         totals,
     };
-    with_pair(control, test, &given, env, |pair, env| {
-        finish(commands::ops_diff(pair), env)
-    })
+    with_pair(sides, &given, env, |pair, env| finish(commands::ops_diff(pair), env))
 }
 
 /// What the options of `ops-diff` and `plot` say about the pair besides its paths.
@@ -195,22 +199,21 @@ pub(super) struct PairArgs<'a> {
 /// Runs `work` on the pair the options name: CONTROL and TEST when both are given (every step
 /// unless told), else the saved comparison's with the options given applied.
 pub(super) fn with_pair<T>(
-    control: Option<&Path>,
-    test: Option<&Path>,
+    sides: Option<[SidePaths; 2]>,
     given: &PairArgs<'_>,
     env: &mut Env<'_>,
     work: impl FnOnce(&Pair<'_>, &mut Env<'_>) -> Result<T>,
 ) -> Result<T> {
     let (select, labels) = (given.select, given.labels);
-    match (control, test) {
-        (Some(c), Some(t)) => {
+    match sides {
+        Some([c, t]) => {
             let mut req = with_labels(fresh_request(select, c, t), labels);
             super::every_step_by_default(&mut req, select);
             req.totals |= given.totals;
             check_specs_used(select, &req)?;
             work(&Pair::Given(Box::new(req)), env)
         }
-        _ => {
+        None => {
             let adjust = |saved: CompareRequest| -> Result<CompareRequest> {
                 let mut req = with_labels(request_from(select, saved), labels);
                 req.totals |= given.totals;
@@ -224,6 +227,15 @@ pub(super) fn with_pair<T>(
             };
             work(&pair, env)
         }
+    }
+}
+
+/// The pair of a command that falls back on the saved comparison: both sides when given (as
+/// paths or runs), `None` when neither is; one side alone is refused.
+pub(super) fn given_pair(runs: &GivenRuns, paths: [Option<&PathBuf>; 2]) -> Result<Option<[SidePaths; 2]>> {
+    match runs.sides(paths)? {
+        [None, None] => Ok(None),
+        sides => super::sides::both(sides, super::sides::PAIR).map(Some),
     }
 }
 

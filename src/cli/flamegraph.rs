@@ -94,7 +94,7 @@ pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32
         "it draws the module tree whole (--time picks host or device time)",
     )?;
     let select = SelectArgs::from(&args.select);
-    let mut req = view_request(&args.pair, &select);
+    let mut req = view_request(&args.pair, &select)?;
     super::every_step_by_default(&mut req, &select);
     req.kernel_classes = args.kernel_classes.clone();
     req.captures = args.captures.sides();

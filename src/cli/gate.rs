@@ -27,10 +27,20 @@ percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit 
 
 #[derive(Debug, Args)]
 pub struct GateArgs {
-    /// The reference run: a directory of traces or one trace file (or their summaries).
-    pub baseline: PathBuf,
-    /// The run under test.
-    pub candidate: PathBuf,
+    /// The reference run: a directory of traces or one trace file (or their summaries), or a
+    /// directory of runs.
+    #[arg(required_unless_present = "baseline_run")]
+    pub baseline: Option<PathBuf>,
+    /// The run (or directory of runs) under test.
+    #[arg(required_unless_present_any = ["baseline_run", "candidate_run"])]
+    pub candidate: Option<PathBuf>,
+    /// One run of the baseline, in place of BASELINE (repeat it for a side of several runs, in
+    /// the order given).
+    #[arg(long, value_name = "RUN", help_heading = "Sides")]
+    pub baseline_run: Vec<PathBuf>,
+    /// One run of the candidate, in place of CANDIDATE (repeatable, as --baseline-run).
+    #[arg(long, value_name = "RUN", help_heading = "Sides")]
+    pub candidate_run: Vec<PathBuf>,
     /// Fail when the median step time grows by more than this percentage (5% = five percent;
     /// the % sign is required, a bare number is refused).
     #[arg(long, value_name = "PCT")]
@@ -179,10 +189,14 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         ranks: args.rank.clone().unwrap_or(Pick::All),
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
-    let report = finish(
-        crate::commands::gate(&config, &args.baseline, &args.candidate, &sel),
-        env,
+    use super::sides::{GATE, both, sides};
+    let given = sides(
+        [args.baseline.as_ref(), args.candidate.as_ref()],
+        [&args.baseline_run, &args.candidate_run],
+        GATE,
     )?;
+    let [baseline, candidate] = both(given, GATE)?;
+    let report = finish(crate::commands::gate(&config, &baseline, &candidate, &sel), env)?;
     emit(&output, args.full_names, env, |format, style, out| {
         out.write_all(crate::output::render::gate::render_fitted(&report, format, style.name_width()).as_bytes())
     })?;

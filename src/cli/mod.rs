@@ -18,10 +18,12 @@ pub(crate) mod modules;
 pub(crate) mod one_run;
 pub(crate) mod plot;
 pub(crate) mod report;
+pub(crate) mod sides;
 
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::SortKey;
 use crate::analysis::select::{Device, Pick};
+use crate::analysis::side::SidePaths;
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::output::render::{Format, TableStyle};
@@ -328,14 +330,14 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Gate(args) => run_gate(args, env),
         Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
-        Command::Operators(args) if args.pair.test.is_none() => one_run::run_operators(&args, env),
+        Command::Operators(args) if args.pair.alone() => one_run::run_operators(&args, env),
         Command::Operators(args) => views::run_operators(args, env),
-        Command::Kernels(args) if args.pair.test.is_none() => one_run::run_kernels(&args, env),
+        Command::Kernels(args) if args.pair.alone() => one_run::run_kernels(&args, env),
         Command::Kernels(args) if args.by_class || args.aligned => classes::run_kernel_classes(args, env),
         Command::Kernels(args) => views::run_kernels(args, env),
-        Command::Overview(args) if args.pair.test.is_none() => one_run::run_overview(&args, env),
+        Command::Overview(args) if args.pair.alone() => one_run::run_overview(&args, env),
         Command::Overview(args) => views::run_overview(args, env),
-        Command::Modules(args) if args.pair.test.is_none() => one_run::run_modules(&args, env),
+        Command::Modules(args) if args.pair.alone() => one_run::run_modules(&args, env),
         Command::Modules(args) => modules::run_modules(args, env),
         Command::Report(args) => report::run_report(args, env),
         Command::Flamegraph(args) => flamegraph::run_flamegraph(args, env),
@@ -346,7 +348,7 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
 
 /// A new request for CONTROL and TEST: the command line's defaults (the operations, normalised
 /// names; see [`CompareRequest::operations`]) and the options given.
-pub(crate) fn fresh_request(select: &SelectArgs, control: &Path, test: &Path) -> CompareRequest {
+pub(crate) fn fresh_request(select: &SelectArgs, control: SidePaths, test: SidePaths) -> CompareRequest {
     request_from(select, CompareRequest::new(control, test).operations())
 }
 

@@ -112,7 +112,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     )?;
     super::check_output(&output)?;
     let select = SelectArgs::from(&args.select);
-    let mut req = args.pair.request(&select);
+    let mut req = args.pair.request(&select)?;
     super::every_step_by_default(&mut req, &select);
     req.beyond_shift = !args.no_run_shift;
     req.captures = args.captures.sides();

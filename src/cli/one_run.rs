@@ -5,16 +5,16 @@ use super::modules::ModulesArgs;
 use super::views::{KernelsArgs, OperatorsArgs, OverviewArgs, ViewOutputArgs, kernels_options, view_options};
 use super::{Env, OutputArgs, SelectArgs, emit};
 use crate::analysis::compare::CompareRequest;
+use crate::analysis::side::SidePaths;
 use crate::commands::{self, ModulesOptions, Shown};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
 use crate::output::render::modules::{ModuleOrder, ModuleTime};
 use crate::output::render::one_run::{self as render, RunTable, RunTree, run_view_table, write_run_table};
-use std::path::Path;
 
 /// The request of one run: both sides are the run (read once), with the selection given.
-fn run_request(select: &SelectArgs, run: &Path) -> CompareRequest {
-    let mut req = super::fresh_request(select, run, run);
+fn run_request(select: &SelectArgs, run: SidePaths) -> CompareRequest {
+    let mut req = super::fresh_request(select, run.clone(), run);
     req.test_selection = req.control_selection.clone();
     req
 }
@@ -96,7 +96,7 @@ pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i
     refuse(args.pair.labels.is_some(), o.only_significant, o.no_run_shift)?;
     refuse_sides(&args.select.steps)?;
     super::check_output(&view_output(o))?;
-    let mut req = run_request(&args.select, &args.pair.control);
+    let mut req = run_request(&args.select, args.pair.run()?);
     super::every_step_by_default(&mut req, &args.select);
     req.totals = o.totals;
     let time = args.time.map(super::views::operator_time);
@@ -117,7 +117,7 @@ pub(crate) fn run_kernels(args: &KernelsArgs, env: &mut Env<'_>) -> Result<i32> 
         ));
     }
     super::check_output(&view_output(o))?;
-    let mut req = run_request(&args.select, &args.pair.control);
+    let mut req = run_request(&args.select, args.pair.run()?);
     super::every_step_by_default(&mut req, &args.select);
     req.totals = o.totals;
     let mut options = kernels_options(args);
@@ -147,7 +147,7 @@ pub(crate) fn run_overview(args: &OverviewArgs, env: &mut Env<'_>) -> Result<i32
             "--per-step: one run's overview has no per-step rows yet; give CONTROL and TEST",
         ));
     }
-    let req = run_request(&SelectArgs::from(&args.select), &args.pair.control);
+    let req = run_request(&SelectArgs::from(&args.select), args.pair.run()?);
     let o = finish(commands::overview(&req), &req, env)?;
     show(&render::run_overview(&o.control), &output, false, env)
 }
@@ -168,7 +168,7 @@ pub(crate) fn run_modules(args: &ModulesArgs, env: &mut Env<'_>) -> Result<i32> 
     };
     let format = super::check_output(&output)?;
     let select = SelectArgs::from(&args.select);
-    let mut req = run_request(&select, &args.pair.control);
+    let mut req = run_request(&select, args.pair.run()?);
     super::every_step_by_default(&mut req, &select);
     let options = ModulesOptions {
         zoom: args.zoom.clone(),

@@ -1,14 +1,16 @@
 //! `plot`: HTA's two bar charts of a comparison, as SVG or PNG.
 
 use super::compare::{PairArgs, with_pair};
+use super::sides::GivenRuns;
 use super::{Env, Labels, SelectArgs, finish, parse_labels, request_from, with_labels};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SortKey;
+use crate::analysis::side::SidePaths;
 use crate::commands::{Pair, PlotOptions, plot};
 use crate::error::Result;
 use crate::output::render::plot::Metric;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 pub const PLOT_HELP: &str = "\
 Without CONTROL and TEST, plots the comparison that the last `tracediff compare` saved (selection
@@ -24,10 +26,11 @@ and GPU idle, test step (docs/breakdown.md).";
 #[derive(Debug, Args)]
 pub struct PlotArgs {
     /// The baseline (default: the saved comparison's).
-    #[arg(requires = "test")]
     pub control: Option<PathBuf>,
     /// The run to compare against it.
     pub test: Option<PathBuf>,
+    #[command(flatten)]
+    pub runs: GivenRuns,
     /// Which chart.
     #[arg(long, value_enum, default_value_t = Metric::Both)]
     pub metric: Metric,
@@ -74,6 +77,7 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         output: args.output.clone(),
         size: (args.width, args.height),
     };
+    let sides = super::compare::given_pair(&args.runs, [args.control.as_ref(), args.test.as_ref()])?;
     let written = if args.metric == Metric::Breakdown {
         if args.totals {
             return Err(crate::error::Error::usage(
@@ -81,7 +85,7 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
             ));
         }
         // The overview keys rows by nothing: the request is the pair's as given, selection only.
-        let given = |c: &Path, t: &Path| {
+        let given = |c: SidePaths, t: SidePaths| {
             with_labels(
                 request_from(&args.select, CompareRequest::new(c, t)),
                 args.labels.as_ref(),
@@ -89,9 +93,9 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
         };
         let adjust = |saved: CompareRequest| Ok(with_labels(request_from(&args.select, saved), args.labels.as_ref()));
         let state_dir = env.state_dir.clone();
-        let pair = match (&args.control, &args.test) {
-            (Some(c), Some(t)) => Pair::Given(Box::new(given(c, t))),
-            _ => Pair::Saved {
+        let pair = match sides {
+            Some([c, t]) => Pair::Given(Box::new(given(c, t))),
+            None => Pair::Saved {
                 state_dir: &state_dir,
                 adjust: &adjust,
             },
@@ -103,13 +107,7 @@ pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
             labels: args.labels.as_ref(),
             totals: args.totals,
         };
-        with_pair(
-            args.control.as_deref(),
-            args.test.as_deref(),
-            &given,
-            env,
-            |pair, env| finish(plot(pair, &options), env),
-        )?
+        with_pair(sides, &given, env, |pair, env| finish(plot(pair, &options), env))?
     };
     for path in &written {
         let _ = writeln!(env.stdout, "{}", path.display());

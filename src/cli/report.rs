@@ -78,7 +78,7 @@ pub struct ReportArgs {
 
 pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     commands::check_html(&args.output)?;
-    let mut req = view_request(&args.pair, &args.select);
+    let mut req = view_request(&args.pair, &args.select)?;
     super::every_step_by_default(&mut req, &args.select);
     req.beyond_shift = !args.no_run_shift;
     req.kernel_classes = args.kernel_classes.clone();

@@ -1,7 +1,9 @@
 //! `tracediff operators`, `kernels` and `overview` (docs/semantics.md#operator-and-kernel-views, docs/semantics.md#overview): their options and runners.
 
+use super::sides::GivenRuns;
 use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, finish};
 use crate::analysis::compare::CompareRequest;
+use crate::analysis::side::SidePaths;
 use crate::commands::{self, KernelsOptions, OperatorTime, Shown, ViewOptions};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
@@ -189,21 +191,47 @@ pub struct OverviewArgs {
 /// `kernels`, `overview`, `modules`).
 #[derive(Debug, Args)]
 pub struct RunsArgs {
-    /// The baseline: a directory of traces or one trace file. Given alone, that run's own view:
-    /// its columns only, no Δ.
-    pub control: PathBuf,
-    /// The run to compare against it.
+    /// The baseline: a directory of traces, one trace file, or a directory of runs. Given
+    /// alone, that side's own view: its columns only, no Δ.
+    #[arg(required_unless_present = "control_run")]
+    pub control: Option<PathBuf>,
+    /// The run (or directory of runs) to compare against it.
     pub test: Option<PathBuf>,
     /// Names for the two sides in headers and CSV columns [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
     pub labels: Option<super::Labels>,
+    #[command(flatten)]
+    pub runs: GivenRuns,
 }
 
 impl RunsArgs {
-    /// The request of the pair (a run given alone is both sides).
-    pub(crate) fn request(&self, select: &SelectArgs) -> CompareRequest {
-        let test = self.test.as_deref().unwrap_or(&self.control);
-        super::with_labels(super::fresh_request(select, &self.control, test), self.labels.as_ref())
+    /// The two sides given (the test side `None` where one side is given alone).
+    fn sides(&self) -> Result<(SidePaths, Option<SidePaths>)> {
+        match self.runs.sides([self.control.as_ref(), self.test.as_ref()])? {
+            [Some(c), t] => Ok((c, t)),
+            [None, _] => super::sides::both([None, None], super::sides::PAIR).map(|[c, _]| (c, None)),
+        }
+    }
+
+    /// Whether one side is given alone (its own view); a bad combination is not, and is refused
+    /// as a pair.
+    pub(crate) fn alone(&self) -> bool {
+        self.sides().is_ok_and(|(_, t)| t.is_none())
+    }
+
+    /// The side given alone.
+    pub(crate) fn run(&self) -> Result<SidePaths> {
+        self.sides().map(|(c, _)| c)
+    }
+
+    /// The request of the pair (a side given alone is both sides).
+    pub(crate) fn request(&self, select: &SelectArgs) -> Result<CompareRequest> {
+        let (control, test) = self.sides()?;
+        let test = test.unwrap_or_else(|| control.clone());
+        Ok(super::with_labels(
+            super::fresh_request(select, control, test),
+            self.labels.as_ref(),
+        ))
     }
 }
 
@@ -211,21 +239,26 @@ impl RunsArgs {
 #[derive(Debug, Args)]
 pub struct PairArgs {
     /// The baseline: a directory of traces or one trace file.
-    pub control: PathBuf,
+    #[arg(required_unless_present = "control_run")]
+    pub control: Option<PathBuf>,
     /// The run to compare against it.
-    pub test: PathBuf,
+    #[arg(required_unless_present_any = ["control_run", "test_run"])]
+    pub test: Option<PathBuf>,
     /// Names for the two sides in headers and CSV columns [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = super::parse_labels, help_heading = "Output")]
     pub labels: Option<super::Labels>,
+    #[command(flatten)]
+    pub runs: GivenRuns,
 }
 
 /// The request of a view command: the pair and the selection given, the command line's
 /// defaults for the rest.
-pub(crate) fn view_request(pair: &PairArgs, select: &SelectArgs) -> CompareRequest {
-    super::with_labels(
-        super::fresh_request(select, &pair.control, &pair.test),
+pub(crate) fn view_request(pair: &PairArgs, select: &SelectArgs) -> Result<CompareRequest> {
+    let [control, test] = pair.runs.pair([pair.control.as_ref(), pair.test.as_ref()])?;
+    Ok(super::with_labels(
+        super::fresh_request(select, control, test),
         pair.labels.as_ref(),
-    )
+    ))
 }
 
 /// The view options that `operators` and `kernels` share.
@@ -240,7 +273,7 @@ pub(crate) fn view_options(zoom: Option<&String>, out: &ViewOutputArgs) -> ViewO
 
 pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
-    let mut req = args.pair.request(&args.select);
+    let mut req = args.pair.request(&args.select)?;
     super::every_step_by_default(&mut req, &args.select);
     req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
@@ -280,7 +313,7 @@ pub(crate) fn kernels_options(args: &KernelsArgs) -> KernelsOptions {
 /// `cli::classes` (the command dispatch picks).
 pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
-    let mut req = args.pair.request(&args.select);
+    let mut req = args.pair.request(&args.select)?;
     super::every_step_by_default(&mut req, &args.select);
     req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
@@ -291,7 +324,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
 
 pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     args.unused.refuse("overview", "it measures whole steps")?;
-    let req = args.pair.request(&SelectArgs::from(&args.select));
+    let req = args.pair.request(&SelectArgs::from(&args.select))?;
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),

@@ -87,8 +87,8 @@ fn saved(
     notes.info(format!(
         "using the comparison saved in {} ({} vs {})",
         path.display(),
-        req.control.display(),
-        req.test.display()
+        req.control.shown(),
+        req.test.shown()
     ));
     let same_events = saved.request.rows_key() == req.rows_key();
     let saved_unfiltered = saved.request.include.is_empty() && saved.request.exclude.is_empty();

@@ -4,11 +4,16 @@ use super::{Done, collect};
 use crate::analysis::gate::{GateConfig, GateReport};
 use crate::analysis::gate_run::gate_pair;
 use crate::analysis::select::SideSelection;
-use std::path::Path;
+use crate::analysis::side::SidePaths;
 
 /// Judges `candidate` against `baseline` by the rules of `config`, over the ranks and steps of
 /// `selection` on both sides. A failed rule is the report's verdict, not an error.
-pub fn gate(config: &GateConfig, baseline: &Path, candidate: &Path, selection: &SideSelection) -> Done<GateReport> {
+pub fn gate(
+    config: &GateConfig,
+    baseline: &SidePaths,
+    candidate: &SidePaths,
+    selection: &SideSelection,
+) -> Done<GateReport> {
     collect(|notes| {
         let (report, found) = gate_pair(config, baseline, candidate, selection)?;
         notes.caveats(found);

@@ -26,6 +26,8 @@ mod report;
 mod views;
 
 pub use crate::analysis::compare::CompareRequest;
+pub use crate::analysis::runs::given_runs;
+pub use crate::analysis::side::{Side, SideId, SidePaths};
 pub use compare::{CompareOptions, Pair, compare, ops_diff};
 pub use events::{EventTable, EventsRequest, events, summarize};
 pub use gate::gate;

@@ -246,11 +246,14 @@ fn over_runs(
 ) -> Result<(ViewTable, Option<String>)> {
     use crate::analysis::runs::steps_of;
     use crate::analysis::side_runs::{map_runs, mean_step_ns_of_loaded};
-    let mut missing = Vec::new();
+    // Runs whose tables were made, and those of them without the zoomed node (a side given
+    // alone is made once and shown as both).
+    let (mut made, mut missing) = (0, Vec::new());
     let (runs, found) = map_runs(req, command, |_, r, loaded| {
-        let table = match zoom_scope(r, loaded, zoom) {
+        made += 1;
+        let table = match zoom_scope(r, &loaded, zoom) {
             Ok(scope) => {
-                let mut table = make(r, loaded, scope.as_ref().map(|(s, _)| s));
+                let mut table = make(r, &loaded, scope.as_ref().map(|(s, _)| s));
                 table.zoom = scope.map(|(_, path)| path);
                 table
             }
@@ -258,7 +261,7 @@ fn over_runs(
             // only): nothing ran inside it in this run. Refused below where no run has it.
             Err(e) => {
                 missing.push(e);
-                let mut table = make(r, loaded, None);
+                let mut table = make(r, &loaded, None);
                 table.rows.clear();
                 table.zoom = zoom.map(str::to_string);
                 table
@@ -267,10 +270,10 @@ fn over_runs(
         Ok(RunTable {
             table,
             steps: steps_of(&loaded.resolved[0]),
-            step_ns: mean_step_ns_of_loaded(loaded, 0),
+            step_ns: mean_step_ns_of_loaded(&loaded, 0),
         })
     })?;
-    if missing.len() == runs.iter().map(Vec::len).sum::<usize>()
+    if missing.len() == made
         && let Some(e) = missing.into_iter().next()
     {
         return Err(e);

@@ -285,8 +285,8 @@ pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
     }
     let req = every_step_by_default(req);
     let (control, test) = crate::analysis::summary::load_summary_pair_marked(
-        &req.control,
-        &req.test,
+        req.control.single("overview")?,
+        req.test.single("overview")?,
         (&req.control_selection, &req.test_selection),
         req.step_marker.as_deref(),
     )?;

@@ -5,21 +5,19 @@
 
 use super::overview::{BreakdownMean, Overview, SideOverview, overview_request};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::runs::SideRuns;
-use crate::analysis::side_runs::run_request;
+use crate::analysis::side::SideId;
+use crate::analysis::side_runs::map_sides;
 use crate::error::Result;
 
-/// The overview of `req`, whose sides are read as runs (a side of one run is that run).
+/// The overview of `req`, whose sides are read as runs (a side of one run is that run; a side
+/// viewed alone is read once).
 pub fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
     let mut notes = Vec::new();
-    let mut runs: [Vec<SideOverview>; 2] = Default::default();
-    for (k, path) in [&req.control, &req.test].into_iter().enumerate() {
-        for run in SideRuns::of(path).runs {
-            let (o, found) = overview_request(&run_request(req, k, &run))?;
-            notes.extend(found);
-            runs[k].push(o.control);
-        }
-    }
+    let runs = map_sides(req, |_, r| {
+        let (o, found) = overview_request(r)?;
+        notes.extend(found);
+        Ok(o.control)
+    })?;
     notes.dedup();
     Ok((overview_of_run_overviews(req, runs)?, notes))
 }
@@ -27,15 +25,15 @@ pub fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
 /// The overview of two sides of runs from each run's own overview (its `control` side, in
 /// name order): what [`overview_of_runs`] makes of the runs it reads, for a caller that read them.
 pub fn overview_of_run_overviews(req: &CompareRequest, runs: [Vec<SideOverview>; 2]) -> Result<Overview> {
-    let paths = [&req.control, &req.test];
-    let [control, test] = runs;
-    let side = |k: usize, runs: Vec<SideOverview>| {
-        mean_of_runs(runs, &req.labels[k], &paths[k].display().to_string())
-            .ok_or_else(|| crate::error::Error::input(paths[k], "no run to read"))
+    let side = |id: SideId, runs: Vec<SideOverview>| {
+        let paths = req.side(id).paths;
+        mean_of_runs(runs, &req.labels[id.index()], &paths.shown())
+            .ok_or_else(|| crate::error::Error::usage(format!("{}: no run to read", paths.shown())))
     };
+    let [control, test] = runs;
     Ok(Overview {
-        control: side(0, control)?,
-        test: side(1, test)?,
+        control: side(SideId::Control, control)?,
+        test: side(SideId::Test, test)?,
     })
 }
 

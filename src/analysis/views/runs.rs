@@ -11,6 +11,7 @@ use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
 use std::collections::BTreeMap;
 
 /// One run's table (its control side is the run), with its selected steps and mean step time.
+#[derive(Clone)]
 pub struct RunTable {
     /// The table of the run against itself: its `control` values are the run's.
     pub table: ViewTable,
@@ -182,9 +183,9 @@ fn first_table(runs: [Vec<RunTable>; 2], req: &CompareRequest, rows: Vec<ViewRow
     let step_total = |runs: &[RunTable]| runs.iter().map(|r| r.table.step_total_ns[0]).sum::<Option<i64>>();
     let step_total_ns = [step_total(&c), step_total(&t)];
     let info = |runs: &[RunTable], k: usize| {
-        let path = if k == 0 { &req.control } else { &req.test };
+        let id = crate::analysis::side::SideId::of_index(k);
         let infos = runs.iter().map(|r| r.table.control.clone()).collect();
-        crate::analysis::runs::side_info_of_runs(infos, &req.labels[k], path)
+        crate::analysis::runs::side_info_of_runs(infos, &req.labels[k], req.side(id).paths)
     };
     let (control, test) = (info(&c, 0), info(&t, 1));
     let frame = c.into_iter().chain(t).next().map(|r| r.table);
