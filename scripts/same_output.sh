@@ -6,6 +6,8 @@
 #   scripts/same_output.sh OLD_BINARY NEW_BINARY [--quick]
 #
 # --quick: the fixtures only (a minute on two cores); without it the shared traces too.
+# SAME_OUTPUT_ONLY=REGEX runs only the commands that match it (grep -E), to check one result
+# while moving it; the whole list is the check that counts.
 # Exit status 0 when every output is the same, 1 when any differs (the differing cases are listed
 # and the two output folders kept), 2 on bad usage.
 set -u
@@ -51,7 +53,26 @@ commands=(
     "modules --time device" "kernels --aligned" "events --format csv"
     "modules" "modules --format json" "flamegraph --folded"
     "gate --max-step-time-regression 5% --max-op-regression 10%"
+    "compare --iteration all --format csv" "compare --iteration all --format json"
+    "compare --iteration all --format markdown"
+    "operators --format csv" "operators --format markdown" "operators --iteration all"
+    "operators --iteration all --format csv" "operators --iteration all --format json"
+    "operators --time host-self --top 5 --format markdown"
+    "kernels --format csv" "kernels --format json" "kernels --format markdown"
+    "kernels --by-operator --format csv" "kernels --by-operator --format json"
+    "kernels --by-operator --format markdown" "kernels --by-class --format csv"
+    "kernels --by-class --format json" "kernels --by-class --format markdown"
+    "kernels --iteration all" "kernels --iteration all --format csv"
 )
+# Commands given the control side alone (one run's view).
+one_commands=("operators" "operators --format csv" "operators --format json" "operators --format markdown"
+    "kernels" "kernels --format csv" "kernels --by-operator --format json" "kernels --iteration all --format csv"
+    "overview" "overview --format csv" "overview --format json" "overview --format markdown"
+    "modules" "modules --format csv" "modules --format json" "modules --format markdown"
+    "modules --time device")
+# Commands run again at a narrow width (columns dropped, names cut).
+narrow_commands=("compare" "compare --iteration all" "operators" "kernels --by-operator" "kernels --by-class"
+    "ONE operators" "ONE modules")
 # Commands that write a file: the file is compared too.
 file_commands=("report -o OUTFILE.html" "flamegraph -o OUTFILE.svg" "plot -o OUTFILE.svg")
 
@@ -61,13 +82,26 @@ run_all() {
     for pair in "${pairs[@]}"; do
         [ -d "$pair" ] || continue
         read -r c t <<<"$(sides "$pair")"
-        for cmd in "${commands[@]}" "${file_commands[@]}"; do
+        for cmd in "${commands[@]}" "${file_commands[@]}" "${one_commands[@]/#/ONE }" \
+            "${narrow_commands[@]/#/COLUMNS=40 }"; do
+            if [ -n "${SAME_OUTPUT_ONLY:-}" ] && ! grep -qE -- "$SAME_OUTPUT_ONLY" <<<"$cmd"; then
+                continue
+            fi
             n=$((n + 1))
+            local columns=100
+            if [[ $cmd == COLUMNS=* ]]; then
+                columns=${cmd%% *} columns=${columns#COLUMNS=} cmd=${cmd#* }
+            fi
+            # ONE: the control side alone.
+            local test=$t
+            if [[ $cmd == ONE\ * ]]; then
+                cmd=${cmd#ONE } test=
+            fi
             local case="$out/$n"
             local file="$out/$n.file"
-            echo "$cmd $c $t" >"$case.cmd"
+            echo "COLUMNS=$columns $cmd $c $test" >"$case.cmd"
             # shellcheck disable=SC2086
-            COLUMNS=100 timeout 300 "$bin" ${cmd/OUTFILE/$file} "$c" "$t" \
+            COLUMNS=$columns timeout 300 "$bin" ${cmd/OUTFILE/$file} "$c" $test \
                 >"$case.stdout" 2>"$case.stderr" </dev/null
             echo $? >"$case.rc"
             # A written file is named by its case, so the two folders compare by name.

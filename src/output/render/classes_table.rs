@@ -19,23 +19,6 @@ impl Extra {
             share: t.kind == ViewKind::Classes,
         }
     }
-
-    /// Appends the CSV headers of the share columns (the class column follows the name).
-    pub fn csv_header(&self, header: &mut Vec<String>) {
-        if self.share {
-            header.push("control_share".to_string());
-            header.push("test_share".to_string());
-        }
-    }
-
-    /// Appends row `r`'s CSV cells of the share columns.
-    pub fn csv_cells(&self, t: &ViewTable, r: &ViewRow, cells: &mut Vec<String>) {
-        if self.share {
-            for s in shares(t, r) {
-                cells.push(s.map_or(String::new(), |s| format!("{s:.4}")));
-            }
-        }
-    }
 }
 
 /// The class of a kernel row's kernel.
@@ -59,9 +42,4 @@ pub(crate) fn shares(t: &ViewTable, r: &ViewRow) -> [Option<f64>; 2] {
         ],
         None => [None, None],
     }
-}
-
-/// A share as the terminal table shows it (`12.3%`), `-` without one.
-pub(crate) fn share_text(s: Option<f64>) -> String {
-    s.map_or("-".to_string(), |s| format!("{:.1}%", s * 100.0))
 }

@@ -1,15 +1,14 @@
 //! The comparison table in each output format.
 
-use super::columns::{Columns, text_width};
-use super::{
-    Cuts, Format, TableStyle, csv_field, fit_columns, fmt_count, fmt_duration, fmt_percent, fmt_us, json_us, md_cell,
-    wrap_line,
-};
+use super::table::{self, terminal};
+use super::{Format, TableStyle, fmt_count, fmt_duration, fmt_percent, json_us};
 use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
 use crate::analysis::select::Device;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::io::{self, Write};
+
+mod columns;
 
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
@@ -54,42 +53,7 @@ pub fn render(view: &CompareView<'_>, format: Format, style: TableStyle, out: &m
 
 /// HTA's columns, with `--labels` in the headers.
 pub fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let c = view.comparison;
-    let (cl, tl) = (&c.control.label, &c.test.label);
-    writeln!(
-        out,
-        "{},{cl}_counts,{cl}_total_duration,{tl}_counts,{tl}_total_duration,diff_counts,diff_duration,counts_change_categories{}",
-        c.naming.column(),
-        if c.significance { ",significant" } else { "" }
-    )?;
-    for r in &view.rows {
-        write!(
-            out,
-            "{},{},{},{},{},{},{},{}",
-            csv_field(&r.name),
-            r.shown_count(0),
-            fmt_us(r.shown_dur_ns(0)),
-            r.shown_count(1),
-            fmt_us(r.shown_dur_ns(1)),
-            r.shown_diff_counts().trim_start_matches('+'),
-            fmt_us(r.shown_diff_dur_ns()),
-            r.change_symbol()
-        )?;
-        if c.significance {
-            write!(out, ",{}", significance_text(r.significant))?;
-        }
-        writeln!(out)?;
-    }
-    Ok(())
-}
-
-/// `true`, `false`, or empty (CSV) where it could not be estimated.
-fn significance_text(s: Option<bool>) -> &'static str {
-    match s {
-        Some(true) => "true",
-        Some(false) => "false",
-        None => "",
-    }
+    table::csv::write(&columns::table(view), out)
 }
 
 /// What one side is (label, path, files, ranks and iterations compared, device) as the JSON
@@ -121,58 +85,8 @@ fn summary_json(s: &Summary) -> Value {
     })
 }
 
-/// A row of the JSON document: fixed keys (`control_*`, `test_*`) whatever the labels.
 #[derive(Serialize)]
-struct JsonRow<'a> {
-    name: &'a str,
-    control_counts: u64,
-    control_total_duration: Value,
-    test_counts: u64,
-    test_total_duration: Value,
-    diff_counts: i64,
-    diff_duration: Value,
-    counts_change_categories: &'static str,
-    category: &'static str,
-    /// Per-step values (control, test), where the rows hold them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    per_step: Option<Value>,
-    /// Absent from HTA's exact table; null where it could not be estimated.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    significant: Option<Option<bool>>,
-}
-
-/// The rows, serialized one at a time (never all as JSON values at once).
-struct JsonRows<'a>(&'a [&'a Row], bool);
-
-impl Serialize for JsonRows<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|r| JsonRow {
-            significant: self.1.then_some(r.significant),
-            name: &r.name,
-            control_counts: r.control.count,
-            control_total_duration: json_us(r.control.dur_ns),
-            test_counts: r.test.count,
-            test_total_duration: json_us(r.test.dur_ns),
-            diff_counts: r.diff_counts(),
-            diff_duration: json_us(r.diff_dur_ns()),
-            counts_change_categories: r.change_symbol(),
-            category: r.category().as_str(),
-            per_step: r.per_step.map(|[c, t]| {
-                json!({
-                    "control_counts": c.count,
-                    "control_duration": c.dur_ns / 1000.0,
-                    "test_counts": t.count,
-                    "test_duration": t.dur_ns / 1000.0,
-                    "diff_counts": t.count - c.count,
-                    "diff_duration": (t.dur_ns - c.dur_ns) / 1000.0,
-                })
-            }),
-        }))
-    }
-}
-
-#[derive(Serialize)]
-struct JsonDoc<'a> {
+struct JsonDoc<'a, 't> {
     tool: &'static str,
     version: &'static str,
     duration_unit: &'static str,
@@ -194,13 +108,14 @@ struct JsonDoc<'a> {
     /// Run-wide shifts (factor test ÷ control), where significance was estimated.
     #[serde(skip_serializing_if = "Option::is_none")]
     run_shift: Option<&'a crate::analysis::diff::RunShift>,
-    rows: JsonRows<'a>,
+    rows: table::json::Rows<'t, 'a>,
 }
 
 /// One document: the tool, what was compared, the summary and the rows. Row keys are fixed
 /// (`control_*`, `test_*`) whatever the labels, so scripts need not know them.
 pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
+    let table = columns::table(view);
     let doc = JsonDoc {
         tool: "tracediff",
         version: env!("CARGO_PKG_VERSION"),
@@ -221,7 +136,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
             .step_ns
             .map(|[sc, st]| json!({"control": json_us(sc.round() as i64), "test": json_us(st.round() as i64)})),
         run_shift: marks_significance(c).then_some(&c.shift),
-        rows: JsonRows(&view.rows, c.significance),
+        rows: table::json::Rows(&table),
     };
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
     writeln!(out)
@@ -365,129 +280,21 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
     lines
 }
 
-/// The cells of a row after its name.
-fn number_cells(r: &Row) -> [String; 7] {
-    [
-        r.shown_count(0),
-        r.shown_count(1),
-        r.shown_diff_counts(),
-        fmt_duration(r.shown_dur_ns(0), false),
-        fmt_duration(r.shown_dur_ns(1), false),
-        fmt_duration(r.shown_diff_dur_ns(), true),
-        fmt_percent(r.shown_dur_ns(0), r.shown_dur_ns(1)),
-    ]
-}
-
 /// Aligned columns that fit in `style.width`; long names are cut for display (in the middle, or
 /// around where they differ when two cuts would look the same), unless `style.full_names`.
-/// Written a row at a time: two passes over the rows (widths, then text), no copy of them.
+/// Written a row at a time.
 pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    let c = view.comparison;
-    let width = if style.full_names { usize::MAX } else { style.width };
-    writeln!(out, "{}", wrap_line(&describe_side(&c.control), width))?;
-    writeln!(out, "{}", wrap_line(&describe_side(&c.test), width))?;
-    writeln!(
-        out,
-        "{}",
-        wrap_line(&format!("device: {}{}", c.device, filter_note(c)), width)
-    )?;
-    if let Some(hint) = more_steps_hint([&c.control, &c.test]) {
-        writeln!(out, "{}", wrap_line(&hint, width))?;
-    }
-    if view.rows.is_empty() {
-        writeln!(out, "(no rows)")?;
-    } else {
-        rows_table(view, style, out)?;
-    }
-    for line in summary_lines(view) {
-        writeln!(out, "{}", wrap_line(&line, width))?;
-    }
-    Ok(())
-}
-
-/// The rows of [`table`] as aligned columns fitted to `style` (see there).
-fn rows_table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    let c = view.comparison;
-    let (cl, tl) = (&c.control.label, &c.test.label);
-    let marks = marks_significance(c);
-    let mut header = vec![
-        c.naming.column().to_string(),
-        format!("{cl}\ncount"),
-        format!("{tl}\ncount"),
-        "Δ\ncount".to_string(),
-        format!("{cl}\ntime"),
-        format!("{tl}\ntime"),
-        "Δ\ntime".to_string(),
-        "Δ\ntime %".to_string(),
-    ];
-    let mut right = vec![false, true, true, true, true, true, true, true];
-    if marks {
-        header.push("sig".to_string());
-        right.push(false);
-    }
-    let mut cols = Columns::new(right);
-    for (k, h) in header.iter().enumerate() {
-        cols.fit(k, h);
-    }
-    let mut longest = text_width(&header[0]);
-    for r in &view.rows {
-        longest = longest.max(text_width(&r.name));
-        for (k, cell) in number_cells(r).iter().enumerate() {
-            cols.fit(k + 1, cell);
-        }
-    }
     // Names get what the number columns leave of the width; when that is too little, the
     // per-side counts go first, then the per-side times, then Δ count (docs/commands.md).
-    let (shown, name_width) = if style.full_names || style.width == usize::MAX {
-        (vec![true; header.len() - 1], longest)
-    } else {
-        fit_columns(longest, &cols.widths[1..], 1, &[&[0, 1], &[3, 4], &[2]], style.width)
+    let layout = terminal::Layout {
+        width: if style.full_names { usize::MAX } else { style.width },
+        fit: terminal::Fit::Drop {
+            drop_order: &[&[0, 1], &[3, 4], &[2]],
+            cut: None,
+            widen_to_header: false,
+        },
     };
-    let cuts = if name_width < longest {
-        Cuts::new(view.rows.len(), |i| &view.rows[i].name, name_width)
-    } else {
-        Cuts::new(0, |_| "", usize::MAX)
-    };
-    cols.widths[0] = name_width;
-    let mut right = vec![false];
-    right.extend(
-        cols.widths[1..]
-            .iter()
-            .zip(&shown)
-            .enumerate()
-            .filter(|(_, (_, s))| **s)
-            .map(|(k, _)| k < 7),
-    );
-    let mut widths = vec![name_width];
-    widths.extend(
-        cols.widths[1..]
-            .iter()
-            .zip(&shown)
-            .filter(|(_, s)| **s)
-            .map(|(w, _)| *w),
-    );
-    let mut cols = Columns::new(right);
-    cols.widths = widths;
-    cols.row(&keep(header.iter().map(String::as_str).collect(), &shown), out)?;
-    cols.rule(out)?;
-    for (i, r) in view.rows.iter().enumerate() {
-        let name = cuts.cut(i, &r.name);
-        let nums = number_cells(r);
-        let mut cells: Vec<&str> = vec![&*name];
-        cells.extend(nums.iter().map(String::as_str));
-        if marks {
-            cells.push(if r.significant == Some(true) { "*" } else { "" });
-        }
-        cols.row(&keep(cells, &shown), out)?;
-    }
-    Ok(())
-}
-
-/// The name cell and the value cells `shown` keeps.
-fn keep<'a>(cells: Vec<&'a str>, shown: &[bool]) -> Vec<&'a str> {
-    let mut kept = vec![cells[0]];
-    kept.extend(cells[1..].iter().zip(shown).filter(|(_, s)| **s).map(|(c, _)| *c));
-    kept
+    terminal::write(&columns::table(view), &layout, out)
 }
 
 /// Whether a table has the `sig` column: significance was estimated for its rows.
@@ -519,32 +326,5 @@ fn filter_note(c: &Comparison) -> String {
 
 /// A GitHub-flavoured Markdown table with the full names, for pull requests and CI summaries.
 pub fn markdown(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
-    let c = view.comparison;
-    let (cl, tl) = (md_cell(&c.control.label), md_cell(&c.test.label));
-    writeln!(out, "- {}", md_cell(&describe_side(&c.control)))?;
-    writeln!(out, "- {}", md_cell(&describe_side(&c.test)))?;
-    writeln!(out, "- device: {}{}", c.device, md_cell(&filter_note(c)))?;
-    if let Some(hint) = more_steps_hint([&c.control, &c.test]) {
-        writeln!(out, "- {}", md_cell(&hint))?;
-    }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "| {} | {cl} count | {tl} count | Δ count | {cl} time | {tl} time | Δ time | Δ time % |",
-        c.naming.column()
-    )?;
-    writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---:|")?;
-    for r in &view.rows {
-        writeln!(
-            out,
-            "| `{}` | {} |",
-            r.name.replace('`', "'").replace('|', "\\|"),
-            number_cells(r).join(" | ")
-        )?;
-    }
-    writeln!(out)?;
-    for line in summary_lines(view) {
-        writeln!(out, "{}  ", md_cell(&line))?;
-    }
-    Ok(())
+    table::markdown::write(&columns::table(view), out)
 }

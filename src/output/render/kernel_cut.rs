@@ -87,7 +87,7 @@ fn matching(name: &[char], at: usize, open: char, close: char) -> Option<usize> 
 /// template list or more (`cutlass::Kernel2<cutlass_80_simt_…`), the same without the
 /// namespaces (`dgrad_engine<float, 512, 6, 5…`); the function's own name with `<…`
 /// (`bn_fw_tr_1C11_singleread<…`); its start. A template list keeps its start: where two
-/// instantiations differ further on, [`super::Cuts`] cuts them around that place. `None` for a
+/// instantiations differ further on, `Cuts` cuts them around that place. `None` for a
 /// name that is no C++ function, or a width under 8.
 pub fn cut(name: &[char], width: usize) -> Option<(String, [Range<usize>; 2])> {
     if width < 8 {

@@ -15,6 +15,7 @@ pub mod one_run;
 pub mod ops_diff;
 pub mod plot;
 pub mod report;
+pub(crate) mod table;
 pub mod views;
 pub mod waterfall;
 pub mod xml;
@@ -22,7 +23,7 @@ pub mod xml;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub use self::cuts::{Cuts, default_cut, distinct_cuts, elide_middle, start_cut};
+pub use self::cuts::{default_cut, distinct_cuts, elide_middle, start_cut};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -274,7 +275,7 @@ pub fn wrap_text(text: &str, width: usize) -> String {
 
 /// A borderless table of a name column and right-aligned value columns (headers may hold a
 /// line break), fitted to `width`: names get what the value columns leave and are cut for
-/// display so that distinct names stay distinct ([`Cuts`]). `usize::MAX` keeps names whole.
+/// display so that distinct names stay distinct (`cuts::Cuts`). `usize::MAX` keeps names whole.
 pub fn fit_table(first: &str, headers: &[String], names: &[String], cells: &[Vec<String>], width: usize) -> String {
     fit_table_with(first, headers, names, cells, width, |names, w| {
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();

@@ -1,111 +1,58 @@
 //! One run's view (`tracediff operators run/` with one path): the columns of that run alone,
 //! with no Δ or significance, under a header naming the run, its ranks and steps. One table
-//! model ([`RunTable`]) is rendered to the terminal, Markdown, CSV and JSON.
+//! model ([`RunTable`], in the shared table model) is rendered to the terminal, Markdown, CSV and JSON.
 
-use super::columns::Columns;
-use super::{Format, TableStyle, csv_field, elide_middle, fmt_us, md_cell};
+use super::table::{Cell, Column, Formats, Line, Table, csv, json, markdown, terminal};
+use super::{Format, TableStyle};
 use crate::analysis::align::AlignedNode;
 use crate::analysis::diff::SideInfo;
 use crate::analysis::views::overview::SideOverview;
 use crate::analysis::views::{ViewRow, ViewTable};
-use crate::text::fmt_duration;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::io::{self, Write};
 
-/// A column of a run's table.
-#[derive(Debug, Clone)]
-pub struct RunColumn {
-    /// Its key in CSV and JSON (`calls`, `host_total_us`, …).
-    pub key: String,
-    /// Its heading in the terminal and Markdown (lines separated by `\n`).
-    pub title: String,
-    /// Whether it is a number (aligned right).
-    pub number: bool,
-}
-
-/// One cell: as people read it, and as CSV and JSON carry it.
-#[derive(Debug, Clone)]
-pub struct RunCell {
-    /// The text of the terminal and Markdown (`1.50 ms`).
-    pub text: String,
-    /// The value of CSV and JSON (µs as a number, `null` where absent).
-    pub value: Value,
-}
-
-/// One run's table: a header, then rows of cells under columns.
+/// One run's table: a header, then rows of cells under columns (the table model of
+/// [`super::table`]).
 #[derive(Debug, Clone)]
 pub struct RunTable {
     /// The view (`operators`, `kernels`, `overview`, `modules`).
-    pub view: &'static str,
+    pub(crate) view: &'static str,
     /// The run as JSON (label, path, files, ranks, steps).
-    pub run: Value,
+    pub(crate) run: Value,
     /// The lines above the table (the run, its ranks and steps; what is shown).
-    pub header: Vec<String>,
+    pub(crate) header: Vec<String>,
     /// The columns, the first one the rows' names.
-    pub columns: Vec<RunColumn>,
+    pub(crate) columns: Vec<Column>,
     /// The rows.
-    pub rows: Vec<Vec<RunCell>>,
+    pub(crate) rows: Vec<Vec<Cell<'static>>>,
 }
 
-fn column(key: &str, title: &str, number: bool) -> RunColumn {
-    RunColumn {
-        key: key.to_string(),
-        title: title.to_string(),
-        number,
-    }
+/// A column keyed `key` in CSV and JSON, headed `title` in the terminal and Markdown.
+fn column(key: &str, title: &str, number: bool) -> Column {
+    let c = Column::new(key, key, title);
+    if number { c } else { c.left() }
 }
 
-fn text_cell(text: &str) -> RunCell {
-    RunCell {
-        text: text.to_string(),
-        value: json!(text),
-    }
+fn text_cell(text: &str) -> Cell<'static> {
+    Cell::Text(Cow::Owned(text.to_string()))
 }
 
 /// A duration in ns as `1.50 ms` and as µs.
-fn time_cell(ns: Option<i64>) -> RunCell {
-    match ns {
-        None => RunCell {
-            text: "-".to_string(),
-            value: Value::Null,
-        },
-        Some(ns) => RunCell {
-            text: fmt_duration(ns, false),
-            value: us_value(ns),
-        },
-    }
+fn time_cell(ns: Option<i64>) -> Cell<'static> {
+    ns.map_or(Cell::Empty, Cell::Duration)
 }
 
-fn count_cell(n: Option<i64>) -> RunCell {
-    match n {
-        None => RunCell {
-            text: "-".to_string(),
-            value: Value::Null,
-        },
-        Some(n) => RunCell {
-            text: n.to_string(),
-            value: json!(n),
-        },
-    }
+fn count_cell(n: Option<i64>) -> Cell<'static> {
+    n.map_or(Cell::Empty, Cell::Int)
 }
 
-/// A count per step, up to two decimals.
-fn rate_cell(n: Option<f64>) -> RunCell {
-    match n {
-        None => RunCell {
-            text: "-".to_string(),
-            value: Value::Null,
-        },
-        Some(n) => RunCell {
-            text: crate::analysis::diff::fmt_rate(n),
-            value: json!(n),
-        },
-    }
-}
-
-/// µs as a JSON number: exact (`fmt_us`'s digits), an integer where it is one.
-fn us_value(ns: i64) -> Value {
-    serde_json::from_str(&fmt_us(ns)).unwrap_or(Value::Null)
+/// A count per step, up to two decimals (CSV and JSON: the number whole).
+fn rate_cell(n: Option<f64>) -> Cell<'static> {
+    n.map_or(Cell::Empty, |n| {
+        Cell::Shown(crate::analysis::diff::fmt_rate(n), json!(n))
+    })
 }
 
 /// The run's header line: `run: PATH (rank 0, steps 1–3)`.
@@ -235,47 +182,23 @@ pub fn run_overview(side: &SideOverview) -> RunTable {
         columns: vec![column("metric", "", false), column("value", "run", true)],
         rows: lines
             .into_iter()
-            .map(|(key, label, cell): (String, String, RunCell)| {
-                vec![
-                    RunCell {
-                        text: label,
-                        value: json!(key),
-                    },
-                    cell,
-                ]
-            })
+            .map(|(key, label, cell): (String, String, Cell<'static>)| vec![Cell::Shown(label, json!(key)), cell])
             .collect(),
     }
 }
 
-fn text_or_dash(text: Option<&str>) -> RunCell {
-    match text {
-        Some(t) => text_cell(t),
-        None => RunCell {
-            text: "-".to_string(),
-            value: Value::Null,
-        },
-    }
+fn text_or_dash(text: Option<&str>) -> Cell<'static> {
+    text.map_or(Cell::Empty, text_cell)
 }
 
-fn ratio_cell(r: Option<f64>) -> RunCell {
-    match r {
-        None => text_or_dash(None),
-        Some(r) => RunCell {
-            text: format!("{:.1}%", r * 100.0),
-            value: json!(r),
-        },
-    }
+fn ratio_cell(r: Option<f64>) -> Cell<'static> {
+    r.map_or(Cell::Empty, |r| Cell::Shown(format!("{:.1}%", r * 100.0), json!(r)))
 }
 
-fn bytes_line(key: &str, label: &str, bytes: Option<i64>) -> (String, String, RunCell) {
-    let cell = match bytes {
-        None => text_or_dash(None),
-        Some(b) => RunCell {
-            text: super::views::fmt_bytes(b, false),
-            value: json!(b),
-        },
-    };
+fn bytes_line(key: &str, label: &str, bytes: Option<i64>) -> (String, String, Cell<'static>) {
+    let cell = bytes.map_or(Cell::Empty, |b| {
+        Cell::Shown(super::views::fmt_bytes(b, false), json!(b))
+    });
     (key.to_string(), label.to_string(), cell)
 }
 
@@ -370,7 +293,8 @@ pub fn run_modules(side: &SideInfo, top: &AlignedNode, tree: RunTree) -> RunTabl
         ],
         columns: vec![
             column("node", "node", false),
-            column("path", "path", false),
+            // The terminal leaves out the path: the indentation shows it.
+            column("path", "path", false).only(Formats::CSV | Formats::JSON | Formats::MARKDOWN),
             column("calls", "calls", true),
             column("host_total_us", "host\ntime", true),
             column("device_total_us", "device\ntime", true),
@@ -383,10 +307,10 @@ pub fn run_modules(side: &SideInfo, top: &AlignedNode, tree: RunTree) -> RunTabl
 /// A node still to show, or a folded line of small siblings.
 enum Entry<'a> {
     Node(&'a AlignedNode, usize, String),
-    Folded(Vec<RunCell>),
+    Folded(Vec<Cell<'static>>),
 }
 
-fn module_row(node: &AlignedNode, depth: usize, path: &str, share: f64) -> Vec<RunCell> {
+fn module_row(node: &AlignedNode, depth: usize, path: &str, share: f64) -> Vec<Cell<'static>> {
     let t = node.control.unwrap_or_default();
     // As the pair's table names nodes: the key, with its ordinal where it is not the first.
     let name = match node.ordinal {
@@ -394,10 +318,7 @@ fn module_row(node: &AlignedNode, depth: usize, path: &str, share: f64) -> Vec<R
         _ => node.key.clone(),
     };
     vec![
-        RunCell {
-            text: format!("{}{name}", "  ".repeat(depth)),
-            value: json!(name),
-        },
+        Cell::Shown(format!("{}{name}", "  ".repeat(depth)), json!(name)),
         text_cell(path),
         count_cell(t.calls.map(|c| c as i64)),
         time_cell(Some(t.host_total_ns)),
@@ -406,18 +327,12 @@ fn module_row(node: &AlignedNode, depth: usize, path: &str, share: f64) -> Vec<R
     ]
 }
 
-fn folded_row(count: usize, depth: usize, ns: i64, device: bool, share: f64) -> Vec<RunCell> {
+fn folded_row(count: usize, depth: usize, ns: i64, device: bool, share: f64) -> Vec<Cell<'static>> {
     let label = format!("{}… {count} smaller", "  ".repeat(depth));
     let (host, dev) = if device { (None, Some(ns)) } else { (Some(ns), None) };
     vec![
-        RunCell {
-            text: label,
-            value: json!(format!("… {count} smaller")),
-        },
-        RunCell {
-            text: String::new(),
-            value: Value::Null,
-        },
+        Cell::Shown(label, json!(format!("… {count} smaller"))),
+        Cell::Shown(String::new(), Value::Null),
         count_cell(None),
         time_cell(host),
         time_cell(dev),
@@ -425,113 +340,56 @@ fn folded_row(count: usize, depth: usize, ns: i64, device: bool, share: f64) -> 
     ]
 }
 
-fn share_cell(pct: f64) -> RunCell {
-    RunCell {
-        text: format!("{pct:.1}%"),
-        value: json!((pct * 10.0).round() / 10.0),
-    }
+fn share_cell(pct: f64) -> Cell<'static> {
+    Cell::Shown(format!("{pct:.1}%"), json!((pct * 10.0).round() / 10.0))
+}
+
+/// The run's table as the table model: its header lines above it.
+fn model(t: &RunTable) -> Table<'_> {
+    let mut table = Table::new(t.columns.clone(), t.rows.len(), move |i, cells| {
+        cells.extend(t.rows[i].iter().cloned());
+    });
+    table.title = t.header.iter().map(|l| Line::new(l.as_str())).collect();
+    table.wrap_title = false;
+    table
 }
 
 /// Writes a run's table in `format`.
 pub fn write_run_table(t: &RunTable, format: Format, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
+    let table = model(t);
     match format {
-        Format::Table => write_text(t, style, out),
-        Format::Markdown => write_markdown(t, out),
-        Format::Csv => write_csv(t, out),
-        Format::Json => write_json(t, out),
-    }
-}
-
-fn write_text(t: &RunTable, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
-    for line in &t.header {
-        writeln!(out, "{line}")?;
-    }
-    // The terminal leaves out the path column of the module tree: the indentation shows it.
-    let shown: Vec<usize> = (0..t.columns.len())
-        .filter(|&k| !(t.view == "modules" && t.columns[k].key == "path"))
-        .collect();
-    let mut cols = Columns::new(shown.iter().map(|&k| t.columns[k].number).collect());
-    for (i, &k) in shown.iter().enumerate() {
-        cols.fit(i, &t.columns[k].title);
-        for r in &t.rows {
-            cols.fit(i, &r[k].text);
+        // Names (the first column) are cut in the middle to fit the width.
+        Format::Table => {
+            let layout = terminal::Layout {
+                width: style.name_width(),
+                fit: terminal::Fit::Elide { min: 12 },
+            };
+            terminal::write(&table, &layout, out)
+        }
+        Format::Markdown => markdown::write(&table, out),
+        Format::Csv => csv::write(&table, out),
+        Format::Json => {
+            let doc = RunDoc {
+                tool: "tracediff",
+                version: env!("CARGO_PKG_VERSION"),
+                view: t.view,
+                duration_unit: "us",
+                run: &t.run,
+                rows: json::Rows(&table),
+            };
+            serde_json::to_writer_pretty(&mut *out, &doc)?;
+            writeln!(out)
         }
     }
-    // Names (the first column) are cut in the middle to fit the width.
-    let rest = cols.total() - cols.widths[0];
-    let name_width = style.name_width().saturating_sub(rest).max(12).min(cols.widths[0]);
-    cols.widths[0] = name_width;
-    let titles: Vec<&str> = shown.iter().map(|&k| t.columns[k].title.as_str()).collect();
-    cols.row(&titles, out)?;
-    cols.rule(out)?;
-    for r in &t.rows {
-        let name = elide_middle(&r[shown[0]].text, name_width);
-        let mut cells: Vec<&str> = vec![name.as_str()];
-        cells.extend(shown[1..].iter().map(|&k| r[k].text.as_str()));
-        cols.row(&cells, out)?;
-    }
-    Ok(())
 }
 
-fn write_markdown(t: &RunTable, out: &mut dyn Write) -> io::Result<()> {
-    for line in &t.header {
-        writeln!(out, "- {}", md_cell(line))?;
-    }
-    writeln!(out)?;
-    let titles: Vec<String> = t.columns.iter().map(|c| md_cell(&c.title.replace('\n', " "))).collect();
-    writeln!(out, "| {} |", titles.join(" | "))?;
-    let rule: Vec<&str> = t
-        .columns
-        .iter()
-        .map(|c| if c.number { "---:" } else { "---" })
-        .collect();
-    writeln!(out, "|{}|", rule.join("|"))?;
-    for r in &t.rows {
-        let cells: Vec<String> = r.iter().map(|c| md_cell(&c.text)).collect();
-        writeln!(out, "| {} |", cells.join(" | "))?;
-    }
-    Ok(())
-}
-
-fn write_csv(t: &RunTable, out: &mut dyn Write) -> io::Result<()> {
-    let keys: Vec<String> = t.columns.iter().map(|c| csv_field(&c.key)).collect();
-    writeln!(out, "{}", keys.join(","))?;
-    for r in &t.rows {
-        let cells: Vec<String> = r
-            .iter()
-            .map(|c| match &c.value {
-                Value::Null => String::new(),
-                Value::String(s) => csv_field(s),
-                v => v.to_string(),
-            })
-            .collect();
-        writeln!(out, "{}", cells.join(","))?;
-    }
-    Ok(())
-}
-
-fn write_json(t: &RunTable, out: &mut dyn Write) -> io::Result<()> {
-    let rows: Vec<Value> = t
-        .rows
-        .iter()
-        .map(|r| {
-            let m: Map<String, Value> = t
-                .columns
-                .iter()
-                .zip(r)
-                .map(|(c, cell)| (c.key.clone(), cell.value.clone()))
-                .collect();
-            Value::Object(m)
-        })
-        .collect();
-    let doc = json!({
-        "tool": "tracediff",
-        "version": env!("CARGO_PKG_VERSION"),
-        "view": t.view,
-        "duration_unit": "us",
-        "run": t.run,
-        "rows": rows,
-    });
-    serde_json::to_writer_pretty(&mut *out, &doc)?;
-    writeln!(out)
+/// The JSON document of a run's table.
+#[derive(Serialize)]
+struct RunDoc<'a, 't> {
+    tool: &'static str,
+    version: &'static str,
+    view: &'static str,
+    duration_unit: &'static str,
+    run: &'a Value,
+    rows: json::Rows<'t, 'a>,
 }

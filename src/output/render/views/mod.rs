@@ -2,16 +2,15 @@
 
 pub use super::breakdown::OverviewOptions;
 use super::compare::{describe_side, side_json};
-use super::{
-    Format, TableStyle, csv_field, distinct_cuts, fit_table_dropping, fmt_count, fmt_duration, fmt_percent, fmt_signed,
-    fmt_us, json_us, md_cell, wrap_text,
-};
-use crate::analysis::views::{Measure, SortSpec, ViewKind, ViewRow, ViewTable};
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use super::table::{self, Line, Table, terminal};
+use super::{Format, TableStyle, distinct_cuts, fmt_count, fmt_duration, fmt_percent, json_us};
+use crate::analysis::views::{SortSpec, ViewKind, ViewRow, ViewTable};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use std::fmt::Write;
 use std::io;
 
+mod columns;
 mod overview;
 
 pub use self::overview::{fmt_bytes, render_overview, render_overview_fitted, render_overview_with};
@@ -31,24 +30,6 @@ pub struct TableView<'a> {
     pub time: usize,
 }
 
-/// The CSV columns of each view (docs/semantics.md#operator-and-kernel-views): (measure, with a diff column).
-fn csv_columns(kind: ViewKind) -> &'static [(Measure, bool)] {
-    match kind {
-        ViewKind::Operators => &[
-            (Measure::Calls, true),
-            (Measure::HostSelf, true),
-            (Measure::HostTotal, true),
-            (Measure::DeviceSelf, true),
-            (Measure::DeviceTotal, true),
-        ],
-        ViewKind::Kernels | ViewKind::Classes => &[
-            (Measure::Calls, true),
-            (Measure::DeviceTotal, true),
-            (Measure::DeviceMean, false),
-        ],
-    }
-}
-
 /// The view as text in `format`: aligned columns fitted to `style` (table), HTA-style columns
 /// per measure (CSV), rows with both sides' values (JSON) or a Markdown table.
 pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
@@ -57,29 +38,6 @@ pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String
         Format::Json => json(view),
         Format::Markdown => markdown(view),
         Format::Table => table(view, style),
-    }
-}
-
-/// Row `r`'s value of measure `k` as shown ([`ViewRow::shown`]): `side` 0 control, 1 test, 2
-/// test − control.
-fn shown(r: &ViewRow, side: usize, k: usize) -> Option<f64> {
-    if side == 2 { r.shown_diff(k) } else { r.shown(side, k) }
-}
-
-/// A count as shown: whole where summed, up to two decimals per step.
-fn count_text(v: f64, per_step: bool) -> String {
-    if per_step {
-        crate::analysis::diff::fmt_rate(v)
-    } else {
-        (v as i64).to_string()
-    }
-}
-
-fn value_text(table: &ViewTable, r: &ViewRow, side: usize, measure: usize) -> String {
-    match shown(r, side, measure) {
-        None => String::new(),
-        Some(v) if table.measures[measure].is_count() => count_text(v, r.per_step.is_some()),
-        Some(v) => fmt_us(v.round() as i64),
     }
 }
 
@@ -93,14 +51,6 @@ pub fn write(view: &TableView<'_>, format: Format, style: TableStyle, out: &mut 
     }
 }
 
-/// The CSV columns present in `t`: (measure index, with a diff column).
-fn present_csv_columns(t: &ViewTable) -> Vec<(usize, bool)> {
-    csv_columns(t.kind)
-        .iter()
-        .filter_map(|&(m, d)| t.measure(m).map(|k| (k, d)))
-        .collect()
-}
-
 /// The headers and cells of every CSV column, in order, with the labels in the headers.
 pub fn csv(view: &TableView<'_>) -> String {
     let mut out = Vec::new();
@@ -110,63 +60,7 @@ pub fn csv(view: &TableView<'_>) -> String {
 }
 
 fn write_csv(view: &TableView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
-    let t = view.table;
-    let (cl, tl) = (&t.control.label, &t.test.label);
-    let mut header: Vec<String> = Vec::new();
-    if t.by_operator {
-        header.push("operator".to_string());
-    }
-    header.push("name".to_string());
-    let extra = super::classes_table::Extra::of(t);
-    if extra.class {
-        header.push("class".to_string());
-    }
-    let columns = present_csv_columns(t);
-    for &(k, with_diff) in &columns {
-        let m = t.measures[k];
-        header.push(format!("{cl}_{m}"));
-        header.push(format!("{tl}_{m}"));
-        if with_diff {
-            header.push(format!("diff_{m}"));
-        }
-    }
-    if t.significance {
-        header.push("significant".to_string());
-    }
-    extra.csv_header(&mut header);
-    writeln!(out, "{}", header.join(","))?;
-    let mut cells: Vec<String> = Vec::new();
-    for r in &view.rows {
-        cells.clear();
-        if t.by_operator {
-            cells.push(csv_field(r.operator.as_deref().unwrap_or("")));
-        }
-        cells.push(csv_field(&r.name));
-        if extra.class {
-            cells.push(super::classes_table::class_of(t, r).to_string());
-        }
-        for &(k, with_diff) in &columns {
-            cells.push(value_text(t, r, 0, k));
-            cells.push(value_text(t, r, 1, k));
-            if with_diff {
-                cells.push(value_text(t, r, 2, k));
-            }
-        }
-        if t.significance {
-            cells.push(significant_of(r, view.time).map_or(String::new(), |b| b.to_string()));
-        }
-        extra.csv_cells(t, r, &mut cells);
-        writeln!(out, "{}", cells.join(","))?;
-    }
-    Ok(())
-}
-
-fn json_value(table: &ViewTable, k: usize, v: Option<i64>) -> Value {
-    match v {
-        None => Value::Null,
-        Some(v) if table.measures[k].is_count() => Value::from(v),
-        Some(v) => json_us(v),
-    }
+    table::csv::write(&columns::table(view), out)
 }
 
 /// One side's attribution (docs/graphs.md#launch-owners): its device time in µs, how much of
@@ -241,58 +135,7 @@ impl Serialize for JsonDoc<'_, '_> {
                 &serde_json::json!({ "control": coverage_json(&cov[0]), "test": coverage_json(&cov[1]) }),
             )?;
         }
-        m.serialize_entry("rows", &JsonRows(view))?;
-        m.end()
-    }
-}
-
-/// The rows of a table view, serialized one at a time.
-struct JsonRows<'v, 'a>(&'v TableView<'a>);
-
-impl Serialize for JsonRows<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
-        for r in &self.0.rows {
-            let significance = self.0.table.significance.then_some(self.0.time);
-            seq.serialize_element(&JsonRow(self.0.table, r, significance))?;
-        }
-        seq.end()
-    }
-}
-
-/// One row: its name, and per measure both sides, the diff and Δ%; with the measure whose
-/// significance was estimated, `significant`.
-struct JsonRow<'v>(&'v ViewTable, &'v ViewRow, Option<usize>);
-
-impl Serialize for JsonRow<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (t, r) = (self.0, self.1);
-        let mut m = s.serialize_map(None)?;
-        if t.by_operator {
-            m.serialize_entry("operator", &r.operator)?;
-        }
-        m.serialize_entry("name", &r.name)?;
-        let extra = super::classes_table::Extra::of(t);
-        if extra.class {
-            m.serialize_entry("class", &super::classes_table::class_of(t, r))?;
-        }
-        for (k, measure) in t.measures.iter().enumerate() {
-            m.serialize_entry(&format_args!("control_{measure}"), &json_value(t, k, r.control[k]))?;
-            m.serialize_entry(&format_args!("test_{measure}"), &json_value(t, k, r.test[k]))?;
-            m.serialize_entry(&format_args!("diff_{measure}"), &json_value(t, k, r.diff(k)))?;
-            m.serialize_entry(&format_args!("diff_pct_{measure}"), &percent(r, k))?;
-        }
-        if let Some(p) = &r.per_step {
-            m.serialize_entry("per_step", &per_step_json(t, p))?;
-        }
-        if let Some(time) = self.2 {
-            m.serialize_entry("significant", &significant_of(r, time))?;
-        }
-        if extra.share {
-            let [c, s] = super::classes_table::shares(t, r);
-            m.serialize_entry("control_share", &c)?;
-            m.serialize_entry("test_share", &s)?;
-        }
+        m.serialize_entry("rows", &table::json::Rows(&columns::table(view)))?;
         m.end()
     }
 }
@@ -342,30 +185,12 @@ fn shown_percent(r: &ViewRow, k: usize) -> Option<String> {
     }
 }
 
-/// Row `r`'s measure `k` for people (`side` as [`shown`]; the change signed).
-fn human(table: &ViewTable, r: &ViewRow, side: usize, k: usize) -> String {
-    let signed = side == 2;
-    match shown(r, side, k) {
-        None => "-".to_string(),
-        Some(v) if table.measures[k].is_count() && r.per_step.is_some() => {
-            let text = count_text(v, true);
-            if signed && v > 0.0 && text != "0" {
-                format!("+{text}")
-            } else {
-                text
-            }
-        }
-        Some(v) if table.measures[k].is_count() && signed => fmt_signed(v as i64),
-        Some(v) if table.measures[k].is_count() => (v as i64).to_string(),
-        Some(v) => fmt_duration(v.round() as i64, signed),
-    }
-}
-
-fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
+/// The lines above the table: each side, the device and filters, the hint of unused steps, the
+/// zoom.
+fn header_lines(view: &TableView<'_>) -> Vec<String> {
     let t = view.table;
     let req = &t.request;
-    let _ = writeln!(out, "{prefix}{}", describe_side(&t.control));
-    let _ = writeln!(out, "{prefix}{}", describe_side(&t.test));
+    let mut lines = vec![describe_side(&t.control), describe_side(&t.test)];
     let mut filters = String::new();
     if !req.normalize_names {
         filters.push_str(", --raw-names");
@@ -376,22 +201,37 @@ fn header_lines(view: &TableView<'_>, out: &mut String, prefix: &str) {
     for p in &req.exclude {
         let _ = write!(filters, ", --exclude '{p}'");
     }
-    let _ = writeln!(out, "{prefix}device: {}{filters}", req.device);
+    lines.push(format!("device: {}{filters}", req.device));
     if let Some(hint) = super::compare::more_steps_hint([&t.control, &t.test]) {
-        let _ = writeln!(out, "{prefix}{hint}");
+        lines.push(hint);
     }
     if let Some(z) = &t.zoom {
-        let _ = writeln!(
-            out,
-            "{prefix}zoom: {} (only what ran inside it)",
+        lines.push(format!(
+            "zoom: {} (only what ran inside it)",
             if z.is_empty() { "the step" } else { z }
-        );
+        ));
     }
+    lines
+}
+
+/// The view's table with the lines around it: the header lines (and, in the terminal, the time
+/// group shown), then the footer and the attribution line.
+fn framed<'a>(view: &'a TableView<'a>) -> Table<'a> {
+    let mut table = columns::table(view);
+    table.title = header_lines(view).into_iter().map(Line::new).collect();
+    table.title.push(Line::terminal(time_line(view)));
+    // The views' Markdown lists the sides as they are (the comparison's escapes them).
+    table.escape_title = false;
+    table.notes.push(Line::new(footer(view)));
+    if let Some(line) = attribution_line(view.table) {
+        table.notes.push(Line::new(line));
+    }
+    table
 }
 
 /// The preamble line that names the time group of a terminal table.
 fn time_line(view: &TableView<'_>) -> String {
-    format!("time: {}\n", view.table.measures[view.time].key().replace('_', " "))
+    format!("time: {}", view.table.measures[view.time].key().replace('_', " "))
 }
 
 fn footer(view: &TableView<'_>) -> String {
@@ -415,13 +255,13 @@ fn footer(view: &TableView<'_>) -> String {
     if t.rows.is_empty() && t.kind != ViewKind::Operators && !t.has_device {
         // "0 kernels; device total summed: control 0 ns, test 0 ns (0 ns, 0%)" read as if
         // kernels had been measured.
-        return "0 kernels: neither side has device events (a CPU-only run)\n".to_string();
+        return "0 kernels: neither side has device events (a CPU-only run)".to_string();
     }
     if let Some([sc, st]) = t.step_ns.filter(|_| !t.rows.is_empty()) {
         // Per-step rows: the mean step time per side, never a sum of nested rows.
         let (sc, st) = (sc.round() as i64, st.round() as i64);
         return format!(
-            "{} {what}{shown}; mean step time: {} {}, {} {} ({}, {}); rows are per step\n",
+            "{} {what}{shown}; mean step time: {} {}, {} {} ({}, {}); rows are per step",
             fmt_count(t.rows.len()),
             t.control.label,
             fmt_duration(sc, false),
@@ -432,12 +272,12 @@ fn footer(view: &TableView<'_>) -> String {
         );
     }
     if t.rows.is_empty() || t.measures[k].is_statistic() {
-        return format!("{} {what}{shown}\n", fmt_count(t.rows.len()));
+        return format!("{} {what}{shown}", fmt_count(t.rows.len()));
     }
     let sum = |side: fn(&ViewRow) -> &Vec<Option<i64>>| -> i64 { t.rows.iter().filter_map(|r| side(r)[k]).sum() };
     let (c, s) = (sum(|r| &r.control), sum(|r| &r.test));
     format!(
-        "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})\n",
+        "{} {what}{shown}; {} summed: {} {}, {} {} ({}, {})",
         fmt_count(t.rows.len()),
         t.measures[k].key().replace('_', " "),
         t.control.label,
@@ -451,95 +291,21 @@ fn footer(view: &TableView<'_>) -> String {
 
 /// Calls and one time group (and, for kernels, the mean), fitted to `style.width`.
 pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
-    let t = view.table;
-    let (cl, tl) = (&t.control.label, &t.test.label);
-    let k = view.time;
-    let headers = vec![
-        format!("{cl}\ncalls"),
-        format!("{tl}\ncalls"),
-        "Δ\ncalls".to_string(),
-        format!("{cl}\ntime"),
-        format!("{tl}\ntime"),
-        "Δ\ntime".to_string(),
-        "Δ\ntime %".to_string(),
-    ];
-    let names: Vec<String> = view
-        .rows
-        .iter()
-        .map(|r| match &r.operator {
-            Some(op) => format!("{op} → {}", r.name),
-            None => r.name.clone(),
-        })
-        .collect();
-    let marks = t.significance && view.rows.iter().any(|r| significant_of(r, k).is_some());
-    let mut headers = headers;
-    if marks {
-        headers.push("sig".to_string());
-    }
-    let share = t.kind == ViewKind::Classes;
-    if share {
-        headers.push(format!("{cl}\nshare"));
-        headers.push(format!("{tl}\nshare"));
-    }
-    let cells = table_cells(view, marks, share);
-    let first = if t.by_operator { "operator → kernel" } else { "name" };
-    let width = style.name_width();
-    let mut head = String::new();
-    header_lines(view, &mut head, "");
-    head.push_str(&time_line(view));
-    let mut out = wrap_text(&head, width);
-    if view.rows.is_empty() {
-        out.push_str("(no rows)\n");
-    } else {
-        // Too narrow for every column: the per-side calls go first, then the per-side times,
-        // then Δ calls (docs/commands.md#terminal-width).
-        let by_operator = t.by_operator;
-        let cut = |names: &[String], w: usize| {
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            if by_operator {
-                cut_operator_kernel(&refs, w)
-            } else {
-                distinct_cuts(&refs, w)
-            }
-        };
-        let _ = writeln!(
-            out,
-            "{}",
-            fit_table_dropping(first, &headers, &names, &cells, width, &[&[0, 1], &[3, 4], &[2]], cut)
-        );
-    }
-    out.push_str(&wrap_text(&footer(view), width));
-    if let Some(line) = attribution_line(view.table) {
-        out.push_str(&wrap_text(&format!("{line}\n"), width));
-    }
-    out
-}
-
-/// The value cells of [`table`]'s rows: calls and time per side, Δ and Δ %, then the `sig`
-/// mark (`marks`) and each side's share (`share`).
-fn table_cells(view: &TableView<'_>, marks: bool, share: bool) -> Vec<Vec<String>> {
-    let (t, k) = (view.table, view.time);
-    view.rows
-        .iter()
-        .map(|r| {
-            let mut cells = vec![
-                human(t, r, 0, 0),
-                human(t, r, 1, 0),
-                human(t, r, 2, 0),
-                human(t, r, 0, k),
-                human(t, r, 1, k),
-                human(t, r, 2, k),
-                shown_percent(r, k).unwrap_or_default(),
-            ];
-            if marks {
-                cells.push(if significant_of(r, k) == Some(true) { "*" } else { "" }.to_string());
-            }
-            if share {
-                cells.extend(super::classes_table::shares(t, r).map(super::classes_table::share_text));
-            }
-            cells
-        })
-        .collect()
+    // Too narrow for every column: the per-side calls go first, then the per-side times,
+    // then Δ calls (docs/commands.md#terminal-width).
+    let layout = terminal::Layout {
+        width: style.name_width(),
+        fit: terminal::Fit::Drop {
+            drop_order: &[&[0, 1], &[3, 4], &[2]],
+            // `operator → kernel` cut part by part; a name as the rows are written.
+            cut: view.table.by_operator.then_some(&cut_operator_kernel),
+            widen_to_header: true,
+        },
+    };
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = terminal::write(&framed(view), &layout, &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The footer line that says what share of each side's device time the rows attribute and
@@ -556,50 +322,10 @@ fn attribution_line(t: &ViewTable) -> Option<String> {
 
 /// Every measure (per side, Δ and Δ%) with the full names.
 pub fn markdown(view: &TableView<'_>) -> String {
-    let t = view.table;
-    let (cl, tl) = (md_cell(&t.control.label), md_cell(&t.test.label));
-    let mut out = String::new();
-    header_lines(view, &mut out, "- ");
-    out.push('\n');
-    let mut head = String::from("|");
-    let mut rule = String::from("|");
-    if t.by_operator {
-        head.push_str(" operator |");
-        rule.push_str("---|");
-    }
-    head.push_str(" name |");
-    rule.push_str("---|");
-    for m in t.measures {
-        let m = md_cell(m.key());
-        let _ = write!(head, " {cl}\\_{m} | {tl}\\_{m} | diff\\_{m} | diff\\_pct\\_{m} |");
-        rule.push_str("---:|---:|---:|---:|");
-    }
-    let _ = writeln!(out, "{head}\n{rule}");
-    let code = |s: &str| format!("`{}`", s.replace('`', "'").replace('|', "\\|"));
-    for r in &view.rows {
-        let mut line = String::from("|");
-        if let Some(op) = &r.operator {
-            let _ = write!(line, " {} |", code(op));
-        }
-        let _ = write!(line, " {} |", code(&r.name));
-        for k in 0..t.measures.len() {
-            let _ = write!(
-                line,
-                " {} | {} | {} | {} |",
-                human(t, r, 0, k),
-                human(t, r, 1, k),
-                human(t, r, 2, k),
-                shown_percent(r, k).unwrap_or_default()
-            );
-        }
-        let _ = writeln!(out, "{line}");
-    }
-    out.push('\n');
-    let _ = writeln!(out, "{}  ", md_cell(footer(view).trim_end()));
-    if let Some(line) = attribution_line(t) {
-        let _ = writeln!(out, "{}  ", md_cell(&line));
-    }
-    out
+    let mut out = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = table::markdown::write(&framed(view), &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `operator → kernel` names cut to `width`: each part on its own, the operator in at most

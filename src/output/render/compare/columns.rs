@@ -1,0 +1,134 @@
+//! The comparison's rows (HTA's `compare_traces` columns, docs/semantics.md) as one table model:
+//! the terminal and Markdown columns, the CSV columns with the sides' labels, and the JSON
+//! columns with fixed keys, each declared once.
+
+use super::{CompareView, describe_side, filter_note, marks_significance, more_steps_hint, summary_lines};
+use crate::analysis::diff::Row;
+use crate::output::render::fmt_percent;
+use crate::output::render::table::{Cell, Column, Formats, Line, Table};
+use serde_json::json;
+use std::borrow::Cow;
+
+/// What a cell of a column holds.
+#[derive(Debug, Clone, Copy)]
+enum Of {
+    /// The name.
+    Name,
+    /// A side's count as shown (per step where the rows are), 0 control, 1 test, 2 the change.
+    Count(usize),
+    /// A side's time as shown, as [`Of::Count`].
+    Time(usize),
+    /// Δ% of the time as shown.
+    TimePercent,
+    /// A side's count summed, as [`Of::Count`].
+    RawCount(usize),
+    /// A side's time summed, as [`Of::Count`].
+    RawTime(usize),
+    /// HTA's symbol of the change of count.
+    ChangeSymbol,
+    /// Added, deleted, increased, decreased or unchanged.
+    Category,
+    /// The per-step values.
+    PerStep,
+    /// Whether the time changed significantly.
+    Significant,
+}
+
+/// The comparison's table: its columns, rows, and the lines around them.
+pub(super) fn table<'a>(view: &'a CompareView<'a>) -> Table<'a> {
+    let (columns, of): (Vec<Column>, Vec<Of>) = columns(view).into_iter().unzip();
+    let c = view.comparison;
+    let mut table = Table::new(columns, view.rows.len(), move |i, cells| {
+        let r = view.rows[i];
+        cells.extend(of.iter().map(|&o| cell(r, o)));
+    });
+    table.title = vec![
+        Line::new(describe_side(&c.control)),
+        Line::new(describe_side(&c.test)),
+        Line::new(format!("device: {}{}", c.device, filter_note(c))),
+    ];
+    table
+        .title
+        .extend(more_steps_hint([&c.control, &c.test]).map(Line::new));
+    table.notes = summary_lines(view).into_iter().map(Line::new).collect();
+    table.names = Some(Box::new(move |i| view.rows[i].name.as_str()));
+    table
+}
+
+/// Every column, in order, with what its cells hold.
+fn columns(view: &CompareView<'_>) -> Vec<(Column, Of)> {
+    use Formats as F;
+    let c = view.comparison;
+    let (cl, tl) = (&c.control.label, &c.test.label);
+    let naming = c.naming.column();
+    let mut cols = vec![(Column::new("name", naming, naming).markdown(naming).left(), Of::Name)];
+    let people = |header: String| Column::new("", "", header).only(F::TERMINAL | F::MARKDOWN);
+    cols.extend([
+        (people(format!("{cl}\ncount")), Of::Count(0)),
+        (people(format!("{tl}\ncount")), Of::Count(1)),
+        (people("Δ\ncount".to_string()).signed(), Of::Count(2)),
+        (people(format!("{cl}\ntime")), Of::Time(0)),
+        (people(format!("{tl}\ntime")), Of::Time(1)),
+        (people("Δ\ntime".to_string()).signed(), Of::Time(2)),
+        (people("Δ\ntime %".to_string()), Of::TimePercent),
+    ]);
+    if marks_significance(c) {
+        cols.push((Column::new("", "", "sig").left().only(F::TERMINAL), Of::Significant));
+    }
+    let csv = |name: String| Column::new("", name, "").only(F::CSV);
+    cols.extend([
+        (csv(format!("{cl}_counts")), Of::Count(0)),
+        (csv(format!("{cl}_total_duration")), Of::Time(0)),
+        (csv(format!("{tl}_counts")), Of::Count(1)),
+        (csv(format!("{tl}_total_duration")), Of::Time(1)),
+        (csv("diff_counts".to_string()), Of::Count(2)),
+        (csv("diff_duration".to_string()), Of::Time(2)),
+    ]);
+    let json = |key: &str| Column::new(key, "", "").only(F::JSON);
+    cols.extend([
+        (json("control_counts"), Of::RawCount(0)),
+        (json("control_total_duration"), Of::RawTime(0)),
+        (json("test_counts"), Of::RawCount(1)),
+        (json("test_total_duration"), Of::RawTime(1)),
+        (json("diff_counts"), Of::RawCount(2)),
+        (json("diff_duration"), Of::RawTime(2)),
+    ]);
+    let symbol = Column::new("counts_change_categories", "counts_change_categories", "");
+    cols.push((symbol.only(F::CSV | F::JSON), Of::ChangeSymbol));
+    cols.push((json("category"), Of::Category));
+    cols.push((json("per_step"), Of::PerStep));
+    if c.significance {
+        let significant = Column::new("significant", "significant", "").only(F::CSV | F::JSON);
+        cols.push((significant, Of::Significant));
+    }
+    cols
+}
+
+/// Row `r`'s cell of a column that holds `of`.
+fn cell(r: &Row, of: Of) -> Cell<'_> {
+    match of {
+        Of::Name => Cell::Name(Cow::Borrowed(&r.name)),
+        Of::Count(side) => match &r.per_step {
+            Some([c, t]) => Cell::Rate([c.count, t.count, t.count - c.count][side]),
+            None => Cell::Int([r.control.count as i64, r.test.count as i64, r.diff_counts()][side]),
+        },
+        Of::Time(2) => Cell::Duration(r.shown_diff_dur_ns()),
+        Of::Time(side) => Cell::Duration(r.shown_dur_ns(side)),
+        Of::TimePercent => Cell::Percent(fmt_percent(r.shown_dur_ns(0), r.shown_dur_ns(1))),
+        Of::RawCount(side) => Cell::Int([r.control.count as i64, r.test.count as i64, r.diff_counts()][side]),
+        Of::RawTime(side) => Cell::Duration([r.control.dur_ns, r.test.dur_ns, r.diff_dur_ns()][side]),
+        Of::ChangeSymbol => Cell::Text(Cow::Borrowed(r.change_symbol())),
+        Of::Category => Cell::Text(Cow::Borrowed(r.category().as_str())),
+        Of::PerStep => r.per_step.map_or(Cell::Absent, |[c, t]| {
+            Cell::Json(json!({
+                "control_counts": c.count,
+                "control_duration": c.dur_ns / 1000.0,
+                "test_counts": t.count,
+                "test_duration": t.dur_ns / 1000.0,
+                "diff_counts": t.count - c.count,
+                "diff_duration": (t.dur_ns - c.dur_ns) / 1000.0,
+            }))
+        }),
+        Of::Significant => Cell::Mark(r.significant),
+    }
+}

@@ -1,0 +1,61 @@
+//! A table as GitHub-flavoured Markdown: the title lines as a list, the table with every name
+//! whole (names as code, words escaped), the notes after a blank line as lines that end in a
+//! hard break.
+
+use super::{Align, Cell, Table};
+use crate::output::render::{Format, md_cell};
+use std::io::{self, Write};
+
+/// Writes `table` as Markdown to `out`.
+pub(crate) fn write(table: &Table<'_>, out: &mut dyn Write) -> io::Result<()> {
+    for line in table.title.iter().filter(|l| l.formats.has(Format::Markdown)) {
+        if table.escape_title {
+            writeln!(out, "- {}", md_cell(&line.text))?;
+        } else {
+            writeln!(out, "- {}", line.text)?;
+        }
+    }
+    writeln!(out)?;
+    let shown = table.shown(Format::Markdown);
+    let mut head = String::from("|");
+    let mut rule = String::from("|");
+    for &k in &shown {
+        let column = &table.columns[k];
+        head.push(' ');
+        head.push_str(&column.markdown);
+        head.push_str(" |");
+        rule.push_str(if column.align == Align::Right { "---:|" } else { "---|" });
+    }
+    writeln!(out, "{head}\n{rule}")?;
+    let mut cells = Vec::new();
+    let mut line = String::new();
+    for i in 0..table.len() {
+        table.row(i, &mut cells);
+        line.clear();
+        line.push('|');
+        for &k in &shown {
+            line.push(' ');
+            match &cells[k] {
+                Cell::Name(s) => {
+                    line.push('`');
+                    line.push_str(&s.replace('`', "'").replace('|', "\\|"));
+                    line.push('`');
+                }
+                cell @ (Cell::Text(_) | Cell::Shown(..)) => {
+                    line.push_str(&md_cell(&cell.text(&table.columns[k], Format::Markdown)))
+                }
+                cell => line.push_str(&cell.text(&table.columns[k], Format::Markdown)),
+            }
+            line.push_str(" |");
+        }
+        writeln!(out, "{line}")?;
+    }
+    let notes: Vec<_> = table.notes.iter().filter(|l| l.formats.has(Format::Markdown)).collect();
+    if !notes.is_empty() {
+        writeln!(out)?;
+    }
+    for line in notes {
+        writeln!(out, "{}  ", md_cell(&line.text))?;
+    }
+    Ok(())
+}

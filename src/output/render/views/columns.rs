@@ -1,0 +1,187 @@
+//! The operator and kernel tables (docs/semantics.md#operator-and-kernel-views) as one table
+//! model: every column of every format declared once, in the order each format keeps.
+
+use super::{TableView, per_step_json, percent, shown_percent, significant_of};
+use crate::analysis::views::{Measure, ViewKind, ViewRow, ViewTable};
+use crate::output::render::classes_table::{self, Extra};
+use crate::output::render::table::{Cell, Column, Formats, Table};
+use std::borrow::Cow;
+
+/// The CSV columns of each view (HTA's): (measure, with a diff column).
+fn csv_columns(kind: ViewKind) -> &'static [(Measure, bool)] {
+    match kind {
+        ViewKind::Operators => &[
+            (Measure::Calls, true),
+            (Measure::HostSelf, true),
+            (Measure::HostTotal, true),
+            (Measure::DeviceSelf, true),
+            (Measure::DeviceTotal, true),
+        ],
+        ViewKind::Kernels | ViewKind::Classes => &[
+            (Measure::Calls, true),
+            (Measure::DeviceTotal, true),
+            (Measure::DeviceMean, false),
+        ],
+    }
+}
+
+/// What a cell of a column holds.
+#[derive(Debug, Clone, Copy)]
+enum Of {
+    /// The row's name as the terminal shows it (`operator → kernel` where keyed so).
+    ShownName,
+    /// The launching operator.
+    Operator,
+    /// The name.
+    Name,
+    /// The kernel's class.
+    Class,
+    /// Measure `k` summed over the steps, `side` 0 control, 1 test, 2 the change.
+    Raw(usize, usize),
+    /// Δ% of measure `k` summed.
+    RawPercent(usize),
+    /// Measure `k` as shown (per step where the rows are), `side` as [`Of::Raw`].
+    Shown(usize, usize),
+    /// Δ% of measure `k` as shown.
+    ShownPercent(usize),
+    /// The per-step values of every measure.
+    PerStep,
+    /// Whether measure `k` changed significantly.
+    Significant(usize),
+    /// A side's share of its steps' time (0 control, 1 test).
+    Share(usize),
+}
+
+/// The view's table: its columns (what each holds beside them) and its rows.
+pub(super) fn table<'a>(view: &'a TableView<'a>) -> Table<'a> {
+    let (columns, of): (Vec<Column>, Vec<Of>) = columns(view).into_iter().unzip();
+    let t = view.table;
+    let mut table = Table::new(columns, view.rows.len(), move |i, cells| {
+        let r = view.rows[i];
+        cells.extend(of.iter().map(|&o| cell(t, r, o)));
+    });
+    if !t.by_operator {
+        table.names = Some(Box::new(move |i| view.rows[i].name.as_str()));
+    }
+    table
+}
+
+/// Every column of the view, in order, with what its cells hold.
+fn columns(view: &TableView<'_>) -> Vec<(Column, Of)> {
+    use Formats as F;
+    let t = view.table;
+    let (cl, tl) = (&t.control.label, &t.test.label);
+    let extra = Extra::of(t);
+    let first = if t.by_operator { "operator → kernel" } else { "name" };
+    let mut c = vec![(Column::new("", "", first).left().only(F::TERMINAL), Of::ShownName)];
+    if t.by_operator {
+        let operator = Column::new("operator", "operator", "operator").left();
+        c.push((operator.only(F::CSV | F::JSON | F::MARKDOWN), Of::Operator));
+    }
+    let name = Column::new("name", "name", "name").left();
+    c.push((name.only(F::CSV | F::JSON | F::MARKDOWN), Of::Name));
+    if extra.class {
+        c.push((
+            Column::new("class", "class", "class").left().only(F::CSV | F::JSON),
+            Of::Class,
+        ));
+    }
+    for (k, m) in t.measures.iter().enumerate() {
+        let raw = |side: &str| Column::new(format!("{side}_{m}"), "", "").only(F::JSON);
+        c.push((raw("control"), Of::Raw(0, k)));
+        c.push((raw("test"), Of::Raw(1, k)));
+        c.push((raw("diff"), Of::Raw(2, k)));
+        c.push((raw("diff_pct"), Of::RawPercent(k)));
+        let csv = csv_columns(t.kind).iter().find(|(c, _)| c == m).map(|&(_, diff)| diff);
+        let side = |label: &str, csv: bool| {
+            let name = format!("{label}_{m}");
+            Column::new("", name.clone(), name).only(if csv { F::CSV | F::MARKDOWN } else { F::MARKDOWN })
+        };
+        c.push((side(cl, csv.is_some()), Of::Shown(0, k)));
+        c.push((side(tl, csv.is_some()), Of::Shown(1, k)));
+        c.push((side("diff", csv == Some(true)).signed(), Of::Shown(2, k)));
+        c.push((side("diff_pct", false).blank(""), Of::ShownPercent(k)));
+    }
+    c.push((Column::new("per_step", "", "").only(F::JSON), Of::PerStep));
+    c.extend(terminal_columns(view));
+    if t.significance {
+        c.push((
+            Column::new("significant", "significant", "").only(F::CSV | F::JSON),
+            Of::Significant(view.time),
+        ));
+    }
+    if extra.share {
+        let share = |key: &str, label: &str| {
+            Column::new(key, key, format!("{label}\nshare")).only(F::TERMINAL | F::CSV | F::JSON)
+        };
+        c.push((share("control_share", cl), Of::Share(0)));
+        c.push((share("test_share", tl), Of::Share(1)));
+    }
+    c
+}
+
+/// The terminal's value columns: calls and the `--time` measure per side, Δ and Δ %, then the
+/// `sig` mark where any row was judged.
+fn terminal_columns(view: &TableView<'_>) -> Vec<(Column, Of)> {
+    let t = view.table;
+    let (cl, tl, k) = (&t.control.label, &t.test.label, view.time);
+    let column = |header: String| Column::new("", "", header).only(Formats::TERMINAL);
+    let mut c = vec![
+        (column(format!("{cl}\ncalls")), Of::Shown(0, 0)),
+        (column(format!("{tl}\ncalls")), Of::Shown(1, 0)),
+        (column("Δ\ncalls".to_string()).signed(), Of::Shown(2, 0)),
+        (column(format!("{cl}\ntime")), Of::Shown(0, k)),
+        (column(format!("{tl}\ntime")), Of::Shown(1, k)),
+        (column("Δ\ntime".to_string()).signed(), Of::Shown(2, k)),
+        (column("Δ\ntime %".to_string()).blank(""), Of::ShownPercent(k)),
+    ];
+    if t.significance && view.rows.iter().any(|r| significant_of(r, k).is_some()) {
+        c.push((column("sig".to_string()), Of::Significant(k)));
+    }
+    c
+}
+
+/// Row `r`'s cell of a column that holds `of`.
+fn cell<'a>(t: &ViewTable, r: &'a ViewRow, of: Of) -> Cell<'a> {
+    match of {
+        Of::ShownName => match &r.operator {
+            Some(op) => Cell::Name(Cow::Owned(format!("{op} → {}", r.name))),
+            None => Cell::Name(Cow::Borrowed(&r.name)),
+        },
+        Of::Operator => r
+            .operator
+            .as_deref()
+            .map_or(Cell::Empty, |op| Cell::Name(Cow::Borrowed(op))),
+        Of::Name => Cell::Name(Cow::Borrowed(&r.name)),
+        Of::Class => Cell::Text(Cow::Borrowed(classes_table::class_of(t, r))),
+        Of::Raw(side, k) => {
+            let v = match side {
+                0 => r.control[k],
+                1 => r.test[k],
+                _ => r.diff(k),
+            };
+            match v {
+                None => Cell::Empty,
+                Some(v) if t.measures[k].is_count() => Cell::Int(v),
+                Some(v) => Cell::Duration(v),
+            }
+        }
+        Of::RawPercent(k) => percent(r, k).map_or(Cell::Empty, Cell::Percent),
+        Of::Shown(side, k) => {
+            let v = if side == 2 { r.shown_diff(k) } else { r.shown(side, k) };
+            match v {
+                None => Cell::Empty,
+                Some(v) if t.measures[k].is_count() && r.per_step.is_some() => Cell::Rate(v),
+                Some(v) if t.measures[k].is_count() => Cell::Int(v as i64),
+                Some(v) => Cell::Duration(v.round() as i64),
+            }
+        }
+        Of::ShownPercent(k) => shown_percent(r, k).map_or(Cell::Empty, Cell::Percent),
+        Of::PerStep => r
+            .per_step
+            .as_ref()
+            .map_or(Cell::Absent, |p| Cell::Json(per_step_json(t, p))),
+        Of::Significant(k) => Cell::Mark(significant_of(r, k)),
+        Of::Share(side) => classes_table::shares(t, r)[side].map_or(Cell::Empty, Cell::Share),
+    }
+}
