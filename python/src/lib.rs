@@ -171,17 +171,13 @@ fn bar_chart_png<'py>(
     if names.len() != control.len() || names.len() != test.len() {
         return Err(TraceError::new_err("names, control and test must have the same length"));
     }
-    let groups = names
-        .into_iter()
-        .zip(control.into_iter().zip(test))
-        .map(|(n, (c, t))| (n, c, t));
+    let groups = names.into_iter().zip(control.into_iter().zip(test));
     let chart = Chart {
         title,
         labels: [labels.0, labels.1],
         duration,
-        // Python's compare frame holds HTA's sums (docs/python.md).
-        per_step: false,
-        groups: groups.collect(),
+        per_step: false, // the frames of HTA's visualize_* hold sums
+        groups: groups.map(|(n, (c, t))| (n, c, t)).collect(),
         width,
         height,
     };
