@@ -37,7 +37,12 @@ def test_plot_writes_the_clis_chart_byte_for_byte(fixtures, tmp_path):
     assert (tmp_path / "py-counts.png").read_bytes().startswith(PNG_MAGIC)
     svg = (tmp_path / "py-duration.svg").read_text(encoding="utf-8")
     xml.dom.minidom.parseString(svg.encode("utf-8"))
-    assert "Total duration" in svg
+    assert "Duration per step per name" in svg
+    sums, cli_sums = tmp_path / "py-sums.svg", tmp_path / "cli-sums.svg"
+    tracediff.plot(c, t, sums, metric="duration", top=5, exclude=["ProfilerStep"], totals=True)
+    cli("plot", str(c), str(t), "--metric", "duration", "--top", "5", "--exclude", "ProfilerStep", "--totals", "-o", str(cli_sums))
+    assert sums.read_bytes() == cli_sums.read_bytes()
+    assert "Total duration per name" in sums.read_text(encoding="utf-8")
 
 
 def test_plot_options_reach_the_chart(fixtures, tmp_path):

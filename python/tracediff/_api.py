@@ -607,9 +607,9 @@ def plot(
     an SVG by its extension (``.png``, ``.svg``), and returns `path` as a `pathlib.Path`.
 
     `metric` is ``"counts"`` or ``"duration"`` (HTA's grouped bars, control / test / difference,
-    of the `top` rows ranked by `sort`: by default the difference of the metric, largest
-    increase first) or ``"breakdown"`` (the waterfall of the mean step time: control step, the
-    change of compute, exposed communication, exposed memory copies and GPU idle, test step;
+    of the `top` rows ranked by `sort`: by default the largest changes of the metric either
+    way, per step unless `totals`) or ``"breakdown"`` (the waterfall of the mean step time:
+    control step, the change of compute, exposed communication, exposed memory copies and GPU idle, test step;
     every step unless an iteration is given). `sort` takes the command line's keys
     (``"abs-diff-duration"``, ``"name"``, ...). `width` and `height` are pixels (400×300 to
     8192×8192; each row needs 30 pixels of width). The selection options are `compare`'s. A
