@@ -2,22 +2,12 @@
 //! of `fixtures/replicates` (fixtures/make_replicates.py), and on `../shared`'s real runs.
 
 use crate::common;
-use common::{json, ok};
+use common::{json, ok, significant_names as significant};
 
 const R: &str = "fixtures/replicates";
 
 fn rows(v: &serde_json::Value) -> &Vec<serde_json::Value> {
     v["rows"].as_array().expect("rows")
-}
-
-fn significant(v: &serde_json::Value) -> Vec<String> {
-    let mut names: Vec<String> = rows(v)
-        .iter()
-        .filter(|r| r["significant"] == true)
-        .map(|r| r["name"].as_str().unwrap_or_default().to_string())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

@@ -4,24 +4,12 @@
 //! replicate traces of `fixtures/replicates` (fixtures/make_replicates.py).
 
 use crate::common;
-use common::{json, ok};
+use common::{json, ok, significant_names as significant};
 
 const R: &str = "fixtures/replicates";
 
 fn pair(set: &str) -> [String; 2] {
     [format!("{R}/{set}/control"), format!("{R}/{set}/test")]
-}
-
-fn significant(v: &serde_json::Value) -> Vec<String> {
-    let mut names: Vec<String> = v["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter(|r| r["significant"] == true)
-        .map(|r| r["name"].as_str().unwrap_or_default().to_string())
-        .collect();
-    names.sort();
-    names
 }
 
 #[test]

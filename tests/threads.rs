@@ -3,22 +3,9 @@
 //! slower in the second process.
 
 use crate::common;
-use common::{json, run};
+use common::{json, run, significant_names as marked};
 
 const T: &str = "fixtures/threads";
-
-/// The rows marked significant (the shown time's mark in a view), sorted.
-fn marked(v: &serde_json::Value) -> Vec<String> {
-    let mut names: Vec<String> = v["rows"]
-        .as_array()
-        .expect("rows")
-        .iter()
-        .filter(|r| r["significant"] == true)
-        .map(|r| r["name"].as_str().unwrap_or_default().to_string())
-        .collect();
-    names.sort();
-    names
-}
 
 fn pair(command: &str, test: &str, extra: &[&str]) -> serde_json::Value {
     let (c, t) = (format!("{T}/base"), format!("{T}/{test}"));

@@ -121,3 +121,16 @@ pub fn name_cell(row: &str) -> &str {
 pub fn sides(dir: &Path) -> [String; 2] {
     [dir.join("control"), dir.join("test")].map(|p| p.to_str().unwrap().to_string())
 }
+
+/// The names of a JSON table's rows marked significant, sorted.
+pub fn significant_names(v: &serde_json::Value) -> Vec<String> {
+    let mut names: Vec<String> = v["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter(|r| r["significant"] == true)
+        .map(|r| r["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    names.sort();
+    names
+}
