@@ -5,6 +5,8 @@
 #
 #   scripts/same_output.sh OLD_BINARY NEW_BINARY [--quick]
 #
+# SAME_OUTPUT_OLD_DIR=DIR: see below (a baseline computed once).
+#
 # --quick: the fixtures only (a minute on two cores); without it the shared traces too.
 # SAME_OUTPUT_ONLY=REGEX runs only the commands that match it (grep -E), to check one result
 # while moving it; the whole list is the check that counts.
@@ -27,11 +29,18 @@ cd "$root"
 pairs=(fixtures/basic fixtures/views fixtures/modules fixtures/breakdown fixtures/idle
     fixtures/serving fixtures/amd fixtures/cpuranks fixtures/ranks fixtures/nosteps
     fixtures/replicates/aa fixtures/replicates/fused fixtures/scenarios/resnet)
+# Without --quick: every set of ../shared/traces, each folder that holds a pair (control/test,
+# base/test, …) or traces of its own (the first two entries are the sides; one alone is one run).
 if [ "$quick" != "--quick" ] && [ -d ../shared/traces ]; then
-    pairs+=(../shared/traces/hta_trace_diff ../shared/traces/torch_cpu/fused_op
-        ../shared/traces/torch_cpu/multi_rank ../shared/traces/kineto_resnet50_workers
-        ../shared/traces/gpu_h100/resnet ../shared/traces/replicates/fused
-        ../shared/traces/inference/sglang_qwen3moe_decode_mi300_b300)
+    while read -r d; do
+        # A folder of sets (gpu_h100/) is not a pair itself: its sets are listed on their own.
+        if [ -d "$d/control" ] || [ -d "$d/base" ] || [ -d "$d/w0" ] || [ -d "$d/h100" ] ||
+            find "$d" -maxdepth 1 -type f -name '*.json*' | grep -q .; then
+            pairs+=("$d")
+        fi
+    done < <(find ../shared/traces -mindepth 1 -maxdepth 2 -type d \
+        ! -name control ! -name test ! -name base ! -name w0 ! -name w4 ! -name h100 ! -name mi300 \
+        ! -name capture_traces | sort)
 fi
 
 # The two sides of a pair: control/test, base/test, w0/w4, or the first two entries.
@@ -97,9 +106,14 @@ run_all() {
             if [[ $cmd == ONE\ * ]]; then
                 cmd=${cmd#ONE } test=
             fi
-            local case="$out/$n"
-            local file="$out/$n.file"
-            echo "COLUMNS=$columns $cmd $c $test" >"$case.cmd"
+            # A case is named by its command line, so that saved outputs match whatever the list.
+            local line="COLUMNS=$columns $cmd $c $test"
+            local id
+            id=$(printf '%s' "$line" | md5sum | cut -c1-12)
+            local case="$out/$id"
+            local file="$out/$id.file"
+            [ -e "$case.rc" ] && continue
+            echo "$line" >"$case.cmd"
             # shellcheck disable=SC2086
             COLUMNS=$columns timeout 300 "$bin" ${cmd/OUTFILE/$file} "$c" $test \
                 >"$case.stdout" 2>"$case.stderr" </dev/null
@@ -110,8 +124,24 @@ run_all() {
     done
 }
 
+# SAME_OUTPUT_OLD_DIR=DIR keeps the old build's outputs in DIR and reuses them on the next run
+# with the same DIR (the old build then is not run again): the baseline of a long refactor is
+# computed once. The case list must not change between the two runs.
+if [ -n "${SAME_OUTPUT_OLD_DIR:-}" ]; then
+    if [ ! -e "$SAME_OUTPUT_OLD_DIR/.complete" ]; then
+        rm -rf "$SAME_OUTPUT_OLD_DIR"
+        run_all "$old" "$SAME_OUTPUT_OLD_DIR"
+        touch "$SAME_OUTPUT_OLD_DIR/.complete"
+    fi
+    cp -r "$SAME_OUTPUT_OLD_DIR" "$work/old" && rm -f "$work/old/.complete"
+fi
+# With saved outputs, only the cases added since are run with the old build.
 run_all "$old" "$work/old"
 run_all "$new" "$work/new"
+# Saved cases no longer in the list are not compared.
+for f in "$work/old"/*.cmd; do
+    [ -e "$work/new/$(basename "$f")" ] || rm -f "${f%.cmd}".*
+done
 rm -rf "$work/bin-old" "$work/bin-new"
 if diff -rq "$work/old" "$work/new" >"$work/differ"; then
     echo "same output: $(ls "$work/old" | grep -c '\.cmd$') cases"
@@ -119,7 +149,7 @@ if diff -rq "$work/old" "$work/new" >"$work/differ"; then
     exit 0
 fi
 echo "output differs (folders kept in $work):"
-sed -E 's#.*/(old|new)/([0-9]+)\..*#\2#' "$work/differ" | sort -un | while read -r n; do
-    echo "  case $n: $(cat "$work/old/$n.cmd")"
+sed -E -e 's#^Only in .*: ([0-9a-f]+)\..*#\1#' -e 's#.*/(old|new)/([0-9a-f]+)\..*#\2#' "$work/differ" | sort -u | while read -r n; do
+    echo "  case $n: $(cat "$work/new/$n.cmd" 2>/dev/null || cat "$work/old/$n.cmd")"
 done
 exit 1
