@@ -284,6 +284,26 @@ fn a_report_needs_an_html_name_and_compare_writes_one_too() {
     );
 }
 
+/// `compare --report` writes `report`'s page on a pair whose graph replays join their
+/// captures: it once loaded the sides under `compare`, which joins none, so its tables kept the
+/// replays' Python wrappers where `report`'s show the captured operators.
+#[test]
+fn compare_writes_the_reports_page_where_replays_join_their_captures() {
+    let pair = ["fixtures/graphs/replay", "fixtures/graphs/multistream"];
+    let dir = TempDir::new().unwrap();
+    let compared = dir.path().join("c.html").display().to_string();
+    let out = run(&["compare", pair[0], pair[1], "--no-save", "--report", &compared]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (_, page) = report(pair, dir.path(), &[]);
+    let compared = std::fs::read_to_string(&compared).unwrap();
+    assert_eq!(data(&compared), data(&page), "the embedded data");
+    assert!(
+        page.contains("vllm::moe_forward"),
+        "the captured operators are in the page"
+    );
+    assert_eq!(compared, page, "compare --report writes the report's page");
+}
+
 // ---- in the browser --------------------------------------------------------------------------
 
 /// A fresh browser showing the report of `pair` written into `dir`; `None` (the test skips)
