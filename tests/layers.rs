@@ -432,3 +432,45 @@ fn tests_that_need_shared_data_or_a_browser_are_marked() {
         bad.join("\n")
     );
 }
+
+/// A test that runs a command on a pseudo-terminal (util-linux `script`, directly or through
+/// `trust.rs`'s `under_pty`) carries the `tracediff_no_script` mark, so that it is listed as
+/// ignored where `script` is missing rather than passing; no test prints that it skipped and
+/// passes.
+#[test]
+fn tests_that_need_a_terminal_are_marked_and_none_skips_by_hand() {
+    let mut bad = Vec::new();
+    for (path, code) in whole_sources(&root().join("tests")) {
+        if path.ends_with("layers.rs") {
+            continue;
+        }
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() != "#[test]" {
+                continue;
+            }
+            let Some(f) = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("fn ")) else {
+                continue;
+            };
+            let end = (f + 1..lines.len()).find(|&j| lines[j] == "}").unwrap_or(lines.len());
+            let body = &lines[f + 1..end];
+            let terminal = body
+                .iter()
+                .any(|l| l.contains("under_pty(") || l.contains("Command::new(\"script\")"));
+            let marked = lines[i.saturating_sub(4)..f]
+                .iter()
+                .any(|l| l.contains("tracediff_no_script"));
+            let hand_skip = body
+                .iter()
+                .any(|l| l.contains("println!(\"skipped") || l.contains("eprintln!(\"skipped"));
+            if terminal && !marked || hand_skip {
+                bad.push(format!("{}: {}", path.display(), lines[f].trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "tests that need a terminal without the mark, or that skip by hand:\n{}",
+        bad.join("\n")
+    );
+}
