@@ -434,9 +434,10 @@ fn tests_that_need_shared_data_or_a_browser_are_marked() {
 }
 
 /// A test that runs a command on a pseudo-terminal (util-linux `script`, directly or through
-/// `trust.rs`'s `under_pty`) carries the `tracediff_no_script` mark, so that it is listed as
-/// ignored where `script` is missing rather than passing; no test prints that it skipped and
-/// passes.
+/// `trust.rs`'s `under_pty`) carries the `tracediff_no_script` mark, and one that drives a
+/// browser anywhere in its body the `tracediff_no_browser` mark, so that it is listed as ignored
+/// where they are missing rather than passing with a part skipped; no test prints that it
+/// skipped and passes.
 #[test]
 fn tests_that_need_a_terminal_are_marked_and_none_skips_by_hand() {
     let mut bad = Vec::new();
@@ -460,17 +461,26 @@ fn tests_that_need_a_terminal_are_marked_and_none_skips_by_hand() {
             let marked = lines[i.saturating_sub(4)..f]
                 .iter()
                 .any(|l| l.contains("tracediff_no_script"));
+            // A browser, asked for anywhere in the test: the mark, or a part run only where the
+            // tests were built with one (`cfg!(not(tracediff_no_browser))`).
+            let browser = body.iter().any(|l| {
+                l.contains("browser()") || l.contains("open_report") || l.contains("three_levels_down_and_back(")
+            });
+            let browser_marked = lines[i.saturating_sub(4)..f]
+                .iter()
+                .chain(body)
+                .any(|l| l.contains("tracediff_no_browser"));
             let hand_skip = body
                 .iter()
                 .any(|l| l.contains("println!(\"skipped") || l.contains("eprintln!(\"skipped"));
-            if terminal && !marked || hand_skip {
+            if terminal && !marked || browser && !browser_marked || hand_skip {
                 bad.push(format!("{}: {}", path.display(), lines[f].trim()));
             }
         }
     }
     assert!(
         bad.is_empty(),
-        "tests that need a terminal without the mark, or that skip by hand:\n{}",
+        "tests that need a terminal or a browser without the mark, or that skip by hand:\n{}",
         bad.join("\n")
     );
 }

@@ -121,7 +121,7 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
             view,
             notes,
             |r, loaded, s| operators(r, loaded, &filter, s),
-            mark_operator_significance,
+            |table, r, loaded, s| mark_operator_significance(table, r, loaded, s, None),
         )?;
         let time = time.unwrap_or(if table.has_device {
             OperatorTime::DeviceTotal
@@ -149,7 +149,7 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
             view,
             notes,
             |r, loaded, s| kernels(r, loaded, &filter, by_operator, s),
-            mark_kernel_significance,
+            |table, r, loaded, s| mark_kernel_significance(table, r, loaded, s, None),
         )?;
         table.classifier = Some(classifier);
         shown(table, options.time.measure(), &options.view)
@@ -173,7 +173,7 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
             view,
             notes,
             |r, loaded, s| kernels_by_class(r, loaded, &filter, &classifier, s),
-            |table, r, loaded, s| mark_class_significance(table, r, loaded, &classifier, s),
+            |table, r, loaded, s| mark_class_significance(table, r, loaded, &classifier, s, None),
         )?;
         shown(table, options.time.measure(), &options.view)
     })
