@@ -1,6 +1,6 @@
 //! Build-time facts for the integration tests only: whether `../shared` (real traces, HTA's
-//! output, JSONTestSuite) sits beside the repository, and whether a browser and its WebDriver are
-//! on PATH. Tests that need what is missing are marked `ignore` with the reason, so `cargo test`
+//! output, JSONTestSuite) sits beside the repository, whether a browser and its WebDriver are
+//! on PATH, and whether util-linux's `script` (a pseudo-terminal) is. Tests that need what is missing are marked `ignore` with the reason, so `cargo test`
 //! lists them as ignored instead of passing them in no time. The library and binary do not look
 //! at these flags.
 
@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(tracediff_no_shared)");
     println!("cargo::rustc-check-cfg=cfg(tracediff_no_browser)");
+    println!("cargo::rustc-check-cfg=cfg(tracediff_no_script)");
     println!("cargo::rerun-if-changed=build.rs");
     for var in [
         "TRACEDIFF_SHARED",
         "TRACEDIFF_REQUIRE_BROWSER",
+        "TRACEDIFF_REQUIRE_SCRIPT",
         "TRACEDIFF_BROWSER",
         "PATH",
     ] {
@@ -43,6 +45,15 @@ fn main() {
     }
     if found.len() < 2 && !required {
         println!("cargo::rustc-cfg=tracediff_no_browser");
+    }
+    // util-linux's `script` runs a command on a pseudo-terminal (the terminal width, progress);
+    // with TRACEDIFF_REQUIRE_SCRIPT=1 (CI) those tests run and fail where it is missing.
+    match which(&["script"]) {
+        Some(path) => println!("cargo::rerun-if-changed={}", path.display()),
+        None if !env::var("TRACEDIFF_REQUIRE_SCRIPT").is_ok_and(|v| v == "1") => {
+            println!("cargo::rustc-cfg=tracediff_no_script");
+        }
+        None => {}
     }
 }
 

@@ -500,8 +500,17 @@ function columns(t, data) {
     for (const side of [0, 1])
       shares.push({ title: `${D.labels[side]} share`, key: (r) => share(r, side), text: (r) => text(share(r, side)) });
   }
+  // The rows' marks (`data.g`: per row, per measure), as the views' `sig` column: `*` where the
+  // shown time changed beyond the noise; beside the name, so that a wide table's scroll never
+  // hides it.
+  const marks = [];
+  if (data.g) {
+    const markOf = new Map(data.rows.map((r, i) => [r, data.g[i][gi] === true]));
+    marks.push({ title: "sig", key: (r) => (markOf.get(r) ? 1 : 0), text: (r) => (markOf.get(r) ? "*" : ""), cls: () => "sig" });
+  }
   return [
     ...first,
+    ...marks,
     { title: `${D.labels[0]} calls`, key: (r) => get(r, ci, 0), text: (r) => String(get(r, ci, 0)) },
     { title: `${D.labels[1]} calls`, key: (r) => get(r, ci, 1), text: (r) => String(get(r, ci, 1)) },
     { title: "Δ calls", key: (r) => dCalls(r), text: (r) => { const d = dCalls(r); return signed(String(d), d); } },
@@ -552,10 +561,18 @@ function drawTable(t) {
   }
   table.append(el("thead", {}, head), body);
   const where = p === state.node ? "" : ` (tables go ${D.limits.depth} levels deep: showing ${p === ROOT ? "the step" : pathOf(p)}, the nearest node above)`;
-  note.textContent = t.kind === "kc"
+  note.textContent = (t.kind === "kc"
     ? `${rows.length} classes: every kernel of this node, by class (as tracediff kernels --by-class)${where}. Click a heading to sort.`
     : `${rows.length} shown of ${data.rows.length} rows embedded, ${data.total} in this node ` +
-      `(the ${D.limits.rows} largest by |Δ| are embedded)${where}.${replayedNote(p)} Click a heading to sort.`;
+      `(the ${D.limits.rows} largest by |Δ| are embedded)${where}.${replayedNote(p)} Click a heading to sort.`) + tableLegend(t, data);
+}
+// The table's legend line: what a row's `*` says, or why there are none.
+function tableLegend(t, data) {
+  if (data.g) {
+    return ` sig: * = its ${MEASURE_NAMES[t.group]} time changed ${BEYOND} and 1% of the step, ` +
+      "judged over the node's rows as tracediff operators / kernels --zoom judge them (docs/significance.md).";
+  }
+  return D.significance.estimated ? " No row is judged for this time (no * marks)." : ` No * marks: ${D.significance.note}`;
 }
 
 // ---- aligned kernel sequences ------------------------------------------------------------------

@@ -188,6 +188,45 @@ fn a_step_marker_names_the_steps_and_compare_keys_drop_batch_sizes() {
     );
 }
 
+/// `--step-marker` names the steps of a side of runs as it does of one run: the runs' rows
+/// (two copies of each side's run) equal the one-run comparison's, where `bs=16` makes the
+/// control's three decode steps the steps and leaves the test (`bs=32`) without any. The
+/// per-run loader once ignored the marker and took the test's serving steps.
+#[test]
+fn a_step_marker_names_the_steps_of_runs_too() {
+    let marker = ["--step-marker", "bs=16", "--format", "csv"];
+    let one = ok(&[&["compare", SERVING[0], SERVING[1]][..], &marker].concat());
+    let runs = run(&[
+        &[
+            "compare",
+            "--control-run",
+            SERVING[0],
+            "--control-run",
+            SERVING[0],
+            "--test-run",
+            SERVING[1],
+            "--test-run",
+            SERVING[1],
+        ][..],
+        &marker,
+    ]
+    .concat());
+    assert_eq!(runs.code, 0, "{}", runs.stderr);
+    assert!(
+        runs.stderr.contains("no ProfilerStep in fixtures/serving/test"),
+        "{}",
+        runs.stderr
+    );
+    // Every column but the significance (judged between runs, against steps in one run).
+    let values = |csv: &str| -> Vec<String> {
+        csv.lines()
+            .map(|l| l.rsplit_once(',').map_or(l, |(v, _)| v).to_string())
+            .collect()
+    };
+    assert_eq!(values(&runs.stdout), values(&one));
+    assert!(one.contains("\ngraph_gemm,1,200,3,780,2,580,+,"), "{one}");
+}
+
 /// The replay joins the capture found in `capture_traces/` beside it: its graph kernels take
 /// the captured operators (`vllm::moe_forward`, `aten::addmm`, …) and `replay [python]` keeps
 /// only its calls. The same replay given a deliberately mismatched capture (each graph's kernel

@@ -432,3 +432,55 @@ fn tests_that_need_shared_data_or_a_browser_are_marked() {
         bad.join("\n")
     );
 }
+
+/// A test that runs a command on a pseudo-terminal (util-linux `script`, directly or through
+/// `trust.rs`'s `under_pty`) carries the `tracediff_no_script` mark, and one that drives a
+/// browser anywhere in its body the `tracediff_no_browser` mark, so that it is listed as ignored
+/// where they are missing rather than passing with a part skipped; no test prints that it
+/// skipped and passes.
+#[test]
+fn tests_that_need_a_terminal_are_marked_and_none_skips_by_hand() {
+    let mut bad = Vec::new();
+    for (path, code) in whole_sources(&root().join("tests")) {
+        if path.ends_with("layers.rs") {
+            continue;
+        }
+        let lines: Vec<&str> = code.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim() != "#[test]" {
+                continue;
+            }
+            let Some(f) = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("fn ")) else {
+                continue;
+            };
+            let end = (f + 1..lines.len()).find(|&j| lines[j] == "}").unwrap_or(lines.len());
+            let body = &lines[f + 1..end];
+            let terminal = body
+                .iter()
+                .any(|l| l.contains("under_pty(") || l.contains("Command::new(\"script\")"));
+            let marked = lines[i.saturating_sub(4)..f]
+                .iter()
+                .any(|l| l.contains("tracediff_no_script"));
+            // A browser, asked for anywhere in the test: the mark, or a part run only where the
+            // tests were built with one (`cfg!(not(tracediff_no_browser))`).
+            let browser = body.iter().any(|l| {
+                l.contains("browser()") || l.contains("open_report") || l.contains("three_levels_down_and_back(")
+            });
+            let browser_marked = lines[i.saturating_sub(4)..f]
+                .iter()
+                .chain(body)
+                .any(|l| l.contains("tracediff_no_browser"));
+            let hand_skip = body
+                .iter()
+                .any(|l| l.contains("println!(\"skipped") || l.contains("eprintln!(\"skipped"));
+            if terminal && !marked || browser && !browser_marked || hand_skip {
+                bad.push(format!("{}: {}", path.display(), lines[f].trim()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "tests that need a terminal or a browser without the mark, or that skip by hand:\n{}",
+        bad.join("\n")
+    );
+}

@@ -146,6 +146,66 @@ fn tables_match_cli(pair: [&str; 2], d: &Value) {
     }
 }
 
+/// Every embedded table's row marks (`g`, per measure) equal the `significant` of `tracediff
+/// operators|kernels|kernels --by-class --zoom PATH --format json` for the measure each view
+/// judges by default; returns how many rows are marked.
+fn table_marks_match_cli(pair: [&str; 2], d: &Value) -> usize {
+    let names = d["names"].as_array().unwrap();
+    let paths = node_paths(d);
+    let mut marked = 0;
+    for (index, t) in d["tables"].as_object().unwrap() {
+        let path = &paths[index.parse::<usize>().unwrap()];
+        for (kind, view, measures) in [
+            ("op", &["operators"][..], &d["opMeasures"]),
+            ("k", &["kernels"][..], &d["kMeasures"]),
+            ("kc", &["kernels", "--by-class"][..], &d["kMeasures"]),
+        ] {
+            let mut args = [view, &[pair[0], pair[1], "--format", "json"][..]].concat();
+            if !path.is_empty() {
+                args.extend(["--zoom", path.as_str()]);
+            }
+            let cli: Value = serde_json::from_str(&stdout(&args)).unwrap();
+            let measure = cli["significance_measure"].as_str().unwrap();
+            let k = measures.as_array().unwrap().iter().position(|m| m == measure).unwrap();
+            let rows = t[kind]["rows"].as_array().unwrap();
+            for (i, r) in rows.iter().enumerate() {
+                let name = &names[r[0].as_u64().unwrap() as usize];
+                let want = cli["rows"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|c| &c["name"] == name)
+                    .unwrap();
+                let got = t[kind].get("g").map_or(&Value::Null, |g| &g[i][k]);
+                assert_eq!(got, &want["significant"], "{args:?} {name}");
+                marked += usize::from(got == &Value::Bool(true));
+            }
+        }
+    }
+    marked
+}
+
+/// The operator, kernel and class tables mark their rows as the views do: one run per side
+/// against the steps' scatter (`fixtures/gate`: the linear layers' kernels doubled, at every
+/// node that holds them); with one step a side nothing is judged and there is no `g`.
+#[test]
+fn table_rows_are_marked_as_the_views_mark_them() {
+    let dir = TempDir::new().unwrap();
+    let pair = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
+    let (_, page) = report(pair, dir.path(), &[]);
+    let d = data(&page);
+    assert!(
+        table_marks_match_cli(pair, &d) >= 3,
+        "the step's and each linear's rows"
+    );
+    let (_, page) = report(MODULES, dir.path(), &[]);
+    let d = data(&page);
+    table_marks_match_cli(MODULES, &d);
+    let (_, page) = report(pair, dir.path(), &["--iteration", "1"]);
+    let d = data(&page);
+    assert!(d["tables"]["0"]["op"].get("g").is_none(), "{}", d["tables"]["0"]["op"]);
+}
+
 #[test]
 fn embedded_numbers_equal_the_cli_views() {
     let dir = TempDir::new().unwrap();
@@ -282,6 +342,26 @@ fn a_report_needs_an_html_name_and_compare_writes_one_too() {
         page,
         "compare --report writes the report's page"
     );
+}
+
+/// `compare --report` writes `report`'s page on a pair whose graph replays join their
+/// captures: it once loaded the sides under `compare`, which joins none, so its tables kept the
+/// replays' Python wrappers where `report`'s show the captured operators.
+#[test]
+fn compare_writes_the_reports_page_where_replays_join_their_captures() {
+    let pair = ["fixtures/graphs/replay", "fixtures/graphs/multistream"];
+    let dir = TempDir::new().unwrap();
+    let compared = dir.path().join("c.html").display().to_string();
+    let out = run(&["compare", pair[0], pair[1], "--no-save", "--report", &compared]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let (_, page) = report(pair, dir.path(), &[]);
+    let compared = std::fs::read_to_string(&compared).unwrap();
+    assert_eq!(data(&compared), data(&page), "the embedded data");
+    assert!(
+        page.contains("vllm::moe_forward"),
+        "the captured operators are in the page"
+    );
+    assert_eq!(compared, page, "compare --report writes the report's page");
 }
 
 // ---- in the browser --------------------------------------------------------------------------
@@ -440,10 +520,11 @@ fn page_duration(ns: i64) -> String {
     format!("{v:.digits$} {unit}")
 }
 
-#[test]
-fn browser_folds_runs_and_marks_overlap() {
-    let dir = TempDir::new().unwrap();
-    let (path, page) = report(MODULES, dir.path(), &[]);
+/// The two reports the folding tests read (in `dir`): `fixtures/modules`, whose
+/// `Net[0]/Sequential[0]` has two added children (returned by path), and the plain step against
+/// the DDP one, whose children overlap. Returns the two pages' paths and the added nodes.
+fn folded_and_overlapping(dir: &Path) -> (String, String, [Value; 2]) {
+    let (path, page) = report(MODULES, dir, &[]);
     // The page keeps every node; folding is the page's view of them.
     let page = data(&page);
     let root = tree(&page);
@@ -466,14 +547,34 @@ fn browser_folds_runs_and_marks_overlap() {
         .filter(|n| n["s"] == "added")
         .collect();
     assert_eq!(added.len(), 2, "{seq}");
-    let ddp_dir = TempDir::new().unwrap();
-    let (ddp_path, ddp_page) = report(["fixtures/modules/plain", "fixtures/modules/ddp"], ddp_dir.path(), &[]);
+    let ddp_dir = dir.join("ddp");
+    std::fs::create_dir_all(&ddp_dir).unwrap();
+    let (ddp_path, ddp_page) = report(["fixtures/modules/plain", "fixtures/modules/ddp"], &ddp_dir, &[]);
     let overlap = &data(&ddp_page)["nodes"][0]["o"];
     assert!(
         overlap[1].as_i64().unwrap() > 0,
         "the DDP step's children overlap: {overlap}"
     );
+    let added = [0, 1].map(|k| added[k].clone());
+    (path, ddp_path, added)
+}
+
+/// The page keeps every node (folding is the page's view of them) and the DDP step's overlap.
+#[test]
+fn the_page_keeps_folded_nodes_and_the_overlap_of_children() {
+    let dir = TempDir::new().unwrap();
+    folded_and_overlapping(dir.path());
+}
+
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
+#[test]
+fn browser_folds_runs_and_marks_overlap() {
     let Some(b) = browser() else { return };
+    let dir = TempDir::new().unwrap();
+    let (path, ddp_path, added) = folded_and_overlapping(dir.path());
     let d = Driver::start(&b);
     goto(&d, &format!("{}#node=Net%5B0%5D%2FSequential%5B0%5D", url(&path)));
     let folded = r##"return [...document.querySelectorAll("#exec-chart .group.folded")].map(g => [g.dataset.path, g.dataset.count, g.querySelector("text").textContent])"##;
@@ -585,12 +686,32 @@ fn real_gpu_pair_from_two_vendors() {
     };
     let base = traces.join("tracelens_bert_small");
     let (h100, mi300) = (base.join("h100"), base.join("mi300"));
-    three_levels_down_and_back([h100.to_str().unwrap(), mi300.to_str().unwrap()]);
+    let pair = [h100.to_str().unwrap(), mi300.to_str().unwrap()];
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(pair, dir.path(), &[]);
+    tables_match_cli(pair, &data(&page));
+    if cfg!(not(tracediff_no_browser)) {
+        assert!(three_levels_down_and_back(pair).is_some(), "a browser");
+    }
 }
 
 /// ResNet-50 against ResNet-152, recorded on a CPU with `with_stack=True`
-/// (`scripts/record_scenarios.py`, kept in fixtures/scenarios): numbers equal the CLI views',
-/// three levels down and back, a sorted and a filtered operator table, no errors.
+/// (`scripts/record_scenarios.py`, kept in fixtures/scenarios): the page's numbers equal the CLI
+/// views'.
+#[test]
+fn resnet_50_against_152_tables_equal_the_cli() {
+    let pair = ["fixtures/scenarios/resnet/control", "fixtures/scenarios/resnet/test"];
+    let dir = TempDir::new().unwrap();
+    let (_, page) = report(pair, dir.path(), &[]);
+    tables_match_cli(pair, &data(&page));
+}
+
+/// ResNet-50 against ResNet-152 in the browser: three levels down and back, a sorted and a
+/// filtered operator table, no errors.
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
 #[test]
 fn resnet_50_against_152() {
     let pair = ["fixtures/scenarios/resnet/control", "fixtures/scenarios/resnet/test"];
@@ -619,13 +740,12 @@ fn resnet_50_against_152() {
     no_errors(&d);
 }
 
-/// The report of `pair`: its tables equal the CLI's; in the browser (when there is one), the
-/// first zoomable bar three times, then the browser's back three times, with no errors.
+/// The report of `pair` in the browser (`None` where there is none): the first zoomable bar
+/// three times, then the browser's back three times, with no errors.
 fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
-    let dir = TempDir::new().unwrap();
-    let (path, page) = report(pair, dir.path(), &[]);
-    tables_match_cli(pair, &data(&page));
     let b = browser()?;
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(pair, dir.path(), &[]);
     let d = Driver::start(&b);
     goto(&d, &url(&path));
     let mut trail = vec![current(&d)];
@@ -653,8 +773,8 @@ fn three_levels_down_and_back(pair: [&str; 2]) -> Option<Driver> {
 /// The HTA demo pair (35 MB of JSON) and a 2021-format ResNet-50 pair (no module events: the
 /// fallback tree) open with bars, tables and no errors (../shared/traces; skipped without it).
 #[cfg_attr(
-    tracediff_no_shared,
-    ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
+    any(tracediff_no_shared, tracediff_no_browser),
+    ignore = "needs ../shared (real traces) and chromium with chromedriver on PATH, one of them absent when the tests were built"
 )]
 #[test]
 fn real_pairs_open_without_errors() {
@@ -718,11 +838,21 @@ fn significant_nodes_are_marked() {
             .contains("significant is null")
     );
     assert!(one["nodes"].as_array().unwrap().iter().all(|n| n.get("g").is_none()));
-    let Some(b) = browser() else { return };
-    // The same file again, now with every step.
-    let (path_all, _) = report(PAIR, dir.path(), &["--iteration", "all"]);
-    let d = Driver::start(&b);
-    goto(&d, &url(&path_all));
+}
+
+/// In the browser, the significant nodes of `fixtures/gate` (every step) carry `*` in the
+/// execution chart, and its legend says what `*` means.
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
+#[test]
+fn browser_marks_significant_nodes() {
+    const PAIR: [&str; 2] = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
+    let dir = TempDir::new().unwrap();
+    let Some(d) = open_report_with(PAIR, dir.path(), &["--iteration", "all"]) else {
+        return;
+    };
     let marked: Vec<String> = serde_json::from_value(d.exec(
         r##"return [...document.querySelectorAll('#exec-chart .group[data-significant="true"]')].map(g => g.dataset.path)"##,
     ))
@@ -857,5 +987,59 @@ fn browser_tables_show_a_kernel_by_its_own_name() {
     );
     d.type_into(&d.find("#k-filter"), "void cutlass");
     assert_eq!(column(&d, "k-table", 0).len(), 1);
+    no_errors(&d);
+}
+
+/// In the page, the operator, kernel and class tables carry a `sig` column with the rows'
+/// marks and a legend line that says what `*` means (`fixtures/gate`: the linear layers'
+/// kernels doubled); with one step a side there is no column and the legend says why.
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
+#[test]
+fn browser_table_rows_carry_their_marks() {
+    let dir = TempDir::new().unwrap();
+    let pair = ["fixtures/gate/base", "fixtures/gate/kernel2x"];
+    let Some(d) = open_report(pair, dir.path()) else {
+        return;
+    };
+    let marked = |table: &str| -> Vec<String> {
+        let script = format!(
+            r##"const t = document.getElementById("{table}");
+            const k = [...t.querySelectorAll("thead th")].findIndex(th => th.textContent === "sig");
+            if (k < 0) return [];
+            return [...t.querySelectorAll("tbody tr")].filter(tr => tr.children[k].textContent === "*")
+                .map(tr => tr.children[0].textContent)"##
+        );
+        serde_json::from_value(d.exec(&script)).unwrap()
+    };
+    assert_eq!(marked("op-table"), ["aten::linear"]);
+    assert_eq!(marked("kc-table"), ["gemm"]);
+    let kernels = marked("k-table");
+    assert!(
+        kernels.len() == 1 && kernels[0].starts_with("cutlass::Kernel<"),
+        "{kernels:?}"
+    );
+    for note in ["op-note", "k-note", "kc-note"] {
+        let text = d.exec(&format!(r##"return document.getElementById("{note}").textContent"##));
+        assert!(
+            text.as_str()
+                .unwrap()
+                .contains("sig: * = its device total time changed"),
+            "{text}"
+        );
+    }
+    no_errors(&d);
+    let Some(d) = open_report_with(pair, dir.path(), &["--iteration", "1"]) else {
+        return;
+    };
+    let heads = d.exec(r##"return [...document.querySelectorAll("#op-table thead th")].map(th => th.textContent)"##);
+    assert!(!heads.as_array().unwrap().iter().any(|h| h == "sig"), "{heads}");
+    let note = d.exec(r##"return document.getElementById("op-note").textContent"##);
+    assert!(
+        note.as_str().unwrap().contains("No * marks: significant is null"),
+        "{note}"
+    );
     no_errors(&d);
 }

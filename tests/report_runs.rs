@@ -47,11 +47,12 @@ fn page_value(measure: &str, v: &Value) -> Value {
 }
 
 /// Every embedded table of every node equals the view with `--zoom` on the same runs, row by
-/// row and measure by measure (its per-step values).
+/// row and measure by measure (its per-step values), and each row's mark (between runs) as the
+/// view's `significant`.
 fn tables_equal_the_views(pair: [&str; 2], d: &Value) {
     let names = d["names"].as_array().unwrap();
     let paths = node_paths(d);
-    let mut checked = 0;
+    let (mut checked, mut marks) = (0, 0);
     for (index, t) in d["tables"].as_object().unwrap() {
         let path = &paths[index.parse::<usize>().unwrap()];
         let views: [(&str, &[&str], &str); 3] = [
@@ -71,9 +72,16 @@ fn tables_equal_the_views(pair: [&str; 2], d: &Value) {
                 assert_eq!(t[kind]["total"].as_u64().unwrap() as usize, rows.len(), "{args:?}");
             }
             let measures = d[measures].as_array().unwrap();
-            for r in t[kind]["rows"].as_array().unwrap() {
+            // The rows' marks (between runs) for the measure the view judges.
+            let judged = measures.iter().position(|m| m == &cli["significance_measure"]);
+            for (i, r) in t[kind]["rows"].as_array().unwrap().iter().enumerate() {
                 let name = &names[r[0].as_u64().unwrap() as usize];
                 let want = rows.iter().find(|w| &w["name"] == name).unwrap();
+                if let Some(k) = judged {
+                    let got = t[kind].get("g").map_or(&Value::Null, |g| &g[i][k]);
+                    assert_eq!(got, &want["significant"], "{args:?} {name} marked");
+                    marks += 1;
+                }
                 for (k, m) in measures.iter().enumerate() {
                     let m = m.as_str().unwrap();
                     for (side, got) in [("control", &r[1 + k]), ("test", &r[1 + measures.len() + k])] {
@@ -89,6 +97,7 @@ fn tables_equal_the_views(pair: [&str; 2], d: &Value) {
         }
     }
     assert!(checked > 100, "{checked} values compared");
+    assert!(marks > 10, "{marks} marks compared");
 }
 
 /// The page's node list equals `modules`' tree (per-step values), its marks `modules --time

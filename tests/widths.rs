@@ -189,12 +189,12 @@ fn a_pipe_keeps_full_names() {
 
 /// On a real terminal (a pseudo-terminal of 80 columns, through util-linux's `script`), the
 /// width comes from the terminal itself.
+#[cfg_attr(
+    tracediff_no_script,
+    ignore = "needs util-linux's `script` (a pseudo-terminal), absent when the tests were built: install util-linux (Debian: bsdutils)"
+)]
 #[test]
 fn a_terminal_gets_its_own_width() {
-    if std::process::Command::new("script").arg("--version").output().is_err() {
-        println!("skipped: no `script` (util-linux) to open a pseudo-terminal");
-        return;
-    }
     let dir = TempDir::new().unwrap();
     let (c, t) = long_named("fixtures/views", dir.path());
     let bin = assert_cmd::cargo::cargo_bin("tracediff");
@@ -347,20 +347,22 @@ fn the_overview_cuts_one_device_name_one_way() {
     assert!(cut, "some width must cut the name");
 }
 
-/// Notes on standard error are wrapped at spaces where it is a terminal (to `COLUMNS`, else
-/// the terminal's width), later lines indented; piped, each note stays one line for grep,
-/// whatever `COLUMNS` says. The run-wide shift's note is 500 characters.
+/// The run that prints the run-wide shift's note (500 characters).
+const SHIFTED: [&str; 6] = [
+    "compare",
+    "fixtures/shift/base",
+    "fixtures/shift/slow",
+    "--iteration",
+    "all",
+    "--no-save",
+];
+
+/// Notes on standard error piped stay one line each for grep, whatever `COLUMNS` says. The
+/// run-wide shift's note is 500 characters.
 #[test]
-fn notes_are_wrapped_on_a_terminal_and_one_line_when_piped() {
+fn notes_are_one_line_when_piped() {
     let state = TempDir::new().unwrap();
-    let args = [
-        "compare",
-        "fixtures/shift/base",
-        "fixtures/shift/slow",
-        "--iteration",
-        "all",
-        "--no-save",
-    ];
+    let args = SHIFTED;
     for columns in [None, Some("80")] {
         let piped = common::run_with(state.path(), &args, columns);
         let one: Vec<&str> = piped
@@ -371,12 +373,20 @@ fn notes_are_wrapped_on_a_terminal_and_one_line_when_piped() {
         assert_eq!(one.len(), 1, "{}", piped.stderr);
         assert!(one[0].width() > 400, "{}", one[0]);
     }
+}
+
+/// Notes on standard error are wrapped at spaces where it is a terminal (to `COLUMNS`, else
+/// the terminal's width), later lines indented, with the words of the piped note.
+#[cfg_attr(
+    tracediff_no_script,
+    ignore = "needs util-linux's `script` (a pseudo-terminal), absent when the tests were built: install util-linux (Debian: bsdutils)"
+)]
+#[test]
+fn notes_are_wrapped_on_a_terminal() {
+    let state = TempDir::new().unwrap();
+    let args = SHIFTED;
     let piped = common::run_with(state.path(), &args, None).stderr;
     let note = piped.lines().find(|l| l.contains("the whole run moved")).unwrap();
-    if std::process::Command::new("script").arg("--version").output().is_err() {
-        println!("skipped: no `script` (util-linux) to open a pseudo-terminal");
-        return;
-    }
     let bin = assert_cmd::cargo::cargo_bin("tracediff");
     // The terminal's own width, then `COLUMNS` over it.
     for (columns, width) in [("", 72), ("COLUMNS=60 ", 60)] {

@@ -300,8 +300,9 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
         ));
     }
     let keying = req.keying();
-    let (c, mut notes) = load_runs(req.side(SideId::Control), req.device, &keying)?;
-    let (t, t_notes) = load_runs(req.side(SideId::Test), req.device, &keying)?;
+    let marker = req.step_marker.as_deref();
+    let (c, mut notes) = load_runs(req.side(SideId::Control), req.device, &keying, marker)?;
+    let (t, t_notes) = load_runs(req.side(SideId::Test), req.device, &keying, marker)?;
     notes.extend(t_notes);
     let (comparison, judged) = compare_of_runs(req, filter, [&c, &t]);
     notes.extend(judged);

@@ -150,7 +150,7 @@ fn load_run(
     device: Device,
     keying: &Keying,
 ) -> Result<(Run, Vec<String>)> {
-    let (side, resolved) = crate::analysis::runs::load_summary_run(path, label, sel)?;
+    let (side, resolved) = crate::analysis::runs::load_summary_run(path, label, sel, None)?;
     let samples = measure(&side, &resolved, device, keying, true)?;
     let notes = side.notes.clone();
     Ok((

@@ -54,8 +54,12 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         resolved,
         notes: Vec::new(),
     };
-    // The views that use a joined kernel's capture (its owner, its module path).
-    let joins = matches!(command, "operators" | "kernels" | "report" | "modules" | "flamegraph");
+    // The views that use a joined kernel's capture (its owner, its module path); `compare
+    // --report` writes `report`'s page.
+    let joins = matches!(
+        command,
+        "operators" | "kernels" | "report" | "compare --report" | "modules" | "flamegraph"
+    );
     for k in (0..2).filter(|_| joins) {
         let given = req.captures[k].as_deref();
         notes.extend(crate::analysis::captures::join_captures(

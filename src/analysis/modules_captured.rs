@@ -205,14 +205,16 @@ mod tests {
         "<built-in method gemm_a16w16 of PyCapsule object at 0x1>",
     ];
 
+    /// A launch of `aten::addmm` under `aten::linear`, inside a compiled graph's annotation,
+    /// inside the `Attention_0` module: the frames the path tests below share.
+    fn attention_launch() -> (GraphJoin, CapturedLaunch) {
+        let frames = [(3, 0, false), (4, 1, false), (5, 2, true), (6, 2, true)];
+        launch(&NAMES, &frames, WorkKind::Operator, 6)
+    }
+
     #[test]
     fn module_frames_and_annotations_are_the_path() {
-        let (join, l) = launch(
-            &NAMES,
-            &[(3, 0, false), (4, 1, false), (5, 2, true), (6, 2, true)],
-            WorkKind::Operator,
-            6,
-        );
+        let (join, l) = attention_launch();
         let path = captured_path(&join, &l, "gemm", false);
         assert_eq!(
             path,
@@ -225,12 +227,7 @@ mod tests {
 
     #[test]
     fn without_a_module_the_outermost_operator_is_the_leaf() {
-        let (join, l) = launch(
-            &NAMES,
-            &[(3, 0, false), (4, 1, false), (5, 2, true), (6, 2, true)],
-            WorkKind::Operator,
-            6,
-        );
+        let (join, l) = attention_launch();
         // In the fallback (a side without modules) the module frame is no node.
         let path = captured_path(&join, &l, "gemm", true);
         assert_eq!(

@@ -14,13 +14,14 @@ use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, modules};
 use crate::analysis::modules_noise::{NodeSignificance, module_significance_both};
 use crate::analysis::scopes::NodeScopes;
-use crate::analysis::views::classes::classes_of_kernels;
-use crate::analysis::views::kernels::{kernels, kernels_per_node};
-use crate::analysis::views::operators::{operators, operators_per_node};
+use crate::analysis::views::kernels::kernels_per_node;
+use crate::analysis::views::operators::operators_per_node;
 use crate::analysis::views::overview::{Overview, overview_for_request};
 use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
 
+#[path = "report_marks.rs"]
+mod marks;
 #[path = "report_runs.rs"]
 mod runs;
 pub use runs::report_of_runs;
@@ -199,41 +200,36 @@ fn all_node_tables(
         || operators_per_node(req, loaded, filter, &scopes),
         || kernels_per_node(req, loaded, filter, &scopes),
     );
-    // One (operators, kernels) pair per scoped node, in the nodes' order.
-    let mut scoped_tables = ops.into_iter().zip(ks);
+    let shift = marks::Shift::new();
+    let mut scoped = marks::marked_node_tables((req, loaded), &scopes, classifier, (ops, ks), &shift).into_iter();
     nodes
         .iter()
         .filter_map(|(node, path)| {
-            let (ops, ks) = if path.is_empty() {
-                (
-                    operators(req, loaded, filter, None),
-                    kernels(req, loaded, filter, false, None),
-                )
+            // One set of tables per scoped node, in the nodes' order.
+            let tables = if path.is_empty() {
+                marks::marked_step_tables((req, loaded), filter, classifier, &shift)
             } else {
-                scoped_tables.next()?
+                scoped.next()?
             };
-            Some(node_tables(node, path, (ops, ks), rows, classifier, per_step))
+            Some(node_tables(node.id, path, tables, rows, per_step))
         })
         .collect()
 }
 
+/// A node's tables made per step where the page's values are, then cut.
 fn node_tables(
-    node: &AlignedNode,
+    id: usize,
     path: &str,
-    (mut ops, mut ks): (ViewTable, ViewTable),
+    mut tables: [ViewTable; 3],
     rows: usize,
-    classifier: &Classifier,
     per_step: Option<PerStep>,
 ) -> NodeTables {
-    ks.classifier = Some(classifier.clone());
-    // Grouped before the cut: the class rows hold every kernel of the node.
-    let mut classes = classes_of_kernels(&ks, classifier);
     if let Some(p) = per_step {
-        for table in [&mut ops, &mut ks, &mut classes] {
+        for table in &mut tables {
             p.apply(table);
         }
     }
-    finish_tables(node.id, path, [ops, ks, classes], rows)
+    finish_tables(id, path, tables, rows)
 }
 
 /// A node's operator, kernel and class tables (every row, per step where they are), cut to

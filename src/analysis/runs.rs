@@ -171,12 +171,20 @@ impl Run {
 
 /// One run read as summaries (traces summarised as they load, or summary files) with `sel`
 /// resolved (`label` names the side in messages): what `compare` and the gate measure of each
-/// run of a side. The loading's notes are the side's.
-pub fn load_summary_run(path: &Path, label: &str, sel: &SideSelection) -> Result<(SummarySide, Resolved)> {
-    let side: SummarySide = crate::summary::load::load_summary_side(
+/// run of a side. The traces' steps are named by `marker` (`--step-marker`) when given, as
+/// one run's are. The loading's notes are the side's.
+pub fn load_summary_run(
+    path: &Path,
+    label: &str,
+    sel: &SideSelection,
+    marker: Option<&regex::Regex>,
+) -> Result<(SummarySide, Resolved)> {
+    let side: SummarySide = crate::summary::load::load_summary_side_marked(
+        &crate::input::parser::Parser::default(),
         path,
         &[&sel.ranks],
         sel.iterations == Pick::Lowest,
+        marker,
         &crate::analysis::summary::summarize,
     )?;
     let resolved = resolve(&side, label, sel)?;
@@ -189,10 +197,10 @@ fn load_run(
     path: &Path,
     label: &str,
     sel: &SideSelection,
-    device: Device,
-    keying: &Keying,
+    (device, keying): (Device, &Keying),
+    marker: Option<&regex::Regex>,
 ) -> Result<(Run, Vec<String>)> {
-    let (side, resolved) = load_summary_run(path, label, sel)?;
+    let (side, resolved) = load_summary_run(path, label, sel, marker)?;
     let totals = aggregate(&side, &resolved, device, keying);
     let mean_step_ns = mean_step_ns(&side, &resolved, device, keying)?;
     let run = Run {
@@ -227,13 +235,20 @@ fn mean_step_ns(side: &SummarySide, resolved: &Resolved, device: Device, keying:
 }
 
 /// Every run of `side` ([`SideRuns::of`]: a directory of runs, runs given one by one, else
-/// one run), loaded and aggregated in order, with the notes of loading.
-pub fn load_runs(side: Side<'_>, device: Device, keying: &Keying) -> Result<(Vec<Run>, Vec<String>)> {
+/// one run), loaded and aggregated in order, with the notes of loading; the steps are named by
+/// `step_marker` (`--step-marker`, a regular expression) when given.
+pub fn load_runs(
+    side: Side<'_>,
+    device: Device,
+    keying: &Keying,
+    step_marker: Option<&str>,
+) -> Result<(Vec<Run>, Vec<String>)> {
+    let marker = crate::model::serving::step_marker(step_marker).map_err(crate::error::Error::usage)?;
     let paths = SideRuns::of(side.paths).runs;
     let mut runs = Vec::with_capacity(paths.len());
     let mut notes = Vec::new();
     for p in &paths {
-        let (run, run_notes) = load_run(p, side.label, side.selection, device, keying)?;
+        let (run, run_notes) = load_run(p, side.label, side.selection, (device, keying), marker.as_ref())?;
         notes.extend(run_notes);
         runs.push(run);
     }

@@ -111,27 +111,18 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
     use crate::analysis::views::operators::{MEASURES, mark_operator_significance, operators};
     collect(|notes| {
         let filter = check(req, options, MEASURES)?;
-        let table = if crate::analysis::side_runs::compares_runs(req) {
-            let (table, note) = over_runs(req, "operators", options.zoom.as_deref(), notes, |r, loaded, s| {
-                operators(r, loaded, &filter, s)
-            })?;
-            significance(options, &table, note, notes)?;
-            table
-        } else {
-            let loaded = loaded(req, "operators", notes)?;
-            let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
-            let s = scope.as_ref().map(|(s, _)| s);
-            let mut table = operators(req, &loaded, &filter, s);
-            let note = (!options.one_run)
-                .then(|| mark_operator_significance(&mut table, req, &loaded, s))
-                .flatten();
-            significance(options, &table, note, notes)?;
-            one_run_note(&table, notes);
-            table.zoom = scope.map(|(_, path)| path);
-            attribution_notes(req, &loaded, notes);
-            per_step(req, &loaded, &mut table);
-            table
+        let view = View {
+            command: "operators",
+            attribution: true,
         };
+        let table = view_table(
+            req,
+            options,
+            view,
+            notes,
+            |r, loaded, s| operators(r, loaded, &filter, s),
+            |table, r, loaded, s| mark_operator_significance(table, r, loaded, s, None),
+        )?;
         let time = time.unwrap_or(if table.has_device {
             OperatorTime::DeviceTotal
         } else {
@@ -148,29 +139,18 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
         let filter = check(req, &options.view, MEASURES)?;
         let classifier = classifier(options.classes.as_deref())?;
         let by_operator = options.by_operator;
-        let mut table = if crate::analysis::side_runs::compares_runs(req) {
-            let (table, note) = over_runs(req, "kernels", options.view.zoom.as_deref(), notes, |r, loaded, s| {
-                kernels(r, loaded, &filter, by_operator, s)
-            })?;
-            significance(&options.view, &table, note, notes)?;
-            table
-        } else {
-            let loaded = loaded(req, "kernels", notes)?;
-            let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
-            let s = scope.as_ref().map(|(s, _)| s);
-            let mut table = kernels(req, &loaded, &filter, by_operator, s);
-            let note = (!options.view.one_run)
-                .then(|| mark_kernel_significance(&mut table, req, &loaded, s))
-                .flatten();
-            significance(&options.view, &table, note, notes)?;
-            one_run_note(&table, notes);
-            table.zoom = scope.map(|(_, path)| path);
-            if by_operator {
-                attribution_notes(req, &loaded, notes);
-            }
-            per_step(req, &loaded, &mut table);
-            table
+        let view = View {
+            command: "kernels",
+            attribution: by_operator,
         };
+        let mut table = view_table(
+            req,
+            &options.view,
+            view,
+            notes,
+            |r, loaded, s| kernels(r, loaded, &filter, by_operator, s),
+            |table, r, loaded, s| mark_kernel_significance(table, r, loaded, s, None),
+        )?;
         table.classifier = Some(classifier);
         shown(table, options.time.measure(), &options.view)
     })
@@ -183,28 +163,66 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
     collect(|notes| {
         let filter = check(req, &options.view, crate::analysis::views::kernels::MEASURES)?;
         let classifier = classifier(options.classes.as_deref())?;
-        let table = if crate::analysis::side_runs::compares_runs(req) {
-            let (table, note) = over_runs(req, "kernels", options.view.zoom.as_deref(), notes, |r, loaded, s| {
-                kernels_by_class(r, loaded, &filter, &classifier, s)
-            })?;
-            significance(&options.view, &table, note, notes)?;
-            table
-        } else {
-            let loaded = loaded(req, "kernels", notes)?;
-            let scope = zoom_scope(req, &loaded, options.view.zoom.as_deref())?;
-            let s: Option<&Scope> = scope.as_ref().map(|(s, _)| s);
-            let mut table = kernels_by_class(req, &loaded, &filter, &classifier, s);
-            let note = (!options.view.one_run)
-                .then(|| mark_class_significance(&mut table, req, &loaded, &classifier, s))
-                .flatten();
-            significance(&options.view, &table, note, notes)?;
-            one_run_note(&table, notes);
-            table.zoom = scope.map(|(_, path)| path);
-            per_step(req, &loaded, &mut table);
-            table
+        let view = View {
+            command: "kernels",
+            attribution: false,
         };
+        let table = view_table(
+            req,
+            &options.view,
+            view,
+            notes,
+            |r, loaded, s| kernels_by_class(r, loaded, &filter, &classifier, s),
+            |table, r, loaded, s| mark_class_significance(table, r, loaded, &classifier, s, None),
+        )?;
         shown(table, options.time.measure(), &options.view)
     })
+}
+
+/// What tells one view's table apart in [`view_table`] beside its make and mark.
+#[derive(Debug, Clone, Copy)]
+struct View {
+    /// The command the sides are loaded for (`operators`, `kernels`).
+    command: &'static str,
+    /// Whether one run per side gets the notes on overlapping operators and on kernels no
+    /// operator launched.
+    attribution: bool,
+}
+
+/// The table of one view, the same body for every view: with runs, each run's table made by
+/// `make` and joined ([`over_runs`]); with one run per side, the pair loaded, the zoom node
+/// found, the table made by `make` and its rows judged by `mark` (unless the two sides are one
+/// run), then the notes, the zoom and the per-step values.
+fn view_table(
+    req: &CompareRequest,
+    options: &ViewOptions,
+    view: View,
+    notes: &mut Notes,
+    make: impl Fn(&CompareRequest, &Loaded, Option<&Scope>) -> ViewTable,
+    mark: impl FnOnce(&mut ViewTable, &CompareRequest, &Loaded, Option<&Scope>) -> Option<String>,
+) -> Result<ViewTable> {
+    if crate::analysis::side_runs::compares_runs(req) {
+        let (table, note) = over_runs(req, view.command, options.zoom.as_deref(), notes, make)?;
+        significance(options, &table, note, notes)?;
+        return Ok(table);
+    }
+    let loaded = loaded(req, view.command, notes)?;
+    let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
+    let s = scope.as_ref().map(|(s, _)| s);
+    let mut table = make(req, &loaded, s);
+    let note = if options.one_run {
+        None
+    } else {
+        mark(&mut table, req, &loaded, s)
+    };
+    significance(options, &table, note, notes)?;
+    one_run_note(&table, notes);
+    table.zoom = scope.map(|(_, path)| path);
+    if view.attribution {
+        attribution_notes(req, &loaded, notes);
+    }
+    per_step(req, &loaded, &mut table);
+    Ok(table)
 }
 
 /// The two sides' kernel sequences aligned by class, per stream; `classes` a TOML file of

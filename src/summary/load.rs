@@ -13,19 +13,9 @@ use crate::summary::names::SideNames;
 use crate::summary::read::{is_parquet, read_summary};
 use std::path::Path;
 
-/// Loads the summaries of `input`'s files whose ranks any of `picks` selects.
-pub fn load_summary_side(
-    input: &Path,
-    picks: &[&Pick],
-    want_steps: bool,
-    summarize: &SummarizeFn<'_>,
-) -> Result<SummarySide> {
-    load_summary_side_marked(&Parser::default(), input, picks, want_steps, None, summarize)
-}
-
-/// [`load_summary_side`] with the steps of the traces (not of summary files, which keep the
-/// steps they were written with) named by `marker` (`--step-marker`) when given, the traces
-/// parsed with `parser`.
+/// Loads the summaries of `input`'s files whose ranks any of `picks` selects, the steps of the
+/// traces (not of summary files, which keep the steps they were written with) named by `marker`
+/// (`--step-marker`) when given, the traces parsed with `parser`.
 pub fn load_summary_side_marked(
     parser: &Parser,
     input: &Path,

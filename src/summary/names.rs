@@ -63,10 +63,12 @@ mod tests {
         let summary = crate::analysis::summary::summarize(&trace, &fixtures.join("rank0.json"));
         crate::output::summary::save_summary(&summary, &dir.path().join("rank0.parquet")).unwrap();
         std::fs::copy(fixtures.join("rank1.json"), dir.path().join("rank1.json")).unwrap();
-        let side = crate::summary::load::load_summary_side(
+        let side = crate::summary::load::load_summary_side_marked(
+            &Default::default(),
             dir.path(),
             &[&Pick::All],
             false,
+            None,
             &crate::analysis::summary::summarize,
         )
         .unwrap();

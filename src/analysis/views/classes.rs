@@ -45,18 +45,20 @@ pub fn kernels_by_class(
 }
 
 /// Marks the rows of a by-class table significant or not (calls and total), as the kernel
-/// table's (docs/significance.md); a note when it cannot be estimated.
+/// table's (docs/significance.md); a note when it cannot be estimated. `shift`: the pair's run-wide shift where the caller
+/// measured it once for many tables, else measured here.
 pub fn mark_class_significance(
     table: &mut ViewTable,
     req: &CompareRequest,
     loaded: &Loaded,
     classifier: &Classifier,
     scope: Option<&Scope>,
+    shift: Option<&crate::analysis::diff::RunShift>,
 ) -> Option<String> {
     super::mark_significance(
         table,
         loaded,
-        scope,
+        (scope, shift),
         |f, iterations, inside| per_file(f, iterations, req.device, classifier, inside),
         values,
     )

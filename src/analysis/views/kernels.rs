@@ -127,6 +127,29 @@ pub fn kernels_per_node(
         .collect()
 }
 
+/// Marks the kernel tables of many module nodes ([`kernels_per_node`]'s, node `n` at index
+/// `n`) and their by-class tables (`classes[n]` grouped from `kernels[n]`) as
+/// [`mark_kernel_significance`] and the class view mark each one zoomed into its node, reading
+/// each sample once for all of them; `shift` the pair's run-wide shift.
+pub fn mark_kernels_per_node(
+    (kernels, classes): (&mut [ViewTable], &mut [ViewTable]),
+    (req, classifier): (&CompareRequest, &crate::analysis::classes::Classifier),
+    (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::diff::RunShift),
+) {
+    let keying = req.keying();
+    super::per_node_marks::mark_grouped_per_node(
+        (kernels, classes),
+        (loaded, scopes, shift),
+        (
+            |f: &TraceFile, iterations: Option<&[i64]>, rows: &RowSets| {
+                per_file_per_node(f, iterations, req.device, &keying, rows, scopes.nodes)
+            },
+            |name: &str| classifier.classify(name).name().to_string(),
+        ),
+        values,
+    );
+}
+
 fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<ViewRow>, has_device: bool) -> ViewTable {
     ViewTable {
         kind: ViewKind::Kernels,
@@ -150,19 +173,21 @@ fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<Vie
 }
 
 /// Marks the rows of a kernel table significant or not per measure (calls and total; not the
-/// mean, min or max) (docs/significance.md); a note when it cannot be estimated.
+/// mean, min or max) (docs/significance.md); a note when it cannot be estimated. `shift`: the pair's run-wide shift where the caller
+/// measured it once for many tables, else measured here.
 pub fn mark_kernel_significance(
     table: &mut ViewTable,
     req: &CompareRequest,
     loaded: &Loaded,
     scope: Option<&Scope>,
+    shift: Option<&crate::analysis::diff::RunShift>,
 ) -> Option<String> {
     let keying = req.keying();
     let by_operator = table.by_operator;
     super::mark_significance(
         table,
         loaded,
-        scope,
+        (scope, shift),
         |f, iterations, inside| per_file(f, iterations, req.device, &keying, by_operator, inside),
         values,
     )

@@ -10,6 +10,7 @@ pub mod memory;
 pub mod operators;
 pub mod overview;
 pub mod overview_runs;
+pub(crate) mod per_node_marks;
 pub mod per_step;
 pub mod runs;
 
@@ -143,46 +144,76 @@ pub const MAX_SAMPLES: usize = 64;
 pub(crate) fn mark_significance<A: Accumulator + Sync>(
     table: &mut ViewTable,
     loaded: &Loaded,
-    scope: Option<&Scope>,
+    (scope, shift): (Option<&Scope>, Option<&crate::analysis::diff::RunShift>),
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
     values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
 ) -> Option<String> {
-    use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, significant_beyond, too_few_samples_note};
     table.significance = true;
+    let jobs = match sample_jobs(table, loaded) {
+        Ok(jobs) => jobs,
+        Err(note) => return Some(note),
+    };
+    let files = [loaded.files(0), loaded.files(1)];
+    let samples = |k: usize| -> Vec<Accumulated<A>> {
+        jobs[k]
+            .par_iter()
+            .map(|&(i, step)| per_file(files[k][i], Some(&[step]), scope.and_then(|s| s.rows(k, i))))
+            .collect()
+    };
+    let (c, t) = rayon::join(|| samples(0), || samples(1));
+    judge(table, loaded, shift, [&c, &t], values)
+}
+
+/// The (file, step) samples of each side that a table's significance is estimated from (past
+/// [`MAX_SAMPLES`], an evenly spaced subset: each is a pass over its file's events), or the note
+/// on why it cannot be estimated.
+pub(crate) fn sample_jobs(table: &ViewTable, loaded: &Loaded) -> std::result::Result<[Vec<(usize, i64)>; 2], String> {
+    use crate::analysis::noise::{MIN_SAMPLES, too_few_samples_note};
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
-        return Some("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
+        return Err("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
     };
     let files = [loaded.files(0), loaded.files(1)];
     let (nc, nt) = (c_steps.len() * files[0].len(), t_steps.len() * files[1].len());
     if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
         let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
-        return Some(too_few_samples_note(
+        return Err(too_few_samples_note(
             [&table.control.label, &table.test.label],
             [nc, nt],
             [c_steps.len(), t_steps.len()],
             [available(0), available(1)],
         ));
     }
-    let samples = |k: usize, steps: &[i64]| -> Vec<Accumulated<A>> {
+    let jobs = |k: usize, steps: &[i64]| -> Vec<(usize, i64)> {
         let jobs: Vec<(usize, i64)> = (0..files[k].len())
             .flat_map(|i| steps.iter().map(move |&s| (i, s)))
             .collect();
-        // Each sample is a scan of its file: past MAX_SAMPLES, an evenly spaced subset of them
-        // (deterministic) estimates the band and the means (docs/significance.md).
-        let jobs: Vec<(usize, i64)> = if jobs.len() > MAX_SAMPLES {
+        if jobs.len() > MAX_SAMPLES {
             (0..MAX_SAMPLES).map(|j| jobs[j * jobs.len() / MAX_SAMPLES]).collect()
         } else {
             jobs
-        };
-        jobs.par_iter()
-            .map(|&(i, step)| per_file(files[k][i], Some(&[step]), scope.and_then(|s| s.rows(k, i))))
-            .collect()
+        }
     };
-    let (c, t) = rayon::join(|| samples(0, c_steps), || samples(1, t_steps));
+    Ok([jobs(0, c_steps), jobs(1, t_steps)])
+}
+
+/// Marks each row of `table` from its key's per-step `samples` on each side (control, test),
+/// as [`mark_significance`] does once it has them; `shift` the run-wide shift where the
+/// caller measured it. Returns the note on the shift or on the rows it cleared.
+pub(crate) fn judge<A>(
+    table: &mut ViewTable,
+    loaded: &Loaded,
+    shift: Option<&crate::analysis::diff::RunShift>,
+    [c, t]: [&[Accumulated<A>]; 2],
+    values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
+) -> Option<String> {
+    use crate::analysis::noise::{DEFAULT_K, significant_beyond};
+    table.significance = true;
     // Changes under a share of the control's mean step time never count (docs/significance.md).
     let floor = loaded.significance_floor_ns();
     let req = &table.request;
-    table.shift = judged_places(loaded.run_shift(req), table.measures);
+    // The run-wide shift, measured here unless the caller measured it once for many tables.
+    let run_shift = shift.cloned().unwrap_or_else(|| loaded.run_shift(req));
+    table.shift = judged_places(run_shift, table.measures);
     // Host times take the host's factor (or their threads'), device times the device's; counts none.
     let shift_of = |m: Measure, name: &str| match m {
         Measure::Calls => None,
@@ -193,7 +224,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
     };
     for row in &mut table.rows {
         let key = (row.operator.clone(), row.name.clone());
-        let (cs, ts) = (per_measure(&c, &key), per_measure(&t, &key));
+        let (cs, ts) = (per_measure(c, &key), per_measure(t, &key));
         row.significant = (0..row.control.len())
             .map(|m| {
                 let column = |v: &[Vec<Option<i64>>]| -> Option<Vec<f64>> {
@@ -208,7 +239,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
             })
             .collect();
     }
-    let tempered = temper_one_run(table, [&c, &t], &values, floor);
+    let tempered = temper_one_run(table, [c, t], &values, floor);
     let labels = [table.control.label.as_str(), table.test.label.as_str()];
     if let Some(moved) = crate::analysis::threads::threads_note(&table.shift, labels, "rows") {
         return Some(tempered.map_or_else(|| moved.clone(), |t| format!("{moved}; {t}")));

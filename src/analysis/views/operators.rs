@@ -77,6 +77,23 @@ pub fn operators_per_node(
         .collect()
 }
 
+/// Marks the operator tables of many module nodes ([`operators_per_node`]'s, node `n` at
+/// index `n`) as [`mark_operator_significance`] marks each one zoomed into its node, reading
+/// each sample once for all of them; `shift` the pair's run-wide shift.
+pub fn mark_operators_per_node(
+    tables: &mut [ViewTable],
+    req: &CompareRequest,
+    (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::diff::RunShift),
+) {
+    let keying = req.keying();
+    super::per_node_marks::mark_per_node(
+        tables,
+        (loaded, scopes, shift),
+        |f, iterations, rows| per_file_per_node(f, iterations, req.device, &keying, rows, scopes.nodes),
+        values,
+    );
+}
+
 fn values(a: Option<&OpSums>) -> Vec<Option<i64>> {
     a.copied().unwrap_or_default().0.iter().map(|&x| Some(x)).collect()
 }
@@ -102,18 +119,20 @@ fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: 
 }
 
 /// Marks the rows of an operator table significant or not per measure (docs/significance.md);
-/// a note when it cannot be estimated.
+/// a note when it cannot be estimated. `shift`: the pair's run-wide shift where the caller
+/// measured it once for many tables, else measured here.
 pub fn mark_operator_significance(
     table: &mut ViewTable,
     req: &CompareRequest,
     loaded: &Loaded,
     scope: Option<&Scope>,
+    shift: Option<&crate::analysis::diff::RunShift>,
 ) -> Option<String> {
     let keying = req.keying();
     super::mark_significance(
         table,
         loaded,
-        scope,
+        (scope, shift),
         |f, iterations, inside| per_file(f, iterations, req.device, &keying, inside),
         |a: Option<&OpSums>| a.copied().unwrap_or_default().0.iter().map(|&x| Some(x)).collect(),
     )

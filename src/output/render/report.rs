@@ -448,10 +448,17 @@ fn aligned(a: &Aligned, names: &mut Names) -> Value {
     })
 }
 
-/// `{"total": rows before the cut, "rows": [[name id, control values…, test values…]]}`.
+/// `{"total": rows before the cut, "rows": [[name id, control values…, test values…]]}`, and
+/// where any row was judged, `"g"`: per row, per measure, whether it changed significantly
+/// (`null` where not judged), as the views' `significant`.
 fn table(t: &ViewTable, total: usize, names: &mut Names) -> Value {
     let rows: Vec<Value> = t.rows.iter().map(|r| view_row(t, r, names)).collect();
-    json!({"total": total, "rows": rows})
+    let judged = t.rows.iter().any(|r| r.significant.iter().any(Option::is_some));
+    if !judged {
+        return json!({"total": total, "rows": rows});
+    }
+    let marks: Vec<&[Option<bool>]> = t.rows.iter().map(|r| r.significant.as_slice()).collect();
+    json!({"total": total, "rows": rows, "g": marks})
 }
 
 /// `[name id, control values…, test values…]` as the views show them: per step where the row
