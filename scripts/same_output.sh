@@ -26,7 +26,7 @@ cd "$root"
 
 pairs=(fixtures/basic fixtures/views fixtures/modules fixtures/breakdown fixtures/idle
     fixtures/serving fixtures/amd fixtures/cpuranks fixtures/ranks fixtures/nosteps
-    fixtures/replicates/aa fixtures/replicates/fused fixtures/scenarios/resnet)
+    fixtures/replicates/aa fixtures/replicates/fused fixtures/scenarios/resnet fixtures/classes fixtures/gate)
 if [ "$quick" != "--quick" ] && [ -d ../shared/traces ]; then
     pairs+=(../shared/traces/hta_trace_diff ../shared/traces/torch_cpu/fused_op
         ../shared/traces/torch_cpu/multi_rank ../shared/traces/kineto_resnet50_workers

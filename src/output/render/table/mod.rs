@@ -75,6 +75,8 @@ pub(crate) struct Column {
     pub markdown: String,
     /// Left or right.
     pub align: Align,
+    /// Left or right in Markdown (as `align` unless said otherwise).
+    pub markdown_align: Align,
     /// A change: counts and durations carry their sign for people (`+3`, `+1.50 ms`).
     pub signed: bool,
     /// What an empty cell reads as for people (`-`, or nothing).
@@ -94,6 +96,7 @@ impl Column {
             markdown: super::md_cell(&header.replace('\n', " ")),
             header,
             align: Align::Right,
+            markdown_align: Align::Right,
             signed: false,
             blank: "-",
             formats: Formats::ALL,
@@ -109,6 +112,15 @@ impl Column {
     pub fn left(self) -> Column {
         Column {
             align: Align::Left,
+            markdown_align: Align::Left,
+            ..self
+        }
+    }
+
+    /// The same, aligned left in Markdown only (words a terminal lines up on the right).
+    pub fn left_in_markdown(self) -> Column {
+        Column {
+            markdown_align: Align::Left,
             ..self
         }
     }
