@@ -273,30 +273,11 @@ pub fn wrap_text(text: &str, width: usize) -> String {
     out
 }
 
-/// A borderless table of a name column and right-aligned value columns (headers may hold a
-/// line break), fitted to `width`: names get what the value columns leave and are cut for
-/// display so that distinct names stay distinct (`cuts::Cuts`). `usize::MAX` keeps names whole.
-pub fn fit_table(first: &str, headers: &[String], names: &[String], cells: &[Vec<String>], width: usize) -> String {
-    fit_table_with(first, headers, names, cells, width, |names, w| {
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        distinct_cuts(&refs, w)
-    })
-}
-
-/// [`fit_table`] with its own way of cutting the names to a width: `cut(names, width)`.
-pub fn fit_table_with(
-    first: &str,
-    headers: &[String],
-    names: &[String],
-    cells: &[Vec<String>],
-    width: usize,
-    cut: impl Fn(&[String], usize) -> Vec<String>,
-) -> String {
-    fit_table_dropping(first, headers, names, cells, width, &[], cut)
-}
-
-/// [`fit_table_with`] that drops groups of value columns in `drop_order` (indices into
-/// `headers`) when the names would otherwise get too few columns ([`fit_columns`]).
+/// A borderless table of a name column (headed `first`) and right-aligned value columns
+/// (headers may hold a line break), fitted to `width`: names get what the value columns leave,
+/// cut by `cut(names, width)`, and groups of value columns are dropped in `drop_order`
+/// (indices into `headers`) when the names would otherwise get too few columns
+/// ([`fit_columns`]). `usize::MAX` keeps names whole.
 pub fn fit_table_dropping(
     first: &str,
     headers: &[String],

@@ -35,7 +35,9 @@ pub(crate) fn write_rows(table: &Table<'_>, out: &mut dyn Write) -> io::Result<(
     let mut rule = String::from("|");
     for &k in &shown {
         let column = &table.columns[k];
-        head.push(' ');
+        if !column.markdown_bare {
+            head.push(' ');
+        }
         head.push_str(&column.markdown);
         head.push_str(" |");
         rule.push_str(if column.markdown_align == Align::Right {

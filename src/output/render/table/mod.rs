@@ -77,6 +77,9 @@ pub(crate) struct Column {
     pub align: Align,
     /// Left or right in Markdown (as `align` unless said otherwise).
     pub markdown_align: Align,
+    /// Whether an empty Markdown header is written without the blank of a named one (`| |`,
+    /// not `|  |`).
+    pub markdown_bare: bool,
     /// A change: counts and durations carry their sign for people (`+3`, `+1.50 ms`).
     pub signed: bool,
     /// What an empty cell reads as for people (`-`, or nothing).
@@ -97,6 +100,7 @@ impl Column {
             header,
             align: Align::Right,
             markdown_align: Align::Right,
+            markdown_bare: false,
             signed: false,
             blank: "-",
             formats: Formats::ALL,
@@ -133,6 +137,15 @@ impl Column {
     /// The same, with empty cells blank for people (not `-`).
     pub fn blank(self, blank: &'static str) -> Column {
         Column { blank, ..self }
+    }
+
+    /// The same, with no Markdown header, written `| |`.
+    pub fn markdown_bare(self) -> Column {
+        Column {
+            markdown: String::new(),
+            markdown_bare: true,
+            ..self
+        }
     }
 
     /// The same, with its Markdown header as given (already escaped).
