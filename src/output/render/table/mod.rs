@@ -183,6 +183,9 @@ pub(crate) enum Cell<'a> {
     Mark(Option<bool>),
     /// A JSON value of its own (per-step values): in JSON only.
     Json(serde_json::Value),
+    /// A node of a tree, its drawing before its name (`│  ├─ Linear[0]`): as it is for people,
+    /// its blanks no-break spaces in Markdown (which trims plain ones), a string elsewhere.
+    Tree(Cow<'a, str>),
     /// A value already worded for people (`1.2 GiB`, `12.3%`, an indented node), with the
     /// value CSV and JSON carry (a string quoted in CSV where it must be, a number whole, `null`
     /// empty).
@@ -211,7 +214,7 @@ impl Cell<'_> {
             Cell::Percent(s) => Cow::Borrowed(s),
             Cell::Share(s) if people => Cow::Owned(format!("{:.1}%", s * 100.0)),
             Cell::Share(s) => Cow::Owned(format!("{s:.4}")),
-            Cell::Text(s) | Cell::Name(s) => Cow::Borrowed(s),
+            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) => Cow::Borrowed(s),
             Cell::Mark(m) if people => Cow::Borrowed(if *m == Some(true) { "*" } else { "" }),
             Cell::Mark(m) => Cow::Borrowed(match m {
                 Some(true) => "true",
@@ -235,7 +238,7 @@ impl Cell<'_> {
             Cell::Rate(v) | Cell::Share(v) => Value::from(*v),
             Cell::Duration(ns) => json_us(*ns),
             Cell::Percent(s) => Value::from(s.as_str()),
-            Cell::Text(s) | Cell::Name(s) => Value::from(s.as_ref()),
+            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) => Value::from(s.as_ref()),
             Cell::Mark(Some(b)) => Value::from(*b),
             Cell::Json(v) | Cell::Shown(_, v) => v.clone(),
         })
