@@ -61,6 +61,7 @@ pub(crate) fn write_rows(table: &Table<'_>, out: &mut dyn Write) -> io::Result<(
                     line.push_str(&s.replace('`', "'").replace('|', "\\|"));
                     line.push('`');
                 }
+                Cell::Verdict(false) => line.push_str("**FAIL**"),
                 Cell::Tree(s) => line.push_str(&md_cell(s).replace(' ', "\u{a0}")),
                 cell @ (Cell::Text(_) | Cell::Shown(..)) => {
                     line.push_str(&md_cell(&cell.text(&table.columns[k], Format::Markdown)))

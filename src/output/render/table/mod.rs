@@ -183,6 +183,12 @@ pub(crate) enum Cell<'a> {
     Mark(Option<bool>),
     /// A JSON value of its own (per-step values): in JSON only.
     Json(serde_json::Value),
+    /// Text written as it is in every format, Markdown too (a rule, a threshold `> 10%`, which
+    /// hold no Markdown); quoted in CSV where it must be, a string in JSON.
+    Plain(Cow<'a, str>),
+    /// Whether a check passed: `pass` or `FAIL` for people (`**FAIL**` in Markdown), `pass` or
+    /// `fail` in CSV, a boolean in JSON.
+    Verdict(bool),
     /// A node of a tree, its drawing before its name (`│  ├─ Linear[0]`): as it is for people,
     /// its blanks no-break spaces in Markdown (which trims plain ones), a string elsewhere.
     Tree(Cow<'a, str>),
@@ -214,7 +220,12 @@ impl Cell<'_> {
             Cell::Percent(s) => Cow::Borrowed(s),
             Cell::Share(s) if people => Cow::Owned(format!("{:.1}%", s * 100.0)),
             Cell::Share(s) => Cow::Owned(format!("{s:.4}")),
-            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) => Cow::Borrowed(s),
+            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) | Cell::Plain(s) => Cow::Borrowed(s),
+            Cell::Verdict(pass) => Cow::Borrowed(match (pass, people) {
+                (true, _) => "pass",
+                (false, true) => "FAIL",
+                (false, false) => "fail",
+            }),
             Cell::Mark(m) if people => Cow::Borrowed(if *m == Some(true) { "*" } else { "" }),
             Cell::Mark(m) => Cow::Borrowed(match m {
                 Some(true) => "true",
@@ -238,8 +249,8 @@ impl Cell<'_> {
             Cell::Rate(v) | Cell::Share(v) => Value::from(*v),
             Cell::Duration(ns) => json_us(*ns),
             Cell::Percent(s) => Value::from(s.as_str()),
-            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) => Value::from(s.as_ref()),
-            Cell::Mark(Some(b)) => Value::from(*b),
+            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) | Cell::Plain(s) => Value::from(s.as_ref()),
+            Cell::Mark(Some(b)) | Cell::Verdict(b) => Value::from(*b),
             Cell::Json(v) | Cell::Shown(_, v) => v.clone(),
         })
     }
