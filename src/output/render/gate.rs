@@ -404,41 +404,50 @@ fn distinct_rules(report: &GateReport) -> usize {
     names.len()
 }
 
+/// The ops whose per-step time grew most: a line each for a terminal (the change, then the
+/// name cut to `width`), a table in Markdown.
 fn contributors_text(report: &GateReport, out: &mut String, md: bool, width: usize) {
     if report.top_contributors.is_empty() {
         return;
     }
-    let delta = report.candidate.step_median_ns - report.baseline.step_median_ns;
+    let delta = fmt_duration(
+        (report.candidate.step_median_ns - report.baseline.step_median_ns).round() as i64,
+        true,
+    );
     if md {
         let _ = writeln!(
             out,
-            "\n**Top contributors** (per-step time that grew; step time changed by {}):\n",
-            fmt_duration(delta.round() as i64, true)
+            "\n**Top contributors** (per-step time that grew; step time changed by {delta}):\n"
         );
-        out.push_str("| op | baseline / step | candidate / step | change |\n|---|---:|---:|---:|\n");
-    } else {
-        let line = format!(
-            "top contributors (per-step time that grew; step time changed by {}):",
-            fmt_duration(delta.round() as i64, true)
-        );
-        let _ = writeln!(out, "{}", wrap_line(&line, width));
+        let columns = vec![
+            Column::new("op", "op", "op").left(),
+            Column::new("baseline_us", "baseline", "baseline / step"),
+            Column::new("candidate_us", "candidate", "candidate / step"),
+            Column::new("diff_us", "diff", "change").signed(),
+        ];
+        let ops = &report.top_contributors;
+        let table = Table::new(columns, ops.len(), |i, cells| {
+            let c = &ops[i];
+            cells.extend([
+                Cell::Name(Cow::Borrowed(&c.name)),
+                Cell::Duration(c.baseline_ns.round() as i64),
+                Cell::Duration(c.candidate_ns.round() as i64),
+                Cell::Duration(c.diff_ns.round() as i64),
+            ]);
+        });
+        let mut rows = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = markdown::write_rows(&table, &mut rows);
+        out.push_str(&String::from_utf8(rows).unwrap_or_default());
+        return;
     }
+    let line = format!("top contributors (per-step time that grew; step time changed by {delta}):");
+    let _ = writeln!(out, "{}", wrap_line(&line, width));
     let names: Vec<&str> = report.top_contributors.iter().map(|c| c.name.as_str()).collect();
     // Each line: two spaces, the change right-aligned in 10, two spaces, the name.
     let cut = distinct_cuts(&names, width.saturating_sub(14).max(8));
     for (c, cut) in report.top_contributors.iter().zip(cut) {
-        if md {
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} | {} |",
-                c.name.replace('`', "'").replace('|', "\\|"),
-                fmt_duration(c.baseline_ns.round() as i64, false),
-                fmt_duration(c.candidate_ns.round() as i64, false),
-                fmt_duration(c.diff_ns.round() as i64, true)
-            );
-        } else {
-            let _ = writeln!(out, "  {:>10}  {}", fmt_duration(c.diff_ns.round() as i64, true), cut);
-        }
+        let _ = writeln!(out, "  {:>10}  {}", fmt_duration(c.diff_ns.round() as i64, true), cut);
     }
 }
 
