@@ -212,21 +212,7 @@ fn table(report: &GateReport, width: usize) -> String {
     ] {
         let _ = writeln!(out, "{}", wrap_line(&line, width));
     }
-    // The cells as people read them; the subject is cut below, once its width is known.
-    let model = model(report);
-    let shown = model.shown(Format::Table);
-    let mut cells = Vec::new();
-    let rows: Vec<Vec<String>> = (0..model.len())
-        .map(|i| {
-            model.row(i, &mut cells);
-            let mut row: Vec<String> = shown
-                .iter()
-                .map(|&k| cells[k].text(&model.columns[k], Format::Table).into_owned())
-                .collect();
-            row[1] = String::new();
-            row
-        })
-        .collect();
+    let rows = terminal_rows(report);
     let longest = report
         .rules
         .iter()
@@ -288,6 +274,25 @@ fn table(report: &GateReport, width: usize) -> String {
     contributors_text(report, &mut out, false, width);
     let _ = writeln!(out, "{}", wrap_line(&format!("gate: {}", verdict_line(report)), width));
     out
+}
+
+/// The rules' cells as the terminal reads them ([`columns`]), the subject left empty: it is
+/// cut once its width is known.
+fn terminal_rows(report: &GateReport) -> Vec<Vec<String>> {
+    let model = model(report);
+    let shown = model.shown(Format::Table);
+    let mut cells = Vec::new();
+    (0..model.len())
+        .map(|i| {
+            model.row(i, &mut cells);
+            let mut row: Vec<String> = shown
+                .iter()
+                .map(|&k| cells[k].text(&model.columns[k], Format::Table).into_owned())
+                .collect();
+            row[1] = String::new();
+            row
+        })
+        .collect()
 }
 
 /// How the gate's table fits its width: the columns shown, the subject's width, the blanks
