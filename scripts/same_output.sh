@@ -28,7 +28,7 @@ cd "$root"
 
 pairs=(fixtures/basic fixtures/views fixtures/modules fixtures/breakdown fixtures/idle
     fixtures/serving fixtures/amd fixtures/cpuranks fixtures/ranks fixtures/nosteps
-    fixtures/replicates/aa fixtures/replicates/fused fixtures/scenarios/resnet)
+    fixtures/replicates/aa fixtures/replicates/fused fixtures/scenarios/resnet fixtures/classes fixtures/gate)
 # Without --quick: every set of ../shared/traces, each folder that holds a pair (control/test,
 # base/test, …) or traces of its own (the first two entries are the sides; one alone is one run).
 if [ "$quick" != "--quick" ] && [ -d ../shared/traces ]; then
@@ -72,16 +72,25 @@ commands=(
     "kernels --by-operator --format markdown" "kernels --by-class --format csv"
     "kernels --by-class --format json" "kernels --by-class --format markdown"
     "kernels --iteration all" "kernels --iteration all --format csv"
+    "overview --format csv" "overview --format markdown" "overview --per-step --format markdown"
+    "overview --iteration all --rank all --format csv" "overview --iteration all --rank all --format markdown"
+    "gate --max-step-time-regression 5% --max-op-regression 10% --format markdown"
+    "gate --max-step-time-regression 5% --max-op-regression 10% --format csv"
+    "gate --max-step-time-regression 5% --max-op-regression 10% --format json"
+    "kernels --aligned --format csv" "kernels --aligned --format json" "kernels --aligned --format markdown"
+    "modules --format csv" "modules --format markdown" "modules --time device --format markdown"
+    "modules --time device --format csv"
 )
 # Commands given the control side alone (one run's view).
 one_commands=("operators" "operators --format csv" "operators --format json" "operators --format markdown"
     "kernels" "kernels --format csv" "kernels --by-operator --format json" "kernels --iteration all --format csv"
     "overview" "overview --format csv" "overview --format json" "overview --format markdown"
     "modules" "modules --format csv" "modules --format json" "modules --format markdown"
-    "modules --time device")
+    "modules --time device" "events" "events --format csv" "events --format json" "events --format jsonl")
 # Commands run again at a narrow width (columns dropped, names cut).
 narrow_commands=("compare" "compare --iteration all" "operators" "kernels --by-operator" "kernels --by-class"
-    "ONE operators" "ONE modules")
+    "ONE operators" "ONE modules" "overview" "overview --per-step --iteration all --rank all" "kernels --aligned"
+    "gate --max-step-time-regression 5% --max-op-regression 10%" "modules" "modules --time device" "ONE events")
 # Commands that write a file: the file is compared too.
 file_commands=("report -o OUTFILE.html" "flamegraph -o OUTFILE.svg" "plot -o OUTFILE.svg")
 

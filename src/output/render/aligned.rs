@@ -1,25 +1,30 @@
 //! `kernels --aligned` (docs/kernel-classes.md#aligned-sequences): the aligned kernel
-//! sequences as a terminal table (the layer printed once), CSV and JSON (every position).
+//! sequences as a terminal table and Markdown (a table per part of each stream group, the layer
+//! printed once), CSV and JSON (every position). One table model ([`model`]) describes the
+//! rows in every format.
 
 use super::compare::{describe_side, side_json};
-use super::{
-    Format, TableStyle, csv_field, distinct_cuts, fit_table_with, fmt_duration, fmt_us, json_us, md_cell, wrap_text,
-};
+use super::table::{Cell, Column, Formats, Table, csv, json, markdown, terminal};
+use super::{Format, TableStyle, distinct_cuts, fmt_duration, json_us, wrap_text};
 use crate::analysis::classes::sequences::{Aligned, AlignedRow, Group, Part, Shape, Slot};
+use serde::Serialize;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 use std::fmt::Write as _;
-
-/// The CSV header: one row per position; times are µs summed over the steps used.
-pub const CSV_HEADER: &str = "stream_group,block,position,class,control_class,test_class,control_name,test_name,status,control_calls,test_calls,control_device_total,test_device_total";
 
 /// The aligned sequences in `format`.
 pub fn render_aligned(a: &Aligned, format: Format, style: TableStyle) -> String {
-    match format {
-        Format::Csv => csv(a),
-        Format::Json => json(a),
-        Format::Table => text(a, style, false),
-        Format::Markdown => text(a, style, true),
-    }
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = match format {
+        Format::Csv => csv::write(&model(a, a.rows.iter().collect(), "", [1, 1]), &mut out),
+        Format::Json => json_doc(a, &mut out),
+        Format::Table | Format::Markdown => {
+            out = text(a, style, format == Format::Markdown).into_bytes();
+            Ok(())
+        }
+    };
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The class of a row: the sides' class where they agree or one side has none, else
@@ -32,29 +37,71 @@ pub(super) fn class_text(r: &AlignedRow) -> String {
     }
 }
 
-fn csv(a: &Aligned) -> String {
-    let mut out = format!("{CSV_HEADER}\n");
-    let cell = |s: Option<&Slot>, f: fn(&Slot) -> String| s.map_or(String::new(), f);
-    for r in &a.rows {
+/// The columns of the aligned rows, in the order every format keeps: the terminal and
+/// Markdown show the kernel, its position, class and status and each side's time (`per`:
+/// ` / layer` in a layer's table); CSV each side's class, name, calls and device time
+/// (µs summed over the steps); JSON each side's slot as an object.
+fn columns(a: &Aligned, per: &str) -> Vec<Column> {
+    let (cl, tl) = (&a.control.label, &a.test.label);
+    let people = Formats::TERMINAL | Formats::MARKDOWN;
+    let data = Formats::CSV | Formats::JSON;
+    let csv = |key: &str| Column::new(key, key, key).only(Formats::CSV);
+    vec![
+        Column::new("kernel", "kernel", "kernel").left().only(people),
+        Column::new("stream_group", "stream_group", "").only(data),
+        Column::new("block", "block", "").only(data),
+        Column::new("position", "position", "pos"),
+        Column::new("class", "class", "class").left_in_markdown(),
+        csv("control_class"),
+        csv("test_class"),
+        csv("control_name"),
+        csv("test_name"),
+        Column::new("status", "status", "status").left_in_markdown(),
+        csv("control_calls"),
+        csv("test_calls"),
+        csv("control_device_total"),
+        csv("test_device_total"),
+        Column::new("control", "", "").only(Formats::JSON),
+        Column::new("test", "", "").only(Formats::JSON),
+        Column::new("", "", format!("{cl}\ntime{per}"))
+            .markdown("control")
+            .only(people),
+        Column::new("", "", format!("{tl}\ntime{per}"))
+            .markdown("test")
+            .only(people),
+    ]
+}
+
+/// The table of `rows` (those of one part of a group, or all), each side's time divided by
+/// `blocks` in the terminal and Markdown (a layer's time per repetition).
+fn model<'a>(a: &'a Aligned, rows: Vec<&'a AlignedRow>, per: &str, blocks: [i64; 2]) -> Table<'a> {
+    Table::new(columns(a, per), rows.len(), move |i, cells| {
+        let r = rows[i];
         let (c, t) = (r.control.as_ref(), r.test.as_ref());
-        let fields = [
-            r.group.to_string(),
-            r.part.name().to_string(),
-            r.position.to_string(),
-            class_text(r),
-            cell(c, |s| s.class.to_string()),
-            cell(t, |s| s.class.to_string()),
-            cell(c, |s| csv_field(&s.name)),
-            cell(t, |s| csv_field(&s.name)),
-            r.status.name().to_string(),
-            cell(c, |s| s.calls.to_string()),
-            cell(t, |s| s.calls.to_string()),
-            cell(c, |s| fmt_us(s.dur_ns)),
-            cell(t, |s| fmt_us(s.dur_ns)),
-        ];
-        let _ = writeln!(out, "{}", fields.join(","));
-    }
-    out
+        let text = |s: String| Cell::Text(Cow::Owned(s));
+        let slot = |s: Option<&'a Slot>, f: fn(&'a Slot) -> Cell<'a>| s.map_or(Cell::Empty, f);
+        let time = |s: Option<&Slot>, n: i64| s.map_or(Cell::Empty, |s| Cell::Duration(s.dur_ns / n));
+        cells.extend([
+            text(kernel_text(r)),
+            Cell::Int(r.group as i64),
+            Cell::Text(Cow::Borrowed(r.part.name())),
+            Cell::Int(r.position as i64),
+            text(class_text(r)),
+            slot(c, |s| Cell::Text(Cow::Borrowed(s.class.name()))),
+            slot(t, |s| Cell::Text(Cow::Borrowed(s.class.name()))),
+            slot(c, |s| Cell::Text(Cow::Borrowed(&s.name))),
+            slot(t, |s| Cell::Text(Cow::Borrowed(&s.name))),
+            Cell::Text(Cow::Borrowed(r.status.name())),
+            slot(c, |s| Cell::Int(s.calls)),
+            slot(t, |s| Cell::Int(s.calls)),
+            slot(c, |s| Cell::Duration(s.dur_ns)),
+            slot(t, |s| Cell::Duration(s.dur_ns)),
+            Cell::Json(slot_json(c)),
+            Cell::Json(slot_json(t)),
+            time(c, blocks[0]),
+            time(t, blocks[1]),
+        ]);
+    })
 }
 
 fn shape_json(s: Option<&Shape>) -> Value {
@@ -77,44 +124,46 @@ fn slot_json(s: Option<&Slot>) -> Value {
     )
 }
 
-fn json(a: &Aligned) -> String {
+/// The JSON document: the sides, the groups' shapes and a row per position.
+fn json_doc(a: &Aligned, out: &mut Vec<u8>) -> std::io::Result<()> {
     let groups: Vec<Value> = a
         .groups
         .iter()
         .map(|g| json!({"stream_group": g.index, "control": shape_json(g.control.as_ref()), "test": shape_json(g.test.as_ref())}))
         .collect();
-    let rows: Vec<Value> = a
-        .rows
-        .iter()
-        .map(|r| {
-            json!({
-                "stream_group": r.group,
-                "block": r.part.name(),
-                "position": r.position,
-                "class": class_text(r),
-                "status": r.status.name(),
-                "control": slot_json(r.control.as_ref()),
-                "test": slot_json(r.test.as_ref()),
-            })
-        })
-        .collect();
     let [pc, pt] = a.paired_share();
     let round = |x: Option<f64>| x.map(|x| (x * 10_000.0).round() / 10_000.0);
-    let doc = json!({
-        "tool": "tracediff",
-        "version": env!("CARGO_PKG_VERSION"),
-        "view": "aligned",
-        "duration_unit": "us",
-        "control": side_json(&a.control),
-        "test": side_json(&a.test),
-        "windows": {"control": a.windows[0], "test": a.windows[1]},
-        "paired_share": {"control": round(pc), "test": round(pt)},
-        "groups": groups,
-        "rows": rows,
-    });
-    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    out.push('\n');
-    out
+    let table = model(a, a.rows.iter().collect(), "", [1, 1]);
+    let doc = AlignedDoc {
+        tool: "tracediff",
+        version: env!("CARGO_PKG_VERSION"),
+        view: "aligned",
+        duration_unit: "us",
+        control: side_json(&a.control),
+        test: side_json(&a.test),
+        windows: json!({"control": a.windows[0], "test": a.windows[1]}),
+        paired_share: json!({"control": round(pc), "test": round(pt)}),
+        groups,
+        rows: json::Rows(&table),
+    };
+    serde_json::to_writer_pretty(&mut *out, &doc)?;
+    out.push(b'\n');
+    Ok(())
+}
+
+/// The JSON document of the aligned sequences.
+#[derive(Serialize)]
+struct AlignedDoc<'t, 'a> {
+    tool: &'static str,
+    version: &'static str,
+    view: &'static str,
+    duration_unit: &'static str,
+    control: Value,
+    test: Value,
+    windows: Value,
+    paired_share: Value,
+    groups: Vec<Value>,
+    rows: json::Rows<'t, 'a>,
 }
 
 /// How a side's shape reads in a group's heading.
@@ -148,73 +197,43 @@ fn part_table(a: &Aligned, g: &Group, part: Part, style: TableStyle, md: bool) -
         return None;
     }
     let blocks = |s: Option<&Shape>| s.map_or(1, |s| s.blocks.max(1)) as i64;
-    let (bc, bt) = match part {
-        Part::Layer => (blocks(g.control.as_ref()), blocks(g.test.as_ref())),
-        _ => (1, 1),
+    let (blocks, per) = match part {
+        Part::Layer => ([blocks(g.control.as_ref()), blocks(g.test.as_ref())], " / layer"),
+        _ => ([1, 1], ""),
     };
-    let per = if part == Part::Layer { " / layer" } else { "" };
-    let headers = vec![
-        "pos".to_string(),
-        "class".to_string(),
-        "status".to_string(),
-        format!("{}\ntime{per}", a.control.label),
-        format!("{}\ntime{per}", a.test.label),
-    ];
-    let time = |s: Option<&Slot>, n: i64| s.map_or("-".to_string(), |s| fmt_duration(s.dur_ns / n, false));
-    let names: Vec<String> = rows.iter().map(|r| kernel_text(r)).collect();
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.position.to_string(),
-                class_text(r),
-                r.status.name().to_string(),
-                time(r.control.as_ref(), bc),
-                time(r.test.as_ref(), bt),
-            ]
-        })
-        .collect();
-    if md {
-        let mut out =
-            String::from("| kernel | pos | class | status | control | test |\n|---|---:|---|---|---:|---:|\n");
-        for (n, c) in names.iter().zip(&cells) {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} |",
-                md_cell(n),
-                c[0],
-                c[1],
-                c[2],
-                c[3],
-                c[4]
-            );
-        }
-        return Some(out);
-    }
-    Some(fit_table_with(
-        "kernel",
-        &headers,
-        &names,
-        &cells,
-        style.name_width(),
-        cut_kernels,
-    ))
+    let table = model(a, rows, per, blocks);
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = if md {
+        markdown::write_rows(&table, &mut out)
+    } else {
+        let layout = terminal::Layout {
+            width: style.name_width(),
+            fit: terminal::Fit::Drop {
+                drop_order: &[],
+                cut: Some(&cut_kernels),
+                widen_to_header: true,
+            },
+        };
+        terminal::write(&table, &layout, &mut out)
+    };
+    Some(String::from_utf8(out).unwrap_or_default())
 }
 
 /// Kernel cells cut to `width`: a `control → test` cell gives each name half, cut against the
 /// other rows' names on its side so that distinct names stay distinct.
-fn cut_kernels(names: &[String], width: usize) -> Vec<String> {
+fn cut_kernels(names: &[&str], width: usize) -> Vec<String> {
     use super::columns::text_width;
     const ARROW: &str = " → ";
     if names.iter().all(|n| text_width(n) <= width) {
-        return names.to_vec();
+        return names.iter().map(|n| n.to_string()).collect();
     }
     let half = width.saturating_sub(ARROW.chars().count()) / 2;
     let split: Vec<(&str, Option<&str>)> = names
         .iter()
         .map(|n| match n.split_once(ARROW) {
             Some((c, t)) => (c, Some(t)),
-            None => (n.as_str(), None),
+            None => (*n, None),
         })
         .collect();
     let lefts: Vec<&str> = split.iter().map(|p| p.0).collect();

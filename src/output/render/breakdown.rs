@@ -1,10 +1,12 @@
 //! The overview's step-time breakdown beyond its main table (docs/breakdown.md): a row per
 //! selected step (`--per-step`), a row per rank and the straggler (two ranks or more).
 
-use super::{fit_table, fmt_duration, json_us, md_cell};
+use super::json_us;
+use super::table::{Cell, Column, Table, markdown, terminal};
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::model::summary::IdleCauses;
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// What the overview shows beyond its table.
@@ -87,38 +89,52 @@ fn idle_table(rows: &[Row<'_>], md: bool, width: usize) -> String {
     if known.is_empty() {
         return String::new();
     }
-    let names: Vec<String> = known.iter().map(|(n, _, _)| (*n).clone()).collect();
-    let cells: Vec<Vec<String>> = known
-        .iter()
-        .map(|(_, b, c)| {
+    let columns = |headers: &[&str]| -> Vec<Column> {
+        std::iter::once(Column::new("name", "name", "").left().markdown_bare())
+            .chain(headers.iter().map(|h| Column::new(*h, *h, *h)))
+            .collect()
+    };
+    let table = Table::new(columns(&IDLE_HEADERS), known.len(), |i, cells| {
+        let (name, b, c) = known[i];
+        cells.push(Cell::Text(Cow::Borrowed(name.as_str())));
+        cells.extend(
             std::iter::once(b.idle_ns)
                 .chain(c.parts().iter().map(|(_, ns)| *ns))
-                .map(|ns| fmt_duration(ns, false))
-                .collect()
-        })
-        .collect();
-    let headers: Vec<String> = IDLE_HEADERS.iter().map(|h| (*h).to_string()).collect();
-    if md {
-        let mut out = format!("| | {} |\n", headers.join(" | "));
-        let _ = writeln!(out, "|---|{}", "---:|".repeat(headers.len()));
-        for (n, c) in names.iter().zip(&cells) {
-            let c: Vec<String> = c.iter().map(|x| md_cell(x)).collect();
-            let _ = writeln!(out, "| {} | {} |", md_cell(n), c.join(" | "));
-        }
-        return out;
-    }
-    let whole = fit_table("", &headers, &names, &cells, usize::MAX);
-    if whole.lines().all(|l| super::columns::text_width(l) <= width) {
-        return format!("{whole}\n");
-    }
+                .map(Cell::Duration),
+        );
+    });
     // Too narrow: the rarer causes go first (dataloader, host communication, untraced).
-    let two_lines: Vec<String> = IDLE_HEADERS_TWO_LINES.iter().map(|h| (*h).to_string()).collect();
-    let cut = |names: &[String], w: usize| {
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        super::distinct_cuts(&refs, w)
+    people(table, columns(&IDLE_HEADERS_TWO_LINES), &[&[4], &[1], &[6]], md, width)
+}
+
+/// `table` for people: Markdown (the table alone), or the terminal's, whole where it fits
+/// `width`, else under `narrow` (the same columns, their headers on two lines) with value
+/// columns dropped in `drop_order` and the names cut so that distinct names stay distinct.
+fn people(mut table: Table<'_>, narrow: Vec<Column>, drop_order: &[&[usize]], md: bool, width: usize) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    if md {
+        let _ = markdown::write_rows(&table, &mut out);
+        return String::from_utf8(out).unwrap_or_default();
+    }
+    let cut = |names: &[&str], w: usize| super::distinct_cuts(names, w);
+    let layout = |width, drop_order| terminal::Layout {
+        width,
+        fit: terminal::Fit::Drop {
+            drop_order,
+            cut: Some(&cut),
+            widen_to_header: true,
+        },
     };
-    let table = super::fit_table_dropping("", &two_lines, &names, &cells, width, &[&[4], &[1], &[6]], cut);
-    format!("{table}\n")
+    let _ = terminal::write(&table, &layout(usize::MAX, &[]), &mut out);
+    let whole = String::from_utf8(out).unwrap_or_default();
+    if whole.lines().all(|l| super::columns::text_width(l) <= width) {
+        return whole;
+    }
+    table.columns = narrow;
+    let mut out = Vec::new();
+    let _ = terminal::write(&table, &layout(width, drop_order), &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn keys(pairs: &[(&str, Value)]) -> Map<String, Value> {
@@ -181,77 +197,44 @@ const PART_HEADERS: [&str; 5] = ["step time", "compute", "exposed comm", "expose
 /// The same headers on two lines, for a terminal too narrow for the first form.
 const PART_HEADERS_TWO_LINES: [&str; 5] = ["step\ntime", "compute", "exposed\ncomm", "exposed\nmemory", "GPU\nidle"];
 
-/// The step time and the parts, '-' where the side has no device events.
-fn part_cells(step_ns: Option<i64>, b: Option<&BreakdownMean>) -> Vec<String> {
-    let parts = b.map(|b| [b.compute_ns, b.comm_exposed_ns, b.memory_exposed_ns, b.idle_ns]);
-    let mut cells = vec![step_ns.map_or("-".to_string(), |ns| fmt_duration(ns, false))];
-    match parts {
-        Some(ns) => cells.extend(ns.iter().map(|&ns| fmt_duration(ns, false))),
-        None => cells.extend(std::iter::repeat_n("-".to_string(), 4)),
-    }
-    cells
-}
-
 /// One row of a table: its name, an extra cell (the rank's steps), the step time (none for a
 /// rank that ran no selected step) and parts.
-type Row<'a> = (String, Option<String>, Option<i64>, Option<&'a BreakdownMean>);
+type Row<'a> = (String, Option<usize>, Option<i64>, Option<&'a BreakdownMean>);
 
-/// A table of `names` × parts: Markdown, or the terminal's fitted to `width` display columns
-/// (`usize::MAX`: whole), its headers on two lines where one would not fit.
-fn table(first: &str, extra: Option<&str>, rows: &[Row<'_>], md: bool, width: usize) -> String {
+/// A table of `rows` × the step time and its parts: Markdown, or the terminal's fitted to
+/// `width` display columns (`usize::MAX`: whole), its headers on two lines where one would not
+/// fit; `extra`: the header of the extra cell.
+fn table(extra: Option<&str>, rows: &[Row<'_>], md: bool, width: usize) -> String {
     // Without device events on either side (a CPU-only run) the parts are '-' in every row:
     // the table is then the step time alone.
-    let columns = if rows.iter().any(|r| r.3.is_some()) {
+    let parts = if rows.iter().any(|r| r.3.is_some()) {
         PART_HEADERS.len()
     } else {
         1
     };
-    let headers = |parts: &[&str]| -> Vec<String> {
-        let mut headers: Vec<String> = extra.map(str::to_string).into_iter().collect();
-        headers.extend(parts[..columns].iter().map(|h| (*h).to_string()));
-        headers
+    let columns = |headers: &[&str]| -> Vec<Column> {
+        std::iter::once(Column::new("name", "name", "").left())
+            .chain(extra.map(|e| Column::new(e, e, e)))
+            .chain(headers[..parts].iter().map(|h| Column::new(*h, *h, *h)))
+            .collect()
     };
-    let names: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|(_, e, step_ns, b)| {
-            e.iter()
-                .cloned()
-                .chain(part_cells(*step_ns, *b).into_iter().take(columns))
-                .collect()
-        })
-        .collect();
-    if !md {
-        let whole = fit_table(first, &headers(&PART_HEADERS), &names, &cells, usize::MAX);
-        let fits = whole.lines().all(|l| super::columns::text_width(l) <= width);
-        // Still too narrow: exposed memory copies go first, then exposed communication, then
-        // GPU idle (step time and compute always stay).
-        let at = usize::from(extra.is_some());
-        let drop_order: &[&[usize]] = if columns > 1 {
-            &[&[at + 3], &[at + 2], &[at + 4]]
-        } else {
-            &[]
-        };
-        let table = if fits {
-            whole
-        } else {
-            let cut = |names: &[String], w: usize| {
-                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-                super::distinct_cuts(&refs, w)
-            };
-            let headers = headers(&PART_HEADERS_TWO_LINES);
-            super::fit_table_dropping(first, &headers, &names, &cells, width, drop_order, cut)
-        };
-        return format!("{table}\n");
-    }
-    let headers = headers(&PART_HEADERS);
-    let mut out = format!("| {} | {} |\n", md_cell(first), headers.join(" | "));
-    let _ = writeln!(out, "|---|{}", "---:|".repeat(headers.len()));
-    for (n, c) in names.iter().zip(&cells) {
-        let c: Vec<String> = c.iter().map(|x| md_cell(x)).collect();
-        let _ = writeln!(out, "| {} | {} |", md_cell(n), c.join(" | "));
-    }
-    out
+    let table = Table::new(columns(&PART_HEADERS), rows.len(), |i, cells| {
+        let (name, extra, step_ns, b) = &rows[i];
+        cells.push(Cell::Text(Cow::Borrowed(name.as_str())));
+        cells.extend(extra.map(|n| Cell::Int(n as i64)));
+        cells.push(step_ns.map_or(Cell::Empty, Cell::Duration));
+        let ns = b.map(|b| [b.compute_ns, b.comm_exposed_ns, b.memory_exposed_ns, b.idle_ns]);
+        cells.extend((0..parts - 1).map(|k| ns.map_or(Cell::Empty, |ns| Cell::Duration(ns[k]))));
+    });
+    // Still too narrow: exposed memory copies go first, then exposed communication, then
+    // GPU idle (step time and compute always stay).
+    let at = usize::from(extra.is_some());
+    let drop_order: &[&[usize]] = if parts > 1 {
+        &[&[at + 3], &[at + 2], &[at + 4]]
+    } else {
+        &[]
+    };
+    people(table, columns(&PART_HEADERS_TWO_LINES), drop_order, md, width)
 }
 
 /// The per-step table (with `--per-step`), the per-rank table and the straggler lines, fitted to
@@ -287,7 +270,7 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width
                 })
             })
             .collect();
-        out.push_str(&table("", None, &rows, md, width));
+        out.push_str(&table(None, &rows, md, width));
         let idle = idle_table(&rows, md, width);
         if !idle.is_empty() {
             heading(&mut out, "Per step: why the GPU was idle");
@@ -302,14 +285,14 @@ pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width
                 s.per_rank.iter().map(|r| {
                     (
                         format!("{} rank {}", s.label, r.rank),
-                        Some(r.windows.to_string()),
+                        Some(r.windows),
                         r.step_ns,
                         r.parts.as_ref(),
                     )
                 })
             })
             .collect();
-        out.push_str(&table("", Some("steps"), &rows, md, width));
+        out.push_str(&table(Some("steps"), &rows, md, width));
         let idle = idle_table(&rows, md, width);
         if !idle.is_empty() {
             heading(&mut out, "Per rank: why the GPU was idle (means per step)");

@@ -1,10 +1,12 @@
 //! The gate report as a terminal table, Markdown (CI summaries, PR comments) or JSON.
 
 use super::columns::{Columns, text_width};
-use super::{Format, csv_field, distinct_cuts, fit_columns_min, fmt_duration, md_cell, wrap_line};
+use super::table::{Cell, Column, Formats, Line as Title, Table, csv, markdown};
+use super::{Format, distinct_cuts, fit_columns_min, fmt_duration, wrap_line};
 use crate::analysis::diff::plural;
 use crate::analysis::gate::{GateReport, RuleResult, SideSummary, Verdict};
 use serde_json::json;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Version of the JSON document's layout; bumped on any incompatible change.
@@ -40,30 +42,67 @@ fn noise(r: &RuleResult) -> String {
     }
 }
 
-fn verdict(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Pass => "pass",
-        Verdict::Fail => "FAIL",
-    }
+/// The gate's columns, in the order every format keeps: for people the rule, its subject, the
+/// values as read (none for a names rule or an op new on one side), the change, the threshold
+/// as written, the noise band and the verdict; CSV (a row per rule and per failing op) the
+/// values as measured, with `unit` saying whether they are nanoseconds, shares of step time,
+/// counts or names, empty cells where a value does not apply, and each rule's note.
+fn columns(report: &GateReport) -> Vec<Column> {
+    let people = Formats::TERMINAL | Formats::MARKDOWN;
+    let header = headers(report)[0];
+    let csv = |key: &str| Column::new(key, key, key).left().only(Formats::CSV);
+    let shown = |k: usize| Column::new(header[k], header[k], header[k]).only(people);
+    vec![
+        Column::new("rule", "rule", "rule").left(),
+        Column::new("subject", "subject", "subject").left(),
+        csv("unit"),
+        Column::new("baseline", "baseline", "baseline"),
+        Column::new("candidate", "candidate", "candidate"),
+        shown(4),
+        csv("relative_change"),
+        shown(5).left(),
+        csv("threshold"),
+        csv("threshold_on"),
+        shown(6),
+        csv("noise"),
+        Column::new("verdict", "verdict", "verdict").left(),
+        csv("note"),
+    ]
 }
 
-fn cells(r: &RuleResult, subject: String) -> Vec<String> {
-    let (b, c) =
-        if r.unit == "names" || (r.rule == "op time" || r.rule == "count") && r.baseline == 0.0 && r.unit == "count" {
-            (String::new(), String::new())
-        } else {
-            (value(r.baseline, r.unit), value(r.candidate, r.unit))
-        };
-    vec![
-        r.rule.clone(),
-        subject,
-        b,
-        c,
-        change(r),
-        r.threshold_text.clone(),
-        noise(r),
-        verdict(r.verdict).to_string(),
-    ]
+/// A rule's cells under [`columns`].
+fn rule_cells<'a>(r: &'a RuleResult, cells: &mut Vec<Cell<'a>>) {
+    let plain = |s: String| Cell::Plain(Cow::Owned(s));
+    let opt = |v: Option<f64>| plain(v.map(|v| v.to_string()).unwrap_or_default());
+    let blank =
+        r.unit == "names" || (r.rule == "op time" || r.rule == "count") && r.baseline == 0.0 && r.unit == "count";
+    let measured = |v: f64| {
+        let shown = if blank { String::new() } else { value(v, r.unit) };
+        Cell::Shown(shown, serde_json::Value::String(v.to_string()))
+    };
+    cells.extend([
+        Cell::Plain(Cow::Borrowed(&r.rule)),
+        Cell::Name(Cow::Borrowed(&r.subject)),
+        Cell::Plain(Cow::Borrowed(r.unit)),
+        measured(r.baseline),
+        measured(r.candidate),
+        plain(change(r)),
+        opt(r.relative_change),
+        Cell::Plain(Cow::Borrowed(&r.threshold_text)),
+        plain(r.threshold.to_string()),
+        Cell::Plain(Cow::Borrowed(r.threshold_on)),
+        plain(noise(r)),
+        opt(r.noise),
+        Cell::Verdict(r.verdict == Verdict::Pass),
+        Cell::Plain(Cow::Borrowed(&r.note)),
+    ]);
+}
+
+/// The report's rules as the table model.
+fn model(report: &GateReport) -> Table<'_> {
+    Table::new(columns(report), report.rules.len(), |i, cells| {
+        rule_cells(&report.rules[i], cells)
+    })
 }
 
 fn side_line(s: &SideSummary) -> String {
@@ -156,34 +195,12 @@ pub fn render_fitted(report: &GateReport, format: Format, width: usize) -> Strin
     }
 }
 
-/// A row per rule (and per failing op), with the values as measured: `unit` says whether they
-/// are nanoseconds, shares of step time, counts or names; empty cells where a value does not apply.
+/// A row per rule (and per failing op), with the values as measured ([`columns`]).
 fn csv(report: &GateReport) -> String {
-    let mut out = String::from(
-        "rule,subject,unit,baseline,candidate,relative_change,threshold,threshold_on,noise,verdict,note\n",
-    );
-    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    for r in &report.rules {
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            csv_field(&r.rule),
-            csv_field(&r.subject),
-            r.unit,
-            r.baseline,
-            r.candidate,
-            opt(r.relative_change),
-            r.threshold,
-            r.threshold_on,
-            opt(r.noise),
-            match r.verdict {
-                Verdict::Pass => "pass",
-                Verdict::Fail => "fail",
-            },
-            csv_field(&r.note)
-        );
-    }
-    out
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = csv::write(&model(report), &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn table(report: &GateReport, width: usize) -> String {
@@ -195,7 +212,7 @@ fn table(report: &GateReport, width: usize) -> String {
     ] {
         let _ = writeln!(out, "{}", wrap_line(&line, width));
     }
-    let rows: Vec<Vec<String>> = report.rules.iter().map(|r| cells(r, String::new())).collect();
+    let rows = terminal_rows(report);
     let longest = report
         .rules
         .iter()
@@ -257,6 +274,25 @@ fn table(report: &GateReport, width: usize) -> String {
     contributors_text(report, &mut out, false, width);
     let _ = writeln!(out, "{}", wrap_line(&format!("gate: {}", verdict_line(report)), width));
     out
+}
+
+/// The rules' cells as the terminal reads them ([`columns`]), the subject left empty: it is
+/// cut once its width is known.
+fn terminal_rows(report: &GateReport) -> Vec<Vec<String>> {
+    let model = model(report);
+    let shown = model.shown(Format::Table);
+    let mut cells = Vec::new();
+    (0..model.len())
+        .map(|i| {
+            model.row(i, &mut cells);
+            let mut row: Vec<String> = shown
+                .iter()
+                .map(|&k| cells[k].text(&model.columns[k], Format::Table).into_owned())
+                .collect();
+            row[1] = String::new();
+            row
+        })
+        .collect()
 }
 
 /// How the gate's table fits its width: the columns shown, the subject's width, the blanks
@@ -373,41 +409,50 @@ fn distinct_rules(report: &GateReport) -> usize {
     names.len()
 }
 
+/// The ops whose per-step time grew most: a line each for a terminal (the change, then the
+/// name cut to `width`), a table in Markdown.
 fn contributors_text(report: &GateReport, out: &mut String, md: bool, width: usize) {
     if report.top_contributors.is_empty() {
         return;
     }
-    let delta = report.candidate.step_median_ns - report.baseline.step_median_ns;
+    let delta = fmt_duration(
+        (report.candidate.step_median_ns - report.baseline.step_median_ns).round() as i64,
+        true,
+    );
     if md {
         let _ = writeln!(
             out,
-            "\n**Top contributors** (per-step time that grew; step time changed by {}):\n",
-            fmt_duration(delta.round() as i64, true)
+            "\n**Top contributors** (per-step time that grew; step time changed by {delta}):\n"
         );
-        out.push_str("| op | baseline / step | candidate / step | change |\n|---|---:|---:|---:|\n");
-    } else {
-        let line = format!(
-            "top contributors (per-step time that grew; step time changed by {}):",
-            fmt_duration(delta.round() as i64, true)
-        );
-        let _ = writeln!(out, "{}", wrap_line(&line, width));
+        let columns = vec![
+            Column::new("op", "op", "op").left(),
+            Column::new("baseline_us", "baseline", "baseline / step"),
+            Column::new("candidate_us", "candidate", "candidate / step"),
+            Column::new("diff_us", "diff", "change").signed(),
+        ];
+        let ops = &report.top_contributors;
+        let table = Table::new(columns, ops.len(), |i, cells| {
+            let c = &ops[i];
+            cells.extend([
+                Cell::Name(Cow::Borrowed(&c.name)),
+                Cell::Duration(c.baseline_ns.round() as i64),
+                Cell::Duration(c.candidate_ns.round() as i64),
+                Cell::Duration(c.diff_ns.round() as i64),
+            ]);
+        });
+        let mut rows = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = markdown::write_rows(&table, &mut rows);
+        out.push_str(&String::from_utf8(rows).unwrap_or_default());
+        return;
     }
+    let line = format!("top contributors (per-step time that grew; step time changed by {delta}):");
+    let _ = writeln!(out, "{}", wrap_line(&line, width));
     let names: Vec<&str> = report.top_contributors.iter().map(|c| c.name.as_str()).collect();
     // Each line: two spaces, the change right-aligned in 10, two spaces, the name.
     let cut = distinct_cuts(&names, width.saturating_sub(14).max(8));
     for (c, cut) in report.top_contributors.iter().zip(cut) {
-        if md {
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} | {} |",
-                c.name.replace('`', "'").replace('|', "\\|"),
-                fmt_duration(c.baseline_ns.round() as i64, false),
-                fmt_duration(c.candidate_ns.round() as i64, false),
-                fmt_duration(c.diff_ns.round() as i64, true)
-            );
-        } else {
-            let _ = writeln!(out, "  {:>10}  {}", fmt_duration(c.diff_ns.round() as i64, true), cut);
-        }
+        let _ = writeln!(out, "  {:>10}  {}", fmt_duration(c.diff_ns.round() as i64, true), cut);
     }
 }
 
@@ -415,21 +460,16 @@ fn markdown(report: &GateReport) -> String {
     let mut out = String::new();
     let icon = if report.verdict == Verdict::Pass { "✅" } else { "❌" };
     let _ = writeln!(out, "### {icon} tracediff gate: {}\n", verdict_line(report));
-    let _ = writeln!(out, "- {}", md_cell(&side_line(&report.baseline)));
-    let _ = writeln!(out, "- {}", md_cell(&side_line(&report.candidate)));
-    let _ = writeln!(out, "- noise: {}\n", md_cell(&report.noise_note));
-    let _ = writeln!(out, "| {} |", headers(report)[0].join(" | "));
-    out.push_str("|---|---|---:|---:|---:|---|---:|---|\n");
-    for r in &report.rules {
-        let mut c = cells(r, r.subject.clone());
-        c[1] = format!("`{}`", c[1].replace('`', "'").replace('|', "\\|"));
-        c[7] = if r.verdict == Verdict::Fail {
-            "**FAIL**".into()
-        } else {
-            "pass".into()
-        };
-        let _ = writeln!(out, "| {} |", c.join(" | "));
-    }
+    let mut table = model(report);
+    table.title = vec![
+        Title::new(side_line(&report.baseline)),
+        Title::new(side_line(&report.candidate)),
+        Title::new(format!("noise: {}", report.noise_note)),
+    ];
+    let mut rows = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = markdown::write(&table, &mut rows);
+    out.push_str(&String::from_utf8(rows).unwrap_or_default());
     contributors_text(report, &mut out, true, usize::MAX);
     out
 }

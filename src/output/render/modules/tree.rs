@@ -4,9 +4,9 @@ use super::view::{Chunks, ModuleTime, ModuleView, Shown, collect, walk};
 use crate::analysis::align::{AlignedNode, PathStack, Status, Times};
 use crate::analysis::modules::{BACKWARD_KEY, ModuleDiff};
 use crate::output::render::compare::describe_side;
-use crate::output::render::{
-    TableStyle, elide_middle, fit_table_dropping, fmt_count, fmt_duration, fmt_percent, md_cell, wrap_line, wrap_text,
-};
+use crate::output::render::table::{Cell, Column, Line as Title, Table, markdown, terminal};
+use crate::output::render::{TableStyle, elide_middle, fmt_count, fmt_percent, md_cell};
+use std::borrow::Cow;
 use std::fmt::Write;
 use std::io;
 
@@ -192,29 +192,29 @@ fn label_of(n: &AlignedNode, parent: [bool; 2]) -> String {
     }
 }
 
-fn human(t: Option<&Times>, device: bool) -> String {
-    match t {
-        None => "-".to_string(),
-        Some(t) if device => t.device_total_ns.map_or("-".to_string(), |d| fmt_duration(d, false)),
-        Some(t) => fmt_duration(t.host_total_ns, false),
-    }
+/// A side's host or device time, where it has one.
+fn time(t: Option<&Times>, device: bool) -> Option<i64> {
+    t.and_then(|t| {
+        if device {
+            t.device_total_ns
+        } else {
+            Some(t.host_total_ns)
+        }
+    })
 }
 
-fn delta(c: Option<&Times>, t: Option<&Times>, device: bool) -> (String, String) {
-    let get = |x: Option<&Times>| {
-        x.and_then(|x| {
-            if device {
-                x.device_total_ns
-            } else {
-                Some(x.host_total_ns)
-            }
-        })
-    };
-    match (get(c), get(t)) {
-        (None, None) => ("-".to_string(), String::new()),
+/// A side's time as a cell (`-` where it has none).
+fn time_cell(t: Option<&Times>, device: bool) -> Cell<'static> {
+    time(t, device).map_or(Cell::Empty, Cell::Duration)
+}
+
+/// Δ and Δ % of a time: `-` and nothing where neither side has it, a side without it as 0.
+fn delta(c: Option<&Times>, t: Option<&Times>, device: bool) -> [Cell<'static>; 2] {
+    match (time(c, device), time(t, device)) {
+        (None, None) => [Cell::Empty, Cell::Empty],
         (a, b) => {
             let (a, b) = (a.unwrap_or(0), b.unwrap_or(0));
-            (fmt_duration(b - a, true), fmt_percent(a, b))
+            [Cell::Duration(b - a), Cell::Percent(fmt_percent(a, b))]
         }
     }
 }
@@ -266,36 +266,27 @@ fn backward_line(d: &ModuleDiff) -> Option<String> {
     ))
 }
 
-fn value_cells(view: &ModuleView<'_>, l: &Line) -> Vec<String> {
-    let (c, t) = (l.control.as_ref(), l.test.as_ref());
-    let (dh, ph) = delta(c, t, false);
-    let mut cells = vec![l.status.clone(), human(c, false), human(t, false), dh];
-    if view.has_device() {
-        let (dd, pd) = delta(c, t, true);
-        cells.extend([human(c, true), human(t, true), dd]);
-        cells.push(if view.time == ModuleTime::Device { pd } else { ph });
-    } else {
-        cells.push(ph);
-    }
-    if view.significance.is_some() {
-        cells.push(if l.significant == Some(true) { "*" } else { "" }.to_string());
-    }
-    cells
-}
-
-fn value_headers(view: &ModuleView<'_>) -> Vec<String> {
+/// The tree's columns: the node, its status, each side's host time and Δ, with device time
+/// each side's device time and Δ, the Δ % of the time shown (`--time`), and with significance
+/// estimated its mark.
+fn columns(view: &ModuleView<'_>) -> Vec<Column> {
     let (cl, tl) = (&view.diff.control.label, &view.diff.test.label);
-    let mut h = vec![
-        "status".to_string(),
-        format!("{cl}\nhost"),
-        format!("{tl}\nhost"),
-        "Δ\nhost".to_string(),
+    let column = |header: String| {
+        let markdown = header.replace('\n', " ");
+        Column::new("", "", header).markdown(markdown)
+    };
+    let mut columns = vec![
+        column("module".into()).left(),
+        column("status".into()),
+        column(format!("{cl}\nhost")),
+        column(format!("{tl}\nhost")),
+        column("Δ\nhost".into()).signed(),
     ];
     if view.has_device() {
-        h.extend([
-            format!("{cl}\ndevice"),
-            format!("{tl}\ndevice"),
-            "Δ\ndevice".to_string(),
+        columns.extend([
+            column(format!("{cl}\ndevice")),
+            column(format!("{tl}\ndevice")),
+            column("Δ\ndevice".into()).signed(),
         ]);
     }
     let which = if view.time == ModuleTime::Device && view.has_device() {
@@ -303,44 +294,53 @@ fn value_headers(view: &ModuleView<'_>) -> Vec<String> {
     } else {
         "host"
     };
-    h.push(format!("Δ %\n{which}"));
+    columns.push(column(format!("Δ %\n{which}")).blank(""));
     if view.significance.is_some() {
-        h.push("sig".to_string());
+        columns.push(column("sig".into()));
     }
-    h
+    columns
+}
+
+/// A line's cells under [`columns`].
+fn line_cells(view: &ModuleView<'_>, l: &Line, cells: &mut Vec<Cell<'_>>) {
+    let (c, t) = (l.control.as_ref(), l.test.as_ref());
+    let [dh, ph] = delta(c, t, false);
+    cells.extend([
+        Cell::Tree(Cow::Owned(l.label.clone())),
+        Cell::Text(Cow::Owned(l.status.clone())),
+        time_cell(c, false),
+        time_cell(t, false),
+        dh,
+    ]);
+    if view.has_device() {
+        let [dd, pd] = delta(c, t, true);
+        cells.extend([time_cell(c, true), time_cell(t, true), dd]);
+        cells.push(if view.time == ModuleTime::Device { pd } else { ph });
+    } else {
+        cells.push(ph);
+    }
+    if view.significance.is_some() {
+        cells.push(Cell::Mark(Some(l.significant == Some(true))));
+    }
+}
+
+/// The tree's lines as the table model, the labels lent to the terminal as they are.
+fn model<'a>(view: &'a ModuleView<'a>, lines: &'a [Line]) -> Table<'a> {
+    let mut table = Table::new(columns(view), lines.len(), move |i, cells| {
+        line_cells(view, &lines[i], cells)
+    });
+    table.names = Some(Box::new(move |i| lines[i].label.as_str()));
+    table
 }
 
 pub(super) fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let lines = lines(view);
-    let names: Vec<String> = lines.iter().map(|l| l.label.clone()).collect();
-    let cells: Vec<Vec<String>> = lines.iter().map(|l| value_cells(view, l)).collect();
     let width = style.name_width();
-    let mut out = wrap_text(&header(view, ""), width);
-    // Too narrow for every column: the per-side times go first (those of the time not shown
-    // in Δ % before the other's), then the other time's Δ (docs/commands.md#terminal-width).
-    let drop_order: &[&[usize]] = if !view.has_device() {
-        &[&[1, 2]]
-    } else if view.time == ModuleTime::Device {
-        &[&[1, 2], &[4, 5], &[3]]
-    } else {
-        &[&[4, 5], &[1, 2], &[6]]
-    };
-    let _ = writeln!(
-        out,
-        "{}",
-        fit_table_dropping(
-            "module",
-            &value_headers(view),
-            &names,
-            &cells,
-            width,
-            drop_order,
-            cut_labels
-        )
-    );
+    let mut table = model(view, &lines);
+    table.title = header(view, "").lines().map(Title::new).collect();
     let (matched, added, deleted) = counts(view.top);
     let top_path = view.top_path();
-    let footer = format!(
+    table.notes.push(Title::new(format!(
         "{} matched, {} added, {} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
         fmt_count(matched),
         fmt_count(added),
@@ -350,12 +350,29 @@ pub(super) fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
         } else {
             top_path.as_str()
         }
-    );
-    let _ = writeln!(out, "{}", wrap_line(&footer, width));
-    if let Some(line) = significance_line(view) {
-        let _ = writeln!(out, "{}", wrap_line(&line, width));
-    }
-    out
+    )));
+    table.notes.extend(significance_line(view).map(Title::new));
+    // Too narrow for every column: the per-side times go first (those of the time not shown
+    // in Δ % before the other's), then the other time's Δ (docs/commands.md#terminal-width).
+    let drop_order: &[&[usize]] = if !view.has_device() {
+        &[&[1, 2]]
+    } else if view.time == ModuleTime::Device {
+        &[&[1, 2], &[4, 5], &[3]]
+    } else {
+        &[&[4, 5], &[1, 2], &[6]]
+    };
+    let layout = terminal::Layout {
+        width,
+        fit: terminal::Fit::Drop {
+            drop_order,
+            cut: Some(&cut_labels),
+            widen_to_header: true,
+        },
+    };
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = terminal::write(&table, &layout, &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// How many shown nodes changed significantly, where it was estimated.
@@ -378,12 +395,12 @@ fn significance_line(view: &ModuleView<'_>) -> Option<String> {
 
 /// Tree labels cut to `width`: the drawing before the key and the `[ordinal]` after it stay
 /// whole, the key is cut in the middle (so `Sequential.backward` keeps its `.backward`).
-fn cut_labels(labels: &[String], width: usize) -> Vec<String> {
+fn cut_labels(labels: &[&str], width: usize) -> Vec<String> {
     labels
         .iter()
         .map(|label| {
             if label.chars().count() <= width {
-                return label.clone();
+                return label.to_string();
             }
             // The key starts after the branch (`├─ `, `└─ `), the drawing's one; the top line has none.
             let key_at = label.find(['├', '└']).map_or(0, |b| b + "├─ ".len());
@@ -428,18 +445,18 @@ fn counts(n: &AlignedNode) -> (usize, usize, usize) {
     c
 }
 
+/// The tree as Markdown: the header's lines ending in a hard break, then the table.
 pub(super) fn markdown(view: &ModuleView<'_>) -> String {
-    let mut out = header(view, "");
-    out = out.lines().map(|l| format!("{}  \n", md_cell(l))).collect();
+    let mut out: String = header(view, "")
+        .lines()
+        .map(|l| format!("{}  \n", md_cell(l)))
+        .collect();
     out.push('\n');
-    let headers: Vec<String> = value_headers(view).iter().map(|h| h.replace('\n', " ")).collect();
-    let _ = writeln!(out, "| module | {} |", headers.join(" | "));
-    let _ = writeln!(out, "|---|{}", "---:|".repeat(headers.len()));
-    for l in lines(view) {
-        // Keep the tree drawing's indentation: Markdown trims plain leading spaces.
-        let label = md_cell(&l.label).replace(' ', "\u{a0}");
-        let _ = writeln!(out, "| {label} | {} |", value_cells(view, &l).join(" | "));
-    }
+    let lines = lines(view);
+    let mut rows = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = markdown::write_rows(&model(view, &lines), &mut rows);
+    out.push_str(&String::from_utf8(rows).unwrap_or_default());
     out
 }
 
@@ -498,9 +515,9 @@ mod tests {
     #[test]
     fn labels_keep_their_drawing_ordinal_and_backward_suffix() {
         let labels = [
-            "│  ├─ Sequential.backward[2]".to_string(),
-            "│  ├─ Optimizer.step#SGD.step[0]".to_string(),
-            "├─ Net[0]".to_string(),
+            "│  ├─ Sequential.backward[2]",
+            "│  ├─ Optimizer.step#SGD.step[0]",
+            "├─ Net[0]",
         ];
         assert_eq!(
             cut_labels(&labels, 24),

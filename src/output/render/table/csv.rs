@@ -22,7 +22,7 @@ pub(crate) fn write(table: &Table<'_>, out: &mut dyn Write) -> io::Result<()> {
             }
             let column = &table.columns[k];
             match &cells[k] {
-                Cell::Text(s) | Cell::Name(s) => line.push_str(&csv_field(s)),
+                Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) | Cell::Plain(s) => line.push_str(&csv_field(s)),
                 Cell::Shown(_, serde_json::Value::String(s)) => line.push_str(&csv_field(s)),
                 cell => line.push_str(&cell.text(column, Format::Csv)),
             }

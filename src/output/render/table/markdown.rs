@@ -16,15 +16,35 @@ pub(crate) fn write(table: &Table<'_>, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     writeln!(out)?;
+    write_rows(table, out)?;
+    let notes: Vec<_> = table.notes.iter().filter(|l| l.formats.has(Format::Markdown)).collect();
+    if !notes.is_empty() {
+        writeln!(out)?;
+    }
+    for line in notes {
+        writeln!(out, "{}  ", md_cell(&line.text))?;
+    }
+    Ok(())
+}
+
+/// Writes the table alone as Markdown to `out`: its header, rule and rows, without the lines
+/// around it (a result that writes several tables under headings of its own).
+pub(crate) fn write_rows(table: &Table<'_>, out: &mut dyn Write) -> io::Result<()> {
     let shown = table.shown(Format::Markdown);
     let mut head = String::from("|");
     let mut rule = String::from("|");
     for &k in &shown {
         let column = &table.columns[k];
-        head.push(' ');
+        if !column.markdown_bare {
+            head.push(' ');
+        }
         head.push_str(&column.markdown);
         head.push_str(" |");
-        rule.push_str(if column.align == Align::Right { "---:|" } else { "---|" });
+        rule.push_str(if column.markdown_align == Align::Right {
+            "---:|"
+        } else {
+            "---|"
+        });
     }
     writeln!(out, "{head}\n{rule}")?;
     let mut cells = Vec::new();
@@ -41,6 +61,8 @@ pub(crate) fn write(table: &Table<'_>, out: &mut dyn Write) -> io::Result<()> {
                     line.push_str(&s.replace('`', "'").replace('|', "\\|"));
                     line.push('`');
                 }
+                Cell::Verdict(false) => line.push_str("**FAIL**"),
+                Cell::Tree(s) => line.push_str(&md_cell(s).replace(' ', "\u{a0}")),
                 cell @ (Cell::Text(_) | Cell::Shown(..)) => {
                     line.push_str(&md_cell(&cell.text(&table.columns[k], Format::Markdown)))
                 }
@@ -49,13 +71,6 @@ pub(crate) fn write(table: &Table<'_>, out: &mut dyn Write) -> io::Result<()> {
             line.push_str(" |");
         }
         writeln!(out, "{line}")?;
-    }
-    let notes: Vec<_> = table.notes.iter().filter(|l| l.formats.has(Format::Markdown)).collect();
-    if !notes.is_empty() {
-        writeln!(out)?;
-    }
-    for line in notes {
-        writeln!(out, "{}  ", md_cell(&line.text))?;
     }
     Ok(())
 }

@@ -75,6 +75,11 @@ pub(crate) struct Column {
     pub markdown: String,
     /// Left or right.
     pub align: Align,
+    /// Left or right in Markdown (as `align` unless said otherwise).
+    pub markdown_align: Align,
+    /// Whether an empty Markdown header is written without the blank of a named one (`| |`,
+    /// not `|  |`).
+    pub markdown_bare: bool,
     /// A change: counts and durations carry their sign for people (`+3`, `+1.50 ms`).
     pub signed: bool,
     /// What an empty cell reads as for people (`-`, or nothing).
@@ -94,6 +99,8 @@ impl Column {
             markdown: super::md_cell(&header.replace('\n', " ")),
             header,
             align: Align::Right,
+            markdown_align: Align::Right,
+            markdown_bare: false,
             signed: false,
             blank: "-",
             formats: Formats::ALL,
@@ -109,6 +116,15 @@ impl Column {
     pub fn left(self) -> Column {
         Column {
             align: Align::Left,
+            markdown_align: Align::Left,
+            ..self
+        }
+    }
+
+    /// The same, aligned left in Markdown only (words a terminal lines up on the right).
+    pub fn left_in_markdown(self) -> Column {
+        Column {
+            markdown_align: Align::Left,
             ..self
         }
     }
@@ -121,6 +137,15 @@ impl Column {
     /// The same, with empty cells blank for people (not `-`).
     pub fn blank(self, blank: &'static str) -> Column {
         Column { blank, ..self }
+    }
+
+    /// The same, with no Markdown header, written `| |`.
+    pub fn markdown_bare(self) -> Column {
+        Column {
+            markdown: String::new(),
+            markdown_bare: true,
+            ..self
+        }
     }
 
     /// The same, with its Markdown header as given (already escaped).
@@ -158,6 +183,15 @@ pub(crate) enum Cell<'a> {
     Mark(Option<bool>),
     /// A JSON value of its own (per-step values): in JSON only.
     Json(serde_json::Value),
+    /// Text written as it is in every format, Markdown too (a rule, a threshold `> 10%`, which
+    /// hold no Markdown); quoted in CSV where it must be, a string in JSON.
+    Plain(Cow<'a, str>),
+    /// Whether a check passed: `pass` or `FAIL` for people (`**FAIL**` in Markdown), `pass` or
+    /// `fail` in CSV, a boolean in JSON.
+    Verdict(bool),
+    /// A node of a tree, its drawing before its name (`│  ├─ Linear[0]`): as it is for people,
+    /// its blanks no-break spaces in Markdown (which trims plain ones), a string elsewhere.
+    Tree(Cow<'a, str>),
     /// A value already worded for people (`1.2 GiB`, `12.3%`, an indented node), with the
     /// value CSV and JSON carry (a string quoted in CSV where it must be, a number whole, `null`
     /// empty).
@@ -186,7 +220,12 @@ impl Cell<'_> {
             Cell::Percent(s) => Cow::Borrowed(s),
             Cell::Share(s) if people => Cow::Owned(format!("{:.1}%", s * 100.0)),
             Cell::Share(s) => Cow::Owned(format!("{s:.4}")),
-            Cell::Text(s) | Cell::Name(s) => Cow::Borrowed(s),
+            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) | Cell::Plain(s) => Cow::Borrowed(s),
+            Cell::Verdict(pass) => Cow::Borrowed(match (pass, people) {
+                (true, _) => "pass",
+                (false, true) => "FAIL",
+                (false, false) => "fail",
+            }),
             Cell::Mark(m) if people => Cow::Borrowed(if *m == Some(true) { "*" } else { "" }),
             Cell::Mark(m) => Cow::Borrowed(match m {
                 Some(true) => "true",
@@ -210,8 +249,8 @@ impl Cell<'_> {
             Cell::Rate(v) | Cell::Share(v) => Value::from(*v),
             Cell::Duration(ns) => json_us(*ns),
             Cell::Percent(s) => Value::from(s.as_str()),
-            Cell::Text(s) | Cell::Name(s) => Value::from(s.as_ref()),
-            Cell::Mark(Some(b)) => Value::from(*b),
+            Cell::Text(s) | Cell::Name(s) | Cell::Tree(s) | Cell::Plain(s) => Value::from(s.as_ref()),
+            Cell::Mark(Some(b)) | Cell::Verdict(b) => Value::from(*b),
             Cell::Json(v) | Cell::Shown(_, v) => v.clone(),
         })
     }

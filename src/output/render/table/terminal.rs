@@ -155,7 +155,7 @@ fn measure<'a>(table: &Table<'a>, first: usize, values: &[usize]) -> (Vec<usize>
         }
         if table.names.is_none() {
             collected.push(match std::mem::replace(&mut cells[first], Cell::Empty) {
-                Cell::Name(s) | Cell::Text(s) => s,
+                Cell::Name(s) | Cell::Text(s) | Cell::Tree(s) => s,
                 cell => Cow::Owned(cell.text(&table.columns[first], Format::Table).into_owned()),
             });
         }

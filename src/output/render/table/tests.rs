@@ -112,3 +112,44 @@ fn the_terminal_cuts_names_to_fit_and_drops_columns_in_order() {
     let empty = Table::new(Vec::new(), 0, |_, _| {});
     assert_eq!(text(|o| terminal::write(&empty, &wide, o)), "(no rows)\n");
 }
+
+#[test]
+fn plain_verdict_and_tree_cells_read_their_own_way() {
+    let plain = Column::new("v", "v", "v");
+    assert_eq!(Cell::Verdict(false).text(&plain, Format::Table), "FAIL");
+    assert_eq!(Cell::Verdict(false).text(&plain, Format::Csv), "fail");
+    assert_eq!(Cell::Verdict(true).text(&plain, Format::Markdown), "pass");
+    assert_eq!(Cell::Verdict(true).json(), Some(serde_json::json!(true)));
+    assert_eq!(Cell::Plain("> 10%".into()).text(&plain, Format::Csv), "> 10%");
+    let columns = vec![
+        Column::new("node", "node", "").left().markdown_bare(),
+        Column::new("rule", "rule", "rule").left_in_markdown(),
+        Column::new("verdict", "verdict", "verdict"),
+    ];
+    let t = Table::new(columns, 2, |i, cells| {
+        cells.extend([
+            Cell::Tree(["top", "  ├─ a_b"][i].into()),
+            Cell::Plain(["> 10%", "x, y"][i].into()),
+            Cell::Verdict(i == 0),
+        ]);
+    });
+    assert_eq!(
+        text(|o| markdown::write_rows(&t, o)),
+        "| | rule | verdict |\n|---|---|---:|\n| top | > 10% | pass |\n| \u{a0}\u{a0}├─\u{a0}a\\_b | x, y | **FAIL** |\n"
+    );
+    assert_eq!(
+        text(|o| csv::write(&t, o)),
+        "node,rule,verdict\ntop,> 10%,pass\n  ├─ a_b,\"x, y\",fail\n"
+    );
+    // The terminal lines a Markdown-left column up on the right.
+    let wide = terminal::Layout {
+        width: usize::MAX,
+        fit: terminal::Fit::Drop {
+            drop_order: &[],
+            cut: None,
+            widen_to_header: true,
+        },
+    };
+    let out = text(|o| terminal::write(&t, &wide, o));
+    assert!(out.lines().any(|l| l.ends_with(" x, y      FAIL")), "{out}");
+}

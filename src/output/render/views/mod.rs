@@ -12,8 +12,10 @@ use std::io;
 
 mod columns;
 mod overview;
+mod overview_table;
 
-pub use self::overview::{fmt_bytes, render_overview, render_overview_fitted, render_overview_with};
+pub use self::overview::{render_overview, render_overview_fitted, render_overview_with};
+pub use self::overview_table::fmt_bytes;
 
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]

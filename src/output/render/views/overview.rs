@@ -1,14 +1,12 @@
 //! The overview (docs/semantics.md#overview) in each format: one row per measure, a column per
 //! side, the stragglers' ranks.
 
+use super::overview_table::{Figure, Kind, Line};
 use crate::analysis::classes::KernelClass;
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
 use crate::output::render::breakdown::OverviewOptions;
-use crate::output::render::{
-    Format, csv_field, fit_table, fmt_duration, fmt_percent, fmt_signed, fmt_us, json_us, md_cell, wrap_line,
-};
+use crate::output::render::{Format, json_us};
 use serde_json::{Map, Value, json};
-use std::fmt::Write;
 
 /// The overview's rows: (JSON key, label for people, kind).
 /// Keys under `breakdown.` form the side's `breakdown` object in JSON; an empty label keeps a
@@ -66,42 +64,25 @@ const OVERVIEW_ROWS: [(&str, &str, Kind); 38] = [
     ("peak_allocated_bytes", "peak allocated", Kind::Bytes),
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Text,
-    Count,
-    Time,
-    Bytes,
-    Ratio,
-}
-
-/// A value of the overview: a number (ns for times, a ratio, bytes, a count) or text.
-#[derive(Debug, Clone, PartialEq)]
-enum Cell {
-    Num(i64),
-    Ratio(f64),
-    Text(String),
-}
-
-fn overview_cell(s: &SideOverview, key: &str) -> Option<Cell> {
+fn overview_cell(s: &SideOverview, key: &str) -> Option<Figure> {
     match key {
-        "device_name" => s.device_name.clone().map(Cell::Text),
-        "device_memory_bytes" => s.device_memory_bytes.map(|b| Cell::Num(b as i64)),
-        "ranks" => Some(Cell::Num(s.ranks as i64)),
-        "steps" => Some(Cell::Num(s.steps as i64)),
-        "mean_step_time_us" => s.mean_step_time_ns.map(Cell::Num),
-        "gpu_busy_per_step_us" => s.gpu_busy_per_step_ns.map(Cell::Num),
-        "gpu_utilization" => s.gpu_utilization.map(Cell::Ratio),
-        "host_busy_per_step_us" => s.host_busy_per_step_ns.map(Cell::Num),
-        "host_comm_per_step_us" => s.host_comm_per_step_ns.map(Cell::Num),
-        "memory_device" => s.memory_device.clone().map(Cell::Text),
-        "avg_allocated_bytes" => s.avg_allocated_bytes.map(Cell::Num),
-        "peak_allocated_bytes" => s.peak_allocated_bytes.map(Cell::Num),
+        "device_name" => s.device_name.clone().map(Figure::Text),
+        "device_memory_bytes" => s.device_memory_bytes.map(|b| Figure::Num(b as i64)),
+        "ranks" => Some(Figure::Num(s.ranks as i64)),
+        "steps" => Some(Figure::Num(s.steps as i64)),
+        "mean_step_time_us" => s.mean_step_time_ns.map(Figure::Num),
+        "gpu_busy_per_step_us" => s.gpu_busy_per_step_ns.map(Figure::Num),
+        "gpu_utilization" => s.gpu_utilization.map(Figure::Ratio),
+        "host_busy_per_step_us" => s.host_busy_per_step_ns.map(Figure::Num),
+        "host_comm_per_step_us" => s.host_comm_per_step_ns.map(Figure::Num),
+        "memory_device" => s.memory_device.clone().map(Figure::Text),
+        "avg_allocated_bytes" => s.avg_allocated_bytes.map(Figure::Num),
+        "peak_allocated_bytes" => s.peak_allocated_bytes.map(Figure::Num),
         _ => breakdown_cell(s.breakdown.as_ref()?, key.strip_prefix("breakdown.")?),
     }
 }
 
-fn breakdown_cell(b: &BreakdownMean, key: &str) -> Option<Cell> {
+fn breakdown_cell(b: &BreakdownMean, key: &str) -> Option<Figure> {
     let ns = match key {
         "step_us" => b.step_ns,
         "compute_us" => b.compute_ns,
@@ -110,101 +91,28 @@ fn breakdown_cell(b: &BreakdownMean, key: &str) -> Option<Cell> {
         "comm_exposed_us" => b.comm_exposed_ns,
         "memory_exposed_us" => b.memory_exposed_ns,
         "idle_us" => b.idle_ns,
-        "overlap_ratio" => return b.overlap_ratio.map(Cell::Ratio),
+        "overlap_ratio" => return b.overlap_ratio.map(Figure::Ratio),
         _ => {
             if let Some(class) = key.strip_prefix("compute_by_class.") {
                 let class = class.strip_suffix("_us")?;
                 let k = KernelClass::ALL.iter().position(|c| c.name() == class)?;
-                return b.compute_by_class.map(|ns| Cell::Num(ns[k]));
+                return b.compute_by_class.map(|ns| Figure::Num(ns[k]));
             }
             let cause = key.strip_prefix("idle.")?.strip_suffix("_us")?;
             let parts = b.idle_causes?.parts();
             parts.iter().find(|(name, _)| *name == cause)?.1
         }
     };
-    Some(Cell::Num(ns))
+    Some(Figure::Num(ns))
 }
 
-fn cell_json(kind: Kind, c: Option<&Cell>) -> Value {
+fn cell_json(kind: Kind, c: Option<&Figure>) -> Value {
     match c {
         None => Value::Null,
-        Some(Cell::Text(t)) => json!(t),
-        Some(Cell::Ratio(r)) => json!(r),
-        Some(Cell::Num(n)) if kind == Kind::Time => json_us(*n),
-        Some(Cell::Num(n)) => json!(n),
-    }
-}
-
-fn cell_human(kind: Kind, c: Option<&Cell>, signed: bool) -> String {
-    match c {
-        None => "-".to_string(),
-        Some(Cell::Text(t)) => t.clone(),
-        // Under 0.05 pp either way prints as `0 pp` (`+0.0 pp` on identical sides, beside `0 ns`).
-        Some(Cell::Ratio(r)) if signed && (r * 100.0).abs() < 0.05 => "0 pp".to_string(),
-        Some(Cell::Ratio(r)) if signed => format!("{:+.1} pp", r * 100.0),
-        Some(Cell::Ratio(r)) => format!("{:.1}%", r * 100.0),
-        Some(Cell::Num(n)) => match kind {
-            Kind::Time => fmt_duration(*n, signed),
-            Kind::Bytes => fmt_bytes(*n, signed),
-            _ if signed => fmt_signed(*n),
-            _ => n.to_string(),
-        },
-    }
-}
-
-/// Bytes for people, in binary units: `512 B`, `1.50 GiB`.
-pub fn fmt_bytes(n: i64, signed: bool) -> String {
-    let sign = crate::output::render::sign_of(n, signed);
-    let abs = n.unsigned_abs() as f64;
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = abs;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{sign}{} B", n.unsigned_abs())
-    } else {
-        format!("{sign}{v:.2} {}", units[u])
-    }
-}
-
-/// test − control, where both are numbers.
-fn cell_diff(c: Option<&Cell>, t: Option<&Cell>) -> Option<Cell> {
-    match (c?, t?) {
-        (Cell::Num(a), Cell::Num(b)) => Some(Cell::Num(b - a)),
-        (Cell::Ratio(a), Cell::Ratio(b)) => Some(Cell::Ratio(b - a)),
-        _ => None,
-    }
-}
-
-fn cell_pct(c: Option<&Cell>, t: Option<&Cell>) -> Option<String> {
-    match (c?, t?) {
-        (Cell::Num(a), Cell::Num(b)) => Some(fmt_percent(*a, *b)),
-        (Cell::Ratio(a), Cell::Ratio(b)) => {
-            let scale = 1e9;
-            Some(fmt_percent((a * scale) as i64, (b * scale) as i64))
-        }
-        _ => None,
-    }
-}
-
-/// One line of the overview: both sides' values of one metric.
-struct Line {
-    key: &'static str,
-    label: &'static str,
-    kind: Kind,
-    control: Option<Cell>,
-    test: Option<Cell>,
-}
-
-impl Line {
-    fn diff(&self) -> Option<Cell> {
-        cell_diff(self.control.as_ref(), self.test.as_ref())
-    }
-    fn pct(&self) -> Option<String> {
-        cell_pct(self.control.as_ref(), self.test.as_ref())
+        Some(Figure::Text(t)) => json!(t),
+        Some(Figure::Ratio(r)) => json!(r),
+        Some(Figure::Num(n)) if kind == Kind::Time => json_us(*n),
+        Some(Figure::Num(n)) => json!(n),
     }
 }
 
@@ -344,36 +252,30 @@ fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> Str
 /// `straggler.max_over_median`), then each rank's own rows (its steps, mean step time and
 /// parts), rank by rank, both sides' rank N side by side.
 fn overview_csv(o: &Overview, lines: &[Line]) -> String {
-    let (cl, tl) = (&o.control.label, &o.test.label);
     let sides = [&o.control, &o.test];
-    let by_rank = sides.iter().any(|s| s.per_rank.len() > 1);
-    let mut out = format!("metric,{cl},{tl},diff,diff_pct{}\n", if by_rank { ",rank" } else { "" });
-    let rank_cell = if by_rank { Some(String::new()) } else { None };
-    for l in lines {
-        csv_line(&mut out, l, rank_cell.as_deref());
-    }
-    if !by_rank {
-        return out;
-    }
-    for l in straggler_lines(o) {
-        csv_line(&mut out, &l, Some(""));
-    }
-    let mut ranks: Vec<i64> = sides.iter().flat_map(|s| s.per_rank.iter().map(|r| r.rank)).collect();
-    ranks.sort_unstable();
-    ranks.dedup();
-    for rank in ranks {
-        for &(key, label, kind) in OVERVIEW_ROWS.iter().filter(|r| RANK_KEYS.contains(&r.0)) {
-            let line = Line {
-                key,
-                label,
-                kind,
-                control: rank_cell_of(&o.control, rank, key),
-                test: rank_cell_of(&o.test, rank, key),
-            };
-            csv_line(&mut out, &line, Some(&rank.to_string()));
+    let mut ranks: Vec<(Line, Option<i64>)> = Vec::new();
+    if sides.iter().any(|s| s.per_rank.len() > 1) {
+        ranks.extend(straggler_lines(o).into_iter().map(|l| (l, None)));
+        let mut numbers: Vec<i64> = sides.iter().flat_map(|s| s.per_rank.iter().map(|r| r.rank)).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        for rank in numbers {
+            for &(key, label, kind) in OVERVIEW_ROWS.iter().filter(|r| RANK_KEYS.contains(&r.0)) {
+                let line = Line {
+                    key,
+                    label,
+                    kind,
+                    control: rank_cell_of(&o.control, rank, key),
+                    test: rank_cell_of(&o.test, rank, key),
+                };
+                ranks.push((line, Some(rank)));
+            }
         }
     }
-    out
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = super::overview_table::write_csv(o, lines, &ranks, &mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// The keys of the overview that a rank has too (its own rows in the CSV).
@@ -398,12 +300,12 @@ const RANK_KEYS: [&str; 16] = [
 
 /// A rank's value of `key` on side `s`, as the side totals define it: steps counted, the mean
 /// step time only with steps, the parts only with device events.
-fn rank_cell_of(s: &SideOverview, rank: i64, key: &str) -> Option<Cell> {
+fn rank_cell_of(s: &SideOverview, rank: i64, key: &str) -> Option<Figure> {
     let r = s.per_rank.iter().find(|r| r.rank == rank)?;
     let steps = s.per_step.iter().filter(|p| p.rank == rank && p.step.is_some()).count();
     match key {
-        "steps" => Some(Cell::Num(steps as i64)),
-        "mean_step_time_us" => r.step_ns.filter(|_| steps > 0).map(Cell::Num),
+        "steps" => Some(Figure::Num(steps as i64)),
+        "mean_step_time_us" => r.step_ns.filter(|_| steps > 0).map(Figure::Num),
         _ => breakdown_cell(r.parts.as_ref()?, key.strip_prefix("breakdown.")?),
     }
 }
@@ -411,8 +313,8 @@ fn rank_cell_of(s: &SideOverview, rank: i64, key: &str) -> Option<Cell> {
 /// The straggler of each side (the slowest rank and its mean step ÷ the median rank's) as two
 /// lines; empty on a side with one rank.
 fn straggler_lines(o: &Overview) -> [Line; 2] {
-    let rank = |s: &SideOverview| s.straggler.as_ref().map(|st| Cell::Text(st.rank.to_string()));
-    let ratio = |s: &SideOverview| s.straggler.as_ref().map(|st| Cell::Ratio(st.max_over_median));
+    let rank = |s: &SideOverview| s.straggler.as_ref().map(|st| Figure::Text(st.rank.to_string()));
+    let ratio = |s: &SideOverview| s.straggler.as_ref().map(|st| Figure::Ratio(st.max_over_median));
     [
         Line {
             key: "straggler.rank",
@@ -431,57 +333,23 @@ fn straggler_lines(o: &Overview) -> [Line; 2] {
     ]
 }
 
-/// One CSV row of `l`, with `rank` as a last column when given.
-fn csv_line(out: &mut String, l: &Line, rank: Option<&str>) {
-    let plain = |v: Option<&Cell>| match v {
-        None => String::new(),
-        Some(Cell::Text(s)) => csv_field(s),
-        Some(Cell::Ratio(r)) => r.to_string(),
-        Some(Cell::Num(n)) if l.kind == Kind::Time => fmt_us(*n),
-        Some(Cell::Num(n)) => n.to_string(),
-    };
-    let _ = write!(
-        out,
-        "{},{},{},{},{}",
-        l.key,
-        plain(l.control.as_ref()),
-        plain(l.test.as_ref()),
-        plain(l.diff().as_ref()),
-        l.pct().unwrap_or_default()
-    );
-    match rank {
-        Some(r) => {
-            let _ = writeln!(out, ",{r}");
-        }
-        None => out.push('\n'),
-    }
-}
-
 fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String {
-    let bullet = if md { "- " } else { "" };
-    let mut out = String::new();
-    for side in [&o.control, &o.test] {
-        let line = format!("{bullet}{}: {} ({})", side.label, side.path, used_text(side));
-        let _ = writeln!(out, "{}", wrap_line(&line, width));
-    }
+    let mut title: Vec<String> = [&o.control, &o.test]
+        .iter()
+        .map(|side| format!("{}: {} ({})", side.label, side.path, used_text(side)))
+        .collect();
     let sides = [&o.control, &o.test];
     let steps = sides
         .iter()
         .any(|s| !s.step_numbers.is_empty() && s.step_numbers.len() < s.steps_available);
     let ranks = sides.iter().any(|s| s.rank_numbers.len() < s.ranks_available);
     if let Some(hint) = crate::output::render::compare::unused_hint(steps, ranks) {
-        let _ = writeln!(out, "{}", wrap_line(&format!("{bullet}{hint}"), width));
+        title.push(hint.to_string());
     }
-    let headers = [
-        o.control.label.clone(),
-        o.test.label.clone(),
-        "Δ".to_string(),
-        "Δ %".to_string(),
-    ];
     // The idle causes only where a side has them: on CPU-only runs they would be six more rows
     // of `-` under a GPU idle that is `-` already. The kernel classes of compute only where a
     // side ran some.
-    let zero = |c: &Option<Cell>| matches!(c, None | Some(Cell::Num(0)));
+    let zero = |c: &Option<Figure>| matches!(c, None | Some(Figure::Num(0)));
     let shown = |l: &&Line| {
         !l.label.is_empty()
             && (!l.key.starts_with("breakdown.idle.") || l.control.is_some() || l.test.is_some())
@@ -496,91 +364,5 @@ fn overview_text(o: &Overview, lines: &[Line], md: bool, width: usize) -> String
     {
         names[last] = names[last].replacen("│ ├", "│ └", 1);
     }
-    let mut cells: Vec<Vec<String>> = lines
-        .iter()
-        .map(|l| {
-            let d = l.diff();
-            vec![
-                cell_human(l.kind, l.control.as_ref(), false),
-                cell_human(l.kind, l.test.as_ref(), false),
-                d.map(|d| cell_human(l.kind, Some(&d), true)).unwrap_or_default(),
-                l.pct().unwrap_or_default(),
-            ]
-        })
-        .collect();
-    if md {
-        out.push('\n');
-        let _ = writeln!(
-            out,
-            "| | {} |",
-            headers.iter().map(|h| md_cell(h)).collect::<Vec<_>>().join(" | ")
-        );
-        out.push_str("|---|---:|---:|---:|---:|\n");
-        for (n, c) in names.iter().zip(&cells) {
-            let c: Vec<String> = c.iter().map(|x| md_cell(x)).collect();
-            let _ = writeln!(out, "| {} | {} |", md_cell(n), c.join(" | "));
-        }
-    } else {
-        cut_text_values(&mut cells, &names, &headers, width);
-        let _ = writeln!(out, "{}", fit_table("", &headers, &names, &cells, width));
-    }
-    out
-}
-
-/// `value` in at most `cap` columns, keeping the words that name a model: leading words
-/// without a digit go first (`NVIDIA`, `AMD Instinct`), then the end (`H100 80GB H…`,
-/// `MI300X`; a middle cut gave `NVIDIA …HBM3` and `AMD …MI300X`).
-fn cut_value(value: &str, cap: usize) -> String {
-    use crate::output::render::columns::text_width;
-    let mut rest = value;
-    while text_width(rest) > cap {
-        let Some((word, after)) = rest.split_once(' ') else {
-            break;
-        };
-        if word.chars().any(|c| c.is_ascii_digit()) || !after.chars().any(|c| c.is_ascii_digit()) {
-            break;
-        }
-        rest = after.trim_start();
-    }
-    if text_width(rest) <= cap {
-        return rest.to_string();
-    }
-    let kept: String = rest.chars().take(cap.saturating_sub(1)).collect();
-    format!("{}…", kept.trim_end())
-}
-
-/// Cuts the longest values (device names, memory places) until a table of `names` and `cells`
-/// fits in `width`, keeping at least 10 columns of each ([`cut_value`]; `H100 80GB…`, before
-/// the row labels are cut: `overlapped wi… compute` read worse). Every column wider than
-/// the level is cut to it at once, from the values as they were, so that one device name on
-/// both sides reads the same (cutting one column, then the other, cut `NVIDIA H100 80GB HBM3`
-/// to `H100 80GB HBM3` on one side and `H100 80GB H…` on the other).
-fn cut_text_values(cells: &mut [Vec<String>], names: &[String], headers: &[String], width: usize) {
-    use crate::output::render::columns::text_width;
-    if width == usize::MAX {
-        return;
-    }
-    let label = names.iter().map(|n| text_width(n)).max().unwrap_or(0);
-    let column = |cells: &[Vec<String>], k: usize| {
-        cells
-            .iter()
-            .map(|row| text_width(&row[k]))
-            .chain([text_width(&headers[k])])
-            .max()
-            .unwrap_or(0)
-    };
-    let total = |cells: &[Vec<String>]| label + 2 + (0..headers.len()).map(|k| column(cells, k) + 3).sum::<usize>();
-    let widest = (0..headers.len()).map(|k| column(cells, k)).max().unwrap_or(0);
-    let original = cells.to_vec();
-    let mut cap = widest;
-    while total(cells) > width && cap > 10 {
-        cap -= 1;
-        for (row, was) in cells.iter_mut().zip(&original) {
-            for (cell, value) in row.iter_mut().zip(was) {
-                if text_width(value) > cap {
-                    *cell = cut_value(value, cap);
-                }
-            }
-        }
-    }
+    super::overview_table::write_text(o, title, &lines, &names, md, width)
 }
