@@ -3,7 +3,7 @@
 use crate::analysis::aggregate::{Aggregate, Keying, Naming, aggregate};
 use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
-use crate::analysis::side::{Side, SideId, SidePaths};
+use crate::analysis::side::{PerSide, Side, SideId, SidePaths};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{RankedFile, SideOf, SummarySide, load_pair, pair_notes};
@@ -108,9 +108,14 @@ impl CompareRequest {
             id,
             paths,
             selection,
-            label: &self.labels[id.index()],
-            capture: self.captures[id.index()].as_deref(),
+            label: self.side_labels()[id],
+            capture: PerSide::from(self.captures.each_ref())[id].as_deref(),
         }
+    }
+
+    /// The two sides' names in outputs.
+    pub(crate) fn side_labels(&self) -> PerSide<&str> {
+        PerSide::from(self.labels.each_ref()).map(String::as_str)
     }
 
     /// Whether a side is runs: a directory of runs (subdirectories that hold traces) or runs
@@ -129,8 +134,10 @@ impl CompareRequest {
         };
         *paths = side.paths.clone();
         *selection = side.selection.clone();
-        self.labels[id.index()] = side.label.to_string();
-        self.captures[id.index()] = side.capture.map(Path::to_path_buf);
+        let mut labels = PerSide::from(self.labels.each_mut());
+        *labels[id] = side.label.to_string();
+        let mut captures = PerSide::from(self.captures.each_mut());
+        *captures[id] = side.capture.map(Path::to_path_buf);
     }
 }
 
@@ -303,7 +310,7 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
     let (c, mut notes) = load_runs(req.side(SideId::Control), req.device, &keying)?;
     let (t, t_notes) = load_runs(req.side(SideId::Test), req.device, &keying)?;
     notes.extend(t_notes);
-    let (comparison, judged) = compare_of_runs(req, filter, [&c, &t]);
+    let (comparison, judged) = compare_of_runs(req, filter, PerSide::new(&c, &t));
     notes.extend(judged);
     Ok((comparison, notes))
 }
@@ -313,18 +320,18 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
 pub(crate) fn compare_of_runs(
     req: &CompareRequest,
     filter: &NameFilter,
-    [c, t]: [&[crate::analysis::runs::Run]; 2],
+    runs: PerSide<&[crate::analysis::runs::Run]>,
 ) -> (Comparison, Vec<String>) {
     use crate::analysis::runs::{judge_runs, side_info};
     let mut notes = Vec::new();
-    let (mut rows, step_ns, why_not) = judge_runs([c, t], req.totals, &req.labels);
+    let (mut rows, step_ns, why_not) = judge_runs(runs, req.totals, req.side_labels());
     notes.extend(why_not);
     if let Some(why) = filter.retain_explained(&mut rows, &req.group_by) {
         notes.push(why);
     }
     let comparison = Comparison {
-        control: side_info(c, &req.labels[0], &req.control),
-        test: side_info(t, &req.labels[1], &req.test),
+        control: side_info(runs.control, &req.labels[0], &req.control),
+        test: side_info(runs.test, &req.labels[1], &req.test),
         device: req.device,
         naming: req.naming,
         normalize_names: req.normalize_names,
@@ -334,7 +341,7 @@ pub(crate) fn compare_of_runs(
         exclude: req.exclude.clone(),
         significance: true,
         shift: Default::default(),
-        step_ns: (!req.totals && step_ns.iter().all(|&s| s > 0.0)).then_some(step_ns),
+        step_ns: (!req.totals && step_ns.iter().all(|(_, &s)| s > 0.0)).then_some(step_ns.into_array()),
         rows,
     };
     (comparison, notes)
@@ -369,10 +376,10 @@ pub fn mark_significance(
             side.files.iter().map(steps).max().unwrap_or(0)
         };
         return Ok(vec![too_few_samples_note(
-            [&req.labels[0], &req.labels[1]],
-            [nc, nt],
-            [c_steps.len(), t_steps.len()],
-            [available(control), available(test)],
+            req.side_labels(),
+            PerSide::new(nc, nt),
+            PerSide::new(c_steps.len(), t_steps.len()),
+            PerSide::new(available(control), available(test)),
         )]);
     }
     let keying = req.keying();
@@ -380,7 +387,7 @@ pub fn mark_significance(
     let t = crate::analysis::per_step::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
-    let (shift, not_looked_for) = run_shift_of(req, control, test, [c_res, t_res])?;
+    let (shift, not_looked_for) = run_shift_of(req, PerSide::new(control, test), PerSide::new(c_res, t_res))?;
     comparison.shift = shift;
     // Where a shift applies, the rows of device events (kernels, copies, sets, GPU annotations)
     // take the device's factor (none where only the host moved) and the others the host's.
@@ -400,7 +407,7 @@ pub fn mark_significance(
             shift.as_ref(),
         );
     }
-    let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
+    let labels = req.side_labels();
     // `--no-run-shift` asks for the plain rule: the steps' noise alone.
     let tempered = req
         .beyond_shift
@@ -408,7 +415,12 @@ pub fn mark_significance(
             let moved = |name: &str| {
                 crate::analysis::threads::thread_log_factor(&comparison.shift, name, on_device.contains(name), false)
             };
-            temper_one_run(&mut comparison.rows, [&c, &t], (floor, true), (labels, &moved))
+            temper_one_run(
+                &mut comparison.rows,
+                PerSide::new(&c, &t),
+                (floor, true),
+                (labels, &moved),
+            )
         })
         .flatten();
     Ok(not_looked_for
@@ -430,22 +442,19 @@ type MovedWith<'a> = dyn Fn(&str) -> f64 + 'a;
 /// ([`crate::analysis::one_run`]); the note where some were cleared.
 fn temper_one_run(
     rows: &mut [crate::analysis::diff::Row],
-    samples: [&crate::analysis::per_step::Samples; 2],
+    samples: PerSide<&crate::analysis::per_step::Samples>,
     (floor, about_center): (f64, bool),
-    (labels, moved_with): ([&str; 2], &MovedWith<'_>),
+    (labels, moved_with): (PerSide<&str>, &MovedWith<'_>),
 ) -> Option<String> {
     use crate::analysis::one_run::{PairRow, scatter_note, temper};
     let split = |s: &crate::analysis::per_step::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
         s.op(name).into_iter().map(|(n, d)| (d as f64, n as f64)).unzip()
     };
-    let values: Vec<[(Vec<f64>, Vec<f64>); 2]> = rows
-        .iter()
-        .map(|r| [split(samples[0], &r.name), split(samples[1], &r.name)])
-        .collect();
+    let values: Vec<PerSide<(Vec<f64>, Vec<f64>)>> = rows.iter().map(|r| samples.map(|s| split(s, &r.name))).collect();
     let mut marked: Vec<(PairRow<'_>, &mut Option<bool>)> = values
         .iter()
         .zip(rows.iter_mut())
-        .map(|([c, t], r)| {
+        .map(|(PerSide { control: c, test: t }, r)| {
             let row = PairRow {
                 time: [&c.0, &t.0],
                 count: [&c.1, &t.1],
@@ -455,7 +464,7 @@ fn temper_one_run(
         })
         .collect();
     match temper(&mut marked, floor, about_center) {
-        (Some(s), cleared) if cleared > 0 => Some(scatter_note(&s, cleared, labels)),
+        (Some(s), cleared) if cleared > 0 => Some(scatter_note(&s, cleared, labels.into_array())),
         _ => None,
     }
 }
@@ -465,11 +474,10 @@ fn temper_one_run(
 /// (then with a note saying so).
 pub(crate) fn run_shift_of(
     req: &CompareRequest,
-    control: &SummarySide,
-    test: &SummarySide,
-    resolved: [&Resolved; 2],
+    sides: PerSide<&SummarySide>,
+    resolved: PerSide<&Resolved>,
 ) -> Result<(crate::analysis::diff::RunShift, Option<String>)> {
-    if !crate::analysis::shift::has_own_times([control, test]) {
+    if !crate::analysis::shift::has_own_times(sides) {
         let note = format!(
             "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
              summaries made by tracediff before summary schema {} hold no own times (tracediff summarize \
@@ -478,9 +486,7 @@ pub(crate) fn run_shift_of(
         );
         return Ok((Default::default(), req.beyond_shift.then_some(note)));
     }
-    let resolved = [resolved[0].clone(), resolved[1].clone()];
-    let shift =
-        crate::analysis::shift::detect([control, test], &resolved, req.device, &req.keying(), req.beyond_shift)?;
+    let shift = crate::analysis::shift::detect(sides, resolved, req.device, &req.keying(), req.beyond_shift)?;
     Ok((shift, None))
 }
 

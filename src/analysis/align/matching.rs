@@ -4,6 +4,7 @@
 
 use super::tree::{AlignedNode, NodeKind, Status, Times, TreeNode, UNKNOWN_KEY};
 use super::wrappers::{align_key, pair_single_wrappers, unwrap_pair, wrapped, wrapped_rest};
+use crate::analysis::side::PerSide;
 use rustc_hash::FxHashMap;
 
 /// Aligns two trees whose roots match (the selected steps).
@@ -125,7 +126,7 @@ impl Aligner {
             control: Some(a.times),
             test: Some(b.times),
             children: Vec::new(),
-            sources: [a.sources.clone(), b.sources.clone()],
+            sources: PerSide::new(a.sources.clone(), b.sources.clone()),
             children_overlap_ns: [overlap_a, overlap_b],
             wrappers,
             replayed: [ia.replayed, ib.replayed],
@@ -335,9 +336,15 @@ fn one_sided_children(node: &TreeNode, status: Status, ordinal: Option<u32>) -> 
     }
     let (control, test) = side(node.times);
     let (sources, overlap) = if status == Status::Added {
-        ([Vec::new(), node.sources.clone()], [0, node.children_overlap_ns])
+        (
+            PerSide::new(Vec::new(), node.sources.clone()),
+            [0, node.children_overlap_ns],
+        )
     } else {
-        ([node.sources.clone(), Vec::new()], [node.children_overlap_ns, 0])
+        (
+            PerSide::new(node.sources.clone(), Vec::new()),
+            [node.children_overlap_ns, 0],
+        )
     };
     let aligned = AlignedNode {
         kind: node.kind,
@@ -398,7 +405,7 @@ fn unknown_node(ordinals: &mut Ordinals, control: Option<Times>, test: Option<Ti
         control,
         test,
         children: Vec::new(),
-        sources: [Vec::new(), Vec::new()],
+        sources: PerSide::default(),
         children_overlap_ns: [0, 0],
         wrappers: [Vec::new(), Vec::new()],
         replayed: [false, false],

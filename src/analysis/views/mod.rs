@@ -20,6 +20,7 @@ use crate::analysis::diff::{NameFilter, SideInfo};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::Scope;
 use crate::analysis::scopes::{NodeScopes, RowSets};
+use crate::analysis::side::{PerSide, SideId};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -149,21 +150,23 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
 ) -> Option<String> {
     use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, significant_beyond, too_few_samples_note};
     table.significance = true;
-    let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
+    let (Some(c_steps), Some(t_steps)) = (&loaded.resolved.control.iterations, &loaded.resolved.test.iterations) else {
         return Some("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
     };
-    let files = [loaded.files(0), loaded.files(1)];
-    let (nc, nt) = (c_steps.len() * files[0].len(), t_steps.len() * files[1].len());
+    let files = PerSide::from_fn(|id| loaded.files(id));
+    let (nc, nt) = (c_steps.len() * files.control.len(), t_steps.len() * files.test.len());
     if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
-        let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
+        let available = files
+            .as_ref()
+            .map(|f| f.iter().map(|f| f.step_numbers().len()).max().unwrap_or(0));
         return Some(too_few_samples_note(
-            [&table.control.label, &table.test.label],
-            [nc, nt],
-            [c_steps.len(), t_steps.len()],
-            [available(0), available(1)],
+            PerSide::new(&table.control.label, &table.test.label),
+            PerSide::new(nc, nt),
+            PerSide::new(c_steps.len(), t_steps.len()),
+            available,
         ));
     }
-    let samples = |k: usize, steps: &[i64]| -> Vec<Accumulated<A>> {
+    let samples = |k: SideId, steps: &[i64]| -> Vec<Accumulated<A>> {
         let jobs: Vec<(usize, i64)> = (0..files[k].len())
             .flat_map(|i| steps.iter().map(move |&s| (i, s)))
             .collect();
@@ -178,7 +181,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
             .map(|&(i, step)| per_file(files[k][i], Some(&[step]), scope.and_then(|s| s.rows(k, i))))
             .collect()
     };
-    let (c, t) = rayon::join(|| samples(0, c_steps), || samples(1, t_steps));
+    let (c, t) = rayon::join(|| samples(SideId::Control, c_steps), || samples(SideId::Test, t_steps));
     // Changes under a share of the control's mean step time never count (docs/significance.md).
     let floor = loaded.significance_floor_ns();
     let req = &table.request;
@@ -209,7 +212,7 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
             .collect();
     }
     let tempered = temper_one_run(table, [&c, &t], &values, floor);
-    let labels = [table.control.label.as_str(), table.test.label.as_str()];
+    let labels = PerSide::new(table.control.label.as_str(), table.test.label.as_str());
     if let Some(moved) = crate::analysis::threads::threads_note(&table.shift, labels, "rows") {
         return Some(tempered.map_or_else(|| moved.clone(), |t| format!("{moved}; {t}")));
     }
@@ -316,13 +319,13 @@ pub(crate) fn accumulate_pair<A: Accumulator>(
     scope: Option<&Scope>,
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
 ) -> (Accumulated<A>, Accumulated<A>) {
-    let side = |k: usize| {
-        let iterations = loaded.resolved[k].iterations.as_deref();
-        let files = loaded.files(k);
+    let side = |id: SideId| {
+        let iterations = loaded.resolved[id].iterations.as_deref();
+        let files = loaded.files(id);
         let parts: Vec<Accumulated<A>> = files
             .par_iter()
             .enumerate()
-            .map(|(i, f)| per_file(f, iterations, scope.and_then(|s| s.rows(k, i))))
+            .map(|(i, f)| per_file(f, iterations, scope.and_then(|s| s.rows(id, i))))
             .collect();
         let mut merged: Accumulated<A> = BTreeMap::new();
         for part in parts {
@@ -332,7 +335,7 @@ pub(crate) fn accumulate_pair<A: Accumulator>(
         }
         merged
     };
-    rayon::join(|| side(0), || side(1))
+    rayon::join(|| side(SideId::Control), || side(SideId::Test))
 }
 
 /// [`accumulate_pair`] for many module nodes at once: `per_file` gets a file, its side's
@@ -344,13 +347,13 @@ pub(crate) fn accumulate_groups<A: Accumulator>(
     per_file: impl Fn(&TraceFile, Option<&[i64]>, &RowSets) -> Vec<Accumulated<A>> + Sync,
 ) -> Vec<(Accumulated<A>, Accumulated<A>)> {
     let empty = RowSets::default();
-    let side = |k: usize| {
-        let iterations = loaded.resolved[k].iterations.as_deref();
+    let side = |id: SideId| {
+        let iterations = loaded.resolved[id].iterations.as_deref();
         let parts: Vec<Vec<Accumulated<A>>> = loaded
-            .files(k)
+            .files(id)
             .par_iter()
             .enumerate()
-            .map(|(i, f)| per_file(f, iterations, scopes.rows(k, i).unwrap_or(&empty)))
+            .map(|(i, f)| per_file(f, iterations, scopes.rows(id, i).unwrap_or(&empty)))
             .collect();
         let mut merged: Vec<Accumulated<A>> = (0..scopes.nodes).map(|_| BTreeMap::new()).collect();
         for part in parts {
@@ -362,7 +365,7 @@ pub(crate) fn accumulate_groups<A: Accumulator>(
         }
         merged
     };
-    let (c, t) = rayon::join(|| side(0), || side(1));
+    let (c, t) = rayon::join(|| side(SideId::Control), || side(SideId::Test));
     c.into_iter().zip(t).collect()
 }
 
