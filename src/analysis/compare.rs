@@ -225,10 +225,10 @@ pub fn check_labels(labels: &[String; 2]) -> Result<()> {
             )));
         }
     }
-    if labels[0] == labels[1] {
+    let [control, test] = labels;
+    if control == test {
         return Err(Error::usage(format!(
-            "the two labels must differ (both are '{}')",
-            labels[0]
+            "the two labels must differ (both are '{control}')"
         )));
     }
     Ok(())
@@ -330,8 +330,8 @@ pub(crate) fn compare_of_runs(
         notes.push(why);
     }
     let comparison = Comparison {
-        control: side_info(runs.control, &req.labels[0], &req.control),
-        test: side_info(runs.test, &req.labels[1], &req.test),
+        control: side_info(runs.control, req.side(SideId::Control).label, &req.control),
+        test: side_info(runs.test, req.side(SideId::Test).label, &req.test),
         device: req.device,
         naming: req.naming,
         normalize_names: req.normalize_names,
@@ -357,30 +357,16 @@ pub fn mark_significance(
     test: &SummarySide,
     comparison: &mut Comparison,
 ) -> Result<Vec<String>> {
-    use crate::analysis::noise::{
-        DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant_beyond, too_few_samples_note,
-    };
+    use crate::analysis::noise::{DEFAULT_K, MIN_STEP_SHARE, mean, significant_beyond};
     comparison.significance = true;
     let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
-    let (Some(c_steps), Some(t_steps)) = (&c_res.iterations, &t_res.iterations) else {
+    if c_res.iterations.is_none() || t_res.iterations.is_none() {
         return Ok(vec![
             "significant is null: it is estimated per ProfilerStep, and a side has none".to_string(),
         ]);
-    };
-    let (nc, nt) = (c_steps.len() * c_res.ranks.len(), t_steps.len() * t_res.ranks.len());
-    if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
-        let available = |side: &SummarySide| {
-            let steps = |f: &std::sync::Arc<crate::model::summary::FileSummary>| {
-                crate::analysis::noise::distinct_steps(f.meta.iterations.iter().map(|s| s.iteration))
-            };
-            side.files.iter().map(steps).max().unwrap_or(0)
-        };
-        return Ok(vec![too_few_samples_note(
-            req.side_labels(),
-            PerSide::new(nc, nt),
-            PerSide::new(c_steps.len(), t_steps.len()),
-            PerSide::new(available(control), available(test)),
-        )]);
+    }
+    if let Some(note) = too_few_samples(req, PerSide::new(control, test), PerSide::new(c_res, t_res)) {
+        return Ok(vec![note]);
     }
     let keying = req.keying();
     let c = crate::analysis::per_step::measure(control, c_res, req.device, &keying, false)?;
@@ -433,6 +419,24 @@ pub fn mark_significance(
         ))
         .chain(tempered)
         .collect())
+}
+
+/// The note where a side has fewer than [`crate::analysis::noise::MIN_SAMPLES`] (rank, step)
+/// samples in its selection (`resolved`, with ProfilerSteps); `None` where both have enough.
+fn too_few_samples(req: &CompareRequest, sides: PerSide<&SummarySide>, resolved: PerSide<&Resolved>) -> Option<String> {
+    use crate::analysis::noise::{MIN_SAMPLES, too_few_samples_note};
+    let steps = resolved.map(|r| r.iterations.as_ref().map_or(0, Vec::len));
+    let samples = PerSide::from_fn(|id| steps[id] * resolved[id].ranks.len());
+    if samples.iter().all(|(_, &n)| n >= MIN_SAMPLES) {
+        return None;
+    }
+    let available = sides.map(|side| {
+        let steps = |f: &std::sync::Arc<crate::model::summary::FileSummary>| {
+            crate::analysis::noise::distinct_steps(f.meta.iterations.iter().map(|s| s.iteration))
+        };
+        side.files.iter().map(steps).max().unwrap_or(0)
+    });
+    Some(too_few_samples_note(req.side_labels(), samples, steps, available))
 }
 
 /// ln of the factor a row (by name) moved by with its threads ([`crate::analysis::threads`]).
@@ -546,9 +550,9 @@ fn comparability_note<T: Aggregate>(
          `kernels --by-class` and `kernels --aligned` compare kernels by what they do and where they stand, \
          `kernels --by-operator` and `modules` by operator and module",
         c * 100.0,
-        req.labels[0],
+        req.side(SideId::Control).label,
         t * 100.0,
-        req.labels[1]
+        req.side(SideId::Test).label
     )))
 }
 

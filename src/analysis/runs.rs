@@ -274,8 +274,8 @@ pub fn per_step_one_run(
 /// one step; whether it did. The caller sets the sides' mean step times.
 pub fn per_step_rows(comparison: &mut Comparison) -> bool {
     let steps = |r: &Resolved| r.iterations.as_ref().map_or(1, |v| v.len().max(1));
-    let n = [steps(&comparison.control.resolved), steps(&comparison.test.resolved)];
-    if n == [1, 1] {
+    let n = PerSide::new(steps(&comparison.control.resolved), steps(&comparison.test.resolved));
+    if n == PerSide::new(1, 1) {
         return false;
     }
     let rate = |t: &Totals, steps: usize| Rate {
@@ -283,7 +283,7 @@ pub fn per_step_rows(comparison: &mut Comparison) -> bool {
         dur_ns: t.dur_ns as f64 / steps as f64,
     };
     for row in &mut comparison.rows {
-        row.per_step = Some([rate(&row.control, n[0]), rate(&row.test, n[1])]);
+        row.per_step = Some([rate(&row.control, n.control), rate(&row.test, n.test)]);
     }
     true
 }

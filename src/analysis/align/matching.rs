@@ -10,13 +10,13 @@ use rustc_hash::FxHashMap;
 /// Aligns two trees whose roots match (the selected steps).
 pub fn align(control: &TreeNode, test: &TreeNode) -> AlignedNode {
     let mut aligner = Aligner::default();
-    aligner.build(Task::Pair(control, test, None, [Vec::new(), Vec::new()]))
+    aligner.build(Task::Pair(control, test, None, PerSide::default()))
 }
 
 /// A node of the aligned tree still to make.
 enum Task<'t> {
     /// Two nodes paired (after their wrappers, which are named), with their ordinal.
-    Pair(&'t TreeNode, &'t TreeNode, Option<u32>, [Vec<String>; 2]),
+    Pair(&'t TreeNode, &'t TreeNode, Option<u32>, PerSide<Vec<String>>),
     OneSided(&'t TreeNode, Status, Option<u32>),
     /// A node already made (an `unknown` child).
     Done(AlignedNode),
@@ -82,7 +82,7 @@ impl Aligner {
         outer_a: &'t TreeNode,
         outer_b: &'t TreeNode,
         ordinal: Option<u32>,
-        wrappers: [Vec<String>; 2],
+        wrappers: PerSide<Vec<String>>,
     ) -> (AlignedNode, Vec<Task<'t>>) {
         let (a, b) = (outer_a, outer_b);
         let (ia, ib) = inner_of_pair(a, b, &wrappers);
@@ -128,7 +128,7 @@ impl Aligner {
             children: Vec::new(),
             sources: PerSide::new(a.sources.clone(), b.sources.clone()),
             children_overlap_ns: [overlap_a, overlap_b],
-            wrappers,
+            wrappers: wrappers.into_array(),
             replayed: [ia.replayed, ib.replayed],
         };
         (node, children)
@@ -299,7 +299,11 @@ fn candidate_pairs(a: &[TreeNode], b: &[TreeNode]) -> Vec<(usize, usize)> {
 }
 
 /// The nodes a pair aligns the children of: after the wrappers its path names.
-fn inner_of_pair<'t>(a: &'t TreeNode, b: &'t TreeNode, wrappers: &[Vec<String>; 2]) -> (&'t TreeNode, &'t TreeNode) {
+fn inner_of_pair<'t>(
+    a: &'t TreeNode,
+    b: &'t TreeNode,
+    wrappers: &PerSide<Vec<String>>,
+) -> (&'t TreeNode, &'t TreeNode) {
     // `k` steps down the wrapper chain (never the whole chain: on a deep chain of single-child
     // modules that walk, once per node, was quadratic).
     let down = |n: &'t TreeNode, k: usize| {
@@ -312,7 +316,7 @@ fn inner_of_pair<'t>(a: &'t TreeNode, b: &'t TreeNode, wrappers: &[Vec<String>; 
         }
         inner
     };
-    (down(a, wrappers[0].len()), down(b, wrappers[1].len()))
+    (down(a, wrappers.control.len()), down(b, wrappers.test.len()))
 }
 
 /// A one-sided node (without its children) and its children to make.
