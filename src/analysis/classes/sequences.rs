@@ -196,7 +196,8 @@ pub fn aligned(req: &CompareRequest, loaded: &Loaded, classifier: &Classifier) -
         || side_sequences(loaded, SideId::Test, req, &keying, classifier),
     );
     let mut notes = Vec::new();
-    for (s, label) in [(&c, &req.labels[0]), (&t, &req.labels[1])] {
+    let labels = req.side_labels();
+    for (s, label) in [(&c, labels.control), (&t, labels.test)] {
         if s.left_out > 0 {
             notes.push(format!(
                 "{label}: {} of {} selected (rank, step) windows run another kernel sequence than the first and are left out of --aligned",
