@@ -3,7 +3,7 @@
 use crate::analysis::aggregate::{Aggregate, Keying, Naming, aggregate};
 use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
-use crate::analysis::side::{Side, SideId, SidePaths};
+use crate::analysis::side::{PerSide, Side, SideId, SidePaths};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{RankedFile, SideOf, SummarySide, load_pair, pair_notes};
@@ -108,9 +108,14 @@ impl CompareRequest {
             id,
             paths,
             selection,
-            label: &self.labels[id.index()],
-            capture: self.captures[id.index()].as_deref(),
+            label: self.side_labels()[id],
+            capture: PerSide::from(self.captures.each_ref())[id].as_deref(),
         }
+    }
+
+    /// The two sides' names in outputs.
+    pub(crate) fn side_labels(&self) -> PerSide<&str> {
+        PerSide::from(self.labels.each_ref()).map(String::as_str)
     }
 
     /// Whether a side is runs: a directory of runs (subdirectories that hold traces) or runs
@@ -129,8 +134,10 @@ impl CompareRequest {
         };
         *paths = side.paths.clone();
         *selection = side.selection.clone();
-        self.labels[id.index()] = side.label.to_string();
-        self.captures[id.index()] = side.capture.map(Path::to_path_buf);
+        let mut labels = PerSide::from(self.labels.each_mut());
+        *labels[id] = side.label.to_string();
+        let mut captures = PerSide::from(self.captures.each_mut());
+        *captures[id] = side.capture.map(Path::to_path_buf);
     }
 }
 
@@ -218,10 +225,10 @@ pub fn check_labels(labels: &[String; 2]) -> Result<()> {
             )));
         }
     }
-    if labels[0] == labels[1] {
+    let [control, test] = labels;
+    if control == test {
         return Err(Error::usage(format!(
-            "the two labels must differ (both are '{}')",
-            labels[0]
+            "the two labels must differ (both are '{control}')"
         )));
     }
     Ok(())
@@ -304,7 +311,7 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
     let (c, mut notes) = load_runs(req.side(SideId::Control), req.device, &keying, marker)?;
     let (t, t_notes) = load_runs(req.side(SideId::Test), req.device, &keying, marker)?;
     notes.extend(t_notes);
-    let (comparison, judged) = compare_of_runs(req, filter, [&c, &t]);
+    let (comparison, judged) = compare_of_runs(req, filter, PerSide::new(&c, &t));
     notes.extend(judged);
     Ok((comparison, notes))
 }
@@ -314,18 +321,18 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
 pub(crate) fn compare_of_runs(
     req: &CompareRequest,
     filter: &NameFilter,
-    [c, t]: [&[crate::analysis::runs::Run]; 2],
+    runs: PerSide<&[crate::analysis::runs::Run]>,
 ) -> (Comparison, Vec<String>) {
     use crate::analysis::runs::{judge_runs, side_info};
     let mut notes = Vec::new();
-    let (mut rows, step_ns, why_not) = judge_runs([c, t], req.totals, &req.labels);
+    let (mut rows, step_ns, why_not) = judge_runs(runs, req.totals, req.side_labels());
     notes.extend(why_not);
     if let Some(why) = filter.retain_explained(&mut rows, &req.group_by) {
         notes.push(why);
     }
     let comparison = Comparison {
-        control: side_info(c, &req.labels[0], &req.control),
-        test: side_info(t, &req.labels[1], &req.test),
+        control: side_info(runs.control, req.side(SideId::Control).label, &req.control),
+        test: side_info(runs.test, req.side(SideId::Test).label, &req.test),
         device: req.device,
         naming: req.naming,
         normalize_names: req.normalize_names,
@@ -335,7 +342,7 @@ pub(crate) fn compare_of_runs(
         exclude: req.exclude.clone(),
         significance: true,
         shift: Default::default(),
-        step_ns: (!req.totals && step_ns.iter().all(|&s| s > 0.0)).then_some(step_ns),
+        step_ns: (!req.totals && step_ns.iter().all(|(_, &s)| s > 0.0)).then_some(step_ns.into_array()),
         rows,
     };
     (comparison, notes)
@@ -351,37 +358,23 @@ pub fn mark_significance(
     test: &SummarySide,
     comparison: &mut Comparison,
 ) -> Result<Vec<String>> {
-    use crate::analysis::noise::{
-        DEFAULT_K, MIN_SAMPLES, MIN_STEP_SHARE, mean, significant_beyond, too_few_samples_note,
-    };
+    use crate::analysis::noise::{DEFAULT_K, MIN_STEP_SHARE, mean, significant_beyond};
     comparison.significance = true;
     let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
-    let (Some(c_steps), Some(t_steps)) = (&c_res.iterations, &t_res.iterations) else {
+    if c_res.iterations.is_none() || t_res.iterations.is_none() {
         return Ok(vec![
             "significant is null: it is estimated per ProfilerStep, and a side has none".to_string(),
         ]);
-    };
-    let (nc, nt) = (c_steps.len() * c_res.ranks.len(), t_steps.len() * t_res.ranks.len());
-    if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
-        let available = |side: &SummarySide| {
-            let steps = |f: &std::sync::Arc<crate::model::summary::FileSummary>| {
-                crate::analysis::noise::distinct_steps(f.meta.iterations.iter().map(|s| s.iteration))
-            };
-            side.files.iter().map(steps).max().unwrap_or(0)
-        };
-        return Ok(vec![too_few_samples_note(
-            [&req.labels[0], &req.labels[1]],
-            [nc, nt],
-            [c_steps.len(), t_steps.len()],
-            [available(control), available(test)],
-        )]);
+    }
+    if let Some(note) = too_few_samples(req, PerSide::new(control, test), PerSide::new(c_res, t_res)) {
+        return Ok(vec![note]);
     }
     let keying = req.keying();
     let c = crate::analysis::per_step::measure(control, c_res, req.device, &keying, false)?;
     let t = crate::analysis::per_step::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
-    let (shift, not_looked_for) = run_shift_of(req, control, test, [c_res, t_res])?;
+    let (shift, not_looked_for) = run_shift_of(req, PerSide::new(control, test), PerSide::new(c_res, t_res))?;
     comparison.shift = shift;
     // Where a shift applies, the rows of device events (kernels, copies, sets, GPU annotations)
     // take the device's factor (none where only the host moved) and the others the host's.
@@ -401,7 +394,7 @@ pub fn mark_significance(
             shift.as_ref(),
         );
     }
-    let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
+    let labels = req.side_labels();
     // `--no-run-shift` asks for the plain rule: the steps' noise alone.
     let tempered = req
         .beyond_shift
@@ -409,7 +402,12 @@ pub fn mark_significance(
             let moved = |name: &str| {
                 crate::analysis::threads::thread_log_factor(&comparison.shift, name, on_device.contains(name), false)
             };
-            temper_one_run(&mut comparison.rows, [&c, &t], (floor, true), (labels, &moved))
+            temper_one_run(
+                &mut comparison.rows,
+                PerSide::new(&c, &t),
+                (floor, true),
+                (labels, &moved),
+            )
         })
         .flatten();
     Ok(not_looked_for
@@ -424,6 +422,24 @@ pub fn mark_significance(
         .collect())
 }
 
+/// The note where a side has fewer than [`crate::analysis::noise::MIN_SAMPLES`] (rank, step)
+/// samples in its selection (`resolved`, with ProfilerSteps); `None` where both have enough.
+fn too_few_samples(req: &CompareRequest, sides: PerSide<&SummarySide>, resolved: PerSide<&Resolved>) -> Option<String> {
+    use crate::analysis::noise::{MIN_SAMPLES, too_few_samples_note};
+    let steps = resolved.map(|r| r.iterations.as_ref().map_or(0, Vec::len));
+    let samples = PerSide::from_fn(|id| steps[id] * resolved[id].ranks.len());
+    if samples.iter().all(|(_, &n)| n >= MIN_SAMPLES) {
+        return None;
+    }
+    let available = sides.map(|side| {
+        let steps = |f: &std::sync::Arc<crate::model::summary::FileSummary>| {
+            crate::analysis::noise::distinct_steps(f.meta.iterations.iter().map(|s| s.iteration))
+        };
+        side.files.iter().map(steps).max().unwrap_or(0)
+    });
+    Some(too_few_samples_note(req.side_labels(), samples, steps, available))
+}
+
 /// ln of the factor a row (by name) moved by with its threads ([`crate::analysis::threads`]).
 type MovedWith<'a> = dyn Fn(&str) -> f64 + 'a;
 
@@ -431,22 +447,19 @@ type MovedWith<'a> = dyn Fn(&str) -> f64 + 'a;
 /// ([`crate::analysis::one_run`]); the note where some were cleared.
 fn temper_one_run(
     rows: &mut [crate::analysis::diff::Row],
-    samples: [&crate::analysis::per_step::Samples; 2],
+    samples: PerSide<&crate::analysis::per_step::Samples>,
     (floor, about_center): (f64, bool),
-    (labels, moved_with): ([&str; 2], &MovedWith<'_>),
+    (labels, moved_with): (PerSide<&str>, &MovedWith<'_>),
 ) -> Option<String> {
     use crate::analysis::one_run::{PairRow, scatter_note, temper};
     let split = |s: &crate::analysis::per_step::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
         s.op(name).into_iter().map(|(n, d)| (d as f64, n as f64)).unzip()
     };
-    let values: Vec<[(Vec<f64>, Vec<f64>); 2]> = rows
-        .iter()
-        .map(|r| [split(samples[0], &r.name), split(samples[1], &r.name)])
-        .collect();
+    let values: Vec<PerSide<(Vec<f64>, Vec<f64>)>> = rows.iter().map(|r| samples.map(|s| split(s, &r.name))).collect();
     let mut marked: Vec<(PairRow<'_>, &mut Option<bool>)> = values
         .iter()
         .zip(rows.iter_mut())
-        .map(|([c, t], r)| {
+        .map(|(PerSide { control: c, test: t }, r)| {
             let row = PairRow {
                 time: [&c.0, &t.0],
                 count: [&c.1, &t.1],
@@ -456,7 +469,7 @@ fn temper_one_run(
         })
         .collect();
     match temper(&mut marked, floor, about_center) {
-        (Some(s), cleared) if cleared > 0 => Some(scatter_note(&s, cleared, labels)),
+        (Some(s), cleared) if cleared > 0 => Some(scatter_note(&s, cleared, labels.into_array())),
         _ => None,
     }
 }
@@ -466,11 +479,10 @@ fn temper_one_run(
 /// (then with a note saying so).
 pub(crate) fn run_shift_of(
     req: &CompareRequest,
-    control: &SummarySide,
-    test: &SummarySide,
-    resolved: [&Resolved; 2],
+    sides: PerSide<&SummarySide>,
+    resolved: PerSide<&Resolved>,
 ) -> Result<(crate::analysis::diff::RunShift, Option<String>)> {
-    if !crate::analysis::shift::has_own_times([control, test]) {
+    if !crate::analysis::shift::has_own_times(sides) {
         let note = format!(
             "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
              summaries made by tracediff before summary schema {} hold no own times (tracediff summarize \
@@ -479,9 +491,7 @@ pub(crate) fn run_shift_of(
         );
         return Ok((Default::default(), req.beyond_shift.then_some(note)));
     }
-    let resolved = [resolved[0].clone(), resolved[1].clone()];
-    let shift =
-        crate::analysis::shift::detect([control, test], &resolved, req.device, &req.keying(), req.beyond_shift)?;
+    let shift = crate::analysis::shift::detect(sides, resolved, req.device, &req.keying(), req.beyond_shift)?;
     Ok((shift, None))
 }
 
@@ -541,9 +551,9 @@ fn comparability_note<T: Aggregate>(
          `kernels --by-class` and `kernels --aligned` compare kernels by what they do and where they stand, \
          `kernels --by-operator` and `modules` by operator and module",
         c * 100.0,
-        req.labels[0],
+        req.side(SideId::Control).label,
         t * 100.0,
-        req.labels[1]
+        req.side(SideId::Test).label
     )))
 }
 

@@ -18,6 +18,7 @@ use crate::analysis::align::{AlignedNode, NodeKind, Source, Times};
 use crate::analysis::classes::Classifier;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, STEP_KEY};
+use crate::analysis::side::{PerSide, SideId};
 use crate::model::calltree::{CallTree, NONE};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -109,14 +110,15 @@ pub fn flame_stacks_default(
     time: Option<FlameTime>,
     classifier: &Classifier,
 ) -> FlameStacks {
-    flame_stacks_default_of(diff, [&loaded.files(0), &loaded.files(1)], time, classifier)
+    let files = PerSide::from_fn(|id| loaded.files(id));
+    flame_stacks_default_of(diff, files.as_ref().map(Vec::as_slice), time, classifier)
 }
 
 /// [`flame_stacks_default`] over each side's files (the sources' file indices index them): a
 /// side of several runs lists every run's files, run after run.
 pub fn flame_stacks_default_of(
     diff: &ModuleDiff,
-    files: [&[&TraceFile]; 2],
+    files: PerSide<&[&TraceFile]>,
     time: Option<FlameTime>,
     classifier: &Classifier,
 ) -> FlameStacks {
@@ -137,39 +139,42 @@ pub fn flame_stacks_default_of(
 /// and its position (docs/flamegraph.md); [`flame_stacks_default_of`] picks the time.
 pub fn flame_stacks_of(
     diff: &ModuleDiff,
-    files: [&[&TraceFile]; 2],
+    files: PerSide<&[&TraceFile]>,
     time: FlameTime,
     classifier: &Classifier,
 ) -> FlameStacks {
     let mut stacks: BTreeMap<String, [i64; 2]> = BTreeMap::new();
-    let mut kernel_order: [Vec<String>; 2] = Default::default();
-    for (side, order) in kernel_order.iter_mut().enumerate() {
-        let walker = SideWalker::new(files[side], &diff.root, side, time);
+    let kernel_order = files.map_sides(|side, files| {
+        let walker = SideWalker::new(files, &diff.root, side, time);
         let mut out: BTreeMap<String, i64> = BTreeMap::new();
         walker.node(&diff.root, 0, frame_name(STEP_KEY), &mut out);
+        let place = match side {
+            SideId::Control => 0,
+            SideId::Test => 1,
+        };
         for (stack, ns) in out {
             if ns != 0 {
-                stacks.entry(stack).or_default()[side] += ns;
+                stacks.entry(stack).or_default()[place] += ns;
             }
         }
-        *order = walker.kernel_order.into_inner();
-    }
+        walker.kernel_order.into_inner()
+    });
     if time == FlameTime::Device {
-        stacks = crate::analysis::classes::flame::key_by_class(stacks, &kernel_order, classifier);
+        stacks = crate::analysis::classes::flame::key_by_class(stacks, &kernel_order.into_array(), classifier);
     }
     FlameStacks { time, stacks }
 }
 
 impl FlameStacks {
-    /// Per-step weights: side k's divided by `steps[k]` (to the nearest ns); stacks that
+    /// Per-step weights: each side's divided by its `steps` (to the nearest ns); stacks that
     /// round to nothing on both sides are dropped. Nothing changes for one step a side.
-    pub fn per_step(&mut self, steps: [usize; 2]) {
-        if steps.iter().all(|&s| s <= 1) {
+    pub fn per_step(&mut self, steps: PerSide<usize>) {
+        if steps.iter().all(|(_, &s)| s <= 1) {
             return;
         }
         let div = |v: i64, d: usize| (v as f64 / d.max(1) as f64).round() as i64;
         for ns in self.stacks.values_mut() {
-            *ns = [div(ns[0], steps[0]), div(ns[1], steps[1])];
+            *ns = [div(ns[0], steps.control), div(ns[1], steps.test)];
         }
         self.stacks.retain(|_, ns| *ns != [0, 0]);
     }
@@ -199,7 +204,7 @@ fn node_frame(node: &AlignedNode) -> String {
 /// One side's files, with the call tree's children and launches as lists.
 struct SideWalker<'a> {
     files: &'a [&'a TraceFile],
-    side: usize,
+    side: SideId,
     time: FlameTime,
     /// Per file, the host children of each row (`offsets[row]..offsets[row + 1]` in `items`).
     children: Vec<Csr>,
@@ -242,7 +247,7 @@ impl Csr {
 }
 
 impl<'a> SideWalker<'a> {
-    fn new(files: &'a [&'a TraceFile], root: &AlignedNode, side: usize, time: FlameTime) -> Self {
+    fn new(files: &'a [&'a TraceFile], root: &AlignedNode, side: SideId, time: FlameTime) -> Self {
         let children = files.iter().map(|f| host_children(f)).collect();
         let launched = files
             .iter()
@@ -272,7 +277,10 @@ impl<'a> SideWalker<'a> {
     /// Writes the stacks of `node` (on this side, `level` levels below the step) under
     /// `prefix`; returns their sum. Recursive, but never deeper than [`MAX_NODE_DEPTH`].
     fn node(&self, node: &AlignedNode, level: usize, prefix: String, out: &mut BTreeMap<String, i64>) -> i64 {
-        let Some(times) = (if self.side == 0 { &node.control } else { &node.test }) else {
+        let Some(times) = (match self.side {
+            SideId::Control => &node.control,
+            SideId::Test => &node.test,
+        }) else {
             return 0;
         };
         let target = self.time.of(times);
@@ -394,7 +402,7 @@ fn replayed_frames(file: &TraceFile, row: usize, skip_first: bool) -> Option<Str
 }
 
 /// Every event some node of `side` stands for.
-fn collect_sources(node: &AlignedNode, side: usize, out: &mut FxHashSet<Source>) {
+fn collect_sources(node: &AlignedNode, side: SideId, out: &mut FxHashSet<Source>) {
     let mut todo = vec![node];
     while let Some(n) = todo.pop() {
         out.extend(n.sources[side].iter().copied());
@@ -452,7 +460,7 @@ mod tests {
         let mut s = FlameStacks::default();
         s.stacks.insert("a".into(), [300, 500]);
         s.stacks.insert("a;b".into(), [1, 2]);
-        s.per_step([3, 5]);
+        s.per_step(PerSide::new(3, 5));
         assert_eq!(
             s.stacks.into_iter().collect::<Vec<_>>(),
             [("a".to_string(), [100, 100])]

@@ -10,6 +10,7 @@ use crate::analysis::replicates::MIN_RUNS;
 use crate::analysis::runs::SideRuns;
 use crate::analysis::select::{Device, Resolved, SideSelection};
 use crate::analysis::shift::gate_shift_note;
+use crate::analysis::side::PerSide;
 use crate::analysis::side::SidePaths;
 use crate::error::{Error, Result};
 use crate::input::load::SummarySide;
@@ -63,7 +64,7 @@ pub fn gate_pair(
     req.normalize_names = keying.normalize;
     req.labels = ["baseline".to_string(), "candidate".to_string()];
     req.beyond_shift = rules.beyond_run_shift;
-    let mut run_shift = run_shift_of(&req, &base, &cand, [&base_res, &cand_res])?.0;
+    let mut run_shift = run_shift_of(&req, PerSide::new(&base, &cand), PerSide::new(&base_res, &cand_res))?.0;
     // The timing rules scale by the host's and the device's factors alone.
     crate::analysis::threads::not_per_thread(&mut run_shift);
     let beyond = if run_shift.applied {
@@ -88,7 +89,7 @@ pub fn gate_pair(
         &beyond,
     );
     report.run_shift = run_shift;
-    report.run_shift_note = gate_shift_note(&report.run_shift, ["baseline", "candidate"]);
+    report.run_shift_note = gate_shift_note(&report.run_shift, PerSide::new("baseline", "candidate"));
     Ok((report, notes))
 }
 

@@ -4,6 +4,7 @@
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::SideInfo;
 use crate::analysis::select::{Resolved, resolve};
+use crate::analysis::side::{PerSide, SideId};
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::load::{Side, load_pair, pair_notes};
@@ -17,8 +18,8 @@ pub struct Loaded {
     pub control: Arc<Side>,
     /// The test side's.
     pub test: Arc<Side>,
-    /// The ranks and iterations selected on each side (control, test).
-    pub resolved: [Resolved; 2],
+    /// The ranks and iterations selected on each side.
+    pub resolved: PerSide<Resolved>,
     /// What loading found worth telling the user (stderr on the command line).
     pub notes: Vec<String>,
 }
@@ -44,10 +45,10 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
     )?;
     let test = apart_for_captures(&control, test, req);
     let mut notes = pair_notes(&control, &test);
-    let resolved = [
-        resolve(&control, &req.labels[0], &req.control_selection)?,
-        resolve(&test, &req.labels[1], &req.test_selection)?,
-    ];
+    let resolved = PerSide::new(
+        resolve(&control, req.side(SideId::Control).label, &req.control_selection)?,
+        resolve(&test, req.side(SideId::Test).label, &req.test_selection)?,
+    );
     let loaded = Loaded {
         control,
         test,
@@ -60,12 +61,12 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         command,
         "operators" | "kernels" | "report" | "compare --report" | "modules" | "flamegraph"
     );
-    for k in (0..2).filter(|_| joins) {
-        let given = req.captures[k].as_deref();
+    for id in SideId::BOTH.into_iter().filter(|_| joins) {
+        let side = req.side(id);
         notes.extend(crate::analysis::captures::join_captures(
-            &loaded.files(k),
-            given,
-            &req.labels[k],
+            &loaded.files(id),
+            side.capture,
+            side.label,
         )?);
     }
     Ok(Loaded { notes, ..loaded })
@@ -78,7 +79,7 @@ fn apart_for_captures(control: &Arc<Side>, test: Arc<Side>, req: &CompareRequest
         .files
         .iter()
         .any(|t| control.files.iter().any(|c| Arc::ptr_eq(c, t)));
-    if !shared || req.captures[0] == req.captures[1] {
+    if !shared || req.side(SideId::Control).capture == req.side(SideId::Test).capture {
         return test;
     }
     let mut side = (*test).clone();
@@ -95,10 +96,18 @@ fn apart_for_captures(control: &Arc<Side>, test: Arc<Side>, req: &CompareRequest
 }
 
 impl Loaded {
-    /// The selected files of a side (0 control, 1 test), in rank order.
-    pub fn files(&self, side: usize) -> Vec<&TraceFile> {
-        let s = if side == 0 { &self.control } else { &self.test };
-        self.resolved[side]
+    /// The loaded traces of side `id`.
+    pub fn side(&self, id: SideId) -> &Arc<Side> {
+        match id {
+            SideId::Control => &self.control,
+            SideId::Test => &self.test,
+        }
+    }
+
+    /// The selected files of side `id`, in rank order.
+    pub fn files(&self, id: SideId) -> Vec<&TraceFile> {
+        let s = self.side(id);
+        self.resolved[id]
             .ranks
             .iter()
             .filter_map(|&r| s.file_of_rank(r))
@@ -110,9 +119,9 @@ impl Loaded {
     /// time, in ns (docs/significance.md).
     pub fn significance_floor_ns(&self) -> f64 {
         use crate::analysis::noise::{MIN_STEP_SHARE, mean};
-        let selected = crate::analysis::select::Selected::new(self.resolved[0].iterations.as_deref());
+        let selected = crate::analysis::select::Selected::new(self.resolved.control.iterations.as_deref());
         let step_ns: Vec<f64> = self
-            .files(0)
+            .files(SideId::Control)
             .iter()
             .flat_map(|f| f.step_durations_ns(|n| selected.admits(n)))
             .map(|ns| ns as f64)
@@ -138,19 +147,26 @@ impl Loaded {
             missing_ranks: side.missing_ranks.clone(),
         };
         let (c, t) = rayon::join(|| own(&self.control), || own(&self.test));
-        crate::analysis::shift::detect([&c, &t], &self.resolved, req.device, &req.keying(), req.beyond_shift)
-            .unwrap_or_default()
+        crate::analysis::shift::detect(
+            PerSide::new(&c, &t),
+            self.resolved.as_ref(),
+            req.device,
+            &req.keying(),
+            req.beyond_shift,
+        )
+        .unwrap_or_default()
     }
 
-    /// What side `side` (0 control, 1 test) is, named `label`, as outputs describe it.
-    pub fn side_info(&self, side: usize, label: &str) -> SideInfo {
-        let s = if side == 0 { &self.control } else { &self.test };
-        crate::analysis::compare::side_info(s, label, self.resolved[side].clone())
+    /// What side `id` is, named `label`, as outputs describe it.
+    pub fn side_info(&self, id: SideId, label: &str) -> SideInfo {
+        crate::analysis::compare::side_info(self.side(id), label, self.resolved[id].clone())
     }
 
     /// A note per side whose call trees had partial overlaps (docs/semantics.md#the-call-tree).
     pub fn overlap_notes(&self, labels: &[String; 2]) -> Vec<String> {
-        (0..2)
+        let labels = PerSide::from(labels.each_ref());
+        SideId::BOTH
+            .into_iter()
             .filter_map(|side| {
                 let n: u64 = self.files(side).iter().map(|f| f.call_tree().partial_overlaps).sum();
                 (n > 0).then(|| {

@@ -33,6 +33,7 @@ use crate::analysis::loaded::Loaded;
 pub use crate::analysis::modules_roles::{MODULE_PREFIX, compiled_key, module_key};
 use crate::analysis::modules_roles::{Role, enclosing_node, roles};
 use crate::analysis::select::Selected;
+use crate::analysis::side::{PerSide, SideId};
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, NONE};
 use crate::model::flows::flow_links;
@@ -120,30 +121,33 @@ pub fn has_modules(file: &TraceFile) -> bool {
 
 /// Builds both sides' trees and aligns them.
 pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
-    let fallback = !(0..2).all(|k| loaded.files(k).iter().any(|f| has_modules(f)));
-    let has_device: [bool; 2] = [0, 1].map(|k| loaded.files(k).iter().any(|f| f.events.place.contains(&Place::Device)));
-    let side = |k: usize| -> Result<TreeNode> {
-        let iterations = loaded.resolved[k].iterations.as_deref();
-        let files = loaded.files(k);
+    let fallback = !SideId::BOTH
+        .iter()
+        .all(|&id| loaded.files(id).iter().any(|f| has_modules(f)));
+    let has_device = PerSide::from_fn(|id| loaded.files(id).iter().any(|f| f.events.place.contains(&Place::Device)));
+    let side = |id: SideId| -> Result<TreeNode> {
+        let iterations = loaded.resolved[id].iterations.as_deref();
+        let files = loaded.files(id);
         let trees: Vec<TreeNode> = files
             .iter()
             .enumerate()
-            .flat_map(|(i, f)| file_trees(f, i as u32, iterations, fallback, has_device[k]))
+            .flat_map(|(i, f)| file_trees(f, i as u32, iterations, fallback, has_device[id]))
             .collect();
         trees
             .into_iter()
             .reduce(merge)
-            .ok_or_else(|| Error::usage(format!("{}: no step to build a module tree from", req.labels[k])))
+            .ok_or_else(|| Error::usage(format!("{}: no step to build a module tree from", req.side(id).label)))
     };
-    let (control, test) = rayon::join(|| side(0), || side(1));
+    let (control, test) = rayon::join(|| side(SideId::Control), || side(SideId::Test));
     let (control, test) = (control?, test?);
+    let labels = req.side_labels();
     Ok(ModuleDiff {
         backward_placed: [BackwardPlaced::of(&control), BackwardPlaced::of(&test)],
         root: align(&control, &test),
-        control: loaded.side_info(0, &req.labels[0]),
-        test: loaded.side_info(1, &req.labels[1]),
+        control: loaded.side_info(SideId::Control, labels.control),
+        test: loaded.side_info(SideId::Test, labels.test),
         fallback,
-        has_device,
+        has_device: has_device.into_array(),
         per_step: false,
     })
 }
@@ -153,20 +157,20 @@ pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
 /// it in the call tree (or is it); a device event, when its launching operator is inside.
 #[derive(Debug, Clone)]
 pub struct Scope {
-    /// side → file (index into the side's selected files) → row → inside.
-    inside: [Vec<Vec<bool>>; 2],
+    /// Per side, file (index into the side's selected files) → row → inside.
+    inside: PerSide<Vec<Vec<bool>>>,
 }
 
 impl Scope {
     /// The events of `loaded`'s selected files that ran inside `node` (on either side).
     pub fn of(loaded: &Loaded, node: &AlignedNode) -> Scope {
-        let inside = [0, 1].map(|k| {
+        let inside = PerSide::from_fn(|id| {
             loaded
-                .files(k)
+                .files(id)
                 .iter()
                 .enumerate()
                 .map(|(i, f)| {
-                    let rows: Vec<u32> = node.sources[k]
+                    let rows: Vec<u32> = node.sources[id]
                         .iter()
                         .filter(|&&(file, _)| file as usize == i)
                         .map(|&(_, row)| row)
@@ -179,7 +183,7 @@ impl Scope {
     }
 
     /// The rows of file `file` (an index into the side's selected files) that are inside.
-    pub fn rows(&self, side: usize, file: usize) -> Option<&[bool]> {
+    pub fn rows(&self, side: SideId, file: usize) -> Option<&[bool]> {
         self.inside[side].get(file).map(Vec::as_slice)
     }
 }

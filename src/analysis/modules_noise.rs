@@ -8,6 +8,7 @@ use crate::analysis::diff::RunShift;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, file_trees};
 use crate::analysis::noise::{DEFAULT_K, MIN_SAMPLES, Shift, significant_beyond, too_few_samples_note};
+use crate::analysis::side::{PerSide, SideId};
 use crate::analysis::views::MAX_SAMPLES;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -29,7 +30,7 @@ impl NodeSignificance {
     }
 
     /// The note on the run-wide shift, where one was found.
-    pub fn shift_note(&self, labels: [&str; 2]) -> Option<String> {
+    pub fn shift_note(&self, labels: PerSide<&str>) -> Option<String> {
         crate::analysis::shift::shift_note(&self.shift, labels, "nodes")
     }
 
@@ -85,27 +86,29 @@ pub fn module_significance_both(
     loaded: &Loaded,
     diff: &ModuleDiff,
 ) -> std::result::Result<[NodeSignificance; 2], String> {
-    let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
+    let (Some(c_steps), Some(t_steps)) = (&loaded.resolved.control.iterations, &loaded.resolved.test.iterations) else {
         return Err("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
     };
-    let files = [loaded.files(0), loaded.files(1)];
-    let selected = |k: usize, steps: &[i64]| steps.len() * files[k].len();
+    let files = PerSide::from_fn(|id| loaded.files(id));
+    let selected = PerSide::new(c_steps.len() * files.control.len(), t_steps.len() * files.test.len());
     let too_few = || {
-        let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
+        let available = files
+            .as_ref()
+            .map(|f| f.iter().map(|f| f.step_numbers().len()).max().unwrap_or(0));
         too_few_samples_note(
-            [&diff.control.label, &diff.test.label],
-            [selected(0, c_steps), selected(1, t_steps)],
-            [c_steps.len(), t_steps.len()],
-            [available(0), available(1)],
+            PerSide::new(&diff.control.label, &diff.test.label),
+            selected,
+            PerSide::new(c_steps.len(), t_steps.len()),
+            available,
         )
     };
     // At most one sample per selected (file, step): too few of those, and no tree is built.
-    if selected(0, c_steps) < MIN_SAMPLES || selected(1, t_steps) < MIN_SAMPLES {
+    if selected.control < MIN_SAMPLES || selected.test < MIN_SAMPLES {
         return Err(too_few());
     }
     let index = path_index(&diff.root);
-    let samples = |k: usize| -> Vec<StepTimes> { step_samples(loaded, k, diff, &index) };
-    let (c, t) = rayon::join(|| samples(0), || samples(1));
+    let samples = |id: SideId| -> Vec<StepTimes> { step_samples(loaded, id, diff, &index) };
+    let (c, t) = rayon::join(|| samples(SideId::Control), || samples(SideId::Test));
     if c.len() < MIN_SAMPLES || t.len() < MIN_SAMPLES {
         return Err(too_few());
     }
@@ -168,14 +171,14 @@ fn judge(
     marks
 }
 
-/// Side `k`'s per-(rank, step) node times: each step's module tree, aligned with itself to get
+/// Side `id`'s per-(rank, step) node times: each step's module tree, aligned with itself to get
 /// the paths the diff uses, each node's time kept under the diff's node of the same path; past
 /// [`MAX_SAMPLES`] steps, that many evenly spaced ones (the same every run).
-fn step_samples(loaded: &Loaded, k: usize, diff: &ModuleDiff, index: &PathIndex<'_>) -> Vec<StepTimes> {
-    let (fallback, device) = (diff.fallback, diff.has_device[k]);
-    let iterations = loaded.resolved[k].iterations.as_deref();
+fn step_samples(loaded: &Loaded, id: SideId, diff: &ModuleDiff, index: &PathIndex<'_>) -> Vec<StepTimes> {
+    let (fallback, device) = (diff.fallback, PerSide::from(diff.has_device)[id]);
+    let iterations = loaded.resolved[id].iterations.as_deref();
     let trees: Vec<_> = loaded
-        .files(k)
+        .files(id)
         .par_iter()
         .enumerate()
         .flat_map_iter(|(i, f)| file_trees(f, i as u32, iterations, fallback, device))

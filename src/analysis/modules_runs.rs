@@ -11,7 +11,7 @@ use crate::analysis::modules::{BackwardPlaced, ModuleDiff, file_trees, has_modul
 use crate::analysis::modules_noise::{NodeSignificance, StepTimes, path_index, times_by_path};
 use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
 use crate::analysis::runs::steps_of;
-use crate::analysis::side::{SideId, SidePaths};
+use crate::analysis::side::{PerSide, SideId, SidePaths};
 use crate::analysis::side_runs::{map_runs, mean_step_ns_of_loaded};
 use crate::error::{Error, Result};
 use crate::model::place::Place;
@@ -32,12 +32,12 @@ impl LoadedRuns {
     /// The selected files of every run, run after run: the file indices of the side's tree
     /// sources.
     pub fn files(&self) -> Vec<&TraceFile> {
-        self.runs.iter().flat_map(|r| r.files(0)).collect()
+        self.runs.iter().flat_map(|r| r.files(SideId::Control)).collect()
     }
 
     /// The number of steps each run selected (1 for a run without ProfilerStep).
     pub fn run_steps(&self) -> Vec<usize> {
-        self.runs.iter().map(|r| steps_of(&r.resolved[0])).collect()
+        self.runs.iter().map(|r| steps_of(&r.resolved.control)).collect()
     }
 
     /// All steps selected over the runs: what a per-step value divides by.
@@ -48,18 +48,22 @@ impl LoadedRuns {
     /// The mean over runs of each run's mean selected step time, in ns (as `compare` measures
     /// a run's: [`mean_step_ns_of_loaded`]).
     pub fn mean_step_ns(&self) -> f64 {
-        let per_run: Vec<f64> = self.runs.iter().map(|r| mean_step_ns_of_loaded(r, 0)).collect();
+        let per_run: Vec<f64> = self
+            .runs
+            .iter()
+            .map(|r| mean_step_ns_of_loaded(r, SideId::Control))
+            .collect();
         crate::analysis::noise::mean(&per_run)
     }
 
     fn info(&self) -> SideInfo {
         let first = &self.runs[0];
-        let mut info = first.side_info(0, &self.label);
+        let mut info = first.side_info(SideId::Control, &self.label);
         info.path = self.paths.shown();
         info.files = self
             .runs
             .iter()
-            .flat_map(|r| r.side_info(0, &self.label).files)
+            .flat_map(|r| r.side_info(SideId::Control, &self.label).files)
             .collect();
         if self.runs.len() > 1 {
             info.run_steps = self.run_steps();
@@ -69,15 +73,15 @@ impl LoadedRuns {
 }
 
 /// Both sides of `req` loaded run by run ([`map_runs`]: a side viewed alone is read once).
-pub fn load_runs(req: &CompareRequest, command: &str) -> Result<([LoadedRuns; 2], Vec<String>)> {
+pub fn load_runs(req: &CompareRequest, command: &str) -> Result<(PerSide<LoadedRuns>, Vec<String>)> {
     crate::analysis::compare::check_labels(&req.labels)?;
-    let ([control, test], notes) = map_runs(req, command, |_, _, loaded| Ok(loaded))?;
+    let (runs, notes) = map_runs(req, command, |_, _, loaded| Ok(loaded))?;
     let side = |id: SideId, runs: Vec<Loaded>| LoadedRuns {
         runs,
-        label: req.labels[id.index()].clone(),
+        label: req.side(id).label.to_string(),
         paths: req.side(id).paths.clone(),
     };
-    Ok(([side(SideId::Control, control), side(SideId::Test, test)], notes))
+    Ok((runs.map_sides(side), notes))
 }
 
 /// One tree per run of a side: the run's step trees merged (file indices count over the
@@ -86,8 +90,8 @@ fn run_trees(side: &LoadedRuns, fallback: bool, device: bool) -> Result<Vec<Tree
     let mut base = 0u32;
     let mut trees = Vec::with_capacity(side.runs.len());
     for run in &side.runs {
-        let iterations = run.resolved[0].iterations.as_deref();
-        let files = run.files(0);
+        let iterations = run.resolved.control.iterations.as_deref();
+        let files = run.files(SideId::Control);
         let tree = files
             .iter()
             .enumerate()
@@ -102,29 +106,32 @@ fn run_trees(side: &LoadedRuns, fallback: bool, device: bool) -> Result<Vec<Tree
 
 /// The aligned module trees of two sides of runs (values summed over every step of every
 /// run), and each run's tree (for the test between runs).
-pub fn modules_of_runs(req: &CompareRequest, sides: &[LoadedRuns; 2]) -> Result<(ModuleDiff, [Vec<TreeNode>; 2])> {
-    let files = [sides[0].files(), sides[1].files()];
-    let fallback = !files.iter().all(|f| f.iter().any(|f| has_modules(f)));
-    let has_device = [0, 1].map(|k| files[k].iter().any(|f| f.events.place.contains(&Place::Device)));
-    let control_runs = run_trees(&sides[0], fallback, has_device[0])?;
-    let test_runs = run_trees(&sides[1], fallback, has_device[1])?;
+pub fn modules_of_runs(
+    req: &CompareRequest,
+    sides: &PerSide<LoadedRuns>,
+) -> Result<(ModuleDiff, PerSide<Vec<TreeNode>>)> {
+    let files = sides.as_ref().map(LoadedRuns::files);
+    let fallback = !files.iter().all(|(_, f)| f.iter().any(|f| has_modules(f)));
+    let has_device = files.map(|f| f.iter().any(|f| f.events.place.contains(&Place::Device)));
+    let control_runs = run_trees(&sides.control, fallback, has_device.control)?;
+    let test_runs = run_trees(&sides.test, fallback, has_device.test)?;
     let whole = |trees: &[TreeNode]| trees.iter().cloned().reduce(merge);
     let (Some(control), Some(test)) = (whole(&control_runs), whole(&test_runs)) else {
         return Err(Error::usage(format!(
             "{}: no run to build a module tree from",
-            req.labels[0]
+            req.side(SideId::Control).label
         )));
     };
     let diff = ModuleDiff {
         backward_placed: [BackwardPlaced::of(&control), BackwardPlaced::of(&test)],
         root: align(&control, &test),
-        control: sides[0].info(),
-        test: sides[1].info(),
+        control: sides.control.info(),
+        test: sides.test.info(),
         fallback,
-        has_device,
+        has_device: has_device.into_array(),
         per_step: false,
     };
-    Ok((diff, [control_runs, test_runs]))
+    Ok((diff, PerSide::new(control_runs, test_runs)))
 }
 
 /// Marks each node of `diff` by the test between runs on its per-step time (device time where
@@ -133,35 +140,35 @@ pub fn modules_of_runs(req: &CompareRequest, sides: &[LoadedRuns; 2]) -> Result<
 /// as a table's step row is. A note instead where a side has fewer than two runs.
 pub fn runs_significance(
     diff: &ModuleDiff,
-    sides: &[LoadedRuns; 2],
-    run_trees: &[Vec<TreeNode>; 2],
+    sides: &PerSide<LoadedRuns>,
+    run_trees: &PerSide<Vec<TreeNode>>,
     device: bool,
 ) -> std::result::Result<NodeSignificance, String> {
-    let runs = [sides[0].runs.len(), sides[1].runs.len()];
-    if runs.iter().any(|&n| n < MIN_RUNS) {
+    let runs = sides.as_ref().map(|s| s.runs.len());
+    if runs.iter().any(|(_, &n)| n < MIN_RUNS) {
         return Err(format!(
             "significant is null: the test between runs needs {MIN_RUNS} or more runs per side; {} has {}, {} {}",
-            sides[0].label, runs[0], sides[1].label, runs[1]
+            sides.control.label, runs.control, sides.test.label, runs.test
         ));
     }
     let index = path_index(&diff.root);
-    let per_run = |k: usize| -> Vec<(StepTimes, f64)> {
-        run_trees[k]
+    let per_run = |id: SideId| -> Vec<(StepTimes, f64)> {
+        run_trees[id]
             .iter()
-            .zip(sides[k].run_steps())
+            .zip(sides[id].run_steps())
             .map(|(t, steps)| (times_by_path(t, diff, &index), steps as f64))
             .collect()
     };
-    let samples = [per_run(0), per_run(1)];
+    let samples = PerSide::from_fn(per_run);
     let value = |t: &Times| if device { t.device_total_ns.unwrap_or(0) } else { t.host_total_ns } as f64;
     let mut ids = Vec::new();
     let mut rows = Vec::new();
     let mut todo = vec![&diff.root];
     while let Some(n) = todo.pop() {
         todo.extend(&n.children);
-        let has = [n.control.is_some(), n.test.is_some()];
-        let column = |k: usize| -> Option<[Vec<f64>; 2]> {
-            let v: Vec<Option<(f64, f64)>> = samples[k]
+        let has = PerSide::new(n.control.is_some(), n.test.is_some());
+        let column = |id: SideId| -> Option<[Vec<f64>; 2]> {
+            let v: Vec<Option<(f64, f64)>> = samples[id]
                 .iter()
                 .map(|(s, steps)| {
                     s.get(&n.id)
@@ -170,13 +177,13 @@ pub fn runs_significance(
                 .collect();
             // A node with a time on this side that no run's own tree has at its path (aligned
             // through a wrapper): not judged against nothing.
-            if has[k] && v.iter().all(Option::is_none) {
+            if has[id] && v.iter().all(Option::is_none) {
                 return None;
             }
             let v: Vec<(f64, f64)> = v.into_iter().map(|x| x.unwrap_or((0.0, 0.0))).collect();
             Some([v.iter().map(|x| x.0).collect(), v.iter().map(|x| x.1).collect()])
         };
-        if let (Some([ct, cc]), Some([tt, tc])) = (column(0), column(1)) {
+        if let (Some([ct, cc]), Some([tt, tc])) = (column(SideId::Control), column(SideId::Test)) {
             ids.push(n.id);
             rows.push(RowSamples {
                 time: [ct, tt],
@@ -185,7 +192,7 @@ pub fn runs_significance(
             });
         }
     }
-    let floor = crate::analysis::noise::MIN_STEP_SHARE * sides[0].mean_step_ns();
+    let floor = crate::analysis::noise::MIN_STEP_SHARE * sides.control.mean_step_ns();
     let judged = judge(&rows, floor);
     let mut marks = vec![None; ids.iter().max().map_or(0, |m| m + 1)];
     for (id, mark) in ids.into_iter().zip(judged) {
@@ -194,11 +201,11 @@ pub fn runs_significance(
     Ok(NodeSignificance::from_marks(marks))
 }
 
-/// Turns the summed times of `diff` into per-step values: side k's divided by `steps[k]`
+/// Turns the summed times of `diff` into per-step values: each side's divided by its `steps`
 /// (times to the nearest ns; calls to the nearest whole call, at least 1 where the node ran).
 /// Nothing changes for a side of one step.
-pub fn per_step(diff: &mut ModuleDiff, steps: [usize; 2]) {
-    if steps.iter().all(|&s| s <= 1) {
+pub fn per_step(diff: &mut ModuleDiff, steps: PerSide<usize>) {
+    if steps.iter().all(|(_, &s)| s <= 1) {
         return;
     }
     diff.per_step = true;
@@ -213,9 +220,9 @@ pub fn per_step(diff: &mut ModuleDiff, steps: [usize; 2]) {
     };
     let mut todo = vec![root];
     while let Some(n) = todo.pop() {
-        scale(&mut n.control, steps[0].max(1));
-        scale(&mut n.test, steps[1].max(1));
-        for (overlap, &d) in n.children_overlap_ns.iter_mut().zip(&steps) {
+        scale(&mut n.control, steps.control.max(1));
+        scale(&mut n.test, steps.test.max(1));
+        for (overlap, d) in n.children_overlap_ns.iter_mut().zip(steps.into_array()) {
             *overlap = div(*overlap, d.max(1));
         }
         todo.extend(n.children.iter_mut());
@@ -264,7 +271,7 @@ mod tests {
             backward_placed: Default::default(),
             per_step: false,
         };
-        per_step(&mut diff, [3, 5]);
+        per_step(&mut diff, PerSide::new(3, 5));
         assert!(diff.per_step);
         assert_eq!(
             diff.root.control.map(|t| (t.calls, t.host_total_ns)),
@@ -281,7 +288,7 @@ mod tests {
         // One step a side: nothing changes.
         let mut one = diff.clone();
         one.per_step = false;
-        per_step(&mut one, [1, 1]);
+        per_step(&mut one, PerSide::new(1, 1));
         assert!(!one.per_step);
     }
 }

@@ -6,6 +6,8 @@
 //! σ for normal noise; pooled as the root mean square of the two). A change is significant when
 //! it exceeds the band and matters for the step (a share of the mean step time).
 
+use crate::analysis::side::{PerSide, SideId};
+
 /// The fewest samples per side from which a band is estimated for a table row.
 pub const MIN_SAMPLES: usize = 3;
 
@@ -21,17 +23,17 @@ pub const MIN_STEP_SHARE: f64 = 0.01;
 /// `labels`: the sides' names; `selected`: samples per side; `selected_steps`: steps used per
 /// rank; `available_steps`: the most steps one rank's trace holds, per side.
 pub fn too_few_samples_note(
-    labels: [&str; 2],
-    selected: [usize; 2],
-    selected_steps: [usize; 2],
-    available_steps: [usize; 2],
+    labels: PerSide<&str>,
+    selected: PerSide<usize>,
+    selected_steps: PerSide<usize>,
+    available_steps: PerSide<usize>,
 ) -> String {
-    let more = (0..2).any(|k| available_steps[k] > selected_steps[k]);
+    let more = SideId::BOTH.iter().any(|&id| available_steps[id] > selected_steps[id]);
     let hint = if more {
         format!(
             "; the traces hold {} and {} steps per rank: --iteration all uses them",
-            crate::text::fmt_count(available_steps[0]),
-            crate::text::fmt_count(available_steps[1])
+            crate::text::fmt_count(available_steps.control),
+            crate::text::fmt_count(available_steps.test)
         )
     } else {
         "; the traces hold no more steps: record more, or compare more ranks".to_string()
@@ -39,7 +41,7 @@ pub fn too_few_samples_note(
     format!(
         "significant is null: it needs {MIN_SAMPLES} or more steps (ranks × steps) per side; {} has {} \
          selected, {} {}{hint}",
-        labels[0], selected[0], labels[1], selected[1]
+        labels.control, selected.control, labels.test, selected.test
     )
 }
 

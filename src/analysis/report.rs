@@ -14,6 +14,7 @@ use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::{ModuleDiff, modules};
 use crate::analysis::modules_noise::{NodeSignificance, module_significance_both};
 use crate::analysis::scopes::NodeScopes;
+use crate::analysis::side::PerSide;
 use crate::analysis::views::kernels::kernels_per_node;
 use crate::analysis::views::operators::operators_per_node;
 use crate::analysis::views::overview::{Overview, overview_for_request};
@@ -99,8 +100,7 @@ impl Report {
     /// significance was not estimated.
     pub fn shift_note(&self) -> Option<String> {
         let marks = self.significance.as_ref().ok()?;
-        let labels = [self.request.labels[0].as_str(), self.request.labels[1].as_str()];
-        marks[0].shift_note(labels)
+        marks[0].shift_note(self.request.side_labels())
     }
 }
 
@@ -125,7 +125,11 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
         crate::analysis::modules_runs::per_step(&mut diff, p.steps);
         flame.per_step(p.steps);
         if crate::analysis::runs::per_step_rows(&mut comparison) {
-            comparison.step_ns = p.step_ns.iter().all(|&s| s > 0.0).then_some(p.step_ns);
+            comparison.step_ns = p
+                .step_ns
+                .iter()
+                .all(|(_, &s)| s > 0.0)
+                .then_some(p.step_ns.into_array());
         }
     }
     Ok(Report {
@@ -147,23 +151,23 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
 /// How the page's values become per step: each side's selected steps and mean step time.
 #[derive(Debug, Clone, Copy)]
 struct PerStep {
-    steps: [usize; 2],
-    step_ns: [f64; 2],
+    steps: PerSide<usize>,
+    step_ns: PerSide<f64>,
 }
 
 impl PerStep {
     /// `None` under `--totals`, or where each side used one step (the sums are the step's).
     fn of(req: &CompareRequest, loaded: &Loaded) -> Option<PerStep> {
-        let steps = loaded.resolved.each_ref().map(crate::analysis::runs::steps_of);
-        (!req.totals && steps != [1, 1]).then(|| PerStep {
+        let steps = loaded.resolved.as_ref().map(crate::analysis::runs::steps_of);
+        (!req.totals && steps != PerSide::new(1, 1)).then(|| PerStep {
             steps,
-            step_ns: [0, 1].map(|k| crate::analysis::side_runs::mean_step_ns_of_loaded(loaded, k)),
+            step_ns: PerSide::from_fn(|id| crate::analysis::side_runs::mean_step_ns_of_loaded(loaded, id)),
         })
     }
 
     /// Turns a table's sums into per-step values.
     fn apply(self, table: &mut ViewTable) {
-        crate::analysis::views::per_step::per_step_one_run(table, self.steps, self.step_ns);
+        crate::analysis::views::per_step::per_step_one_run(table, self.steps.into_array(), self.step_ns.into_array());
     }
 }
 

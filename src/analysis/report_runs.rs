@@ -20,7 +20,7 @@ use crate::analysis::modules_noise::NodeSignificance;
 use crate::analysis::modules_runs::{LoadedRuns, load_runs, modules_of_runs, per_step, runs_significance};
 use crate::analysis::runs::{Run, steps_of};
 use crate::analysis::scopes::NodeScopes;
-use crate::analysis::side::{SideId, SidePaths};
+use crate::analysis::side::{PerSide, SideId, SidePaths};
 use crate::analysis::side_runs::{mean_step_ns_of_loaded, run_request};
 use crate::analysis::views::ViewTable;
 use crate::analysis::views::classes::classes_of_kernels;
@@ -46,33 +46,32 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let classifier = req.classifier()?;
     let (sides, notes) = load_runs(req, "report")?;
-    let paths = SideId::BOTH.map(|id| run_paths(req, id));
+    let paths = PerSide::from_fn(|id| run_paths(req, id));
     let (mut diff, trees) = modules_of_runs(req, &sides)?;
     let judge = |device: bool| runs_significance(&diff, &sides, &trees, device);
     let significance: std::result::Result<[NodeSignificance; 2], String> =
         judge(false).and_then(|host| judge(true).map(|device| [host, device]));
-    let files = [sides[0].files(), sides[1].files()];
-    let mut flame = flame_stacks_default_of(&diff, [&files[0], &files[1]], None, &classifier);
+    let files = sides.as_ref().map(LoadedRuns::files);
+    let mut flame = flame_stacks_default_of(&diff, files.as_ref().map(Vec::as_slice), None, &classifier);
     let mut nodes = Vec::new();
     reachable(&diff.root, limits.depth, &mut nodes);
     let listed: Vec<(usize, String)> = nodes.into_iter().map(|(n, path)| (n.id, path)).collect();
     let node_paths: Vec<&str> = listed.iter().map(|(_, p)| p.as_str()).collect();
-    let mut parts: [Vec<RunParts>; 2] = Default::default();
+    let mut parts: PerSide<Vec<RunParts>> = PerSide::default();
     for id in SideId::BOTH {
-        let k = id.index();
-        for (loaded, path) in sides[k].runs.iter().zip(&paths[k]) {
+        for (loaded, path) in sides[id].runs.iter().zip(&paths[id]) {
             let r = run_request(req, id, path);
-            parts[k].push(run_parts(&r, loaded, &node_paths, (&filter, &classifier))?);
+            parts[id].push(run_parts(&r, loaded, &node_paths, (&filter, &classifier))?);
         }
     }
     // As a pair's page: device time and the kernel sequences where any run has device events.
     let has_device = parts
         .iter()
-        .flatten()
+        .flat_map(|(_, p)| p)
         .any(|p| p.tables.first().is_some_and(|t| t[0].table.has_device));
     let aligned = has_device.then(|| first_runs_aligned(req, &sides, &paths, &classifier));
-    let runs = [sides[0].runs.len(), sides[1].runs.len()];
-    let steps = [sides[0].steps(), sides[1].steps()];
+    let runs = sides.as_ref().map(|s| s.runs.len());
+    let steps = sides.as_ref().map(LoadedRuns::steps);
     // The events are no longer needed: what is left is the runs' aggregates.
     drop(files);
     drop(sides);
@@ -80,15 +79,15 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
         per_step(&mut diff, steps);
         flame.per_step(steps);
     }
-    let [c, t] = parts;
+    let PerSide { control: c, test: t } = parts;
     let (c_totals, c_overviews, c_tables) = unzip(c);
     let (t_totals, t_overviews, t_tables) = unzip(t);
-    let overview = overview_of_run_overviews(req, [c_overviews, t_overviews])?;
-    let (comparison, _) = crate::analysis::compare::compare_of_runs(req, &filter, [&c_totals, &t_totals]);
-    let tables = join_tables(req, &listed, [c_tables, t_tables], limits.rows, &classifier);
+    let overview = overview_of_run_overviews(req, PerSide::new(c_overviews, t_overviews))?;
+    let (comparison, _) = crate::analysis::compare::compare_of_runs(req, &filter, PerSide::new(&c_totals, &t_totals));
+    let tables = join_tables(req, &listed, PerSide::new(c_tables, t_tables), limits.rows, &classifier);
     let aligned_runs = aligned
         .as_ref()
-        .map(|_| paths.each_ref().map(|p| p[0].display().to_string()));
+        .map(|_| paths.as_ref().map(|p| p[0].display().to_string()).into_array());
     let report = Report {
         request: req.clone(),
         modules: diff,
@@ -100,7 +99,7 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
         flame,
         significance,
         aligned,
-        runs,
+        runs: runs.into_array(),
         aligned_runs,
     };
     Ok((report, notes))
@@ -152,7 +151,10 @@ fn run_parts(
             )
         },
     );
-    let (steps, step_ns) = (steps_of(&loaded.resolved[0]), mean_step_ns_of_loaded(loaded, 0));
+    let (steps, step_ns) = (
+        steps_of(&loaded.resolved.control),
+        mean_step_ns_of_loaded(loaded, SideId::Control),
+    );
     let mut scoped_tables = ops.into_iter().zip(ks);
     let empty = (no_rows(&root.0), no_rows(&root.1));
     let mut tables = Vec::with_capacity(paths.len());
@@ -167,10 +169,10 @@ fn run_parts(
         tables.push([ops, ks, classes].map(|table| RunTable { table, steps, step_ns }));
     }
     let overview = overview_for_request(loaded, r)?.control;
-    let resolved = loaded.resolved[0].clone();
+    let resolved = loaded.resolved.control.clone();
     let totals = Run::of_parts(
         aggregate(&loaded.control, &resolved, r.device, &r.keying()),
-        side_info(&loaded.control, &r.labels[0], resolved),
+        side_info(&loaded.control, r.side(SideId::Control).label, resolved),
         step_ns,
     );
     Ok(RunParts {
@@ -192,7 +194,7 @@ fn no_rows(table: &ViewTable) -> ViewTable {
 fn join_tables(
     req: &CompareRequest,
     listed: &[(usize, String)],
-    runs: [Vec<Vec<[RunTable; 3]>>; 2],
+    runs: PerSide<Vec<Vec<[RunTable; 3]>>>,
     rows: usize,
     classifier: &Classifier,
 ) -> Vec<NodeTables> {
@@ -200,9 +202,9 @@ fn join_tables(
     let mut iters = runs.map(|side| side.into_iter().map(Vec::into_iter).collect::<Vec<_>>());
     let mut out = Vec::with_capacity(listed.len());
     for (id, path) in listed {
-        let mut parts: [[Vec<RunTable>; 2]; 3] = Default::default();
-        for (k, side) in iters.iter_mut().enumerate() {
-            for run in side.iter_mut() {
+        let mut parts: [PerSide<Vec<RunTable>>; 3] = Default::default();
+        for k in SideId::BOTH {
+            for run in iters[k].iter_mut() {
                 if let Some(three) = run.next() {
                     for (part, table) in parts.iter_mut().zip(three) {
                         part[k].push(table);
@@ -222,19 +224,19 @@ fn join_tables(
 /// device events: a sequence is one run's order, which runs do not average.
 fn first_runs_aligned(
     req: &CompareRequest,
-    sides: &[LoadedRuns; 2],
-    paths: &[Vec<PathBuf>; 2],
+    sides: &PerSide<LoadedRuns>,
+    paths: &PerSide<Vec<PathBuf>>,
     classifier: &Classifier,
 ) -> Aligned {
-    let [c, t] = [&sides[0].runs[0], &sides[1].runs[0]];
+    let first = sides.as_ref().map(|s| &s.runs[0]);
     let pair = Loaded {
-        control: c.control.clone(),
-        test: t.control.clone(),
-        resolved: [c.resolved[0].clone(), t.resolved[0].clone()],
+        control: first.control.control.clone(),
+        test: first.test.control.clone(),
+        resolved: first.map(|run| run.resolved.control.clone()),
         notes: Vec::new(),
     };
     let mut r = req.clone();
-    r.control = SidePaths::Path(paths[0][0].clone());
-    r.test = SidePaths::Path(paths[1][0].clone());
+    r.control = SidePaths::Path(paths.control[0].clone());
+    r.test = SidePaths::Path(paths.test[0].clone());
     aligned(&r, &pair, classifier)
 }

@@ -8,7 +8,7 @@
 use crate::analysis::aggregate::{Keying, NameTotals, Totals, aggregate};
 use crate::analysis::diff::{Comparison, Rate, Row, SideInfo};
 use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
-use crate::analysis::side::{Side, SidePaths};
+use crate::analysis::side::{PerSide, Side, SidePaths};
 use crate::error::Result;
 use crate::input::discover::{is_summary_file_name, is_trace_file_name};
 use crate::input::load::SummarySide;
@@ -289,8 +289,8 @@ pub fn per_step_one_run(
 /// one step; whether it did. The caller sets the sides' mean step times.
 pub fn per_step_rows(comparison: &mut Comparison) -> bool {
     let steps = |r: &Resolved| r.iterations.as_ref().map_or(1, |v| v.len().max(1));
-    let n = [steps(&comparison.control.resolved), steps(&comparison.test.resolved)];
-    if n == [1, 1] {
+    let n = PerSide::new(steps(&comparison.control.resolved), steps(&comparison.test.resolved));
+    if n == PerSide::new(1, 1) {
         return false;
     }
     let rate = |t: &Totals, steps: usize| Rate {
@@ -298,7 +298,7 @@ pub fn per_step_rows(comparison: &mut Comparison) -> bool {
         dur_ns: t.dur_ns as f64 / steps as f64,
     };
     for row in &mut comparison.rows {
-        row.per_step = Some([rate(&row.control, n[0]), rate(&row.test, n[1])]);
+        row.per_step = Some([rate(&row.control, n.control), rate(&row.test, n.test)]);
     }
     true
 }
@@ -319,12 +319,16 @@ pub fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolve
 /// The rows of two sides of runs, judged between runs ([`crate::analysis::replicates::judge`]:
 /// where both sides have two runs or more), per step unless `totals`; each side's mean step
 /// time (the mean over its runs); and a note where a side has too few runs to judge.
-pub fn judge_runs(sides: [&[Run]; 2], totals: bool, labels: &[String; 2]) -> (Vec<Row>, [f64; 2], Option<String>) {
-    let (mut rows, samples) = rows_of(sides[0], sides[1]);
+pub fn judge_runs(
+    sides: PerSide<&[Run]>,
+    totals: bool,
+    labels: PerSide<&str>,
+) -> (Vec<Row>, PerSide<f64>, Option<String>) {
+    let (mut rows, samples) = rows_of(sides.control, sides.test);
     let mean_step =
         |runs: &[Run]| crate::analysis::noise::mean(&runs.iter().map(|r| r.mean_step_ns).collect::<Vec<_>>());
-    let step_ns = [mean_step(sides[0]), mean_step(sides[1])];
-    let floor = crate::analysis::noise::MIN_STEP_SHARE * step_ns[0];
+    let step_ns = sides.map(mean_step);
+    let floor = crate::analysis::noise::MIN_STEP_SHARE * step_ns.control;
     let marks = crate::analysis::replicates::judge(&samples, floor);
     for (r, m) in rows.iter_mut().zip(marks) {
         r.significant = m;
@@ -332,18 +336,18 @@ pub fn judge_runs(sides: [&[Run]; 2], totals: bool, labels: &[String; 2]) -> (Ve
             r.per_step = None;
         }
     }
-    let runs = [sides[0].len(), sides[1].len()];
+    let runs = sides.map(<[Run]>::len);
     let note = runs
         .iter()
-        .any(|&n| n < crate::analysis::replicates::MIN_RUNS)
+        .any(|(_, &n)| n < crate::analysis::replicates::MIN_RUNS)
         .then(|| {
             format!(
                 "significant is null: the test between runs needs {} or more runs per side; {} has {}, {} {}",
                 crate::analysis::replicates::MIN_RUNS,
-                labels[0],
-                runs[0],
-                labels[1],
-                runs[1]
+                labels.control,
+                runs.control,
+                labels.test,
+                runs.test
             )
         });
     (rows, step_ns, note)

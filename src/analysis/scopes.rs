@@ -11,6 +11,7 @@
 
 use crate::analysis::align::AlignedNode;
 use crate::analysis::loaded::Loaded;
+use crate::analysis::side::{PerSide, SideId};
 use crate::model::calltree::NONE;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -38,8 +39,8 @@ impl RowSets {
 /// The row sets of every selected file of both sides, for a list of nodes.
 #[derive(Debug, Clone)]
 pub struct NodeScopes {
-    /// side → file (index into the side's selected files).
-    files: [Vec<RowSets>; 2],
+    /// Per side, file (index into the side's selected files) → its row sets.
+    files: PerSide<Vec<RowSets>>,
     /// How many nodes were listed.
     pub nodes: usize,
 }
@@ -47,17 +48,17 @@ pub struct NodeScopes {
 impl NodeScopes {
     /// The scopes of `nodes` (their index in this list is their id in the row sets).
     pub fn of(loaded: &Loaded, nodes: &[&AlignedNode]) -> NodeScopes {
-        let files = [0, 1].map(|k| {
-            let mut roots: Vec<Vec<(u32, u32)>> = vec![Vec::new(); loaded.files(k).len()];
+        let files = PerSide::from_fn(|side| {
+            let mut roots: Vec<Vec<(u32, u32)>> = vec![Vec::new(); loaded.files(side).len()];
             for (id, node) in nodes.iter().enumerate() {
-                for &(file, row) in &node.sources[k] {
+                for &(file, row) in &node.sources[side] {
                     if let Some(list) = roots.get_mut(file as usize) {
                         list.push((row, id as u32));
                     }
                 }
             }
             loaded
-                .files(k)
+                .files(side)
                 .iter()
                 .zip(roots)
                 .map(|(f, roots)| row_sets(f, roots))
@@ -70,7 +71,7 @@ impl NodeScopes {
     }
 
     /// The row sets of file `file` (an index into the side's selected files).
-    pub fn rows(&self, side: usize, file: usize) -> Option<&RowSets> {
+    pub fn rows(&self, side: SideId, file: usize) -> Option<&RowSets> {
         self.files[side].get(file)
     }
 }

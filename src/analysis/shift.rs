@@ -9,6 +9,7 @@ use crate::analysis::diff::RunShift;
 use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::per_step::{Samples, Times, measure_times};
 use crate::analysis::select::{Device, Resolved};
+use crate::analysis::side::PerSide;
 use crate::error::Result;
 use crate::input::load::SummarySide;
 
@@ -18,14 +19,14 @@ use crate::input::load::SummarySide;
 /// rows. `applied` is `beyond` where a shift was found. No shift where a summary holds no own
 /// times ([`crate::model::summary::FileSummary::has_own_times`]).
 pub fn detect(
-    sides: [&SummarySide; 2],
-    resolved: &[Resolved; 2],
+    sides: PerSide<&SummarySide>,
+    resolved: PerSide<&Resolved>,
     device: Device,
     keying: &Keying,
     beyond: bool,
 ) -> Result<RunShift> {
     let mut shift = RunShift::default();
-    if resolved.iter().any(|r| r.iterations.is_none()) || !has_own_times(sides) {
+    if resolved.iter().any(|(_, r)| r.iterations.is_none()) || !has_own_times(sides) {
         return Ok(shift);
     }
     let own = |side: &SummarySide, resolved: &Resolved, place: Device| {
@@ -33,8 +34,8 @@ pub fn detect(
     };
     for (place, slot) in [(Device::Cpu, &mut shift.host), (Device::Gpu, &mut shift.device)] {
         if device == Device::All || device == place {
-            let cs = own(sides[0], &resolved[0], place)?;
-            let ts = own(sides[1], &resolved[1], place)?;
+            let cs = own(sides.control, resolved.control, place)?;
+            let ts = own(sides.test, resolved.test, place)?;
             // The significance floor, over which rows also tell how rows scatter around the factor.
             let step_ns: Vec<f64> = cs.step_ns.iter().map(|&n| n as f64).collect();
             *slot = run_shift(&shift_rows(&cs, &ts), MIN_STEP_SHARE * mean(&step_ns));
@@ -42,15 +43,15 @@ pub fn detect(
     }
     // Where the host as a whole did not move, one of its threads may have.
     if shift.host.is_none() && device != Device::Gpu {
-        shift.threads = crate::analysis::threads::detect_threads(sides, [&resolved[0], &resolved[1]], keying);
+        shift.threads = crate::analysis::threads::detect_threads(sides, resolved, keying);
     }
     shift.applied = beyond && (shift.found() || !shift.threads.is_empty());
     Ok(shift)
 }
 
 /// Whether every file of both sides carries own times.
-pub fn has_own_times(sides: [&SummarySide; 2]) -> bool {
-    sides.iter().all(|s| s.files.iter().all(|f| f.has_own_times()))
+pub fn has_own_times(sides: PerSide<&SummarySide>) -> bool {
+    sides.iter().all(|(_, s)| s.files.iter().all(|f| f.has_own_times()))
 }
 
 /// Per row key but the steps' own spans: the (control, test) per-step means and whether both
@@ -91,7 +92,7 @@ pub fn shift_of(shift: &RunShift, on_device: bool) -> Option<&Shift> {
 /// The note on a run-wide shift of host or device time: real for these two runs, more likely
 /// the machine's doing than the program's, and what significance was judged against (`what`:
 /// `rows`, `nodes`).
-pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<String> {
+pub fn shift_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option<String> {
     let moved = how_the_run_moved(shift, labels)?;
     let judged = if shift.applied {
         format!(
@@ -111,7 +112,7 @@ pub fn shift_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<Str
 /// included (a machine 40% slower is a real 40% for a rule on the step time), so a rule may
 /// fail for the machine's sake: the note says so, and how to tell. With `beyond_run_shift`
 /// (`shift.applied`) the timing rules judged beyond it: the note says that instead.
-pub fn gate_shift_note(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
+pub fn gate_shift_note(shift: &RunShift, labels: PerSide<&str>) -> Option<String> {
     let moved = how_the_run_moved(shift, labels)?;
     let judged = if shift.applied {
         "The timing rules judged the change beyond it (--beyond-run-shift): each baseline time was scaled by \
@@ -129,7 +130,7 @@ pub fn gate_shift_note(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
 }
 
 /// "the whole run moved: on host, …; on device, …", or `None` where neither moved.
-fn how_the_run_moved(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
+fn how_the_run_moved(shift: &RunShift, labels: PerSide<&str>) -> Option<String> {
     let parts: Vec<String> = [("host", shift.host), ("device", shift.device)]
         .into_iter()
         .filter_map(|(kind, s)| {
@@ -139,8 +140,8 @@ fn how_the_run_moved(shift: &RunShift, labels: [&str; 2]) -> Option<String> {
             Some(format!(
                 "on {kind}, {} runs {pct:.0}% {way} than {} (×{:.2}: the time-weighted median over its {} largest \
                  rows by own time, {:.0}% of that time within ±{:.0}% of it; single rows scatter around it by ×{:.2})",
-                labels[1],
-                labels[0],
+                labels.test,
+                labels.control,
                 s.factor,
                 s.rows,
                 s.agreeing * 100.0,

@@ -20,25 +20,12 @@ impl SideId {
     /// Both sides, control first.
     pub const BOTH: [SideId; 2] = [SideId::Control, SideId::Test];
 
-    /// The side's place in a pair of values (`[control, test]`): 0 or 1.
-    pub fn index(self) -> usize {
-        match self {
-            SideId::Control => 0,
-            SideId::Test => 1,
-        }
-    }
-
     /// The other side.
     pub fn other(self) -> SideId {
         match self {
             SideId::Control => SideId::Test,
             SideId::Test => SideId::Control,
         }
-    }
-
-    /// The side at place `k` of a pair (0 control, anything else test).
-    pub fn of_index(k: usize) -> SideId {
-        if k == 0 { SideId::Control } else { SideId::Test }
     }
 }
 
@@ -159,6 +146,127 @@ pub struct Side<'a> {
     pub capture: Option<&'a Path>,
 }
 
+/// A value per side, control and test: what `[T; 2]` held by place, held by name. Indexed by
+/// [`SideId`]; saved and written as the two-element array `[control, test]` it replaces, so the
+/// bytes of a saved or JSON shape stay the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct PerSide<T> {
+    /// The control side's value.
+    pub control: T,
+    /// The test side's value.
+    pub test: T,
+}
+
+impl<T> PerSide<T> {
+    /// The pair of `control` and `test`.
+    pub fn new(control: T, test: T) -> Self {
+        PerSide { control, test }
+    }
+
+    /// The pair of `f(side)` for each side, control first.
+    pub fn from_fn(mut f: impl FnMut(SideId) -> T) -> Self {
+        let control = f(SideId::Control);
+        PerSide {
+            control,
+            test: f(SideId::Test),
+        }
+    }
+
+    /// Each value through `f`, control first.
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> PerSide<U> {
+        let control = f(self.control);
+        PerSide {
+            control,
+            test: f(self.test),
+        }
+    }
+
+    /// Each value through `f`, which is told its side; control first.
+    pub fn map_sides<U>(self, mut f: impl FnMut(SideId, T) -> U) -> PerSide<U> {
+        let control = f(SideId::Control, self.control);
+        PerSide {
+            control,
+            test: f(SideId::Test, self.test),
+        }
+    }
+
+    /// Each value through `f`, control first, stopping at the first error.
+    pub fn try_map<U, E>(
+        self,
+        mut f: impl FnMut(SideId, T) -> std::result::Result<U, E>,
+    ) -> std::result::Result<PerSide<U>, E> {
+        let control = f(SideId::Control, self.control)?;
+        Ok(PerSide {
+            control,
+            test: f(SideId::Test, self.test)?,
+        })
+    }
+
+    /// The pair of references.
+    pub fn as_ref(&self) -> PerSide<&T> {
+        PerSide {
+            control: &self.control,
+            test: &self.test,
+        }
+    }
+
+    /// The pair of mutable references.
+    pub fn as_mut(&mut self) -> PerSide<&mut T> {
+        PerSide {
+            control: &mut self.control,
+            test: &mut self.test,
+        }
+    }
+
+    /// Each side with its value, control first.
+    pub fn iter(&self) -> impl Iterator<Item = (SideId, &T)> {
+        [(SideId::Control, &self.control), (SideId::Test, &self.test)].into_iter()
+    }
+
+    /// The values by place, `[control, test]`.
+    pub fn into_array(self) -> [T; 2] {
+        [self.control, self.test]
+    }
+}
+
+impl<T> std::ops::Index<SideId> for PerSide<T> {
+    type Output = T;
+
+    fn index(&self, id: SideId) -> &T {
+        match id {
+            SideId::Control => &self.control,
+            SideId::Test => &self.test,
+        }
+    }
+}
+
+impl<T> std::ops::IndexMut<SideId> for PerSide<T> {
+    fn index_mut(&mut self, id: SideId) -> &mut T {
+        match id {
+            SideId::Control => &mut self.control,
+            SideId::Test => &mut self.test,
+        }
+    }
+}
+
+impl<T> From<[T; 2]> for PerSide<T> {
+    fn from([control, test]: [T; 2]) -> Self {
+        PerSide { control, test }
+    }
+}
+
+impl<T: Serialize> Serialize for PerSide<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        [&self.control, &self.test].serialize(serializer)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for PerSide<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        <[T; 2]>::deserialize(deserializer).map(PerSide::from)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,8 +296,21 @@ mod tests {
 
     #[test]
     fn side_ids_index_pairs() {
-        assert_eq!(SideId::BOTH.map(SideId::index), [0, 1]);
         assert_eq!(SideId::Control.other(), SideId::Test);
-        assert_eq!(SideId::of_index(1), SideId::Test);
+        let mut pair = PerSide::from_fn(|id| id == SideId::Test);
+        assert_eq!(pair, PerSide::new(false, true));
+        pair[SideId::Control] = true;
+        assert_eq!(pair.iter().filter(|(_, v)| **v).count(), 2);
+        assert_eq!(pair.map(u8::from).into_array(), [1, 1]);
+        let sum = PerSide::new(1, 2).try_map(|id, n| if id == SideId::Test { Err(n) } else { Ok(n) });
+        assert_eq!(sum, Err(2));
+    }
+
+    #[test]
+    fn a_pair_is_saved_as_the_array_it_replaces() {
+        let pair = PerSide::new("c".to_string(), "t".to_string());
+        let text = serde_json::to_string(&pair).unwrap();
+        assert_eq!(text, serde_json::to_string(&["c", "t"]).unwrap());
+        assert_eq!(serde_json::from_str::<PerSide<String>>(&text).unwrap(), pair);
     }
 }

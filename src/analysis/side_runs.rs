@@ -9,7 +9,7 @@
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::runs::{SideRuns, mean_step_ns_of_traces};
-use crate::analysis::side::SideId;
+use crate::analysis::side::{PerSide, SideId};
 use crate::error::Result;
 use std::path::Path;
 
@@ -30,7 +30,7 @@ pub fn run_request(req: &CompareRequest, id: SideId, run: &Path) -> CompareReque
     for k in SideId::BOTH {
         r.set_side(k, crate::analysis::side::Side { paths: &paths, ..side });
     }
-    r.labels[1] = req.labels[id.other().index()].clone();
+    r.labels[1] = req.side(id.other()).label.to_string();
     r
 }
 
@@ -47,15 +47,15 @@ fn test_repeats_control(req: &CompareRequest) -> bool {
 pub fn map_sides<T: Clone>(
     req: &CompareRequest,
     mut work: impl FnMut(SideId, &CompareRequest) -> Result<T>,
-) -> Result<[Vec<T>; 2]> {
-    let mut out: [Vec<T>; 2] = [Vec::new(), Vec::new()];
+) -> Result<PerSide<Vec<T>>> {
+    let mut out: PerSide<Vec<T>> = PerSide::new(Vec::new(), Vec::new());
     for id in SideId::BOTH {
         if id == SideId::Test && test_repeats_control(req) {
-            out[1] = out[0].clone();
+            out.test = out.control.clone();
             break;
         }
         for run in SideRuns::of(req.side(id).paths).runs {
-            out[id.index()].push(work(id, &run_request(req, id, &run))?);
+            out[id].push(work(id, &run_request(req, id, &run))?);
         }
     }
     Ok(out)
@@ -70,7 +70,7 @@ pub fn map_runs<T: Clone>(
     req: &CompareRequest,
     command: &str,
     mut work: impl FnMut(SideId, &CompareRequest, Loaded) -> Result<T>,
-) -> Result<([Vec<T>; 2], Vec<String>)> {
+) -> Result<(PerSide<Vec<T>>, Vec<String>)> {
     let mut notes = Vec::new();
     let out = map_sides(req, |id, r| {
         let loaded = crate::analysis::loaded::load(r, command)?;
@@ -81,10 +81,10 @@ pub fn map_runs<T: Clone>(
     Ok((out, notes))
 }
 
-/// The mean duration of side `k`'s selected steps in a loaded pair (every selected rank's), in
+/// The mean duration of side `id`'s selected steps in a loaded pair (every selected rank's), in
 /// ns; 0 without steps: a run's mean step time, as `crate::analysis::runs::load_runs` measures it.
-pub fn mean_step_ns_of_loaded(loaded: &Loaded, k: usize) -> f64 {
-    mean_step_ns_of_traces(&loaded.files(k), &loaded.resolved[k])
+pub fn mean_step_ns_of_loaded(loaded: &Loaded, id: SideId) -> f64 {
+    mean_step_ns_of_traces(&loaded.files(id), &loaded.resolved[id])
 }
 
 #[cfg(test)]
@@ -126,11 +126,14 @@ mod tests {
         })
         .unwrap();
         assert_eq!(calls.len(), 2);
-        assert_eq!(out[1], out[0]);
+        assert_eq!(out.test, out.control);
         // A pair reads both.
         let mut pair = req.clone();
         pair.test = SidePaths::from("c");
         let out = map_sides(&pair, |_, r| Ok(r.labels[0].clone())).unwrap();
-        assert_eq!(out, [vec!["control".to_string(); 2], vec!["test".to_string()]]);
+        assert_eq!(
+            out,
+            PerSide::new(vec!["control".to_string(); 2], vec!["test".to_string()])
+        );
     }
 }

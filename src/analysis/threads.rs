@@ -13,6 +13,7 @@ use crate::analysis::diff::RunShift;
 pub use crate::analysis::noise::ThreadShift;
 use crate::analysis::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::select::Resolved;
+use crate::analysis::side::PerSide;
 use crate::input::load::SummarySide;
 use crate::model::summary::FileSummary;
 use std::collections::BTreeMap;
@@ -103,16 +104,16 @@ fn counterpart(
 /// test), one run each: per rank selected on both, each control thread holding at least
 /// [`MIN_THREAD_SHARE`] of the host own time with its test counterpart. Rows are keyed as
 /// `keying` keys a table's. Empty where a file holds one host thread.
-pub fn detect_threads(sides: [&SummarySide; 2], resolved: [&Resolved; 2], keying: &Keying) -> Vec<ThreadShift> {
-    let (Some(c_its), Some(t_its)) = (&resolved[0].iterations, &resolved[1].iterations) else {
+pub fn detect_threads(sides: PerSide<&SummarySide>, resolved: PerSide<&Resolved>, keying: &Keying) -> Vec<ThreadShift> {
+    let (Some(c_its), Some(t_its)) = (&resolved.control.iterations, &resolved.test.iterations) else {
         return Vec::new();
     };
     let (mut c_its, mut t_its) = (c_its.clone(), t_its.clone());
     c_its.sort_unstable();
     t_its.sort_unstable();
     let mut found = Vec::new();
-    for (&c_rank, &t_rank) in resolved[0].ranks.iter().zip(&resolved[1].ranks) {
-        let (Some(cf), Some(tf)) = (sides[0].file_of_rank(c_rank), sides[1].file_of_rank(t_rank)) else {
+    for (&c_rank, &t_rank) in resolved.control.ranks.iter().zip(&resolved.test.ranks) {
+        let (Some(cf), Some(tf)) = (sides.control.file_of_rank(c_rank), sides.test.file_of_rank(t_rank)) else {
             continue;
         };
         if cf.threads.is_empty() || tf.threads.is_empty() {
@@ -127,15 +128,15 @@ pub fn detect_threads(sides: [&SummarySide; 2], resolved: [&Resolved; 2], keying
             .collect();
         let floor = MIN_STEP_SHARE * mean(&steps);
         let (c, t) = (file_threads(cf, &c_its, keying), file_threads(tf, &t_its, keying));
-        let n = [c_its.len().max(1) as f64, t_its.len().max(1) as f64];
-        found.extend(rank_threads(c_rank, [&c, &t], n, floor));
+        let n = PerSide::new(c_its.len().max(1) as f64, t_its.len().max(1) as f64);
+        found.extend(rank_threads(c_rank, PerSide::new(&c, &t), n, floor));
     }
     found
 }
 
 /// The shifted threads of one rank's files (`files`: control, test; `n`: their selected steps).
-fn rank_threads(rank: i64, files: [&FileThreads; 2], n: [f64; 2], floor: f64) -> Vec<ThreadShift> {
-    let [c, t] = files;
+fn rank_threads(rank: i64, files: PerSide<&FileThreads>, n: PerSide<f64>, floor: f64) -> Vec<ThreadShift> {
+    let PerSide { control: c, test: t } = files;
     let all: i64 = c.rows.values().map(own_ns).sum();
     // Control threads, largest own time first (ties: the lower number).
     let mut order: Vec<(&u32, i64)> = c.rows.iter().map(|(id, rows)| (id, own_ns(rows))).collect();
@@ -161,9 +162,9 @@ fn rank_threads(rank: i64, files: [&FileThreads; 2], n: [f64; 2], floor: f64) ->
                     tr.get(k).copied().unwrap_or_default(),
                 );
                 ShiftRow {
-                    control_ns: cv.2 as f64 / n[0],
-                    test_ns: tv.2 as f64 / n[1],
-                    same_calls: cv.0 as f64 / n[0] == tv.0 as f64 / n[1],
+                    control_ns: cv.2 as f64 / n.control,
+                    test_ns: tv.2 as f64 / n.test,
+                    same_calls: cv.0 as f64 / n.control == tv.0 as f64 / n.test,
                 }
             })
             .collect();
@@ -284,7 +285,7 @@ pub fn not_per_thread(shift: &mut RunShift) {
 }
 
 /// The note on threads that moved (`what`: `rows`), or `None` where none did.
-pub fn threads_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<String> {
+pub fn threads_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option<String> {
     let moved: Vec<String> = shift
         .threads
         .iter()
@@ -303,8 +304,8 @@ pub fn threads_note(shift: &RunShift, labels: [&str; 2], what: &str) -> Option<S
                  it; single rows scatter around it by ×{:.2})",
                 t.rank,
                 t.share * 100.0,
-                labels[0],
-                labels[1],
+                labels.control,
+                labels.test,
                 s.factor,
                 s.rows,
                 s.agreeing * 100.0,

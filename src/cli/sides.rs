@@ -3,7 +3,7 @@
 //! with `--control-run` / `--test-run` (`--baseline-run` / `--candidate-run` for the gate) in
 //! place of its path.
 
-use crate::analysis::side::SidePaths;
+use crate::analysis::side::{PerSide, SideId, SidePaths};
 use crate::error::{Error, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -25,21 +25,33 @@ pub(crate) struct GivenRuns {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SideNames {
     /// The positionals (`CONTROL`, `TEST`).
-    pub paths: [&'static str; 2],
+    pub paths: PerSide<&'static str>,
     /// The options that give runs one by one (`--control-run`, `--test-run`).
-    pub runs: [&'static str; 2],
+    pub runs: PerSide<&'static str>,
 }
 
 /// `CONTROL`/`TEST` and `--control-run`/`--test-run`.
 pub(crate) const PAIR: SideNames = SideNames {
-    paths: ["CONTROL", "TEST"],
-    runs: ["--control-run", "--test-run"],
+    paths: PerSide {
+        control: "CONTROL",
+        test: "TEST",
+    },
+    runs: PerSide {
+        control: "--control-run",
+        test: "--test-run",
+    },
 };
 
 /// The gate's `BASELINE`/`CANDIDATE` and `--baseline-run`/`--candidate-run`.
 pub(crate) const GATE: SideNames = SideNames {
-    paths: ["BASELINE", "CANDIDATE"],
-    runs: ["--baseline-run", "--candidate-run"],
+    paths: PerSide {
+        control: "BASELINE",
+        test: "CANDIDATE",
+    },
+    runs: PerSide {
+        control: "--baseline-run",
+        test: "--candidate-run",
+    },
 };
 
 impl GivenRuns {
@@ -56,23 +68,25 @@ impl GivenRuns {
     }
 }
 
-/// The sides from `paths` (in the order given) and the runs given one by one per side.
+/// The sides from `paths` (in the order given: clap's positionals) and the runs given one by
+/// one per side (control, test).
 pub(crate) fn sides(
     paths: [Option<&PathBuf>; 2],
     runs: [&[PathBuf]; 2],
     names: SideNames,
 ) -> Result<[Option<SidePaths>; 2]> {
+    let runs = PerSide::from(runs);
     let mut given = paths.into_iter().flatten();
-    let mut out: [Option<SidePaths>; 2] = [None, None];
-    for (k, side) in out.iter_mut().enumerate() {
-        *side = if runs[k].is_empty() {
-            given.next().map(|p| SidePaths::Path(p.clone()))
-        } else {
-            Some(crate::analysis::runs::given_runs(runs[k].to_vec(), names.runs[k])?)
-        };
-    }
+    let out = PerSide::default().try_map(|id, _: Option<SidePaths>| match runs[id] {
+        [] => Ok(given.next().map(|p| SidePaths::Path(p.clone()))),
+        some => crate::analysis::runs::given_runs(some.to_vec(), names.runs[id]).map(Some),
+    })?;
     if let Some(extra) = given.next() {
-        let by_runs: Vec<&str> = (0..2).filter(|&k| !runs[k].is_empty()).map(|k| names.runs[k]).collect();
+        let by_runs: Vec<&str> = runs
+            .iter()
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(id, _)| names.runs[id])
+            .collect();
         return Err(Error::usage(format!(
             "{}: a path too many: {} gives its side's runs in place of a path, so the paths given name {}",
             extra.display(),
@@ -80,11 +94,11 @@ pub(crate) fn sides(
             if by_runs.len() == 2 {
                 "no side".to_string()
             } else {
-                format!("{} only", names.paths[1])
+                format!("{} only", names.paths.test)
             }
         )));
     }
-    Ok(out)
+    Ok(out.into_array())
 }
 
 /// Both sides of a pair, each given as a path or as runs.
@@ -92,7 +106,7 @@ pub(crate) fn both(sides: [Option<SidePaths>; 2], names: SideNames) -> Result<[S
     match sides {
         [Some(c), Some(t)] => Ok([c, t]),
         [c, _] => {
-            let k = usize::from(c.is_some());
+            let k = if c.is_some() { SideId::Test } else { SideId::Control };
             Err(Error::usage(format!(
                 "give the {} side: {} (a run or a directory of runs), or {} for each of its runs",
                 names.paths[k].to_lowercase(),

@@ -118,13 +118,13 @@ impl std::error::Error for Failure {
 /// once, a side's named `run` as the run's header names it (`run: 6 host events …`, not the
 /// same note for `control:` and again for `test:`).
 pub fn notes_of_one_run(notes: Vec<Note>, labels: &[String; 2]) -> Vec<Note> {
-    let sides = [format!("{}: ", labels[0]), format!("{}: ", labels[1])];
+    let sides = crate::analysis::side::PerSide::from(labels.each_ref()).map(|l| format!("{l}: "));
     let mut out: Vec<Note> = Vec::new();
     for note in notes {
         let text = note.text();
-        let text = match sides.iter().find_map(|side| text.strip_prefix(side.as_str())) {
+        let text = match sides.iter().find_map(|(_, side)| text.strip_prefix(side.as_str())) {
             // A note of both sides (`control: X; test: X`) says X once.
-            Some(rest) => match rest.split_once(&format!("; {}", sides[1])) {
+            Some(rest) => match rest.split_once(&format!("; {}", sides.test)) {
                 Some((first, second)) if first == second => format!("run: {first}"),
                 _ => format!("run: {rest}"),
             },

@@ -7,6 +7,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::flamegraph::{FlameTime, flame_stacks_default};
 use crate::analysis::modules::{ModuleDiff, zoom};
 use crate::analysis::modules_noise::{NodeSignificance, module_significance};
+use crate::analysis::modules_runs::LoadedRuns;
 use crate::error::Error;
 use crate::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
 use crate::output::render::modules::ModuleTime;
@@ -73,8 +74,7 @@ pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> 
         let significance = match judged {
             None => None,
             Some(Ok(marks)) => {
-                let labels = [req.labels[0].as_str(), req.labels[1].as_str()];
-                notes.caveats(marks.shift_note(labels));
+                notes.caveats(marks.shift_note(req.side_labels()));
                 Some(marks)
             }
             Some(Err(note)) => {
@@ -88,7 +88,7 @@ pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> 
         }
         let mut diff = diff;
         if !options.totals {
-            let steps = loaded.resolved.each_ref().map(crate::analysis::runs::steps_of);
+            let steps = loaded.resolved.as_ref().map(crate::analysis::runs::steps_of);
             crate::analysis::modules_runs::per_step(&mut diff, steps);
         }
         let top = zoom(&diff, options.zoom.as_deref())?;
@@ -181,7 +181,7 @@ pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>>
             notes.caveats(loaded.overlap_notes(&req.labels));
             let mut stacks = flame_stacks_default(&diff, &loaded, options.time, &classifier);
             if !options.totals {
-                stacks.per_step(loaded.resolved.each_ref().map(crate::analysis::runs::steps_of));
+                stacks.per_step(loaded.resolved.as_ref().map(crate::analysis::runs::steps_of));
             }
             stacks
         };
@@ -237,7 +237,7 @@ fn modules_of_runs(req: &CompareRequest, options: &ModulesOptions, notes: &mut N
             }
         };
     if !options.totals {
-        crate::analysis::modules_runs::per_step(&mut diff, [sides[0].steps(), sides[1].steps()]);
+        crate::analysis::modules_runs::per_step(&mut diff, sides.as_ref().map(LoadedRuns::steps));
     }
     let top = zoom(&diff, options.zoom.as_deref())?;
     let pruned = options
@@ -263,11 +263,15 @@ fn stacks_of_runs(
     notes.caveats(found);
     let classifier = req.classifier()?;
     let (diff, _) = crate::analysis::modules_runs::modules_of_runs(req, &sides)?;
-    let files = [sides[0].files(), sides[1].files()];
-    let mut stacks =
-        crate::analysis::flamegraph::flame_stacks_default_of(&diff, [&files[0], &files[1]], options.time, &classifier);
+    let files = sides.as_ref().map(LoadedRuns::files);
+    let mut stacks = crate::analysis::flamegraph::flame_stacks_default_of(
+        &diff,
+        files.as_ref().map(Vec::as_slice),
+        options.time,
+        &classifier,
+    );
     if !options.totals {
-        stacks.per_step([sides[0].steps(), sides[1].steps()]);
+        stacks.per_step(sides.as_ref().map(LoadedRuns::steps));
     }
     Ok(stacks)
 }

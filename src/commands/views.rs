@@ -287,8 +287,8 @@ fn over_runs(
         };
         Ok(RunTable {
             table,
-            steps: steps_of(&loaded.resolved[0]),
-            step_ns: mean_step_ns_of_loaded(&loaded, 0),
+            steps: steps_of(&loaded.resolved.control),
+            step_ns: mean_step_ns_of_loaded(&loaded, crate::analysis::side::SideId::Control),
         })
     })?;
     if missing.len() == made
@@ -308,8 +308,8 @@ fn per_step(req: &CompareRequest, loaded: &Loaded, table: &mut ViewTable) {
     if req.totals || req.is_hta() {
         return;
     }
-    let steps = [steps_of(&loaded.resolved[0]), steps_of(&loaded.resolved[1])];
-    let step_ns = [mean_step_ns_of_loaded(loaded, 0), mean_step_ns_of_loaded(loaded, 1)];
+    let steps = loaded.resolved.as_ref().map(steps_of).into_array();
+    let step_ns = crate::analysis::side::PerSide::from_fn(|id| mean_step_ns_of_loaded(loaded, id)).into_array();
     crate::analysis::views::per_step::per_step_one_run(table, steps, step_ns);
 }
 

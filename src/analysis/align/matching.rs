@@ -4,18 +4,19 @@
 
 use super::tree::{AlignedNode, NodeKind, Status, Times, TreeNode, UNKNOWN_KEY};
 use super::wrappers::{align_key, pair_single_wrappers, unwrap_pair, wrapped, wrapped_rest};
+use crate::analysis::side::PerSide;
 use rustc_hash::FxHashMap;
 
 /// Aligns two trees whose roots match (the selected steps).
 pub fn align(control: &TreeNode, test: &TreeNode) -> AlignedNode {
     let mut aligner = Aligner::default();
-    aligner.build(Task::Pair(control, test, None, [Vec::new(), Vec::new()]))
+    aligner.build(Task::Pair(control, test, None, PerSide::default()))
 }
 
 /// A node of the aligned tree still to make.
 enum Task<'t> {
     /// Two nodes paired (after their wrappers, which are named), with their ordinal.
-    Pair(&'t TreeNode, &'t TreeNode, Option<u32>, [Vec<String>; 2]),
+    Pair(&'t TreeNode, &'t TreeNode, Option<u32>, PerSide<Vec<String>>),
     OneSided(&'t TreeNode, Status, Option<u32>),
     /// A node already made (an `unknown` child).
     Done(AlignedNode),
@@ -81,7 +82,7 @@ impl Aligner {
         outer_a: &'t TreeNode,
         outer_b: &'t TreeNode,
         ordinal: Option<u32>,
-        wrappers: [Vec<String>; 2],
+        wrappers: PerSide<Vec<String>>,
     ) -> (AlignedNode, Vec<Task<'t>>) {
         let (a, b) = (outer_a, outer_b);
         let (ia, ib) = inner_of_pair(a, b, &wrappers);
@@ -125,9 +126,9 @@ impl Aligner {
             control: Some(a.times),
             test: Some(b.times),
             children: Vec::new(),
-            sources: [a.sources.clone(), b.sources.clone()],
+            sources: PerSide::new(a.sources.clone(), b.sources.clone()),
             children_overlap_ns: [overlap_a, overlap_b],
-            wrappers,
+            wrappers: wrappers.into_array(),
             replayed: [ia.replayed, ib.replayed],
         };
         (node, children)
@@ -298,7 +299,11 @@ fn candidate_pairs(a: &[TreeNode], b: &[TreeNode]) -> Vec<(usize, usize)> {
 }
 
 /// The nodes a pair aligns the children of: after the wrappers its path names.
-fn inner_of_pair<'t>(a: &'t TreeNode, b: &'t TreeNode, wrappers: &[Vec<String>; 2]) -> (&'t TreeNode, &'t TreeNode) {
+fn inner_of_pair<'t>(
+    a: &'t TreeNode,
+    b: &'t TreeNode,
+    wrappers: &PerSide<Vec<String>>,
+) -> (&'t TreeNode, &'t TreeNode) {
     // `k` steps down the wrapper chain (never the whole chain: on a deep chain of single-child
     // modules that walk, once per node, was quadratic).
     let down = |n: &'t TreeNode, k: usize| {
@@ -311,7 +316,7 @@ fn inner_of_pair<'t>(a: &'t TreeNode, b: &'t TreeNode, wrappers: &[Vec<String>; 
         }
         inner
     };
-    (down(a, wrappers[0].len()), down(b, wrappers[1].len()))
+    (down(a, wrappers.control.len()), down(b, wrappers.test.len()))
 }
 
 /// A one-sided node (without its children) and its children to make.
@@ -335,9 +340,15 @@ fn one_sided_children(node: &TreeNode, status: Status, ordinal: Option<u32>) -> 
     }
     let (control, test) = side(node.times);
     let (sources, overlap) = if status == Status::Added {
-        ([Vec::new(), node.sources.clone()], [0, node.children_overlap_ns])
+        (
+            PerSide::new(Vec::new(), node.sources.clone()),
+            [0, node.children_overlap_ns],
+        )
     } else {
-        ([node.sources.clone(), Vec::new()], [node.children_overlap_ns, 0])
+        (
+            PerSide::new(node.sources.clone(), Vec::new()),
+            [node.children_overlap_ns, 0],
+        )
     };
     let aligned = AlignedNode {
         kind: node.kind,
@@ -398,7 +409,7 @@ fn unknown_node(ordinals: &mut Ordinals, control: Option<Times>, test: Option<Ti
         control,
         test,
         children: Vec::new(),
-        sources: [Vec::new(), Vec::new()],
+        sources: PerSide::default(),
         children_overlap_ns: [0, 0],
         wrappers: [Vec::new(), Vec::new()],
         replayed: [false, false],

@@ -2,6 +2,7 @@
 //! ([`AlignedNode`], with the [`Status`] of each node), and the paths that name their nodes.
 
 use super::keys::{escape_key, parse_segment, path_segments};
+use crate::analysis::side::PerSide;
 use serde::Serialize;
 
 /// What a node of the tree stands for.
@@ -193,8 +194,8 @@ pub struct AlignedNode {
     pub test: Option<Times>,
     /// The aligned children, in the order they ran.
     pub children: Vec<AlignedNode>,
-    /// The events merged into the node on each side (control, test).
-    pub sources: [Vec<Source>; 2],
+    /// The events merged into the node on each side.
+    pub sources: PerSide<Vec<Source>>,
     /// Per side (control, test), how much its children's host times overlap (they ran
     /// concurrently); 0 when they ran one after another.
     pub children_overlap_ns: [i64; 2],

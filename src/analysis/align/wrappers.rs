@@ -2,6 +2,7 @@
 //! only child covers its time) and the key a node aligns by.
 
 use super::tree::{NodeKind, Times, TreeNode};
+use crate::analysis::side::PerSide;
 use rustc_hash::FxHashMap;
 
 /// Module wrappers that are always aligned through (what `torch.compile` and the data-parallel
@@ -102,9 +103,9 @@ pub(super) fn pair_single_wrappers(a: &[TreeNode], b: &[TreeNode], pairs: Vec<(u
 
 /// For two nodes with the same alignment key: the outermost pair in their wrapper chains with
 /// the same key, and the wrappers' keys above it on each side.
-pub(super) fn unwrap_pair<'t>(a: &'t TreeNode, b: &'t TreeNode) -> (&'t TreeNode, &'t TreeNode, [Vec<String>; 2]) {
+pub(super) fn unwrap_pair<'t>(a: &'t TreeNode, b: &'t TreeNode) -> (&'t TreeNode, &'t TreeNode, PerSide<Vec<String>>) {
     if same_key(a, b) {
-        return (a, b, [Vec::new(), Vec::new()]);
+        return (a, b, PerSide::default());
     }
     let (ca, cb) = (chain(a), chain(b));
     let mut first_in_b: FxHashMap<(NodeKind, &str), usize> = FxHashMap::default();
@@ -121,7 +122,7 @@ pub(super) fn unwrap_pair<'t>(a: &'t TreeNode, b: &'t TreeNode) -> (&'t TreeNode
     }
     let (i, j) = best.unwrap_or((ca.len() - 1, cb.len() - 1));
     let names = |c: &[&TreeNode], k: usize| c[..k].iter().map(|n| n.key.clone()).collect();
-    (ca[i], cb[j], [names(&ca, i), names(&cb, j)])
+    (ca[i], cb[j], PerSide::new(names(&ca, i), names(&cb, j)))
 }
 
 /// What the wrappers of a paired node leave besides what they wrap, added to its rest.

@@ -15,6 +15,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::select::Selected;
+use crate::analysis::side::SideId;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 use serde::Serialize;
@@ -191,11 +192,12 @@ struct SideSeqs {
 pub fn aligned(req: &CompareRequest, loaded: &Loaded, classifier: &Classifier) -> Aligned {
     let keying = req.keying();
     let (c, t) = rayon::join(
-        || side_sequences(loaded, 0, req, &keying, classifier),
-        || side_sequences(loaded, 1, req, &keying, classifier),
+        || side_sequences(loaded, SideId::Control, req, &keying, classifier),
+        || side_sequences(loaded, SideId::Test, req, &keying, classifier),
     );
     let mut notes = Vec::new();
-    for (s, label) in [(&c, &req.labels[0]), (&t, &req.labels[1])] {
+    let labels = req.side_labels();
+    for (s, label) in [(&c, labels.control), (&t, labels.test)] {
         if s.left_out > 0 {
             notes.push(format!(
                 "{label}: {} of {} selected (rank, step) windows run another kernel sequence than the first and are left out of --aligned",
@@ -250,8 +252,8 @@ pub fn aligned(req: &CompareRequest, loaded: &Loaded, classifier: &Classifier) -
         });
     }
     Aligned {
-        control: loaded.side_info(0, &req.labels[0]),
-        test: loaded.side_info(1, &req.labels[1]),
+        control: loaded.side_info(SideId::Control, req.side(SideId::Control).label),
+        test: loaded.side_info(SideId::Test, req.side(SideId::Test).label),
         groups,
         rows,
         windows: [c.windows, t.windows],
@@ -295,7 +297,7 @@ fn window_streams(
 /// One side's sequences over its selected ranks and steps (see [`SideSeqs`]).
 fn side_sequences(
     loaded: &Loaded,
-    k: usize,
+    k: SideId,
     req: &CompareRequest,
     keying: &Keying,
     classifier: &Classifier,

@@ -51,14 +51,14 @@ fn applied(threads: Vec<ThreadShift>) -> RunShift {
 fn a_thread_that_moved_alone_is_found_and_named() {
     let c = file(1.0, &[]);
     let t = file(1.5, &[1.02, 0.97, 1.01, 1.03, 0.99, 1.0]);
-    let found = rank_threads(0, [&c, &t], [1.0, 1.0], 10.0);
+    let found = rank_threads(0, PerSide::new(&c, &t), PerSide::new(1.0, 1.0), 10.0);
     assert_eq!(found.len(), 1, "{found:?}");
     let s = &found[0];
     assert_eq!(s.thread, "aten::convolution_backward");
     assert!((s.shift.factor - 1.5).abs() < 0.05, "{s:?}");
     assert!((s.share - 1310.0 / 2290.0).abs() < 1e-9, "{s:?}");
     // The same program: nothing moved.
-    assert!(rank_threads(0, [&c, &file(1.02, &[])], [1.0, 1.0], 10.0).is_empty());
+    assert!(rank_threads(0, PerSide::new(&c, &file(1.02, &[])), PerSide::new(1.0, 1.0), 10.0).is_empty());
 }
 
 #[test]
@@ -68,7 +68,7 @@ fn a_count_change_on_the_thread_is_the_program() {
     if let Some(mm) = t.rows.get_mut(&1).and_then(|r| r.get_mut("aten::mm")) {
         mm.0 = 3;
     }
-    assert!(rank_threads(0, [&c, &t], [1.0, 1.0], 10.0).is_empty());
+    assert!(rank_threads(0, PerSide::new(&c, &t), PerSide::new(1.0, 1.0), 10.0).is_empty());
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn threads_are_matched_by_the_rows_they_ran_not_by_number() {
         rows: BTreeMap::from([(0, t0.rows[&1].clone()), (1, t0.rows[&0].clone())]),
         stepping: vec![1],
     };
-    let found = rank_threads(0, [&c, &t], [1.0, 1.0], 10.0);
+    let found = rank_threads(0, PerSide::new(&c, &t), PerSide::new(1.0, 1.0), 10.0);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].thread, "aten::convolution_backward");
     // Per-step means: 2 steps against 1, the same per step.
@@ -90,14 +90,17 @@ fn threads_are_matched_by_the_rows_they_ran_not_by_number() {
             *v = (v.0 * 2, v.1 * 2, v.2 * 2);
         }
     }
-    assert_eq!(rank_threads(0, [&c, &twice], [1.0, 2.0], 10.0).len(), 1);
+    assert_eq!(
+        rank_threads(0, PerSide::new(&c, &twice), PerSide::new(1.0, 2.0), 10.0).len(),
+        1
+    );
 }
 
 #[test]
 fn a_row_takes_the_factor_of_the_threads_its_time_ran_on() {
     let c = file(1.0, &[]);
     let t = file(1.5, &[]);
-    let shift = applied(rank_threads(0, [&c, &t], [1.0, 1.0], 10.0));
+    let shift = applied(rank_threads(0, PerSide::new(&c, &t), PerSide::new(1.0, 1.0), 10.0));
     let factor = |key: &str, own: bool| row_shift(&shift, key, false, own).map(|s| s.factor);
     assert_eq!(factor("aten::convolution_backward", true), Some(1.5));
     // aten::mm: 100 ns on the main thread, 300 on the backward thread.
@@ -117,13 +120,16 @@ fn a_row_takes_the_factor_of_the_threads_its_time_ran_on() {
     assert_eq!(thread_log_factor(&plain, "aten::mm", false, false), 0.0);
     assert!((thread_log_factor(&shift, "aten::convolution_backward", false, true) - 1.5f64.ln()).abs() < 1e-12);
     // The note names the thread and how it was judged.
-    let note = threads_note(&shift, ["control", "test"], "rows").unwrap_or_default();
+    let note = threads_note(&shift, PerSide::new("control", "test"), "rows").unwrap_or_default();
     assert!(
         note.contains("the thread that ran `aten::convolution_backward`"),
         "{note}"
     );
     assert!(note.contains("runs 50% slower in test (×1.50"), "{note}");
-    assert!(threads_note(&plain, ["control", "test"], "rows").is_some_and(|n| n.contains("--no-run-shift asks")));
+    assert!(
+        threads_note(&plain, PerSide::new("control", "test"), "rows")
+            .is_some_and(|n| n.contains("--no-run-shift asks"))
+    );
     let mut gate = shift.clone();
     not_per_thread(&mut gate);
     assert!(gate.threads.is_empty() && !gate.applied);
@@ -143,5 +149,5 @@ fn a_small_thread_is_not_looked_at() {
     ];
     c.rows.insert(2, rows(&small));
     t.rows.insert(2, rows(&small.map(|(n, k, ns)| (n, k, ns * 2))));
-    assert!(rank_threads(0, [&c, &t], [1.0, 1.0], 0.0).is_empty());
+    assert!(rank_threads(0, PerSide::new(&c, &t), PerSide::new(1.0, 1.0), 0.0).is_empty());
 }

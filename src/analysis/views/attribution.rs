@@ -5,6 +5,7 @@
 use crate::analysis::aggregate::Keying;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::select::{Device, Selected};
+use crate::analysis::side::SideId;
 use crate::model::calltree::NONE;
 use crate::model::graphs::{CapturedLaunch, GraphJoin};
 use crate::model::owners::{WorkKind, owner_label};
@@ -253,7 +254,7 @@ pub(crate) fn file_coverage(file: &TraceFile, iterations: Option<&[i64]>) -> Cov
 
 /// The coverage of both sides' selection.
 pub fn coverage(loaded: &Loaded) -> [Coverage; 2] {
-    [0, 1].map(|k| {
+    SideId::BOTH.map(|k| {
         let iterations = loaded.resolved[k].iterations.as_deref();
         let mut sum = Coverage::default();
         for f in loaded.files(k) {

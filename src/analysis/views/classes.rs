@@ -9,6 +9,7 @@ use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::Scope;
 use crate::analysis::select::{Device, Selected};
+use crate::analysis::side::SideId;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 
@@ -30,15 +31,15 @@ pub fn kernels_by_class(
         by_operator: false,
         measures: MEASURES,
         rows: join(c, t, filter, values),
-        control: loaded.side_info(0, &req.labels[0]),
-        test: loaded.side_info(1, &req.labels[1]),
+        control: loaded.side_info(SideId::Control, req.side(SideId::Control).label),
+        test: loaded.side_info(SideId::Test, req.side(SideId::Test).label),
         request: req.clone(),
         has_device: super::operators::has_device(loaded),
         zoom: None,
         significance: false,
         shift: Default::default(),
         classifier: Some(classifier.clone()),
-        step_total_ns: [step_total(loaded, 0), step_total(loaded, 1)],
+        step_total_ns: [step_total(loaded, SideId::Control), step_total(loaded, SideId::Test)],
         coverage: None,
         step_ns: None,
     }
@@ -66,7 +67,7 @@ pub fn mark_class_significance(
 
 /// The summed duration of side `k`'s selected steps over its selected ranks; `None` without
 /// ProfilerStep.
-pub fn step_total(loaded: &Loaded, k: usize) -> Option<i64> {
+pub fn step_total(loaded: &Loaded, k: SideId) -> Option<i64> {
     let iterations = loaded.resolved[k].iterations.as_deref()?;
     let selected = Selected::new(Some(iterations));
     Some(

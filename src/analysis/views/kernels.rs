@@ -13,6 +13,7 @@ use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::Scope;
 use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::analysis::select::{Device, Selected};
+use crate::analysis::side::SideId;
 use crate::model::calltree::NONE;
 use crate::model::owners::WorkKind;
 
@@ -156,8 +157,8 @@ fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<Vie
         by_operator,
         measures: MEASURES,
         rows,
-        control: loaded.side_info(0, &req.labels[0]),
-        test: loaded.side_info(1, &req.labels[1]),
+        control: loaded.side_info(SideId::Control, req.side(SideId::Control).label),
+        test: loaded.side_info(SideId::Test, req.side(SideId::Test).label),
         request: req.clone(),
         has_device,
         zoom: None,

@@ -21,6 +21,7 @@ use crate::analysis::diff::{NameFilter, SideInfo};
 use crate::analysis::loaded::Loaded;
 use crate::analysis::modules::Scope;
 use crate::analysis::scopes::{NodeScopes, RowSets};
+use crate::analysis::side::{PerSide, SideId};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -153,37 +154,42 @@ pub(crate) fn mark_significance<A: Accumulator + Sync>(
         Ok(jobs) => jobs,
         Err(note) => return Some(note),
     };
-    let files = [loaded.files(0), loaded.files(1)];
-    let samples = |k: usize| -> Vec<Accumulated<A>> {
+    let files = PerSide::from_fn(|id| loaded.files(id));
+    let samples = |k: SideId| -> Vec<Accumulated<A>> {
         jobs[k]
             .par_iter()
             .map(|&(i, step)| per_file(files[k][i], Some(&[step]), scope.and_then(|s| s.rows(k, i))))
             .collect()
     };
-    let (c, t) = rayon::join(|| samples(0), || samples(1));
+    let (c, t) = rayon::join(|| samples(SideId::Control), || samples(SideId::Test));
     judge(table, loaded, shift, [&c, &t], values)
 }
 
 /// The (file, step) samples of each side that a table's significance is estimated from (past
 /// [`MAX_SAMPLES`], an evenly spaced subset: each is a pass over its file's events), or the note
 /// on why it cannot be estimated.
-pub(crate) fn sample_jobs(table: &ViewTable, loaded: &Loaded) -> std::result::Result<[Vec<(usize, i64)>; 2], String> {
+pub(crate) fn sample_jobs(
+    table: &ViewTable,
+    loaded: &Loaded,
+) -> std::result::Result<PerSide<Vec<(usize, i64)>>, String> {
     use crate::analysis::noise::{MIN_SAMPLES, too_few_samples_note};
-    let (Some(c_steps), Some(t_steps)) = (&loaded.resolved[0].iterations, &loaded.resolved[1].iterations) else {
+    let (Some(c_steps), Some(t_steps)) = (&loaded.resolved.control.iterations, &loaded.resolved.test.iterations) else {
         return Err("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
     };
-    let files = [loaded.files(0), loaded.files(1)];
-    let (nc, nt) = (c_steps.len() * files[0].len(), t_steps.len() * files[1].len());
+    let files = PerSide::from_fn(|id| loaded.files(id));
+    let (nc, nt) = (c_steps.len() * files.control.len(), t_steps.len() * files.test.len());
     if nc < MIN_SAMPLES || nt < MIN_SAMPLES {
-        let available = |k: usize| files[k].iter().map(|f| f.step_numbers().len()).max().unwrap_or(0);
+        let available = files
+            .as_ref()
+            .map(|f| f.iter().map(|f| f.step_numbers().len()).max().unwrap_or(0));
         return Err(too_few_samples_note(
-            [&table.control.label, &table.test.label],
-            [nc, nt],
-            [c_steps.len(), t_steps.len()],
-            [available(0), available(1)],
+            PerSide::new(&table.control.label, &table.test.label),
+            PerSide::new(nc, nt),
+            PerSide::new(c_steps.len(), t_steps.len()),
+            available,
         ));
     }
-    let jobs = |k: usize, steps: &[i64]| -> Vec<(usize, i64)> {
+    let jobs = |k: SideId, steps: &[i64]| -> Vec<(usize, i64)> {
         let jobs: Vec<(usize, i64)> = (0..files[k].len())
             .flat_map(|i| steps.iter().map(move |&s| (i, s)))
             .collect();
@@ -193,7 +199,10 @@ pub(crate) fn sample_jobs(table: &ViewTable, loaded: &Loaded) -> std::result::Re
             jobs
         }
     };
-    Ok([jobs(0, c_steps), jobs(1, t_steps)])
+    Ok(PerSide::new(
+        jobs(SideId::Control, c_steps),
+        jobs(SideId::Test, t_steps),
+    ))
 }
 
 /// Marks each row of `table` from its key's per-step `samples` on each side (control, test),
@@ -240,7 +249,7 @@ pub(crate) fn judge<A>(
             .collect();
     }
     let tempered = temper_one_run(table, [c, t], &values, floor);
-    let labels = [table.control.label.as_str(), table.test.label.as_str()];
+    let labels = PerSide::new(table.control.label.as_str(), table.test.label.as_str());
     if let Some(moved) = crate::analysis::threads::threads_note(&table.shift, labels, "rows") {
         return Some(tempered.map_or_else(|| moved.clone(), |t| format!("{moved}; {t}")));
     }
@@ -347,13 +356,13 @@ pub(crate) fn accumulate_pair<A: Accumulator>(
     scope: Option<&Scope>,
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
 ) -> (Accumulated<A>, Accumulated<A>) {
-    let side = |k: usize| {
-        let iterations = loaded.resolved[k].iterations.as_deref();
-        let files = loaded.files(k);
+    let side = |id: SideId| {
+        let iterations = loaded.resolved[id].iterations.as_deref();
+        let files = loaded.files(id);
         let parts: Vec<Accumulated<A>> = files
             .par_iter()
             .enumerate()
-            .map(|(i, f)| per_file(f, iterations, scope.and_then(|s| s.rows(k, i))))
+            .map(|(i, f)| per_file(f, iterations, scope.and_then(|s| s.rows(id, i))))
             .collect();
         let mut merged: Accumulated<A> = BTreeMap::new();
         for part in parts {
@@ -363,7 +372,7 @@ pub(crate) fn accumulate_pair<A: Accumulator>(
         }
         merged
     };
-    rayon::join(|| side(0), || side(1))
+    rayon::join(|| side(SideId::Control), || side(SideId::Test))
 }
 
 /// [`accumulate_pair`] for many module nodes at once: `per_file` gets a file, its side's
@@ -375,13 +384,13 @@ pub(crate) fn accumulate_groups<A: Accumulator>(
     per_file: impl Fn(&TraceFile, Option<&[i64]>, &RowSets) -> Vec<Accumulated<A>> + Sync,
 ) -> Vec<(Accumulated<A>, Accumulated<A>)> {
     let empty = RowSets::default();
-    let side = |k: usize| {
-        let iterations = loaded.resolved[k].iterations.as_deref();
+    let side = |id: SideId| {
+        let iterations = loaded.resolved[id].iterations.as_deref();
         let parts: Vec<Vec<Accumulated<A>>> = loaded
-            .files(k)
+            .files(id)
             .par_iter()
             .enumerate()
-            .map(|(i, f)| per_file(f, iterations, scopes.rows(k, i).unwrap_or(&empty)))
+            .map(|(i, f)| per_file(f, iterations, scopes.rows(id, i).unwrap_or(&empty)))
             .collect();
         let mut merged: Vec<Accumulated<A>> = (0..scopes.nodes).map(|_| BTreeMap::new()).collect();
         for part in parts {
@@ -393,7 +402,7 @@ pub(crate) fn accumulate_groups<A: Accumulator>(
         }
         merged
     };
-    let (c, t) = rayon::join(|| side(0), || side(1));
+    let (c, t) = rayon::join(|| side(SideId::Control), || side(SideId::Test));
     c.into_iter().zip(t).collect()
 }
 

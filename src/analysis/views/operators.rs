@@ -13,6 +13,7 @@ use crate::analysis::diff::NameFilter;
 use crate::analysis::modules::Scope;
 use crate::analysis::scopes::{NodeScopes, RowSets};
 use crate::analysis::select::{Device, Selected};
+use crate::analysis::side::SideId;
 use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -104,8 +105,8 @@ fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: 
         by_operator: false,
         measures: MEASURES,
         rows,
-        control: loaded.side_info(0, &req.labels[0]),
-        test: loaded.side_info(1, &req.labels[1]),
+        control: loaded.side_info(SideId::Control, req.side(SideId::Control).label),
+        test: loaded.side_info(SideId::Test, req.side(SideId::Test).label),
         request: req.clone(),
         has_device,
         zoom: None,
@@ -140,7 +141,9 @@ pub fn mark_operator_significance(
 
 /// Whether any selected file of either side has a device event.
 pub fn has_device(loaded: &Loaded) -> bool {
-    (0..2).any(|k| loaded.files(k).iter().any(|f| f.events.place.contains(&Place::Device)))
+    SideId::BOTH
+        .iter()
+        .any(|&k| loaded.files(k).iter().any(|f| f.events.place.contains(&Place::Device)))
 }
 
 fn per_file(

@@ -5,7 +5,7 @@
 
 use super::overview::{BreakdownMean, Overview, SideOverview, overview_request};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::side::SideId;
+use crate::analysis::side::{PerSide, SideId};
 use crate::analysis::side_runs::map_sides;
 use crate::error::Result;
 
@@ -24,13 +24,13 @@ pub fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
 
 /// The overview of two sides of runs from each run's own overview (its `control` side, in
 /// name order): what [`overview_of_runs`] makes of the runs it reads, for a caller that read them.
-pub fn overview_of_run_overviews(req: &CompareRequest, runs: [Vec<SideOverview>; 2]) -> Result<Overview> {
+pub fn overview_of_run_overviews(req: &CompareRequest, runs: PerSide<Vec<SideOverview>>) -> Result<Overview> {
     let side = |id: SideId, runs: Vec<SideOverview>| {
-        let paths = req.side(id).paths;
-        mean_of_runs(runs, &req.labels[id.index()], &paths.shown())
-            .ok_or_else(|| crate::error::Error::usage(format!("{}: no run to read", paths.shown())))
+        let side = req.side(id);
+        mean_of_runs(runs, side.label, &side.paths.shown())
+            .ok_or_else(|| crate::error::Error::usage(format!("{}: no run to read", side.paths.shown())))
     };
-    let [control, test] = runs;
+    let PerSide { control, test } = runs;
     Ok(Overview {
         control: side(SideId::Control, control)?,
         test: side(SideId::Test, test)?,

@@ -7,6 +7,7 @@ use super::{Accumulated, Accumulator, ViewTable, judge, sample_jobs};
 use crate::analysis::diff::RunShift;
 use crate::analysis::loaded::Loaded;
 use crate::analysis::scopes::{NodeScopes, RowSets};
+use crate::analysis::side::{PerSide, SideId};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 
@@ -15,11 +16,11 @@ use rayon::prelude::*;
 fn samples_per_node<A: Accumulator + Sync>(
     loaded: &Loaded,
     scopes: &NodeScopes,
-    jobs: &[Vec<(usize, i64)>; 2],
+    jobs: &PerSide<Vec<(usize, i64)>>,
     per_file: impl Fn(&TraceFile, Option<&[i64]>, &RowSets) -> Vec<Accumulated<A>> + Sync,
 ) -> [Vec<Vec<Accumulated<A>>>; 2] {
     let empty = RowSets::default();
-    let side = |k: usize| {
+    let side = |k: SideId| {
         let files = loaded.files(k);
         let parts: Vec<Vec<Accumulated<A>>> = jobs[k]
             .par_iter()
@@ -34,7 +35,7 @@ fn samples_per_node<A: Accumulator + Sync>(
         }
         by_node
     };
-    let (c, t) = rayon::join(|| side(0), || side(1));
+    let (c, t) = rayon::join(|| side(SideId::Control), || side(SideId::Test));
     [c, t]
 }
 

@@ -8,6 +8,7 @@ use super::per_step::{is_duration, per_step_values};
 use super::{Measure, ViewRow, ViewTable};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
+use crate::analysis::side::{PerSide, SideId};
 use std::collections::BTreeMap;
 
 /// One run's table (its control side is the run), with its selected steps and mean step time.
@@ -27,27 +28,28 @@ type Key = (Option<String>, String);
 /// The table of two sides of runs, from each run's table; and the note where a side has too
 /// few runs for the test between runs. Rows are per step unless `req.totals` (then sums over
 /// the runs), sorted by key; each side's mean step time is the mean over its runs.
-pub fn join_runs(req: &CompareRequest, runs: [Vec<RunTable>; 2]) -> (ViewTable, Option<String>) {
-    let measures = runs[0]
+pub fn join_runs(req: &CompareRequest, runs: PerSide<Vec<RunTable>>) -> (ViewTable, Option<String>) {
+    let measures = runs
+        .control
         .first()
-        .or(runs[1].first())
+        .or(runs.test.first())
         .map_or(&[][..], |r| r.table.measures);
-    let mut keys: BTreeMap<Key, [Vec<Option<&ViewRow>>; 2]> = BTreeMap::new();
-    for (k, side) in runs.iter().enumerate() {
+    let mut keys: BTreeMap<Key, PerSide<Vec<Option<&ViewRow>>>> = BTreeMap::new();
+    for (k, side) in runs.iter() {
         for (i, run) in side.iter().enumerate() {
             for row in &run.table.rows {
                 let entry = keys
                     .entry((row.operator.clone(), row.name.clone()))
-                    .or_insert_with(|| [vec![None; runs[0].len()], vec![None; runs[1].len()]]);
+                    .or_insert_with(|| runs.as_ref().map(|r| vec![None; r.len()]));
                 entry[k][i] = Some(row);
             }
         }
     }
     let mut rows = Vec::with_capacity(keys.len());
-    let mut samples: Vec<[Vec<Vec<f64>>; 2]> = Vec::with_capacity(keys.len());
+    let mut samples: Vec<PerSide<Vec<Vec<f64>>>> = Vec::with_capacity(keys.len());
     for ((operator, name), found) in keys {
-        let side = |k: usize| combine(&found[k], &runs[k], measures);
-        let ((c_sum, c_step, c_samples), (t_sum, t_step, t_samples)) = (side(0), side(1));
+        let side = |k: SideId| combine(&found[k], &runs[k], measures);
+        let ((c_sum, c_step, c_samples), (t_sum, t_step, t_samples)) = (side(SideId::Control), side(SideId::Test));
         rows.push(ViewRow {
             operator,
             name,
@@ -56,23 +58,23 @@ pub fn join_runs(req: &CompareRequest, runs: [Vec<RunTable>; 2]) -> (ViewTable, 
             significant: Vec::new(),
             per_step: (!req.totals).then_some([c_step, t_step]),
         });
-        samples.push([c_samples, t_samples]);
+        samples.push(PerSide::new(c_samples, t_samples));
     }
-    let step_ns = [mean_step(&runs[0]), mean_step(&runs[1])];
-    let n = [runs[0].len(), runs[1].len()];
-    let note = mark(&mut rows, &samples, measures, step_ns[0], n);
+    let step_ns = runs.as_ref().map(|r| mean_step(r));
+    let n = runs.as_ref().map(Vec::len);
+    let note = mark(&mut rows, &samples, measures, step_ns.control, n);
     let mut table = first_table(runs, req, rows);
     table.significance = true;
-    table.step_ns = (!req.totals && step_ns.iter().all(|&s| s > 0.0)).then_some(step_ns);
-    (table, note.then(|| too_few_runs_note(&req.labels, n)))
+    table.step_ns = (!req.totals && step_ns.iter().all(|(_, &s)| s > 0.0)).then_some(step_ns.into_array());
+    (table, note.then(|| too_few_runs_note(req.side_labels(), n)))
 }
 
 /// The note given where a side has fewer runs than the test between runs needs (as
 /// `compare`'s).
-pub fn too_few_runs_note(labels: &[String; 2], runs: [usize; 2]) -> String {
+pub fn too_few_runs_note(labels: PerSide<&str>, runs: PerSide<usize>) -> String {
     format!(
         "significant is null: the test between runs needs {MIN_RUNS} or more runs per side; {} has {}, {} {}",
-        labels[0], runs[0], labels[1], runs[1]
+        labels.control, runs.control, labels.test, runs.test
     )
 }
 
@@ -140,10 +142,10 @@ fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[Measure]) 
 /// step time, a count's one call per step. Returns whether a side had too few runs.
 fn mark(
     rows: &mut [ViewRow],
-    samples: &[[Vec<Vec<f64>>; 2]],
+    samples: &[PerSide<Vec<Vec<f64>>>],
     measures: &[Measure],
     step_ns: f64,
-    n: [usize; 2],
+    n: PerSide<usize>,
 ) -> bool {
     let calls = measures.iter().position(|m| *m == Measure::Calls);
     let mut marks: Vec<Vec<Option<bool>>> = vec![vec![None; measures.len()]; rows.len()];
@@ -152,11 +154,8 @@ fn mark(
             .iter()
             .zip(samples)
             .map(|(row, s)| RowSamples {
-                time: [s[0][m].clone(), s[1][m].clone()],
-                count: calls.map_or_else(
-                    || [s[0][m].clone(), s[1][m].clone()],
-                    |c| [s[0][c].clone(), s[1][c].clone()],
-                ),
+                time: s.as_ref().map(|s| s[m].clone()).into_array(),
+                count: s.as_ref().map(|s| s[calls.unwrap_or(m)].clone()).into_array(),
                 alone: row.name.starts_with("ProfilerStep"),
             })
             .collect();
@@ -172,22 +171,22 @@ fn mark(
     for (row, m) in rows.iter_mut().zip(marks) {
         row.significant = m;
     }
-    n.iter().any(|&k| k < MIN_RUNS)
+    n.iter().any(|(_, &k)| k < MIN_RUNS)
 }
 
 /// The joined table's frame, from the first run's table: both sides' headers from every
 /// run's, the device and classes of any run, each side's summed step time, no attribution.
-fn first_table(runs: [Vec<RunTable>; 2], req: &CompareRequest, rows: Vec<ViewRow>) -> ViewTable {
-    let [c, t] = runs;
+fn first_table(runs: PerSide<Vec<RunTable>>, req: &CompareRequest, rows: Vec<ViewRow>) -> ViewTable {
+    let PerSide { control: c, test: t } = runs;
     let has_device = c.iter().chain(&t).any(|r| r.table.has_device);
     let step_total = |runs: &[RunTable]| runs.iter().map(|r| r.table.step_total_ns[0]).sum::<Option<i64>>();
     let step_total_ns = [step_total(&c), step_total(&t)];
-    let info = |runs: &[RunTable], k: usize| {
-        let id = crate::analysis::side::SideId::of_index(k);
+    let info = |runs: &[RunTable], id: SideId| {
         let infos = runs.iter().map(|r| r.table.control.clone()).collect();
-        crate::analysis::runs::side_info_of_runs(infos, &req.labels[k], req.side(id).paths)
+        let side = req.side(id);
+        crate::analysis::runs::side_info_of_runs(infos, side.label, side.paths)
     };
-    let (control, test) = (info(&c, 0), info(&t, 1));
+    let (control, test) = (info(&c, SideId::Control), info(&t, SideId::Test));
     let frame = c.into_iter().chain(t).next().map(|r| r.table);
     match frame {
         Some(frame) => ViewTable {
