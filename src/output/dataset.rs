@@ -116,7 +116,7 @@ pub fn summarize_dir_into(
         parser.scan_header(r.inner, p, r.compression, steps)
     };
     let load = |parser: &Parser, p: &Path| parser.summarize_trace(p, summarize);
-    let side: SummarySide = load_side_with(&Parser::default(), dir, &[&Pick::All], false, &load, &scan)?;
+    let side: SummarySide = load_side_with(&Parser::default(), (dir, None), &[&Pick::All], false, &load, &scan)?;
     let run = run_dir(out_dir, &label);
     let paths: Vec<PathBuf> = side.files.iter().map(|f| run.join(rank_file_name(f.rank()))).collect();
     refuse_strangers(&run, &paths)?;

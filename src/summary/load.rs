@@ -47,7 +47,15 @@ pub fn load_summary_side_marked(
         let r = open(p)?;
         parser.scan_header(r.inner, p, r.compression, steps)
     };
-    Ok(load_side_with(parser, input, picks, want_steps, &load, &scan)?)
+    let pattern = marker.map(regex::Regex::as_str);
+    Ok(load_side_with(
+        parser,
+        (input, pattern),
+        picks,
+        want_steps,
+        &load,
+        &scan,
+    )?)
 }
 
 /// Both sides into summaries: what compare, gate and overview read (see

@@ -214,7 +214,7 @@ impl Parser {
         };
         load_side_with(
             self,
-            input,
+            (input, attrs.step_marker.as_deref()),
             picks,
             want_steps,
             &|parser, p| parser.load_file(p, attrs),
@@ -384,10 +384,12 @@ pub type LoadFn<'a, T> = dyn Fn(&Parser, &Path) -> Result<T> + Sync + 'a;
 pub type ScanFn<'a> = dyn Fn(&Parser, &Path, bool) -> Result<Header> + Sync + 'a;
 
 /// Loads the files of `input` whose ranks any of `picks` selects, with `load_file` for a
-/// file to parse and `scan` for one only looked at (see [`load_side_ranks`]).
+/// file to parse and `scan` for one only looked at (see [`load_side_ranks`]); `step_marker`,
+/// the `--step-marker` pattern `load_file` names steps by (None: ProfilerStep), only words
+/// the note on a side without steps.
 pub fn load_side_with<T: RankedFile>(
     parser: &Parser,
-    input: &Path,
+    (input, step_marker): (&Path, Option<&str>),
     picks: &[&Pick],
     want_steps: bool,
     load_file: &LoadFn<'_, T>,
@@ -434,7 +436,7 @@ pub fn load_side_with<T: RankedFile>(
     }
     let mut files: Vec<Arc<T>> = files.into_iter().map(Arc::new).collect();
     files.sort_by_key(|f| f.rank());
-    notes.extend(file_notes(input, &files));
+    notes.extend(file_notes(input, &files, step_marker));
     Ok(SideOf {
         input: input.to_path_buf(),
         present: present
@@ -543,8 +545,9 @@ fn by_rank(input: &Path, present: Vec<Scanned>) -> Result<Vec<Ranked>> {
     Ok(present)
 }
 
-/// The notes about the loaded files of side `input`: begin/end events left out, no steps.
-fn file_notes<T: RankedFile>(input: &Path, files: &[Arc<T>]) -> Vec<String> {
+/// The notes about the loaded files of side `input`: begin/end events left out, no steps
+/// (named by `step_marker` where given, else ProfilerStep).
+fn file_notes<T: RankedFile>(input: &Path, files: &[Arc<T>], step_marker: Option<&str>) -> Vec<String> {
     let mut notes = Vec::new();
     for f in files.iter().filter(|f| f.begin_end_events() > 0) {
         notes.push(format!(
@@ -554,10 +557,11 @@ fn file_notes<T: RankedFile>(input: &Path, files: &[Arc<T>]) -> Vec<String> {
         ));
     }
     if !files.is_empty() && files.iter().all(|f| f.step_numbers().is_empty()) {
-        notes.push(format!(
-            "no ProfilerStep in {}; comparing the whole trace",
-            input.display()
-        ));
+        let steps = match step_marker {
+            Some(pattern) => format!("step that --step-marker '{pattern}' names"),
+            None => "ProfilerStep".to_string(),
+        };
+        notes.push(format!("no {steps} in {}; comparing the whole trace", input.display()));
     }
     notes
 }
