@@ -188,6 +188,22 @@ fn a_step_marker_names_the_steps_and_compare_keys_drop_batch_sizes() {
     );
 }
 
+/// Where `--step-marker` names no step on a side, the notes say so by the marker, not by
+/// ProfilerStep (the steps that were never looked for).
+#[test]
+fn the_notes_name_the_step_marker_a_side_lacks() {
+    let out = run(&["compare", SERVING[0], SERVING[1], "--step-marker", "bs=16"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let notes = [
+        "no step that --step-marker 'bs=16' names in fixtures/serving/test; comparing the whole trace",
+        "significant is null: it is estimated per step, and --step-marker 'bs=16' names none on a side",
+    ];
+    for note in notes {
+        assert!(out.stderr.contains(note), "{}", out.stderr);
+    }
+    assert!(!out.stderr.contains("ProfilerStep"), "{}", out.stderr);
+}
+
 /// `--step-marker` names the steps of a side of runs as it does of one run: the runs' rows
 /// (two copies of each side's run) equal the one-run comparison's, where `bs=16` makes the
 /// control's three decode steps the steps and leaves the test (`bs=32`) without any. The

@@ -362,9 +362,7 @@ pub fn mark_significance(
     comparison.significance = true;
     let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
     if c_res.iterations.is_none() || t_res.iterations.is_none() {
-        return Ok(vec![
-            "significant is null: it is estimated per ProfilerStep, and a side has none".to_string(),
-        ]);
+        return Ok(vec![crate::analysis::noise::no_steps_note(req.step_marker.as_deref())]);
     }
     if let Some(note) = too_few_samples(req, PerSide::new(control, test), PerSide::new(c_res, t_res)) {
         return Ok(vec![note]);

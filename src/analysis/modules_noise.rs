@@ -87,7 +87,7 @@ pub fn module_significance_both(
     diff: &ModuleDiff,
 ) -> std::result::Result<[NodeSignificance; 2], String> {
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved.control.iterations, &loaded.resolved.test.iterations) else {
-        return Err("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
+        return Err(crate::analysis::noise::no_steps_note(req.step_marker.as_deref()));
     };
     let files = PerSide::from_fn(|id| loaded.files(id));
     let selected = PerSide::new(c_steps.len() * files.control.len(), t_steps.len() * files.test.len());

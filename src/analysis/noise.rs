@@ -18,6 +18,17 @@ pub const DEFAULT_K: f64 = 3.0;
 /// too small to matter for the step, however steady.
 pub const MIN_STEP_SHARE: f64 = 0.01;
 
+/// The note where significance cannot be estimated because a side has no steps: named by
+/// `step_marker` (`--step-marker`) where one is given, else by ProfilerStep.
+pub fn no_steps_note(step_marker: Option<&str>) -> String {
+    match step_marker {
+        Some(pattern) => {
+            format!("significant is null: it is estimated per step, and --step-marker '{pattern}' names none on a side")
+        }
+        None => "significant is null: it is estimated per ProfilerStep, and a side has none".to_string(),
+    }
+}
+
 /// The note given when a side has fewer than [`MIN_SAMPLES`] (rank, step) samples: what each
 /// side has, and `--iteration all` only where a side's traces hold more steps than were used.
 /// `labels`: the sides' names; `selected`: samples per side; `selected_steps`: steps used per

@@ -174,7 +174,9 @@ pub(crate) fn sample_jobs(
 ) -> std::result::Result<PerSide<Vec<(usize, i64)>>, String> {
     use crate::analysis::noise::{MIN_SAMPLES, too_few_samples_note};
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved.control.iterations, &loaded.resolved.test.iterations) else {
-        return Err("significant is null: it is estimated per ProfilerStep, and a side has none".to_string());
+        return Err(crate::analysis::noise::no_steps_note(
+            table.request.step_marker.as_deref(),
+        ));
     };
     let files = PerSide::from_fn(|id| loaded.files(id));
     let (nc, nt) = (c_steps.len() * files.control.len(), t_steps.len() * files.test.len());
