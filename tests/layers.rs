@@ -386,6 +386,19 @@ fn a_hand_made_skip_without_shared_is_seen() {
     assert!(!returns_without_shared(&body[..3]));
 }
 
+/// The tests of a source's `lines`: the line of each `#[test]` and of the `fn` it marks.
+fn test_fns(lines: &[&str]) -> Vec<(usize, usize)> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.trim() == "#[test]")
+        .filter_map(|(i, _)| {
+            let f = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("fn "))?;
+            Some((i, f))
+        })
+        .collect()
+}
+
 /// A test that needs `../shared` or a browser carries the mark that lists it as ignored where
 /// they are absent (build.rs, and the trace crate's own), so that it never passes in no time:
 /// its first statement is the `let Some(…) = … else` that would skip it, or a look for
@@ -405,13 +418,7 @@ fn tests_that_need_shared_data_or_a_browser_are_marked() {
     files.extend(whole_sources(&root().join("crates/trace/src")));
     for (path, code) in files {
         let lines: Vec<&str> = code.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            if line.trim() != "#[test]" {
-                continue;
-            }
-            let Some(f) = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("fn ")) else {
-                continue;
-            };
+        for (i, f) in test_fns(&lines) {
             // The first statement, or the second after a temporary directory.
             let body = lines[f + 1..].iter().take(2).map(|l| l.trim());
             let skip = body
@@ -446,13 +453,7 @@ fn tests_that_need_a_terminal_are_marked_and_none_skips_by_hand() {
             continue;
         }
         let lines: Vec<&str> = code.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            if line.trim() != "#[test]" {
-                continue;
-            }
-            let Some(f) = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("fn ")) else {
-                continue;
-            };
+        for (i, f) in test_fns(&lines) {
             let end = (f + 1..lines.len()).find(|&j| lines[j] == "}").unwrap_or(lines.len());
             let body = &lines[f + 1..end];
             let terminal = body

@@ -15,7 +15,7 @@ const MODULES: [&str; 2] = ["fixtures/modules/control", "fixtures/modules/test"]
 const VIEWS: [&str; 2] = ["fixtures/views/control", "fixtures/views/test"];
 
 /// Writes the report of `pair` (with `extra` options) into `dir`; returns its path and text.
-fn report(pair: [&str; 2], dir: &Path, extra: &[&str]) -> (String, String) {
+pub(crate) fn report(pair: [&str; 2], dir: &Path, extra: &[&str]) -> (String, String) {
     let path = dir.join("report.html").display().to_string();
     let mut args = vec!["report", pair[0], pair[1], "-o", &path];
     args.extend_from_slice(extra);

@@ -4,7 +4,7 @@
 //! header names the runs and steps, the page says which judgement its marks are, and (with
 //! chromium and chromedriver installed) the page opens without errors.
 
-use crate::common::{self, json, run};
+use crate::common::{self, json};
 use crate::report::{data, no_errors, node_paths, url};
 use crate::webdriver::{Driver, browser};
 use serde_json::Value;
@@ -13,14 +13,10 @@ use tempfile::TempDir;
 
 const FUSED: [&str; 2] = ["fixtures/replicates/fused/control", "fixtures/replicates/fused/test"];
 
-/// Writes the report of `pair` into `dir` (with `extra` arguments); returns its path and data.
+/// Writes the report of `pair` into `dir` (with `extra` arguments, as `report`'s tests do);
+/// returns its path and data.
 fn report(pair: [&str; 2], dir: &Path, extra: &[&str]) -> (String, Value) {
-    let path = dir.join("runs.html").display().to_string();
-    let mut args = vec!["report", pair[0], pair[1], "-o", &path];
-    args.extend_from_slice(extra);
-    let out = run(&args);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let page = std::fs::read_to_string(&path).unwrap();
+    let (path, page) = crate::report::report(pair, dir, extra);
     (path, data(&page))
 }
 

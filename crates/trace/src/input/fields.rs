@@ -179,13 +179,17 @@ mod tests {
         (scanned.slots(bytes), exact.slots(bytes))
     }
 
-    #[test]
-    fn every_key_of_the_table_is_read_alike_by_both_parsers() {
-        let keys = MEMBER_KEYS
+    /// Every key of the table, with whether it sits in `args` (else at the top level).
+    fn table_keys() -> impl Iterator<Item = (bool, &'static &'static [u8])> {
+        MEMBER_KEYS
             .iter()
             .map(|k| (false, k))
-            .chain(ARG_KEYS.iter().map(|k| (true, k)));
-        for (in_args, key) in keys {
+            .chain(ARG_KEYS.iter().map(|k| (true, k)))
+    }
+
+    #[test]
+    fn every_key_of_the_table_is_read_alike_by_both_parsers() {
+        for (in_args, key) in table_keys() {
             let key = std::str::from_utf8(key).unwrap();
             for value in VALUES {
                 let text = if in_args {
@@ -219,11 +223,7 @@ mod tests {
     /// fills the key's slot.
     #[test]
     fn an_escaped_key_is_the_key_it_spells() {
-        let keys = MEMBER_KEYS
-            .iter()
-            .map(|k| (false, k))
-            .chain(ARG_KEYS.iter().map(|k| (true, k)));
-        for (in_args, key) in keys {
+        for (in_args, key) in table_keys() {
             let plain = std::str::from_utf8(key).unwrap();
             let escaped = format!("\\u{:04x}{}", key[0], &plain[1..]);
             let event = |k: &str| {
