@@ -28,7 +28,6 @@ mod analysis;
 pub mod cli;
 pub mod commands;
 mod output;
-mod summary;
 mod text;
 
 mod error;
@@ -42,16 +41,16 @@ pub use crate::analysis::aggregate::{Keying, Naming, Totals, aggregate_file};
 pub use crate::analysis::diff::{Category, Comparison, NameFilter, Row, SideInfo, SortKey, sort_rows};
 pub use crate::analysis::flamegraph::FlameTime;
 pub use crate::analysis::gate::GateConfig;
+pub use crate::analysis::load::select::{Device, Pick, Resolved, SideSelection};
 pub use crate::analysis::names::shorten_name;
 pub use crate::analysis::report::ReportLimits;
-pub use crate::analysis::select::{Device, Pick, Resolved, SideSelection};
 pub use crate::analysis::views::{Measure, Processor, SortSide, SortSpec, Unit, ViewKind, ViewRow, ViewTable};
 pub use crate::text::fmt_duration;
 
 // Summaries: one trace file's summary, and its Parquet file read and written.
-pub use crate::analysis::summary::summarize as summarize_file;
+pub use crate::analysis::summaries::read::{read_summary, read_summary_bytes};
+pub use crate::analysis::summaries::summarize::summarize as summarize_file;
 pub use crate::output::summary::{save_summary, write_summary};
-pub use crate::summary::read::{read_summary, read_summary_bytes};
 
 /// The renderers the command line uses that another front end needs too: pure functions from
 /// a command's result to text, CSV, JSON, Markdown or an image.

@@ -2,8 +2,8 @@
 
 use crate::analysis::aggregate::{Aggregate, Keying, Naming, aggregate};
 use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
-use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
-use crate::analysis::side::{PerSide, Side, SideId, SidePaths};
+use crate::analysis::load::select::{Device, Resolved, SideSelection, resolve};
+use crate::analysis::load::side::{PerSide, Side, SideId, SidePaths};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{RankedFile, SideOf, SummarySide, load_pair, pair_notes};
@@ -123,7 +123,7 @@ impl CompareRequest {
     pub fn compares_runs(&self) -> bool {
         SideId::BOTH
             .iter()
-            .any(|&id| crate::analysis::runs::SideRuns::of(self.side(id).paths).is_set)
+            .any(|&id| crate::analysis::load::runs::SideRuns::of(self.side(id).paths).is_set)
     }
 
     /// Sets side `id`'s paths, selection, label and capture to `side`'s (of another request).
@@ -248,7 +248,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     }
     if req.group_by.is_empty() {
         req.attr_request()?;
-        let (control, test) = crate::analysis::summary::load_summary_pair_marked(
+        let (control, test) = crate::analysis::summaries::summarize::load_summary_pair_marked(
             req.control
                 .single(if req.is_hta() { "compare --hta" } else { "compare" })?,
             req.test
@@ -260,10 +260,15 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         if !req.is_hta() {
             notes.extend(mark_significance(req, &control, &test, &mut comparison)?);
             if comparison.rows.iter().any(|r| r.significant.is_some()) {
-                notes.push(crate::analysis::runs::ONE_RUN_NOTE.to_string());
+                notes.push(crate::analysis::load::runs::ONE_RUN_NOTE.to_string());
             }
             if !req.totals {
-                crate::analysis::runs::per_step_one_run((req.device, &req.keying()), &control, &test, &mut comparison)?;
+                crate::analysis::load::runs::per_step_one_run(
+                    (req.device, &req.keying()),
+                    &control,
+                    &test,
+                    &mut comparison,
+                )?;
             }
         }
         return Ok((comparison, notes));
@@ -281,11 +286,11 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         comparison.significance = true;
         notes.push("significant is null: it is not estimated with --group-by".to_string());
         if !req.totals {
-            crate::analysis::runs::per_step_rows(&mut comparison);
+            crate::analysis::load::runs::per_step_rows(&mut comparison);
             let step_ns = |side: &crate::input::load::Side, resolved: &Resolved| {
                 let files: Vec<&crate::model::store::TraceFile> =
                     resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
-                crate::analysis::runs::mean_step_ns_of_traces(&files, resolved)
+                crate::analysis::load::runs::mean_step_ns_of_traces(&files, resolved)
             };
             let s = [
                 step_ns(&control, &comparison.control.resolved),
@@ -300,7 +305,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
 /// Compares two sides of which one or both are directories of runs (docs/significance.md):
 /// each run aggregated alone, rows per step (unless `--totals`) and judged between runs.
 fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison, Vec<String>)> {
-    use crate::analysis::runs::load_runs;
+    use crate::analysis::load::runs::load_runs;
     if !req.group_by.is_empty() {
         return Err(Error::usage(
             "--group-by compares one run per side: give each side's run directory instead of the directory of runs",
@@ -321,9 +326,9 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
 pub(crate) fn compare_of_runs(
     req: &CompareRequest,
     filter: &NameFilter,
-    runs: PerSide<&[crate::analysis::runs::Run]>,
+    runs: PerSide<&[crate::analysis::load::runs::Run]>,
 ) -> (Comparison, Vec<String>) {
-    use crate::analysis::runs::{judge_runs, side_info};
+    use crate::analysis::load::runs::{judge_runs, side_info};
     let mut notes = Vec::new();
     let (mut rows, step_ns, why_not) = judge_runs(runs, req.totals, req.side_labels());
     notes.extend(why_not);
@@ -350,7 +355,7 @@ pub(crate) fn compare_of_runs(
 
 /// Marks each row significant or not from the per-step (rank × ProfilerStep) totals of the
 /// selected steps (docs/significance.md), keeping the marks that stand beyond the scatter of
-/// the pair's rows (one run per side: [`crate::analysis::one_run`]). Returns the notes: why it
+/// the pair's rows (one run per side: [`crate::analysis::measure::one_run`]). Returns the notes: why it
 /// cannot be estimated, a run-wide shift, marks the scatter cleared.
 pub fn mark_significance(
     req: &CompareRequest,
@@ -358,18 +363,20 @@ pub fn mark_significance(
     test: &SummarySide,
     comparison: &mut Comparison,
 ) -> Result<Vec<String>> {
-    use crate::analysis::noise::{DEFAULT_K, MIN_STEP_SHARE, mean, significant_beyond};
+    use crate::analysis::measure::noise::{DEFAULT_K, MIN_STEP_SHARE, mean, significant_beyond};
     comparison.significance = true;
     let (c_res, t_res) = (&comparison.control.resolved, &comparison.test.resolved);
     if c_res.iterations.is_none() || t_res.iterations.is_none() {
-        return Ok(vec![crate::analysis::noise::no_steps_note(req.step_marker.as_deref())]);
+        return Ok(vec![crate::analysis::measure::noise::no_steps_note(
+            req.step_marker.as_deref(),
+        )]);
     }
     if let Some(note) = too_few_samples(req, PerSide::new(control, test), PerSide::new(c_res, t_res)) {
         return Ok(vec![note]);
     }
     let keying = req.keying();
-    let c = crate::analysis::per_step::measure(control, c_res, req.device, &keying, false)?;
-    let t = crate::analysis::per_step::measure(test, t_res, req.device, &keying, false)?;
+    let c = crate::analysis::measure::per_step::measure(control, c_res, req.device, &keying, false)?;
+    let t = crate::analysis::measure::per_step::measure(test, t_res, req.device, &keying, false)?;
     let as_f64 = |v: &[i64]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
     let floor = MIN_STEP_SHARE * mean(&as_f64(&c.step_ns));
     let (shift, not_looked_for) = run_shift_of(req, PerSide::new(control, test), PerSide::new(c_res, t_res))?;
@@ -377,13 +384,17 @@ pub fn mark_significance(
     // Where a shift applies, the rows of device events (kernels, copies, sets, GPU annotations)
     // take the device's factor (none where only the host moved) and the others the host's.
     let on_device = if comparison.shift.applied {
-        crate::analysis::per_step::device_row_keys([(control, c_res), (test, t_res)], &keying, false)?
+        crate::analysis::measure::per_step::device_row_keys([(control, c_res), (test, t_res)], &keying, false)?
     } else {
         Default::default()
     };
     for row in &mut comparison.rows {
-        let shift =
-            crate::analysis::threads::row_shift(&comparison.shift, &row.name, on_device.contains(&row.name), false);
+        let shift = crate::analysis::measure::threads::row_shift(
+            &comparison.shift,
+            &row.name,
+            on_device.contains(&row.name),
+            false,
+        );
         row.significant = significant_beyond(
             &c.durations(&row.name),
             &t.durations(&row.name),
@@ -398,7 +409,12 @@ pub fn mark_significance(
         .beyond_shift
         .then(|| {
             let moved = |name: &str| {
-                crate::analysis::threads::thread_log_factor(&comparison.shift, name, on_device.contains(name), false)
+                crate::analysis::measure::threads::thread_log_factor(
+                    &comparison.shift,
+                    name,
+                    on_device.contains(name),
+                    false,
+                )
             };
             temper_one_run(
                 &mut comparison.rows,
@@ -409,9 +425,9 @@ pub fn mark_significance(
         })
         .flatten();
     Ok(not_looked_for
-        .or_else(|| crate::analysis::shift::shift_note(&comparison.shift, labels, "rows"))
+        .or_else(|| crate::analysis::measure::shift::shift_note(&comparison.shift, labels, "rows"))
         .into_iter()
-        .chain(crate::analysis::threads::threads_note(
+        .chain(crate::analysis::measure::threads::threads_note(
             &comparison.shift,
             labels,
             "rows",
@@ -420,10 +436,10 @@ pub fn mark_significance(
         .collect())
 }
 
-/// The note where a side has fewer than [`crate::analysis::noise::MIN_SAMPLES`] (rank, step)
+/// The note where a side has fewer than [`crate::analysis::measure::noise::MIN_SAMPLES`] (rank, step)
 /// samples in its selection (`resolved`, with ProfilerSteps); `None` where both have enough.
 fn too_few_samples(req: &CompareRequest, sides: PerSide<&SummarySide>, resolved: PerSide<&Resolved>) -> Option<String> {
-    use crate::analysis::noise::{MIN_SAMPLES, too_few_samples_note};
+    use crate::analysis::measure::noise::{MIN_SAMPLES, too_few_samples_note};
     let steps = resolved.map(|r| r.iterations.as_ref().map_or(0, Vec::len));
     let samples = PerSide::from_fn(|id| steps[id] * resolved[id].ranks.len());
     if samples.iter().all(|(_, &n)| n >= MIN_SAMPLES) {
@@ -431,26 +447,26 @@ fn too_few_samples(req: &CompareRequest, sides: PerSide<&SummarySide>, resolved:
     }
     let available = sides.map(|side| {
         let steps = |f: &std::sync::Arc<crate::model::summary::FileSummary>| {
-            crate::analysis::noise::distinct_steps(f.meta.iterations.iter().map(|s| s.iteration))
+            crate::analysis::measure::noise::distinct_steps(f.meta.iterations.iter().map(|s| s.iteration))
         };
         side.files.iter().map(steps).max().unwrap_or(0)
     });
     Some(too_few_samples_note(req.side_labels(), samples, steps, available))
 }
 
-/// ln of the factor a row (by name) moved by with its threads ([`crate::analysis::threads`]).
+/// ln of the factor a row (by name) moved by with its threads ([`crate::analysis::measure::threads`]).
 type MovedWith<'a> = dyn Fn(&str) -> f64 + 'a;
 
 /// Keeps the marks of one run per side that stand beyond the scatter of the pair's rows
-/// ([`crate::analysis::one_run`]); the note where some were cleared.
+/// ([`crate::analysis::measure::one_run`]); the note where some were cleared.
 fn temper_one_run(
     rows: &mut [crate::analysis::diff::Row],
-    samples: PerSide<&crate::analysis::per_step::Samples>,
+    samples: PerSide<&crate::analysis::measure::per_step::Samples>,
     (floor, about_center): (f64, bool),
     (labels, moved_with): (PerSide<&str>, &MovedWith<'_>),
 ) -> Option<String> {
-    use crate::analysis::one_run::{PairRow, scatter_note, temper};
-    let split = |s: &crate::analysis::per_step::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
+    use crate::analysis::measure::one_run::{PairRow, scatter_note, temper};
+    let split = |s: &crate::analysis::measure::per_step::Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
         s.op(name).into_iter().map(|(n, d)| (d as f64, n as f64)).unzip()
     };
     let values: Vec<PerSide<(Vec<f64>, Vec<f64>)>> = rows.iter().map(|r| samples.map(|s| split(s, &r.name))).collect();
@@ -480,7 +496,7 @@ pub(crate) fn run_shift_of(
     sides: PerSide<&SummarySide>,
     resolved: PerSide<&Resolved>,
 ) -> Result<(crate::analysis::diff::RunShift, Option<String>)> {
-    if !crate::analysis::shift::has_own_times(sides) {
+    if !crate::analysis::measure::shift::has_own_times(sides) {
         let note = format!(
             "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
              summaries made by tracediff before summary schema {} hold no own times (tracediff summarize \
@@ -489,7 +505,7 @@ pub(crate) fn run_shift_of(
         );
         return Ok((Default::default(), req.beyond_shift.then_some(note)));
     }
-    let shift = crate::analysis::shift::detect(sides, resolved, req.device, &req.keying(), req.beyond_shift)?;
+    let shift = crate::analysis::measure::shift::detect(sides, resolved, req.device, &req.keying(), req.beyond_shift)?;
     Ok((shift, None))
 }
 

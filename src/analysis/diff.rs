@@ -2,7 +2,7 @@
 //! (docs/semantics.md#the-comparison-table).
 
 use crate::analysis::aggregate::{NameTotals, Naming, Totals};
-use crate::analysis::select::{Device, Resolved};
+use crate::analysis::load::select::{Device, Resolved};
 use crate::error::{Error, Result};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -526,9 +526,9 @@ pub struct Comparison {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunShift {
     /// Over host rows (operators, annotations, runtime calls).
-    pub host: Option<crate::analysis::noise::Shift>,
+    pub host: Option<crate::analysis::measure::noise::Shift>,
     /// Over device rows (kernels, copies, sets).
-    pub device: Option<crate::analysis::noise::Shift>,
+    pub device: Option<crate::analysis::measure::noise::Shift>,
     /// Whether rows were judged against the shift (a shift was found and `--no-run-shift` was
     /// not given): a row is then significant when it moved beyond the run's factor.
     #[serde(default)]
@@ -537,7 +537,7 @@ pub struct RunShift {
     /// docs/significance.md#a-thread-that-moved); `applied` says whether rows were judged
     /// against them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub threads: Vec<crate::analysis::noise::ThreadShift>,
+    pub threads: Vec<crate::analysis::measure::noise::ThreadShift>,
 }
 
 impl RunShift {

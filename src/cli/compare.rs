@@ -7,7 +7,7 @@ use super::{
 };
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{Category, Comparison, SortKey};
-use crate::analysis::side::SidePaths;
+use crate::analysis::load::side::SidePaths;
 use crate::commands::{self, CompareOptions, Pair};
 use crate::error::Result;
 use crate::output::render::compare::CompareView;

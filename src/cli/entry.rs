@@ -67,7 +67,7 @@ where
     crate::output::atomic::remove_temporaries_on_signal();
     // A summary's Parquet decoder may panic on a corrupt file; the panic is caught and reported
     // as a one-line error, so its own message is not printed too.
-    crate::summary::read::quiet_decoder_panics();
+    crate::analysis::summaries::read::quiet_decoder_panics();
     let stdout = std::io::stdout();
     let widths = Widths::of_this_process(stdout.is_terminal());
     // On a terminal every byte is shown safely (names and paths may hold escape sequences);

@@ -22,8 +22,8 @@ pub(crate) mod sides;
 
 use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::SortKey;
-use crate::analysis::select::{Device, Pick};
-use crate::analysis::side::SidePaths;
+use crate::analysis::load::select::{Device, Pick};
+use crate::analysis::load::side::SidePaths;
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::output::render::{Format, TableStyle};

@@ -5,7 +5,7 @@ use super::modules::ModulesArgs;
 use super::views::{KernelsArgs, OperatorsArgs, OverviewArgs, ViewOutputArgs, kernels_options, view_options};
 use super::{Env, OutputArgs, SelectArgs, emit};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::side::SidePaths;
+use crate::analysis::load::side::SidePaths;
 use crate::commands::{self, ModulesOptions, Shown};
 use crate::error::{Error, Result};
 use crate::output::render::Format;

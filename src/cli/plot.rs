@@ -5,7 +5,7 @@ use super::sides::GivenRuns;
 use super::{Env, Labels, SelectArgs, finish, parse_labels, request_from, with_labels};
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SortKey;
-use crate::analysis::side::SidePaths;
+use crate::analysis::load::side::SidePaths;
 use crate::commands::{Pair, PlotOptions, plot};
 use crate::error::Result;
 use crate::output::render::plot::Metric;

@@ -3,7 +3,7 @@
 //! with `--control-run` / `--test-run` (`--baseline-run` / `--candidate-run` for the gate) in
 //! place of its path.
 
-use crate::analysis::side::{PerSide, SideId, SidePaths};
+use crate::analysis::load::side::{PerSide, SideId, SidePaths};
 use crate::error::{Error, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -79,7 +79,7 @@ pub(crate) fn sides(
     let mut given = paths.into_iter().flatten();
     let out = PerSide::default().try_map(|id, _: Option<SidePaths>| match runs[id] {
         [] => Ok(given.next().map(|p| SidePaths::Path(p.clone()))),
-        some => crate::analysis::runs::given_runs(some.to_vec(), names.runs[id]).map(Some),
+        some => crate::analysis::load::runs::given_runs(some.to_vec(), names.runs[id]).map(Some),
     })?;
     if let Some(extra) = given.next() {
         let by_runs: Vec<&str> = runs

@@ -3,7 +3,7 @@
 use super::sides::GivenRuns;
 use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, finish};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::side::SidePaths;
+use crate::analysis::load::side::SidePaths;
 use crate::commands::{self, KernelsOptions, OperatorTime, Shown, ViewOptions};
 use crate::error::{Error, Result};
 use crate::output::render::Format;

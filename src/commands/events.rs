@@ -1,7 +1,7 @@
 //! `events` (the event table of one side) and `summarize` (one trace to a summary).
 
 use super::{Done, Note, collect};
-use crate::analysis::select::{Device, Pick, Resolved, SideSelection, resolve};
+use crate::analysis::load::select::{Device, Pick, Resolved, SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{Side, load_side_ranks};
@@ -101,7 +101,7 @@ pub fn events(req: &EventsRequest) -> Done<EventTable> {
 /// under its rank. Returns the files written.
 pub fn summarize(trace: &Path, output: &Path, label: Option<&str>, dataset: bool) -> Done<Vec<PathBuf>> {
     collect(|notes| {
-        let summarize = &crate::analysis::summary::summarize;
+        let summarize = &crate::analysis::summaries::summarize::summarize;
         let is_dir = std::fs::metadata(trace).is_ok_and(|m| m.is_dir());
         if is_dir && !dataset {
             return Err(Error::input(

@@ -1,10 +1,10 @@
 //! `gate`: the regression rules over two sets of runs, for CI.
 
 use super::{Done, collect};
+use crate::analysis::gate::run::gate_pair;
 use crate::analysis::gate::{GateConfig, GateReport};
-use crate::analysis::gate_run::gate_pair;
-use crate::analysis::select::SideSelection;
-use crate::analysis::side::SidePaths;
+use crate::analysis::load::select::SideSelection;
+use crate::analysis::load::side::SidePaths;
 
 /// Judges `candidate` against `baseline` by the rules of `config`, over the ranks and steps of
 /// `selection` on both sides. A failed rule is the report's verdict, not an error.

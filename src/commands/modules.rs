@@ -2,12 +2,12 @@
 
 use super::views::{loaded, only_significant_can_be_judged};
 use super::{Done, Notes, collect};
-use crate::analysis::align::AlignedNode;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::flamegraph::{FlameTime, flame_stacks_default};
+use crate::analysis::modules::align::AlignedNode;
+use crate::analysis::modules::noise::{NodeSignificance, module_significance};
+use crate::analysis::modules::runs::LoadedRuns;
 use crate::analysis::modules::{ModuleDiff, zoom};
-use crate::analysis::modules_noise::{NodeSignificance, module_significance};
-use crate::analysis::modules_runs::LoadedRuns;
 use crate::error::Error;
 use crate::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
 use crate::output::render::modules::ModuleTime;
@@ -58,7 +58,7 @@ impl Modules {
 /// The module-aligned diff of a pair.
 pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> {
     collect(|notes| {
-        if crate::analysis::side_runs::compares_runs(req) {
+        if crate::analysis::load::side_runs::compares_runs(req) {
             return modules_of_runs(req, options, notes);
         }
         let loaded = loaded(req, "modules", notes)?;
@@ -84,12 +84,12 @@ pub fn modules(req: &CompareRequest, options: &ModulesOptions) -> Done<Modules> 
             }
         };
         if significance.is_some() {
-            notes.caveats([crate::analysis::runs::ONE_RUN_NOTE.to_string()]);
+            notes.caveats([crate::analysis::load::runs::ONE_RUN_NOTE.to_string()]);
         }
         let mut diff = diff;
         if !options.totals {
-            let steps = loaded.resolved.as_ref().map(crate::analysis::runs::steps_of);
-            crate::analysis::modules_runs::per_step(&mut diff, steps);
+            let steps = loaded.resolved.as_ref().map(crate::analysis::load::runs::steps_of);
+            crate::analysis::modules::runs::per_step(&mut diff, steps);
         }
         let top = zoom(&diff, options.zoom.as_deref())?;
         let pruned = options
@@ -172,7 +172,7 @@ pub struct FlameRequest {
 /// The differential flame graph of a pair as SVG bytes, or its folded stacks as text bytes.
 pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>> {
     collect(|notes| {
-        let stacks = if crate::analysis::side_runs::compares_runs(req) {
+        let stacks = if crate::analysis::load::side_runs::compares_runs(req) {
             stacks_of_runs(req, options, notes)?
         } else {
             let loaded = loaded(req, "flamegraph", notes)?;
@@ -181,7 +181,7 @@ pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>>
             notes.caveats(loaded.overlap_notes(&req.labels));
             let mut stacks = flame_stacks_default(&diff, &loaded, options.time, &classifier);
             if !options.totals {
-                stacks.per_step(loaded.resolved.as_ref().map(crate::analysis::runs::steps_of));
+                stacks.per_step(loaded.resolved.as_ref().map(crate::analysis::load::runs::steps_of));
             }
             stacks
         };
@@ -218,9 +218,9 @@ pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>>
 
 /// The module diff of a pair of which a side is a directory of runs.
 fn modules_of_runs(req: &CompareRequest, options: &ModulesOptions, notes: &mut Notes) -> crate::error::Result<Modules> {
-    let (sides, found) = crate::analysis::modules_runs::load_runs(req, "modules")?;
+    let (sides, found) = crate::analysis::modules::runs::load_runs(req, "modules")?;
     notes.caveats(found);
-    let (mut diff, trees) = crate::analysis::modules_runs::modules_of_runs(req, &sides)?;
+    let (mut diff, trees) = crate::analysis::modules::runs::modules_of_runs(req, &sides)?;
     zoom(&diff, options.zoom.as_deref())?;
     let time = options.time.unwrap_or(if diff.has_device.iter().any(|&d| d) {
         ModuleTime::Device
@@ -228,7 +228,7 @@ fn modules_of_runs(req: &CompareRequest, options: &ModulesOptions, notes: &mut N
         ModuleTime::Host
     });
     let significance =
-        match crate::analysis::modules_runs::runs_significance(&diff, &sides, &trees, time == ModuleTime::Device) {
+        match crate::analysis::modules::runs::runs_significance(&diff, &sides, &trees, time == ModuleTime::Device) {
             Ok(marks) => Some(marks),
             Err(note) => {
                 only_significant_can_be_judged(options.only_significant, Some(&note))?;
@@ -237,7 +237,7 @@ fn modules_of_runs(req: &CompareRequest, options: &ModulesOptions, notes: &mut N
             }
         };
     if !options.totals {
-        crate::analysis::modules_runs::per_step(&mut diff, sides.as_ref().map(LoadedRuns::steps));
+        crate::analysis::modules::runs::per_step(&mut diff, sides.as_ref().map(LoadedRuns::steps));
     }
     let top = zoom(&diff, options.zoom.as_deref())?;
     let pruned = options
@@ -259,10 +259,10 @@ fn stacks_of_runs(
     options: &FlameRequest,
     notes: &mut Notes,
 ) -> crate::error::Result<crate::analysis::flamegraph::FlameStacks> {
-    let (sides, found) = crate::analysis::modules_runs::load_runs(req, "flamegraph")?;
+    let (sides, found) = crate::analysis::modules::runs::load_runs(req, "flamegraph")?;
     notes.caveats(found);
     let classifier = req.classifier()?;
-    let (diff, _) = crate::analysis::modules_runs::modules_of_runs(req, &sides)?;
+    let (diff, _) = crate::analysis::modules::runs::modules_of_runs(req, &sides)?;
     let files = sides.as_ref().map(LoadedRuns::files);
     let mut stacks = crate::analysis::flamegraph::flame_stacks_default_of(
         &diff,

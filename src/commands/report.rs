@@ -15,7 +15,7 @@ pub fn report(req: &CompareRequest, limits: ReportLimits) -> Done<Report> {
 /// [`report`] for `command` (named in its errors: `compare --report` runs it too).
 pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &str) -> Done<Report> {
     collect(|notes| {
-        if crate::analysis::side_runs::compares_runs(req) {
+        if crate::analysis::load::side_runs::compares_runs(req) {
             let (r, found) = crate::analysis::report::report_of_runs(req, limits)?;
             notes.caveats(found);
             notes.caveats(r.overview.notes());

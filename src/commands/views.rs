@@ -6,7 +6,7 @@ use crate::analysis::classes::Classifier;
 use crate::analysis::classes::sequences::Aligned;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
-use crate::analysis::loaded::{Loaded, load};
+use crate::analysis::load::loaded::{Loaded, load};
 use crate::analysis::modules::{Scope, zoom_scope};
 use crate::analysis::views::attribution::{coverage, coverage_note};
 use crate::analysis::views::overview::{Overview, overview_request};
@@ -201,7 +201,7 @@ fn view_table(
     make: impl Fn(&CompareRequest, &Loaded, Option<&Scope>) -> ViewTable,
     mark: impl FnOnce(&mut ViewTable, &CompareRequest, &Loaded, Option<&Scope>) -> Option<String>,
 ) -> Result<ViewTable> {
-    if crate::analysis::side_runs::compares_runs(req) {
+    if crate::analysis::load::side_runs::compares_runs(req) {
         let (table, note) = over_runs(req, view.command, options.zoom.as_deref(), notes, make)?;
         significance(options, &table, note, notes)?;
         return Ok(table);
@@ -241,7 +241,7 @@ pub fn aligned(req: &CompareRequest, classes: Option<&Path>) -> Done<Aligned> {
 /// Reads traces or their summaries.
 pub fn overview(req: &CompareRequest) -> Done<Overview> {
     collect(|notes| {
-        let (o, found) = if crate::analysis::side_runs::compares_runs(req) {
+        let (o, found) = if crate::analysis::load::side_runs::compares_runs(req) {
             crate::analysis::views::overview_runs::overview_of_runs(req)?
         } else {
             overview_request(req)?
@@ -262,8 +262,8 @@ fn over_runs(
     notes: &mut Notes,
     make: impl Fn(&CompareRequest, &Loaded, Option<&Scope>) -> ViewTable,
 ) -> Result<(ViewTable, Option<String>)> {
-    use crate::analysis::runs::steps_of;
-    use crate::analysis::side_runs::{map_runs, mean_step_ns_of_loaded};
+    use crate::analysis::load::runs::steps_of;
+    use crate::analysis::load::side_runs::{map_runs, mean_step_ns_of_loaded};
     // Runs whose tables were made, and those of them without the zoomed node (a side given
     // alone is made once and shown as both).
     let (mut made, mut missing) = (0, Vec::new());
@@ -288,7 +288,7 @@ fn over_runs(
         Ok(RunTable {
             table,
             steps: steps_of(&loaded.resolved.control),
-            step_ns: mean_step_ns_of_loaded(&loaded, crate::analysis::side::SideId::Control),
+            step_ns: mean_step_ns_of_loaded(&loaded, crate::analysis::load::side::SideId::Control),
         })
     })?;
     if missing.len() == made
@@ -303,21 +303,21 @@ fn over_runs(
 /// Gives the rows of a table of one run per side their per-step values where more than one
 /// step is used, unless `--totals` or HTA's table (docs/significance.md#per-step-values).
 fn per_step(req: &CompareRequest, loaded: &Loaded, table: &mut ViewTable) {
-    use crate::analysis::runs::steps_of;
-    use crate::analysis::side_runs::mean_step_ns_of_loaded;
+    use crate::analysis::load::runs::steps_of;
+    use crate::analysis::load::side_runs::mean_step_ns_of_loaded;
     if req.totals || req.is_hta() {
         return;
     }
     let steps = loaded.resolved.as_ref().map(steps_of).into_array();
-    let step_ns = crate::analysis::side::PerSide::from_fn(|id| mean_step_ns_of_loaded(loaded, id)).into_array();
+    let step_ns = crate::analysis::load::side::PerSide::from_fn(|id| mean_step_ns_of_loaded(loaded, id)).into_array();
     crate::analysis::views::per_step::per_step_one_run(table, steps, step_ns);
 }
 
 /// Where rows of one run per side were judged, the note on what step-to-step noise cannot
-/// tell ([`crate::analysis::runs::ONE_RUN_NOTE`]).
+/// tell ([`crate::analysis::load::runs::ONE_RUN_NOTE`]).
 fn one_run_note(table: &ViewTable, notes: &mut Notes) {
     if table.rows.iter().any(|r| r.significant.iter().any(Option::is_some)) {
-        notes.caveats([crate::analysis::runs::ONE_RUN_NOTE.to_string()]);
+        notes.caveats([crate::analysis::load::runs::ONE_RUN_NOTE.to_string()]);
     }
 }
 

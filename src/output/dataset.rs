@@ -78,7 +78,7 @@ pub fn summarize_file_into(
     let summary = summarize_trace(trace, summarize)?;
     let path = run_dir(out_dir, &label).join(rank_file_name(summary.rank()));
     if path.exists()
-        && let Ok(there) = crate::summary::read::read_summary(&path)
+        && let Ok(there) = crate::analysis::summaries::read::read_summary(&path)
         && there.meta.source != summary.meta.source
     {
         return Err(Error::input(
@@ -135,7 +135,7 @@ pub fn summarize_side_into(
     label: Option<&str>,
     summarize: &crate::input::load::SummarizeFn<'_>,
 ) -> Result<(Vec<PathBuf>, Vec<String>)> {
-    let Some(runs) = crate::analysis::runs::runs_of(dir) else {
+    let Some(runs) = crate::analysis::load::runs::runs_of(dir) else {
         return summarize_dir_into(dir, out_dir, label, summarize);
     };
     if label.is_some() {

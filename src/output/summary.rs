@@ -1,15 +1,15 @@
 //! Writing a summary as Parquet: one row per (iteration, name, category, place), everything
 //! else as JSON under the [`crate::model::summary::SUMMARY_META_KEY`] key-value metadata, and
-//! the rows' checksum under [`crate::summary::checksum::CHECKSUM_KEY`].
+//! the rows' checksum under [`crate::analysis::summaries::checksum::CHECKSUM_KEY`].
 
+use crate::analysis::summaries::checksum::{RowValues, SummaryChecksum};
 use crate::error::Result;
 use crate::model::summary::{FileSummary, SUMMARY_SCHEMA_TABLE, place_text};
 use crate::output::summary_parquet::{stored_count, write_parquet};
-use crate::summary::checksum::{RowValues, SummaryChecksum};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use std::io::Write;
 
-/// The columns, in [`crate::summary::read::SUMMARY_COLUMNS`]' order; a summary of a version
+/// The columns, in [`crate::analysis::summaries::read::SUMMARY_COLUMNS`]' order; a summary of a version
 /// before the own times is written without `self_ns`, as that version was.
 const SCHEMA: &str = "message tracediff_summary {
     required int64 rank;

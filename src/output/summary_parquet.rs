@@ -1,8 +1,8 @@
 //! The Parquet writer set-up every summary layout shares ([`crate::output::summary`] for
 //! versions 1–5, [`crate::output::summary_table`] for the one table of version 6).
 
+use crate::analysis::summaries::checksum::CHECKSUM_KEY;
 use crate::model::summary::SUMMARY_META_KEY;
-use crate::summary::checksum::CHECKSUM_KEY;
 use parquet::basic::Compression;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;

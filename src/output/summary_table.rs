@@ -1,13 +1,13 @@
-//! Writing a summary in the one-table layout of schema version 6 ([`crate::summary::table`]):
+//! Writing a summary in the one-table layout of schema version 6 ([`crate::analysis::summaries::table`]):
 //! op rows and step rows in one Parquet table, the metadata as JSON beside them and the rows'
 //! checksum.
 
 use crate::analysis::names::normalize_name;
+use crate::analysis::summaries::checksum::SummaryChecksum;
+use crate::analysis::summaries::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
 use crate::model::summary::FileSummary;
 use crate::model::summary::{Window, place_text};
 use crate::output::summary_parquet::{stored_count, write_parquet};
-use crate::summary::checksum::SummaryChecksum;
-use crate::summary::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use std::borrow::Cow;
 use std::io::Write;
@@ -130,7 +130,7 @@ mod tests {
     fn every_row_has_a_cell_per_column_of_its_type() {
         let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ranks/control/rank0.json");
         let file = crate::input::load::load_file(&trace, &Default::default()).unwrap();
-        let summary = crate::analysis::summary::summarize(&file, &trace);
+        let summary = crate::analysis::summaries::summarize::summarize(&file, &trace);
         let rows = table_rows(&summary);
         assert_eq!(rows.len(), summary.rows.len() + summary.meta.windows.len());
         for row in &rows {

@@ -2,22 +2,22 @@
 //! when the change of the means over runs is past its threshold *and* beyond the half-width of
 //! Welch's t interval at 5% (the step and the GPU's busy time each judged alone; the ops at the
 //! level Benjamini–Hochberg sets over the ops the rule checks), so that a rule fails exactly
-//! where [`crate::analysis::replicates`] rejects "no change", in the direction of a slowdown.
+//! where [`crate::analysis::measure::replicates`] rejects "no change", in the direction of a slowdown.
 
 use super::change::Change;
-use crate::analysis::replicates::{FDR, MIN_RUNS, benjamini_hochberg};
+use crate::analysis::measure::replicates::{FDR, MIN_RUNS, benjamini_hochberg};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The half-width of Welch's two-sided t interval at level `alpha` for the difference of the
 /// means of `base` and `cand` (one sample per run): a difference beyond it is what
-/// [`crate::analysis::replicates::welch_p`] < `alpha` rejects. 0 where neither side scatters; `None` with fewer than
+/// [`crate::analysis::measure::replicates::welch_p`] < `alpha` rejects. 0 where neither side scatters; `None` with fewer than
 /// [`MIN_RUNS`] samples a side.
 pub fn welch_band(base: &[f64], cand: &[f64], alpha: f64) -> Option<f64> {
     if base.len() < MIN_RUNS || cand.len() < MIN_RUNS {
         return None;
     }
     let var = |v: &[f64]| {
-        let m = crate::analysis::noise::mean(v);
+        let m = crate::analysis::measure::noise::mean(v);
         v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() as f64 - 1.0) / v.len() as f64
     };
     let (sb, sc) = (var(base), var(cand));
@@ -34,7 +34,10 @@ pub fn welch_band(base: &[f64], cand: &[f64], alpha: f64) -> Option<f64> {
 /// ([`welch_band`]), `base` first scaled by nothing (no run-wide shift is looked for between
 /// runs: the runs' own spread holds the machine's). Returns it and the baseline's mean.
 pub fn change_between_runs(base: &[f64], cand: &[f64], alpha: f64) -> (Change, f64) {
-    let (b, c) = (crate::analysis::noise::mean(base), crate::analysis::noise::mean(cand));
+    let (b, c) = (
+        crate::analysis::measure::noise::mean(base),
+        crate::analysis::measure::noise::mean(cand),
+    );
     let relative = if b == 0.0 {
         if c == 0.0 { 0.0 } else { f64::INFINITY }
     } else {
@@ -64,7 +67,7 @@ pub fn family_alpha(p: &[Option<f64>]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::replicates::welch_p;
+    use crate::analysis::measure::replicates::welch_p;
 
     #[test]
     fn beyond_the_band_is_where_welch_rejects() {

@@ -1,8 +1,8 @@
 //! How two sets of per-step samples compare: the change of their medians and its noise band,
 //! measured as is or beyond a run-wide shift.
 
-use crate::analysis::noise::{Shift, median};
-use crate::analysis::one_run::Scatter;
+use crate::analysis::measure::noise::{Shift, median};
+use crate::analysis::measure::one_run::Scatter;
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -29,7 +29,8 @@ impl Change {
         } else {
             (c - b) / b.abs()
         };
-        let noise = (base.len() >= 2 && cand.len() >= 2).then(|| crate::analysis::noise::noise_band(base, cand, k));
+        let noise =
+            (base.len() >= 2 && cand.len() >= 2).then(|| crate::analysis::measure::noise::noise_band(base, cand, k));
         Change {
             baseline: b,
             candidate: c,
@@ -57,7 +58,7 @@ pub struct Beyond {
     /// Row keys of device events: they take the device's factor, the others the host's.
     pub on_device: BTreeSet<String>,
     /// One run per side where no run-wide shift was found: how far the pair's rows moved apart
-    /// ([`crate::analysis::one_run::Scatter`]), which the step time is judged beyond
+    /// ([`crate::analysis::measure::one_run::Scatter`]), which the step time is judged beyond
     /// (docs/significance.md#the-gate-with-one-run-per-side).
     pub pair: Option<Scatter>,
 }
@@ -116,11 +117,11 @@ impl Beyond {
 
 /// `base` and `cand` compared as [`Change::of`] does, `base` first scaled by `scale`'s factor
 /// and the noise band widened as `compare` widens a row's beyond a shift
-/// ([`crate::analysis::noise::shift_band`]); `rows`: whether single rows' scatter around the
+/// ([`crate::analysis::measure::noise::shift_band`]); `rows`: whether single rows' scatter around the
 /// factor applies (one row's time), or not (the step, a sum over every row). Returns the change
 /// (its `baseline` the expected value) and the unscaled baseline's median.
 /// Beyond a one-run pair's common move ([`PAIR_ROWS`]) the rows' scatter always applies, at
-/// the quantile that judges a row beyond it at 5% ([`crate::analysis::one_run::scatter_quantile`])
+/// the quantile that judges a row beyond it at 5% ([`crate::analysis::measure::one_run::scatter_quantile`])
 /// instead of `k`.
 pub(super) fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, rows: bool) -> (Change, f64) {
     let Some((shift, place)) = scale else {
@@ -135,11 +136,11 @@ pub(super) fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, ro
     };
     let up = ch.candidate >= ch.baseline;
     let k_rows = if pair {
-        crate::analysis::one_run::scatter_quantile(crate::analysis::replicates::FDR)
+        crate::analysis::measure::one_run::scatter_quantile(crate::analysis::measure::replicates::FDR)
     } else {
         k
     };
-    ch.noise = Some(crate::analysis::noise::shift_band(
+    ch.noise = Some(crate::analysis::measure::noise::shift_band(
         ch.noise.unwrap_or(0.0),
         ch.baseline.abs(),
         up,
@@ -152,7 +153,7 @@ pub(super) fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, ro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::noise::scaled_mad;
+    use crate::analysis::measure::noise::scaled_mad;
 
     #[test]
     fn beyond_a_shift_the_step_takes_the_larger_factor_and_ops_their_places() {

@@ -7,9 +7,9 @@ use super::report::{
     timing_result,
 };
 use super::rules::{CountLimit, Rules};
-use crate::analysis::noise::{Shift, mean, median};
-use crate::analysis::per_step::{Samples, StepValues};
-use crate::analysis::select::Resolved;
+use crate::analysis::load::select::Resolved;
+use crate::analysis::measure::noise::{Shift, mean, median};
+use crate::analysis::measure::per_step::{Samples, StepValues};
 use crate::input::load::SummarySide;
 
 /// Evaluates every rule.
@@ -90,14 +90,14 @@ impl Pair<'_> {
                 self.b_steps,
                 self.c_steps,
                 (scale, false),
-                crate::analysis::replicates::FDR,
+                crate::analysis::measure::replicates::FDR,
             );
             results.push(timing_result("step time", of, "ns", ch, t, "", scale));
         }
         if let Some(t) = rules.max_gpu_busy_regression {
             let scale = beyond.gpu_busy();
             let (b, c) = (f(&self.base.gpu_busy_ns), f(&self.cand.gpu_busy_ns));
-            let ch = self.change(&b, &c, (scale, false), crate::analysis::replicates::FDR);
+            let ch = self.change(&b, &c, (scale, false), crate::analysis::measure::replicates::FDR);
             let note = if ch.0.candidate == 0.0 && ch.1 == 0.0 {
                 "no device events"
             } else {
@@ -123,12 +123,12 @@ impl Pair<'_> {
     /// time rule checks ([`super::between::family_alpha`]); unused otherwise.
     fn op_alpha(&self, beyond: &Beyond) -> f64 {
         if !self.rules.between_runs {
-            return crate::analysis::replicates::FDR;
+            return crate::analysis::measure::replicates::FDR;
         }
         let p: Vec<Option<f64>> = self
             .checked_ops(beyond)
             .into_iter()
-            .map(|(_, b, c, _)| crate::analysis::replicates::welch_p(&b, &c))
+            .map(|(_, b, c, _)| crate::analysis::measure::replicates::welch_p(&b, &c))
             .collect();
         super::between::family_alpha(&p)
     }

@@ -7,7 +7,7 @@
 //! and the threshold alone decides (the report says so).
 //!
 //! By job: `rules` reads and checks the thresholds ([`GateConfig`], [`Rules`]), `evaluate` judges each rule
-//! on the per-step samples ([`crate::analysis::per_step`], which `compare` measures with too),
+//! on the per-step samples ([`crate::analysis::measure::per_step`], which `compare` measures with too),
 //! `change` measures a change beyond the noise or a run-wide shift, and `report` holds what a
 //! gate found and the words of each rule's line.
 
@@ -16,9 +16,10 @@ mod change;
 mod evaluate;
 mod report;
 mod rules;
+pub mod run;
 
 pub use self::change::Beyond;
 pub use self::evaluate::evaluate;
 pub use self::report::{GateReport, RuleResult, SideSummary, Verdict};
 pub use self::rules::{GateConfig, Rules};
-pub use crate::analysis::per_step::{device_row_keys, measure};
+pub use crate::analysis::measure::per_step::{device_row_keys, measure};

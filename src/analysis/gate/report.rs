@@ -3,9 +3,9 @@
 
 use super::change::{Change, Scale};
 use super::rules::CountLimit;
-use crate::analysis::noise::{median, scaled_mad};
-use crate::analysis::per_step::Samples;
-use crate::analysis::select::Resolved;
+use crate::analysis::load::select::Resolved;
+use crate::analysis::measure::noise::{median, scaled_mad};
+use crate::analysis::measure::per_step::Samples;
 use crate::input::load::SummarySide;
 use serde::Serialize;
 

@@ -1,7 +1,7 @@
 //! The gate's rules: the thresholds as written (`5%`, `200us`, `4`), the `[gate]` table of a
 //! TOML file, and their checked form, [`Rules`].
 
-use crate::analysis::select::Device;
+use crate::analysis::load::select::Device;
 use crate::error::{Error, Result};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -204,11 +204,11 @@ fn toml_error(text: &str, e: &toml::de::Error) -> String {
 }
 
 /// Default k: a change must exceed 3 × the pooled scaled MAD (≈ 3 σ for normal noise).
-pub const DEFAULT_NOISE_K: f64 = crate::analysis::noise::DEFAULT_K;
+pub const DEFAULT_NOISE_K: f64 = crate::analysis::measure::noise::DEFAULT_K;
 
 /// Rows whose time per step stays under this share of the baseline's mean step time are too
 /// small to judge by time or count (their run-to-run jitter is large next to their size).
-pub const DEFAULT_MIN_OP_SHARE: f64 = crate::analysis::noise::MIN_STEP_SHARE;
+pub const DEFAULT_MIN_OP_SHARE: f64 = crate::analysis::measure::noise::MIN_STEP_SHARE;
 
 /// The checked form of [`GateConfig`].
 #[derive(Debug, Clone)]

@@ -3,9 +3,9 @@
 //! `--by-operator`, and the share of the device time the views attribute.
 
 use crate::analysis::aggregate::Keying;
-use crate::analysis::loaded::Loaded;
-use crate::analysis::select::{Device, Selected};
-use crate::analysis::side::SideId;
+use crate::analysis::load::loaded::Loaded;
+use crate::analysis::load::select::{Device, Selected};
+use crate::analysis::load::side::SideId;
 use crate::model::calltree::NONE;
 use crate::model::graphs::{CapturedLaunch, GraphJoin};
 use crate::model::owners::{WorkKind, owner_label};

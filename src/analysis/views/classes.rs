@@ -7,9 +7,9 @@ use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accu
 use crate::analysis::classes::Classifier;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::load::select::{Device, Selected};
+use crate::analysis::load::side::SideId;
 use crate::analysis::modules::Scope;
-use crate::analysis::select::{Device, Selected};
-use crate::analysis::side::SideId;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 

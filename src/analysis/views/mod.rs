@@ -18,10 +18,10 @@ pub use self::measure::{Measure, Processor, Unit};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{NameFilter, SideInfo};
-use crate::analysis::loaded::Loaded;
+use crate::analysis::load::loaded::Loaded;
+use crate::analysis::load::scopes::{NodeScopes, RowSets};
+use crate::analysis::load::side::{PerSide, SideId};
 use crate::analysis::modules::Scope;
-use crate::analysis::scopes::{NodeScopes, RowSets};
-use crate::analysis::side::{PerSide, SideId};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -172,9 +172,9 @@ pub(crate) fn sample_jobs(
     table: &ViewTable,
     loaded: &Loaded,
 ) -> std::result::Result<PerSide<Vec<(usize, i64)>>, String> {
-    use crate::analysis::noise::{MIN_SAMPLES, too_few_samples_note};
+    use crate::analysis::measure::noise::{MIN_SAMPLES, too_few_samples_note};
     let (Some(c_steps), Some(t_steps)) = (&loaded.resolved.control.iterations, &loaded.resolved.test.iterations) else {
-        return Err(crate::analysis::noise::no_steps_note(
+        return Err(crate::analysis::measure::noise::no_steps_note(
             table.request.step_marker.as_deref(),
         ));
     };
@@ -217,7 +217,7 @@ pub(crate) fn judge<A>(
     [c, t]: [&[Accumulated<A>]; 2],
     values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
 ) -> Option<String> {
-    use crate::analysis::noise::{DEFAULT_K, significant_beyond};
+    use crate::analysis::measure::noise::{DEFAULT_K, significant_beyond};
     table.significance = true;
     // Changes under a share of the control's mean step time never count (docs/significance.md).
     let floor = loaded.significance_floor_ns();
@@ -228,7 +228,7 @@ pub(crate) fn judge<A>(
     // Host times take the host's factor (or their threads'), device times the device's; counts none.
     let shift_of = |m: Measure, name: &str| match m {
         Measure::Calls => None,
-        m => crate::analysis::threads::row_shift(&table.shift, name, !m.is_host(), m == Measure::HostSelf),
+        m => crate::analysis::measure::threads::row_shift(&table.shift, name, !m.is_host(), m == Measure::HostSelf),
     };
     let per_measure = |samples: &[Accumulated<A>], key: &(Option<String>, String)| -> Vec<Vec<Option<i64>>> {
         samples.iter().map(|s| values(s.get(key))).collect()
@@ -252,14 +252,14 @@ pub(crate) fn judge<A>(
     }
     let tempered = temper_one_run(table, [c, t], &values, floor);
     let labels = PerSide::new(table.control.label.as_str(), table.test.label.as_str());
-    if let Some(moved) = crate::analysis::threads::threads_note(&table.shift, labels, "rows") {
+    if let Some(moved) = crate::analysis::measure::threads::threads_note(&table.shift, labels, "rows") {
         return Some(tempered.map_or_else(|| moved.clone(), |t| format!("{moved}; {t}")));
     }
-    crate::analysis::shift::shift_note(&table.shift, labels, "rows").or(tempered)
+    crate::analysis::measure::shift::shift_note(&table.shift, labels, "rows").or(tempered)
 }
 
 /// Keeps the marks of each time measure that stand beyond the scatter of the pair's rows in
-/// that measure (one run per side: [`crate::analysis::one_run`]; calls, measure 0, are the
+/// that measure (one run per side: [`crate::analysis::measure::one_run`]; calls, measure 0, are the
 /// counts); the note where some were cleared.
 fn temper_one_run<A>(
     table: &mut ViewTable,
@@ -267,7 +267,7 @@ fn temper_one_run<A>(
     values: &impl Fn(Option<&A>) -> Vec<Option<i64>>,
     floor: f64,
 ) -> Option<String> {
-    use crate::analysis::one_run::{PairRow, scatter_note, temper};
+    use crate::analysis::measure::one_run::{PairRow, scatter_note, temper};
     // `--no-run-shift` asks for the plain rule: the steps' noise alone.
     if table.measures.first() != Some(&Measure::Calls) || !table.request.beyond_shift {
         return None;
@@ -304,7 +304,7 @@ fn temper_one_run<A>(
                         time: [&c[m], &t[m]],
                         count: [&c[0], &t[0]],
                         moved_with: match table.measures[m] {
-                            h if h.is_host() => crate::analysis::threads::thread_log_factor(
+                            h if h.is_host() => crate::analysis::measure::threads::thread_log_factor(
                                 &table.shift,
                                 &row.name,
                                 false,
@@ -577,7 +577,7 @@ mod tests {
 
     #[test]
     fn a_view_keeps_the_shift_of_the_places_it_judges() {
-        let moved = crate::analysis::noise::Shift {
+        let moved = crate::analysis::measure::noise::Shift {
             factor: 1.44,
             agreeing: 0.9,
             rows: 5,

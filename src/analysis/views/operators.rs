@@ -10,10 +10,10 @@ use super::{
 use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::load::scopes::{NodeScopes, RowSets};
+use crate::analysis::load::select::{Device, Selected};
+use crate::analysis::load::side::SideId;
 use crate::analysis::modules::Scope;
-use crate::analysis::scopes::{NodeScopes, RowSets};
-use crate::analysis::select::{Device, Selected};
-use crate::analysis::side::SideId;
 use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;

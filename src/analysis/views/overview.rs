@@ -12,9 +12,9 @@
 
 use super::memory::{WindowStats, device_name};
 use crate::analysis::compare::{CompareRequest, check_labels};
-use crate::analysis::loaded::Loaded;
-use crate::analysis::select::{Pick, Resolved, Selected, resolve};
-use crate::analysis::summary::summarize;
+use crate::analysis::load::loaded::Loaded;
+use crate::analysis::load::select::{Pick, Resolved, Selected, resolve};
+use crate::analysis::summaries::summarize::summarize;
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
 use crate::model::summary::{Breakdown, FileSummary, IdleCauses, MemoryStats, Window};
@@ -284,7 +284,7 @@ pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
         ));
     }
     let req = every_step_by_default(req);
-    let (control, test) = crate::analysis::summary::load_summary_pair_marked(
+    let (control, test) = crate::analysis::summaries::summarize::load_summary_pair_marked(
         req.control.single("overview")?,
         req.test.single("overview")?,
         (&req.control_selection, &req.test_selection),

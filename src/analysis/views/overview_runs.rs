@@ -5,8 +5,8 @@
 
 use super::overview::{BreakdownMean, Overview, SideOverview, overview_request};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::side::{PerSide, SideId};
-use crate::analysis::side_runs::map_sides;
+use crate::analysis::load::side::{PerSide, SideId};
+use crate::analysis::load::side_runs::map_sides;
 use crate::error::Result;
 
 /// The overview of `req`, whose sides are read as runs (a side of one run is that run; a side
@@ -40,7 +40,7 @@ pub fn overview_of_run_overviews(req: &CompareRequest, runs: PerSide<Vec<SideOve
 /// The mean over runs of `values` that are present; `None` where none is.
 fn mean_i64(values: impl Iterator<Item = Option<i64>>) -> Option<i64> {
     let v: Vec<f64> = values.flatten().map(|x| x as f64).collect();
-    (!v.is_empty()).then(|| crate::analysis::noise::mean(&v).round() as i64)
+    (!v.is_empty()).then(|| crate::analysis::measure::noise::mean(&v).round() as i64)
 }
 
 /// The mean over runs of each run's mean step time, from its windows' exact lengths (as
@@ -52,12 +52,12 @@ fn mean_step(runs: &[SideOverview]) -> Option<i64> {
         .map(|r| {
             let steps: Vec<f64> = r.per_step.iter().map(|p| p.step_ns as f64).collect();
             match (steps.is_empty(), r.mean_step_time_ns) {
-                (false, _) => crate::analysis::noise::mean(&steps),
+                (false, _) => crate::analysis::measure::noise::mean(&steps),
                 (true, ns) => ns.unwrap_or(0) as f64,
             }
         })
         .collect();
-    (!each.is_empty()).then(|| crate::analysis::noise::mean(&each).round() as i64)
+    (!each.is_empty()).then(|| crate::analysis::measure::noise::mean(&each).round() as i64)
 }
 
 /// One side from its runs' overviews: selection and device of the first run, windows and per-step

@@ -5,9 +5,9 @@
 
 use super::{Accumulated, Accumulator, ViewTable, judge, sample_jobs};
 use crate::analysis::diff::RunShift;
-use crate::analysis::loaded::Loaded;
-use crate::analysis::scopes::{NodeScopes, RowSets};
-use crate::analysis::side::{PerSide, SideId};
+use crate::analysis::load::loaded::Loaded;
+use crate::analysis::load::scopes::{NodeScopes, RowSets};
+use crate::analysis::load::side::{PerSide, SideId};
 use crate::model::store::TraceFile;
 use rayon::prelude::*;
 

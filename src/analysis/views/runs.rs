@@ -2,13 +2,13 @@
 //! made alone (its side 0), then joined row by row. A row's value is the mean over runs of its
 //! per-step value (a kernel's mean: the mean over runs of the runs' means; its min and max: the
 //! least and greatest over runs); with two runs or more per side, `significant` comes from the
-//! test between runs ([`crate::analysis::replicates::judge`]), per measure over the table's rows.
+//! test between runs ([`crate::analysis::measure::replicates::judge`]), per measure over the table's rows.
 
 use super::per_step::{is_duration, per_step_values};
 use super::{Measure, ViewRow, ViewTable};
 use crate::analysis::compare::CompareRequest;
-use crate::analysis::replicates::{MIN_RUNS, RowSamples, judge};
-use crate::analysis::side::{PerSide, SideId};
+use crate::analysis::load::side::{PerSide, SideId};
+use crate::analysis::measure::replicates::{MIN_RUNS, RowSamples, judge};
 use std::collections::BTreeMap;
 
 /// One run's table (its control side is the run), with its selected steps and mean step time.
@@ -79,7 +79,7 @@ pub fn too_few_runs_note(labels: PerSide<&str>, runs: PerSide<usize>) -> String 
 }
 
 fn mean_step(runs: &[RunTable]) -> f64 {
-    crate::analysis::noise::mean(&runs.iter().map(|r| r.step_ns).collect::<Vec<_>>())
+    crate::analysis::measure::noise::mean(&runs.iter().map(|r| r.step_ns).collect::<Vec<_>>())
 }
 
 /// One side of a row over its runs: the sums, the per-step values, and per measure each run's
@@ -108,11 +108,11 @@ fn combine(found: &[Option<&ViewRow>], runs: &[RunTable], measures: &[Measure]) 
             Measure::DeviceMax => (values(m).max(), present.iter().copied().reduce(f64::max)),
             _ if is_duration(*name) => (
                 None,
-                (!present.is_empty()).then(|| crate::analysis::noise::mean(&present)),
+                (!present.is_empty()).then(|| crate::analysis::measure::noise::mean(&present)),
             ),
             _ => {
                 let each: Vec<f64> = per_run.iter().map(|v| v[m].unwrap_or(0.0)).collect();
-                let step = crate::analysis::noise::mean(&each);
+                let step = crate::analysis::measure::noise::mean(&each);
                 samples.push(each);
                 (Some(values(m).sum()), Some(if runs.is_empty() { 0.0 } else { step }))
             }
@@ -162,7 +162,7 @@ fn mark(
         let floor = if name.is_count() {
             1.0
         } else {
-            crate::analysis::noise::MIN_STEP_SHARE * step_ns
+            crate::analysis::measure::noise::MIN_STEP_SHARE * step_ns
         };
         for (row, mark) in marks.iter_mut().zip(judge(&column, floor)) {
             row[m] = mark;
@@ -184,7 +184,7 @@ fn first_table(runs: PerSide<Vec<RunTable>>, req: &CompareRequest, rows: Vec<Vie
     let info = |runs: &[RunTable], id: SideId| {
         let infos = runs.iter().map(|r| r.table.control.clone()).collect();
         let side = req.side(id);
-        crate::analysis::runs::side_info_of_runs(infos, side.label, side.paths)
+        crate::analysis::load::runs::side_info_of_runs(infos, side.label, side.paths)
     };
     let (control, test) = (info(&c, SideId::Control), info(&t, SideId::Test));
     let frame = c.into_iter().chain(t).next().map(|r| r.table);

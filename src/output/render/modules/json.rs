@@ -2,8 +2,8 @@
 //! written node by node.
 
 use super::view::{Chunks, ModuleTime, ModuleView};
-use crate::analysis::align::{AlignedNode, PathStack, Times};
 use crate::analysis::modules::BackwardPlaced;
+use crate::analysis::modules::align::{AlignedNode, PathStack, Times};
 use crate::output::render::json_us;
 use serde_json::{Map, Value, json};
 use std::fmt::Write;

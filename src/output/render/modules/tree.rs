@@ -1,7 +1,7 @@
 //! The module tree drawn for people: the terminal table, Markdown, and the CSV rows.
 
 use super::view::{Chunks, ModuleTime, ModuleView, Shown, collect, walk};
-use crate::analysis::align::{AlignedNode, PathStack, Status, Times};
+use crate::analysis::modules::align::{AlignedNode, PathStack, Status, Times};
 use crate::analysis::modules::{BACKWARD_KEY, ModuleDiff};
 use crate::output::render::compare::describe_side;
 use crate::output::render::table::{Cell, Column, Line as Title, Table, markdown, terminal};

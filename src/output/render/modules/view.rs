@@ -1,9 +1,9 @@
 //! What a module view shows: the options, the rows of siblings (folded runs, small children
 //! folded by `--min-share`), and the plumbing its writers share.
 
-use crate::analysis::align::{AlignedNode, NodeKind, Status, Times};
 use crate::analysis::modules::ModuleDiff;
-use crate::analysis::modules_noise::NodeSignificance;
+use crate::analysis::modules::align::{AlignedNode, NodeKind, Status, Times};
+use crate::analysis::modules::noise::NodeSignificance;
 use std::io;
 
 /// Which time orders and folds the nodes.

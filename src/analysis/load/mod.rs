@@ -1,0 +1,10 @@
+//! Loading a side: its runs and their files, each side's selection resolved, the graph
+//! captures joined, and the events inside module nodes.
+
+pub mod captures;
+pub mod loaded;
+pub mod runs;
+pub mod scopes;
+pub mod select;
+pub mod side;
+pub mod side_runs;

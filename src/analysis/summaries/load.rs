@@ -1,0 +1,88 @@
+//! Loading a side into summaries: a trace is parsed, summarised and its events dropped (only the
+//! file in flight holds events); a summary file is read as it is. Traces and summaries may be
+//! mixed on one side.
+
+use crate::analysis::summaries::names::SideNames;
+use crate::analysis::summaries::read::{is_parquet, read_summary};
+use crate::error::{Error, Result};
+use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with};
+use crate::input::parse::Header;
+use crate::input::parser::Parser;
+use crate::input::read::open;
+use crate::model::pick::{Pick, SideSelection};
+use crate::model::summary::FileSummary;
+use std::path::Path;
+
+/// Loads the summaries of `input`'s files whose ranks any of `picks` selects, the steps of the
+/// traces (not of summary files, which keep the steps they were written with) named by `marker`
+/// (`--step-marker`) when given, the traces parsed with `parser`.
+pub fn load_summary_side_marked(
+    parser: &Parser,
+    input: &Path,
+    picks: &[&Pick],
+    want_steps: bool,
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+) -> Result<SummarySide> {
+    // One copy of each name for the side's files (a thousand ranks run the same names).
+    let names = SideNames::default();
+    let load = |parser: &Parser, p: &Path| -> tracediff_trace::Result<FileSummary> {
+        let mut summary = if is_parquet(p)? {
+            read_summary(p).map_err(Error::into_trace)?
+        } else {
+            parser.summarize_opened_marked(open(p)?, p, marker, summarize)?
+        };
+        names.share(&mut summary);
+        Ok(summary)
+    };
+    let scan = |parser: &Parser, p: &Path, steps: bool| -> tracediff_trace::Result<Header> {
+        if is_parquet(p)? {
+            let s = read_summary(p).map_err(Error::into_trace)?;
+            return Ok(Header {
+                rank: s.meta.declared_rank,
+                world_size: s.meta.world_size,
+                steps: Some(s.meta.steps),
+            });
+        }
+        let r = open(p)?;
+        parser.scan_header(r.inner, p, r.compression, steps)
+    };
+    let pattern = marker.map(regex::Regex::as_str);
+    Ok(load_side_with(
+        parser,
+        (input, pattern),
+        picks,
+        want_steps,
+        &load,
+        &scan,
+    )?)
+}
+
+/// Both sides into summaries: what compare, gate and overview read (see
+/// [`crate::input::load::load_pair`]).
+pub fn load_summary_pair(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    summarize: &SummarizeFn<'_>,
+) -> Result<SidePair<FileSummary>> {
+    load_summary_pair_marked(control, test, selections, None, summarize)
+}
+
+/// [`load_summary_pair`] with the steps named by `marker` (`--step-marker`) when given.
+pub fn load_summary_pair_marked(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+) -> Result<SidePair<FileSummary>> {
+    Ok(load_pair_with(
+        control,
+        test,
+        selections,
+        &|parser, p, picks, steps| {
+            load_summary_side_marked(parser, p, picks, steps, marker, summarize).map_err(Error::into_trace)
+        },
+    )?)
+}
