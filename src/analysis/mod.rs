@@ -11,6 +11,7 @@ pub mod diff;
 pub mod flamegraph;
 pub mod gate;
 pub mod gate_run;
+pub mod history;
 pub(crate) mod idle;
 pub mod intervals;
 pub mod loaded;
