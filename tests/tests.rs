@@ -17,6 +17,7 @@ mod flamegraph;
 mod golden;
 mod graphs;
 mod graphs_captured;
+mod history;
 mod layers;
 mod modules;
 mod one_run;

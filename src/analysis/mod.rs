@@ -8,6 +8,7 @@ pub mod compare;
 pub mod diff;
 pub mod flamegraph;
 pub mod gate;
+pub mod history;
 pub(crate) mod idle;
 pub mod intervals;
 pub mod load;

@@ -49,6 +49,15 @@ pub const GATE: &[&str] = &[
     "tracediff gate fixtures/replicates/aa/control fixtures/replicates/aa/test --max-op-regression 5%",
 ];
 
+/// `tracediff history`.
+pub const HISTORY: &[&str] = &[
+    "tracediff history add hist fixtures/history/runs/c01 --label c01 --branch main",
+    "tracediff history add hist fixtures/history/runs/c02 --label c02 --meta host=ci-1",
+    "tracediff history add hist fixtures/history/runs/c03 --label c03",
+    "tracediff history show hist --top 3",
+    "tracediff gate --history hist fixtures/history/aa/a1 --max-op-regression 10% --min-history 3",
+];
+
 /// `tracediff operators`.
 pub const OPERATORS: &[&str] = &[
     "tracediff operators fixtures/views/control fixtures/views/test",
@@ -108,6 +117,7 @@ pub const ALL: &[(&str, &[&str])] = &[
     ("events", EVENTS),
     ("summarize", SUMMARIZE),
     ("gate", GATE),
+    ("history", HISTORY),
     ("operators", OPERATORS),
     ("kernels", KERNELS),
     ("overview", OVERVIEW),

@@ -29,11 +29,13 @@ percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit 
 pub struct GateArgs {
     /// The reference run: a directory of traces or one trace file (or their summaries), or a
     /// directory of runs.
-    #[arg(required_unless_present = "baseline_run")]
+    #[arg(required_unless_present_any = ["baseline_run", "history"])]
     pub baseline: Option<PathBuf>,
     /// The run (or directory of runs) under test.
-    #[arg(required_unless_present_any = ["baseline_run", "candidate_run"])]
+    #[arg(required_unless_present_any = ["baseline_run", "candidate_run", "history"])]
     pub candidate: Option<PathBuf>,
+    #[command(flatten)]
+    pub history: super::history::GateHistoryArgs,
     /// One run of the baseline, in place of BASELINE (repeat it for a side of several runs, in
     /// the order given).
     #[arg(long, value_name = "RUN", help_heading = "Sides")]
@@ -189,6 +191,15 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
         ranks: args.rank.clone().unwrap_or(Pick::All),
         iterations: args.iteration.clone().unwrap_or(Pick::All),
     };
+    if let Some(store) = &args.history.history {
+        let report = args.history.run(
+            store,
+            [args.baseline.as_ref(), args.candidate.as_ref()],
+            (&config, &sel),
+            env,
+        )?;
+        return gate_output(&output, args.full_names, &report, env);
+    }
     use super::sides::{GATE, both, sides};
     let given = sides(
         [args.baseline.as_ref(), args.candidate.as_ref()],
@@ -197,8 +208,18 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     )?;
     let [baseline, candidate] = both(given, GATE)?;
     let report = finish(crate::commands::gate(&config, &baseline, &candidate, &sel), env)?;
-    emit(&output, args.full_names, env, |format, style, out| {
-        out.write_all(crate::output::render::gate::render_fitted(&report, format, style.name_width()).as_bytes())
+    gate_output(&output, args.full_names, &report, env)
+}
+
+/// Renders the gate's report and gives its exit status.
+fn gate_output(
+    output: &OutputArgs,
+    full_names: bool,
+    report: &crate::analysis::gate::GateReport,
+    env: &mut Env<'_>,
+) -> Result<i32> {
+    emit(output, full_names, env, |format, style, out| {
+        out.write_all(crate::output::render::gate::render_fitted(report, format, style.name_width()).as_bytes())
     })?;
     Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }

@@ -14,6 +14,7 @@ pub mod examples;
 pub(crate) mod flamegraph;
 pub(crate) mod gate;
 pub(crate) mod generate;
+pub(crate) mod history;
 pub(crate) mod modules;
 pub(crate) mod one_run;
 pub(crate) mod plot;
@@ -87,6 +88,9 @@ pub(crate) enum Command {
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
     #[command(after_help = examples::after_help(gate::GATE_HELP, examples::GATE))]
     Gate(GateArgs),
+    /// A store of earlier runs for `gate --history`: add a run, show the series and change points.
+    #[command(after_help = examples::after_help(history::HISTORY_HELP, examples::HISTORY))]
+    History(history::HistoryArgs),
     /// Per operator: calls, host and device self and total time on both sides.
     #[command(after_help = examples::after_help(views::OPERATORS_HELP, examples::OPERATORS))]
     Operators(views::OperatorsArgs),
@@ -328,6 +332,7 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::OpsDiff(args) => run_ops_diff(args, env),
         Command::Events(args) => run_events(args, env),
         Command::Gate(args) => run_gate(args, env),
+        Command::History(args) => history::run_history(args, env),
         Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
         Command::Operators(args) if args.pair.alone() => one_run::run_operators(&args, env),
@@ -360,6 +365,7 @@ fn output_paths(command: &Command) -> Vec<&Path> {
         Command::OpsDiff(a) => vec![a.output.output.as_deref()],
         Command::Events(a) => vec![a.output.as_deref()],
         Command::Gate(a) => vec![a.output.as_deref()],
+        Command::History(a) => a.output_paths().into_iter().map(Some).collect(),
         Command::Summarize(a) => vec![(!a.writes_dataset()).then_some(a.output.as_path())],
         Command::Plot(a) => vec![Some(a.output.as_deref().unwrap_or(plot_default))],
         Command::Operators(a) => vec![a.output.output.as_deref()],

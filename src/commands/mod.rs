@@ -20,17 +20,24 @@
 mod compare;
 mod events;
 mod gate;
+mod history;
 mod modules;
 mod plot;
 mod report;
 mod views;
 
 pub use crate::analysis::compare::CompareRequest;
+pub use crate::analysis::history::gate::HistoryOptions;
+pub use crate::analysis::history::show::HistoryView;
 pub use crate::analysis::load::runs::given_runs;
 pub use crate::analysis::load::side::{Side, SideId, SidePaths};
 pub use compare::{CompareOptions, Pair, compare, ops_diff};
 pub use events::{EventTable, EventsRequest, events, summarize};
 pub use gate::gate;
+pub use history::{
+    AddRequest, DEFAULT_MIN_HISTORY, DEFAULT_WINDOW, GateHistoryRequest, HistoryRun, HistoryStore, Series, ShowRequest,
+    ShownChange, gate_history, history_add, history_runs, history_show, parse_meta,
+};
 pub use modules::{FlameRequest, FlameSide, Modules, ModulesOptions, flamegraph, modules};
 pub use plot::{PlotOptions, plot};
 pub(crate) use report::report_for;

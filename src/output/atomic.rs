@@ -268,8 +268,11 @@ pub fn check_writable(path: &Path) -> Result<()> {
             std::io::Error::new(std::io::ErrorKind::NotFound, format!("no directory {}", dir.display())),
         ));
     }
-    // The probe is removed when dropped.
-    temp_beside(&target).map(drop).map_err(|e| output_error(path, e))
+    // The probe is removed when dropped, and listed while it exists: a signal that lands
+    // between its creation and its removal removes it too.
+    pending_temp_beside(&target)
+        .map(drop)
+        .map_err(|e| output_error(path, e))
 }
 
 #[cfg(test)]

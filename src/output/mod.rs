@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod dataset;
 pub mod events;
 pub mod events_parquet;
+pub mod history;
 pub mod render;
 pub mod state;
 pub mod summary;

@@ -30,3 +30,6 @@ fi
 # The DuckDB queries of docs/summaries.md over a summary dataset of each pair, checked against
 # compare and overview.
 "$venv/bin/python" tests/duckdb/check_summaries_sql.py "$bin" docs/summaries.md "${pairs[@]}"
+# The DuckDB query of docs/history.md over a history store of fixtures/history/runs, checked
+# against history show.
+"$venv/bin/python" tests/duckdb/check_history_sql.py "$bin" docs/history.md fixtures/history/runs/c*

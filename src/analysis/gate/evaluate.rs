@@ -77,7 +77,9 @@ impl Pair<'_> {
     /// The step-time and GPU-busy rules, those the rules hold.
     fn step_rules(&self, beyond: &Beyond) -> Vec<RuleResult> {
         let rules = self.rules;
-        let of = if rules.between_runs {
+        let of = if rules.history {
+            "median of runs"
+        } else if rules.between_runs {
             "mean of runs"
         } else {
             "median of steps"
@@ -112,7 +114,9 @@ impl Pair<'_> {
     /// `scale.1`: whether a row's scatter around it applies), or between runs, beyond Welch's
     /// band at level `alpha` ([`super::between`]).
     fn change(&self, base: &[f64], cand: &[f64], scale: (Scale, bool), alpha: f64) -> (Change, f64) {
-        if self.rules.between_runs {
+        if self.rules.history {
+            super::predict::change_against_history(base, cand, alpha)
+        } else if self.rules.between_runs {
             super::between::change_between_runs(base, cand, alpha)
         } else {
             change_beyond(base, cand, self.rules.noise_k, scale.0, scale.1)
@@ -122,13 +126,16 @@ impl Pair<'_> {
     /// Between runs, the level each op is judged at: Benjamini–Hochberg's over the ops the
     /// time rule checks ([`super::between::family_alpha`]); unused otherwise.
     fn op_alpha(&self, beyond: &Beyond) -> f64 {
-        if !self.rules.between_runs {
+        if !self.rules.between_runs && !self.rules.history {
             return crate::analysis::measure::replicates::FDR;
         }
         let p: Vec<Option<f64>> = self
             .checked_ops(beyond)
             .into_iter()
-            .map(|(_, b, c, _)| crate::analysis::measure::replicates::welch_p(&b, &c))
+            .map(|(_, b, c, _)| match self.rules.history {
+                true => super::predict::p_value(&b, crate::analysis::measure::noise::mean(&c)),
+                false => crate::analysis::measure::replicates::welch_p(&b, &c),
+            })
             .collect();
         super::between::family_alpha(&p)
     }

@@ -14,6 +14,7 @@
 mod between;
 mod change;
 mod evaluate;
+pub mod predict;
 mod report;
 mod rules;
 pub mod run;

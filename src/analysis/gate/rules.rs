@@ -238,6 +238,9 @@ pub struct Rules {
     /// Whether each sample is a run (its mean per step) and the timing rules judge the band
     /// between runs (docs/significance.md#the-gate-with-runs) instead of `noise_k` × the steps' MAD.
     pub between_runs: bool,
+    /// Whether the baseline is a history's runs (one sample each) and the candidate one run,
+    /// each timing judged against the history's prediction band ([`super::predict`]).
+    pub history: bool,
 }
 
 /// The thresholds of a [`GateConfig`], parsed.
@@ -311,6 +314,7 @@ impl Rules {
             relative: c.relative.unwrap_or(false),
             beyond_run_shift: c.beyond_run_shift.unwrap_or(false),
             between_runs: false,
+            history: false,
         };
         if !(rules.noise_k.is_finite() && rules.noise_k >= 0.0) {
             return Err(Error::usage(format!(

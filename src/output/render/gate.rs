@@ -176,6 +176,10 @@ fn headers(report: &GateReport) -> [[&'static str; 8]; 2] {
         h[6] = title;
         h
     };
+    // Against a history: the prediction band (docs/history.md#the-band).
+    if report.baseline.label == "history" {
+        return [welch(HEADER, "band"), welch(NARROW_HEADER, "band")];
+    }
     [welch(HEADER, "noise (Welch)"), welch(NARROW_HEADER, "noise\n(Welch)")]
 }
 

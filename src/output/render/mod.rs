@@ -9,6 +9,8 @@ mod cuts;
 pub mod flamegraph;
 pub mod flamegraph_change;
 pub mod gate;
+pub mod history;
+pub mod history_plot;
 pub mod kernel_cut;
 pub mod modules;
 pub mod one_run;
