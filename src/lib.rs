@@ -28,6 +28,7 @@ mod analysis;
 pub mod cli;
 pub mod commands;
 mod output;
+mod request;
 mod text;
 
 mod error;
