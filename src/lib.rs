@@ -19,6 +19,9 @@
 
 // Every public item is documented (`cargo doc` with `-D warnings` checks the links too).
 #![deny(missing_docs)]
+// No unsafe code in the library: the one unsafe call of the program (the allocator's tuning)
+// is the binary's, in `src/main.rs`.
+#![forbid(unsafe_code)]
 // Without the `cli` feature, what only the command line uses (most renderers, the saved
 // comparison) is unused: it is still compiled and checked, not cut out item by item.
 #![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]
@@ -28,6 +31,7 @@ mod analysis;
 pub mod cli;
 pub mod commands;
 mod output;
+mod request;
 mod text;
 
 mod error;

@@ -1,5 +1,5 @@
 //! The layers only look down: the source is read as text and every `crate::…` / `tracediff::…`
-//! path is checked against the order trace crate < analysis < output < commands < cli. A change that makes
+//! path is checked against the order trace crate < request < analysis < output < commands < cli. A change that makes
 //! a lower layer reach up fails here, before it grows into an import circle.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -104,6 +104,55 @@ fn summaries_and_output_never_use_cli() {
     }
     bad.extend(check("src/commands", &["crate::cli", "super::super::cli"]));
     assert!(bad.is_empty(), "a layer reaches up:\n{}", bad.join("\n"));
+}
+
+/// The request (`src/request.rs` and `src/request/`) is plain data below the analysis: the
+/// commands, the command line and Python build it, the analysis reads it, and it uses none of
+/// them.
+#[test]
+fn the_request_uses_no_layer_above_it() {
+    let above = ["crate::analysis", "crate::output", "crate::commands", "crate::cli"];
+    let mut bad = check("src/request", &above);
+    let text = std::fs::read_to_string(root().join("src/request.rs")).unwrap();
+    bad.extend(
+        offending(&text, &above)
+            .into_iter()
+            .map(|l| format!("src/request.rs: {l}")),
+    );
+    assert!(bad.is_empty(), "the request reaches up:\n{}", bad.join("\n"));
+}
+
+/// Inside the analysis the folders by concern stand on the shared pieces: what measures a side
+/// (`measure/`) and the shared flat files (`diff`, `aggregate`, `names`, `intervals`, `idle`)
+/// never use a view, the module tree, the gate, the report, the flame graph, the kernel
+/// classes, the summaries or the comparison pipeline.
+#[test]
+fn the_shared_analysis_never_uses_a_concern_above_it() {
+    let above = [
+        "crate::analysis::views",
+        "crate::analysis::modules",
+        "crate::analysis::gate",
+        "crate::analysis::report",
+        "crate::analysis::flamegraph",
+        "crate::analysis::classes",
+        "crate::analysis::summaries",
+        "crate::analysis::compare",
+    ];
+    let mut bad = check("src/analysis/measure", &above);
+    for file in ["diff", "aggregate", "names", "intervals", "idle"] {
+        let path = format!("src/analysis/{file}.rs");
+        let text = std::fs::read_to_string(root().join(&path)).unwrap();
+        let code = match text.find("#[cfg(test)]\nmod ") {
+            Some(i) => &text[..i],
+            None => &text[..],
+        };
+        bad.extend(offending(code, &above).into_iter().map(|l| format!("{path}: {l}")));
+    }
+    assert!(
+        bad.is_empty(),
+        "a shared piece of the analysis reaches up:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]

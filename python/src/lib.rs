@@ -9,6 +9,8 @@
 //! Errors become `tracediff.TraceError` (a `ValueError`) with the same one-line message the
 //! command line prints.
 
+#![forbid(unsafe_code)]
+
 mod convert;
 mod options;
 

@@ -142,12 +142,7 @@ impl Options {
     pub(crate) fn view_request(&self, control: Vec<PathBuf>, test: Vec<PathBuf>) -> PyResult<CompareRequest> {
         let mut request = self.request(control, test)?.operations();
         request.normalize_names = self.normalize_names.unwrap_or(true);
-        if self.control_iteration.is_none() {
-            request.control_selection.iterations = tracediff::Pick::All;
-        }
-        if self.test_iteration.is_none() {
-            request.test_selection.iterations = tracediff::Pick::All;
-        }
+        request.every_step_unless_named(self.control_iteration.is_some(), self.test_iteration.is_some());
         request.totals = self.totals;
         Ok(request)
     }

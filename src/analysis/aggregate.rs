@@ -14,26 +14,7 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-/// How rows are keyed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Naming {
-    /// The name as recorded.
-    #[default]
-    Name,
-    /// HTA's short name (docs/semantics.md#short-names).
-    ShortName,
-}
-
-impl Naming {
-    /// The name column's header in outputs: `name` or `short_name`.
-    pub fn column(self) -> &'static str {
-        match self {
-            Naming::Name => "name",
-            Naming::ShortName => "short_name",
-        }
-    }
-}
+pub use crate::request::selection::{Keying, Naming};
 
 /// Number of events and their summed duration.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,29 +35,6 @@ impl Totals {
 
 /// Per-name totals of one side, sorted by name.
 pub type NameTotals = BTreeMap<String, Totals>;
-
-/// How events become rows: by name (or short name), maybe normalized, maybe split by attributes.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Keying {
-    /// The name or HTA's short name.
-    pub naming: Naming,
-    /// Rewrite run-specific noise out of names (ids, addresses, hashes: `--normalize`) before
-    /// grouping.
-    pub normalize: bool,
-    /// Attribute columns whose values become part of the row key (`stream` and `correlation`
-    /// are the core columns).
-    pub group_by: Vec<String>,
-    /// Leave `python_function` events (the Python call stack) out of the rows: they are the
-    /// context of the operations, and nested frames would count the same time many times.
-    #[serde(default)]
-    pub skip_python_frames: bool,
-    /// Give a `gpu_user_annotation` (the GPU-side span of a `record_function` or ProfilerStep
-    /// annotation) its own row, `NAME (GPU)`, rather than adding it to the host annotation of
-    /// the same name: one step of 94.6 ms read as 2 calls and 125 ms (host span + GPU span).
-    /// Off in HTA's table, which sums by name.
-    #[serde(default)]
-    pub gpu_annotations_apart: bool,
-}
 
 /// The category of the GPU-side spans of user annotations.
 pub const GPU_ANNOTATION_CATEGORY: &str = "gpu_user_annotation";

@@ -5,14 +5,14 @@ use super::{
     Env, Labels, OutputArgs, SelectArgs, check_output, check_specs_used, emit, finish, fresh_request, parse_labels,
     report, request_from, with_labels,
 };
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{Category, Comparison, SortKey};
-use crate::analysis::load::side::SidePaths;
 use crate::commands::{self, CompareOptions, Pair};
 use crate::error::Result;
 use crate::output::render::compare::CompareView;
 use crate::output::render::ops_diff::OpsDiffView;
 use crate::output::state;
+use crate::request::CompareRequest;
+use crate::request::side::SidePaths;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 

@@ -202,7 +202,7 @@ impl GateHistoryArgs {
         opts.min_history = self.min_history;
         opts.branch = self.branch.clone();
         req.add_on_pass = self.add_on_pass.then(|| self.label.clone()).flatten();
-        let side = crate::analysis::load::side::SidePaths::Path(candidate);
+        let side = crate::request::side::SidePaths::Path(candidate);
         finish(crate::commands::gate_history(config, &req, &side, sel), env)
     }
 }

@@ -21,13 +21,14 @@ pub(crate) mod plot;
 pub(crate) mod report;
 pub(crate) mod sides;
 
-use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::SortKey;
 use crate::analysis::load::select::{Device, Pick};
-use crate::analysis::load::side::SidePaths;
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::output::render::{Format, TableStyle};
+use crate::request::CompareRequest;
+use crate::request::check_labels;
+use crate::request::side::SidePaths;
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -599,17 +600,13 @@ fn emit(
 }
 
 /// The command line's selection: every step of each side unless steps were named, or `--hta`
-/// (HTA's lowest step) was given (docs/significance.md#the-same-steps-everywhere).
+/// (HTA's lowest step) was given ([`CompareRequest::every_step_unless_named`]).
 pub(crate) fn every_step_by_default(req: &mut CompareRequest, select: &SelectArgs) {
-    use crate::model::pick::Pick;
     let s = &select.steps;
-    if select.hta {
-        return;
-    }
-    if s.iteration.is_none() && s.control_iteration.is_none() {
-        req.control_selection.iterations = Pick::All;
-    }
-    if s.iteration.is_none() && s.test_iteration.is_none() {
-        req.test_selection.iterations = Pick::All;
+    if !select.hta {
+        req.every_step_unless_named(
+            s.iteration.is_some() || s.control_iteration.is_some(),
+            s.iteration.is_some() || s.test_iteration.is_some(),
+        );
     }
 }

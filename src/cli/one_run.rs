@@ -4,13 +4,13 @@
 use super::modules::ModulesArgs;
 use super::views::{KernelsArgs, OperatorsArgs, OverviewArgs, ViewOutputArgs, kernels_options, view_options};
 use super::{Env, OutputArgs, SelectArgs, emit};
-use crate::analysis::compare::CompareRequest;
-use crate::analysis::load::side::SidePaths;
 use crate::commands::{self, ModulesOptions, Shown};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
 use crate::output::render::modules::{ModuleOrder, ModuleTime};
 use crate::output::render::one_run::{self as render, RunTable, RunTree, run_view_table, write_run_table};
+use crate::request::CompareRequest;
+use crate::request::side::SidePaths;
 
 /// The request of one run: both sides are the run (read once), with the selection given.
 fn run_request(select: &SelectArgs, run: SidePaths) -> CompareRequest {

@@ -3,12 +3,12 @@
 use super::compare::{PairArgs, with_pair};
 use super::sides::GivenRuns;
 use super::{Env, Labels, SelectArgs, finish, parse_labels, request_from, with_labels};
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SortKey;
-use crate::analysis::load::side::SidePaths;
 use crate::commands::{Pair, PlotOptions, plot};
 use crate::error::Result;
 use crate::output::render::plot::Metric;
+use crate::request::CompareRequest;
+use crate::request::side::SidePaths;
 use clap::Args;
 use std::path::PathBuf;
 

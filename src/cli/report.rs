@@ -2,10 +2,10 @@
 
 use super::views::{PairArgs, view_request};
 use super::{Env, SelectArgs, finish};
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::report::ReportLimits;
 use crate::commands::{self, Outcome};
 use crate::error::Result;
+use crate::request::CompareRequest;
 use clap::Args;
 use std::path::{Path, PathBuf};
 

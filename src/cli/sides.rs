@@ -3,8 +3,8 @@
 //! with `--control-run` / `--test-run` (`--baseline-run` / `--candidate-run` for the gate) in
 //! place of its path.
 
-use crate::analysis::load::side::{PerSide, SideId, SidePaths};
 use crate::error::{Error, Result};
+use crate::request::side::{PerSide, SideId, SidePaths};
 use clap::Args;
 use std::path::PathBuf;
 

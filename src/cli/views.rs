@@ -2,12 +2,12 @@
 
 use super::sides::GivenRuns;
 use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, finish};
-use crate::analysis::compare::CompareRequest;
-use crate::analysis::load::side::SidePaths;
 use crate::commands::{self, KernelsOptions, OperatorTime, Shown, ViewOptions};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
 use crate::output::render::views::{OverviewOptions, TableView, render_overview_fitted, write};
+use crate::request::CompareRequest;
+use crate::request::side::SidePaths;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 

@@ -2,10 +2,11 @@
 //! given or saved.
 
 use super::{Done, Notes, collect};
-use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::error::{Error, Result};
 use crate::output::state;
+use crate::request::CompareRequest;
+use crate::request::check_labels;
 use std::path::Path;
 
 /// The options of `compare`.

@@ -4,7 +4,7 @@ use super::{Done, collect};
 use crate::analysis::gate::run::gate_pair;
 use crate::analysis::gate::{GateConfig, GateReport};
 use crate::analysis::load::select::SideSelection;
-use crate::analysis::load::side::SidePaths;
+use crate::request::side::SidePaths;
 
 /// Judges `candidate` against `baseline` by the rules of `config`, over the ranks and steps of
 /// `selection` on both sides. A failed rule is the report's verdict, not an error.

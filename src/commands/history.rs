@@ -8,9 +8,9 @@ use crate::analysis::history::series::Measuring;
 use crate::analysis::history::show::{HistoryView, ShowOptions};
 use crate::analysis::history::store::RunEntry;
 use crate::analysis::load::select::SideSelection;
-use crate::analysis::load::side::SidePaths;
 use crate::error::{Error, Result};
 use crate::model::pick::Pick;
+use crate::request::side::SidePaths;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

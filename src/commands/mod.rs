@@ -26,11 +26,11 @@ mod plot;
 mod report;
 mod views;
 
-pub use crate::analysis::compare::CompareRequest;
 pub use crate::analysis::history::gate::HistoryOptions;
 pub use crate::analysis::history::show::HistoryView;
 pub use crate::analysis::load::runs::given_runs;
-pub use crate::analysis::load::side::{Side, SideId, SidePaths};
+pub use crate::request::CompareRequest;
+pub use crate::request::side::{Side, SideId, SidePaths};
 pub use compare::{CompareOptions, Pair, compare, ops_diff};
 pub use events::{EventTable, EventsRequest, events, summarize};
 pub use gate::gate;
@@ -125,7 +125,7 @@ impl std::error::Error for Failure {
 /// once, a side's named `run` as the run's header names it (`run: 6 host events …`, not the
 /// same note for `control:` and again for `test:`).
 pub fn notes_of_one_run(notes: Vec<Note>, labels: &[String; 2]) -> Vec<Note> {
-    let sides = crate::analysis::load::side::PerSide::from(labels.each_ref()).map(|l| format!("{l}: "));
+    let sides = crate::request::side::PerSide::from(labels.each_ref()).map(|l| format!("{l}: "));
     let mut out: Vec<Note> = Vec::new();
     for note in notes {
         let text = note.text();

@@ -2,7 +2,6 @@
 
 use super::views::{loaded, only_significant_can_be_judged};
 use super::{Done, Notes, collect};
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::flamegraph::{FlameTime, flame_stacks_default};
 use crate::analysis::modules::align::AlignedNode;
 use crate::analysis::modules::noise::{NodeSignificance, module_significance};
@@ -11,6 +10,7 @@ use crate::analysis::modules::{ModuleDiff, zoom};
 use crate::error::Error;
 use crate::output::render::flamegraph::{FlameOptions, FlameView, FlameWidths, folded_diff, folded_side, svg};
 use crate::output::render::modules::ModuleTime;
+use crate::request::CompareRequest;
 
 /// The options of `modules`.
 #[derive(Debug, Clone, Default)]

@@ -3,12 +3,12 @@
 
 use super::compare::{Pair, comparison_of};
 use super::{Done, Notes, collect};
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{Comparison, Row, SortKey};
 use crate::analysis::views::overview::overview_request;
 use crate::error::{Error, Result};
 use crate::output::render::plot::{ImageFormat, Metric, chart_of, check_size, draw};
 use crate::output::render::waterfall::{Waterfall, draw_waterfall};
+use crate::request::CompareRequest;
 use std::path::{Path, PathBuf};
 
 /// What `plot` draws and where.

@@ -2,9 +2,9 @@
 
 use super::views::loaded;
 use super::{Done, Note, collect, write_file};
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::report::{Report, ReportLimits};
 use crate::error::{Error, Result};
+use crate::request::CompareRequest;
 use std::path::Path;
 
 /// What the report of a pair shows: overview, module tree, tables, charts, flame graph.

@@ -4,7 +4,6 @@
 use super::{Done, Notes, collect};
 use crate::analysis::classes::Classifier;
 use crate::analysis::classes::sequences::Aligned;
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::load::loaded::{Loaded, load};
 use crate::analysis::modules::{Scope, zoom_scope};
@@ -13,6 +12,7 @@ use crate::analysis::views::overview::{Overview, overview_request};
 use crate::analysis::views::runs::{RunTable, join_runs};
 use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
+use crate::request::CompareRequest;
 use std::path::{Path, PathBuf};
 
 /// The time group the operator table shows (and sorts by, unless told).
@@ -288,7 +288,7 @@ fn over_runs(
         Ok(RunTable {
             table,
             steps: steps_of(&loaded.resolved.control),
-            step_ns: mean_step_ns_of_loaded(&loaded, crate::analysis::load::side::SideId::Control),
+            step_ns: mean_step_ns_of_loaded(&loaded, crate::request::side::SideId::Control),
         })
     })?;
     if missing.len() == made
@@ -309,7 +309,7 @@ fn per_step(req: &CompareRequest, loaded: &Loaded, table: &mut ViewTable) {
         return;
     }
     let steps = loaded.resolved.as_ref().map(steps_of).into_array();
-    let step_ns = crate::analysis::load::side::PerSide::from_fn(|id| mean_step_ns_of_loaded(loaded, id)).into_array();
+    let step_ns = crate::request::side::PerSide::from_fn(|id| mean_step_ns_of_loaded(loaded, id)).into_array();
     crate::analysis::views::per_step::per_step_one_run(table, steps, step_ns);
 }
 

@@ -1,9 +1,9 @@
 //! The comparison that the last `compare` saved, so that `ops-diff` and `plot` can reuse it.
 
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::Comparison;
 use crate::error::io_reason;
 use crate::error::{Error, Result};
+use crate::request::CompareRequest;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -103,6 +103,17 @@ pub struct Classifier {
     classes: Vec<KernelClass>,
 }
 
+impl crate::request::CompareRequest {
+    /// The kernel classes: the patterns of [`CompareRequest::kernel_classes`](crate::request::CompareRequest::kernel_classes) first, then the
+    /// built-in rules.
+    pub fn classifier(&self) -> Result<Classifier> {
+        match &self.kernel_classes {
+            Some(path) => Classifier::from_file(path),
+            None => Ok(Classifier::builtin()),
+        }
+    }
+}
+
 impl Classifier {
     /// The built-in rules alone (compiled once per process).
     pub fn builtin() -> Classifier {

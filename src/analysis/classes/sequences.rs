@@ -11,13 +11,13 @@
 
 use super::{Classifier, KernelClass};
 use crate::analysis::aggregate::Keying;
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::select::Selected;
-use crate::analysis::load::side::SideId;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::CompareRequest;
+use crate::request::side::SideId;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -16,12 +16,12 @@
 
 use crate::analysis::classes::Classifier;
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::analysis::modules::align::{AlignedNode, NodeKind, Source, Times};
 use crate::analysis::modules::{ModuleDiff, STEP_KEY};
 use crate::model::calltree::{CallTree, NONE};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::side::{PerSide, SideId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 

@@ -3,17 +3,18 @@
 //! (kept apart from the rules' module, which judges measured rows and reads no file).
 
 use crate::analysis::aggregate::Keying;
-use crate::analysis::compare::{CompareRequest, run_shift_of};
+use crate::analysis::compare::run_shift_of;
 use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, device_row_keys, evaluate, measure};
 use crate::analysis::load::runs::SideRuns;
 use crate::analysis::load::select::{Device, Resolved, SideSelection};
-use crate::analysis::load::side::PerSide;
-use crate::analysis::load::side::SidePaths;
 use crate::analysis::measure::per_step::Samples;
 use crate::analysis::measure::replicates::MIN_RUNS;
 use crate::analysis::measure::shift::gate_shift_note;
 use crate::error::{Error, Result};
 use crate::input::load::SummarySide;
+use crate::request::CompareRequest;
+use crate::request::side::PerSide;
+use crate::request::side::SidePaths;
 use std::path::Path;
 
 /// The gate on a pair of sides, as the command line and the Python package run it: loads both

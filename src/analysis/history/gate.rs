@@ -11,8 +11,8 @@ use super::store::{RunEntry, StoredRun, open};
 use crate::analysis::gate::predict::MIN_HISTORY_RUNS;
 use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, Verdict, evaluate};
 use crate::analysis::load::select::SideSelection;
-use crate::analysis::load::side::SidePaths;
 use crate::error::{Error, Result};
+use crate::request::side::SidePaths;
 use std::path::PathBuf;
 
 /// The default `--window`: the most runs a baseline holds.

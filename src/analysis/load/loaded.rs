@@ -1,14 +1,15 @@
 //! Both sides of a view loaded with their events, and each side's selection resolved: what the
 //! operator, kernel and module views read.
 
-use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::diff::SideInfo;
 use crate::analysis::load::select::{Resolved, resolve};
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::load::{Side, load_pair, pair_notes};
 use crate::model::store::TraceFile;
+use crate::request::CompareRequest;
+use crate::request::check_labels;
+use crate::request::side::{PerSide, SideId};
 use std::sync::Arc;
 
 /// The loaded pair and each side's selection.

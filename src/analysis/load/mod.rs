@@ -6,5 +6,4 @@ pub mod loaded;
 pub mod runs;
 pub mod scopes;
 pub mod select;
-pub mod side;
 pub mod side_runs;

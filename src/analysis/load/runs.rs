@@ -8,11 +8,11 @@
 use crate::analysis::aggregate::{Keying, NameTotals, Totals, aggregate};
 use crate::analysis::diff::{Comparison, Rate, Row, SideInfo};
 use crate::analysis::load::select::{Device, Resolved, SideSelection, resolve};
-use crate::analysis::load::side::{PerSide, Side, SidePaths};
 use crate::error::Result;
 use crate::input::discover::{is_summary_file_name, is_trace_file_name};
 use crate::input::load::SummarySide;
 use crate::model::pick::Pick;
+use crate::request::side::{PerSide, Side, SideId, SidePaths};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +43,14 @@ pub fn runs_of(path: &Path) -> Option<Vec<PathBuf>> {
         .collect();
     runs.sort();
     (!runs.is_empty()).then_some(runs)
+}
+
+impl crate::request::CompareRequest {
+    /// Whether a side is runs: a directory of runs (subdirectories that hold traces) or runs
+    /// given one by one.
+    pub fn compares_runs(&self) -> bool {
+        SideId::BOTH.iter().any(|&id| SideRuns::of(self.side(id).paths).is_set)
+    }
 }
 
 /// One side of a request as runs: the paths given, and each of its runs' paths (the

@@ -10,11 +10,11 @@
 //! keeps the memory linear in the events plus the nodes' own events.
 
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::analysis::modules::align::AlignedNode;
 use crate::model::calltree::NONE;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::side::{PerSide, SideId};
 use rustc_hash::FxHashMap;
 
 /// For one file: per row, the nodes (indices into the list given to [`NodeScopes::of`]) it is

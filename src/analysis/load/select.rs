@@ -3,45 +3,8 @@
 use crate::error::{Error, Result};
 use crate::input::load::{RankedFile, SideOf};
 pub use crate::model::pick::{Pick, SideSelection, join, ranges};
-use crate::model::place::Place;
+pub use crate::request::selection::Device;
 use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// Which events count by where they ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum Device {
-    /// Host events only: operators, runtime calls, CPU annotations.
-    Cpu,
-    /// Device events only: kernels, memory copies and sets, GPU annotations.
-    Gpu,
-    /// Both.
-    #[default]
-    All,
-}
-
-impl fmt::Display for Device {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Device::Cpu => "cpu",
-            Device::Gpu => "gpu",
-            Device::All => "all",
-        })
-    }
-}
-
-impl Device {
-    /// Whether an event that ran at `place` is selected (docs/semantics.md#host-and-device-events, [`crate::model::place`]).
-    #[inline]
-    pub fn admits(self, place: Place) -> bool {
-        match self {
-            Device::All => true,
-            Device::Gpu => place.on_device(),
-            Device::Cpu => !place.on_device(),
-        }
-    }
-}
 
 /// What was found for one side: concrete ranks and iterations.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,6 +101,7 @@ impl Selected {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::place::Place;
 
     #[test]
     fn device_filter_follows_the_place() {

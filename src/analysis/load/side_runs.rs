@@ -6,11 +6,11 @@
 //! [`crate::analysis::load::runs::side_info_of_runs`] names the side in headers, and
 //! [`crate::analysis::measure::replicates::judge`] is the test between runs.
 
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::runs::{SideRuns, mean_step_ns_of_traces};
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::error::Result;
+use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId};
 use std::path::Path;
 
 /// Whether `req` compares runs: a side is a directory of runs ([`crate::analysis::load::runs::runs_of`])
@@ -28,7 +28,7 @@ pub fn run_request(req: &CompareRequest, id: SideId, run: &Path) -> CompareReque
     let paths = run.into();
     let mut r = req.clone();
     for k in SideId::BOTH {
-        r.set_side(k, crate::analysis::load::side::Side { paths: &paths, ..side });
+        r.set_side(k, crate::request::side::Side { paths: &paths, ..side });
     }
     r.labels[1] = req.side(id.other()).label.to_string();
     r
@@ -90,8 +90,8 @@ pub fn mean_step_ns_of_loaded(loaded: &Loaded, id: SideId) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::load::side::SidePaths;
     use crate::model::pick::Pick;
+    use crate::request::side::SidePaths;
     use std::path::PathBuf;
 
     #[test]

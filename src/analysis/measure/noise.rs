@@ -6,7 +6,7 @@
 //! σ for normal noise; pooled as the root mean square of the two). A change is significant when
 //! it exceeds the band and matters for the step (a share of the mean step time).
 
-use crate::analysis::load::side::{PerSide, SideId};
+use crate::request::side::{PerSide, SideId};
 
 /// The fewest samples per side from which a band is estimated for a table row.
 pub const MIN_SAMPLES: usize = 3;

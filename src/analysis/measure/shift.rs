@@ -7,11 +7,11 @@
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::RunShift;
 use crate::analysis::load::select::{Device, Resolved};
-use crate::analysis::load::side::PerSide;
 use crate::analysis::measure::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::measure::per_step::{Samples, Times, measure_times};
 use crate::error::Result;
 use crate::input::load::SummarySide;
+use crate::request::side::PerSide;
 
 /// The shifts of host and device time of a pair of sides as summaries (`sides`: control, test)
 /// whose selections (`resolved`) both have ProfilerSteps, over the places `device` admits, from

@@ -11,11 +11,11 @@
 use crate::analysis::aggregate::{Keying, PYTHON_FRAME_CATEGORY};
 use crate::analysis::diff::RunShift;
 use crate::analysis::load::select::Resolved;
-use crate::analysis::load::side::PerSide;
 pub use crate::analysis::measure::noise::ThreadShift;
 use crate::analysis::measure::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::input::load::SummarySide;
 use crate::model::summary::FileSummary;
+use crate::request::side::PerSide;
 use std::collections::BTreeMap;
 
 /// A thread must hold at least this share of its file's host own time to be looked at: a

@@ -30,12 +30,10 @@ pub mod noise;
 pub(crate) mod roles;
 pub mod runs;
 
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
 use crate::analysis::intervals::{clipped_union, merge_spans};
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::select::Selected;
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::analysis::modules::align::{AlignedNode, NodeKind, Times, TreeNode, align, merge};
 pub use crate::analysis::modules::roles::{MODULE_PREFIX, compiled_key, module_key};
 use crate::analysis::modules::roles::{Role, enclosing_node, roles};
@@ -44,6 +42,8 @@ use crate::model::calltree::{CallTree, NONE};
 use crate::model::flows::flow_links;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId};
 use rustc_hash::FxHashMap;
 
 /// The key of the root.

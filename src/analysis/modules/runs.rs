@@ -3,11 +3,9 @@
 //! into the side's; nodes are judged between runs ([`crate::analysis::measure::replicates`]) on each
 //! run's per-step node times. Also the per-step values of a tree: its sums ÷ the steps used.
 
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::SideInfo;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::runs::steps_of;
-use crate::analysis::load::side::{PerSide, SideId, SidePaths};
 use crate::analysis::load::side_runs::{map_runs, mean_step_ns_of_loaded};
 use crate::analysis::measure::replicates::{MIN_RUNS, RowSamples, judge};
 use crate::analysis::modules::align::{Times, TreeNode, align, merge};
@@ -16,6 +14,8 @@ use crate::analysis::modules::{BackwardPlaced, ModuleDiff, file_trees, has_modul
 use crate::error::{Error, Result};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId, SidePaths};
 
 /// One side of runs ([`crate::analysis::load::runs::SideRuns`]), each run loaded with its events and
 /// selection (both sides of each [`Loaded`] are the run itself).
@@ -74,7 +74,7 @@ impl LoadedRuns {
 
 /// Both sides of `req` loaded run by run ([`map_runs`]: a side viewed alone is read once).
 pub fn load_runs(req: &CompareRequest, command: &str) -> Result<(PerSide<LoadedRuns>, Vec<String>)> {
-    crate::analysis::compare::check_labels(&req.labels)?;
+    crate::request::check_labels(&req.labels)?;
     let (runs, notes) = map_runs(req, command, |_, _, loaded| Ok(loaded))?;
     let side = |id: SideId, runs: Vec<Loaded>| LoadedRuns {
         runs,

@@ -6,7 +6,6 @@
 //! the views of runs judge them.
 
 use crate::analysis::classes::Classifier;
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{NameFilter, RunShift};
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::scopes::NodeScopes;
@@ -14,6 +13,7 @@ use crate::analysis::views::classes::{classes_of_kernels, mark_class_significanc
 use crate::analysis::views::kernels::{kernels, mark_kernel_significance, mark_kernels_per_node};
 use crate::analysis::views::operators::{mark_operator_significance, mark_operators_per_node, operators};
 use crate::analysis::views::{ViewTable, sample_jobs};
+use crate::request::CompareRequest;
 use std::cell::OnceCell;
 
 /// The pair's run-wide shift, measured the first time rows are judged (never where the pair

@@ -6,12 +6,11 @@
 
 use crate::analysis::classes::Classifier;
 use crate::analysis::classes::sequences::{Aligned, aligned};
-use crate::analysis::compare::{CompareRequest, compare_sides};
+use crate::analysis::compare::compare_sides;
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::flamegraph::{FlameStacks, flame_stacks_default};
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::scopes::NodeScopes;
-use crate::analysis::load::side::PerSide;
 use crate::analysis::modules::align::{AlignedNode, Status, child_path};
 use crate::analysis::modules::noise::{NodeSignificance, module_significance_both};
 use crate::analysis::modules::{ModuleDiff, modules};
@@ -20,6 +19,8 @@ use crate::analysis::views::operators::operators_per_node;
 use crate::analysis::views::overview::{Overview, overview_for_request};
 use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
+use crate::request::CompareRequest;
+use crate::request::side::PerSide;
 
 mod marks;
 mod runs;

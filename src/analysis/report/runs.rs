@@ -10,13 +10,12 @@ use super::{NodeTables, Report, ReportLimits, finish_tables, reachable};
 use crate::analysis::aggregate::aggregate;
 use crate::analysis::classes::Classifier;
 use crate::analysis::classes::sequences::{Aligned, aligned};
-use crate::analysis::compare::{CompareRequest, side_info};
+use crate::analysis::compare::side_info;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::flamegraph::flame_stacks_default_of;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::runs::{Run, steps_of};
 use crate::analysis::load::scopes::NodeScopes;
-use crate::analysis::load::side::{PerSide, SideId, SidePaths};
 use crate::analysis::load::side_runs::{mean_step_ns_of_loaded, run_request};
 use crate::analysis::modules::align::AlignedNode;
 use crate::analysis::modules::noise::NodeSignificance;
@@ -30,6 +29,8 @@ use crate::analysis::views::overview::{SideOverview, overview_for_request};
 use crate::analysis::views::overview_runs::overview_of_run_overviews;
 use crate::analysis::views::runs::{RunTable, join_runs};
 use crate::error::Result;
+use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId, SidePaths};
 use std::path::PathBuf;
 
 /// One run's share of the page: its tables of every listed node (operators, kernels, kernel

@@ -5,12 +5,12 @@
 use crate::analysis::aggregate::Keying;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::select::{Device, Selected};
-use crate::analysis::load::side::SideId;
 use crate::model::calltree::NONE;
 use crate::model::graphs::{CapturedLaunch, GraphJoin};
 use crate::model::owners::{WorkKind, owner_label};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::side::SideId;
 use crate::text::fmt_duration;
 use rustc_hash::{FxHashMap, FxHashSet};
 

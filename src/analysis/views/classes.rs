@@ -5,13 +5,13 @@
 use super::kernels::{KernelSums, MEASURES, values};
 use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_pair, join};
 use crate::analysis::classes::Classifier;
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::load::select::{Device, Selected};
-use crate::analysis::load::side::SideId;
 use crate::analysis::modules::Scope;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::CompareRequest;
+use crate::request::side::SideId;
 
 /// The by-class kernel table of a loaded pair: rows named by class, `--include`/`--exclude`
 /// matching the class names. With `scope` (`--zoom`), only the kernels launched inside one

@@ -8,14 +8,14 @@ use super::{
     spread_per_node,
 };
 use crate::analysis::aggregate::Keying;
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::load::scopes::{NodeScopes, RowSets};
 use crate::analysis::load::select::{Device, Selected};
-use crate::analysis::load::side::SideId;
 use crate::analysis::modules::Scope;
 use crate::model::calltree::NONE;
 use crate::model::owners::WorkKind;
+use crate::request::CompareRequest;
+use crate::request::side::SideId;
 
 /// What keys a kernel's owner with `--by-operator` (`attribution::owner_slot`).
 type OwnerSlot = (WorkKind, u32, u32);

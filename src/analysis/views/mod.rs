@@ -16,13 +16,13 @@ pub mod runs;
 
 pub use self::measure::{Measure, Processor, Unit};
 use crate::analysis::aggregate::Keying;
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::{NameFilter, SideInfo};
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::scopes::{NodeScopes, RowSets};
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::analysis::modules::Scope;
 use crate::model::store::TraceFile;
+use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;

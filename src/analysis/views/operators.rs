@@ -8,15 +8,15 @@ use super::{
     spread_per_node,
 };
 use crate::analysis::aggregate::Keying;
-use crate::analysis::compare::CompareRequest;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::load::scopes::{NodeScopes, RowSets};
 use crate::analysis::load::select::{Device, Selected};
-use crate::analysis::load::side::SideId;
 use crate::analysis::modules::Scope;
 use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
+use crate::request::CompareRequest;
+use crate::request::side::SideId;
 
 /// The measures of an operator row, in column order.
 pub const MEASURES: &[Measure] = &[

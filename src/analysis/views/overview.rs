@@ -11,13 +11,14 @@
 //! - Absent values (no GPU, no memory events) are `None`, never 0.
 
 use super::memory::{WindowStats, device_name};
-use crate::analysis::compare::{CompareRequest, check_labels};
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::select::{Pick, Resolved, Selected, resolve};
+use crate::analysis::load::select::{Resolved, Selected, resolve};
 use crate::analysis::summaries::summarize::summarize;
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
 use crate::model::summary::{Breakdown, FileSummary, IdleCauses, MemoryStats, Window};
+use crate::request::CompareRequest;
+use crate::request::check_labels;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::Arc;
@@ -243,7 +244,7 @@ impl Overview {
 /// side whose steps `req` leaves to the default.
 pub fn overview_for_request(loaded: &Loaded, req: &CompareRequest) -> Result<Overview> {
     let (c, t) = summarized(loaded);
-    let req = every_step_by_default(req);
+    let req = req.every_step_where_lowest();
     let resolved = [
         resolve(&c, &req.labels[0], &req.control_selection)?,
         resolve(&t, &req.labels[1], &req.test_selection)?,
@@ -263,17 +264,6 @@ fn summarized(loaded: &Loaded) -> (SummarySide, SummarySide) {
     rayon::join(|| summaries(&loaded.control), || summaries(&loaded.test))
 }
 
-/// The overview is a mean by nature: every step unless steps were named.
-fn every_step_by_default(req: &CompareRequest) -> CompareRequest {
-    let mut req = req.clone();
-    for sel in [&mut req.control_selection, &mut req.test_selection] {
-        if sel.iterations == Pick::Lowest {
-            sel.iterations = Pick::All;
-        }
-    }
-    req
-}
-
 /// Loads both sides of `req` as summaries (traces, summary files, or both) and gives their
 /// overview, with the notes the loading produced.
 pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
@@ -283,7 +273,7 @@ pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
             "overview keys rows by name: --group-by and --arg-spec are for compare",
         ));
     }
-    let req = every_step_by_default(req);
+    let req = req.every_step_where_lowest();
     let (control, test) = crate::analysis::summaries::summarize::load_summary_pair_marked(
         req.control.single("overview")?,
         req.test.single("overview")?,

@@ -4,10 +4,10 @@
 //! footer.
 
 use super::overview::{BreakdownMean, Overview, SideOverview, overview_request};
-use crate::analysis::compare::CompareRequest;
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::analysis::load::side_runs::map_sides;
 use crate::error::Result;
+use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId};
 
 /// The overview of `req`, whose sides are read as runs (a side of one run is that run; a side
 /// viewed alone is read once).

@@ -7,8 +7,8 @@ use super::{Accumulated, Accumulator, ViewTable, judge, sample_jobs};
 use crate::analysis::diff::RunShift;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::scopes::{NodeScopes, RowSets};
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::model::store::TraceFile;
+use crate::request::side::{PerSide, SideId};
 use rayon::prelude::*;
 
 /// Per side, per node, its samples in the order of `jobs` (a table's [`sample_jobs`]): each

@@ -6,9 +6,9 @@
 
 use super::per_step::{is_duration, per_step_values};
 use super::{Measure, ViewRow, ViewTable};
-use crate::analysis::compare::CompareRequest;
-use crate::analysis::load::side::{PerSide, SideId};
 use crate::analysis::measure::replicates::{MIN_RUNS, RowSamples, judge};
+use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId};
 use std::collections::BTreeMap;
 
 /// One run's table (its control side is the run), with its selected steps and mean step time.

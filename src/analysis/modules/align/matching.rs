@@ -4,7 +4,7 @@
 
 use super::tree::{AlignedNode, NodeKind, Status, Times, TreeNode, UNKNOWN_KEY};
 use super::wrappers::{align_key, pair_single_wrappers, unwrap_pair, wrapped, wrapped_rest};
-use crate::analysis::load::side::PerSide;
+use crate::request::side::PerSide;
 use rustc_hash::FxHashMap;
 
 /// Aligns two trees whose roots match (the selected steps).

@@ -2,7 +2,7 @@
 //! ([`AlignedNode`], with the [`Status`] of each node), and the paths that name their nodes.
 
 use super::keys::{escape_key, parse_segment, path_segments};
-use crate::analysis::load::side::PerSide;
+use crate::request::side::PerSide;
 use serde::Serialize;
 
 /// What a node of the tree stands for.

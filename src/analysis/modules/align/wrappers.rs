@@ -2,7 +2,7 @@
 //! only child covers its time) and the key a node aligns by.
 
 use super::tree::{NodeKind, Times, TreeNode};
-use crate::analysis::load::side::PerSide;
+use crate::request::side::PerSide;
 use rustc_hash::FxHashMap;
 
 /// Module wrappers that are always aligned through (what `torch.compile` and the data-parallel

@@ -2,8 +2,8 @@
 //! ([`SideId`]), where its traces are ([`SidePaths`]: one path, or runs given one by one), and
 //! the whole of it as a request holds it ([`Side`]: paths, selection, label, capture).
 
-use crate::analysis::load::select::SideSelection;
 use crate::error::{Error, Result};
+use crate::model::pick::SideSelection;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -130,7 +130,7 @@ impl From<String> for SidePaths {
 }
 
 /// One side of a request as a whole: where its traces are, which ranks and steps it uses, its
-/// name in outputs and its graph captures (a view of a [`crate::analysis::compare::CompareRequest`],
+/// name in outputs and its graph captures (a view of a [`crate::request::CompareRequest`],
 /// which keeps them as its saved layout has them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Side<'a> {
