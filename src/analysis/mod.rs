@@ -8,6 +8,7 @@ pub mod captures;
 pub mod classes;
 pub mod compare;
 pub mod diff;
+pub mod explain;
 pub mod flamegraph;
 pub mod gate;
 pub mod gate_run;

@@ -11,6 +11,7 @@ pub(crate) mod compare;
 pub mod entry;
 pub(crate) mod events;
 pub mod examples;
+pub(crate) mod explain;
 pub(crate) mod flamegraph;
 pub(crate) mod gate;
 pub(crate) mod generate;
@@ -87,6 +88,9 @@ pub(crate) enum Command {
     /// A regression check for CI: exit 1 when a rule fails beyond run-to-run noise, 0 when all pass.
     #[command(after_help = examples::after_help(gate::GATE_HELP, examples::GATE))]
     Gate(GateArgs),
+    /// Why each operator changed: more calls, more work per call, or less efficient.
+    #[command(after_help = examples::after_help(explain::EXPLAIN_HELP, examples::EXPLAIN))]
+    Explain(explain::ExplainArgs),
     /// Per operator: calls, host and device self and total time on both sides.
     #[command(after_help = examples::after_help(views::OPERATORS_HELP, examples::OPERATORS))]
     Operators(views::OperatorsArgs),
@@ -330,6 +334,7 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::Gate(args) => run_gate(args, env),
         Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
+        Command::Explain(args) => explain::run_explain(args, env),
         Command::Operators(args) if args.pair.alone() => one_run::run_operators(&args, env),
         Command::Operators(args) => views::run_operators(args, env),
         Command::Kernels(args) if args.pair.alone() => one_run::run_kernels(&args, env),
@@ -362,6 +367,7 @@ fn output_paths(command: &Command) -> Vec<&Path> {
         Command::Gate(a) => vec![a.output.as_deref()],
         Command::Summarize(a) => vec![(!a.writes_dataset()).then_some(a.output.as_path())],
         Command::Plot(a) => vec![Some(a.output.as_deref().unwrap_or(plot_default))],
+        Command::Explain(a) => vec![a.output.as_deref()],
         Command::Operators(a) => vec![a.output.output.as_deref()],
         Command::Kernels(a) => vec![a.output.output.as_deref()],
         Command::Overview(a) => vec![a.output.as_deref()],

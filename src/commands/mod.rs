@@ -19,6 +19,7 @@
 
 mod compare;
 mod events;
+pub mod explain;
 mod gate;
 mod modules;
 mod plot;
@@ -30,6 +31,7 @@ pub use crate::analysis::runs::given_runs;
 pub use crate::analysis::side::{Side, SideId, SidePaths};
 pub use compare::{CompareOptions, Pair, compare, ops_diff};
 pub use events::{EventTable, EventsRequest, events, summarize};
+pub use explain::explain;
 pub use gate::gate;
 pub use modules::{FlameRequest, FlameSide, Modules, ModulesOptions, flamegraph, modules};
 pub use plot::{PlotOptions, plot};
