@@ -13,6 +13,7 @@ mod cli;
 mod conventions;
 mod dataset;
 mod docs;
+mod explain;
 mod flamegraph;
 mod golden;
 mod graphs;

@@ -6,6 +6,7 @@ pub mod breakdown;
 pub mod classes;
 pub mod compare;
 pub mod diff;
+pub mod explain;
 pub mod flamegraph;
 pub mod gate;
 pub mod history;

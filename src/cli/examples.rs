@@ -65,6 +65,12 @@ pub const OPERATORS: &[&str] = &[
     "tracediff operators fixtures/modules/control fixtures/modules/test --zoom 'Net/Sequential'",
 ];
 
+/// `tracediff explain`.
+pub const EXPLAIN: &[&str] = &[
+    "tracediff explain fixtures/explain/control fixtures/explain/test",
+    "tracediff explain fixtures/explain/control fixtures/explain/test --top 3 --format json",
+];
+
 /// `tracediff kernels`.
 pub const KERNELS: &[&str] = &[
     "tracediff kernels fixtures/views/control fixtures/views/test",
@@ -118,6 +124,7 @@ pub const ALL: &[(&str, &[&str])] = &[
     ("summarize", SUMMARIZE),
     ("gate", GATE),
     ("history", HISTORY),
+    ("explain", EXPLAIN),
     ("operators", OPERATORS),
     ("kernels", KERNELS),
     ("overview", OVERVIEW),

@@ -11,6 +11,7 @@ pub(crate) mod compare;
 pub mod entry;
 pub(crate) mod events;
 pub mod examples;
+pub(crate) mod explain;
 pub(crate) mod flamegraph;
 pub(crate) mod gate;
 pub(crate) mod generate;
@@ -92,6 +93,9 @@ pub(crate) enum Command {
     /// A store of earlier runs for `gate --history`: add a run, show the series and change points.
     #[command(after_help = examples::after_help(history::HISTORY_HELP, examples::HISTORY))]
     History(history::HistoryArgs),
+    /// Why each operator changed: more calls, more work per call, or less efficient.
+    #[command(after_help = examples::after_help(explain::EXPLAIN_HELP, examples::EXPLAIN))]
+    Explain(explain::ExplainArgs),
     /// Per operator: calls, host and device self and total time on both sides.
     #[command(after_help = examples::after_help(views::OPERATORS_HELP, examples::OPERATORS))]
     Operators(views::OperatorsArgs),
@@ -336,6 +340,7 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
         Command::History(args) => history::run_history(args, env),
         Command::Summarize(args) => run_summarize(args, env),
         Command::Plot(args) => run_plot(args, env),
+        Command::Explain(args) => explain::run_explain(args, env),
         Command::Operators(args) if args.pair.alone() => one_run::run_operators(&args, env),
         Command::Operators(args) => views::run_operators(args, env),
         Command::Kernels(args) if args.pair.alone() => one_run::run_kernels(&args, env),
@@ -369,6 +374,7 @@ fn output_paths(command: &Command) -> Vec<&Path> {
         Command::History(a) => a.output_paths().into_iter().map(Some).collect(),
         Command::Summarize(a) => vec![(!a.writes_dataset()).then_some(a.output.as_path())],
         Command::Plot(a) => vec![Some(a.output.as_deref().unwrap_or(plot_default))],
+        Command::Explain(a) => vec![a.output.as_deref()],
         Command::Operators(a) => vec![a.output.output.as_deref()],
         Command::Kernels(a) => vec![a.output.output.as_deref()],
         Command::Overview(a) => vec![a.output.as_deref()],

@@ -19,6 +19,7 @@
 
 mod compare;
 mod events;
+pub mod explain;
 mod gate;
 mod history;
 mod modules;
@@ -33,6 +34,7 @@ pub use crate::request::CompareRequest;
 pub use crate::request::side::{Side, SideId, SidePaths};
 pub use compare::{CompareOptions, Pair, compare, ops_diff};
 pub use events::{EventTable, EventsRequest, events, summarize};
+pub use explain::explain;
 pub use gate::gate;
 pub use history::{
     AddRequest, DEFAULT_MIN_HISTORY, DEFAULT_WINDOW, GateHistoryRequest, HistoryRun, HistoryStore, Series, ShowRequest,

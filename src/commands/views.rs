@@ -114,8 +114,9 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
         let view = View {
             command: "operators",
             attribution: true,
+            shapes: false,
         };
-        let table = view_table(
+        let (table, _) = view_table(
             req,
             options,
             view,
@@ -142,8 +143,9 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
         let view = View {
             command: "kernels",
             attribution: by_operator,
+            shapes: false,
         };
-        let mut table = view_table(
+        let (mut table, _) = view_table(
             req,
             &options.view,
             view,
@@ -166,8 +168,9 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
         let view = View {
             command: "kernels",
             attribution: false,
+            shapes: false,
         };
-        let table = view_table(
+        let (table, _) = view_table(
             req,
             &options.view,
             view,
@@ -181,32 +184,36 @@ pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Sh
 
 /// What tells one view's table apart in [`view_table`] beside its make and mark.
 #[derive(Debug, Clone, Copy)]
-struct View {
+pub(super) struct View {
     /// The command the sides are loaded for (`operators`, `kernels`).
-    command: &'static str,
+    pub command: &'static str,
     /// Whether one run per side gets the notes on overlapping operators and on kernels no
     /// operator launched.
-    attribution: bool,
+    pub attribution: bool,
+    /// Whether the operators' input shapes are loaded (`explain`, `--why`).
+    pub shapes: bool,
 }
 
 /// The table of one view, the same body for every view: with runs, each run's table made by
 /// `make` and joined ([`over_runs`]); with one run per side, the pair loaded, the zoom node
 /// found, the table made by `make` and its rows judged by `mark` (unless the two sides are one
-/// run), then the notes, the zoom and the per-step values.
-fn view_table(
+/// run), then the notes, the zoom and the per-step values. The loaded pair comes back beside
+/// the table where one run per side was read.
+pub(super) fn view_table(
     req: &CompareRequest,
     options: &ViewOptions,
     view: View,
     notes: &mut Notes,
     make: impl Fn(&CompareRequest, &Loaded, Option<&Scope>) -> ViewTable,
     mark: impl FnOnce(&mut ViewTable, &CompareRequest, &Loaded, Option<&Scope>) -> Option<String>,
-) -> Result<ViewTable> {
+) -> Result<(ViewTable, Option<Loaded>)> {
     if crate::analysis::load::side_runs::compares_runs(req) {
         let (table, note) = over_runs(req, view.command, options.zoom.as_deref(), notes, make)?;
         significance(options, &table, note, notes)?;
-        return Ok(table);
+        return Ok((table, None));
     }
-    let loaded = loaded(req, view.command, notes)?;
+    let loaded = crate::analysis::load::loaded::load_with(req, view.command, view.shapes)?;
+    notes.caveats(loaded.notes.iter().cloned());
     let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
     let s = scope.as_ref().map(|(s, _)| s);
     let mut table = make(req, &loaded, s);
@@ -222,7 +229,7 @@ fn view_table(
         attribution_notes(req, &loaded, notes);
     }
     per_step(req, &loaded, &mut table);
-    Ok(table)
+    Ok((table, Some(loaded)))
 }
 
 /// The two sides' kernel sequences aligned by class, per stream; `classes` a TOML file of

@@ -28,6 +28,12 @@ pub struct Loaded {
 /// Loads both sides of `req` and resolves their selections. Views key rows by name only:
 /// `--group-by` is refused.
 pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
+    load_with(req, command, false)
+}
+
+/// [`load`], with the operators' input shapes, types and values where `shapes` (what the cost
+/// model reads: `explain`, `--why`).
+pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Loaded> {
     check_labels(&req.labels)?;
     if !req.group_by.is_empty() || !req.arg_specs.is_empty() {
         return Err(Error::usage(format!(
@@ -38,7 +44,7 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         req.control.single(command)?,
         req.test.single(command)?,
         &AttrRequest {
-            specs: crate::model::graphs::attr_specs(false),
+            specs: specs(shapes),
             step_marker: req.step_marker.clone(),
             ..AttrRequest::default()
         },
@@ -60,7 +66,7 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
     // --report` writes `report`'s page.
     let joins = matches!(
         command,
-        "operators" | "kernels" | "report" | "compare --report" | "modules" | "flamegraph"
+        "operators" | "kernels" | "report" | "compare --report" | "modules" | "flamegraph" | "explain"
     );
     for id in SideId::BOTH.into_iter().filter(|_| joins) {
         let side = req.side(id);
@@ -71,6 +77,16 @@ pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
         )?);
     }
     Ok(Loaded { notes, ..loaded })
+}
+
+/// The attributes a view loads: the graph ids, and with `shapes` the inputs the cost model reads.
+fn specs(shapes: bool) -> Vec<crate::model::attrs::AttrSpec> {
+    let mut specs = crate::model::graphs::attr_specs(false);
+    if shapes {
+        let inputs = crate::analysis::explain::shapes::COLUMNS;
+        specs.extend(inputs.iter().filter_map(|c| crate::input::attrs::builtin(c)));
+    }
+    specs
 }
 
 /// The test side, its files copied where both sides share them (one path given twice) but

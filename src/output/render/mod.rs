@@ -6,6 +6,7 @@ pub(crate) mod classes_table;
 pub mod columns;
 pub mod compare;
 mod cuts;
+pub mod explain;
 pub mod flamegraph;
 pub mod flamegraph_change;
 pub mod gate;
