@@ -342,6 +342,12 @@ fn ops_diff_lists() {
         ]),
         "category,name\nadded,at::native::::GeluCUDAKernelImpl\nadded,aten::gelu\n"
     );
+    // --top keeps the largest changes, not the first names from A to Z.
+    let top = ok(&["ops-diff", BASIC[0], BASIC[1], "--category", "unchanged", "--top", "1"]);
+    assert_eq!(
+        top,
+        "unchanged (7, showing 1):\n  +100 µs/step  1 → 1 calls  void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)\n"
+    );
 }
 
 #[test]

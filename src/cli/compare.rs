@@ -163,7 +163,12 @@ pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> 
     let view = OpsDiffView::new(
         &comparison,
         &args.category.categories(),
-        args.output.sort.unwrap_or(SortKey::Name),
+        // All of each list by name, as HTA's ops_diff; the top N by the size of the change.
+        args.output.sort.unwrap_or(if args.output.top.is_some() {
+            SortKey::AbsDiffDuration
+        } else {
+            SortKey::Name
+        }),
         args.output.top,
     );
     emit(&args.output, false, env, |format, _, out| {

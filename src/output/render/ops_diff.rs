@@ -48,9 +48,7 @@ pub fn render(view: &OpsDiffView<'_>, format: Format, out: &mut dyn Write) -> io
                     String::new()
                 };
                 writeln!(out, "{cat} ({}{more}):", super::fmt_count(view.totals[k]))?;
-                for r in rows {
-                    writeln!(out, "  {}", r.name)?;
-                }
+                write_sized(rows, out)?;
             }
         }
         Format::Csv => {
@@ -77,6 +75,27 @@ pub fn render(view: &OpsDiffView<'_>, format: Format, out: &mut dyn Write) -> io
                 writeln!(out)?;
             }
         }
+    }
+    Ok(())
+}
+
+/// A category's rows, one a line: the change of time and the calls on both sides in aligned
+/// columns, then the name (last, so that a long kernel name does not push the sizes out of
+/// line). Per step where the rows hold per-step values, as compare's table.
+fn write_sized(rows: &[&Row], out: &mut dyn Write) -> io::Result<()> {
+    let per_step = rows.iter().any(|r| r.per_step.is_some());
+    let unit = if per_step { "/step" } else { "" };
+    let cells: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| {
+            let delta = format!("{}{unit}", crate::text::fmt_duration(r.shown_diff_dur_ns(), true));
+            (delta, format!("{} → {}", r.shown_count(0), r.shown_count(1)))
+        })
+        .collect();
+    let width = |f: fn(&(String, String)) -> &String| cells.iter().map(|c| f(c).chars().count()).max().unwrap_or(0);
+    let (w_delta, w_calls) = (width(|c| &c.0), width(|c| &c.1));
+    for (r, (delta, calls)) in rows.iter().zip(&cells) {
+        writeln!(out, "  {delta:>w_delta$}  {calls:>w_calls$} calls  {}", r.name)?;
     }
     Ok(())
 }

@@ -222,12 +222,7 @@ fn read_top(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events<'_
             events.read(input, 1, true)?;
             Head::default()
         }
-        _ => {
-            return Err(Fail::At(
-                input.offset() + i as u64,
-                format!("not a trace: the JSON text is {}, not an object", kind_of(b)),
-            ));
-        }
+        _ => return Err(not_an_object(input, i, b)),
     };
     // Only white space may follow.
     if let Some((i, _)) = input.skip_ws(0).map_err(io(input))? {
@@ -243,6 +238,44 @@ fn read_top(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events<'_
         json_bytes: input.read_so_far(),
         ..head
     })
+}
+
+/// The error for a text whose first value is not an object: its kind where it starts a JSON
+/// value (`null`, `12`, `"a"`), else that the file is not JSON at all, with its first word (a
+/// first byte of `n`, `t` or `f` is only a literal where the whole word is one).
+fn not_an_object<R: Read>(input: &mut Input<R>, i: usize, b: u8) -> Fail {
+    let at = input.offset() + i as u64;
+    let _ = input.want(i + 32);
+    let data = input.data();
+    let word_end = data[i..]
+        .iter()
+        .position(|&c| c.is_ascii_whitespace() || b",:]}[{".contains(&c))
+        .map_or(data.len(), |n| i + n);
+    let word = &data[i..word_end];
+    let json_value = match b {
+        b'"' => true,
+        b'-' | b'0'..=b'9' => std::str::from_utf8(word).is_ok_and(|w| w.parse::<f64>().is_ok()),
+        _ => matches!(word, b"null" | b"true" | b"false"),
+    };
+    if data[i..].starts_with(b"SQLite format 3\0") {
+        let what = "not a trace: the file is an SQLite database (an Nsight Systems export?), not a Kineto JSON trace";
+        return Fail::At(at, what.to_string());
+    }
+    if json_value {
+        return Fail::At(
+            at,
+            format!("not a trace: the JSON text is {}, not an object", kind_of(b)),
+        );
+    }
+    let shown: String = word
+        .iter()
+        .take(16)
+        .map(|&c| std::ascii::escape_default(c).to_string())
+        .collect();
+    Fail::At(
+        at,
+        format!("not a trace: the file is not JSON (it starts with '{shown}')"),
+    )
 }
 
 fn truncated<R: Read>(input: &Input<R>) -> Fail {

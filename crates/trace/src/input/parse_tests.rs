@@ -90,6 +90,31 @@ fn err(text: &str) -> String {
 }
 
 #[test]
+fn a_text_that_is_not_an_object_says_what_it_is() {
+    assert_eq!(
+        err("null"),
+        "not a trace: the JSON text is null, not an object (t.json: byte 0)"
+    );
+    assert_eq!(
+        err(" 12.5 "),
+        "not a trace: the JSON text is a number, not an object (t.json: byte 1)"
+    );
+    // A first byte that could start a literal is no literal unless the whole word is one.
+    assert_eq!(
+        err("not json at all"),
+        "not a trace: the file is not JSON (it starts with 'not') (t.json: byte 0)"
+    );
+    assert_eq!(
+        err("nullx"),
+        "not a trace: the file is not JSON (it starts with 'nullx') (t.json: byte 0)"
+    );
+    assert_eq!(
+        err("\u{1}PK"),
+        "not a trace: the file is not JSON (it starts with '\\x01PK') (t.json: byte 0)"
+    );
+}
+
+#[test]
 fn bad_input_is_named_with_its_place() {
     assert_eq!(err(""), "empty file (t.json)");
     assert_eq!(err("  "), "empty file (t.json)");
