@@ -475,10 +475,11 @@ fn view_row(t: &ViewTable, r: &ViewRow, names: &mut Names) -> Value {
     Value::Array(v)
 }
 
-/// Per category (as `ops-diff`, by name): the total and the first rows
-/// `[name, control count, test count, control ns, test ns]`.
+/// Per category (as `ops-diff --top`): the total and the rows of the largest changes of time
+/// `[name, control count, test count, control ns, test ns]` (the first names from A to Z hid
+/// a category's largest change where it held more rows than the page shows).
 fn ops_diff(c: &Comparison) -> Value {
-    let view = OpsDiffView::new(c, &Category::ALL, SortKey::Name, Some(OPS_DIFF_ROWS));
+    let view = OpsDiffView::new(c, &Category::ALL, SortKey::AbsDiffDuration, Some(OPS_DIFF_ROWS));
     let lists: Vec<Value> = view
         .lists
         .iter()
