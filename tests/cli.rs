@@ -1571,3 +1571,24 @@ fn commands_without_rows_by_name_refuse_row_options_with_a_reason() {
     let help = ok(&["overview", "--help"]);
     assert!(help.contains("or `all`\n          [default: all]"), "{help}");
 }
+
+/// `--quiet` (anywhere on the line) takes the notes off standard error, and only them: the
+/// output is the same bytes and an error still shows.
+#[test]
+fn quiet_drops_the_notes_and_keeps_errors() {
+    let state = TempDir::new().unwrap();
+    let s = state.path();
+    let args = ["compare", BASIC[0], BASIC[1], "--no-save"];
+    let loud = run_in(s, &args);
+    assert!(loud.stderr.contains("note:"), "{}", loud.stderr);
+    for quiet in [["-q"].as_slice(), ["--quiet"].as_slice()] {
+        let mut a = args.to_vec();
+        a.extend_from_slice(quiet);
+        let got = run_in(s, &a);
+        assert_eq!((got.code, got.stderr.as_str()), (0, ""));
+        assert_eq!(got.stdout, loud.stdout);
+    }
+    let bad = run_in(s, &["--quiet", "compare", BASIC[0], "no/such/dir", "--no-save"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.starts_with("tracediff: "), "{}", bad.stderr);
+}

@@ -90,8 +90,9 @@ where
         table_width: widths.table,
         notes_width: widths.notes,
         state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
+        quiet: cli.quiet,
     };
-    let progress = Progress::start(std::io::stderr().is_terminal());
+    let progress = Progress::start(std::io::stderr().is_terminal() && !cli.quiet);
     let result = run(cli, &mut env);
     progress.stop();
     let _ = env.stdout.flush();

@@ -142,7 +142,9 @@ fn run_show(a: ShowArgs, env: &mut Env<'_>) -> Result<i32> {
             crate::output::render::plot::ImageFormat::from_path(plot)?,
         )?;
         let note = crate::commands::write_file(plot, &bytes)?;
-        let _ = writeln!(env.stderr, "{note}");
+        if !env.quiet {
+            let _ = writeln!(env.stderr, "{note}");
+        }
     }
     emit(&output, true, env, |format, _, out| {
         out.write_all(crate::output::render::history::render(&view, format).as_bytes())

@@ -67,6 +67,10 @@ Examples:
 pub struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+    /// No notes on standard error (what was read, caveats, files written); errors and warnings
+    /// still show.
+    #[arg(long, short = 'q', global = true)]
+    pub(crate) quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -324,6 +328,8 @@ pub(crate) struct Env<'a> {
     /// the terminal's); `None` (piped): one line each, as scripts grep them.
     pub notes_width: Option<usize>,
     pub state_dir: PathBuf,
+    /// `--quiet`: notes are not printed.
+    pub quiet: bool,
 }
 
 /// Runs one command. Returns the exit code for a successful run (0).
@@ -486,6 +492,9 @@ fn finish<T>(done: crate::commands::Done<T>, env: &mut Env<'_>) -> Result<T> {
 /// what was used or done as `tracediff: …`.
 fn print_all(notes: &[crate::commands::Note], env: &mut Env<'_>) {
     use crate::commands::Note;
+    if env.quiet {
+        return;
+    }
     for note in notes {
         match note {
             Note::Caveat(text) => print_notes(std::slice::from_ref(text), env),
@@ -497,6 +506,9 @@ fn print_all(notes: &[crate::commands::Note], env: &mut Env<'_>) {
 }
 
 fn print_notes(notes: &[String], env: &mut Env<'_>) {
+    if env.quiet {
+        return;
+    }
     for n in notes {
         let line = format!("tracediff: note: {n}");
         let text = match env.notes_width {
