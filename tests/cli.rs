@@ -679,9 +679,12 @@ fn gate_relative_forgives_a_uniformly_slower_machine() {
         "fixtures/gate/uniform",
         "--max-op-regression",
         "10%",
+        "--no-run-shift",
+        "--device",
+        "all",
     ];
     let (code, out) = gate(&base);
-    assert_eq!(code, 1, "every op is 20% slower: {out}");
+    assert_eq!(code, 1, "every op is 20% slower, judged against no change: {out}");
     let mut rel = base.to_vec();
     rel.push("--relative");
     let (code, out) = gate(&rel);
@@ -772,6 +775,9 @@ fn the_gate_judges_operations_not_frames_steps_or_runtime_calls() {
         "0",
         "--min-op-share",
         "0%",
+        "--device",
+        "all",
+        "--no-run-shift",
         "--format",
         "csv",
     ]);
@@ -1350,7 +1356,7 @@ fn views_and_modules_judge_beyond_a_run_wide_shift() {
     assert_eq!(v["compared"]["run_shift"]["applied"], true, "{}", v["compared"]);
 }
 
-/// The gate's rules judge the change itself, a run-wide shift included, but the gate says when
+/// With `--no-run-shift` the gate's rules judge the change itself, a run-wide shift included, but the gate says when
 /// the whole run moved, on stderr and in its JSON, so that a rule failed on a slower machine
 /// reads as such (docs/significance.md#a-run-wide-shift).
 #[test]
@@ -1362,6 +1368,7 @@ fn the_gate_names_a_run_wide_shift_but_judges_the_change_itself() {
             test,
             "--max-step-time-regression",
             "10%",
+            "--no-run-shift",
             "--format",
             format,
         ]
@@ -1395,8 +1402,8 @@ fn the_gate_names_a_run_wide_shift_but_judges_the_change_itself() {
     assert!(v["report"]["run_shift_note"].is_null() && v["report"]["run_shift"]["host"].is_null());
 }
 
-/// `--beyond-run-shift` (`beyond_run_shift` in a config): the timing rules judge the change
-/// beyond a run-wide shift, so a uniformly slower machine passes and a program's change on it
+/// `--beyond-run-shift` (`beyond_run_shift` in a config; the default): the timing rules judge
+/// the change beyond a run-wide shift, so a uniformly slower machine passes and a program's change on it
 /// still fails; `--no-run-shift` overrides the config.
 #[test]
 fn the_gate_judges_beyond_a_run_wide_shift_when_asked() {
@@ -1417,7 +1424,8 @@ fn the_gate_judges_beyond_a_run_wide_shift_when_asked() {
         let v = serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stderr));
         (r.code, v)
     };
-    // Every operation ×1.40: within the shift.
+    // Every operation ×1.40: within the shift, by default too.
+    assert_eq!(doc("fixtures/shift/slow", &[]).0, 0);
     let (code, v) = doc("fixtures/shift/slow", &["--beyond-run-shift"]);
     assert_eq!(code, 0, "{v}");
     let report = &v["report"];
@@ -1426,7 +1434,7 @@ fn the_gate_judges_beyond_a_run_wide_shift_when_asked() {
         report["run_shift_note"]
             .as_str()
             .unwrap()
-            .contains("The timing rules judged the change beyond it (--beyond-run-shift)")
+            .contains("The timing rules judged the change beyond it (--beyond-run-shift, the default)")
     );
     let step = &report["rules"][0];
     assert_eq!(step["rule"], "step time");

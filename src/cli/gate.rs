@@ -11,19 +11,27 @@ use std::path::PathBuf;
 pub const GATE_HELP: &str = "\
 Every rank and every ProfilerStep of each side is measured by default (one sample per rank and
 step), so runs with different step counts compare fairly. A timing rule fails only when the change
-of the per-step medians exceeds its threshold AND exceeds k x the pooled scaled MAD (median absolute
-deviation x 1.4826) of the samples of both sides; with one sample per side the threshold alone
-decides. The per-op rules judge operators, kernels, copies, sets and annotations (never Python
-frames, runtime calls or ProfilerStep), and skip by time and count rows under --min-op-share of
-the baseline's mean step time (1%) unless --fail-on-added/--fail-on-deleted name them. Names are
-normalised (--raw-names keeps them). Where the whole run moved by one factor (a busier or slower
-machine), the gate says so; --beyond-run-shift judges the timing rules beyond that shift, and with
-one run per side and no such shift the step time beyond the common move of the pair's rows and
-their scatter. Sides that are directories of runs (run1/ … runN/) are judged between runs instead
-(Welch's t at 5% on the runs' per-step means). Rules can also come from a TOML file (`[gate]` table, keys as the long options with
-underscores); options given here override it. Percentages need their % sign (5% is five
-percent; a bare 5 or 0.05 is refused, in the file too) and durations their unit (200us). Exit status: 0 all rules pass, 1 a rule failed,
-2 bad input or configuration.";
+of the per-step medians exceeds its threshold AND the noise band: k x the pooled scaled MAD
+(median absolute deviation x 1.4826) of the logarithms of both sides' samples, never wider than
+the larger side's whole range; with one sample per side the threshold alone decides. The per-op
+rules judge operators, kernels, copies, sets and annotations (never Python frames, runtime calls
+or ProfilerStep): on traces with device events on both sides, the device's work only (host time
+of operators scatters between processes; --device all judges it too). They skip by time and count
+rows under --min-op-share of the baseline's mean step time (1%) unless
+--fail-on-added/--fail-on-deleted name them. Names are normalised (--raw-names keeps them).
+With one run per side the timing rules are judged beyond a run-wide shift of the host where one
+is found, else beyond the common move of the pair's rows and their scatter (held within x2: a
+larger move is the program's), as `compare` judges its rows; --no-run-shift judges them against
+no change. One run per side cannot tell a rerun's noise from a change: the gate says so; --history
+(the runs of earlier commits) or runs per side can. Sides that are directories of runs (run1/ …
+runN/) are judged between runs instead (Welch's t at 5% on the runs' per-step means). A rule with
+nothing to judge (no device events for device = gpu, steps with no duration) is 'not judged',
+never a pass; a gate that judges no rule at all is refused. A side that lacks ranks of its job
+(its world size, or a rank the other side holds) is refused. Rules can also come from a TOML file
+(`[gate]` table, keys as the long options with underscores); options given here override it.
+Percentages need their % sign (5% is five percent; a bare 5 or 0.05 is refused, in the file too)
+and durations their unit (200us). Exit status: 0 every rule judged passes, 1 a rule failed, 2 bad
+input or configuration, or nothing to judge.";
 
 #[derive(Debug, Args)]
 pub struct GateArgs {
@@ -80,17 +88,18 @@ pub struct GateArgs {
     /// step-time rule (if set) but not every op rule.
     #[arg(long)]
     pub relative: bool,
-    /// Judge the timing rules beyond a run-wide shift where one is found (most of the run's
-    /// host or device time moved by one factor, as on a slower or busier machine): the
-    /// baseline's times are scaled by its factor first, so a rule fails only for what moved
-    /// more than the whole run did. The shift is looked for only where the rows run as often
-    /// on both sides, so a program's change is still judged against no change. With one run
-    /// per side and no such shift, the step time is judged beyond the common move of the
-    /// pair's rows and their scatter, as `compare` judges its rows.
+    /// Judge the timing rules beyond a run-wide shift where one is found (the default: most of
+    /// the run's host time moved by one factor, as on a slower or busier machine): the
+    /// baseline's host times are scaled by its factor first, so a rule fails only for what
+    /// moved more than the whole run did. The shift is looked for only where the rows run as
+    /// often on both sides, so a program's change is still judged against no change. With one
+    /// run per side and no such shift, the step time and each host op are judged beyond the
+    /// common move of the pair's rows (held within x2) and their scatter, as `compare` judges
+    /// its rows. Device time is judged against no change.
     #[arg(long, overrides_with = "no_run_shift")]
     pub beyond_run_shift: bool,
-    /// Judge the timing rules against no change even where a run-wide shift is found (the
-    /// default; overrides `beyond_run_shift` in a config file).
+    /// Judge the timing rules against no change even where a run-wide shift is found
+    /// (overrides `beyond_run_shift` in a config file).
     #[arg(long, overrides_with = "beyond_run_shift")]
     pub no_run_shift: bool,
     /// Judge a side that lacks some of its job's ranks (its files' distributedInfo.world_size
@@ -106,7 +115,8 @@ pub struct GateArgs {
     /// ProfilerSteps of both sides [default: all].
     #[arg(long, value_name = "STEPS")]
     pub iteration: Option<Pick>,
-    /// Events that count for the op and count rules [default: all].
+    /// Events that count for the op and count rules [default: gpu where both sides have device
+    /// events (host time of ops scatters between processes), else all].
     #[arg(long, value_enum)]
     pub device: Option<Device>,
     /// Group ops by HTA's short names.

@@ -1,7 +1,7 @@
 //! How two sets of per-step samples compare: the change of their medians and its noise band,
 //! measured as is or beyond a run-wide shift.
 
-use crate::analysis::measure::noise::{Shift, median};
+use crate::analysis::measure::noise::{SHIFT_MAX, Shift, median};
 use crate::analysis::measure::one_run::Scatter;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -20,8 +20,9 @@ pub struct Change {
 }
 
 impl Change {
-    /// The medians of `base` and `cand`, their relative change, and the noise band (`k` × the
-    /// pooled scaled MAD) when each side has two samples or more.
+    /// The medians of `base` and `cand`, their relative change, and the noise band when each
+    /// side has two samples or more: `k` × the pooled scaled MAD of the samples' logarithms,
+    /// capped at the larger side's whole range ([`super::band`]).
     pub fn of(base: &[f64], cand: &[f64], k: f64) -> Change {
         let (b, c) = (median(base), median(cand));
         let relative = if b == 0.0 {
@@ -29,8 +30,7 @@ impl Change {
         } else {
             (c - b) / b.abs()
         };
-        let noise =
-            (base.len() >= 2 && cand.len() >= 2).then(|| crate::analysis::measure::noise::noise_band(base, cand, k));
+        let noise = (base.len() >= 2 && cand.len() >= 2).then(|| super::band::band_above(base, cand, k, b));
         Change {
             baseline: b,
             candidate: c,
@@ -61,6 +61,10 @@ pub struct Beyond {
     /// ([`crate::analysis::measure::one_run::Scatter`]), which the step time is judged beyond
     /// (docs/significance.md#the-gate-with-one-run-per-side).
     pub pair: Option<Scatter>,
+    /// One run per side where the host moved no run-wide shift: the scatter of the host rows the
+    /// op rule judges, which each host op is judged beyond (device rows hold still between
+    /// processes and are judged against the device's shift, or no change).
+    pub rows: Option<Scatter>,
 }
 
 /// A shift a baseline is scaled by, and where it was found (`host`, `device`, or [`PAIR_ROWS`]:
@@ -70,12 +74,14 @@ pub(super) type Scale = Option<(Shift, &'static str)>;
 /// The place of a [`Scale`] that is a one-run pair's common move ([`Beyond::pair`]).
 pub(super) const PAIR_ROWS: &str = "rows";
 
-/// A one-run pair's scatter as a shift: its common move (the median row's factor, not held
-/// within ×2: a whole process starved of the CPU moved every row ×17 on a measured A/A pair) and
-/// its rows' spread about it, with no error of its own (the spread holds it).
-fn pair_shift(s: &Scatter) -> Shift {
+/// A one-run pair's scatter as a shift: its common move (the median row's factor, held within
+/// ×[`SHIFT_MAX`] either way, the most a rerun is taken to move a whole program: an MLP 36 times
+/// as large moved every row ×3.3 to ×49, which is the program's, not the machine's) and its
+/// rows' spread about it, with no error of its own (the spread holds it).
+pub(super) fn pair_shift(s: &Scatter) -> Shift {
+    let most = SHIFT_MAX.ln();
     Shift {
-        factor: s.center.exp(),
+        factor: s.center.clamp(-most, most).exp(),
         agreeing: 0.0,
         rows: s.rows,
         error: 0.0,
@@ -88,12 +94,15 @@ fn factor_of(shift: Option<&Shift>, place: &'static str) -> Scale {
 }
 
 impl Beyond {
-    /// The shift of row `name`'s place.
+    /// The shift of row `name`'s place: the device's for a device row; the host's for a host
+    /// row, else the common move of the pair's host rows ([`Beyond::rows`]).
     pub(super) fn op(&self, name: &str) -> Scale {
         if self.on_device.contains(name) {
             factor_of(self.device.as_ref(), "device")
-        } else {
+        } else if self.host.is_some() {
             factor_of(self.host.as_ref(), "host")
+        } else {
+            self.rows.as_ref().map(|s| (pair_shift(s), PAIR_ROWS))
         }
     }
 
@@ -121,9 +130,15 @@ impl Beyond {
 /// factor applies (one row's time), or not (the step, a sum over every row). Returns the change
 /// (its `baseline` the expected value) and the unscaled baseline's median.
 /// Beyond a one-run pair's common move ([`PAIR_ROWS`]) the rows' scatter always applies, at
-/// the quantile that judges a row beyond it at 5% ([`crate::analysis::measure::one_run::scatter_quantile`])
-/// instead of `k`.
-pub(super) fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, rows: bool) -> (Change, f64) {
+/// the quantile that judges a row beyond it at the two-sided level `alpha`
+/// ([`crate::analysis::measure::one_run::scatter_quantile`]) instead of `k`.
+pub(super) fn change_beyond(
+    base: &[f64],
+    cand: &[f64],
+    k: f64,
+    (scale, rows): (Scale, bool),
+    alpha: f64,
+) -> (Change, f64) {
     let Some((shift, place)) = scale else {
         return (Change::of(base, cand, k), median(base));
     };
@@ -136,7 +151,7 @@ pub(super) fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, ro
     };
     let up = ch.candidate >= ch.baseline;
     let k_rows = if pair {
-        crate::analysis::measure::one_run::scatter_quantile(crate::analysis::measure::replicates::FDR)
+        crate::analysis::measure::one_run::scatter_quantile(alpha)
     } else {
         k
     };
@@ -154,6 +169,7 @@ pub(super) fn change_beyond(base: &[f64], cand: &[f64], k: f64, scale: Scale, ro
 mod tests {
     use super::*;
     use crate::analysis::measure::noise::scaled_mad;
+    use crate::analysis::measure::replicates::FDR;
 
     #[test]
     fn beyond_a_shift_the_step_takes_the_larger_factor_and_ops_their_places() {
@@ -169,6 +185,7 @@ mod tests {
             device: Some(shift(1.1)),
             on_device: BTreeSet::from(["gemm".to_string()]),
             pair: None,
+            rows: None,
         };
         assert_eq!(both.step().map(|(s, p)| (s.factor, p)), Some((1.4, "host")));
         assert_eq!(both.op("gemm").map(|(s, p)| (s.factor, p)), Some((1.1, "device")));
@@ -181,12 +198,12 @@ mod tests {
         assert_eq!(device_only.op("aten::mm"), None);
         // Scaled by the factor: 10% beyond ×1.4 is a change of +10%, and no shift leaves the
         // change as measured.
-        let (ch, raw) = change_beyond(&[100.0, 100.0], &[154.0, 154.0], 3.0, both.step(), false);
+        let (ch, raw) = change_beyond(&[100.0, 100.0], &[154.0, 154.0], 3.0, (both.step(), false), FDR);
         assert!(
             (ch.relative - 0.1).abs() < 1e-9 && ch.baseline == 140.0 && raw == 100.0,
             "{ch:?}"
         );
-        let (plain, _) = change_beyond(&[100.0, 100.0], &[154.0, 154.0], 3.0, None, false);
+        let (plain, _) = change_beyond(&[100.0, 100.0], &[154.0, 154.0], 3.0, (None, false), FDR);
         assert!((plain.relative - 0.54).abs() < 1e-9);
     }
 
@@ -210,12 +227,12 @@ mod tests {
         // (3.18 spreads: ×1.79).
         let base = [100.0, 101.0, 99.0];
         let within: Vec<f64> = base.iter().map(|b| b * 1.8).collect();
-        let (ch, raw) = change_beyond(&base, &within, 3.0, scale, false);
+        let (ch, raw) = change_beyond(&base, &within, 3.0, (scale, false), FDR);
         assert!((ch.baseline - 150.0).abs() < 1e-9 && raw == 100.0, "{ch:?}");
         assert!((ch.relative - 0.2).abs() < 1e-9 && !ch.regressed(0.05), "{ch:?}");
         // ×3 slower is ×2 beyond them: a regression.
         let far: Vec<f64> = base.iter().map(|b| b * 3.0).collect();
-        assert!(change_beyond(&base, &far, 3.0, scale, false).0.regressed(0.05));
+        assert!(change_beyond(&base, &far, 3.0, (scale, false), FDR).0.regressed(0.05));
         // A run-wide shift, where found, is what the step is judged beyond.
         let shifted = Beyond {
             host: Some(Shift {

@@ -94,18 +94,24 @@ impl Pair<'_> {
                 (scale, false),
                 crate::analysis::measure::replicates::FDR,
             );
-            results.push(timing_result("step time", of, "ns", ch, t, "", scale));
+            let mut r = timing_result("step time", of, "ns", ch, t, "", scale);
+            if ch.1 == 0.0 || ch.0.candidate == 0.0 {
+                super::judged::nothing_to_judge(
+                    &mut r,
+                    "no step time: the steps have no duration (steps marked by something other than a ProfilerStep span)",
+                );
+            }
+            results.push(r);
         }
         if let Some(t) = rules.max_gpu_busy_regression {
             let scale = beyond.gpu_busy();
             let (b, c) = (f(&self.base.gpu_busy_ns), f(&self.cand.gpu_busy_ns));
             let ch = self.change(&b, &c, (scale, false), crate::analysis::measure::replicates::FDR);
-            let note = if ch.0.candidate == 0.0 && ch.1 == 0.0 {
-                "no device events"
-            } else {
-                ""
-            };
-            results.push(timing_result("gpu busy time", of, "ns", ch, t, note, scale));
+            let mut r = timing_result("gpu busy time", of, "ns", ch, t, "", scale);
+            if ch.0.candidate == 0.0 && ch.1 == 0.0 {
+                super::judged::nothing_to_judge(&mut r, "no device events on either side");
+            }
+            results.push(r);
         }
         results
     }
@@ -119,7 +125,7 @@ impl Pair<'_> {
         } else if self.rules.between_runs {
             super::between::change_between_runs(base, cand, alpha)
         } else {
-            change_beyond(base, cand, self.rules.noise_k, scale.0, scale.1)
+            change_beyond(base, cand, self.rules.noise_k, scale, alpha)
         }
     }
 
@@ -127,7 +133,18 @@ impl Pair<'_> {
     /// time rule checks ([`super::between::family_alpha`]); unused otherwise.
     fn op_alpha(&self, beyond: &Beyond) -> f64 {
         if !self.rules.between_runs && !self.rules.history {
-            return crate::analysis::measure::replicates::FDR;
+            // One run per side, beyond the pair's host rows: Benjamini–Hochberg over the ops
+            // judged beyond them, as `compare` marks its rows.
+            let Some(s) = beyond.rows.as_ref() else {
+                return crate::analysis::measure::replicates::FDR;
+            };
+            let family: Vec<(Vec<f64>, Vec<f64>)> = self
+                .checked_ops(beyond)
+                .into_iter()
+                .filter(|(_, _, _, scale)| scale.is_some_and(|(_, place)| place == super::change::PAIR_ROWS))
+                .map(|(name, ..)| (per_step_abs(self.base, name), per_step_abs(self.cand, name)))
+                .collect();
+            return super::one_run::family_alpha(s, &family, self.share_floor_ns);
         }
         let p: Vec<Option<f64>> = self
             .checked_ops(beyond)
@@ -199,6 +216,15 @@ impl Pair<'_> {
             .collect()
     }
 
+    /// How many rows the op rules could judge: on both sides, above the share floor.
+    fn eligible(&self) -> usize {
+        let (base, cand) = (self.base, self.cand);
+        base.ops
+            .keys()
+            .filter(|n| cand.ops.contains_key(*n) && !self.small(n))
+            .count()
+    }
+
     /// Whether row `name` stays under the share floor on both sides.
     fn small(&self, name: &str) -> bool {
         let (b, c) = (
@@ -236,13 +262,21 @@ impl Pair<'_> {
                 ""
             }
         );
-        let mut results = vec![per_op_summary(
+        let mut summary = per_op_summary(
             "op time",
             format!("{} of {checked} {} regressed", failed.len(), ops(checked)),
             failed.len(),
             (t, "relative_change", format!("> {}", pct(t))),
             summary_note,
-        )];
+        );
+        if self.eligible() == 0 {
+            let why = format!(
+                "no op or kernel ran on both sides with at least {} per step",
+                crate::text::fmt_duration(self.share_floor_ns.round() as i64, false)
+            );
+            super::judged::nothing_to_judge(&mut summary, &why);
+        }
+        let mut results = vec![summary];
         results.extend(failed);
         results
     }
@@ -326,7 +360,7 @@ impl Pair<'_> {
             }
         }
         sort_by_increase(&mut worst);
-        let mut results = vec![per_op_summary(
+        let mut summary = per_op_summary(
             "count",
             format!("{} of {checked} {} ran more often", worst.len(), ops(checked)),
             worst.len(),
@@ -335,7 +369,11 @@ impl Pair<'_> {
                 "median events per step, ops present on both sides with at least {} of the baseline's mean step",
                 pct(self.rules.min_op_share)
             ),
-        )];
+        );
+        if checked == 0 {
+            super::judged::nothing_to_judge(&mut summary, "no op or kernel ran on both sides above the share floor");
+        }
+        let mut results = vec![summary];
         results.extend(worst);
         results
     }

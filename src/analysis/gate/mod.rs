@@ -11,10 +11,14 @@
 //! `change` measures a change beyond the noise or a run-wide shift, and `report` holds what a
 //! gate found and the words of each rule's line.
 
+mod band;
 mod between;
 mod change;
 mod evaluate;
+mod judged;
+mod one_run;
 pub mod predict;
+mod ranks;
 mod report;
 mod rules;
 pub mod run;

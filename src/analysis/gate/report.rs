@@ -17,6 +17,11 @@ pub enum Verdict {
     Pass,
     /// Beyond it and beyond the noise (exit 1).
     Fail,
+    /// Nothing to judge: no row of the kind the rule judges on either side (`device = "gpu"` on
+    /// host-only traces), steps of no duration, no device events. Never a pass: the gate's
+    /// verdict comes from the rules judged, and a gate that judged none is refused (exit 2).
+    #[serde(rename = "not_judged")]
+    NotJudged,
 }
 
 /// One checked rule (or, for per-op rules, one op).

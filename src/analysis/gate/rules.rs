@@ -123,17 +123,19 @@ pub struct GateConfig {
     pub noise_k: Option<f64>,
     /// Judge each op by its share of the step time rather than its time.
     pub relative: Option<bool>,
-    /// The events the op and count rules judge.
+    /// The events the op and count rules judge; by default the device's where both sides have
+    /// device events (the host time of ops scatters between processes), else every event.
     pub device: Option<Device>,
     /// Normalise names before keying rows (the default).
     pub normalize_names: Option<bool>,
     /// Key rows by HTA's short names.
     pub short_names: Option<bool>,
-    /// Judge the timing rules beyond a run-wide shift where one is found (the whole run slower
-    /// or faster by one factor, the mark of the machine rather than the program): the
-    /// baseline's times are scaled by the shift before the thresholds apply. With one run per
-    /// side and no such shift, the step time is judged beyond the common move of the pair's
-    /// rows and their scatter (docs/significance.md#the-gate-with-one-run-per-side).
+    /// Judge the timing rules beyond a run-wide shift of the host where one is found (the whole
+    /// run slower or faster by one factor, the mark of the machine rather than the program):
+    /// the baseline's host times are scaled by the shift before the thresholds apply. With one
+    /// run per side and no such shift, the step time and each host op are judged beyond the
+    /// common move of the pair's rows (held within ×2) and their scatter
+    /// (docs/significance.md#the-gate-with-one-run-per-side). On unless `false`.
     pub beyond_run_shift: Option<bool>,
     /// Judge a side that lacks some of its job's ranks (`distributedInfo.world_size` says more
     /// than it holds); refused by default.
@@ -233,7 +235,7 @@ pub struct Rules {
     pub noise_k: f64,
     /// Whether ops are judged by their share of the step time.
     pub relative: bool,
-    /// Whether the timing rules judge beyond a run-wide shift where one is found.
+    /// Whether the timing rules judge beyond a run-wide shift where one is found (the default).
     pub beyond_run_shift: bool,
     /// Whether each sample is a run (its mean per step) and the timing rules judge the band
     /// between runs (docs/significance.md#the-gate-with-runs) instead of `noise_k` × the steps' MAD.
@@ -312,7 +314,7 @@ impl Rules {
             max_gpu_busy_regression: t.max_gpu_busy_regression,
             noise_k: c.noise_k.unwrap_or(DEFAULT_NOISE_K),
             relative: c.relative.unwrap_or(false),
-            beyond_run_shift: c.beyond_run_shift.unwrap_or(false),
+            beyond_run_shift: c.beyond_run_shift.unwrap_or(true),
             between_runs: false,
             history: false,
         };

@@ -40,24 +40,25 @@ pub fn gate_pair(
         skip_python_frames: true,
         gpu_annotations_apart: true,
     };
-    let device = config.device.unwrap_or_default();
     if runs {
+        let device = config.device.unwrap_or_default();
         return gate_runs(config, rules, (device, &keying), baseline, candidate, sel);
     }
     let (baseline, candidate) = (baseline.single("gate")?, candidate.single("gate")?);
     let (base, cand) = crate::analysis::summaries::summarize::load_summary_pair(baseline, candidate, (sel, sel))?;
     if !config.allow_missing_ranks.unwrap_or(false) {
-        refuse_missing_ranks(&base, "baseline")?;
-        refuse_missing_ranks(&cand, "candidate")?;
+        super::ranks::refuse_missing_ranks(&base, "baseline", &cand)?;
+        super::ranks::refuse_missing_ranks(&cand, "candidate", &base)?;
     }
-    let notes = crate::input::load::pair_notes(&base, &cand);
+    let mut notes = crate::input::load::pair_notes(&base, &cand);
     let base_res = crate::analysis::load::select::resolve(&base, "baseline", sel)?;
     let cand_res = crate::analysis::load::select::resolve(&cand, "candidate", sel)?;
-    let base_samples = measure(&base, &base_res, device, &keying, true)?;
-    let cand_samples = measure(&cand, &cand_res, device, &keying, true)?;
+    let sides: [(&SummarySide, &Resolved); 2] = [(&base, &base_res), (&cand, &cand_res)];
+    let (device, samples) = judged_samples(config.device, sides, &keying)?;
+    let [base_samples, cand_samples] = &samples;
     // Looked for as `compare` looks, over host and device whatever `device` judges (a step
     // holds both): a user whose gate fails on a slower machine learns why, and the timing rules
-    // judge beyond it where `beyond_run_shift` asks.
+    // judge beyond it unless `beyond_run_shift = false` (`--no-run-shift`).
     let mut req = CompareRequest::new(baseline, candidate).operations();
     (req.control_selection, req.test_selection) = (sel.clone(), sel.clone());
     req.device = crate::analysis::load::select::Device::All;
@@ -68,30 +69,94 @@ pub fn gate_pair(
     let mut run_shift = run_shift_of(&req, PerSide::new(&base, &cand), PerSide::new(&base_res, &cand_res))?.0;
     // The timing rules scale by the host's and the device's factors alone.
     crate::analysis::measure::threads::not_per_thread(&mut run_shift);
-    let beyond = if run_shift.applied {
-        Beyond {
-            host: run_shift.host,
-            device: run_shift.device,
-            on_device: device_row_keys([(&base, &base_res), (&cand, &cand_res)], &keying, true)?,
-            pair: None,
-        }
-    } else if rules.beyond_run_shift {
-        Beyond {
-            pair: pair_scatter([&base, &cand], [&base_res, &cand_res], &keying)?,
-            ..Beyond::default()
-        }
+    let beyond = if rules.beyond_run_shift {
+        beyond_of(&run_shift, sides, &keying, [base_samples, cand_samples])?
     } else {
         Beyond::default()
     };
     let mut report = evaluate(
         &rules,
-        (&base, &base_res, &base_samples),
-        (&cand, &cand_res, &cand_samples),
+        (&base, &base_res, base_samples),
+        (&cand, &cand_res, cand_samples),
         &beyond,
     );
     report.run_shift = run_shift;
     report.run_shift_note = gate_shift_note(&report.run_shift, PerSide::new("baseline", "candidate"));
+    let no_device_events = samples.iter().all(|s| s.gpu_busy_ns.iter().all(|&b| b == 0));
+    super::judged::refuse_nothing_judged(&mut report, (device, no_device_events), candidate)?;
+    notes.extend(super::judged::one_run_notes(device, config.device.is_none(), &report));
     Ok((report, notes))
+}
+
+/// The samples the op and count rules judge, and which events they are: `given`, or by default
+/// the device's work where both sides have some (kernels, copies, sets: the host time of
+/// operators scatters between two processes of one program far more than their kernels'),
+/// else every event.
+fn judged_samples(
+    given: Option<Device>,
+    sides: [(&SummarySide, &Resolved); 2],
+    keying: &Keying,
+) -> Result<(Device, [Samples; 2])> {
+    let measure_both = |device| -> Result<[Samples; 2]> {
+        Ok([
+            measure(sides[0].0, sides[0].1, device, keying, true)?,
+            measure(sides[1].0, sides[1].1, device, keying, true)?,
+        ])
+    };
+    let all = measure_both(given.unwrap_or(Device::All))?;
+    let on_device = |s: &Samples| s.gpu_busy_ns.iter().any(|&b| b > 0);
+    if given.is_none() && all.iter().all(on_device) {
+        return Ok((Device::Gpu, measure_both(Device::Gpu)?));
+    }
+    Ok((given.unwrap_or(Device::All), all))
+}
+
+/// What the timing rules judge beyond with one run per side: the run-wide shift where one was
+/// found, else the common move of the pair's rows for the step
+/// (docs/significance.md#the-gate-with-one-run-per-side) and of the judged host rows for each
+/// host op; device rows take the device's shift or none.
+fn beyond_of(
+    run_shift: &crate::analysis::diff::RunShift,
+    sides: [(&SummarySide, &Resolved); 2],
+    keying: &Keying,
+    judged: [&Samples; 2],
+) -> Result<Beyond> {
+    let on_device = device_row_keys(sides, keying, true)?;
+    let floor = crate::analysis::measure::noise::MIN_STEP_SHARE * mean_step(judged[0]);
+    let host_only = |s: &Samples| Samples {
+        ops: s
+            .ops
+            .iter()
+            .filter(|(n, _)| !on_device.contains(*n))
+            .map(|(n, v)| (n.clone(), v.clone()))
+            .collect(),
+        ..s.clone()
+    };
+    let rows = match run_shift.host {
+        Some(_) => None,
+        None => {
+            crate::analysis::measure::one_run::scatter_of_samples(&host_only(judged[0]), &host_only(judged[1]), floor)
+        }
+    };
+    let pair = match run_shift.host.is_some() {
+        true => None,
+        false => pair_scatter([sides[0].0, sides[1].0], [sides[0].1, sides[1].1], keying)?,
+    };
+    // The device's work holds still between two processes of one program (the H100 pairs'
+    // GPU busy time ±0.1%): a device that moved as a whole is named by the note, and judged
+    // against no change, so that a uniformly slower GPU or every kernel twice as slow fails.
+    Ok(Beyond {
+        host: run_shift.host,
+        device: None,
+        on_device,
+        pair,
+        rows,
+    })
+}
+
+fn mean_step(s: &Samples) -> f64 {
+    let steps: Vec<f64> = s.step_ns.iter().map(|&n| n as f64).collect();
+    crate::analysis::measure::noise::mean(&steps)
 }
 
 /// One run per side where no run-wide shift was found: how far the pair's rows moved apart
@@ -110,29 +175,6 @@ fn pair_scatter(
     let floor = crate::analysis::measure::noise::MIN_STEP_SHARE * crate::analysis::measure::noise::mean(&steps);
     Ok(crate::analysis::measure::one_run::scatter_of_samples(
         &base, &cand, floor,
-    ))
-}
-
-/// A gate over part of a job passes or fails for the ranks left out: a side that lacks ranks
-/// of its world size is refused unless `allow_missing_ranks`.
-fn refuse_missing_ranks<T>(side: &crate::input::load::SideOf<T>, label: &str) -> Result<()> {
-    let (Some(world), Some(first)) = (side.world_size, side.missing_ranks.first()) else {
-        return Ok(());
-    };
-    // Counted, not taken from the list, which a huge declared world size cuts short.
-    let held = side.present.iter().filter(|p| (0..world).contains(&p.rank)).count();
-    let count = world - held as i64;
-    let which = if count == 1 {
-        format!("rank {first}")
-    } else {
-        format!("{count} ranks (the first: {first})")
-    };
-    Err(crate::error::Error::input(
-        &side.input,
-        format!(
-            "the {label} lacks {which} of its {world} (distributedInfo.world_size): a gate over part of a job \
-             judges only the ranks it holds; give every rank's file, or --allow-missing-ranks to gate it anyway"
-        ),
     ))
 }
 
@@ -190,7 +232,7 @@ fn load_side(
     for p in &paths {
         let (run, found) = load_run(p, label, sel, device, keying)?;
         if !allow_missing {
-            refuse_missing_ranks(&run.side, label)?;
+            super::ranks::refuse_missing_ranks(&run.side, label, &run.side)?;
         }
         notes.extend(found);
         runs.push(run);

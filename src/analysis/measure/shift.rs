@@ -108,20 +108,21 @@ pub fn shift_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option
     ))
 }
 
-/// The gate's note on a run-wide shift. By default its rules judge the change itself, shift
-/// included (a machine 40% slower is a real 40% for a rule on the step time), so a rule may
-/// fail for the machine's sake: the note says so, and how to tell. With `beyond_run_shift`
-/// (`shift.applied`) the timing rules judged beyond it: the note says that instead.
+/// The gate's note on a run-wide shift. By default (`beyond_run_shift`, `shift.applied`) the
+/// timing rules judged the host's time beyond it: the note says so. With `--no-run-shift` its
+/// rules judge the change itself, shift included (a machine 40% slower is a real 40% for a rule
+/// on the step time), so a rule may fail for the machine's sake: the note says that instead.
+/// A device that moved as a whole is named and judged against no change either way.
 pub fn gate_shift_note(shift: &RunShift, labels: PerSide<&str>) -> Option<String> {
     let moved = how_the_run_moved(shift, labels)?;
     let judged = if shift.applied {
-        "The timing rules judged the change beyond it (--beyond-run-shift): each baseline time was scaled by \
-         the factor of where it ran (the step time by the larger factor), so a rule fails only for what moved \
-         more than the whole run did"
+        "The timing rules judged the change beyond it (--beyond-run-shift, the default): each baseline time on \
+         the host was scaled by its factor, so a rule fails only for what moved more than the whole run did \
+         (device time is judged against no change: it holds still between processes)"
     } else {
         "The gate's rules judge the change itself, this shift included: a timing rule may fail for it. Run both \
-         sides on one machine, or judge the timing rules beyond it (--beyond-run-shift, `beyond_run_shift = true` \
-         in the config)"
+         sides on one machine, or judge the timing rules beyond it (leave out --no-run-shift, \
+         `beyond_run_shift = false`)"
     };
     Some(format!(
         "{moved}; this looks like the machine (load, clock speed, another host) rather than the program. {judged} \

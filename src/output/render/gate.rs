@@ -93,7 +93,10 @@ fn rule_cells<'a>(r: &'a RuleResult, cells: &mut Vec<Cell<'a>>) {
         Cell::Plain(Cow::Borrowed(r.threshold_on)),
         plain(noise(r)),
         opt(r.noise),
-        Cell::Verdict(r.verdict == Verdict::Pass),
+        match r.verdict {
+            Verdict::NotJudged => Cell::Shown("not judged".into(), serde_json::Value::from("not_judged")),
+            v => Cell::Verdict(v == Verdict::Pass),
+        },
         Cell::Plain(Cow::Borrowed(&r.note)),
     ]);
 }
@@ -385,9 +388,15 @@ fn verdict_line(report: &GateReport) -> String {
         }
     }
     match report.verdict {
-        Verdict::Pass => {
+        Verdict::Pass | Verdict::NotJudged => {
             let n = distinct_rules(report);
-            format!("PASS ({n} {} checked)", plural(n, "rule", "rules"))
+            let idle = not_judged(report);
+            let idle = if idle.is_empty() {
+                String::new()
+            } else {
+                format!("; not judged, nothing to judge: {}", idle.join(", "))
+            };
+            format!("PASS ({n} {} checked{idle})", plural(n, "rule", "rules"))
         }
         Verdict::Fail => {
             let list: Vec<String> = failed
@@ -406,8 +415,25 @@ fn verdict_line(report: &GateReport) -> String {
     }
 }
 
+/// The rules that had nothing to judge, each once, in report order.
+fn not_judged(report: &GateReport) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for r in report.rules.iter().filter(|r| r.verdict == Verdict::NotJudged) {
+        if !names.contains(&r.rule.as_str()) {
+            names.push(&r.rule);
+        }
+    }
+    names
+}
+
+/// The rules judged (not those with nothing to judge), each once.
 fn distinct_rules(report: &GateReport) -> usize {
-    let mut names: Vec<&str> = report.rules.iter().map(|r| r.rule.as_str()).collect();
+    let mut names: Vec<&str> = report
+        .rules
+        .iter()
+        .filter(|r| r.verdict != Verdict::NotJudged)
+        .map(|r| r.rule.as_str())
+        .collect();
     names.sort_unstable();
     names.dedup();
     names.len()
