@@ -68,3 +68,79 @@ fn walk(v: &Value, f: &mut dyn FnMut(&str, &Value)) {
         _ => {}
     }
 }
+
+/// `--iteration 1-18446744073709551615` said "is not a number" and `--top 99999999999999999999`
+/// "number too large to fit in target type". Every numeric flag says that the value is out of
+/// range and what the range is.
+#[test]
+fn numeric_flags_out_of_range_say_so_and_name_the_range() {
+    let dir = TempDir::new().unwrap();
+    let p = write_trace(dir.path(), "t.json", vec![op("ProfilerStep#1", 0.0, 100.0)]);
+    let t = text(&p);
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["operators", "--iteration", "1-18446744073709551615"],
+            "9223372036854775807",
+        ),
+        (&["operators", "--rank", "99999999999999999999"], "9223372036854775807"),
+        (
+            &["operators", "--control-iteration=-99999999999999999999"],
+            "-9223372036854775808",
+        ),
+        (&["operators", "--top", "99999999999999999999"], "18446744073709551615"),
+        (&["modules", "--depth", "99999999999999999999"], "18446744073709551615"),
+        (&["plot", "--width", "4294967296", "-o", "x.png"], "4294967295"),
+        (
+            &["gate", "--max-step-time-regression", "5%", "--noise-k", "1e999"],
+            "finite",
+        ),
+    ];
+    for (args, range) in cases {
+        let r = common::run(&[args, &[t, t]].concat());
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        let first = r.stderr.lines().next().unwrap_or("");
+        assert!(
+            first.contains("is out of range") && first.contains(range),
+            "{args:?}: {first}"
+        );
+        assert!(
+            !r.stderr.contains("is not a number") && !r.stderr.contains("target type"),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
+/// `max_count_increase = ["2"]` said "data did not match any variant of untagged enum
+/// TextOrNumber" and `noise_k = nan` "invalid noise k NaN", without the file or the key. Every
+/// config error names the file, the key and the line, in the words a user writes TOML in.
+#[test]
+fn gate_config_errors_name_the_file_key_and_line_in_user_words() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let p = write_trace(d, "t.json", vec![op("ProfilerStep#1", 0.0, 100.0)]);
+    let cases = [
+        (
+            "max_count_increase = [\"2\"]",
+            "expected a number or a string such as \"10%\"",
+        ),
+        ("noise_k = nan", "expected a finite number ≥ 0"),
+        ("noise_k = inf", "expected a finite number ≥ 0"),
+        ("noise_k = \"3\"", "expected a number"),
+        ("max_op_regression = 5", "needs its % sign"),
+        ("min_op_time = true", "expected a number or a string such as \"10%\""),
+        ("device = \"gpuu\"", "unknown value"),
+    ];
+    for (k, (line, want)) in cases.iter().enumerate() {
+        let config = d.join(format!("gate{k}.toml"));
+        std::fs::write(&config, format!("[gate]\nmax_step_time_regression = \"5%\"\n{line}\n")).unwrap();
+        let err = common::fails(&["gate", "--config", text(&config), text(&p), text(&p)]);
+        let key = line.split(' ').next().unwrap();
+        assert!(err.contains(want), "{line}: {err}");
+        assert!(err.contains(&format!("gate{k}.toml")), "{line}: {err}");
+        assert!(err.contains(key) && err.contains("line 3"), "{line}: {err}");
+        for rust in ["enum", "variant", "f64", "NaN", "sequence"] {
+            assert!(!err.contains(rust), "{line}: {err}");
+        }
+    }
+}

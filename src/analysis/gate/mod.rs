@@ -13,6 +13,7 @@
 
 mod between;
 mod change;
+mod config_words;
 mod evaluate;
 pub mod predict;
 mod report;
