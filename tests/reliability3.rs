@@ -144,3 +144,54 @@ fn gate_config_errors_name_the_file_key_and_line_in_user_words() {
         }
     }
 }
+
+/// One serving step annotation per side (vLLM's `execute_N_context_N(…)_generation_N(…)`, as
+/// SGLang traces carry it) that owns a kernel's launch outside any ATen operator.
+fn serving_side(dir: &Path, name: &str, tokens: u32) -> PathBuf {
+    let step = format!("execute_{tokens}_context_0(sq0sk0)_generation_{tokens}(sq{tokens}sk64)");
+    let events = vec![
+        json!({"ph": "X", "cat": "user_annotation", "name": step, "pid": 1, "tid": 1, "ts": 0, "dur": 100}),
+        json!({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+            "ts": 10, "dur": 5, "args": {"correlation": 1}}),
+        json!({"ph": "X", "cat": "kernel", "name": "fused_moe", "pid": 0, "tid": 7, "ts": 20, "dur": 30,
+            "args": {"correlation": 1, "stream": 7, "device": 0}}),
+    ];
+    write_trace(dir, name, events)
+}
+
+/// `operators --raw-names` merged the two sides' step annotations into one row
+/// `execute_*_context_*(sq*sk*)_generation_*(…) [annotation]`. Under `--raw-names` each keeps
+/// its recorded name, in every view that takes the flag (`compare` keys the annotation itself);
+/// the default still aligns them.
+#[test]
+fn raw_names_keep_the_names_of_annotation_owner_rows() {
+    let dir = TempDir::new().unwrap();
+    let c = serving_side(dir.path(), "c.json", 32);
+    let t = serving_side(dir.path(), "t.json", 16);
+    let owners = |view: &[&str]| -> Vec<String> {
+        let out = common::ok(&[view, &[text(&c), text(&t), "--format", "csv"]].concat());
+        let mut rows: Vec<String> = out
+            .lines()
+            .filter(|l| l.starts_with("execute_"))
+            .map(|l| {
+                l.split(',')
+                    .next()
+                    .unwrap()
+                    .trim_end_matches(" [annotation]")
+                    .to_string()
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let raw = vec![
+        "execute_16_context_0(sq0sk0)_generation_16(sq16sk64)".to_string(),
+        "execute_32_context_0(sq0sk0)_generation_32(sq32sk64)".to_string(),
+    ];
+    assert_eq!(owners(&["operators", "--raw-names"]), raw);
+    assert_eq!(owners(&["compare", "--no-save", "--raw-names"]), raw);
+    assert_eq!(
+        owners(&["operators"]),
+        vec!["execute_*_context_*(sq*sk*)_generation_*(sq*sk*)".to_string()]
+    );
+}
