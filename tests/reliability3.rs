@@ -195,3 +195,34 @@ fn raw_names_keep_the_names_of_annotation_owner_rows() {
         vec!["execute_*_context_*(sq*sk*)_generation_*(sq*sk*)".to_string()]
     );
 }
+
+/// `events --args all` wrote 0 (an integer column's default) for an event without a key its
+/// file has elsewhere, where a file without the key read empty. Both are null now; a declared
+/// column keeps its default.
+#[test]
+fn args_all_leaves_a_key_an_event_lacks_null() {
+    let dir = TempDir::new().unwrap();
+    let mut with = op("aten::a", 10.0, 5.0);
+    with["args"] = json!({"count": 7, "label": "x", "External id": 3});
+    let without = op("aten::b", 20.0, 5.0);
+    let p = write_trace(dir.path(), "t.json", vec![with, without]);
+    let csv = common::ok(&["events", text(&p), "--args", "all", "--format", "csv"]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let at = |row: &Vec<&str>, col: &str| row[header.iter().position(|h| *h == col).unwrap()].to_string();
+    let b = rows.iter().find(|r| r.contains(&"aten::b")).unwrap();
+    assert_eq!(
+        (at(b, "count"), at(b, "label"), at(b, "external_id")),
+        (String::new(), String::new(), String::new()),
+        "{csv}"
+    );
+    let a = rows.iter().find(|r| r.contains(&"aten::a")).unwrap();
+    assert_eq!(at(a, "count"), "7", "{csv}");
+    // A declared column reads its default where the event lacks the key.
+    let declared = common::ok(&["events", text(&p), "--arg", "external_id", "--format", "csv"]);
+    assert!(
+        declared.lines().any(|l| l.contains("aten::b") && l.ends_with(",-1")),
+        "{declared}"
+    );
+}
