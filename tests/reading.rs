@@ -30,7 +30,7 @@ fn events_csv(path: &str, extra: &[&str]) -> String {
 }
 
 /// Issue 9 item 4: a column that first appears late is backfilled to the right length (this
-/// exited 101, or put values on the wrong rows).
+/// exited 101, or put values on the wrong rows); an event without the key has no value there.
 #[test]
 fn args_all_backfills_columns_that_appear_late() {
     let dir = TempDir::new().unwrap();
@@ -42,9 +42,9 @@ fn args_all_backfills_columns_that_appear_late() {
     assert_eq!(
         events_csv(&path, &["--args", "all"]),
         "index,rank,name,cat,pid,tid,ts,dur,stream,correlation,index_correlation,iteration,k,j\n\
-         0,0,x,a,,,0,1,-1,-1,-1,-1,0,\n\
+         0,0,x,a,,,0,1,-1,-1,-1,-1,,\n\
          1,0,y,a,,,1,1,-1,-1,-1,-1,1,\n\
-         2,0,z,a,,,2,1,-1,-1,-1,-1,0,q\n"
+         2,0,z,a,,,2,1,-1,-1,-1,-1,,q\n"
     );
 }
 

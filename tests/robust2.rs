@@ -548,7 +548,7 @@ fn gate_config_errors_name_line_column_and_key_with_values_elided() {
     assert_eq!(
         common::fails(&["gate", f, f, "--config", text(&cfg)]),
         format!(
-            "invalid gate config: invalid type: string \"abc\", expected f64 (line 3, column 11, key noise_k) ({})",
+            "invalid gate config: invalid type: string \"abc\", expected a number (line 3, column 11, key noise_k) ({})",
             cfg.display()
         )
     );

@@ -25,6 +25,7 @@ mod modules;
 mod one_run;
 mod reading;
 mod real_traces;
+mod reliability3;
 mod replicates;
 mod replicates_modules;
 mod report;

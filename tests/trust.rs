@@ -108,19 +108,19 @@ fn gate_thresholds_without_their_unit_are_refused() {
     for (body, want) in [
         (
             "max_step_time_regression = 5",
-            "max_step_time_regression '5': a percentage needs its % sign",
+            "max_step_time_regression (line 2) '5': a percentage needs its % sign",
         ),
         (
             "max_op_regression = \"0.05\"",
-            "max_op_regression '0.05': a percentage needs its % sign",
+            "max_op_regression (line 2) '0.05': a percentage needs its % sign",
         ),
         (
             "max_gpu_busy_regression = 0.05",
-            "max_gpu_busy_regression '0.05': a percentage needs its % sign",
+            "max_gpu_busy_regression (line 2) '0.05': a percentage needs its % sign",
         ),
         (
             "max_op_regression = \"5%\"\nmin_op_time = 7",
-            "min_op_time '7': a duration needs its unit",
+            "min_op_time (line 3) '7': a duration needs its unit",
         ),
     ] {
         let path = dir.path().join("gate.toml");
@@ -129,7 +129,7 @@ fn gate_thresholds_without_their_unit_are_refused() {
         assert!(e.starts_with(&format!("invalid gate config: {want}")), "{e}");
         assert!(e.ends_with(&format!("({})", path.display())), "{e}");
     }
-    // With its sign, 5% fails the 79% regression (exit 1); a TOML number is a count limit.
+    // Each names the line of its key. With its sign, 5% fails the 79% regression (exit 1); a TOML number is a count limit.
     let r = run(&[
         "gate",
         "fixtures/gate/base",

@@ -35,7 +35,7 @@ pub struct ExplainArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
     /// Show only the first N rows (the summary covers every changed row).
-    #[arg(long, value_name = "N", default_value_t = 10, help_heading = "Output")]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = super::numbers::count, help_heading = "Output")]
     pub top: usize,
     /// Judge significance against no change even when the whole run moved by one factor
     /// (docs/significance.md#a-run-wide-shift).

@@ -82,7 +82,7 @@ pub struct GateArgs {
     #[arg(long, value_name = "PCT")]
     pub max_gpu_busy_regression: Option<String>,
     /// Noise multiplier k: a timing change must exceed k x the pooled scaled MAD [default: 3].
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = super::numbers::factor)]
     pub noise_k: Option<f64>,
     /// Judge each op by its share of step time, so a uniformly slower machine fails the
     /// step-time rule (if set) but not every op rule.

@@ -55,7 +55,7 @@ pub struct ShowArgs {
     /// The store.
     pub store: PathBuf,
     /// Rows shown beside the step and GPU busy times, largest first [default: 5].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::numbers::count)]
     pub top: Option<usize>,
     /// Only the rows whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
@@ -161,11 +161,11 @@ pub struct GateHistoryArgs {
     #[arg(long, value_name = "STORE")]
     pub history: Option<PathBuf>,
     /// The most runs of the history judged against, the latest ones [default: 20].
-    #[arg(long, value_name = "N", requires = "history")]
+    #[arg(long, value_name = "N", requires = "history", value_parser = super::numbers::count)]
     pub window: Option<usize>,
     /// The fewest runs to judge against; with fewer the pair rule judges against the latest run
     /// [default: 5]. Given, a store with fewer runs is refused.
-    #[arg(long, value_name = "N", requires = "history")]
+    #[arg(long, value_name = "N", requires = "history", value_parser = super::numbers::count)]
     pub min_history: Option<usize>,
     /// Only the history's runs of this branch (and the branch a run added on pass is filed under).
     #[arg(long, value_name = "BRANCH", requires = "history")]

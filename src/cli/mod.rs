@@ -17,6 +17,7 @@ pub(crate) mod gate;
 pub(crate) mod generate;
 pub(crate) mod history;
 pub(crate) mod modules;
+mod numbers;
 pub(crate) mod one_run;
 pub(crate) mod plot;
 pub(crate) mod report;
@@ -308,7 +309,7 @@ pub(crate) struct OutputArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Show only the first N rows (for ops-diff: N names per category).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = numbers::count)]
     pub top: Option<usize>,
     /// Row order; ties are broken by name [default: abs-diff-duration for compare, name for ops-diff].
     #[arg(long, value_enum, value_name = "KEY")]

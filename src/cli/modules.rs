@@ -40,7 +40,7 @@ pub struct ModulesArgs {
     #[arg(long, value_name = "PATH")]
     pub zoom: Option<String>,
     /// Levels to show below the top node [default: 3 in table and markdown, all in json and csv].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::numbers::count)]
     pub depth: Option<usize>,
     /// Fold children smaller than PCT percent of the top node's time into one line.
     #[arg(long, value_name = "PCT", default_value_t = 0.0, value_parser = parse_share)]

@@ -35,7 +35,7 @@ pub struct PlotArgs {
     #[arg(long, value_enum, default_value_t = Metric::Both)]
     pub metric: Metric,
     /// Number of rows (groups of bars) per chart.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = super::numbers::count)]
     pub top: usize,
     /// Which rows come first [default: abs-diff-counts for the counts chart, abs-diff-duration
     /// for the duration chart: the largest changes either way].
@@ -51,10 +51,10 @@ pub struct PlotArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Width in pixels (400 to 8192; each row needs 30).
-    #[arg(long, default_value_t = 1600)]
+    #[arg(long, default_value_t = 1600, value_parser = super::numbers::pixels)]
     pub width: u32,
     /// Height in pixels (300 to 8192; the key under the plot needs 22 per two rows).
-    #[arg(long, default_value_t = 900)]
+    #[arg(long, default_value_t = 900, value_parser = super::numbers::pixels)]
     pub height: u32,
     /// Bars of sums over the selected steps and runs; by default they are per step wherever more
     /// than one step or run is used (a saved comparison keeps its own choice).

@@ -29,10 +29,10 @@ total); deeper nodes show their nearest ancestor's tables, and the page says so.
 #[command(next_help_heading = "Report")]
 pub struct ReportTableArgs {
     /// Embed operator and kernel tables for the module nodes down to N levels below the step.
-    #[arg(long, value_name = "N", default_value_t = ReportLimits::default().depth)]
+    #[arg(long, value_name = "N", default_value_t = ReportLimits::default().depth, value_parser = super::numbers::count)]
     pub table_depth: usize,
     /// Rows per embedded table: the N of largest |Δ|.
-    #[arg(long, value_name = "N", default_value_t = ReportLimits::default().rows)]
+    #[arg(long, value_name = "N", default_value_t = ReportLimits::default().rows, value_parser = super::numbers::count)]
     pub table_rows: usize,
 }
 

@@ -49,7 +49,7 @@ pub struct ViewOutputArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Show only the first N rows.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::numbers::count)]
     pub top: Option<usize>,
     /// Row order: name or a numeric column (see below); largest first, ties by name.
     #[arg(long, value_name = "KEY")]

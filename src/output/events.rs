@@ -107,7 +107,8 @@ fn id_cell(text: &str) -> Cell {
 }
 
 /// The column names: the core ones, then the attributes of the first file (every file of a side
-/// has the same fixed attributes; with `--args all` the union is taken, missing ones empty).
+/// has the same fixed attributes; with `--args all` the union is taken, missing ones empty, as
+/// an event's key is where its file has the column but the event lacks the key).
 pub fn columns(side: &Side, ranks: &[i64]) -> Vec<String> {
     let mut cols: Vec<String> = CORE_COLUMNS.iter().map(|s| s.to_string()).collect();
     for r in ranks {
@@ -401,7 +402,8 @@ fn row(
         Some(Cell::Int(partners[i].map_or(-1, |p| i64::from(ev.index[p])))),
         Some(Cell::Int(ev.iteration.get(i))),
     ];
-    for k in attr_index {
+    // A key an event lacks is null in a column made from the data, as in a file without it.
+    for k in attr_index.iter().map(|k| k.filter(|&k| file.attrs.has_value(k, i))) {
         cells.push(k.map(|k| {
             let spec = &file.attrs.specs[k];
             match file.attrs.columns[k].get(i) {

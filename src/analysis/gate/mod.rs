@@ -14,6 +14,7 @@
 mod band;
 mod between;
 mod change;
+mod config_words;
 mod evaluate;
 mod judged;
 mod one_run;

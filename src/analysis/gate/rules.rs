@@ -78,18 +78,7 @@ pub fn parse_count_limit(text: &str) -> std::result::Result<CountLimit, String> 
 /// A threshold value as written in the TOML file: text, or a bare number (kept as its text so
 /// that it is judged like the same value on the command line).
 fn text_or_number<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Option<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum TextOrNumber {
-        Text(String),
-        Int(i64),
-        Float(f64),
-    }
-    Ok(Option::<TextOrNumber>::deserialize(d)?.map(|v| match v {
-        TextOrNumber::Text(s) => s,
-        TextOrNumber::Int(i) => i.to_string(),
-        TextOrNumber::Float(f) => f.to_string(),
-    }))
+    super::config_words::text_or_number(d)
 }
 
 /// The rules, as read from `--config` and the command line (which overrides the file).
@@ -156,8 +145,13 @@ impl GateConfig {
         let config = toml::from_str::<ConfigFile>(text)
             .map(|f| f.gate)
             .map_err(|e| Error::input(path, toml_error(text, &e)))?;
-        Thresholds::of(&config, |key| key.to_string())
-            .map_err(|e| Error::input(path, format!("invalid gate config: {e}")))?;
+        let invalid = |e: String| Error::input(path, format!("invalid gate config: {e}"));
+        Thresholds::of(&config, |key| super::config_words::key_at(text, key)).map_err(invalid)?;
+        if let Some(k) = config.noise_k.filter(|k| !(k.is_finite() && *k >= 0.0)) {
+            let key = super::config_words::key_at(text, "noise_k");
+            let v = if k.is_nan() { "nan".to_string() } else { k.to_string() };
+            return Err(invalid(format!("{key} {v}: expected a finite number ≥ 0 such as 3")));
+        }
         Ok(config)
     }
 
@@ -187,7 +181,7 @@ impl GateConfig {
 /// line when it has one), any value it quotes elided.
 fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let message = e.message().lines().next().unwrap_or("").trim();
-    let message = crate::text::elide(message, 4 * crate::text::QUOTED_MAX);
+    let message = crate::text::elide(&super::config_words::user_words(message), 4 * crate::text::QUOTED_MAX);
     let Some(span) = e.span() else {
         return format!("invalid gate config: {message}");
     };

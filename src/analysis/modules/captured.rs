@@ -56,7 +56,10 @@ fn leaf(join: &GraphJoin, launch: &CapturedLaunch, kernel: &str) -> Option<PathN
         return Some((NodeKind::Op, join.name(op.name).to_string(), op.row));
     }
     let owner = join.name(launch.owner);
-    let key = owner_label(launch.kind, owner, kernel, &|n: &str| n.to_string())?;
+    // A node's key, as `node_key` makes it: a serving step without its numbers.
+    let key = owner_label(launch.kind, owner, kernel, &|n: &str| {
+        crate::model::serving::serving_step_key(n).unwrap_or_else(|| n.to_string())
+    })?;
     let row = launch
         .frames
         .iter()

@@ -117,7 +117,9 @@ pub fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
     for k in rows {
         let total = m.total_allocated[k].unwrap_or(0);
         let l = out.entry((m.device_type[k], m.device_id[k])).or_insert_with(|| Levels {
-            initial: total - m.bytes[k],
+            // Never below zero: a first allocation larger than the total (which PyTorch never
+            // writes) starts from nothing.
+            initial: total.saturating_sub(m.bytes[k]).max(0),
             events: Vec::new(),
         });
         l.events.push((m.ts_ns[k], total));

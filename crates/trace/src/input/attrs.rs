@@ -584,6 +584,7 @@ impl AttrBuilder {
         AttrTable {
             specs: self.specs,
             columns: self.columns,
+            inferred: self.inferred,
         }
     }
 }

@@ -575,12 +575,18 @@ fn exact_integer(text: &[u8], raw: Option<&[u8]>, key: &str) -> Result<Option<i6
 impl Fields<'_> {
     /// The sample of a `[memory]` instant event; `Other` for any other event, or one without a
     /// time or a device.
-    /// A byte count beyond the 64-bit integers is refused naming its key, never saturated.
+    /// A byte count beyond the 64-bit integers is refused naming its key, never saturated, and
+    /// so is a negative `Total Allocated` (a level, where `Bytes` is a change and may be negative).
     fn memory_sample(&self, text: &[u8], name: Option<&[u8]>, ts_ns: Option<i64>) -> Result<Entry<'static>, Failure> {
         if name != Some(b"[memory]".as_slice()) {
             return Ok(Entry::Other);
         }
-        let total_allocated = exact_integer(text, self.total_allocated.get(text), "Total Allocated")?;
+        let raw_total = self.total_allocated.get(text);
+        let total_allocated = exact_integer(text, raw_total, "Total Allocated")?;
+        if let (Some(t), Some(r)) = (total_allocated.filter(|t| *t < 0), raw_total) {
+            let why = "a device's allocated bytes are never below zero";
+            return Err((offset_of(text, r), format!("'Total Allocated' {t} is negative: {why}")));
+        }
         let bytes = exact_integer(text, self.bytes.get(text), "Bytes")?;
         let integer = |raw: Raw| integer(raw.get(text));
         let sample = || {

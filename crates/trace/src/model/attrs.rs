@@ -168,6 +168,12 @@ impl AttrColumn {
         }
     }
 
+    /// Whether `row` holds a value of its own (its event had the key), rather than reading a
+    /// default.
+    pub fn holds(&self, row: usize) -> bool {
+        u32::try_from(row).is_ok_and(|r| self.rows.binary_search(&r).is_ok())
+    }
+
     /// Sets the value of `row`, which is the last row set or a later one.
     pub fn set(&mut self, row: u32, value: AttrValue) {
         if self.rows.last() == Some(&row) {
@@ -234,12 +240,21 @@ pub struct AttrTable {
     pub specs: Vec<AttrSpec>,
     /// The values, parallel to `specs`.
     pub columns: Vec<AttrColumn>,
+    /// Per column, whether it was made from the data (`--args all`): there an event without
+    /// the key has no value (null), where a declared column reads its default.
+    pub inferred: Vec<bool>,
 }
 
 impl AttrTable {
     /// The position and spec of the column named `name`, if the table has it.
     pub fn column(&self, name: &str) -> Option<(usize, &AttrSpec)> {
         self.specs.iter().enumerate().find(|(_, s)| s.column == name)
+    }
+
+    /// Whether column `col` has a value at `row`: always for a declared column (its default
+    /// where the event lacks the key), only where the event has the key for an inferred one.
+    pub fn has_value(&self, col: usize, row: usize) -> bool {
+        !self.inferred.get(col).copied().unwrap_or(false) || self.columns[col].holds(row)
     }
 
     /// The value of column `col` at `row` as text (JSON text for objects).

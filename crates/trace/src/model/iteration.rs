@@ -379,6 +379,36 @@ mod tests {
     }
 
     #[test]
+    fn many_randomly_overlapping_steps_match_the_last_covering_step() {
+        // 3,000 steps of pseudo-random starts and lengths, many covering each other: every
+        // point takes the last step in file order that covers it, as a plain scan finds it.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as i64
+        };
+        let steps: Vec<Step> = (0..3000)
+            .map(|k| Step {
+                number: k,
+                ts_ns: next(10_000),
+                dur_ns: next(2_000),
+                on_device: false,
+            })
+            .collect();
+        let windows = StepWindows::new(&steps);
+        for t in (-5..12_100).step_by(7) {
+            let want = steps
+                .iter()
+                .rev()
+                .find(|s| s.dur_ns > 0 && s.ts_ns <= t && t < s.ts_ns + s.dur_ns)
+                .map_or(NO_ITERATION, |s| s.number);
+            assert_eq!(windows.iteration_at(t), want, "at {t}");
+        }
+    }
+
+    #[test]
     fn without_steps_every_event_has_no_iteration() {
         let mut b = Builder::new();
         b.add("aten::mm", 10, 5, NO_STREAM, -1);

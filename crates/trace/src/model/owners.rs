@@ -232,15 +232,15 @@ impl WorkOwners {
 
 /// The row key of a non-ATen owner named `owner` (its event's name) of a device event named
 /// `kernel`: `gemm_a16w16 [python]`, the kernel's name for a Triton launcher, the annotation's
-/// (a serving step's without its numbers) or the launch's own name; `keyed` turns a bare name
-/// into its row key. `None` for an operator and for no owner.
+/// or the launch's own name; `keyed` turns a bare name into its row key (a serving step's
+/// without its numbers under normalised names, as recorded under raw names). `None` for an
+/// operator and for no owner.
 pub fn owner_label(kind: WorkKind, owner: &str, kernel: &str, keyed: &dyn Fn(&str) -> String) -> Option<String> {
     let base = match kind {
         WorkKind::None | WorkKind::Operator => return None,
         WorkKind::Python => python_op_name(owner).unwrap_or(owner).to_string(),
         WorkKind::Triton => keyed(kernel),
-        WorkKind::Annotation => crate::model::serving::serving_step_key(owner).unwrap_or_else(|| keyed(owner)),
-        WorkKind::Launch => keyed(owner),
+        WorkKind::Annotation | WorkKind::Launch => keyed(owner),
     };
     Some(format!("{base} [{}]", kind.tag()))
 }

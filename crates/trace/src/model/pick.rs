@@ -52,6 +52,17 @@ fn numbers_of(part: &str) -> Result<Vec<i64>, String> {
         .skip(1)
         .find(|&(_, c)| c == '-' || c == '–')
         .map(|(i, c)| (&part[..i], &part[i + c.len_utf8()..]));
+    if let Some(big) = std::iter::once(part)
+        .chain(split.into_iter().flat_map(|(a, b)| [a, b]))
+        .map(str::trim)
+        .find(|n| out_of_range(n))
+    {
+        return Err(format!(
+            "'{big}' is out of range: a step or a rank is a whole number from {} to {}",
+            i64::MIN,
+            i64::MAX
+        ));
+    }
     let range = split.and_then(|(a, b)| Some((a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?)));
     match range {
         Some((a, b)) if a <= b && b.checked_sub(a).is_some_and(|n| n < MAX_RANGE) => Ok((a..=b).collect()),
@@ -59,6 +70,13 @@ fn numbers_of(part: &str) -> Result<Vec<i64>, String> {
         Some(_) => Err(format!("'{part}': a range of more than {MAX_RANGE} numbers")),
         None => Err(format!("'{part}' is not a number ({expected})")),
     }
+}
+
+/// Whether `n` is a whole number too large (or too small) for an `i64`.
+fn out_of_range(n: &str) -> bool {
+    use std::num::IntErrorKind::{NegOverflow, PosOverflow};
+    n.parse::<i64>()
+        .is_err_and(|e| matches!(e.kind(), PosOverflow | NegOverflow))
 }
 
 impl fmt::Display for Pick {
@@ -117,6 +135,17 @@ mod tests {
         assert!(pick("4-2").unwrap_err().contains("backwards"));
         assert!(pick("0-99999999999").unwrap_err().contains("more than"));
         assert!(pick("x").unwrap_err().contains("a range such as 2-4"));
+        for big in [
+            "1-18446744073709551615",
+            "18446744073709551615",
+            "-99999999999999999999-3",
+        ] {
+            let e = pick(big).unwrap_err();
+            assert!(
+                e.contains("is out of range") && e.contains("9223372036854775807"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
