@@ -141,11 +141,11 @@ def test_gate_judges_as_the_command_line(fixtures):
         tracediff.gate(None, slow)
 
 
-def test_gate_judges_beyond_a_run_wide_shift_when_asked(fixtures):
+def test_gate_judges_beyond_a_run_wide_shift_unless_told_otherwise(fixtures):
     base, slow = fixtures / "shift/base", fixtures / "shift/slow"
-    absolute = tracediff.gate(base, slow, max_step_time_regression="5%")["report"]
+    absolute = tracediff.gate(base, slow, max_step_time_regression="5%", beyond_run_shift=False)["report"]
     assert absolute["verdict"] == "fail" and absolute["run_shift"]["applied"] is False
-    beyond = tracediff.gate(base, slow, max_step_time_regression="5%", beyond_run_shift=True)["report"]
+    beyond = tracediff.gate(base, slow, max_step_time_regression="5%")["report"]
     assert beyond["verdict"] == "pass" and beyond["run_shift"]["applied"] is True
     step = beyond["rules"][0]
     assert step["expected"] > step["baseline"] and abs(step["relative_change"]) < 0.05
