@@ -226,3 +226,80 @@ fn args_all_leaves_a_key_an_event_lacks_null() {
         "{declared}"
     );
 }
+
+/// A complete event on thread `tid` of the host (times in µs), with `args`.
+fn host(name: &str, cat: &str, ts: i64, dur: i64, tid: i64, args: Value) -> Value {
+    json!({"ph": "X", "name": name, "cat": cat, "ts": ts, "dur": dur, "pid": 1, "tid": tid, "args": args})
+}
+
+/// A gloo DDP step on a GPU, shaped like the H100 pair whose test side read 240 µs of host
+/// communication per step: the backward launches a kernel every 20 µs on the autograd thread,
+/// where one `gloo:all_reduce` was started and stays open [150,450); two gloo worker threads run
+/// theirs, [200,400) and [500,800), each copying its result back to the device with a kernel
+/// (`comm_kernel` names it; `collective` names the three).
+fn gloo_step(dir: &Path, name: &str, collective: &str, comm_kernel: &str) -> PathBuf {
+    let mut ev = vec![host("ProfilerStep#1", "user_annotation", 0, 1000, 1, json!({}))];
+    let mut corr = 100;
+    let mut launch = |ev: &mut Vec<Value>, tid: i64, ts: i64, kernel: &str| {
+        corr += 1;
+        ev.push(host(
+            "cudaLaunchKernel",
+            "cuda_runtime",
+            ts,
+            3,
+            tid,
+            json!({"correlation": corr}),
+        ));
+        ev.push(
+            json!({"ph": "X", "name": kernel, "cat": "kernel", "ts": ts + 5, "dur": 4, "pid": 0,
+            "tid": 7, "args": {"correlation": corr, "stream": 7, "device": 0}}),
+        );
+    };
+    for t in (10..990).step_by(20) {
+        ev.push(host("aten::mm", "cpu_op", t, 6, 2, json!({})));
+        launch(&mut ev, 2, t + 1, "backward_kernel");
+    }
+    ev.push(host(collective, "user_annotation", 150, 300, 2, json!({})));
+    for (tid, s, e) in [(3, 200, 400), (4, 500, 800)] {
+        ev.push(host(collective, "user_annotation", s, e - s, tid, json!({})));
+        ev.push(host("cudaStreamSynchronize", "cuda_runtime", s + 2, 5, tid, json!({})));
+        ev.push(host("aten::copy_", "cpu_op", e - 20, 10, tid, json!({})));
+        launch(&mut ev, tid, e - 19, comm_kernel);
+    }
+    write_trace(dir, name, ev)
+}
+
+/// Host communication is the union of the host collectives: gloo's, whatever they launch
+/// (600 µs here: [150,450) ∪ [200,400) ∪ [500,800)), were host compute wherever a launch call
+/// fell inside them on their thread. Only a collective other than gloo's that launches a kernel,
+/// in a file with communication kernels (NCCL's), is the device's communication.
+#[test]
+fn gloo_collectives_that_launch_copies_are_host_communication() {
+    let dir = TempDir::new().unwrap();
+    let gloo = gloo_step(dir.path(), "gloo.json", "gloo:all_reduce", "elementwise_kernel");
+    let v = common::json(&["overview", text(&gloo), text(&gloo)]);
+    assert_eq!(v["control"]["host_comm_per_step_us"], 600.0, "{}", v["control"]);
+    let idle = &v["control"]["breakdown"]["idle"];
+    assert!(
+        idle["host_communication_us"].as_f64().unwrap() > idle["host_compute_us"].as_f64().unwrap(),
+        "{idle}"
+    );
+    // Even a gloo run whose copies back are NCCL-named kernels: gloo runs on the host.
+    let copies = gloo_step(dir.path(), "copies.json", "gloo:all_reduce", "ncclDevKernel_Broadcast");
+    let v = common::json(&["overview", text(&copies), text(&copies)]);
+    assert_eq!(v["control"]["host_comm_per_step_us"], 600.0, "{}", v["control"]);
+    // NCCL's collectives launch their kernels: the device's communication, none on the host.
+    let nccl = gloo_step(
+        dir.path(),
+        "nccl.json",
+        "nccl:all_reduce",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+    );
+    let v = common::json(&["overview", text(&nccl), text(&nccl)]);
+    assert_eq!(v["control"]["host_comm_per_step_us"], 0.0, "{}", v["control"]);
+    // c10d's own operator on gloo (no communication kernel in the file) launching a copy stays
+    // host communication.
+    let c10d = gloo_step(dir.path(), "c10d.json", "c10d::allreduce_", "elementwise_kernel");
+    let v = common::json(&["overview", text(&c10d), text(&c10d)]);
+    assert_eq!(v["control"]["host_comm_per_step_us"], 600.0, "{}", v["control"]);
+}

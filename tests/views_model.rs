@@ -487,8 +487,8 @@ fn breakdown_mean_model(sel: &[(&Model, Vec<bool>)], iters: &Option<Vec<i64>>) -
 }
 
 /// What the host was doing, for the idle causes, from the rule's words: 0 a host collective
-/// (gloo, c10d, nccl, record_param_comms; one that makes a launch call on its thread is an
-/// operator instead), 1 a synchronize or blocking copy, 2 any other runtime call, 3 the data
+/// (gloo, c10d, nccl, record_param_comms; one other than gloo's that makes a launch call on its
+/// thread is an operator instead), 1 a synchronize or blocking copy, 2 any other runtime call, 3 the data
 /// loader, 4 any other operator, annotation or Python frame; `None`: a step, or not host.
 fn activity_model(e: &Ev, launches: &[(String, i64)]) -> Option<usize> {
     if e.place != 'h' {
@@ -530,17 +530,29 @@ fn activity_model(e: &Ev, launches: &[(String, i64)]) -> Option<usize> {
     }
     let n = e.name.as_str();
     if n.starts_with("gloo:") || n.starts_with("c10d::") || n.starts_with("nccl:") || n == "record_param_comms" {
-        let launches_one = launches
-            .iter()
-            .any(|(t, ts)| *t == e.thread && e.ts <= *ts && *ts < e.end());
+        let launches_one = !n.starts_with("gloo:")
+            && launches
+                .iter()
+                .any(|(t, ts)| *t == e.thread && e.ts <= *ts && *ts < e.end());
         return Some(if launches_one { 4 } else { 0 });
     }
     Some(if n.starts_with("enumerate(DataLoader)") { 3 } else { 4 })
 }
 
-/// Launch calls (runtime events whose name holds `Launch`): (thread, start).
+/// Launch calls (runtime events whose name holds `Launch`): (thread, start); none where the
+/// file has no communication kernel (named as NCCL's, RCCL's or HCCL's, not a copy or set),
+/// so that no collective launched one.
 fn launches_model(m: &Model) -> Vec<(String, i64)> {
+    let comm = m.ev.iter().filter(|e| e.place == 'd').any(|e| {
+        let n = e.name.to_lowercase();
+        let memory = ["gpu_memcpy", "gpu_memset", "Memcpy", "Memset"].contains(&e.cat.as_str())
+            || ["Memcpy", "Memset", "hipMemcpy", "hipMemset", "dma"]
+                .iter()
+                .any(|p| e.name.starts_with(p));
+        (["nccl", "rccl", "hccl"].iter().any(|p| n.starts_with(p)) || n.contains("ncclkernel")) && !memory
+    });
     m.ev.iter()
+        .filter(|_| comm)
         .filter(|e| e.place == 'h' && e.name.contains("Launch"))
         .filter(|e| matches!(e.cat.as_str(), "cuda_runtime" | "cuda_driver" | "Runtime") || e.cat.ends_with("_runtime"))
         .map(|e| (e.thread.clone(), e.ts))

@@ -98,8 +98,9 @@ impl BreakdownSpans {
             }
         }
         let [compute, comm, memory] = spans.map(merge_spans);
+        let device_comm = !comm.is_empty();
         let mut spans = Self::of_spans(compute, comm, memory);
-        spans.idle = IdleSpans::of_file(file, &spans.all);
+        spans.idle = IdleSpans::of_file(file, &spans.all, device_comm);
         let mut covered: Vec<(i64, i64)> = Vec::new();
         spans.compute_classes = by_class
             .into_iter()
@@ -158,7 +159,7 @@ impl BreakdownSpans {
     }
 
     /// The host communication time of the window `[start, end)`: the union of host collectives
-    /// (gloo, c10d, NCCL calls that launch no kernel) on every thread inside it.
+    /// (gloo's, and c10d or NCCL calls that launch no kernel) on every thread inside it.
     pub fn host_comm(&self, window: (i64, i64)) -> i64 {
         self.idle.host_comm(window)
     }

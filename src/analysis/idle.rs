@@ -84,39 +84,47 @@ pub struct IdleSpans {
 }
 
 impl IdleSpans {
-    /// The host events of `file`, against `device_all`, the merged spans of its device work.
-    pub fn of_file(file: &TraceFile, device_all: &[(i64, i64)]) -> IdleSpans {
+    /// The host events of `file`, against `device_all`, the merged spans of its device work;
+    /// `device_comm`: whether it has communication kernels (NCCL's and the like).
+    pub fn of_file(file: &TraceFile, device_all: &[(i64, i64)], device_comm: bool) -> IdleSpans {
         let ev = &file.events;
-        // Per (name, category): its activity, and whether it is a launch call.
+        // Per (name, category): its activity, and whether it is a launch call or may launch
+        // one (a collective other than gloo's).
         let mut cache: FxHashMap<(u32, u32), (Option<HostActivity>, bool)> = FxHashMap::default();
         let mut spans: [Vec<(i64, i64)>; 5] = Default::default();
         let mut collectives = Vec::new();
         // Launch calls per thread: a collective that launches a kernel (NCCL's) is device
-        // communication, not host communication.
+        // communication, not host communication. gloo runs on the host (what it launches is a
+        // copy back to the device, or the caller's own work on the thread that started it), and
+        // in a file without communication kernels no collective launched one.
         let mut launches: Vec<(u64, i64)> = Vec::new();
         for i in (0..ev.len()).filter(|&i| ev.place[i] == Place::Host) {
-            let (activity, launch_call) = *cache.entry((ev.name[i].0, ev.cat[i].0)).or_insert_with(|| {
+            let (activity, launches_or_may) = *cache.entry((ev.name[i].0, ev.cat[i].0)).or_insert_with(|| {
                 let name = file.strings.resolve(ev.name[i]);
                 let activity = host_activity(name, file.strings.resolve(ev.cat[i]));
-                (
-                    activity,
-                    activity == Some(HostActivity::Launch) && name.contains("Launch"),
-                )
+                let flag = match activity {
+                    Some(HostActivity::Launch) => name.contains("Launch"),
+                    Some(HostActivity::Collective) => device_comm && !name.starts_with("gloo:"),
+                    _ => false,
+                };
+                (activity, flag)
             });
             let Some(activity) = activity else { continue };
             let span = (ev.ts_ns[i], ev.ts_ns[i] + ev.dur_ns[i].max(0));
-            if activity == HostActivity::Collective {
+            if activity == HostActivity::Collective && !launches_or_may {
+                spans[activity as usize].push(span);
+            } else if activity == HostActivity::Collective {
                 collectives.push((ev.thread_key(i), span));
             } else {
-                if launch_call {
+                if launches_or_may {
                     launches.push((ev.thread_key(i), span.0));
                 }
                 spans[activity as usize].push(span);
             }
         }
         launches.sort_unstable();
-        // A collective that launches a kernel is, on the host, the launch it makes: its own
-        // time counts as an operator's.
+        // A collective that may launch a kernel and does is, on the host, the launch it makes:
+        // its own time counts as an operator's.
         for (thread, span) in collectives {
             let first = launches.partition_point(|&l| l < (thread, span.0));
             let launches_one = launches.get(first).is_some_and(|&(t, ts)| t == thread && ts < span.1);
