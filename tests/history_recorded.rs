@@ -1,0 +1,79 @@
+//! `gate --history` and `history show` on a history recorded by `scripts/record_history.py`
+//! (`fixtures/history_torch`: real traces of one CPU training program, each run a fresh
+//! process on a shared machine): every A/A candidate passes, the commit with a wider Linear
+//! layer fails naming its rows, and `history show` puts the change where it starts.
+
+use crate::common;
+use std::path::Path;
+use tempfile::TempDir;
+
+const RULES: &[&str] = &["--max-step-time-regression", "5%", "--max-op-regression", "10%"];
+
+fn fixture(label: &str) -> String {
+    format!("fixtures/history_torch/{label}")
+}
+
+fn add(store: &Path, label: &str) {
+    let st = store.display().to_string();
+    common::ok(&[
+        "history",
+        "add",
+        &st,
+        &fixture(label),
+        "--label",
+        label,
+        "--branch",
+        "main",
+    ]);
+}
+
+fn gate(store: &Path, label: &str) -> common::Run {
+    let st = store.display().to_string();
+    let cand = fixture(label);
+    let mut args = vec!["gate", "--history", st.as_str(), cand.as_str()];
+    args.extend(RULES);
+    args.extend(["--format", "json"]);
+    common::run(&args)
+}
+
+#[test]
+fn a_recorded_history_passes_reruns_fails_the_wider_layer_and_finds_the_change() {
+    let dir = TempDir::new().unwrap();
+    let store = dir.path().join("hist");
+    for i in 1..=8 {
+        add(&store, &format!("c{i:02}"));
+    }
+    for aa in ["a1", "a2", "a3"] {
+        let r = gate(&store, aa);
+        assert_eq!(r.code, 0, "{aa}:\n{}\n{}", r.stdout, r.stderr);
+    }
+    let r = gate(&store, "x01");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let rules = v["report"]["rules"].as_array().unwrap();
+    assert_eq!(rules[0]["rule"], "step time");
+    assert_eq!(rules[0]["verdict"], "fail");
+    let failed: Vec<&str> = rules
+        .iter()
+        .filter(|r| r["verdict"] == "fail" && r["rule"] == "op time" && r["unit"] == "ns")
+        .map(|r| r["subject"].as_str().unwrap())
+        .collect();
+    for row in ["aten::mm", "aten::addmm", "aten::linear", "AddmmBackward0"] {
+        assert!(failed.contains(&row), "{row} not in {failed:?}");
+    }
+    for label in ["x01", "x02", "x03"] {
+        add(&store, label);
+    }
+    let st = store.display().to_string();
+    let show: serde_json::Value =
+        serde_json::from_str(&common::ok(&["history", "show", &st, "--top", "3", "--format", "json"])).unwrap();
+    let step = &show["series"][0];
+    assert_eq!(step["name"], "step time");
+    let changes: Vec<&str> = step["change_points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes, ["x01"], "{step}");
+}
