@@ -77,3 +77,57 @@ fn a_recorded_history_passes_reruns_fails_the_wider_layer_and_finds_the_change()
         .collect();
     assert_eq!(changes, ["x01"], "{step}");
 }
+
+/// The test cases of a JUnit report: (classname, name, failure message where it failed).
+fn junit_cases(path: &Path) -> Vec<(String, String, Option<String>)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .map(|n| {
+            let failure = n
+                .children()
+                .find(|c| c.has_tag_name("failure"))
+                .map(|f| f.attribute("message").unwrap().to_string());
+            (
+                n.attribute("classname").unwrap().to_string(),
+                n.attribute("name").unwrap().to_string(),
+                failure,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_gate_writes_a_junit_report_for_a_history_and_a_pair() {
+    let dir = TempDir::new().unwrap();
+    let store = dir.path().join("hist");
+    for i in 1..=8 {
+        add(&store, &format!("c{i:02}"));
+    }
+    let (st, xml) = (store.display().to_string(), dir.path().join("gate.xml"));
+    let x = xml.display().to_string();
+    let mut args = vec!["gate", "--history", &st, "fixtures/history_torch/x01"];
+    args.extend(RULES);
+    args.extend(["--junit", &x]);
+    let r = common::run(&args);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let cases = junit_cases(&xml);
+    let mm = cases.iter().find(|c| c.1 == "aten::mm").unwrap();
+    assert_eq!(mm.0, "tracediff.gate.op_time");
+    assert!(mm.2.as_deref().unwrap().starts_with("aten::mm: +"), "{mm:?}");
+    assert_eq!(cases[0].0, "tracediff.gate.step_time");
+    let text = std::fs::read_to_string(&xml).unwrap();
+    let failed = cases.iter().filter(|c| c.2.is_some()).count();
+    assert!(
+        text.contains(&format!("tests=\"{}\" failures=\"{failed}\"", cases.len())),
+        "{text}"
+    );
+    // A pass: every case without a failure; the pair gate writes one too.
+    let mut args = vec!["gate", "fixtures/history_torch/c01", "fixtures/history_torch/a1"];
+    args.extend(["--max-step-time-regression", "50%", "--junit", &x]);
+    let r = common::run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let cases = junit_cases(&xml);
+    assert!(!cases.is_empty() && cases.iter().all(|c| c.2.is_none()), "{cases:?}");
+}

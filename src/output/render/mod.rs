@@ -10,6 +10,7 @@ pub mod explain;
 pub mod flamegraph;
 pub mod flamegraph_change;
 pub mod gate;
+pub mod gate_junit;
 pub mod history;
 pub mod history_plot;
 pub mod kernel_cut;
