@@ -131,3 +131,47 @@ fn the_gate_writes_a_junit_report_for_a_history_and_a_pair() {
     let cases = junit_cases(&xml);
     assert!(!cases.is_empty() && cases.iter().all(|c| c.2.is_none()), "{cases:?}");
 }
+
+#[test]
+fn the_report_shows_the_history_with_its_change_and_a_bad_store_writes_nothing() {
+    let dir = TempDir::new().unwrap();
+    let store = dir.path().join("hist");
+    for label in ["c01", "c02", "c03", "c04", "c05", "x01", "x02", "x03"] {
+        add(&store, label);
+    }
+    let (st, page) = (store.display().to_string(), dir.path().join("r.html"));
+    let p = page.display().to_string();
+    let pair = [
+        "report",
+        "fixtures/history_torch/c05",
+        "fixtures/history_torch/x01",
+        "-o",
+        &p,
+    ];
+    let mut args = pair.to_vec();
+    args.extend(["--history", &st]);
+    common::ok(&args);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = &html[html.find("<section id=\"history\"").unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("(8 runs, c01–x03)"), "{section}");
+    assert!(section.contains("<svg") && section.contains("role=\"img\""), "a chart");
+    let step = section
+        .lines()
+        .find(|l| l.starts_with("<tr><td>step time</td>"))
+        .unwrap();
+    assert!(step.contains("at x01 (seq 6)"), "{step}");
+    assert!(section.contains("<td>aten::mm</td>"), "{section}");
+    // Without --history the page has no such section; with a store that is not one, nothing is written.
+    std::fs::remove_file(&page).unwrap();
+    common::ok(&pair);
+    assert!(!std::fs::read_to_string(&page).unwrap().contains("id=\"history\""));
+    std::fs::remove_file(&page).unwrap();
+    let mut args = pair.to_vec();
+    let absent = dir.path().join("absent").display().to_string();
+    args.extend(["--history", &absent]);
+    let r = common::run(&args);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("no history store here"), "{}", r.stderr);
+    assert!(!page.exists());
+}

@@ -19,6 +19,7 @@ pub mod one_run;
 pub mod ops_diff;
 pub mod plot;
 pub mod report;
+pub mod report_history;
 pub(crate) mod table;
 pub mod views;
 pub mod waterfall;
