@@ -21,6 +21,7 @@ mod golden;
 mod graphs;
 mod graphs_captured;
 mod history;
+mod history_recorded;
 mod layers;
 mod modules;
 mod one_run;

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 mod convert;
+mod history;
 mod options;
 
 use convert::{choice, comparison_columns, device, modules_json, pick, pick_or_all, sort_key, table_columns};
@@ -393,6 +394,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(events, m)?)?;
     m.add_function(wrap_pyfunction!(gate, m)?)?;
     m.add_function(wrap_pyfunction!(plot, m)?)?;
+    history::register(m)?;
     m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(_fault_for_tests, m)?)?;
     Ok(())

@@ -18,7 +18,7 @@ TRACEDIFF = str(pathlib.Path(sys.executable).with_name("tracediff"))
 def test_the_wheel_ships_the_type_stubs():
     assert (PACKAGE / "py.typed").is_file()
     stub = (PACKAGE / "_native.pyi").read_text()
-    for name in ("class Options", "def compare", "def view", "def summarize", "def report", "def events"):
+    for name in ("class Options", "def compare", "def view", "def summarize", "def report", "def events", "def history_gate"):
         assert name in stub
 
 

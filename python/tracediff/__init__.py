@@ -28,10 +28,12 @@ from ._api import (
 )
 from ._cli import main
 from ._flame import flamegraph, folded_stacks
+from ._history import History
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
 
 __all__ = [
     "DeviceType",
+    "History",
     "LabeledTrace",
     "Options",
     "TraceDiff",

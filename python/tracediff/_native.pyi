@@ -134,3 +134,29 @@ def plot(
     width: int = 1600,
     height: int = 900,
 ) -> List[str]: ...
+def history_add(
+    store: _Path,
+    run: _Path,
+    label: str,
+    branch: Optional[str] = None,
+    meta: List[str] = ...,
+    time: Optional[str] = None,
+) -> str: ...
+def history_runs(store: _Path) -> str: ...
+def history_show(
+    store: _Path,
+    top: int = 5,
+    name: Optional[str] = None,
+    branch: Optional[str] = None,
+) -> str: ...
+def history_gate(
+    store: _Path,
+    candidate: _Path,
+    rules_json: str,
+    window: Optional[int] = None,
+    min_history: Optional[int] = None,
+    branch: Optional[str] = None,
+    add_on_pass: Optional[str] = None,
+    ranks: Optional[str] = None,
+    iterations: Optional[str] = None,
+) -> str: ...

@@ -144,6 +144,10 @@ pub struct GateArgs {
     /// Write the report to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also write the report as JUnit XML to FILE (a test case per rule and per op checked, a
+    /// failure for each that failed), for CI's test reports.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub junit: Option<PathBuf>,
 }
 
 pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
@@ -208,7 +212,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
             (&config, &sel),
             env,
         )?;
-        return gate_output(&output, args.full_names, &report, env);
+        return gate_output(&output, (args.full_names, args.junit.as_deref()), &report, env);
     }
     use super::sides::{GATE, both, sides};
     let given = sides(
@@ -218,18 +222,22 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     )?;
     let [baseline, candidate] = both(given, GATE)?;
     let report = finish(crate::commands::gate(&config, &baseline, &candidate, &sel), env)?;
-    gate_output(&output, args.full_names, &report, env)
+    gate_output(&output, (args.full_names, args.junit.as_deref()), &report, env)
 }
 
-/// Renders the gate's report and gives its exit status.
+/// Renders the gate's report (and its JUnit XML, where asked) and gives its exit status.
 fn gate_output(
     output: &OutputArgs,
-    full_names: bool,
+    (full_names, junit): (bool, Option<&std::path::Path>),
     report: &crate::analysis::gate::GateReport,
     env: &mut Env<'_>,
 ) -> Result<i32> {
     emit(output, full_names, env, |format, style, out| {
         out.write_all(crate::output::render::gate::render_fitted(report, format, style.name_width()).as_bytes())
     })?;
+    if let Some(path) = junit {
+        let note = crate::commands::write_file(path, crate::output::render::gate_junit::junit(report).as_bytes())?;
+        let _ = writeln!(env.stderr, "{note}");
+    }
     Ok(if report.verdict == Verdict::Fail { 1 } else { 0 })
 }

@@ -74,6 +74,10 @@ pub struct ReportArgs {
     /// aligned sequences and the flame graph (docs/kernel-classes.md).
     #[arg(long, value_name = "FILE", help_heading = "Report")]
     pub kernel_classes: Option<PathBuf>,
+    /// A history store (tracediff history): the page shows its series over the runs, their
+    /// change points and bands, as `history show --top 5` (docs/history.md).
+    #[arg(long, value_name = "STORE", help_heading = "Report")]
+    pub history: Option<PathBuf>,
 }
 
 pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
@@ -82,8 +86,24 @@ pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     super::every_step_by_default(&mut req, &args.select);
     req.beyond_shift = !args.no_run_shift;
     req.kernel_classes = args.kernel_classes.clone();
+    // The history first: a store that cannot be read stops the command before the pair is read.
+    let history = match &args.history {
+        Some(store) => {
+            let show = commands::ShowRequest {
+                store: store.clone(),
+                top: 5,
+                name: None,
+                branch: None,
+            };
+            Some(finish(commands::history_show(&show), env)?)
+        }
+        None => None,
+    };
     let r = finish(commands::report(&req, args.tables.limits()), env)?;
-    let wrote = commands::write_report(&r, &args.output)?;
+    let wrote = match &history {
+        Some(view) => commands::write_report_with_history(&r, view, &args.output)?,
+        None => commands::write_report(&r, &args.output)?,
+    };
     finish(
         Ok(Outcome {
             value: 0,

@@ -43,7 +43,7 @@ pub use history::{
 pub use modules::{FlameRequest, FlameSide, Modules, ModulesOptions, flamegraph, modules};
 pub use plot::{PlotOptions, plot};
 pub(crate) use report::report_for;
-pub use report::{check_html, report, write_report};
+pub use report::{check_html, report, write_report, write_report_with_history};
 pub use views::{
     KernelTime, KernelsOptions, OperatorTime, Shown, ViewOptions, aligned, kernel_classes, kernels, operators, overview,
 };

@@ -35,6 +35,20 @@ pub fn write_report(report: &Report, path: &Path) -> Result<Note> {
     write_file(path, crate::output::render::report::render(report).as_bytes())
 }
 
+/// [`write_report`] with the section of a history (`report --history STORE`: the series of
+/// `history show` over its runs, drawn and tabled).
+pub fn write_report_with_history(
+    report: &Report,
+    history: &crate::analysis::history::show::HistoryView,
+    path: &Path,
+) -> Result<Note> {
+    let section = crate::output::render::report_history::section(history)?;
+    write_file(
+        path,
+        crate::output::render::report::render_with_history(report, &section).as_bytes(),
+    )
+}
+
 /// Refuses an output name that is not .html/.htm (before any work is done).
 pub fn check_html(path: &Path) -> Result<()> {
     let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);

@@ -1,6 +1,6 @@
 //! Each run of a history reduced to one sample: its step time, GPU busy time and each row's
-//! count and time, as means per step over the run's ranks and steps (what a gate against the
-//! history judges and `history show` draws).
+//! count and time per step over the run's ranks and steps, times as trimmed means (what a gate
+//! against the history judges and `history show` draws; docs/history.md#the-gate).
 
 use crate::analysis::aggregate::{Keying, Naming};
 use crate::analysis::gate::{GateConfig, measure};
@@ -44,10 +44,10 @@ impl Measuring {
     }
 }
 
-/// One run as one sample: means per step over its (rank, step) samples.
+/// One run as one sample: typical values per step over its (rank, step) samples.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunSample {
-    /// The (rank, step) samples it is the mean of.
+    /// The (rank, step) samples it is made of.
     pub steps: usize,
     /// The step time, ns.
     pub step_ns: i64,
@@ -57,23 +57,49 @@ pub struct RunSample {
     pub rows: BTreeMap<String, (u64, i64)>,
 }
 
-/// `samples` as one sample of means per step.
+/// The share of samples [`trimmed_mean`] drops at each end.
+pub const TRIM: f64 = 0.2;
+
+/// The mean of `values` without the `⌊TRIM · n⌋` smallest and largest (all of them under 5
+/// values). One step of a run whose thread was taken off the CPU inside a small op (4 ms of a
+/// scheduler's time slice in a 50 µs op, seen on a shared CI machine) makes that op's plain mean
+/// over 8 steps ten times its usual value; trimmed, the step is left out.
+pub fn trimmed_mean(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let k = (values.len() as f64 * TRIM).floor() as usize;
+    let kept = &values[k..values.len() - k];
+    kept.iter().sum::<f64>() / kept.len() as f64
+}
+
+/// `samples` as one sample: the step and GPU busy times their [`trimmed_mean`] over the
+/// samples; each row's count its mean per step, its time the trimmed mean over the samples
+/// where it ran times the share of samples where it ran (a row of every other step keeps half
+/// its time per step). Under 5 samples every value is the plain mean per step.
 pub fn reduce(samples: &Samples) -> RunSample {
     let n = samples.keys.len().max(1) as f64;
-    let mean = |v: &[i64]| (v.iter().map(|&x| x as f64).sum::<f64>() / n).round() as i64;
+    let typical = |v: &[i64]| trimmed_mean(&mut v.iter().map(|&x| x as f64).collect::<Vec<_>>()).round() as i64;
     let mut rows = BTreeMap::new();
     for (name, values) in &samples.ops {
         let dense = values.dense(samples.keys.len());
         let count = dense.iter().map(|x| x.0 as f64).sum::<f64>() / n;
-        let ns = dense.iter().map(|x| x.1 as f64).sum::<f64>() / n;
+        let mut ran: Vec<f64> = dense
+            .iter()
+            .filter(|x| x.0 > 0 || x.1 != 0)
+            .map(|x| x.1 as f64)
+            .collect();
+        let share = ran.len() as f64 / n;
+        let ns = trimmed_mean(&mut ran) * share;
         if count > 0.0 || ns != 0.0 {
             rows.insert(name.clone(), (count.round() as u64, ns.round() as i64));
         }
     }
     RunSample {
         steps: samples.keys.len(),
-        step_ns: mean(&samples.step_ns),
-        gpu_busy_ns: mean(&samples.gpu_busy_ns),
+        step_ns: typical(&samples.step_ns),
+        gpu_busy_ns: typical(&samples.gpu_busy_ns),
         rows,
     }
 }
@@ -149,5 +175,33 @@ mod tests {
         let packed = as_samples(&[&r, &r]);
         assert_eq!(packed.step_ns, vec![200, 200]);
         assert_eq!(packed.durations("aten::mm"), vec![30.0, 30.0]);
+    }
+
+    #[test]
+    fn one_preempted_step_of_eight_is_left_out_and_a_row_of_some_steps_keeps_its_share() {
+        let keys: Vec<(i64, i64)> = (1..=8).map(|i| (0, i)).collect();
+        let mut s = Samples {
+            keys,
+            step_ns: vec![1000, 1010, 990, 1000, 5000, 1005, 995, 1000],
+            gpu_busy_ns: vec![0; 8],
+            ops: BTreeMap::new(),
+        };
+        let mut small = StepValues::default();
+        let mut every_other = StepValues::default();
+        for slot in 0..8u32 {
+            small.add(slot, 1, if slot == 4 { 4050 } else { 50 });
+            if slot % 2 == 0 {
+                every_other.add(slot, 1, 100);
+            }
+        }
+        s.ops.insert("aten::log_softmax".into(), small);
+        s.ops.insert("optimizer.step".into(), every_other);
+        let r = reduce(&s);
+        assert_eq!(r.rows["aten::log_softmax"], (1, 50));
+        assert_eq!(r.rows["optimizer.step"], (1, 50));
+        assert_eq!(r.step_ns, 1002);
+        let mut v = vec![3.0, 1.0, 2.0];
+        assert_eq!(trimmed_mean(&mut v), 2.0);
+        assert_eq!(trimmed_mean(&mut []), 0.0);
     }
 }

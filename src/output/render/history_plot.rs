@@ -16,7 +16,7 @@ const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 /// Each panel's height, pixels.
 const PANEL: u32 = 260;
 /// The picture's width, pixels.
-const WIDTH: u32 = 1000;
+pub const WIDTH: u32 = 1000;
 
 /// The picture of every series of `view`, PNG or SVG.
 pub fn draw(view: &HistoryView, format: ImageFormat) -> Result<Vec<u8>> {

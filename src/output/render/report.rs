@@ -38,6 +38,12 @@ const CHART_SIZE: (u32, u32) = (1200, 620);
 
 /// The page.
 pub fn render(report: &Report) -> String {
+    render_with_history(report, "")
+}
+
+/// The page with `history`, a section of its own after the others (`report --history`;
+/// [`super::report_history::section`]), where not empty.
+pub fn render_with_history(report: &Report, history: &str) -> String {
     let data = script_json(&data(report));
     let [c, t] = &report.request.labels;
     let title = html_escape(&format!("tracediff report: {c} vs {t}"));
@@ -53,6 +59,7 @@ pub fn render(report: &Report) -> String {
             ("CHARTS", &charts),
             ("FLAMETIME", flame_time(report)),
             ("FLAMEGRAPH", &flame),
+            ("HISTORY", history),
             ("DATA", &data),
             ("SCRIPT_HASH", &script_hash(SCRIPT)),
             ("SCRIPT", SCRIPT),
