@@ -324,3 +324,30 @@ fn a_history_of_real_replicates_passes_reruns_and_fails_the_slower_program() {
         assert!(slower.stdout.contains("step time") && slower.stdout.contains("FAIL"));
     }
 }
+
+/// `history show` fits its text to the width it is given (`COLUMNS`, or the terminal's): the
+/// list of last runs and the band line wrap with their continuation lines indented, and each
+/// run's label stays with its value; without a width, each line is whole.
+#[test]
+fn history_show_wraps_its_lines_to_the_width() {
+    let (dir, store) = store_of(true);
+    let args = ["history", "show", &s(&store), "--top", "2"];
+    let narrow = common::run_with(dir.path(), &args, Some("80"));
+    assert_eq!(narrow.code, 0, "{}", narrow.stderr);
+    for line in narrow.stdout.lines() {
+        assert!(line.chars().count() <= 80, "{} columns: {line}", line.chars().count());
+    }
+    assert!(narrow.stdout.contains("\n    "), "{}", narrow.stdout);
+    let whole = common::run_with(dir.path(), &args, None);
+    let last_runs = whole.stdout.lines().find(|l| l.starts_with("  last runs: ")).unwrap();
+    assert!(last_runs.chars().count() > 80, "{last_runs}");
+    // The same words, only the line breaks differ; no run's label is parted from its value.
+    let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(words(&narrow.stdout), words(&whole.stdout));
+    let is_label = |w: &str| w.len() == 3 && w.starts_with('c') && w[1..].chars().all(|c| c.is_ascii_digit());
+    for line in narrow.stdout.lines() {
+        let last = line.split_whitespace().last().unwrap_or("");
+        assert!(!is_label(last), "a label parted from its value: {line}");
+    }
+    assert!(!narrow.stdout.contains('\u{a0}'));
+}

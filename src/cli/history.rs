@@ -146,8 +146,8 @@ fn run_show(a: ShowArgs, env: &mut Env<'_>) -> Result<i32> {
             let _ = writeln!(env.stderr, "{note}");
         }
     }
-    emit(&output, true, env, |format, _, out| {
-        out.write_all(crate::output::render::history::render(&view, format).as_bytes())
+    emit(&output, false, env, |format, style, out| {
+        out.write_all(crate::output::render::history::render(&view, format, style.width).as_bytes())
     })?;
     Ok(0)
 }

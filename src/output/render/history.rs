@@ -8,13 +8,14 @@ use std::fmt::Write;
 /// The runs whose values the table and Markdown list per series (JSON and CSV hold every run).
 pub const LAST_RUNS: usize = 10;
 
-/// `view` in `format`.
-pub fn render(view: &HistoryView, format: Format) -> String {
+/// `view` in `format`; the text's lines fitted to `width` display columns (`usize::MAX`:
+/// each line whole, as a pipe or a file gets it).
+pub fn render(view: &HistoryView, format: Format, width: usize) -> String {
     match format {
         Format::Json => json(view),
         Format::Csv => csv(view),
         Format::Markdown => markdown(view),
-        Format::Table => text(view),
+        Format::Table => text(view, width),
     }
 }
 
@@ -59,7 +60,8 @@ fn last_values(view: &HistoryView, s: &Series) -> String {
     s.values[from..]
         .iter()
         .enumerate()
-        .map(|(i, v)| format!("{} {}", label(view, from + i), ns(*v)))
+        // A no-break space holds each run's label to its value when the line is wrapped.
+        .map(|(i, v)| format!("{}\u{a0}{}", label(view, from + i), ns(*v)).replace(' ', "\u{a0}"))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -72,20 +74,29 @@ fn header(view: &HistoryView) -> String {
     format!("history {}: {} runs{span}", view.store, view.runs.len())
 }
 
-fn text(view: &HistoryView) -> String {
-    let mut out = format!("{}\n", header(view));
+fn text(view: &HistoryView, width: usize) -> String {
+    let mut out = format!("{}\n", super::wrap_line(&header(view), width));
     for s in &view.series {
         let _ = writeln!(out, "\n{}", s.name);
-        let _ = writeln!(out, "  last runs: {}", last_values(view, s));
-        let _ = writeln!(out, "  {}", stats_line(view, s));
+        push_item(&mut out, &format!("last runs: {}", last_values(view, s)), width);
+        push_item(&mut out, &stats_line(view, s), width);
         if s.change_points.is_empty() {
-            let _ = writeln!(out, "  no change point");
+            push_item(&mut out, "no change point", width);
         }
         for c in &s.change_points {
-            let _ = writeln!(out, "  {}", change_line(c));
+            push_item(&mut out, &change_line(c), width);
         }
     }
     out
+}
+
+/// One line of a series, indented by two, wrapped to `width` with its continuation lines
+/// indented by four, so a value ("c05 20.8 ms") never splits from its run's label.
+fn push_item(out: &mut String, line: &str, width: usize) {
+    let wrapped = super::wrap_line(line, width.saturating_sub(2).max(8));
+    for l in wrapped.lines() {
+        let _ = writeln!(out, "  {}", l.replace('\u{a0}', " "));
+    }
 }
 
 fn md_cell(s: &str) -> String {
