@@ -22,7 +22,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     }
     if req.group_by.is_empty() {
         req.attr_request()?;
-        let (control, test) = crate::analysis::summaries::summarize::load_summary_pair_marked(
+        let (control, test) = crate::analysis::summaries::summarize::load_compare_pair_marked(
             req.control
                 .single(if req.is_hta() { "compare --hta" } else { "compare" })?,
             req.test

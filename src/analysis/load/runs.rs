@@ -187,13 +187,31 @@ pub fn load_summary_run(
     sel: &SideSelection,
     marker: Option<&regex::Regex>,
 ) -> Result<(SummarySide, Resolved)> {
+    load_summary_run_with(
+        path,
+        label,
+        sel,
+        marker,
+        &crate::analysis::summaries::summarize::summarize,
+    )
+}
+
+/// [`load_summary_run`] with the summariser given: compare's runs are summarised without the
+/// windows' time breakdown, which its tables do not read.
+fn load_summary_run_with(
+    path: &Path,
+    label: &str,
+    sel: &SideSelection,
+    marker: Option<&regex::Regex>,
+    summarize: &crate::input::load::SummarizeFn<'_>,
+) -> Result<(SummarySide, Resolved)> {
     let side: SummarySide = crate::analysis::summaries::load::load_summary_side_marked(
         &crate::input::parser::Parser::default(),
         path,
         &[&sel.ranks],
         sel.iterations == Pick::Lowest,
         marker,
-        &crate::analysis::summaries::summarize::summarize,
+        summarize,
     )?;
     let resolved = resolve(&side, label, sel)?;
     Ok((side, resolved))
@@ -208,7 +226,13 @@ fn load_run(
     (device, keying): (Device, &Keying),
     marker: Option<&regex::Regex>,
 ) -> Result<(Run, Vec<String>)> {
-    let (side, resolved) = load_summary_run(path, label, sel, marker)?;
+    let (side, resolved) = load_summary_run_with(
+        path,
+        label,
+        sel,
+        marker,
+        &crate::analysis::summaries::summarize::summarize_for_compare,
+    )?;
     let totals = aggregate(&side, &resolved, device, keying);
     let mean_step_ns = mean_step_ns(&side, &resolved, device, keying)?;
     let run = Run {

@@ -23,8 +23,20 @@ use std::sync::Arc;
 
 /// Summarises `file`; `source` is the path recorded as the trace it was made from.
 pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
+    summarize_with(file, source, true)
+}
+
+/// Summarises `file` as [`summarize`] does but without each window's time breakdown and host
+/// communication (`None`): what `compare` reads of a trace it summarises as it loads. The
+/// breakdown's per-thread interval sets are the largest thing a summary builds (on two 1 GB
+/// traces they held ~60 MB at the peak), and compare's tables use none of it.
+pub fn summarize_for_compare(file: &TraceFile, source: &Path) -> FileSummary {
+    summarize_with(file, source, false)
+}
+
+fn summarize_with(file: &TraceFile, source: &Path, breakdown: bool) -> FileSummary {
     // The rows (one nesting pass over the host events) beside the windows, on two cores.
-    let ((strings, rows, threads), meta) = rayon::join(|| op_rows(file), || summary_meta(file, source));
+    let ((strings, rows, threads), meta) = rayon::join(|| op_rows(file), || summary_meta(file, source, breakdown));
     FileSummary {
         meta,
         strings,
@@ -35,7 +47,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
 }
 
 /// Everything of `file`'s summary but its rows: windows, span, devices, ranks and steps.
-fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
+fn summary_meta(file: &TraceFile, source: &Path, with_breakdown: bool) -> SummaryMeta {
     let ev = &file.events;
     let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
     let op_cat = crate::model::calltree::operator_categories(&file.strings);
@@ -55,7 +67,7 @@ fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
             .collect(),
     );
     let levels = levels_of(file);
-    let parts = BreakdownSpans::of_file(file);
+    let parts = with_breakdown.then(|| BreakdownSpans::of_file(file));
     let window = |step: Option<i64>, (start, end): (i64, i64)| Window {
         step,
         start_ns: start,
@@ -72,8 +84,8 @@ fn summary_meta(file: &TraceFile, source: &Path) -> SummaryMeta {
                 })
             })
             .collect(),
-        breakdown: Some(parts.window((start, end))),
-        host_comm_ns: Some(parts.host_comm((start, end))),
+        breakdown: parts.as_ref().map(|p| p.window((start, end))),
+        host_comm_ns: parts.as_ref().map(|p| p.host_comm((start, end))),
     };
     let mut windows: Vec<Window> = (0..ev.len())
         .filter(|&i| ev.place[i] == Place::Host)
@@ -350,4 +362,22 @@ pub fn load_summary_pair_marked(
 ) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
     let marker = crate::model::serving::step_marker(marker).map_err(crate::error::Error::usage)?;
     crate::analysis::summaries::load::load_summary_pair_marked(control, test, selections, marker.as_ref(), &summarize)
+}
+
+/// [`load_summary_pair_marked`] for `compare`: traces summarised without their windows' time
+/// breakdown ([`summarize_for_compare`]); summary files are read whole, as they are.
+pub fn load_compare_pair_marked(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    marker: Option<&str>,
+) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
+    let marker = crate::model::serving::step_marker(marker).map_err(crate::error::Error::usage)?;
+    crate::analysis::summaries::load::load_summary_pair_marked(
+        control,
+        test,
+        selections,
+        marker.as_ref(),
+        &summarize_for_compare,
+    )
 }
