@@ -61,6 +61,7 @@ pub use crate::output::summary::{save_summary, write_summary};
 pub mod render {
     pub use crate::output::events::EventsFormat;
     pub use crate::output::render::compare::{CompareView, render as compare};
+    pub use crate::output::render::explain::{ExplainView, write as explain};
     pub use crate::output::render::flamegraph::FlameWidths;
     pub use crate::output::render::gate::render as gate;
     pub use crate::output::render::modules::{ModuleOrder, ModuleView, write_flat_json};

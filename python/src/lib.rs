@@ -151,6 +151,22 @@ fn view<'py>(
             let (m, _) = command(py, || commands::modules(&request, &modules))?;
             Ok(text(modules_json(&m)))
         }
+        // Every changed row, as `tracediff explain --format json` writes them.
+        "explain" => {
+            let (e, _) = command(py, || commands::explain(&request))?;
+            let view = tracediff::render::ExplainView {
+                explanation: &e,
+                top: None,
+            };
+            let style = tracediff::render::TableStyle {
+                width: usize::MAX,
+                full_names: true,
+            };
+            let mut out = Vec::new();
+            tracediff::render::explain(&view, Format::Json, style, &mut out)
+                .map_err(|e| TraceError::new_err(format!("explain: {e}")))?;
+            Ok(text(String::from_utf8_lossy(&out).into_owned()))
+        }
         other => Err(TraceError::new_err(format!("unknown view '{other}'"))),
     }
 }

@@ -27,6 +27,7 @@ from ._api import (
     summarize,
 )
 from ._cli import main
+from ._explain import explain
 from ._flame import flamegraph, folded_stacks
 from ._history import History
 from .trace_diff import DeviceType, LabeledTrace, TraceDiff
@@ -44,6 +45,7 @@ __all__ = [
     "flamegraph",
     "folded_stacks",
     "events",
+    "explain",
     "gate",
     "kernels",
     "main",

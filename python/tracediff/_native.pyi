@@ -8,7 +8,7 @@ _Path = Union[str, "os.PathLike[str]"]
 # A side as the core takes it: its paths (one path, or one per run given one by one).
 _SidePaths = List[_Path]
 _Device = Literal["cpu", "gpu", "all", "CPU", "GPU", "ALL"]
-_View = Literal["operators", "kernels", "overview", "modules"]
+_View = Literal["operators", "kernels", "overview", "modules", "explain"]
 _FlameTime = Literal["host", "device"]
 _Side = Literal["control", "test"]
 _Metric = Literal["counts", "duration", "breakdown"]
