@@ -6,10 +6,10 @@
 use crate::error::{Error, Result, io_reason};
 use crate::input::format::{FileHead, TraceFormat};
 use crate::input::json::format::KinetoJson;
-use crate::input::not_traces::{self, ParquetFile};
+use crate::input::not_traces::{self, NotATrace, ParquetFile};
 use flate2::read::GzDecoder;
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The most bytes of a file's start a format is shown to tell whether the file is its.
 pub const HEAD_BYTES: usize = 4096;
@@ -66,10 +66,46 @@ impl Formats {
             return Ok(*format);
         }
         if let Some(what) = not_traces::name(&head) {
-            return Err(Error::input(path, what));
+            return Err(Error::input(path, what.message()));
         }
         Ok(&FALLBACK)
     }
+}
+
+/// The files of a side that are not traces, left out with a note each (an execution trace or
+/// a memory timeline beside the Kineto trace it was written with); of a side of one file, or
+/// one whose every file is such, none is left out: the load then says what the file is. A
+/// file that cannot be read is kept, for its load to report.
+pub fn skip_not_traces(paths: Vec<PathBuf>) -> (Vec<PathBuf>, Vec<String>) {
+    if paths.len() < 2 {
+        return (paths, Vec::new());
+    }
+    let judged: Vec<(PathBuf, Option<NotATrace>)> = paths
+        .into_iter()
+        .map(|p| {
+            let what = read_head(&p).ok().and_then(|raw| {
+                let text = inflated(&raw);
+                not_traces::name(&FileHead {
+                    path: &p,
+                    raw: &raw,
+                    text: text.as_deref().unwrap_or(&raw),
+                })
+            });
+            (p, what)
+        })
+        .collect();
+    if judged.iter().all(|(_, what)| what.is_some()) {
+        return (judged.into_iter().map(|(p, _)| p).collect(), Vec::new());
+    }
+    let mut kept = Vec::new();
+    let mut notes = Vec::new();
+    for (path, what) in judged {
+        match what {
+            Some(what) => notes.push(format!("skipped {}: {}, not a trace", path.display(), what.what)),
+            None => kept.push(path),
+        }
+    }
+    (kept, notes)
 }
 
 /// The first [`HEAD_BYTES`] of the file (fewer where it is shorter).

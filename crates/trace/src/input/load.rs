@@ -7,7 +7,7 @@ use crate::input::fanout::{files_side_by_side, try_map_files};
 pub use crate::input::finish::set_after_trace_dropped;
 use crate::input::format::Header;
 pub use crate::input::format::SummarizeFn;
-use crate::input::guess::Formats;
+use crate::input::guess::{Formats, skip_not_traces};
 pub use crate::input::json::format::{summarize_opened, trace_from_reader};
 use crate::input::parser::Parser;
 use crate::input::ranks::RankCheck;
@@ -252,7 +252,9 @@ pub fn load_side_with<T: RankedFile>(
     load_file: &LoadFn<'_, T>,
     scan: &ScanFn<'_>,
 ) -> Result<SideOf<T>> {
-    let (paths, discover_notes) = discover_with_notes(input)?;
+    let (paths, mut discover_notes) = discover_with_notes(input)?;
+    let (paths, skipped) = skip_not_traces(paths);
+    discover_notes.extend(skipped);
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
     let (present, files, worlds) = if everything {
         // One file at a time on every thread (see `load_pair_with`), or side by side when there

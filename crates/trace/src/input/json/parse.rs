@@ -320,16 +320,36 @@ fn read_object(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events
     let mut head = Head::default();
     let mut seen = Seen::default();
     let mut first = true;
+    let mut members = Vec::new();
     while let Some((key, v, b)) = next_member(input, first)? {
         first = false;
         if read_member(input, (mode, &mut *events), (&key, v, b), &mut head, &mut seen)? {
             return Ok(Top::Early(head));
         }
+        if members.len() <= SHOWN_MEMBERS {
+            members.push(key);
+        }
     }
     if !seen.events {
-        return Err(Fail::Whole("not a Kineto trace: no 'traceEvents' array".to_string()));
+        return Err(Fail::Whole(no_trace_events(&members)));
     }
     Ok(Top::Done(head))
+}
+
+/// The members of an object without `traceEvents` its error names, at most.
+const SHOWN_MEMBERS: usize = 4;
+
+/// The error for a JSON object without `traceEvents`, naming its first members (a Chrome
+/// trace's events are that array; a JSON file of another tool has other members).
+fn no_trace_events(members: &[String]) -> String {
+    let shown = match members.len() {
+        0 => "it is empty".to_string(),
+        n if n > SHOWN_MEMBERS => format!("its members: {}, …", members[..SHOWN_MEMBERS].join(", ")),
+        _ => format!("its members: {}", members.join(", ")),
+    };
+    format!(
+        "not a Kineto trace: a JSON object with no 'traceEvents' array ({shown}); pass the trace torch.profiler writes (on_trace_ready, export_chrome_trace)"
+    )
 }
 
 /// The members of the top-level object met so far that may appear once.
