@@ -254,7 +254,7 @@ fn bad_inputs_are_one_line_errors_with_exit_code_2() {
         ),
         (
             "fixtures/bad/no_trace_events.json",
-            "not a Kineto trace: no 'traceEvents' array (fixtures/bad/no_trace_events.json)",
+            "not a Kineto trace: a JSON object with no 'traceEvents' array (its members: schemaVersion, deviceProperties); pass the trace torch.profiler writes (on_trace_ready, export_chrome_trace) (fixtures/bad/no_trace_events.json)",
         ),
         (
             "fixtures/bad/truncated.json",

@@ -6,9 +6,9 @@
 
 use crate::error::{Error, Result};
 use crate::input::discover::RUN_DIR_PREFIX;
+use crate::input::guess::Formats;
 use crate::input::load::{SummarySide, load_side_with, summarize_trace};
 use crate::input::parser::Parser;
-use crate::input::read::open;
 use crate::model::pick::Pick;
 use crate::model::summary::FileSummary;
 use std::path::{Path, PathBuf};
@@ -111,10 +111,8 @@ pub fn summarize_dir_into(
         None => label_of_dir(dir)?,
     };
     check_run_label(&label)?;
-    let scan = |parser: &Parser, p: &Path, steps: bool| {
-        let r = open(p)?;
-        parser.scan_header(r.inner, p, r.compression, steps)
-    };
+    let formats = Formats::builtin();
+    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps);
     let load = |parser: &Parser, p: &Path| parser.summarize_trace(p, summarize);
     let side: SummarySide = load_side_with(&Parser::default(), (dir, None), &[&Pick::All], false, &load, &scan)?;
     let run = run_dir(out_dir, &label);

@@ -2,13 +2,11 @@
 //! file in flight holds events); a summary file is read as it is. Traces and summaries may be
 //! mixed on one side.
 
+use crate::analysis::summaries::format::summary_formats;
 use crate::analysis::summaries::names::SideNames;
-use crate::analysis::summaries::read::{is_parquet, read_summary};
 use crate::error::{Error, Result};
 use crate::input::load::{SidePair, SummarizeFn, SummarySide, load_pair_with, load_side_with};
-use crate::input::parse::Header;
 use crate::input::parser::Parser;
-use crate::input::read::open;
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::summary::FileSummary;
 use std::path::Path;
@@ -26,27 +24,13 @@ pub fn load_summary_side_marked(
 ) -> Result<SummarySide> {
     // One copy of each name for the side's files (a thousand ranks run the same names).
     let names = SideNames::default();
+    let formats = summary_formats();
     let load = |parser: &Parser, p: &Path| -> tracediff_trace::Result<FileSummary> {
-        let mut summary = if is_parquet(p)? {
-            read_summary(p).map_err(Error::into_trace)?
-        } else {
-            parser.summarize_opened_marked(open(p)?, p, marker, summarize)?
-        };
+        let mut summary = formats.of(p)?.summarize(parser, p, marker, summarize)?;
         names.share(&mut summary);
         Ok(summary)
     };
-    let scan = |parser: &Parser, p: &Path, steps: bool| -> tracediff_trace::Result<Header> {
-        if is_parquet(p)? {
-            let s = read_summary(p).map_err(Error::into_trace)?;
-            return Ok(Header {
-                rank: s.meta.declared_rank,
-                world_size: s.meta.world_size,
-                steps: Some(s.meta.steps),
-            });
-        }
-        let r = open(p)?;
-        parser.scan_header(r.inner, p, r.compression, steps)
-    };
+    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps);
     let pattern = marker.map(regex::Regex::as_str);
     Ok(load_side_with(
         parser,

@@ -22,7 +22,6 @@ use parquet::basic::Type as PhysicalType;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::record::{Row, RowAccessor};
 use std::path::Path;
-pub use tracediff_trace::input::read::is_parquet;
 
 /// The op rows' columns, in order. Summaries older than [`SUMMARY_SCHEMA_OWN_TIMES`] have all
 /// but the last (`self_ns`).

@@ -4,7 +4,7 @@
 //! for. `stream` and `correlation` are always read: they are core columns of the store.
 
 use crate::error::{Error, Result};
-use crate::input::number::Number;
+use crate::input::json::number::Number;
 pub use crate::model::attrs::{AttrColumn, AttrSpec, AttrTable, AttrType, AttrValue, format_float, value_text};
 use crate::model::store::StringTable;
 use rustc_hash::FxHashMap;
@@ -650,9 +650,9 @@ mod tests {
         assert_eq!(column_for_key("name"), "arg_name");
     }
 
-    fn parse_with(request: &AttrRequest, events: &str) -> crate::input::parse::ParsedTrace {
+    fn parse_with(request: &AttrRequest, events: &str) -> crate::input::json::parse::ParsedTrace {
         let text = format!(r#"{{"traceEvents": [{events}]}}"#);
-        crate::input::parse::parse_trace(
+        crate::input::json::parse::parse_trace(
             text.as_bytes(),
             std::path::Path::new("t.json"),
             crate::input::read::Compression::None,
@@ -661,7 +661,7 @@ mod tests {
         .unwrap()
     }
 
-    fn texts(t: &crate::input::parse::ParsedTrace, column: &str) -> Vec<String> {
+    fn texts(t: &crate::input::json::parse::ParsedTrace, column: &str) -> Vec<String> {
         let (k, _) = t.attrs.column(column).unwrap();
         (0..t.events.len())
             .map(|row| t.attrs.text(k, row, &t.strings))

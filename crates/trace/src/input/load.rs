@@ -4,17 +4,16 @@ use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover_with_notes;
 use crate::input::fanout::{files_side_by_side, try_map_files};
-use crate::input::parse::{Header, ParsedTrace};
+pub use crate::input::finish::set_after_trace_dropped;
+use crate::input::format::Header;
+pub use crate::input::format::SummarizeFn;
+use crate::input::guess::{Formats, skip_not_traces};
+pub use crate::input::json::format::{summarize_opened, trace_from_reader};
 use crate::input::parser::Parser;
 use crate::input::ranks::RankCheck;
-use crate::input::read::{Compression, TraceReader, is_parquet, is_tracediff_summary, open};
-use crate::model::iteration::{assign_iterations_marked, step_number};
 use crate::model::pick::{Pick, SideSelection};
-use crate::model::place::Place;
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
-use crate::model::table::{EventTable, StringTable};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -177,27 +176,13 @@ pub fn load_file(path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
 }
 
 impl Parser {
-    /// Reads and parses one trace file (with the attributes `attrs` asks for), and assigns its
-    /// iterations. A summary (Parquet) is refused: it holds no events.
+    /// Reads and parses one trace file (with the attributes `attrs` asks for), in the format
+    /// its first bytes say ([`Formats::of`]), and assigns its iterations. A summary (Parquet)
+    /// is refused: it holds no events.
     pub fn load_file(&self, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
-        let reader = open_trace(path)?;
-        let file = self.trace_from_reader(reader.inner, path, reader.compression, attrs)?;
+        let file = Formats::builtin().of(path)?.load(self, path, attrs)?;
         check_time_budget(path, std::slice::from_ref(&file))?;
         Ok(file)
-    }
-
-    /// Parses JSON text from `reader` into a [`TraceFile`] with its iterations assigned.
-    /// `path` and `compression` only serve error messages and the file's record.
-    pub fn trace_from_reader(
-        &self,
-        reader: impl Read + Send,
-        path: &Path,
-        compression: Compression,
-        attrs: &AttrRequest,
-    ) -> Result<TraceFile> {
-        let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
-        let parsed = self.parse_trace(reader, path, compression, attrs)?;
-        into_trace_file(parsed, path, marker.as_ref())
     }
 
     /// Loads the files of `input` whose ranks any of `picks` selects (see [`load_side_ranks`]).
@@ -208,10 +193,8 @@ impl Parser {
         picks: &[&Pick],
         want_steps: bool,
     ) -> Result<Side> {
-        let scan = |parser: &Parser, p: &Path, steps: bool| {
-            let r = open_trace(p)?;
-            parser.scan_header(r.inner, p, r.compression, steps)
-        };
+        let formats = Formats::builtin();
+        let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps);
         load_side_with(
             self,
             (input, attrs.step_marker.as_deref()),
@@ -224,113 +207,13 @@ impl Parser {
 
     /// Parses the trace at `path` and summarises it (see [`summarize_trace`]).
     pub fn summarize_trace(&self, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
-        self.summarize_opened_marked(open_trace(path)?, path, None, summarize)
+        Formats::builtin().of(path)?.summarize(self, path, None, summarize)
     }
-
-    /// Parses a trace already opened (and known not to be a summary) and summarises it, its
-    /// steps named by `marker` (`--step-marker`) when given. The store keeps only what the
-    /// summary reads (see [`summarize_trace`]).
-    pub fn summarize_opened_marked(
-        &self,
-        reader: TraceReader,
-        path: &Path,
-        marker: Option<&regex::Regex>,
-        summarize: &SummarizeFn<'_>,
-    ) -> Result<FileSummary> {
-        let mut parsed = self.parse_trace_for_summary(reader.inner, path, reader.compression)?;
-        parsed.events.number_threads();
-        let mut file = into_trace_file(parsed, path, marker)?;
-        file.events.drop_link_columns();
-        let summary = summarize(&file, path);
-        drop(file);
-        release_free_memory();
-        Ok(summary)
-    }
-}
-
-/// Opens a trace for a command that needs its events: a summary (Parquet) is refused.
-fn open_trace(path: &Path) -> Result<TraceReader> {
-    if is_parquet(path)? {
-        return Err(not_events(path));
-    }
-    open(path)
-}
-
-/// [`Parser::trace_from_reader`] on a [`Parser`] of its own.
-pub fn trace_from_reader(
-    reader: impl Read + Send,
-    path: &Path,
-    compression: Compression,
-    attrs: &AttrRequest,
-) -> Result<TraceFile> {
-    Parser::default().trace_from_reader(reader, path, compression, attrs)
-}
-
-/// A parsed trace with its places and iterations assigned (its steps named by `marker` when
-/// given).
-fn into_trace_file(mut parsed: ParsedTrace, path: &Path, marker: Option<&regex::Regex>) -> Result<TraceFile> {
-    let steps = assign_iterations_marked(&parsed.strings, &mut parsed.events, marker);
-    repeated_step(&parsed.strings, &parsed.events, path)?;
-    Ok(TraceFile {
-        path: path.to_path_buf(),
-        declared_rank: parsed.declared_rank,
-        declared_world_size: parsed.declared_world_size,
-        strings: parsed.strings,
-        events: parsed.events,
-        attrs: parsed.attrs,
-        steps,
-        total_events: parsed.total_events,
-        begin_end_events: parsed.begin_end_events,
-        json_bytes: parsed.json_bytes,
-        memory: parsed.memory,
-        flows: parsed.flows,
-        devices: parsed.devices,
-        device_use: parsed.device_use,
-        call_tree: Default::default(),
-        graphs: Default::default(),
-    })
-}
-
-/// Refuses a trace in which two host events are the same `ProfilerStep#N`: a step's number
-/// names one window, and which copy to measure (or whether to add them) would be a guess that
-/// changes the step time (docs/robustness.md#steps). A `gpu_user_annotation` copy of a step is
-/// the device's view of the same step, not a repeat.
-fn repeated_step(strings: &StringTable, events: &EventTable, path: &Path) -> Result<()> {
-    let step_of: Vec<Option<i64>> = strings.iter().map(|(_, s)| step_number(s)).collect();
-    let mut seen = rustc_hash::FxHashSet::default();
-    for i in 0..events.len() {
-        if events.place[i] != Place::Host {
-            continue;
-        }
-        if let Some(n) = step_of[events.name[i].index()]
-            && !seen.insert(n)
-        {
-            return Err(Error::input(
-                path,
-                format!(
-                    "ProfilerStep#{n} appears twice (two host steps with one number; tracediff measures one window per step)"
-                ),
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// Loads every trace file of `input` (a directory or one file).
 pub fn load_side(input: &Path, attrs: &AttrRequest) -> Result<Side> {
     Parser::default().load_side_ranks(input, attrs, &[&Pick::All], false)
-}
-
-/// Why a summary cannot stand in for a trace here.
-fn not_events(path: &Path) -> Error {
-    if is_tracediff_summary(path) {
-        Error::input(
-            path,
-            "a tracediff summary holds no events: this command needs the trace (summaries serve compare, ops-diff, plot, gate and overview)",
-        )
-    } else {
-        Error::input(path, "a Parquet file, not a trace")
-    }
 }
 
 /// Loads the files of `input` whose ranks any of `picks` selects. With several files and a
@@ -343,38 +226,12 @@ pub fn load_side_ranks(input: &Path, attrs: &AttrRequest, picks: &[&Pick], want_
     Parser::default().load_side_ranks(input, attrs, picks, want_steps)
 }
 
-/// How a parsed trace becomes its summary (the analysis stage's `summarize`).
-pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
-
 /// Parses the trace at `path` and summarises it. The store keeps only what the summary reads:
 /// `index` is never stored, `pid` and `tid` become one thread number as soon as the parse ends,
 /// `stream` and `correlation` are dropped once places and iterations are assigned, and the whole
 /// store after the summary is made.
 pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
     Parser::default().summarize_trace(path, summarize)
-}
-
-/// [`summarize_trace`] of a trace already opened (and known not to be a summary).
-pub fn summarize_opened(reader: TraceReader, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
-    Parser::default().summarize_opened_marked(reader, path, None, summarize)
-}
-
-/// What to call after each summarised trace's events are dropped (see [`set_after_trace_dropped`]).
-static AFTER_TRACE_DROPPED: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
-
-/// Sets a function to call each time a summarised trace's event store has been dropped. The
-/// binary gives the allocator's freed pages back to the system there (glibc keeps them in its
-/// heaps, where the summaries kept since pin them: without it the peak of 16 ranks a side grows
-/// by 60%). A library cannot know whether it owns the process's allocator (a Python host does
-/// not let it), so it never does this itself. The first call wins.
-pub fn set_after_trace_dropped(hook: fn()) {
-    let _ = AFTER_TRACE_DROPPED.set(hook);
-}
-
-fn release_free_memory() {
-    if let Some(hook) = AFTER_TRACE_DROPPED.get() {
-        hook();
-    }
 }
 
 /// Loads one file of a side with the [`Parser`] it is given.
@@ -395,7 +252,9 @@ pub fn load_side_with<T: RankedFile>(
     load_file: &LoadFn<'_, T>,
     scan: &ScanFn<'_>,
 ) -> Result<SideOf<T>> {
-    let (paths, discover_notes) = discover_with_notes(input)?;
+    let (paths, mut discover_notes) = discover_with_notes(input)?;
+    let (paths, skipped) = skip_not_traces(paths);
+    discover_notes.extend(skipped);
     let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
     let (present, files, worlds) = if everything {
         // One file at a time on every thread (see `load_pair_with`), or side by side when there

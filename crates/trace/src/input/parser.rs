@@ -21,7 +21,7 @@ pub struct ParseOptions {
     /// block across (the demo pair: -5.9% wall, -4.3% CPU, 50 interleaved runs).
     pub read_here: bool,
     /// The most text one block of events holds (`usize::MAX`: a whole read buffer,
-    /// [`crate::input::split::READ_SIZE`]). Tests cut small blocks, so that a small text has
+    /// [`crate::input::json::split::READ_SIZE`]). Tests cut small blocks, so that a small text has
     /// many and the parsing threads' guesses of where an event starts go wrong.
     pub block_bytes: usize,
     /// Whether an event is read by the fast scan where it can decide (the default); with

@@ -404,22 +404,6 @@ pub fn describe_read_error(e: &io::Error, compression: Compression) -> String {
 /// The first bytes of every Parquet file.
 pub const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
 
-/// Whether `path` starts with the Parquet magic.
-pub fn is_parquet(path: &Path) -> Result<bool> {
-    let mut f = std::fs::File::open(path).map_err(|e| Error::input(path, format!("cannot open: {}", io_reason(&e))))?;
-    let mut head = [0u8; 4];
-    let mut n = 0;
-    while n < 4 {
-        match f.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::input(path, format!("cannot read: {}", io_reason(&e)))),
-        }
-    }
-    Ok(n == 4 && &head == PARQUET_MAGIC)
-}
-
 /// Whether the Parquet file at `path` looks like a tracediff summary: its footer (where Parquet
 /// keeps the key-value metadata) names the summary's metadata key. Only chooses which error
 /// message a command that needs events gives; reading a summary checks it properly.

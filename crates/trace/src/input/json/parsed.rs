@@ -1,10 +1,10 @@
 //! What parsing one trace file gives, and how it fails: shared by the walk of the top-level
-//! object ([`crate::input::parse`]) and the parallel reading of `traceEvents` that it drives
+//! object ([`crate::input::json::parse`]) and the parallel reading of `traceEvents` that it drives
 //! (`pipeline`), both of which sit above this module.
 
 use crate::error::{Error, Location};
 use crate::input::attrs::AttrTable;
-use crate::input::event;
+use crate::input::json::event;
 use crate::input::read::{Compression, describe_read_error};
 use crate::model::store::{DeviceProperties, EventTable, FlowEvents, MemoryEvents, StringTable};
 use serde::de::IgnoredAny;
@@ -30,7 +30,7 @@ pub struct ParsedTrace {
     pub begin_end_events: u64,
     /// Bytes of JSON text read.
     pub json_bytes: u64,
-    /// Step numbers seen by a [`crate::input::parse::scan_header`] that asked for them, sorted
+    /// Step numbers seen by a [`crate::input::json::parse::scan_header`] that asked for them, sorted
     /// and unique.
     pub scanned_steps: Vec<i64>,
     /// `[memory]` instant events, in file order.

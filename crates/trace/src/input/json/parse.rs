@@ -10,32 +10,22 @@
 
 use crate::error::Result;
 use crate::input::attrs::{AttrKeys, AttrRequest};
-use crate::input::event::{self, Collect};
-use crate::input::number::Number;
-pub use crate::input::parsed::ParsedTrace;
-use crate::input::parsed::{Fail, check_value, truncated_at};
+pub use crate::input::format::Header;
+use crate::input::json::event::{self, Collect};
+use crate::input::json::number::Number;
+pub use crate::input::json::parsed::ParsedTrace;
+use crate::input::json::parsed::{Fail, check_value, truncated_at};
+use crate::input::json::pipeline::Events;
+use crate::input::json::split::{Cut, Input, describe_byte, kind_of};
 use crate::input::parser::Parser;
-use crate::input::pipeline::Events;
 use crate::input::read::{Compression, ReadAhead};
-use crate::input::split::{Cut, Input, describe_byte, kind_of};
 use crate::model::store::DeviceProperties;
 use serde_json::value::RawValue;
 use std::io::{self, Read};
 use std::path::Path;
 
 /// Bytes of events per chunk, about: each chunk is one of the reader's buffers.
-pub const CHUNK_BYTES: usize = crate::input::split::READ_SIZE;
-
-/// What [`scan_header`] learns about a file without storing its events.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Header {
-    /// `distributedInfo.rank`, when the file declares one.
-    pub rank: Option<i64>,
-    /// `distributedInfo.world_size`, when the file declares one.
-    pub world_size: Option<i64>,
-    /// The file's ProfilerStep numbers, when asked for.
-    pub steps: Option<Vec<i64>>,
-}
+pub const CHUNK_BYTES: usize = crate::input::json::split::READ_SIZE;
 
 /// How far the parse goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -301,7 +291,7 @@ fn value_end<R: Read>(input: &mut Input<R>, at: usize, outer: usize) -> Result<u
             input.offset() + k as u64,
             format!(
                 "invalid JSON: nesting deeper than {} levels",
-                crate::input::split::MAX_DEPTH
+                crate::input::json::split::MAX_DEPTH
             ),
         )),
         Err(Cut::Io(e)) => Err(Fail::Io(e, input.read_so_far())),
@@ -330,16 +320,36 @@ fn read_object(input: &mut Input<ReadAhead<'_>>, mode: Mode, events: &mut Events
     let mut head = Head::default();
     let mut seen = Seen::default();
     let mut first = true;
+    let mut members = Vec::new();
     while let Some((key, v, b)) = next_member(input, first)? {
         first = false;
         if read_member(input, (mode, &mut *events), (&key, v, b), &mut head, &mut seen)? {
             return Ok(Top::Early(head));
         }
+        if members.len() <= SHOWN_MEMBERS {
+            members.push(key);
+        }
     }
     if !seen.events {
-        return Err(Fail::Whole("not a Kineto trace: no 'traceEvents' array".to_string()));
+        return Err(Fail::Whole(no_trace_events(&members)));
     }
     Ok(Top::Done(head))
+}
+
+/// The members of an object without `traceEvents` its error names, at most.
+const SHOWN_MEMBERS: usize = 4;
+
+/// The error for a JSON object without `traceEvents`, naming its first members (a Chrome
+/// trace's events are that array; a JSON file of another tool has other members).
+fn no_trace_events(members: &[String]) -> String {
+    let shown = match members.len() {
+        0 => "it is empty".to_string(),
+        n if n > SHOWN_MEMBERS => format!("its members: {}, …", members[..SHOWN_MEMBERS].join(", ")),
+        _ => format!("its members: {}", members.join(", ")),
+    };
+    format!(
+        "not a Kineto trace: a JSON object with no 'traceEvents' array ({shown}); pass the trace torch.profiler writes (on_trace_ready, export_chrome_trace)"
+    )
 }
 
 /// The members of the top-level object met so far that may appear once.

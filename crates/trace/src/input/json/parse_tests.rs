@@ -128,7 +128,7 @@ fn bad_input_is_named_with_its_place() {
     );
     assert_eq!(
         err(r#"{"a": 1}"#),
-        "not a Kineto trace: no 'traceEvents' array (t.json)"
+        "not a Kineto trace: a JSON object with no 'traceEvents' array (its members: a); pass the trace torch.profiler writes (on_trace_ready, export_chrome_trace) (t.json)"
     );
     assert_eq!(
         err(r#"{"traceEvents": [{"ph": "X""#),

@@ -6,15 +6,15 @@
 //! Chunks are independent: they are parsed on any thread and merged in file order.
 
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
-use crate::input::fields::MAX_EVENT_BYTES;
-use crate::input::split::{ArrayCut, Expect, Found, MAX_DEPTH};
+use crate::input::json::fields::MAX_EVENT_BYTES;
+use crate::input::json::split::{ArrayCut, Expect, Found, MAX_DEPTH};
 use crate::model::store::{EventTable, MemorySample, NameId, NewEvent};
 use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::input::entry::{Entry, Event, EventAttrs, id_text, parse_event, parse_event_text};
-pub use crate::input::entry::{Failure, LocalFlow, deserialize, member, string_text, text_of, utf8};
+use crate::input::json::entry::{Entry, Event, EventAttrs, id_text, parse_event, parse_event_text};
+pub use crate::input::json::entry::{Failure, LocalFlow, deserialize, member, string_text, text_of, utf8};
 
 /// Consecutive events of one file's `traceEvents`, as text.
 #[derive(Debug, Default)]
@@ -248,15 +248,15 @@ pub fn parse_block_events<'c>(
 /// and checks (UTF-8 included) and a `,` or `]` follows it: the entry, its start, and the
 /// separator's index. The array is at nesting depth `outer`.
 fn next_whole_event(s: &[u8], at: usize, outer: usize) -> Option<(Entry<'_>, usize, usize)> {
-    let q = crate::input::scan::skip_ws(s, at);
+    let q = crate::input::json::scan::skip_ws(s, at);
     // The exact way refuses nesting past MAX_DEPTH from the document's root: the event's own
     // `{` is at depth `outer + 1`.
-    let (fields, len) = crate::input::scan::event(&s[q..], MAX_DEPTH.saturating_sub(outer))?;
+    let (fields, len) = crate::input::json::scan::event(&s[q..], MAX_DEPTH.saturating_sub(outer))?;
     if len > MAX_EVENT_BYTES {
         return None;
     }
     let entry = fields.into_event(&s[q..q + len]).ok()?;
-    let sep = crate::input::scan::skip_ws(s, q + len);
+    let sep = crate::input::json::scan::skip_ws(s, q + len);
     matches!(s.get(sep), Some(b',' | b']')).then_some((entry, q, sep))
 }
 

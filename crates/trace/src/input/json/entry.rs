@@ -3,9 +3,9 @@
 //! ids), nothing built as a `Value` tree. The chunks of the `event` module are made of these.
 
 use crate::input::attrs::{AttrKeys, RawValue as AttrRaw};
-use crate::input::fields::{Fields, MAX_EVENT_BYTES, Member, PLAIN_CAT, PLAIN_NAME, Raw, is_place_arg};
-use crate::input::number::Number;
-use crate::input::split::kind_of;
+use crate::input::json::fields::{Fields, MAX_EVENT_BYTES, Member, PLAIN_CAT, PLAIN_NAME, Raw, is_place_arg};
+use crate::input::json::number::Number;
+use crate::input::json::split::kind_of;
 use crate::model::store::{MemorySample, NO_CORRELATION, NO_STREAM};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -456,7 +456,7 @@ fn micros_field(text: &[u8], raw: Option<&[u8]>, field: &str) -> Result<Option<i
     if !matches!(r[0], b'-' | b'0'..=b'9') {
         return Err(type_error(text, r, field, "a number"));
     }
-    match crate::input::number::micros_bytes_to_ns(r) {
+    match crate::input::json::number::micros_bytes_to_ns(r) {
         Some(ns) => Ok(Some(ns)),
         None => Err((offset_of(text, r), format!("'{field}' is out of range"))),
     }

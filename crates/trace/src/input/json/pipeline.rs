@@ -18,11 +18,11 @@
 //!   number of threads.
 
 use crate::input::attrs::{AttrBuilder, AttrKeys, AttrRequest, RawValue as AttrRaw};
-use crate::input::event::{BlockEnd, Chunk, ChunkError, ChunkOut, Collect, parse_block_events, parse_chunk};
-use crate::input::parsed::{Fail, ParsedTrace, check_value, truncated_at};
+use crate::input::json::event::{BlockEnd, Chunk, ChunkError, ChunkOut, Collect, parse_block_events, parse_chunk};
+use crate::input::json::parsed::{Fail, ParsedTrace, check_value, truncated_at};
+use crate::input::json::split::{ArrayCut, Expect, Found, Input, TextBlock, guess_element_start};
 use crate::input::parser::Parser;
 use crate::input::read::ReadAhead;
-use crate::input::split::{ArrayCut, Expect, Found, Input, TextBlock, guess_element_start};
 use crate::model::store::NameId;
 use rayon::prelude::*;
 use std::borrow::Cow;

@@ -1,0 +1,75 @@
+//! The format seam: what every input format the tool reads is to the rest of it. A format is
+//! told by its first bytes (and, where those cannot tell, its name), scanned for its rank and
+//! steps without storing its events, and parsed into the store (or read as a summary).
+//! [`crate::input::guess`] picks a file's format from a list of them; a new format is a type
+//! that implements [`TraceFormat`] and one entry in that list (docs/architecture.md).
+
+use crate::error::Result;
+use crate::input::attrs::AttrRequest;
+use crate::input::parser::Parser;
+use crate::model::store::TraceFile;
+use crate::model::summary::FileSummary;
+use std::path::Path;
+
+/// What a scan learns about a file without storing its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// `distributedInfo.rank`, when the file declares one.
+    pub rank: Option<i64>,
+    /// `distributedInfo.world_size`, when the file declares one.
+    pub world_size: Option<i64>,
+    /// The file's ProfilerStep numbers, when asked for.
+    pub steps: Option<Vec<i64>>,
+}
+
+/// How a parsed trace becomes its summary (the analysis stage's `summarize`).
+pub type SummarizeFn<'a> = dyn Fn(&TraceFile, &Path) -> FileSummary + Sync + 'a;
+
+/// The start of a file, as a format's [`TraceFormat::sniff`] sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct FileHead<'a> {
+    /// Where the file is (its name decides only where the bytes cannot).
+    pub path: &'a Path,
+    /// Its first bytes as stored ([`crate::input::guess::HEAD_BYTES`] at most).
+    pub raw: &'a [u8],
+    /// Its first bytes as text: inflated where the file is gzip (as far as they inflate),
+    /// else [`FileHead::raw`].
+    pub text: &'a [u8],
+}
+
+impl FileHead<'_> {
+    /// Whether the file's name ends with `ending` (bytes, so any name is judged).
+    pub fn name_ends_with(&self, ending: &str) -> bool {
+        self.path
+            .file_name()
+            .is_some_and(|n| n.as_encoded_bytes().ends_with(ending.as_bytes()))
+    }
+}
+
+/// An input format: how a file of it is recognised, scanned and read.
+pub trait TraceFormat: Sync {
+    /// Its name, as messages give it ("Kineto JSON").
+    fn name(&self) -> &'static str;
+
+    /// Whether the file that starts with `head` is of this format.
+    fn sniff(&self, head: &FileHead<'_>) -> bool;
+
+    /// The file's rank and world size and, with `want_steps`, its ProfilerStep numbers, reading
+    /// no more of it than needed and storing none of its events.
+    fn scan(&self, parser: &Parser, path: &Path, want_steps: bool) -> Result<Header>;
+
+    /// The file's events in the store (with the attributes `attrs` asks for), iterations
+    /// assigned; a format that holds no events (a summary) refuses.
+    fn load(&self, parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<TraceFile>;
+
+    /// The file's summary: `summarize` of its events, the steps named by `marker`
+    /// (`--step-marker`) when given, the events dropped once it is made; a summary file is
+    /// read as it is.
+    fn summarize(
+        &self,
+        parser: &Parser,
+        path: &Path,
+        marker: Option<&regex::Regex>,
+        summarize: &SummarizeFn<'_>,
+    ) -> Result<FileSummary>;
+}
