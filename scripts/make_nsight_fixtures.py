@@ -20,10 +20,14 @@ serialized id (pid << 24 | tid, with a vm id in the top bits), as nsys writes it
   nsight/two_processes.sqlite
                           kernels of two processes (two ranks in one report).
   nsight/other.sqlite     an SQLite database that is not an export.
+
+`make_nsight_fixtures.py --big PATH STEPS` writes one export of STEPS such steps instead (the
+benchmark input of scripts/bench.sh: 100,000 steps are about 100 MB).
 """
 
 import os
 import sqlite3
+import sys
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "nsight")
 
@@ -151,8 +155,8 @@ class Export:
         self.db.close()
 
 
-def steps(e, slow_gemm=1.0, extra_add=False, first_step=1, base=1_000_000):
-    for k in range(3):
+def steps(e, slow_gemm=1.0, extra_add=False, first_step=1, base=1_000_000, count=3):
+    for k in range(count):
         t = base + k * 1_000_000
         e.nvtx(t, t + 900_000, f"ProfilerStep#{first_step + k}", registered=True)
         e.nvtx(t + 1_000, t + 800_000, "forward")
@@ -195,4 +199,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == "--big":
+        e = Export(sys.argv[2])
+        steps(e, count=int(sys.argv[3]))
+        e.close()
+    else:
+        main()
