@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh                    # every goal line
 #   scripts/bench.sh core two-big       # some of them: core threads big-small two-big hta ranks gzip
-#                                       # whitespace memory
+#                                       # whitespace memory nsight
 #   RUNS=9 BASELINE=/path/to/old/tracediff scripts/bench.sh core   # also time another build
 #
 # Inputs are made with ../shared/tools/scale_trace.py and cached outside the repository.
@@ -24,7 +24,7 @@ PAIR_T=$SHARED/traces/hta_trace_diff/test
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is needed for peak RSS (apt-get install time)" >&2; exit 2; }
 mkdir -p "$CACHE"
 GOALS=("$@")
-[ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core threads big-small two-big gzip whitespace hta ranks)
+[ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core threads big-small two-big gzip whitespace hta ranks nsight)
 
 cargo build --release --quiet --bin tracediff --example store_memory --example thread_cpu
 # CARGO_TARGET_DIR is honoured (a release build kept outside the worktree, e.g. in /tmp).
@@ -195,6 +195,15 @@ for g in "${GOALS[@]}"; do
     measure "zcat of both, in parallel" sh -c "zcat $GC >/dev/null & zcat $GT >/dev/null; wait"
     goal "gzip input, two big files (MB/s of JSON)" "$(echo "$size / ${T[tracediff compare big.gz big.gz]}" | bc -l)" ">=" 900 "MB/s"
     goal "gzip: tracediff / zcat" "$(echo "${T[tracediff compare big.gz big.gz]} / ${T[zcat of both, in parallel]}" | bc -l)" "<=" 1 "x"
+    ;;
+  nsight)
+    N=$CACHE/nsight-100000.sqlite
+    [ -s "$N" ] || python3 scripts/make_nsight_fixtures.py --big "$N" 100000
+    size=$(mb "$N")
+    echo "== an Nsight Systems export: kernels export.sqlite ($(printf %.0f "$size") MB, scripts/make_nsight_fixtures.py --big)"
+    measure "tracediff kernels export" "$BIN" kernels "$N" --format csv
+    goal "Nsight export (MB/s of the file)" "$(echo "$size / ${T[tracediff kernels export]}" | bc -l)" ">=" 100 "MB/s"
+    goal "Nsight export, peak RSS / file size" "$(echo "${M[tracediff kernels export]} / 1024 / $size" | bc -l)" "<=" 2 "x"
     ;;
   whitespace)
     W=$CACHE/whitespace-500.json.gz

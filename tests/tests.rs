@@ -25,6 +25,7 @@ mod history;
 mod history_recorded;
 mod layers;
 mod modules;
+mod nsight;
 mod one_run;
 mod reading;
 mod real_traces;

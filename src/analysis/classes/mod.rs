@@ -280,6 +280,11 @@ mod tests {
                 KernelClass::Index,
             ),
             ("attn_fwd", KernelClass::Attention),
+            // SageAttention's quantized attention (a Flux pair read "attention -97%" without it).
+            (
+                "void sage_fwd_kernel<128, 64, (QuantGranularity)2, float, half>(half*, int)",
+                KernelClass::Attention,
+            ),
             (
                 "kernel_cutlass_kernel_flashinfernormkernelsfused_add_rmsnormFusedAddRMSNormKernel_object_at_",
                 KernelClass::Norm,

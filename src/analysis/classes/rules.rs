@@ -152,8 +152,8 @@ pub const RULES: &[Rule] = &[
     ),
     rule(
         Attention,
-        "FlashAttention, FMHA, cuDNN SDPA, flashinfer, TRT-LLM, aiter, CK, vLLM, Triton",
-        r"(?i)flash|fmha|attn|attention|sdpa|mha_(fwd|bwd)|fwd_kvcache|batch_?decode|batch_?prefill|single_?(decode|prefill)|BatchPrefill|BatchDecode|mla_|_mla|merge_attn_states|merge_state|cutlass[FB]_|xformers|compute_dot_do_o|convert_dq_to_16bits|decode_kernel.*kv|unified_attention",
+        "FlashAttention, FMHA, cuDNN SDPA, flashinfer, TRT-LLM, aiter, CK, vLLM, SageAttention, Triton",
+        r"(?i)flash|fmha|attn|attention|sdpa|mha_(fwd|bwd)|fwd_kvcache|batch_?decode|batch_?prefill|single_?(decode|prefill)|BatchPrefill|BatchDecode|mla_|_mla|merge_attn_states|merge_state|cutlass[FB]_|xformers|compute_dot_do_o|convert_dq_to_16bits|decode_kernel.*kv|unified_attention|sage_?(fwd|bwd|attn)|sageattn",
         "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, false, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)",
     ),
     // Convolutions before GEMMs: cuDNN's and MIOpen's are implicit GEMMs.

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// Whether a file name looks like a trace: `.json` or `.json.gz` (which covers
-/// `.pt.trace.json` and `.pt.trace.json.gz`).
+/// `.pt.trace.json` and `.pt.trace.json.gz`), or `.sqlite` (an Nsight Systems export).
 pub fn is_trace_name(name: &str) -> bool {
     is_trace_file_name(std::ffi::OsStr::new(name))
 }
@@ -14,7 +14,7 @@ pub fn is_trace_name(name: &str) -> bool {
 /// Unix) is judged by its ending like any other, never skipped.
 pub fn is_trace_file_name(name: &std::ffi::OsStr) -> bool {
     let bytes = name.as_encoded_bytes();
-    bytes.ends_with(b".json") || bytes.ends_with(b".json.gz")
+    bytes.ends_with(b".json") || bytes.ends_with(b".json.gz") || bytes.ends_with(b".sqlite")
 }
 
 /// Whether a file name looks like a summary (`tracediff summarize`): `.parquet`. Whether it is

@@ -7,6 +7,7 @@ use crate::error::{Error, Result, io_reason};
 use crate::input::format::{FileHead, TraceFormat};
 use crate::input::json::format::KinetoJson;
 use crate::input::not_traces::{self, NotATrace, ParquetFile};
+use crate::input::nsight::NsightSqlite;
 use flate2::read::GzDecoder;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ pub const HEAD_BYTES: usize = 4096;
 
 /// The formats this crate reads (or names), tried in this order. Kineto JSON is not in it: it
 /// takes what none of these claims.
-static BUILTIN: [&dyn TraceFormat; 1] = [&ParquetFile];
+static BUILTIN: [&dyn TraceFormat; 2] = [&ParquetFile, &NsightSqlite];
 
 /// The format a file is read as when no other claims it.
 static FALLBACK: KinetoJson = KinetoJson;
@@ -70,6 +71,12 @@ impl Formats {
         }
         Ok(&FALLBACK)
     }
+}
+
+/// The name of the format the file at `path` is read in by this crate's formats; `None`
+/// where it is none of them or cannot be read.
+pub fn format_name(path: &Path) -> Option<&'static str> {
+    Formats::builtin().of(path).ok().map(|f| f.name())
 }
 
 /// The files of a side that are not traces, left out with a note each (an execution trace or

@@ -5,10 +5,12 @@ use crate::input::attrs::AttrRequest;
 use crate::input::discover::discover_with_notes;
 use crate::input::fanout::{files_side_by_side, try_map_files};
 pub use crate::input::finish::set_after_trace_dropped;
-use crate::input::format::Header;
 pub use crate::input::format::SummarizeFn;
-use crate::input::guess::{Formats, skip_not_traces};
+use crate::input::format::{Header, TraceFormat};
+use crate::input::guess::{Formats, format_name, skip_not_traces};
+use crate::input::json::format::KinetoJson;
 pub use crate::input::json::format::{summarize_opened, trace_from_reader};
+use crate::input::nsight::NsightSqlite;
 use crate::input::parser::Parser;
 use crate::input::ranks::RankCheck;
 use crate::model::pick::{Pick, SideSelection};
@@ -436,10 +438,12 @@ fn load_files<T: Send>(parser: &Parser, paths: &[PathBuf], load_file: &LoadFn<'_
     }
 }
 
-/// The notes of two sides, each once.
+/// The notes of two sides, each once, and a note where one side is Kineto JSON and the
+/// other an Nsight Systems export (what such a pair compares).
 pub fn pair_notes<T>(control: &SideOf<T>, test: &SideOf<T>) -> Vec<String> {
     let mut notes = control.notes.clone();
     notes.extend(test.notes.iter().filter(|n| !control.notes.contains(n)).cloned());
+    notes.extend(mixed_formats(control, test));
     notes
 }
 
@@ -549,4 +553,19 @@ fn is_small_side(input: &Path) -> bool {
         }
     }
     total <= SMALL_SIDE_BYTES
+}
+
+/// What a pair of one Kineto side and one Nsight Systems side compares, where it is one: each
+/// side's format by its first file.
+fn mixed_formats<T>(control: &SideOf<T>, test: &SideOf<T>) -> Option<String> {
+    let format = |s: &SideOf<T>| s.present.first().and_then(|f| format_name(&f.path));
+    let (c, t) = (format(control)?, format(test)?);
+    let pair = [c, t];
+    let (kineto, nsight) = (KinetoJson.name(), NsightSqlite.name());
+    if !(pair.contains(&kineto) && pair.contains(&nsight)) {
+        return None;
+    }
+    Some(format!(
+        "control is {c} and test {t}: kernels, copies, sets and CUDA runtime calls mean the same on both; operators and annotations are the NVTX ranges of the export (emit_nvtx, record_function) against the profiler's, and each side's times are from its own clock (docs/formats.md#mixed-pairs)"
+    ))
 }

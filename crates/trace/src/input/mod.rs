@@ -12,6 +12,7 @@ pub mod guess;
 pub mod json;
 pub mod load;
 pub mod not_traces;
+pub mod nsight;
 pub mod parser;
 pub mod ranks;
 pub mod read;

@@ -1,0 +1,77 @@
+//! The Nsight Systems SQLite export (`nsys export --type sqlite`) as a [`TraceFormat`], read
+//! with SQLite itself (rusqlite, bundled): how its tables map onto the store is in
+//! docs/formats.md, and how rows are named in [`names`].
+
+pub mod names;
+pub mod read;
+
+use crate::error::{Error, Result};
+use crate::input::attrs::AttrRequest;
+use crate::input::finish::{into_trace_file, release_free_memory};
+use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
+use crate::input::not_traces::SQLITE_MAGIC;
+use crate::input::parser::Parser;
+use crate::model::store::TraceFile;
+use crate::model::summary::FileSummary;
+use std::path::Path;
+
+/// An Nsight Systems export: an SQLite database that holds `StringIds` and kernels, CUDA
+/// runtime calls or NVTX ranges.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NsightSqlite;
+
+/// Whether the SQLite database at `path` is an Nsight Systems export with work to read.
+fn is_export(path: &Path) -> bool {
+    let Ok(conn) = read::open(path) else { return false };
+    let Ok(tables) = read::tables(&conn) else { return false };
+    tables.contains("StringIds")
+        && [read::KERNEL, read::RUNTIME, read::NVTX]
+            .iter()
+            .any(|t| tables.contains(*t))
+}
+
+impl TraceFormat for NsightSqlite {
+    fn name(&self) -> &'static str {
+        "Nsight Systems SQLite export"
+    }
+
+    fn sniff(&self, head: &FileHead<'_>) -> bool {
+        head.raw.starts_with(SQLITE_MAGIC) && is_export(head.path)
+    }
+
+    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool) -> Result<Header> {
+        // One export is one process: its rank is the one its name gives, if any.
+        let steps = if want_steps {
+            Some(read::step_numbers(path)?)
+        } else {
+            None
+        };
+        Ok(Header {
+            rank: names::rank_of_file(path),
+            world_size: None,
+            steps,
+        })
+    }
+
+    fn load(&self, _parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
+        let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
+        into_trace_file(read::read_export(path)?, path, marker.as_ref())
+    }
+
+    fn summarize(
+        &self,
+        _parser: &Parser,
+        path: &Path,
+        marker: Option<&regex::Regex>,
+        summarize: &SummarizeFn<'_>,
+    ) -> Result<FileSummary> {
+        let mut parsed = read::read_export(path)?;
+        parsed.events.number_threads();
+        let mut file = into_trace_file(parsed, path, marker)?;
+        file.events.drop_link_columns();
+        let summary = summarize(&file, path);
+        drop(file);
+        release_free_memory();
+        Ok(summary)
+    }
+}
