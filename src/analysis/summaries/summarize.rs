@@ -360,8 +360,7 @@ pub fn load_summary_pair_marked(
     selections: (&SideSelection, &SideSelection),
     marker: Option<&str>,
 ) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
-    let marker = crate::model::serving::step_marker(marker).map_err(crate::error::Error::usage)?;
-    crate::analysis::summaries::load::load_summary_pair_marked(control, test, selections, marker.as_ref(), &summarize)
+    load_pair_marked_with(control, test, selections, marker, &summarize)
 }
 
 /// [`load_summary_pair_marked`] for `compare`: traces summarised without their windows' time
@@ -372,12 +371,16 @@ pub fn load_compare_pair_marked(
     selections: (&SideSelection, &SideSelection),
     marker: Option<&str>,
 ) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
+    load_pair_marked_with(control, test, selections, marker, &summarize_for_compare)
+}
+
+fn load_pair_marked_with(
+    control: &Path,
+    test: &Path,
+    selections: (&SideSelection, &SideSelection),
+    marker: Option<&str>,
+    summarize: &crate::input::load::SummarizeFn<'_>,
+) -> Result<(Arc<SummarySide>, Arc<SummarySide>)> {
     let marker = crate::model::serving::step_marker(marker).map_err(crate::error::Error::usage)?;
-    crate::analysis::summaries::load::load_summary_pair_marked(
-        control,
-        test,
-        selections,
-        marker.as_ref(),
-        &summarize_for_compare,
-    )
+    crate::analysis::summaries::load::load_summary_pair_marked(control, test, selections, marker.as_ref(), summarize)
 }
