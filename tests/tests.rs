@@ -38,6 +38,7 @@ mod robust;
 mod robust2;
 mod runs_views;
 mod scale;
+mod side_folders;
 mod sides;
 mod slurm_example;
 mod summaries;

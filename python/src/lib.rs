@@ -375,6 +375,7 @@ fn gate(
         options::runs(baseline, "baseline")?,
         options::runs(candidate, "candidate")?,
     );
+    options::side_folders(&baseline, &candidate, ["baseline", "candidate"])?;
     let (report, _) = command(py, || commands::gate(&config, &baseline, &candidate, &selection))?;
     Ok(tracediff::render::gate(&report, Format::Json, true))
 }

@@ -122,6 +122,7 @@ impl Options {
         let mut request = self.template.clone();
         request.control = runs(control, "control")?;
         request.test = runs(test, "test")?;
+        side_folders(&request.control, &request.test, ["control", "test"])?;
         Ok(request)
     }
 
@@ -179,6 +180,18 @@ impl Options {
 /// empty list, or a directory of runs inside a list, is a `TraceError`).
 pub(crate) fn runs(paths: Vec<PathBuf>, label: &str) -> PyResult<tracediff::commands::SidePaths> {
     tracediff::commands::given_runs(paths, label).map_err(|e| crate::TraceError::new_err(e.to_string()))
+}
+
+/// Refuses sides laid out as a pair's folder given as one side, or a side that holds the other
+/// (a `TraceError` naming the folder to pass).
+pub(crate) fn side_folders(
+    control: &tracediff::commands::SidePaths,
+    test: &tracediff::commands::SidePaths,
+    names: [&str; 2],
+) -> PyResult<()> {
+    let sides = tracediff::commands::PerSide::new(Some(control), Some(test));
+    let names = tracediff::commands::PerSide::new(names[0], names[1]);
+    tracediff::commands::check_side_folders(sides, names).map_err(|e| crate::TraceError::new_err(e.to_string()))
 }
 
 /// What Python shows: the options as given (the request they make is theirs).

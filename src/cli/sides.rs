@@ -98,6 +98,7 @@ pub(crate) fn sides(
             }
         )));
     }
+    crate::analysis::load::layout::check_side_folders(out.as_ref().map(|s| s.as_ref()), names.paths)?;
     Ok(out.into_array())
 }
 

@@ -29,9 +29,10 @@ mod views;
 
 pub use crate::analysis::history::gate::HistoryOptions;
 pub use crate::analysis::history::show::HistoryView;
+pub use crate::analysis::load::layout::check_side_folders;
 pub use crate::analysis::load::runs::given_runs;
 pub use crate::request::CompareRequest;
-pub use crate::request::side::{Side, SideId, SidePaths};
+pub use crate::request::side::{PerSide, Side, SideId, SidePaths};
 pub use compare::{CompareOptions, Pair, compare, ops_diff};
 pub use events::{EventTable, EventsRequest, events, summarize};
 pub use explain::explain;

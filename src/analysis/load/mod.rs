@@ -2,6 +2,7 @@
 //! captures joined, and the events inside module nodes.
 
 pub mod captures;
+pub mod layout;
 pub mod loaded;
 pub mod runs;
 pub mod scopes;
