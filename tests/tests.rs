@@ -15,6 +15,7 @@ mod dataset;
 mod docs;
 mod explain;
 mod flamegraph;
+mod format_edges;
 mod formats;
 mod gate_real;
 mod gate_verdicts;

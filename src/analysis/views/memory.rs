@@ -4,6 +4,11 @@
 //! the last event at or before t (before the device's first event, that event's
 //! `Total Allocated` − `Bytes`). Peak = its maximum inside the windows; average = time-weighted
 //! over them. The device with the largest peak (over the selected ranks) is reported.
+//!
+//! Old traces (2021) write only `Bytes`, the change of each event, and no `Total Allocated`:
+//! the level is then known only up to what was allocated before the profiler started. Such a
+//! device's level is the sum of the changes, and its peak and average are the rise above each
+//! window's start ([`Levels::relative`]), said so in a note; never an absolute figure made up.
 
 use crate::model::store::TraceFile;
 use std::collections::BTreeMap;
@@ -13,6 +18,9 @@ use std::collections::BTreeMap;
 pub struct Levels {
     /// The level before the first event.
     pub initial: i64,
+    /// Whether the levels are the sums of `Bytes` changes (no `Total Allocated` in the trace):
+    /// known up to a constant, so each window's figures are measured from its start.
+    pub relative: bool,
     /// (ts in ns, bytes allocated after the event), in time order.
     pub events: Vec<(i64, i64)>,
 }
@@ -47,12 +55,13 @@ impl Levels {
     pub fn stats(&self, windows: &[(i64, i64)]) -> Option<WindowStats> {
         let mut out: Option<WindowStats> = None;
         for &(ws, we) in windows.iter().filter(|(s, e)| e > s) {
-            let mut level = self.at(ws);
+            let base = if self.relative { self.at(ws) } else { 0 };
+            let mut level = self.at(ws) - base;
             let (mut peak, mut integral, mut from) = (level, 0i128, ws);
             let first = self.events.partition_point(|&(ts, _)| ts <= ws);
             for &(ts, l) in self.events[first..].iter().take_while(|(ts, _)| *ts < we) {
                 integral += i128::from(level) * i128::from(ts - from);
-                level = l;
+                level = l - base;
                 from = ts;
                 peak = peak.max(level);
             }
@@ -108,18 +117,39 @@ pub fn device_name(t: i64, id: i64) -> String {
     if id < 0 { kind } else { format!("{kind}:{id}") }
 }
 
-/// Per (device type, device id) of one file: its allocation levels, in time order.
+/// Per (device type, device id) of one file: its allocation levels, in time order. A device
+/// none of whose events has `Total Allocated` gets the sums of its `Bytes` changes, from 0
+/// ([`Levels::relative`]).
 pub fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
     let m = &file.memory;
-    let mut rows: Vec<usize> = (0..m.ts_ns.len()).filter(|&k| m.total_allocated[k].is_some()).collect();
+    let mut rows: Vec<usize> = (0..m.ts_ns.len()).collect();
     rows.sort_by_key(|&k| (m.device_type[k], m.device_id[k], m.ts_ns[k], k));
+    let with_totals: std::collections::BTreeSet<(i32, i32)> = rows
+        .iter()
+        .filter(|&&k| m.total_allocated[k].is_some())
+        .map(|&k| (m.device_type[k], m.device_id[k]))
+        .collect();
     let mut out: BTreeMap<(i32, i32), Levels> = BTreeMap::new();
     for k in rows {
-        let total = m.total_allocated[k].unwrap_or(0);
-        let l = out.entry((m.device_type[k], m.device_id[k])).or_insert_with(|| Levels {
+        let device = (m.device_type[k], m.device_id[k]);
+        let absolute = with_totals.contains(&device);
+        let Some(total) = (if absolute {
+            m.total_allocated[k]
+        } else {
+            let before = out.get(&device).and_then(|l| l.events.last()).map_or(0, |e| e.1);
+            Some(before.saturating_add(m.bytes[k]))
+        }) else {
+            continue;
+        };
+        let l = out.entry(device).or_insert_with(|| Levels {
             // Never below zero: a first allocation larger than the total (which PyTorch never
             // writes) starts from nothing.
-            initial: total.saturating_sub(m.bytes[k]).max(0),
+            initial: if absolute {
+                total.saturating_sub(m.bytes[k]).max(0)
+            } else {
+                0
+            },
+            relative: !absolute,
             events: Vec::new(),
         });
         l.events.push((m.ts_ns[k], total));
@@ -170,6 +200,7 @@ mod tests {
     fn peak_and_time_weighted_average_inside_windows() {
         let l = Levels {
             initial: 100,
+            relative: false,
             events: vec![(10, 300), (20, 200), (50, 900)],
         };
         // [0, 40): 100 for 10, 300 for 10, 200 for 20 → 1000 + 3000 + 4000.
@@ -182,6 +213,21 @@ mod tests {
         let s = l.stats(&[(0, 10), (50, 60)]).unwrap();
         assert_eq!((s.peak, s.integral, s.length), (900, 1000 + 9000, 20));
         assert_eq!(l.stats(&[]), None);
+    }
+
+    #[test]
+    fn levels_from_bytes_alone_are_the_rise_above_each_window_start() {
+        // Sums of `Bytes` changes: 0 → 300 → 200 → 900 (known up to a constant).
+        let l = Levels {
+            initial: 0,
+            relative: true,
+            events: vec![(10, 300), (20, 200), (50, 900)],
+        };
+        // [20, 60): 200 at the start, then 900 from 50: the rise is 0 for 30 and 700 for 10.
+        let s = l.stats(&[(20, 60)]).unwrap();
+        assert_eq!((s.peak, s.integral, s.length), (700, 7000, 40));
+        // A window that only frees rises by nothing.
+        assert_eq!(l.stats(&[(15, 40)]).unwrap().peak, 0);
     }
 
     #[test]

@@ -75,6 +75,10 @@ pub struct SideOverview {
     /// Why the device was named as it was, when the trace does not say it plainly.
     #[serde(skip)]
     pub device_note: Option<String>,
+    /// Whether the memory figures are rises above each step's start, not levels: the trace
+    /// writes only `Bytes` changes, no `Total Allocated` (absent from JSON when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_relative: bool,
     /// Where the step time went, means per window; `None` without device events (or from
     /// summaries written before the breakdown existed).
     pub breakdown: Option<BreakdownMean>,
@@ -235,7 +239,17 @@ impl Overview {
     pub fn notes(&self) -> Vec<String> {
         [&self.control, &self.test]
             .iter()
-            .filter_map(|s| s.device_note.as_ref().map(|n| format!("{}: {n}", s.label)))
+            .flat_map(|s| {
+                let relative = s.memory_relative.then(|| {
+                    format!(
+                        "{}: the trace's memory events carry only `Bytes` changes (no `Total Allocated`): \
+                         peak and average allocated are the rise above each step's start",
+                        s.label
+                    )
+                });
+                let device = s.device_note.as_ref().map(|n| format!("{}: {n}", s.label));
+                device.into_iter().chain(relative)
+            })
             .collect()
     }
 }
@@ -353,6 +367,7 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
         device_name: memory.device_name,
         device_memory_bytes: memory.device_memory,
         device_note: memory.device_note,
+        memory_relative: memory.relative,
         breakdown: parts.mean,
         per_step: parts.per_step,
         per_rank: parts.per_rank,
@@ -491,10 +506,12 @@ struct Memory {
     device_name: Option<String>,
     device_memory: Option<u64>,
     device_note: Option<String>,
+    relative: bool,
 }
 
 fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
     let mut best: Option<((i32, i32), MemoryStats)> = None;
+    let mut relative = false;
     for (file, w) in files.iter().zip(windows) {
         for (d, &device) in file.meta.memory_devices.iter().enumerate() {
             let stats = w.iter().fold(None, |acc, w| {
@@ -504,6 +521,7 @@ fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
                 && best.is_none_or(|(_, b)| s.peak > b.peak)
             {
                 best = Some((device, s));
+                relative = file.meta.memory_relative.contains(&device);
             }
         }
     }
@@ -532,5 +550,6 @@ fn memory(files: &[&FileSummary], windows: &[Vec<&Window>]) -> Memory {
         device_name: name,
         device_memory: total,
         device_note: note,
+        relative,
     }
 }

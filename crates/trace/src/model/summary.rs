@@ -290,6 +290,11 @@ pub struct SummaryMeta {
     pub has_ops: bool,
     /// (Device Type, Device Id) of each device with allocation levels, sorted.
     pub memory_devices: Vec<(i32, i32)>,
+    /// Those of [`SummaryMeta::memory_devices`] whose levels are sums of `Bytes` changes (the
+    /// trace has no `Total Allocated` for them): their figures are rises above each window's
+    /// start.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_relative: Vec<(i32, i32)>,
     /// The device the kernels ran on, from `deviceProperties`.
     pub device_name: Option<String>,
     /// That device's memory (`totalGlobalMem`), in bytes.

@@ -223,6 +223,11 @@ fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> Str
         if s.breakdown.is_none() {
             m.insert("breakdown".into(), Value::Null);
         }
+        // Only where true: the memory figures are rises above each step's start (a trace of
+        // `Bytes` changes alone), not levels.
+        if s.memory_relative {
+            m.insert("memory_relative".into(), Value::Bool(true));
+        }
         crate::output::render::breakdown::side_tables_json(s, options, &mut m);
         Value::Object(m)
     };

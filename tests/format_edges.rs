@@ -1,0 +1,67 @@
+//! Edges of real traces found on a sweep of public ones (issue 55): each test builds a small trace
+//! shaped like the one that showed it.
+
+use crate::common;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+fn write_trace(dir: &Path, name: &str, events: Vec<Value>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, json!({ "traceEvents": events }).to_string()).unwrap();
+    path
+}
+
+fn op(name: &str, ts: f64, dur: f64) -> Value {
+    json!({"ph": "X", "name": name, "cat": "cpu_op", "ts": ts, "dur": dur, "pid": 1, "tid": 1})
+}
+
+/// A 2021 `[memory]` instant: only the change, `Bytes`, no `Total Allocated`.
+fn bytes_only(ts: f64, bytes: i64) -> Value {
+    json!({"ph": "i", "name": "[memory]", "ts": ts, "pid": 1, "tid": 1, "s": "t",
+        "args": {"Device Type": 1, "Device Id": 0, "Bytes": bytes}})
+}
+
+/// Old traces whose `[memory]` events carry only `Bytes` gave no memory figure at all. Their
+/// figures are the rise above each step's start (the level before the profiler started is
+/// unknown), and a note says so.
+#[test]
+fn memory_from_bytes_alone_is_the_rise_above_each_step_start() {
+    let dir = TempDir::new().unwrap();
+    let events = vec![
+        op("ProfilerStep#1", 0.0, 100.0),
+        bytes_only(10.0, 4000),
+        bytes_only(30.0, 2000),
+        bytes_only(60.0, -6000),
+        op("ProfilerStep#2", 100.0, 100.0),
+        bytes_only(120.0, 1000),
+        bytes_only(150.0, -1000),
+    ];
+    let p = write_trace(dir.path(), "old.json", events);
+    let t = p.to_str().unwrap();
+    let r = common::run(&["overview", t, t, "--format", "json"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let side = &v["control"];
+    // Step 1 rises by 6000 (at 30 µs), step 2 by 1000: the peak is 6000.
+    assert_eq!(side["peak_allocated_bytes"], json!(6000), "{side}");
+    assert_eq!(side["memory_relative"], json!(true), "{side}");
+    assert_eq!(side["memory_device"], json!("cuda:0"), "{side}");
+    assert!(
+        r.stderr.contains("only `Bytes` changes (no `Total Allocated`)"),
+        "{}",
+        r.stderr
+    );
+    // A trace with totals says nothing of the kind.
+    let events = vec![
+        op("ProfilerStep#1", 0.0, 100.0),
+        json!({"ph": "i", "name": "[memory]", "ts": 10.0, "pid": 1, "tid": 1, "s": "t",
+            "args": {"Device Type": 1, "Device Id": 0, "Total Allocated": 4000, "Bytes": 4000}}),
+    ];
+    let p = write_trace(dir.path(), "new.json", events);
+    let t = p.to_str().unwrap();
+    let r = common::run(&["overview", t, t, "--format", "json"]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(v["control"].get("memory_relative").is_none(), "{}", v["control"]);
+    assert!(!r.stderr.contains("Total Allocated"), "{}", r.stderr);
+}
