@@ -65,3 +65,57 @@ fn memory_from_bytes_alone_is_the_rise_above_each_step_start() {
     assert!(v["control"].get("memory_relative").is_none(), "{}", v["control"]);
     assert!(!r.stderr.contains("Total Allocated"), "{}", r.stderr);
 }
+
+/// A side without ProfilerStep against a side with steps mixed a whole-trace total with a mean per
+/// step (`aten::cudnn_convolution` 636 against 106 on a 6-step side: 148 rows "decreased"). The
+/// stepped side is compared whole too, its header and a note say so; named steps stay named.
+#[test]
+fn a_side_without_steps_is_compared_with_the_whole_of_the_other() {
+    let args = [
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/nosteps/test",
+        "--format",
+        "json",
+    ];
+    let r = common::run(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("test has no steps, so control is compared whole too (its 3 steps"),
+        "{}",
+        r.stderr
+    );
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let step = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| row["name"] == "ProfilerStep#*")
+        .unwrap()
+        .clone();
+    // Every step of the control, not their mean: 3 calls.
+    assert_eq!(step["control_counts"], json!(3), "{step}");
+    let text = common::ok(&["compare", "fixtures/basic/control", "fixtures/nosteps/test"]);
+    assert!(
+        text.starts_with("control: fixtures/basic/control (rank 0, the whole trace: its 3 steps and between"),
+        "{text}"
+    );
+    // `--iteration 2` keeps the control's step 2.
+    let named = common::run(&[
+        "compare",
+        "fixtures/basic/control",
+        "fixtures/nosteps/test",
+        "--control-iteration",
+        "2",
+    ]);
+    assert_eq!(named.code, 0, "{}", named.stderr);
+    assert!(
+        named
+            .stdout
+            .starts_with("control: fixtures/basic/control (rank 0, step 2"),
+        "{}",
+        named.stdout
+    );
+    assert!(!named.stderr.contains("compared whole too"), "{}", named.stderr);
+}

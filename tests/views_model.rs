@@ -632,9 +632,9 @@ fn memory_model(paths: &[&Path], windows: &[Vec<(i64, i64)>]) -> (Option<i64>, O
                 continue;
             }
             let a = &e["args"];
-            let Some(total) = a["Total Allocated"].as_i64() else {
-                continue;
-            };
+            // A missing `Total Allocated` is -1 here: a device none of whose events has one
+            // is measured from the running sum of `Bytes` (below).
+            let total = a["Total Allocated"].as_i64().unwrap_or(-1);
             let key = (
                 a["Device Type"].as_i64().unwrap_or(0),
                 a["Device Id"].as_i64().unwrap_or(0),
@@ -645,14 +645,35 @@ fn memory_model(paths: &[&Path], windows: &[Vec<(i64, i64)>]) -> (Option<i64>, O
         }
         for ((t, id), mut evs) in per {
             evs.sort();
+            let relative = evs.iter().all(|e| e.2 < 0);
+            if relative {
+                // Levels known up to a constant: the running sum from 0, each window measured
+                // from the level at its start.
+                let mut sum = 0i64;
+                for e in evs.iter_mut() {
+                    sum += e.3;
+                    e.2 = sum;
+                    e.3 = 0;
+                }
+                // The level before the first event is 0.
+                if let Some(first) = evs.first_mut() {
+                    first.3 = first.2;
+                }
+            } else {
+                evs.retain(|e| e.2 >= 0);
+            }
+            if evs.is_empty() {
+                continue;
+            }
             let level_at = |x: i64| evs.iter().rfind(|e| e.0 <= x).map_or(evs[0].2 - evs[0].3, |e| e.2);
             let (mut peak, mut integral, mut len) = (i64::MIN, 0i128, 0i64);
             for &(ws, we) in w.iter().filter(|(s, e)| e > s) {
                 let mut cuts: Vec<i64> = vec![ws];
                 cuts.extend(evs.iter().map(|e| e.0).filter(|&x| ws < x && x < we));
                 cuts.push(we);
+                let base = if relative { level_at(ws) } else { 0 };
                 for pair in cuts.windows(2) {
-                    let l = level_at(pair[0]);
+                    let l = level_at(pair[0]) - base;
                     peak = peak.max(l);
                     integral += i128::from(l) * i128::from(pair[1] - pair[0]);
                 }

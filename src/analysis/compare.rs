@@ -79,7 +79,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
 /// Compares two sides of which one or both are directories of runs (docs/significance.md):
 /// each run aggregated alone, rows per step (unless `--totals`) and judged between runs.
 fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison, Vec<String>)> {
-    use crate::analysis::load::runs::load_runs;
+    use crate::analysis::load::runs::{load_runs, load_runs_whole};
     if !req.group_by.is_empty() {
         return Err(Error::usage(
             "--group-by compares one run per side: give each side's run directory instead of the directory of runs",
@@ -87,12 +87,33 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
     }
     let keying = req.keying();
     let marker = req.step_marker.as_deref();
-    let (c, mut notes) = load_runs(req.side(SideId::Control), req.device, &keying, marker)?;
-    let (t, t_notes) = load_runs(req.side(SideId::Test), req.device, &keying, marker)?;
+    let (mut c, mut notes) = load_runs(req.side(SideId::Control), req.device, &keying, marker)?;
+    let (mut t, t_notes) = load_runs(req.side(SideId::Test), req.device, &keying, marker)?;
     notes.extend(t_notes);
+    // Like with like: where one side's runs have no steps, the other's are read again whole.
+    if let Some(id) = whole_side_of_runs(req, PerSide::new(&c, &t)) {
+        let (again, _) = load_runs_whole(req.side(id), req.device, &keying, marker, true)?;
+        *(if id == SideId::Control { &mut c } else { &mut t }) = again;
+    }
     let (comparison, judged) = compare_of_runs(req, filter, PerSide::new(&c, &t));
+    notes.extend(whole_note(&comparison.control, &comparison.test));
     notes.extend(judged);
     Ok((comparison, notes))
+}
+
+/// The side of runs to read whole because every run of the other side has no steps and its
+/// own steps were left to the default (as [`crate::analysis::load::select::whole_where_other_has_none`]
+/// decides for one run a side).
+fn whole_side_of_runs(req: &CompareRequest, runs: PerSide<&Vec<crate::analysis::load::runs::Run>>) -> Option<SideId> {
+    if req.is_hta() {
+        return None;
+    }
+    let stepless = |rs: &Vec<crate::analysis::load::runs::Run>| rs.iter().all(|r| !r.has_steps());
+    let stepped = |rs: &Vec<crate::analysis::load::runs::Run>| rs.iter().all(|r| r.has_steps());
+    let named = |id: SideId| matches!(req.side(id).selection.iterations, crate::model::pick::Pick::List(_));
+    SideId::BOTH
+        .into_iter()
+        .find(|&id| stepped(runs[id]) && stepless(runs[id.other()]) && !named(id))
 }
 
 /// The comparison of two sides of runs already aggregated (`compare`'s with runs; the report
@@ -291,6 +312,7 @@ fn compare_loaded<T: Aggregate>(
 ) -> Result<(Comparison, Vec<String>)> {
     let mut notes = pair_notes(control, test);
     let mut comparison = compare_sides(req, control, test, &NameFilter::default())?;
+    notes.extend(whole_note(&comparison.control, &comparison.test));
     if !req.is_hta() {
         notes.extend(comparability_note(req, control, test)?);
     }
@@ -300,6 +322,28 @@ fn compare_loaded<T: Aggregate>(
         notes.push(why);
     }
     Ok((comparison, notes))
+}
+
+/// The note where a side with steps was taken whole because the other has none
+/// ([`crate::analysis::load::select::whole_where_other_has_none`]).
+pub fn whole_note(control: &SideInfo, test: &SideInfo) -> Option<String> {
+    let [whole, other] = if is_whole_of_steps(control) {
+        [control, test]
+    } else if is_whole_of_steps(test) {
+        [test, control]
+    } else {
+        return None;
+    };
+    Some(format!(
+        "{} has no steps, so {} is compared whole too (its {} steps and what ran between them, \
+         not a mean per step): like with like; name its steps with --iteration to compare them instead",
+        other.label, whole.label, whole.steps_available
+    ))
+}
+
+/// Whether a side has steps but was taken whole.
+fn is_whole_of_steps(side: &SideInfo) -> bool {
+    side.resolved.iterations.is_none() && side.steps_available > 0
 }
 
 /// A note when less than half of either side's device time (host time where neither side has
@@ -374,8 +418,14 @@ pub fn compare_sides<T: Aggregate>(
     filter: &NameFilter,
 ) -> Result<Comparison> {
     let [cl, tl] = &req.labels;
-    let c_sel = resolve(control, cl, &req.control_selection)?;
-    let t_sel = resolve(test, tl, &req.test_selection)?;
+    let mut c_sel = resolve(control, cl, &req.control_selection)?;
+    let mut t_sel = resolve(test, tl, &req.test_selection)?;
+    if !req.is_hta() {
+        crate::analysis::load::select::whole_where_other_has_none(
+            [&mut c_sel, &mut t_sel],
+            [&req.control_selection, &req.test_selection],
+        );
+    }
     let keying = req.keying();
     let (c_tot, t_tot) = rayon::join(
         || aggregate(control, &c_sel, req.device, &keying),

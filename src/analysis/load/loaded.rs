@@ -52,10 +52,24 @@ pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Lo
     )?;
     let test = apart_for_captures(&control, test, req);
     let mut notes = pair_notes(&control, &test);
-    let resolved = PerSide::new(
+    let mut resolved = PerSide::new(
         resolve(&control, req.side(SideId::Control).label, &req.control_selection)?,
         resolve(&test, req.side(SideId::Test).label, &req.test_selection)?,
     );
+    if !req.is_hta()
+        && let Some(k) = crate::analysis::load::select::whole_where_other_has_none(
+            [&mut resolved.control, &mut resolved.test],
+            [&req.control_selection, &req.test_selection],
+        )
+    {
+        let steps = [&control, &test][k].step_numbers().len();
+        notes.push(format!(
+            "{} has no steps, so {} is compared whole too (its {steps} steps and what ran between \
+             them, not a mean per step): like with like; name its steps with --iteration to compare them instead",
+            req.labels[1 - k],
+            req.labels[k]
+        ));
+    }
     let loaded = Loaded {
         control,
         test,

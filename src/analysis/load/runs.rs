@@ -161,6 +161,11 @@ pub struct Run {
 }
 
 impl Run {
+    /// Whether the run's steps were selected (`false`: its whole trace counts).
+    pub fn has_steps(&self) -> bool {
+        self.resolved.iterations.is_some()
+    }
+
     /// A run aggregated elsewhere (the report aggregates the runs it read with their events):
     /// its rows' totals, what its header names (selection, files, what was available) and its
     /// mean step time (as [`mean_step_ns_of_traces`] measures it).
@@ -224,15 +229,18 @@ fn load_run(
     label: &str,
     sel: &SideSelection,
     (device, keying): (Device, &Keying),
-    marker: Option<&regex::Regex>,
+    (marker, whole): (Option<&regex::Regex>, bool),
 ) -> Result<(Run, Vec<String>)> {
-    let (side, resolved) = load_summary_run_with(
+    let (side, mut resolved) = load_summary_run_with(
         path,
         label,
         sel,
         marker,
         &crate::analysis::summaries::summarize::summarize_for_compare,
     )?;
+    if whole {
+        resolved.iterations = None;
+    }
     let totals = aggregate(&side, &resolved, device, keying);
     let mean_step_ns = mean_step_ns(&side, &resolved, device, keying)?;
     let run = Run {
@@ -275,12 +283,30 @@ pub fn load_runs(
     keying: &Keying,
     step_marker: Option<&str>,
 ) -> Result<(Vec<Run>, Vec<String>)> {
+    load_runs_whole(side, device, keying, step_marker, false)
+}
+
+/// [`load_runs`]; with `whole`, every run is taken whole, its steps and what ran between them
+/// (the other side has no steps: [`crate::analysis::load::select::whole_where_other_has_none`]).
+pub fn load_runs_whole(
+    side: Side<'_>,
+    device: Device,
+    keying: &Keying,
+    step_marker: Option<&str>,
+    whole: bool,
+) -> Result<(Vec<Run>, Vec<String>)> {
     let marker = crate::model::serving::step_marker(step_marker).map_err(crate::error::Error::usage)?;
     let paths = SideRuns::of(side.paths).runs;
     let mut runs = Vec::with_capacity(paths.len());
     let mut notes = Vec::new();
     for p in &paths {
-        let (run, run_notes) = load_run(p, side.label, side.selection, (device, keying), marker.as_ref())?;
+        let (run, run_notes) = load_run(
+            p,
+            side.label,
+            side.selection,
+            (device, keying),
+            (marker.as_ref(), whole),
+        )?;
         notes.extend(run_notes);
         runs.push(run);
     }

@@ -82,6 +82,26 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
     Ok(Resolved { ranks, iterations })
 }
 
+/// Like with like: where one side has no ProfilerStep (its whole trace counts) and the other
+/// has steps whose choice was left to the default, the other side is taken whole too — a
+/// whole-trace total against a mean per step made every row of a 6-step side read as ÷6
+/// (docs/semantics.md#a-side-without-steps). Steps named with `--iteration` are kept as named.
+/// Returns the side made whole, where one was.
+pub fn whole_where_other_has_none(resolved: [&mut Resolved; 2], selections: [&SideSelection; 2]) -> Option<usize> {
+    let [a, b] = resolved;
+    let stepped = match (a.iterations.is_some(), b.iterations.is_some()) {
+        (true, false) => 0,
+        (false, true) => 1,
+        _ => return None,
+    };
+    if matches!(selections[stepped].iterations, Pick::List(_)) {
+        return None;
+    }
+    let side = if stepped == 0 { a } else { b };
+    side.iterations = None;
+    Some(stepped)
+}
+
 /// The selected iterations, looked up in constant time: a side of 100,000 steps searched per
 /// event made `compare --iteration all` quadratic. `None` selects every event.
 pub(crate) struct Selected(Option<rustc_hash::FxHashSet<i64>>);
@@ -102,6 +122,35 @@ impl Selected {
 mod tests {
     use super::*;
     use crate::model::place::Place;
+
+    #[test]
+    fn a_stepped_side_against_one_without_steps_is_taken_whole() {
+        let stepped = || Resolved {
+            ranks: vec![0],
+            iterations: Some(vec![1, 2, 3]),
+        };
+        let whole = || Resolved {
+            ranks: vec![0],
+            iterations: None,
+        };
+        let default = SideSelection::default();
+        let (mut a, mut b) = (stepped(), whole());
+        assert_eq!(
+            whole_where_other_has_none([&mut a, &mut b], [&default, &default]),
+            Some(0)
+        );
+        assert_eq!(a.iterations, None);
+        // Named steps stay; two stepped sides, or two whole ones, are left alone.
+        let named = SideSelection {
+            iterations: Pick::List(vec![2]),
+            ..SideSelection::default()
+        };
+        let (mut a, mut b) = (stepped(), whole());
+        assert_eq!(whole_where_other_has_none([&mut a, &mut b], [&named, &default]), None);
+        let (mut a, mut b) = (stepped(), stepped());
+        assert_eq!(whole_where_other_has_none([&mut a, &mut b], [&default, &default]), None);
+        assert_eq!(a, stepped());
+    }
 
     #[test]
     fn device_filter_follows_the_place() {

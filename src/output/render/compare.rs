@@ -149,9 +149,19 @@ pub fn describe_side(s: &SideInfo) -> String {
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
     let steps_used = s.resolved.iterations.as_ref().map_or(0, Vec::len);
     let iters = match &s.resolved.iterations {
+        // Taken whole because the other side has no steps.
+        None if s.steps_available > 0 => format!(
+            "the whole trace: its {} steps and between, as the other side has no steps",
+            s.steps_available
+        ),
         None => "no ProfilerStep: the whole trace".to_string(),
         Some(v) if v.len() == 1 => format!("step {}", v[0]),
         Some(v) => format!("steps {}", crate::analysis::load::select::ranges(v)),
+    };
+    let steps_used = if s.resolved.iterations.is_none() {
+        s.steps_available
+    } else {
+        steps_used
     };
     let tally = used_of_available(
         (s.resolved.ranks.len(), s.ranks_available),
