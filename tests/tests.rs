@@ -17,6 +17,7 @@ mod explain;
 mod flamegraph;
 mod format_edges;
 mod formats;
+mod gate_causes;
 mod gate_real;
 mod gate_verdicts;
 mod golden;

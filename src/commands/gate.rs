@@ -2,8 +2,9 @@
 
 use super::{Done, collect};
 use crate::analysis::gate::run::gate_pair;
-use crate::analysis::gate::{GateConfig, GateReport};
+use crate::analysis::gate::{GateCause, GateConfig, GateReport, Verdict};
 use crate::analysis::load::select::SideSelection;
+use crate::request::CompareRequest;
 use crate::request::side::SidePaths;
 
 /// Judges `candidate` against `baseline` by the rules of `config`, over the ranks and steps of
@@ -15,9 +16,71 @@ pub fn gate(
     selection: &SideSelection,
 ) -> Done<GateReport> {
     collect(|notes| {
-        let (report, found) = gate_pair(config, baseline, candidate, selection)?;
+        let (mut report, found) = gate_pair(config, baseline, candidate, selection)?;
         notes.caveats(found);
         notes.caveats(report.run_shift_note.iter().cloned());
+        if report.verdict == Verdict::Fail {
+            report.causes = causes(&report, baseline, candidate, selection, notes);
+        }
         Ok(report)
     })
+}
+
+/// The most lines of causes a failed gate carries.
+const MOST_CAUSES: usize = 8;
+
+/// Why the ops a failed gate names changed, from `explain` on the same pair (one run a side:
+/// `explain` reads no runs): the failing rules' ops first, then the top contributors, each
+/// once, as far as `explain` has a line for them (an op whose time did not change, a kernel
+/// name, has none). Where `explain` cannot read the pair, a note says why and the gate's
+/// verdict stands.
+fn causes(
+    report: &GateReport,
+    baseline: &SidePaths,
+    candidate: &SidePaths,
+    selection: &SideSelection,
+    notes: &mut super::Notes,
+) -> Vec<GateCause> {
+    let one_run = |s: &SidePaths| crate::analysis::load::runs::SideRuns::of(s).runs.len() == 1;
+    if !one_run(baseline) || !one_run(candidate) {
+        return Vec::new();
+    }
+    let mut req = CompareRequest::for_views(baseline.clone(), candidate.clone());
+    req.control_selection = selection.clone();
+    req.test_selection = selection.clone();
+    req.labels = ["baseline".to_string(), "candidate".to_string()];
+    let explained = match super::explain(&req) {
+        Ok(done) => done.value,
+        Err(failure) => {
+            notes.caveats([format!("no causes for the failing ops: {}", failure.error)]);
+            return Vec::new();
+        }
+    };
+    let flagged = report
+        .rules
+        .iter()
+        .filter(|r| r.verdict == Verdict::Fail)
+        .map(|r| r.subject.as_str())
+        .chain(report.top_contributors.iter().map(|c| c.name.as_str()));
+    let mut out: Vec<GateCause> = Vec::new();
+    for name in flagged {
+        if out.len() == MOST_CAUSES || out.iter().any(|c| c.name == name) {
+            continue;
+        }
+        // The op itself, else the op that launched the kernel of that name.
+        let launched = |r: &&crate::analysis::explain::Explained| {
+            r.kernels
+                .iter()
+                .any(|k| k == name || k.strip_prefix("void ") == Some(name))
+        };
+        let row = explained.rows.iter().find(|r| r.name == name);
+        if let Some(row) = row.or_else(|| explained.rows.iter().find(launched)) {
+            out.push(GateCause {
+                name: name.to_string(),
+                op: row.name.clone(),
+                line: row.line.clone(),
+            });
+        }
+    }
+    out
 }

@@ -82,6 +82,14 @@ pub fn explained(
         significant,
         causes,
         line,
+        kernels: stats[0]
+            .kernels
+            .keys()
+            .chain(stats[1].kernels.keys())
+            .cloned()
+            .collect::<std::collections::BTreeSet<String>>()
+            .into_iter()
+            .collect(),
     }
 }
 

@@ -71,6 +71,10 @@ pub struct Explained {
     pub causes: Vec<Cause>,
     /// The row in one line (`aten::mm  +3.21 ms/step (+48.0%)  work ×1.92 (…), …`).
     pub line: String,
+    /// The kernels the op launched itself on either side, sorted: what ties a kernel row (of
+    /// the gate, say) to the op it explains.
+    #[serde(skip)]
+    pub kernels: Vec<String>,
 }
 
 /// The explanation of `table`, an operator table of `loaded` (per-step values and

@@ -58,6 +58,7 @@ pub fn evaluate(
         top_contributors: top_contributors(base, cand),
         run_shift: Default::default(),
         run_shift_note: None,
+        causes: Vec::new(),
     }
 }
 

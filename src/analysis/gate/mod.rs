@@ -26,6 +26,6 @@ pub mod run;
 
 pub use self::change::Beyond;
 pub use self::evaluate::evaluate;
-pub use self::report::{GateReport, RuleResult, SideSummary, Verdict};
+pub use self::report::{GateCause, GateReport, RuleResult, SideSummary, Verdict};
 pub use self::rules::{GateConfig, Rules};
 pub use crate::analysis::measure::per_step::{device_row_keys, measure};

@@ -127,6 +127,22 @@ pub struct GateReport {
     pub run_shift: crate::analysis::diff::RunShift,
     /// What the shift means for the verdict, where one was found (the command line prints it).
     pub run_shift_note: Option<String>,
+    /// Why the failing ops changed, where `explain` could say (a failed gate on one run a
+    /// side): one line per op, failing rules first, then the top contributors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<GateCause>,
+}
+
+/// Why one op the gate flagged changed: `explain`'s line for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateCause {
+    /// The op or kernel the gate flagged.
+    pub name: String,
+    /// The operator `explain` explains: `name` itself, or the operator that launched the
+    /// kernel `name`.
+    pub op: String,
+    /// The operator's explanation in one line (calls, work and efficiency, what changed).
+    pub line: String,
 }
 
 pub(super) fn summary(label: &str, side: &SummarySide, resolved: &Resolved, s: &Samples) -> SideSummary {

@@ -279,8 +279,40 @@ fn table(report: &GateReport, width: usize) -> String {
         );
     }
     contributors_text(report, &mut out, false, width);
+    causes_text(report, &mut out, false, width);
     let _ = writeln!(out, "{}", wrap_line(&format!("gate: {}", verdict_line(report)), width));
     out
+}
+
+/// Why the failing ops changed (`explain`'s line for each): a line each for a terminal,
+/// wrapped at `width` (a CI log's lines stay bounded), a list in Markdown.
+fn causes_text(report: &GateReport, out: &mut String, md: bool, width: usize) {
+    if report.causes.is_empty() {
+        return;
+    }
+    if md {
+        let _ = writeln!(out, "\n**Why** (`tracediff explain` on the same pair):\n");
+        for c in &report.causes {
+            let kernel = if c.name == c.op {
+                String::new()
+            } else {
+                format!(" (launches `{}`)", c.name.replace('`', "'"))
+            };
+            let _ = writeln!(out, "- `{}`{kernel}", c.line.replace('`', "'"));
+        }
+        return;
+    }
+    let _ = writeln!(out, "why (tracediff explain on the same pair):");
+    for c in &report.causes {
+        // A kernel's name, which can run to a thousand characters, is cut: the op's line
+        // says why.
+        let kernel = if c.name == c.op {
+            String::new()
+        } else {
+            format!("  [launches {}]", crate::text::elide(&c.name, 48))
+        };
+        let _ = writeln!(out, "{}", wrap_line(&format!("  {}{kernel}", c.line), width));
+    }
 }
 
 /// The rules' cells as the terminal reads them ([`columns`]), the subject left empty: it is
@@ -501,6 +533,7 @@ fn markdown(report: &GateReport) -> String {
     let _ = markdown::write(&table, &mut rows);
     out.push_str(&String::from_utf8(rows).unwrap_or_default());
     contributors_text(report, &mut out, true, usize::MAX);
+    causes_text(report, &mut out, true, usize::MAX);
     out
 }
 

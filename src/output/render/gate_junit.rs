@@ -108,11 +108,18 @@ pub fn junit(report: &GateReport) -> String {
             out.push_str("/>\n");
             continue;
         }
+        // The op's cause, where `explain` gave one, after the details.
+        let cause = report.causes.iter().find(|c| c.name == rule.subject);
+        let text = match cause {
+            Some(c) if c.name == c.op => format!("{}\nwhy: {}", details(rule), c.line),
+            Some(c) => format!("{}\nwhy (launched by {}): {}", details(rule), c.op, c.line),
+            None => details(rule),
+        };
         let _ = writeln!(
             out,
             ">\n      <failure message=\"{}\" type=\"regression\">{}</failure>\n    </testcase>",
             escape(&message(rule)),
-            escape(&details(rule))
+            escape(&text)
         );
     }
     out.push_str("  </testsuite>\n</testsuites>\n");

@@ -1,0 +1,66 @@
+//! A failed gate says why its ops changed: `explain`'s line for each failing op (or for the op
+//! that launched a failing kernel), in the terminal, Markdown, JSON and JUnit.
+
+use crate::common;
+use common::run;
+
+const PAIR: [&str; 2] = ["fixtures/explain/control", "fixtures/explain/test"];
+
+fn gate(extra: &[&str]) -> common::Run {
+    let mut args = vec!["gate", PAIR[0], PAIR[1], "--max-op-regression", "10%"];
+    args.extend(extra);
+    run(&args)
+}
+
+#[test]
+fn a_failed_gate_names_the_cause_of_each_failing_kernel() {
+    let r = gate(&["--full-names"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let why: Vec<&str> = r
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("why (tracediff explain on the same pair):"))
+        .collect();
+    assert_eq!(
+        why[..3],
+        [
+            "why (tracediff explain on the same pair):",
+            "  aten::mm  +100 µs/step (+100.0%) *  work ×2.25 (dims [64, 512]×[512, 512] → [64, 768]×[768, 768]), \
+             efficiency ×1.12, calls same  [launches ampere_sgemm_64x64_nn]",
+            "  aten::relu  +10.0 µs/step (+100.0%) (within noise)  calls ×2.00, work same, efficiency same  \
+             [launches vectorized_elementwise_kernel<relu>]",
+        ],
+        "{}",
+        r.stdout
+    );
+    let json: serde_json::Value = serde_json::from_str(&gate(&["--format", "json"]).stdout).unwrap();
+    let causes = json["report"]["causes"].as_array().unwrap();
+    assert_eq!(causes[0]["name"], "ampere_sgemm_64x64_nn");
+    assert_eq!(causes[0]["op"], "aten::mm");
+    assert!(causes[0]["line"].as_str().unwrap().contains("work ×2.25"), "{causes:?}");
+    let dir = tempfile::TempDir::new().unwrap();
+    let junit = dir.path().join("gate.xml");
+    gate(&["--junit", junit.to_str().unwrap()]);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains("why (launched by aten::mm): aten::mm  +100 µs/step"),
+        "{xml}"
+    );
+    let md = gate(&["--format", "markdown"]).stdout;
+    assert!(md.contains("**Why** (`tracediff explain` on the same pair):"), "{md}");
+}
+
+#[test]
+fn a_passing_gate_carries_no_causes() {
+    let r = run(&[
+        "gate",
+        PAIR[0],
+        PAIR[0],
+        "--max-op-regression",
+        "10%",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stdout.contains("\"causes\""), "{}", r.stdout);
+}
