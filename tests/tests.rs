@@ -14,6 +14,7 @@ mod conventions;
 mod dataset;
 mod docs;
 mod explain;
+mod fields;
 mod flamegraph;
 mod formats;
 mod gate_real;
