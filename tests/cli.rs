@@ -1586,7 +1586,7 @@ fn commands_without_rows_by_name_refuse_row_options_with_a_reason() {
     }
     // The overview's steps default to all of them, and its help says so.
     let help = ok(&["overview", "--help"]);
-    assert!(help.contains("or `all`\n          [default: all]"), "{help}");
+    assert!(help.contains("or `all`\n          [default: every step]"), "{help}");
 }
 
 /// `--quiet` (anywhere on the line) takes the notes off standard error, and only them: the

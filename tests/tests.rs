@@ -28,6 +28,7 @@ mod layers;
 mod modules;
 mod nsight;
 mod one_run;
+mod ranks;
 mod reading;
 mod real_traces;
 mod reliability3;

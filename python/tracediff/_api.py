@@ -574,7 +574,8 @@ def gate(
     (`max_step_time_regression="5%"`, `max_op_regression="10%"`, `min_op_time="200us"`,
     `fail_on_added="aten::copy_"`, `noise_k=3.0`, `relative=True`, `device="gpu"`,
     `beyond_run_shift=False`: judge the timing rules against no change, not beyond a run-wide
-    shift as by default, ...). Every rank and step of each side by default.
+    shift as by default, ...). The lowest rank and every step of each side by default, as every
+    command reads (`rank="all"`: every rank).
     `result["report"]["verdict"]` is "pass" or "fail"; an unknown rule or a bare number where a percentage belongs is a TraceError."""
     import json
 

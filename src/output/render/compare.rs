@@ -218,6 +218,16 @@ pub fn used_of_available(ranks: (usize, usize), steps: (usize, usize)) -> String
     }
 }
 
+/// What the footer says the rows are: per step, or per rank and step where a side read more
+/// than one rank (docs/semantics.md#ranks), as its mean step time is.
+pub fn rows_are_per_step(sides: [&SideInfo; 2]) -> &'static str {
+    if sides.iter().any(|s| s.resolved.ranks.len() > 1) {
+        "rows are per rank and step"
+    } else {
+        "rows are per step"
+    }
+}
+
 /// A hint when a side holds more steps or ranks than were used: what uses them all.
 pub fn more_steps_hint(sides: [&SideInfo; 2]) -> Option<String> {
     let steps = sides.iter().any(|s| {
@@ -265,13 +275,14 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
             Some([sc, st]) => {
                 let (sc, st) = (sc.round() as i64, st.round() as i64);
                 format!(
-                    "mean step time: {} {}, {} {} ({}, {}); rows are per step",
+                    "mean step time: {} {}, {} {} ({}, {}); {}",
                     c.control.label,
                     fmt_duration(sc, false),
                     c.test.label,
                     fmt_duration(st, false),
                     fmt_duration(st - sc, true),
-                    fmt_percent(sc, st)
+                    fmt_percent(sc, st),
+                    rows_are_per_step([&c.control, &c.test])
                 )
             }
             None => format!(

@@ -245,14 +245,15 @@ fn footer(view: &TableView<'_>) -> String {
         // Per-step rows: the mean step time per side, never a sum of nested rows.
         let (sc, st) = (sc.round() as i64, st.round() as i64);
         return format!(
-            "{} {what}{shown}; mean step time: {} {}, {} {} ({}, {}); rows are per step",
+            "{} {what}{shown}; mean step time: {} {}, {} {} ({}, {}); {}",
             fmt_count(t.rows.len()),
             t.control.label,
             fmt_duration(sc, false),
             t.test.label,
             fmt_duration(st, false),
             fmt_duration(st - sc, true),
-            fmt_percent(sc, st)
+            fmt_percent(sc, st),
+            super::compare::rows_are_per_step([&t.control, &t.test])
         );
     }
     if t.rows.is_empty() || t.measures[k].is_statistic() {
