@@ -23,9 +23,10 @@ for c in $CLASSES; do [ "$c" = other ] || printf -- '---:|'; done
 printf '\n'
 find "$ROOT" -type f \( -name '*.json' -o -name '*.json.gz' \) | LC_ALL=C sort | while read -r f; do
   csv=$("$BIN" kernels --by-class "$f" "$f" --iteration all --format csv "$@" 2>/dev/null) || continue
-  # name,control_calls,test_calls,diff_calls,control_device_total,…
+  # name,…,control_device_total_us,… (docs/fields.md): the sums, found by name.
   echo "$csv" | awk -F, -v name="${f#"$ROOT"/}" -v classes="$CLASSES" '
-    NR > 1 { t[$1] = $5; total += $5 }
+    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "control_device_total_us") k = i }
+    NR > 1 { t[$1] = $k; total += $k }
     END {
       if (total == 0) exit
       n = split(classes, c, " ")

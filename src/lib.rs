@@ -49,6 +49,7 @@ pub use crate::analysis::load::select::{Device, Pick, Resolved, SideSelection};
 pub use crate::analysis::names::shorten_name;
 pub use crate::analysis::report::ReportLimits;
 pub use crate::analysis::views::{Measure, Processor, SortSide, SortSpec, Unit, ViewKind, ViewRow, ViewTable};
+pub use crate::request::defaults::{DEFAULT_RANKS, DEFAULT_STEPS, default_selection};
 pub use crate::text::fmt_duration;
 
 // Summaries: one trace file's summary, and its Parquet file read and written.

@@ -7,6 +7,7 @@
 //! The request is plain data below the analysis: it names the side types ([`side`]) and the
 //! selection and keying vocabulary ([`selection`]), and uses nothing of the analysis.
 
+pub mod defaults;
 pub mod selection;
 pub mod side;
 
@@ -179,7 +180,7 @@ impl CompareRequest {
         let named = PerSide::new(control_named, test_named);
         for id in SideId::BOTH {
             if !named[id] {
-                self.selection_mut(id).iterations = Pick::All;
+                self.selection_mut(id).iterations = defaults::DEFAULT_STEPS;
             }
         }
     }
@@ -191,7 +192,7 @@ impl CompareRequest {
         for id in SideId::BOTH {
             let sel = req.selection_mut(id);
             if sel.iterations == Pick::Lowest {
-                sel.iterations = Pick::All;
+                sel.iterations = defaults::DEFAULT_STEPS;
             }
         }
         req

@@ -22,12 +22,18 @@ fn basic_table() {
 }
 
 #[test]
-fn basic_csv_has_htas_columns() {
+fn basic_csv_has_the_fields_and_hta_htas_columns() {
     let out = compare(&["--format", "csv"]);
     assert!(out.starts_with(
-        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories,significant\n"
+        "name,control_count,control_total_us,test_count,test_total_us,diff_count,diff_total_us,\
+         control_count_per_step,control_total_per_step_us,test_count_per_step,test_total_per_step_us,\
+         diff_count_per_step,diff_total_per_step_us,counts_change_categories,significant\n"
     ));
     insta::assert_snapshot!(out);
+    let hta = compare(&["--format", "csv", "--hta"]);
+    assert!(hta.starts_with(
+        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories\n"
+    ));
 }
 
 #[test]
@@ -80,7 +86,7 @@ fn per_side_iterations() {
     assert_eq!(a, b);
     // Two steps: the rows are per step (4 calls and 80 µs over the two steps of control).
     let two = compare(&["--format", "csv", "--iteration", "1,2", "--include", "^aten::add$"]);
-    assert_eq!(two.lines().nth(1), Some("aten::add,2,40,3,60,1,20,+,"));
+    assert_eq!(two.lines().nth(1), Some("aten::add,4,80,6,120,2,40,2,40,3,60,1,20,+,"));
     let sums = compare(&[
         "--format",
         "csv",
@@ -167,7 +173,10 @@ fn ranks_lowest_by_default_all_and_rank_vs_rank() {
     ]);
     assert_eq!(
         rank_vs_rank,
-        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories,significant\naten::linear,1,100,1,110,0,10,=,\n"
+        "name,control_count,control_total_us,test_count,test_total_us,diff_count,diff_total_us,\
+         control_count_per_step,control_total_per_step_us,test_count_per_step,test_total_per_step_us,\
+         diff_count_per_step,diff_total_per_step_us,counts_change_categories,significant\n\
+         aten::linear,2,200,2,220,0,20,1,100,1,110,0,10,=,\n"
     );
 }
 
@@ -477,8 +486,8 @@ fn group_by_splits_rows_by_attribute_values() {
     assert_eq!(
         by_stream.lines().skip(1).collect::<Vec<_>>(),
         [
-            "Memset (Device) [stream=7],1,2,1,2,0,0,=,",
-            "cudaMemsetAsync [stream=-1],1,3,1,3,0,0,=,"
+            "Memset (Device) [stream=7],3,6,3,6,0,0,1,2,1,2,0,0,=,",
+            "cudaMemsetAsync [stream=-1],3,9,3,9,0,0,1,3,1,3,0,0,=,"
         ]
     );
     let custom = compare(&[
@@ -493,7 +502,7 @@ fn group_by_splits_rows_by_attribute_values() {
     ]);
     assert_eq!(
         custom.lines().nth(1),
-        Some("\"aten::mm [types=[\"\"float\"\",\"\"float\"\"]]\",1,60,1,60,0,0,=,")
+        Some("\"aten::mm [types=[\"\"float\"\",\"\"float\"\"]]\",3,180,3,180,0,0,1,60,1,60,0,0,=,")
     );
     let e = fails(&["compare", BASIC[0], BASIC[1], "--group-by", "nope"]);
     assert!(e.starts_with("unknown attribute 'nope'"), "{e}");
@@ -1577,7 +1586,7 @@ fn commands_without_rows_by_name_refuse_row_options_with_a_reason() {
     }
     // The overview's steps default to all of them, and its help says so.
     let help = ok(&["overview", "--help"]);
-    assert!(help.contains("or `all`\n          [default: all]"), "{help}");
+    assert!(help.contains("or `all`\n          [default: every step]"), "{help}");
 }
 
 /// `--quiet` (anywhere on the line) takes the notes off standard error, and only them: the

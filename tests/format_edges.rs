@@ -95,7 +95,7 @@ fn a_side_without_steps_is_compared_with_the_whole_of_the_other() {
         .unwrap()
         .clone();
     // Every step of the control, not their mean: 3 calls.
-    assert_eq!(step["control_counts"], json!(3), "{step}");
+    assert_eq!(step["control_count"], json!(3), "{step}");
     let text = common::ok(&["compare", "fixtures/basic/control", "fixtures/nosteps/test"]);
     assert!(
         text.starts_with("control: fixtures/basic/control (rank 0, the whole trace: its 3 steps and between"),

@@ -53,8 +53,8 @@ fn non_aten_launchers_are_operator_rows_that_hold_every_kernel() {
     ]);
     for side in ["control", "test"] {
         let (ops, all) = (
-            column_sum(&r.stdout, &format!("{side}_device_self")),
-            column_sum(&kernels, &format!("{side}_device_total")),
+            column_sum(&r.stdout, &format!("{side}_device_self_us")),
+            column_sum(&kernels, &format!("{side}_device_total_us")),
         );
         assert!((ops - all).abs() < 1e-6, "{side}: operators {ops} µs, kernels {all} µs");
     }
@@ -123,8 +123,8 @@ fn the_sglang_decode_pair_is_attributed_whole() {
     let kernels = ok(&["kernels", &c, &t, "--format", "csv"]);
     for side in ["control", "test"] {
         let (ops, all) = (
-            column_sum(&r.stdout, &format!("{side}_device_self")),
-            column_sum(&kernels, &format!("{side}_device_total")),
+            column_sum(&r.stdout, &format!("{side}_device_self_us")),
+            column_sum(&kernels, &format!("{side}_device_total_us")),
         );
         assert!(ops >= 0.99 * all, "{side}: operators {ops} µs of {all} µs");
     }
@@ -171,7 +171,10 @@ fn a_step_marker_names_the_steps_and_compare_keys_drop_batch_sizes() {
         "csv",
     ]);
     // Per step by default (one step annotation a step); --totals gives the sums.
-    assert!(csv.contains("\nstep[DECODE bs=*],1,900,1,900,0,0,=,false\n"), "{csv}");
+    assert!(
+        csv.contains("\nstep[DECODE bs=*],3,2700,3,2700,0,0,1,900,1,900,0,0,=,false\n"),
+        "{csv}"
+    );
     let totals = ok(&[
         "compare",
         SERVING[0],
@@ -232,13 +235,19 @@ fn a_step_marker_names_the_steps_of_runs_too() {
     let note = "no step that --step-marker 'bs=16' names in fixtures/serving/test; comparing the whole trace";
     assert!(runs.stderr.contains(note), "{}", runs.stderr);
     assert!(!runs.stderr.contains("ProfilerStep"), "{}", runs.stderr);
-    // Every column but the significance (judged between runs, against steps in one run).
-    let values = |csv: &str| -> Vec<String> {
+    // The runs' per-step columns (their sums cover both runs) are the one run's values: the
+    // control is taken whole in each run as in the one-run comparison (one window a run, so
+    // that comparison has no per-step columns); the significance is judged between runs.
+    let values = |csv: &str, from: usize| -> Vec<String> {
         csv.lines()
-            .map(|l| l.rsplit_once(',').map_or(l, |(v, _)| v).to_string())
+            .skip(1)
+            .map(|l| {
+                let cells: Vec<&str> = l.split(',').collect();
+                [&cells[..1], &cells[from..from + 6]].concat().join(",")
+            })
             .collect()
     };
-    assert_eq!(values(&runs.stdout), values(&one));
+    assert_eq!(values(&runs.stdout, 7), values(&one, 1));
     // Like with like: the test has no bs=16 step, so the control's three steps count whole
     // too (3 launches, 600 µs), never one step's mean against a whole trace.
     assert!(one.contains("\ngraph_gemm,3,600,3,780,0,180,=,"), "{one}");
@@ -301,8 +310,8 @@ fn joined_kernels_key_by_captured_operator_and_others_by_node() {
     let ops = ok(&["operators", REPLAY, REPLAY, "--format", "csv"]);
     let kernels = ok(&["kernels", REPLAY, REPLAY, "--format", "csv"]);
     let (o, k) = (
-        column_sum(&ops, "control_device_self"),
-        column_sum(&kernels, "control_device_total"),
+        column_sum(&ops, "control_device_self_us"),
+        column_sum(&kernels, "control_device_total_us"),
     );
     assert!((o - k).abs() < 1e-6, "operators {o} µs, kernels {k} µs");
     assert!(
@@ -356,8 +365,8 @@ fn the_vllm_replay_joins_its_capture_folder() {
     assert!(r.stdout.contains("\nreplay [python],25,25,0,"), "{}", r.stdout);
     let kernels = ok(&["kernels", &v, &v, "--format", "csv"]);
     let (o, k) = (
-        column_sum(&r.stdout, "control_device_self"),
-        column_sum(&kernels, "control_device_total"),
+        column_sum(&r.stdout, "control_device_self_us"),
+        column_sum(&kernels, "control_device_total_us"),
     );
     assert!((o - k).abs() < 1e-3, "operators {o} µs, kernels {k} µs");
 }

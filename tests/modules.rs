@@ -174,7 +174,7 @@ fn operators_and_kernels_follow_a_zoomed_block() {
     let kernels = ok(&["kernels", C, T, "--zoom", "Net/Sequential/Block[0]", "--format", "csv"]);
     assert_eq!(
         kernels,
-        "name,class,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n\
+        "name,class,control_calls,test_calls,diff_calls,control_device_total_us,test_device_total_us,diff_device_total_us,control_device_mean_us,test_device_mean_us,significant\n\
          aten::add_kernel,elementwise,1,1,0,8,8,0,8,8,\n\
          aten::conv2d_kernel,conv,1,1,0,20,20,0,20,20,\n"
     );

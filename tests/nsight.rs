@@ -45,7 +45,7 @@ fn kernels_of_an_export_pair_equal_sql_over_its_tables() {
             .iter()
             .filter(|r| r[format!("{side}_calls")].as_u64().unwrap_or(0) > 0)
             .map(|r| {
-                let us = r[format!("{side}_device_total")].as_f64().unwrap();
+                let us = r[format!("{side}_device_total_us")].as_f64().unwrap();
                 let ns = (us * 1000.0).round() as i64;
                 (
                     r["name"].as_str().unwrap().to_string(),

@@ -90,7 +90,7 @@ fn one_runs_numbers_are_the_pairs_control_side() {
         let name = &row["name"];
         let p = pair_rows.iter().find(|r| &r["name"] == name).expect("same rows");
         assert_eq!(row["calls"], p["control_calls"], "{name}");
-        assert_eq!(row["host_total_us"], p["control_host_total"], "{name}");
+        assert_eq!(row["host_total_us"], p["control_host_total_us"], "{name}");
     }
 }
 

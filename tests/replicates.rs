@@ -58,8 +58,7 @@ fn three_steps_against_five_give_equal_per_step_counts() {
         "--no-save",
     ]);
     for r in rows(&v) {
-        let p = &r["per_step"];
-        assert_eq!(p["control_counts"], p["test_counts"], "{r:#}");
+        assert_eq!(r["control_count_per_step"], r["test_count_per_step"], "{r:#}");
         assert_eq!(r["category"], "unchanged", "{r:#}");
     }
     // --totals gives the sums: every count differs.
@@ -73,7 +72,7 @@ fn three_steps_against_five_give_equal_per_step_counts() {
     assert!(
         rows(&t)
             .iter()
-            .all(|r| r["category"] == "increased" && r.get("per_step").is_none())
+            .all(|r| r["category"] == "increased" && r.get("control_count_per_step").is_none())
     );
 }
 
@@ -85,7 +84,7 @@ fn the_footer_gives_the_mean_step_time_of_overview() {
     let us = |x: &serde_json::Value| x.as_f64().unwrap_or(f64::NAN);
     for side in ["control", "test"] {
         let overview_us = us(&o[side]["mean_step_time_us"]);
-        let compare_us = us(&v["mean_step_time"][side]);
+        let compare_us = us(&v["mean_step_time_us"][side]);
         assert!(
             (compare_us - overview_us).abs() < 0.001,
             "{side}: {compare_us} µs vs {overview_us} µs"
@@ -102,7 +101,7 @@ fn one_step_a_side_gives_the_step_times_too() {
     let v = json(&[&["compare", &c, &t][..], &one[..]].concat());
     let o = json(&["overview", &c, &t, "--control-iteration", "2", "--test-iteration", "11"]);
     for side in ["control", "test"] {
-        assert_eq!(v["mean_step_time"][side], o[side]["mean_step_time_us"], "{side}");
+        assert_eq!(v["mean_step_time_us"][side], o[side]["mean_step_time_us"], "{side}");
     }
     let table = ok(&[&["compare", &c, &t][..], &one[..]].concat());
     let footer: Vec<&str> = table

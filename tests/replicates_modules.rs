@@ -67,7 +67,7 @@ fn modules_of_runs_of_a_real_change_mark_the_step_and_the_fused_op() {
         "--no-save",
     ]);
     let step_us = root["control"]["host_total_us"].as_f64().unwrap_or(f64::NAN);
-    let footer_us = c["mean_step_time"]["control"].as_f64().unwrap_or(f64::NAN);
+    let footer_us = c["mean_step_time_us"]["control"].as_f64().unwrap_or(f64::NAN);
     assert!((step_us - footer_us).abs() < 0.01, "{step_us} vs {footer_us}");
     // --totals: the sums over the 9 steps.
     let totals = json(&["modules", &side("fused", "control"), &side("fused", "test"), "--totals"]);

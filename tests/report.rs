@@ -116,7 +116,13 @@ fn tables_match_cli(pair: [&str; 2], d: &Value) {
                     .flat_map(|m| {
                         let m = m.as_str().unwrap();
                         ["control", "test"].map(|side| {
-                            let col = header.iter().position(|h| *h == format!("{side}_{m}"));
+                            // The values the page shows: per step where the rows are
+                            // (docs/fields.md), else the sums.
+                            let unit = if m == "calls" { "" } else { "_us" };
+                            let col = header
+                                .iter()
+                                .position(|h| *h == format!("{side}_{m}_per_step{unit}"))
+                                .or_else(|| header.iter().position(|h| *h == format!("{side}_{m}{unit}")));
                             col.and_then(|c| {
                                 let v = &f[c];
                                 (!v.is_empty()).then(|| if m == "calls" { v.parse().unwrap() } else { us_to_ns(v) })

@@ -129,7 +129,9 @@ pub fn commands(control: &str, test: &str, extra: &[&str]) -> Vec<Vec<String>> {
 /// Markdown's **Why** list (the last section), the table's "why" lines (up to the verdict).
 fn without_causes(out: &str) -> String {
     if let Some(at) = out.find(",\n    \"causes\": [") {
-        let end = out[at..].find("\n    ]").map_or(out.len(), |e| at + e + "\n    ]".len());
+        let end = out[at..]
+            .find("\n    ]")
+            .map_or(out.len(), |e| at + e + "\n    ]".len());
         return format!("{}{}", &out[..at], &out[end..]);
     }
     if let Some(at) = out.find("\n**Why** (") {

@@ -169,7 +169,7 @@ fn a_state_that_cannot_be_saved_does_not_lose_the_result() {
     let r = run_in(&state, &args);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout, run(&[&args[..], &["--no-save"]].concat()).stdout);
-    assert!(r.stdout.starts_with("name,control_counts,"), "{}", r.stdout);
+    assert!(r.stdout.starts_with("name,control_count,"), "{}", r.stdout);
     let warnings: Vec<&str> = r
         .stderr
         .lines()
@@ -329,7 +329,7 @@ fn outputs_are_what_they_say_or_refused() {
     assert!(
         std::fs::read_to_string(&png)
             .unwrap()
-            .starts_with("name,control_counts,")
+            .starts_with("name,control_count,")
     );
     let r = run(&["events", "fixtures/basic/control", "-o", &path("events")]);
     assert_eq!(r.code, 0, "{}", r.stderr);

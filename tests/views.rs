@@ -65,7 +65,7 @@ fn operators_csv_has_every_column_with_known_values() {
     let out = view("operators", VIEWS, &["--format", "csv", "--sort", "name"]);
     assert_eq!(
         out,
-        "name,control_calls,test_calls,diff_calls,control_host_self,test_host_self,diff_host_self,control_host_total,test_host_total,diff_host_total,control_device_self,test_device_self,diff_device_self,control_device_total,test_device_total,diff_device_total,significant\n\
+        "name,control_calls,test_calls,diff_calls,control_host_self_us,test_host_self_us,diff_host_self_us,control_host_total_us,test_host_total_us,diff_host_total_us,control_device_self_us,test_device_self_us,diff_device_self_us,control_device_total_us,test_device_total_us,diff_device_total_us,significant\n\
          aten::_to_copy,1,1,0,25,25,0,30,30,0,8,10,2,8,10,2,\n\
          aten::add,1,0,-1,20,0,-20,20,0,-20,0,0,0,0,0,0,\n\
          aten::addmm,1,1,0,170,190,20,200,200,0,190,250,60,190,250,60,\n\
@@ -120,7 +120,7 @@ fn operators_json_carries_every_measure_and_percentages() {
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 3);
     let addmm = rows.iter().find(|r| r["name"] == "aten::addmm").unwrap();
-    assert_eq!(addmm["control_device_self"], 190);
+    assert_eq!(addmm["control_device_self_us"], 190);
     assert_eq!(addmm["diff_pct_device_self"], "+31.6%");
     let gelu = rows.iter().find(|r| r["name"] == "aten::gelu").unwrap();
     assert_eq!(gelu["diff_pct_calls"], "new");
@@ -134,7 +134,7 @@ fn a_trace_without_gpu_shows_host_total() {
     let kernels = view("kernels", CPU, &["--format", "csv"]);
     assert_eq!(
         kernels,
-        "name,class,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n"
+        "name,class,control_calls,test_calls,diff_calls,control_device_total_us,test_device_total_us,diff_device_total_us,control_device_mean_us,test_device_mean_us,significant\n"
     );
 }
 
@@ -147,7 +147,7 @@ fn kernels_with_memcpy_and_a_cuda_driver_launch() {
             VIEWS,
             &["--by-operator", "--format", "csv", "--sort", "name"]
         ),
-        "operator,name,class,control_calls,test_calls,diff_calls,control_device_total,test_device_total,diff_device_total,control_device_mean,test_device_mean,significant\n\
+        "operator,name,class,control_calls,test_calls,diff_calls,control_device_total_us,test_device_total_us,diff_device_total_us,control_device_mean_us,test_device_mean_us,significant\n\
          aten::addmm,Memcpy HtoD (Pageable -> Device),copy,1,0,-1,40,0,-40,40,,\n\
          aten::gelu,gelu_kernel,elementwise,0,1,1,0,30,30,,30,\n\
          aten::addmm,gemm_kernel,gemm,1,1,0,150,250,100,150,250,\n\

@@ -63,7 +63,8 @@ pub(crate) fn sort_key(text: &str) -> PyResult<SortKey> {
 }
 
 /// A view's table as columns: `name` (and with `by_operator`, `operator`), then
-/// `<side>_<measure>` for both sides (durations in ns, `None` where a side has no value), and
+/// `<side>_<measure>` (sums) and where rows are per step `<side>_<measure>_per_step` for both
+/// sides (durations in ns, `None` where a side has no value), and
 /// where significance was judged `significant` (of the time the command line's table shows)
 /// and `run_shift` (JSON).
 pub(crate) fn table_columns<'py>(py: Python<'py>, shown: &Shown) -> PyResult<Bound<'py, PyDict>> {
@@ -74,17 +75,16 @@ pub(crate) fn table_columns<'py>(py: Python<'py>, shown: &Shown) -> PyResult<Bou
         out.set_item("operator", PyList::new(py, rows.iter().map(|r| r.operator.as_deref()))?)?;
     }
     out.set_item("name", PyList::new(py, rows.iter().map(|r| r.name.as_str()))?)?;
-    // The values as the command line shows them: per step where more than one step or run was
-    // used (floats), else the sums (whole numbers).
+    // The sums over the steps used, and where more than one step or run was used the values per
+    // step beside them (`<side>_<measure>_per_step`; not for a kernel's mean, min and max).
     let per_step = rows.iter().any(|r| r.per_step.is_some());
     for (k, m) in table.measures.iter().enumerate() {
         for (side, label) in ["control", "test"].into_iter().enumerate() {
-            let name = format!("{label}_{m}");
-            if per_step {
-                out.set_item(name, PyList::new(py, rows.iter().map(|r| r.shown(side, k)))?)?;
-            } else {
-                let sums = rows.iter().map(|r| if side == 0 { r.control[k] } else { r.test[k] });
-                out.set_item(name, PyList::new(py, sums)?)?;
+            let sums = rows.iter().map(|r| if side == 0 { r.control[k] } else { r.test[k] });
+            out.set_item(format!("{label}_{m}"), PyList::new(py, sums)?)?;
+            if per_step && !m.is_statistic() {
+                let shown = rows.iter().map(|r| r.per_step.as_ref().and(r.shown(side, k)));
+                out.set_item(format!("{label}_{m}_per_step"), PyList::new(py, shown)?)?;
             }
         }
     }

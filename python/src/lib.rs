@@ -353,8 +353,9 @@ fn events<'py>(
 }
 
 /// `tracediff gate --format json`: the rules as the JSON of a config file's `[gate]` table
-/// (`{"max_step_time_regression": "5%", ...}`, validated here as the file's keys are), over every
-/// rank and step unless `ranks`/`iterations` narrow it. Returns the report's JSON text.
+/// (`{"max_step_time_regression": "5%", ...}`, validated here as the file's keys are), over the
+/// command line's default selection (the lowest rank, every step) unless `ranks`/`iterations`
+/// name others. Returns the report's JSON text.
 #[pyfunction]
 #[pyo3(signature = (baseline, candidate, rules_json, ranks=None, iterations=None))]
 fn gate(
@@ -367,9 +368,11 @@ fn gate(
 ) -> PyResult<String> {
     let config: GateConfig =
         serde_json::from_str(rules_json).map_err(|e| TraceError::new_err(format!("gate rules: {e}")))?;
+    // The command line's default selection (the lowest rank, every step) where none is named.
+    let defaults = tracediff::default_selection();
     let selection = SideSelection {
-        ranks: pick_or_all(ranks)?,
-        iterations: pick_or_all(iterations)?,
+        ranks: ranks.map_or(Ok(defaults.ranks), |r| pick(Some(r)))?,
+        iterations: iterations.map_or(Ok(defaults.iterations), |i| pick(Some(i)))?,
     };
     let (baseline, candidate) = (
         options::runs(baseline, "baseline")?,

@@ -93,4 +93,4 @@ def test_client_none_takes_the_current_client_or_runs_here(fixtures, tmp_path):
     written = td.summarize(fixtures / "ranks/control", tmp_path / "ds", label="c")
     assert [p.name for p in written] == ["rank=0.parquet", "rank=1.parquet"]
     out = td.compare(tmp_path / "ds", tmp_path / "ds", rank="all", format="csv", no_save=True)
-    assert out.text.startswith("name,control_counts")
+    assert out.text.startswith("name,control_count,")

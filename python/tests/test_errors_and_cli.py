@@ -49,7 +49,7 @@ def test_the_command_comes_from_the_wheel(fixtures, tmp_path):
         cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.startswith("name,control_counts,control_total_duration,test_counts")
+    assert run.stdout.startswith("name,control_count,control_total_us,test_count,test_total_us")
     assert cli("--version").stdout.strip() == f"tracediff {tracediff.__version__}"
     assert cli("compare").returncode == 2
 

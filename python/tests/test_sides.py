@@ -50,9 +50,9 @@ def test_operators_of_lists_of_runs_are_the_clis(fixtures):
     text = cli("operators", *given("--control-run", c), *given("--test-run", t), "--format", "csv")
     assert_csv_equal(frame, text)
     # Per step, averaged per run then over runs, and judged between runs (exact values).
-    assert frame.at["aten::mul", "control_calls"] == 3
-    assert frame.at["aten::mul", "test_calls"] == 0
-    assert math.isclose(frame.at["aten::mul", "control_host_self"], 362.617, abs_tol=5e-4)
+    assert frame.at["aten::mul", "control_calls_per_step"] == 3
+    assert frame.at["aten::mul", "test_calls_per_step"] == 0
+    assert math.isclose(frame.at["aten::mul", "control_host_self_per_step_us"], 362.617, abs_tol=5e-4)
     assert frame.at["aten::mul", "significant"] is True
     assert frame.at["aten::mm", "significant"] is False
     # A list of the runs is the directory of runs.
@@ -77,7 +77,8 @@ def test_the_views_use_every_step_and_totals_sums_them(fixtures):
     assert_csv_equal(per_step, cli("operators", c, t, "--format", "csv"))
     sums = tracediff.operators(c, t, totals=True)
     assert_csv_equal(sums, cli("operators", c, t, "--totals", "--format", "csv"))
-    assert sums.at["aten::mul", "control_calls"] == 3 * per_step.at["aten::mul", "control_calls"]
+    assert sums.at["aten::mul", "control_calls"] == 3 * per_step.at["aten::mul", "control_calls_per_step"]
+    assert sums.at["aten::mul", "control_calls"] == per_step.at["aten::mul", "control_calls"]
 
 
 def test_compare_keeps_htas_table_for_one_path_and_takes_runs(fixtures):
@@ -94,7 +95,7 @@ def test_compare_keeps_htas_table_for_one_path_and_takes_runs(fixtures):
     args = [*given("--control-run", cr), *given("--test-run", tr)]
     rows = {r["name"]: r for r in csv.DictReader(io.StringIO(cli("compare", *args, "--totals", "--no-save", "--format", "csv")))}
     assert sorted(rows) == sorted(of_runs.index)
-    assert of_runs.loc["aten::mul", "control_counts"] == 27 == int(rows["aten::mul"]["control_counts"])
+    assert of_runs.loc["aten::mul", "control_counts"] == 27 == int(rows["aten::mul"]["control_count"])
     assert math.isclose(of_runs.loc["aten::mul", "control_total_duration"], 3263.553, abs_tol=1e-9)
 
 

@@ -1,5 +1,6 @@
 """tracediff's own Python API: the command line's options as keyword arguments."""
 
+import math
 import os
 import pathlib
 from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union
@@ -302,30 +303,51 @@ def _view(view: str, control: SidePath, test: SidePath, **selection):
     return _native.view(view, side_arg(control, "control"), side_arg(test, "test"), make_options(**selection))
 
 
+def _rounded(v: float) -> float:
+    """`v` to the nearest whole, halves away from zero (as the command line rounds)."""
+    return math.copysign(math.floor(abs(v) + 0.5), v)
+
+
+def field_name(side: str, measure: str, per_step: bool = False) -> str:
+    """The name of a view's field (docs/fields.md): ``<side>_<measure>[_per_step][_us]``, the
+    unit last for durations, none for ``calls``."""
+    step = "_per_step" if per_step else ""
+    unit = "" if measure == "calls" else "_us"
+    return f"{side}_{measure}{step}{unit}"
+
+
 def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
-    """`<side>_<measure>` columns (ns) → the CSV layout of docs/semantics.md#operator-and-kernel-views: per measure control,
-    test and diff, durations in µs (NaN where a side has no value), `calls` as integers where
-    they are whole (sums; per-step values may be fractions)."""
+    """`<side>_<measure>[_per_step]` columns (ns) → the fields of docs/fields.md: per measure
+    control, test and diff summed over the steps used (`control_calls`, `control_host_self_us`),
+    then where the rows are per step the same per step (`control_calls_per_step`,
+    `control_host_self_per_step_us`); durations in µs (NaN where a side has no value), `calls`
+    summed as integers (per step they may be fractions)."""
     c, t = labels
-    measures = [k[len("control_"):] for k in cols if k.startswith("control_")]
+    measures = [k[len("control_"):] for k in cols if k.startswith("control_") and not k.endswith("_per_step")]
     out: Dict[str, list] = {}
     for key in ("operator", "name"):
         if key in cols:
             out[key] = cols[key]
     dtypes: Dict[str, str] = {}
     nan = float("nan")
-    for m in measures:
-        cv, tv = cols[f"control_{m}"], cols[f"test_{m}"]
-        dv = [b - a if a is not None and b is not None else None for a, b in zip(cv, tv)]
-        for label, values in ((c, cv), (t, tv), ("diff", dv)):
-            name = f"{label}_{m}"
-            if m == "calls":
-                # Whole numbers as sums; per step (more than one step or run) they may be fractions.
-                out[name] = [v if v is not None else 0 for v in values]
-                dtypes[name] = "int64" if all(float(v).is_integer() for v in out[name]) else "float64"
-            else:
-                out[name] = [v / 1000 if v is not None else nan for v in values]
-                dtypes[name] = "float64"
+    for step in (False, True):
+        suffix = "_per_step" if step else ""
+        for m in measures:
+            if f"control_{m}{suffix}" not in cols:
+                continue
+            cv, tv = cols[f"control_{m}{suffix}"], cols[f"test_{m}{suffix}"]
+            dv = [b - a if a is not None and b is not None else None for a, b in zip(cv, tv)]
+            for label, values in ((c, cv), (t, tv), ("diff", dv)):
+                name = field_name(label, m, step)
+                if m == "calls" and not step:
+                    out[name] = [v if v is not None else 0 for v in values]
+                    dtypes[name] = "int64"
+                elif m == "calls":
+                    out[name] = [_rounded(v * 100) / 100 if v is not None else nan for v in values]
+                    dtypes[name] = "float64"
+                else:
+                    out[name] = [_rounded(v) / 1000 if v is not None else nan for v in values]
+                    dtypes[name] = "float64"
     if "significant" in cols:
         # True, False, or None where it cannot be estimated (fewer than 3 steps per side).
         out["significant"] = cols["significant"]
@@ -552,7 +574,8 @@ def gate(
     (`max_step_time_regression="5%"`, `max_op_regression="10%"`, `min_op_time="200us"`,
     `fail_on_added="aten::copy_"`, `noise_k=3.0`, `relative=True`, `device="gpu"`,
     `beyond_run_shift=False`: judge the timing rules against no change, not beyond a run-wide
-    shift as by default, ...). Every rank and step of each side by default.
+    shift as by default, ...). The lowest rank and every step of each side by default, as every
+    command reads (`rank="all"`: every rank).
     `result["report"]["verdict"]` is "pass" or "fail"; an unknown rule or a bare number where a percentage belongs is a TraceError."""
     import json
 

@@ -132,7 +132,8 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
         only_significant: args.only_significant,
     };
     let comparison = finish(commands::compare(&req, &options), env)?;
-    let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top);
+    let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top)
+        .hta_columns(args.select.hta);
     emit(&args.output, args.full_names, env, |format, style, out| {
         crate::output::render::compare::render(&view, format, style, out)
     })?;

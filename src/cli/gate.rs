@@ -9,8 +9,9 @@ use clap::Args;
 use std::path::PathBuf;
 
 pub const GATE_HELP: &str = "\
-Every rank and every ProfilerStep of each side is measured by default (one sample per rank and
-step), so runs with different step counts compare fairly. A timing rule fails only when the change
+Every ProfilerStep of the lowest rank of each side is measured by default, as every command reads
+(--rank all: every rank, one sample per rank and step), so runs with different step counts
+compare fairly. A timing rule fails only when the change
 of the per-step medians exceeds its threshold AND the noise band: k x the pooled scaled MAD
 (median absolute deviation x 1.4826) of the logarithms of both sides' samples, never wider than
 the larger side's whole range; with one sample per side the threshold alone decides. The per-op
@@ -109,11 +110,9 @@ pub struct GateArgs {
     /// Read rules from this TOML file (see examples/tracediff-gate.toml).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Ranks of both sides [default: all].
-    #[arg(long, value_name = "RANKS")]
+    #[arg(long, value_name = "RANKS", help = crate::request::defaults::rank_help("both sides"))]
     pub rank: Option<Pick>,
-    /// ProfilerSteps of both sides [default: all].
-    #[arg(long, value_name = "STEPS")]
+    #[arg(long, value_name = "STEPS", help = crate::request::defaults::iteration_help("both sides"))]
     pub iteration: Option<Pick>,
     /// Events that count for the op and count rules [default: gpu where both sides have device
     /// events (host time of ops scatters between processes), else all].
@@ -202,8 +201,11 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     };
     let config = from_file.overridden_by(from_cli);
     let sel = SideSelection {
-        ranks: args.rank.clone().unwrap_or(Pick::All),
-        iterations: args.iteration.clone().unwrap_or(Pick::All),
+        ranks: args.rank.clone().unwrap_or(crate::request::defaults::DEFAULT_RANKS),
+        iterations: args
+            .iteration
+            .clone()
+            .unwrap_or(crate::request::defaults::DEFAULT_STEPS),
     };
     if let Some(store) = &args.history.history {
         let report = args.history.run(

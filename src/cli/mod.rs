@@ -110,13 +110,13 @@ pub(crate) enum Command {
     /// Device, steps, step time, GPU busy and utilisation, memory, per side with Δ.
     #[command(
         after_help = examples::after_help(views::OVERVIEW_HELP, examples::OVERVIEW),
-        mut_arg("iteration", |a| a.help(OVERVIEW_ITERATION_HELP)),
+        mut_arg("iteration", |a| a.help(crate::request::defaults::iteration_help_without_hta())),
     )]
     Overview(views::OverviewArgs),
     /// The two runs aligned module by module (nn.Module, annotations, backward), with zoom.
     #[command(
         after_help = examples::after_help(modules::MODULES_HELP, examples::MODULES),
-        mut_arg("iteration", |a| a.help(OVERVIEW_ITERATION_HELP)),
+        mut_arg("iteration", |a| a.help(crate::request::defaults::iteration_help_without_hta())),
     )]
     Modules(modules::ModulesArgs),
     /// One self-contained HTML page to click through: overview, module bars with zoom, tables.
@@ -125,7 +125,7 @@ pub(crate) enum Command {
     /// A differential flame graph (SVG, inferno) of the module tree, or its folded stacks.
     #[command(
         after_help = examples::after_help(flamegraph::FLAMEGRAPH_HELP, examples::FLAMEGRAPH),
-        mut_arg("iteration", |a| a.help(OVERVIEW_ITERATION_HELP)),
+        mut_arg("iteration", |a| a.help(crate::request::defaults::iteration_help_without_hta())),
     )]
     Flamegraph(flamegraph::FlamegraphArgs),
     /// A completion script for bash, zsh, fish, elvish or PowerShell, on standard output.
@@ -136,21 +136,15 @@ pub(crate) enum Command {
     Man(generate::ManArgs),
 }
 
-/// `overview`'s, `modules`' and `flamegraph`'s `--iteration`: every step unless told.
-const OVERVIEW_ITERATION_HELP: &str =
-    "ProfilerStep numbers of both sides: a number, a range (`2-4`), a comma list, or `all` [default: all]";
-
 /// Which ranks and steps each side uses: the whole selection of the commands that measure steps
 /// or the module tree (`overview`, `modules`, `flamegraph`), which key no rows by name, so that
 /// `--include` or `--device` there is refused by the parser rather than accepted and ignored.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Selection")]
 pub(crate) struct StepArgs {
-    /// Ranks of both sides: a number, a range (`2-4`), a comma list, or `all` (summed) [default: the lowest].
-    #[arg(long, value_name = "RANKS")]
+    #[arg(long, value_name = "RANKS", help = crate::request::defaults::rank_help("both sides"))]
     pub rank: Option<Pick>,
-    /// ProfilerStep numbers of both sides: a number, a range (`2-4`), a comma list, or `all` [default: the lowest].
-    #[arg(long, value_name = "STEPS")]
+    #[arg(long, value_name = "STEPS", help = crate::request::defaults::iteration_help("both sides"))]
     pub iteration: Option<Pick>,
     /// Ranks of the control side (overrides --rank).
     #[arg(long, value_name = "RANKS")]

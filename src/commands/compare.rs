@@ -20,7 +20,13 @@ pub struct CompareOptions {
 /// The comparison table of a pair (HTA's `compare_traces`, with significance).
 pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Comparison> {
     collect(|notes| {
-        let (mut comparison, found) = crate::analysis::compare::compare(req)?;
+        let (mut comparison, mut found) = crate::analysis::compare::compare(req)?;
+        let (c, t) = (&comparison.control, &comparison.test);
+        found.extend(crate::request::defaults::rank_sets_warning(
+            [&c.label, &t.label],
+            [&c.resolved.ranks, &t.resolved.ranks],
+            [c.ranks_available, t.ranks_available],
+        ));
         if options.only_significant {
             only_significant(&mut comparison, &found)?;
         }

@@ -53,7 +53,7 @@ def check(tracediff: str, sql: str, control: str, test: str) -> None:
     for name, cli in cli_rows.items():
         s = sql_rows[name]
         for side in ("control", "test"):
-            assert int(cli[f"{side}_counts"]) == s[f"{side}_counts"], (name, side, cli, s)
+            assert int(cli[f"{side}_counts"]) == s[f"{side}_count"], (name, side, cli, s)
             ns = Decimal(cli[f"{side}_total_duration"]) * 1000
             assert ns == s[f"{side}_total_ns"], (name, side, cli, s)
     print(f"DuckDB over events.parquet = compare: {len(cli_rows)} names ({control} vs {test})")

@@ -53,6 +53,11 @@ pub fn gate_pair(
     let mut notes = crate::input::load::pair_notes(&base, &cand);
     let base_res = crate::analysis::load::select::resolve(&base, "baseline", sel)?;
     let cand_res = crate::analysis::load::select::resolve(&cand, "candidate", sel)?;
+    notes.extend(crate::request::defaults::rank_sets_warning(
+        ["baseline", "candidate"],
+        [&base_res.ranks, &cand_res.ranks],
+        [base.ranks().len(), cand.ranks().len()],
+    ));
     let sides: [(&SummarySide, &Resolved); 2] = [(&base, &base_res), (&cand, &cand_res)];
     let (device, samples) = judged_samples(config.device, sides, &keying)?;
     let [base_samples, cand_samples] = &samples;

@@ -70,6 +70,11 @@ pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Lo
             req.labels[k]
         ));
     }
+    notes.extend(crate::request::defaults::rank_sets_warning(
+        [req.side(SideId::Control).label, req.side(SideId::Test).label],
+        [&resolved[SideId::Control].ranks, &resolved[SideId::Test].ranks],
+        [control.ranks().len(), test.ranks().len()],
+    ));
     let loaded = Loaded {
         control,
         test,

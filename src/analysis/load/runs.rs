@@ -142,10 +142,14 @@ pub fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, paths: &SidePaths) ->
     }
 }
 
-/// The steps a side selected ([`Resolved::iterations`]), at least 1 (a trace read whole is
-/// one step).
+/// The samples a side's sums are divided by to be per step (docs/semantics.md#ranks): its
+/// selected ranks × its selected steps ([`Resolved::iterations`]; a trace read whole is one
+/// step), at least 1. Per step is per rank and step, as the mean step time of the footer is
+/// the mean of the same rank × step samples: a row and the footer never disagree, and sides of
+/// different numbers of ranks compare per rank.
 pub fn steps_of(resolved: &Resolved) -> usize {
-    resolved.iterations.as_ref().map_or(1, |v| v.len().max(1))
+    let steps = resolved.iterations.as_ref().map_or(1, |v| v.len().max(1));
+    steps * resolved.ranks.len().max(1)
 }
 
 /// One run of a side, aggregated: its rows' totals, how many steps they cover, its mean step
@@ -346,8 +350,10 @@ pub fn per_step_one_run(
 /// Gives the rows of a one-run comparison their per-step values where a side used more than
 /// one step; whether it did. The caller sets the sides' mean step times.
 pub fn per_step_rows(comparison: &mut Comparison) -> bool {
-    let steps = |r: &Resolved| r.iterations.as_ref().map_or(1, |v| v.len().max(1));
-    let n = PerSide::new(steps(&comparison.control.resolved), steps(&comparison.test.resolved));
+    let n = PerSide::new(
+        steps_of(&comparison.control.resolved),
+        steps_of(&comparison.test.resolved),
+    );
     if n == PerSide::new(1, 1) {
         return false;
     }

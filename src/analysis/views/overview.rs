@@ -294,11 +294,16 @@ pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
         (&req.control_selection, &req.test_selection),
         req.step_marker.as_deref(),
     )?;
-    let notes = pair_notes(&control, &test);
+    let mut notes = pair_notes(&control, &test);
     let resolved = [
         resolve(&control, &req.labels[0], &req.control_selection)?,
         resolve(&test, &req.labels[1], &req.test_selection)?,
     ];
+    notes.extend(crate::request::defaults::rank_sets_warning(
+        [&req.labels[0], &req.labels[1]],
+        [&resolved[0].ranks, &resolved[1].ranks],
+        [control.ranks().len(), test.ranks().len()],
+    ));
     Ok((overview_of([&control, &test], &resolved, &req.labels), notes))
 }
 

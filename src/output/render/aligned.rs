@@ -59,8 +59,8 @@ fn columns(a: &Aligned, per: &str) -> Vec<Column> {
         Column::new("status", "status", "status").left_in_markdown(),
         csv("control_calls"),
         csv("test_calls"),
-        csv("control_device_total"),
-        csv("test_device_total"),
+        csv("control_device_total_us"),
+        csv("test_device_total_us"),
         Column::new("control", "", "").only(Formats::JSON),
         Column::new("test", "", "").only(Formats::JSON),
         Column::new("", "", format!("{cl}\ntime{per}"))

@@ -10,6 +10,8 @@ use std::io::{self, Write};
 
 mod columns;
 
+pub(crate) use columns::hundredths;
+
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
 pub struct CompareView<'a> {
@@ -21,6 +23,9 @@ pub struct CompareView<'a> {
     pub sort: SortKey,
     /// The `--top` asked for; `None`: every row.
     pub top: Option<usize>,
+    /// Whether the CSV has HTA's columns under HTA's names (`--hta`) rather than the fields of
+    /// docs/fields.md.
+    pub hta: bool,
 }
 
 impl<'a> CompareView<'a> {
@@ -36,7 +41,18 @@ impl<'a> CompareView<'a> {
             rows: ordered,
             sort,
             top,
+            hta: false,
         }
+    }
+
+    /// The same, with HTA's CSV columns where `hta` (`--hta`).
+    pub fn hta_columns(self, hta: bool) -> Self {
+        CompareView { hta, ..self }
+    }
+
+    /// Whether any row holds per-step values (more than one step or run on a side).
+    pub fn per_step(&self) -> bool {
+        self.comparison.rows.iter().any(|r| r.per_step.is_some())
     }
 }
 
@@ -51,7 +67,8 @@ pub fn render(view: &CompareView<'_>, format: Format, style: TableStyle, out: &m
     }
 }
 
-/// HTA's columns, with `--labels` in the headers.
+/// The fields of docs/fields.md; with [`CompareView::hta`], HTA's columns with `--labels` in
+/// the headers.
 pub fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     table::csv::write(&columns::table(view), out)
 }
@@ -80,8 +97,8 @@ fn summary_json(s: &Summary) -> Value {
         "increased": s.increased,
         "decreased": s.decreased,
         "unchanged": s.unchanged,
-        "control_total_duration": json_us(s.control_dur_ns),
-        "test_total_duration": json_us(s.test_dur_ns),
+        "control_total_us": json_us(s.control_dur_ns),
+        "test_total_us": json_us(s.test_dur_ns),
     })
 }
 
@@ -104,7 +121,7 @@ struct JsonDoc<'a, 't> {
     summary: Value,
     /// Each side's mean step time (µs), where the rows are per step.
     #[serde(skip_serializing_if = "Option::is_none")]
-    mean_step_time: Option<Value>,
+    mean_step_time_us: Option<Value>,
     /// Run-wide shifts (factor test ÷ control), where significance was estimated.
     #[serde(skip_serializing_if = "Option::is_none")]
     run_shift: Option<&'a crate::analysis::diff::RunShift>,
@@ -132,7 +149,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
         sort: view.sort.as_str(),
         top: view.top,
         summary: summary_json(&c.summary()),
-        mean_step_time: c
+        mean_step_time_us: c
             .step_ns
             .map(|[sc, st]| json!({"control": json_us(sc.round() as i64), "test": json_us(st.round() as i64)})),
         run_shift: marks_significance(c).then_some(&c.shift),
@@ -211,6 +228,16 @@ pub fn used_of_available(ranks: (usize, usize), steps: (usize, usize)) -> String
     }
 }
 
+/// What the footer says the rows are: per step, or per rank and step where a side read more
+/// than one rank (docs/semantics.md#ranks), as its mean step time is.
+pub fn rows_are_per_step(sides: [&SideInfo; 2]) -> &'static str {
+    if sides.iter().any(|s| s.resolved.ranks.len() > 1) {
+        "rows are per rank and step"
+    } else {
+        "rows are per step"
+    }
+}
+
 /// A hint when a side holds more steps or ranks than were used: what uses them all.
 pub fn more_steps_hint(sides: [&SideInfo; 2]) -> Option<String> {
     let steps = sides.iter().any(|s| {
@@ -258,13 +285,14 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
             Some([sc, st]) => {
                 let (sc, st) = (sc.round() as i64, st.round() as i64);
                 format!(
-                    "mean step time: {} {}, {} {} ({}, {}); rows are per step",
+                    "mean step time: {} {}, {} {} ({}, {}); {}",
                     c.control.label,
                     fmt_duration(sc, false),
                     c.test.label,
                     fmt_duration(st, false),
                     fmt_duration(st - sc, true),
-                    fmt_percent(sc, st)
+                    fmt_percent(sc, st),
+                    rows_are_per_step([&c.control, &c.test])
                 )
             }
             None => format!(

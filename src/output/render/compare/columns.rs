@@ -6,7 +6,6 @@ use super::{CompareView, describe_side, filter_note, marks_significance, more_st
 use crate::analysis::diff::Row;
 use crate::output::render::fmt_percent;
 use crate::output::render::table::{Cell, Column, Formats, Line, Table};
-use serde_json::json;
 use std::borrow::Cow;
 
 /// What a cell of a column holds.
@@ -28,8 +27,10 @@ enum Of {
     ChangeSymbol,
     /// Added, deleted, increased, decreased or unchanged.
     Category,
-    /// The per-step values.
-    PerStep,
+    /// A side's count per step (empty where the row holds no per-step values), as [`Of::Count`].
+    PerStepCount(usize),
+    /// A side's time per step, as [`Of::PerStepCount`].
+    PerStepTime(usize),
     /// Whether the time changed significantly.
     Significant,
 }
@@ -75,28 +76,17 @@ fn columns(view: &CompareView<'_>) -> Vec<(Column, Of)> {
     if marks_significance(c) {
         cols.push((Column::new("", "", "sig").left().only(F::TERMINAL), Of::Significant));
     }
-    let csv = |name: String| Column::new("", name, "").only(F::CSV);
-    cols.extend([
-        (csv(format!("{cl}_counts")), Of::Count(0)),
-        (csv(format!("{cl}_total_duration")), Of::Time(0)),
-        (csv(format!("{tl}_counts")), Of::Count(1)),
-        (csv(format!("{tl}_total_duration")), Of::Time(1)),
-        (csv("diff_counts".to_string()), Of::Count(2)),
-        (csv("diff_duration".to_string()), Of::Time(2)),
-    ]);
-    let json = |key: &str| Column::new(key, "", "").only(F::JSON);
-    cols.extend([
-        (json("control_counts"), Of::RawCount(0)),
-        (json("control_total_duration"), Of::RawTime(0)),
-        (json("test_counts"), Of::RawCount(1)),
-        (json("test_total_duration"), Of::RawTime(1)),
-        (json("diff_counts"), Of::RawCount(2)),
-        (json("diff_duration"), Of::RawTime(2)),
-    ]);
+    // `--hta`: HTA's CSV; JSON keeps the fields of docs/fields.md.
+    let fields = if view.hta {
+        cols.extend(hta_columns(cl, tl));
+        F::JSON
+    } else {
+        F::CSV | F::JSON
+    };
+    cols.extend(field_columns(view.per_step(), fields));
     let symbol = Column::new("counts_change_categories", "counts_change_categories", "");
     cols.push((symbol.only(F::CSV | F::JSON), Of::ChangeSymbol));
-    cols.push((json("category"), Of::Category));
-    cols.push((json("per_step"), Of::PerStep));
+    cols.push((Column::new("category", "", "").only(F::JSON), Of::Category));
     if c.significance {
         let significant = Column::new("significant", "significant", "").only(F::CSV | F::JSON);
         cols.push((significant, Of::Significant));
@@ -119,16 +109,52 @@ fn cell(r: &Row, of: Of) -> Cell<'_> {
         Of::RawTime(side) => Cell::Duration([r.control.dur_ns, r.test.dur_ns, r.diff_dur_ns()][side]),
         Of::ChangeSymbol => Cell::Text(Cow::Borrowed(r.change_symbol())),
         Of::Category => Cell::Text(Cow::Borrowed(r.category().as_str())),
-        Of::PerStep => r.per_step.map_or(Cell::Absent, |[c, t]| {
-            Cell::Json(json!({
-                "control_counts": c.count,
-                "control_duration": c.dur_ns / 1000.0,
-                "test_counts": t.count,
-                "test_duration": t.dur_ns / 1000.0,
-                "diff_counts": t.count - c.count,
-                "diff_duration": (t.dur_ns - c.dur_ns) / 1000.0,
-            }))
+        Of::PerStepCount(side) => r.per_step.map_or(Cell::Absent, |[c, t]| {
+            Cell::Rate(hundredths([c.count, t.count, t.count - c.count][side]))
+        }),
+        Of::PerStepTime(side) => r.per_step.map_or(Cell::Absent, |[c, t]| {
+            Cell::Duration([c.dur_ns, t.dur_ns, t.dur_ns - c.dur_ns][side].round() as i64)
         }),
         Of::Significant => Cell::Mark(r.significant),
     }
+}
+
+/// HTA's CSV columns (`--hta`), under HTA's names with the labels in them: the values as shown,
+/// which with `--hta` (one step a side) are the sums.
+fn hta_columns(cl: &str, tl: &str) -> Vec<(Column, Of)> {
+    let csv = |name: String| Column::new("", name, "").only(Formats::CSV);
+    vec![
+        (csv(format!("{cl}_counts")), Of::Count(0)),
+        (csv(format!("{cl}_total_duration")), Of::Time(0)),
+        (csv(format!("{tl}_counts")), Of::Count(1)),
+        (csv(format!("{tl}_total_duration")), Of::Time(1)),
+        (csv("diff_counts".to_string()), Of::Count(2)),
+        (csv("diff_duration".to_string()), Of::Time(2)),
+    ]
+}
+
+/// The value fields of CSV and JSON, one meaning per name (docs/fields.md): the sums over the
+/// steps used (`<side>_count`, `<side>_total_us`), then, where the rows are per step, the
+/// means per step (`<side>_count_per_step`, `<side>_total_per_step_us`). The sides are
+/// `control`, `test` and `diff` whatever the labels.
+fn field_columns(per_step: bool, formats: Formats) -> Vec<(Column, Of)> {
+    let field = |name: String| Column::new(name.clone(), name, "").only(formats);
+    let sides = ["control", "test", "diff"];
+    let mut cols = Vec::new();
+    for (i, side) in sides.into_iter().enumerate() {
+        cols.push((field(format!("{side}_count")), Of::RawCount(i)));
+        cols.push((field(format!("{side}_total_us")), Of::RawTime(i)));
+    }
+    if per_step {
+        for (i, side) in sides.into_iter().enumerate() {
+            cols.push((field(format!("{side}_count_per_step")), Of::PerStepCount(i)));
+            cols.push((field(format!("{side}_total_per_step_us")), Of::PerStepTime(i)));
+        }
+    }
+    cols
+}
+
+/// `v` to two decimals: a count per step as every format writes it.
+pub(crate) fn hundredths(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
 }

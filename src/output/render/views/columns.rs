@@ -1,9 +1,10 @@
 //! The operator and kernel tables (docs/semantics.md#operator-and-kernel-views) as one table
 //! model: every column of every format declared once, in the order each format keeps.
 
-use super::{TableView, per_step_json, percent, shown_percent, significant_of};
+use super::{TableView, percent, shown_percent, significant_of};
 use crate::analysis::views::{Measure, ViewKind, ViewRow, ViewTable};
 use crate::output::render::classes_table::{self, Extra};
+use crate::output::render::compare::hundredths;
 use crate::output::render::table::{Cell, Column, Formats, Table};
 use std::borrow::Cow;
 
@@ -44,8 +45,10 @@ enum Of {
     Shown(usize, usize),
     /// Δ% of measure `k` as shown.
     ShownPercent(usize),
-    /// The per-step values of every measure.
-    PerStep,
+    /// Measure `k` per step (empty where the row holds no per-step values), `side` as [`Of::Raw`].
+    PerStep(usize, usize),
+    /// Δ% of measure `k` per step.
+    PerStepPercent(usize),
     /// Whether measure `k` changed significantly.
     Significant(usize),
     /// A side's share of its steps' time (0 control, 1 test).
@@ -86,23 +89,10 @@ fn columns(view: &TableView<'_>) -> Vec<(Column, Of)> {
             Of::Class,
         ));
     }
-    for (k, m) in t.measures.iter().enumerate() {
-        let raw = |side: &str| Column::new(format!("{side}_{m}"), "", "").only(F::JSON);
-        c.push((raw("control"), Of::Raw(0, k)));
-        c.push((raw("test"), Of::Raw(1, k)));
-        c.push((raw("diff"), Of::Raw(2, k)));
-        c.push((raw("diff_pct"), Of::RawPercent(k)));
-        let csv = csv_columns(t.kind).iter().find(|(c, _)| c == m).map(|&(_, diff)| diff);
-        let side = |label: &str, csv: bool| {
-            let name = format!("{label}_{m}");
-            Column::new("", name.clone(), name).only(if csv { F::CSV | F::MARKDOWN } else { F::MARKDOWN })
-        };
-        c.push((side(cl, csv.is_some()), Of::Shown(0, k)));
-        c.push((side(tl, csv.is_some()), Of::Shown(1, k)));
-        c.push((side("diff", csv == Some(true)).signed(), Of::Shown(2, k)));
-        c.push((side("diff_pct", false).blank(""), Of::ShownPercent(k)));
+    let per_step = t.rows.iter().any(|r| r.per_step.is_some());
+    for (k, &m) in t.measures.iter().enumerate() {
+        c.extend(measure_columns(t.kind, m, k, per_step));
     }
-    c.push((Column::new("per_step", "", "").only(F::JSON), Of::PerStep));
     c.extend(terminal_columns(view));
     if t.significance {
         c.push((
@@ -177,11 +167,76 @@ fn cell<'a>(t: &ViewTable, r: &'a ViewRow, of: Of) -> Cell<'a> {
             }
         }
         Of::ShownPercent(k) => shown_percent(r, k).map_or(Cell::Empty, Cell::Percent),
-        Of::PerStep => r
-            .per_step
-            .as_ref()
-            .map_or(Cell::Absent, |p| Cell::Json(per_step_json(t, p))),
+        Of::PerStep(side, k) => match &r.per_step {
+            None => Cell::Empty,
+            Some(p) => {
+                let (c, s) = (p[0].get(k).copied().flatten(), p[1].get(k).copied().flatten());
+                let v = match side {
+                    0 => c,
+                    1 => s,
+                    _ => c.zip(s).map(|(c, s)| s - c),
+                };
+                match v {
+                    None => Cell::Empty,
+                    Some(v) if t.measures[k].is_count() => Cell::Rate(hundredths(v)),
+                    Some(v) => Cell::Duration(v.round() as i64),
+                }
+            }
+        },
+        Of::PerStepPercent(k) => match &r.per_step {
+            None => Cell::Empty,
+            Some(_) => shown_percent(r, k).map_or(Cell::Empty, Cell::Percent),
+        },
         Of::Significant(k) => Cell::Mark(significant_of(r, k)),
         Of::Share(side) => classes_table::shares(t, r)[side].map_or(Cell::Empty, Cell::Share),
     }
+}
+
+/// The name of field `measure` of `side` (`control`, `test`, `diff`, `diff_pct`), per step or
+/// summed, the unit last (docs/fields.md): `control_calls`, `test_host_self_per_step_us`,
+/// `diff_pct_device_total`.
+pub(crate) fn field_name(side: &str, measure: Measure, per_step: bool) -> String {
+    let step = if per_step { "_per_step" } else { "" };
+    let unit = if measure.is_count() || side == "diff_pct" {
+        ""
+    } else {
+        "_us"
+    };
+    format!("{side}_{measure}{step}{unit}")
+}
+
+/// The columns of measure `m` (the `k`th): its sums in JSON (and CSV where the view's CSV has
+/// the measure), its per-step values beside them where `per_step` (not for a kernel's mean,
+/// min and max, durations of single kernels that steps do not divide), and in Markdown the
+/// values the terminal shows under the names of the fields they are.
+fn measure_columns(kind: ViewKind, m: Measure, k: usize, per_step: bool) -> Vec<(Column, Of)> {
+    use Formats as F;
+    let csv = csv_columns(kind).iter().find(|(c, _)| *c == m).map(|&(_, diff)| diff);
+    let stepped = per_step && !m.is_statistic();
+    let mut c = Vec::new();
+    for step in [false, true] {
+        if step && !stepped {
+            continue;
+        }
+        let of = |side: usize| if step { Of::PerStep(side, k) } else { Of::Raw(side, k) };
+        let pct = if step { Of::PerStepPercent(k) } else { Of::RawPercent(k) };
+        // Markdown shows the values as the terminal does: per step where the rows are.
+        let md = step == stepped;
+        let field = |side: &str, in_csv: bool| {
+            let name = field_name(side, m, step);
+            let mut formats = F::JSON;
+            if in_csv {
+                formats = formats | F::CSV;
+            }
+            if md {
+                formats = formats | F::MARKDOWN;
+            }
+            Column::new(name.clone(), name.clone(), name).only(formats)
+        };
+        c.push((field("control", csv.is_some()), of(0)));
+        c.push((field("test", csv.is_some()), of(1)));
+        c.push((field("diff", csv == Some(true)).signed(), of(2)));
+        c.push((field("diff_pct", false).blank(""), pct));
+    }
+    c
 }

@@ -123,7 +123,7 @@ impl Serialize for JsonDoc<'_, '_> {
         // Where the rows are per step: each side's mean step time, as `compare` gives it.
         if let Some([c, s]) = t.step_ns {
             m.serialize_entry(
-                "mean_step_time",
+                "mean_step_time_us",
                 &serde_json::json!({"control": json_us(c.round() as i64), "test": json_us(s.round() as i64)}),
             )?;
         }
@@ -140,24 +140,6 @@ impl Serialize for JsonDoc<'_, '_> {
         m.serialize_entry("rows", &table::json::Rows(&columns::table(view)))?;
         m.end()
     }
-}
-
-/// A row's per-step values (docs/significance.md#per-step-values): per measure both sides and
-/// the change, counts per step and times in µs per step.
-fn per_step_json(t: &ViewTable, p: &[Vec<Option<f64>>; 2]) -> Value {
-    let mut m = serde_json::Map::new();
-    for (k, measure) in t.measures.iter().enumerate() {
-        let value = |v: Option<f64>| match v {
-            None => Value::Null,
-            Some(v) if measure.is_count() => Value::from(v),
-            Some(v) => Value::from(v / 1000.0),
-        };
-        let (c, s) = (p[0].get(k).copied().flatten(), p[1].get(k).copied().flatten());
-        m.insert(format!("control_{measure}"), value(c));
-        m.insert(format!("test_{measure}"), value(s));
-        m.insert(format!("diff_{measure}"), value(c.zip(s).map(|(c, s)| s - c)));
-    }
-    Value::Object(m)
 }
 
 /// Whether row `r`'s measure `k` changed significantly (`None`: not estimated).
@@ -263,14 +245,15 @@ fn footer(view: &TableView<'_>) -> String {
         // Per-step rows: the mean step time per side, never a sum of nested rows.
         let (sc, st) = (sc.round() as i64, st.round() as i64);
         return format!(
-            "{} {what}{shown}; mean step time: {} {}, {} {} ({}, {}); rows are per step",
+            "{} {what}{shown}; mean step time: {} {}, {} {} ({}, {}); {}",
             fmt_count(t.rows.len()),
             t.control.label,
             fmt_duration(sc, false),
             t.test.label,
             fmt_duration(st, false),
             fmt_duration(st - sc, true),
-            fmt_percent(sc, st)
+            fmt_percent(sc, st),
+            super::compare::rows_are_per_step([&t.control, &t.test])
         );
     }
     if t.rows.is_empty() || t.measures[k].is_statistic() {

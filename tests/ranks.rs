@@ -1,0 +1,157 @@
+//! One default for ranks and steps in every command, and one meaning of "per step" whatever the
+//! ranks (docs/semantics.md#ranks). Before, `compare` read the lowest rank and `gate` every rank;
+//! with `--rank all` on 2 ranks against 4 the step row said +140% while the footer said +20%
+//! (rows summed the ranks, the footer averaged them), with no warning; and `--help` said
+//! `--iteration` defaults to the lowest step while every step was used.
+
+use crate::common::{json, ok, run};
+
+/// A job of 2 ranks against one of 4, every step 20% slower on every rank.
+const PAIR: [&str; 2] = ["fixtures/rankcounts/control", "fixtures/rankcounts/test"];
+
+/// The Δ % of the `ProfilerStep#*` row and of the footer's mean step time, from the table.
+fn row_and_footer_percent(out: &str) -> (String, String) {
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("ProfilerStep#*"))
+        .unwrap_or_else(|| panic!("no step row:\n{out}"));
+    let row_pct = row
+        .split_whitespace()
+        .rev()
+        .find(|w| w.ends_with('%'))
+        .unwrap()
+        .to_string();
+    let footer = out
+        .lines()
+        .find(|l| l.contains("mean step time:"))
+        .unwrap_or_else(|| panic!("no footer:\n{out}"));
+    let footer_pct = footer.rsplit(", ").find(|w| w.contains('%')).unwrap();
+    let footer_pct = footer_pct.split(')').next().unwrap().to_string();
+    (row_pct, footer_pct)
+}
+
+#[test]
+fn the_step_row_and_the_footer_agree_whatever_the_ranks() {
+    for extra in [
+        &[][..],
+        &["--rank", "all"],
+        &["--control-rank", "1", "--test-rank", "3"],
+    ] {
+        let args = [&["compare", PAIR[0], PAIR[1], "--no-save"][..], extra].concat();
+        let out = ok(&args);
+        let (row, footer) = row_and_footer_percent(&out);
+        assert_eq!(row, "+20.0%", "{extra:?}:\n{out}");
+        assert_eq!(footer, "+20.0%", "{extra:?}:\n{out}");
+    }
+    // The views' footer and rows are per rank and step too.
+    let out = ok(&["operators", PAIR[0], PAIR[1], "--rank", "all", "--time", "host-total"]);
+    let words = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("rows are per rank and step"), "{out}");
+    let doc = json(&["compare", PAIR[0], PAIR[1], "--no-save", "--rank", "all"]);
+    let step = doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "ProfilerStep#*")
+        .unwrap();
+    assert_eq!(
+        step["control_total_per_step_us"], doc["mean_step_time_us"]["control"],
+        "{doc:#}"
+    );
+    assert_eq!(
+        step["test_total_per_step_us"], doc["mean_step_time_us"]["test"],
+        "{doc:#}"
+    );
+    // The sums stay the sums: 2 ranks × 3 steps × 1 ms, 4 ranks × 3 steps × 1.2 ms.
+    assert_eq!(step["control_total_us"], 6000, "{step}");
+    assert_eq!(step["test_total_us"], 14400, "{step}");
+}
+
+#[test]
+fn sides_of_different_ranks_are_warned_of_naming_both() {
+    let all = run(&["compare", PAIR[0], PAIR[1], "--no-save", "--rank", "all"]);
+    assert_eq!(all.code, 0, "{}", all.stderr);
+    assert!(
+        all.stderr.contains(
+            "the sides read different ranks: control ranks 0–1, test ranks 0–3; each row is per rank and step of its side"
+        ),
+        "{}",
+        all.stderr
+    );
+    let lowest = run(&["operators", PAIR[0], PAIR[1]]);
+    assert!(
+        lowest
+            .stderr
+            .contains("the sides hold different numbers of ranks: control 2 ranks, test 4 ranks; both read rank 0"),
+        "{}",
+        lowest.stderr
+    );
+    let gate = run(&[
+        "gate",
+        PAIR[0],
+        PAIR[1],
+        "--max-step-time-regression",
+        "50%",
+        "--rank",
+        "all",
+    ]);
+    assert!(
+        gate.stderr.contains("baseline ranks 0–1, candidate ranks 0–3"),
+        "{}",
+        gate.stderr
+    );
+    // The same ranks on both sides: no warning.
+    let same = run(&["compare", "fixtures/ranks/control", "fixtures/ranks/test", "--no-save"]);
+    assert!(!same.stderr.contains("different"), "{}", same.stderr);
+}
+
+/// `compare`, the views, `overview` and `gate` read the same ranks and steps by default.
+#[test]
+fn every_command_reads_the_lowest_rank_and_every_step_by_default() {
+    let (c, t) = ("fixtures/cpuranks/control", "fixtures/cpuranks/test");
+    let compare = json(&["compare", c, t, "--no-save"]);
+    let operators = json(&["operators", c, t]);
+    let gate = json(&["gate", c, t, "--max-step-time-regression", "500%"]);
+    for side in ["control", "test"] {
+        assert_eq!(compare[side]["ranks"], serde_json::json!([0]), "{compare:#}");
+        assert_eq!(compare[side]["iterations"], serde_json::json!([1, 2, 3]), "{compare:#}");
+        assert_eq!(operators[side]["ranks"], compare[side]["ranks"]);
+        assert_eq!(operators[side]["iterations"], compare[side]["iterations"]);
+    }
+    for (side, gate_side) in [("control", "baseline"), ("test", "candidate")] {
+        assert_eq!(gate["report"][gate_side]["ranks"], compare[side]["ranks"], "{gate:#}");
+        assert_eq!(
+            gate["report"][gate_side]["iterations"], compare[side]["iterations"],
+            "{gate:#}"
+        );
+    }
+    let overview = json(&["overview", c, t]);
+    assert_eq!(overview["control"]["ranks"], 1, "{overview:#}");
+}
+
+/// The help of `--rank` and `--iteration` says what the code applies, in every command that
+/// takes them.
+#[test]
+fn the_help_gives_the_defaults_the_code_applies() {
+    for command in [
+        "compare",
+        "operators",
+        "kernels",
+        "overview",
+        "modules",
+        "flamegraph",
+        "report",
+        "plot",
+        "gate",
+    ] {
+        let help = ok(&[command, "--help"]).replace('\n', " ");
+        let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(help.contains("[default: the lowest]"), "{command}: {help}");
+        let steps = if ["overview", "modules", "flamegraph"].contains(&command) {
+            "[default: every step]"
+        } else {
+            "[default: every step; --hta: the lowest]"
+        };
+        assert!(help.contains(steps), "{command}: {help}");
+    }
+}
