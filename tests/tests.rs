@@ -25,6 +25,7 @@ mod history;
 mod history_recorded;
 mod layers;
 mod modules;
+mod names_fit;
 mod nsight;
 mod one_run;
 mod reading;

@@ -73,7 +73,10 @@ fn columns(view: &CompareView<'_>) -> Vec<(Column, Of)> {
         (people("Δ\ntime %".to_string()), Of::TimePercent),
     ]);
     if marks_significance(c) {
-        cols.push((Column::new("", "", "sig").left().only(F::TERMINAL), Of::Significant));
+        cols.push((
+            Column::new("", "", "sig").left().only(F::TERMINAL | F::MARKDOWN),
+            Of::Significant,
+        ));
     }
     let csv = |name: String| Column::new("", name, "").only(F::CSV);
     cols.extend([
