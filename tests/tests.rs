@@ -28,6 +28,7 @@ mod modules;
 mod names_fit;
 mod nsight;
 mod one_run;
+mod paper_cuts;
 mod reading;
 mod real_traces;
 mod reliability3;

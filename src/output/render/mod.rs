@@ -225,7 +225,7 @@ pub fn wrap_line(line: &str, width: usize) -> String {
 
 /// A note (a line of prose on standard error at a terminal) on one line of `width` columns: whole
 /// where it fits, else cut after its last clause that fits (at `; `, `: ` or `, `; at a space
-/// where no clause ends in the second half of the line), `…` after. Piped, notes stay whole.
+/// where no clause ends in the last third of the line), `…` after. Piped, notes stay whole.
 pub fn one_line_note(line: &str, width: usize) -> String {
     use crate::output::render::columns::text_width;
     if width == usize::MAX || text_width(line) <= width {
@@ -245,7 +245,7 @@ pub fn one_line_note(line: &str, width: usize) -> String {
         .iter()
         .filter_map(|p| start.rfind(p).map(|k| k + 1))
         .max()
-        .filter(|&k| k * 2 >= end);
+        .filter(|&k| k * 3 >= end * 2);
     let cut = clause
         .or_else(|| start.rfind(' ').filter(|&k| k * 2 >= end))
         .unwrap_or(end);

@@ -253,7 +253,7 @@ fn not_an_object<R: Read>(input: &mut Input<R>, i: usize, b: u8) -> Fail {
     }
     // A value with more after it (`null garbage`, `12 apples`) is no JSON text either.
     let rest = data.get(word_end..).unwrap_or_default();
-    let more = b != b'"' && rest.iter().any(|c| !c.is_ascii_whitespace());
+    let more = json_value && b != b'"' && rest.iter().any(|c| !c.is_ascii_whitespace());
     if json_value && !more {
         return Fail::At(
             at,
