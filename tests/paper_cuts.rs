@@ -83,7 +83,11 @@ fn a_mistyped_flag_gets_the_command_s_nearest_flag() {
     ] {
         let r = common::run(args);
         assert_eq!(r.code, 2, "{args:?}");
-        assert!(r.stderr.contains(&format!("a similar argument exists: '{flag}'")), "{args:?}:\n{}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!("a similar argument exists: '{flag}'")),
+            "{args:?}:\n{}",
+            r.stderr
+        );
         assert!(!r.stderr.contains("'--output'"), "{args:?}:\n{}", r.stderr);
     }
     // Nothing near: no tip, and the usage line is the command's, not one built around a guess.
@@ -138,7 +142,8 @@ fn text_that_is_not_json_is_named_so() {
         let r = common::run(&["compare", p, p, "--no-save"]);
         assert_eq!(r.code, 2, "{}", r.stderr);
         assert!(
-            r.stderr.contains(&format!("the file is not JSON (it starts with '{shown}')")),
+            r.stderr
+                .contains(&format!("the file is not JSON (it starts with '{shown}')")),
             "{}",
             r.stderr
         );
@@ -179,10 +184,18 @@ fn colour_at_a_terminal_only() {
     assert!(red.len() >= 3, "{text}");
     assert!(red.iter().all(|l| l.ends_with("*\x1b[0m")), "{text}");
     // The header and the lines around the table are plain.
-    assert!(text.lines().filter(|l| l.contains("control")).all(|l| !l.contains('\x1b')), "{text}");
+    assert!(
+        text.lines()
+            .filter(|l| l.contains("control"))
+            .all(|l| !l.contains('\x1b')),
+        "{text}"
+    );
     for off in [format!("{run} --color never"), format!("NO_COLOR=1 {run}")] {
         let text = on_a_terminal(&off);
-        assert!(text.contains("aten::conv2d") && !text.contains('\x1b'), "{off}:\n{text}");
+        assert!(
+            text.contains("aten::conv2d") && !text.contains('\x1b'),
+            "{off}:\n{text}"
+        );
     }
     let piped = common::run(&SHIFTED);
     assert!(!piped.stdout.contains('\x1b'), "{}", piped.stdout);

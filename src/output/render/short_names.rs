@@ -109,10 +109,11 @@ impl Split {
     }
 
     /// Whether it is a kernel's name: a C++ function, or a name of one word and underscores
-    /// (`Cijk_…`, `sm80_xmma_…`). Names of several words (`aten::addmm [input_dims=…]`,
-    /// `Memcpy HtoD (…)`, `op → kernel`) are cut as before.
+    /// (`Cijk_…`, `sm80_xmma_…`). Operators (`aten::native_batch_norm_backward`) and names of
+    /// several words (`aten::addmm [input_dims=…]`, `Memcpy HtoD (…)`, `op → kernel`) are cut
+    /// as before.
     fn is_kernel(&self) -> bool {
-        self.template || kernel_cut::parts(&self.chars).is_some() || !self.chars.contains(&' ')
+        self.template || kernel_cut::parts(&self.chars).is_some() || !self.chars.iter().any(|&c| c == ' ' || c == ':')
     }
 
     fn text(&self, t: &Token) -> String {
@@ -259,11 +260,15 @@ fn short_form(split: &Split, differs: &[bool], width: usize) -> String {
         }
         n = e;
     }
-    let compose = |elided: &[Range<usize>]| -> String {
+    // `fill`: the start of a run's text written before its `…`.
+    let compose_filled = |elided: &[Range<usize>], fill: Option<(usize, &str)>| -> String {
         let mut body = String::new();
         let mut n = 0;
         while n < shown.len() {
             if let Some(run) = elided.iter().find(|r| r.start == n && !r.is_empty()) {
+                if let Some((_, text)) = fill.filter(|f| f.0 == n) {
+                    body.push_str(text);
+                }
                 body.push('…');
                 n = run.end;
                 continue;
@@ -273,6 +278,7 @@ fn short_form(split: &Split, differs: &[bool], width: usize) -> String {
         }
         frame(split, region, &body)
     };
+    let compose = |elided: &[Range<usize>]| compose_filled(elided, None);
     // Given back from the left while it fits: each run whole, else as much of its start as
     // fits (an emptied run is no longer elided).
     let fits = |elided: &[Range<usize>]| compose(elided).chars().count() <= width;
@@ -299,6 +305,13 @@ fn short_form(split: &Split, differs: &[bool], width: usize) -> String {
         elided[k] = lo..run.end;
     }
     let text = compose(&elided);
+    let spare = width.saturating_sub(text.chars().count());
+    // Room left over: the first run elided shows its first characters (`cutla…`).
+    if let Some(run) = elided.iter().find(|r| !r.is_empty()).filter(|_| spare >= 3) {
+        let whole: String = shown[run.clone()].iter().map(|&k| split.text(&tokens[k])).collect();
+        let start: String = whole.chars().take(spare).collect();
+        return compose_filled(&elided, Some((run.start, &start)));
+    }
     if text.chars().count() <= width {
         return text;
     }
@@ -369,8 +382,11 @@ mod tests {
 
     #[test]
     fn cutlass_kernels_keep_the_letters_that_differ() {
-        let s = short(&[NN, NT], 26);
+        let s = short(&[NN, NT], 20);
         assert_eq!(s, ["Kernel2<…_nn_align1>", "Kernel2<…_nt_align1>"]);
+        // Room left over shows the start of what was left out.
+        let s = short(&[NN, NT], 26);
+        assert_eq!(s, ["Kernel2<cutlas…_nn_align1>", "Kernel2<cutlas…_nt_align1>"]);
         // With room, more of the template list comes back, from its start.
         let s = short(&[NN, NT], 52);
         assert_eq!(s[0], "Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>");
@@ -433,7 +449,7 @@ mod tests {
         let texts: Vec<&str> = s.iter().zip([a, b]).map(|(s, n)| s.as_deref().unwrap_or(n)).collect();
         assert_ne!(texts[0], texts[1]);
         // Equal names stay equal and are shortened alike.
-        let s = shorten(&[NN, NT, NN], 26);
+        let s = shorten(&[NN, NT, NN], 20);
         assert_eq!(s[0], s[2]);
     }
 }
