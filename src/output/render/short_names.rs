@@ -220,46 +220,7 @@ fn short_form(split: &Split, differs: &[bool], width: usize) -> String {
         .find(|r| tokens.iter().zip(differs).any(|(t, &d)| d && t.region == *r))
         .unwrap_or(Region::Params);
     let shown: Vec<usize> = (0..tokens.len()).filter(|&k| tokens[k].region == region).collect();
-    // A word that differs is kept once: `BFloat16` where it first stands for `float`.
-    let mut seen: Vec<String> = Vec::new();
-    let mut keep: Vec<bool> = Vec::with_capacity(shown.len());
-    for &k in &shown {
-        let text = split.text(&tokens[k]);
-        // The text between words comes with the word after it, never alone (`…::…`).
-        let first = differs[k] && tokens[k].word && !seen.contains(&text);
-        if first {
-            seen.push(text);
-        }
-        keep.push(first);
-    }
-    let last_word = shown.iter().rposition(|&k| tokens[k].word);
-    for n in 0..shown.len() {
-        let word = tokens[shown[n]].word;
-        // A kept word keeps the text before it (`_nn`, `, 7`); the last word and what follows.
-        if (word && (keep[n] || Some(n) == last_word)) || last_word.is_some_and(|l| n > l) {
-            keep[n] = true;
-            if n > 0 && !tokens[shown[n - 1]].word {
-                keep[n - 1] = true;
-            }
-        }
-    }
-    // The runs left out, as ranges of `shown`; a run of 3 characters or fewer stays.
-    let mut runs: Vec<Range<usize>> = Vec::new();
-    let mut n = 0;
-    while n < shown.len() {
-        if keep[n] {
-            n += 1;
-            continue;
-        }
-        let e = n + keep[n..].iter().take_while(|k| !**k).count();
-        let len: usize = shown[n..e].iter().map(|&k| tokens[k].range.len()).sum();
-        if len > 3 {
-            runs.push(n..e);
-        } else {
-            keep[n..e].iter_mut().for_each(|k| *k = true);
-        }
-        n = e;
-    }
+    let runs = elided_runs(split, differs, &shown);
     // `fill`: the start of a run's text written before its `…`.
     let compose_filled = |elided: &[Range<usize>], fill: Option<(usize, &str)>| -> String {
         let mut body = String::new();
@@ -279,10 +240,76 @@ fn short_form(split: &Split, differs: &[bool], width: usize) -> String {
         frame(split, region, &body)
     };
     let compose = |elided: &[Range<usize>]| compose_filled(elided, None);
-    // Given back from the left while it fits: each run whole, else as much of its start as
-    // fits (an emptied run is no longer elided).
-    let fits = |elided: &[Range<usize>]| compose(elided).chars().count() <= width;
-    let mut elided = runs.clone();
+    let elided = give_back(runs, &|elided: &[Range<usize>]| {
+        compose(elided).chars().count() <= width
+    });
+    let text = compose(&elided);
+    let spare = width.saturating_sub(text.chars().count());
+    // Room left over: the first run elided shows its first characters (`cutla…`).
+    if let Some(run) = elided.iter().find(|r| !r.is_empty()).filter(|_| spare >= 3) {
+        let whole: String = shown[run.clone()].iter().map(|&k| split.text(&tokens[k])).collect();
+        let start: String = whole.chars().take(spare).collect();
+        return compose_filled(&elided, Some((run.start, &start)));
+    }
+    if text.chars().count() <= width {
+        return text;
+    }
+    // Still too long: its start, the own name and the first places that differ.
+    let start: String = text.chars().take(width.saturating_sub(1)).collect();
+    format!("{}…", start.trim_end_matches('…'))
+}
+
+/// The runs of `shown` (tokens of `split`) a short form leaves out, as ranges of `shown`; it
+/// keeps each word that differs (once: `BFloat16` where it first stands for
+/// `float`) with the text before it, the last word and what follows; a run of 3 characters or
+/// fewer stays.
+fn elided_runs(split: &Split, differs: &[bool], shown: &[usize]) -> Vec<Range<usize>> {
+    let tokens = &split.tokens;
+    let mut seen: Vec<String> = Vec::new();
+    let mut keep: Vec<bool> = Vec::with_capacity(shown.len());
+    for &k in shown {
+        let text = split.text(&tokens[k]);
+        // The text between words comes with the word after it, never alone (`…::…`).
+        let first = differs[k] && tokens[k].word && !seen.contains(&text);
+        if first {
+            seen.push(text);
+        }
+        keep.push(first);
+    }
+    let last_word = shown.iter().rposition(|&k| tokens[k].word);
+    for n in 0..shown.len() {
+        let word = tokens[shown[n]].word;
+        // A kept word keeps the text before it (`_nn`, `, 7`); the last word and what follows.
+        if (word && (keep[n] || Some(n) == last_word)) || last_word.is_some_and(|l| n > l) {
+            keep[n] = true;
+            if n > 0 && !tokens[shown[n - 1]].word {
+                keep[n - 1] = true;
+            }
+        }
+    }
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    let mut n = 0;
+    while n < shown.len() {
+        if keep[n] {
+            n += 1;
+            continue;
+        }
+        let e = n + keep[n..].iter().take_while(|k| !**k).count();
+        let len: usize = shown[n..e].iter().map(|&k| tokens[k].range.len()).sum();
+        if len > 3 {
+            runs.push(n..e);
+        } else {
+            keep[n..e].iter_mut().for_each(|k| *k = true);
+        }
+        n = e;
+    }
+    runs
+}
+
+/// The runs left out once given back from the left while the short form `fits`: each run
+/// whole, else as much of its start as fits (an emptied run is no longer elided).
+fn give_back(runs: Vec<Range<usize>>, fits: &dyn Fn(&[Range<usize>]) -> bool) -> Vec<Range<usize>> {
+    let mut elided = runs;
     for k in 0..elided.len() {
         let run = elided[k].clone();
         let mut part = elided.clone();
@@ -304,20 +331,7 @@ fn short_form(split: &Split, differs: &[bool], width: usize) -> String {
         }
         elided[k] = lo..run.end;
     }
-    let text = compose(&elided);
-    let spare = width.saturating_sub(text.chars().count());
-    // Room left over: the first run elided shows its first characters (`cutla…`).
-    if let Some(run) = elided.iter().find(|r| !r.is_empty()).filter(|_| spare >= 3) {
-        let whole: String = shown[run.clone()].iter().map(|&k| split.text(&tokens[k])).collect();
-        let start: String = whole.chars().take(spare).collect();
-        return compose_filled(&elided, Some((run.start, &start)));
-    }
-    if text.chars().count() <= width {
-        return text;
-    }
-    // Still too long: its start, the own name and the first places that differ.
-    let start: String = text.chars().take(width.saturating_sub(1)).collect();
-    format!("{}…", start.trim_end_matches('…'))
+    elided
 }
 
 /// `body` (the shown region's text) in its place: `Kernel2<body>`, `reduce_kernel<…>(body)`,

@@ -138,10 +138,10 @@ fn cuts_show_where_names_differ() {
     assert_eq!(
         cuts,
         [
-            "softmax_warp_forwar…at, 4, true…",
-            "softmax_warp_backwa…at, 4, true…",
-            "softmax_warp_forwar…at, 7, true…",
-            "softmax_warp_backwa…at, 7, true…",
+            "softmax_warp_forward<…, 4…, fal…",
+            "softmax_warp_backward<…, 4…, fa…",
+            "softmax_warp_forward<…, 7…, fal…",
+            "softmax_warp_backward<…, 7…, fa…",
         ]
     );
 }

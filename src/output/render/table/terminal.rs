@@ -153,20 +153,22 @@ fn rows(
         } else {
             None
         };
-        match mark {
-            // The mark ends before the line break.
-            Some(mark) => {
-                let mut text = Vec::new();
-                cols.row(&line, &mut text)?;
-                let body = text.strip_suffix(b"\n").unwrap_or(&text);
-                write!(out, "{mark}")?;
-                out.write_all(body)?;
-                writeln!(out, "{}", paint::PLAIN)?;
-            }
-            None => cols.row(&line, out)?,
-        }
+        marked_row(&mut cols, &line, mark, out)?;
     }
     Ok(())
+}
+
+/// A row's line, in its colour mark where it has one (the mark ends before the line break).
+fn marked_row(cols: &mut Columns, line: &[&str], mark: Option<char>, out: &mut dyn Write) -> io::Result<()> {
+    let Some(mark) = mark else {
+        return cols.row(line, out);
+    };
+    let mut text = Vec::new();
+    cols.row(line, &mut text)?;
+    let body = text.strip_suffix(b"\n").unwrap_or(&text);
+    write!(out, "{mark}")?;
+    out.write_all(body)?;
+    writeln!(out, "{}", paint::PLAIN)
 }
 
 /// How a row stands out in colour: where one of its `shown` cells marks it significant, as
