@@ -93,7 +93,7 @@ aten::bmm,-20,20,0,-20,,0,1,0,,,,,,,,true,kernels: ampere_sgemm_32x32_nn (gemm) 
         "| name | Δ / step | calls | work | efficiency | calls × | work × | efficiency × | sig | causes |"
     );
     assert!(
-        lines[4].starts_with("| `aten::mm` | +100 µs | 0 ns | +125 µs | -25.0 µs | ×1.00 | ×2.25 | ×1.12 | * |"),
+        lines[4].starts_with("| `aten::mm` | +100 µs | 0 ns | +125 µs | -25.0 µs | ×1.00 | ×2.25 | ×1.12 | \\* |"),
         "{md}"
     );
 }

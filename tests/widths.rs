@@ -170,8 +170,10 @@ Per step
     );
 }
 
+/// A pipe fits 160 columns (names were never cut there: lines of 582–1,557 characters);
+/// `--full-names` keeps them whole.
 #[test]
-fn a_pipe_keeps_full_names() {
+fn a_pipe_fits_160_columns_and_full_names_keeps_them_whole() {
     let dir = TempDir::new().unwrap();
     let (c, t) = long_named("fixtures/views", dir.path());
     let state = TempDir::new().unwrap();
@@ -182,6 +184,10 @@ fn a_pipe_keeps_full_names() {
     ] {
         let r = common::run_with(state.path(), args, None);
         assert_eq!(r.code, 0, "{}", r.stderr);
+        assert!(r.stdout.lines().all(|l| l.width() <= 160), "{args:?}:\n{}", r.stdout);
+        let mut whole = args.to_vec();
+        whole.push("--full-names");
+        let r = common::run_with(state.path(), &whole, None);
         assert!(r.stdout.contains(CUTLASS), "{args:?}:\n{}", r.stdout);
         assert!(!r.stdout.contains('…'), "{args:?}:\n{}", r.stdout);
     }
@@ -375,14 +381,15 @@ fn notes_are_one_line_when_piped() {
     }
 }
 
-/// Notes on standard error are wrapped at spaces where it is a terminal (to `COLUMNS`, else
-/// the terminal's width), later lines indented, with the words of the piped note.
+/// Notes on standard error fit one line each where it is a terminal (`COLUMNS`, else the
+/// terminal's width): cut after a clause or a word, `…` after, the start of the piped note.
+/// They were wrapped into paragraphs of 1–3 notes before every table.
 #[cfg_attr(
     tracediff_no_script,
     ignore = "needs util-linux's `script` (a pseudo-terminal), absent when the tests were built: install util-linux (Debian: bsdutils)"
 )]
 #[test]
-fn notes_are_wrapped_on_a_terminal() {
+fn notes_fit_one_line_each_on_a_terminal() {
     let state = TempDir::new().unwrap();
     let args = SHIFTED;
     let piped = common::run_with(state.path(), &args, None).stderr;
@@ -406,11 +413,11 @@ fn notes_are_wrapped_on_a_terminal() {
         assert!(text.contains("the whole run moved"), "{text}");
         for line in text.lines() {
             assert!(line.width() <= width, "a line of {}:\n{line}\n\n{text}", line.width());
+            assert!(line.starts_with("tracediff: "), "a wrapped line:\n{text}");
         }
-        // The same words, broken at spaces only (the link stays whole).
-        let joined = text.lines().map(str::trim_start).collect::<Vec<_>>().join(" ");
-        assert!(joined.contains(note), "{joined}\n{note}");
-        assert!(text.contains("docs/significance.md#a-run-wide-shift"), "{text}");
+        let shown = text.lines().find(|l| l.contains("the whole run moved")).unwrap();
+        let start = shown.strip_suffix('…').unwrap();
+        assert!(note.starts_with(start), "{shown}\n{note}");
     }
 }
 

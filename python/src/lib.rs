@@ -161,6 +161,7 @@ fn view<'py>(
             let style = tracediff::render::TableStyle {
                 width: usize::MAX,
                 full_names: true,
+                color: false,
             };
             let mut out = Vec::new();
             tracediff::render::explain(&view, Format::Json, style, &mut out)

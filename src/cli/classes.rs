@@ -52,7 +52,7 @@ fn run_aligned(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     let mut req = args.pair.request(&args.select)?;
     req.captures = args.captures.sides();
     let a = finish(commands::aligned(&req, args.kernel_classes.as_deref()), env)?;
-    emit(&output, args.output.full_names, env, |format, style, out| {
+    emit(&output, false, env, |format, style, out| {
         out.write_all(render_aligned(&a, format, style).as_bytes())
     })
 }

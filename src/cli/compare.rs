@@ -44,9 +44,8 @@ pub struct CompareArgs {
     /// Names of the two sides in headers and CSV columns [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
     pub labels: Option<Labels>,
-    /// Show names whole in the terminal table, never cut to fit its width.
-    #[arg(long, help_heading = "Output")]
-    pub full_names: bool,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
     /// Keep only the rows whose change is significant: beyond run-to-run noise and 1% of the mean
     /// step time (needs at least 3 selected steps per side, e.g. --iteration all).
     #[arg(long, help_heading = "Output")]
@@ -86,6 +85,8 @@ pub struct OpsDiffArgs {
     pub select: SelectArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -134,7 +135,7 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     let comparison = finish(commands::compare(&req, &options), env)?;
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top)
         .hta_columns(args.select.hta);
-    emit(&args.output, args.full_names, env, |format, style, out| {
+    emit(&args.output, false, env, |format, style, out| {
         crate::output::render::compare::render(&view, format, style, out)
     })?;
     if !args.no_save {
@@ -172,8 +173,8 @@ pub(super) fn run_ops_diff(args: OpsDiffArgs, env: &mut Env<'_>) -> Result<i32> 
         }),
         args.output.top,
     );
-    emit(&args.output, false, env, |format, _, out| {
-        crate::output::render::ops_diff::render(&view, format, out)
+    emit(&args.output, false, env, |format, style, out| {
+        crate::output::render::ops_diff::render(&view, format, style.name_width(), out)
     })
 }
 

@@ -3,6 +3,7 @@
 
 use crate::Error;
 use crate::cli::{Cli, Env, run};
+use crate::output::paint::Paint;
 use crate::output::state;
 use crate::output::visible::VisibleControls;
 use clap::{CommandFactory, Parser};
@@ -74,10 +75,17 @@ where
     // to a file or a pipe, CSV and JSON keep names exactly (docs/robustness.md).
     let on_terminal = stdout.is_terminal();
     let locked = stdout.lock();
+    let color = cli.color.colors(
+        on_terminal,
+        std::env::var("NO_COLOR").ok().as_deref(),
+        std::env::var("TERM").ok().as_deref(),
+    );
+    // The last writer turns a table's colour marks into escapes, or drops them.
+    let painted = Paint::new(locked, color);
     let mut out: Box<dyn Write> = if on_terminal {
-        Box::new(VisibleControls::new(locked))
+        Box::new(VisibleControls::new(painted))
     } else {
-        Box::new(locked)
+        Box::new(painted)
     };
     // Not locked for the whole run: the progress thread writes to stderr too, and main joins
     // it before exiting (a lock held here would make that join wait forever). Notes and errors
@@ -91,6 +99,8 @@ where
         notes_width: widths.notes,
         state_dir: state::state_dir(std::env::var(state::STATE_DIR_ENV).ok().as_deref()),
         quiet: cli.quiet,
+        full_names: false,
+        color,
     };
     let progress = Progress::start(std::io::stderr().is_terminal() && !cli.quiet);
     let result = run(cli, &mut env);
@@ -125,9 +135,13 @@ fn parse(args: &[OsString]) -> Result<Cli, u8> {
                 .styles(clap::builder::Styles::plain())
                 .try_get_matches_from(args)
                 .err();
-            let text = match plain {
-                Some(plain) => plain.render().ansi().to_string(),
-                None => e.render().to_string(),
+            let suggested = plain
+                .as_ref()
+                .and_then(|plain| crate::cli::suggest::unknown_flag(plain, args, Cli::command()));
+            let text = match (suggested, plain) {
+                (Some(text), _) => text,
+                (None, Some(plain)) => plain.render().ansi().to_string(),
+                (None, None) => e.render().to_string(),
             };
             let _ = VisibleControls::new(std::io::stderr()).write_all(text.as_bytes());
             Err(2)
@@ -158,7 +172,7 @@ impl Widths {
         });
         // `COLUMNS` (a number) sets the width tables fit, on a terminal or not (as Python's
         // shutil.get_terminal_size reads it); without it a terminal's own width, and a pipe or a
-        // file gets full names (docs/commands.md#terminal-width).
+        // file 160 columns (docs/commands.md#terminal-width).
         let columns = std::env::var("COLUMNS")
             .ok()
             .and_then(|c| c.trim().parse::<usize>().ok())
@@ -175,7 +189,7 @@ impl Widths {
         });
         Widths {
             terminal,
-            table: columns.or(terminal),
+            table: Some(columns.or(terminal).unwrap_or(crate::cli::fit::PIPE_WIDTH)),
             notes,
         }
     }

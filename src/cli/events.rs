@@ -57,6 +57,8 @@ pub struct EventsArgs {
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
 }
 
 /// Named sets of attributes (the command line's face of [`Preset`]).
@@ -110,11 +112,19 @@ pub(super) fn run_events(mut args: EventsArgs, env: &mut Env<'_>) -> Result<i32>
     };
     let table = finish(crate::commands::events(&req), env)?;
     let rows = match &args.output {
-        Some(path) => write_file(&table, format, path)?,
+        Some(path) => write_file(
+            &table,
+            format,
+            path,
+            if env.full_names { None } else { env.table_width },
+        )?,
         None => {
             let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *env.stdout);
             let rows = if format == EventsFormat::Table {
-                table.write_table(env.table_width.unwrap_or(usize::MAX), &mut VisibleControls::new(&mut w))
+                {
+                    let width = if env.full_names { None } else { env.table_width };
+                    table.write_table(width.unwrap_or(usize::MAX), &mut VisibleControls::new(&mut w))
+                }
             } else {
                 table.write(format, &mut w)
             }
@@ -139,12 +149,12 @@ pub(super) fn run_events(mut args: EventsArgs, env: &mut Env<'_>) -> Result<i32>
 }
 
 /// Writes the event table to `path` whole or not at all; returns the number of rows.
-fn write_file(table: &EventTable, format: EventsFormat, path: &Path) -> Result<u64> {
+fn write_file(table: &EventTable, format: EventsFormat, path: &Path, width: Option<usize>) -> Result<u64> {
     let mut file = AtomicFile::create(path)?;
     let rows = match format {
         EventsFormat::Parquet => table.write_parquet(file.writer()),
         // Text for people: control characters shown escaped.
-        EventsFormat::Table => table.write(format, &mut VisibleControls::new(file.writer())),
+        EventsFormat::Table => table.write_table(width.unwrap_or(usize::MAX), &mut VisibleControls::new(file.writer())),
         _ => table.write(format, file.writer()),
     }
     .map_err(|e| relabel(e, path))?;

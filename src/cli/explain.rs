@@ -28,6 +28,8 @@ pub struct ExplainArgs {
     pub select: SelectArgs,
     #[command(flatten)]
     pub captures: CaptureArgs,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
     /// Output format [default: from the -o extension (.csv .json .md), else text].
     #[arg(long, value_enum, help_heading = "Output")]
     pub format: Option<Format>,

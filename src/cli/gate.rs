@@ -131,9 +131,8 @@ pub struct GateArgs {
     /// Report format [default: table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
-    /// Show names whole in the table, never cut to fit the terminal's width.
-    #[arg(long, help_heading = "Output")]
-    pub full_names: bool,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
     /// Refused with a reason: the gate never judges Python frames (docs/significance.md).
     #[arg(long, hide = true)]
     pub python_frames: bool,
@@ -214,7 +213,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
             (&config, &sel),
             env,
         )?;
-        return gate_output(&output, (args.full_names, args.junit.as_deref()), &report, env);
+        return gate_output(&output, (false, args.junit.as_deref()), &report, env);
     }
     use super::sides::{GATE, both, sides};
     let given = sides(
@@ -224,7 +223,7 @@ pub(super) fn run_gate(args: GateArgs, env: &mut Env<'_>) -> Result<i32> {
     )?;
     let [baseline, candidate] = both(given, GATE)?;
     let report = finish(crate::commands::gate(&config, &baseline, &candidate, &sel), env)?;
-    gate_output(&output, (args.full_names, args.junit.as_deref()), &report, env)
+    gate_output(&output, (false, args.junit.as_deref()), &report, env)
 }
 
 /// Renders the gate's report (and its JUnit XML, where asked) and gives its exit status.

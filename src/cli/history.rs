@@ -72,9 +72,19 @@ pub struct ShowArgs {
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
 }
 
 impl HistoryArgs {
+    /// `history show`'s `--width` and `--full-names`.
+    pub(super) fn fit(&self) -> Option<&super::fit::FitArgs> {
+        match &self.command {
+            HistoryCommand::Show(a) => Some(&a.fit),
+            HistoryCommand::Add(_) => None,
+        }
+    }
+
     /// The files the command writes.
     pub(super) fn output_paths(&self) -> Vec<&std::path::Path> {
         match &self.command {

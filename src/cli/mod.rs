@@ -12,6 +12,7 @@ pub mod entry;
 pub(crate) mod events;
 pub mod examples;
 pub(crate) mod explain;
+pub(crate) mod fit;
 pub(crate) mod flamegraph;
 pub(crate) mod gate;
 pub(crate) mod generate;
@@ -22,11 +23,13 @@ pub(crate) mod one_run;
 pub(crate) mod plot;
 pub(crate) mod report;
 pub(crate) mod sides;
+mod suggest;
 
 use crate::analysis::diff::SortKey;
 use crate::analysis::load::select::{Device, Pick};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
+use crate::output::paint::ColorChoice;
 use crate::output::render::{Format, TableStyle};
 use crate::request::CompareRequest;
 use crate::request::check_labels;
@@ -72,6 +75,10 @@ pub struct Cli {
     /// still show.
     #[arg(long, short = 'q', global = true)]
     pub(crate) quiet: bool,
+    /// Colour significant rows of a table (red slower, green faster): `auto` at a terminal
+    /// unless NO_COLOR is set, never in a pipe or a file; `always` in a pipe too.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub(crate) color: ColorChoice,
 }
 
 #[derive(Debug, Subcommand)]
@@ -316,8 +323,8 @@ pub(crate) struct Env<'a> {
     pub stderr: &'a mut dyn Write,
     /// Width to fit a table in when writing to standard output.
     pub terminal_width: Option<usize>,
-    /// Width tables fit in on standard output (`COLUMNS`, else the terminal's); `None`: names
-    /// are never cut.
+    /// Width tables fit in (`--width`, else `COLUMNS`, else the terminal's, else
+    /// [`fit::PIPE_WIDTH`]); `None`: names are never cut.
     pub table_width: Option<usize>,
     /// Width notes on standard error are wrapped to where it is a terminal (`COLUMNS`, else
     /// the terminal's); `None` (piped): one line each, as scripts grep them.
@@ -325,6 +332,10 @@ pub(crate) struct Env<'a> {
     pub state_dir: PathBuf,
     /// `--quiet`: notes are not printed.
     pub quiet: bool,
+    /// `--full-names`: tables keep names whole.
+    pub full_names: bool,
+    /// Whether tables written to standard output colour their significant rows (`--color`).
+    pub color: bool,
 }
 
 /// Runs one command. Returns the exit code for a successful run (0).
@@ -332,6 +343,10 @@ pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
     // A bad output path fails now, not after the traces have loaded.
     for path in output_paths(&cli.command) {
         crate::output::atomic::check_writable(path)?;
+    }
+    if let Some(fit) = fit::fit_of(&cli.command) {
+        env.table_width = fit.width.or(env.table_width);
+        env.full_names |= fit.full_names;
     }
     match cli.command {
         Command::Compare(args) => run_compare(args, env),
@@ -507,8 +522,9 @@ fn print_notes(notes: &[String], env: &mut Env<'_>) {
     for n in notes {
         let line = format!("tracediff: note: {n}");
         let text = match env.notes_width {
-            // At spaces, later lines indented (a word longer than the line is broken).
-            Some(width) => crate::output::render::wrap_note(&line, width),
+            // One line each at a terminal, cut after the last clause that fits (piped or
+            // redirected, whole: `2>notes.txt`).
+            Some(width) => crate::output::render::one_line_note(&line, width),
             None => line,
         };
         let _ = writeln!(env.stderr, "{text}");
@@ -588,19 +604,28 @@ fn emit(
         path: path.to_path_buf(),
         source: e,
     };
+    // A table fits the width, to a file or a pipe as on a terminal; CSV, JSON and Markdown
+    // (documents read whole) keep names whole.
+    let table = format == Format::Table;
+    let full_names = full_names || env.full_names || env.table_width.is_none() || !table;
+    let style = TableStyle {
+        width: if table {
+            env.table_width.unwrap_or(usize::MAX)
+        } else {
+            usize::MAX
+        },
+        full_names,
+        color: false,
+    };
     match &file {
         Some(path) => {
-            // A file keeps full names, as a pipe does.
-            let style = TableStyle {
-                width: usize::MAX,
-                full_names: true,
-            };
             crate::output::atomic::write_atomically(path, |w| render_shown(format, style, w, &render))?;
         }
         None => {
+            // Colour on standard output only, never into a file.
             let style = TableStyle {
-                width: env.table_width.unwrap_or(usize::MAX),
-                full_names: full_names || env.table_width.is_none(),
+                color: env.color && format == Format::Table,
+                ..style
             };
             let stdout = Path::new("<stdout>");
             let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut *env.stdout);

@@ -81,9 +81,8 @@ pub struct ModulesArgs {
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
-    /// Show names whole in the terminal table, never cut to fit its width.
-    #[arg(long, help_heading = "Output")]
-    pub full_names: bool,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
 }
 
 fn parse_share(s: &str) -> std::result::Result<f64, String> {
@@ -124,7 +123,7 @@ pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
         totals: args.totals,
     };
     let m = finish(commands::modules(&req, &options), env)?;
-    emit(&output, args.full_names, env, |format, style, out| {
+    emit(&output, false, env, |format, style, out| {
         let depth = args.depth.or(match format {
             Format::Table | Format::Markdown => Some(3),
             Format::Json | Format::Csv => None,

@@ -103,7 +103,7 @@ pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i
     let mut options = view_options(args.zoom.as_ref(), o);
     options.one_run = true;
     let shown = finish(commands::operators(&req, &options, time), &req, env)?;
-    show(&run_rows(&shown, o.top), &view_output(o), o.full_names, env)
+    show(&run_rows(&shown, o.top), &view_output(o), false, env)
 }
 
 /// `tracediff kernels RUN` (by name, by operator or by class).
@@ -127,7 +127,7 @@ pub(crate) fn run_kernels(args: &KernelsArgs, env: &mut Env<'_>) -> Result<i32> 
     } else {
         finish(commands::kernels(&req, &options), &req, env)?
     };
-    show(&run_rows(&shown, o.top), &view_output(o), o.full_names, env)
+    show(&run_rows(&shown, o.top), &view_output(o), false, env)
 }
 
 /// `tracediff overview RUN`.
@@ -190,7 +190,7 @@ pub(crate) fn run_modules(args: &ModulesArgs, env: &mut Env<'_>) -> Result<i32> 
     show(
         &render::run_modules(&m.diff.control, m.top(), tree),
         &output,
-        args.full_names,
+        false,
         env,
     )
 }

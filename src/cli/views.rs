@@ -54,9 +54,8 @@ pub struct ViewOutputArgs {
     /// Row order: name or a numeric column (see below); largest first, ties by name.
     #[arg(long, value_name = "KEY")]
     pub sort: Option<String>,
-    /// Show names whole in the terminal table, never cut to fit its width.
-    #[arg(long)]
-    pub full_names: bool,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
     /// Keep only the rows whose shown time changed significantly: beyond run-to-run noise and 1%
     /// of the mean step time (needs at least 3 selected steps per side, e.g. --iteration all).
     #[arg(long)]
@@ -185,6 +184,8 @@ pub struct OverviewArgs {
     /// Write to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE", help_heading = "Output")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub fit: super::fit::FitArgs,
 }
 
 /// The run a view shows, or the pair it compares, and the names of the sides (`operators`,
@@ -375,7 +376,7 @@ pub(crate) fn show(shown: &Shown, out: &ViewOutputArgs, env: &mut Env<'_>) -> Re
         top: out.top,
         time: shown.time,
     };
-    emit(&view_output(out), out.full_names, env, |format, style, out| {
+    emit(&view_output(out), false, env, |format, style, out| {
         write(&view, format, style, out)
     })
 }

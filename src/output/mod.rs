@@ -6,6 +6,7 @@ pub mod dataset;
 pub mod events;
 pub mod events_parquet;
 pub mod history;
+pub mod paint;
 pub mod render;
 pub mod state;
 pub mod summary;

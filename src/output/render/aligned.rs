@@ -208,6 +208,7 @@ fn part_table(a: &Aligned, g: &Group, part: Part, style: TableStyle, md: bool) -
         markdown::write_rows(&table, &mut out)
     } else {
         let layout = terminal::Layout {
+            color: false,
             width: style.name_width(),
             fit: terminal::Fit::Drop {
                 drop_order: &[],

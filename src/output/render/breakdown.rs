@@ -119,6 +119,7 @@ fn people(mut table: Table<'_>, narrow: Vec<Column>, drop_order: &[&[usize]], md
     }
     let cut = |names: &[&str], w: usize| super::distinct_cuts(names, w);
     let layout = |width, drop_order| terminal::Layout {
+        color: false,
         width,
         fit: terminal::Fit::Drop {
             drop_order,

@@ -325,6 +325,7 @@ pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> 
     // Names get what the number columns leave of the width; when that is too little, the
     // per-side counts go first, then the per-side times, then Δ count (docs/commands.md).
     let layout = terminal::Layout {
+        color: style.color,
         width: if style.full_names { usize::MAX } else { style.width },
         fit: terminal::Fit::Drop {
             drop_order: &[&[0, 1], &[3, 4], &[2]],

@@ -2,7 +2,7 @@
 //! ([`start_cut`]), or so that distinct names stay distinct and show where they differ
 //! ([`Cuts`]).
 
-use super::kernel_cut;
+use super::{kernel_cut, short_names};
 use std::borrow::Cow;
 
 /// Shortens `s` to at most `max` characters by cutting out its middle: long kernel names
@@ -48,6 +48,9 @@ pub struct Cuts {
     /// the name branches off from the others), or, where lo is [`NUMBERED`], number the name hi
     /// among names whose cuts stay equal.
     special: Vec<(u32, u32, u32)>,
+    /// The names' template-aware short forms ([`short_names::shorten`]), by index, cut in
+    /// their place: empty for a table of more than [`short_names::MOST_SHORTENED`] names.
+    short: Vec<Option<String>>,
 }
 
 /// The `lo` of a name that is numbered.
@@ -59,12 +62,23 @@ impl Cuts {
         let mut cuts = Cuts {
             width,
             special: Vec::new(),
+            short: Vec::new(),
         };
         // More names than any table holds in memory: middle cuts.
         let Ok(count) = u32::try_from(count) else {
             return cuts;
         };
-        let name = |i: u32| name(i as usize);
+        // The short forms stand for their names from here on: cut where they do not fit.
+        let short = if count as usize <= short_names::MOST_SHORTENED {
+            let names: Vec<&str> = (0..count as usize).map(&name).collect();
+            short_names::shorten(&names, width)
+        } else {
+            Vec::new()
+        };
+        let name = |i: u32| match short.get(i as usize) {
+            Some(Some(s)) => s.as_str(),
+            _ => name(i as usize),
+        };
         let long = |i: &u32| name(*i).chars().count() > width;
         let cut_count = (0..count).filter(long).count();
         // Each name against its neighbours in name order, where its middle cut hides where
@@ -101,6 +115,7 @@ impl Cuts {
             })
             .collect();
         cuts.merge(numbered);
+        cuts.short = short;
         cuts
     }
 
@@ -151,7 +166,14 @@ impl Cuts {
     }
 
     /// The text of name `i`.
-    pub fn cut<'a>(&self, i: usize, name: &'a str) -> Cow<'a, str> {
+    pub fn cut<'a>(&'a self, i: usize, name: &'a str) -> Cow<'a, str> {
+        if name.chars().count() <= self.width {
+            return Cow::Borrowed(name);
+        }
+        let name = match self.short.get(i) {
+            Some(Some(s)) => s.as_str(),
+            _ => name,
+        };
         if name.chars().count() <= self.width {
             return Cow::Borrowed(name);
         }

@@ -1,7 +1,7 @@
 //! `history show` as text, Markdown, CSV and JSON: per series the last runs' values, the
 //! median and spread since the last change point, the band, and each change point.
 
-use super::Format;
+use super::{Format, md_cell};
 use crate::analysis::history::show::{HistoryView, Series, ShownChange};
 use std::fmt::Write;
 
@@ -97,10 +97,6 @@ fn push_item(out: &mut String, line: &str, width: usize) {
     for l in wrapped.lines() {
         let _ = writeln!(out, "  {}", l.replace('\u{a0}', " "));
     }
-}
-
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
 }
 
 fn markdown(view: &HistoryView) -> String {

@@ -20,6 +20,7 @@ pub mod ops_diff;
 pub mod plot;
 pub mod report;
 pub mod report_history;
+pub mod short_names;
 pub(crate) mod table;
 pub mod views;
 pub mod waterfall;
@@ -66,6 +67,8 @@ pub struct TableStyle {
     pub width: usize,
     /// Never cut names (`--full-names`), whatever the width.
     pub full_names: bool,
+    /// Significant rows in colour (`--color`: at a terminal only, unless asked).
+    pub color: bool,
 }
 
 impl TableStyle {
@@ -80,6 +83,7 @@ impl Default for TableStyle {
         TableStyle {
             width: 100,
             full_names: false,
+            color: false,
         }
     }
 }
@@ -219,19 +223,33 @@ pub fn wrap_line(line: &str, width: usize) -> String {
     textwrap::wrap(&glued, options).join("\n").replace(NO_BREAK, " ")
 }
 
-/// Wraps a note (one line of prose on standard error) to `width` columns as [`wrap_line`]
-/// does, but only at spaces: never inside `time-weighted` or a link such as
-/// `docs/significance.md#a-run-wide-shift`, which must stay one word to be copied.
-pub fn wrap_note(line: &str, width: usize) -> String {
-    if width == usize::MAX || crate::output::render::columns::text_width(line) <= width {
+/// A note (a line of prose on standard error at a terminal) on one line of `width` columns: whole
+/// where it fits, else cut after its last clause that fits (at `; `, `: ` or `, `; at a space
+/// where no clause ends in the last third of the line), `…` after. Piped, notes stay whole.
+pub fn one_line_note(line: &str, width: usize) -> String {
+    use crate::output::render::columns::text_width;
+    if width == usize::MAX || text_width(line) <= width {
         return line.to_string();
     }
-    let options = textwrap::Options::new(width.max(8))
-        .subsequent_indent("  ")
-        .break_words(true)
-        .word_splitter(textwrap::WordSplitter::NoHyphenation);
-    let glued = glue_units(line);
-    textwrap::wrap(&glued, options).join("\n").replace(NO_BREAK, " ")
+    let room = width.max(8) - 1;
+    // The longest start of `line` that fits in `room`, on a character boundary.
+    let mut end = 0;
+    for (i, c) in line.char_indices() {
+        if text_width(&line[..i + c.len_utf8()]) > room {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    let start = &line[..end];
+    let clause = ["; ", ": ", ", "]
+        .iter()
+        .filter_map(|p| start.rfind(p).map(|k| k + 1))
+        .max()
+        .filter(|&k| k * 3 >= end * 2);
+    let cut = clause
+        .or_else(|| start.rfind(' ').filter(|&k| k * 2 >= end))
+        .unwrap_or(end);
+    format!("{}…", line[..cut].trim_end())
 }
 
 /// A space that the wrapper does not break at.
@@ -287,7 +305,15 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
-/// Escapes text for a Markdown table cell.
+/// A name as Markdown code (`` `aten::mm` ``): a backtick in it read as `'`, a `|` escaped (a
+/// table cell's end otherwise). With [`md_cell`], the one escaper of every command's Markdown.
+pub fn md_name(s: &str) -> String {
+    format!("`{}`", s.replace('`', "'").replace('|', "\\|"))
+}
+
+/// Escapes text for Markdown (a table cell, a title, a note): the characters that mark up
+/// (`| \ ` * _ < > [ ]`) get a backslash, line breaks become spaces. Every command's Markdown
+/// escapes its text with this (and its names with [`md_name`]).
 pub fn md_cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {

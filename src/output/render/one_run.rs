@@ -361,6 +361,7 @@ pub fn write_run_table(t: &RunTable, format: Format, style: TableStyle, out: &mu
         // Names (the first column) are cut in the middle to fit the width.
         Format::Table => {
             let layout = terminal::Layout {
+                color: false,
                 width: style.name_width(),
                 fit: terminal::Fit::Elide { min: 12 },
             };

@@ -43,6 +43,24 @@ fn wrapping_keeps_a_count_with_its_total() {
 }
 
 #[test]
+fn a_note_fits_one_line_cut_after_a_clause() {
+    let note = "tracediff: note: significant is null: it needs 3 or more steps (ranks × steps) per side; control has 1 selected, test 1; the traces hold no more steps";
+    let cut = one_line_note(note, 80);
+    assert_eq!(
+        cut,
+        "tracediff: note: significant is null: it needs 3 or more steps (ranks × steps)…"
+    );
+    let cut = one_line_note(note, 100);
+    assert_eq!(
+        cut,
+        "tracediff: note: significant is null: it needs 3 or more steps (ranks × steps) per side;…"
+    );
+    assert!(columns::text_width(&cut) <= 100);
+    assert_eq!(one_line_note("short", 80), "short");
+    assert_eq!(one_line_note(note, usize::MAX), note);
+}
+
+#[test]
 fn microseconds_are_exact() {
     assert_eq!(fmt_us(0), "0");
     assert_eq!(fmt_us(100_298_000), "100298");
@@ -120,10 +138,10 @@ fn cuts_show_where_names_differ() {
     assert_eq!(
         cuts,
         [
-            "softmax_warp_forwar…at, 4, true…",
-            "softmax_warp_backwa…at, 4, true…",
-            "softmax_warp_forwar…at, 7, true…",
-            "softmax_warp_backwa…at, 7, true…",
+            "softmax_warp_forward<…, 4…, fal…",
+            "softmax_warp_backward<…, 4…, fa…",
+            "softmax_warp_forward<…, 7…, fal…",
+            "softmax_warp_backward<…, 7…, fa…",
         ]
     );
 }

@@ -74,7 +74,10 @@ fn columns(view: &CompareView<'_>) -> Vec<(Column, Of)> {
         (people("Δ\ntime %".to_string()), Of::TimePercent),
     ]);
     if marks_significance(c) {
-        cols.push((Column::new("", "", "sig").left().only(F::TERMINAL), Of::Significant));
+        cols.push((
+            Column::new("", "", "sig").left().only(F::TERMINAL | F::MARKDOWN),
+            Of::Significant,
+        ));
     }
     // `--hta`: HTA's CSV; JSON keeps the fields of docs/fields.md.
     let fields = if view.hta {

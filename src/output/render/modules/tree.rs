@@ -362,6 +362,7 @@ pub(super) fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
         &[&[4, 5], &[1, 2], &[6]]
     };
     let layout = terminal::Layout {
+        color: false,
         width,
         fit: terminal::Fit::Drop {
             drop_order,

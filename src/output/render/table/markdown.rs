@@ -3,17 +3,13 @@
 //! hard break.
 
 use super::{Align, Cell, Table};
-use crate::output::render::{Format, md_cell};
+use crate::output::render::{Format, md_cell, md_name};
 use std::io::{self, Write};
 
 /// Writes `table` as Markdown to `out`.
 pub(crate) fn write(table: &Table<'_>, out: &mut dyn Write) -> io::Result<()> {
     for line in table.title.iter().filter(|l| l.formats.has(Format::Markdown)) {
-        if table.escape_title {
-            writeln!(out, "- {}", md_cell(&line.text))?;
-        } else {
-            writeln!(out, "- {}", line.text)?;
-        }
+        writeln!(out, "- {}", md_cell(&line.text))?;
     }
     writeln!(out)?;
     write_rows(table, out)?;
@@ -56,14 +52,10 @@ pub(crate) fn write_rows(table: &Table<'_>, out: &mut dyn Write) -> io::Result<(
         for &k in &shown {
             line.push(' ');
             match &cells[k] {
-                Cell::Name(s) => {
-                    line.push('`');
-                    line.push_str(&s.replace('`', "'").replace('|', "\\|"));
-                    line.push('`');
-                }
+                Cell::Name(s) => line.push_str(&md_name(s)),
                 Cell::Verdict(false) => line.push_str("**FAIL**"),
                 Cell::Tree(s) => line.push_str(&md_cell(s).replace(' ', "\u{a0}")),
-                cell @ (Cell::Text(_) | Cell::Shown(..)) => {
+                cell @ (Cell::Text(_) | Cell::Shown(..) | Cell::Mark(_)) => {
                     line.push_str(&md_cell(&cell.text(&table.columns[k], Format::Markdown)))
                 }
                 cell => line.push_str(&cell.text(&table.columns[k], Format::Markdown)),

@@ -295,8 +295,6 @@ pub(crate) struct Table<'a> {
     pub columns: Vec<Column>,
     /// The lines above the table (terminal and Markdown).
     pub title: Vec<Line>,
-    /// Whether the Markdown title lines are escaped (a list of `- ` items either way).
-    pub escape_title: bool,
     /// Whether the terminal's title lines are wrapped to the width (else written whole).
     pub wrap_title: bool,
     /// The lines below the table (terminal and Markdown).
@@ -314,7 +312,6 @@ impl<'a> Table<'a> {
         Table {
             columns,
             title: Vec::new(),
-            escape_title: true,
             wrap_title: true,
             notes: Vec::new(),
             names: None,

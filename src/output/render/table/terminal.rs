@@ -4,6 +4,7 @@
 //! little room (docs/commands.md#terminal-width); then the notes, wrapped.
 
 use super::{Align, Cell, Table};
+use crate::output::paint;
 use crate::output::render::columns::{Columns, text_width};
 use crate::output::render::cuts::Cuts;
 use crate::output::render::{Format, elide_middle, fit_columns, wrap_line};
@@ -15,6 +16,9 @@ pub(crate) type CutFn = dyn Fn(&[&str], usize) -> Vec<String>;
 
 /// How a table fits a terminal.
 pub(crate) struct Layout<'c> {
+    /// Whether significant rows stand out in colour ([`crate::output::paint`]): red where
+    /// their time grew, green where it shrank.
+    pub color: bool,
     /// The width to fit in; `usize::MAX` keeps every name whole and every column.
     pub width: usize,
     /// How the names and the value columns share it.
@@ -58,7 +62,14 @@ pub(crate) fn write(table: &Table<'_>, layout: &Layout<'_>, out: &mut dyn Write)
             drop_order,
             cut,
             widen_to_header,
-        } => rows(table, layout.width, drop_order, cut, widen_to_header, out)?,
+        } => rows(
+            table,
+            (layout.width, layout.color),
+            drop_order,
+            cut,
+            widen_to_header,
+            out,
+        )?,
     }
     for line in table.notes.iter().filter(|l| l.formats.has(Format::Table)) {
         writeln!(out, "{}", wrap_line(&line.text, layout.width))?;
@@ -71,7 +82,7 @@ pub(crate) fn write(table: &Table<'_>, layout: &Layout<'_>, out: &mut dyn Write)
 /// collected from the cells.
 fn rows(
     table: &Table<'_>,
-    width: usize,
+    (width, color): (usize, bool),
     drop_order: &[&[usize]],
     cut: Option<&CutFn>,
     widen_to_header: bool,
@@ -137,9 +148,44 @@ fn rows(
         let line: Vec<&str> = std::iter::once(shown.as_ref())
             .chain(texts.iter().map(|t| t.as_ref()))
             .collect();
-        cols.row(&line, out)?;
+        let mark = if color {
+            standing_out(table, &kept, &cells)
+        } else {
+            None
+        };
+        marked_row(&mut cols, &line, mark, out)?;
     }
     Ok(())
+}
+
+/// A row's line, in its colour mark where it has one (the mark ends before the line break).
+fn marked_row(cols: &mut Columns, line: &[&str], mark: Option<char>, out: &mut dyn Write) -> io::Result<()> {
+    let Some(mark) = mark else {
+        return cols.row(line, out);
+    };
+    let mut text = Vec::new();
+    cols.row(line, &mut text)?;
+    let body = text.strip_suffix(b"\n").unwrap_or(&text);
+    write!(out, "{mark}")?;
+    out.write_all(body)?;
+    writeln!(out, "{}", paint::PLAIN)
+}
+
+/// How a row stands out in colour: where one of its `shown` cells marks it significant, as
+/// slower or faster by the sign of its last signed duration (its Δ time).
+fn standing_out(table: &Table<'_>, shown: &[usize], cells: &[Cell<'_>]) -> Option<char> {
+    if !shown.iter().any(|&k| cells[k] == Cell::Mark(Some(true))) {
+        return None;
+    }
+    let delta = shown.iter().rev().find_map(|&k| match cells[k] {
+        Cell::Duration(ns) if table.columns[k].signed => Some(ns),
+        _ => None,
+    })?;
+    match delta.signum() {
+        1 => Some(paint::SLOWER),
+        -1 => Some(paint::FASTER),
+        _ => None,
+    }
 }
 
 /// The widths of the value columns `values` (headers included), and the names of the first

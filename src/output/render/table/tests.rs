@@ -82,6 +82,7 @@ fn the_terminal_cuts_names_to_fit_and_drops_columns_in_order() {
     let t = sample();
     let cut = |names: &[&str], w: usize| crate::output::render::distinct_cuts(names, w);
     let wide = terminal::Layout {
+        color: false,
         width: usize::MAX,
         fit: terminal::Fit::Drop {
             drop_order: &[],
@@ -99,6 +100,7 @@ fn the_terminal_cuts_names_to_fit_and_drops_columns_in_order() {
         )
     );
     let narrow = terminal::Layout {
+        color: false,
         width: 30,
         fit: terminal::Fit::Drop {
             drop_order: &[&[0], &[2]],
@@ -143,6 +145,7 @@ fn plain_verdict_and_tree_cells_read_their_own_way() {
     );
     // The terminal lines a Markdown-left column up on the right.
     let wide = terminal::Layout {
+        color: false,
         width: usize::MAX,
         fit: terminal::Fit::Drop {
             drop_order: &[],

@@ -126,7 +126,9 @@ fn terminal_columns(view: &TableView<'_>) -> Vec<(Column, Of)> {
         (column("Δ\ntime %".to_string()).blank(""), Of::ShownPercent(k)),
     ];
     if t.significance && view.rows.iter().any(|r| significant_of(r, k).is_some()) {
-        c.push((column("sig".to_string()), Of::Significant(k)));
+        // Markdown marks significant rows as the terminal does.
+        let sig = Column::new("", "", "sig").only(Formats::TERMINAL | Formats::MARKDOWN);
+        c.push((sig, Of::Significant(k)));
     }
     c
 }

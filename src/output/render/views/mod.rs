@@ -204,8 +204,6 @@ fn framed<'a>(view: &'a TableView<'a>) -> Table<'a> {
     let mut table = columns::table(view);
     table.title = header_lines(view).into_iter().map(Line::new).collect();
     table.title.push(Line::terminal(time_line(view)));
-    // The views' Markdown lists the sides as they are (the comparison's escapes them).
-    table.escape_title = false;
     table.notes.push(Line::new(footer(view)));
     if let Some(line) = attribution_line(view.table) {
         table.notes.push(Line::new(line));
@@ -279,6 +277,7 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
     // Too narrow for every column: the per-side calls go first, then the per-side times,
     // then Δ calls (docs/commands.md#terminal-width).
     let layout = terminal::Layout {
+        color: style.color,
         width: style.name_width(),
         fit: terminal::Fit::Drop {
             drop_order: &[&[0, 1], &[3, 4], &[2]],

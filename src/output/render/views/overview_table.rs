@@ -74,7 +74,6 @@ pub(super) fn write_text(
         line_cells(lines[i], &names[i], None, cells)
     });
     table.title = title.into_iter().map(Title::new).collect();
-    table.escape_title = false;
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
     if md {
@@ -100,6 +99,7 @@ pub(super) fn write_text(
     fitted.title = std::mem::take(&mut table.title);
     let cut = |names: &[&str], w: usize| distinct_cuts(names, w);
     let layout = terminal::Layout {
+        color: false,
         width,
         fit: terminal::Fit::Drop {
             drop_order: &[],

@@ -251,13 +251,24 @@ fn not_an_object<R: Read>(input: &mut Input<R>, i: usize, b: u8) -> Fail {
         let what = "not a trace: the file is an SQLite database (an Nsight Systems export?), not a Kineto JSON trace";
         return Fail::At(at, what.to_string());
     }
-    if json_value {
+    // A value with more after it (`null garbage`, `12 apples`) is no JSON text either.
+    let rest = data.get(word_end..).unwrap_or_default();
+    let more = json_value && b != b'"' && rest.iter().any(|c| !c.is_ascii_whitespace());
+    if json_value && !more {
         return Fail::At(
             at,
             format!("not a trace: the JSON text is {}, not an object", kind_of(b)),
         );
     }
-    let shown: String = word
+    let shown_end = if more {
+        data[i..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map_or(data.len(), |n| i + n)
+    } else {
+        word_end
+    };
+    let shown: String = data[i..shown_end]
         .iter()
         .take(16)
         .map(|&c| std::ascii::escape_default(c).to_string())

@@ -104,6 +104,15 @@ fn a_text_that_is_not_an_object_says_what_it_is() {
         err("not json at all"),
         "not a trace: the file is not JSON (it starts with 'not') (t.json: byte 0)"
     );
+    // A value with more after it is no JSON text: not "the JSON text is null".
+    assert_eq!(
+        err("null garbage"),
+        "not a trace: the file is not JSON (it starts with 'null garbage') (t.json: byte 0)"
+    );
+    assert_eq!(
+        err("12 apples\nand pears"),
+        "not a trace: the file is not JSON (it starts with '12 apples') (t.json: byte 0)"
+    );
     assert_eq!(
         err("nullx"),
         "not a trace: the file is not JSON (it starts with 'nullx') (t.json: byte 0)"
