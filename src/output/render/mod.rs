@@ -9,6 +9,7 @@ mod cuts;
 pub mod explain;
 pub mod flamegraph;
 pub mod flamegraph_change;
+pub mod flamegraph_legend;
 pub mod gate;
 pub mod gate_junit;
 pub mod history;

@@ -174,8 +174,9 @@ fn flame_figure(report: &Report) -> String {
             Ok(svg) => out.push_str(&format!(
                 concat!(
                     r#"<figure class="chart" id="{id}"><img alt="Differential flame graph of {alt}, {whose}'s widths" "#,
-                    r#"src="{data}"><figcaption class="note">Width: {whose}'s {time}. Colour: each frame's change "#,
-                    r#"with all above it, from {c} to {t}: red more time, blue less, white the same.</figcaption></figure>"#,
+                    r#"src="{data}"><figcaption class="note">Width: {whose}'s {time}. Colour: each frame's own time, "#,
+                    r#"from {c} to {t}: red more, blue less, white the same (the legend under the picture gives "#,
+                    r#"the scale).</figcaption></figure>"#,
                 ),
                 alt = html_escape(&format!("{t} vs {c}")),
                 id = id,
