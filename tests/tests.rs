@@ -27,6 +27,7 @@ mod layers;
 mod modules;
 mod nsight;
 mod one_run;
+mod plots;
 mod reading;
 mod real_traces;
 mod reliability3;

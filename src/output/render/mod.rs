@@ -19,6 +19,7 @@ pub mod modules;
 pub mod one_run;
 pub mod ops_diff;
 pub mod plot;
+pub mod plot_bars;
 pub mod report;
 pub mod report_history;
 pub(crate) mod table;
