@@ -34,6 +34,7 @@ mod reliability3;
 mod replicates;
 mod replicates_modules;
 mod report;
+mod report_headline;
 mod report_runs;
 mod robust;
 mod robust2;

@@ -22,6 +22,7 @@ use crate::error::Result;
 use crate::request::CompareRequest;
 use crate::request::side::PerSide;
 
+pub mod headline;
 mod marks;
 mod runs;
 pub use runs::report_of_runs;

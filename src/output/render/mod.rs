@@ -21,6 +21,7 @@ pub mod ops_diff;
 pub mod plot;
 pub mod plot_bars;
 pub mod report;
+pub mod report_headline;
 pub mod report_history;
 pub(crate) mod table;
 pub mod views;

@@ -50,10 +50,15 @@ pub fn render_with_history(report: &Report, history: &str) -> String {
     let breakdown = breakdown_chart(report);
     let charts = charts(&report.comparison, report.device_rows.as_ref());
     let flame = flame_figure(report);
+    let headline = super::report_headline::html(
+        crate::analysis::report::headline::headline(report).as_ref(),
+        &report.request.labels,
+    );
     fill(
         PAGE,
         &[
             ("TITLE", &title),
+            ("HEADLINE", &headline),
             ("STYLE", STYLE),
             ("BREAKDOWN", &breakdown),
             ("CHARTS", &charts),
@@ -111,7 +116,7 @@ fn script_json(text: &str) -> String {
         .replace('\u{2029}', "\\u2029")
 }
 
-fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
