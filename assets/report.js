@@ -167,7 +167,17 @@ function overview() {
     if (group === "breakdown.compute_by_class" && !get(ov.control, key) && !get(ov.test, key)) continue;
     const pct = get(ov.diff_pct, key);
     const diff = get(ov.diff, key);
-    const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null : signClass(diff);
+    // Times by their size too: a part under 1% of the step's change stays plain, and the colour
+    // deepens with its share of it (as the tables' Δ cells).
+    const stepDiff = Math.abs(get(ov.diff, "mean_step_time_us") || 0);
+    const bySize = (v) => {
+      const c = signClass(v);
+      if (c === null || key === "mean_step_time_us" || stepDiff === 0) return c;
+      const share = Math.abs(v) / stepDiff;
+      return share < 0.01 ? null : c + (share >= 0.25 ? " d3" : share >= 0.05 ? " d2" : " d1");
+    };
+    const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null
+      : key.endsWith("_us") ? bySize(diff) : signClass(diff);
     body.append(el("tr", { "data-key": key }, el("td", {}, OVERVIEW_LABELS[key]),
       el("td", {}, overviewValue(key, get(ov.control, key))), el("td", {}, overviewValue(key, get(ov.test, key))),
       el("td", { class: cls }, overviewValue(key, diff, true)), el("td", { class: cls }, pct === null || pct === undefined ? "–" : pct)));

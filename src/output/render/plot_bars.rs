@@ -4,11 +4,15 @@
 //! them, keeping what tells them apart; the SVG's tooltips hold the full names.
 
 use super::cuts::distinct_cuts;
-use super::plot::{Bar, CONTROL, Chart, DIFF, FAMILY, GRID, Panel, TEST, axis_decimals, err, unit_for};
+use super::plot::{
+    Bar, CONTROL, Chart, DIFF, FAMILY, GRID, ImageFormat, Panel, TEST, axis_decimals, check_size, encode_png, err,
+    register, unit_for, value_text, xml_escape,
+};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::fmt::Write;
 
 /// Pixels one row of bars needs (three bars of six pixels and a gap).
 pub const ROW_HEIGHT: u32 = 24;
@@ -18,6 +22,58 @@ const HEAD_HEIGHT: u32 = 70;
 const PANEL_CHROME: u32 = 80;
 /// The width of a character of the names (15-pixel DejaVu Sans, on average), in pixels.
 const CHAR_PX: f64 = 8.2;
+
+/// Draws the chart; returns the picture's bytes (PNG or SVG text).
+pub fn draw(chart: &Chart, format: ImageFormat) -> Result<Vec<u8>> {
+    register()?;
+    let (w, h) = (chart.width, chart.height);
+    check_size(w, h)?;
+    check_room(w, h, chart)?;
+    match format {
+        ImageFormat::Svg => {
+            let mut svg = String::new();
+            let hot = {
+                let root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+                let hot = paint(&root, chart)?;
+                root.present().map_err(err)?;
+                hot
+            };
+            // Full names as tooltips: an invisible rectangle with a <title> over each row.
+            let mut titles = String::new();
+            for ((x0, y0, x1, y1), bar) in hot.iter().zip(chart.rows()) {
+                let mark = match bar.significant {
+                    Some(true) => "; significant",
+                    _ => "",
+                };
+                let _ = write!(
+                    titles,
+                    r#"<g class="group"><title>{}: {} {}, {} {}{mark}</title><rect x="{x0}" y="{y0}" width="{}" height="{}" fill="white" fill-opacity="0"/></g>"#,
+                    xml_escape(&bar.name),
+                    xml_escape(&chart.labels[0]),
+                    value_text(bar.control, chart.duration),
+                    xml_escape(&chart.labels[1]),
+                    value_text(bar.test, chart.duration),
+                    x1 - x0,
+                    y1 - y0
+                );
+                titles.push('\n');
+            }
+            if let Some(end) = svg.rfind("</svg>") {
+                svg.insert_str(end, &titles);
+            }
+            Ok(super::xml::xml_safe(svg.into_bytes()))
+        }
+        ImageFormat::Png => {
+            let mut pixels = vec![0u8; (w * h * 3) as usize];
+            {
+                let root = BitMapBackend::with_buffer(&mut pixels, (w, h)).into_drawing_area();
+                paint(&root, chart)?;
+                root.present().map_err(err)?;
+            }
+            Ok(encode_png(&pixels, w, h).map_err(err)?)
+        }
+    }
+}
 
 /// The smallest height that holds `chart`'s rows.
 fn height_for(chart: &Chart) -> u64 {
@@ -235,4 +291,91 @@ where
     )))
     .map_err(err)?;
     Ok(hot)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::render::plot::*;
+
+    #[test]
+    fn axis_labels_share_their_decimals() {
+        assert_eq!(axis_decimals(4.7), 1); // 0, 0.5, …, 4.5
+        assert_eq!(axis_decimals(100.0), 0); // 0, 10, …, 100
+        assert_eq!(axis_decimals(10.0), 0); // 0, 1, …, 10
+        assert_eq!(axis_decimals(0.047), 3); // 0.005 steps
+        assert_eq!(axis_decimals(0.0), 0);
+        assert_eq!(axis_decimals(f64::NAN), 0);
+    }
+
+    fn chart(groups: Vec<(String, f64, f64)>) -> Chart {
+        let rows = groups
+            .into_iter()
+            .map(|(name, control, test)| Bar {
+                name,
+                control,
+                test,
+                significant: None,
+            })
+            .collect();
+        Chart {
+            title: "t".into(),
+            labels: ["control".into(), "test".into()],
+            duration: true,
+            per_step: false,
+            panels: vec![Panel { title: None, rows }],
+            judged: false,
+            width: 800,
+            height: 500,
+        }
+    }
+
+    #[test]
+    fn names_are_on_the_axis_not_in_a_key() {
+        let long = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)";
+        let mut c = chart(vec![(long.into(), 1e6, 2e6), ("aten::mm".into(), 3e6, 1e6)]);
+        c.panels[0].rows[1].significant = Some(true);
+        c.judged = true;
+        let svg = String::from_utf8(draw(&c, ImageFormat::Svg).unwrap()).unwrap();
+        assert!(svg.contains(">\naten::mm *\n</text>"), "{svg}");
+        assert!(svg.contains(">\nvectorized_elementwise_kernel…\n</text>"), "{svg}");
+        assert!(
+            !svg.contains(">1</text>") && !svg.contains(">1. "),
+            "no numbered key: {svg}"
+        );
+        assert!(svg.contains("changed beyond run-to-run noise"), "{svg}");
+    }
+
+    #[test]
+    fn units_scale_with_the_largest_value() {
+        assert_eq!(unit_for(500.0, true), (1.0, "ns"));
+        assert_eq!(unit_for(5e4, true), (1e3, "µs"));
+        assert_eq!(unit_for(5e7, true), (1e6, "ms"));
+        assert_eq!(unit_for(5e9, true), (1e9, "s"));
+        assert_eq!(unit_for(5e9, false), (1.0, "events"));
+    }
+
+    #[test]
+    fn svg_has_a_tooltip_per_group_and_is_deterministic() {
+        let c = chart(vec![("a<b>".into(), 1e6, 2e6), ("c".into(), 3e6, 1e6)]);
+        let a = draw(&c, ImageFormat::Svg).unwrap();
+        let b = draw(&c, ImageFormat::Svg).unwrap();
+        assert_eq!(a, b);
+        let text = String::from_utf8(a).unwrap();
+        assert_eq!(text.matches("<title>").count(), 2);
+        assert!(
+            text.contains("<title>a&lt;b&gt;: control 1.00 ms, test 2.00 ms</title>"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn png_decodes_to_the_requested_size() {
+        let c = chart(vec![("x".into(), 5.0, 9.0)]);
+        let png = draw(&c, ImageFormat::Png).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(&png));
+        let info = decoder.read_info().unwrap();
+        assert_eq!((info.info().width, info.info().height), (800, 500));
+        assert!(draw(&Chart { width: 100, ..c }, ImageFormat::Png).is_err());
+    }
 }

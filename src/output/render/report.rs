@@ -8,7 +8,8 @@ use super::aligned::{class_text, shape_text};
 use super::compare::side_json;
 use super::flamegraph::{self, FlameOptions, FlameView, FlameWidths};
 use super::ops_diff::OpsDiffView;
-use super::plot::{DEFAULT_EXCLUDE, ImageFormat, chart_of, draw};
+use super::plot::{DEFAULT_EXCLUDE, ImageFormat, chart_of};
+use super::plot_bars::draw;
 use super::views::render_overview;
 use super::waterfall::{Waterfall, draw_waterfall};
 use crate::analysis::classes::KernelClass;
@@ -116,7 +117,7 @@ fn script_json(text: &str) -> String {
         .replace('\u{2029}', "\\u2029")
 }
 
-pub(crate) fn html_escape(s: &str) -> String {
+fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -70,8 +70,16 @@ pub fn html(h: Option<&Headline>, labels: &[String; 2]) -> String {
     match h {
         Some(h) => format!(
             r#"<p id="headline" class="headline">{}</p>"#,
-            super::report::html_escape(&text(h, labels))
+            html_escape(&text(h, labels))
         ),
         None => String::new(),
     }
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
