@@ -167,7 +167,17 @@ function overview() {
     if (group === "breakdown.compute_by_class" && !get(ov.control, key) && !get(ov.test, key)) continue;
     const pct = get(ov.diff_pct, key);
     const diff = get(ov.diff, key);
-    const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null : signClass(diff);
+    // Times by their size too: a part under 1% of the step's change stays plain, and the colour
+    // deepens with its share of it (as the tables' Δ cells).
+    const stepDiff = Math.abs(get(ov.diff, "mean_step_time_us") || 0);
+    const bySize = (v) => {
+      const c = signClass(v);
+      if (c === null || key === "mean_step_time_us" || stepDiff === 0) return c;
+      const share = Math.abs(v) / stepDiff;
+      return share < 0.01 ? null : c + (share >= 0.25 ? " d3" : share >= 0.05 ? " d2" : " d1");
+    };
+    const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null
+      : key.endsWith("_us") ? bySize(diff) : signClass(diff);
     body.append(el("tr", { "data-key": key }, el("td", {}, OVERVIEW_LABELS[key]),
       el("td", {}, overviewValue(key, get(ov.control, key))), el("td", {}, overviewValue(key, get(ov.test, key))),
       el("td", { class: cls }, overviewValue(key, diff, true)), el("td", { class: cls }, pct === null || pct === undefined ? "–" : pct)));
@@ -504,6 +514,9 @@ function columns(t, data) {
   // shown time changed beyond the noise; beside the name, so that a wide table's scroll never
   // hides it.
   const marks = [];
+  const judged = data.g ? new Map(data.rows.map((r, i) => [r, data.g[i][gi]])) : new Map();
+  const onDevice = String(t.group).startsWith("device");
+  const cellClass = (r) => deltaClass(diffOf(get(r, gi, 0), get(r, gi, 1)), judged.get(r), onDevice);
   if (data.g) {
     const markOf = new Map(data.rows.map((r, i) => [r, data.g[i][gi] === true]));
     marks.push({ title: "sig", key: (r) => (markOf.get(r) ? 1 : 0), text: (r) => (markOf.get(r) ? "*" : ""), cls: () => "sig" });
@@ -517,13 +530,31 @@ function columns(t, data) {
     { title: `${D.labels[0]} ${gname}`, key: (r) => get(r, gi, 0), text: (r) => us(get(r, gi, 0)) },
     { title: `${D.labels[1]} ${gname}`, key: (r) => get(r, gi, 1), text: (r) => us(get(r, gi, 1)) },
     { title: `Δ ${gname}`, key: (r) => diffOf(get(r, gi, 0), get(r, gi, 1)), text: (r) => { const d = diffOf(get(r, gi, 0), get(r, gi, 1)); return d === null ? "–" : signed(us(d), d); },
-      cls: (r) => signClass(diffOf(get(r, gi, 0), get(r, gi, 1))) },
+      cls: cellClass },
     { title: "Δ %", key: (r) => pctValue(get(r, gi, 0), get(r, gi, 1)), text: (r) => pctText(pctValue(get(r, gi, 0), get(r, gi, 1))),
-      cls: (r) => signClass(pctValue(get(r, gi, 0), get(r, gi, 1))) },
+      cls: cellClass },
     ...shares,
   ];
 }
 const diffOf = (c, t) => (c === null || t === null ? null : t - c);
+// The step's change of host and device time (the module tree's root): what a row's Δ is a
+// share of when it is coloured.
+const STEP_DELTA = (() => {
+  const r = D.nodes[0];
+  const d = (k) => (r && r.c && r.t && r.c[k] !== null && r.t[k] !== null ? Math.abs(r.t[k] - r.c[k]) : 0);
+  return { host: d(1), device: d(2) };
+})();
+// A Δ cell's colour: by significance and size, never by direction alone. Where rows were judged
+// (`mark` true or false), only significant rows are coloured; where not, rows under 1% of the
+// step's change stay plain. The colour is deeper with the row's share of the step's change of
+// the same time: d1 under 5%, d2 5–25%, d3 more.
+function deltaClass(v, mark, device) {
+  if (v === null || v === 0 || Number.isNaN(v) || mark === false) return null;
+  const step = device ? STEP_DELTA.device : STEP_DELTA.host;
+  const share = step > 0 ? Math.abs(v) / step : 1;
+  if (mark !== true && share < 0.01) return null;
+  return (v > 0 ? "pos" : "neg") + (share >= 0.25 ? " d3" : share >= 0.05 ? " d2" : " d1");
+}
 function compareKeys(a, b, asc) {
   const na = a === null || Number.isNaN(a), nb = b === null || Number.isNaN(b);
   if (na || nb) return na === nb ? 0 : na ? 1 : -1; // missing values last, either way

@@ -66,7 +66,8 @@ pub mod render {
     pub use crate::output::render::flamegraph::FlameWidths;
     pub use crate::output::render::gate::render as gate;
     pub use crate::output::render::modules::{ModuleOrder, ModuleView, write_flat_json};
-    pub use crate::output::render::plot::{Chart, ImageFormat, Metric, draw};
+    pub use crate::output::render::plot::{Bar, Chart, DEFAULT_EXCLUDE, ImageFormat, Metric, Panel};
+    pub use crate::output::render::plot_bars::draw;
     pub use crate::output::render::views::{OverviewOptions, TableView, render_overview_with, write as view};
     pub use crate::output::render::{Format, TableStyle};
 }

@@ -919,24 +919,24 @@ fn plot_svg_holds_the_bars_labels_and_tooltips() {
             .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(c))
             .count()
     };
-    // Three bars per group, plus the legend's swatch and its anchor.
+    // Three bars per row (four host rows, four device rows), plus the legend's swatch.
     for colour in ["#0072B2", "#E69F00", "#CC79A7"] {
-        assert_eq!(fills(colour), 4 + 2, "{colour}");
+        assert_eq!(fills(colour), 8 + 1, "{colour}");
     }
     let titles: Vec<String> = doc
         .descendants()
         .filter(|n| n.has_tag_name("title"))
         .map(|n| n.text().unwrap_or("").to_string())
         .collect();
-    assert_eq!(titles.len(), 4);
+    assert_eq!(titles.len(), 8);
     // Ranked by |diff_counts| (1 each, either way: the largest changes both ways by default),
-    // ties by name.
+    // ties by name; the host rows, then the device rows.
     assert!(
         titles[0].starts_with("<built-in method add_ of Tensor object at 0x7f4680bc77a0>: control 1, test 0"),
         "{titles:?}"
     );
-    assert_eq!(titles[2], "Memcpy HtoD (Pageable -> Device): control 2, test 1");
-    assert_eq!(titles[3], "aten::add: control 2, test 3");
+    assert_eq!(titles[2], "aten::add: control 2, test 3");
+    assert_eq!(titles[4], "Memcpy HtoD (Pageable -> Device): control 2, test 1");
     let texts: String = doc
         .descendants()
         .filter(|n| n.has_tag_name("text"))
@@ -944,7 +944,7 @@ fn plot_svg_holds_the_bars_labels_and_tooltips() {
         .collect::<Vec<_>>()
         .join("|");
     assert!(
-        texts.contains("Count per name: control vs test (top 4 by abs-diff-counts)"),
+        texts.contains("Count per name: control vs test (top 4 host and device rows by abs-diff-counts)"),
         "{texts}"
     );
     assert!(

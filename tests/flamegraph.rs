@@ -266,7 +266,8 @@ fn the_report_embeds_both_pictures_as_still_images() {
         let text = parsed_svg(&path);
         // Still pictures: no script, no tooltips.
         assert!(!text.contains("<script") && !text.contains("<title>"), "{id}");
-        assert!(text.contains("device time, "), "{id}");
+        assert!(text.contains("drawn: device time"), "{id}");
+        assert!(text.contains(r#"<g id="legend">"#), "{id}");
     }
     // Test widths draw what only test has (Norm), control widths what only control has.
     assert!(svgs[0].1.contains(">Norm<") && !svgs[0].1.contains(">Head<"));
@@ -277,7 +278,7 @@ fn the_report_embeds_both_pictures_as_still_images() {
         section.contains("Differential flame graph (host self time)"),
         "{section}"
     );
-    assert!(svgs[0].1.contains("host self time, "));
+    assert!(svgs[0].1.contains("drawn: host self time"));
     // Nothing from the network, and the page's policy is unchanged.
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(html.contains("default-src 'none'"));
@@ -306,7 +307,7 @@ fn frames_of(svg: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn frames_are_coloured_by_the_change_of_their_time_with_all_above_it() {
+fn frames_are_coloured_by_the_change_of_their_own_time() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("diff.svg");
     let r = run(&["flamegraph", C, T, "--time", "host", "-o", path.to_str().unwrap()]);
@@ -326,32 +327,70 @@ fn frames_are_coloured_by_the_change_of_their_time_with_all_above_it() {
         find("all").0,
         "all (1.22 ms, 100.0% of test; control 990 µs; +230 µs, +23.2%)"
     );
-    // A module with no self time that grew (two blocks more) is red; unchanged ones are white.
+    // A module whose own time held (20 µs) while two blocks were added under it is white; the
+    // new blocks are red, and the largest own change (Net's own time, +60 µs) is full red.
     assert_eq!(
         find("Sequential").0,
-        "Sequential (520 µs, 42.6% of test; control 320 µs; +200 µs, +62.5%)"
+        "Sequential (520 µs, 42.6% of test; control 320 µs; +200 µs, +62.5%; own 20.0 µs → 20.0 µs, 0 ns)"
     );
-    assert!(find("Sequential").1.starts_with("rgb(255,"));
+    assert_eq!(find("Sequential").1, "rgb(250,250,250)");
+    assert_eq!(find("Block[3]").1, "rgb(255,100,100)");
+    assert_eq!(find("Net").1, "rgb(255,100,100)");
+    assert_eq!(find("all").1, "rgb(250,250,250)");
     assert_eq!(find("Embedding").1, "rgb(250,250,250)");
-    // Every frame's colour agrees with the change its tooltip gives.
-    for (title, fill) in &frames {
-        let change = title.rsplit("; ").next().unwrap();
-        let rgb: Vec<u8> = fill[4..fill.len() - 1].split(',').map(|v| v.parse().unwrap()).collect();
-        let colour = match (rgb[0], rgb[2]) {
-            (250, 250) => "white",
-            (255, _) => "red",
-            (_, 255) => "blue",
-            _ => panic!("{fill}"),
-        };
-        let expected = if change.starts_with('+') || change.starts_with("new") {
-            "red"
-        } else if change.starts_with('-') || change.starts_with("gone") {
-            "blue"
-        } else {
-            "white"
-        };
-        assert_eq!(colour, expected, "{title}: {fill}");
-    }
+}
+
+/// A pair in which only `aten::mm`'s own time grew (100 µs → 200 µs): its module `Net` took
+/// those 100 µs more and the step 100 µs more, but their own times held. The kernel it
+/// launched ran as long on both sides.
+fn own_growth_pair(dir: &Path) -> [String; 2] {
+    let side = |name: &str, mm: u64| {
+        let net = 400 + mm;
+        let events = [
+            format!(r#"{{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":{}}}"#, net + 500),
+            format!(r#"{{"ph":"X","cat":"python_function","name":"nn.Module: Net_0","pid":1,"tid":1,"ts":10,"dur":{net}}}"#),
+            format!(r#"{{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":20,"dur":{mm}}}"#),
+            r#"{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":21,"dur":3,"args":{"correlation":1}}"#.to_string(),
+            r#"{"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":30,"dur":40,"args":{"correlation":1,"stream":7,"device":0}}"#.to_string(),
+        ];
+        let folder = dir.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join("trace.json");
+        std::fs::write(&path, format!(r#"{{"traceEvents":[{}]}}"#, events.join(","))).unwrap();
+        path.display().to_string()
+    };
+    [side("control", 100), side("test", 200)]
+}
+
+/// The issue's finding: colours were cumulative, so the step was the reddest frame and the
+/// frame that changed pale. Now the child whose own time grew is the red one, its parent and
+/// the step are white, the title gives the step's change on host and device and says which
+/// time is drawn, and the legend is in the picture.
+#[test]
+fn the_frame_whose_own_time_grew_is_the_red_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let [c, t] = own_growth_pair(dir.path());
+    let path = dir.path().join("diff.svg");
+    ok(&["flamegraph", &c, &t, "--time", "host", "-o", path.to_str().unwrap()]);
+    let svg = parsed_svg(&path);
+    let frames = frames_of(&svg);
+    let fill = |name: &str| {
+        let frame = frames.iter().find(|(t, _)| t.starts_with(&format!("{name} (")));
+        frame
+            .unwrap_or_else(|| panic!("no frame {name} in {frames:?}"))
+            .1
+            .as_str()
+    };
+    assert_eq!(fill("aten::mm"), "rgb(255,100,100)");
+    assert_eq!(fill("Net"), "rgb(250,250,250)");
+    assert_eq!(fill("ProfilerStep"), "rgb(250,250,250)");
+    assert!(
+        svg.contains("test vs control · step: host 1.00 ms → 1.10 ms (+10.0%), device 40.0 µs → 40.0 µs (0%) · drawn: host self time"),
+        "{svg}"
+    );
+    assert!(svg.contains(r#"<g id="legend">"#), "{svg}");
+    assert!(svg.contains("colour: own time, test − control:"), "{svg}");
+    assert!(svg.contains("≥ +100 µs"), "{svg}");
 }
 
 #[test]
@@ -388,7 +427,10 @@ fn control_widths_draw_what_test_lacks() {
     assert!(control_widths.contains("not drawn: 335 µs only test has (--widths test)"));
     let frames = frames_of(&control_widths);
     let head = frames.iter().find(|(t, _)| t.starts_with("Head (")).unwrap();
-    assert_eq!(head.0, "Head (60.0 µs, 6.1% of control; gone, test has none)");
+    assert_eq!(
+        head.0,
+        "Head (60.0 µs, 6.1% of control; gone, test has none; own 10.0 µs → 0 ns, -10.0 µs)"
+    );
     assert!(head.1.ends_with(",255)"), "blue: {}", head.1);
     // --widths draws the differential picture only.
     assert_eq!(run(&["flamegraph", C, T, "--folded", "--widths", "control"]).code, 2);
@@ -412,16 +454,18 @@ fn stacks_stop_at_256_module_levels() {
     assert_sums_match(&deep, &deep, &[]);
 }
 
-/// The audit's finding on the ViT (fp32 → bf16, device time down 82%): the picture was pink
-/// nearly everywhere (frames coloured by their self change). Now the step and the modules are
-/// blue, the new bf16 kernels at most a pale red, and control's widths draw the fp32 kernels
-/// that vanished.
+/// The ViT (fp32 → bf16, device time down 82%). Colours by the change with all above it made
+/// the step and the root modules the deepest blue and the kernels that changed pale; colours by
+/// inferno's self change were scaled to nothing of the step's. Now the step and the modules
+/// (no own time) are white, the title says the step is faster on both host and device, the
+/// new bf16 kernels are red and control's widths draw the fp32 kernels that vanished in blue,
+/// the largest of them at full colour.
 #[cfg_attr(
     tracediff_no_shared,
     ignore = "needs ../shared (real traces, HTA's output), absent when the tests were built: put it beside the repository or set TRACEDIFF_SHARED"
 )]
 #[test]
-fn a_replacement_of_every_kernel_reads_as_faster() {
+fn a_replacement_of_every_kernel_colours_the_kernels() {
     let Some(traces) = common::traces("the ViT fp32 → bf16 flame graph") else {
         return;
     };
@@ -445,32 +489,50 @@ fn a_replacement_of_every_kernel_reads_as_faster() {
             path.to_str().unwrap(),
         ];
         ok(&args);
-        frames_of(&parsed_svg(&path))
+        let svg = parsed_svg(&path);
+        (frames_of(&svg), svg)
     };
     let is_blue = |fill: &str| fill.ends_with(",255)") && !fill.starts_with("rgb(255,");
     let is_red = |fill: &str| fill.starts_with("rgb(255,") && !fill.ends_with(",255)");
+    let white = "rgb(250,250,250)";
     for widths in ["test", "control"] {
-        let frames = draw(widths);
+        let (frames, svg) = draw(widths);
+        assert!(svg.contains("bf16 vs fp32 · step: host "), "{svg}");
+        assert!(svg.contains("· drawn: device time"), "{svg}");
         let step = frames.iter().find(|(t, _)| t.starts_with("ProfilerStep (")).unwrap();
         assert!(step.0.ends_with("-75.0 ms, -81.6%)"), "{}", step.0);
-        assert!(is_blue(&step.1), "{widths}: {step:?}");
+        assert_eq!(step.1, white, "{widths}: {step:?}");
         for module in ["VisionTransformer (", "backward ("] {
             let frame = frames.iter().find(|(t, _)| t.starts_with(module)).unwrap();
-            assert!(is_blue(&frame.1), "{widths}: {frame:?}");
+            assert_eq!(frame.1, white, "{widths}: {frame:?}");
         }
         if widths == "test" {
-            // The new kernels are red, but pale: none is a fifth of the step's change.
-            for (title, fill) in frames.iter().filter(|(t, _)| t.contains("new, fp32 has none")) {
-                assert!(is_red(fill), "{title}: {fill}");
-                let green: u8 = fill.split(',').nth(1).unwrap().parse().unwrap();
-                assert!(green > 150, "{title}: {fill}");
-            }
+            // What is new is red where it has own time (the kernels), white where it has none
+            // (the operators above them); never blue.
+            let new: Vec<_> = frames
+                .iter()
+                .filter(|(t, _)| t.contains("new, fp32 has none"))
+                .collect();
+            assert!(new.iter().any(|(_, fill)| is_red(fill)), "no red kernel");
+            assert!(
+                new.iter().all(|(_, fill)| is_red(fill) || fill == white),
+                "a new frame is blue"
+            );
         } else {
             let gone: Vec<_> = frames
                 .iter()
                 .filter(|(t, _)| t.contains("gone, bf16 has none"))
                 .collect();
-            assert!(gone.iter().all(|(_, fill)| is_blue(fill)), "{gone:?}");
+            // What vanished is blue where it had own time (the kernels), white above them.
+            assert!(
+                gone.iter().all(|(_, fill)| is_blue(fill) || fill == white),
+                "a gone frame is red"
+            );
+            // The largest own change is full colour: not every frame is pale.
+            assert!(
+                gone.iter().any(|(_, fill)| fill == "rgb(100,100,255)"),
+                "no frame at full colour"
+            );
             // The fp32 GEMMs and the bf16 GEMMs in their place share frames by class and
             // position (docs/kernel-classes.md#in-the-flame-graph), and read as faster.
             let gemms: Vec<_> = frames.iter().filter(|(t, _)| t.starts_with("gemm #")).collect();

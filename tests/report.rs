@@ -374,7 +374,7 @@ fn compare_writes_the_reports_page_where_replays_join_their_captures() {
 
 /// A fresh browser showing the report of `pair` written into `dir`; `None` (the test skips)
 /// where there is no browser.
-fn open_report(pair: [&str; 2], dir: &Path) -> Option<Driver> {
+pub(crate) fn open_report(pair: [&str; 2], dir: &Path) -> Option<Driver> {
     open_report_with(pair, dir, &[])
 }
 

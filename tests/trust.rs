@@ -251,8 +251,8 @@ fn plot_sizes_out_of_range_are_clear_errors() {
     }
     assert_eq!(
         plot(&["--top", "19", "--height", "300"]),
-        "19 rows do not fit a 1600×300 chart (each needs 30 pixels of width and half a 22-pixel line of the \
-         key under the plot): give at least --width 1600 --height 490, or a smaller --top"
+        "15 rows do not fit a 1600×300 chart (each needs 24 pixels of height): give at least --height 590, or a \
+         smaller --top"
     );
     assert!(!out.exists());
     // The largest size draws (an SVG, to keep the test light).

@@ -27,7 +27,7 @@ use tracediff::ReportLimits;
 use tracediff::SideSelection;
 use tracediff::commands::{self, Done, Note, Outcome, Pair};
 use tracediff::render::Format;
-use tracediff::render::{Chart, ImageFormat, Metric, draw};
+use tracediff::render::{Bar, Chart, ImageFormat, Metric, Panel, draw};
 
 create_exception!(
     _native,
@@ -192,12 +192,21 @@ fn bar_chart_png<'py>(
         return Err(TraceError::new_err("names, control and test must have the same length"));
     }
     let groups = names.into_iter().zip(control.into_iter().zip(test));
+    let rows = groups
+        .map(|(name, (control, test))| Bar {
+            name,
+            control,
+            test,
+            significant: None,
+        })
+        .collect();
     let chart = Chart {
         title,
         labels: [labels.0, labels.1],
         duration,
         per_step: false, // the frames of HTA's visualize_* hold sums
-        groups: groups.map(|(n, (c, t))| (n, c, t)).collect(),
+        panels: vec![Panel { title: None, rows }],
+        judged: false,
         width,
         height,
     };

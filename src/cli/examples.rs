@@ -19,7 +19,7 @@ pub const OPS_DIFF: &[&str] = &[
 
 /// `tracediff plot`.
 pub const PLOT: &[&str] = &[
-    "tracediff plot fixtures/basic/control fixtures/basic/test --exclude ProfilerStep -o chart.png",
+    "tracediff plot fixtures/basic/control fixtures/basic/test -o chart.png",
     "tracediff plot fixtures/basic/control fixtures/basic/test --metric duration -o duration.svg",
     "tracediff plot fixtures/breakdown/control fixtures/breakdown/test --metric breakdown -o why.png",
 ];

@@ -17,8 +17,10 @@ side only), then the operators that ran inside each node, and with device time (
 pair with kernels; --time host weighs host self time) the kernels they launched. Each stack weighs its self time in nanoseconds, so one side's stacks sum to the
 module view's step total (host or device). The SVG is a differential flame graph drawn by
 inferno: widths are the test run's time (--widths control: the control run's, which shows what
-shrank or vanished), and each frame is coloured by the change of its time with all above it,
-red more in test, blue less; hover for both sides' times, click to zoom, Ctrl+F to search.
+shrank or vanished), and each frame is coloured by the change of its own time, red more in test,
+blue less, full colour at the largest own change (the legend under the frames gives the scale);
+the title gives the step's change on host and device and the time drawn. Hover for the full
+name and both sides' times, click to zoom, Ctrl+F to search.
 --folded writes `frame;frame;… CONTROL_NS TEST_NS` lines (the differential format of
 inferno and FlameGraph), --side one side's `frame;frame;… NS` lines (speedscope, pprof and other
 viewers read those).";

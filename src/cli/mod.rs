@@ -53,7 +53,7 @@ Examples:
   tracediff compare ctl.json.gz tst.json.gz --device gpu --short-names --top 20
   tracediff compare runs/ runs/ --control-rank 0 --test-rank 1
   tracediff ops-diff --category added
-  tracediff plot --top 10 --exclude ProfilerStep
+  tracediff plot --top 10
   tracediff events run/ --arg input_dims --name 'aten::mm' --format csv
   tracediff gate baseline/ candidate/ --max-step-time-regression 5% --max-op-regression 10%";
 
@@ -90,7 +90,12 @@ pub(crate) enum Command {
     #[command(name = "ops-diff", after_help = examples::after_help(compare::OPS_DIFF_HELP, examples::OPS_DIFF))]
     OpsDiff(OpsDiffArgs),
     /// Bar charts of the top rows: control, test and their difference, as PNG or SVG.
-    #[command(after_help = examples::after_help(plot::PLOT_HELP, examples::PLOT))]
+    #[command(
+        after_help = examples::after_help(plot::PLOT_HELP, examples::PLOT),
+        mut_arg("exclude", |a| a
+            .default_values(crate::output::render::plot::DEFAULT_EXCLUDE)
+            .help("Drop rows whose name matches this regular expression (repeatable; given, it replaces the default, which leaves out the step rows and the runtime API calls; --all-rows keeps every row)"))
+    )]
     Plot(PlotArgs),
     /// The event table of one side: a row per counted event, with the attributes you choose.
     #[command(after_help = examples::after_help(events::EVENTS_HELP, examples::EVENTS))]

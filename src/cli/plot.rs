@@ -17,8 +17,11 @@ Without CONTROL and TEST, plots the comparison that the last `tracediff compare`
 options given here replace the saved ones). The image type follows the file name (.png or .svg).
 With --metric both (the default) and -o FILE, the two charts go to FILE-counts.EXT and
 FILE-duration.EXT; without -o, to tracediff-counts.png and tracediff-duration.png. The paths
-written are printed. Each chart numbers its groups and lists the full names under the plot; SVG
-charts also carry the full name and values as a tooltip on each group. --metric breakdown draws
+written are printed. Each row's name is on the axis beside its three horizontal bars (control, test,
+their difference), cut to fit; SVG charts also carry the full name and values as a tooltip on each
+row. Host rows (operators, annotations) and device rows (kernels, copies) are drawn in panels of
+their own, each with its own axis; a row whose change is beyond run-to-run noise is marked `*`.
+By default the step rows and the runtime API calls are left out (the --exclude default below). --metric breakdown draws
 the waterfall of the mean step time (as `tracediff overview`: every step unless --iteration
 names some): control step, the change of compute, exposed communication, exposed memory copies
 and GPU idle, test step (docs/breakdown.md).";
@@ -63,11 +66,18 @@ pub struct PlotArgs {
     /// Names of the two sides in the legend and title [default: control,test].
     #[arg(long, value_name = "CONTROL,TEST", value_parser = parse_labels, help_heading = "Output")]
     pub labels: Option<Labels>,
+    /// Keep every row: no --exclude, not even its default (the step rows and the runtime API
+    /// calls).
+    #[arg(long, conflicts_with = "exclude")]
+    pub all_rows: bool,
     #[command(flatten)]
     pub select: SelectArgs,
 }
 
-pub(super) fn run_plot(args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(super) fn run_plot(mut args: PlotArgs, env: &mut Env<'_>) -> Result<i32> {
+    if args.all_rows {
+        args.select.exclude.clear();
+    }
     let options = PlotOptions {
         metric: args.metric,
         top: args.top,

@@ -4,11 +4,14 @@
 use super::compare::{Pair, comparison_of};
 use super::{Done, Notes, collect};
 use crate::analysis::diff::{Comparison, Row, SortKey};
+use crate::analysis::load::select::Device;
 use crate::analysis::views::overview::overview_request;
 use crate::error::{Error, Result};
-use crate::output::render::plot::{ImageFormat, Metric, chart_of, check_size, draw};
+use crate::output::render::plot::{ImageFormat, Metric, chart_of, check_size};
+use crate::output::render::plot_bars::draw;
 use crate::output::render::waterfall::{Waterfall, draw_waterfall};
 use crate::request::CompareRequest;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// What `plot` draws and where.
@@ -65,6 +68,7 @@ fn charts(pair: &Pair<'_>, options: &PlotOptions, notes: &mut Notes) -> Result<V
         planned.push((duration, path, format));
     }
     let comparison = comparison_of(pair, notes)?;
+    let device_rows = device_rows(pair, &comparison);
     // Both charts are drawn, then written as one unit: both or neither.
     let mut drawn = Vec::with_capacity(planned.len());
     for (duration, path, format) in planned {
@@ -81,12 +85,40 @@ fn charts(pair: &Pair<'_>, options: &PlotOptions, notes: &mut Notes) -> Result<V
             Some(c) => (c, options.sort),
             None => (&comparison, options.sort),
         };
-        let chart = chart_of(shown, duration, sort, options.top, options.size)?;
+        let chart = chart_of(shown, duration, sort, options.top, options.size, device_rows.as_ref())?;
         drawn.push((path, draw(&chart, format)?));
     }
     let files: Vec<(&Path, &[u8])> = drawn.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
     crate::output::atomic::write_all_atomically(&files)?;
     Ok(drawn.into_iter().map(|(path, _)| path).collect())
+}
+
+/// The names of the rows of device events where `comparison` holds host and device rows alike
+/// (`--device all`): the rows of the same pair compared with `--device gpu`. `None` where it
+/// holds one kind, or that comparison cannot be made (the chart is then one panel).
+fn device_rows(pair: &Pair<'_>, comparison: &Comparison) -> Option<BTreeSet<String>> {
+    if comparison.device != Device::All {
+        return None;
+    }
+    let gpu = |mut req: CompareRequest| {
+        req.device = Device::Gpu;
+        req
+    };
+    let mut scratch = Notes::default();
+    let rows = match pair {
+        Pair::Given(req) => comparison_of(&Pair::Given(Box::new(gpu((**req).clone()))), &mut scratch),
+        Pair::Saved { state_dir, adjust } => {
+            let adjust = |req: CompareRequest| adjust(req).map(gpu);
+            comparison_of(
+                &Pair::Saved {
+                    state_dir,
+                    adjust: &adjust,
+                },
+                &mut scratch,
+            )
+        }
+    };
+    Some(rows.ok()?.rows.into_iter().map(|r| r.name).collect())
 }
 
 /// The rows of `comparison` that moved one way in the chart's measure (`(increases,

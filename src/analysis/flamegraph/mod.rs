@@ -72,9 +72,43 @@ pub struct FlameStacks {
     pub time: FlameTime,
     /// Each stack (`root;child;…`) → its own time in ns on the control and test sides.
     pub stacks: BTreeMap<String, [i64; 2]>,
+    /// The step's host and device time on both sides, whichever time the stacks weigh: the
+    /// picture's title gives both changes. `None` where not known (stacks made by hand).
+    pub step: Option<StepTimes>,
+}
+
+/// The selected step's times on both sides (control, test), in ns, as the module view's root
+/// gives them: per step where the stacks are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StepTimes {
+    /// The step's host time (its `ProfilerStep` spans).
+    pub host_ns: [i64; 2],
+    /// The device time of the work launched in it; `None` where neither side has any.
+    pub device_ns: Option<[i64; 2]>,
+}
+
+impl StepTimes {
+    /// The times of the module tree's root (the step).
+    pub fn of(root: &AlignedNode) -> StepTimes {
+        let [c, t] = [&root.control, &root.test];
+        let host = |s: &Option<Times>| s.as_ref().map_or(0, |t| t.host_total_ns);
+        let device = |s: &Option<Times>| s.as_ref().and_then(|t| t.device_total_ns);
+        let device_ns =
+            (device(c).is_some() || device(t).is_some()).then(|| [device(c).unwrap_or(0), device(t).unwrap_or(0)]);
+        StepTimes {
+            host_ns: [host(c), host(t)],
+            device_ns,
+        }
+    }
 }
 
 impl FlameStacks {
+    /// A frame's own time on both sides: the weight of the stack that ends in it (`[0, 0]`
+    /// where it has none), what a differential frame's colour stands for.
+    pub fn own_ns(&self, path: &str) -> [i64; 2] {
+        self.stacks.get(path).copied().unwrap_or_default()
+    }
+
     /// The sum of one side's weights (0 control, 1 test).
     pub fn total_ns(&self, side: usize) -> i64 {
         self.stacks.values().map(|v| v[side]).sum()
@@ -162,7 +196,11 @@ pub fn flame_stacks_of(
     if time == FlameTime::Device {
         stacks = crate::analysis::classes::flame::key_by_class(stacks, &kernel_order.into_array(), classifier);
     }
-    FlameStacks { time, stacks }
+    FlameStacks {
+        time,
+        stacks,
+        step: Some(StepTimes::of(&diff.root)),
+    }
 }
 
 impl FlameStacks {
@@ -173,10 +211,15 @@ impl FlameStacks {
             return;
         }
         let div = |v: i64, d: usize| (v as f64 / d.max(1) as f64).round() as i64;
-        for ns in self.stacks.values_mut() {
-            *ns = [div(ns[0], steps.control), div(ns[1], steps.test)];
-        }
+        let per = |ns: &mut [i64; 2]| *ns = [div(ns[0], steps.control), div(ns[1], steps.test)];
+        self.stacks.values_mut().for_each(&per);
         self.stacks.retain(|_, ns| *ns != [0, 0]);
+        if let Some(step) = &mut self.step {
+            per(&mut step.host_ns);
+            if let Some(device) = &mut step.device_ns {
+                per(device);
+            }
+        }
     }
 }
 

@@ -22,6 +22,7 @@ use crate::error::Result;
 use crate::request::CompareRequest;
 use crate::request::side::PerSide;
 
+pub mod headline;
 mod marks;
 mod runs;
 pub use runs::report_of_runs;
@@ -91,6 +92,9 @@ pub struct Report {
     /// Which runs [`Report::aligned`] compares where a side holds several (the sequences of
     /// one run against one run's: the first of each side).
     pub aligned_runs: Option<[String; 2]>,
+    /// The names of the comparison's rows of device events, where it holds host and device
+    /// rows alike: the bar charts draw them in a panel of their own. `None`: not known.
+    pub device_rows: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Report {
@@ -109,6 +113,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let classifier = req.classifier()?;
     let mut diff = modules(req, loaded)?;
     let mut comparison = compare_sides(req, &loaded.control, &loaded.test, &filter)?;
+    let device_rows = device_rows(req, loaded, &filter);
     let per_step = PerStep::of(req, loaded);
     let mut nodes = Vec::new();
     reachable(&diff.root, limits.depth, &mut nodes);
@@ -134,6 +139,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     Ok(Report {
         aligned,
         aligned_runs: None,
+        device_rows,
         runs: [1, 1],
         significance,
         flame,
@@ -145,6 +151,23 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
         limits,
         has_device,
     })
+}
+
+/// The row names of the pair's device events, where the request compares host and device alike
+/// (the rows `compare --device gpu` gives).
+fn device_rows(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+) -> Option<std::collections::BTreeSet<String>> {
+    use crate::analysis::load::select::Device;
+    if req.device != Device::All {
+        return None;
+    }
+    let mut gpu = req.clone();
+    gpu.device = Device::Gpu;
+    let rows = compare_sides(&gpu, &loaded.control, &loaded.test, filter).ok()?.rows;
+    Some(rows.into_iter().map(|r| r.name).collect())
 }
 
 /// How the page's values become per step: each side's selected steps and mean step time.

@@ -102,6 +102,7 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
         aligned,
         runs: runs.into_array(),
         aligned_runs,
+        device_rows: None,
     };
     Ok((report, notes))
 }

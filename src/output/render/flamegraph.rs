@@ -3,12 +3,12 @@
 //! stacks in, text or bytes out.
 //!
 //! The differential SVG is inferno's picture of one side's stacks (its widths) with every frame
-//! coloured by the change of its *inclusive* time (the frame with all above it) and its tooltip
-//! giving both sides: see [`super::flamegraph_change`] for why inferno's own differential colours
-//! (each frame's self change) are not used.
+//! coloured by the change of its *own* time on the step's scale, a legend of the colours, labels
+//! that fit and tooltips giving both sides: see [`super::flamegraph_change`] and
+//! [`super::flamegraph_legend`].
 
 use super::flamegraph_change::{ChangeLegend, recolour};
-use crate::analysis::flamegraph::{FlameStacks, FlameTime};
+use crate::analysis::flamegraph::{FlameStacks, FlameTime, StepTimes};
 use inferno::flamegraph::color::{BackgroundColor, BasicPalette};
 use inferno::flamegraph::{Options, Palette, from_lines};
 
@@ -90,8 +90,8 @@ pub struct FlameOptions {
     pub still: bool,
 }
 
-/// The SVG: differential (one side's widths, each frame coloured by the change of its inclusive
-/// time, red more time in test, blue less) or one side's, searchable and zoomable with
+/// The SVG: differential (one side's widths, each frame coloured by the change of its own time,
+/// red more time in test, blue less) or one side's, searchable and zoomable with
 /// inferno's script. An empty selection draws inferno's "no stack counts" picture.
 pub fn svg(stacks: &FlameStacks, options: &FlameOptions) -> std::io::Result<Vec<u8>> {
     let mut opts = Options::default();
@@ -136,16 +136,14 @@ fn differential(
     time: &str,
     mut opts: Options<'_>,
 ) -> std::io::Result<Vec<u8>> {
-    let [c, t] = &options.labels;
     let drawn = widths.side();
-    let (tc, tt) = (stacks.total_ns(0), stacks.total_ns(1));
-    opts.title = format!(
-        "{t} vs {c}: {time}, {} → {} ({})",
-        super::fmt_duration(tc, false),
-        super::fmt_duration(tt, false),
-        super::fmt_percent(tc, tt)
-    );
+    opts.title = differential_title(stacks, &options.labels, time);
     let legend = ChangeLegend::of(stacks, &options.labels, drawn);
+    // A fixed width: inferno's script would otherwise fit the picture to the window on load and
+    // write every label again its own way (`..ward` for `Sequential.backward`), over the labels
+    // fitted here; it still labels the frames of a zoom.
+    opts.image_width = Some(1200);
+    opts.text_truncate_direction = inferno::flamegraph::TextTruncateDirection::Right;
     opts.subtitle = Some(legend.subtitle(!options.still));
     // Every frame is recoloured below: a grey background, not the yellow of the hot palette.
     opts.bgcolors = Some(BackgroundColor::Grey);
@@ -163,15 +161,42 @@ fn differential(
     Ok(recolour(&bytes, &lines, stacks, &legend, options.still))
 }
 
+/// The differential picture's title: the step's change on the host and on the device (where
+/// known), then which time the picture draws (`bf16 vs fp32 · step: host 30.1 ms → 41.9 ms
+/// (+39.2%), device 20.1 ms → 9.0 ms (-55.0%) · drawn: device time`); without the step's times,
+/// the totals of the time drawn.
+pub fn differential_title(stacks: &FlameStacks, labels: &[String; 2], time: &str) -> String {
+    let [c, t] = labels;
+    let change = |[a, b]: [i64; 2]| {
+        format!(
+            "{} → {} ({})",
+            super::fmt_duration(a, false),
+            super::fmt_duration(b, false),
+            super::fmt_percent(a, b)
+        )
+    };
+    match stacks.step {
+        Some(StepTimes { host_ns, device_ns }) => {
+            let device = device_ns.map(|d| format!(", device {}", change(d))).unwrap_or_default();
+            format!("{t} vs {c} · step: host {}{device} · drawn: {time}", change(host_ns))
+        }
+        None => {
+            let drawn = change([stacks.total_ns(0), stacks.total_ns(1)]);
+            format!("{t} vs {c} · drawn: {time}, {drawn}")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::flamegraph::FlameTime;
+    use crate::analysis::flamegraph::{FlameTime, StepTimes};
 
     fn stacks(lines: &[(&str, [i64; 2])]) -> FlameStacks {
         FlameStacks {
             time: FlameTime::Device,
             stacks: lines.iter().map(|(s, ns)| (s.to_string(), *ns)).collect(),
+            step: None,
         }
     }
 
@@ -215,27 +240,41 @@ mod tests {
     }
 
     #[test]
-    fn the_differential_title_gives_both_totals() {
-        let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Test), false);
+    fn the_differential_title_gives_the_step_change_on_host_and_device() {
+        let mut s = replacement();
+        let svg = draw(&s, FlameView::Differential(FlameWidths::Test), false);
         assert!(
-            svg.contains("bf16 vs fp32: device time, 92.0 ms → 16.9 ms (-81.6%)"),
+            svg.contains("bf16 vs fp32 · drawn: device time, 92.0 ms → 16.9 ms (-81.6%)"),
+            "{svg}"
+        );
+        // The step slower on the host while its kernels got faster: both said, and which is drawn.
+        s.step = Some(StepTimes {
+            host_ns: [30_000_000, 41_700_000],
+            device_ns: Some([92_000_000, 16_900_000]),
+        });
+        let svg = draw(&s, FlameView::Differential(FlameWidths::Test), false);
+        assert!(
+            svg.contains(
+                "bf16 vs fp32 · step: host 30.0 ms → 41.7 ms (+39.0%), device 92.0 ms → 16.9 ms (-81.6%) · drawn: device time"
+            ),
             "{svg}"
         );
     }
 
     #[test]
-    fn a_replacement_reads_as_faster_with_test_widths() {
+    fn a_replacement_colours_the_kernels_not_the_frames_above_them() {
         let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Test), false);
-        // The step, the module and the operator lost 75 ms: the deepest blue (the largest change).
+        // The step, the module and the operator have no own time: white, whatever ran above.
         for name in ["step", "ViT", "aten::linear"] {
             assert!(
-                frame(&svg, name).contains(r#"fill="rgb(100,100,255)""#),
+                frame(&svg, name).contains(r#"fill="rgb(250,250,250)""#),
                 "{name}: {svg}"
             );
         }
-        // The new kernel is red, paler: 15 ms against the 75 ms the step lost (sqrt 0.2 = 0.45).
+        // The new kernel is red, paler than full: 15 ms against the 90 ms the fp32 kernel lost,
+        // the largest own change (sqrt 1/6 = 0.41 of the way).
         let new = frame(&svg, "bf16_gemm");
-        assert!(new.contains(r#"fill="rgb(255,183,183)""#), "{new}");
+        assert!(new.contains(r#"fill="rgb(255,189,189)""#), "{new}");
         assert!(
             new.contains("bf16_gemm (15.0 ms, 88.8% of bf16; new, fp32 has none)"),
             "{new}"
@@ -252,12 +291,19 @@ mod tests {
             "{svg}"
         );
         assert!(svg.contains("width: bf16 time"));
+        // The legend, under the frames: full colour is the largest own change, 90 ms.
+        assert!(svg.contains(r#"<g id="legend">"#), "{svg}");
+        assert!(svg.contains("≥ +90.0 ms"), "{svg}");
+        assert!(
+            svg.contains("full colour: the largest own Δ, 119.8% of the step's -75.1 ms"),
+            "{svg}"
+        );
     }
 
     #[test]
     fn control_widths_show_what_vanished() {
         let svg = draw(&replacement(), FlameView::Differential(FlameWidths::Control), false);
-        // The vanished kernel lost 90 ms, the largest change in this picture: the deepest blue.
+        // The vanished kernel lost 90 ms, the largest own change: full blue.
         let gone = frame(&svg, "fp32_gemm");
         assert!(gone.contains(r#"fill="rgb(100,100,255)""#), "{gone}");
         assert!(
@@ -277,10 +323,32 @@ mod tests {
         let same = stacks(&[("step;a", [500, 500]), ("step;b", [100, 300])]);
         let svg = draw(&same, FlameView::Differential(FlameWidths::Test), false);
         assert!(frame(&svg, "a").contains(r#"fill="rgb(250,250,250)""#), "{svg}");
-        // b grew by 200 ns, the largest change: full red, as the step above it.
+        // b grew by 200 ns, the largest own change: full red; the step above it has no own time.
         assert!(frame(&svg, "b").contains(r#"fill="rgb(255,100,100)""#), "{svg}");
-        assert!(frame(&svg, "step").contains(r#"fill="rgb(255,100,100)""#), "{svg}");
+        assert!(frame(&svg, "step").contains(r#"fill="rgb(250,250,250)""#), "{svg}");
         assert_eq!(svg, draw(&same, FlameView::Differential(FlameWidths::Test), false));
+    }
+
+    #[test]
+    fn labels_fit_their_frames_and_the_tooltip_keeps_the_name() {
+        let long = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int)";
+        let s = stacks(&[
+            (&format!("step;wide;{long}"), [100, 120]),
+            ("step;wide", [300, 300]),
+            ("step;narrow", [2, 2]),
+        ]);
+        let svg = draw(&s, FlameView::Differential(FlameWidths::Test), false);
+        assert!(
+            !svg.contains(">..") && !svg.contains("..<"),
+            "no inferno `..` labels: {svg}"
+        );
+        let at = svg
+            .find("<g><title>void at::native::vectorized")
+            .expect("the full name in the tooltip");
+        let kernel = &svg[at..at + svg[at..].find("</g>").unwrap()];
+        assert!(kernel.contains(">vectorized_elementwise_kernel</text>"), "{kernel}");
+        // The narrow frame (0.5% of the width) has no label.
+        assert!(frame(&svg, "narrow").ends_with("></text>"), "{svg}");
     }
 
     #[test]

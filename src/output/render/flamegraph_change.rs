@@ -1,15 +1,16 @@
 //! The differential flame graph's colours and tooltips (docs/flamegraph.md).
 //!
-//! inferno (as FlameGraph's `flamegraph.pl`) colours a differential frame by the change of its
-//! *self* time: a module frame (no self time) is white whatever happened inside it, a kernel
-//! that replaced another is "grew", and what vanished has no width. On fp32 → bf16 (the step's
-//! device time down 82%) that drew a picture pink nearly everywhere. Here inferno draws one
-//! side's stacks (its layout, labels, zoom and search), and each frame is then recoloured by the
-//! change of its *inclusive* time — the frame with all above it, the time its width stands for —
-//! and its tooltip rewritten with both sides' times. inferno has no option for either, and the
-//! frames are found again in its output by depth and start: the lines are given to it sorted, so
-//! its layout is known here.
+//! inferno draws one side's stacks (its layout, labels, zoom and search), and each frame is then
+//! recoloured by the change of its *own* time on the step's scale
+//! ([`super::flamegraph_legend`]), its label fitted to its width and its tooltip rewritten with
+//! both sides' times. inferno's own differential colours are scaled to the largest frame and
+//! drawn on the changed side only; a frame that vanished has no width in them. inferno has no
+//! option for any of this, and the frames are found again in its output by depth and start: the
+//! lines are given to it sorted, so its layout is known here. (Colours by the change of a
+//! frame's time *with all above it* made the root the reddest frame and left the frames that
+//! changed pale.)
 
+use super::flamegraph_legend::{ColourScale, add_legend, fit_label, legend_svg, picture_height};
 use super::{fmt_duration, fmt_percent};
 use crate::analysis::flamegraph::FlameStacks;
 use rustc_hash::FxHashMap;
@@ -31,6 +32,8 @@ pub struct ChangeLegend {
     pub not_drawn_ns: i64,
     /// The drawn side's total.
     pub drawn_total_ns: i64,
+    /// What the colours stand against: the same for both sides' pictures.
+    pub scale: ColourScale,
 }
 
 impl ChangeLegend {
@@ -48,6 +51,7 @@ impl ChangeLegend {
             drawn,
             not_drawn_ns,
             drawn_total_ns: stacks.total_ns(drawn),
+            scale: ColourScale::of(stacks),
         }
     }
 
@@ -57,7 +61,7 @@ impl ChangeLegend {
         let [c, t] = &self.labels;
         let (drawn, other) = (&self.labels[self.drawn], &self.labels[1 - self.drawn]);
         let mut text =
-            format!("width: {drawn} time · colour: change from {c} to {t} with all above it, red more, blue less");
+            format!("width: {drawn} time · colour: each frame's own time, red more in {t} than in {c}, blue less");
         if self.not_drawn_ns > 0 {
             text.push_str(&format!(
                 " · not drawn: {} only {other} has",
@@ -71,10 +75,10 @@ impl ChangeLegend {
         text
     }
 
-    /// A frame's tooltip: its name, then in parentheses (inferno's script cuts the last
-    /// parenthesis off to label a zoomed frame) its time on the drawn side, the other side's and
-    /// the change.
-    fn tooltip(&self, name: &str, ns: [i64; 2]) -> String {
+    /// A frame's tooltip: its full name, then in parentheses (inferno's script cuts the last
+    /// parenthesis off to label a zoomed frame) its time on the drawn side, the other side's,
+    /// the change, and where it has own time the change of that (what its colour stands for).
+    fn tooltip(&self, name: &str, ns: [i64; 2], own: [i64; 2]) -> String {
         let d = self.drawn;
         let share = 100.0 * ns[d] as f64 / self.drawn_total_ns.max(1) as f64;
         let change = match ns {
@@ -88,25 +92,22 @@ impl ChangeLegend {
                 fmt_percent(c, t)
             ),
         };
+        let own = if own == [0, 0] || own == ns {
+            String::new()
+        } else {
+            format!(
+                "; own {} → {}, {}",
+                fmt_duration(own[0], false),
+                fmt_duration(own[1], false),
+                fmt_duration(own[1] - own[0], true)
+            )
+        };
         format!(
-            "{name} ({}, {share:.1}% of {}; {change})",
+            "{name} ({}, {share:.1}% of {}; {change}{own})",
             fmt_duration(ns[d], false),
             self.labels[d]
         )
     }
-}
-
-/// A frame's colour: white unchanged, red more time in test, blue less, the deeper the larger
-/// the change next to `max_abs` (the largest in the picture). The square root lets a change a
-/// tenth of the largest still show (a third of the way to full) where inferno's linear scale
-/// left it nearly white.
-pub fn change_colour(delta_ns: i64, max_abs_ns: u64) -> (u8, u8, u8) {
-    if delta_ns == 0 || max_abs_ns == 0 {
-        return (250, 250, 250);
-    }
-    let depth = (delta_ns.unsigned_abs() as f64 / max_abs_ns as f64).sqrt().min(1.0);
-    let c = (250.0 - 150.0 * depth).round() as u8;
-    if delta_ns > 0 { (255, c, c) } else { (c, c, 255) }
 }
 
 /// Where inferno starts each frame of the sorted `NAME;… NS` lines: (depth, start in ns) → the
@@ -135,13 +136,15 @@ fn frame_starts(lines: &[String]) -> FxHashMap<(usize, u64), &str> {
     starts
 }
 
-/// One frame's `<g>` in inferno's SVG: where its `<title>` element and its rect's `fill` value
-/// are, and the rect's `y` and `fg:x`.
+/// One frame's `<g>` in inferno's SVG: where its `<title>` element, its rect's `fill` value and
+/// its label's text are, and the rect's `y`, `fg:x` and width (percent of the frames' width).
 struct FrameSpan {
     title: std::ops::Range<usize>,
     fill: std::ops::Range<usize>,
+    label: Option<std::ops::Range<usize>>,
     y: usize,
     x: u64,
+    width_pct: f64,
 }
 
 /// The frames of inferno's SVG, in order.
@@ -166,14 +169,26 @@ fn frame_spans(svg: &str) -> Vec<FrameSpan> {
             let end = start + svg[start..rect.end].find('"')?;
             Some(start..end)
         };
+        // The label: `<text …>LABEL</text>` right after the rect, inside the frame's `<g>`.
+        let after = rect_end + "/>".len();
+        let label = svg[after..].starts_with("<text").then(|| {
+            let open = svg[after..].find('>').map(|i| after + i + 1)?;
+            let close = svg[open..].find("</text>").map(|i| open + i)?;
+            Some(open..close)
+        });
+        let width_pct = value("width")
+            .and_then(|w| svg[w].trim_end_matches('%').parse::<f64>().ok())
+            .unwrap_or(0.0);
         if let (Some(fill), Some(y), Some(x)) = (value("fill"), value("y"), value("fg:x"))
             && let (Ok(y), Ok(x)) = (svg[y].parse(), svg[x].parse())
         {
             spans.push(FrameSpan {
                 title: title_start..title_end,
                 fill,
+                label: label.flatten(),
                 y,
                 x,
+                width_pct,
             });
         }
         at = rect_end;
@@ -185,20 +200,15 @@ fn xml_text(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// inferno's SVG of the sorted `lines` with every frame coloured by its inclusive change and
-/// its tooltip giving both sides (a still picture: no tooltips and no script).
+/// inferno's SVG of the sorted `lines` with every frame coloured by its own change, labelled to
+/// fit and its tooltip giving both sides (a still picture: no tooltips and no script), and the
+/// colours' legend under the frames.
 pub fn recolour(svg: &[u8], lines: &[String], stacks: &FlameStacks, legend: &ChangeLegend, still: bool) -> Vec<u8> {
     let Ok(text) = std::str::from_utf8(svg) else {
         return svg.to_vec();
     };
     let starts = frame_starts(lines);
     let totals = stacks.frame_totals();
-    let max_abs = totals
-        .values()
-        .filter(|ns| ns[legend.drawn] > 0)
-        .map(|ns| (ns[1] - ns[0]).unsigned_abs())
-        .max()
-        .unwrap_or(0);
     let spans = frame_spans(text);
     let root_y = spans.iter().map(|f| f.y).max().unwrap_or(0);
     let mut out = String::with_capacity(text.len());
@@ -221,27 +231,28 @@ pub fn recolour(svg: &[u8], lines: &[String], stacks: &FlameStacks, legend: &Cha
         } else {
             path.rsplit(';').next().unwrap_or(path)
         };
+        let own = stacks.own_ns(path);
         out.push_str(&text[at..span.title.start]);
         if !still {
             out.push_str("<title>");
-            out.push_str(&xml_text(&legend.tooltip(name, *ns)));
+            out.push_str(&xml_text(&legend.tooltip(name, *ns, own)));
             out.push_str("</title>");
         }
         out.push_str(&text[span.title.end..span.fill.start]);
-        let (r, g, b) = change_colour(ns[1] - ns[0], max_abs);
+        let (r, g, b) = legend.scale.colour(own[1] - own[0]);
         out.push_str(&format!("rgb({r},{g},{b})"));
         at = span.fill.end;
-        if path.is_empty() {
-            // inferno leaves the root's label to its script; a still picture needs it written.
-            let group = &text[at..at + text[at..].find("</g>").unwrap_or(0)];
-            if let Some(empty) = group.find("></text>") {
-                out.push_str(&text[at..=at + empty]);
-                out.push_str("all");
-                at += empty + 1;
-            }
+        if let Some(label) = &span.label {
+            out.push_str(&text[at..label.start]);
+            out.push_str(&xml_text(&fit_label(name, span.width_pct)));
+            at = label.end;
         }
     }
     out.push_str(&text[at..]);
+    if let Some(height) = picture_height(&out) {
+        let drawn = legend_svg(&legend.scale, &legend.labels, height + 17);
+        out = add_legend(&out, &drawn);
+    }
     if still {
         out = lighten(&out);
     }
@@ -332,6 +343,7 @@ mod tests {
         let stacks = FlameStacks {
             time: crate::analysis::flamegraph::FlameTime::Host,
             stacks: [("s;a".to_string(), [1, 2])].into_iter().collect(),
+            step: None,
         };
         let legend = ChangeLegend::of(&stacks, &["c".into(), "t".into()], 1);
         let svg = concat!(
@@ -353,16 +365,5 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("rgb(250,10,10)"), "{out}");
-    }
-
-    #[test]
-    fn colours_deepen_with_the_square_root_of_the_change() {
-        assert_eq!(change_colour(0, 100), (250, 250, 250));
-        assert_eq!(change_colour(100, 100), (255, 100, 100));
-        assert_eq!(change_colour(-100, 100), (100, 100, 255));
-        // A quarter of the largest change: half way.
-        assert_eq!(change_colour(25, 100), (255, 175, 175));
-        assert_eq!(change_colour(-25, 100), (175, 175, 255));
-        assert_eq!(change_colour(5, 0), (250, 250, 250));
     }
 }

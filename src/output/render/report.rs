@@ -8,12 +8,13 @@ use super::aligned::{class_text, shape_text};
 use super::compare::side_json;
 use super::flamegraph::{self, FlameOptions, FlameView, FlameWidths};
 use super::ops_diff::OpsDiffView;
-use super::plot::{ImageFormat, chart_of, draw};
+use super::plot::{DEFAULT_EXCLUDE, ImageFormat, chart_of};
+use super::plot_bars::draw;
 use super::views::render_overview;
 use super::waterfall::{Waterfall, draw_waterfall};
 use crate::analysis::classes::KernelClass;
 use crate::analysis::classes::sequences::Aligned;
-use crate::analysis::diff::{Category, Comparison, Row, SortKey};
+use crate::analysis::diff::{Category, Comparison, NameFilter, Row, SortKey};
 use crate::analysis::flamegraph::FlameTime;
 use crate::analysis::modules::align::{AlignedNode, Times};
 use crate::analysis::report::{NodeTables, Report};
@@ -48,12 +49,17 @@ pub fn render_with_history(report: &Report, history: &str) -> String {
     let [c, t] = &report.request.labels;
     let title = html_escape(&format!("tracediff report: {c} vs {t}"));
     let breakdown = breakdown_chart(report);
-    let charts = charts(&report.comparison);
+    let charts = charts(&report.comparison, report.device_rows.as_ref());
     let flame = flame_figure(report);
+    let headline = super::report_headline::html(
+        crate::analysis::report::headline::headline(report).as_ref(),
+        &report.request.labels,
+    );
     fill(
         PAGE,
         &[
             ("TITLE", &title),
+            ("HEADLINE", &headline),
             ("STYLE", STYLE),
             ("BREAKDOWN", &breakdown),
             ("CHARTS", &charts),
@@ -122,15 +128,24 @@ fn html_escape(s: &str) -> String {
 /// HTA's two bar charts (counts, duration), top 10 by the size of their diff, as inline SVG
 /// figures. By size, not HTA's largest increase first: on a run that got faster the increases
 /// are the small part of the story (fp32 → bf16: the kernels that went, -50 ms each, were absent).
-fn charts(comparison: &Comparison) -> String {
+/// As `plot` draws them: without the step and runtime-API rows ([`DEFAULT_EXCLUDE`]), host and
+/// device rows (`device_rows`) in panels of their own.
+fn charts(comparison: &Comparison, device_rows: Option<&std::collections::BTreeSet<String>>) -> String {
     let mut out = String::new();
+    let mut comparison = comparison.clone();
+    if let Ok(filter) = NameFilter::new(&[], &DEFAULT_EXCLUDE.map(String::from)) {
+        comparison
+            .rows
+            .retain(|r| filter.admits_row(&r.name, &comparison.group_by));
+    }
+    let comparison = &comparison;
     let charts = [
         (false, "chart-counts", SortKey::AbsDiffCounts),
         (true, "chart-duration", SortKey::AbsDiffDuration),
     ];
     for (duration, id, sort) in charts {
-        let svg =
-            chart_of(comparison, duration, Some(sort), 10, CHART_SIZE).and_then(|chart| draw(&chart, ImageFormat::Svg));
+        let svg = chart_of(comparison, duration, Some(sort), 10, CHART_SIZE, device_rows)
+            .and_then(|chart| draw(&chart, ImageFormat::Svg));
         match svg {
             Ok(svg) => out.push_str(&figure(id, &svg)),
             Err(e) => out.push_str(&format!(
@@ -174,8 +189,9 @@ fn flame_figure(report: &Report) -> String {
             Ok(svg) => out.push_str(&format!(
                 concat!(
                     r#"<figure class="chart" id="{id}"><img alt="Differential flame graph of {alt}, {whose}'s widths" "#,
-                    r#"src="{data}"><figcaption class="note">Width: {whose}'s {time}. Colour: each frame's change "#,
-                    r#"with all above it, from {c} to {t}: red more time, blue less, white the same.</figcaption></figure>"#,
+                    r#"src="{data}"><figcaption class="note">Width: {whose}'s {time}. Colour: each frame's own time, "#,
+                    r#"from {c} to {t}: red more, blue less, white the same (the legend under the picture gives "#,
+                    r#"the scale).</figcaption></figure>"#,
                 ),
                 alt = html_escape(&format!("{t} vs {c}")),
                 id = id,
