@@ -35,7 +35,7 @@ fn a_failed_gate_names_the_cause_of_each_failing_kernel() {
     );
     let json: serde_json::Value = serde_json::from_str(&gate(&["--format", "json"]).stdout).unwrap();
     let causes = json["report"]["causes"].as_array().unwrap();
-    assert_eq!(causes[0]["name"], "ampere_sgemm_64x64_nn");
+    assert_eq!(causes[0]["names"], serde_json::json!(["ampere_sgemm_64x64_nn"]));
     assert_eq!(causes[0]["op"], "aten::mm");
     assert!(causes[0]["line"].as_str().unwrap().contains("work ×2.25"), "{causes:?}");
     let dir = tempfile::TempDir::new().unwrap();

@@ -26,7 +26,7 @@ pub fn gate(
     })
 }
 
-/// The most lines of causes a failed gate carries.
+/// The most operators whose causes a failed gate carries.
 const MOST_CAUSES: usize = 8;
 
 /// Why the ops a failed gate names changed, from `explain` on the same pair (one run a side:
@@ -64,7 +64,7 @@ fn causes(
         .chain(report.top_contributors.iter().map(|c| c.name.as_str()));
     let mut out: Vec<GateCause> = Vec::new();
     for name in flagged {
-        if out.len() == MOST_CAUSES || out.iter().any(|c| c.name == name) {
+        if out.iter().any(|c| c.names.iter().any(|n| n == name)) {
             continue;
         }
         // The op itself, else the op that launched the kernel of that name.
@@ -74,9 +74,15 @@ fn causes(
                 .any(|k| k == name || k.strip_prefix("void ") == Some(name))
         };
         let row = explained.rows.iter().find(|r| r.name == name);
-        if let Some(row) = row.or_else(|| explained.rows.iter().find(launched)) {
+        let Some(row) = row.or_else(|| explained.rows.iter().find(launched)) else {
+            continue;
+        };
+        // One line per operator: the kernels it launched gather on it.
+        if let Some(c) = out.iter_mut().find(|c| c.op == row.name) {
+            c.names.push(name.to_string());
+        } else if out.len() < MOST_CAUSES {
             out.push(GateCause {
-                name: name.to_string(),
+                names: vec![name.to_string()],
                 op: row.name.clone(),
                 line: row.line.clone(),
             });

@@ -133,13 +133,13 @@ pub struct GateReport {
     pub causes: Vec<GateCause>,
 }
 
-/// Why one op the gate flagged changed: `explain`'s line for it.
+/// Why ops the gate flagged changed: `explain`'s line for one operator.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GateCause {
-    /// The op or kernel the gate flagged.
-    pub name: String,
-    /// The operator `explain` explains: `name` itself, or the operator that launched the
-    /// kernel `name`.
+    /// The ops and kernels the gate flagged that this operator explains: the operator itself,
+    /// or kernels it launched; in the gate's order.
+    pub names: Vec<String>,
+    /// The operator `explain` explains.
     pub op: String,
     /// The operator's explanation in one line (calls, work and efficiency, what changed).
     pub line: String,

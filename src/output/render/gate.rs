@@ -293,12 +293,13 @@ fn causes_text(report: &GateReport, out: &mut String, md: bool, width: usize) {
     if md {
         let _ = writeln!(out, "\n**Why** (`tracediff explain` on the same pair):\n");
         for c in &report.causes {
-            let kernel = if c.name == c.op {
-                String::new()
+            let kernels = launched(c, usize::MAX);
+            let kernels = if kernels.is_empty() {
+                kernels
             } else {
-                format!(" (launches `{}`)", c.name.replace('`', "'"))
+                format!(" (launches {})", kernels.replace('`', "'"))
             };
-            let _ = writeln!(out, "- `{}`{kernel}", c.line.replace('`', "'"));
+            let _ = writeln!(out, "- `{}`{kernels}", c.line.replace('`', "'"));
         }
         return;
     }
@@ -306,13 +307,25 @@ fn causes_text(report: &GateReport, out: &mut String, md: bool, width: usize) {
     for c in &report.causes {
         // A kernel's name, which can run to a thousand characters, is cut: the op's line
         // says why.
-        let kernel = if c.name == c.op {
-            String::new()
+        let kernels = launched(c, 48);
+        let kernels = if kernels.is_empty() {
+            kernels
         } else {
-            format!("  [launches {}]", crate::text::elide(&c.name, 48))
+            format!("  [launches {kernels}]")
         };
-        let _ = writeln!(out, "{}", wrap_line(&format!("  {}{kernel}", c.line), width));
+        let _ = writeln!(out, "{}", wrap_line(&format!("  {}{kernels}", c.line), width));
     }
+}
+
+/// The kernels of a cause other than its operator, each cut to `max` characters, the first
+/// three and how many more.
+fn launched(c: &crate::analysis::gate::GateCause, max: usize) -> String {
+    let kernels: Vec<&String> = c.names.iter().filter(|n| **n != c.op).collect();
+    let mut text: Vec<String> = kernels.iter().take(3).map(|k| crate::text::elide(k, max)).collect();
+    if kernels.len() > 3 {
+        text.push(format!("{} more", kernels.len() - 3));
+    }
+    text.join("; ")
 }
 
 /// The rules' cells as the terminal reads them ([`columns`]), the subject left empty: it is

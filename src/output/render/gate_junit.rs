@@ -109,9 +109,9 @@ pub fn junit(report: &GateReport) -> String {
             continue;
         }
         // The op's cause, where `explain` gave one, after the details.
-        let cause = report.causes.iter().find(|c| c.name == rule.subject);
+        let cause = report.causes.iter().find(|c| c.names.contains(&rule.subject));
         let text = match cause {
-            Some(c) if c.name == c.op => format!("{}\nwhy: {}", details(rule), c.line),
+            Some(c) if rule.subject == c.op => format!("{}\nwhy: {}", details(rule), c.line),
             Some(c) => format!("{}\nwhy (launched by {}): {}", details(rule), c.op, c.line),
             None => details(rule),
         };
