@@ -2,19 +2,10 @@
 //! shaped like the one that showed it.
 
 use crate::common;
+// The small traces of the reliability audit, built the same way.
+use crate::reliability3::{op, write_trace};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
 use tempfile::TempDir;
-
-fn write_trace(dir: &Path, name: &str, events: Vec<Value>) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, json!({ "traceEvents": events }).to_string()).unwrap();
-    path
-}
-
-fn op(name: &str, ts: f64, dur: f64) -> Value {
-    json!({"ph": "X", "name": name, "cat": "cpu_op", "ts": ts, "dur": dur, "pid": 1, "tid": 1})
-}
 
 /// A 2021 `[memory]` instant: only the change, `Bytes`, no `Total Allocated`.
 fn bytes_only(ts: f64, bytes: i64) -> Value {

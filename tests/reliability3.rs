@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 /// Writes `{"traceEvents": events}` as `name` in `dir`.
-fn write_trace(dir: &Path, name: &str, events: Vec<Value>) -> PathBuf {
+pub(crate) fn write_trace(dir: &Path, name: &str, events: Vec<Value>) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, json!({ "traceEvents": events }).to_string()).unwrap();
     path
 }
 
 /// A CPU op (times in µs).
-fn op(name: &str, ts: f64, dur: f64) -> Value {
+pub(crate) fn op(name: &str, ts: f64, dur: f64) -> Value {
     json!({"ph": "X", "name": name, "cat": "cpu_op", "ts": ts, "dur": dur, "pid": 1, "tid": 1})
 }
 

@@ -108,12 +108,16 @@ fn whole_side_of_runs(req: &CompareRequest, runs: PerSide<&Vec<crate::analysis::
     if req.is_hta() {
         return None;
     }
-    let stepless = |rs: &Vec<crate::analysis::load::runs::Run>| rs.iter().all(|r| !r.has_steps());
-    let stepped = |rs: &Vec<crate::analysis::load::runs::Run>| rs.iter().all(|r| r.has_steps());
-    let named = |id: SideId| matches!(req.side(id).selection.iterations, crate::model::pick::Pick::List(_));
-    SideId::BOTH
-        .into_iter()
-        .find(|&id| stepped(runs[id]) && stepless(runs[id.other()]) && !named(id))
+    // Whether every run of a side has steps (`None`: only some do).
+    let has_steps = |rs: &Vec<crate::analysis::load::runs::Run>| {
+        let stepped = rs.iter().filter(|r| r.has_steps()).count();
+        (stepped == 0 || stepped == rs.len()).then_some(stepped > 0)
+    };
+    let k = crate::analysis::load::select::side_to_take_whole(
+        [has_steps(runs.control), has_steps(runs.test)],
+        [&req.control_selection, &req.test_selection],
+    )?;
+    Some(SideId::BOTH[k])
 }
 
 /// The comparison of two sides of runs already aggregated (`compare`'s with runs; the report
@@ -334,10 +338,10 @@ pub fn whole_note(control: &SideInfo, test: &SideInfo) -> Option<String> {
     } else {
         return None;
     };
-    Some(format!(
-        "{} has no steps, so {} is compared whole too (its {} steps and what ran between them, \
-         not a mean per step): like with like; name its steps with --iteration to compare them instead",
-        other.label, whole.label, whole.steps_available
+    Some(crate::analysis::load::select::whole_note_text(
+        &other.label,
+        &whole.label,
+        whole.steps_available,
     ))
 }
 

@@ -63,11 +63,10 @@ pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Lo
         )
     {
         let steps = [&control, &test][k].step_numbers().len();
-        notes.push(format!(
-            "{} has no steps, so {} is compared whole too (its {steps} steps and what ran between \
-             them, not a mean per step): like with like; name its steps with --iteration to compare them instead",
-            req.labels[1 - k],
-            req.labels[k]
+        notes.push(crate::analysis::load::select::whole_note_text(
+            &req.labels[1 - k],
+            &req.labels[k],
+            steps,
         ));
     }
     notes.extend(crate::request::defaults::rank_sets_warning(

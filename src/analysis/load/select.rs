@@ -89,17 +89,31 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
 /// Returns the side made whole, where one was.
 pub fn whole_where_other_has_none(resolved: [&mut Resolved; 2], selections: [&SideSelection; 2]) -> Option<usize> {
     let [a, b] = resolved;
-    let stepped = match (a.iterations.is_some(), b.iterations.is_some()) {
-        (true, false) => 0,
-        (false, true) => 1,
-        _ => return None,
-    };
-    if matches!(selections[stepped].iterations, Pick::List(_)) {
-        return None;
-    }
+    let stepped = side_to_take_whole([Some(a.iterations.is_some()), Some(b.iterations.is_some())], selections)?;
     let side = if stepped == 0 { a } else { b };
     side.iterations = None;
     Some(stepped)
+}
+
+/// The rule of [`whole_where_other_has_none`] on what is known of each side: whether it has
+/// steps (`None`: some of its runs have and some have not, which no rule pairs). The side to
+/// take whole, where one is.
+pub fn side_to_take_whole(has_steps: [Option<bool>; 2], selections: [&SideSelection; 2]) -> Option<usize> {
+    let stepped = match has_steps {
+        [Some(true), Some(false)] => 0,
+        [Some(false), Some(true)] => 1,
+        _ => return None,
+    };
+    (!matches!(selections[stepped].iterations, Pick::List(_))).then_some(stepped)
+}
+
+/// The note where side `whole` (of `steps` steps) was taken whole because side `other` has
+/// none ([`whole_where_other_has_none`]).
+pub fn whole_note_text(other: &str, whole: &str, steps: usize) -> String {
+    format!(
+        "{other} has no steps, so {whole} is compared whole too (its {steps} steps and what ran between them, \
+         not a mean per step): like with like; name its steps with --iteration to compare them instead"
+    )
 }
 
 /// The selected iterations, looked up in constant time: a side of 100,000 steps searched per

@@ -12,6 +12,7 @@ use super::plot::{DEFAULT_EXCLUDE, ImageFormat, chart_of};
 use super::plot_bars::draw;
 use super::views::render_overview;
 use super::waterfall::{Waterfall, draw_waterfall};
+use super::xml::html_escape;
 use crate::analysis::classes::KernelClass;
 use crate::analysis::classes::sequences::Aligned;
 use crate::analysis::diff::{Category, Comparison, NameFilter, Row, SortKey};
@@ -115,14 +116,6 @@ fn script_json(text: &str) -> String {
     text.replace('<', "\\u003c")
         .replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029")
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
 }
 
 /// HTA's two bar charts (counts, duration), top 10 by the size of their diff, as inline SVG

@@ -4,6 +4,7 @@
 //! Host-bound: the GPU idles 96% of test's step. …`). Pure: the headline in, HTML out.
 
 use super::fmt_duration;
+use super::xml::html_escape;
 use crate::analysis::report::headline::{HOST_BOUND_IDLE, Headline};
 
 /// The headline's text.
@@ -74,12 +75,4 @@ pub fn html(h: Option<&Headline>, labels: &[String; 2]) -> String {
         ),
         None => String::new(),
     }
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
 }

@@ -5,18 +5,11 @@
 
 use super::history_plot::{WIDTH, draw};
 use super::plot::ImageFormat;
+use super::xml::html_escape as escape;
 use crate::analysis::history::show::{HistoryView, Series};
 use crate::error::Result;
 use crate::text::fmt_duration;
 use std::fmt::Write;
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
 
 fn ns(v: f64) -> String {
     fmt_duration(v.round() as i64, false)

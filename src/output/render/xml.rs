@@ -5,6 +5,16 @@
 
 use std::fmt::Write;
 
+/// `s` escaped for HTML text and attribute values: the five markup characters as entities
+/// (the report's page and its parts).
+pub(crate) fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
 /// Whether XML 1.0 allows `c` in a document (`#x9 | #xA | #xD | [#x20-#xD7FF] |
 /// [#xE000-#xFFFD] | [#x10000-#x10FFFF]`; a Rust `char` is never a surrogate).
 pub fn allowed_in_xml(c: char) -> bool {
