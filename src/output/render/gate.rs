@@ -588,4 +588,22 @@ mod tests {
         let many = side_line(&side(vec![0, 1, 2, 3], (1..=8000).collect()));
         assert!(many.starts_with("baseline: base (ranks 0–3, steps 1–8000): "), "{many}");
     }
+
+    /// On a real ViT pair one operator (`aten::copy_`) launched three of the failing kernels, and
+    /// its line was printed three times: an operator's kernels gather on its one line.
+    #[test]
+    fn an_operator_lists_its_failing_kernels_on_one_line() {
+        let cause = crate::analysis::gate::GateCause {
+            names: ["k1", "k2", "aten::copy_", "k3", "k4"].map(String::from).to_vec(),
+            op: "aten::copy_".into(),
+            line: "aten::copy_  +1.44 ms/step".into(),
+        };
+        assert_eq!(launched(&cause, 48), "k1; k2; k3; 1 more");
+        let alone = crate::analysis::gate::GateCause {
+            names: vec!["aten::mm".into()],
+            op: "aten::mm".into(),
+            line: String::new(),
+        };
+        assert_eq!(launched(&alone, 48), "");
+    }
 }
