@@ -48,6 +48,12 @@ def test_the_options_object_refuses_a_str_for_a_list_itself():
     assert options.include == ["mm"] and options.labels == ("a", "b")
 
 
+@pytest.mark.parametrize("labels", [("a",), ("a", "b", "c")])
+def test_labels_are_two_names(fixtures, labels):
+    with pytest.raises(ValueError, match="labels must be two names"):
+        tracediff.operators(fixtures / "basic/control", fixtures / "basic/test", labels=labels)
+
+
 # A list of paths is a side of runs (test_sides.py); a list holding anything else is refused.
 @pytest.mark.parametrize("bad", [None, 123, [123], b"fixtures"])
 @pytest.mark.parametrize("call", ["compare", "ops_diff", "operators", "kernels", "overview", "modules"])

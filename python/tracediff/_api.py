@@ -3,7 +3,7 @@
 import math
 import os
 import pathlib
-from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, cast
 
 # The enumerated options, as the type checker sees them (the values are checked at run time too).
 Device = Literal["cpu", "gpu", "all", "CPU", "GPU", "ALL"]
@@ -185,7 +185,7 @@ def make_options(
         normalize_names=None if normalize_names is None else bool(normalize_names),
         include=str_list(include, "include"),
         exclude=str_list(exclude, "exclude"),
-        labels=tuple(labels) if labels is not None else None,
+        labels=_label_pair(labels),
         by_operator=bool(by_operator),
         zoom=zoom,
         no_run_shift=bool(no_run_shift),
@@ -299,7 +299,19 @@ def ops_diff(control: SidePath, test: SidePath, **options) -> Dict[str, List[str
     return categories(table["name"], table["control_counts"], table["test_counts"])
 
 
-def _view(view: str, control: SidePath, test: SidePath, **selection):
+def _label_pair(labels: Optional[Sequence[str]]) -> Optional[Tuple[str, str]]:
+    """The two sides' labels as the core takes them: exactly two (control, test)."""
+    if labels is None:
+        return None
+    if len(labels) != 2:
+        raise ValueError(f"labels must be two names (control, test), not {len(labels)}")
+    return (labels[0], labels[1])
+
+
+ViewName = Literal["operators", "kernels", "overview", "modules", "explain"]
+
+
+def _view(view: ViewName, control: SidePath, test: SidePath, **selection):
     return _native.view(view, side_arg(control, "control"), side_arg(test, "test"), make_options(**selection))
 
 
@@ -359,7 +371,8 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
 
         # The run-wide shifts of host and device time (null where none) and whether rows were
         # judged beyond them (`applied`), as the JSON's `run_shift` (docs/significance.md).
-        df.attrs["run_shift"] = json.loads(cols["run_shift"])
+        # The core sends the shifts as one JSON text beside the columns' lists.
+        df.attrs["run_shift"] = json.loads(cast(str, cols["run_shift"]))
     return df
 
 
@@ -405,7 +418,7 @@ def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
     """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column. The
     parts are NaN (polars: null) on a side without device events, where only `step_us` is
     known."""
-    columns = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS + _IDLE_KEYS}
+    columns: Dict[str, List[Any]] = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS + _IDLE_KEYS}
     for side in ("control", "test"):
         for row in doc[side].get(key) or []:
             columns["side"].append(doc[side]["label"])

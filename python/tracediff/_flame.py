@@ -45,8 +45,8 @@ def folded_stacks(
     control: SidePath,
     test: SidePath,
     *,
-    time: Optional[str] = None,
-    side: Optional[str] = None,
+    time: Optional[FlameTime] = None,
+    side: Optional[Side] = None,
     **options,
 ) -> str:
     """`tracediff flamegraph --folded`: the flame graph's stacks as text, ``frame;frame;…
