@@ -346,6 +346,53 @@ fn no_import_circles_in_the_library() {
     assert!(found.is_empty(), "import circles: {found:?}");
 }
 
+/// The analysis' folders and shared files in layers, the ground first: each uses only rooms of
+/// the layers below it (docs/architecture.md draws them), so no arrow runs back up and a new
+/// room must be given its place here.
+const ANALYSIS_LAYERS: [&[&str]; 8] = [
+    &["classes", "intervals", "memory", "names", "select"],
+    &["aggregate", "idle"],
+    &["breakdown", "measure"],
+    &["diff", "summaries"],
+    &["load"],
+    &["compare", "modules"],
+    &["flamegraph", "gate", "views"],
+    &["explain", "history", "report"],
+];
+
+#[test]
+fn the_analysis_rooms_only_look_down() {
+    let graph = import_graph(&root().join("src"));
+    let room = |module: &str| -> Option<String> {
+        let rest = module
+            .strip_prefix("analysis::")
+            .or((module == "analysis").then_some(""))?;
+        rest.split("::").next().filter(|r| !r.is_empty()).map(str::to_string)
+    };
+    let layer = |r: &str| ANALYSIS_LAYERS.iter().position(|l| l.contains(&r));
+    let mut bad = BTreeSet::new();
+    for (from, uses) in &graph {
+        let Some(me) = room(from) else { continue };
+        let Some(mine) = layer(&me) else {
+            bad.insert(format!("{from}: the room `{me}` has no layer in ANALYSIS_LAYERS"));
+            continue;
+        };
+        for used in uses.iter().filter_map(|u| room(u)).filter(|u| *u != me) {
+            match layer(&used) {
+                Some(theirs) if theirs < mine => {}
+                _ => {
+                    bad.insert(format!("{from} (layer {mine}) uses analysis::{used}"));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "an analysis room reaches sideways or up:\n{}",
+        bad.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
+
 #[test]
 fn the_trace_crate_has_no_import_circle() {
     let found = circles(&import_graph(&root().join("crates/trace/src")));

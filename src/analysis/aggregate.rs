@@ -1,8 +1,8 @@
 //! Counting and summing the selected events of a side, per name (docs/semantics.md#the-comparison-table).
 
-use crate::analysis::load::select::Selected;
-use crate::analysis::load::select::{Device, Resolved};
 use crate::analysis::names::{normalize_name, shorten_name};
+use crate::analysis::select::Selected;
+use crate::analysis::select::{Device, Resolved};
 use crate::input::attrs::{AttrColumn, AttrValue, value_text};
 use crate::input::load::{RankedFile, SideOf};
 use crate::model::store::NameId;

@@ -1,10 +1,11 @@
 //! A whole comparison, from two paths to a [`Comparison`]: load → select → aggregate → diff.
 
 use crate::analysis::aggregate::{Aggregate, aggregate};
+use crate::analysis::diff::side_info;
 use crate::analysis::diff::{Comparison, NameFilter, SideInfo, diff_owned};
-use crate::analysis::load::select::{Device, Resolved, resolve};
+use crate::analysis::select::{Device, Resolved, resolve};
 use crate::error::{Error, Result};
-use crate::input::load::{RankedFile, SideOf, SummarySide, load_pair, pair_notes};
+use crate::input::load::{SideOf, SummarySide, load_pair, pair_notes};
 use crate::request::side::{PerSide, SideId};
 use crate::request::{CompareRequest, check_labels};
 
@@ -102,7 +103,7 @@ fn compare_runs(req: &CompareRequest, filter: &NameFilter) -> Result<(Comparison
 }
 
 /// The side of runs to read whole because every run of the other side has no steps and its
-/// own steps were left to the default (as [`crate::analysis::load::select::whole_where_other_has_none`]
+/// own steps were left to the default (as [`crate::analysis::select::whole_where_other_has_none`]
 /// decides for one run a side).
 fn whole_side_of_runs(req: &CompareRequest, runs: PerSide<&Vec<crate::analysis::load::runs::Run>>) -> Option<SideId> {
     if req.is_hta() {
@@ -113,7 +114,7 @@ fn whole_side_of_runs(req: &CompareRequest, runs: PerSide<&Vec<crate::analysis::
         let stepped = rs.iter().filter(|r| r.has_steps()).count();
         (stepped == 0 || stepped == rs.len()).then_some(stepped > 0)
     };
-    let k = crate::analysis::load::select::side_to_take_whole(
+    let k = crate::analysis::select::side_to_take_whole(
         [has_steps(runs.control), has_steps(runs.test)],
         [&req.control_selection, &req.test_selection],
     )?;
@@ -294,7 +295,7 @@ pub(crate) fn run_shift_of(
     req: &CompareRequest,
     sides: PerSide<&SummarySide>,
     resolved: PerSide<&Resolved>,
-) -> Result<(crate::analysis::diff::RunShift, Option<String>)> {
+) -> Result<(crate::analysis::measure::noise::RunShift, Option<String>)> {
     if !crate::analysis::measure::shift::has_own_times(sides) {
         let note = format!(
             "a run-wide shift (the whole run slower or faster, as on another machine) was not looked for: \
@@ -329,7 +330,7 @@ fn compare_loaded<T: Aggregate>(
 }
 
 /// The note where a side with steps was taken whole because the other has none
-/// ([`crate::analysis::load::select::whole_where_other_has_none`]).
+/// ([`crate::analysis::select::whole_where_other_has_none`]).
 pub fn whole_note(control: &SideInfo, test: &SideInfo) -> Option<String> {
     let [whole, other] = if is_whole_of_steps(control) {
         [control, test]
@@ -338,7 +339,7 @@ pub fn whole_note(control: &SideInfo, test: &SideInfo) -> Option<String> {
     } else {
         return None;
     };
-    Some(crate::analysis::load::select::whole_note_text(
+    Some(crate::analysis::select::whole_note_text(
         &other.label,
         &whole.label,
         whole.steps_available,
@@ -425,7 +426,7 @@ pub fn compare_sides<T: Aggregate>(
     let mut c_sel = resolve(control, cl, &req.control_selection)?;
     let mut t_sel = resolve(test, tl, &req.test_selection)?;
     if !req.is_hta() {
-        crate::analysis::load::select::whole_where_other_has_none(
+        crate::analysis::select::whole_where_other_has_none(
             [&mut c_sel, &mut t_sel],
             [&req.control_selection, &req.test_selection],
         );
@@ -452,22 +453,4 @@ pub fn compare_sides<T: Aggregate>(
         step_ns: None,
         rows,
     })
-}
-
-/// What a side's header says: its path, the files of the selected ranks, the selection.
-pub fn side_info<T: RankedFile>(side: &SideOf<T>, label: &str, resolved: Resolved) -> SideInfo {
-    SideInfo {
-        label: label.to_string(),
-        path: side.input.display().to_string(),
-        files: side
-            .files
-            .iter()
-            .filter(|f| resolved.ranks.contains(&f.rank()))
-            .map(|f| f.source().display().to_string())
-            .collect(),
-        resolved,
-        steps_available: side.step_numbers().len(),
-        ranks_available: side.ranks().len(),
-        run_steps: Vec::new(),
-    }
 }

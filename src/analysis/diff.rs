@@ -2,8 +2,10 @@
 //! (docs/semantics.md#the-comparison-table).
 
 use crate::analysis::aggregate::{NameTotals, Naming, Totals};
-use crate::analysis::load::select::{Device, Resolved};
+use crate::analysis::measure::noise::RunShift;
+use crate::analysis::select::{Device, Resolved};
 use crate::error::{Error, Result};
+use crate::input::load::{RankedFile, SideOf};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::borrow::Borrow;
@@ -522,31 +524,6 @@ pub struct Comparison {
     pub rows: Vec<Row>,
 }
 
-/// Most of a side's host or device time moved by one factor (docs/significance.md).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunShift {
-    /// Over host rows (operators, annotations, runtime calls).
-    pub host: Option<crate::analysis::measure::noise::Shift>,
-    /// Over device rows (kernels, copies, sets).
-    pub device: Option<crate::analysis::measure::noise::Shift>,
-    /// Whether rows were judged against the shift (a shift was found and `--no-run-shift` was
-    /// not given): a row is then significant when it moved beyond the run's factor.
-    #[serde(default)]
-    pub applied: bool,
-    /// Host threads that moved as a whole where the run did not (one run per side;
-    /// docs/significance.md#a-thread-that-moved); `applied` says whether rows were judged
-    /// against them too.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub threads: Vec<crate::analysis::measure::noise::ThreadShift>,
-}
-
-impl RunShift {
-    /// Whether a shift of host or device time was found.
-    pub fn found(&self) -> bool {
-        self.host.is_some() || self.device.is_some()
-    }
-}
-
 fn yes() -> bool {
     true
 }
@@ -560,6 +537,24 @@ impl Comparison {
     /// The rows in category `c`, in table order.
     pub fn in_category(&self, c: Category) -> impl Iterator<Item = &Row> {
         self.rows.iter().filter(move |r| r.category() == c)
+    }
+}
+
+/// What a side's header says: its path, the files of the selected ranks, the selection.
+pub fn side_info<T: RankedFile>(side: &SideOf<T>, label: &str, resolved: Resolved) -> SideInfo {
+    SideInfo {
+        label: label.to_string(),
+        path: side.input.display().to_string(),
+        files: side
+            .files
+            .iter()
+            .filter(|f| resolved.ranks.contains(&f.rank()))
+            .map(|f| f.source().display().to_string())
+            .collect(),
+        resolved,
+        steps_available: side.step_numbers().len(),
+        ranks_available: side.ranks().len(),
+        run_steps: Vec::new(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `events` (the event table as CSV, JSON or Parquet) and `summarize` (one trace to a summary).
 
 use super::{Env, finish, output_format};
-use crate::analysis::load::select::{Device, Pick};
+use crate::analysis::select::{Device, Pick};
 use crate::commands::{EventTable, EventsRequest, Outcome};
 use crate::error::{Error, Result};
 use crate::input::attrs::Preset;

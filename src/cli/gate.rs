@@ -2,7 +2,7 @@
 
 use super::{Env, OutputArgs, check_output, emit, finish};
 use crate::analysis::gate::{GateConfig, Verdict};
-use crate::analysis::load::select::{Device, Pick, SideSelection};
+use crate::analysis::select::{Device, Pick, SideSelection};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
 use clap::Args;

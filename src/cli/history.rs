@@ -196,7 +196,7 @@ impl GateHistoryArgs {
         given: [Option<&PathBuf>; 2],
         (config, sel): (
             &crate::analysis::gate::GateConfig,
-            &crate::analysis::load::select::SideSelection,
+            &crate::analysis::select::SideSelection,
         ),
         env: &mut Env<'_>,
     ) -> Result<crate::analysis::gate::GateReport> {

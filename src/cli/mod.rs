@@ -26,7 +26,7 @@ pub(crate) mod sides;
 mod suggest;
 
 use crate::analysis::diff::SortKey;
-use crate::analysis::load::select::{Device, Pick};
+use crate::analysis::select::{Device, Pick};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::output::paint::ColorChoice;

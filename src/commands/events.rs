@@ -1,7 +1,7 @@
 //! `events` (the event table of one side) and `summarize` (one trace to a summary).
 
 use super::{Done, Note, collect};
-use crate::analysis::load::select::{Device, Pick, Resolved, SideSelection, resolve};
+use crate::analysis::select::{Device, Pick, Resolved, SideSelection, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{Side, load_side_ranks};

@@ -3,7 +3,7 @@
 use super::{Done, collect};
 use crate::analysis::gate::run::gate_pair;
 use crate::analysis::gate::{GateCause, GateConfig, GateReport, Verdict};
-use crate::analysis::load::select::SideSelection;
+use crate::analysis::select::SideSelection;
 use crate::request::CompareRequest;
 use crate::request::side::SidePaths;
 

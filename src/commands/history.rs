@@ -7,7 +7,7 @@ use crate::analysis::history::gate::HistoryOptions;
 use crate::analysis::history::series::Measuring;
 use crate::analysis::history::show::{HistoryView, ShowOptions};
 use crate::analysis::history::store::RunEntry;
-use crate::analysis::load::select::SideSelection;
+use crate::analysis::select::SideSelection;
 use crate::error::{Error, Result};
 use crate::model::pick::Pick;
 use crate::request::side::SidePaths;

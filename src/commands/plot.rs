@@ -4,7 +4,7 @@
 use super::compare::{Pair, comparison_of};
 use super::{Done, Notes, collect};
 use crate::analysis::diff::{Comparison, Row, SortKey};
-use crate::analysis::load::select::Device;
+use crate::analysis::select::Device;
 use crate::analysis::views::overview::overview_request;
 use crate::error::{Error, Result};
 use crate::output::render::plot::{ImageFormat, Metric, chart_of, check_size};

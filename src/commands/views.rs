@@ -3,13 +3,13 @@
 
 use super::{Done, Notes, collect};
 use crate::analysis::classes::Classifier;
-use crate::analysis::classes::sequences::Aligned;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::load::loaded::{Loaded, load};
 use crate::analysis::modules::{Scope, zoom_scope};
 use crate::analysis::views::attribution::{coverage, coverage_note};
 use crate::analysis::views::overview::{Overview, overview_request};
 use crate::analysis::views::runs::{RunTable, join_runs};
+use crate::analysis::views::sequences::Aligned;
 use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::request::CompareRequest;
@@ -238,7 +238,7 @@ pub fn aligned(req: &CompareRequest, classes: Option<&Path>) -> Done<Aligned> {
     collect(|notes| {
         let classifier = classifier(classes)?;
         let loaded = loaded(req, "kernels", notes)?;
-        let a = crate::analysis::classes::sequences::aligned(req, &loaded, &classifier);
+        let a = crate::analysis::views::sequences::aligned(req, &loaded, &classifier);
         notes.caveats(a.notes.iter().cloned());
         Ok(a)
     })

@@ -1,7 +1,7 @@
 //! `tracediff events`: the event table itself, one row per kept event, with the attributes the
 //! user chose. Rows are written one at a time, so large outputs never sit in memory as text.
 
-use crate::analysis::load::select::{Device, Resolved, Selected};
+use crate::analysis::select::{Device, Resolved, Selected};
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrType, AttrValue, CORE_COLUMNS, format_float};
 use crate::input::load::Side;

@@ -3,7 +3,7 @@
 //! dictionary-encoded, attribute columns typed as their specs say (nullable). Rows go out in
 //! row groups of [`ROW_GROUP_ROWS`], so memory stays bounded whatever the number of events.
 
-use crate::analysis::load::select::Resolved;
+use crate::analysis::select::Resolved;
 use crate::error::{Error, Result};
 use crate::input::attrs::CORE_COLUMNS;
 use crate::input::load::Side;

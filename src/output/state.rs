@@ -125,7 +125,7 @@ mod tests {
     use super::*;
     use crate::analysis::aggregate::{Naming, Totals};
     use crate::analysis::diff::{Row, SideInfo};
-    use crate::analysis::load::select::{Device, Resolved};
+    use crate::analysis::select::{Device, Resolved};
 
     fn comparison() -> Comparison {
         let side = |label: &str| SideInfo {

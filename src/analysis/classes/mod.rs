@@ -6,7 +6,6 @@
 pub mod flame;
 pub mod pairing;
 pub mod rules;
-pub mod sequences;
 
 use crate::error::{Error, Location, Result};
 use crate::model::place::Place;

@@ -6,7 +6,7 @@
 use super::cost::{Cost, Unit, cost};
 use super::shapes::Call;
 use crate::analysis::aggregate::Keying;
-use crate::analysis::load::select::Selected;
+use crate::analysis::select::Selected;
 use crate::analysis::views::{Accumulated, Accumulator, name_key};
 use crate::model::attrs::AttrValue;
 use crate::model::calltree::NONE;

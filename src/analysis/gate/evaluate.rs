@@ -7,9 +7,9 @@ use super::report::{
     timing_result,
 };
 use super::rules::{CountLimit, Rules};
-use crate::analysis::load::select::Resolved;
 use crate::analysis::measure::noise::{Shift, mean, median};
 use crate::analysis::measure::per_step::{Samples, StepValues};
+use crate::analysis::select::Resolved;
 use crate::input::load::SummarySide;
 
 /// Evaluates every rule.

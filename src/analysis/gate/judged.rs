@@ -3,7 +3,7 @@
 //! refused; with one run per side the notes say what the verdict cannot tell.
 
 use super::report::{GateReport, RuleResult, Verdict};
-use crate::analysis::load::select::Device;
+use crate::analysis::select::Device;
 use crate::error::{Error, Result};
 use std::path::Path;
 

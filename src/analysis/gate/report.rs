@@ -3,9 +3,9 @@
 
 use super::change::{Change, Scale};
 use super::rules::CountLimit;
-use crate::analysis::load::select::Resolved;
 use crate::analysis::measure::noise::{median, scaled_mad};
 use crate::analysis::measure::per_step::Samples;
+use crate::analysis::select::Resolved;
 use crate::input::load::SummarySide;
 use serde::Serialize;
 
@@ -124,7 +124,7 @@ pub struct GateReport {
     pub top_contributors: Vec<Contributor>,
     /// The run-wide shift of the pair (docs/significance.md#a-run-wide-shift), never applied:
     /// the rules judge the change itself, a machine's shift included.
-    pub run_shift: crate::analysis::diff::RunShift,
+    pub run_shift: crate::analysis::measure::noise::RunShift,
     /// What the shift means for the verdict, where one was found (the command line prints it).
     pub run_shift_note: Option<String>,
     /// Why the failing ops changed, where `explain` could say (a failed gate on one run a

@@ -1,7 +1,7 @@
 //! The gate's rules: the thresholds as written (`5%`, `200us`, `4`), the `[gate]` table of a
 //! TOML file, and their checked form, [`Rules`].
 
-use crate::analysis::load::select::Device;
+use crate::analysis::select::Device;
 use crate::error::{Error, Result};
 use regex::Regex;
 use serde::{Deserialize, Serialize};

@@ -6,10 +6,10 @@ use crate::analysis::aggregate::Keying;
 use crate::analysis::compare::run_shift_of;
 use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, device_row_keys, evaluate, measure};
 use crate::analysis::load::runs::SideRuns;
-use crate::analysis::load::select::{Device, Resolved, SideSelection};
 use crate::analysis::measure::per_step::Samples;
 use crate::analysis::measure::replicates::MIN_RUNS;
 use crate::analysis::measure::shift::gate_shift_note;
+use crate::analysis::select::{Device, Resolved, SideSelection};
 use crate::error::{Error, Result};
 use crate::input::load::SummarySide;
 use crate::request::CompareRequest;
@@ -25,7 +25,7 @@ pub fn gate_pair(
     config: &GateConfig,
     baseline: &SidePaths,
     candidate: &SidePaths,
-    sel: &crate::analysis::load::select::SideSelection,
+    sel: &crate::analysis::select::SideSelection,
 ) -> Result<(GateReport, Vec<String>)> {
     let rules = Rules::from_config(config)?;
     let runs = [baseline, candidate].iter().any(|p| SideRuns::of(p).is_set);
@@ -51,8 +51,8 @@ pub fn gate_pair(
         super::ranks::refuse_missing_ranks(&cand, "candidate", &base)?;
     }
     let mut notes = crate::input::load::pair_notes(&base, &cand);
-    let base_res = crate::analysis::load::select::resolve(&base, "baseline", sel)?;
-    let cand_res = crate::analysis::load::select::resolve(&cand, "candidate", sel)?;
+    let base_res = crate::analysis::select::resolve(&base, "baseline", sel)?;
+    let cand_res = crate::analysis::select::resolve(&cand, "candidate", sel)?;
     notes.extend(crate::request::defaults::rank_sets_warning(
         ["baseline", "candidate"],
         [&base_res.ranks, &cand_res.ranks],
@@ -66,7 +66,7 @@ pub fn gate_pair(
     // judge beyond it unless `beyond_run_shift = false` (`--no-run-shift`).
     let mut req = CompareRequest::new(baseline, candidate).operations();
     (req.control_selection, req.test_selection) = (sel.clone(), sel.clone());
-    req.device = crate::analysis::load::select::Device::All;
+    req.device = crate::analysis::select::Device::All;
     req.naming = keying.naming;
     req.normalize_names = keying.normalize;
     req.labels = ["baseline".to_string(), "candidate".to_string()];
@@ -121,7 +121,7 @@ fn judged_samples(
 /// (docs/significance.md#the-gate-with-one-run-per-side) and of the judged host rows for each
 /// host op; device rows take the device's shift or none.
 fn beyond_of(
-    run_shift: &crate::analysis::diff::RunShift,
+    run_shift: &crate::analysis::measure::noise::RunShift,
     sides: [(&SummarySide, &Resolved); 2],
     keying: &Keying,
     judged: [&Samples; 2],

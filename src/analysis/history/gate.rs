@@ -10,7 +10,7 @@ use super::show::load_all;
 use super::store::{RunEntry, StoredRun, open};
 use crate::analysis::gate::predict::MIN_HISTORY_RUNS;
 use crate::analysis::gate::{Beyond, GateConfig, GateReport, Rules, Verdict, evaluate};
-use crate::analysis::load::select::SideSelection;
+use crate::analysis::select::SideSelection;
 use crate::error::{Error, Result};
 use crate::request::side::SidePaths;
 use std::path::PathBuf;

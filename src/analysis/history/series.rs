@@ -4,8 +4,8 @@
 
 use crate::analysis::aggregate::{Keying, Naming};
 use crate::analysis::gate::{GateConfig, measure};
-use crate::analysis::load::select::{Device, Resolved, SideSelection};
 use crate::analysis::measure::per_step::{Samples, StepValues};
+use crate::analysis::select::{Device, Resolved, SideSelection};
 use crate::error::Result;
 use crate::input::load::SummarySide;
 use rayon::prelude::*;

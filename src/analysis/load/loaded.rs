@@ -2,7 +2,7 @@
 //! operator, kernel and module views read.
 
 use crate::analysis::diff::SideInfo;
-use crate::analysis::load::select::{Resolved, resolve};
+use crate::analysis::select::{Resolved, resolve};
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
 use crate::input::load::{Side, load_pair, pair_notes};
@@ -57,13 +57,13 @@ pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Lo
         resolve(&test, req.side(SideId::Test).label, &req.test_selection)?,
     );
     if !req.is_hta()
-        && let Some(k) = crate::analysis::load::select::whole_where_other_has_none(
+        && let Some(k) = crate::analysis::select::whole_where_other_has_none(
             [&mut resolved.control, &mut resolved.test],
             [&req.control_selection, &req.test_selection],
         )
     {
         let steps = [&control, &test][k].step_numbers().len();
-        notes.push(crate::analysis::load::select::whole_note_text(
+        notes.push(crate::analysis::select::whole_note_text(
             &req.labels[1 - k],
             &req.labels[k],
             steps,
@@ -97,11 +97,15 @@ pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Lo
     Ok(Loaded { notes, ..loaded })
 }
 
+/// The attribute columns the cost model reads a call's inputs from (HTA's names for `Input
+/// Dims`, `Input type` and `Concrete Inputs`), loaded with `shapes`.
+pub const SHAPE_COLUMNS: [&str; 3] = ["input_dims", "input_type", "concrete_inputs"];
+
 /// The attributes a view loads: the graph ids, and with `shapes` the inputs the cost model reads.
 fn specs(shapes: bool) -> Vec<crate::model::attrs::AttrSpec> {
     let mut specs = crate::model::graphs::attr_specs(false);
     if shapes {
-        let inputs = crate::analysis::explain::shapes::COLUMNS;
+        let inputs = SHAPE_COLUMNS;
         specs.extend(inputs.iter().filter_map(|c| crate::input::attrs::builtin(c)));
     }
     specs
@@ -154,7 +158,7 @@ impl Loaded {
     /// time, in ns (docs/significance.md).
     pub fn significance_floor_ns(&self) -> f64 {
         use crate::analysis::measure::noise::{MIN_STEP_SHARE, mean};
-        let selected = crate::analysis::load::select::Selected::new(self.resolved.control.iterations.as_deref());
+        let selected = crate::analysis::select::Selected::new(self.resolved.control.iterations.as_deref());
         let step_ns: Vec<f64> = self
             .files(SideId::Control)
             .iter()
@@ -167,7 +171,7 @@ impl Loaded {
     /// The run-wide shift between the two sides over `req`'s device and keying
     /// (docs/significance.md#a-run-wide-shift), applied unless `--no-run-shift`. A failure to find
     /// one (it cannot fail on traces that loaded) is no shift.
-    pub fn run_shift(&self, req: &CompareRequest) -> crate::analysis::diff::RunShift {
+    pub fn run_shift(&self, req: &CompareRequest) -> crate::analysis::measure::noise::RunShift {
         use rayon::prelude::*;
         let own = |side: &crate::input::load::Side| crate::input::load::SummarySide {
             input: side.input.clone(),
@@ -194,7 +198,7 @@ impl Loaded {
 
     /// What side `id` is, named `label`, as outputs describe it.
     pub fn side_info(&self, id: SideId, label: &str) -> SideInfo {
-        crate::analysis::compare::side_info(self.side(id), label, self.resolved[id].clone())
+        crate::analysis::diff::side_info(self.side(id), label, self.resolved[id].clone())
     }
 
     /// A note per side whose call trees had partial overlaps (docs/semantics.md#the-call-tree).

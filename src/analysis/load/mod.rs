@@ -5,6 +5,4 @@ pub mod captures;
 pub mod layout;
 pub mod loaded;
 pub mod runs;
-pub mod scopes;
-pub mod select;
 pub mod side_runs;

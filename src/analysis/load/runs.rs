@@ -7,7 +7,7 @@
 
 use crate::analysis::aggregate::{Keying, NameTotals, Totals, aggregate};
 use crate::analysis::diff::{Comparison, Rate, Row, SideInfo};
-use crate::analysis::load::select::{Device, Resolved, SideSelection, resolve};
+use crate::analysis::select::{Device, Resolved, SideSelection, resolve};
 use crate::error::Result;
 use crate::input::discover::{is_summary_file_name, is_trace_file_name};
 use crate::input::load::SummarySide;
@@ -291,7 +291,7 @@ pub fn load_runs(
 }
 
 /// [`load_runs`]; with `whole`, every run is taken whole, its steps and what ran between them
-/// (the other side has no steps: [`crate::analysis::load::select::whole_where_other_has_none`]).
+/// (the other side has no steps: [`crate::analysis::select::whole_where_other_has_none`]).
 pub fn load_runs_whole(
     side: Side<'_>,
     device: Device,
@@ -371,7 +371,7 @@ pub fn per_step_rows(comparison: &mut Comparison) -> bool {
 /// in ns; 0 without steps: the mean step time of traces read whole (`--group-by`).
 pub fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolved: &Resolved) -> f64 {
     let Some(its) = &resolved.iterations else { return 0.0 };
-    let selected = crate::analysis::load::select::Selected::new(Some(its));
+    let selected = crate::analysis::select::Selected::new(Some(its));
     let steps: Vec<f64> = files
         .iter()
         .flat_map(|f| f.step_durations_ns(|n| selected.admits(n)))

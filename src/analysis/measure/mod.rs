@@ -7,3 +7,7 @@ pub mod per_step;
 pub mod replicates;
 pub mod shift;
 pub mod threads;
+
+/// The most (rank, step) samples per side a view's significance scans (each a pass over its
+/// file's events).
+pub const MAX_SAMPLES: usize = 64;

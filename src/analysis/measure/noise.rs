@@ -7,6 +7,7 @@
 //! it exceeds the band and matters for the step (a share of the mean step time).
 
 use crate::request::side::{PerSide, SideId};
+use serde::{Deserialize, Serialize};
 
 /// The fewest samples per side from which a band is estimated for a table row.
 pub const MIN_SAMPLES: usize = 3;
@@ -311,6 +312,31 @@ pub fn factor_spread(by_size: &[ShiftRow], looked: usize, factor: f64, floor_ns:
         .map(|(_, r)| (r.test_ns / r.control_ns / factor).ln().abs())
         .collect();
     1.4826 * median(&off)
+}
+
+/// Most of a side's host or device time moved by one factor (docs/significance.md).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunShift {
+    /// Over host rows (operators, annotations, runtime calls).
+    pub host: Option<Shift>,
+    /// Over device rows (kernels, copies, sets).
+    pub device: Option<Shift>,
+    /// Whether rows were judged against the shift (a shift was found and `--no-run-shift` was
+    /// not given): a row is then significant when it moved beyond the run's factor.
+    #[serde(default)]
+    pub applied: bool,
+    /// Host threads that moved as a whole where the run did not (one run per side;
+    /// docs/significance.md#a-thread-that-moved); `applied` says whether rows were judged
+    /// against them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub threads: Vec<ThreadShift>,
+}
+
+impl RunShift {
+    /// Whether a shift of host or device time was found.
+    pub fn found(&self) -> bool {
+        self.host.is_some() || self.device.is_some()
+    }
 }
 
 #[cfg(test)]

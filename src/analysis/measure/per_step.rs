@@ -3,7 +3,7 @@
 //! `compare` and the run-wide shift detector measure with them too.
 
 use crate::analysis::aggregate::Keying;
-use crate::analysis::load::select::{Device, Resolved};
+use crate::analysis::select::{Device, Resolved};
 use crate::error::{Error, Result};
 use crate::input::load::SummarySide;
 use rustc_hash::FxHashMap;

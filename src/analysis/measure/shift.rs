@@ -5,10 +5,9 @@
 //! its one read, the views make them from the traces they hold.
 
 use crate::analysis::aggregate::Keying;
-use crate::analysis::diff::RunShift;
-use crate::analysis::load::select::{Device, Resolved};
-use crate::analysis::measure::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
+use crate::analysis::measure::noise::{MIN_STEP_SHARE, RunShift, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::measure::per_step::{Samples, Times, measure_times};
+use crate::analysis::select::{Device, Resolved};
 use crate::error::Result;
 use crate::input::load::SummarySide;
 use crate::request::side::PerSide;

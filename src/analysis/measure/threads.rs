@@ -9,10 +9,10 @@
 //! beyond the factor of the threads its time ran on.
 
 use crate::analysis::aggregate::{Keying, PYTHON_FRAME_CATEGORY};
-use crate::analysis::diff::RunShift;
-use crate::analysis::load::select::Resolved;
+use crate::analysis::measure::noise::RunShift;
 pub use crate::analysis::measure::noise::ThreadShift;
 use crate::analysis::measure::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
+use crate::analysis::select::Resolved;
 use crate::input::load::SummarySide;
 use crate::model::summary::FileSummary;
 use crate::request::side::PerSide;

@@ -29,14 +29,15 @@ pub mod align;
 pub mod noise;
 pub(crate) mod roles;
 pub mod runs;
+pub mod scopes;
 
 use crate::analysis::diff::SideInfo;
 use crate::analysis::intervals::{clipped_union, merge_spans};
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::select::Selected;
 use crate::analysis::modules::align::{AlignedNode, NodeKind, Times, TreeNode, align, merge};
 pub use crate::analysis::modules::roles::{MODULE_PREFIX, compiled_key, module_key};
 use crate::analysis::modules::roles::{Role, enclosing_node, roles};
+use crate::analysis::select::Selected;
 use crate::error::{Error, Result};
 use crate::model::calltree::{CallTree, NONE};
 use crate::model::flows::flow_links;

@@ -2,12 +2,12 @@
 //! the samples of a node are its times in each selected (rank, ProfilerStep), read from that
 //! step's own module tree, matched to the diff's node of the same path.
 
-use crate::analysis::diff::RunShift;
 use crate::analysis::load::loaded::Loaded;
+use crate::analysis::measure::MAX_SAMPLES;
+use crate::analysis::measure::noise::RunShift;
 use crate::analysis::measure::noise::{DEFAULT_K, MIN_SAMPLES, Shift, significant_beyond, too_few_samples_note};
 use crate::analysis::modules::align::{AlignedNode, Times, align};
 use crate::analysis::modules::{ModuleDiff, file_trees};
-use crate::analysis::views::MAX_SAMPLES;
 use crate::request::CompareRequest;
 use crate::request::side::{PerSide, SideId};
 use rayon::prelude::*;

@@ -3,8 +3,8 @@
 //! modules), part of the backward node, or inside its enclosing node; and the names that
 //! make nodes (`nn.Module` frames, the autograd engine's operators, compiled code).
 
-use crate::analysis::load::select::Selected;
 use crate::analysis::modules::align::NodeKind;
+use crate::analysis::select::Selected;
 use crate::model::calltree::CallTree;
 use crate::model::iteration::step_number;
 use crate::model::place::Place;

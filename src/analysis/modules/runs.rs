@@ -239,7 +239,7 @@ mod tests {
             label: "side".into(),
             path: "side".into(),
             files: vec![],
-            resolved: crate::analysis::load::select::Resolved {
+            resolved: crate::analysis::select::Resolved {
                 ranks: vec![0],
                 iterations: None,
             },

@@ -6,9 +6,10 @@
 //! the views of runs judge them.
 
 use crate::analysis::classes::Classifier;
-use crate::analysis::diff::{NameFilter, RunShift};
+use crate::analysis::diff::NameFilter;
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::scopes::NodeScopes;
+use crate::analysis::measure::noise::RunShift;
+use crate::analysis::modules::scopes::NodeScopes;
 use crate::analysis::views::classes::{classes_of_kernels, mark_class_significance};
 use crate::analysis::views::kernels::{kernels, mark_kernel_significance, mark_kernels_per_node};
 use crate::analysis::views::operators::{mark_operator_significance, mark_operators_per_node, operators};

@@ -5,18 +5,18 @@
 //! and the terminal agree on the same selection.
 
 use crate::analysis::classes::Classifier;
-use crate::analysis::classes::sequences::{Aligned, aligned};
 use crate::analysis::compare::compare_sides;
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::flamegraph::{FlameStacks, flame_stacks_default};
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::scopes::NodeScopes;
 use crate::analysis::modules::align::{AlignedNode, Status, child_path};
 use crate::analysis::modules::noise::{NodeSignificance, module_significance_both};
+use crate::analysis::modules::scopes::NodeScopes;
 use crate::analysis::modules::{ModuleDiff, modules};
 use crate::analysis::views::kernels::kernels_per_node;
 use crate::analysis::views::operators::operators_per_node;
 use crate::analysis::views::overview::{Overview, overview_for_request};
+use crate::analysis::views::sequences::{Aligned, aligned};
 use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::Result;
 use crate::request::CompareRequest;
@@ -160,7 +160,7 @@ fn device_rows(
     loaded: &Loaded,
     filter: &NameFilter,
 ) -> Option<std::collections::BTreeSet<String>> {
-    use crate::analysis::load::select::Device;
+    use crate::analysis::select::Device;
     if req.device != Device::All {
         return None;
     }

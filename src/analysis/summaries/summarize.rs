@@ -5,8 +5,8 @@
 
 use crate::analysis::breakdown::BreakdownSpans;
 use crate::analysis::intervals::{clipped_length, merge_spans, union_length};
-use crate::analysis::load::select::SideSelection;
-use crate::analysis::views::memory::{device_properties, levels_of};
+use crate::analysis::memory::{device_properties, levels_of};
+use crate::analysis::select::SideSelection;
 use crate::error::Result;
 use crate::input::load::SummarySide;
 use crate::model::calltree::{Nesting, host_order, nest_host_events};

@@ -4,7 +4,7 @@
 
 use crate::analysis::aggregate::Keying;
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::select::{Device, Selected};
+use crate::analysis::select::{Device, Selected};
 use crate::model::calltree::NONE;
 use crate::model::graphs::{CapturedLaunch, GraphJoin};
 use crate::model::owners::{WorkKind, owner_label};

@@ -6,8 +6,8 @@ use super::kernels::{KernelSums, MEASURES, values};
 use super::{Accumulated, Accumulator, Loaded, ViewKind, ViewRow, ViewTable, accumulate_pair, join};
 use crate::analysis::classes::Classifier;
 use crate::analysis::diff::NameFilter;
-use crate::analysis::load::select::{Device, Selected};
 use crate::analysis::modules::Scope;
+use crate::analysis::select::{Device, Selected};
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 use crate::request::CompareRequest;
@@ -54,7 +54,7 @@ pub fn mark_class_significance(
     loaded: &Loaded,
     classifier: &Classifier,
     scope: Option<&Scope>,
-    shift: Option<&crate::analysis::diff::RunShift>,
+    shift: Option<&crate::analysis::measure::noise::RunShift>,
 ) -> Option<String> {
     super::mark_significance(
         table,

@@ -9,9 +9,9 @@ use super::{
 };
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::NameFilter;
-use crate::analysis::load::scopes::{NodeScopes, RowSets};
-use crate::analysis::load::select::{Device, Selected};
 use crate::analysis::modules::Scope;
+use crate::analysis::modules::scopes::{NodeScopes, RowSets};
+use crate::analysis::select::{Device, Selected};
 use crate::model::calltree::NONE;
 use crate::model::owners::WorkKind;
 use crate::request::CompareRequest;
@@ -135,7 +135,7 @@ pub fn kernels_per_node(
 pub fn mark_kernels_per_node(
     (kernels, classes): (&mut [ViewTable], &mut [ViewTable]),
     (req, classifier): (&CompareRequest, &crate::analysis::classes::Classifier),
-    (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::diff::RunShift),
+    (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::measure::noise::RunShift),
 ) {
     let keying = req.keying();
     super::per_node_marks::mark_grouped_per_node(
@@ -181,7 +181,7 @@ pub fn mark_kernel_significance(
     req: &CompareRequest,
     loaded: &Loaded,
     scope: Option<&Scope>,
-    shift: Option<&crate::analysis::diff::RunShift>,
+    shift: Option<&crate::analysis::measure::noise::RunShift>,
 ) -> Option<String> {
     let keying = req.keying();
     let by_operator = table.by_operator;

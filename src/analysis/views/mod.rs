@@ -6,20 +6,20 @@ pub mod attribution;
 pub mod classes;
 pub mod kernels;
 mod measure;
-pub mod memory;
 pub mod operators;
 pub mod overview;
 pub mod overview_runs;
 pub(crate) mod per_node_marks;
 pub mod per_step;
 pub mod runs;
+pub mod sequences;
 
 pub use self::measure::{Measure, Processor, Unit};
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::{NameFilter, SideInfo};
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::scopes::{NodeScopes, RowSets};
 use crate::analysis::modules::Scope;
+use crate::analysis::modules::scopes::{NodeScopes, RowSets};
 use crate::model::store::TraceFile;
 use crate::request::CompareRequest;
 use crate::request::side::{PerSide, SideId};
@@ -108,7 +108,7 @@ pub struct ViewTable {
     pub significance: bool,
     /// The run-wide shifts of host and device time, where significance was estimated, and
     /// whether rows were judged beyond them (docs/significance.md#a-run-wide-shift).
-    pub shift: crate::analysis::diff::RunShift,
+    pub shift: crate::analysis::measure::noise::RunShift,
     /// Kernel tables: what classifies their rows (the `class` column of CSV and JSON).
     pub classifier: Option<crate::analysis::classes::Classifier>,
     /// The summed duration of each side's selected steps (ns), where it has steps: the
@@ -132,9 +132,7 @@ impl ViewTable {
 /// Per-key sums of one side, merged from its files in rank order.
 pub(crate) type Accumulated<A> = BTreeMap<(Option<String>, String), A>;
 
-/// The most (rank, step) samples per side a view's significance scans (each a pass over its
-/// file's events).
-pub const MAX_SAMPLES: usize = 64;
+pub use crate::analysis::measure::MAX_SAMPLES;
 
 /// Marks each row of `table` significant or not, per measure, from the per-step (rank ×
 /// ProfilerStep) values of its key on each side: `per_file` over one selected step at a time,
@@ -145,7 +143,7 @@ pub const MAX_SAMPLES: usize = 64;
 pub(crate) fn mark_significance<A: Accumulator + Sync>(
     table: &mut ViewTable,
     loaded: &Loaded,
-    (scope, shift): (Option<&Scope>, Option<&crate::analysis::diff::RunShift>),
+    (scope, shift): (Option<&Scope>, Option<&crate::analysis::measure::noise::RunShift>),
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
     values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
 ) -> Option<String> {
@@ -213,7 +211,7 @@ pub(crate) fn sample_jobs(
 pub(crate) fn judge<A>(
     table: &mut ViewTable,
     loaded: &Loaded,
-    shift: Option<&crate::analysis::diff::RunShift>,
+    shift: Option<&crate::analysis::measure::noise::RunShift>,
     [c, t]: [&[Accumulated<A>]; 2],
     values: impl Fn(Option<&A>) -> Vec<Option<i64>>,
 ) -> Option<String> {
@@ -332,7 +330,10 @@ fn temper_one_run<A>(
 
 /// `shift` kept only for the places `measures` judge: the kernel view's times are all device
 /// time, so a host shift neither applies there nor is named in its note or JSON.
-fn judged_places(mut shift: crate::analysis::diff::RunShift, measures: &[Measure]) -> crate::analysis::diff::RunShift {
+fn judged_places(
+    mut shift: crate::analysis::measure::noise::RunShift,
+    measures: &[Measure],
+) -> crate::analysis::measure::noise::RunShift {
     let times = || measures.iter().filter(|m| !m.is_count());
     if !times().any(|m| m.is_host()) {
         shift.host = None;
@@ -584,7 +585,7 @@ mod tests {
             error: 0.04,
             spread: 0.2,
         };
-        let both = crate::analysis::diff::RunShift {
+        let both = crate::analysis::measure::noise::RunShift {
             host: Some(moved),
             device: Some(moved),
             applied: true,
@@ -594,7 +595,7 @@ mod tests {
         assert!(kernels.host.is_none() && kernels.device.is_some() && kernels.applied);
         let operators = judged_places(both.clone(), operators::MEASURES);
         assert!(operators.host.is_some() && operators.device.is_some());
-        let host_only = crate::analysis::diff::RunShift { device: None, ..both };
+        let host_only = crate::analysis::measure::noise::RunShift { device: None, ..both };
         let kernels = judged_places(host_only, kernels::MEASURES);
         assert!(!kernels.found() && !kernels.applied);
     }

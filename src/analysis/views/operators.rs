@@ -9,9 +9,9 @@ use super::{
 };
 use crate::analysis::aggregate::Keying;
 use crate::analysis::diff::NameFilter;
-use crate::analysis::load::scopes::{NodeScopes, RowSets};
-use crate::analysis::load::select::{Device, Selected};
 use crate::analysis::modules::Scope;
+use crate::analysis::modules::scopes::{NodeScopes, RowSets};
+use crate::analysis::select::{Device, Selected};
 use crate::model::calltree::CallTree;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
@@ -84,7 +84,7 @@ pub fn operators_per_node(
 pub fn mark_operators_per_node(
     tables: &mut [ViewTable],
     req: &CompareRequest,
-    (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::diff::RunShift),
+    (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::measure::noise::RunShift),
 ) {
     let keying = req.keying();
     super::per_node_marks::mark_per_node(
@@ -127,7 +127,7 @@ pub fn mark_operator_significance(
     req: &CompareRequest,
     loaded: &Loaded,
     scope: Option<&Scope>,
-    shift: Option<&crate::analysis::diff::RunShift>,
+    shift: Option<&crate::analysis::measure::noise::RunShift>,
 ) -> Option<String> {
     let keying = req.keying();
     super::mark_significance(

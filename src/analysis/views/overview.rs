@@ -10,9 +10,9 @@
 //!   (absent without operators).
 //! - Absent values (no GPU, no memory events) are `None`, never 0.
 
-use super::memory::{WindowStats, device_name};
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::select::{Resolved, Selected, resolve};
+use crate::analysis::memory::{WindowStats, device_name};
+use crate::analysis::select::{Resolved, Selected, resolve};
 use crate::analysis::summaries::summarize::summarize;
 use crate::error::{Error, Result};
 use crate::input::load::{Side, SummarySide, pair_notes};
@@ -348,7 +348,7 @@ fn side_overview(side: &SummarySide, resolved: &Resolved, label: &str) -> SideOv
     let gpu_busy = busy(&|f| f.meta.has_gpu, &|w| w.gpu_busy_ns);
     let host_busy = busy(&|f| f.meta.has_ops, &|w| w.host_busy_ns);
     let per_window = |ns: i64| (windows > 0).then(|| ns / windows as i64);
-    let info = crate::analysis::compare::side_info(side, label, resolved.clone());
+    let info = crate::analysis::diff::side_info(side, label, resolved.clone());
     let memory = memory(&files, &selected);
     let parts = parts(&files, &selected);
     SideOverview {

@@ -4,9 +4,9 @@
 //! [`super::mark_significance`] judges a table zoomed into that node (docs/significance.md).
 
 use super::{Accumulated, Accumulator, ViewTable, judge, sample_jobs};
-use crate::analysis::diff::RunShift;
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::scopes::{NodeScopes, RowSets};
+use crate::analysis::measure::noise::RunShift;
+use crate::analysis::modules::scopes::{NodeScopes, RowSets};
 use crate::model::store::TraceFile;
 use crate::request::side::{PerSide, SideId};
 use rayon::prelude::*;

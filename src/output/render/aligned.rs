@@ -6,7 +6,7 @@
 use super::compare::{describe_side, side_json};
 use super::table::{Cell, Column, Formats, Table, csv, json, markdown, terminal};
 use super::{Format, TableStyle, distinct_cuts, fmt_duration, json_us, wrap_text};
-use crate::analysis::classes::sequences::{Aligned, AlignedRow, Group, Part, Shape, Slot};
+use crate::analysis::views::sequences::{Aligned, AlignedRow, Group, Part, Shape, Slot};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::borrow::Cow;

@@ -3,7 +3,7 @@
 use super::table::{self, terminal};
 use super::{Format, TableStyle, fmt_count, fmt_duration, fmt_percent, json_us};
 use crate::analysis::diff::{Comparison, Row, SideInfo, SortKey, Summary, plural};
-use crate::analysis::load::select::Device;
+use crate::analysis::select::Device;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::io::{self, Write};
@@ -124,7 +124,7 @@ struct JsonDoc<'a, 't> {
     mean_step_time_us: Option<Value>,
     /// Run-wide shifts (factor test ÷ control), where significance was estimated.
     #[serde(skip_serializing_if = "Option::is_none")]
-    run_shift: Option<&'a crate::analysis::diff::RunShift>,
+    run_shift: Option<&'a crate::analysis::measure::noise::RunShift>,
     rows: table::json::Rows<'t, 'a>,
 }
 
@@ -162,7 +162,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
 /// One line saying what one side is: its label, path, ranks and iterations, and how many of the
 /// side's ranks and steps those are where it holds more (`rank 3, step 1009; 1 of 6 steps`).
 pub fn describe_side(s: &SideInfo) -> String {
-    let ranks = crate::analysis::load::select::ranges(&s.resolved.ranks);
+    let ranks = crate::analysis::select::ranges(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
     let steps_used = s.resolved.iterations.as_ref().map_or(0, Vec::len);
     let iters = match &s.resolved.iterations {
@@ -173,7 +173,7 @@ pub fn describe_side(s: &SideInfo) -> String {
         ),
         None => "no ProfilerStep: the whole trace".to_string(),
         Some(v) if v.len() == 1 => format!("step {}", v[0]),
-        Some(v) => format!("steps {}", crate::analysis::load::select::ranges(v)),
+        Some(v) => format!("steps {}", crate::analysis::select::ranges(v)),
     };
     let steps_used = if s.resolved.iterations.is_none() {
         s.steps_available

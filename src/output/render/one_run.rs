@@ -204,12 +204,12 @@ fn bytes_line(key: &str, label: &str, bytes: Option<i64>) -> (String, String, Ce
 
 /// `rank 0, steps 1–3` of an overview's side.
 fn used(side: &SideOverview) -> String {
-    let ranks = crate::analysis::load::select::ranges(&side.rank_numbers);
+    let ranks = crate::analysis::select::ranges(&side.rank_numbers);
     let rank_word = if side.rank_numbers.len() == 1 { "rank" } else { "ranks" };
     let steps = match side.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
         1 => format!("step {}", side.step_numbers[0]),
-        _ => format!("steps {}", crate::analysis::load::select::ranges(&side.step_numbers)),
+        _ => format!("steps {}", crate::analysis::select::ranges(&side.step_numbers)),
     };
     format!("{rank_word} {ranks}, {steps}")
 }

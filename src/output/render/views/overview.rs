@@ -161,7 +161,7 @@ fn used_text(s: &SideOverview) -> String {
     let ranks = if s.rank_numbers.len() == 1 {
         format!("rank {}", s.rank_numbers[0])
     } else {
-        format!("ranks {}", crate::analysis::load::select::ranges(&s.rank_numbers))
+        format!("ranks {}", crate::analysis::select::ranges(&s.rank_numbers))
     };
     if s.run_steps.len() > 1 {
         // A side of runs, named as compare names it: `3 runs × 5 steps, rank 0`.
@@ -179,7 +179,7 @@ fn used_text(s: &SideOverview) -> String {
     let steps = match s.step_numbers.len() {
         0 => "no ProfilerStep: the whole trace".to_string(),
         1 => format!("step {}", s.step_numbers[0]),
-        _ => format!("steps {}", crate::analysis::load::select::ranges(&s.step_numbers)),
+        _ => format!("steps {}", crate::analysis::select::ranges(&s.step_numbers)),
     };
     let tally = crate::output::render::compare::used_of_available(
         (s.rank_numbers.len(), s.ranks_available),

@@ -9,11 +9,11 @@
 //! `changed` (two), one side only `added` or `deleted`. Every event lies in one row, so the
 //! rows of a side sum to its device time.
 
-use super::{Classifier, KernelClass};
 use crate::analysis::aggregate::Keying;
+use crate::analysis::classes::{Classifier, KernelClass};
 use crate::analysis::diff::SideInfo;
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::load::select::Selected;
+use crate::analysis::select::Selected;
 use crate::model::place::Place;
 use crate::model::store::TraceFile;
 use crate::request::CompareRequest;
@@ -485,7 +485,7 @@ fn align_part(group: usize, part: Part, a: &[Slot], b: &[Slot], rows: &mut Vec<A
         });
         position += 1;
     };
-    for (i, j) in super::pairing::pair_by_class(&ka, &kb) {
+    for (i, j) in crate::analysis::classes::pairing::pair_by_class(&ka, &kb) {
         push(i.map(|i| &a[i]), j.map(|j| &b[j]));
     }
 }
