@@ -318,7 +318,7 @@ fn empty_and_traceless_directories() {
     assert_eq!(
         fails(&["compare", p, BASIC[1]]),
         format!(
-            "no trace files (*.json, *.json.gz, Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory ({p})"
+            "no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory ({p})"
         )
     );
     // A directory one level too high is a set of runs (one per subdirectory) for compare and

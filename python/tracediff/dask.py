@@ -143,7 +143,7 @@ def _traces(files: Union[PathLike, Iterable[PathLike]]) -> List[pathlib.Path]:
         if not own:
             own = sorted(q for sub in sorted(p.iterdir()) if sub.is_dir() for q in sub.iterdir() if _is_trace(q))
         if not own:
-            raise TraceError(f"no trace files (*.json, *.json.gz, Nsight *.sqlite) in this directory nor its runs ({p})")
+            raise TraceError(f"no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) in this directory nor its runs ({p})")
         found.extend(own)
     return found
 

@@ -5,9 +5,9 @@ use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// The names of the files a directory contributes as traces, as messages and help give them:
-/// every input the tool reads by its name (Kineto JSON, plain or gzip, and Nsight Systems
-/// SQLite exports; see [`is_trace_file_name`]).
-pub const TRACE_FILE_PATTERNS: &str = "*.json, *.json.gz, Nsight *.sqlite";
+/// every input the tool reads by its name (Kineto JSON and rocprofv3's JSON, plain or gzip,
+/// and Nsight Systems SQLite exports; see [`is_trace_file_name`]).
+pub const TRACE_FILE_PATTERNS: &str = "Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite";
 
 /// Whether a file name looks like a trace: `.json` or `.json.gz` (which covers
 /// `.pt.trace.json` and `.pt.trace.json.gz`), or `.sqlite` (an Nsight Systems export).
@@ -212,8 +212,8 @@ mod tests {
         // Every pattern the messages name is a name a directory contributes, and every ending
         // a directory contributes is named.
         let named: Vec<&str> = TRACE_FILE_PATTERNS
-            .split(", ")
-            .map(|p| p.rsplit(' ').next().unwrap().trim_start_matches('*'))
+            .split([' ', ',', ';'])
+            .filter_map(|p| p.strip_prefix('*'))
             .collect();
         assert_eq!(named, [".json", ".json.gz", ".sqlite"]);
         for ending in &named {
@@ -231,7 +231,7 @@ mod tests {
         let e = discover(dir.path()).unwrap_err().to_string();
         assert!(
             e.starts_with(
-                "no trace files (*.json, *.json.gz, Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory"
+                "no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory"
             ),
             "{e}"
         );
@@ -284,7 +284,7 @@ mod tests {
         assert_eq!(
             e,
             format!(
-                "no trace files (*.json, *.json.gz, Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory; {} holds 2 traces: pass it ({})",
+                "no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory; {} holds 2 traces: pass it ({})",
                 nest.join("sub").display(),
                 nest.display()
             )
