@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh                    # every goal line
 #   scripts/bench.sh core two-big       # some of them: core threads big-small two-big hta ranks gzip
-#                                       # whitespace memory nsight
+#                                       # whitespace memory nsight rocprof
 #   RUNS=9 BASELINE=/path/to/old/tracediff scripts/bench.sh core   # also time another build
 #
 # Inputs are made with ../shared/tools/scale_trace.py and cached outside the repository.
@@ -24,7 +24,7 @@ PAIR_T=$SHARED/traces/hta_trace_diff/test
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is needed for peak RSS (apt-get install time)" >&2; exit 2; }
 mkdir -p "$CACHE"
 GOALS=("$@")
-[ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core threads big-small two-big gzip whitespace hta ranks nsight)
+[ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core threads big-small two-big gzip whitespace hta ranks nsight rocprof)
 
 cargo build --release --quiet --bin tracediff --example store_memory --example thread_cpu
 # CARGO_TARGET_DIR is honoured (a release build kept outside the worktree, e.g. in /tmp).
@@ -204,6 +204,16 @@ for g in "${GOALS[@]}"; do
     measure "tracediff kernels export" "$BIN" kernels "$N" --format csv
     goal "Nsight export (MB/s of the file)" "$(echo "$size / ${T[tracediff kernels export]}" | bc -l)" ">=" 100 "MB/s"
     goal "Nsight export, peak RSS / file size" "$(echo "${M[tracediff kernels export]} / 1024 / $size" | bc -l)" "<=" 2 "x"
+    ;;
+  rocprof)
+    # rocprofv3's JSON is read whole (serde): held to the Nsight export's goals.
+    R=$CACHE/rocprof-20000.json
+    [ -s "$R" ] || python3 scripts/make_rocprof_fixtures.py --big "$R" 20000
+    size=$(mb "$R")
+    echo "== rocprofv3's JSON: kernels results.json ($(printf %.0f "$size") MB, scripts/make_rocprof_fixtures.py --big)"
+    measure "tracediff kernels rocprofv3" "$BIN" kernels "$R" --format csv
+    goal "rocprofv3 JSON (MB/s of the file)" "$(echo "$size / ${T[tracediff kernels rocprofv3]}" | bc -l)" ">=" 100 "MB/s"
+    goal "rocprofv3 JSON, peak RSS / file size" "$(echo "${M[tracediff kernels rocprofv3]} / 1024 / $size" | bc -l)" "<=" 2 "x"
     ;;
   whitespace)
     W=$CACHE/whitespace-500.json.gz

@@ -318,7 +318,7 @@ fn empty_and_traceless_directories() {
     assert_eq!(
         fails(&["compare", p, BASIC[1]]),
         format!(
-            "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory ({p})"
+            "no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory ({p})"
         )
     );
     // A directory one level too high is a set of runs (one per subdirectory) for compare and
@@ -404,6 +404,9 @@ fn ops_diff_uses_the_saved_comparison() {
 #[test]
 fn help_lists_every_option() {
     let help = ok(&["compare", "--help"]);
+    // The help names every input a directory contributes, as the "no trace files" error does.
+    let patterns = tracediff_trace::input::discover::TRACE_FILE_PATTERNS;
+    assert!(help.contains(patterns), "compare --help does not name {patterns}");
     for opt in [
         "--rank",
         "--iteration",

@@ -61,14 +61,6 @@ fn each_format_the_tool_does_not_read_is_named_in_one_line() {
             "a protocol buffer (a Perfetto or XPlane trace?); convert it",
         ),
         (
-            file(
-                d,
-                "rocprof.json",
-                br#"{"rocprofiler-sdk-tool": [{"metadata": {"pid": 1}}]}"#,
-            ),
-            "rocprofv3's JSON (rocprofiler-sdk-tool), which tracediff does not read yet; trace the run with torch.profiler",
-        ),
-        (
             file(d, "et.json", EXECUTION_TRACE),
             "a PyTorch execution trace (ExecutionTraceObserver",
         ),

@@ -44,6 +44,7 @@ mod report_headline;
 mod report_runs;
 mod robust;
 mod robust2;
+mod rocprof;
 mod runs_views;
 mod scale;
 mod side_folders;

@@ -125,7 +125,7 @@ def _current_client(client: Any) -> Any:
 
 
 def _is_trace(p: pathlib.Path) -> bool:
-    return p.is_file() and (p.name.endswith(".json") or p.name.endswith(".json.gz"))
+    return p.is_file() and p.name.endswith((".json", ".json.gz", ".sqlite"))
 
 
 def _traces(files: Union[PathLike, Iterable[PathLike]]) -> List[pathlib.Path]:
@@ -143,7 +143,7 @@ def _traces(files: Union[PathLike, Iterable[PathLike]]) -> List[pathlib.Path]:
         if not own:
             own = sorted(q for sub in sorted(p.iterdir()) if sub.is_dir() for q in sub.iterdir() if _is_trace(q))
         if not own:
-            raise TraceError(f"no trace files (*.json, *.json.gz) in this directory nor its runs ({p})")
+            raise TraceError(f"no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) in this directory nor its runs ({p})")
         found.extend(own)
     return found
 

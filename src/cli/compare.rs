@@ -17,8 +17,9 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
 pub const COMPARE_HELP: &str = "\
-CONTROL and TEST are each a directory of trace files (*.json, *.json.gz; not recursive) or one trace file;
-summaries (`tracediff summarize`, *.parquet) may stand in for traces, with the same output.
+CONTROL and TEST are each a directory of trace files (not recursive) or one trace file:
+Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite. Summaries (`tracediff summarize`,
+*.parquet) may stand in for traces, with the same output.
 Durations are in microseconds in csv and json. The comparison is saved in .tracediff/ (or
 $TRACEDIFF_STATE_DIR) for `tracediff ops-diff` without paths; --no-save skips that.";
 

@@ -179,8 +179,8 @@ runs (control/run1/ … runN/) is written as one run=<name> per run.";
 
 #[derive(Debug, Args)]
 pub struct SummarizeArgs {
-    /// One trace file (*.json or *.json.gz), or a directory of a run's traces (written as a
-    /// summary dataset).
+    /// One trace file (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite), or a directory
+    /// of a run's traces (written as a summary dataset).
     pub trace: PathBuf,
     /// The summary file to write (Parquet), or the dataset's directory (OUTDIR).
     #[arg(short = 'o', long = "output", value_name = "FILE|OUTDIR")]

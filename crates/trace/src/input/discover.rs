@@ -4,6 +4,11 @@ use crate::error::io_reason;
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
+/// The names of the files a directory contributes as traces, as messages and help give them:
+/// every input the tool reads by its name (Kineto JSON and rocprofv3's JSON, plain or gzip,
+/// and Nsight Systems SQLite exports; see [`is_trace_file_name`]).
+pub const TRACE_FILE_PATTERNS: &str = "Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite";
+
 /// Whether a file name looks like a trace: `.json` or `.json.gz` (which covers
 /// `.pt.trace.json` and `.pt.trace.json.gz`), or `.sqlite` (an Nsight Systems export).
 pub fn is_trace_name(name: &str) -> bool {
@@ -111,7 +116,7 @@ pub fn discover_with_notes(path: &Path) -> Result<(Vec<PathBuf>, Vec<String>)> {
                 format!("among the {other} entries")
             };
             format!(
-                "no trace files (*.json, *.json.gz) or summaries (*.parquet) {among} of this directory{}",
+                "no trace files ({TRACE_FILE_PATTERNS}) or summaries (*.parquet) {among} of this directory{}",
                 subdirectory_hint(path)
             )
         };
@@ -203,6 +208,21 @@ mod tests {
     }
 
     #[test]
+    fn the_named_patterns_are_the_names_read() {
+        // Every pattern the messages name is a name a directory contributes, and every ending
+        // a directory contributes is named.
+        let named: Vec<&str> = TRACE_FILE_PATTERNS
+            .split([' ', ',', ';'])
+            .filter_map(|p| p.strip_prefix('*'))
+            .collect();
+        assert_eq!(named, [".json", ".json.gz", ".sqlite"]);
+        for ending in &named {
+            assert!(is_trace_name(&format!("run{ending}")), "{ending}");
+        }
+        assert!(!is_trace_name("run.parquet") && !is_trace_name("run.nsys-rep"));
+    }
+
+    #[test]
     fn empty_and_traceless_directories_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let e = discover(dir.path()).unwrap_err().to_string();
@@ -211,7 +231,7 @@ mod tests {
         let e = discover(dir.path()).unwrap_err().to_string();
         assert!(
             e.starts_with(
-                "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory"
+                "no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory"
             ),
             "{e}"
         );
@@ -264,7 +284,7 @@ mod tests {
         assert_eq!(
             e,
             format!(
-                "no trace files (*.json, *.json.gz) or summaries (*.parquet) in the only entry of this directory; {} holds 2 traces: pass it ({})",
+                "no trace files (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite) or summaries (*.parquet) in the only entry of this directory; {} holds 2 traces: pass it ({})",
                 nest.join("sub").display(),
                 nest.display()
             )

@@ -8,6 +8,7 @@ use crate::input::format::{FileHead, TraceFormat};
 use crate::input::json::format::KinetoJson;
 use crate::input::not_traces::{self, NotATrace, ParquetFile};
 use crate::input::nsight::NsightSqlite;
+use crate::input::rocprof::RocprofJson;
 use flate2::read::GzDecoder;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ pub const HEAD_BYTES: usize = 4096;
 
 /// The formats this crate reads (or names), tried in this order. Kineto JSON is not in it: it
 /// takes what none of these claims.
-static BUILTIN: [&dyn TraceFormat; 2] = [&ParquetFile, &NsightSqlite];
+static BUILTIN: [&dyn TraceFormat; 3] = [&ParquetFile, &NsightSqlite, &RocprofJson];
 
 /// The format a file is read as when no other claims it.
 static FALLBACK: KinetoJson = KinetoJson;

@@ -13,6 +13,7 @@ pub use crate::input::json::format::{summarize_opened, trace_from_reader};
 use crate::input::nsight::NsightSqlite;
 use crate::input::parser::Parser;
 use crate::input::ranks::RankCheck;
+use crate::input::rocprof::RocprofJson;
 use crate::model::pick::{Pick, SideSelection};
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
@@ -555,17 +556,25 @@ fn is_small_side(input: &Path) -> bool {
     total <= SMALL_SIDE_BYTES
 }
 
-/// What a pair of one Kineto side and one Nsight Systems side compares, where it is one: each
-/// side's format by its first file.
+/// What a pair of one Kineto side and one side of another profiler's files (Nsight Systems,
+/// rocprofv3) compares, where it is one: each side's format by its first file.
 fn mixed_formats<T>(control: &SideOf<T>, test: &SideOf<T>) -> Option<String> {
     let format = |s: &SideOf<T>| s.present.first().and_then(|f| format_name(&f.path));
     let (c, t) = (format(control)?, format(test)?);
-    let pair = [c, t];
-    let (kineto, nsight) = (KinetoJson.name(), NsightSqlite.name());
-    if !(pair.contains(&kineto) && pair.contains(&nsight)) {
+    let kineto = KinetoJson.name();
+    let other = match (c == kineto, t == kineto) {
+        (true, false) => t,
+        (false, true) => c,
+        _ => return None,
+    };
+    let (calls, ranges) = if other == NsightSqlite.name() {
+        ("CUDA runtime calls", "NVTX ranges of the export")
+    } else if other == RocprofJson.name() {
+        ("HIP runtime calls", "roctx ranges of the file")
+    } else {
         return None;
-    }
+    };
     Some(format!(
-        "control is {c} and test {t}: kernels, copies, sets and CUDA runtime calls mean the same on both; operators and annotations are the NVTX ranges of the export (emit_nvtx, record_function) against the profiler's, and each side's times are from its own clock (docs/formats.md#mixed-pairs)"
+        "control is {c} and test {t}: kernels, copies, sets and {calls} mean the same on both; operators and annotations are the {ranges} (emit_nvtx, record_function) against the profiler's, and each side's times are from its own clock (docs/formats.md#mixed-pairs)"
     ))
 }

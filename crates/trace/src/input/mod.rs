@@ -16,6 +16,7 @@ pub mod nsight;
 pub mod parser;
 pub mod ranks;
 pub mod read;
+pub mod rocprof;
 
 // The Kineto JSON modules, where callers have always found them.
 pub use json::{number, parse, split};

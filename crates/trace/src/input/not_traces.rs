@@ -43,8 +43,7 @@ pub fn name(head: &FileHead<'_>) -> Option<NotATrace> {
 }
 
 /// What the tool reads, for advice.
-const READS: &str =
-    "tracediff reads the PyTorch profiler's Chrome-trace JSON, Nsight Systems SQLite exports and tracediff summaries";
+const READS: &str = "tracediff reads the PyTorch profiler's Chrome-trace JSON, Nsight Systems SQLite exports, rocprofv3's JSON and tracediff summaries";
 
 /// The formats whose names tell them (their bytes do not, or not cheaply).
 fn by_name(head: &FileHead<'_>) -> Option<NotATrace> {
@@ -98,28 +97,24 @@ fn by_bytes(head: &FileHead<'_>) -> Option<NotATrace> {
             "pass the trace itself (on_trace_ready or export_chrome_trace), whose memory the overview reads",
         );
     }
-    match first_key(text)? {
-        "schema" => NotATrace::new(
-            "a PyTorch execution trace (ExecutionTraceObserver: the graph's nodes, no times)",
-            "pass the profiler's trace, the Kineto JSON written beside it",
-        ),
-        "rocprofiler-sdk-tool" => NotATrace::new(
-            "rocprofv3's JSON (rocprofiler-sdk-tool), which tracediff does not read yet",
-            "trace the run with torch.profiler (it records ROCm kernels too) and pass that trace",
-        ),
-        _ => None,
+    if first_key(text)? != "schema" {
+        return None;
     }
+    NotATrace::new(
+        "a PyTorch execution trace (ExecutionTraceObserver: the graph's nodes, no times)",
+        "pass the profiler's trace, the Kineto JSON written beside it",
+    )
 }
 
 /// `text` after white space and a UTF-8 byte order mark.
-fn skip_space(text: &[u8]) -> &[u8] {
+pub(crate) fn skip_space(text: &[u8]) -> &[u8] {
     let text = text.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(text);
     let start = text.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(text.len());
     &text[start..]
 }
 
 /// The first key of the JSON object `text` starts, where it is a plain string (no escapes).
-fn first_key(text: &[u8]) -> Option<&str> {
+pub(crate) fn first_key(text: &[u8]) -> Option<&str> {
     let rest = skip_space(text.strip_prefix(b"{")?);
     let rest = rest.strip_prefix(b"\"")?;
     let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;

@@ -1,0 +1,69 @@
+//! rocprofv3's JSON (`rocprofv3 --output-format json`: rocprofiler-sdk's `rocprofiler-sdk-tool`
+//! file) as a [`TraceFormat`]: the layout read is in [`schema`], how its records map onto the
+//! store in [`read`] and docs/formats.md.
+
+pub mod read;
+pub mod schema;
+
+use crate::error::{Error, Result};
+use crate::input::attrs::AttrRequest;
+use crate::input::finish::{into_trace_file, release_free_memory};
+use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
+use crate::input::nsight::names::rank_of_file;
+use crate::input::parser::Parser;
+use crate::model::store::TraceFile;
+use crate::model::summary::FileSummary;
+use std::path::Path;
+
+/// The top-level member that names a rocprofv3 JSON file.
+pub const TOOL_KEY: &str = "rocprofiler-sdk-tool";
+
+/// rocprofv3's JSON: an object whose first member is `rocprofiler-sdk-tool`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RocprofJson;
+
+impl TraceFormat for RocprofJson {
+    fn name(&self) -> &'static str {
+        "rocprofv3 JSON"
+    }
+
+    fn sniff(&self, head: &FileHead<'_>) -> bool {
+        crate::input::not_traces::first_key(crate::input::not_traces::skip_space(head.text)) == Some(TOOL_KEY)
+    }
+
+    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool) -> Result<Header> {
+        // A file declares no rank: its name may (`rank3_results.json`).
+        let steps = if want_steps {
+            Some(read::step_numbers(path)?)
+        } else {
+            None
+        };
+        Ok(Header {
+            rank: rank_of_file(path),
+            world_size: None,
+            steps,
+        })
+    }
+
+    fn load(&self, _parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
+        let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
+        into_trace_file(read::read_tool_file(path)?, path, marker.as_ref())
+    }
+
+    fn summarize(
+        &self,
+        _parser: &Parser,
+        path: &Path,
+        marker: Option<&regex::Regex>,
+        summarize: &SummarizeFn<'_>,
+    ) -> Result<FileSummary> {
+        let mut parsed = read::read_tool_file(path)?;
+        parsed.events.number_threads();
+        let mut file = into_trace_file(parsed, path, marker)?;
+        file.events.drop_link_columns();
+        let summary = summarize(&file, path);
+        drop(file);
+        release_free_memory();
+        Ok(summary)
+    }
+}

@@ -1,0 +1,563 @@
+//! rocprofv3's JSON read into the columns every format parses into ([`ParsedTrace`]), as the
+//! PyTorch profiler writes the same work on ROCm: kernel dispatches and copies on the device
+//! (`pid` the GPU's index, `tid` the stream), HIP runtime calls and roctx ranges on the host
+//! (`pid` the process, `tid` the OS thread), times in ns as rocprofv3 gives them
+//! (docs/formats.md#rocprofv3-json).
+
+use crate::error::{Error, Result};
+use crate::input::json::parse::ParsedTrace;
+use crate::input::nsight::names::{nvtx_name, rank_of_file};
+use crate::input::read::{describe_read_error, open};
+use crate::input::rocprof::schema::{AGENT_TYPE_GPU, Agent, Handle, Process, ToolFile};
+use crate::model::store::{DeviceProperties, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::Path;
+
+/// The roctx calls whose records are ranges (a push to its pop, a start to its stop); a mark
+/// (`roctxMarkA`) has no length and the other calls name threads or pause the profiler.
+const RANGE_CALLS: [&str; 2] = ["roctxRangePushA", "roctxRangeStartA"];
+
+/// The file at `path` parsed (inflated where it is gzip), or an error naming the line and
+/// column where its JSON stops making sense.
+pub fn parse(path: &Path) -> Result<ToolFile> {
+    let mut reader = open(path)?;
+    let mut text = Vec::new();
+    reader
+        .inner
+        .read_to_end(&mut text)
+        .map_err(|e| Error::input(path, describe_read_error(&e, reader.compression)))?;
+    serde_json::from_slice(&text).map_err(|e| Error::input(path, format!("rocprofv3's JSON: {e}")))
+}
+
+/// A problem with one record: where it is (`rocprofiler-sdk-tool[0].buffer_records…`) and what.
+fn wrong(path: &Path, place: String, what: impl std::fmt::Display) -> Error {
+    Error::input(path, format!("rocprofv3's JSON: {place}: {what}"))
+}
+
+/// A timestamp or id as the store's signed number.
+fn signed(path: &Path, place: impl Fn() -> String, value: u64) -> Result<i64> {
+    i64::try_from(value).map_err(|_| wrong(path, place(), format!("{value} is out of range")))
+}
+
+/// What one process's records refer to by number.
+struct Lookups<'p> {
+    /// Per record kind, its name and its operations' names.
+    kinds: &'p [crate::input::rocprof::schema::KindNames],
+    /// The marker messages by correlation id.
+    messages: FxHashMap<u64, &'p str>,
+    /// The kernels' names by kernel id.
+    kernels: FxHashMap<u64, String>,
+    /// The agents by handle, with a GPU's index.
+    agents: FxHashMap<Handle, (bool, i64)>,
+    /// Each HSA queue's number: its rank among the process's queues.
+    queues: FxHashMap<Handle, i64>,
+}
+
+/// Each GPU agent's index: `logical_node_type_id` where written, else its rank among the GPUs
+/// by node and handle.
+fn gpu_indexes(agents: &[Agent]) -> FxHashMap<Handle, (bool, i64)> {
+    let mut gpus: Vec<&Agent> = agents.iter().filter(|a| a.kind == AGENT_TYPE_GPU).collect();
+    gpus.sort_by_key(|a| (a.node_id, a.id));
+    let mut out: FxHashMap<Handle, (bool, i64)> = agents.iter().map(|a| (a.id, (false, 0))).collect();
+    for (k, a) in gpus.iter().enumerate() {
+        out.insert(a.id, (true, a.logical_node_type_id.unwrap_or(k as i64)));
+    }
+    out
+}
+
+/// A kernel's name as the PyTorch profiler gives it: demangled where rocprofv3 could, else the
+/// symbol without its `.kd` descriptor suffix.
+fn kernel_name(symbol: &crate::input::rocprof::schema::KernelSymbol) -> String {
+    match symbol.demangled_kernel_name.as_deref() {
+        Some(name) if !name.is_empty() => name.to_string(),
+        _ => symbol
+            .kernel_name
+            .strip_suffix(".kd")
+            .unwrap_or(&symbol.kernel_name)
+            .to_string(),
+    }
+}
+
+impl<'p> Lookups<'p> {
+    fn of(process: &'p Process) -> Self {
+        let strings = process.strings.as_ref();
+        let mut queues: Vec<Handle> = process
+            .buffer_records
+            .iter()
+            .flat_map(|b| b.kernel_dispatch.iter().map(|d| d.dispatch_info.queue_id))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        queues.sort();
+        Lookups {
+            kinds: strings.map_or(&[], |s| s.buffer_records.as_slice()),
+            messages: strings
+                .iter()
+                .flat_map(|s| s.marker_api.iter().map(|m| (m.key, m.value.as_str())))
+                .collect(),
+            kernels: process
+                .kernel_symbols
+                .iter()
+                .map(|k| (k.kernel_id, kernel_name(k)))
+                .collect(),
+            agents: gpu_indexes(&process.agents),
+            queues: queues.into_iter().enumerate().map(|(k, q)| (q, k as i64)).collect(),
+        }
+    }
+
+    /// The name of record kind `kind` and of its operation `op`.
+    fn call(&self, kind: usize, op: usize) -> std::result::Result<(&'p str, &'p str), String> {
+        let names = self
+            .kinds
+            .get(kind)
+            .ok_or_else(|| format!("kind {kind} is not in strings.buffer_records"))?;
+        let call = names
+            .operations
+            .get(op)
+            .ok_or_else(|| format!("operation {op} is not among the operations of {}", names.kind))?;
+        Ok((names.kind.as_str(), call.as_str()))
+    }
+
+    /// Whether agent `id` is a GPU, and its index.
+    fn agent(&self, id: Handle) -> std::result::Result<(bool, i64), String> {
+        self.agents
+            .get(&id)
+            .copied()
+            .ok_or_else(|| format!("agent {} is not among the agents", id.handle))
+    }
+}
+
+/// The columns being filled.
+struct Reader<'a> {
+    path: &'a Path,
+    strings: StringTable,
+    numbers: FxHashMap<i64, NameId>,
+    events: Vec<NewEvent>,
+    device_use: FxHashMap<i64, u64>,
+}
+
+impl Reader<'_> {
+    fn number(&mut self, n: i64) -> NameId {
+        let strings = &mut self.strings;
+        *self.numbers.entry(n).or_insert_with(|| strings.intern(&n.to_string()))
+    }
+
+    /// One row: its span (`start`, `end` in ns), name, category, place and links.
+    fn push(
+        &mut self,
+        place: &dyn Fn() -> String,
+        (start, end): (u64, u64),
+        (name, cat): (NameId, NameId),
+        (pid, tid): (NameId, NameId),
+        (stream, correlation): (i64, Option<u64>),
+    ) -> Result<()> {
+        let ts_ns = signed(self.path, || format!("{}.start_timestamp", place()), start)?;
+        let end_ns = signed(self.path, || format!("{}.end_timestamp", place()), end)?;
+        let correlation = match correlation {
+            Some(id) => signed(self.path, || format!("{}.correlation_id", place()), id)?,
+            None => NO_CORRELATION,
+        };
+        self.events.push(NewEvent {
+            index: 0,
+            name,
+            cat,
+            ts_ns,
+            dur_ns: end_ns.saturating_sub(ts_ns).max(0),
+            pid,
+            tid,
+            stream,
+            correlation,
+        });
+        Ok(())
+    }
+
+    /// A device row's place: `pid` the GPU, `tid` the stream; counted for the GPU.
+    fn device_row(&mut self, device: i64, stream: i64) -> (NameId, NameId) {
+        *self.device_use.entry(device).or_default() += 1;
+        (self.number(device), self.number(stream))
+    }
+
+    /// The process's roctx ranges, as the PyTorch profiler's annotations (and, for the ranges
+    /// `emit_nvtx` pushes for operators, its operators).
+    fn markers(&mut self, k: usize, process: &Process, names: &Lookups<'_>, pid: NameId) -> Result<()> {
+        let op = self.strings.intern("cpu_op");
+        let annotation = self.strings.intern("user_annotation");
+        let records = process.buffer_records.iter().flat_map(|b| b.marker_api.iter());
+        for (i, r) in records.enumerate() {
+            let place = || format!("rocprofiler-sdk-tool[{k}].buffer_records.marker_api[{i}]");
+            let (_, call) = names
+                .call(r.kind, r.operation)
+                .map_err(|e| wrong(self.path, place(), e))?;
+            if !RANGE_CALLS.contains(&call) {
+                continue;
+            }
+            let text = names.messages.get(&r.correlation_id.internal).ok_or_else(|| {
+                let id = r.correlation_id.internal;
+                wrong(
+                    self.path,
+                    place(),
+                    format!("no message in strings.marker_api for correlation id {id}"),
+                )
+            })?;
+            let (name, is_op) = nvtx_name(text);
+            let name = self.strings.intern(name);
+            let tid = self.number(signed(self.path, || format!("{}.thread_id", place()), r.thread_id)?);
+            let cat = if is_op { op } else { annotation };
+            let span = (r.start_timestamp, r.end_timestamp);
+            self.push(&place, span, (name, cat), (pid, tid), (NO_STREAM, None))?;
+        }
+        Ok(())
+    }
+
+    /// The process's HIP runtime calls (the compiler's `__hip…` calls are not runtime calls).
+    fn runtime(&mut self, k: usize, process: &Process, names: &Lookups<'_>, pid: NameId) -> Result<()> {
+        let cat = self.strings.intern("cuda_runtime");
+        let records = process.buffer_records.iter().flat_map(|b| b.hip_api.iter());
+        for (i, r) in records.enumerate() {
+            let place = || format!("rocprofiler-sdk-tool[{k}].buffer_records.hip_api[{i}]");
+            let (kind, call) = names
+                .call(r.kind, r.operation)
+                .map_err(|e| wrong(self.path, place(), e))?;
+            if !kind.starts_with("HIP_RUNTIME_API") {
+                continue;
+            }
+            let name = self.strings.intern(call);
+            let tid = self.number(signed(self.path, || format!("{}.thread_id", place()), r.thread_id)?);
+            let span = (r.start_timestamp, r.end_timestamp);
+            self.push(
+                &place,
+                span,
+                (name, cat),
+                (pid, tid),
+                (NO_STREAM, Some(r.correlation_id.internal)),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn kernels(&mut self, k: usize, process: &Process, names: &Lookups<'_>) -> Result<()> {
+        let cat = self.strings.intern("kernel");
+        let records = process.buffer_records.iter().flat_map(|b| b.kernel_dispatch.iter());
+        for (i, r) in records.enumerate() {
+            let place = || format!("rocprofiler-sdk-tool[{k}].buffer_records.kernel_dispatch[{i}]");
+            let info = &r.dispatch_info;
+            let kernel = names.kernels.get(&info.kernel_id).ok_or_else(|| {
+                let id = info.kernel_id;
+                wrong(self.path, place(), format!("kernel_id {id} is not in kernel_symbols"))
+            })?;
+            let name = self.strings.intern(kernel);
+            let (_, device) = names.agent(info.agent_id).map_err(|e| wrong(self.path, place(), e))?;
+            let stream = match r.stream_id {
+                Some(s) => signed(self.path, || format!("{}.stream_id", place()), s.handle)?,
+                None => names.queues.get(&info.queue_id).copied().unwrap_or(0),
+            };
+            let row = self.device_row(device, stream);
+            let span = (r.start_timestamp, r.end_timestamp);
+            self.push(
+                &place,
+                span,
+                (name, cat),
+                row,
+                (stream, Some(r.correlation_id.internal)),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The process's copies, named as the PyTorch profiler names them on ROCm (`Memcpy HtoD
+    /// (Host -> Device)`; `PtoP` between two GPUs), on their GPU (the source's where both are).
+    fn copies(&mut self, k: usize, process: &Process, names: &Lookups<'_>) -> Result<()> {
+        let cat = self.strings.intern("gpu_memcpy");
+        let first_gpu = names.agents.values().filter(|a| a.0).map(|a| a.1).min().unwrap_or(0);
+        let records = process.buffer_records.iter().flat_map(|b| b.memory_copy.iter());
+        for (i, r) in records.enumerate() {
+            let place = || format!("rocprofiler-sdk-tool[{k}].buffer_records.memory_copy[{i}]");
+            let src = names.agent(r.src_agent_id).map_err(|e| wrong(self.path, place(), e))?;
+            let dst = names.agent(r.dst_agent_id).map_err(|e| wrong(self.path, place(), e))?;
+            let name = self.strings.intern(&copy_name(src, dst));
+            let device = [src, dst].iter().find(|a| a.0).map_or(first_gpu, |a| a.1);
+            let stream = match r.stream_id {
+                Some(s) => signed(self.path, || format!("{}.stream_id", place()), s.handle)?,
+                None => NO_STREAM,
+            };
+            let row = self.device_row(device, stream.max(0));
+            let span = (r.start_timestamp, r.end_timestamp);
+            self.push(
+                &place,
+                span,
+                (name, cat),
+                row,
+                (stream, Some(r.correlation_id.internal)),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A copy's name from its ends (whether each is a GPU, and which): `Memcpy DtoH (Device ->
+/// Host)`, as Kineto writes a ROCm copy.
+pub fn copy_name(src: (bool, i64), dst: (bool, i64)) -> String {
+    let end = |gpu: bool| if gpu { ("D", "Device") } else { ("H", "Host") };
+    let ((s, src_word), (d, dst_word)) = (end(src.0), end(dst.0));
+    let kind = if src.0 && dst.0 && src.1 != dst.1 {
+        "PtoP".to_string()
+    } else {
+        format!("{s}to{d}")
+    };
+    format!("Memcpy {kind} ({src_word} -> {dst_word})")
+}
+
+/// The GPUs of the file's processes (`agents` of type GPU), by index, each once.
+fn devices(file: &ToolFile) -> Vec<DeviceProperties> {
+    let mut out: FxHashMap<i64, DeviceProperties> = FxHashMap::default();
+    for p in &file.processes {
+        let indexes = gpu_indexes(&p.agents);
+        for a in p.agents.iter().filter(|a| a.kind == AGENT_TYPE_GPU) {
+            let id = indexes.get(&a.id).map_or(0, |x| x.1);
+            let name = a.product_name.clone().filter(|n| !n.is_empty());
+            out.entry(id).or_insert_with(|| DeviceProperties {
+                id,
+                name: name.or_else(|| a.name.clone()).unwrap_or_default(),
+                total_global_mem: a.local_mem_size.filter(|&m| m > 0),
+            });
+        }
+    }
+    let mut devices: Vec<DeviceProperties> = out.into_values().collect();
+    devices.sort_by_key(|d| d.id);
+    devices
+}
+
+/// Refuses a file whose kernels come from two processes or more (a job's ranks in one file).
+fn one_gpu_process(path: &Path, file: &ToolFile) -> Result<()> {
+    let pids: Vec<String> = file
+        .processes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.buffer_records.as_ref().is_some_and(|b| !b.kernel_dispatch.is_empty()))
+        .map(|(k, p)| p.metadata.as_ref().map_or(format!("#{k}"), |m| m.pid.to_string()))
+        .collect();
+    if pids.len() < 2 {
+        return Ok(());
+    }
+    Err(Error::input(
+        path,
+        format!(
+            "rocprofv3's JSON holds the GPU work of {} processes (pids {}), one per rank: pass one file per process (rocprofv3 writes one, %pid%_results.json, unless -o names them alike) in a folder",
+            pids.len(),
+            pids.join(", ")
+        ),
+    ))
+}
+
+/// Reads the file at `path` into its columns, in file order: by start, the longer first where
+/// two start together (an enclosing range before what it encloses), then by section.
+pub fn read_tool_file(path: &Path) -> Result<ParsedTrace> {
+    let file = parse(path)?;
+    into_columns(path, &file)
+}
+
+/// The parsed file's records into the parse's columns.
+pub fn into_columns(path: &Path, file: &ToolFile) -> Result<ParsedTrace> {
+    one_gpu_process(path, file)?;
+    let mut r = Reader {
+        path,
+        strings: StringTable::new(),
+        numbers: FxHashMap::default(),
+        events: Vec::new(),
+        device_use: FxHashMap::default(),
+    };
+    for (k, process) in file.processes.iter().enumerate() {
+        let at = format!("rocprofiler-sdk-tool[{k}]");
+        if process.buffer_records.is_none() {
+            return Err(wrong(
+                path,
+                at,
+                "no buffer_records (trace with rocprofv3 --kernel-trace, --hip-trace or --marker-trace and --output-format json)",
+            ));
+        }
+        if process.strings.is_none() {
+            return Err(wrong(path, at, "no strings (the names its records refer to)"));
+        }
+        let names = Lookups::of(process);
+        let pid = process.metadata.as_ref().map_or(0, |m| m.pid);
+        let pid = r.number(signed(path, || format!("{at}.metadata.pid"), pid)?);
+        r.markers(k, process, &names, pid)?;
+        r.runtime(k, process, &names, pid)?;
+        r.kernels(k, process, &names)?;
+        r.copies(k, process, &names)?;
+    }
+    Ok(finish(r, devices(file)))
+}
+
+/// The rows put in file order, into the parse's columns.
+fn finish(r: Reader<'_>, devices: Vec<DeviceProperties>) -> ParsedTrace {
+    let Reader {
+        path,
+        strings,
+        mut events,
+        device_use,
+        ..
+    } = r;
+    // Stable: rows of one start and length keep their section's order.
+    events.sort_by_key(|e| (e.ts_ns, std::cmp::Reverse(e.dur_ns)));
+    let mut out = ParsedTrace {
+        declared_rank: rank_of_file(path),
+        strings,
+        total_events: events.len() as u64,
+        json_bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
+        devices,
+        ..ParsedTrace::default()
+    };
+    out.events.reserve(events.len(), true);
+    for (k, mut e) in events.into_iter().enumerate() {
+        e.index = k as u32;
+        out.events.push(e);
+    }
+    let mut use_: Vec<(i64, u64)> = device_use.into_iter().collect();
+    use_.sort_unstable();
+    out.device_use = use_;
+    out
+}
+
+/// The ProfilerStep numbers of the file's roctx ranges, sorted and unique.
+pub fn step_numbers(path: &Path) -> Result<Vec<i64>> {
+    let parsed = read_tool_file(path)?;
+    let mut steps: Vec<i64> = parsed
+        .events
+        .name
+        .iter()
+        .filter_map(|&n| crate::model::iteration::step_number(parsed.strings.resolve(n)))
+        .collect();
+    steps.sort_unstable();
+    steps.dedup();
+    Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process of rocprofv3's layout: a CPU and a GPU agent, two kernels (one without its
+    /// demangled name), a launch, a copy and a range, records of the layout before streams.
+    const FILE: &str = r#"{"rocprofiler-sdk-tool": [{
+        "metadata": {"pid": 7},
+        "agents": [{"id": {"handle": 1}, "type": 1, "node_id": 0, "logical_node_type_id": 0, "product_name": "CPU"},
+                   {"id": {"handle": 9}, "type": 2, "node_id": 1, "logical_node_type_id": 0,
+                    "name": "gfx942", "product_name": "", "local_mem_size": 1024}],
+        "strings": {"buffer_records": [{"kind": "NONE", "operations": []},
+                                       {"kind": "HIP_RUNTIME_API", "operations": ["hipLaunchKernel"]},
+                                       {"kind": "MARKER_CORE_API", "operations": ["roctxMarkA", "roctxRangePushA"]}],
+                    "marker_api": [{"key": 1, "value": "aten::mm, seq = 3"}, {"key": 2, "value": "mark"}]},
+        "kernel_symbols": [{"kernel_id": 4, "kernel_name": "_Z1kv.kd", "demangled_kernel_name": "k()"},
+                           {"kernel_id": 5, "kernel_name": "Cijk_gemm.kd"}],
+        "buffer_records": {
+            "marker_api": [{"kind": 2, "operation": 1, "correlation_id": {"internal": 1}, "start_timestamp": 100, "end_timestamp": 900, "thread_id": 8},
+                           {"kind": 2, "operation": 0, "correlation_id": {"internal": 2}, "start_timestamp": 150, "end_timestamp": 150, "thread_id": 8}],
+            "hip_api": [{"kind": 1, "operation": 0, "correlation_id": {"internal": 3}, "start_timestamp": 200, "end_timestamp": 260, "thread_id": 8}],
+            "kernel_dispatch": [{"correlation_id": {"internal": 3}, "start_timestamp": 300, "end_timestamp": 500,
+                                 "dispatch_info": {"agent_id": {"handle": 9}, "queue_id": {"handle": 77}, "kernel_id": 5}},
+                                {"correlation_id": {"internal": 3}, "start_timestamp": 500, "end_timestamp": 520,
+                                 "dispatch_info": {"agent_id": {"handle": 9}, "queue_id": {"handle": 55}, "kernel_id": 4}}],
+            "memory_copy": [{"kind": 0, "operation": 0, "correlation_id": {"internal": 3}, "start_timestamp": 600, "end_timestamp": 650,
+                             "src_agent_id": {"handle": 9}, "dst_agent_id": {"handle": 1}}]
+        }}]}"#;
+
+    /// A row as the test reads it: name, category, pid, tid, start, length, stream.
+    type Row = (String, String, String, String, i64, i64, i64);
+
+    fn rows(text: &str) -> Result<Vec<Row>> {
+        let file: ToolFile = serde_json::from_str(text).unwrap();
+        let t = into_columns(Path::new("results.json"), &file)?;
+        let s = |id| t.strings.resolve(id).to_string();
+        let e = &t.events;
+        Ok((0..e.len())
+            .map(|i| {
+                (
+                    s(e.name[i]),
+                    s(e.cat[i]),
+                    s(e.pid[i]),
+                    s(e.tid[i]),
+                    e.ts_ns[i],
+                    e.dur_ns[i],
+                    e.stream.get(i),
+                )
+            })
+            .collect())
+    }
+
+    #[test]
+    fn records_become_the_rows_the_profiler_writes() {
+        let got = rows(FILE).unwrap();
+        let row = |n: &str, c: &str, p: &str, t: &str, ts, dur, stream| {
+            (
+                n.to_string(),
+                c.to_string(),
+                p.to_string(),
+                t.to_string(),
+                ts,
+                dur,
+                stream,
+            )
+        };
+        assert_eq!(
+            got,
+            [
+                row("aten::mm", "cpu_op", "7", "8", 100, 800, NO_STREAM),
+                row("hipLaunchKernel", "cuda_runtime", "7", "8", 200, 60, NO_STREAM),
+                // Queues are numbered by handle: 55 is 0, 77 is 1.
+                row("Cijk_gemm", "kernel", "0", "1", 300, 200, 1),
+                row("k()", "kernel", "0", "0", 500, 20, 0),
+                row(
+                    "Memcpy DtoH (Device -> Host)",
+                    "gpu_memcpy",
+                    "0",
+                    "0",
+                    600,
+                    50,
+                    NO_STREAM
+                ),
+            ]
+        );
+        let file: ToolFile = serde_json::from_str(FILE).unwrap();
+        let d = devices(&file);
+        assert_eq!(
+            (d.len(), d[0].id, d[0].name.as_str(), d[0].total_global_mem),
+            (1, 0, "gfx942", Some(1024))
+        );
+    }
+
+    #[test]
+    fn copies_are_named_by_their_ends() {
+        assert_eq!(copy_name((false, 0), (true, 1)), "Memcpy HtoD (Host -> Device)");
+        assert_eq!(copy_name((true, 1), (true, 1)), "Memcpy DtoD (Device -> Device)");
+        assert_eq!(copy_name((true, 0), (true, 1)), "Memcpy PtoP (Device -> Device)");
+        assert_eq!(copy_name((false, 0), (false, 0)), "Memcpy HtoH (Host -> Host)");
+    }
+
+    #[test]
+    fn a_number_the_file_does_not_name_is_an_error_with_its_place() {
+        let e = rows(&FILE.replace(r#""kind": 1, "operation": 0"#, r#""kind": 1, "operation": 3"#)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "rocprofv3's JSON: rocprofiler-sdk-tool[0].buffer_records.hip_api[0]: operation 3 is not among the operations of HIP_RUNTIME_API (results.json)"
+        );
+        let e = rows(&FILE.replace(
+            r#""agent_id": {"handle": 9}, "queue_id": {"handle": 55}"#,
+            r#""agent_id": {"handle": 3}, "queue_id": {"handle": 55}"#,
+        ))
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("kernel_dispatch[1]: agent 3 is not among the agents"),
+            "{e}"
+        );
+        let e = rows(&FILE.replace(r#"{"key": 1, "value": "aten::mm, seq = 3"}, "#, "")).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("marker_api[0]: no message in strings.marker_api for correlation id 1"),
+            "{e}"
+        );
+    }
+}
