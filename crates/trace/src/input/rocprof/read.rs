@@ -83,14 +83,12 @@ fn kernel_name(symbol: &crate::input::rocprof::schema::KernelSymbol) -> String {
 impl<'p> Lookups<'p> {
     fn of(process: &'p Process) -> Self {
         let strings = process.strings.as_ref();
-        let mut queues: Vec<Handle> = process
+        // Sorted by handle, so a queue's number is the same whatever the records' order.
+        let queues: BTreeSet<Handle> = process
             .buffer_records
             .iter()
             .flat_map(|b| b.kernel_dispatch.iter().map(|d| d.dispatch_info.queue_id))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
             .collect();
-        queues.sort();
         Lookups {
             kinds: strings.map_or(&[], |s| s.buffer_records.as_slice()),
             messages: strings
