@@ -76,7 +76,7 @@ fn csv_and_markdown_carry_the_parts() {
     let csv = ok(&args(&["--format", "csv", "--top", "3"]));
     assert_eq!(
         csv,
-        "name,diff_time,control_time,test_time,calls_part,work_part,efficiency_part,control_calls,test_calls,\
+        "name,diff_time,control_time_per_step_us,test_time_per_step_us,calls_part,work_part,efficiency_part,control_calls_per_step,test_calls_per_step,\
 calls_ratio,work_ratio,efficiency_ratio,time_per_call_ratio,work_unit,control_work_per_call,test_work_per_call,significant,causes
 aten::mm,100,100,200,0,125,-25,1,1,1.0,2.25,1.125,2.0,FLOP,33554432.0,75497472.0,true,\"[64, 512]×[512, 512] → [64, 768]×[768, 768]; \
 336 GFLOP/s → 377 GFLOP/s (0.5% → 0.6% of H100 SXM fp32 peak)\"
@@ -215,4 +215,26 @@ fn real_pairs_name_the_change_made() {
         "{out}"
     );
     assert!(out.contains("Gone: aten::bmm"), "{out}");
+}
+
+#[test]
+fn per_step_fields_are_named_as_every_command_names_them() {
+    // `control_calls` is a sum in the views; explain's are per step, so they say so.
+    let v: serde_json::Value = serde_json::from_str(&ok(&args(&["--format", "json", "--top", "1"]))).unwrap();
+    let row = &v["rows"][0];
+    for key in [
+        "control_calls_per_step",
+        "test_calls_per_step",
+        "control_time_per_step_us",
+        "test_time_per_step_us",
+    ] {
+        assert!(row.get(key).is_some(), "{key}: {row}");
+    }
+    for key in ["control_calls", "test_calls", "control_time", "test_time"] {
+        assert!(row.get(key).is_none(), "{key}: {row}");
+    }
+    assert!(
+        v.get("mean_step_time_us").is_some() && v.get("mean_step_time").is_none(),
+        "{v}"
+    );
 }

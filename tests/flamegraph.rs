@@ -385,7 +385,8 @@ fn the_frame_whose_own_time_grew_is_the_red_one() {
     assert_eq!(fill("Net"), "rgb(250,250,250)");
     assert_eq!(fill("ProfilerStep"), "rgb(250,250,250)");
     assert!(
-        svg.contains("test vs control · step: host 1.00 ms → 1.10 ms (+10.0%), device 40.0 µs → 40.0 µs (0%) · drawn: host self time"),
+        svg.contains("test vs control · step time 1.00 ms → 1.10 ms (+10.0%), device 40.0 µs → 40.0 µs (0%)<")
+            && svg.contains(">drawn: host self time · width: test time"),
         "{svg}"
     );
     assert!(svg.contains(r#"<g id="legend">"#), "{svg}");
@@ -497,8 +498,8 @@ fn a_replacement_of_every_kernel_colours_the_kernels() {
     let white = "rgb(250,250,250)";
     for widths in ["test", "control"] {
         let (frames, svg) = draw(widths);
-        assert!(svg.contains("bf16 vs fp32 · step: host "), "{svg}");
-        assert!(svg.contains("· drawn: device time"), "{svg}");
+        assert!(svg.contains("bf16 vs fp32 · step time "), "{svg}");
+        assert!(svg.contains(">drawn: device time · "), "{svg}");
         let step = frames.iter().find(|(t, _)| t.starts_with("ProfilerStep (")).unwrap();
         assert!(step.0.ends_with("-75.0 ms, -81.6%)"), "{}", step.0);
         assert_eq!(step.1, white, "{widths}: {step:?}");

@@ -210,3 +210,78 @@ fn colour_at_a_terminal_only() {
     assert_eq!(common::run(&always).code, 0);
     assert!(!std::fs::read_to_string(&file).unwrap().contains('\x1b'));
 }
+
+#[test]
+fn gate_markdown_marks_changes_beyond_their_noise_band() {
+    let run = common::run(&[
+        "gate",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--max-step-time-regression",
+        "10%",
+        "--no-run-shift",
+        "--quiet",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let out = run.stdout;
+    let table: Vec<&str> = out.lines().skip(6).take(5).collect();
+    assert_eq!(
+        table,
+        [
+            "| rule | subject | baseline | candidate | change | threshold | noise (k×MAD) | sig | verdict |",
+            "|---|---|---:|---:|---:|---|---:|---:|---|",
+            "| step time | `median of steps` | 2.63 ms | 3.66 ms | +39.2% | > 10.0% | ±11.0 µs | \\* | **FAIL** |",
+            "",
+            "sig \\*: the change is larger than its noise band, either way (a pass below its threshold can be)  ",
+        ],
+        "{out}"
+    );
+    // Beyond the run-wide shift the step moved as the whole run did: within the band, no mark.
+    let out = common::ok(&[
+        "gate",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--max-step-time-regression",
+        "10%",
+        "--quiet",
+        "--format",
+        "markdown",
+    ]);
+    assert!(
+        out.contains("| step time | `median of steps` | 2.63 ms | 3.66 ms | -0.8% | > 10.0% | ±46.5 µs |  | pass |\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn modules_markdown_has_the_sig_column_and_says_what_it_marks() {
+    let out = common::ok(&[
+        "modules",
+        "fixtures/shift/base",
+        "fixtures/shift/slow",
+        "--no-run-shift",
+        "--zoom",
+        "Optimizer.step#SGD.step[0]",
+        "--quiet",
+        "--format",
+        "markdown",
+    ]);
+    let expected = "\
+| module | status | control host | test host | Δ host | Δ % host | sig |
+|---|---:|---:|---:|---:|---:|---:|
+| Optimizer.step#SGD.step\\[0\\] | matched | 184 µs | 260 µs | +75.6 µs | +41.0% | \\* |
+| ├─\u{a0}aten::add\\_\\[2\\] | matched | 39.4 µs | 56.4 µs | +17.0 µs | +43.1% |  |
+| ├─\u{a0}aten::add\\_\\[1\\] | matched | 40.2 µs | 57.0 µs | +16.8 µs | +41.8% |  |
+| ├─\u{a0}aten::add\\_\\[3\\] | matched | 39.8 µs | 56.2 µs | +16.4 µs | +41.2% |  |
+| ├─\u{a0}aten::add\\_\\[0\\] | matched | 39.8 µs | 55.2 µs | +15.4 µs | +38.7% |  |
+| └─\u{a0}(unknown)\\[0\\] | unknown | 25.0 µs | 35.0 µs | +10.0 µs | +40.0% |  |
+
+4 matched, 0 added, 0 deleted below Optimizer.step#SGD.step\\[0\\]; zoom with --zoom PATH (see --format json for paths)  
+1 of 6 nodes (sig \\*) changed their host time beyond run-to-run noise and 1% of the step (docs/significance.md)  
+";
+    // The tree's drawing keeps its indent in Markdown with no-break spaces.
+    let table = &out[out.find("| module").unwrap()..];
+    assert_eq!(table, expected, "{out}");
+}

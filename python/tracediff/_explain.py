@@ -18,7 +18,7 @@ def explain(control: SidePath, test: SidePath, *, labels=("control", "test"), ba
     changed, achieved rates and share of peak) and `line` (the command's one-line reading).
 
     The document's other fields (`summary`, the paragraph; `measure`; `shapes_recorded`;
-    `mean_step_time`; `changed_rows`; ...) are in pandas' `attrs` (polars frames have no attrs:
+    `mean_step_time_us`; `changed_rows`; ...) are in pandas' `attrs` (polars frames have no attrs:
     `explain(..., backend="polars")` returns the frame only; the same fields come from
     `tracediff explain --format json`). Takes `compare`'s selection options; one run per side."""
     check_backend(backend)

@@ -109,8 +109,9 @@ fn columns(labels: &[String; 2]) -> Vec<Column> {
     vec![
         Column::new("name", "name", "name").left().only(md_csv_json),
         Column::new("delta", "diff_time", "Δ / step").signed().only(md_csv_json),
-        Column::new("control_time", format!("{c}_time"), c.to_string()).only(data),
-        Column::new("test_time", format!("{t}_time"), t.to_string()).only(data),
+        // Per step, named as every command's per-step fields are (docs/fields.md).
+        Column::new("control_time_per_step_us", "control_time_per_step_us", c.to_string()).only(data),
+        Column::new("test_time_per_step_us", "test_time_per_step_us", t.to_string()).only(data),
         Column::new("calls_part", "calls_part", "calls")
             .signed()
             .only(md_csv_json),
@@ -118,8 +119,8 @@ fn columns(labels: &[String; 2]) -> Vec<Column> {
         Column::new("efficiency_part", "efficiency_part", "efficiency")
             .signed()
             .only(md_csv_json),
-        Column::new("control_calls", format!("{c}_calls"), format!("{c} calls")).only(data),
-        Column::new("test_calls", format!("{t}_calls"), format!("{t} calls")).only(data),
+        Column::new("control_calls_per_step", "control_calls_per_step", format!("{c} calls")).only(data),
+        Column::new("test_calls_per_step", "test_calls_per_step", format!("{t} calls")).only(data),
         Column::new("calls_ratio", "calls_ratio", "calls ×").only(md_csv_json),
         Column::new("work_ratio", "work_ratio", "work ×").only(md_csv_json),
         Column::new("efficiency_ratio", "efficiency_ratio", "efficiency ×").only(md_csv_json),
@@ -191,7 +192,7 @@ fn json_doc(view: &ExplainView<'_>, out: &mut dyn Write) -> io::Result<()> {
     doc.insert("devices".into(), json!(e.devices));
     doc.insert("shapes_recorded".into(), json!(e.shapes));
     doc.insert(
-        "mean_step_time".into(),
+        "mean_step_time_us".into(),
         e.step_ns.map_or(
             Value::Null,
             |[c, t]| json!({"control": json_us(c.round() as i64), "test": json_us(t.round() as i64)}),

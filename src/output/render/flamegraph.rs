@@ -144,7 +144,9 @@ fn differential(
     // fitted here; it still labels the frames of a zoom.
     opts.image_width = Some(1200);
     opts.text_truncate_direction = inferno::flamegraph::TextTruncateDirection::Right;
-    opts.subtitle = Some(legend.subtitle(!options.still));
+    // Which time is drawn opens the subtitle: the title holds the step's changes only, short
+    // enough to stay clear of inferno's Search button at the top right of 1200 pixels.
+    opts.subtitle = Some(format!("drawn: {time} · {}", legend.subtitle(!options.still)));
     // Every frame is recoloured below: a grey background, not the yellow of the hot palette.
     opts.bgcolors = Some(BackgroundColor::Grey);
     // The lines in inferno's own order, given sorted so that the frames can be found again.
@@ -161,10 +163,11 @@ fn differential(
     Ok(recolour(&bytes, &lines, stacks, &legend, options.still))
 }
 
-/// The differential picture's title: the step's change on the host and on the device (where
-/// known), then which time the picture draws (`bf16 vs fp32 · step: host 30.1 ms → 41.9 ms
-/// (+39.2%), device 20.1 ms → 9.0 ms (-55.0%) · drawn: device time`); without the step's times,
-/// the totals of the time drawn.
+/// The differential picture's title: the step's time (its ProfilerStep span, per step, as
+/// `compare`'s step row) and the device time launched in it, each with its change
+/// (`bf16 vs fp32 · step time 30.1 ms → 41.9 ms (+39.2%), device 20.1 ms → 9.0 ms (-55.0%)`);
+/// without the step's times, the totals of the time drawn. Which time is drawn is the
+/// subtitle's first words.
 pub fn differential_title(stacks: &FlameStacks, labels: &[String; 2], time: &str) -> String {
     let [c, t] = labels;
     let change = |[a, b]: [i64; 2]| {
@@ -178,11 +181,11 @@ pub fn differential_title(stacks: &FlameStacks, labels: &[String; 2], time: &str
     match stacks.step {
         Some(StepTimes { host_ns, device_ns }) => {
             let device = device_ns.map(|d| format!(", device {}", change(d))).unwrap_or_default();
-            format!("{t} vs {c} · step: host {}{device} · drawn: {time}", change(host_ns))
+            format!("{t} vs {c} · step time {}{device}", change(host_ns))
         }
         None => {
             let drawn = change([stacks.total_ns(0), stacks.total_ns(1)]);
-            format!("{t} vs {c} · drawn: {time}, {drawn}")
+            format!("{t} vs {c} · {time} {drawn}")
         }
     }
 }
@@ -244,7 +247,7 @@ mod tests {
         let mut s = replacement();
         let svg = draw(&s, FlameView::Differential(FlameWidths::Test), false);
         assert!(
-            svg.contains("bf16 vs fp32 · drawn: device time, 92.0 ms → 16.9 ms (-81.6%)"),
+            svg.contains("bf16 vs fp32 · device time 92.0 ms → 16.9 ms (-81.6%)"),
             "{svg}"
         );
         // The step slower on the host while its kernels got faster: both said, and which is drawn.
@@ -253,12 +256,13 @@ mod tests {
             device_ns: Some([92_000_000, 16_900_000]),
         });
         let svg = draw(&s, FlameView::Differential(FlameWidths::Test), false);
-        assert!(
-            svg.contains(
-                "bf16 vs fp32 · step: host 30.0 ms → 41.7 ms (+39.0%), device 92.0 ms → 16.9 ms (-81.6%) · drawn: device time"
-            ),
-            "{svg}"
-        );
+        let title = "bf16 vs fp32 · step time 30.0 ms → 41.7 ms (+39.0%), device 92.0 ms → 16.9 ms (-81.6%)";
+        assert!(svg.contains(&format!(">{title}<")), "{svg}");
+        assert!(svg.contains(">drawn: device time · width: bf16 time"), "{svg}");
+        // inferno's Search button sits at the title's right end: at 1200 pixels and the title's
+        // 17-pixel font (about 10 pixels a character), a centred title of up to 95 characters
+        // ends before it.
+        assert!(title.chars().count() <= 95, "{}", title.chars().count());
     }
 
     #[test]

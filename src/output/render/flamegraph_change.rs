@@ -58,10 +58,10 @@ impl ChangeLegend {
     /// What widths and colours mean, and what the picture leaves out; `hint` names the option
     /// that draws it. Short enough for the 1200-pixel picture with short labels.
     pub fn subtitle(&self, hint: bool) -> String {
-        let [c, t] = &self.labels;
+        let t = &self.labels[1];
         let (drawn, other) = (&self.labels[self.drawn], &self.labels[1 - self.drawn]);
-        let mut text =
-            format!("width: {drawn} time · colour: each frame's own time, red more in {t} than in {c}, blue less");
+        // Short: the picture's subtitle is one line across its 1200 pixels.
+        let mut text = format!("width: {drawn} time · colour: each frame's own time, red more in {t}, blue less");
         if self.not_drawn_ns > 0 {
             text.push_str(&format!(
                 " · not drawn: {} only {other} has",

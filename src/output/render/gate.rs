@@ -65,6 +65,8 @@ fn columns(report: &GateReport) -> Vec<Column> {
         csv("threshold_on"),
         shown(6),
         csv("noise"),
+        // Markdown marks a change beyond its noise band as every command's Markdown does.
+        Column::new("sig", "sig", "sig").only(Formats::MARKDOWN),
         Column::new("verdict", "verdict", "verdict").left(),
         csv("note"),
     ]
@@ -93,12 +95,22 @@ fn rule_cells<'a>(r: &'a RuleResult, cells: &mut Vec<Cell<'a>>) {
         Cell::Plain(Cow::Borrowed(r.threshold_on)),
         plain(noise(r)),
         opt(r.noise),
+        Cell::Mark(beyond_noise(r)),
         match r.verdict {
             Verdict::NotJudged => Cell::Shown("not judged".into(), serde_json::Value::from("not_judged")),
             v => Cell::Verdict(v == Verdict::Pass),
         },
         Cell::Plain(Cow::Borrowed(&r.note)),
     ]);
+}
+
+/// Whether a timing's change (from the baseline, or the expected value where the rule judged
+/// beyond a run-wide shift) is larger than its noise band, either way: `None` without a band
+/// (a names rule, a single sample, the line summing up a per-op rule).
+fn beyond_noise(r: &RuleResult) -> Option<bool> {
+    let noise = r.noise?;
+    let from = r.expected.unwrap_or(r.baseline);
+    Some((r.candidate - from).abs() > noise)
 }
 
 /// The report's rules as the table model.
@@ -541,6 +553,13 @@ fn markdown(report: &GateReport) -> String {
         Title::new(side_line(&report.candidate)),
         Title::new(format!("noise: {}", report.noise_note)),
     ];
+    if report.rules.iter().any(|r| r.noise.is_some()) {
+        let mut note = Title::new(
+            "sig *: the change is larger than its noise band, either way (a pass below its threshold can be)",
+        );
+        note.formats = Formats::MARKDOWN;
+        table.notes.push(note);
+    }
     let mut rows = Vec::new();
     // Writing to a Vec cannot fail.
     let _ = markdown::write(&table, &mut rows);

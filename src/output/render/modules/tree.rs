@@ -338,20 +338,7 @@ pub(super) fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     let width = style.name_width();
     let mut table = model(view, &lines);
     table.title = header(view, "").lines().map(Title::new).collect();
-    let (matched, added, deleted) = counts(view.top);
-    let top_path = view.top_path();
-    table.notes.push(Title::new(format!(
-        "{} matched, {} added, {} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
-        fmt_count(matched),
-        fmt_count(added),
-        fmt_count(deleted),
-        if top_path.is_empty() {
-            "the step"
-        } else {
-            top_path.as_str()
-        }
-    )));
-    table.notes.extend(significance_line(view).map(Title::new));
+    table.notes = notes(view);
     // Too narrow for every column: the per-side times go first (those of the time not shown
     // in Δ % before the other's), then the other time's Δ (docs/commands.md#terminal-width).
     let drop_order: &[&[usize]] = if !view.has_device() {
@@ -374,6 +361,26 @@ pub(super) fn table(view: &ModuleView<'_>, style: TableStyle) -> String {
     // Writing to a Vec cannot fail.
     let _ = terminal::write(&table, &layout, &mut out);
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// The lines under the tree (terminal and Markdown): the nodes matched, added and deleted, and
+/// how many changed significantly (what `sig` marks), where it was estimated.
+fn notes(view: &ModuleView<'_>) -> Vec<Title> {
+    let (matched, added, deleted) = counts(view.top);
+    let top_path = view.top_path();
+    let mut notes = vec![Title::new(format!(
+        "{} matched, {} added, {} deleted below {}; zoom with --zoom PATH (see --format json for paths)",
+        fmt_count(matched),
+        fmt_count(added),
+        fmt_count(deleted),
+        if top_path.is_empty() {
+            "the step"
+        } else {
+            top_path.as_str()
+        }
+    ))];
+    notes.extend(significance_line(view).map(Title::new));
+    notes
 }
 
 /// How many shown nodes changed significantly, where it was estimated.
@@ -446,7 +453,8 @@ fn counts(n: &AlignedNode) -> (usize, usize, usize) {
     c
 }
 
-/// The tree as Markdown: the header's lines ending in a hard break, then the table.
+/// The tree as Markdown: the header's lines ending in a hard break, then the table and the
+/// notes under it (what `sig` marks), as the terminal has them.
 pub(super) fn markdown(view: &ModuleView<'_>) -> String {
     let mut out: String = header(view, "")
         .lines()
@@ -458,6 +466,10 @@ pub(super) fn markdown(view: &ModuleView<'_>) -> String {
     // Writing to a Vec cannot fail.
     let _ = markdown::write_rows(&model(view, &lines), &mut rows);
     out.push_str(&String::from_utf8(rows).unwrap_or_default());
+    out.push('\n');
+    for line in notes(view) {
+        out.push_str(&format!("{}  \n", md_cell(&line.text)));
+    }
     out
 }
 
