@@ -520,6 +520,9 @@ pub struct Comparison {
     pub step_ns: Option<[f64; 2]>,
     /// Every row kept (renderers order them by the sort key asked for).
     pub rows: Vec<Row>,
+    /// The `--why` values of the rows, where asked (not saved).
+    #[serde(skip)]
+    pub why: Option<crate::analysis::explain::why_table::WhyTable>,
 }
 
 /// Most of a side's host or device time moved by one factor (docs/significance.md).

@@ -14,6 +14,8 @@ pub mod decompose;
 pub mod gather;
 pub mod peaks;
 pub mod shapes;
+pub mod why;
+pub mod why_table;
 pub mod work;
 
 use crate::analysis::load::loaded::Loaded;
