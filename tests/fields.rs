@@ -78,7 +78,8 @@ fn same_in_csv_and_json(args: &[&str], key_fields: usize, must_share: &[&str]) -
 /// The number a Markdown cell shows: a count (`3`, `+1.5`), a duration (`150 µs`, `-1.50 ms`)
 /// in µs, or `None` for a blank.
 fn shown_number(cell: &str) -> Option<f64> {
-    let cell = cell.trim().trim_start_matches('+');
+    // A ratio (`×2.25`) reads as its number.
+    let cell = cell.trim().trim_start_matches('+').trim_start_matches('×');
     if cell == "-" || cell.is_empty() {
         return None;
     }
@@ -234,6 +235,79 @@ fn the_views_write_each_field_with_one_meaning_in_csv_json_and_markdown() {
             md.values().next().unwrap().keys().any(|h| h.ends_with("_per_step")),
             "{md:?}"
         );
+    }
+}
+
+/// The `--why` fields (docs/fields.md#why) hold one number in CSV, JSON and Markdown too, and
+/// the parts sum to the row's Δ in each.
+#[test]
+fn the_why_fields_have_one_meaning_in_every_format() {
+    let pair = ["fixtures/explain/control", "fixtures/explain/test"];
+    let why = [
+        "ratio_calls",
+        "ratio_work",
+        "ratio_efficiency",
+        "ratio_time_per_call",
+        "diff_calls_part_per_step_us",
+        "diff_work_part_per_step_us",
+        "diff_efficiency_part_per_step_us",
+        "work_unit",
+        "control_work_per_call",
+        "test_work_per_call",
+        "causes",
+        "causes_via",
+    ];
+    let cases: [(Vec<&str>, usize, &str); 4] = [
+        (
+            vec!["operators", pair[0], pair[1], "--why"],
+            1,
+            "diff_device_total_per_step_us",
+        ),
+        (
+            vec!["kernels", pair[0], pair[1], "--why"],
+            1,
+            "diff_device_total_per_step_us",
+        ),
+        (
+            vec!["kernels", pair[0], pair[1], "--why", "--by-operator"],
+            2,
+            "diff_device_total_per_step_us",
+        ),
+        (
+            vec!["compare", pair[0], pair[1], "--why", "--no-save"],
+            1,
+            "diff_total_per_step_us",
+        ),
+    ];
+    for (args, key_fields, delta) in cases {
+        assert!(same_in_csv_and_json(&args, key_fields, &why) > 0, "{args:?}");
+        for (key, r) in json_rows(&json(&args), key_fields) {
+            let part = |k: &str| r[k].as_f64().unwrap_or(0.0);
+            let sum = part("diff_calls_part_per_step_us")
+                + part("diff_work_part_per_step_us")
+                + part("diff_efficiency_part_per_step_us");
+            assert!((sum - part(delta)).abs() < 1e-9, "{args:?} {key}: {r:?}");
+        }
+        if args[0] == "compare" || key_fields == 2 {
+            continue;
+        }
+        let mut md_args = args.clone();
+        md_args.extend(["--format", "markdown"]);
+        let md = markdown_rows(&ok(&md_args));
+        let rows = json_rows(&json(&args), 1);
+        for (name, cells) in &md {
+            for field in ["ratio_calls", "ratio_work", "diff_work_part_per_step_us"] {
+                let (Some(cell), Some(Value::Number(n))) = (cells.get(field), rows[name].get(field)) else {
+                    continue;
+                };
+                let exact = n.as_f64().unwrap();
+                let shown = shown_number(cell).unwrap();
+                assert!(
+                    (shown - exact).abs() <= 0.006 * exact.abs() + 0.01,
+                    "{name} {field}: {cell} vs {exact}"
+                );
+            }
+        }
     }
 }
 

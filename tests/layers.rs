@@ -350,7 +350,7 @@ fn no_import_circles_in_the_library() {
 /// the layers below it (docs/architecture.md draws them), so no arrow runs back up and a new
 /// room must be given its place here.
 const ANALYSIS_LAYERS: [&[&str]; 8] = [
-    &["classes", "intervals", "memory", "names", "select"],
+    &["classes", "cost", "intervals", "memory", "names", "select"],
     &["aggregate", "idle"],
     &["breakdown", "measure"],
     &["diff", "summaries"],

@@ -89,6 +89,7 @@ fn comparison(rows: usize) -> Comparison {
                 per_step: None,
             })
             .collect(),
+        why: None,
     }
 }
 
@@ -170,6 +171,7 @@ fn operator_tables_are_written_row_by_row() {
         },
         top: None,
         time: 4,
+        why: None,
     };
     for format in [Format::Csv, Format::Json] {
         let base = CURRENT.load(Ordering::SeqCst);

@@ -55,4 +55,5 @@ mod threads;
 mod trust;
 mod views;
 mod views_model;
+mod why;
 mod widths;

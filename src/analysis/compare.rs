@@ -149,6 +149,7 @@ pub(crate) fn compare_of_runs(
         shift: Default::default(),
         step_ns: (!req.totals && step_ns.iter().all(|(_, &s)| s > 0.0)).then_some(step_ns.into_array()),
         rows,
+        why: None,
     };
     (comparison, notes)
 }
@@ -452,5 +453,6 @@ pub fn compare_sides<T: Aggregate>(
         shift: Default::default(),
         step_ns: None,
         rows,
+        why: None,
     })
 }

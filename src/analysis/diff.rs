@@ -522,6 +522,9 @@ pub struct Comparison {
     pub step_ns: Option<[f64; 2]>,
     /// Every row kept (renderers order them by the sort key asked for).
     pub rows: Vec<Row>,
+    /// The `--why` values of the rows, where asked (not saved).
+    #[serde(skip)]
+    pub why: Option<crate::analysis::cost::why_table::WhyTable>,
 }
 
 fn yes() -> bool {

@@ -5,6 +5,7 @@ pub mod aggregate;
 pub mod breakdown;
 pub mod classes;
 pub mod compare;
+pub mod cost;
 pub mod diff;
 pub mod explain;
 pub mod flamegraph;

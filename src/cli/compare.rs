@@ -59,6 +59,11 @@ pub struct CompareArgs {
     /// mean per step, averaged per run, then over runs) wherever more than one step or run is used.
     #[arg(long, help_heading = "Output")]
     pub totals: bool,
+    /// Why each row changed: calls ×, work ×, efficiency ×, and the row's Δ split into calls,
+    /// work and efficiency parts (they sum to it), with the shapes, element types and kernels
+    /// that changed (docs/cost-model.md#the-why-columns); reads the traces again, with shapes.
+    #[arg(long, help_heading = "Output")]
+    pub why: bool,
     /// Do not save this comparison for later `ops-diff` runs.
     #[arg(long)]
     pub no_save: bool,
@@ -132,6 +137,7 @@ pub(super) fn run_compare(args: CompareArgs, env: &mut Env<'_>) -> Result<i32> {
     }
     let options = CompareOptions {
         only_significant: args.only_significant,
+        why: args.why,
     };
     let comparison = finish(commands::compare(&req, &options), env)?;
     let view = CompareView::new(&comparison, args.output.sort.unwrap_or_default(), args.output.top)

@@ -49,6 +49,16 @@ fn refuse(labels: bool, only_significant: bool, no_run_shift: bool) -> Result<()
     }
 }
 
+/// Refuses `--why` with one run: it explains a change.
+fn refuse_why(o: &ViewOutputArgs) -> Result<()> {
+    if o.why {
+        return Err(Error::usage(
+            "--why explains what changed between two runs: give CONTROL and TEST (one path shows that run alone)",
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses per-side options with one run: its selection is `--rank` and `--iteration`.
 fn refuse_sides(select: &super::StepArgs) -> Result<()> {
     let given = [
@@ -94,6 +104,7 @@ fn run_rows(shown: &Shown, top: Option<usize>) -> RunTable {
 pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     let o = &args.output;
     refuse(args.pair.labels.is_some(), o.only_significant, o.no_run_shift)?;
+    refuse_why(o)?;
     refuse_sides(&args.select.steps)?;
     super::check_output(&view_output(o))?;
     let mut req = run_request(&args.select, args.pair.run()?);
@@ -110,6 +121,7 @@ pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i
 pub(crate) fn run_kernels(args: &KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     let o = &args.output;
     refuse(args.pair.labels.is_some(), o.only_significant, o.no_run_shift)?;
+    refuse_why(o)?;
     refuse_sides(&args.select.steps)?;
     if args.aligned {
         return Err(Error::usage(

@@ -69,6 +69,11 @@ pub struct ViewOutputArgs {
     /// mean per step, averaged per run, then over runs) wherever more than one step or run is used.
     #[arg(long)]
     pub totals: bool,
+    /// Why each row changed: calls ×, work ×, efficiency ×, and the row's Δ split into calls,
+    /// work and efficiency parts (they sum to it), with the shapes, element types and kernels
+    /// that changed (docs/cost-model.md#the-why-columns); the work needs record_shapes=True.
+    #[arg(long)]
+    pub why: bool,
 }
 
 /// The time the kernel table shows.
@@ -143,11 +148,11 @@ pub struct KernelsArgs {
     pub by_operator: bool,
     /// One row per kernel class (gemm, attention, norm, …; docs/kernel-classes.md), with each
     /// side's share of its step time.
-    #[arg(long, conflicts_with = "aligned")]
+    #[arg(long, conflicts_with_all = ["aligned", "why"])]
     pub by_class: bool,
     /// The two sides' kernel sequences aligned by class, per stream: the repeated layer printed
     /// once ("layer ×61") with a row per position, then the prefix and suffix.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "why")]
     pub aligned: bool,
     /// Kernel class patterns of your own, tried before the built-in rules: a TOML file of
     /// `class = ["regex", …]` (docs/kernel-classes.md#your-own-rules).
@@ -269,6 +274,7 @@ pub(crate) fn view_options(zoom: Option<&String>, out: &ViewOutputArgs) -> ViewO
         sort: out.sort.clone(),
         only_significant: out.only_significant,
         one_run: false,
+        why: out.why,
     }
 }
 
@@ -375,6 +381,7 @@ pub(crate) fn show(shown: &Shown, out: &ViewOutputArgs, env: &mut Env<'_>) -> Re
         sort: shown.sort.clone(),
         top: out.top,
         time: shown.time,
+        why: shown.why.as_ref(),
     };
     emit(&view_output(out), false, env, |format, style, out| {
         write(&view, format, style, out)

@@ -3,6 +3,7 @@
 
 use super::{Done, Notes, collect};
 use crate::analysis::diff::{Comparison, NameFilter};
+use crate::analysis::explain::why::{RowKind, WhyStats, WhyTable, shown_sides};
 use crate::error::{Error, Result};
 use crate::output::state;
 use crate::request::CompareRequest;
@@ -15,11 +16,20 @@ pub struct CompareOptions {
     /// Keep only the rows whose change is significant (refused where significance cannot be
     /// judged).
     pub only_significant: bool,
+    /// The `--why` columns (docs/cost-model.md#the-why-columns): the traces are read again
+    /// with the operators' input shapes.
+    pub why: bool,
 }
 
 /// The comparison table of a pair (HTA's `compare_traces`, with significance).
 pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Comparison> {
     collect(|notes| {
+        if options.why {
+            if !req.group_by.is_empty() {
+                return Err(Error::usage("--why keys rows by name: it does not take --group-by"));
+            }
+            super::views::why_can_explain(req)?;
+        }
         let (mut comparison, mut found) = crate::analysis::compare::compare(req)?;
         let (c, t) = (&comparison.control, &comparison.test);
         found.extend(crate::request::defaults::rank_sets_warning(
@@ -31,7 +41,37 @@ pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Compariso
             only_significant(&mut comparison, &found)?;
         }
         notes.caveats(found);
+        if options.why {
+            comparison.why = Some(why(req, &comparison, notes)?);
+        }
         Ok(comparison)
+    })
+}
+
+/// The `--why` values of every row: the pair read with the operators' shapes, each row's
+/// count and time as shown split by them (an operator's name by its work, a kernel's by the
+/// operator that launched it, any other row by calls and time per call).
+fn why(req: &CompareRequest, comparison: &Comparison, notes: &mut Notes) -> Result<WhyTable> {
+    let loaded = crate::analysis::load::loaded::load_with(req, "compare --why", true)?;
+    let stats = WhyStats::of(req, &loaded, None);
+    notes.caveats(stats.shapes_note(&req.labels));
+    let rows = comparison
+        .rows
+        .iter()
+        .map(|r| {
+            let calls = match &r.per_step {
+                Some([c, t]) => [c.count, t.count],
+                None => [r.control.count as f64, r.test.count as f64],
+            };
+            let control = r.shown_dur_ns(0) as f64;
+            let sides = shown_sides(calls, control, r.shown_diff_dur_ns() as f64);
+            ((None, r.name.clone()), stats.row(&r.name, RowKind::Any, sides))
+        })
+        .collect();
+    Ok(WhyTable {
+        rows,
+        shapes: stats.shapes,
+        time: 0,
     })
 }
 

@@ -9,9 +9,9 @@ use crate::analysis::views::operators::{mark_operator_significance, operators};
 use crate::error::Error;
 use crate::request::CompareRequest;
 
+pub use crate::analysis::cost::decompose::{Parts, Ratios, SideCost};
+pub use crate::analysis::cost::model::Unit as WorkUnit;
 pub use crate::analysis::explain::causes::{Cause, CauseKind};
-pub use crate::analysis::explain::cost::Unit as WorkUnit;
-pub use crate::analysis::explain::decompose::{Parts, Ratios, SideCost};
 pub use crate::analysis::explain::{Explained, Explanation};
 
 /// The explanation of a pair: every operator row whose self time per step changed (device

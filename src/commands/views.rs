@@ -4,6 +4,7 @@
 use super::{Done, Notes, collect};
 use crate::analysis::classes::Classifier;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::explain::why::{RowKind, WhyStats, WhyTable, shown_sides};
 use crate::analysis::load::loaded::{Loaded, load};
 use crate::analysis::modules::{Scope, zoom_scope};
 use crate::analysis::views::attribution::{coverage, coverage_note};
@@ -79,6 +80,9 @@ pub struct ViewOptions {
     /// are ordered by the run's own values (a bare measure or `control-KEY` sorts; `name`
     /// too), and significance is not judged.
     pub one_run: bool,
+    /// The `--why` columns: each row's change split into calls, work and efficiency, with
+    /// its causes (docs/cost-model.md#the-why-columns); the operators' input shapes are read.
+    pub why: bool,
 }
 
 /// The options of the kernel table.
@@ -103,6 +107,8 @@ pub struct Shown {
     pub time: usize,
     /// The order the rows are in.
     pub sort: SortSpec,
+    /// The `--why` values of the rows, where asked.
+    pub why: Option<WhyTable>,
 }
 
 /// The operator table of a pair; `time` the group shown (by default device total where there
@@ -114,9 +120,9 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
         let view = View {
             command: "operators",
             attribution: true,
-            shapes: false,
+            shapes: options.why,
         };
-        let (table, _) = view_table(
+        let (table, loaded) = view_table(
             req,
             options,
             view,
@@ -129,7 +135,9 @@ pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<Opera
         } else {
             OperatorTime::HostTotal
         });
-        shown(table, time.measure(), options)
+        let mut shown = shown(table, time.measure(), options)?;
+        shown.why = why_columns(req, options, &shown, shown.time, loaded.as_ref(), notes)?;
+        Ok(shown)
     })
 }
 
@@ -143,9 +151,9 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
         let view = View {
             command: "kernels",
             attribution: by_operator,
-            shapes: false,
+            shapes: options.view.why,
         };
-        let (mut table, _) = view_table(
+        let (mut table, loaded) = view_table(
             req,
             &options.view,
             view,
@@ -154,7 +162,11 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
             |table, r, loaded, s| mark_kernel_significance(table, r, loaded, s, None),
         )?;
         table.classifier = Some(classifier);
-        shown(table, options.time.measure(), &options.view)
+        let mut shown = shown(table, options.time.measure(), &options.view)?;
+        // A kernel's calls and its total time split, whatever time the table shows.
+        let total = shown.table.measure(Measure::DeviceTotal).unwrap_or(shown.time);
+        shown.why = why_columns(req, &options.view, &shown, total, loaded.as_ref(), notes)?;
+        Ok(shown)
     })
 }
 
@@ -163,6 +175,11 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
 pub fn kernel_classes(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
     use crate::analysis::views::classes::{kernels_by_class, mark_class_significance};
     collect(|notes| {
+        if options.view.why {
+            return Err(Error::usage(
+                "--why explains operator and kernel rows, not kernel classes",
+            ));
+        }
         let filter = check(req, &options.view, crate::analysis::views::kernels::MEASURES)?;
         let classifier = classifier(options.classes.as_deref())?;
         let view = View {
@@ -346,6 +363,9 @@ pub(super) fn loaded(req: &CompareRequest, command: &str, notes: &mut Notes) -> 
 /// Refuses, before the traces are read, a sort key the table lacks and a bad name pattern;
 /// returns the name filter.
 fn check(req: &CompareRequest, options: &ViewOptions, measures: &[Measure]) -> Result<NameFilter> {
+    if options.why {
+        why_can_explain(req)?;
+    }
     if let Some(text) = &options.sort {
         sort_spec(text, measures, options.one_run)?;
     }
@@ -399,7 +419,64 @@ fn shown(mut table: ViewTable, time: Measure, options: &ViewOptions) -> Result<S
     if options.only_significant {
         table.rows.retain(|r| r.significant.get(time) == Some(&Some(true)));
     }
-    Ok(Shown { table, time, sort })
+    Ok(Shown {
+        table,
+        time,
+        sort,
+        why: None,
+    })
+}
+
+/// Refuses `--why` where a side is a directory of runs: it explains one run per side, as
+/// `explain` does.
+pub(super) fn why_can_explain(req: &CompareRequest) -> Result<()> {
+    if crate::analysis::load::side_runs::compares_runs(req) {
+        return Err(Error::usage(
+            "--why explains one run per side: give a trace file or a directory of one run's ranks",
+        ));
+    }
+    Ok(())
+}
+
+/// The `--why` values of every row of `shown` where asked: its calls and measure `time`
+/// split by the operators' figures (inside the zoom node), and the note where a side recorded
+/// no shapes.
+fn why_columns(
+    req: &CompareRequest,
+    options: &ViewOptions,
+    shown: &Shown,
+    time: usize,
+    loaded: Option<&Loaded>,
+    notes: &mut Notes,
+) -> Result<Option<WhyTable>> {
+    if !options.why {
+        return Ok(None);
+    }
+    let loaded = loaded.ok_or_else(|| Error::usage("--why explains one run per side"))?;
+    let scope = zoom_scope(req, loaded, options.zoom.as_deref())?;
+    let stats = WhyStats::of(req, loaded, scope.as_ref().map(|(s, _)| s));
+    notes.caveats(stats.shapes_note(&req.labels));
+    let t = &shown.table;
+    let rows = t
+        .rows
+        .iter()
+        .map(|r| {
+            let kind = match t.kind {
+                crate::analysis::views::ViewKind::Operators => RowKind::Operator,
+                _ => RowKind::Kernel(r.operator.as_deref()),
+            };
+            let calls = [0, 1].map(|k| r.shown(k, 0).unwrap_or(0.0));
+            let control = r.shown(0, time).unwrap_or(0.0);
+            let delta = r.shown(1, time).unwrap_or(0.0) - control;
+            let sides = shown_sides(calls, control, delta);
+            ((r.operator.clone(), r.name.clone()), stats.row(&r.name, kind, sides))
+        })
+        .collect();
+    Ok(Some(WhyTable {
+        rows,
+        shapes: stats.shapes,
+        time,
+    }))
 }
 
 /// A `--sort` key; with one run, a bare measure (`device-total`) sorts by the run's value, and

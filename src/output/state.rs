@@ -160,6 +160,7 @@ mod tests {
                 significant: None,
                 per_step: None,
             }],
+            why: None,
         }
     }
 

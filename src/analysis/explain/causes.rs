@@ -2,11 +2,11 @@
 //! its causes (shapes, element types, kernels, the rate achieved and its share of the peak) and
 //! the paragraph on the whole change (docs/cost-model.md#named-causes).
 
-use super::cost::Unit;
-use super::decompose::{SideCost, decompose, ratios};
 use super::gather::OpStats;
-use super::peaks::{Peak, Precision};
 use super::{Explained, Ratios};
+use crate::analysis::cost::decompose::{SideCost, decompose, ratios};
+use crate::analysis::cost::model::Unit;
+use crate::analysis::cost::peaks::{Peak, Precision};
 use crate::analysis::views::ViewRow;
 use crate::text::fmt_duration;
 use serde::Serialize;

@@ -3,9 +3,9 @@
 //! The rows are the operator view's (the same events, the same keys), so the figures here
 //! describe the calls the view counts.
 
-use super::cost::{Cost, Unit, cost};
-use super::shapes::Call;
 use crate::analysis::aggregate::Keying;
+use crate::analysis::cost::model::{Cost, Unit, cost};
+use crate::analysis::cost::shapes::Call;
 use crate::analysis::select::Selected;
 use crate::analysis::views::{Accumulated, Accumulator, name_key};
 use crate::model::attrs::AttrValue;
@@ -94,7 +94,7 @@ impl Accumulator for OpStats {
     }
 }
 
-pub use super::shapes::COLUMNS;
+pub use crate::analysis::cost::shapes::COLUMNS;
 
 /// The text id of column `col` at `row`, where the file has the column and the row a value.
 fn text_id(file: &TraceFile, col: Option<usize>, row: usize) -> Option<NameId> {
@@ -152,7 +152,7 @@ pub fn per_file(
             }
         }
     }
-    kernels(file, &counted, &mut by_id);
+    kernels(file, keying, &counted, &mut by_id);
     let mut out: Accumulated<OpStats> = Accumulated::new();
     for (id, stats) in by_id {
         out.entry((None, name_key(file, keying, id))).or_default().merge(&stats);
@@ -160,18 +160,22 @@ pub fn per_file(
     out
 }
 
-/// The kernels each counted operator row launched itself (the device events it owns).
-fn kernels(file: &TraceFile, counted: &[bool], by_id: &mut FxHashMap<u32, OpStats>) {
+/// The kernels each counted operator row launched itself (the device events it owns), keyed as
+/// the kernel view keys its rows.
+fn kernels(file: &TraceFile, keying: &Keying, counted: &[bool], by_id: &mut FxHashMap<u32, OpStats>) {
     let ev = &file.events;
     let tree = file.call_tree();
+    let mut keys: FxHashMap<u32, String> = FxHashMap::default();
     for j in 0..ev.len() {
         let owner = tree.owner[j];
         if owner == NONE || !counted[owner as usize] {
             continue;
         }
-        let name = file.strings.resolve(ev.name[j]);
+        let name = keys
+            .entry(ev.name[j].0)
+            .or_insert_with(|| name_key(file, keying, ev.name[j].0));
         if let Some(stats) = by_id.get_mut(&ev.name[owner as usize].0) {
-            let e = stats.kernels.entry(name.to_string()).or_default();
+            let e = stats.kernels.entry(name.clone()).or_default();
             e.0 += 1;
             e.1 += ev.dur_ns[j];
         }

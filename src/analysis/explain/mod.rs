@@ -7,22 +7,16 @@
 //! and, on a device of the peak table, its share of the peak.
 
 pub mod causes;
-pub mod cost;
-mod cost_attention;
-mod cost_memory;
-pub mod decompose;
 pub mod gather;
-pub mod peaks;
-pub mod shapes;
-pub mod work;
+pub mod why;
 
+use crate::analysis::cost::decompose::{Parts, Ratios, SideCost};
+use crate::analysis::cost::model::Unit;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::views::{Accumulated, Measure, ViewTable, accumulate_pair};
 use crate::request::CompareRequest;
 use crate::request::side::SideId;
 use causes::Cause;
-use cost::Unit;
-use decompose::{Parts, Ratios, SideCost};
 use gather::OpStats;
 use serde::Serialize;
 
@@ -91,7 +85,9 @@ pub fn explain(req: &CompareRequest, loaded: &Loaded, table: &ViewTable, time: u
             .find_map(|f| f.devices.first().map(|d| d.name.clone()))
     });
     let shapes = [&c, &t].map(|s| s.values().any(|o| o.calls > o.without_shapes));
-    let peaks = devices.clone().map(|d| d.as_deref().and_then(peaks::find));
+    let peaks = devices
+        .clone()
+        .map(|d| d.as_deref().and_then(crate::analysis::cost::peaks::find));
     let empty = OpStats::default();
     let stats = |side: &Accumulated<OpStats>, name: &str| -> OpStats {
         side.get(&(None, name.to_string()))

@@ -97,15 +97,11 @@ pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Lo
     Ok(Loaded { notes, ..loaded })
 }
 
-/// The attribute columns the cost model reads a call's inputs from (HTA's names for `Input
-/// Dims`, `Input type` and `Concrete Inputs`), loaded with `shapes`.
-pub const SHAPE_COLUMNS: [&str; 3] = ["input_dims", "input_type", "concrete_inputs"];
-
 /// The attributes a view loads: the graph ids, and with `shapes` the inputs the cost model reads.
 fn specs(shapes: bool) -> Vec<crate::model::attrs::AttrSpec> {
     let mut specs = crate::model::graphs::attr_specs(false);
     if shapes {
-        let inputs = SHAPE_COLUMNS;
+        let inputs = crate::analysis::cost::shapes::COLUMNS;
         specs.extend(inputs.iter().filter_map(|c| crate::input::attrs::builtin(c)));
     }
     specs

@@ -125,6 +125,9 @@ struct JsonDoc<'a, 't> {
     /// Run-wide shifts (factor test ÷ control), where significance was estimated.
     #[serde(skip_serializing_if = "Option::is_none")]
     run_shift: Option<&'a crate::analysis::measure::noise::RunShift>,
+    /// With `--why`: whether each side recorded input shapes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<Value>,
     rows: table::json::Rows<'t, 'a>,
 }
 
@@ -153,6 +156,10 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
             .step_ns
             .map(|[sc, st]| json!({"control": json_us(sc.round() as i64), "test": json_us(st.round() as i64)})),
         run_shift: marks_significance(c).then_some(&c.shift),
+        why: c
+            .why
+            .as_ref()
+            .map(|w| json!({"measure": "total", "shapes_recorded": w.shapes})),
         rows: table::json::Rows(&table),
     };
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(io::Error::from)?;
@@ -324,16 +331,20 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
 pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     // Names get what the number columns leave of the width; when that is too little, the
     // per-side counts go first, then the per-side times, then Δ count (docs/commands.md).
+    // With `--why`, then the ratios and Δ %.
+    let table = columns::table(view);
+    let order = super::why::drop_order(&table, &[&[0, 1], &[3, 4], &[2]], 6);
+    let order: Vec<&[usize]> = order.iter().map(Vec::as_slice).collect();
     let layout = terminal::Layout {
         color: style.color,
         width: if style.full_names { usize::MAX } else { style.width },
         fit: terminal::Fit::Drop {
-            drop_order: &[&[0, 1], &[3, 4], &[2]],
+            drop_order: &order,
             cut: None,
             widen_to_header: false,
         },
     };
-    terminal::write(&columns::table(view), &layout, out)
+    terminal::write(&table, &layout, out)
 }
 
 /// Whether a table has the `sig` column: significance was estimated for its rows.

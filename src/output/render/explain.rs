@@ -91,7 +91,7 @@ fn ratio(r: Option<f64>) -> Cell<'static> {
 }
 
 /// A work figure per call: `50.3 MFLOP` for people, the number elsewhere.
-fn work(w: Option<f64>, unit: Option<crate::analysis::explain::cost::Unit>) -> Cell<'static> {
+fn work(w: Option<f64>, unit: Option<crate::analysis::cost::model::Unit>) -> Cell<'static> {
     match (w, unit) {
         (Some(w), Some(u)) => {
             let text = crate::analysis::explain::causes::fmt_rate(w, u);

@@ -27,6 +27,7 @@ pub mod short_names;
 pub(crate) mod table;
 pub mod views;
 pub mod waterfall;
+pub(crate) mod why;
 pub mod xml;
 
 use serde::{Deserialize, Serialize};

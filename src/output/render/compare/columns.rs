@@ -6,6 +6,7 @@ use super::{CompareView, describe_side, filter_note, marks_significance, more_st
 use crate::analysis::diff::Row;
 use crate::output::render::fmt_percent;
 use crate::output::render::table::{Cell, Column, Formats, Line, Table};
+use crate::output::render::why::{self, WhyOf};
 use std::borrow::Cow;
 
 /// What a cell of a column holds.
@@ -33,6 +34,8 @@ enum Of {
     PerStepTime(usize),
     /// Whether the time changed significantly.
     Significant,
+    /// A `--why` value.
+    Why(WhyOf),
 }
 
 /// The comparison's table: its columns, rows, and the lines around them.
@@ -41,7 +44,10 @@ pub(super) fn table<'a>(view: &'a CompareView<'a>) -> Table<'a> {
     let c = view.comparison;
     let mut table = Table::new(columns, view.rows.len(), move |i, cells| {
         let r = view.rows[i];
-        cells.extend(of.iter().map(|&o| cell(r, o)));
+        cells.extend(of.iter().map(|&o| match o {
+            Of::Why(w) => why::cell(c.why.as_ref().and_then(|why| why.get(None, &r.name)), w),
+            o => cell(r, o),
+        }));
     });
     table.title = vec![
         Line::new(describe_side(&c.control)),
@@ -52,6 +58,10 @@ pub(super) fn table<'a>(view: &'a CompareView<'a>) -> Table<'a> {
         .title
         .extend(more_steps_hint([&c.control, &c.test]).map(Line::new));
     table.notes = summary_lines(view).into_iter().map(Line::new).collect();
+    if let Some(why) = &c.why {
+        let rows = view.rows.iter().map(|r| (r.name.clone(), why.get(None, &r.name)));
+        table.notes.extend(why::cause_lines(rows));
+    }
     table.names = Some(Box::new(move |i| view.rows[i].name.as_str()));
     table
 }
@@ -94,6 +104,13 @@ fn columns(view: &CompareView<'_>) -> Vec<(Column, Of)> {
         let significant = Column::new("significant", "significant", "").only(F::CSV | F::JSON);
         cols.push((significant, Of::Significant));
     }
+    if c.why.is_some() {
+        cols.extend(
+            why::columns(view.per_step(), false)
+                .into_iter()
+                .map(|(col, w)| (col, Of::Why(w))),
+        );
+    }
     cols
 }
 
@@ -119,6 +136,7 @@ fn cell(r: &Row, of: Of) -> Cell<'_> {
             Cell::Duration([c.dur_ns, t.dur_ns, t.dur_ns - c.dur_ns][side].round() as i64)
         }),
         Of::Significant => Cell::Mark(r.significant),
+        Of::Why(_) => Cell::Empty,
     }
 }
 

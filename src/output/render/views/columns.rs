@@ -6,6 +6,7 @@ use crate::analysis::views::{Measure, ViewKind, ViewRow, ViewTable};
 use crate::output::render::classes_table::{self, Extra};
 use crate::output::render::compare::hundredths;
 use crate::output::render::table::{Cell, Column, Formats, Table};
+use crate::output::render::why::{self, WhyOf};
 use std::borrow::Cow;
 
 /// The CSV columns of each view (HTA's): (measure, with a diff column).
@@ -53,6 +54,8 @@ enum Of {
     Significant(usize),
     /// A side's share of its steps' time (0 control, 1 test).
     Share(usize),
+    /// A `--why` value.
+    Why(WhyOf),
 }
 
 /// The view's table: its columns (what each holds beside them) and its rows.
@@ -61,7 +64,10 @@ pub(super) fn table<'a>(view: &'a TableView<'a>) -> Table<'a> {
     let t = view.table;
     let mut table = Table::new(columns, view.rows.len(), move |i, cells| {
         let r = view.rows[i];
-        cells.extend(of.iter().map(|&o| cell(t, r, o)));
+        cells.extend(of.iter().map(|&o| match o {
+            Of::Why(w) => why::cell(view.why.and_then(|why| why.get(r.operator.as_deref(), &r.name)), w),
+            o => cell(t, r, o),
+        }));
     });
     if !t.by_operator {
         table.names = Some(Box::new(move |i| view.rows[i].name.as_str()));
@@ -106,6 +112,13 @@ fn columns(view: &TableView<'_>) -> Vec<(Column, Of)> {
         };
         c.push((share("control_share", cl), Of::Share(0)));
         c.push((share("test_share", tl), Of::Share(1)));
+    }
+    if view.why.is_some() {
+        c.extend(
+            why::columns(per_step, true)
+                .into_iter()
+                .map(|(col, w)| (col, Of::Why(w))),
+        );
     }
     c
 }
@@ -191,6 +204,7 @@ fn cell<'a>(t: &ViewTable, r: &'a ViewRow, of: Of) -> Cell<'a> {
         },
         Of::Significant(k) => Cell::Mark(significant_of(r, k)),
         Of::Share(side) => classes_table::shares(t, r)[side].map_or(Cell::Empty, Cell::Share),
+        Of::Why(_) => Cell::Empty,
     }
 }
 

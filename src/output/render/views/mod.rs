@@ -30,6 +30,8 @@ pub struct TableView<'a> {
     pub top: Option<usize>,
     /// The index in `table.measures` of the measure the terminal table shows beside the calls.
     pub time: usize,
+    /// The `--why` values of the rows, where asked (docs/cost-model.md#the-why-columns).
+    pub why: Option<&'a crate::analysis::explain::why::WhyTable>,
 }
 
 /// The view as text in `format`: aligned columns fitted to `style` (table), HTA-style columns
@@ -137,6 +139,12 @@ impl Serialize for JsonDoc<'_, '_> {
                 &serde_json::json!({ "control": coverage_json(&cov[0]), "test": coverage_json(&cov[1]) }),
             )?;
         }
+        if let Some(why) = view.why {
+            m.serialize_entry(
+                "why",
+                &serde_json::json!({"measure": t.measures[why.time], "shapes_recorded": why.shapes}),
+            )?;
+        }
         m.serialize_entry("rows", &table::json::Rows(&columns::table(view)))?;
         m.end()
     }
@@ -208,6 +216,16 @@ fn framed<'a>(view: &'a TableView<'a>) -> Table<'a> {
     if let Some(line) = attribution_line(view.table) {
         table.notes.push(Line::new(line));
     }
+    if let Some(why) = view.why {
+        let rows = view.rows.iter().map(|r| {
+            let name = match &r.operator {
+                Some(op) => format!("{op} → {}", r.name),
+                None => r.name.clone(),
+            };
+            (name, why.get(r.operator.as_deref(), &r.name))
+        });
+        table.notes.extend(super::why::cause_lines(rows));
+    }
     table
 }
 
@@ -276,11 +294,15 @@ fn footer(view: &TableView<'_>) -> String {
 pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
     // Too narrow for every column: the per-side calls go first, then the per-side times,
     // then Δ calls (docs/commands.md#terminal-width).
+    // With `--why`, then the ratios and Δ %.
+    let table = framed(view);
+    let order = super::why::drop_order(&table, &[&[0, 1], &[3, 4], &[2]], 6);
+    let order: Vec<&[usize]> = order.iter().map(Vec::as_slice).collect();
     let layout = terminal::Layout {
         color: style.color,
         width: style.name_width(),
         fit: terminal::Fit::Drop {
-            drop_order: &[&[0, 1], &[3, 4], &[2]],
+            drop_order: &order,
             // `operator → kernel` cut part by part; a name as the rows are written.
             cut: view.table.by_operator.then_some(&cut_operator_kernel),
             widen_to_header: true,
@@ -288,7 +310,7 @@ pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
     };
     let mut out = Vec::new();
     // Writing into a Vec cannot fail.
-    let _ = terminal::write(&framed(view), &layout, &mut out);
+    let _ = terminal::write(&table, &layout, &mut out);
     String::from_utf8(out).unwrap_or_default()
 }
 

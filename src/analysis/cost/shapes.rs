@@ -8,8 +8,9 @@
 
 use serde_json::Value;
 
-/// The attribute columns a call is read from (the loader's, which loads them).
-pub use crate::analysis::load::loaded::SHAPE_COLUMNS as COLUMNS;
+/// The attribute columns a call is read from (HTA's names for `Input Dims`, `Input type` and
+/// `Concrete Inputs`).
+pub const COLUMNS: [&str; 3] = ["input_dims", "input_type", "concrete_inputs"];
 
 /// One argument of a call.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
