@@ -155,3 +155,28 @@ fn the_help_gives_the_defaults_the_code_applies() {
         assert!(help.contains(steps), "{command}: {help}");
     }
 }
+
+/// A serving loop's steps (no ProfilerStep) on a rank left unselected count among the side's
+/// steps as a selected rank's do: the scan of the other ranks knew only ProfilerStep, so with
+/// rank 0's 2 steps and rank 1's 3 the header said "1 of 2 steps" by default and "1 of 3" with
+/// `--rank all`. `--step-marker` names the unselected ranks' steps too.
+#[test]
+fn an_unselected_serving_rank_reports_its_steps() {
+    let (c, t) = ("fixtures/serving-ranks/control", "fixtures/serving-ranks/test");
+    let header = |extra: &[&str]| {
+        let mut args = vec!["compare", c, t, "--hta", "--no-save"];
+        args.extend_from_slice(extra);
+        ok(&args).lines().take(2).collect::<Vec<_>>().join("\n")
+    };
+    let lowest = "control: fixtures/serving-ranks/control (rank 0, step 0; 1 of 2 ranks, 1 of 3 steps)\n\
+                  test: fixtures/serving-ranks/test (rank 0, step 0; 1 of 2 ranks, 1 of 3 steps)";
+    assert_eq!(header(&[]), lowest);
+    assert_eq!(header(&["--step-marker", "^step\\[DECODE"]), lowest);
+    assert_eq!(
+        header(&["--rank", "all"]),
+        "control: fixtures/serving-ranks/control (ranks 0–1, step 0; 1 of 3 steps)\n\
+         test: fixtures/serving-ranks/test (ranks 0–1, step 0; 1 of 3 steps)"
+    );
+    let v = json(&["compare", c, t, "--hta", "--no-save"]);
+    assert_eq!(v["control"]["steps_available"], 3, "{v:#}");
+}

@@ -112,7 +112,7 @@ pub fn summarize_dir_into(
     };
     check_run_label(&label)?;
     let formats = Formats::builtin();
-    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps);
+    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps, None);
     let load = |parser: &Parser, p: &Path| parser.summarize_trace(p, summarize);
     let side: SummarySide = load_side_with(&Parser::default(), (dir, None), &[&Pick::All], false, &load, &scan)?;
     let run = run_dir(out_dir, &label);

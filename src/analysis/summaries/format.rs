@@ -34,7 +34,13 @@ impl TraceFormat for ParquetSummary {
         head.raw.starts_with(PARQUET_MAGIC)
     }
 
-    fn scan(&self, _parser: &Parser, path: &Path, _want_steps: bool) -> tracediff_trace::Result<Header> {
+    fn scan(
+        &self,
+        _parser: &Parser,
+        path: &Path,
+        _want_steps: bool,
+        _marker: Option<&regex::Regex>,
+    ) -> tracediff_trace::Result<Header> {
         let s = read_summary(path).map_err(Error::into_trace)?;
         Ok(Header {
             rank: s.meta.declared_rank,

@@ -30,7 +30,7 @@ pub fn load_summary_side_marked(
         names.share(&mut summary);
         Ok(summary)
     };
-    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps);
+    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps, marker);
     let pattern = marker.map(regex::Regex::as_str);
     Ok(load_side_with(
         parser,

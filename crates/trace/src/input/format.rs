@@ -18,7 +18,7 @@ pub struct Header {
     pub rank: Option<i64>,
     /// `distributedInfo.world_size`, when the file declares one.
     pub world_size: Option<i64>,
-    /// The file's ProfilerStep numbers, when asked for.
+    /// The file's step numbers, when asked for.
     pub steps: Option<Vec<i64>>,
 }
 
@@ -54,9 +54,10 @@ pub trait TraceFormat: Sync {
     /// Whether the file that starts with `head` is of this format.
     fn sniff(&self, head: &FileHead<'_>) -> bool;
 
-    /// The file's rank and world size and, with `want_steps`, its ProfilerStep numbers, reading
-    /// no more of it than needed and storing none of its events.
-    fn scan(&self, parser: &Parser, path: &Path, want_steps: bool) -> Result<Header>;
+    /// The file's rank and world size and, with `want_steps`, its step numbers (named by
+    /// `marker`, `--step-marker`, where given), reading no more of it than needed and storing
+    /// none of its events.
+    fn scan(&self, parser: &Parser, path: &Path, want_steps: bool, marker: Option<&regex::Regex>) -> Result<Header>;
 
     /// The file's events in the store (with the attributes `attrs` asks for), iterations
     /// assigned; a format that holds no events (a summary) refuses.

@@ -143,7 +143,7 @@ pub struct PresentFile {
     pub rank: i64,
     /// Where it is.
     pub path: PathBuf,
-    /// Its ProfilerStep numbers, when known (always for parsed files).
+    /// Its step numbers, when known (always for parsed files; for the others, when scanned).
     pub steps: Option<Vec<i64>>,
 }
 
@@ -197,7 +197,8 @@ impl Parser {
         want_steps: bool,
     ) -> Result<Side> {
         let formats = Formats::builtin();
-        let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps);
+        let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
+        let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps, marker.as_ref());
         load_side_with(
             self,
             (input, attrs.step_marker.as_deref()),

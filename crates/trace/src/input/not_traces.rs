@@ -150,7 +150,7 @@ impl TraceFormat for ParquetFile {
         head.raw.starts_with(PARQUET_MAGIC)
     }
 
-    fn scan(&self, _parser: &Parser, path: &Path, _want_steps: bool) -> Result<Header> {
+    fn scan(&self, _parser: &Parser, path: &Path, _want_steps: bool, _marker: Option<&regex::Regex>) -> Result<Header> {
         Err(summary_holds_no_events(path))
     }
 

@@ -90,10 +90,17 @@ pub fn marked_steps(strings: &StringTable, events: &EventTable, is_marker: &dyn 
     let Some(annotation) = strings.get("user_annotation") else {
         return Vec::new();
     };
-    let mut found: Vec<(i64, i64)> = (0..events.len())
+    let found: Vec<(i64, i64)> = (0..events.len())
         .filter(|&i| events.cat[i] == annotation && marker[events.name[i].index()])
         .map(|i| (events.ts_ns[i], events.dur_ns[i]))
         .collect();
+    outermost_steps(found)
+}
+
+/// The steps that marker annotations at `found` (start, duration) define: the outermost of
+/// them, in time order, numbered from 0 (an annotation inside or across the one before is not a
+/// step of its own).
+pub fn outermost_steps(mut found: Vec<(i64, i64)>) -> Vec<Step> {
     found.sort_by_key(|&(ts, dur)| (ts, std::cmp::Reverse(dur)));
     let mut steps: Vec<Step> = Vec::new();
     let mut end = i64::MIN;

@@ -46,7 +46,8 @@ pub enum Collect {
     /// Every kept event as columns of the store ([`ChunkOut::table`]), with no attributes; with
     /// `index`, the `index` column too. The merge then appends whole columns.
     Columns { index: bool },
-    /// Only the numbers of kept ProfilerSteps (every event is still checked).
+    /// Only the numbers of kept ProfilerSteps and the host user annotations that may mark
+    /// steps ([`ChunkOut::annotations`]); every event is still checked.
     Steps,
 }
 
@@ -132,6 +133,9 @@ pub struct ChunkOut<'c> {
     pub events: Vec<LocalEvent>,
     pub attrs: Vec<LocalAttr<'c>>,
     pub steps: Vec<i64>,
+    /// With [`Collect::Steps`]: the `user_annotation` events, (name, start, duration), whose
+    /// names may mark steps (a serving loop's, or `--step-marker`'s: the merge decides).
+    pub annotations: Vec<(Cow<'c, str>, i64, i64)>,
     /// `[memory]` instant events, in order.
     pub memory: Vec<MemorySample>,
     /// `fwdbwd` flow ends, in order.
@@ -326,9 +330,12 @@ impl<'c> ChunkOut<'c> {
         match collect {
             Collect::Steps => {
                 if ev.name.starts_with(b"ProfilerStep")
-                    && let Some(n) = crate::model::iteration::step_number(&text_of(ev.name))
+                    && let Some(n) = crate::model::iteration::step_number(&text_of(ev.name.clone()))
                 {
                     self.steps.push(n);
+                }
+                if &*ev.cat == b"user_annotation" {
+                    self.annotations.push((text_of(ev.name), ev.ts_ns, ev.dur_ns));
                 }
             }
             Collect::Events => self.push(ev, attrs, index, at),

@@ -27,9 +27,9 @@ impl TraceFormat for KinetoJson {
         true
     }
 
-    fn scan(&self, parser: &Parser, path: &Path, want_steps: bool) -> Result<Header> {
+    fn scan(&self, parser: &Parser, path: &Path, want_steps: bool, marker: Option<&regex::Regex>) -> Result<Header> {
         let r = open(path)?;
-        parser.scan_header(r.inner, path, r.compression, want_steps)
+        parser.scan_header(r.inner, path, r.compression, want_steps, marker)
     }
 
     fn load(&self, parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {

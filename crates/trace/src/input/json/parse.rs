@@ -65,8 +65,9 @@ pub fn scan_header(
     path: &Path,
     compression: Compression,
     want_steps: bool,
+    marker: Option<&regex::Regex>,
 ) -> Result<Header> {
-    Parser::default().scan_header(reader, path, compression, want_steps)
+    Parser::default().scan_header(reader, path, compression, want_steps, marker)
 }
 
 impl Parser {
@@ -78,7 +79,7 @@ impl Parser {
         compression: Compression,
         request: &AttrRequest,
     ) -> Result<ParsedTrace> {
-        walk(self, (reader, path, compression), Mode::Full, request)
+        walk(self, (reader, path, compression), Mode::Full, request, None)
     }
 
     /// Parses a whole trace for its summary: as [`Parser::parse_trace`] with no attributes, but
@@ -97,6 +98,7 @@ impl Parser {
             (reader, path, compression),
             Mode::Summary,
             &AttrRequest::default(),
+            None,
         )
     }
 
@@ -105,28 +107,38 @@ impl Parser {
     /// the events, checking them without storing anything. `None` when the file declares no
     /// rank.
     pub fn scan_rank(&self, reader: impl Read + Send, path: &Path, compression: Compression) -> Result<Option<i64>> {
-        walk(self, (reader, path, compression), Mode::Rank, &AttrRequest::default()).map(|t| t.declared_rank)
+        walk(
+            self,
+            (reader, path, compression),
+            Mode::Rank,
+            &AttrRequest::default(),
+            None,
+        )
+        .map(|t| t.declared_rank)
     }
 
-    /// The file's rank and, with `want_steps`, its ProfilerStep numbers: every event is read
-    /// (and checked) but none is stored.
+    /// The file's rank and, with `want_steps`, its step numbers as a parse gives them (the
+    /// outermost annotations `marker` (`--step-marker`) matches where given, else ProfilerStep,
+    /// else a serving loop's step annotations): every event is read (and checked) but none is
+    /// stored.
     pub fn scan_header(
         &self,
         reader: impl Read + Send,
         path: &Path,
         compression: Compression,
         want_steps: bool,
+        marker: Option<&regex::Regex>,
     ) -> Result<Header> {
         let source = (reader, path, compression);
         if !want_steps {
-            let t = walk(self, source, Mode::Rank, &AttrRequest::default())?;
+            let t = walk(self, source, Mode::Rank, &AttrRequest::default(), None)?;
             return Ok(Header {
                 rank: t.declared_rank,
                 world_size: t.declared_world_size,
                 steps: None,
             });
         }
-        walk(self, source, Mode::RankAndSteps, &AttrRequest::default()).map(|t| Header {
+        walk(self, source, Mode::RankAndSteps, &AttrRequest::default(), marker).map(|t| Header {
             rank: t.declared_rank,
             world_size: t.declared_world_size,
             steps: Some(t.scanned_steps),
@@ -151,6 +163,7 @@ fn walk(
     (reader, path, compression): (impl Read + Send, &Path, Compression),
     mode: Mode,
     request: &AttrRequest,
+    marker: Option<&regex::Regex>,
 ) -> Result<ParsedTrace> {
     let collect = match mode {
         Mode::Full if AttrKeys::from_request(request).is_active() => Collect::Events,
@@ -167,6 +180,7 @@ fn walk(
         };
         let mut input = Input::new(ahead);
         let mut events = Events::new(request, collect, parser);
+        events.mark_steps_by(marker);
         let head = read_top(&mut input, mode, &mut events);
         // Dropping the input stops the reading thread, which the scope waits for.
         drop(input);

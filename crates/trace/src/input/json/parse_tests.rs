@@ -229,7 +229,7 @@ fn rank_scan_stops_early_or_skips_the_events() {
     assert_eq!(scan(r#"{"traceEvents": [{"a": 1}, {}]}"#).unwrap(), None);
     assert!(scan(r#"{"traceEvents": [{"a": 1}, 2]}"#).is_err());
     assert!(scan(r#"{"traceEvents": [{"a": 1} 2]}"#).is_err());
-    let header = |text: &str| scan_header(text.as_bytes(), Path::new("t.json"), Compression::None, true).unwrap();
+    let header = |text: &str| scan_header(text.as_bytes(), Path::new("t.json"), Compression::None, true, None).unwrap();
     let steps = r#"{"distributedInfo": {"rank": 2}, "traceEvents": [
         {"cat": "user_annotation", "name": "ProfilerStep#9", "ts": 1, "dur": 5},
         {"cat": "user_annotation", "name": "ProfilerStep#7", "ts": 9, "dur": 5},
@@ -243,6 +243,41 @@ fn rank_scan_stops_early_or_skips_the_events() {
             steps: Some(vec![7, 9])
         }
     );
+}
+
+#[test]
+fn the_header_scan_counts_serving_and_marked_steps_as_a_parse_does() {
+    let header = |text: &str, marker: Option<&str>| {
+        let marker = marker.map(|m| regex::Regex::new(m).unwrap());
+        let h = scan_header(
+            text.as_bytes(),
+            Path::new("t.json"),
+            Compression::None,
+            true,
+            marker.as_ref(),
+        );
+        h.unwrap().steps.unwrap()
+    };
+    // Two vLLM-style steps, the second holding an SGLang-style one (not a step of its own), and
+    // a step annotation on the device (not a user annotation: not a step).
+    let serving = r#"{"traceEvents": [
+        {"cat": "user_annotation", "name": "execute_8_context_0(sq0)_generation_8(sq8)", "ts": 30, "dur": 10},
+        {"cat": "user_annotation", "name": "step[DECODE bs=8]", "ts": 32, "dur": 5},
+        {"cat": "user_annotation", "name": "execute_8_context_0(sq0)_generation_8(sq8)", "ts": 10, "dur": 10},
+        {"cat": "gpu_user_annotation", "name": "step[DECODE bs=8]", "ts": 50, "dur": 5},
+        {"cat": "user_annotation", "name": "forward", "ts": 60, "dur": 5}]}"#;
+    assert_eq!(header(serving, None), vec![0, 1]);
+    // `--step-marker` replaces both ProfilerStep and the serving annotations.
+    assert_eq!(header(serving, Some("^forward$")), vec![0]);
+    assert_eq!(header(serving, Some("^step\\[")), vec![0]);
+    assert_eq!(header(serving, Some("^nothing$")), Vec::<i64>::new());
+    // ProfilerStep, where present, wins over the serving annotations.
+    let both = r#"{"traceEvents": [
+        {"cat": "user_annotation", "name": "ProfilerStep#4", "ts": 1, "dur": 50},
+        {"cat": "user_annotation", "name": "step[DECODE bs=8]", "ts": 2, "dur": 5},
+        {"cat": "user_annotation", "name": "step[DECODE bs=8]", "ts": 9, "dur": 5}]}"#;
+    assert_eq!(header(both, None), vec![4]);
+    assert_eq!(header(both, Some("^step\\[")), vec![0, 1]);
 }
 
 #[test]

@@ -155,6 +155,11 @@ impl<'p> Events<'p> {
         }
     }
 
+    /// Steps are marked by `marker` (`--step-marker`) in a [`Collect::Steps`] scan.
+    pub fn mark_steps_by(&mut self, marker: Option<&regex::Regex>) {
+        self.merger.marker = marker.cloned();
+    }
+
     /// The file's store, once its events are read: ids and `index` put right chunk by chunk,
     /// in parallel on the parse pool.
     pub fn finish(self) -> ParsedTrace {
@@ -438,6 +443,11 @@ struct Merger {
     attrs: AttrBuilder,
     device_use: BTreeMap<i64, u64>,
     collect: Collect,
+    /// With [`Collect::Steps`]: `--step-marker`, where given (else a serving loop's step
+    /// annotations mark steps in a file without ProfilerStep).
+    marker: Option<regex::Regex>,
+    /// With [`Collect::Steps`]: (start, duration) of each annotation that marks a step.
+    marks: Vec<(i64, i64)>,
     /// With [`Collect::Columns`]: each chunk's local string ids to the file's, one after the
     /// other, and where each chunk's rows and ids begin.
     remap: Vec<NameId>,
@@ -453,6 +463,8 @@ impl Merger {
             attrs,
             device_use: BTreeMap::new(),
             collect,
+            marker: None,
+            marks: Vec::new(),
             remap: Vec::new(),
             segments: Vec::new(),
         }
@@ -464,6 +476,15 @@ impl Merger {
         out.total_events += entries;
         out.begin_end_events += chunk.begin_end;
         out.scanned_steps.extend_from_slice(&chunk.steps);
+        for (name, ts, dur) in &chunk.annotations {
+            let marks = match &self.marker {
+                Some(m) => m.is_match(name),
+                None => crate::model::serving::is_serving_step(name),
+            };
+            if marks {
+                self.marks.push((*ts, *dur));
+            }
+        }
         for &m in &chunk.memory {
             out.memory.push(m);
         }
@@ -588,6 +609,14 @@ impl Merger {
         self.out.attrs = self.attrs.finish();
         self.out.scanned_steps.sort_unstable();
         self.out.scanned_steps.dedup();
+        // As a parse numbers them: `--step-marker` replaces ProfilerStep; without it a serving
+        // loop's annotations are the steps of a file with no ProfilerStep.
+        if self.marker.is_some() || self.out.scanned_steps.is_empty() {
+            let marks = std::mem::take(&mut self.marks);
+            self.out.scanned_steps = (crate::model::serving::outermost_steps(marks).iter())
+                .map(|s| s.number)
+                .collect();
+        }
         self.out.device_use = self.device_use.into_iter().collect();
         self.out
     }

@@ -21,7 +21,7 @@ fn parser(threads: usize, block: usize, fast_scan: bool) -> Parser {
 /// Everything a parse by `parser` gives, as text, or its error.
 fn outcome(parser: &Parser, text: &[u8], request: &AttrRequest) -> String {
     let parsed = parser.parse_trace(text, Path::new("t.json"), Compression::None, request);
-    let header = parser.scan_header(text, Path::new("t.json"), Compression::None, true);
+    let header = parser.scan_header(text, Path::new("t.json"), Compression::None, true, None);
     let header = format!("{header:?}");
     match parsed {
         Ok(t) => format!(

@@ -39,7 +39,7 @@ impl TraceFormat for NsightSqlite {
         head.raw.starts_with(SQLITE_MAGIC) && is_export(head.path)
     }
 
-    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool) -> Result<Header> {
+    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, _marker: Option<&regex::Regex>) -> Result<Header> {
         // One export is one process: its rank is the one its name gives, if any.
         let steps = if want_steps {
             Some(read::step_numbers(path)?)

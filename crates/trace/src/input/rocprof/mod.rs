@@ -31,7 +31,7 @@ impl TraceFormat for RocprofJson {
         crate::input::not_traces::first_key(crate::input::not_traces::skip_space(head.text)) == Some(TOOL_KEY)
     }
 
-    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool) -> Result<Header> {
+    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, _marker: Option<&regex::Regex>) -> Result<Header> {
         // A file declares no rank: its name may (`rank3_results.json`).
         let steps = if want_steps {
             Some(read::step_numbers(path)?)
