@@ -2,11 +2,16 @@
 //! steps refused, and the hook a host sets to give freed memory back after a summarised trace.
 
 use crate::error::{Error, Result};
+use crate::input::attrs::AttrRequest;
+use crate::input::format::SummarizeFn;
 use crate::input::json::parse::ParsedTrace;
+use crate::input::nsight::names::rank_of_file;
 use crate::model::iteration::{assign_iterations_marked, step_number};
 use crate::model::place::Place;
-use crate::model::store::TraceFile;
+use crate::model::store::{DeviceProperties, NewEvent, TraceFile};
+use crate::model::summary::FileSummary;
 use crate::model::table::{EventTable, StringTable};
+use rustc_hash::FxHashMap;
 use std::path::Path;
 
 /// A parsed trace with its places and iterations assigned (its steps named by `marker` when
@@ -32,6 +37,62 @@ pub fn into_trace_file(mut parsed: ParsedTrace, path: &Path, marker: Option<&reg
         call_tree: Default::default(),
         graphs: Default::default(),
     })
+}
+
+/// The rows of a format read whole (an Nsight export, a rocprofv3 file) put in file order into
+/// the parse's columns: sorted by start, the longer first (stable: rows of one start and
+/// length keep their table's order), each numbered by its place, with the devices and each
+/// device's use sorted by device.
+pub fn rows_into_parsed(
+    path: &Path,
+    strings: StringTable,
+    mut events: Vec<NewEvent>,
+    devices: Vec<DeviceProperties>,
+    device_use: FxHashMap<i64, u64>,
+) -> ParsedTrace {
+    events.sort_by_key(|e| (e.ts_ns, std::cmp::Reverse(e.dur_ns)));
+    let mut out = ParsedTrace {
+        declared_rank: rank_of_file(path),
+        strings,
+        total_events: events.len() as u64,
+        json_bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
+        devices,
+        ..ParsedTrace::default()
+    };
+    out.events.reserve(events.len(), true);
+    for (k, mut e) in events.into_iter().enumerate() {
+        e.index = k as u32;
+        out.events.push(e);
+    }
+    let mut use_: Vec<(i64, u64)> = device_use.into_iter().collect();
+    use_.sort_unstable();
+    out.device_use = use_;
+    out
+}
+
+/// `TraceFormat::load` of a format read whole by `read`: its steps named by the request's
+/// marker.
+pub fn load_whole(path: &Path, attrs: &AttrRequest, read: fn(&Path) -> Result<ParsedTrace>) -> Result<TraceFile> {
+    let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
+    into_trace_file(read(path)?, path, marker.as_ref())
+}
+
+/// `TraceFormat::summarize` of a format read whole by `read`: the file is summarised and
+/// dropped, and the freed memory given back, before the next file is read.
+pub fn summarize_whole(
+    path: &Path,
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+    read: fn(&Path) -> Result<ParsedTrace>,
+) -> Result<FileSummary> {
+    let mut parsed = read(path)?;
+    parsed.events.number_threads();
+    let mut file = into_trace_file(parsed, path, marker)?;
+    file.events.drop_link_columns();
+    let summary = summarize(&file, path);
+    drop(file);
+    release_free_memory();
+    Ok(summary)
 }
 
 /// Refuses a trace in which two host events are the same `ProfilerStep#N`: a step's number

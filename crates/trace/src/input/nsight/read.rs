@@ -319,29 +319,11 @@ pub fn read_export(path: &Path) -> Result<ParsedTrace> {
 fn finish(r: Reader<'_>, devices: Vec<DeviceProperties>, path: &Path) -> ParsedTrace {
     let Reader {
         strings,
-        mut events,
+        events,
         device_use,
         ..
     } = r;
-    // Stable: rows of one start and length keep their table's order.
-    events.sort_by_key(|e| (e.ts_ns, std::cmp::Reverse(e.dur_ns)));
-    let mut out = ParsedTrace {
-        declared_rank: crate::input::nsight::names::rank_of_file(path),
-        strings,
-        total_events: events.len() as u64,
-        json_bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
-        devices,
-        ..ParsedTrace::default()
-    };
-    out.events.reserve(events.len(), true);
-    for (k, mut e) in events.into_iter().enumerate() {
-        e.index = k as u32;
-        out.events.push(e);
-    }
-    let mut use_: Vec<(i64, u64)> = device_use.into_iter().collect();
-    use_.sort_unstable();
-    out.device_use = use_;
-    out
+    crate::input::finish::rows_into_parsed(path, strings, events, devices, device_use)
 }
 
 /// The ProfilerStep numbers of the export's NVTX ranges, sorted and unique.

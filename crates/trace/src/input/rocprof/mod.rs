@@ -5,9 +5,9 @@
 pub mod read;
 pub mod schema;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::input::attrs::AttrRequest;
-use crate::input::finish::{into_trace_file, release_free_memory};
+use crate::input::finish::{load_whole, summarize_whole};
 use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
 use crate::input::nsight::names::rank_of_file;
 use crate::input::parser::Parser;
@@ -46,8 +46,7 @@ impl TraceFormat for RocprofJson {
     }
 
     fn load(&self, _parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {
-        let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
-        into_trace_file(read::read_tool_file(path)?, path, marker.as_ref())
+        load_whole(path, attrs, read::read_tool_file)
     }
 
     fn summarize(
@@ -57,13 +56,6 @@ impl TraceFormat for RocprofJson {
         marker: Option<&regex::Regex>,
         summarize: &SummarizeFn<'_>,
     ) -> Result<FileSummary> {
-        let mut parsed = read::read_tool_file(path)?;
-        parsed.events.number_threads();
-        let mut file = into_trace_file(parsed, path, marker)?;
-        file.events.drop_link_columns();
-        let summary = summarize(&file, path);
-        drop(file);
-        release_free_memory();
-        Ok(summary)
+        summarize_whole(path, marker, summarize, read::read_tool_file)
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::input::json::parse::ParsedTrace;
-use crate::input::nsight::names::{nvtx_name, rank_of_file};
+use crate::input::nsight::names::nvtx_name;
 use crate::input::read::{describe_read_error, open};
 use crate::input::rocprof::schema::{AGENT_TYPE_GPU, Agent, Handle, Process, ToolFile};
 use crate::model::store::{DeviceProperties, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable};
@@ -394,29 +394,11 @@ fn finish(r: Reader<'_>, devices: Vec<DeviceProperties>) -> ParsedTrace {
     let Reader {
         path,
         strings,
-        mut events,
+        events,
         device_use,
         ..
     } = r;
-    // Stable: rows of one start and length keep their section's order.
-    events.sort_by_key(|e| (e.ts_ns, std::cmp::Reverse(e.dur_ns)));
-    let mut out = ParsedTrace {
-        declared_rank: rank_of_file(path),
-        strings,
-        total_events: events.len() as u64,
-        json_bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
-        devices,
-        ..ParsedTrace::default()
-    };
-    out.events.reserve(events.len(), true);
-    for (k, mut e) in events.into_iter().enumerate() {
-        e.index = k as u32;
-        out.events.push(e);
-    }
-    let mut use_: Vec<(i64, u64)> = device_use.into_iter().collect();
-    use_.sort_unstable();
-    out.device_use = use_;
-    out
+    crate::input::finish::rows_into_parsed(path, strings, events, devices, device_use)
 }
 
 /// The ProfilerStep numbers of the file's roctx ranges, sorted and unique.
