@@ -218,7 +218,7 @@ fn traces_without_steps_are_compared_whole() {
     ]);
     assert_eq!(
         e,
-        "control: no iteration 2 (the trace of rank 0 has no ProfilerStep; leave out --iteration to compare it whole) (fixtures/nosteps/control)"
+        "control: no iteration 2 (the trace of rank 0 has no steps: no ProfilerStep, no serving loop's step annotation, no --step-marker match; leave out --iteration to compare it whole) (fixtures/nosteps/control)"
     );
 }
 
@@ -239,10 +239,7 @@ fn selections_that_match_nothing_say_what_exists() {
         "--test-iteration",
         "5,99",
     ]);
-    assert_eq!(
-        e,
-        "test: no iteration 99 (ProfilerSteps present: 5, 6) (fixtures/ranks/test)"
-    );
+    assert_eq!(e, "test: no iteration 99 (steps present: 5, 6) (fixtures/ranks/test)");
     let e = fails(&["compare", BASIC[0], BASIC[1], "--exclude", "("]);
     assert!(e.starts_with("invalid --exclude pattern '('"), "{e}");
     let r = run(&["compare", BASIC[0], BASIC[1], "--rank", "x"]);

@@ -180,3 +180,61 @@ fn an_unselected_serving_rank_reports_its_steps() {
     let v = json(&["compare", c, t, "--hta", "--no-save"]);
     assert_eq!(v["control"]["steps_available"], 3, "{v:#}");
 }
+
+/// A rank left out of the selection reports the steps `--step-marker` names in the formats
+/// read whole too (Nsight exports, rocprofv3 files): their header scan counted the
+/// unselected rank's ProfilerSteps (1–3) beside the selected rank's marked steps (0–2), so the
+/// header said "1 of 4 steps".
+#[test]
+fn an_unselected_rank_of_a_whole_read_format_reports_its_marked_steps() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let formats = [
+        (
+            "rocprof",
+            "fixtures/rocprof/control.json",
+            "fixtures/rocprof/test.json",
+            "results.json",
+        ),
+        (
+            "nsight",
+            "fixtures/nsight/control.sqlite",
+            "fixtures/nsight/test.sqlite",
+            ".sqlite",
+        ),
+    ];
+    for (format, rank0, rank1, ending) in formats {
+        let side = dir.path().join(format);
+        std::fs::create_dir(&side).unwrap();
+        std::fs::copy(rank0, side.join(format!("rank0{ending}"))).unwrap();
+        std::fs::copy(rank1, side.join(format!("rank1{ending}"))).unwrap();
+        let s = side.to_str().unwrap();
+        let args = ["compare", s, s, "--hta", "--no-save", "--step-marker", "^forward$"];
+        let header = ok(&args).lines().next().unwrap().to_string();
+        assert_eq!(
+            header,
+            format!("control: {s} (rank 0, step 0; 1 of 2 ranks, 1 of 3 steps)")
+        );
+        let header = ok(&["compare", s, s, "--hta", "--no-save"])
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            header,
+            format!("control: {s} (rank 0, step 1; 1 of 2 ranks, 1 of 3 steps)")
+        );
+    }
+}
+
+/// A serving trace's steps are its loop's annotations, numbered from 0: an iteration it lacks
+/// is refused naming the steps it has, without calling them ProfilerSteps.
+#[test]
+fn a_missing_serving_step_is_refused_naming_the_steps_present() {
+    let (c, t) = ("fixtures/serving-ranks/control", "fixtures/serving-ranks/test");
+    let r = run(&["compare", c, t, "--iteration", "7", "--no-save"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(
+        r.stderr.trim_end(),
+        "tracediff: control: no iteration 7 (steps present: 0, 1) (fixtures/serving-ranks/control)"
+    );
+}

@@ -52,7 +52,7 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
             return Err(Error::input(
                 &side.input,
                 format!(
-                    "{label}: no iteration {} (the trace of rank {} has no ProfilerStep; leave out --iteration to compare it whole)",
+                    "{label}: no iteration {} (the trace of rank {} has no steps: no ProfilerStep, no serving loop's step annotation, no --step-marker match; leave out --iteration to compare it whole)",
                     listed(want),
                     listed(&ranks)
                 ),
@@ -69,7 +69,7 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
                     return Err(Error::input(
                         &side.input,
                         format!(
-                            "{label}: no iteration {} (ProfilerSteps present: {})",
+                            "{label}: no iteration {} (steps present: {})",
                             listed(&missing),
                             listed(&steps)
                         ),

@@ -4,6 +4,7 @@
 use super::{Done, Notes, collect};
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::explain::why::{RowKind, WhyStats, WhyTable, shown_sides};
+use crate::analysis::load::loaded::LoadFor;
 use crate::error::{Error, Result};
 use crate::output::state;
 use crate::request::CompareRequest;
@@ -52,7 +53,8 @@ pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Compariso
 /// count and time as shown split by them (an operator's name by its work, a kernel's by the
 /// operator that launched it, any other row by calls and time per call).
 fn why(req: &CompareRequest, comparison: &Comparison, notes: &mut Notes) -> Result<WhyTable> {
-    let loaded = crate::analysis::load::loaded::load_with(req, "compare --why", true)?;
+    let what = LoadFor::view("compare --why").with_shapes(true);
+    let loaded = crate::analysis::load::loaded::load_with(req, what)?;
     let stats = WhyStats::of(req, &loaded, None);
     notes.caveats(stats.shapes_note(&req.labels));
     let rows = comparison

@@ -5,7 +5,7 @@ use super::{Done, Notes, collect};
 use crate::analysis::classes::Classifier;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::explain::why::{RowKind, WhyStats, WhyTable, shown_sides};
-use crate::analysis::load::loaded::{Loaded, load};
+use crate::analysis::load::loaded::{LoadFor, Loaded, load};
 use crate::analysis::modules::{Scope, zoom_scope};
 use crate::analysis::views::attribution::{coverage, coverage_note};
 use crate::analysis::views::overview::{Overview, overview_request};
@@ -229,7 +229,8 @@ pub(super) fn view_table(
         significance(options, &table, note, notes)?;
         return Ok((table, None));
     }
-    let loaded = crate::analysis::load::loaded::load_with(req, view.command, view.shapes)?;
+    let what = LoadFor::view(view.command).with_shapes(view.shapes);
+    let loaded = crate::analysis::load::loaded::load_with(req, what)?;
     notes.caveats(loaded.notes.iter().cloned());
     let scope = zoom_scope(req, &loaded, options.zoom.as_deref())?;
     let s = scope.as_ref().map(|(s, _)| s);

@@ -25,15 +25,49 @@ pub struct Loaded {
     pub notes: Vec<String>,
 }
 
-/// Loads both sides of `req` and resolves their selections. Views key rows by name only:
-/// `--group-by` is refused.
-pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
-    load_with(req, command, false)
+/// What a view loads beside the events of both sides.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadFor<'a> {
+    /// The command, named in messages (`operators`, `compare --report`).
+    pub command: &'a str,
+    /// Whether the operators' input shapes, types and values are read (what the cost model
+    /// reads: `explain`, `--why`).
+    pub shapes: bool,
+    /// Whether each graph replay's kernels are joined to their capture (a joined kernel's
+    /// owner and module path): what the operator, kernel, module, flame graph, report and
+    /// explain views read.
+    pub captures: bool,
 }
 
-/// [`load`], with the operators' input shapes, types and values where `shapes` (what the cost
-/// model reads: `explain`, `--why`).
-pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Loaded> {
+impl<'a> LoadFor<'a> {
+    /// A view's load: the captures joined, no shapes.
+    pub fn view(command: &'a str) -> Self {
+        LoadFor {
+            command,
+            shapes: false,
+            captures: true,
+        }
+    }
+
+    /// This load, with the operators' shapes where `shapes`.
+    pub fn with_shapes(self, shapes: bool) -> Self {
+        LoadFor { shapes, ..self }
+    }
+}
+
+/// Loads both sides of `req` for the view `command` ([`LoadFor::view`]) and resolves their
+/// selections. Views key rows by name only: `--group-by` is refused.
+pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
+    load_with(req, LoadFor::view(command))
+}
+
+/// [`load`], with what `what` asks for beside the events.
+pub fn load_with(req: &CompareRequest, what: LoadFor<'_>) -> Result<Loaded> {
+    let LoadFor {
+        command,
+        shapes,
+        captures,
+    } = what;
     check_labels(&req.labels)?;
     if !req.group_by.is_empty() || !req.arg_specs.is_empty() {
         return Err(Error::usage(format!(
@@ -80,13 +114,7 @@ pub fn load_with(req: &CompareRequest, command: &str, shapes: bool) -> Result<Lo
         resolved,
         notes: Vec::new(),
     };
-    // The views that use a joined kernel's capture (its owner, its module path); `compare
-    // --report` writes `report`'s page.
-    let joins = matches!(
-        command,
-        "operators" | "kernels" | "report" | "compare --report" | "modules" | "flamegraph" | "explain"
-    );
-    for id in SideId::BOTH.into_iter().filter(|_| joins) {
+    for id in SideId::BOTH.into_iter().filter(|_| captures) {
         let side = req.side(id);
         notes.extend(crate::analysis::load::captures::join_captures(
             &loaded.files(id),

@@ -3,9 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::input::attrs::AttrRequest;
+use crate::input::format::Header;
 use crate::input::format::SummarizeFn;
 use crate::input::json::parse::ParsedTrace;
-use crate::input::nsight::names::rank_of_file;
 use crate::model::iteration::{assign_iterations_marked, step_number};
 use crate::model::place::Place;
 use crate::model::store::{DeviceProperties, NewEvent, TraceFile};
@@ -77,6 +77,59 @@ pub fn load_whole(path: &Path, attrs: &AttrRequest, read: fn(&Path) -> Result<Pa
     into_trace_file(read(path)?, path, marker.as_ref())
 }
 
+/// `TraceFormat::scan` of a format read whole by `read`: the rank its file's name gives
+/// ([`rank_of_file`]) and, with `want_steps`, the step numbers loading it gives — its
+/// ProfilerSteps, else its serving loop's annotations, or the annotations `marker`
+/// (`--step-marker`) names — so that a rank left out of the selection reports the steps it
+/// would have. `profiler_steps`, where a format has one, reads the ProfilerStep numbers
+/// without reading the file whole; the file is read whole where it finds none or a marker is
+/// given.
+pub fn scan_whole(
+    path: &Path,
+    (want_steps, marker): (bool, Option<&regex::Regex>),
+    read: fn(&Path) -> Result<ParsedTrace>,
+    profiler_steps: Option<fn(&Path) -> Result<Vec<i64>>>,
+) -> Result<Header> {
+    let steps = if !want_steps {
+        None
+    } else {
+        let quick = match (marker, profiler_steps) {
+            (None, Some(numbers)) => numbers(path)?,
+            _ => Vec::new(),
+        };
+        Some(if quick.is_empty() {
+            steps_loaded(read(path)?, marker)
+        } else {
+            quick
+        })
+    };
+    Ok(Header {
+        rank: rank_of_file(path),
+        world_size: None,
+        steps,
+    })
+}
+
+/// The numbers of the steps [`into_trace_file`] finds in `parsed`, sorted.
+fn steps_loaded(mut parsed: ParsedTrace, marker: Option<&regex::Regex>) -> Vec<i64> {
+    let steps = assign_iterations_marked(&parsed.strings, &mut parsed.events, marker);
+    let mut numbers: Vec<i64> = steps.iter().map(|s| s.number).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
+
+/// The rank a file's name gives: the digits after its last `rank` (any case, with `_`, `-`,
+/// `=` or nothing between), as `nsys profile -o rank%q{RANK}` names a rank's report
+/// (`rank3.sqlite`, `train_rank-12.sqlite`). An Nsight export or a rocprofv3 file records no rank of its own.
+pub fn rank_of_file(path: &std::path::Path) -> Option<i64> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let at = name.rfind("rank")?;
+    let rest = name[at + 4..].trim_start_matches(['_', '-', '=']);
+    let digits = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
+    digits.parse().ok()
+}
+
 /// `TraceFormat::summarize` of a format read whole by `read`: the file is summarised and
 /// dropped, and the freed memory given back, before the next file is read.
 pub fn summarize_whole(
@@ -136,5 +189,20 @@ pub fn set_after_trace_dropped(hook: fn()) {
 pub fn release_free_memory() {
     if let Some(hook) = AFTER_TRACE_DROPPED.get() {
         hook();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_files_name_gives_its_rank() {
+        let rank = |s: &str| rank_of_file(std::path::Path::new(s));
+        assert_eq!(rank("dir/rank3.sqlite"), Some(3));
+        assert_eq!(rank("train_Rank-12.sqlite"), Some(12));
+        assert_eq!(rank("rank=0.sqlite"), Some(0));
+        assert_eq!(rank("report.sqlite"), None);
+        assert_eq!(rank("ranking.sqlite"), None);
     }
 }

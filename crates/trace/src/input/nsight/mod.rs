@@ -7,7 +7,7 @@ pub mod read;
 
 use crate::error::Result;
 use crate::input::attrs::AttrRequest;
-use crate::input::finish::{load_whole, summarize_whole};
+use crate::input::finish::{load_whole, scan_whole, summarize_whole};
 use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
 use crate::input::not_traces::SQLITE_MAGIC;
 use crate::input::parser::Parser;
@@ -39,18 +39,9 @@ impl TraceFormat for NsightSqlite {
         head.raw.starts_with(SQLITE_MAGIC) && is_export(head.path)
     }
 
-    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, _marker: Option<&regex::Regex>) -> Result<Header> {
+    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, marker: Option<&regex::Regex>) -> Result<Header> {
         // One export is one process: its rank is the one its name gives, if any.
-        let steps = if want_steps {
-            Some(read::step_numbers(path)?)
-        } else {
-            None
-        };
-        Ok(Header {
-            rank: names::rank_of_file(path),
-            world_size: None,
-            steps,
-        })
+        scan_whole(path, (want_steps, marker), read::read_export, Some(read::step_numbers))
     }
 
     fn load(&self, _parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {

@@ -78,17 +78,6 @@ pub fn nvtx_name(text: &str) -> (&str, bool) {
     }
 }
 
-/// The rank a file's name gives: the digits after its last `rank` (any case, with `_`, `-`,
-/// `=` or nothing between), as `nsys profile -o rank%q{RANK}` names a rank's report
-/// (`rank3.sqlite`, `train_rank-12.sqlite`). An export records no rank of its own.
-pub fn rank_of_file(path: &std::path::Path) -> Option<i64> {
-    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    let at = name.rfind("rank")?;
-    let rest = name[at + 4..].trim_start_matches(['_', '-', '=']);
-    let digits = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
-    digits.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,11 +99,5 @@ mod tests {
         assert_eq!(nvtx_name("aten::relu"), ("aten::relu", true));
         assert_eq!(nvtx_name("ProfilerStep#3"), ("ProfilerStep#3", false));
         assert_eq!(nvtx_name("forward"), ("forward", false));
-        let rank = |s: &str| rank_of_file(std::path::Path::new(s));
-        assert_eq!(rank("dir/rank3.sqlite"), Some(3));
-        assert_eq!(rank("train_Rank-12.sqlite"), Some(12));
-        assert_eq!(rank("rank=0.sqlite"), Some(0));
-        assert_eq!(rank("report.sqlite"), None);
-        assert_eq!(rank("ranking.sqlite"), None);
     }
 }

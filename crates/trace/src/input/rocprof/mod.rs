@@ -7,9 +7,8 @@ pub mod schema;
 
 use crate::error::Result;
 use crate::input::attrs::AttrRequest;
-use crate::input::finish::{load_whole, summarize_whole};
+use crate::input::finish::{load_whole, scan_whole, summarize_whole};
 use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
-use crate::input::nsight::names::rank_of_file;
 use crate::input::parser::Parser;
 use crate::model::store::TraceFile;
 use crate::model::summary::FileSummary;
@@ -31,18 +30,10 @@ impl TraceFormat for RocprofJson {
         crate::input::not_traces::first_key(crate::input::not_traces::skip_space(head.text)) == Some(TOOL_KEY)
     }
 
-    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, _marker: Option<&regex::Regex>) -> Result<Header> {
-        // A file declares no rank: its name may (`rank3_results.json`).
-        let steps = if want_steps {
-            Some(read::step_numbers(path)?)
-        } else {
-            None
-        };
-        Ok(Header {
-            rank: rank_of_file(path),
-            world_size: None,
-            steps,
-        })
+    fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, marker: Option<&regex::Regex>) -> Result<Header> {
+        // A file declares no rank: its name may (`rank3_results.json`). Its steps need the
+        // whole file read.
+        scan_whole(path, (want_steps, marker), read::read_tool_file, None)
     }
 
     fn load(&self, _parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<TraceFile> {

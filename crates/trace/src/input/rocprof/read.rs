@@ -401,20 +401,6 @@ fn finish(r: Reader<'_>, devices: Vec<DeviceProperties>) -> ParsedTrace {
     crate::input::finish::rows_into_parsed(path, strings, events, devices, device_use)
 }
 
-/// The ProfilerStep numbers of the file's roctx ranges, sorted and unique.
-pub fn step_numbers(path: &Path) -> Result<Vec<i64>> {
-    let parsed = read_tool_file(path)?;
-    let mut steps: Vec<i64> = parsed
-        .events
-        .name
-        .iter()
-        .filter_map(|&n| crate::model::iteration::step_number(parsed.strings.resolve(n)))
-        .collect();
-    steps.sort_unstable();
-    steps.dedup();
-    Ok(steps)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
