@@ -77,6 +77,9 @@ pub fn load_whole(path: &Path, attrs: &AttrRequest, read: fn(&Path) -> Result<Pa
     into_trace_file(read(path)?, path, marker.as_ref())
 }
 
+/// How a format reads a file's ProfilerStep numbers without reading it whole.
+pub type StepNumbersFn = fn(&Path) -> Result<Vec<i64>>;
+
 /// `TraceFormat::scan` of a format read whole by `read`: the rank its file's name gives
 /// ([`rank_of_file`]) and, with `want_steps`, the step numbers loading it gives — its
 /// ProfilerSteps, else its serving loop's annotations, or the annotations `marker`
@@ -88,7 +91,7 @@ pub fn scan_whole(
     path: &Path,
     (want_steps, marker): (bool, Option<&regex::Regex>),
     read: fn(&Path) -> Result<ParsedTrace>,
-    profiler_steps: Option<fn(&Path) -> Result<Vec<i64>>>,
+    profiler_steps: Option<StepNumbersFn>,
 ) -> Result<Header> {
     let steps = if !want_steps {
         None
