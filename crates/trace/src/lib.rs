@@ -19,6 +19,8 @@
 
 // Every public item is documented (`cargo doc` with `-D warnings` checks the links too).
 #![deny(missing_docs)]
+// No unsafe code: the SIMD scan's comparisons go through `wide`, which keeps its own.
+#![forbid(unsafe_code)]
 
 pub mod error;
 pub mod input;
