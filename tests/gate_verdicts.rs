@@ -112,6 +112,13 @@ fn a_25x_slower_step_fails_however_its_steps_scatter() {
             (Some("step time"), Some("fail")),
             "{rule}"
         );
+        // The noise line says the band it judged by: of the logarithms, capped by the ranges
+        // (it said "the pooled scaled MAD of the per-step samples", the linear band).
+        let note = v["report"]["noise_note"].as_str().unwrap_or_default();
+        assert!(
+            note.contains("samples' logarithms") && note.contains("whole range"),
+            "{v:#}"
+        );
     }
     // The other way round, a speed-up, passes.
     assert_eq!(gate(&cand, &base, &step).code, 0);

@@ -419,7 +419,7 @@ fn noise_note(k: f64, base_samples: usize, cand_samples: usize) -> String {
         "one step per side: no noise estimate was possible, thresholds alone decide".to_string()
     } else {
         format!(
-            "a timing rule fails only when the change of medians exceeds its threshold and {k} × the pooled scaled MAD of the per-step samples ({base_samples} baseline, {cand_samples} candidate samples)"
+            "a timing rule fails only when the change of medians exceeds its threshold and the noise band: {k} × the pooled scaled MAD of the per-step samples' logarithms (scatter grows with the level), never wider than either side's whole range ({base_samples} baseline, {cand_samples} candidate samples)"
         )
     }
 }
