@@ -563,3 +563,34 @@ fn gate_config_errors_name_line_column_and_key_with_values_elided() {
     let err = common::fails(&["compare", f, f, "--iteration", &list.join(",")]);
     assert!(err.len() < 400 && err.contains('…'), "{err}");
 }
+
+/// Ranks written by separate invocations (`--rank 0`, `--rank 1`, as parallel CI jobs do) have
+/// one schema for the core columns and the named `--arg` columns: their types come from the
+/// spec, not from the values one invocation read (docs/commands.md: only `--args all` columns
+/// may differ, read with `union_by_name`).
+#[test]
+fn parquet_events_of_separate_rank_invocations_share_their_named_columns() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let out = |r: &str| d.join(format!("rank{r}.parquet"));
+    for r in ["0", "1"] {
+        let path = out(r);
+        let args = [
+            "events",
+            "fixtures/ranks/control",
+            "--rank",
+            r,
+            "--arg",
+            "input_dims",
+            "--arg",
+            "external_id",
+            "-o",
+            text(&path),
+        ];
+        let ran = common::run(&args);
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+    }
+    let (zero, one) = (parquet_columns(&out("0")), parquet_columns(&out("1")));
+    assert_eq!(zero, one);
+    assert_eq!(zero.len(), 16, "{zero:?}");
+}
