@@ -291,6 +291,57 @@ fn the_page_is_self_contained() {
     }
 }
 
+/// The "Why" section: each operator whose self time moved, beside the line `explain` gives it
+/// (fixtures/explain: a Linear layer widened, an op in bf16, an op gone, one new, a relu
+/// called twice as often), with the changed kernels its words do not name; only rows that moved.
+#[test]
+fn the_why_section_puts_explains_line_beside_each_moved_row() {
+    let dir = TempDir::new().unwrap();
+    let pair = ["fixtures/explain/control", "fixtures/explain/test"];
+    let (_, page) = report(pair, dir.path(), &[]);
+    let start = page.find(r#"<section id="why""#).expect("a why section");
+    let section = &page[start..start + page[start..].find("</section>").unwrap()];
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("<tr><td")).collect();
+    let row = |name: &str| {
+        let at = format!(r#"<tr><td class="name" title="{name}">"#);
+        *rows
+            .iter()
+            .find(|r| r.starts_with(&at))
+            .unwrap_or_else(|| panic!("{name}: {section}"))
+    };
+    assert_eq!(rows.len(), 5, "{section}");
+    assert_eq!(
+        row("aten::mm"),
+        "<tr><td class=\"name\" title=\"aten::mm\"><code>aten::mm</code></td><td>+100 µs</td>\
+         <td class=\"sig\">*</td><td>0 ns</td><td>+125 µs</td><td>-25.0 µs</td><td class=\"why\">work ×2.25 \
+         (dims [64, 512]×[512, 512] → [64, 768]×[768, 768]), efficiency ×1.12, calls same</td></tr>"
+    );
+    assert!(
+        row("aten::addmm").ends_with(
+            "<td class=\"why\">efficiency ×2.00 (float → c10::BFloat16), calls same, work same<br>\
+             <span class=\"note\">kernels: ampere_sgemm_128x64_tn (gemm) → sm90_xmma_gemm_bf16bf16_bf16f32 \
+             (gemm)</span></td></tr>"
+        ),
+        "{section}"
+    );
+    assert!(
+        row("aten::bmm").contains("<td class=\"why\">calls gone (kernels: ampere_sgemm_32x32_nn (gemm) → none)</td>")
+    );
+    // The paragraph is explain's.
+    let json = stdout(&["explain", pair[0], pair[1], "--format", "json"]);
+    let summary = serde_json::from_str::<Value>(&json).unwrap()["summary"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        section.contains(&format!("<p id=\"why-summary\">{summary}</p>")),
+        "{section}"
+    );
+    // A pair that did not change has no rows to explain, so no section.
+    let (_, same) = report([pair[0], pair[0]], dir.path(), &[]);
+    assert!(!same.contains(r#"<section id="why""#));
+}
+
 /// The page's charts show the 10 largest changes either way. They took `plot`'s (HTA's) default,
 /// largest increase first, so on a run that got faster the heading's "top 10 by change" left out
 /// what shrank most (fp32 → bf16: every fp32 kernel that went).

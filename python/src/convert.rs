@@ -66,7 +66,7 @@ pub(crate) fn sort_key(text: &str) -> PyResult<SortKey> {
 /// `<side>_<measure>` (sums) and where rows are per step `<side>_<measure>_per_step` for both
 /// sides (durations in ns, `None` where a side has no value), and
 /// where significance was judged `significant` (of the time the command line's table shows)
-/// and `run_shift` (JSON).
+/// and `run_shift` (JSON), then with `why` its fields ([`why_columns`]).
 pub(crate) fn table_columns<'py>(py: Python<'py>, shown: &Shown) -> PyResult<Bound<'py, PyDict>> {
     let table = &shown.table;
     let rows = &table.rows;
@@ -94,11 +94,34 @@ pub(crate) fn table_columns<'py>(py: Python<'py>, shown: &Shown) -> PyResult<Bou
         let shift = serde_json::to_string(&table.shift).map_err(|e| TraceError::new_err(e.to_string()))?;
         out.set_item("run_shift", shift)?;
     }
+    why_columns(&out, tracediff::render::view_why_fields(table, shown.why.as_ref()))?;
     Ok(out)
 }
 
+/// The `--why` fields (docs/fields.md#why) into `out`, named and valued as the command line's
+/// JSON writes them: numbers (µs for the parts), text, or `None` where a row has no value.
+fn why_columns(out: &Bound<'_, PyDict>, fields: Option<Vec<(String, Vec<serde_json::Value>)>>) -> PyResult<()> {
+    use pyo3::IntoPyObjectExt;
+    use serde_json::Value;
+    let py = out.py();
+    for (key, values) in fields.into_iter().flatten() {
+        let items = values
+            .iter()
+            .map(|v| match v {
+                Value::Number(n) if n.is_i64() => n.as_i64().into_py_any(py),
+                Value::Number(n) => n.as_f64().into_py_any(py),
+                Value::String(s) => s.into_py_any(py),
+                Value::Bool(b) => b.into_py_any(py),
+                _ => Ok(py.None()),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        out.set_item(key, PyList::new(py, items)?)?;
+    }
+    Ok(())
+}
+
 /// The comparison table as columns: `name`, `<side>_counts`, `<side>_dur_ns` for both sides,
-/// and `notes` (what the command line prints on stderr).
+/// `notes` (what the command line prints on stderr), then with `why` its fields ([`why_columns`]).
 pub(crate) fn comparison_columns<'py>(
     py: Python<'py>,
     comparison: &Comparison,
@@ -115,6 +138,7 @@ pub(crate) fn comparison_columns<'py>(
     out.set_item("test_counts", PyList::new(py, rows.iter().map(|r| r.test.count))?)?;
     out.set_item("test_dur_ns", PyList::new(py, rows.iter().map(|r| r.test.dur_ns))?)?;
     out.set_item("notes", PyList::new(py, notes)?)?;
+    why_columns(&out, tracediff::render::comparison_why_fields(comparison))?;
     Ok(out)
 }
 

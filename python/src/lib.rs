@@ -98,7 +98,11 @@ fn compare<'py>(
     options: &Options,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
     let request = options.compare_request(control, test)?;
-    let (comparison, notes) = command(py, || commands::compare(&request, &commands::CompareOptions::default()))?;
+    let compare = commands::CompareOptions {
+        why: options.why,
+        ..commands::CompareOptions::default()
+    };
+    let (comparison, notes) = command(py, || commands::compare(&request, &compare))?;
     comparison_columns(py, &comparison, &notes)
 }
 
@@ -115,6 +119,7 @@ fn view<'py>(
     let request = options.view_request(control, test)?;
     let shown = commands::ViewOptions {
         zoom: options.zoom.clone(),
+        why: options.why,
         ..commands::ViewOptions::default()
     };
     let text = |s: String| pyo3::types::PyString::new(py, &s).into_any();

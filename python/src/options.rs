@@ -58,6 +58,10 @@ pub(crate) struct Options {
     /// `--totals`); by default they are per step wherever more than one step or run is used.
     #[pyo3(get)]
     pub(crate) totals: bool,
+    /// The `--why` columns of `compare`, `operators` and `kernels` (docs/fields.md#why): each
+    /// row's change split into calls, work and efficiency, with its causes.
+    #[pyo3(get)]
+    pub(crate) why: bool,
     /// The request these options make, built and checked once when they are made: a pair's
     /// request is it with the pair's two paths.
     template: CompareRequest,
@@ -69,7 +73,7 @@ impl Options {
     #[pyo3(signature = (*, control_rank=None, test_rank=None, control_iteration=None,
         test_iteration=None, device="all".to_string(), short_names=false, normalize_names=None,
         include=Vec::new(), exclude=Vec::new(), labels=None, by_operator=false, zoom=None,
-        no_run_shift=false, totals=false))]
+        no_run_shift=false, totals=false, why=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         control_rank: Option<String>,
@@ -86,6 +90,7 @@ impl Options {
         zoom: Option<String>,
         no_run_shift: bool,
         totals: bool,
+        why: bool,
     ) -> PyResult<Self> {
         let mut options = Options {
             control_rank,
@@ -102,6 +107,7 @@ impl Options {
             zoom,
             no_run_shift,
             totals,
+            why,
             template: CompareRequest::new(PathBuf::new(), PathBuf::new()),
         };
         // Refused now, with the option's name, rather than after the traces are read.
@@ -212,6 +218,7 @@ impl std::fmt::Debug for Options {
             .field("zoom", &self.zoom)
             .field("no_run_shift", &self.no_run_shift)
             .field("totals", &self.totals)
+            .field("why", &self.why)
             .finish()
     }
 }

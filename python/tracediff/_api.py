@@ -154,6 +154,7 @@ def make_options(
     iteration: Pick = None,
     no_run_shift: bool = False,
     totals: bool = False,
+    why: bool = False,
     **unknown: Any,
 ) -> "_native.Options":
     """The keyword arguments as the one typed options object the Rust core takes. `rank` and
@@ -163,7 +164,8 @@ def make_options(
     whole run moved by one factor (docs/significance.md#a-run-wide-shift). `normalize_names`
     None is the function's default: raw names for `compare` and `ops_diff` (HTA's table),
     normalised for the views (the command line's). `totals=True`, as `--totals`, gives the
-    views' rows as sums over the selected steps and runs instead of per step."""
+    views' rows as sums over the selected steps and runs instead of per step. `why=True`, as
+    `--why`, adds the why columns to `compare`, `operators` and `kernels` (docs/fields.md#why)."""
     if unknown:
         names = ", ".join(sorted(unknown))
         raise TypeError(f"unknown keyword argument {names}: the selection options are {', '.join(SELECTION_OPTIONS)}")
@@ -190,7 +192,44 @@ def make_options(
         zoom=zoom,
         no_run_shift=bool(no_run_shift),
         totals=bool(totals),
+        why=_flag(why, "why"),
     )
+
+
+def _flag(value: Any, what: str) -> bool:
+    """A boolean option as given: True or False (a string such as "no" is a TypeError, not True)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{what} must be True or False, not {value!r}")
+    return value
+
+
+# The why columns (docs/fields.md#why) that hold numbers: floats throughout (the JSON writes
+# 100 and 12.5, and polars refuses an integer column that meets a float), NaN where a row has none.
+_WHY_TEXT = ("work_unit", "causes", "causes_via")
+
+
+def why_columns(cols: Dict[str, list], order: Optional[List[int]] = None) -> Tuple[Dict[str, list], Dict[str, str]]:
+    """The why columns of the core's `cols` (none without `why=True`), named and valued as
+    the command line's `--why --format json` writes them, rows taken in `order` (None: as
+    given); and their dtypes (float64 for the numbers, object for the text)."""
+    keys = [k for k in cols if k.startswith(("ratio_", "diff_calls_part", "diff_work_part", "diff_efficiency_part"))]
+    keys += [k for k in ("work_unit", "control_work_per_call", "test_work_per_call", "causes", "causes_via") if k in cols]
+    out: Dict[str, list] = {}
+    dtypes: Dict[str, str] = {}
+    for key in keys:
+        values = cols[key] if order is None else [cols[key][i] for i in order]
+        if key in _WHY_TEXT:
+            out[key] = values
+            dtypes[key] = "object"
+        else:
+            out[key] = [None if v is None else float(v) for v in values]
+            dtypes[key] = "float64"
+    return out, dtypes
+
+
+def without_why(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
+    """`options`, after refusing `why` as a TypeError that says why."""
+    return _refusing(command, options, ("why",), "the why columns are compare(), operators() and kernels()'s")
 
 
 def _columns(control, test, **selection) -> Dict[str, list]:
@@ -224,6 +263,9 @@ def table_columns(cols: Dict[str, list], labels: Tuple[str, str], naming: str) -
     dtypes["diff_counts"] = "int64" if both_int else "float64"
     dtypes["diff_duration"] = "float64"
     out["counts_change_categories"] = ["+" if d > 0 else "-" if d < 0 else "=" for d in out["diff_counts"]]
+    why, why_dtypes = why_columns(cols, order)
+    out.update(why)
+    dtypes.update(why_dtypes)
     return out, dtypes
 
 
@@ -242,9 +284,12 @@ def compare(
     exclude: Sequence[str] = (),
     labels: Tuple[str, str] = ("control", "test"),
     backend: Backend = "pandas",
+    why: bool = False,
 ):
     """The comparison table (`tracediff compare`) as a DataFrame: one row per name, indexed by
-    `name` (or `short_name`), with HTA's columns named after `labels`.
+    `name` (or `short_name`), with HTA's columns named after `labels`; with `why=True` the why
+    columns after them (`tracediff compare --why`, docs/fields.md#why: the ratios, the three
+    parts of each row's Δ in µs, the work per call and the causes).
 
     `control` and `test` are directories of traces, single trace files, directories of runs, or
     lists of runs (one path each). HTA's table (`compare_traces`'s defaults): ranks and
@@ -266,6 +311,7 @@ def compare(
         normalize_names=normalize_names,
         include=include,
         exclude=exclude,
+        why=why,
     )
     naming = "short_name" if short_names else "name"
     table, dtypes = table_columns(cols, (labels[0], labels[1]), naming)
@@ -294,7 +340,8 @@ def ops_diff(control: SidePath, test: SidePath, **options) -> Dict[str, List[str
     decreased, unchanged — sorted by name. Takes `compare`'s selection options."""
     options.pop("labels", None)
     options.pop("backend", None)
-    cols = _columns(control, test, **without_significance_options("ops_diff", options))
+    options = without_why("ops_diff", without_significance_options("ops_diff", options))
+    cols = _columns(control, test, **options)
     table, _ = table_columns(cols, ("control", "test"), "name")
     return categories(table["name"], table["control_counts"], table["test_counts"])
 
@@ -312,6 +359,8 @@ ViewName = Literal["operators", "kernels", "overview", "modules", "explain"]
 
 
 def _view(view: ViewName, control: SidePath, test: SidePath, **selection):
+    if view not in ("operators", "kernels"):
+        selection = without_why(view, selection)
     return _native.view(view, side_arg(control, "control"), side_arg(test, "test"), make_options(**selection))
 
 
@@ -364,6 +413,9 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
         # True, False, or None where it cannot be estimated (fewer than 3 steps per side).
         out["significant"] = cols["significant"]
         dtypes["significant"] = "object"
+    why, why_dtypes = why_columns(cols)
+    out.update(why)
+    dtypes.update(why_dtypes)
     index = "name" if "operator" not in out else None
     df = frame(out, index, backend, dtypes)
     if "run_shift" in cols and backend == "pandas":
@@ -376,24 +428,47 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
     return df
 
 
-def operators(control: SidePath, test: SidePath, *, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options):
+def operators(
+    control: SidePath,
+    test: SidePath,
+    *,
+    zoom: Optional[str] = None,
+    labels=("control", "test"),
+    backend: Backend = "pandas",
+    why: bool = False,
+    **options,
+):
     """The operator view (`tracediff operators`): per cpu_op name, calls and host/device
     self/total time (µs) per side and their difference. `zoom` narrows it to one node of
     `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options.
+    `why=True` adds the why columns (`tracediff operators --why`, docs/fields.md#why): each
+    row's change of device total time (host total without device events) split into calls,
+    work and efficiency, with its causes.
     Where significance was estimated (3 or more steps a side), pandas frames carry the run-wide
     shift in `attrs["run_shift"]` (docs/significance.md#a-run-wide-shift)."""
     check_backend(backend)
-    cols = _view("operators", control, test, zoom=zoom, labels=labels, **options)
+    cols = _view("operators", control, test, zoom=zoom, labels=labels, why=why, **options)
     return _view_frame(cols, tuple(labels), backend)
 
 
 def kernels(
-    control: SidePath, test: SidePath, *, by_operator: bool = False, zoom: Optional[str] = None, labels=("control", "test"), backend: Backend = "pandas", **options
+    control: SidePath,
+    test: SidePath,
+    *,
+    by_operator: bool = False,
+    zoom: Optional[str] = None,
+    labels=("control", "test"),
+    backend: Backend = "pandas",
+    why: bool = False,
+    **options,
 ):
     """The kernel view (`tracediff kernels`): per kernel (or per launching operator and
-    kernel), calls, total, mean, min and max duration (µs) per side."""
+    kernel), calls, total, mean, min and max duration (µs) per side. `why=True` adds the why
+    columns (`tracediff kernels --why`, docs/fields.md#why): each row's change of total time
+    split into calls and time per launch, with the causes of the operator that launched it
+    (`causes_via`)."""
     check_backend(backend)
-    cols = _view("kernels", control, test, by_operator=by_operator, zoom=zoom, labels=labels, **options)
+    cols = _view("kernels", control, test, by_operator=by_operator, zoom=zoom, labels=labels, why=why, **options)
     return _view_frame(cols, tuple(labels), backend)
 
 
@@ -530,7 +605,7 @@ def report(
     for name, value in (("table_depth", table_depth), ("table_rows", table_rows)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise TypeError(f"{name} must be a non-negative int, not {value!r}")
-    opts = make_options(labels=labels, **options)
+    opts = make_options(labels=labels, **without_why("report", options))
     _native.report(side_arg(control, "control"), side_arg(test, "test"), output, opts, table_depth, table_rows)
     return pathlib.Path(output)
 

@@ -7,7 +7,7 @@ FlameTime = Literal["host", "device"]
 Side = Literal["control", "test"]
 
 from . import _native
-from ._api import PathLike, SidePath, make_options, path_arg, side_arg, without_row_options, without_significance_options
+from ._api import PathLike, SidePath, make_options, path_arg, side_arg, without_row_options, without_significance_options, without_why
 
 
 def flamegraph(
@@ -31,7 +31,7 @@ def flamegraph(
     if not str(path).lower().endswith(".svg"):
         # As the command line's `-o`: an SVG in `y.png` opens as a broken image.
         raise _native.TraceError(f"{path}: the flame graph is an SVG (name the file .svg); folded_stacks() gives text")
-    options = without_significance_options("flamegraph", options)
+    options = without_why("flamegraph", without_significance_options("flamegraph", options))
     opts = make_options(labels=labels, **without_row_options("flamegraph", options))
     svg = _native.flamegraph(
         side_arg(control, "control"), side_arg(test, "test"), opts, time, side, False, widths
@@ -52,6 +52,6 @@ def folded_stacks(
     """`tracediff flamegraph --folded`: the flame graph's stacks as text, ``frame;frame;…
     CONTROL_NS TEST_NS`` lines (inferno's and FlameGraph's differential format), or one side's
     ``frame;… NS`` lines with ``side="control"|"test"``."""
-    options = without_significance_options("folded_stacks", options)
+    options = without_why("folded_stacks", without_significance_options("folded_stacks", options))
     opts = make_options(**without_row_options("folded_stacks", options))
     return _native.flamegraph(side_arg(control, "control"), side_arg(test, "test"), opts, time, side, True)

@@ -1,8 +1,9 @@
 //! `report` (docs/semantics.md#report): one self-contained HTML page of a pair.
 
-use super::views::loaded;
 use super::{Done, Note, collect, write_file};
-use crate::analysis::report::{Report, ReportLimits};
+use crate::analysis::explain::causes::CauseKind;
+use crate::analysis::explain::{Explanation, explain};
+use crate::analysis::report::{Report, ReportLimits, ReportWhy, WHY_ROWS, WhyLine};
 use crate::error::{Error, Result};
 use crate::request::CompareRequest;
 use std::path::Path;
@@ -21,13 +22,46 @@ pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &s
             notes.caveats(r.overview.notes());
             return Ok(r);
         }
-        let loaded = loaded(req, command, notes)?;
-        let r = crate::analysis::report::report(req, &loaded, limits)?;
+        // With the operators' input shapes: the "Why" section's work figures.
+        let loaded = crate::analysis::load::loaded::load_with(req, command, true)?;
+        notes.caveats(loaded.notes.iter().cloned());
+        let why = |ops: &crate::ViewTable, time: usize| Some(report_why(&explain(req, &loaded, ops, time)));
+        let r = crate::analysis::report::report(req, &loaded, limits, &why)?;
         notes.caveats(loaded.overlap_notes(&req.labels));
         notes.caveats(r.overview.notes());
         notes.caveats(r.shift_note());
         Ok(r)
     })
+}
+
+/// The page's "Why" section from `explain`'s reading of the step's operators: its largest
+/// changes, each with its words and the shapes, element types and kernels that changed.
+fn report_why(e: &Explanation) -> ReportWhy {
+    let rows = e
+        .rows
+        .iter()
+        .take(WHY_ROWS)
+        .map(|r| WhyLine {
+            name: r.name.clone(),
+            parts: r.parts,
+            has_work: r.unit.is_some(),
+            significant: r.significant,
+            reading: r.reading.clone(),
+            causes: r
+                .causes
+                .iter()
+                .filter(|c| matches!(c.kind, CauseKind::Shapes | CauseKind::Dtypes | CauseKind::Kernels))
+                .map(|c| c.short.clone())
+                .collect(),
+        })
+        .collect();
+    ReportWhy {
+        measure: e.measure,
+        rows,
+        changed: e.rows.len(),
+        summary: e.summary.clone(),
+        per_step: false,
+    }
 }
 
 /// Renders the page and writes it to `path` whole or not at all; returns the note that says so.

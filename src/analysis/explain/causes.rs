@@ -71,7 +71,7 @@ pub fn explained(
     let parts = decompose(c, t);
     let ratios = ratios(c, t);
     let causes = causes(stats, [c, t], unit, peaks);
-    let line = line(name, [c, t], &ratios, &causes, significant);
+    let (line, reading) = line(name, [c, t], &ratios, &causes, significant);
     Explained {
         name: name.to_string(),
         control: c,
@@ -82,6 +82,7 @@ pub fn explained(
         significant,
         causes,
         line,
+        reading,
         kernels: stats[0]
             .kernels
             .keys()
@@ -259,8 +260,14 @@ fn times(r: f64) -> String {
 }
 
 /// The row's one line: its Δ and the three parts as ratios, largest part first, with the
-/// causes that explain each.
-fn line(name: &str, [c, t]: [SideCost; 2], r: &Ratios, causes: &[Cause], significant: Option<bool>) -> String {
+/// causes that explain each; and those parts' words alone (the line after its Δ).
+fn line(
+    name: &str,
+    [c, t]: [SideCost; 2],
+    r: &Ratios,
+    causes: &[Cause],
+    significant: Option<bool>,
+) -> (String, String) {
     let delta = t.time_ns - c.time_ns;
     let pct = if c.time_ns > 0 {
         format!("{:+.1}%", delta as f64 / c.time_ns as f64 * 100.0)
@@ -304,11 +311,9 @@ fn line(name: &str, [c, t]: [SideCost; 2], r: &Ratios, causes: &[Cause], signifi
         None => "",
     };
     let said: Vec<String> = phrases.into_iter().map(|(_, p)| p).collect();
-    format!(
-        "{name}  {}/step ({pct}){noise}  {}",
-        fmt_duration(delta, true),
-        said.join(", ")
-    )
+    let reading = said.join(", ");
+    let line = format!("{name}  {}/step ({pct}){noise}  {reading}", fmt_duration(delta, true));
+    (line, reading)
 }
 
 /// The paragraph on the whole change: the step's Δ, the parts summed over the changed rows and

@@ -65,6 +65,10 @@ pub struct Explained {
     pub causes: Vec<Cause>,
     /// The row in one line (`aten::mm  +3.21 ms/step (+48.0%)  work ×1.92 (…), …`).
     pub line: String,
+    /// The line's words on the parts alone (`work ×1.92 (…), efficiency ×0.97, calls same`):
+    /// what the report shows beside the row's Δ.
+    #[serde(skip)]
+    pub reading: String,
     /// The kernels the op launched itself on either side, sorted: what ties a kernel row (of
     /// the gate, say) to the op it explains.
     #[serde(skip)]

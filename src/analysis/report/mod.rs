@@ -6,6 +6,7 @@
 
 use crate::analysis::classes::Classifier;
 use crate::analysis::compare::compare_sides;
+use crate::analysis::cost::decompose::Parts;
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::flamegraph::{FlameStacks, flame_stacks_default};
 use crate::analysis::load::loaded::Loaded;
@@ -95,7 +96,51 @@ pub struct Report {
     /// The names of the comparison's rows of device events, where it holds host and device
     /// rows alike: the bar charts draw them in a panel of their own. `None`: not known.
     pub device_rows: Option<std::collections::BTreeSet<String>>,
+    /// The operators whose self time moved most, as `explain` reads them (the page's "Why"
+    /// section); `None` for sides of runs, which `explain` does not read.
+    pub why: Option<ReportWhy>,
 }
+
+/// The most operator rows the page's "Why" section lists (as `explain`'s `--top` default).
+pub const WHY_ROWS: usize = 10;
+
+/// The changed operator rows of the step as `explain` reads them: the largest changes of self
+/// time, each split into calls, work and efficiency, with its causes.
+#[derive(Debug, Clone)]
+pub struct ReportWhy {
+    /// The time the rows are measured by: device self, or host self without device events.
+    pub measure: Measure,
+    /// The rows of the largest |Δ|, at most [`WHY_ROWS`], the largest first.
+    pub rows: Vec<WhyLine>,
+    /// How many operator rows changed in all.
+    pub changed: usize,
+    /// `explain`'s paragraph on the whole change.
+    pub summary: String,
+    /// Whether the values are per step.
+    pub per_step: bool,
+}
+
+/// One changed operator as `explain` words it.
+#[derive(Debug, Clone)]
+pub struct WhyLine {
+    /// The operator's name.
+    pub name: String,
+    /// Its Δ and the three parts (ns; per step where the page's values are).
+    pub parts: Parts,
+    /// Whether the row has a work figure on both sides (else its work part is not one).
+    pub has_work: bool,
+    /// Whether its change is beyond run-to-run noise (`None`: not judged).
+    pub significant: Option<bool>,
+    /// `explain`'s words on the parts (`work ×2.25 (dims …), efficiency ×0.89, calls same`).
+    pub reading: String,
+    /// The shapes, element types and kernels that changed, in short words.
+    pub causes: Vec<String>,
+}
+
+/// What reads the step's operator table (every row, per step where the page's values are) with
+/// the index of the measure that times its rows, into the page's "Why" section: `explain`,
+/// which the command hands in (it sits beside the report, not below it).
+pub type Explain<'a> = &'a dyn Fn(&ViewTable, usize) -> Option<ReportWhy>;
 
 impl Report {
     /// The note on a run-wide shift that the module marks were judged beyond (or, under
@@ -107,8 +152,9 @@ impl Report {
     }
 }
 
-/// Builds the report of a loaded pair.
-pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Result<Report> {
+/// Builds the report of a loaded pair; `explain` reads the step's operators for the "Why"
+/// section.
+pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits, explain: Explain<'_>) -> Result<Report> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let classifier = req.classifier()?;
     let mut diff = modules(req, loaded)?;
@@ -117,7 +163,14 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
     let per_step = PerStep::of(req, loaded);
     let mut nodes = Vec::new();
     reachable(&diff.root, limits.depth, &mut nodes);
-    let tables = all_node_tables(req, loaded, (&filter, &classifier), &nodes, limits.rows, per_step);
+    let (tables, why) = all_node_tables(
+        req,
+        loaded,
+        (&filter, &classifier),
+        &nodes,
+        (limits.rows, per_step),
+        explain,
+    );
     let has_device = tables.first().is_some_and(|t| t.operators.has_device);
     // The flame graph's default time: device on a GPU pair, as its module chart.
     let mut flame = flame_stacks_default(&diff, loaded, None, &classifier);
@@ -150,6 +203,7 @@ pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits) -> Re
         tables,
         limits,
         has_device,
+        why,
     })
 }
 
@@ -209,17 +263,18 @@ fn reachable<'a>(top: &'a AlignedNode, depth: usize, out: &mut Vec<(&'a AlignedN
     }
 }
 
-/// The tables of every listed node. The step holds every selected event: no scope, exactly as
-/// the views without `--zoom`. The other nodes' tables come from one pass over the events for
-/// all of them, not one per node.
+/// The tables of every listed node, and the step's operators read by `explain` before the
+/// cut. The step holds every selected event: no scope, exactly as the views without `--zoom`.
+/// The other nodes' tables come from one pass over the events for all of them, not one per
+/// node.
 fn all_node_tables(
     req: &CompareRequest,
     loaded: &Loaded,
     (filter, classifier): (&NameFilter, &Classifier),
     nodes: &[(&AlignedNode, String)],
-    rows: usize,
-    per_step: Option<PerStep>,
-) -> Vec<NodeTables> {
+    (rows, per_step): (usize, Option<PerStep>),
+    explain: Explain<'_>,
+) -> (Vec<NodeTables>, Option<ReportWhy>) {
     let scoped: Vec<&AlignedNode> = nodes.iter().filter(|n| !n.1.is_empty()).map(|n| n.0).collect();
     let scopes = NodeScopes::of(loaded, &scoped);
     let (ops, ks) = rayon::join(
@@ -228,34 +283,39 @@ fn all_node_tables(
     );
     let shift = marks::Shift::new();
     let mut scoped = marks::marked_node_tables((req, loaded), &scopes, classifier, (ops, ks), &shift).into_iter();
-    nodes
+    let mut why = None;
+    let tables = nodes
         .iter()
         .filter_map(|(node, path)| {
             // One set of tables per scoped node, in the nodes' order.
-            let tables = if path.is_empty() {
+            let mut tables = if path.is_empty() {
                 marks::marked_step_tables((req, loaded), filter, classifier, &shift)
             } else {
                 scoped.next()?
             };
-            Some(node_tables(node.id, path, tables, rows, per_step))
+            if let Some(p) = per_step {
+                tables.iter_mut().for_each(|t| p.apply(t));
+            }
+            if path.is_empty() {
+                why = step_why(&tables[0], explain);
+            }
+            Some(finish_tables(node.id, path, tables, rows))
         })
-        .collect()
+        .collect();
+    (tables, why)
 }
 
-/// A node's tables made per step where the page's values are, then cut.
-fn node_tables(
-    id: usize,
-    path: &str,
-    mut tables: [ViewTable; 3],
-    rows: usize,
-    per_step: Option<PerStep>,
-) -> NodeTables {
-    if let Some(p) = per_step {
-        for table in &mut tables {
-            p.apply(table);
-        }
-    }
-    finish_tables(id, path, tables, rows)
+/// The "Why" section of the step's operator table (every row): its rows timed by self time,
+/// device self where the pair has device events, as `explain` times them.
+fn step_why(ops: &ViewTable, explain: Explain<'_>) -> Option<ReportWhy> {
+    let measure = if ops.has_device {
+        Measure::DeviceSelf
+    } else {
+        Measure::HostSelf
+    };
+    let mut why = explain(ops, ops.measure(measure).unwrap_or(0))?;
+    why.per_step = ops.rows.iter().any(|r| r.per_step.is_some());
+    Some(why)
 }
 
 /// A node's operator, kernel and class tables (every row, per step where they are), cut to

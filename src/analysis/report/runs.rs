@@ -103,6 +103,8 @@ pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Rep
         runs: runs.into_array(),
         aligned_runs,
         device_rows: None,
+        // `explain` reads one run per side.
+        why: None,
     };
     Ok((report, notes))
 }

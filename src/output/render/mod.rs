@@ -23,6 +23,7 @@ pub mod plot_bars;
 pub mod report;
 pub mod report_headline;
 pub mod report_history;
+pub mod report_why;
 pub mod short_names;
 pub(crate) mod table;
 pub mod views;

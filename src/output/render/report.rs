@@ -63,6 +63,7 @@ pub fn render_with_history(report: &Report, history: &str) -> String {
             ("HEADLINE", &headline),
             ("STYLE", STYLE),
             ("BREAKDOWN", &breakdown),
+            ("WHY", &super::report_why::section(report.why.as_ref())),
             ("CHARTS", &charts),
             ("FLAMETIME", flame_time(report)),
             ("FLAMEGRAPH", &flame),

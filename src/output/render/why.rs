@@ -4,9 +4,11 @@
 //! under the terminal table as one line per row).
 
 use super::table::{Cell, Column, Formats, Line};
+use crate::analysis::diff::Comparison;
 use crate::analysis::explain::causes::fmt_rate;
-use crate::analysis::explain::why::WhyRow;
-use serde_json::json;
+use crate::analysis::explain::why::{WhyRow, WhyTable};
+use crate::analysis::views::ViewTable;
+use serde_json::{Value, json};
 use std::borrow::Cow;
 
 /// What a `--why` cell holds.
@@ -120,6 +122,44 @@ pub(crate) fn cell(w: Option<&WhyRow>, of: WhyOf) -> Cell<'_> {
         },
         WhyOf::Via => w.via.as_deref().map_or(Cell::Empty, |op| Cell::Name(Cow::Borrowed(op))),
     }
+}
+
+/// The `--why` fields of a table, as `--format json` writes them (docs/fields.md#why): each
+/// field's name and its value per row, rows in the order of `keys` (each row's operator, where
+/// its table keys rows by one, and name).
+fn fields(why: &WhyTable, keys: &[(Option<&str>, &str)], per_step: bool) -> Vec<(String, Vec<Value>)> {
+    columns(per_step, false)
+        .into_iter()
+        .map(|(column, of)| {
+            let values = keys
+                .iter()
+                .map(|&(operator, name)| cell(why.get(operator, name), of).json().unwrap_or(Value::Null))
+                .collect();
+            (column.key, values)
+        })
+        .collect()
+}
+
+/// The `--why` fields of a comparison's rows in its order, as `compare --why --format json`
+/// writes them (None: the comparison was made without `--why`): for another front end.
+pub fn comparison_why_fields(c: &Comparison) -> Option<Vec<(String, Vec<Value>)>> {
+    let why = c.why.as_ref()?;
+    let keys: Vec<_> = c.rows.iter().map(|r| (None, r.name.as_str())).collect();
+    let per_step = c.rows.iter().any(|r| r.per_step.is_some());
+    Some(fields(why, &keys, per_step))
+}
+
+/// The `--why` fields of a view's rows in its order, as `operators --why --format json` and
+/// `kernels --why --format json` write them (None: no `--why` values): for another front end.
+pub fn view_why_fields(table: &ViewTable, why: Option<&WhyTable>) -> Option<Vec<(String, Vec<Value>)>> {
+    let why = why?;
+    let keys: Vec<_> = table
+        .rows
+        .iter()
+        .map(|r| (r.operator.as_deref(), r.name.as_str()))
+        .collect();
+    let per_step = table.rows.iter().any(|r| r.per_step.is_some());
+    Some(fields(why, &keys, per_step))
 }
 
 /// The terminal's lines under the table: each shown row's causes (`aten::mm: dims … → …`,
