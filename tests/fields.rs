@@ -335,3 +335,115 @@ fn summaries_give_the_same_fields_as_the_traces() {
         }
     }
 }
+
+/// The value at a dotted `key` of a JSON object (`breakdown.idle.launch_per_step_us`).
+fn at<'a>(v: &'a Value, key: &str) -> &'a Value {
+    key.split('.').fold(v, |v, k| &v[k])
+}
+
+/// Whether a CSV cell and a JSON value hold the same thing (a number, text, or nothing).
+fn same_cell(text: &str, v: &Value) -> bool {
+    match v {
+        Value::Number(n) => text.parse::<f64>().ok() == n.as_f64(),
+        Value::Null => text.is_empty(),
+        Value::String(s) => text == s,
+        other => panic!("{other}"),
+    }
+}
+
+/// Every time key of an overview object (the side's `breakdown`, a `per_step`, `per_rank` or
+/// straggler row) says it is per step: the step time's parts are means per step, never sums.
+fn times_per_step(v: &Value, place: &str) -> usize {
+    let mut times = 0;
+    for (k, inner) in v.as_object().unwrap() {
+        if inner.is_object() {
+            times += times_per_step(inner, &format!("{place}.{k}"));
+        } else if k.ends_with("_us") {
+            assert!(k.ends_with("_per_step_us"), "{place}.{k} holds µs per step");
+            times += 1;
+        }
+    }
+    times
+}
+
+/// The overview (issue 53): its CSV's metrics are the JSON's keys, each holding the same number
+/// (side totals and each rank's rows), and every key of the step-time breakdown, whose values
+/// are per step, says so (`breakdown.compute_per_step_us`), in the side's breakdown and in its
+/// per-step, per-rank and straggler rows alike.
+#[test]
+fn the_overview_writes_each_field_with_one_meaning_in_csv_and_json() {
+    let pairs: [(&str, &str, &[&str]); 3] = [
+        ("fixtures/breakdown/control", "fixtures/breakdown/test", &["--per-step"]),
+        ("fixtures/idle/control", "fixtures/idle/test", &["--per-step"]),
+        (
+            "fixtures/cpuranks/control",
+            "fixtures/cpuranks/test",
+            &["--rank", "all", "--per-step"],
+        ),
+    ];
+    for (c, t, extra) in pairs {
+        let mut args = vec!["overview", c, t];
+        args.extend(extra);
+        let doc = json(&args);
+        // The CSV is a row per metric (the per-step rows are JSON's).
+        let mut csv_args: Vec<&str> = args.iter().copied().filter(|a| *a != "--per-step").collect();
+        csv_args.extend(["--format", "csv"]);
+        let text = ok(&csv_args);
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        let mut compared = 0;
+        for rec in r.records() {
+            let rec = rec.unwrap();
+            let cell = |h: &str| headers.iter().position(|x| x == h).map(|i| &rec[i]);
+            let key = &rec[0];
+            match cell("rank").filter(|r| !r.is_empty()) {
+                // Side totals: the JSON's side objects and its `diff`.
+                None => {
+                    for side in ["control", "test", "diff"] {
+                        let v = at(&doc[side], key);
+                        let text = cell(side).unwrap();
+                        if side == "diff" && v.is_null() {
+                            continue;
+                        }
+                        assert!(same_cell(text, v), "{args:?} {key}: {side} {text} in CSV, {v} in JSON");
+                        compared += 1;
+                    }
+                }
+                // A rank's rows: the same name in the JSON's `per_rank` row of that rank.
+                Some(rank) => {
+                    let Some(field) = key.strip_prefix("breakdown.") else {
+                        continue;
+                    };
+                    for side in ["control", "test"] {
+                        let Some(row) = doc[side]["per_rank"].as_array().and_then(|rows| {
+                            rows.iter()
+                                .find(|r| r["rank"].as_i64().map(|n| n.to_string()).as_deref() == Some(rank))
+                        }) else {
+                            continue;
+                        };
+                        let (text, v) = (cell(side).unwrap(), at(row, field));
+                        assert!(same_cell(text, v), "{args:?} rank {rank} {key}: {side} {text} vs {v}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 40, "{args:?}: {compared}");
+        let mut times = 0;
+        for side in ["control", "test"] {
+            let s = &doc[side];
+            if s["breakdown"].is_object() {
+                times += times_per_step(&s["breakdown"], "breakdown");
+            }
+            for rows in ["per_step", "per_rank"] {
+                for row in s[rows].as_array().into_iter().flatten() {
+                    times += times_per_step(row, rows);
+                }
+            }
+            for row in s["straggler"]["per_step"].as_array().into_iter().flatten() {
+                times += times_per_step(row, "straggler.per_step");
+            }
+        }
+        assert!(times > 10, "{args:?}");
+    }
+}
