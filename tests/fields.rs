@@ -447,3 +447,67 @@ fn the_overview_writes_each_field_with_one_meaning_in_csv_and_json() {
         assert!(times > 10, "{args:?}");
     }
 }
+
+/// Every key of a JSON value that holds a time ends in `_us`: none in `_ns` (the gate wrote ns
+/// where every other command writes µs).
+fn no_ns_keys(v: &Value, place: &str) {
+    match v {
+        Value::Object(m) => {
+            for (k, inner) in m {
+                assert!(!k.ends_with("_ns"), "{place}.{k}: a time in ns");
+                no_ns_keys(inner, &format!("{place}.{k}"));
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|inner| no_ns_keys(inner, place)),
+        _ => {}
+    }
+}
+
+/// The gate (issue 53): its times are µs in JSON and CSV alike, a rule's values in its `unit`
+/// (`us` for timings), and the CSV's rule rows hold the JSON's numbers under the same names.
+#[test]
+fn the_gate_writes_times_in_us_with_one_meaning_in_csv_and_json() {
+    let args = [
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--max-step-time-regression",
+        "5%",
+        "--max-op-regression",
+        "10%",
+    ];
+    let run = crate::common::run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    no_ns_keys(&doc, "");
+    let report = &doc["report"];
+    assert_eq!(report["baseline"]["step_median_us"], 1522.0, "{report:#}");
+    let top = &report["top_contributors"][0];
+    let (b, c, d) = (
+        top["baseline_per_step_us"].as_f64().unwrap(),
+        top["candidate_per_step_us"].as_f64().unwrap(),
+        top["diff_per_step_us"].as_f64().unwrap(),
+    );
+    assert!((c - b - d).abs() < 1e-6 && d > 1000.0, "{top}");
+    let csv = crate::common::run(&[&args[..], &["--format", "csv"]].concat());
+    let mut r = csv::Reader::from_reader(csv.stdout.as_bytes());
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let rules = report["rules"].as_array().unwrap();
+    let mut compared = 0;
+    for (rec, rule) in r.records().zip(rules) {
+        let rec = rec.unwrap();
+        for (h, text) in headers.iter().zip(rec.iter()) {
+            let v = &rule[h.as_str()];
+            let same = match v {
+                Value::Number(n) => text.parse::<f64>().ok() == n.as_f64(),
+                Value::Null => text.is_empty(),
+                Value::String(s) => text == s,
+                other => panic!("{h}: {other}"),
+            };
+            assert!(same, "{}: {h} is {text} in CSV, {v} in JSON", rule["subject"]);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 3 * headers.len(), "{compared}");
+    assert_eq!(rules[0]["unit"], "us", "{:#}", rules[0]);
+}
