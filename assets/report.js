@@ -148,6 +148,22 @@ function overviewValue(key, v, isDiff) {
   else s = String(v);
   return isDiff && v > 0 ? "+" + s : s;
 }
+// An overview Δ cell's colour, never by direction alone: the step time's where its change was
+// judged significant (`stepSignificant`, the headline's judgement; neutral where it was judged
+// within the noise or not estimated); the breakdown's parts by their share of the step's change
+// (where the step's time went: under 1% plain, deeper d1 < 5% ≤ d2 < 25% ≤ d3, as the tables'
+// Δ cells); every other row (GPU busy, host ops busy, host communication, memory, ratios,
+// counts) neutral, as no significance is estimated for it.
+function overviewClass(key, diff, stepDiff, stepSignificant) {
+  const c = signClass(diff);
+  if (c === null) return null;
+  if (key === "mean_step_time_us") return stepSignificant === true ? c : null;
+  if (!key.startsWith("breakdown.") || !key.endsWith("_us")) return null;
+  const step = Math.abs(stepDiff || 0);
+  if (step === 0) return null;
+  const share = Math.abs(diff) / step;
+  return share < 0.01 ? null : c + (share >= 0.25 ? " d3" : share >= 0.05 ? " d2" : " d1");
+}
 function overview() {
   const ov = D.overview, t = $("overview-table");
   if (!ov || !ov.control) { t.replaceWith(el("p", { class: "note" }, "No overview.")); return; }
@@ -167,17 +183,7 @@ function overview() {
     if (group === "breakdown.compute_by_class" && !get(ov.control, key) && !get(ov.test, key)) continue;
     const pct = get(ov.diff_pct, key);
     const diff = get(ov.diff, key);
-    // Times by their size too: a part under 1% of the step's change stays plain, and the colour
-    // deepens with its share of it (as the tables' Δ cells).
-    const stepDiff = Math.abs(get(ov.diff, "mean_step_time_us") || 0);
-    const bySize = (v) => {
-      const c = signClass(v);
-      if (c === null || key === "mean_step_time_us" || stepDiff === 0) return c;
-      const share = Math.abs(v) / stepDiff;
-      return share < 0.01 ? null : c + (share >= 0.25 ? " d3" : share >= 0.05 ? " d2" : " d1");
-    };
-    const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null
-      : key.endsWith("_us") ? bySize(diff) : signClass(diff);
+    const cls = overviewClass(key, diff, get(ov.diff, "mean_step_time_us"), D.stepSignificant);
     body.append(el("tr", { "data-key": key }, el("td", {}, OVERVIEW_LABELS[key]),
       el("td", {}, overviewValue(key, get(ov.control, key))), el("td", {}, overviewValue(key, get(ov.test, key))),
       el("td", { class: cls }, overviewValue(key, diff, true)), el("td", { class: cls }, pct === null || pct === undefined ? "–" : pct)));
