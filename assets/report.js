@@ -114,26 +114,26 @@ function header() {
 
 const OVERVIEW_LABELS = {
   device_memory_bytes: "device memory", ranks: "ranks", steps: "steps", mean_step_time_us: "mean step time",
-  "breakdown.compute_us": "├ compute",
-  "breakdown.compute_by_class.gemm_us": "│\u00a0├ gemm",
-  "breakdown.compute_by_class.attention_us": "│\u00a0├ attention",
-  "breakdown.compute_by_class.conv_us": "│\u00a0├ conv",
-  "breakdown.compute_by_class.norm_us": "│\u00a0├ norm",
-  "breakdown.compute_by_class.elementwise_us": "│\u00a0├ elementwise",
-  "breakdown.compute_by_class.reduce_us": "│\u00a0├ reduce",
-  "breakdown.compute_by_class.index_us": "│\u00a0├ index",
-  "breakdown.compute_by_class.copy_us": "│\u00a0├ copy",
-  "breakdown.compute_by_class.communication_us": "│\u00a0├ communication",
-  "breakdown.compute_by_class.moe_us": "│\u00a0├ moe",
-  "breakdown.compute_by_class.optimizer_us": "│\u00a0├ optimizer",
-  "breakdown.compute_by_class.other_us": "│\u00a0├ other",
-  "breakdown.comm_exposed_us": "├ exposed communication",
-  "breakdown.memory_exposed_us": "├ exposed memory copies", "breakdown.idle_us": "└ GPU idle",
-  "breakdown.idle.host_communication_us": "\u00a0\u00a0├ host communication",
-  "breakdown.idle.synchronize_us": "\u00a0\u00a0├ synchronize", "breakdown.idle.launch_us": "\u00a0\u00a0├ launch",
-  "breakdown.idle.dataloader_us": "\u00a0\u00a0├ dataloader", "breakdown.idle.host_compute_us": "\u00a0\u00a0├ host compute",
-  "breakdown.idle.untraced_us": "\u00a0\u00a0└ untraced",
-  "breakdown.comm_total_us": "communication per step", "breakdown.comm_overlapped_us": "├ overlapped with compute",
+  "breakdown.compute_per_step_us": "├ compute",
+  "breakdown.compute_by_class.gemm_per_step_us": "│\u00a0├ gemm",
+  "breakdown.compute_by_class.attention_per_step_us": "│\u00a0├ attention",
+  "breakdown.compute_by_class.conv_per_step_us": "│\u00a0├ conv",
+  "breakdown.compute_by_class.norm_per_step_us": "│\u00a0├ norm",
+  "breakdown.compute_by_class.elementwise_per_step_us": "│\u00a0├ elementwise",
+  "breakdown.compute_by_class.reduce_per_step_us": "│\u00a0├ reduce",
+  "breakdown.compute_by_class.index_per_step_us": "│\u00a0├ index",
+  "breakdown.compute_by_class.copy_per_step_us": "│\u00a0├ copy",
+  "breakdown.compute_by_class.communication_per_step_us": "│\u00a0├ communication",
+  "breakdown.compute_by_class.moe_per_step_us": "│\u00a0├ moe",
+  "breakdown.compute_by_class.optimizer_per_step_us": "│\u00a0├ optimizer",
+  "breakdown.compute_by_class.other_per_step_us": "│\u00a0├ other",
+  "breakdown.comm_exposed_per_step_us": "├ exposed communication",
+  "breakdown.memory_exposed_per_step_us": "├ exposed memory copies", "breakdown.idle_per_step_us": "└ GPU idle",
+  "breakdown.idle.host_communication_per_step_us": "\u00a0\u00a0├ host communication",
+  "breakdown.idle.synchronize_per_step_us": "\u00a0\u00a0├ synchronize", "breakdown.idle.launch_per_step_us": "\u00a0\u00a0├ launch",
+  "breakdown.idle.dataloader_per_step_us": "\u00a0\u00a0├ dataloader", "breakdown.idle.host_compute_per_step_us": "\u00a0\u00a0├ host compute",
+  "breakdown.idle.untraced_per_step_us": "\u00a0\u00a0└ untraced",
+  "breakdown.comm_total_per_step_us": "communication per step", "breakdown.comm_overlapped_per_step_us": "├ overlapped with compute",
   "breakdown.overlap_ratio": "└ overlap ratio", host_comm_per_step_us: "host communication per step",
   gpu_busy_per_step_us: "GPU busy per step", gpu_utilization: "GPU utilization",
   host_busy_per_step_us: "host ops busy per step", avg_allocated_bytes: "avg allocated",
@@ -147,6 +147,22 @@ function overviewValue(key, v, isDiff) {
   else if (key === "gpu_utilization" || key.endsWith("_ratio")) s = (v * 100).toFixed(1) + (isDiff ? " pp" : "%");
   else s = String(v);
   return isDiff && v > 0 ? "+" + s : s;
+}
+// An overview Δ cell's colour, never by direction alone: the step time's where its change was
+// judged significant (`stepSignificant`, the headline's judgement; neutral where it was judged
+// within the noise or not estimated); the breakdown's parts by their share of the step's change
+// (where the step's time went: under 1% plain, deeper d1 < 5% ≤ d2 < 25% ≤ d3, as the tables'
+// Δ cells); every other row (GPU busy, host ops busy, host communication, memory, ratios,
+// counts) neutral, as no significance is estimated for it.
+function overviewClass(key, diff, stepDiff, stepSignificant) {
+  const c = signClass(diff);
+  if (c === null) return null;
+  if (key === "mean_step_time_us") return stepSignificant === true ? c : null;
+  if (!key.startsWith("breakdown.") || !key.endsWith("_us")) return null;
+  const step = Math.abs(stepDiff || 0);
+  if (step === 0) return null;
+  const share = Math.abs(diff) / step;
+  return share < 0.01 ? null : c + (share >= 0.25 ? " d3" : share >= 0.05 ? " d2" : " d1");
 }
 function overview() {
   const ov = D.overview, t = $("overview-table");
@@ -167,17 +183,7 @@ function overview() {
     if (group === "breakdown.compute_by_class" && !get(ov.control, key) && !get(ov.test, key)) continue;
     const pct = get(ov.diff_pct, key);
     const diff = get(ov.diff, key);
-    // Times by their size too: a part under 1% of the step's change stays plain, and the colour
-    // deepens with its share of it (as the tables' Δ cells).
-    const stepDiff = Math.abs(get(ov.diff, "mean_step_time_us") || 0);
-    const bySize = (v) => {
-      const c = signClass(v);
-      if (c === null || key === "mean_step_time_us" || stepDiff === 0) return c;
-      const share = Math.abs(v) / stepDiff;
-      return share < 0.01 ? null : c + (share >= 0.25 ? " d3" : share >= 0.05 ? " d2" : " d1");
-    };
-    const cls = key === "gpu_utilization" || key.endsWith("_ratio") || key === "ranks" || key === "steps" ? null
-      : key.endsWith("_us") ? bySize(diff) : signClass(diff);
+    const cls = overviewClass(key, diff, get(ov.diff, "mean_step_time_us"), D.stepSignificant);
     body.append(el("tr", { "data-key": key }, el("td", {}, OVERVIEW_LABELS[key]),
       el("td", {}, overviewValue(key, get(ov.control, key))), el("td", {}, overviewValue(key, get(ov.test, key))),
       el("td", { class: cls }, overviewValue(key, diff, true)), el("td", { class: cls }, pct === null || pct === undefined ? "–" : pct)));

@@ -654,7 +654,7 @@ fn gate_fails_a_kernel_twice_as_slow_and_names_it() {
         "json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["schema_version"], 2);
+    assert_eq!(v["schema_version"], 3);
     assert_eq!(v["report"]["verdict"], "fail");
     // The threshold is a number beside what it bounds; the text is the table's.
     let rule = &v["report"]["rules"][0];
@@ -670,13 +670,13 @@ fn gate_fails_a_kernel_twice_as_slow_and_names_it() {
     assert!(failing[0].starts_with("void cutlass::Kernel<"));
 }
 
-/// The subjects of the timing rules (in ns) a gate's JSON report fails.
+/// The subjects of the timing rules (in µs) a gate's JSON report fails.
 fn failing_time_rules(v: &serde_json::Value) -> Vec<&str> {
     v["report"]["rules"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["verdict"] == "fail" && r["unit"] == "ns")
+        .filter(|r| r["verdict"] == "fail" && r["unit"] == "us")
         .map(|r| r["subject"].as_str().unwrap())
         .collect()
 }

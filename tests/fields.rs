@@ -335,3 +335,179 @@ fn summaries_give_the_same_fields_as_the_traces() {
         }
     }
 }
+
+/// The value at a dotted `key` of a JSON object (`breakdown.idle.launch_per_step_us`).
+fn at<'a>(v: &'a Value, key: &str) -> &'a Value {
+    key.split('.').fold(v, |v, k| &v[k])
+}
+
+/// Whether a CSV cell and a JSON value hold the same thing (a number, text, or nothing).
+fn same_cell(text: &str, v: &Value) -> bool {
+    match v {
+        Value::Number(n) => text.parse::<f64>().ok() == n.as_f64(),
+        Value::Null => text.is_empty(),
+        Value::String(s) => text == s,
+        other => panic!("{other}"),
+    }
+}
+
+/// Every time key of an overview object (the side's `breakdown`, a `per_step`, `per_rank` or
+/// straggler row) says it is per step: the step time's parts are means per step, never sums.
+fn times_per_step(v: &Value, place: &str) -> usize {
+    let mut times = 0;
+    for (k, inner) in v.as_object().unwrap() {
+        if inner.is_object() {
+            times += times_per_step(inner, &format!("{place}.{k}"));
+        } else if k.ends_with("_us") {
+            assert!(k.ends_with("_per_step_us"), "{place}.{k} holds µs per step");
+            times += 1;
+        }
+    }
+    times
+}
+
+/// The overview (issue 53): its CSV's metrics are the JSON's keys, each holding the same number
+/// (side totals and each rank's rows), and every key of the step-time breakdown, whose values
+/// are per step, says so (`breakdown.compute_per_step_us`), in the side's breakdown and in its
+/// per-step, per-rank and straggler rows alike.
+#[test]
+fn the_overview_writes_each_field_with_one_meaning_in_csv_and_json() {
+    let pairs: [(&str, &str, &[&str]); 3] = [
+        ("fixtures/breakdown/control", "fixtures/breakdown/test", &["--per-step"]),
+        ("fixtures/idle/control", "fixtures/idle/test", &["--per-step"]),
+        (
+            "fixtures/cpuranks/control",
+            "fixtures/cpuranks/test",
+            &["--rank", "all", "--per-step"],
+        ),
+    ];
+    for (c, t, extra) in pairs {
+        let mut args = vec!["overview", c, t];
+        args.extend(extra);
+        let doc = json(&args);
+        // The CSV is a row per metric (the per-step rows are JSON's).
+        let mut csv_args: Vec<&str> = args.iter().copied().filter(|a| *a != "--per-step").collect();
+        csv_args.extend(["--format", "csv"]);
+        let text = ok(&csv_args);
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        let mut compared = 0;
+        for rec in r.records() {
+            let rec = rec.unwrap();
+            let cell = |h: &str| headers.iter().position(|x| x == h).map(|i| &rec[i]);
+            let key = &rec[0];
+            match cell("rank").filter(|r| !r.is_empty()) {
+                // Side totals: the JSON's side objects and its `diff`.
+                None => {
+                    for side in ["control", "test", "diff"] {
+                        let v = at(&doc[side], key);
+                        let text = cell(side).unwrap();
+                        if side == "diff" && v.is_null() {
+                            continue;
+                        }
+                        assert!(same_cell(text, v), "{args:?} {key}: {side} {text} in CSV, {v} in JSON");
+                        compared += 1;
+                    }
+                }
+                // A rank's rows: the same name in the JSON's `per_rank` row of that rank.
+                Some(rank) => {
+                    let Some(field) = key.strip_prefix("breakdown.") else {
+                        continue;
+                    };
+                    for side in ["control", "test"] {
+                        let Some(row) = doc[side]["per_rank"].as_array().and_then(|rows| {
+                            rows.iter()
+                                .find(|r| r["rank"].as_i64().map(|n| n.to_string()).as_deref() == Some(rank))
+                        }) else {
+                            continue;
+                        };
+                        let (text, v) = (cell(side).unwrap(), at(row, field));
+                        assert!(same_cell(text, v), "{args:?} rank {rank} {key}: {side} {text} vs {v}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 40, "{args:?}: {compared}");
+        let mut times = 0;
+        for side in ["control", "test"] {
+            let s = &doc[side];
+            if s["breakdown"].is_object() {
+                times += times_per_step(&s["breakdown"], "breakdown");
+            }
+            for rows in ["per_step", "per_rank"] {
+                for row in s[rows].as_array().into_iter().flatten() {
+                    times += times_per_step(row, rows);
+                }
+            }
+            for row in s["straggler"]["per_step"].as_array().into_iter().flatten() {
+                times += times_per_step(row, "straggler.per_step");
+            }
+        }
+        assert!(times > 10, "{args:?}");
+    }
+}
+
+/// Every key of a JSON value that holds a time ends in `_us`: none in `_ns` (the gate wrote ns
+/// where every other command writes µs).
+fn no_ns_keys(v: &Value, place: &str) {
+    match v {
+        Value::Object(m) => {
+            for (k, inner) in m {
+                assert!(!k.ends_with("_ns"), "{place}.{k}: a time in ns");
+                no_ns_keys(inner, &format!("{place}.{k}"));
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|inner| no_ns_keys(inner, place)),
+        _ => {}
+    }
+}
+
+/// The gate (issue 53): its times are µs in JSON and CSV alike, a rule's values in its `unit`
+/// (`us` for timings), and the CSV's rule rows hold the JSON's numbers under the same names.
+#[test]
+fn the_gate_writes_times_in_us_with_one_meaning_in_csv_and_json() {
+    let args = [
+        "gate",
+        "fixtures/gate/base",
+        "fixtures/gate/kernel2x",
+        "--max-step-time-regression",
+        "5%",
+        "--max-op-regression",
+        "10%",
+    ];
+    let run = crate::common::run(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    no_ns_keys(&doc, "");
+    let report = &doc["report"];
+    assert_eq!(report["baseline"]["step_median_us"], 1522.0, "{report:#}");
+    let top = &report["top_contributors"][0];
+    let (b, c, d) = (
+        top["baseline_per_step_us"].as_f64().unwrap(),
+        top["candidate_per_step_us"].as_f64().unwrap(),
+        top["diff_per_step_us"].as_f64().unwrap(),
+    );
+    assert!((c - b - d).abs() < 1e-6 && d > 1000.0, "{top}");
+    let csv = crate::common::run(&[&args[..], &["--format", "csv"]].concat());
+    let mut r = csv::Reader::from_reader(csv.stdout.as_bytes());
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let rules = report["rules"].as_array().unwrap();
+    let mut compared = 0;
+    for (rec, rule) in r.records().zip(rules) {
+        let rec = rec.unwrap();
+        for (h, text) in headers.iter().zip(rec.iter()) {
+            let v = &rule[h.as_str()];
+            let same = match v {
+                Value::Number(n) => text.parse::<f64>().ok() == n.as_f64(),
+                Value::Null => text.is_empty(),
+                Value::String(s) => text == s,
+                other => panic!("{h}: {other}"),
+            };
+            assert!(same, "{}: {h} is {text} in CSV, {v} in JSON", rule["subject"]);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 3 * headers.len(), "{compared}");
+    assert_eq!(rules[0]["unit"], "us", "{:#}", rules[0]);
+}

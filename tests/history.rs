@@ -68,7 +68,7 @@ fn the_store_is_laid_out_as_documented_and_reruns_pass_a_slowdown_fails() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["verdict"] == "fail" && r["rule"] == "op time" && r["unit"] == "ns")
+        .filter(|r| r["verdict"] == "fail" && r["rule"] == "op time" && r["unit"] == "us")
         .map(|r| r["subject"].as_str().unwrap())
         .collect();
     assert_eq!(failed, vec!["aten::mm"], "{}", r.stdout);

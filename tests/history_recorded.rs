@@ -55,7 +55,7 @@ fn a_recorded_history_passes_reruns_fails_the_wider_layer_and_finds_the_change()
     assert_eq!(rules[0]["verdict"], "fail");
     let failed: Vec<&str> = rules
         .iter()
-        .filter(|r| r["verdict"] == "fail" && r["rule"] == "op time" && r["unit"] == "ns")
+        .filter(|r| r["verdict"] == "fail" && r["rule"] == "op time" && r["unit"] == "us")
         .map(|r| r["subject"].as_str().unwrap())
         .collect();
     for row in ["aten::mm", "aten::addmm", "aten::linear", "AddmmBackward0"] {

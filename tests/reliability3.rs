@@ -281,7 +281,7 @@ fn gloo_collectives_that_launch_copies_are_host_communication() {
     assert_eq!(v["control"]["host_comm_per_step_us"], 600.0, "{}", v["control"]);
     let idle = &v["control"]["breakdown"]["idle"];
     assert!(
-        idle["host_communication_us"].as_f64().unwrap() > idle["host_compute_us"].as_f64().unwrap(),
+        idle["host_communication_per_step_us"].as_f64().unwrap() > idle["host_compute_per_step_us"].as_f64().unwrap(),
         "{idle}"
     );
     // Even a gloo run whose copies back are NCCL-named kernels: gloo runs on the host.

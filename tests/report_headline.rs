@@ -74,3 +74,53 @@ fn browser_colours_only_significant_rows_by_their_size() {
     assert!(linear[3].contains("d3"), "{linear:?}");
     no_errors(&d);
 }
+
+/// The overview's Δ cells (key, Δ text, class) of the page open in `d`.
+fn overview_cells(d: &crate::webdriver::Driver) -> Vec<[String; 3]> {
+    let script = r##"return [...document.querySelectorAll("#overview-table tbody tr")].map(tr =>
+        [tr.dataset.key, tr.children[3].textContent, tr.children[3].className])"##;
+    serde_json::from_value(d.exec(script)).unwrap()
+}
+
+/// "host ops busy per step" was shaded as though its change were judged, though no
+/// significance is estimated for it (issue 53): the rows outside the step's breakdown are
+/// neutral, and the breakdown's parts are coloured by their share of the step's change.
+#[cfg_attr(
+    tracediff_no_browser,
+    ignore = "needs chromium and chromedriver on PATH, absent when the tests were built: apt-get install -y chromium chromium-driver"
+)]
+#[test]
+fn browser_leaves_overview_rows_without_a_significance_estimate_neutral() {
+    let dir = TempDir::new().unwrap();
+    let Some(d) = open_report(["fixtures/views/control", "fixtures/views/test"], dir.path()) else {
+        return;
+    };
+    let cells = overview_cells(&d);
+    let busy = cells
+        .iter()
+        .find(|c| c[0] == "host_busy_per_step_us")
+        .expect("host ops busy row");
+    assert_eq!((busy[1].as_str(), busy[2].as_str()), ("-70.0 µs", ""), "{cells:?}");
+    for key in ["gpu_busy_per_step_us", "gpu_utilization"] {
+        let row = cells.iter().find(|c| c[0] == key).expect(key);
+        assert_eq!(row[2], "", "{row:?}");
+    }
+    no_errors(&d);
+    let dir = TempDir::new().unwrap();
+    let Some(d) = open_report(["fixtures/breakdown/control", "fixtures/breakdown/test"], dir.path()) else {
+        return;
+    };
+    let cells = overview_cells(&d);
+    let compute = cells
+        .iter()
+        .find(|c| c[0] == "breakdown.compute_per_step_us")
+        .expect("compute row");
+    assert_eq!(compute[2], "pos d3", "{cells:?}");
+    for c in cells
+        .iter()
+        .filter(|c| !c[0].starts_with("breakdown.") && c[0] != "mean_step_time_us")
+    {
+        assert_eq!(c[2], "", "{c:?}");
+    }
+    no_errors(&d);
+}

@@ -549,7 +549,7 @@ fn summaries_carry_the_breakdown_and_old_ones_read_without_it() {
     let from_old = json("v1.parquet", "s/test");
     assert!(from_old["control"]["breakdown"].is_null(), "{from_old}");
     assert!(from_old["test"]["breakdown"].is_object());
-    assert!(from_old["diff"]["breakdown"]["compute_us"].is_null());
+    assert!(from_old["diff"]["breakdown"]["compute_per_step_us"].is_null());
     assert_eq!(
         from_old["control"]["mean_step_time_us"],
         over_traces["control"]["mean_step_time_us"]

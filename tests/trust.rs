@@ -356,11 +356,26 @@ fn outputs_are_what_they_say_or_refused() {
     assert_eq!(
         r.stdout,
         "rule,subject,unit,baseline,candidate,relative_change,threshold,threshold_on,noise,verdict,note\n\
-         step time,median of steps,ns,1522000,2723000,0.7890932982917214,0.05,relative_change,25553.987965768603,fail,\n\
-         op time,1 of 4 ops regressed,count,0,1,,0.1,relative_change,,fail,\"4 ops checked: at least 15.2 µs per step (1.0% of the baseline's mean step), changed by at least 0 ns\"\n\
+         step time,median of steps,us,1522,2723,0.7890932982917214,0.05,relative_change,25.553987965768602,fail,\n\
+         op time,1 of 4 ops regressed,count,0,1,,0.1,relative_change,,fail,4 ops checked: at least 15.2 µs per step (1.0% of the baseline's mean step)\n\
          op time,void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params),\
-         ns,1207000,2408000,0.9950289975144988,0.1,relative_change,24187.607778742942,fail,\n"
+         us,1207,2408,0.9950289975144988,0.1,relative_change,24.187607778742944,fail,\n"
     );
+    // The floor on an op's change is named where one is set, and left out at 0 (issue 51:
+    // "changed by at least 0 ns" said nothing).
+    let floored = [
+        &gate[..],
+        &["--max-op-regression", "10%", "--min-op-time", "20us", "--format", "csv"],
+    ]
+    .concat();
+    let r = run(&floored);
+    assert!(
+        r.stdout
+            .contains("(1.0% of the baseline's mean step), changed by at least 20.0 µs"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("at least 0 ns"), "{}", r.stdout);
 
     let r = run(&[
         "ops-diff",

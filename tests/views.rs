@@ -239,13 +239,13 @@ fn breakdown_of_a_fixture_worked_by_hand() {
         serde_json::from_str(&view("overview", PAIR, &["--format", "json", "--per-step"])).unwrap();
     let parts = |b: &serde_json::Value| -> Vec<f64> {
         [
-            "step_us",
-            "compute_us",
-            "comm_total_us",
-            "comm_overlapped_us",
-            "comm_exposed_us",
-            "memory_exposed_us",
-            "idle_us",
+            "step_time_per_step_us",
+            "compute_per_step_us",
+            "comm_total_per_step_us",
+            "comm_overlapped_per_step_us",
+            "comm_exposed_per_step_us",
+            "memory_exposed_per_step_us",
+            "idle_per_step_us",
             "overlap_ratio",
         ]
         .iter()
@@ -263,7 +263,10 @@ fn breakdown_of_a_fixture_worked_by_hand() {
     // Compute by kernel class: control's gemm 30 + relu 5 in step 1, relu 10 in step 2.
     let classes = &v["control"]["breakdown"]["compute_by_class"];
     assert_eq!(
-        (classes["gemm_us"].as_f64(), classes["elementwise_us"].as_f64()),
+        (
+            classes["gemm_per_step_us"].as_f64(),
+            classes["elementwise_per_step_us"].as_f64()
+        ),
         (Some(15.0), Some(7.5))
     );
     let summed: f64 = classes.as_object().unwrap().values().map(|x| x.as_f64().unwrap()).sum();
@@ -307,12 +310,12 @@ fn idle_time_splits_by_what_the_host_was_doing() {
         serde_json::from_str(&view("overview", PAIR, &["--format", "json", "--per-step"])).unwrap();
     let causes = |b: &serde_json::Value| -> Vec<f64> {
         [
-            "host_communication_us",
-            "synchronize_us",
-            "launch_us",
-            "dataloader_us",
-            "host_compute_us",
-            "untraced_us",
+            "host_communication_per_step_us",
+            "synchronize_per_step_us",
+            "launch_per_step_us",
+            "dataloader_per_step_us",
+            "host_compute_per_step_us",
+            "untraced_per_step_us",
         ]
         .iter()
         .map(|k| b["idle"][k].as_f64().unwrap_or(f64::NAN))
@@ -324,7 +327,7 @@ fn idle_time_splits_by_what_the_host_was_doing() {
     assert_eq!(causes(&v["control"]["per_step"][0]), [24.0, 10.0, 4.0, 10.0, 13.0, 9.0]);
     for (side, idle) in [("control", 70.0), ("test", 80.0)] {
         let b = &v[side]["breakdown"];
-        assert_eq!(b["idle_us"], idle, "{side}");
+        assert_eq!(b["idle_per_step_us"], idle, "{side}");
         assert_eq!(
             causes(b).iter().sum::<f64>(),
             idle,
@@ -346,11 +349,16 @@ fn a_side_without_steps_has_zero_steps_and_a_breakdown_of_its_span() {
     assert!(v["control"]["mean_step_time_us"].is_null());
     // The span's parts still add up to it.
     let b = &v["control"]["breakdown"];
-    let sum: f64 = ["compute_us", "comm_exposed_us", "memory_exposed_us", "idle_us"]
-        .iter()
-        .map(|k| b[k].as_f64().unwrap())
-        .sum();
-    assert!((sum - b["step_us"].as_f64().unwrap()).abs() < 1e-9, "{b}");
+    let sum: f64 = [
+        "compute_per_step_us",
+        "comm_exposed_per_step_us",
+        "memory_exposed_per_step_us",
+        "idle_per_step_us",
+    ]
+    .iter()
+    .map(|k| b[k].as_f64().unwrap())
+    .sum();
+    assert!((sum - b["step_time_per_step_us"].as_f64().unwrap()).abs() < 1e-9, "{b}");
 }
 
 #[test]
@@ -365,7 +373,7 @@ fn rank_all_gives_a_row_per_rank_and_names_the_straggler() {
         assert!(v[side]["straggler"]["per_step"].is_array(), "{side}");
     }
     // Test rank 1 computes 40 µs more than rank 0 but idles as much less: equal steps.
-    assert_eq!(v["test"]["per_rank"][1]["compute_us"], 120);
+    assert_eq!(v["test"]["per_rank"][1]["compute_per_step_us"], 120);
     assert_eq!(v["test"]["straggler"]["max_over_median"], 1.0);
     let text = view("overview", RANKS, &["--rank", "all"]);
     assert!(
@@ -391,7 +399,7 @@ fn the_straggler_is_the_slowest_rank_against_the_median() {
     );
     assert_eq!(st["per_step"][0]["step"], 1);
     assert_eq!(st["per_step"][0]["rank"], 1);
-    assert_eq!(st["per_step"][0]["median_us"], 110.0);
+    assert_eq!(st["per_step"][0]["median_step_time_per_step_us"], 110.0);
     assert_eq!(st["per_step"][1]["rank"], 0);
     assert_eq!(v["control"]["per_rank"][1]["windows"], 1);
     let text = view("overview", [p, p], &["--rank", "all"]);
@@ -505,24 +513,24 @@ test: straggler rank 2, its mean step 1.25× the median rank's; slowest rank per
     assert_eq!(t["per_step"].as_array().unwrap().len(), 9);
     assert_eq!(
         t["per_step"][3],
-        serde_json::json!({"rank": 1, "step": 1, "step_us": 1200, "compute_us": null,
-            "comm_total_us": null, "comm_overlapped_us": null, "comm_exposed_us": null,
-            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null, "idle": null})
+        serde_json::json!({"rank": 1, "step": 1, "step_time_per_step_us": 1200, "compute_per_step_us": null,
+            "comm_total_per_step_us": null, "comm_overlapped_per_step_us": null, "comm_exposed_per_step_us": null,
+            "memory_exposed_per_step_us": null, "idle_per_step_us": null, "overlap_ratio": null, "idle": null})
     );
     assert_eq!(
         t["per_rank"][2],
-        serde_json::json!({"rank": 2, "windows": 3, "step_us": 1333.333, "compute_us": null,
-            "comm_total_us": null, "comm_overlapped_us": null, "comm_exposed_us": null,
-            "memory_exposed_us": null, "idle_us": null, "overlap_ratio": null, "idle": null})
+        serde_json::json!({"rank": 2, "windows": 3, "step_time_per_step_us": 1333.333, "compute_per_step_us": null,
+            "comm_total_per_step_us": null, "comm_overlapped_per_step_us": null, "comm_exposed_per_step_us": null,
+            "memory_exposed_per_step_us": null, "idle_per_step_us": null, "overlap_ratio": null, "idle": null})
     );
     let st = &t["straggler"];
     assert_eq!(st["rank"], 2);
     assert_eq!(
         st["per_step"],
         serde_json::json!([
-            {"step": 1, "rank": 1, "step_us": 1200, "median_us": 1000.0, "max_over_median": 1.2},
-            {"step": 2, "rank": 2, "step_us": 1600, "median_us": 1000.0, "max_over_median": 1.6},
-            {"step": 3, "rank": 2, "step_us": 1400, "median_us": 1000.0, "max_over_median": 1.4},
+            {"step": 1, "rank": 1, "step_time_per_step_us": 1200, "median_step_time_per_step_us": 1000.0, "max_over_median": 1.2},
+            {"step": 2, "rank": 2, "step_time_per_step_us": 1600, "median_step_time_per_step_us": 1000.0, "max_over_median": 1.6},
+            {"step": 3, "rank": 2, "step_time_per_step_us": 1400, "median_step_time_per_step_us": 1000.0, "max_over_median": 1.4},
         ])
     );
     assert_eq!(v["control"]["straggler"]["max_over_median"], 1.0);
@@ -596,7 +604,10 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
     let rank2: Vec<&str> = lines.iter().copied().filter(|l| l.ends_with(",2")).collect();
     assert_eq!(rank2.len(), 16, "{csv}");
     assert_eq!(rank2[1], "mean_step_time_us,1000,1333.333,333.333,+33.3%,2");
-    assert_eq!(rank2[3], "breakdown.compute_us,,,,,2", "no device events: empty parts");
+    assert_eq!(
+        rank2[3], "breakdown.compute_per_step_us,,,,,2",
+        "no device events: empty parts"
+    );
     assert_eq!(lines.len(), 1 + 38 + 2 + 3 * 16);
     // With device events, a rank's parts.
     let gpu = view(
@@ -604,7 +615,10 @@ fn the_overview_csv_has_per_rank_rows_and_the_straggler_with_several_ranks() {
         ["fixtures/ranks/control", "fixtures/ranks/test"],
         &["--rank", "all", "--format", "csv"],
     );
-    assert!(gpu.contains("\nbreakdown.compute_us,80,120,40,+50.0%,1\n"), "{gpu}");
+    assert!(
+        gpu.contains("\nbreakdown.compute_per_step_us,80,120,40,+50.0%,1\n"),
+        "{gpu}"
+    );
     // One rank a side: no rank column.
     let one = view("overview", CPU, &["--format", "csv"]);
     assert!(one.starts_with("metric,control,test,diff,diff_pct\n"), "{one}");
@@ -759,7 +773,10 @@ fn a_rank_without_the_selected_step_has_no_step_time() {
     );
     let json: serde_json::Value = serde_json::from_str(&ok(&[&args[..], &["--format", "json"]].concat())).unwrap();
     let rank1 = &json["control"]["per_rank"][1];
-    assert_eq!((rank1["windows"].as_i64(), rank1["step_us"].is_null()), (Some(0), true));
-    assert!(rank1["compute_us"].is_null() && rank1["idle"].is_null());
-    assert_eq!(json["control"]["per_rank"][0]["step_us"], 500);
+    assert_eq!(
+        (rank1["windows"].as_i64(), rank1["step_time_per_step_us"].is_null()),
+        (Some(0), true)
+    );
+    assert!(rank1["compute_per_step_us"].is_null() && rank1["idle"].is_null());
+    assert_eq!(json["control"]["per_rank"][0]["step_time_per_step_us"], 500);
 }

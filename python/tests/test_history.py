@@ -73,7 +73,7 @@ def test_reruns_pass_and_a_slowdown_fails_naming_its_row(history, fixtures):
     result = history.gate(fixtures / "history/slow", **RULES)
     report = result["report"]
     assert report["verdict"] == "fail" and report["baseline"]["label"] == "history"
-    failed = [r["subject"] for r in report["rules"] if r["verdict"] == "fail" and r["unit"] == "ns"]
+    failed = [r["subject"] for r in report["rules"] if r["verdict"] == "fail" and r["unit"] == "us"]
     assert "aten::mm" in failed
     assert report["rules"][0]["note"].startswith("history: median")
 

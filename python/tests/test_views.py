@@ -92,7 +92,8 @@ def test_overview_breakdown_and_its_frames(fixtures):
     c, t = str(fixtures / "breakdown/control"), str(fixtures / "breakdown/test")
     over = tracediff.overview(c, t)
     b = over["control"]["breakdown"]
-    assert (b["step_us"], b["compute_us"], b["comm_exposed_us"], b["memory_exposed_us"], b["idle_us"]) == (
+    keys = ("step_time", "compute", "comm_exposed", "memory_exposed", "idle")
+    assert tuple(b[f"{k}_per_step_us"] for k in keys) == (
         100,
         22.5,
         20,
@@ -102,9 +103,9 @@ def test_overview_breakdown_and_its_frames(fixtures):
     assert over["control"]["steps_used"] == [1, 2]
     frame = over["per_step"]
     assert list(frame["side"]) == ["control", "control", "test"]
-    assert list(frame["compute_us"]) == [35, 10, 80]
+    assert list(frame["compute_per_step_us"]) == [35, 10, 80]
     narrowed = tracediff.overview(c, t, control_iteration=2)["per_step"]
-    assert list(narrowed["compute_us"]) == [10, 80]
+    assert list(narrowed["compute_per_step_us"]) == [10, 80]
 
 
 def test_overview_frames_of_a_cpu_only_pair_have_step_times_and_nan_parts(fixtures):
@@ -115,18 +116,18 @@ def test_overview_frames_of_a_cpu_only_pair_have_step_times_and_nan_parts(fixtur
     steps = over["per_step"]
     assert len(steps) == 18
     test_rank2 = steps[(steps["side"] == "test") & (steps["rank"] == 2)]
-    assert list(test_rank2["step_us"]) == [1000, 1600, 1400]
-    assert test_rank2["compute_us"].isna().all() and test_rank2["idle_us"].isna().all()
+    assert list(test_rank2["step_time_per_step_us"]) == [1000, 1600, 1400]
+    assert test_rank2["compute_per_step_us"].isna().all() and test_rank2["idle_per_step_us"].isna().all()
     ranks = over["per_rank"]
     assert list(ranks["rank"]) == [0, 1, 2, 0, 1, 2]
-    assert ranks["compute_us"].isna().all()
+    assert ranks["compute_per_step_us"].isna().all()
     # polars: the parts are null; step times 1000 and 1066.666 in one float column.
     pytest.importorskip("polars")
     ranks = tracediff.overview(c, t, rank="all", backend="polars")["per_rank"]
-    assert ranks["step_us"].to_list()[3:] == [1000.0, 1066.666, 1333.333]
-    assert ranks["compute_us"].null_count() == 6
+    assert ranks["step_time_per_step_us"].to_list()[3:] == [1000.0, 1066.666, 1333.333]
+    assert ranks["compute_per_step_us"].null_count() == 6
     gpu = tracediff.overview(str(fixtures / "breakdown/control"), str(fixtures / "breakdown/test"), backend="polars")
-    assert gpu["per_step"]["compute_us"].to_list() == [35.0, 10.0, 80.0]
+    assert gpu["per_step"]["compute_per_step_us"].to_list() == [35.0, 10.0, 80.0]
 
 
 def test_view_errors_are_trace_errors(fixtures):

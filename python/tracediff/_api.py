@@ -473,25 +473,25 @@ def kernels(
 
 
 _BREAKDOWN_KEYS = (
-    "step_us",
-    "compute_us",
-    "comm_total_us",
-    "comm_overlapped_us",
-    "comm_exposed_us",
-    "memory_exposed_us",
-    "idle_us",
+    "step_time_per_step_us",
+    "compute_per_step_us",
+    "comm_total_per_step_us",
+    "comm_overlapped_per_step_us",
+    "comm_exposed_per_step_us",
+    "memory_exposed_per_step_us",
+    "idle_per_step_us",
     "overlap_ratio",
 )
 
 # The causes of GPU idle (docs/breakdown.md#why-the-gpu-was-idle), flattened from each row's
-# `idle` object into `idle_<cause>_us` columns.
+# `idle` object into `idle_<cause>_per_step_us` columns.
 _IDLE_CAUSES = ("host_communication", "synchronize", "launch", "dataloader", "host_compute", "untraced")
-_IDLE_KEYS = tuple(f"idle_{c}_us" for c in _IDLE_CAUSES)
+_IDLE_KEYS = tuple(f"idle_{c}_per_step_us" for c in _IDLE_CAUSES)
 
 
 def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
     """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column. The
-    parts are NaN (polars: null) on a side without device events, where only `step_us` is
+    parts are NaN (polars: null) on a side without device events, where only `step_time_per_step_us` is
     known."""
     columns: Dict[str, List[Any]] = {c: [] for c in ("side",) + first + _BREAKDOWN_KEYS + _IDLE_KEYS}
     for side in ("control", "test"):
@@ -506,7 +506,7 @@ def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
                 columns[c].append(None if v is None else float(v))
             idle = row.get("idle") or {}
             for cause, c in zip(_IDLE_CAUSES, _IDLE_KEYS):
-                v = idle.get(f"{cause}_us")
+                v = idle.get(f"{cause}_per_step_us")
                 columns[c].append(None if v is None else float(v))
     return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS + _IDLE_KEYS})
 
@@ -520,7 +520,7 @@ def overview(control: SidePath, test: SidePath, *, labels=("control", "test"), b
     docs/breakdown.md); values a
     trace cannot give are None. Two frames beside them: `per_step` (a row per side, rank and
     step) and `per_rank` (a row per side and rank, with two ranks or more on a side): the step
-    time, and its parts with the idle causes as `idle_<cause>_us` columns (NaN on a side without
+    time, and its parts with the idle causes as `idle_<cause>_per_step_us` columns (NaN on a side without
     device events, a CPU-only run)."""
     import json
 

@@ -251,12 +251,16 @@ impl Pair<'_> {
             }
         }
         sort_by_increase(&mut failed);
+        // The floor on a change only where one is set: "changed by at least 0 ns" says nothing.
+        let changed_by = match rules.min_op_time_ns {
+            0 => String::new(),
+            ns => format!(", changed by at least {}", crate::text::fmt_duration(ns, false)),
+        };
         let summary_note = format!(
-            "{checked} {} checked: at least {} per step ({} of the baseline's mean step), changed by at least {}{}",
+            "{checked} {} checked: at least {} per step ({} of the baseline's mean step){changed_by}{}",
             ops(checked),
             crate::text::fmt_duration(self.share_floor_ns.round() as i64, false),
             pct(rules.min_op_share),
-            crate::text::fmt_duration(rules.min_op_time_ns, false),
             if rules.relative {
                 ", as shares of step time (--relative)"
             } else {

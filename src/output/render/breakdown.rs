@@ -16,11 +16,12 @@ pub struct OverviewOptions {
     pub per_step: bool,
 }
 
-/// The step time and parts of one row as JSON (µs), after `first`'s keys; the parts are null
-/// without device events (a CPU-only side: the step time alone).
+/// The step time and parts of one row as JSON, after `first`'s keys: µs per step (a step row's
+/// own, a rank's mean per step); the parts are null without device events (a CPU-only side:
+/// the step time alone).
 fn parts_json(first: Map<String, Value>, step_ns: Option<i64>, b: Option<&BreakdownMean>) -> Value {
     let mut m = first;
-    m.insert("step_us".into(), step_ns.map_or(Value::Null, json_us));
+    m.insert("step_time_per_step_us".into(), step_ns.map_or(Value::Null, json_us));
     let parts = b.map(|b| {
         [
             b.compute_ns,
@@ -32,12 +33,12 @@ fn parts_json(first: Map<String, Value>, step_ns: Option<i64>, b: Option<&Breakd
         ]
     });
     let keys = [
-        "compute_us",
-        "comm_total_us",
-        "comm_overlapped_us",
-        "comm_exposed_us",
-        "memory_exposed_us",
-        "idle_us",
+        "compute_per_step_us",
+        "comm_total_per_step_us",
+        "comm_overlapped_per_step_us",
+        "comm_exposed_per_step_us",
+        "memory_exposed_per_step_us",
+        "idle_per_step_us",
     ];
     for (k, key) in keys.iter().enumerate() {
         m.insert((*key).into(), parts.map_or(Value::Null, |ns| json_us(ns[k])));
@@ -47,13 +48,13 @@ fn parts_json(first: Map<String, Value>, step_ns: Option<i64>, b: Option<&Breakd
     Value::Object(m)
 }
 
-/// The idle causes as a JSON object of µs (`host_communication_us`, …), null where unknown.
+/// The idle causes as a JSON object of µs per step (`host_communication_per_step_us`, …), null where unknown.
 pub fn idle_json(causes: Option<&IdleCauses>) -> Value {
     causes.map_or(Value::Null, |c| {
         let m: Map<String, Value> = c
             .parts()
             .iter()
-            .map(|(name, ns)| (format!("{name}_us"), json_us(*ns)))
+            .map(|(name, ns)| (format!("{name}_per_step_us"), json_us(*ns)))
             .collect();
         Value::Object(m)
     })
@@ -182,8 +183,8 @@ pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map
                 json!({
                     "step": p.step,
                     "rank": p.rank,
-                    "step_us": json_us(p.step_ns),
-                    "median_us": p.median_ns / 1000.0,
+                    "step_time_per_step_us": json_us(p.step_ns),
+                    "median_step_time_per_step_us": p.median_ns / 1000.0,
                     "max_over_median": p.max_over_median,
                 })
             })

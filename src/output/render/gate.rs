@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Version of the JSON document's layout; bumped on any incompatible change.
-pub const JSON_SCHEMA_VERSION: u32 = 2;
+pub const JSON_SCHEMA_VERSION: u32 = 3;
 
 fn value(v: f64, unit: &str) -> String {
     match unit {
@@ -45,7 +45,7 @@ fn noise(r: &RuleResult) -> String {
 /// The gate's columns, in the order every format keeps: for people the rule, its subject, the
 /// values as read (none for a names rule or an op new on one side), the change, the threshold
 /// as written, the noise band and the verdict; CSV (a row per rule and per failing op) the
-/// values as measured, with `unit` saying whether they are nanoseconds, shares of step time,
+/// values as measured, with `unit` saying whether they are microseconds (`us`), shares of step time,
 /// counts or names, empty cells where a value does not apply, and each rule's note.
 fn columns(report: &GateReport) -> Vec<Column> {
     let people = Formats::TERMINAL | Formats::MARKDOWN;
@@ -75,17 +75,19 @@ fn columns(report: &GateReport) -> Vec<Column> {
 /// A rule's cells under [`columns`].
 fn rule_cells<'a>(r: &'a RuleResult, cells: &mut Vec<Cell<'a>>) {
     let plain = |s: String| Cell::Plain(Cow::Owned(s));
+    let (unit, scale) = unit_written(r.unit);
     let opt = |v: Option<f64>| plain(v.map(|v| v.to_string()).unwrap_or_default());
+    let opt_scaled = |v: Option<f64>| opt(v.map(|v| v / scale));
     let blank =
         r.unit == "names" || (r.rule == "op time" || r.rule == "count") && r.baseline == 0.0 && r.unit == "count";
     let measured = |v: f64| {
         let shown = if blank { String::new() } else { value(v, r.unit) };
-        Cell::Shown(shown, serde_json::Value::String(v.to_string()))
+        Cell::Shown(shown, serde_json::Value::String((v / scale).to_string()))
     };
     cells.extend([
         Cell::Plain(Cow::Borrowed(&r.rule)),
         Cell::Name(Cow::Borrowed(&r.subject)),
-        Cell::Plain(Cow::Borrowed(r.unit)),
+        Cell::Plain(Cow::Borrowed(unit)),
         measured(r.baseline),
         measured(r.candidate),
         plain(change(r)),
@@ -94,7 +96,7 @@ fn rule_cells<'a>(r: &'a RuleResult, cells: &mut Vec<Cell<'a>>) {
         plain(r.threshold.to_string()),
         Cell::Plain(Cow::Borrowed(r.threshold_on)),
         plain(noise(r)),
-        opt(r.noise),
+        opt_scaled(r.noise),
         Cell::Mark(beyond_noise(r)),
         match r.verdict {
             Verdict::NotJudged => Cell::Shown("not judged".into(), serde_json::Value::from("not_judged")),
@@ -569,12 +571,55 @@ fn markdown(report: &GateReport) -> String {
     out
 }
 
+/// Times in the JSON and CSV are µs, as every command writes them (docs/fields.md#gate): the
+/// unit a rule's values are in, and its scale from the report's nanoseconds.
+fn unit_written(unit: &'static str) -> (&'static str, f64) {
+    if unit == "ns" { ("us", 1000.0) } else { (unit, 1.0) }
+}
+
+/// The report as JSON, its times in µs under names that say so: the sides' `step_median_us`, …,
+/// the contributors' `baseline_per_step_us`, …, and a timing rule's values with `unit` `us`.
+fn report_json(report: &GateReport) -> serde_json::Value {
+    let mut v = serde_json::to_value(report).unwrap_or_default();
+    let us = |v: &serde_json::Value| v.as_f64().map_or(serde_json::Value::Null, |ns| json!(ns / 1000.0));
+    let rename = |m: &mut serde_json::Map<String, serde_json::Value>, from: &str, to: &str| {
+        if let Some(ns) = m.remove(from) {
+            m.insert(to.to_string(), us(&ns));
+        }
+    };
+    for side in ["baseline", "candidate"] {
+        if let Some(m) = v[side].as_object_mut() {
+            for what in ["median", "min", "max", "mad"] {
+                rename(m, &format!("step_{what}_ns"), &format!("step_{what}_us"));
+            }
+        }
+    }
+    for c in v["top_contributors"].as_array_mut().into_iter().flatten() {
+        if let Some(m) = c.as_object_mut() {
+            for what in ["baseline", "candidate", "diff"] {
+                rename(m, &format!("{what}_ns"), &format!("{what}_per_step_us"));
+            }
+        }
+    }
+    for r in v["rules"].as_array_mut().into_iter().flatten() {
+        if r["unit"] != "ns" {
+            continue;
+        }
+        r["unit"] = json!("us");
+        for key in ["baseline", "candidate", "expected", "noise"] {
+            let written = us(&r[key]);
+            r[key] = written;
+        }
+    }
+    v
+}
+
 fn json_doc(report: &GateReport) -> String {
     let doc = json!({
         "tool": "tracediff",
         "version": env!("CARGO_PKG_VERSION"),
         "schema_version": JSON_SCHEMA_VERSION,
-        "report": report,
+        "report": report_json(report),
     });
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');

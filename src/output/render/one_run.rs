@@ -136,20 +136,20 @@ pub fn run_overview(side: &SideOverview) -> RunTable {
     ];
     if let Some(b) = &side.breakdown {
         lines.extend([
-            time("breakdown.compute_us", "├ compute", Some(b.compute_ns)),
+            time("breakdown.compute_per_step_us", "├ compute", Some(b.compute_ns)),
             time(
-                "breakdown.comm_exposed_us",
+                "breakdown.comm_exposed_per_step_us",
                 "├ exposed communication",
                 Some(b.comm_exposed_ns),
             ),
             time(
-                "breakdown.memory_exposed_us",
+                "breakdown.memory_exposed_per_step_us",
                 "├ exposed memory copies",
                 Some(b.memory_exposed_ns),
             ),
-            time("breakdown.idle_us", "└ GPU idle", Some(b.idle_ns)),
+            time("breakdown.idle_per_step_us", "└ GPU idle", Some(b.idle_ns)),
             time(
-                "breakdown.comm_total_us",
+                "breakdown.comm_total_per_step_us",
                 "communication per step",
                 Some(b.comm_total_ns),
             ),

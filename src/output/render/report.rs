@@ -283,6 +283,10 @@ fn data(report: &Report) -> String {
     // Which judgement the marks are: between runs (a side of runs), or within one run against
     // the scatter of its steps.
     significance["judged"] = json!(if report.runs == [1, 1] { "steps" } else { "runs" });
+    // Whether the step's time changed beyond the noise, as the headline judges it: the one row
+    // of the overview whose significance is estimated (null where it is not).
+    let step_significant =
+        crate::analysis::report::headline::headline(report).and_then(|h| h.significant.ok().flatten());
     let op_measures = report.tables.first().map(|t| t.operators.measures).unwrap_or(&[]);
     let k_measures = report.tables.first().map(|t| t.kernels.measures).unwrap_or(&[]);
     let data = json!({
@@ -297,6 +301,7 @@ fn data(report: &Report) -> String {
         "limits": {"depth": report.limits.depth, "rows": report.limits.rows},
         "overview": overview,
         "significance": significance,
+        "stepSignificant": step_significant,
         "opMeasures": op_measures,
         "kMeasures": k_measures,
         "opsDiff": ops_diff(c),

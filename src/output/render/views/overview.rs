@@ -17,43 +17,71 @@ const OVERVIEW_ROWS: [(&str, &str, Kind); 38] = [
     ("ranks", "ranks", Kind::Count),
     ("steps", "steps", Kind::Count),
     ("mean_step_time_us", "mean step time", Kind::Time),
-    ("breakdown.step_us", "", Kind::Time),
-    ("breakdown.compute_us", "├ compute", Kind::Time),
-    ("breakdown.compute_by_class.gemm_us", "│ ├ gemm", Kind::Time),
-    ("breakdown.compute_by_class.attention_us", "│ ├ attention", Kind::Time),
-    ("breakdown.compute_by_class.conv_us", "│ ├ conv", Kind::Time),
-    ("breakdown.compute_by_class.norm_us", "│ ├ norm", Kind::Time),
+    ("breakdown.step_time_per_step_us", "", Kind::Time),
+    ("breakdown.compute_per_step_us", "├ compute", Kind::Time),
+    ("breakdown.compute_by_class.gemm_per_step_us", "│ ├ gemm", Kind::Time),
     (
-        "breakdown.compute_by_class.elementwise_us",
+        "breakdown.compute_by_class.attention_per_step_us",
+        "│ ├ attention",
+        Kind::Time,
+    ),
+    ("breakdown.compute_by_class.conv_per_step_us", "│ ├ conv", Kind::Time),
+    ("breakdown.compute_by_class.norm_per_step_us", "│ ├ norm", Kind::Time),
+    (
+        "breakdown.compute_by_class.elementwise_per_step_us",
         "│ ├ elementwise",
         Kind::Time,
     ),
-    ("breakdown.compute_by_class.reduce_us", "│ ├ reduce", Kind::Time),
-    ("breakdown.compute_by_class.index_us", "│ ├ index", Kind::Time),
-    ("breakdown.compute_by_class.copy_us", "│ ├ copy", Kind::Time),
     (
-        "breakdown.compute_by_class.communication_us",
+        "breakdown.compute_by_class.reduce_per_step_us",
+        "│ ├ reduce",
+        Kind::Time,
+    ),
+    ("breakdown.compute_by_class.index_per_step_us", "│ ├ index", Kind::Time),
+    ("breakdown.compute_by_class.copy_per_step_us", "│ ├ copy", Kind::Time),
+    (
+        "breakdown.compute_by_class.communication_per_step_us",
         "│ ├ communication",
         Kind::Time,
     ),
-    ("breakdown.compute_by_class.moe_us", "│ ├ moe", Kind::Time),
-    ("breakdown.compute_by_class.optimizer_us", "│ ├ optimizer", Kind::Time),
-    ("breakdown.compute_by_class.other_us", "│ ├ other", Kind::Time),
-    ("breakdown.comm_exposed_us", "├ exposed communication", Kind::Time),
-    ("breakdown.memory_exposed_us", "├ exposed memory copies", Kind::Time),
-    ("breakdown.idle_us", "└ GPU idle", Kind::Time),
+    ("breakdown.compute_by_class.moe_per_step_us", "│ ├ moe", Kind::Time),
     (
-        "breakdown.idle.host_communication_us",
+        "breakdown.compute_by_class.optimizer_per_step_us",
+        "│ ├ optimizer",
+        Kind::Time,
+    ),
+    ("breakdown.compute_by_class.other_per_step_us", "│ ├ other", Kind::Time),
+    (
+        "breakdown.comm_exposed_per_step_us",
+        "├ exposed communication",
+        Kind::Time,
+    ),
+    (
+        "breakdown.memory_exposed_per_step_us",
+        "├ exposed memory copies",
+        Kind::Time,
+    ),
+    ("breakdown.idle_per_step_us", "└ GPU idle", Kind::Time),
+    (
+        "breakdown.idle.host_communication_per_step_us",
         "  ├ host communication",
         Kind::Time,
     ),
-    ("breakdown.idle.synchronize_us", "  ├ synchronize", Kind::Time),
-    ("breakdown.idle.launch_us", "  ├ launch", Kind::Time),
-    ("breakdown.idle.dataloader_us", "  ├ dataloader", Kind::Time),
-    ("breakdown.idle.host_compute_us", "  ├ host compute", Kind::Time),
-    ("breakdown.idle.untraced_us", "  └ untraced", Kind::Time),
-    ("breakdown.comm_total_us", "communication per step", Kind::Time),
-    ("breakdown.comm_overlapped_us", "├ overlapped with compute", Kind::Time),
+    ("breakdown.idle.synchronize_per_step_us", "  ├ synchronize", Kind::Time),
+    ("breakdown.idle.launch_per_step_us", "  ├ launch", Kind::Time),
+    ("breakdown.idle.dataloader_per_step_us", "  ├ dataloader", Kind::Time),
+    (
+        "breakdown.idle.host_compute_per_step_us",
+        "  ├ host compute",
+        Kind::Time,
+    ),
+    ("breakdown.idle.untraced_per_step_us", "  └ untraced", Kind::Time),
+    ("breakdown.comm_total_per_step_us", "communication per step", Kind::Time),
+    (
+        "breakdown.comm_overlapped_per_step_us",
+        "├ overlapped with compute",
+        Kind::Time,
+    ),
     ("breakdown.overlap_ratio", "└ overlap ratio", Kind::Ratio),
     ("host_comm_per_step_us", "host communication per step", Kind::Time),
     ("gpu_busy_per_step_us", "GPU busy per step", Kind::Time),
@@ -84,21 +112,21 @@ fn overview_cell(s: &SideOverview, key: &str) -> Option<Figure> {
 
 fn breakdown_cell(b: &BreakdownMean, key: &str) -> Option<Figure> {
     let ns = match key {
-        "step_us" => b.step_ns,
-        "compute_us" => b.compute_ns,
-        "comm_total_us" => b.comm_total_ns,
-        "comm_overlapped_us" => b.comm_overlapped_ns,
-        "comm_exposed_us" => b.comm_exposed_ns,
-        "memory_exposed_us" => b.memory_exposed_ns,
-        "idle_us" => b.idle_ns,
+        "step_time_per_step_us" => b.step_ns,
+        "compute_per_step_us" => b.compute_ns,
+        "comm_total_per_step_us" => b.comm_total_ns,
+        "comm_overlapped_per_step_us" => b.comm_overlapped_ns,
+        "comm_exposed_per_step_us" => b.comm_exposed_ns,
+        "memory_exposed_per_step_us" => b.memory_exposed_ns,
+        "idle_per_step_us" => b.idle_ns,
         "overlap_ratio" => return b.overlap_ratio.map(Figure::Ratio),
         _ => {
             if let Some(class) = key.strip_prefix("compute_by_class.") {
-                let class = class.strip_suffix("_us")?;
+                let class = class.strip_suffix("_per_step_us")?;
                 let k = KernelClass::ALL.iter().position(|c| c.name() == class)?;
                 return b.compute_by_class.map(|ns| Figure::Num(ns[k]));
             }
-            let cause = key.strip_prefix("idle.")?.strip_suffix("_us")?;
+            let cause = key.strip_prefix("idle.")?.strip_suffix("_per_step_us")?;
             let parts = b.idle_causes?.parts();
             parts.iter().find(|(name, _)| *name == cause)?.1
         }
@@ -287,19 +315,19 @@ fn overview_csv(o: &Overview, lines: &[Line]) -> String {
 const RANK_KEYS: [&str; 16] = [
     "steps",
     "mean_step_time_us",
-    "breakdown.step_us",
-    "breakdown.compute_us",
-    "breakdown.comm_exposed_us",
-    "breakdown.memory_exposed_us",
-    "breakdown.idle_us",
-    "breakdown.idle.host_communication_us",
-    "breakdown.idle.synchronize_us",
-    "breakdown.idle.launch_us",
-    "breakdown.idle.dataloader_us",
-    "breakdown.idle.host_compute_us",
-    "breakdown.idle.untraced_us",
-    "breakdown.comm_total_us",
-    "breakdown.comm_overlapped_us",
+    "breakdown.step_time_per_step_us",
+    "breakdown.compute_per_step_us",
+    "breakdown.comm_exposed_per_step_us",
+    "breakdown.memory_exposed_per_step_us",
+    "breakdown.idle_per_step_us",
+    "breakdown.idle.host_communication_per_step_us",
+    "breakdown.idle.synchronize_per_step_us",
+    "breakdown.idle.launch_per_step_us",
+    "breakdown.idle.dataloader_per_step_us",
+    "breakdown.idle.host_compute_per_step_us",
+    "breakdown.idle.untraced_per_step_us",
+    "breakdown.comm_total_per_step_us",
+    "breakdown.comm_overlapped_per_step_us",
     "breakdown.overlap_ratio",
 ];
 
@@ -311,6 +339,8 @@ fn rank_cell_of(s: &SideOverview, rank: i64, key: &str) -> Option<Figure> {
     match key {
         "steps" => Some(Figure::Num(steps as i64)),
         "mean_step_time_us" => r.step_ns.filter(|_| steps > 0).map(Figure::Num),
+        // As the JSON's `per_rank` row: the step time even where the parts are unknown.
+        "breakdown.step_time_per_step_us" => r.step_ns.map(Figure::Num),
         _ => breakdown_cell(r.parts.as_ref()?, key.strip_prefix("breakdown.")?),
     }
 }
