@@ -27,7 +27,7 @@ fn a_failed_gate_names_the_cause_of_each_failing_kernel() {
             "why (tracediff explain on the same pair):",
             "  aten::mm  +100 µs/step (+100.0%) *  work ×2.25 (dims [64, 512]×[512, 512] → [64, 768]×[768, 768]), \
              efficiency ×1.12, calls same  [launches ampere_sgemm_64x64_nn]",
-            "  aten::relu  +10.0 µs/step (+100.0%) (within noise)  calls ×2.00, work same, efficiency same  \
+            "  aten::relu  +10.0 µs/step (+100.0%) *  calls ×2.00, work same, efficiency same  \
              [launches vectorized_elementwise_kernel<relu>]",
         ],
         "{}",
@@ -48,6 +48,51 @@ fn a_failed_gate_names_the_cause_of_each_failing_kernel() {
     );
     let md = gate(&["--format", "markdown"]).stdout;
     assert!(md.contains("**Why** (`tracediff explain` on the same pair):"), "{md}");
+}
+
+/// The cause lines are judged as the gate judged: an op whose time failed a rule is never
+/// "within noise" (`explain` alone marks relu's +10 µs so, below its floor of 1% of the step),
+/// with or without `--no-run-shift`; a top contributor that failed no rule keeps `explain`'s
+/// mark, judged with the gate's run-shift setting.
+#[test]
+fn a_failed_ops_cause_line_carries_the_gates_verdict() {
+    for extra in [&["--no-run-shift"][..], &[]] {
+        let mut args = vec!["--full-names", "--format", "json"];
+        args.extend(extra);
+        let r = gate(&args);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        let json: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        let failed: Vec<&str> = json["report"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["verdict"] == "fail" && r["unit"] == "ns")
+            .map(|r| r["subject"].as_str().unwrap())
+            .collect();
+        assert!(failed.contains(&"vectorized_elementwise_kernel<relu>"), "{failed:?}");
+        let lines: Vec<(String, &str)> = json["report"]["causes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["names"][0].as_str().unwrap().to_string(), c["line"].as_str().unwrap()))
+            .collect();
+        let relu = lines.iter().find(|(n, _)| n == "vectorized_elementwise_kernel<relu>");
+        assert_eq!(
+            relu.map(|(_, l)| *l),
+            Some("aten::relu  +10.0 µs/step (+100.0%) *  calls ×2.00, work same, efficiency same"),
+            "{extra:?}: {lines:?}"
+        );
+        for (name, line) in &lines {
+            if failed.contains(&name.as_str()) {
+                assert!(!line.contains("within noise"), "{extra:?}: {name}: {line}");
+            }
+        }
+        let attention = lines.iter().find(|(n, _)| n.starts_with("fmha_cutlassF"));
+        assert!(
+            attention.is_some_and(|(_, l)| l.contains("(new) (within noise)")),
+            "{extra:?}: {lines:?}"
+        );
+    }
 }
 
 #[test]

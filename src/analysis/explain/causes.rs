@@ -94,6 +94,20 @@ pub fn explained(
     }
 }
 
+impl Explained {
+    /// The row's line with `significant` as the noise mark in place of its own: what a caller
+    /// that judged the row by a rule of its own (the gate's failing ops) shows.
+    pub fn line_judged(&self, significant: Option<bool>) -> String {
+        line(
+            &self.name,
+            [self.control, self.test],
+            &self.ratios,
+            &self.causes,
+            significant,
+        )
+    }
+}
+
 /// The most frequent key of `counts` (ties by key) and its share.
 fn top(counts: &BTreeMap<String, u64>) -> Option<(&str, f64)> {
     let total: u64 = counts.values().sum();
