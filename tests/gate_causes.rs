@@ -66,7 +66,7 @@ fn a_failed_ops_cause_line_carries_the_gates_verdict() {
             .as_array()
             .unwrap()
             .iter()
-            .filter(|r| r["verdict"] == "fail" && r["unit"] == "ns")
+            .filter(|r| r["verdict"] == "fail" && r["unit"] == "us")
             .map(|r| r["subject"].as_str().unwrap())
             .collect();
         assert!(failed.contains(&"vectorized_elementwise_kernel<relu>"), "{failed:?}");

@@ -1,6 +1,6 @@
 //! Counting and summing the selected events of a side, per name (docs/semantics.md#the-comparison-table).
 
-use crate::analysis::names::{normalize_name, shorten_name};
+use crate::analysis::names::{demangled, normalize_name, shorten_name};
 use crate::analysis::select::Selected;
 use crate::analysis::select::{Device, Resolved};
 use crate::input::attrs::{AttrColumn, AttrValue, value_text};
@@ -61,6 +61,8 @@ impl Keying {
     pub fn name_key(&self, name: &str) -> String {
         let base: Cow<'_, str> = match self.naming {
             Naming::Name => Cow::Borrowed(name),
+            // A mangled name has no brackets to shorten: normalised, its demangled form is.
+            Naming::ShortName if self.normalize => Cow::Owned(shorten_name(&demangled(name))),
             Naming::ShortName => Cow::Owned(shorten_name(name)),
         };
         if self.normalize {

@@ -31,22 +31,7 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
             selections,
             req.step_marker.as_deref(),
         )?;
-        let (mut comparison, mut notes) = compare_loaded(req, &filter, &control, &test)?;
-        if !req.is_hta() {
-            notes.extend(mark_significance(req, &control, &test, &mut comparison)?);
-            if comparison.rows.iter().any(|r| r.significant.is_some()) {
-                notes.push(crate::analysis::load::runs::ONE_RUN_NOTE.to_string());
-            }
-            if !req.totals {
-                crate::analysis::load::runs::per_step_one_run(
-                    (req.device, &req.keying()),
-                    &control,
-                    &test,
-                    &mut comparison,
-                )?;
-            }
-        }
-        return Ok((comparison, notes));
+        return compare_summaries(req, &filter, &control, &test);
     }
     let (control, test) = load_pair(
         req.control
@@ -75,6 +60,53 @@ pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
         }
     }
     Ok((comparison, notes))
+}
+
+/// The comparison of two sides of one run each, summarised: the rows, their significance and
+/// their values per step.
+fn compare_summaries(
+    req: &CompareRequest,
+    filter: &NameFilter,
+    control: &SummarySide,
+    test: &SummarySide,
+) -> Result<(Comparison, Vec<String>)> {
+    let (mut comparison, mut notes) = compare_loaded(req, filter, control, test)?;
+    if !req.is_hta() {
+        notes.extend(mark_significance(req, control, test, &mut comparison)?);
+        if comparison.rows.iter().any(|r| r.significant.is_some()) {
+            notes.push(crate::analysis::load::runs::ONE_RUN_NOTE.to_string());
+        }
+        if !req.totals {
+            crate::analysis::load::runs::per_step_one_run((req.device, &req.keying()), control, test, &mut comparison)?;
+        }
+    }
+    Ok((comparison, notes))
+}
+
+/// [`compare`] of a pair of one run each already loaded with its events (`compare --why`,
+/// which reads the operators' shapes as well): each file summarised as `compare` summarises
+/// it while loading, so the table is the one `compare` gives, from one read of each trace.
+pub fn compare_of_loaded(
+    req: &CompareRequest,
+    loaded: &crate::analysis::load::loaded::Loaded,
+) -> Result<(Comparison, Vec<String>)> {
+    use rayon::prelude::*;
+    check_labels(&req.labels)?;
+    let filter = NameFilter::new(&req.include, &req.exclude)?;
+    let summarised = |side: &crate::input::load::Side| SummarySide {
+        input: side.input.clone(),
+        present: side.present.clone(),
+        files: side
+            .files
+            .par_iter()
+            .map(|f| std::sync::Arc::new(crate::analysis::summaries::summarize::summarize_for_compare(f, &f.path)))
+            .collect(),
+        notes: side.notes.clone(),
+        world_size: side.world_size,
+        missing_ranks: side.missing_ranks.clone(),
+    };
+    let (control, test) = rayon::join(|| summarised(&loaded.control), || summarised(&loaded.test));
+    compare_summaries(req, &filter, &control, &test)
 }
 
 /// Compares two sides of which one or both are directories of runs (docs/significance.md):

@@ -91,8 +91,38 @@ pub const NORMALIZE_RULES: [(&str, &str, &str); 3] = [
     ),
 ];
 
-/// Rewrites run-specific noise out of a name (see [`NORMALIZE_RULES`]).
+/// An Itanium C++ ABI mangled name (`_Z…`: AMD's aiter kernels and some HIP or Triton builds
+/// reach the trace so) demangled, as the PyTorch profiler names CUDA kernels:
+/// `_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256E…` → `void
+/// aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 256, …>(…)`. A name that
+/// is not mangled, or does not demangle, is kept as it is.
+pub fn demangled(name: &str) -> std::borrow::Cow<'_, str> {
+    // Only a function's mangling (`_ZN` nested or `_Z<length>` plain, then its parameters)
+    // names a kernel; a name that merely starts `_Z` may demangle to an operator or a
+    // special name (`_Zoo` is `operator||`) and is kept.
+    let mut tail = name.bytes().skip(2);
+    let function = name.starts_with("_Z") && tail.next().is_some_and(|b| b == b'N' || b.is_ascii_digit());
+    if !function {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let text = cpp_demangle::Symbol::new(name).ok().and_then(|s| s.demangle().ok());
+    match text {
+        Some(text) if text.contains('(') => std::borrow::Cow::Owned(text),
+        _ => std::borrow::Cow::Borrowed(name),
+    }
+}
+
+/// Rewrites run-specific noise out of a name (see [`NORMALIZE_RULES`]), a mangled name
+/// demangled first ([`demangled`]).
 pub fn normalize_name(name: &str) -> std::borrow::Cow<'_, str> {
+    match demangled(name) {
+        std::borrow::Cow::Borrowed(name) => normalize_plain(name),
+        std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(normalize_plain(&text).into_owned()),
+    }
+}
+
+/// [`normalize_name`] of a name that is not mangled.
+fn normalize_plain(name: &str) -> std::borrow::Cow<'_, str> {
     static RULES: std::sync::LazyLock<Vec<(regex::Regex, &'static str)>> = std::sync::LazyLock::new(|| {
         NORMALIZE_RULES
             .iter()
@@ -127,5 +157,22 @@ mod normalize_tests {
         assert_eq!(normalize_name("aten::mm"), "aten::mm");
         assert_eq!(normalize_name("step[DECODE bs=16]"), "step[DECODE bs=*]");
         assert!(matches!(normalize_name("aten::mm"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn mangled_kernel_names_are_demangled_and_others_kept() {
+        let aiter =
+            "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi8ELb1ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib";
+        assert_eq!(
+            normalize_name(aiter),
+            "void aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 256, 8, true, false, true, 1>\
+             (std::bfloat16_t*, std::bfloat16_t*, float*, std::bfloat16_t*, std::bfloat16_t*, std::bfloat16_t*, \
+             double, int, int, int, int, int, int, int, bool)"
+        );
+        // Not mangled, or not demangling: kept.
+        assert_eq!(demangled("_Zoo"), "_Zoo");
+        assert_eq!(demangled("_Z"), "_Z");
+        assert_eq!(demangled("Cijk_Alik_Bljk"), "Cijk_Alik_Bljk");
+        assert!(matches!(demangled("aten::mm"), std::borrow::Cow::Borrowed(_)));
     }
 }

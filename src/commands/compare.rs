@@ -4,7 +4,7 @@
 use super::{Done, Notes, collect};
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::explain::why::{RowKind, WhyStats, WhyTable, shown_sides};
-use crate::analysis::load::loaded::LoadFor;
+use crate::analysis::load::loaded::{LoadFor, Loaded};
 use crate::error::{Error, Result};
 use crate::output::state;
 use crate::request::CompareRequest;
@@ -17,8 +17,9 @@ pub struct CompareOptions {
     /// Keep only the rows whose change is significant (refused where significance cannot be
     /// judged).
     pub only_significant: bool,
-    /// The `--why` columns (docs/cost-model.md#the-why-columns): the traces are read again
-    /// with the operators' input shapes.
+    /// The `--why` columns (docs/cost-model.md#the-why-columns): the traces are read with the
+    /// operators' input shapes (a pair of one trace each once, for the table and the columns
+    /// alike).
     pub why: bool,
 }
 
@@ -31,7 +32,17 @@ pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Compariso
             }
             super::views::why_can_explain(req)?;
         }
-        let (mut comparison, mut found) = crate::analysis::compare::compare(req)?;
+        // A pair of one trace each is read once, with the operators' shapes, for the table and
+        // the split alike; runs per side load run by run and are read again for the split.
+        let once = options.why && !req.compares_runs();
+        let (loaded, (mut comparison, mut found)) = if once {
+            let what = LoadFor::view("compare --why").with_shapes(true);
+            let loaded = crate::analysis::load::loaded::load_with(req, what)?;
+            let compared = crate::analysis::compare::compare_of_loaded(req, &loaded)?;
+            (Some(loaded), compared)
+        } else {
+            (None, crate::analysis::compare::compare(req)?)
+        };
         let (c, t) = (&comparison.control, &comparison.test);
         found.extend(crate::request::defaults::rank_sets_warning(
             [&c.label, &t.label],
@@ -43,19 +54,24 @@ pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Compariso
         }
         notes.caveats(found);
         if options.why {
-            comparison.why = Some(why(req, &comparison, notes)?);
+            let loaded = match loaded {
+                Some(loaded) => loaded,
+                None => {
+                    let what = LoadFor::view("compare --why").with_shapes(true);
+                    crate::analysis::load::loaded::load_with(req, what)?
+                }
+            };
+            comparison.why = Some(why(req, &comparison, &loaded, notes));
         }
         Ok(comparison)
     })
 }
 
-/// The `--why` values of every row: the pair read with the operators' shapes, each row's
-/// count and time as shown split by them (an operator's name by its work, a kernel's by the
-/// operator that launched it, any other row by calls and time per call).
-fn why(req: &CompareRequest, comparison: &Comparison, notes: &mut Notes) -> Result<WhyTable> {
-    let what = LoadFor::view("compare --why").with_shapes(true);
-    let loaded = crate::analysis::load::loaded::load_with(req, what)?;
-    let stats = WhyStats::of(req, &loaded, None);
+/// The `--why` values of every row: `loaded`, the pair read with the operators' shapes, each
+/// row's count and time as shown split by them (an operator's name by its work, a kernel's by
+/// the operator that launched it, any other row by calls and time per call).
+fn why(req: &CompareRequest, comparison: &Comparison, loaded: &Loaded, notes: &mut Notes) -> WhyTable {
+    let stats = WhyStats::of(req, loaded, None);
     notes.caveats(stats.shapes_note(&req.labels));
     let rows = comparison
         .rows
@@ -70,11 +86,11 @@ fn why(req: &CompareRequest, comparison: &Comparison, notes: &mut Notes) -> Resu
             ((None, r.name.clone()), stats.row(&r.name, RowKind::Any, sides))
         })
         .collect();
-    Ok(WhyTable {
+    WhyTable {
         rows,
         shapes: stats.shapes,
         time: 0,
-    })
+    }
 }
 
 /// Keeps the significant rows, or refuses where no row could be judged.

@@ -3,6 +3,7 @@
 use super::{Done, Note, collect, write_file};
 use crate::analysis::explain::causes::CauseKind;
 use crate::analysis::explain::{Explanation, explain};
+use crate::analysis::load::loaded::LoadFor;
 use crate::analysis::report::{Report, ReportLimits, ReportWhy, WHY_ROWS, WhyLine};
 use crate::error::{Error, Result};
 use crate::request::CompareRequest;
@@ -23,7 +24,7 @@ pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &s
             return Ok(r);
         }
         // With the operators' input shapes: the "Why" section's work figures.
-        let loaded = crate::analysis::load::loaded::load_with(req, command, true)?;
+        let loaded = crate::analysis::load::loaded::load_with(req, LoadFor::view(command).with_shapes(true))?;
         notes.caveats(loaded.notes.iter().cloned());
         let why = |ops: &crate::ViewTable, time: usize| Some(report_why(&explain(req, &loaded, ops, time)));
         let r = crate::analysis::report::report(req, &loaded, limits, &why)?;

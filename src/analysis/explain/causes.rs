@@ -105,6 +105,7 @@ impl Explained {
             &self.causes,
             significant,
         )
+        .0
     }
 }
 
