@@ -3,7 +3,31 @@
 import math
 import os
 import pathlib
-from typing import Any, Dict, Iterable, List, Literal, Optional, Sequence, Tuple, Union, cast
+import sys
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    TypedDict,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:
+    # Before 3.11 only the type checker needs it: the annotations naming it are strings.
+    from typing_extensions import Unpack
 
 # The enumerated options, as the type checker sees them (the values are checked at run time too).
 Device = Literal["cpu", "gpu", "all", "CPU", "GPU", "ALL"]
@@ -20,6 +44,66 @@ PathLike = Union[str, "os.PathLike[str]"]
 SidePath = Union[PathLike, Sequence[PathLike]]
 
 CATEGORIES = ("added", "deleted", "increased", "decreased", "unchanged")
+
+# A DataFrame: pandas' or polars', as `backend` says (both are imported lazily, neither is needed
+# to import tracediff).
+Frame = Any
+
+
+# The keyword options of the comparing functions, as the type checker sees them (private: the
+# docstrings and docs/python.md name them; `make_options` checks them at run time too).
+class _Steps(TypedDict, total=False):
+    """The options every comparing function takes: which ranks and steps of each side (`rank`
+    and `iteration` for both), raw or normalised names, and rows summed over the steps."""
+
+    rank: Pick
+    iteration: Pick
+    control_rank: Pick
+    test_rank: Pick
+    control_iteration: Pick
+    test_iteration: Pick
+    normalize_names: Optional[bool]
+    totals: bool
+
+
+class _Selection(_Steps, total=False):
+    """`compare`'s selection options: `_Steps` and the options that shape or filter rows by
+    name or device (ROW_OPTIONS)."""
+
+    device: Device
+    short_names: bool
+    include: Sequence[str]
+    exclude: Sequence[str]
+
+
+class _Significance(TypedDict, total=False):
+    """The option of the functions that mark significance (SIGNIFICANCE_OPTIONS)."""
+
+    no_run_shift: bool
+
+
+class _Marked(_Selection, _Significance, total=False):
+    """The selection options of `operators`, `kernels`, `explain` and `report`."""
+
+
+class _ModuleSelection(_Steps, _Significance, total=False):
+    """The selection options of `modules`: no row options (it has no rows by name or device)."""
+
+
+class _OpsDiffOptions(_Selection, total=False):
+    """`ops_diff`'s options: `compare`'s, with `labels` and `backend` taken and left unused."""
+
+    labels: Tuple[str, str]
+    backend: Backend
+
+
+class _Options(_Marked, total=False):
+    """Every keyword `make_options` takes."""
+
+    labels: Optional[Tuple[str, str]]
+    by_operator: bool
+    zoom: Optional[str]
+    why: bool
 
 
 def pick_text(value: Pick, what: str) -> Optional[str]:
@@ -111,7 +195,10 @@ SELECTION_OPTIONS = (
 ROW_OPTIONS = ("device", "short_names", "include", "exclude")
 
 
-def _refusing(command: str, options: Dict[str, Any], names: tuple, why: str) -> Dict[str, Any]:
+_OptionsT = TypeVar("_OptionsT", bound=Mapping[str, object])
+
+
+def _refusing(command: str, options: _OptionsT, names: Tuple[str, ...], why: str) -> _OptionsT:
     """`options`, after refusing the first of `names` given as a TypeError: `command`() does not
     take it, `why`."""
     given = [name for name in names if name in options]
@@ -120,7 +207,7 @@ def _refusing(command: str, options: Dict[str, Any], names: tuple, why: str) -> 
     return options
 
 
-def without_row_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
+def without_row_options(command: str, options: _OptionsT) -> _OptionsT:
     """`options`, after refusing any of ROW_OPTIONS as a TypeError that says why."""
     why = "it has no rows by name or device to shape or filter (compare(), operators() and kernels() take it)"
     return _refusing(command, options, ROW_OPTIONS, why)
@@ -131,7 +218,7 @@ def without_row_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]
 SIGNIFICANCE_OPTIONS = ("no_run_shift",)
 
 
-def without_significance_options(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
+def without_significance_options(command: str, options: _OptionsT) -> _OptionsT:
     """`options`, after refusing any of SIGNIFICANCE_OPTIONS as a TypeError that says why."""
     why = "it marks no significance (operators(), kernels(), modules() and report() take it)"
     return _refusing(command, options, SIGNIFICANCE_OPTIONS, why)
@@ -155,7 +242,7 @@ def make_options(
     no_run_shift: bool = False,
     totals: bool = False,
     why: bool = False,
-    **unknown: Any,
+    **unknown: object,
 ) -> "_native.Options":
     """The keyword arguments as the one typed options object the Rust core takes. `rank` and
     `iteration` pick both sides, as the command line's `--rank` and `--iteration` do (its notes
@@ -196,7 +283,7 @@ def make_options(
     )
 
 
-def _flag(value: Any, what: str) -> bool:
+def _flag(value: object, what: str) -> bool:
     """A boolean option as given: True or False (a string such as "no" is a TypeError, not True)."""
     if not isinstance(value, bool):
         raise TypeError(f"{what} must be True or False, not {value!r}")
@@ -208,13 +295,15 @@ def _flag(value: Any, what: str) -> bool:
 _WHY_TEXT = ("work_unit", "causes", "causes_via")
 
 
-def why_columns(cols: Dict[str, list], order: Optional[List[int]] = None) -> Tuple[Dict[str, list], Dict[str, str]]:
+def why_columns(
+    cols: Dict[str, List[Any]], order: Optional[List[int]] = None
+) -> Tuple[Dict[str, List[Any]], Dict[str, str]]:
     """The why columns of the core's `cols` (none without `why=True`), named and valued as
     the command line's `--why --format json` writes them, rows taken in `order` (None: as
     given); and their dtypes (float64 for the numbers, object for the text)."""
     keys = [k for k in cols if k.startswith(("ratio_", "diff_calls_part", "diff_work_part", "diff_efficiency_part"))]
     keys += [k for k in ("work_unit", "control_work_per_call", "test_work_per_call", "causes", "causes_via") if k in cols]
-    out: Dict[str, list] = {}
+    out: Dict[str, List[Any]] = {}
     dtypes: Dict[str, str] = {}
     for key in keys:
         values = cols[key] if order is None else [cols[key][i] for i in order]
@@ -227,16 +316,18 @@ def why_columns(cols: Dict[str, list], order: Optional[List[int]] = None) -> Tup
     return out, dtypes
 
 
-def without_why(command: str, options: Dict[str, Any]) -> Dict[str, Any]:
+def without_why(command: str, options: _OptionsT) -> _OptionsT:
     """`options`, after refusing `why` as a TypeError that says why."""
     return _refusing(command, options, ("why",), "the why columns are compare(), operators() and kernels()'s")
 
 
-def _columns(control, test, **selection) -> Dict[str, list]:
+def _columns(control: SidePath, test: SidePath, **selection: "Unpack[_Options]") -> Dict[str, List[Any]]:
     return _native.compare(side_arg(control, "control"), side_arg(test, "test"), make_options(**selection))
 
 
-def table_columns(cols: Dict[str, list], labels: Tuple[str, str], naming: str) -> Tuple[Dict[str, list], Dict[str, str]]:
+def table_columns(
+    cols: Dict[str, List[Any]], labels: Tuple[str, str], naming: str
+) -> Tuple[Dict[str, List[Any]], Dict[str, str]]:
     """The comparison table in HTA's layout and row order, and the dtype HTA would give each
     column. HTA joins the two sides' tables (each sorted by name) without sorting again, so the
     control side's names come first, sorted, then the names only the test side has, sorted. A
@@ -247,7 +338,7 @@ def table_columns(cols: Dict[str, list], labels: Tuple[str, str], naming: str) -
     names = cols["name"]
     control_counts = cols["control_counts"]
     order = sorted(range(len(names)), key=lambda i: (control_counts[i] == 0, names[i]))
-    out: Dict[str, list] = {naming: [names[i] for i in order]}
+    out: Dict[str, List[Any]] = {naming: [names[i] for i in order]}
     dtypes: Dict[str, str] = {}
     for label, side in ((c, "control"), (t, "test")):
         counts = [cols[f"{side}_counts"][i] for i in order]
@@ -285,7 +376,7 @@ def compare(
     labels: Tuple[str, str] = ("control", "test"),
     backend: Backend = "pandas",
     why: bool = False,
-):
+) -> Frame:
     """The comparison table (`tracediff compare`) as a DataFrame: one row per name, indexed by
     `name` (or `short_name`), with HTA's columns named after `labels`; with `why=True` the why
     columns after them (`tracediff compare --why`, docs/fields.md#why: the ratios, the three
@@ -335,13 +426,14 @@ def categories(names: List[str], control: List[float], test: List[float]) -> Dic
     return out
 
 
-def ops_diff(control: SidePath, test: SidePath, **options) -> Dict[str, List[str]]:
+def ops_diff(control: SidePath, test: SidePath, **options: "Unpack[_OpsDiffOptions]") -> Dict[str, List[str]]:
     """`tracediff ops-diff`: the names in each category — added, deleted, increased,
     decreased, unchanged — sorted by name. Takes `compare`'s selection options."""
     options.pop("labels", None)
     options.pop("backend", None)
-    options = without_why("ops_diff", without_significance_options("ops_diff", options))
-    cols = _columns(control, test, **options)
+    # Without `labels` and `backend` now: the rest are `compare`'s selection options.
+    selection = cast(_Selection, without_why("ops_diff", without_significance_options("ops_diff", options)))
+    cols = _columns(control, test, **selection)
     table, _ = table_columns(cols, ("control", "test"), "name")
     return categories(table["name"], table["control_counts"], table["test_counts"])
 
@@ -358,7 +450,17 @@ def _label_pair(labels: Optional[Sequence[str]]) -> Optional[Tuple[str, str]]:
 ViewName = Literal["operators", "kernels", "overview", "modules", "explain"]
 
 
-def _view(view: ViewName, control: SidePath, test: SidePath, **selection):
+@overload
+def _view(
+    view: Literal["operators", "kernels"], control: SidePath, test: SidePath, **selection: "Unpack[_Options]"
+) -> Dict[str, Any]: ...
+@overload
+def _view(
+    view: Literal["overview", "modules", "explain"], control: SidePath, test: SidePath, **selection: "Unpack[_Options]"
+) -> str: ...
+def _view(
+    view: ViewName, control: SidePath, test: SidePath, **selection: "Unpack[_Options]"
+) -> Union[Dict[str, Any], str]:
     if view not in ("operators", "kernels"):
         selection = without_why(view, selection)
     return _native.view(view, side_arg(control, "control"), side_arg(test, "test"), make_options(**selection))
@@ -377,7 +479,7 @@ def field_name(side: str, measure: str, per_step: bool = False) -> str:
     return f"{side}_{measure}{step}{unit}"
 
 
-def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
+def _view_frame(cols: Dict[str, Any], labels: Sequence[str], backend: str) -> Frame:
     """`<side>_<measure>[_per_step]` columns (ns) → the fields of docs/fields.md: per measure
     control, test and diff summed over the steps used (`control_calls`, `control_host_self_us`),
     then where the rows are per step the same per step (`control_calls_per_step`,
@@ -385,7 +487,7 @@ def _view_frame(cols: Dict[str, list], labels: Tuple[str, str], backend: str):
     summed as integers (per step they may be fractions)."""
     c, t = labels
     measures = [k[len("control_"):] for k in cols if k.startswith("control_") and not k.endswith("_per_step")]
-    out: Dict[str, list] = {}
+    out: Dict[str, List[Any]] = {}
     for key in ("operator", "name"):
         if key in cols:
             out[key] = cols[key]
@@ -433,11 +535,11 @@ def operators(
     test: SidePath,
     *,
     zoom: Optional[str] = None,
-    labels=("control", "test"),
+    labels: Tuple[str, str] = ("control", "test"),
     backend: Backend = "pandas",
     why: bool = False,
-    **options,
-):
+    **options: "Unpack[_Marked]",
+) -> Frame:
     """The operator view (`tracediff operators`): per cpu_op name, calls and host/device
     self/total time (µs) per side and their difference. `zoom` narrows it to one node of
     `modules` (a path such as "ResNet/Sequential[2]"). Takes `compare`'s selection options.
@@ -457,11 +559,11 @@ def kernels(
     *,
     by_operator: bool = False,
     zoom: Optional[str] = None,
-    labels=("control", "test"),
+    labels: Tuple[str, str] = ("control", "test"),
     backend: Backend = "pandas",
     why: bool = False,
-    **options,
-):
+    **options: "Unpack[_Marked]",
+) -> Frame:
     """The kernel view (`tracediff kernels`): per kernel (or per launching operator and
     kernel), calls, total, mean, min and max duration (µs) per side. `why=True` adds the why
     columns (`tracediff kernels --why`, docs/fields.md#why): each row's change of total time
@@ -489,7 +591,7 @@ _IDLE_CAUSES = ("host_communication", "synchronize", "launch", "dataloader", "ho
 _IDLE_KEYS = tuple(f"idle_{c}_per_step_us" for c in _IDLE_CAUSES)
 
 
-def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
+def _parts_frame(doc: Dict[str, Any], key: str, first: Tuple[str, ...], backend: str) -> Frame:
     """Both sides' `key` rows (per_step or per_rank) as one frame with a `side` column. The
     parts are NaN (polars: null) on a side without device events, where only `step_time_per_step_us` is
     known."""
@@ -511,7 +613,14 @@ def _parts_frame(doc: dict, key: str, first: tuple, backend: str):
     return frame(columns, None, backend, dtypes={k: "float64" for k in _BREAKDOWN_KEYS + _IDLE_KEYS})
 
 
-def overview(control: SidePath, test: SidePath, *, labels=("control", "test"), backend: Backend = "pandas", **options) -> dict:
+def overview(
+    control: SidePath,
+    test: SidePath,
+    *,
+    labels: Tuple[str, str] = ("control", "test"),
+    backend: Backend = "pandas",
+    **options: "Unpack[_Steps]",
+) -> Dict[str, Any]:
     """The overview (`tracediff overview --format json --per-step`) as a dict: per side the
     device, steps (`steps_used` names them; every step by default), mean step time, GPU busy
     time and utilisation, host communication, memory, and `breakdown` (where the step time went:
@@ -527,13 +636,20 @@ def overview(control: SidePath, test: SidePath, *, labels=("control", "test"), b
     check_backend(backend)
     options = without_significance_options("overview", without_row_options("overview", options))
     text = _view("overview", control, test, labels=labels, **options)
-    doc = json.loads(text)
+    doc: Dict[str, Any] = json.loads(text)
     doc["per_step"] = _parts_frame(doc, "per_step", ("rank", "step"), backend)
     doc["per_rank"] = _parts_frame(doc, "per_rank", ("rank", "windows"), backend)
     return doc
 
 
-def modules(control: SidePath, test: SidePath, *, zoom: Optional[str] = None, labels=("control", "test"), **options) -> dict:
+def modules(
+    control: SidePath,
+    test: SidePath,
+    *,
+    zoom: Optional[str] = None,
+    labels: Tuple[str, str] = ("control", "test"),
+    **options: "Unpack[_ModuleSelection]",
+) -> Dict[str, Any]:
     """The module-aligned diff (`tracediff modules --format json`, siblings as they ran) as
     nested dicts: kind, key, segment, status, control/test {calls, host_total_us,
     device_total_us} (None on a side without the node), wrappers (where aligned through
@@ -548,8 +664,8 @@ def modules(control: SidePath, test: SidePath, *, zoom: Optional[str] = None, la
     import json
 
     text = _view("modules", control, test, zoom=zoom, labels=labels, **without_row_options("modules", options))
-    flat = json.loads(text)
-    nodes = flat["nodes"]
+    flat: Dict[str, Any] = json.loads(text)
+    nodes: List[Dict[str, Any]] = flat["nodes"]
     for node in nodes:
         node.setdefault("significant", None)
         node["children"] = []
@@ -563,7 +679,7 @@ def modules(control: SidePath, test: SidePath, *, zoom: Optional[str] = None, la
     return top
 
 
-def module_paths(tree: dict):
+def module_paths(tree: Dict[str, Any]) -> Iterator[Tuple[str, Dict[str, Any]]]:
     """Every node of a `modules()` tree with its path, depth first (parents before children,
     siblings in order), as (path, node) pairs, without recursion. Each path is built when its
     pair is yielded, from a stack of segments: memory stays linear in the depth."""
@@ -595,7 +711,7 @@ def report(
     table_depth: int = 3,
     table_rows: int = 100,
     labels: Tuple[str, str] = ("control", "test"),
-    **options,
+    **options: "Unpack[_Marked]",
 ) -> pathlib.Path:
     """`tracediff report`: the self-contained HTML page of the pair, written to `output`
     (a `.html` file). Takes `compare`'s selection options. Returns `output`."""
@@ -620,7 +736,7 @@ def events(
     cat: Sequence[str] = (),
     args: Sequence[str] = (),
     backend: Backend = "pandas",
-):
+) -> Frame:
     """`tracediff events`: the event table of one side as a DataFrame, a row per counted event
     (index, rank, name, cat, pid, tid, ts and dur in µs, stream, correlation,
     index_correlation, iteration, then the attributes named in `args`, e.g. ["input_dims"]).
@@ -656,7 +772,7 @@ def gate(
     rank: Pick = None,
     iteration: Pick = None,
     **rules: Any,
-) -> dict:
+) -> Dict[str, Any]:
     """`tracediff gate --format json` as a dict: judges the candidate against the baseline with
     the rules given as keyword arguments, named as the config file's keys
     (`max_step_time_regression="5%"`, `max_op_regression="10%"`, `min_op_time="200us"`,
@@ -677,7 +793,8 @@ def gate(
         None if rank is None else pick_text(rank, "rank"),
         None if iteration is None else pick_text(iteration, "iteration"),
     )
-    return json.loads(text)
+    result: Dict[str, Any] = json.loads(text)
+    return result
 
 
 PLOT_METRICS = ("counts", "duration", "breakdown")

@@ -1,13 +1,27 @@
 """`tracediff.explain`: why each operator row changed, as a DataFrame (docs/cost-model.md)."""
 
 import json
-from typing import Any, Dict, List
+import sys
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
-from ._api import Backend, SidePath, _view
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:
+    # Before 3.11 only the type checker needs it: the annotations naming it are strings.
+    from typing_extensions import Unpack
+
+from ._api import Backend, Frame, SidePath, _Marked, _view
 from ._frames import check_backend, frame
 
 
-def explain(control: SidePath, test: SidePath, *, labels=("control", "test"), backend: Backend = "pandas", **options):
+def explain(
+    control: SidePath,
+    test: SidePath,
+    *,
+    labels: Tuple[str, str] = ("control", "test"),
+    backend: Backend = "pandas",
+    **options: "Unpack[_Marked]",
+) -> Frame:
     """The explanation of a pair (`tracediff explain --format json`) as a DataFrame: a row per
     operator whose self time per step changed (device self time where the pair has device
     events, else host self time), largest change first, indexed by `name`. Each row's change

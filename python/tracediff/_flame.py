@@ -1,13 +1,20 @@
 """The differential flame graph (``tracediff flamegraph``) from Python."""
 
 import pathlib
-from typing import Literal, Optional, Tuple
+import sys
+from typing import TYPE_CHECKING, Literal, Optional, Tuple
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:
+    # Before 3.11 only the type checker needs it: the annotations naming it are strings.
+    from typing_extensions import Unpack
 
 FlameTime = Literal["host", "device"]
 Side = Literal["control", "test"]
 
 from . import _native
-from ._api import PathLike, SidePath, make_options, path_arg, side_arg, without_row_options, without_significance_options, without_why
+from ._api import PathLike, SidePath, _Steps, make_options, path_arg, side_arg, without_row_options, without_significance_options, without_why
 
 
 def flamegraph(
@@ -19,7 +26,7 @@ def flamegraph(
     side: Optional[Side] = None,
     widths: Side = "test",
     labels: Tuple[str, str] = ("control", "test"),
-    **options,
+    **options: "Unpack[_Steps]",
 ) -> pathlib.Path:
     """`tracediff flamegraph -o PATH`: writes the differential flame graph of the pair to `path`
     (an SVG: width = the test run's time, or the control run's with ``widths="control"``, which
@@ -47,7 +54,7 @@ def folded_stacks(
     *,
     time: Optional[FlameTime] = None,
     side: Optional[Side] = None,
-    **options,
+    **options: "Unpack[_Steps]",
 ) -> str:
     """`tracediff flamegraph --folded`: the flame graph's stacks as text, ``frame;frame;…
     CONTROL_NS TEST_NS`` lines (inferno's and FlameGraph's differential format), or one side's

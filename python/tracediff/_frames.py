@@ -1,6 +1,9 @@
 """Columns from the Rust core → pandas or polars frames. Both libraries are imported lazily."""
 
-from typing import Dict, List, Optional
+import types
+from typing import Any, Iterable, List, Mapping, Optional, Sequence, TypeVar
+
+_T = TypeVar("_T")
 
 BACKENDS = ("pandas", "polars")
 
@@ -11,7 +14,7 @@ def check_backend(backend: str) -> str:
     return backend
 
 
-def _import(backend: str):
+def _import(backend: str) -> types.ModuleType:
     try:
         if backend == "polars":
             import polars
@@ -26,9 +29,15 @@ def _import(backend: str):
         ) from e
 
 
-def frame(columns: Dict[str, list], index: Optional[str], backend: str = "pandas", dtypes=None):
-    """A frame of `columns` (insertion order kept). With pandas, `index` becomes the index and
-    `dtypes` maps column → numpy dtype name."""
+def frame(
+    columns: Mapping[str, Sequence[Any]],
+    index: Optional[str],
+    backend: str = "pandas",
+    dtypes: Optional[Mapping[str, str]] = None,
+) -> Any:
+    """A frame of `columns` (insertion order kept): a pandas DataFrame, or a polars one with
+    `backend="polars"`. With pandas, `index` becomes the index and `dtypes` maps column → numpy
+    dtype name."""
     lib = _import(check_backend(backend))
     if backend == "polars":
         return lib.DataFrame(columns)
@@ -41,5 +50,5 @@ def frame(columns: Dict[str, list], index: Optional[str], backend: str = "pandas
     return df
 
 
-def as_list(value) -> List:
+def as_list(value: Optional[Iterable[_T]]) -> List[_T]:
     return list(value) if value is not None else []

@@ -9,7 +9,7 @@ import pathlib
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _native
-from ._api import Backend, Pick, path_arg, pick_text
+from ._api import Backend, Frame, Pick, path_arg, pick_text
 from ._frames import _import, check_backend, frame
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -58,7 +58,7 @@ def _count(value: Any, what: str, least: int) -> int:
     return value
 
 
-def _typed(df, backend: str, types: Dict[str, str]):
+def _typed(df: Frame, backend: str, types: Dict[str, str]) -> Frame:
     """A polars frame's columns cast to `types` (a column of nothing but nulls, or of no rows,
     is typed as the column is, not as Null); pandas frames as they are."""
     if backend != "polars":
@@ -68,7 +68,7 @@ def _typed(df, backend: str, types: Dict[str, str]):
     return df.cast({k: names[v] for k, v in types.items()})
 
 
-def _times(df, backend: str):
+def _times(df: Frame, backend: str) -> Frame:
     """The `time` column as UTC datetimes."""
     lib = _import(backend)
     if backend == "polars":
@@ -122,15 +122,17 @@ class History:
             _meta_pairs(meta),
             _optional_str(time, "time"),
         )
-        return json.loads(text)
+        entry: Dict[str, Any] = json.loads(text)
+        return entry
 
     def _entries(self) -> List[Dict[str, Any]]:
-        return json.loads(_native.history_runs(self._path))
+        entries: List[Dict[str, Any]] = json.loads(_native.history_runs(self._path))
+        return entries
 
     def __len__(self) -> int:
         return len(self._entries())
 
-    def runs(self, *, backend: Backend = "pandas"):
+    def runs(self, *, backend: Backend = "pandas") -> Frame:
         """The runs table as a DataFrame, one row per readable run in seq order: indexed by
         `seq`, with `label`, `time` (UTC datetimes), `branch`, `meta` (a dict per run),
         `tool_version`, `ranks` (a list per run) and `source`. `backend="polars"` gives a
@@ -139,17 +141,18 @@ class History:
         check_backend(backend)
         entries = self._entries()
         names = ("seq", "label", "time", "branch", "meta", "tool_version", "ranks", "source")
-        columns: Dict[str, list] = {n: [e.get(n) for e in entries] for n in names}
+        columns: Dict[str, List[Any]] = {n: [e.get(n) for e in entries] for n in names}
         if backend == "polars":
             columns["meta"] = [[{"key": k, "value": v} for k, v in m.items()] for m in columns["meta"]]
         df = frame(columns, "seq", backend)
         types = {"seq": "int", "label": "str", "time": "str", "branch": "str", "tool_version": "str", "source": "str"}
         return _times(_typed(df, backend, types), backend)
 
-    def _show(self, top: int, name: Optional[str], branch: Optional[str]) -> dict:
-        return json.loads(_native.history_show(self._path, top, name, _optional_str(branch, "branch")))
+    def _show(self, top: int, name: Optional[str], branch: Optional[str]) -> Dict[str, Any]:
+        view: Dict[str, Any] = json.loads(_native.history_show(self._path, top, name, _optional_str(branch, "branch")))
+        return view
 
-    def series(self, name: str = "step time", *, branch: Optional[str] = None, backend: Backend = "pandas"):
+    def series(self, name: str = "step time", *, branch: Optional[str] = None, backend: Backend = "pandas") -> Frame:
         """One series over the runs as a DataFrame indexed by `seq`: ``"step time"``,
         ``"gpu busy time"`` or a row's name as the gate keys it (``"aten::mm"``), each run's
         mean per step in ns (0 where the row did not run). Columns: `label`, `value_ns`,
@@ -202,7 +205,7 @@ class History:
         name: Optional[str] = None,
         branch: Optional[str] = None,
         backend: Backend = "pandas",
-    ):
+    ) -> Frame:
         """Every change point of the step time, the GPU's busy time and the `top` rows
         (largest first; only those matching `name`, a regular expression, where given), as
         `tracediff history show` finds them (E-Divisive means with a seeded permutation test):
@@ -213,7 +216,7 @@ class History:
         top = _count(top, "top", 0)
         view = self._show(top, _optional_str(name, "name"), branch)
         keys = ("series", "kind", "seq", "label", "before_ns", "after_ns", "relative_change", "p_value")
-        columns: Dict[str, list] = {k: [] for k in keys}
+        columns: Dict[str, List[Any]] = {k: [] for k in keys}
         for s in view["series"]:
             for c in s["change_points"]:
                 row = (s["name"], s["kind"], c["seq"], c["label"], c["before"], c["after"])
@@ -234,7 +237,7 @@ class History:
         rank: Pick = None,
         iteration: Pick = None,
         **rules: Any,
-    ) -> dict:
+    ) -> Dict[str, Any]:
         """`tracediff gate --history STORE CANDIDATE --format json` as a dict: judges the
         candidate run against the store's runs since their last change point (at most
         `window`; only `branch`'s where given), each rule given as a keyword argument named as
@@ -260,4 +263,5 @@ class History:
             None if rank is None else pick_text(rank, "rank"),
             None if iteration is None else pick_text(iteration, "iteration"),
         )
-        return json.loads(text)
+        result: Dict[str, Any] = json.loads(text)
+        return result

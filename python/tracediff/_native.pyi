@@ -2,7 +2,7 @@
 modules; these functions take the paths and one `Options` object and return plain columns."""
 
 import os
-from typing import Dict, List, Literal, Optional, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Tuple, Union, overload
 
 _Path = Union[str, "os.PathLike[str]"]
 # A side as the core takes it: its paths (one path, or one per run given one by one).
@@ -12,6 +12,12 @@ _View = Literal["operators", "kernels", "overview", "modules", "explain"]
 _FlameTime = Literal["host", "device"]
 _Side = Literal["control", "test"]
 _Metric = Literal["counts", "duration", "breakdown"]
+# The comparison table as columns: `name`, `<side>_counts`, `<side>_dur_ns` and `notes`, each a
+# list (str, int or float values).
+_Columns = Dict[str, List[Any]]
+# A view's table as columns (lists; None where a side has no value) and, where significance was
+# judged, `run_shift`: a JSON text, not a list.
+_ViewColumns = Dict[str, Any]
 _PlotSort = Literal[
     "abs-diff-duration", "diff-duration", "abs-diff-counts", "diff-counts", "duration", "counts", "name"
 ]
@@ -78,8 +84,20 @@ class Options:
     @property
     def why(self) -> bool: ...
 
-def compare(control: _SidePaths, test: _SidePaths, options: Options) -> Dict[str, list]: ...
-def view(view: _View, control: _SidePaths, test: _SidePaths, options: Options) -> Union[Dict[str, list], str]: ...
+def compare(control: _SidePaths, test: _SidePaths, options: Options) -> _Columns: ...
+
+# `operators` and `kernels` give their table as columns; `overview`, `modules` and `explain` their
+# JSON text.
+@overload
+def view(
+    view: Literal["operators", "kernels"], control: _SidePaths, test: _SidePaths, options: Options
+) -> _ViewColumns: ...
+@overload
+def view(
+    view: Literal["overview", "modules", "explain"], control: _SidePaths, test: _SidePaths, options: Options
+) -> str: ...
+@overload
+def view(view: _View, control: _SidePaths, test: _SidePaths, options: Options) -> Union[_ViewColumns, str]: ...
 def summarize(trace: _Path, output: _Path) -> None: ...
 def report(
     control: _SidePaths,

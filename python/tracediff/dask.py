@@ -30,13 +30,15 @@ import os
 import pathlib
 import subprocess
 import sys
-from typing import Any, Iterable, List, Optional, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar, Union
 
 from ._native import TraceError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
 _NOTE = "tracediff: note: "
+
+_R = TypeVar("_R")
 
 __all__ = ["Output", "summarize", "compare", "overview", "gate"]
 
@@ -65,7 +67,7 @@ class Output:
         return self.text
 
 
-def _flags(options: dict) -> List[str]:
+def _flags(options: Mapping[str, object]) -> List[str]:
     """The command line's options for keyword arguments, in the order given."""
     args: List[str] = []
     for key, value in options.items():
@@ -159,7 +161,7 @@ def summarize_one(trace: PathLike, out_dir: PathLike, label: Optional[str] = Non
     return run_command(argv).text.strip()
 
 
-def _caught(task, *args: Any, **kwargs: Any) -> tuple:
+def _caught(task: Callable[..., _R], *args: Any, **kwargs: Any) -> Tuple[Optional[_R], Optional[str]]:
     """Runs ``task`` on a worker and hands back ``(result, None)`` or ``(None, message)``: the
     extension's `TraceError` does not cross a worker's pickling as itself, so the client raises
     it again (see `_raised`)."""
@@ -169,7 +171,8 @@ def _caught(task, *args: Any, **kwargs: Any) -> tuple:
         return None, str(e)
 
 
-def _raised(outcome: tuple) -> Any:
+def _raised(outcome: Tuple[Any, Optional[str]]) -> Any:
+    # `outcome` crossed a worker's pickling: `_caught`'s pair, typed by nothing on the way.
     result, error = outcome
     if error is not None:
         raise TraceError(error)
@@ -193,7 +196,7 @@ def summarize(
     else:
         futures = client.map(_caught, [summarize_one] * len(traces), traces, out_dir=out_dir, label=label, pure=False)
         written = [_raised(outcome) for outcome in client.gather(futures)]
-    seen: dict = {}
+    seen: Dict[str, pathlib.Path] = {}
     for trace, path in zip(traces, written):
         if path in seen:
             raise TraceError(f"{seen[path]} and {trace} are one rank of one run: both wrote {path}")
@@ -205,22 +208,23 @@ def _reduce(client: Any, argv: List[str]) -> Output:
     client = _current_client(client)
     if client is None:
         return run_command(argv)
-    return _raised(client.submit(_caught, run_command, argv, pure=False).result())
+    output: Output = _raised(client.submit(_caught, run_command, argv, pure=False).result())
+    return output
 
 
-def compare(control: PathLike, test: PathLike, client: Any = None, **options: Any) -> Output:
+def compare(control: PathLike, test: PathLike, client: Any = None, **options: object) -> Output:
     """``tracediff compare CONTROL TEST [options]`` on a worker (or here): the table, byte for
     byte. CONTROL and TEST: a summary dataset (one run, or a set of runs), one of its
     ``run=<label>`` directories, summaries or traces."""
     return _reduce(client, ["compare", os.fspath(control), os.fspath(test), *_flags(options)])
 
 
-def overview(control: PathLike, test: PathLike, client: Any = None, **options: Any) -> Output:
+def overview(control: PathLike, test: PathLike, client: Any = None, **options: object) -> Output:
     """``tracediff overview CONTROL TEST [options]`` on a worker (or here)."""
     return _reduce(client, ["overview", os.fspath(control), os.fspath(test), *_flags(options)])
 
 
-def gate(baseline: PathLike, candidate: PathLike, client: Any = None, **options: Any) -> Output:
+def gate(baseline: PathLike, candidate: PathLike, client: Any = None, **options: object) -> Output:
     """``tracediff gate BASELINE CANDIDATE [rules]`` on a worker (or here); ``exit_code`` 1
     (``passed`` false) where a rule failed."""
     return _reduce(client, ["gate", os.fspath(baseline), os.fspath(candidate), *_flags(options)])

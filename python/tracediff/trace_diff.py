@@ -12,13 +12,17 @@ kept, …) the README's "Where tracediff deliberately differs from HTA" lists ev
 import os
 import warnings
 from enum import Enum
-from typing import Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Dict, List, Literal, Optional, Tuple, Union, cast
 
 from . import _native
 from ._api import _columns, categories, table_columns
 from ._frames import frame
 
+if TYPE_CHECKING:
+    import pandas
+
 TraceDir = str
+DeviceName = Literal["cpu", "gpu", "all"]
 
 
 class DeviceType(Enum):
@@ -30,15 +34,16 @@ class DeviceType(Enum):
     ALL = 3
 
 
-def device_name(device_type) -> str:
+def device_name(device_type: object) -> DeviceName:
     """'cpu', 'gpu' or 'all' from a DeviceType (ours or HTA's), its name, or its value."""
     name = getattr(device_type, "name", device_type)
+    # A member's name in lower case is one of DeviceName.
     if isinstance(name, str) and name.upper() in DeviceType.__members__:
-        return name.lower()
+        return cast(DeviceName, name.lower())
     if isinstance(name, int) and not isinstance(name, bool):
         for member in DeviceType:
             if member.value == name:
-                return member.name.lower()
+                return cast(DeviceName, member.name.lower())
     raise ValueError(f"invalid device_type {device_type!r}: expected DeviceType.CPU, GPU or ALL")
 
 
@@ -48,7 +53,7 @@ class LabeledTrace:
     Unlike HTA's, it reads nothing when made: tracediff reads the files it needs on each call,
     faster than HTA reads them once. ``t`` may be an HTA ``Trace`` (its ``trace_path`` is used)."""
 
-    def __init__(self, label: Optional[str] = None, t=None, trace_dir: Optional[str] = None):
+    def __init__(self, label: Optional[str] = None, t: object = None, trace_dir: Optional[str] = None) -> None:
         if t is not None:
             path = getattr(t, "trace_path", None) or getattr(t, "trace_dir", None)
             if path is None:
@@ -76,8 +81,9 @@ def _adapt(t: Union[LabeledTrace, TraceDir], default_label: str) -> LabeledTrace
     raise ValueError(f"Invalid argument type for ({t}).")
 
 
-def _labels(control: LabeledTrace, test: LabeledTrace):
-    c, t = control.label, test.label
+def _labels(control: LabeledTrace, test: LabeledTrace) -> Tuple[str, str]:
+    # Both traces come from `_adapt`, which gives each a label.
+    c, t = cast(str, control.label), cast(str, test.label)
     if c == t:
         t = f"{t}_test"
         warnings.warn(f"The two traces have the same label. change test_trace's label to {t}", stacklevel=3)
@@ -97,7 +103,7 @@ class TraceDiff:
         test_iteration: Optional[Union[int, List[int]]] = None,
         device_type: DeviceType = DeviceType.ALL,
         use_short_name: bool = False,
-    ):
+    ) -> "pandas.DataFrame":
         """Counts and total durations (µs) per operator/kernel name on both sides, as HTA's:
         indexed by ``name`` (or ``short_name``), columns ``<label>_counts``,
         ``<label>_total_duration`` for each side, ``diff_counts``, ``diff_duration``,
@@ -117,7 +123,8 @@ class TraceDiff:
         )
         naming = "short_name" if use_short_name else "name"
         table, dtypes = table_columns(cols, labels, naming)
-        return frame(table, naming, "pandas", dtypes)
+        df: "pandas.DataFrame" = frame(table, naming, "pandas", dtypes)
+        return df
 
     @classmethod
     def ops_diff(
@@ -146,20 +153,20 @@ class TraceDiff:
         return categories(table["name"], table["control_counts"], table["test_counts"])
 
     @classmethod
-    def visualize_counts_diff(cls, df, show_image: bool = True, export_image_path: Optional[str] = None) -> None:
+    def visualize_counts_diff(cls, df: "pandas.DataFrame", show_image: bool = True, export_image_path: Optional[str] = None) -> None:
         """HTA's grouped bar chart of counts: plotly's when plotly is installed, else a PNG
         drawn by tracediff (shown in IPython, written to ``export_image_path``)."""
         _visualize(df, "counts", "Ops Count Comparison", show_image, export_image_path)
 
     @classmethod
     def visualize_duration_diff(
-        cls, df, show_image: bool = True, export_image_path: Optional[str] = None
+        cls, df: "pandas.DataFrame", show_image: bool = True, export_image_path: Optional[str] = None
     ) -> None:
         """HTA's grouped bar chart of total durations (see ``visualize_counts_diff``)."""
         _visualize(df, "total_duration", "Ops Duration Comparison", show_image, export_image_path)
 
 
-def _visualize(df, metric: str, title: str, show_image: bool, export_image_path: Optional[str]) -> None:
+def _visualize(df: "pandas.DataFrame", metric: str, title: str, show_image: bool, export_image_path: Optional[str]) -> None:
     labels = [col[: -len("_total_duration")] for col in df.columns if col.endswith("_total_duration")]
     if len(labels) < 2:
         raise ValueError("expected a DataFrame from TraceDiff.compare_traces (two <label>_total_duration columns)")
