@@ -338,7 +338,7 @@ pub fn read_export(path: &Path) -> Result<ParsedTrace> {
         return Err(Error::input(
             path,
             format!(
-                "the Nsight Systems export holds the GPU work of {} processes, read as ranks 0–{}: pass it as a side (compare, overview, gate… take it with --rank), or summarize it into a dataset (tracediff summarize {} --label RUN)",
+                "the Nsight Systems export holds the GPU work of {} processes, read as ranks 0–{}: pass it as a side (compare, overview, gate… take it with --rank), or summarize it into a dataset of one summary per rank (tracediff summarize {} --label RUN -o OUTDIR)",
                 ranks.len(),
                 ranks.len() - 1,
                 path.display()
