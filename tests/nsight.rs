@@ -195,6 +195,24 @@ fn a_dataset_of_an_export_of_two_processes_is_one_summary_per_rank() {
         );
     }
     assert!(!out.join("run=job/rank=2.parquet").exists());
+    // The summaries are the export's ranks: compared with it, every row is unchanged.
+    let run_dir = out.join("run=job");
+    let v = json(&["compare", run_dir.to_str().unwrap(), TWO, "--rank", "all", "--no-save"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["name"] == "aten::mm"), "{v}");
+    for r in rows {
+        assert_eq!(r["control_total_us"], r["test_total_us"], "{r}");
+        assert_eq!(r["control_count"], r["test_count"], "{r}");
+    }
+    // A folder that holds the export is summarised the same way.
+    let folder = dir.path().join("dd");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(TWO, folder.join("job.sqlite")).unwrap();
+    let r = run(&["summarize", folder.to_str().unwrap(), "--output", o]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for rank in 0..2 {
+        assert!(out.join(format!("run=dd/rank={rank}.parquet")).exists(), "{}", r.stderr);
+    }
     let one = dir.path().join("one.parquet");
     let line = error_line(&run(&["summarize", TWO, "--output", one.to_str().unwrap()]));
     assert!(
