@@ -18,7 +18,11 @@ serialized id (pid << 24 | tid, with a vm id in the top bits), as nsys writes it
   nsight/test.sqlite      the same with the GEMM 50% slower and one more elementwise kernel per
                           step (a second launch in aten::add_).
   nsight/two_processes.sqlite
-                          kernels of two processes (two ranks in one report).
+                          one report of a job of two ranks (nsys profile torchrun …): a launcher
+                          (pid 4100) with an NVTX range and no GPU work, then pid 4343 (written
+                          first, its steps the earlier: the test side's steps on device 1) and
+                          pid 4242 (the control side's steps on device 0). Read as rank 0 = pid
+                          4242 and rank 1 = pid 4343, by pid.
   nsight/other.sqlite     an SQLite database that is not an export.
 
 `make_nsight_fixtures.py --big PATH STEPS` writes one export of STEPS such steps instead (the
@@ -95,6 +99,7 @@ class Export:
         self.db.executescript(SCHEMA)
         self.strings = {}
         self.correlation = 100
+        self.device = 0
         self.set_process(pid)
         self.db.execute("INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (?, ?, ?)",
                         (1704067200000000000, "2024-01-01T00:00:00Z", "2024-01-01T00:00:00"))
@@ -133,22 +138,22 @@ class Export:
             "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,"
             " demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,"
             " staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)"
-            " VALUES (?, ?, 0, 1, ?, ?, ?, ?, ?, 32, 64, 1, 1, 128, 1, 1, 0, 0, 0, 0, ?)",
-            (k_start, k_start + k_dur, stream, corr, self.global_pid, self.string(kernel), self.string(SHORT[kernel]), corr))
+            " VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, 32, 64, 1, 1, 128, 1, 1, 0, 0, 0, 0, ?)",
+            (k_start, k_start + k_dur, self.device, stream, corr, self.global_pid, self.string(kernel), self.string(SHORT[kernel]), corr))
 
     def memcpy(self, start, k_start, k_dur):
         corr = self.runtime(start, 5_000, MEMCPY_API)
         self.db.execute(
             "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, correlationId, globalPid,"
-            " bytes, copyKind, srcKind, dstKind) VALUES (?, ?, 0, 1, 7, ?, ?, 1048576, 1, 0, 2)",
-            (k_start, k_start + k_dur, corr, self.global_pid))
+            " bytes, copyKind, srcKind, dstKind) VALUES (?, ?, ?, 1, 7, ?, ?, 1048576, 1, 0, 2)",
+            (k_start, k_start + k_dur, self.device, corr, self.global_pid))
 
     def memset(self, start, k_start, k_dur):
         corr = self.runtime(start, 4_000, MEMSET_API)
         self.db.execute(
             "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, streamId, correlationId, globalPid,"
-            " value, bytes, memKind) VALUES (?, ?, 0, 1, 7, ?, ?, 0, 4096, 2)",
-            (k_start, k_start + k_dur, corr, self.global_pid))
+            " value, bytes, memKind) VALUES (?, ?, ?, 1, 7, ?, ?, 0, 4096, 2)",
+            (k_start, k_start + k_dur, self.device, corr, self.global_pid))
 
     def close(self):
         self.db.commit()
@@ -183,9 +188,15 @@ def main():
     e = Export(os.path.join(HERE, "test.sqlite"))
     steps(e, slow_gemm=1.5, extra_add=True)
     e.close()
-    e = Export(os.path.join(HERE, "two_processes.sqlite"))
-    steps(e)
+    e = Export(os.path.join(HERE, "two_processes.sqlite"), pid=4100)
+    e.db.execute("INSERT INTO TARGET_INFO_GPU (vmId, id, name, totalMemory, cuDevice) VALUES (0, 1, ?, ?, 1)",
+                 ("NVIDIA H100 80GB HBM3", 85520809984))
+    e.nvtx(500_000, 9_000_000, "torchrun")
     e.set_process(4343)
+    e.device = 1
+    steps(e, slow_gemm=1.5, extra_add=True)
+    e.set_process(4242)
+    e.device = 0
     steps(e, base=5_000_000)
     e.close()
     path = os.path.join(HERE, "other.sqlite")

@@ -1,7 +1,8 @@
 //! Nsight Systems SQLite exports (`fixtures/nsight/`, written by
 //! `scripts/make_nsight_fixtures.py` from the documented export schema): the kernels view
 //! agrees with SQL over the export's own tables, the commands work on a pair of exports and on
-//! a mixed pair with a Kineto trace, and what cannot be read is refused in one line.
+//! a mixed pair with a Kineto trace, an export of several processes reads as one rank per
+//! process, and what cannot be read is refused in one line.
 
 use crate::common::{error_line, json, run};
 use std::collections::BTreeMap;
@@ -10,18 +11,34 @@ use tempfile::TempDir;
 
 const CONTROL: &str = "fixtures/nsight/control.sqlite";
 const TEST: &str = "fixtures/nsight/test.sqlite";
+/// One report of a job of two ranks: pid 4242 (control's steps, device 0) and pid 4343
+/// (test's, device 1, its rows written first), and a launcher (pid 4100) without GPU work.
+const TWO: &str = "fixtures/nsight/two_processes.sqlite";
 
 /// Per name: calls and summed ns, by SQL over the export's device tables (kernels by their
 /// demangled name; copies and sets by the names Kineto gives them).
 fn by_sql(path: &str) -> BTreeMap<String, (u64, i64)> {
+    by_sql_of(path, None)
+}
+
+/// [`by_sql`] of the rows of the process `pid` only, where given.
+fn by_sql_of(path: &str, pid: Option<i64>) -> BTreeMap<String, (u64, i64)> {
     let db = rusqlite::Connection::open(path).unwrap();
     let mut out = BTreeMap::new();
+    let of = pid.map_or(String::new(), |p| format!(" AND ((globalPid >> 24) & 16777215) = {p}"));
     for sql in [
-        "SELECT s.value, COUNT(*), SUM(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName GROUP BY s.value",
-        "SELECT 'Memcpy HtoD (Pageable -> Device)', COUNT(*), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND srcKind = 0 AND dstKind = 2",
-        "SELECT 'Memset (Device)', COUNT(*), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE memKind = 2",
+        format!(
+            "SELECT s.value, COUNT(*), SUM(k.end - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName WHERE 1{} GROUP BY s.value",
+            of.replace("globalPid", "k.globalPid")
+        ),
+        format!(
+            "SELECT 'Memcpy HtoD (Pageable -> Device)', COUNT(*), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND srcKind = 0 AND dstKind = 2{of}"
+        ),
+        format!(
+            "SELECT 'Memset (Device)', COUNT(*), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE memKind = 2{of}"
+        ),
     ] {
-        let mut q = db.prepare(sql).unwrap();
+        let mut q = db.prepare(&sql).unwrap();
         let rows = q
             .query_map([], |r| {
                 Ok((r.get::<_, String>(0)?, r.get::<_, u64>(1)?, r.get::<_, i64>(2)?))
@@ -35,26 +52,188 @@ fn by_sql(path: &str) -> BTreeMap<String, (u64, i64)> {
     out
 }
 
+/// Per name: the calls and summed ns of `side` in the kernels view's JSON `v`.
+fn by_view(v: &serde_json::Value, side: &str) -> BTreeMap<String, (u64, i64)> {
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r[format!("{side}_calls")].as_u64().unwrap_or(0) > 0)
+        .map(|r| {
+            let us = r[format!("{side}_device_total_us")].as_f64().unwrap();
+            let ns = (us * 1000.0).round() as i64;
+            (
+                r["name"].as_str().unwrap().to_string(),
+                (r[format!("{side}_calls")].as_u64().unwrap(), ns),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn kernels_of_an_export_pair_equal_sql_over_its_tables() {
     let v = json(&["kernels", CONTROL, TEST]);
-    let rows = v["rows"].as_array().unwrap();
     for (side, path) in [("control", CONTROL), ("test", TEST)] {
-        let expected = by_sql(path);
-        let got: BTreeMap<String, (u64, i64)> = rows
+        assert_eq!(by_view(&v, side), by_sql(path), "{side}");
+    }
+}
+
+/// An export of two processes is two ranks, by pid: rank 0 is pid 4242 though pid 4343's rows
+/// come first and start earlier; each rank's kernels equal SQL over its process's rows, and
+/// `--rank all` both processes' (the launcher, without GPU work, is no rank).
+#[test]
+fn an_export_of_two_processes_reads_as_two_ranks_by_pid() {
+    let v = json(&["kernels", TWO, TWO, "--control-rank", "0", "--test-rank", "1"]);
+    assert_eq!(by_view(&v, "control"), by_sql_of(TWO, Some(4242)));
+    assert_eq!(by_view(&v, "test"), by_sql_of(TWO, Some(4343)));
+    // The processes differ (the GEMM 50% slower, one more elementwise kernel per step).
+    assert_ne!(by_sql_of(TWO, Some(4242)), by_sql_of(TWO, Some(4343)));
+    let v = json(&["kernels", TWO, TWO, "--rank", "all"]);
+    assert_eq!(by_view(&v, "control"), by_sql(TWO));
+    let r = run(&["compare", TWO, TWO, "--rank", "all"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .starts_with(&format!("control: {TWO} (ranks 0–1, steps 1–3)\n")),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains(&format!(
+            "tracediff: note: {TWO} holds the GPU work of 2 processes: read as ranks 0–1, in the order of their pids"
+        )),
+        "{}",
+        r.stderr
+    );
+    // The launcher's range is left out with its process.
+    assert!(!r.stdout.contains("torchrun"), "{}", r.stdout);
+    // By default the lowest rank, as of a folder of ranks; a rank the export lacks is named.
+    let out = run(&["compare", TWO, CONTROL]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with(&format!("control: {TWO} (rank 0, steps 1–3; 1 of 2 ranks)\n")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("the sides hold different numbers of ranks: control 2 ranks, test 1 rank; both read rank 0"),
+        "{}",
+        out.stderr
+    );
+    let line = error_line(&run(&["compare", TWO, TWO, "--rank", "2"]));
+    assert!(line.contains("no rank 2 (ranks present: 0, 1)"), "{line}");
+}
+
+/// compare, overview and gate read each rank of the one export as those of a folder of one
+/// export per rank: rank 1 against rank 0 is the test pair against the control (the GEMM
+/// slower), each rank with the GPU it ran on.
+#[test]
+fn compare_overview_and_gate_read_each_rank_of_one_export() {
+    let dir = TempDir::new().unwrap();
+    let folder = |name: &str, ranks: [&str; 2]| -> String {
+        let side = dir.path().join(name);
+        std::fs::create_dir(&side).unwrap();
+        for (r, f) in ranks.iter().enumerate() {
+            std::fs::copy(f, side.join(format!("rank{r}.sqlite"))).unwrap();
+        }
+        side.to_str().unwrap().to_string()
+    };
+    let job = folder("job", [CONTROL, TEST]);
+    let before = folder("before", [CONTROL, CONTROL]);
+    let rows = |v: &serde_json::Value| -> BTreeMap<String, (serde_json::Value, serde_json::Value)> {
+        v["rows"]
+            .as_array()
+            .unwrap()
             .iter()
-            .filter(|r| r[format!("{side}_calls")].as_u64().unwrap_or(0) > 0)
             .map(|r| {
-                let us = r[format!("{side}_device_total_us")].as_f64().unwrap();
-                let ns = (us * 1000.0).round() as i64;
                 (
                     r["name"].as_str().unwrap().to_string(),
-                    (r[format!("{side}_calls")].as_u64().unwrap(), ns),
+                    (r["control_total_us"].clone(), r["test_total_us"].clone()),
                 )
             })
-            .collect();
-        assert_eq!(got, expected, "{side}");
+            .collect()
+    };
+    let ranks = ["--control-rank", "0", "--test-rank", "1"];
+    let two = json(&[&["compare", TWO, TWO, "--no-save"][..], &ranks[..]].concat());
+    assert_eq!(rows(&two), rows(&json(&["compare", CONTROL, TEST, "--no-save"])));
+    for args in [&["--rank", "all"][..], &["--rank", "1"][..], &[][..]] {
+        let one = json(&[&["compare", TWO, TWO, "--no-save"][..], args].concat());
+        let per_file = json(&[&["compare", &job, &job, "--no-save"][..], args].concat());
+        assert_eq!(rows(&one), rows(&per_file), "{args:?}");
     }
+    let overview = json(&[&["overview", TWO, TWO][..], &ranks[..]].concat());
+    let text = overview.to_string();
+    assert!(text.contains("NVIDIA H100 80GB HBM3"), "{text}");
+    let all = json(&["overview", TWO, TWO, "--rank", "all"]);
+    assert_eq!(all["control"]["ranks"], 2, "{all}");
+    // The gate matches ranks by number, as between two folders.
+    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "1"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("gate: FAIL: op time (2 ops)"), "{}", r.stdout);
+    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "0"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run(&["gate", &job, TWO, "--max-op-regression", "10%", "--rank", "all"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+/// A dataset of an export of two processes is one summary per rank; `summarize` into one file
+/// refuses it, saying what to do.
+#[test]
+fn a_dataset_of_an_export_of_two_processes_is_one_summary_per_rank() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("data");
+    let o = out.to_str().unwrap();
+    let r = run(&["summarize", TWO, "--output", o, "--label", "job"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for rank in 0..2 {
+        assert!(
+            out.join(format!("run=job/rank={rank}.parquet")).exists(),
+            "{}",
+            r.stderr
+        );
+    }
+    assert!(!out.join("run=job/rank=2.parquet").exists());
+    // The summaries are the export's ranks: compared with it, every row is unchanged.
+    let run_dir = out.join("run=job");
+    let v = json(&["compare", run_dir.to_str().unwrap(), TWO, "--rank", "all", "--no-save"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["name"] == "aten::mm"), "{v}");
+    for r in rows {
+        assert_eq!(r["control_total_us"], r["test_total_us"], "{r}");
+        assert_eq!(r["control_count"], r["test_count"], "{r}");
+    }
+    // A folder that holds the export is summarised the same way.
+    let folder = dir.path().join("dd");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::copy(TWO, folder.join("job.sqlite")).unwrap();
+    let r = run(&["summarize", folder.to_str().unwrap(), "--output", o]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for rank in 0..2 {
+        assert!(out.join(format!("run=dd/rank={rank}.parquet")).exists(), "{}", r.stderr);
+    }
+    let one = dir.path().join("one.parquet");
+    let line = error_line(&run(&["summarize", TWO, "--output", one.to_str().unwrap()]));
+    assert!(
+        line.contains("holds the GPU work of 2 processes, read as ranks 0–1: pass it as a side"),
+        "{line}"
+    );
+}
+
+/// An export of one process reads as one rank, as before: no note, no rank but its own.
+#[test]
+fn an_export_of_one_process_is_one_rank() {
+    let r = run(&["compare", CONTROL, TEST, "--rank", "all"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("processes"), "{}", r.stderr);
+    assert!(
+        r.stdout.starts_with(&format!("control: {CONTROL} (rank 0")),
+        "{}",
+        r.stdout
+    );
+    let v = json(&["overview", CONTROL, TEST, "--rank", "all"]);
+    assert_eq!(v["control"]["ranks"], 1, "{v}");
 }
 
 #[test]
@@ -121,7 +300,7 @@ fn a_mixed_pair_of_kineto_and_nsight_compares_with_a_note() {
 }
 
 #[test]
-fn a_folder_of_rank_exports_reads_each_as_its_rank_and_a_report_of_two_is_refused() {
+fn a_folder_of_rank_exports_reads_each_as_its_rank() {
     let dir = TempDir::new().unwrap();
     let side = dir.path().join("job");
     std::fs::create_dir(&side).unwrap();
@@ -130,14 +309,13 @@ fn a_folder_of_rank_exports_reads_each_as_its_rank_and_a_report_of_two_is_refuse
     let s = side.to_str().unwrap();
     let v = json(&["overview", s, s, "--rank", "all"]);
     assert_eq!(v["control"]["ranks"], 2, "{v}");
-    let two = "fixtures/nsight/two_processes.sqlite";
-    let line = error_line(&run(&["compare", two, TEST]));
-    assert_eq!(
-        line,
-        format!(
-            "tracediff: the Nsight Systems export holds the GPU work of 2 processes (pids 4242, 4343), one per rank: profile each rank into a report of its own (nsys profile -o rank%q{{RANK}} …), export each, and pass their folder ({two})"
-        )
-    );
+    // A folder of two exports of two processes each: two files of rank 0.
+    std::fs::copy(TWO, side.join("a.sqlite")).unwrap();
+    std::fs::copy(TWO, side.join("b.sqlite")).unwrap();
+    std::fs::remove_file(side.join("rank0.sqlite")).unwrap();
+    std::fs::remove_file(side.join("rank1.sqlite")).unwrap();
+    let line = error_line(&run(&["compare", s, s]));
+    assert!(line.contains("two trace files with rank 0"), "{line}");
     let other = "fixtures/nsight/other.sqlite";
     let line = error_line(&run(&["kernels", other]));
     assert!(

@@ -115,9 +115,7 @@ pub fn summarize(trace: &Path, output: &Path, label: Option<&str>, dataset: bool
             return Ok(written);
         }
         if dataset {
-            return Ok(vec![crate::output::dataset::summarize_file_into(
-                trace, output, label, summarize,
-            )?]);
+            return crate::output::dataset::summarize_file_into(trace, output, label, summarize);
         }
         let summary = crate::input::load::summarize_trace(trace, summarize)?;
         crate::output::summary::save_summary(&summary, output)?;

@@ -7,7 +7,7 @@
 use crate::error::{Error, Result};
 use crate::input::discover::RUN_DIR_PREFIX;
 use crate::input::guess::Formats;
-use crate::input::load::{SummarySide, load_side_with, summarize_trace};
+use crate::input::load::{SummarySide, load_side_with};
 use crate::input::parser::Parser;
 use crate::model::pick::Pick;
 use crate::model::summary::FileSummary;
@@ -56,15 +56,17 @@ pub fn label_of_dir(dir: &Path) -> Result<String> {
 }
 
 /// Summarises the trace `trace` into the dataset `out_dir` as rank `r` of run `label` (by
-/// default the name of the directory holding the trace), and returns the path written. A file
-/// already there that was summarised from another trace is refused, not replaced: two traces
-/// of one rank (files without `distributedInfo.rank` are rank 0) would otherwise leave one.
+/// default the name of the directory holding the trace), and returns the paths written: one,
+/// or one per rank of a trace that holds several (an Nsight export of several processes). A
+/// file already there that was summarised from another trace is refused, not replaced: two
+/// traces of one rank (files without `distributedInfo.rank` are rank 0) would otherwise leave
+/// one.
 pub fn summarize_file_into(
     trace: &Path,
     out_dir: &Path,
     label: Option<&str>,
     summarize: &crate::input::load::SummarizeFn<'_>,
-) -> Result<PathBuf> {
+) -> Result<Vec<PathBuf>> {
     let label = match label {
         Some(l) => l.to_string(),
         None => label_of_dir(
@@ -75,24 +77,31 @@ pub fn summarize_file_into(
         )?,
     };
     check_run_label(&label)?;
-    let summary = summarize_trace(trace, summarize)?;
-    let path = run_dir(out_dir, &label).join(rank_file_name(summary.rank()));
-    if path.exists()
-        && let Ok(there) = crate::analysis::summaries::read::read_summary(&path)
-        && there.meta.source != summary.meta.source
-    {
-        return Err(Error::input(
-            trace,
-            format!(
-                "{} already holds rank {} summarised from {} (two traces of one rank? remove it to write it again)",
-                path.display(),
-                summary.rank(),
-                there.meta.source.display()
-            ),
-        ));
+    let summaries = Parser::default().summarize_ranks(trace, summarize)?;
+    let paths: Vec<PathBuf> = (summaries.iter())
+        .map(|s| run_dir(out_dir, &label).join(rank_file_name(s.rank())))
+        .collect();
+    // Every rank is checked before any is written.
+    for (summary, path) in summaries.iter().zip(&paths) {
+        if path.exists()
+            && let Ok(there) = crate::analysis::summaries::read::read_summary(path)
+            && there.meta.source != summary.meta.source
+        {
+            return Err(Error::input(
+                trace,
+                format!(
+                    "{} already holds rank {} summarised from {} (two traces of one rank? remove it to write it again)",
+                    path.display(),
+                    summary.rank(),
+                    there.meta.source.display()
+                ),
+            ));
+        }
     }
-    write_into(summary, &label, &path)?;
-    Ok(path)
+    for (summary, path) in summaries.into_iter().zip(&paths) {
+        write_into(summary, &label, path)?;
+    }
+    Ok(paths)
 }
 
 /// Summarises the traces of the directory `dir` as run `label` (by default the directory's
@@ -112,8 +121,8 @@ pub fn summarize_dir_into(
     };
     check_run_label(&label)?;
     let formats = Formats::builtin();
-    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps, None);
-    let load = |parser: &Parser, p: &Path| parser.summarize_trace(p, summarize);
+    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan_ranks(parser, p, steps, None);
+    let load = |parser: &Parser, p: &Path| parser.summarize_ranks(p, summarize);
     let side: SummarySide = load_side_with(&Parser::default(), (dir, None), &[&Pick::All], false, &load, &scan)?;
     let run = run_dir(out_dir, &label);
     let paths: Vec<PathBuf> = side.files.iter().map(|f| run.join(rank_file_name(f.rank()))).collect();

@@ -25,12 +25,14 @@ pub fn load_summary_side_marked(
     // One copy of each name for the side's files (a thousand ranks run the same names).
     let names = SideNames::default();
     let formats = summary_formats();
-    let load = |parser: &Parser, p: &Path| -> tracediff_trace::Result<FileSummary> {
-        let mut summary = formats.of(p)?.summarize(parser, p, marker, summarize)?;
-        names.share(&mut summary);
-        Ok(summary)
+    let load = |parser: &Parser, p: &Path| -> tracediff_trace::Result<Vec<FileSummary>> {
+        let mut summaries = formats.of(p)?.summarize_ranks(parser, p, marker, summarize)?;
+        for summary in &mut summaries {
+            names.share(summary);
+        }
+        Ok(summaries)
     };
-    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps, marker);
+    let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan_ranks(parser, p, steps, marker);
     let pattern = marker.map(regex::Regex::as_str);
     Ok(load_side_with(
         parser,

@@ -77,6 +77,9 @@ pub fn load_whole(path: &Path, attrs: &AttrRequest, read: fn(&Path) -> Result<Pa
     into_trace_file(read(path)?, path, marker.as_ref())
 }
 
+/// How a format reads a file whole into one parse per rank it holds.
+pub type ReadRanksFn = fn(&Path) -> Result<Vec<ParsedTrace>>;
+
 /// How a format reads a file's ProfilerStep numbers without reading it whole.
 pub type StepNumbersFn = fn(&Path) -> Result<Vec<i64>>;
 
@@ -113,6 +116,58 @@ pub fn scan_whole(
     })
 }
 
+/// `TraceFormat::scan_ranks` of a file of `count` ranks (more than one) of a format read
+/// whole by `read_ranks`: ranks `0..count`, each with (where `want_steps`) the steps loading
+/// it gives, its ProfilerSteps, else its serving loop's annotations, or those `marker` names.
+pub fn scan_ranks_whole(
+    path: &Path,
+    (want_steps, marker): (bool, Option<&regex::Regex>),
+    count: usize,
+    read_ranks: ReadRanksFn,
+) -> Result<Vec<Header>> {
+    let steps: Vec<Option<Vec<i64>>> = if want_steps {
+        (read_ranks(path)?.into_iter())
+            .map(|parsed| Some(steps_loaded(parsed, marker)))
+            .collect()
+    } else {
+        vec![None; count]
+    };
+    Ok(steps
+        .into_iter()
+        .enumerate()
+        .map(|(rank, steps)| Header {
+            rank: Some(rank as i64),
+            world_size: None,
+            steps,
+        })
+        .collect())
+}
+
+/// `TraceFormat::load_ranks` of a format read whole by `read_ranks`: each rank's steps named
+/// by the request's marker.
+pub fn load_ranks_whole(path: &Path, attrs: &AttrRequest, read_ranks: ReadRanksFn) -> Result<Vec<TraceFile>> {
+    let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
+    (read_ranks(path)?.into_iter())
+        .map(|parsed| into_trace_file(parsed, path, marker.as_ref()))
+        .collect()
+}
+
+/// `TraceFormat::summarize_ranks` of a format read whole by `read_ranks`: each rank
+/// summarised and dropped in turn ([`summarize_whole`]).
+pub fn summarize_ranks_whole(
+    path: &Path,
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+    read_ranks: ReadRanksFn,
+) -> Result<Vec<FileSummary>> {
+    let ranks = read_ranks(path)?;
+    let mut out = Vec::with_capacity(ranks.len());
+    for parsed in ranks {
+        out.push(summarize_parsed(parsed, path, marker, summarize)?);
+    }
+    Ok(out)
+}
+
 /// The numbers of the steps [`into_trace_file`] finds in `parsed`, sorted.
 fn steps_loaded(mut parsed: ParsedTrace, marker: Option<&regex::Regex>) -> Vec<i64> {
     let steps = assign_iterations_marked(&parsed.strings, &mut parsed.events, marker);
@@ -141,7 +196,17 @@ pub fn summarize_whole(
     summarize: &SummarizeFn<'_>,
     read: fn(&Path) -> Result<ParsedTrace>,
 ) -> Result<FileSummary> {
-    let mut parsed = read(path)?;
+    summarize_parsed(read(path)?, path, marker, summarize)
+}
+
+/// The summary of `parsed`, read from `path`: its events dropped once it is made, and the
+/// freed memory given back.
+fn summarize_parsed(
+    mut parsed: ParsedTrace,
+    path: &Path,
+    marker: Option<&regex::Regex>,
+    summarize: &SummarizeFn<'_>,
+) -> Result<FileSummary> {
     parsed.events.number_threads();
     let mut file = into_trace_file(parsed, path, marker)?;
     file.events.drop_link_columns();

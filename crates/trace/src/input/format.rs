@@ -14,7 +14,8 @@ use std::path::Path;
 /// What a scan learns about a file without storing its events.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
-    /// `distributedInfo.rank`, when the file declares one.
+    /// `distributedInfo.rank`, when the file declares one (the rank a format gives each of a
+    /// file's ranks where it holds several: [`TraceFormat::scan_ranks`]).
     pub rank: Option<i64>,
     /// `distributedInfo.world_size`, when the file declares one.
     pub world_size: Option<i64>,
@@ -46,7 +47,9 @@ impl FileHead<'_> {
     }
 }
 
-/// An input format: how a file of it is recognised, scanned and read.
+/// An input format: how a file of it is recognised, scanned and read. A file is one rank of a
+/// side, or several where the format says so ([`TraceFormat::scan_ranks`]): a side is read
+/// through the `_ranks` methods, and the others read a file that is one trace.
 pub trait TraceFormat: Sync {
     /// Its name, as messages give it ("Kineto JSON").
     fn name(&self) -> &'static str;
@@ -73,4 +76,35 @@ pub trait TraceFormat: Sync {
         marker: Option<&regex::Regex>,
         summarize: &SummarizeFn<'_>,
     ) -> Result<FileSummary>;
+
+    /// [`TraceFormat::scan`] of every rank the file holds, in rank order: one header, the
+    /// file's, for a format whose file is one rank (the default); one per rank, each with its
+    /// rank, where a file holds several (an Nsight export of several processes).
+    fn scan_ranks(
+        &self,
+        parser: &Parser,
+        path: &Path,
+        want_steps: bool,
+        marker: Option<&regex::Regex>,
+    ) -> Result<Vec<Header>> {
+        Ok(vec![self.scan(parser, path, want_steps, marker)?])
+    }
+
+    /// [`TraceFormat::load`] of every rank the file holds, in the order of
+    /// [`TraceFormat::scan_ranks`], each with its rank declared.
+    fn load_ranks(&self, parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<Vec<TraceFile>> {
+        Ok(vec![self.load(parser, path, attrs)?])
+    }
+
+    /// [`TraceFormat::summarize`] of every rank the file holds, in the order of
+    /// [`TraceFormat::scan_ranks`].
+    fn summarize_ranks(
+        &self,
+        parser: &Parser,
+        path: &Path,
+        marker: Option<&regex::Regex>,
+        summarize: &SummarizeFn<'_>,
+    ) -> Result<Vec<FileSummary>> {
+        Ok(vec![self.summarize(parser, path, marker, summarize)?])
+    }
 }

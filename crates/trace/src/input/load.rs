@@ -123,7 +123,8 @@ pub fn check_time_budget<T: RankedFile>(input: &Path, files: &[T]) -> Result<()>
 pub struct SideOf<T> {
     /// The path the user gave: a directory or a file.
     pub input: PathBuf,
-    /// Every trace file of the side, sorted by rank.
+    /// Every rank of the side, sorted: one per trace file, or several of one file that holds
+    /// several ([`TraceFormat::scan_ranks`]).
     pub present: Vec<PresentFile>,
     /// The parsed files: all of them, or those of the ranks asked for.
     pub files: Vec<Arc<T>>,
@@ -136,7 +137,8 @@ pub struct SideOf<T> {
     pub missing_ranks: Vec<i64>,
 }
 
-/// A trace file of a side, parsed or only scanned.
+/// A rank of a side (a trace file, or one rank of a file that holds several), parsed or only
+/// scanned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PresentFile {
     /// Its declared rank (0 when it declares none).
@@ -188,6 +190,14 @@ impl Parser {
         Ok(file)
     }
 
+    /// Reads and parses every rank the trace file at `path` holds (one, or several where its
+    /// format says so: an Nsight export of several processes), with their iterations assigned.
+    pub fn load_ranks(&self, path: &Path, attrs: &AttrRequest) -> Result<Vec<TraceFile>> {
+        let files = Formats::builtin().of(path)?.load_ranks(self, path, attrs)?;
+        check_time_budget(path, &files)?;
+        Ok(files)
+    }
+
     /// Loads the files of `input` whose ranks any of `picks` selects (see [`load_side_ranks`]).
     pub fn load_side_ranks(
         &self,
@@ -198,13 +208,14 @@ impl Parser {
     ) -> Result<Side> {
         let formats = Formats::builtin();
         let marker = crate::model::serving::step_marker(attrs.step_marker.as_deref()).map_err(Error::usage)?;
-        let scan = |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan(parser, p, steps, marker.as_ref());
+        let scan =
+            |parser: &Parser, p: &Path, steps: bool| formats.of(p)?.scan_ranks(parser, p, steps, marker.as_ref());
         load_side_with(
             self,
             (input, attrs.step_marker.as_deref()),
             picks,
             want_steps,
-            &|parser, p| parser.load_file(p, attrs),
+            &|parser, p| parser.load_ranks(p, attrs),
             &scan,
         )
     }
@@ -212,6 +223,14 @@ impl Parser {
     /// Parses the trace at `path` and summarises it (see [`summarize_trace`]).
     pub fn summarize_trace(&self, path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileSummary> {
         Formats::builtin().of(path)?.summarize(self, path, None, summarize)
+    }
+
+    /// Parses every rank the trace at `path` holds and summarises each (see
+    /// [`Parser::load_ranks`], [`summarize_trace`]).
+    pub fn summarize_ranks(&self, path: &Path, summarize: &SummarizeFn<'_>) -> Result<Vec<FileSummary>> {
+        Formats::builtin()
+            .of(path)?
+            .summarize_ranks(self, path, None, summarize)
     }
 }
 
@@ -238,11 +257,13 @@ pub fn summarize_trace(path: &Path, summarize: &SummarizeFn<'_>) -> Result<FileS
     Parser::default().summarize_trace(path, summarize)
 }
 
-/// Loads one file of a side with the [`Parser`] it is given.
-pub type LoadFn<'a, T> = dyn Fn(&Parser, &Path) -> Result<T> + Sync + 'a;
-/// Reads a file's rank (and, when asked, its steps) without storing its events, with the
-/// [`Parser`] it is given.
-pub type ScanFn<'a> = dyn Fn(&Parser, &Path, bool) -> Result<Header> + Sync + 'a;
+/// Loads one file of a side with the [`Parser`] it is given: every rank it holds, in rank
+/// order (one, or several where its format says so: [`TraceFormat::load_ranks`]).
+pub type LoadFn<'a, T> = dyn Fn(&Parser, &Path) -> Result<Vec<T>> + Sync + 'a;
+/// Reads the ranks a file holds (and, when asked, their steps) without storing its events,
+/// with the [`Parser`] it is given: one header per rank, in the order [`LoadFn`] gives them
+/// ([`TraceFormat::scan_ranks`]).
+pub type ScanFn<'a> = dyn Fn(&Parser, &Path, bool) -> Result<Vec<Header>> + Sync + 'a;
 
 /// Loads the files of `input` whose ranks any of `picks` selects, with `load_file` for a
 /// file to parse and `scan` for one only looked at (see [`load_side_ranks`]); `step_marker`,
@@ -259,17 +280,25 @@ pub fn load_side_with<T: RankedFile>(
     let (paths, mut discover_notes) = discover_with_notes(input)?;
     let (paths, skipped) = skip_not_traces(paths);
     discover_notes.extend(skipped);
-    let everything = paths.len() == 1 || picks.iter().any(|p| **p == Pick::All);
-    let (present, files, worlds) = if everything {
+    let all = picks.iter().any(|p| **p == Pick::All);
+    let (present, files, worlds) = if paths.len() == 1 || all {
         // One file at a time on every thread (see `load_pair_with`), or side by side when there
         // are more files than threads; the first error in path order stops it.
-        let files = load_files(parser, &paths, load_file)?;
+        let loaded = load_files(parser, &paths, load_file)?;
+        let mut files = Vec::new();
+        let mut present: Vec<Scanned> = Vec::new();
+        for (ranks, p) in loaded.into_iter().zip(&paths) {
+            for f in ranks {
+                present.push((f.declared_rank(), p.clone(), Some(f.step_numbers())));
+                files.push(f);
+            }
+        }
         let worlds: Vec<Option<i64>> = files.iter().map(|f| f.declared_world_size()).collect();
-        let present: Vec<Scanned> = files
-            .iter()
-            .zip(&paths)
-            .map(|(f, p)| (f.declared_rank(), p.clone(), Some(f.step_numbers())))
-            .collect();
+        // One file of several ranks: only those selected are kept, as of a folder of them.
+        if !all && files.len() > 1 {
+            let lowest = present.iter().map(|(r, _, _)| r.unwrap_or(0)).min();
+            files.retain(|f| picked(picks, lowest, f.rank()));
+        }
         (present, files, worlds)
     } else {
         load_picked(parser, &paths, picks, want_steps, load_file, scan)?
@@ -288,6 +317,7 @@ pub fn load_side_with<T: RankedFile>(
         }
     };
     notes.extend(ranks.note.clone());
+    notes.extend(several_ranks_notes(&present));
     // Only where ranks matter: a side of one file is that file, whatever its rank.
     if present.len() > 1
         && let Some((_, path, _, _)) = present.iter().find(|(_, _, declared, _)| !declared)
@@ -322,8 +352,18 @@ type Picked<T> = (Vec<Scanned>, Vec<T>, Vec<Option<i64>>);
 /// A file of a side by rank: its rank, its path, whether the rank was declared, its steps.
 type Ranked = (i64, PathBuf, bool, Option<Vec<i64>>);
 
-/// The files of `paths` whose ranks `picks` selects, loaded; every file as looked at, and each
-/// file's declared world size.
+/// Whether any of `picks` selects `rank`, `lowest` the lowest rank of the side.
+fn picked(picks: &[&Pick], lowest: Option<i64>, rank: i64) -> bool {
+    picks.iter().any(|p| match p {
+        Pick::All => true,
+        Pick::Lowest => Some(rank) == lowest,
+        Pick::List(v) => v.contains(&rank),
+    })
+}
+
+/// The ranks of `paths` that `picks` selects, loaded; every rank as looked at, and each
+/// rank's declared world size. A file is parsed where any of its ranks is selected (a file of
+/// several ranks is read whole), and only the selected ranks are kept.
 fn load_picked<T: RankedFile>(
     parser: &Parser,
     paths: &[PathBuf],
@@ -332,52 +372,71 @@ fn load_picked<T: RankedFile>(
     load_file: &LoadFn<'_, T>,
     scan: &ScanFn<'_>,
 ) -> Result<Picked<T>> {
-    // 1. Each file's rank: its head only, when distributedInfo comes before traceEvents.
-    let scans: Vec<Header> = try_map_files(parser, paths, |parser, p| scan(parser, p, false))?;
-    let worlds = scans.iter().map(|h| h.world_size).collect();
-    let mut present: Vec<Scanned> = scans
-        .into_iter()
-        .zip(paths)
-        .map(|(h, p)| (h.rank, p.clone(), h.steps))
+    // 1. Each file's ranks: its head only, when distributedInfo comes before traceEvents.
+    let scans: Vec<Vec<Header>> = try_map_files(parser, paths, |parser, p| scan(parser, p, false))?;
+    let worlds = scans.iter().flatten().map(|h| h.world_size).collect();
+    let ranks_of: Vec<(PathBuf, Vec<Option<i64>>)> = (paths.iter().zip(&scans))
+        .map(|(p, hs)| (p.clone(), hs.iter().map(|h| h.rank).collect()))
+        .collect();
+    let mut present: Vec<Scanned> = (scans.into_iter().zip(paths))
+        .flat_map(|(hs, p)| hs.into_iter().map(move |h| (h.rank, p.clone(), h.steps)))
         .collect();
     let lowest = present.iter().map(|(r, _, _)| r.unwrap_or(0)).min();
-    let wanted = |rank: i64| {
-        picks.iter().any(|p| match p {
-            Pick::All => true,
-            Pick::Lowest => Some(rank) == lowest,
-            Pick::List(v) => v.contains(&rank),
-        })
-    };
+    let wanted = |rank: Option<i64>| picked(picks, lowest, rank.unwrap_or(0));
     // 2. Parse the chosen files; with `want_steps`, read the others' steps alongside.
     enum Work<T> {
-        Parse(Box<T>),
-        Steps(Vec<i64>),
+        Parse(Vec<T>),
+        Steps(Vec<Vec<i64>>),
         Nothing,
     }
-    let one = |parser: &Parser, (rank, path, _): &Scanned| -> Result<Work<T>> {
-        if wanted(rank.unwrap_or(0)) {
-            load_file(parser, path).map(|f| Work::Parse(Box::new(f)))
+    let one = |parser: &Parser, (path, ranks): &(PathBuf, Vec<Option<i64>>)| -> Result<Work<T>> {
+        if ranks.iter().any(|&r| wanted(r)) {
+            load_file(parser, path).map(Work::Parse)
         } else if want_steps {
-            let h = scan(parser, path, true)?;
-            Ok(Work::Steps(h.steps.unwrap_or_default()))
+            let hs = scan(parser, path, true)?;
+            Ok(Work::Steps(
+                hs.into_iter().map(|h| h.steps.unwrap_or_default()).collect(),
+            ))
         } else {
             Ok(Work::Nothing)
         }
     };
-    let chosen = present.iter().filter(|(r, _, _)| wanted(r.unwrap_or(0))).count();
-    let work: Vec<Work<T>> = if files_side_by_side(chosen) || (want_steps && files_side_by_side(present.len())) {
-        try_map_files(parser, &present, one)?
+    let chosen = ranks_of
+        .iter()
+        .filter(|(_, ranks)| ranks.iter().any(|&r| wanted(r)))
+        .count();
+    let work: Vec<Work<T>> = if files_side_by_side(chosen) || (want_steps && files_side_by_side(ranks_of.len())) {
+        try_map_files(parser, &ranks_of, one)?
     } else {
-        present.iter().map(|s| one(parser, s)).collect::<Result<_>>()?
+        ranks_of.iter().map(|s| one(parser, s)).collect::<Result<_>>()?
     };
+    // Each file's ranks are its entries of `present`, in the order its scan gave them.
     let mut files = Vec::new();
-    for ((_, _, steps), w) in present.iter_mut().zip(work) {
+    let mut entries = present.iter_mut();
+    for ((_, ranks), w) in ranks_of.iter().zip(work) {
+        let mut mine: Vec<&mut Scanned> = entries.by_ref().take(ranks.len()).collect();
         match w {
-            Work::Parse(f) => {
-                *steps = Some(f.step_numbers());
-                files.push(*f);
+            Work::Parse(loaded) => {
+                for f in loaded {
+                    // A file of one rank is that rank, as its scan said.
+                    let at = match mine.len() {
+                        1 => Some(0),
+                        _ => mine.iter().position(|e| e.0 == f.declared_rank()),
+                    };
+                    let Some(entry) = at.and_then(|k| mine.get_mut(k)) else {
+                        continue;
+                    };
+                    entry.2 = Some(f.step_numbers());
+                    if wanted(entry.0) {
+                        files.push(f);
+                    }
+                }
             }
-            Work::Steps(s) => *steps = Some(s),
+            Work::Steps(steps) => {
+                for (entry, s) in mine.into_iter().zip(steps) {
+                    entry.2 = Some(s);
+                }
+            }
             Work::Nothing => {}
         }
     }
@@ -408,6 +467,27 @@ fn by_rank(input: &Path, present: Vec<Scanned>) -> Result<Vec<Ranked>> {
     Ok(present)
 }
 
+/// The note for each file that holds several ranks (an Nsight export of several processes):
+/// which ranks it was read as, and how they were numbered.
+fn several_ranks_notes(present: &[Ranked]) -> Vec<String> {
+    let mut counts: Vec<(&Path, usize)> = Vec::new();
+    for (_, path, _, _) in present {
+        match counts.iter_mut().find(|(p, _)| p == path) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((path, 1)),
+        }
+    }
+    (counts.into_iter().filter(|&(_, n)| n > 1))
+        .map(|(path, n)| {
+            format!(
+                "{} holds the GPU work of {n} processes: read as ranks 0–{}, in the order of their pids (docs/formats.md#several-processes-in-one-export)",
+                path.display(),
+                n - 1
+            )
+        })
+        .collect()
+}
+
 /// The notes about the loaded files of side `input`: begin/end events left out, no steps
 /// (named by `step_marker` where given, else ProfilerStep).
 fn file_notes<T: RankedFile>(input: &Path, files: &[Arc<T>], step_marker: Option<&str>) -> Vec<String> {
@@ -429,10 +509,10 @@ fn file_notes<T: RankedFile>(input: &Path, files: &[Arc<T>], step_marker: Option
     notes
 }
 
-/// Loads every file of `paths` with `load_file`, in order: one at a time (each file's parse
-/// keeps every thread busy) when there are no more files than threads, else side by side
-/// ([`try_map_files`]). The first error in path order wins.
-fn load_files<T: Send>(parser: &Parser, paths: &[PathBuf], load_file: &LoadFn<'_, T>) -> Result<Vec<T>> {
+/// Loads every file of `paths` with `load_file` (each file's ranks), in order: one at a time
+/// (each file's parse keeps every thread busy) when there are no more files than threads, else
+/// side by side ([`try_map_files`]). The first error in path order wins.
+fn load_files<T: Send>(parser: &Parser, paths: &[PathBuf], load_file: &LoadFn<'_, T>) -> Result<Vec<Vec<T>>> {
     if files_side_by_side(paths.len()) {
         try_map_files(parser, paths, |parser, p| load_file(parser, p))
     } else {

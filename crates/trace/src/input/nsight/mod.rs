@@ -7,7 +7,9 @@ pub mod read;
 
 use crate::error::Result;
 use crate::input::attrs::AttrRequest;
-use crate::input::finish::{load_whole, scan_whole, summarize_whole};
+use crate::input::finish::{
+    load_ranks_whole, load_whole, scan_ranks_whole, scan_whole, summarize_ranks_whole, summarize_whole,
+};
 use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
 use crate::input::not_traces::SQLITE_MAGIC;
 use crate::input::parser::Parser;
@@ -40,7 +42,7 @@ impl TraceFormat for NsightSqlite {
     }
 
     fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, marker: Option<&regex::Regex>) -> Result<Header> {
-        // One export is one process: its rank is the one its name gives, if any.
+        // An export of one process is one rank: the one its name gives, if any.
         scan_whole(path, (want_steps, marker), read::read_export, Some(read::step_numbers))
     }
 
@@ -56,5 +58,34 @@ impl TraceFormat for NsightSqlite {
         summarize: &SummarizeFn<'_>,
     ) -> Result<FileSummary> {
         summarize_whole(path, marker, summarize, read::read_export)
+    }
+
+    /// One rank per process that launched GPU work, by pid, where there are several
+    /// (docs/formats.md#several-processes-in-one-export); else the export is one rank.
+    fn scan_ranks(
+        &self,
+        parser: &Parser,
+        path: &Path,
+        want_steps: bool,
+        marker: Option<&regex::Regex>,
+    ) -> Result<Vec<Header>> {
+        match read::rank_count(path)? {
+            0 | 1 => Ok(vec![self.scan(parser, path, want_steps, marker)?]),
+            count => scan_ranks_whole(path, (want_steps, marker), count, read::read_ranks),
+        }
+    }
+
+    fn load_ranks(&self, _parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<Vec<TraceFile>> {
+        load_ranks_whole(path, attrs, read::read_ranks)
+    }
+
+    fn summarize_ranks(
+        &self,
+        _parser: &Parser,
+        path: &Path,
+        marker: Option<&regex::Regex>,
+        summarize: &SummarizeFn<'_>,
+    ) -> Result<Vec<FileSummary>> {
+        summarize_ranks_whole(path, marker, summarize, read::read_ranks)
     }
 }

@@ -53,29 +53,30 @@ fn tid_of(global: i64) -> i64 {
     global & 0xFF_FFFF
 }
 
-/// The columns being filled, with the export's strings by id and the names already interned.
-struct Reader<'c> {
-    conn: &'c Connection,
+/// One trace's columns being filled (the export's, or one rank's where it holds several):
+/// its strings, the names already interned, its rows and each device's use.
+#[derive(Default)]
+struct Part {
     strings: StringTable,
-    ids: FxHashMap<i64, String>,
     interned: FxHashMap<i64, NameId>,
     numbers: FxHashMap<i64, NameId>,
+    runtime_names: FxHashMap<i64, NameId>,
     events: Vec<NewEvent>,
     device_use: FxHashMap<i64, u64>,
 }
 
-impl Reader<'_> {
+impl Part {
     fn number(&mut self, n: i64) -> NameId {
         let strings = &mut self.strings;
         *self.numbers.entry(n).or_insert_with(|| strings.intern(&n.to_string()))
     }
 
-    /// The export's string `id`, interned once (empty where the export lacks it).
-    fn string(&mut self, id: i64) -> NameId {
+    /// The export's string `id` (of `ids`), interned once (empty where the export lacks it).
+    fn string(&mut self, id: i64, ids: &FxHashMap<i64, String>) -> NameId {
         if let Some(&n) = self.interned.get(&id) {
             return n;
         }
-        let n = self.strings.intern(self.ids.get(&id).map_or("", String::as_str));
+        let n = self.strings.intern(ids.get(&id).map_or("", String::as_str));
         self.interned.insert(id, n);
         n
     }
@@ -108,101 +109,150 @@ impl Reader<'_> {
         (self.number(device), self.number(stream))
     }
 
+    /// The host thread of a serialized `globalTid`.
+    fn host_row(&mut self, global: Option<i64>) -> (NameId, NameId) {
+        let g = global.unwrap_or(0);
+        (self.number(pid_of(g)), self.number(tid_of(g)))
+    }
+}
+
+/// The columns being filled, with the export's strings by id: one [`Part`] holding every row,
+/// or one per rank, each row going to the part of its process.
+struct Reader<'c> {
+    conn: &'c Connection,
+    ids: FxHashMap<i64, String>,
+    parts: Vec<Part>,
+    /// The part of each process ([`process_of`]) where the export is read as several ranks;
+    /// `None`: the one part takes every row.
+    rank_of: Option<FxHashMap<i64, usize>>,
+}
+
+impl Reader<'_> {
+    /// The part a row of the serialized process or thread id `global` goes to; `None` where
+    /// the export is read as several ranks and the row's process launched no GPU work.
+    fn part(&self, global: Option<i64>) -> Option<usize> {
+        match &self.rank_of {
+            None => Some(0),
+            Some(ranks) => global.and_then(|g| ranks.get(&process_of(g)).copied()),
+        }
+    }
+
+    /// The column that gives a device row's process, where rows are split by process (`NULL`,
+    /// read by no one, where they are not: an export of an older layout may lack it).
+    fn process_column(&self) -> &'static str {
+        if self.rank_of.is_some() { "globalPid" } else { "NULL" }
+    }
+
+    /// `text` interned in every part (a category), in the parts' order.
+    fn intern_all(&mut self, text: &str) -> Vec<NameId> {
+        self.parts.iter_mut().map(|p| p.strings.intern(text)).collect()
+    }
+
     fn kernels(&mut self) -> rusqlite::Result<()> {
-        let cat = self.strings.intern("kernel");
-        let sql =
-            format!("SELECT start, end, deviceId, streamId, correlationId, demangledName, shortName FROM {KERNEL}");
+        let cats = self.intern_all("kernel");
+        let sql = format!(
+            "SELECT start, end, deviceId, streamId, correlationId, demangledName, shortName, {} FROM {KERNEL}",
+            self.process_column()
+        );
         let mut q = self.conn.prepare(&sql)?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
+            let Some(k) = self.part(r.get(7)?) else { continue };
+            let part = &mut self.parts[k];
             let (device, stream): (i64, i64) = (r.get(2)?, r.get(3)?);
             let name_id: Option<i64> = r.get::<_, Option<i64>>(5)?.or(r.get(6)?);
-            let name = self.string(name_id.unwrap_or(-1));
-            let place = self.device_row(device, stream);
+            let name = part.string(name_id.unwrap_or(-1), &self.ids);
+            let place = part.device_row(device, stream);
             let correlation = r.get::<_, Option<i64>>(4)?.unwrap_or(NO_CORRELATION);
-            self.push(span(r)?, name, cat, place, (stream, correlation));
+            part.push(span(r)?, name, cats[k], place, (stream, correlation));
         }
         Ok(())
     }
 
     /// Copies (`memset` false) or sets: named as Kineto names them.
     fn copies(&mut self, memset: bool) -> rusqlite::Result<()> {
-        let (cat, sql) = if memset {
+        let process = self.process_column();
+        let (cat, sql, process_at) = if memset {
             (
                 "gpu_memset",
-                format!("SELECT start, end, deviceId, streamId, correlationId, memKind FROM {MEMSET}"),
+                format!("SELECT start, end, deviceId, streamId, correlationId, memKind, {process} FROM {MEMSET}"),
+                6,
             )
         } else {
             (
                 "gpu_memcpy",
                 format!(
-                    "SELECT start, end, deviceId, streamId, correlationId, copyKind, srcKind, dstKind FROM {MEMCPY}"
+                    "SELECT start, end, deviceId, streamId, correlationId, copyKind, srcKind, dstKind, {process} FROM {MEMCPY}"
                 ),
+                8,
             )
         };
-        let cat = self.strings.intern(cat);
+        let cats = self.intern_all(cat);
         let mut q = self.conn.prepare(&sql)?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
+            let Some(k) = self.part(r.get(process_at)?) else {
+                continue;
+            };
+            let part = &mut self.parts[k];
             let (device, stream): (i64, i64) = (r.get(2)?, r.get(3)?);
             let text = if memset {
                 memset_name(r.get(5)?)
             } else {
                 memcpy_name(r.get(5)?, r.get(6)?, r.get(7)?)
             };
-            let name = self.strings.intern(&text);
-            let place = self.device_row(device, stream);
+            let name = part.strings.intern(&text);
+            let place = part.device_row(device, stream);
             let correlation = r.get::<_, Option<i64>>(4)?.unwrap_or(NO_CORRELATION);
-            self.push(span(r)?, name, cat, place, (stream, correlation));
+            part.push(span(r)?, name, cats[k], place, (stream, correlation));
         }
         Ok(())
     }
 
-    /// The host thread of a serialized `globalTid`.
-    fn host_row(&mut self, global: Option<i64>) -> (NameId, NameId) {
-        let g = global.unwrap_or(0);
-        (self.number(pid_of(g)), self.number(tid_of(g)))
-    }
-
     fn runtime(&mut self) -> rusqlite::Result<()> {
-        let cat = self.strings.intern("cuda_runtime");
-        let mut names: FxHashMap<i64, NameId> = FxHashMap::default();
+        let cats = self.intern_all("cuda_runtime");
         let mut q = self.conn.prepare(&format!(
             "SELECT start, end, globalTid, correlationId, nameId FROM {RUNTIME}"
         ))?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
+            let global: Option<i64> = r.get(2)?;
+            let Some(k) = self.part(global) else { continue };
+            let part = &mut self.parts[k];
             let id: i64 = r.get(4)?;
-            let name = match names.get(&id) {
+            let name = match part.runtime_names.get(&id) {
                 Some(&n) => n,
                 None => {
                     let text = self.ids.get(&id).map_or("", |s| runtime_name(s));
-                    let n = self.strings.intern(text);
-                    names.insert(id, n);
+                    let n = part.strings.intern(text);
+                    part.runtime_names.insert(id, n);
                     n
                 }
             };
-            let place = self.host_row(r.get(2)?);
+            let place = part.host_row(global);
             let correlation = r.get::<_, Option<i64>>(3)?.unwrap_or(NO_CORRELATION);
-            self.push(span(r)?, name, cat, place, (NO_STREAM, correlation));
+            part.push(span(r)?, name, cats[k], place, (NO_STREAM, correlation));
         }
         Ok(())
     }
 
     fn nvtx(&mut self) -> rusqlite::Result<()> {
-        let op = self.strings.intern("cpu_op");
-        let annotation = self.strings.intern("user_annotation");
+        let ops = self.intern_all("cpu_op");
+        let annotations = self.intern_all("user_annotation");
         let sql =
             format!("SELECT start, end, text, textId, globalTid FROM {NVTX} WHERE end IS NOT NULL AND {NVTX_RANGES}");
         let mut q = self.conn.prepare(&sql)?;
         let mut rows = q.query([])?;
         while let Some(r) = rows.next()? {
+            let global: Option<i64> = r.get(4)?;
+            let Some(k) = self.part(global) else { continue };
             let text = nvtx_text(r, &self.ids)?;
             let (name, is_op) = nvtx_name(&text);
-            let name = self.strings.intern(name);
-            let place = self.host_row(r.get(4)?);
-            let cat = if is_op { op } else { annotation };
-            self.push(span(r)?, name, cat, place, (NO_STREAM, NO_CORRELATION));
+            let part = &mut self.parts[k];
+            let name = part.strings.intern(name);
+            let place = part.host_row(global);
+            let cat = if is_op { ops[k] } else { annotations[k] };
+            part.push(span(r)?, name, cat, place, (NO_STREAM, NO_CORRELATION));
         }
         Ok(())
     }
@@ -248,50 +298,83 @@ fn gpus(conn: &Connection, tables: &FxHashSet<String>) -> Vec<DeviceProperties> 
     read().unwrap_or_default()
 }
 
-/// The processes whose kernels the export holds, sorted (none where kernels carry no
-/// `globalPid`).
+/// A row's process: its serialized process or thread id (`globalPid`, `globalTid`) without
+/// the thread (the vm id and the pid, so that two hosts' processes of one pid stay apart).
+fn process_of(global: i64) -> i64 {
+    global >> 24
+}
+
+/// The processes whose kernels the export holds ([`process_of`]), in rank order: by pid, then
+/// by the rest of the id (none where kernels carry no `globalPid`).
 fn kernel_processes(conn: &Connection) -> Vec<i64> {
     let sql = format!("SELECT DISTINCT globalPid FROM {KERNEL} WHERE globalPid IS NOT NULL");
     let read = || -> rusqlite::Result<Vec<i64>> {
         let mut q = conn.prepare(&sql)?;
         q.query_map([], |r| r.get::<_, i64>(0))?.collect()
     };
-    let mut pids: Vec<i64> = read().unwrap_or_default().into_iter().map(pid_of).collect();
-    pids.sort_unstable();
-    pids.dedup();
-    pids
+    let mut processes: Vec<i64> = read().unwrap_or_default().into_iter().map(process_of).collect();
+    processes.sort_unstable_by_key(|&p| (p & 0xFF_FFFF, p));
+    processes.dedup();
+    processes
 }
 
-/// Reads the export at `path` into its columns, in file order: by start, the longer first
-/// where two start together (an enclosing range before what it encloses), then by table.
-pub fn read_export(path: &Path) -> Result<ParsedTrace> {
+/// The number of ranks the export at `path` is read as: one per process that launched GPU
+/// work where there are several of them, else one.
+pub fn rank_count(path: &Path) -> Result<usize> {
     let conn = open(path)?;
     let tables = tables(&conn).map_err(|e| failed(path, e))?;
-    let processes = kernel_processes(&conn);
-    if processes.len() > 1 {
-        let shown: Vec<String> = processes.iter().map(i64::to_string).collect();
+    Ok(if tables.contains(KERNEL) {
+        kernel_processes(&conn).len().max(1)
+    } else {
+        1
+    })
+}
+
+/// Reads the export at `path` as one trace (see [`read_ranks`]); an export of several ranks is
+/// refused: what reads one trace cannot take it.
+pub fn read_export(path: &Path) -> Result<ParsedTrace> {
+    let mut ranks = read_ranks(path)?;
+    if ranks.len() > 1 {
         return Err(Error::input(
             path,
             format!(
-                "the Nsight Systems export holds the GPU work of {} processes (pids {}), one per rank: profile each rank into a report of its own (nsys profile -o rank%q{{RANK}} …), export each, and pass their folder",
-                processes.len(),
-                shown.join(", ")
+                "the Nsight Systems export holds the GPU work of {} processes, read as ranks 0–{}: pass it as a side (compare, overview, gate… take it with --rank), or summarize it into a dataset of one summary per rank (tracediff summarize {} --label RUN -o OUTDIR)",
+                ranks.len(),
+                ranks.len() - 1,
+                path.display()
             ),
         ));
     }
+    // `read_ranks` gives one trace at least.
+    Ok(ranks.pop().unwrap_or_default())
+}
+
+/// Reads the export at `path` into its columns, in file order: by start, the longer first
+/// where two start together (an enclosing range before what it encloses), then by table. An
+/// export whose GPU work is that of several processes is read as one trace per such process,
+/// rank `i` the `i`-th by pid, each with its own rows (its GPU work, its CUDA runtime calls and
+/// NVTX ranges) and the GPUs it used; the rows of processes that launched no GPU work are left
+/// out (docs/formats.md#several-processes-in-one-export). Any other export is one trace of
+/// every row.
+pub fn read_ranks(path: &Path) -> Result<Vec<ParsedTrace>> {
+    let conn = open(path)?;
+    let tables = tables(&conn).map_err(|e| failed(path, e))?;
+    let processes = if tables.contains(KERNEL) {
+        kernel_processes(&conn)
+    } else {
+        Vec::new()
+    };
     let ids = if tables.contains(STRINGS) {
         string_ids(&conn).map_err(|e| failed(path, e))?
     } else {
         FxHashMap::default()
     };
+    let split = processes.len() > 1;
     let mut r = Reader {
         conn: &conn,
-        strings: StringTable::new(),
         ids,
-        interned: FxHashMap::default(),
-        numbers: FxHashMap::default(),
-        events: Vec::new(),
-        device_use: FxHashMap::default(),
+        parts: (0..processes.len().max(1)).map(|_| Part::default()).collect(),
+        rank_of: split.then(|| processes.iter().enumerate().map(|(k, &p)| (p, k)).collect()),
     };
     let read = |r: &mut Reader<'_>| -> rusqlite::Result<()> {
         if tables.contains(NVTX) {
@@ -312,18 +395,32 @@ pub fn read_export(path: &Path) -> Result<ParsedTrace> {
         Ok(())
     };
     read(&mut r).map_err(|e| failed(path, e))?;
-    Ok(finish(r, gpus(&conn, &tables), path))
-}
-
-/// The rows put in file order, into the parse's columns.
-fn finish(r: Reader<'_>, devices: Vec<DeviceProperties>, path: &Path) -> ParsedTrace {
-    let Reader {
-        strings,
-        events,
-        device_use,
-        ..
-    } = r;
-    crate::input::finish::rows_into_parsed(path, strings, events, devices, device_use)
+    let devices = gpus(&conn, &tables);
+    let mut out = Vec::with_capacity(r.parts.len());
+    for (rank, part) in r.parts.into_iter().enumerate() {
+        let Part {
+            strings,
+            events,
+            device_use,
+            ..
+        } = part;
+        // Each rank is told the GPUs it used; the export's one trace, every GPU it describes.
+        let devices = if split {
+            devices
+                .iter()
+                .filter(|d| device_use.contains_key(&d.id))
+                .cloned()
+                .collect()
+        } else {
+            devices.clone()
+        };
+        let mut parsed = crate::input::finish::rows_into_parsed(path, strings, events, devices, device_use);
+        if split {
+            parsed.declared_rank = Some(rank as i64);
+        }
+        out.push(parsed);
+    }
+    Ok(out)
 }
 
 /// The ProfilerStep numbers of the export's NVTX ranges, sorted and unique.
@@ -354,4 +451,63 @@ pub fn step_numbers(path: &Path) -> Result<Vec<i64>> {
     steps.sort_unstable();
     steps.dedup();
     Ok(steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/nsight")
+            .join(name)
+    }
+
+    /// The names of a parse's rows.
+    fn names(p: &ParsedTrace) -> FxHashSet<String> {
+        (0..p.events.len())
+            .map(|i| p.strings.resolve(p.events.name[i]).to_string())
+            .collect()
+    }
+
+    #[test]
+    fn an_export_of_two_processes_is_one_parse_per_process_by_pid() {
+        let path = fixture("two_processes.sqlite");
+        assert_eq!(rank_count(&path).unwrap(), 2);
+        let ranks = read_ranks(&path).unwrap();
+        assert_eq!(ranks.len(), 2);
+        assert_eq!(
+            ranks.iter().map(|p| p.declared_rank).collect::<Vec<_>>(),
+            [Some(0), Some(1)]
+        );
+        // pid 4242 ran on device 0, pid 4343 (whose rows come first) on device 1: each is told
+        // its own GPU.
+        assert_eq!(ranks[0].device_use, [(0, 15)]);
+        assert_eq!(ranks[1].device_use, [(1, 18)]);
+        assert_eq!(ranks[0].devices.iter().map(|d| d.id).collect::<Vec<_>>(), [0]);
+        assert_eq!(ranks[1].devices.iter().map(|d| d.id).collect::<Vec<_>>(), [1]);
+        // Each rank's host rows are its own; the launcher's (no GPU work) are no rank's.
+        for p in &ranks {
+            let names = names(p);
+            assert!(names.contains("ProfilerStep#1"), "{names:?}");
+            assert!(!names.contains("torchrun"), "{names:?}");
+        }
+        let e = read_export(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("holds the GPU work of 2 processes, read as ranks 0–1"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_export_of_one_process_is_one_parse_of_every_row() {
+        let path = fixture("control.sqlite");
+        assert_eq!(rank_count(&path).unwrap(), 1);
+        let ranks = read_ranks(&path).unwrap();
+        assert_eq!(ranks.len(), 1);
+        assert_eq!(ranks[0].declared_rank, None);
+        let whole = read_export(&path).unwrap();
+        assert_eq!(whole.events.len(), ranks[0].events.len());
+        assert_eq!(whole.devices, ranks[0].devices);
+    }
 }
