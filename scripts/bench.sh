@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh                    # every goal line
 #   scripts/bench.sh core two-big       # some of them: core threads big-small two-big hta ranks gzip
-#                                       # whitespace memory nsight rocprof
+#                                       # whitespace memory nsight rocprof explain gate-fail
 #   RUNS=9 BASELINE=/path/to/old/tracediff scripts/bench.sh core   # also time another build
 #
 # Inputs are made with ../shared/tools/scale_trace.py and cached outside the repository.
@@ -24,7 +24,7 @@ PAIR_T=$SHARED/traces/hta_trace_diff/test
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is needed for peak RSS (apt-get install time)" >&2; exit 2; }
 mkdir -p "$CACHE"
 GOALS=("$@")
-[ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core threads big-small two-big gzip whitespace hta ranks nsight rocprof)
+[ ${#GOALS[@]} -gt 0 ] || GOALS=(memory core threads big-small two-big explain gate-fail gzip whitespace hta ranks nsight rocprof)
 
 cargo build --release --quiet --bin tracediff --example store_memory --example thread_cpu
 # CARGO_TARGET_DIR is honoured (a release build kept outside the worktree, e.g. in /tmp).
@@ -181,6 +181,24 @@ for g in "${GOALS[@]}"; do
     goal "two big files (MB/s of JSON)" "$(echo "$size / ${T[tracediff compare big big]}" | bc -l)" ">=" 900 "MB/s"
     goal "two big files, peak RSS" "$(echo "${M[tracediff compare big big]} / 1024" | bc -l)" "<=" 160 "MB"
     echo "  (CPU: $(printf %.0f "$(echo "$size / ${C[tracediff compare big big]}" | bc -l)") MB of JSON per CPU second)"
+    ;;
+  explain)
+    C=$(big control); Tt=$(big test); size=$(mb "$C" "$Tt")
+    echo "== explain against compare on the two big files ($(printf %.0f "$size") MB in all)"
+    measure "tracediff compare big big (table)" "$BIN" compare "$C" "$Tt" --no-save --format csv
+    measure "tracediff explain big big" "$BIN" explain "$C" "$Tt" --format csv
+    measure "tracediff compare --why big big" "$BIN" compare "$C" "$Tt" --no-save --why --format csv
+    goal "explain / compare, time" "$(echo "${T[tracediff explain big big]} / ${T[tracediff compare big big (table)]}" | bc -l)" "<=" 1.2 "x"
+    goal "explain / compare, peak RSS" "$(echo "${M[tracediff explain big big]} / ${M[tracediff compare big big (table)]}" | bc -l)" "<=" 1.2 "x"
+    echo "  (compare --why / compare: time $(printf %.2f "$(echo "${T[tracediff compare --why big big]} / ${T[tracediff compare big big (table)]}" | bc -l)")x, peak RSS $(printf %.2f "$(echo "${M[tracediff compare --why big big]} / ${M[tracediff compare big big (table)]}" | bc -l)")x)"
+    ;;
+  gate-fail)
+    C=$(big control); Tt=$(big test)
+    echo "== a failing gate (with its cause lines) against a passing one, on the big files"
+    # The gate exits 1 when it fails: that is its answer here, not the benchmark's failure.
+    measure "tracediff gate big big (passes: A/A)" "$BIN" gate "$C" "$C" --config examples/tracediff-gate.toml --format json
+    measure "tracediff gate big big (fails)" sh -c "\"\$0\" gate \"\$1\" \"\$2\" --config examples/tracediff-gate.toml --format json; [ \$? -eq 1 ]" "$BIN" "$C" "$Tt"
+    echo "  (failing / passing: time $(printf %.2f "$(echo "${T[tracediff gate big big (fails)]} / ${T[tracediff gate big big (passes: A/A)]}" | bc -l)")x, peak RSS $(printf %.2f "$(echo "${M[tracediff gate big big (fails)]} / ${M[tracediff gate big big (passes: A/A)]}" | bc -l)")x)"
     ;;
   gzip)
     GC=$CACHE/big-$BIG_MB-gz/control.json.gz; GT=$CACHE/big-$BIG_MB-gz/test.json.gz

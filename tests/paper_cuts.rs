@@ -124,6 +124,9 @@ fn markdown_has_the_sig_column_and_one_escaper() {
         let out = common::ok(&md);
         let header = out.lines().find(|l| l.starts_with("| ")).unwrap();
         assert!(header.ends_with("| sig |"), "{args:?}:\n{out}");
+        // Aligned as every command aligns it (right, as its neighbours).
+        let rule = out.lines().find(|l| l.starts_with("|---")).unwrap();
+        assert!(rule.ends_with("|---:|"), "{args:?}:\n{out}");
         assert!(out.contains(" | \\* |\n"), "{args:?}:\n{out}");
         assert!(out.contains("my\\_runs"), "{args:?}:\n{out}");
         assert!(!out.contains("my_runs"), "{args:?}:\n{out}");

@@ -85,7 +85,7 @@ fn columns(view: &CompareView<'_>) -> Vec<(Column, Of)> {
     ]);
     if marks_significance(c) {
         cols.push((
-            Column::new("", "", "sig").left().only(F::TERMINAL | F::MARKDOWN),
+            Column::new("", "", "sig").only(F::TERMINAL | F::MARKDOWN),
             Of::Significant,
         ));
     }
