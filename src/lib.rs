@@ -65,6 +65,7 @@ pub mod render {
     pub use crate::output::render::explain::{ExplainView, write as explain};
     pub use crate::output::render::flamegraph::FlameWidths;
     pub use crate::output::render::gate::render as gate;
+    pub use crate::output::render::history::render as history;
     pub use crate::output::render::modules::{ModuleOrder, ModuleView, write_flat_json};
     pub use crate::output::render::plot::{Bar, Chart, DEFAULT_EXCLUDE, ImageFormat, Metric, Panel};
     pub use crate::output::render::plot_bars::draw;

@@ -96,6 +96,7 @@ fn history_show_finds_the_change_where_it_starts_and_the_gate_rebaselines() {
         .find(|s| s["name"] == "aten::mm")
         .unwrap();
     assert_eq!(mm["change_points"][0]["label"], "c11");
+    the_csv_and_json_write_us_with_one_meaning(&v, &show("csv"));
     // Byte-identical from one run to the next, in every format.
     for format in ["table", "json", "csv", "markdown"] {
         assert_eq!(show(format), show(format), "{format}");
@@ -171,6 +172,80 @@ fn a_killed_append_leaves_nothing_read_and_the_next_removes_it() {
     assert!(!leftover.exists());
     let table = std::fs::read_to_string(store.join("runs.csv")).unwrap();
     assert_eq!(table.lines().count(), 6, "{table}");
+}
+
+/// Issue 53: `history show`'s JSON and CSV write µs under names that say so, as every command
+/// does (they wrote ns under `values`, `median`, `value_ns`), name the run the last segment
+/// starts at by seq and label (an index before), and the CSV holds the JSON's numbers.
+fn the_csv_and_json_write_us_with_one_meaning(v: &serde_json::Value, csv: &str) {
+    fn keys_name_units(v: &serde_json::Value, place: &str) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, inner) in m {
+                    let old = ["values", "median", "spread", "band_upper", "before", "after", "since"];
+                    assert!(!k.ends_with("_ns") && !old.contains(&k.as_str()), "{place}.{k}");
+                    keys_name_units(inner, &format!("{place}.{k}"));
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|inner| keys_name_units(inner, place)),
+            _ => {}
+        }
+    }
+    keys_name_units(v, "");
+    assert_eq!(v["tool"], "tracediff");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(v["schema_version"], 2);
+    let step = &v["series"][0];
+    assert_eq!(
+        (&step["since_seq"], &step["since_label"]),
+        (&11.into(), &"c11".into()),
+        "{step}"
+    );
+    // The fixtures' step times are a few ms: µs in the thousands, not ns in the millions.
+    let median = step["median_us"].as_f64().unwrap();
+    assert!((100.0..100_000.0).contains(&median), "{step}");
+    assert!(step["band_upper_us"].as_f64().unwrap() > median, "{step}");
+    let before = step["change_points"][0]["before_us"].as_f64().unwrap();
+    assert!((100.0..100_000.0).contains(&before), "{step}");
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        headers,
+        [
+            "series",
+            "kind",
+            "seq",
+            "label",
+            "value_us",
+            "change_point",
+            "p_value",
+            "segment_median_us"
+        ]
+    );
+    let mut compared = 0;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let series = v["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == rec[0])
+            .unwrap();
+        let seq: u64 = rec[2].parse().unwrap();
+        let i = v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|r| r["seq"] == seq)
+            .unwrap();
+        assert_eq!(rec[4].parse::<f64>().ok(), series["values_us"][i].as_f64(), "{rec:?}");
+        let last = series["since_seq"].as_u64().unwrap();
+        if seq >= last {
+            assert_eq!(rec[7].parse::<f64>().ok(), series["median_us"].as_f64(), "{rec:?}");
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, 16 * v["series"].as_array().unwrap().len());
 }
 
 #[test]

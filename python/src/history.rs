@@ -69,7 +69,8 @@ pub(crate) fn history_show(
         branch,
     };
     let (view, _) = command(py, || commands::history_show(&request))?;
-    serde_json::to_string(&view).map_err(json_error)
+    // The command line's JSON, times in µs: the frames' columns are its numbers.
+    Ok(tracediff::render::history(&view, Format::Json, usize::MAX))
 }
 
 /// `tracediff gate --history STORE CANDIDATE --format json`, the rules as the JSON of a config

@@ -3,7 +3,12 @@ change points, and a candidate gated against it (docs/history.md), on `fixtures/
 (one program recorded run after run, A/A candidates, a real slowdown, runs after an accepted
 change)."""
 
+import csv
+import io
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,6 +17,7 @@ import tracediff
 from tracediff import History, TraceError, TracediffWarning
 
 RULES = {"max_step_time_regression": "5%", "max_op_regression": "10%"}
+TRACEDIFF = str(Path(sys.executable).with_name("tracediff"))
 
 
 def _store(fixtures, path, after=False):
@@ -91,21 +97,40 @@ def test_the_window_and_add_on_pass(history, fixtures):
 def test_series_marks_the_change_where_it_starts(changed):
     step = changed.series("step time")
     assert step.index.name == "seq" and len(step) == 16
-    assert list(step.columns) == ["label", "value_ns", "segment", "change_point", "segment_median_ns"]
+    assert list(step.columns) == ["label", "value_us", "segment", "change_point", "segment_median_us"]
     assert list(step.loc[step["change_point"], "label"]) == ["c11"]
     assert list(step["segment"]) == [0] * 10 + [1] * 6
-    assert step["value_ns"].iloc[-1] > step["value_ns"].iloc[0] * 1.1
-    assert step.attrs["name"] == "step time" and step.attrs["band_upper_ns"] > step.attrs["median_ns"]
+    assert step["value_us"].iloc[-1] > step["value_us"].iloc[0] * 1.1
+    # µs, as the command line writes them: the fixtures' steps are a few ms.
+    assert 100 < step["value_us"].iloc[0] < 100_000
+    assert step.attrs["name"] == "step time" and step.attrs["band_upper_us"] > step.attrs["median_us"]
+    assert (step.attrs["since_seq"], step.attrs["since_label"]) == (11, "c11")
     mm = changed.series("aten::mm")
     assert list(mm.loc[mm["change_point"], "label"]) == ["c11"]
-    assert mm["segment_median_ns"].iloc[-1] > mm["segment_median_ns"].iloc[0] * 1.3
+    assert mm["segment_median_us"].iloc[-1] > mm["segment_median_us"].iloc[0] * 1.3
     with pytest.raises(KeyError, match="no series 'aten::nothing'"):
         changed.series("aten::nothing")
 
 
+def test_series_holds_the_numbers_of_history_shows_csv(changed):
+    """Issue 53: the frame's columns are the command line's, with the same numbers."""
+    run = subprocess.run(
+        [TRACEDIFF, "history", "show", str(changed.path), "--format", "csv"], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    rows = [r for r in csv.DictReader(io.StringIO(run.stdout)) if r["series"] == "step time"]
+    step = changed.series("step time")
+    assert [int(r["seq"]) for r in rows] == list(step.index)
+    for r in rows:
+        seq = int(r["seq"])
+        assert float(r["value_us"]) == step.loc[seq, "value_us"], r
+        assert float(r["segment_median_us"]) == step.loc[seq, "segment_median_us"], r
+        assert (r["change_point"] == "true") == step.loc[seq, "change_point"], r
+
+
 def test_change_points_lists_each_series_change(changed):
     df = changed.change_points(top=3)
-    assert list(df.columns) == ["series", "kind", "seq", "label", "before_ns", "after_ns", "relative_change", "p_value"]
+    assert list(df.columns) == ["series", "kind", "seq", "label", "before_us", "after_us", "relative_change", "p_value"]
     step = df[df["series"] == "step time"]
     assert list(step["label"]) == ["c11"] and list(step["seq"]) == [11]
     assert step["relative_change"].iloc[0] > 0.1 and step["p_value"].iloc[0] < 0.05

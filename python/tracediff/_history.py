@@ -155,12 +155,13 @@ class History:
     def series(self, name: str = "step time", *, branch: Optional[str] = None, backend: Backend = "pandas") -> Frame:
         """One series over the runs as a DataFrame indexed by `seq`: ``"step time"``,
         ``"gpu busy time"`` or a row's name as the gate keys it (``"aten::mm"``), each run's
-        mean per step in ns (0 where the row did not run). Columns: `label`, `value_ns`,
-        `segment` (0 up to the first change point, then 1, …), `change_point` (True at the
-        run where a change starts) and `segment_median_ns`. With pandas, ``df.attrs`` holds the
-        last segment's `median_ns`, `spread_ns` (1.4826 × MAD) and `band_upper_ns` (a new run
-        above it is slower than the history predicts; None with fewer than 3 runs). A name the
-        recent runs never ran is a KeyError."""
+        mean per step in µs (0 where the row did not run), as `tracediff history show --format
+        csv` writes them. Columns: `label`, `value_us`, `segment` (0 up to the first change
+        point, then 1, …), `change_point` (True at the run where a change starts) and
+        `segment_median_us`. With pandas, ``df.attrs`` holds the last segment's `median_us`,
+        `spread_us` (1.4826 × MAD), `band_upper_us` (a new run above it is slower than the
+        history predicts; None with fewer than 3 runs) and `since_seq`, `since_label` (the run
+        it starts at). A name the recent runs never ran is a KeyError."""
         check_backend(backend)
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, not {type(name).__name__}")
@@ -177,23 +178,25 @@ class History:
         for seq in seqs:
             segment += seq in starts
             segments.append(segment)
-        medians = [c["before"] for c in s["change_points"]] + [s["median"]]
+        medians = [c["before_us"] for c in s["change_points"]] + [s["median_us"]]
         columns = {
             "seq": seqs,
             "label": [r["label"] for r in view["runs"]],
-            "value_ns": [float(v) for v in s["values"]],
+            "value_us": [float(v) for v in s["values_us"]],
             "segment": segments,
             "change_point": [seq in starts for seq in seqs],
-            "segment_median_ns": [float(medians[g]) for g in segments],
+            "segment_median_us": [float(medians[g]) for g in segments],
         }
         df = frame(columns, "seq", backend)
         if backend == "pandas":
             df.attrs.update(
                 {
                     "name": s["name"],
-                    "median_ns": s["median"],
-                    "spread_ns": s["spread"],
-                    "band_upper_ns": s["band_upper"],
+                    "median_us": s["median_us"],
+                    "spread_us": s["spread_us"],
+                    "band_upper_us": s["band_upper_us"],
+                    "since_seq": s["since_seq"],
+                    "since_label": s["since_label"],
                 }
             )
         return df
@@ -210,21 +213,22 @@ class History:
         (largest first; only those matching `name`, a regular expression, where given), as
         `tracediff history show` finds them (E-Divisive means with a seeded permutation test):
         one row per change with `series`, `kind` (``step``, ``gpu_busy`` or ``row``), `seq` and
-        `label` (the first run after it), `before_ns` and `after_ns` (the medians of the
-        segments around it), `relative_change` and `p_value`; oldest first within a series."""
+        `label` (the first run after it), `before_us` and `after_us` (the medians of the
+        segments around it, µs per step), `relative_change` and `p_value`; oldest first within
+        a series."""
         check_backend(backend)
         top = _count(top, "top", 0)
         view = self._show(top, _optional_str(name, "name"), branch)
-        keys = ("series", "kind", "seq", "label", "before_ns", "after_ns", "relative_change", "p_value")
+        keys = ("series", "kind", "seq", "label", "before_us", "after_us", "relative_change", "p_value")
         columns: Dict[str, List[Any]] = {k: [] for k in keys}
         for s in view["series"]:
             for c in s["change_points"]:
-                row = (s["name"], s["kind"], c["seq"], c["label"], c["before"], c["after"])
+                row = (s["name"], s["kind"], c["seq"], c["label"], c["before_us"], c["after_us"])
                 for k, v in zip(keys, row + (c["relative_change"], c["p_value"])):
                     columns[k].append(v)
-        df = frame(columns, None, backend, dtypes={"seq": "int64", "before_ns": "float64", "after_ns": "float64"})
-        types = {"series": "str", "kind": "str", "seq": "int", "label": "str", "before_ns": "float"}
-        return _typed(df, backend, {**types, "after_ns": "float", "relative_change": "float", "p_value": "float"})
+        df = frame(columns, None, backend, dtypes={"seq": "int64", "before_us": "float64", "after_us": "float64"})
+        types = {"series": "str", "kind": "str", "seq": "int", "label": "str", "before_us": "float"}
+        return _typed(df, backend, {**types, "after_us": "float", "relative_change": "float", "p_value": "float"})
 
     def gate(
         self,

@@ -1,7 +1,7 @@
 """Runs the DuckDB SQL of docs/history.md over a history store of fixtures/history/runs (made with
 `tracediff history add`) and checks it against `tracediff history show --format json`: one row
 per run, in seq order, with its label and its mean step time (the step series of `show` is each
-run's mean per step, rounded to the nanosecond).
+run's mean per step, rounded to the nanosecond, written in µs as `values_us`).
 
 usage: check_history_sql.py TRACEDIFF docs/history.md RUN [RUN ...]
 """
@@ -41,8 +41,9 @@ def main() -> None:
     labels = [r["label"] for r in shown["runs"]]
     assert [r[1] for r in rows] == labels, (rows, labels)
     assert [int(r[0]) for r in rows] == [r["seq"] for r in shown["runs"]], rows
-    for (seq, label, step_ns), value in zip(rows, step["values"]):
-        assert abs(step_ns - value) <= 0.5, (label, step_ns, value)
+    # history show writes µs, to the ns.
+    for (seq, label, step_ns), value_us in zip(rows, step["values_us"]):
+        assert abs(step_ns - value_us * 1000) <= 0.5 + 1e-6, (label, step_ns, value_us)
     print(f"the DuckDB query of {page} reads a history store of {len(runs)} runs as history show does")
 
 
