@@ -37,8 +37,8 @@ aten::relu  +10.0 µs/step (+100.0%) (within noise)  calls ×2.00, work same, ef
     calls +10.0 µs, work 0 ns, efficiency 0 ns
     52 GB/s → 52 GB/s (1.6% → 1.6% of H100 SXM memory bandwidth)
 
-The step is 0 ns (+0.0%). The 5 changed operators add +80.0 µs by self time: work +125 µs (mostly
-  aten::mm), efficiency -50.0 µs (mostly aten::addmm), calls +5.00 µs (mostly aten::bmm,
+The step is 0 ns (+0.0%). The self time of the 5 changed operators changed by +80.0 µs: work +125 µs
+  (mostly aten::mm), efficiency -50.0 µs (mostly aten::addmm), calls +5.00 µs (mostly aten::bmm,
   aten::_efficient_attention_forward, aten::relu). Gone: aten::bmm (-20.0 µs); new:
   aten::_efficient_attention_forward (+15.0 µs). Rows marked * changed beyond run-to-run noise.
 ";

@@ -351,7 +351,7 @@ pub fn summary(
     let sum = |f: fn(&Explained) -> i64| rows.iter().map(f).sum::<i64>();
     let total = sum(|r| r.parts.delta_ns);
     s.push_str(&format!(
-        " The {} changed operators add {} by self time",
+        " The self time of the {} changed operators changed by {}",
         rows.len(),
         fmt_duration(total, true)
     ));
