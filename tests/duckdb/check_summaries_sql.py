@@ -62,7 +62,7 @@ def check(tracediff: str, ops_sql: str, steps_sql: str, control: str, test: str)
     for side in ("control", "test"):
         o, s = overview[side], steps[side]
         assert s["rank_steps"] == o["ranks"] * o["steps"], (side, o["ranks"], o["steps"], s)
-        for col, key in (("step_ns", "mean_step_time_us"), ("compute_ns", "compute_us"), ("idle_ns", "idle_us")):
+        for col, key in (("step_ns", "mean_step_time_us"), ("compute_ns", "compute_per_step_us"), ("idle_ns", "idle_per_step_us")):
             if key != "mean_step_time_us" and o["breakdown"] is None:
                 continue  # no device events: no breakdown (the SQL's average is of the CPU-only zeros)
             want = o[key] if key == "mean_step_time_us" else o["breakdown"][key]
