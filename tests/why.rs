@@ -193,3 +193,25 @@ fn without_why_the_output_is_unchanged() {
         assert!(!plain.contains("causes"), "{command}: {plain}");
     }
 }
+
+/// `compare --why` reads the pair once, with the shapes, and summarises what it read: its table
+/// is `compare`'s, column for column (the why columns only follow).
+#[test]
+fn compare_why_keeps_the_table_compare_gives() {
+    let table = |out: &str| -> Vec<Vec<String>> {
+        csv::Reader::from_reader(out.as_bytes())
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect()
+    };
+    for pair in [PAIR, ["fixtures/basic/control", "fixtures/basic/test"]] {
+        let base = ["compare", pair[0], pair[1], "--no-save", "--format", "csv"];
+        let plain = ok(&base);
+        let why = ok(&[&base[..], &["--why"]].concat());
+        let plain_header = plain.lines().next().unwrap();
+        assert!(why.starts_with(plain_header), "{pair:?}:\n{why}");
+        let columns = plain_header.split(',').count();
+        let cut: Vec<Vec<String>> = table(&why).into_iter().map(|r| r[..columns].to_vec()).collect();
+        assert_eq!(cut, table(&plain), "{pair:?}");
+    }
+}

@@ -17,9 +17,8 @@ pub struct CompareOptions {
     /// Keep only the rows whose change is significant (refused where significance cannot be
     /// judged).
     pub only_significant: bool,
-    /// The `--why` columns (docs/cost-model.md#the-why-columns): the traces are read with the
-    /// operators' input shapes (a pair of one trace each once, for the table and the columns
-    /// alike).
+    /// The `--why` columns (docs/cost-model.md#the-why-columns): the traces are read once, with
+    /// the operators' input shapes, for the table and the columns alike.
     pub why: bool,
 }
 
@@ -32,10 +31,9 @@ pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Compariso
             }
             super::views::why_can_explain(req)?;
         }
-        // A pair of one trace each is read once, with the operators' shapes, for the table and
-        // the split alike; runs per side load run by run and are read again for the split.
-        let once = options.why && !req.compares_runs();
-        let (loaded, (mut comparison, mut found)) = if once {
+        // `--why` (one run a side: checked above) reads the pair once, with the operators'
+        // shapes, for the table and the split alike.
+        let (loaded, (mut comparison, mut found)) = if options.why {
             let what = LoadFor::view("compare --why").with_shapes(true);
             let loaded = crate::analysis::load::loaded::load_with(req, what)?;
             let compared = crate::analysis::compare::compare_of_loaded(req, &loaded)?;
@@ -53,15 +51,8 @@ pub fn compare(req: &CompareRequest, options: &CompareOptions) -> Done<Compariso
             only_significant(&mut comparison, &found)?;
         }
         notes.caveats(found);
-        if options.why {
-            let loaded = match loaded {
-                Some(loaded) => loaded,
-                None => {
-                    let what = LoadFor::view("compare --why").with_shapes(true);
-                    crate::analysis::load::loaded::load_with(req, what)?
-                }
-            };
-            comparison.why = Some(why(req, &comparison, &loaded, notes));
+        if let Some(loaded) = &loaded {
+            comparison.why = Some(why(req, &comparison, loaded, notes));
         }
         Ok(comparison)
     })
