@@ -17,11 +17,13 @@ fn each_row_names_its_part_and_cause() {
     let out = ok(&args(&[]));
     let expected = "\
 control vs test, by device self time per step
-aten::mm  +100 µs/step (+100.0%) *  work ×2.25 (dims [64, 512]×[512, 512] → [64, 768]×[768, 768]), efficiency ×1.12, calls same
+aten::mm  +100 µs/step (+100.0%) *  work ×2.25 (dims [64, 512]×[512, 512] → [64, 768]×[768, 768]),
+  efficiency ×1.12, calls same
     calls 0 ns, work +125 µs, efficiency -25.0 µs
     [64, 512]×[512, 512] → [64, 768]×[768, 768]
     336 GFLOP/s → 377 GFLOP/s (0.5% → 0.6% of H100 SXM fp32 peak)
-aten::addmm  -25.0 µs/step (-50.0%) *  efficiency ×2.00 (float → c10::BFloat16), calls same, work same
+aten::addmm  -25.0 µs/step (-50.0%) *  efficiency ×2.00 (float → c10::BFloat16), calls same, work
+  same
     calls 0 ns, work 0 ns, efficiency -25.0 µs
     float → c10::BFloat16
     kernels: ampere_sgemm_128x64_tn (gemm) → sm90_xmma_gemm_bf16bf16_bf16f32 (gemm)
@@ -29,8 +31,8 @@ aten::addmm  -25.0 µs/step (-50.0%) *  efficiency ×2.00 (float → c10::BFloat
 aten::bmm  -20.0 µs/step (gone) *  calls gone (kernels: ampere_sgemm_32x32_nn (gemm) → none)
     calls -20.0 µs, efficiency 0 ns
     kernels: ampere_sgemm_32x32_nn (gemm) → none
-aten::_efficient_attention_forward  +15.0 µs/step (new) (within noise)  calls new (kernels: none → \
-fmha_cutlassF_f32_aligned_64x64_rf_sm80 (attention))
+aten::_efficient_attention_forward  +15.0 µs/step (new) (within noise)  calls new (kernels: none →
+  fmha_cutlassF_f32_aligned_64x64_rf_sm80 (attention))
     calls +15.0 µs, efficiency 0 ns
     kernels: none → fmha_cutlassF_f32_aligned_64x64_rf_sm80 (attention)
 aten::relu  +10.0 µs/step (+100.0%) (within noise)  calls ×2.00, work same, efficiency same

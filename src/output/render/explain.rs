@@ -3,7 +3,7 @@
 //! one column list for all three.
 
 use super::table::{Cell, Column, Formats, Line, Table, csv, json, markdown};
-use super::{Format, TableStyle, json_us, wrap_line};
+use super::{Format, TableStyle, json_us, wrap_line, wrap_line_under};
 use crate::analysis::explain::{Explained, Explanation};
 use crate::text::fmt_duration;
 use serde_json::{Value, json};
@@ -49,10 +49,15 @@ fn text(view: &ExplainView<'_>, width: usize, out: &mut dyn Write) -> io::Result
         writeln!(out, "(no operator's time changed)")?;
     }
     for r in view.rows() {
-        writeln!(out, "{}", r.line)?;
-        writeln!(out, "{}", wrap_line(&format!("    {}", parts_text(r)), width))?;
+        // The row's line, its continuation at 2; its parts and causes at 4, theirs at 6.
+        writeln!(out, "{}", wrap_line(&r.line, width))?;
+        writeln!(
+            out,
+            "{}",
+            wrap_line_under(&format!("    {}", parts_text(r)), width, "      ")
+        )?;
         for c in &r.causes {
-            writeln!(out, "{}", wrap_line(&format!("    {}", c.text), width))?;
+            writeln!(out, "{}", wrap_line_under(&format!("    {}", c.text), width, "      "))?;
         }
     }
     if let Some(n) = view.top.filter(|&n| n < e.rows.len()) {

@@ -213,11 +213,17 @@ pub fn fit_columns_min(
 /// continuation lines indented by two; words longer than a line (paths) are broken.
 /// `usize::MAX` keeps the line whole.
 pub fn wrap_line(line: &str, width: usize) -> String {
+    wrap_line_under(line, width, "  ")
+}
+
+/// [`wrap_line`] with the continuation lines indented by `indent` (a line that is itself
+/// indented continues deeper, so its continuation never reads as a line of its own).
+pub fn wrap_line_under(line: &str, width: usize, indent: &str) -> String {
     if width == usize::MAX || crate::output::render::columns::text_width(line) <= width {
         return line.to_string();
     }
     let options = textwrap::Options::new(width.max(8))
-        .subsequent_indent("  ")
+        .subsequent_indent(indent)
         .break_words(true);
     // The wrapper breaks only at ASCII spaces: a no-break space keeps "226 ms" on one line
     // (not where the line holds one already, which must come out as it went in).

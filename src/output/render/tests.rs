@@ -259,3 +259,14 @@ fn formats_from_extensions() {
     assert_eq!(Format::from_extension(Path::new("x.md")), Some(Format::Markdown));
     assert_eq!(Format::from_extension(Path::new("x.png")), None);
 }
+
+#[test]
+fn an_indented_line_continues_deeper_than_it_starts() {
+    let line = "    kernels: nvjet_sm103_tst_128x8_64x12_2x1_v_bz_NNT (gemm) → nvjet_sm103_tst_256x8 (gemm)";
+    let wrapped = wrap_line_under(line, 70, "      ");
+    assert_eq!(
+        wrapped,
+        "    kernels: nvjet_sm103_tst_128x8_64x12_2x1_v_bz_NNT (gemm) →\n      nvjet_sm103_tst_256x8 (gemm)"
+    );
+    assert_eq!(wrap_line_under("    short", 70, "      "), "    short");
+}
