@@ -22,6 +22,7 @@
 // No unsafe code in the library: the one unsafe call of the program (the allocator's tuning)
 // is the binary's, in `src/main.rs`.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 // Without the `cli` feature, what only the command line uses (most renderers, the saved
 // comparison) is unused: it is still compiled and checked, not cut out item by item.
 #![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]

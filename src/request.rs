@@ -7,9 +7,9 @@
 //! The request is plain data below the analysis: it names the side types ([`side`]) and the
 //! selection and keying vocabulary ([`selection`]), and uses nothing of the analysis.
 
-pub mod defaults;
-pub mod selection;
-pub mod side;
+pub(crate) mod defaults;
+pub(crate) mod selection;
+pub(crate) mod side;
 
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
@@ -255,7 +255,7 @@ impl CompareRequest {
 }
 
 /// Checks the labels: two different names that can head CSV columns.
-pub fn check_labels(labels: &[String; 2]) -> Result<()> {
+pub(crate) fn check_labels(labels: &[String; 2]) -> Result<()> {
     for l in labels {
         if l.is_empty() || l.contains([',', '"', '\n', '\r']) {
             return Err(Error::usage(format!(

@@ -34,7 +34,7 @@ pub fn fmt_duration(ns: i64, signed: bool) -> String {
 /// `text` cut in the middle to at most `max` characters, with `…` where it was cut: an error
 /// message quoting a value keeps to one readable line (a list of 100,000 steps or a 100 KB
 /// string once made a 129 KB line).
-pub fn elide(text: &str, max: usize) -> String {
+pub(crate) fn elide(text: &str, max: usize) -> String {
     let n = text.chars().count();
     if n <= max {
         return text.to_string();
@@ -46,11 +46,11 @@ pub fn elide(text: &str, max: usize) -> String {
 }
 
 /// The most characters an error message quotes of a value or a list.
-pub const QUOTED_MAX: usize = 120;
+pub(crate) const QUOTED_MAX: usize = 120;
 
 /// A count for people, its digits in groups of three: `74,936`, `1,024`, `-1,500`, `999` (a
 /// note read `matched none of the 74936 events left`). Any integer.
-pub fn fmt_count(n: impl std::fmt::Display) -> String {
+pub(crate) fn fmt_count(n: impl std::fmt::Display) -> String {
     let digits = n.to_string();
     let (sign, digits) = match digits.strip_prefix('-') {
         Some(rest) => ("-", rest),

@@ -34,16 +34,16 @@ impl Totals {
 }
 
 /// Per-name totals of one side, sorted by name.
-pub type NameTotals = BTreeMap<String, Totals>;
+pub(crate) type NameTotals = BTreeMap<String, Totals>;
 
 /// The category of the GPU-side spans of user annotations.
-pub const GPU_ANNOTATION_CATEGORY: &str = "gpu_user_annotation";
+pub(crate) const GPU_ANNOTATION_CATEGORY: &str = "gpu_user_annotation";
 
 /// What a GPU annotation's row name ends with when [`Keying::gpu_annotations_apart`] holds.
-pub const GPU_ANNOTATION_SUFFIX: &str = " (GPU)";
+pub(crate) const GPU_ANNOTATION_SUFFIX: &str = " (GPU)";
 
 /// The category of Python call-stack frames (`with_stack` traces).
-pub const PYTHON_FRAME_CATEGORY: &str = "python_function";
+pub(crate) const PYTHON_FRAME_CATEGORY: &str = "python_function";
 
 impl Keying {
     /// The row name for an event name of a category: [`Keying::name_key`], and the GPU
@@ -75,7 +75,7 @@ impl Keying {
 
 /// A file that can be counted per row key: a parsed trace, or its summary (which knows no
 /// attributes: its `group_by` must be empty).
-pub trait Aggregate: RankedFile {
+pub(crate) trait Aggregate: RankedFile {
     /// `iterations`: `None` admits every event (a trace without ProfilerStep is taken whole).
     fn totals(&self, iterations: Option<&[i64]>, device: Device, keying: &Keying) -> NameTotals;
 }
@@ -125,7 +125,12 @@ impl Aggregate for FileSummary {
 const AGGREGATE_BATCH: usize = 64;
 
 /// Counts and sums the events of `side` that the selection admits, per row key.
-pub fn aggregate<T: Aggregate>(side: &SideOf<T>, resolved: &Resolved, device: Device, keying: &Keying) -> NameTotals {
+pub(crate) fn aggregate<T: Aggregate>(
+    side: &SideOf<T>,
+    resolved: &Resolved,
+    device: Device,
+    keying: &Keying,
+) -> NameTotals {
     let files: Vec<&T> = resolved.ranks.iter().filter_map(|&r| side.file_of_rank(r)).collect();
     // Merged in rank order, so the result never depends on scheduling (and sums are integers);
     // a batch of files at a time, so that a thousand ranks never hold a thousand maps at once.

@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 /// What a device event does, for the breakdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeviceClass {
+pub(crate) enum DeviceClass {
     /// Kernels that compute (every kernel that is not communication).
     Compute,
     /// Collective and peer-to-peer kernels (NCCL and the like, by name).
@@ -37,7 +37,7 @@ static COMM_NAME: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The class of a device event of `name` and category `cat`: memory first (a copy or set by
 /// its category or name), then communication (collective kernels by name), else compute.
-pub fn classify(name: &str, cat: &str) -> DeviceClass {
+pub(crate) fn classify(name: &str, cat: &str) -> DeviceClass {
     let memory_cat = ["gpu_memcpy", "gpu_memset", "Memcpy", "Memset"].contains(&cat);
     if memory_cat || MEMORY_NAME.is_match(name) {
         DeviceClass::Memory
@@ -50,7 +50,7 @@ pub fn classify(name: &str, cat: &str) -> DeviceClass {
 
 /// A file's device work as merged span lists, ready to measure any window's breakdown.
 #[derive(Debug, Clone, Default)]
-pub struct BreakdownSpans {
+pub(crate) struct BreakdownSpans {
     compute: Vec<(i64, i64)>,
     comm: Vec<(i64, i64)>,
     comm_and_compute: Vec<(i64, i64)>,
@@ -67,7 +67,7 @@ pub struct BreakdownSpans {
 
 impl BreakdownSpans {
     /// The device events (`Place::Device`) of `file`, classified.
-    pub fn of_file(file: &TraceFile) -> BreakdownSpans {
+    pub(crate) fn of_file(file: &TraceFile) -> BreakdownSpans {
         let ev = &file.events;
         // Per (name, category): a kernel name recurs thousands of times.
         let mut cache: FxHashMap<(u32, u32), DeviceClass> = FxHashMap::default();
@@ -115,7 +115,7 @@ impl BreakdownSpans {
     }
 
     /// From merged compute, communication and memory spans.
-    pub fn of_spans(compute: Vec<(i64, i64)>, comm: Vec<(i64, i64)>, memory: Vec<(i64, i64)>) -> BreakdownSpans {
+    pub(crate) fn of_spans(compute: Vec<(i64, i64)>, comm: Vec<(i64, i64)>, memory: Vec<(i64, i64)>) -> BreakdownSpans {
         let busy = union_merged(&compute, &comm);
         BreakdownSpans {
             comm_and_compute: intersect_merged(&comm, &compute),
@@ -130,7 +130,7 @@ impl BreakdownSpans {
     }
 
     /// The breakdown of the window `[start, end)`.
-    pub fn window(&self, (start, end): (i64, i64)) -> Breakdown {
+    pub(crate) fn window(&self, (start, end): (i64, i64)) -> Breakdown {
         let len = |spans: &[(i64, i64)]| clipped_length(spans, &[(start, end)]);
         let comm_total = len(&self.comm);
         let overlapped = len(&self.comm_and_compute);
@@ -160,7 +160,7 @@ impl BreakdownSpans {
 
     /// The host communication time of the window `[start, end)`: the union of host collectives
     /// (gloo's, and c10d or NCCL calls that launch no kernel) on every thread inside it.
-    pub fn host_comm(&self, window: (i64, i64)) -> i64 {
+    pub(crate) fn host_comm(&self, window: (i64, i64)) -> i64 {
         self.idle.host_comm(window)
     }
 }

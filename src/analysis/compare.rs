@@ -14,7 +14,7 @@ use crate::request::{CompareRequest, check_labels};
 /// Without `--group-by`, each file is summarised as it is loaded (its events dropped) and the
 /// summaries are compared: traces, `tracediff summarize` files, or both. `--group-by` needs the
 /// events' attributes, so it reads traces only.
-pub fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
+pub(crate) fn compare(req: &CompareRequest) -> Result<(Comparison, Vec<String>)> {
     check_labels(&req.labels)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let selections = (&req.control_selection, &req.test_selection);
@@ -86,7 +86,7 @@ fn compare_summaries(
 /// [`compare`] of a pair of one run each already loaded with its events (`compare --why`,
 /// which reads the operators' shapes as well): each file summarised as `compare` summarises
 /// it while loading, so the table is the one `compare` gives, from one read of each trace.
-pub fn compare_of_loaded(
+pub(crate) fn compare_of_loaded(
     req: &CompareRequest,
     loaded: &crate::analysis::load::loaded::Loaded,
 ) -> Result<(Comparison, Vec<String>)> {
@@ -190,7 +190,7 @@ pub(crate) fn compare_of_runs(
 /// selected steps (docs/significance.md), keeping the marks that stand beyond the scatter of
 /// the pair's rows (one run per side: [`crate::analysis::measure::one_run`]). Returns the notes: why it
 /// cannot be estimated, a run-wide shift, marks the scatter cleared.
-pub fn mark_significance(
+pub(crate) fn mark_significance(
     req: &CompareRequest,
     control: &SummarySide,
     test: &SummarySide,
@@ -364,7 +364,7 @@ fn compare_loaded<T: Aggregate>(
 
 /// The note where a side with steps was taken whole because the other has none
 /// ([`crate::analysis::select::whole_where_other_has_none`]).
-pub fn whole_note(control: &SideInfo, test: &SideInfo) -> Option<String> {
+pub(crate) fn whole_note(control: &SideInfo, test: &SideInfo) -> Option<String> {
     let [whole, other] = if is_whole_of_steps(control) {
         [control, test]
     } else if is_whole_of_steps(test) {
@@ -449,7 +449,7 @@ fn why_no_events<T: Aggregate>(req: &CompareRequest, control: &SideOf<T>, test: 
 }
 
 /// Compares two loaded sides.
-pub fn compare_sides<T: Aggregate>(
+pub(crate) fn compare_sides<T: Aggregate>(
     req: &CompareRequest,
     control: &SideOf<T>,
     test: &SideOf<T>,

@@ -190,13 +190,13 @@ impl fmt::Display for Category {
 
 /// Joins the two sides' totals into rows, sorted by name.
 #[cfg(test)]
-pub fn diff(control: &NameTotals, test: &NameTotals) -> Vec<Row> {
+pub(crate) fn diff(control: &NameTotals, test: &NameTotals) -> Vec<Row> {
     diff_owned(control.clone(), test.clone())
 }
 
 /// [`diff`] that takes the totals, so that each name moves into its row instead of being copied:
 /// a merge of the two sorted maps.
-pub fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
+pub(crate) fn diff_owned(control: NameTotals, test: NameTotals) -> Vec<Row> {
     let mut rows = Vec::with_capacity(control.len().max(test.len()));
     let mut tests = test.into_iter().peekable();
     let only_test = |(name, t): (String, Totals)| Row {
@@ -373,13 +373,13 @@ impl NameFilter {
 }
 
 /// `one` or `many` after a number: `1 row`, `2 rows`.
-pub fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
+pub(crate) fn plural(n: usize, one: &'static str, many: &'static str) -> &'static str {
     if n == 1 { one } else { many }
 }
 
 /// The operator's name in a row name: the row name itself, or with `--group-by` the part
 /// before ` [<first group column>=`.
-pub fn operator_name<'a>(row_name: &'a str, group_by: &[String]) -> &'a str {
+pub(crate) fn operator_name<'a>(row_name: &'a str, group_by: &[String]) -> &'a str {
     let Some(first) = group_by.first() else { return row_name };
     let marker = format!(" [{first}=");
     match row_name.find(&marker) {
@@ -390,7 +390,7 @@ pub fn operator_name<'a>(row_name: &'a str, group_by: &[String]) -> &'a str {
 
 /// Compiles the regular expression of option `flag`; an error is one line (the regex crate's
 /// message spans several, with the pattern drawn above a caret; its last line says what is wrong).
-pub fn compile_pattern(flag: &str, pattern: &str) -> Result<Regex> {
+pub(crate) fn compile_pattern(flag: &str, pattern: &str) -> Result<Regex> {
     Regex::new(pattern).map_err(|e| {
         let text = e.to_string();
         let what = text.lines().last().unwrap_or(&text).trim();
@@ -425,7 +425,7 @@ pub struct SideInfo {
 }
 
 /// A per-step value for people: up to two decimals, trailing zeros dropped (`2`, `2.5`, `0.33`).
-pub fn fmt_rate(v: f64) -> String {
+pub(crate) fn fmt_rate(v: f64) -> String {
     let s = format!("{v:.2}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" { "0".to_string() } else { s.to_string() }
@@ -544,7 +544,7 @@ impl Comparison {
 }
 
 /// What a side's header says: its path, the files of the selected ranks, the selection.
-pub fn side_info<T: RankedFile>(side: &SideOf<T>, label: &str, resolved: Resolved) -> SideInfo {
+pub(crate) fn side_info<T: RankedFile>(side: &SideOf<T>, label: &str, resolved: Resolved) -> SideInfo {
     SideInfo {
         label: label.to_string(),
         path: side.input.display().to_string(),

@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 
 /// What a host event is, for the idle causes; the order is the precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum HostActivity {
+pub(crate) enum HostActivity {
     /// A host-side collective: `gloo:*`, `c10d::*`, `nccl:*`, `record_param_comms`.
     Collective,
     /// A device, stream or event synchronize, or a blocking (not `Async`) copy.
@@ -48,7 +48,7 @@ static SYNCHRONIZE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The activity of a host event named `name` in category `cat`, or `None` for events that say
 /// nothing of what the host was doing (step annotations, which cover everything).
-pub fn host_activity(name: &str, cat: &str) -> Option<HostActivity> {
+pub(crate) fn host_activity(name: &str, cat: &str) -> Option<HostActivity> {
     if is_runtime(cat) {
         return Some(if SYNCHRONIZE.is_match(name) {
             HostActivity::Synchronize
@@ -75,7 +75,7 @@ pub fn host_activity(name: &str, cat: &str) -> Option<HostActivity> {
 
 /// A file's host activity as merged spans, ready to split any window's idle time.
 #[derive(Debug, Clone, Default)]
-pub struct IdleSpans {
+pub(crate) struct IdleSpans {
     /// Per activity, in precedence order: where the host was in it, outside every device
     /// event and every activity before it. Disjoint.
     layers: [Vec<(i64, i64)>; 5],
@@ -86,7 +86,7 @@ pub struct IdleSpans {
 impl IdleSpans {
     /// The host events of `file`, against `device_all`, the merged spans of its device work;
     /// `device_comm`: whether it has communication kernels (NCCL's and the like).
-    pub fn of_file(file: &TraceFile, device_all: &[(i64, i64)], device_comm: bool) -> IdleSpans {
+    pub(crate) fn of_file(file: &TraceFile, device_all: &[(i64, i64)], device_comm: bool) -> IdleSpans {
         let ev = &file.events;
         // Per (name, category): its activity, and whether it is a launch call or may launch
         // one (a collective other than gloo's).
@@ -151,7 +151,7 @@ impl IdleSpans {
     }
 
     /// The idle causes of the window `[start, end)`, whose idle time is `idle_ns`.
-    pub fn window(&self, (start, end): (i64, i64), idle_ns: i64) -> IdleCauses {
+    pub(crate) fn window(&self, (start, end): (i64, i64), idle_ns: i64) -> IdleCauses {
         let len = |k: usize| clipped_length(&self.layers[k], &[(start, end)]);
         let [host_comm_ns, synchronize_ns, launch_ns, dataloader_ns, host_compute_ns] = [0, 1, 2, 3, 4].map(len);
         IdleCauses {
@@ -166,7 +166,7 @@ impl IdleSpans {
 
     /// The host communication time of the window `[start, end)`: the union of host collectives
     /// on every thread inside it, whether or not the device was busy meanwhile.
-    pub fn host_comm(&self, (start, end): (i64, i64)) -> i64 {
+    pub(crate) fn host_comm(&self, (start, end): (i64, i64)) -> i64 {
         clipped_length(&self.collectives, &[(start, end)])
     }
 }

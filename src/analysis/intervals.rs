@@ -2,12 +2,12 @@
 //! module: the overview, the summaries and the breakdown all measure with it.
 
 /// Σ over the windows of the length of the union of `spans` inside each window.
-pub fn clipped_union(spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 {
+pub(crate) fn clipped_union(spans: Vec<(i64, i64)>, windows: &[(i64, i64)]) -> i64 {
     clipped_length(&merge_spans(spans), windows)
 }
 
 /// `spans` as disjoint, sorted intervals.
-pub fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+pub(crate) fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     // By start alone (the union does not depend on the order of equal starts), and stable: the
     // sort then finds the runs a trace already holds in time order (its streams, its threads)
     // and merges them, where a sort from scratch took 3% of a `compare`.
@@ -29,7 +29,7 @@ pub fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
 }
 
 /// Σ over the windows of the length of `merged` (from [`merge_spans`]) inside each window.
-pub fn clipped_length(merged: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
+pub(crate) fn clipped_length(merged: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
     let mut total = 0;
     for &(ws, we) in windows {
         let first = merged.partition_point(|&(_, e)| e <= ws);
@@ -41,7 +41,7 @@ pub fn clipped_length(merged: &[(i64, i64)], windows: &[(i64, i64)]) -> i64 {
 }
 
 /// The intersection of two merged span lists (from [`merge_spans`]), merged.
-pub fn intersect_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+pub(crate) fn intersect_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
     let (mut i, mut j) = (0, 0);
     let mut out = Vec::new();
     while i < a.len() && j < b.len() {
@@ -60,12 +60,12 @@ pub fn intersect_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
 }
 
 /// The union of two merged span lists, merged.
-pub fn union_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+pub(crate) fn union_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
     merge_spans(a.iter().chain(b).copied().collect())
 }
 
 /// What of merged `a` lies outside merged `b`, merged (both from [`merge_spans`]).
-pub fn subtract_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+pub(crate) fn subtract_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
     let mut out = Vec::new();
     let mut j = 0;
     for &(start, end) in a {
@@ -90,7 +90,7 @@ pub fn subtract_merged(a: &[(i64, i64)], b: &[(i64, i64)]) -> Vec<(i64, i64)> {
 }
 
 /// Total length covered by a set of intervals.
-pub fn union_length(spans: &mut [(i64, i64)]) -> i64 {
+pub(crate) fn union_length(spans: &mut [(i64, i64)]) -> i64 {
     spans.sort_unstable();
     let mut total = 0;
     let mut current: Option<(i64, i64)> = None;

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// One device's allocation events, in time order: (ts, level after the event).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Levels {
+pub(crate) struct Levels {
     /// The level before the first event.
     pub initial: i64,
     /// Whether the levels are the sums of `Bytes` changes (no `Total Allocated` in the trace):
@@ -27,7 +27,7 @@ pub struct Levels {
 
 /// Peak, ∫ level dt and Σ window length over `windows`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WindowStats {
+pub(crate) struct WindowStats {
     /// The highest level inside the windows, in bytes.
     pub peak: i64,
     /// The level integrated over the windows, in bytes × ns.
@@ -39,7 +39,7 @@ pub struct WindowStats {
 impl WindowStats {
     /// The mean level over the windows, in bytes (`integral / length`); `None` when they have no
     /// length.
-    pub fn average(&self) -> Option<i64> {
+    pub(crate) fn average(&self) -> Option<i64> {
         (self.length > 0).then(|| (self.integral / i128::from(self.length)) as i64)
     }
 }
@@ -52,7 +52,7 @@ impl Levels {
     }
 
     /// `None` without windows of positive length.
-    pub fn stats(&self, windows: &[(i64, i64)]) -> Option<WindowStats> {
+    pub(crate) fn stats(&self, windows: &[(i64, i64)]) -> Option<WindowStats> {
         let mut out: Option<WindowStats> = None;
         for &(ws, we) in windows.iter().filter(|(s, e)| e > s) {
             let base = if self.relative { self.at(ws) } else { 0 };
@@ -80,7 +80,7 @@ impl Levels {
 }
 
 /// The name PyTorch gives a `Device Type` number (c10::DeviceType).
-pub fn device_type_name(t: i64) -> String {
+pub(crate) fn device_type_name(t: i64) -> String {
     const NAMES: [&str; 21] = [
         "cpu",
         "cuda",
@@ -112,7 +112,7 @@ pub fn device_type_name(t: i64) -> String {
 
 /// A device as PyTorch prints it: `cuda:0`, or `cpu` where the id is none (Kineto writes the
 /// CPU's `Device Id` as -1, and `cpu:-1` reads as a broken index).
-pub fn device_name(t: i64, id: i64) -> String {
+pub(crate) fn device_name(t: i64, id: i64) -> String {
     let kind = device_type_name(t);
     if id < 0 { kind } else { format!("{kind}:{id}") }
 }
@@ -120,7 +120,7 @@ pub fn device_name(t: i64, id: i64) -> String {
 /// Per (device type, device id) of one file: its allocation levels, in time order. A device
 /// none of whose events has `Total Allocated` gets the sums of its `Bytes` changes, from 0
 /// ([`Levels::relative`]).
-pub fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
+pub(crate) fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
     let m = &file.memory;
     let mut rows: Vec<usize> = (0..m.ts_ns.len()).collect();
     rows.sort_by_key(|&k| (m.device_type[k], m.device_id[k], m.ts_ns[k], k));
@@ -161,7 +161,7 @@ pub fn levels_of(file: &TraceFile) -> BTreeMap<(i32, i32), Levels> {
 /// first file that has one), from `deviceProperties`. A trace that describes one device while its
 /// events name another id (the MI300 trace of `../shared/traces/tracelens_bert_small` describes
 /// device 0 and runs its kernels on device 2) is taken to mean the one it describes, with a note.
-pub fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>, Option<String>) {
+pub(crate) fn device_properties(files: &[&TraceFile]) -> (Option<String>, Option<u64>, Option<String>) {
     for f in files {
         let used = f
             .device_use

@@ -73,7 +73,7 @@ mod tests {
 }
 
 /// The rules of `--normalize-names`, applied in order: (pattern, replacement, why).
-pub const NORMALIZE_RULES: [(&str, &str, &str); 3] = [
+pub(crate) const NORMALIZE_RULES: [(&str, &str, &str); 3] = [
     (
         r"0x[0-9a-fA-F]+",
         "0x*",
@@ -96,7 +96,7 @@ pub const NORMALIZE_RULES: [(&str, &str, &str); 3] = [
 /// `_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256E…` → `void
 /// aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 256, …>(…)`. A name that
 /// is not mangled, or does not demangle, is kept as it is.
-pub fn demangled(name: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn demangled(name: &str) -> std::borrow::Cow<'_, str> {
     // Only a function's mangling (`_ZN` nested or `_Z<length>` plain, then its parameters)
     // names a kernel; a name that merely starts `_Z` may demangle to an operator or a
     // special name (`_Zoo` is `operator||`) and is kept.
@@ -114,7 +114,7 @@ pub fn demangled(name: &str) -> std::borrow::Cow<'_, str> {
 
 /// Rewrites run-specific noise out of a name (see [`NORMALIZE_RULES`]), a mangled name
 /// demangled first ([`demangled`]).
-pub fn normalize_name(name: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn normalize_name(name: &str) -> std::borrow::Cow<'_, str> {
     match demangled(name) {
         std::borrow::Cow::Borrowed(name) => normalize_plain(name),
         std::borrow::Cow::Owned(text) => std::borrow::Cow::Owned(normalize_plain(&text).into_owned()),

@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::input::load::{RankedFile, SideOf};
-pub use crate::model::pick::{Pick, SideSelection, join, ranges};
+pub use crate::model::pick::{Pick, SideSelection};
+pub(crate) use crate::model::pick::{join, ranges};
 pub use crate::request::selection::Device;
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +26,7 @@ fn listed(numbers: &[i64]) -> String {
 }
 
 /// Turns a side's request into concrete ranks and iterations, or says what exists.
-pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection) -> Result<Resolved> {
+pub(crate) fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection) -> Result<Resolved> {
     let present = side.ranks();
     let ranks = match &sel.ranks {
         Pick::Lowest => present.iter().copied().min().into_iter().collect(),
@@ -87,7 +88,10 @@ pub fn resolve<T: RankedFile>(side: &SideOf<T>, label: &str, sel: &SideSelection
 /// whole-trace total against a mean per step made every row of a 6-step side read as ÷6
 /// (docs/semantics.md#a-side-without-steps). Steps named with `--iteration` are kept as named.
 /// Returns the side made whole, where one was.
-pub fn whole_where_other_has_none(resolved: [&mut Resolved; 2], selections: [&SideSelection; 2]) -> Option<usize> {
+pub(crate) fn whole_where_other_has_none(
+    resolved: [&mut Resolved; 2],
+    selections: [&SideSelection; 2],
+) -> Option<usize> {
     let [a, b] = resolved;
     let stepped = side_to_take_whole([Some(a.iterations.is_some()), Some(b.iterations.is_some())], selections)?;
     let side = if stepped == 0 { a } else { b };
@@ -98,7 +102,7 @@ pub fn whole_where_other_has_none(resolved: [&mut Resolved; 2], selections: [&Si
 /// The rule of [`whole_where_other_has_none`] on what is known of each side: whether it has
 /// steps (`None`: some of its runs have and some have not, which no rule pairs). The side to
 /// take whole, where one is.
-pub fn side_to_take_whole(has_steps: [Option<bool>; 2], selections: [&SideSelection; 2]) -> Option<usize> {
+pub(crate) fn side_to_take_whole(has_steps: [Option<bool>; 2], selections: [&SideSelection; 2]) -> Option<usize> {
     let stepped = match has_steps {
         [Some(true), Some(false)] => 0,
         [Some(false), Some(true)] => 1,
@@ -109,7 +113,7 @@ pub fn side_to_take_whole(has_steps: [Option<bool>; 2], selections: [&SideSelect
 
 /// The note where side `whole` (of `steps` steps) was taken whole because side `other` has
 /// none ([`whole_where_other_has_none`]).
-pub fn whole_note_text(other: &str, whole: &str, steps: usize) -> String {
+pub(crate) fn whole_note_text(other: &str, whole: &str, steps: usize) -> String {
     format!(
         "{other} has no steps, so {whole} is compared whole too (its {steps} steps and what ran between them, \
          not a mean per step): like with like; name its steps with --iteration to compare them instead"

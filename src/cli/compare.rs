@@ -16,19 +16,19 @@ use crate::request::side::SidePaths;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
-pub const COMPARE_HELP: &str = "\
+pub(crate) const COMPARE_HELP: &str = "\
 CONTROL and TEST are each a directory of trace files (not recursive) or one trace file:
 Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite. Summaries (`tracediff summarize`,
 *.parquet) may stand in for traces, with the same output.
 Durations are in microseconds in csv and json. The comparison is saved in .tracediff/ (or
 $TRACEDIFF_STATE_DIR) for `tracediff ops-diff` without paths; --no-save skips that.";
 
-pub const OPS_DIFF_HELP: &str = "\
+pub(crate) const OPS_DIFF_HELP: &str = "\
 Without CONTROL and TEST, uses the comparison that the last `tracediff compare` saved; selection
 options given here replace the saved ones (and reload the saved paths when they change the rows).";
 
 #[derive(Debug, Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// The baseline: a directory of traces or one trace file (or their summaries), or a
     /// directory of runs.
     #[arg(required_unless_present = "control_run")]
@@ -73,7 +73,7 @@ pub struct CompareArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct OpsDiffArgs {
+pub(crate) struct OpsDiffArgs {
     /// The baseline (default: the saved comparison's).
     pub control: Option<PathBuf>,
     /// The run to compare against it.
@@ -96,7 +96,7 @@ pub struct OpsDiffArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CategoryArg {
+pub(crate) enum CategoryArg {
     /// Only in test.
     Added,
     /// Only in control.

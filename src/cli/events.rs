@@ -12,7 +12,7 @@ use clap::Args;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub const EVENTS_HELP: &str = "\
+pub(crate) const EVENTS_HELP: &str = "\
 Columns: index (position in traceEvents), rank, name, cat, pid, tid, ts, dur (µs), stream,
 correlation, index_correlation (the partner's index: launch <-> kernel, -1 without one),
 iteration (-1 outside every ProfilerStep), then the chosen attributes. Every rank and every event
@@ -22,7 +22,7 @@ registers_per_thread, shared_memory, est_occupancy, device, context, queued, cbi
 --arg-spec 'column=raw key:type:default' for any other key.";
 
 #[derive(Debug, Args)]
-pub struct EventsArgs {
+pub(crate) struct EventsArgs {
     /// A directory of traces or one trace file.
     pub path: PathBuf,
     /// Ranks: a number, a range (`2-4`), a comma list, or `all` [default: all].
@@ -162,7 +162,7 @@ fn write_file(table: &EventTable, format: EventsFormat, path: &Path, width: Opti
     Ok(rows)
 }
 
-pub const SUMMARIZE_HELP: &str = "\
+pub(crate) const SUMMARIZE_HELP: &str = "\
 The summary holds, per (iteration, name, category, place), the number of events and their total
 duration, and per step what gate and overview measure (step time, GPU and host busy time, memory).
 Give summaries (files, or directories of *.parquet files) to compare, ops-diff, plot, gate or
@@ -178,7 +178,7 @@ runs, as compare reads control/run1/ … runN/) or one run=<label> directory of 
 runs (control/run1/ … runN/) is written as one run=<name> per run.";
 
 #[derive(Debug, Args)]
-pub struct SummarizeArgs {
+pub(crate) struct SummarizeArgs {
     /// One trace file (Kineto or rocprofv3 *.json, *.json.gz; Nsight *.sqlite), or a directory
     /// of a run's traces (written as a summary dataset).
     pub trace: PathBuf,
@@ -194,7 +194,7 @@ pub struct SummarizeArgs {
 impl SummarizeArgs {
     /// Whether a summary dataset is written (a directory of traces, `--label`, or an output
     /// that names a directory) rather than one summary file.
-    pub fn writes_dataset(&self) -> bool {
+    pub(crate) fn writes_dataset(&self) -> bool {
         let out = &self.output;
         self.label.is_some()
             || std::fs::metadata(&self.trace).is_ok_and(|m| m.is_dir())

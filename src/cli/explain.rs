@@ -9,7 +9,7 @@ use crate::output::render::explain::{ExplainView, write};
 use clap::Args;
 use std::path::PathBuf;
 
-pub const EXPLAIN_HELP: &str = "\
+pub(crate) const EXPLAIN_HELP: &str = "\
 Rows: the operators whose self time per step changed (device self with device events, else host
 self: nested operators are not counted twice), the largest change first. Each row's Δ is split
 into three parts that sum to it exactly: calls (the change of calls at the control's time per
@@ -21,7 +21,7 @@ Traces recorded without record_shapes=True are explained by calls and time per c
 The cost model and the decomposition: docs/cost-model.md.";
 
 #[derive(Debug, Args)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     #[command(flatten)]
     pub pair: PairArgs,
     #[command(flatten)]
@@ -45,7 +45,7 @@ pub struct ExplainArgs {
     pub no_run_shift: bool,
 }
 
-pub fn run_explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<i32> {
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),

@@ -10,7 +10,7 @@ use crate::output::render::flamegraph::FlameWidths;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 
-pub const FLAMEGRAPH_HELP: &str = "\
+pub(crate) const FLAMEGRAPH_HELP: &str = "\
 The module tree as stacks: ProfilerStep, then the module and annotation nodes of `tracediff
 modules` (aligned, so a node has one name on both sides; a node only one side has is on that
 side only), then the operators that ran inside each node, and with device time (the default on a
@@ -27,13 +27,13 @@ viewers read those).";
 
 /// Which side `--side` draws or writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FlameSide {
+pub(crate) enum FlameSide {
     Control,
     Test,
 }
 
 #[derive(Debug, Args)]
-pub struct FlamegraphArgs {
+pub(crate) struct FlamegraphArgs {
     #[command(flatten)]
     pub pair: PairArgs,
     /// Weigh stacks by host self time, or by the device time of the kernels they launched
@@ -88,7 +88,7 @@ fn check(args: &FlamegraphArgs, env: &Env<'_>) -> Result<()> {
     }
 }
 
-pub fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Result<i32> {
     args.output = super::dash_is_stdout(args.output);
     check(&args, env)?;
     args.unused.refuse(

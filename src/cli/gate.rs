@@ -8,7 +8,7 @@ use crate::output::render::Format;
 use clap::Args;
 use std::path::PathBuf;
 
-pub const GATE_HELP: &str = "\
+pub(crate) const GATE_HELP: &str = "\
 Every ProfilerStep of the lowest rank of each side is measured by default, as every command reads
 (--rank all: every rank, one sample per rank and step), so runs with different step counts
 compare fairly. A timing rule fails only when the change
@@ -35,7 +35,7 @@ and durations their unit (200us). Exit status: 0 every rule judged passes, 1 a r
 input or configuration, or nothing to judge.";
 
 #[derive(Debug, Args)]
-pub struct GateArgs {
+pub(crate) struct GateArgs {
     /// The reference run: a directory of traces or one trace file (or their summaries), or a
     /// directory of runs.
     #[arg(required_unless_present_any = ["baseline_run", "history"])]

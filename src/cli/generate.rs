@@ -8,20 +8,20 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Help text of `tracediff completions`.
-pub const COMPLETIONS_HELP: &str = "\
+pub(crate) const COMPLETIONS_HELP: &str = "\
 Writes the script to standard output. Install it where your shell looks for completions, e.g.
 bash: tracediff completions bash > ~/.local/share/bash-completion/completions/tracediff
 zsh:  tracediff completions zsh > ~/.zfunc/_tracediff   (with fpath+=~/.zfunc before compinit)
 fish: tracediff completions fish > ~/.config/fish/completions/tracediff.fish";
 
 /// Help text of `tracediff man`.
-pub const MAN_HELP: &str = "\
+pub(crate) const MAN_HELP: &str = "\
 The page covers tracediff and every subcommand. Read it with `tracediff man | man -l -`, or install
 it: tracediff man -o ~/.local/share/man/man1/tracediff.1";
 
 /// Arguments of `tracediff completions`.
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
@@ -29,14 +29,14 @@ pub struct CompletionsArgs {
 
 /// Arguments of `tracediff man`.
 #[derive(Debug, Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write the page to FILE instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
 /// Writes the completion script of `args.shell` to standard output.
-pub fn run_completions(args: CompletionsArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_completions(args: CompletionsArgs, env: &mut Env<'_>) -> Result<i32> {
     // Rendered in memory first: clap_complete panics on a failed write (a closed pipe), and a
     // broken pipe must end the run quietly as every other command does.
     let mut script = Vec::new();
@@ -85,7 +85,7 @@ fn without_hidden_args(command: Command) -> Command {
 }
 
 /// Writes the manual page (roff), to `-o FILE` or standard output.
-pub fn run_man(args: ManArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_man(args: ManArgs, env: &mut Env<'_>) -> Result<i32> {
     let mut page = Vec::new();
     render_man(&mut page).map_err(|e| Error::usage(format!("cannot render the manual page: {e}")))?;
     write_out(super::dash_is_stdout(args.output).as_deref(), &page, env)

@@ -7,7 +7,7 @@ use crate::output::render::Format;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
-pub const HISTORY_HELP: &str = "\
+pub(crate) const HISTORY_HELP: &str = "\
 A history store is a directory of run summaries, STORE/run=<seq>/rank=<r>.parquet, with each run's
 line (run=<seq>/run.jsonl) and a runs table (STORE/runs.csv: seq, label, time, branch, meta,
 tool_version, ranks, source); DuckDB and pandas read it without tracediff. `history add` summarises
@@ -17,13 +17,13 @@ seeded permutation test); `tracediff gate --history STORE CANDIDATE` judges a ru
 See docs/history.md and docs/ci.md.";
 
 #[derive(Debug, Args)]
-pub struct HistoryArgs {
+pub(crate) struct HistoryArgs {
     #[command(subcommand)]
     pub command: HistoryCommand,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum HistoryCommand {
+pub(crate) enum HistoryCommand {
     /// Summarise one run (a directory of traces, a trace file or summaries) into the store.
     Add(AddArgs),
     /// Each series over the runs: the last values, median, spread, band and change points.
@@ -31,7 +31,7 @@ pub enum HistoryCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct AddArgs {
+pub(crate) struct AddArgs {
     /// The store (made where absent or empty).
     pub store: PathBuf,
     /// The run: a directory of one job's traces, one trace file, or its summaries.
@@ -51,7 +51,7 @@ pub struct AddArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// The store.
     pub store: PathBuf,
     /// Rows shown beside the step and GPU busy times, largest first [default: 5].
@@ -165,7 +165,7 @@ fn run_show(a: ShowArgs, env: &mut Env<'_>) -> Result<i32> {
 /// `gate --history`'s options.
 #[derive(Debug, Args)]
 #[command(next_help_heading = "History")]
-pub struct GateHistoryArgs {
+pub(crate) struct GateHistoryArgs {
     /// Judge the one run given (CANDIDATE in BASELINE's place) against this history store: its
     /// runs since the last change point, each timing against their prediction band (docs/history.md).
     #[arg(long, value_name = "STORE")]

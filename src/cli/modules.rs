@@ -9,7 +9,7 @@ use crate::output::render::modules::{ModuleOrder, ModuleTime, ModuleView, write}
 use clap::Args;
 use std::path::PathBuf;
 
-pub const MODULES_HELP: &str = "\
+pub(crate) const MODULES_HELP: &str = "\
 The run as a tree of the model's own pieces: nn.Module frames (traces recorded with_stack), user
 annotations (record_function, Optimizer.step#…, enumerate(DataLoader)#…), compiled graphs
 (keyed without their hash) and one `backward` node per step (the autograd engine's top-level
@@ -33,7 +33,7 @@ ResNet/Sequential[2]/Bottleneck[4] ([0] may be left out); --format json gives ev
 The rules in full: docs/modules.md.";
 
 #[derive(Debug, Args)]
-pub struct ModulesArgs {
+pub(crate) struct ModulesArgs {
     #[command(flatten)]
     pub pair: RunsArgs,
     /// Show only this node's subtree (a path such as ResNet/Sequential[2]).
@@ -97,7 +97,7 @@ fn parse_share(s: &str) -> std::result::Result<f64, String> {
     Ok(v)
 }
 
-pub fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_modules(args: ModulesArgs, env: &mut Env<'_>) -> Result<i32> {
     let output = OutputArgs {
         format: args.format,
         output: args.output.clone(),

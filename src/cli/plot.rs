@@ -12,7 +12,7 @@ use crate::request::side::SidePaths;
 use clap::Args;
 use std::path::PathBuf;
 
-pub const PLOT_HELP: &str = "\
+pub(crate) const PLOT_HELP: &str = "\
 Without CONTROL and TEST, plots the comparison that the last `tracediff compare` saved (selection
 options given here replace the saved ones). The image type follows the file name (.png or .svg).
 With --metric both (the default) and -o FILE, the two charts go to FILE-counts.EXT and
@@ -27,7 +27,7 @@ names some): control step, the change of compute, exposed communication, exposed
 and GPU idle, test step (docs/breakdown.md).";
 
 #[derive(Debug, Args)]
-pub struct PlotArgs {
+pub(crate) struct PlotArgs {
     /// The baseline (default: the saved comparison's).
     pub control: Option<PathBuf>,
     /// The run to compare against it.

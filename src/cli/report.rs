@@ -9,7 +9,7 @@ use crate::request::CompareRequest;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
-pub const REPORT_HELP: &str = "\
+pub(crate) const REPORT_HELP: &str = "\
 Writes one HTML file that opens from disk in any current browser, with no network: the data is
 embedded as JSON, the script and styles are inline. It shows what was compared and the overview
 (tracediff overview); the execution comparison of a module node (tracediff modules): a bar pair
@@ -27,7 +27,7 @@ total); deeper nodes show their nearest ancestor's tables, and the page says so.
 /// The size limits of the embedded tables.
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Report")]
-pub struct ReportTableArgs {
+pub(crate) struct ReportTableArgs {
     /// Embed operator and kernel tables for the module nodes down to N levels below the step.
     #[arg(long, value_name = "N", default_value_t = ReportLimits::default().depth, value_parser = super::numbers::count)]
     pub table_depth: usize,
@@ -56,7 +56,7 @@ impl Default for ReportTableArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     #[command(flatten)]
     pub pair: PairArgs,
     /// The HTML file to write.
@@ -80,7 +80,7 @@ pub struct ReportArgs {
     pub history: Option<PathBuf>,
 }
 
-pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
     commands::check_html(&args.output)?;
     let mut req = view_request(&args.pair, &args.select)?;
     super::every_step_by_default(&mut req, &args.select);
@@ -115,7 +115,7 @@ pub fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
 
 /// `compare … --report FILE`: the same page for the request `compare` ran (its notes were
 /// printed with the comparison's).
-pub fn compare_report(req: &CompareRequest, path: &Path, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn compare_report(req: &CompareRequest, path: &Path, env: &mut Env<'_>) -> Result<i32> {
     let r = commands::report_for(req, ReportLimits::default(), "compare --report").map_err(|f| f.error)?;
     let wrote = commands::write_report(&r.value, path)?;
     finish(

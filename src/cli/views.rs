@@ -11,7 +11,7 @@ use crate::request::side::SidePaths;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
-pub const OPERATORS_HELP: &str = "\
+pub(crate) const OPERATORS_HELP: &str = "\
 Rows: every cpu_op/Operator name on either side. Per side: calls; host self (its duration minus
 its direct children's, launches included) and host total (its duration); device self (the kernels,
 copies and sets it launched itself) and device total (those launched by it or anything under it).
@@ -22,7 +22,7 @@ and one time group (--time); csv, json and markdown carry every column. Duration
 one of calls, host-self, host-total, device-self, device-total [default: abs-diff of the --time
 group].";
 
-pub const KERNELS_HELP: &str = "\
+pub(crate) const KERNELS_HELP: &str = "\
 Rows: every device event name (kernels, memcpy, memset, other device work; not gpu_user_annotation
 spans). Per side: calls, total, mean, min and max duration; with --by-operator, rows are keyed by
 (launching operator, kernel): the innermost cpu_op/Operator around the kernel's launch, or
@@ -30,7 +30,7 @@ spans). Per side: calls, total, mean, min and max duration; with --by-operator, 
 test-KEY, diff-KEY, abs-diff-KEY with KEY one of calls, device-total, device-mean, device-min,
 device-max [default: abs-diff of the --time column].";
 
-pub const OVERVIEW_HELP: &str = "\
+pub(crate) const OVERVIEW_HELP: &str = "\
 Per side: the device (deviceProperties), ranks and steps selected, mean step time, GPU busy time
 per step (union of kernels, memcpy, memset inside the step windows) and utilisation (busy / step
 time), the time host operators were busy per step, and the average and peak allocated memory inside
@@ -41,7 +41,7 @@ its events and has no step count or mean step time.";
 /// Output options of the operator and kernel tables.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Output")]
-pub struct ViewOutputArgs {
+pub(crate) struct ViewOutputArgs {
     /// Output format [default: from the -o extension (.csv .json .md), else table].
     #[arg(long, value_enum)]
     pub format: Option<Format>,
@@ -78,7 +78,7 @@ pub struct ViewOutputArgs {
 
 /// The time the kernel table shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum KernelTime {
+pub(crate) enum KernelTime {
     Total,
     Mean,
     Min,
@@ -87,7 +87,7 @@ pub enum KernelTime {
 
 /// The time group the operator table shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum TimeGroup {
+pub(crate) enum TimeGroup {
     HostSelf,
     HostTotal,
     DeviceSelf,
@@ -95,7 +95,7 @@ pub enum TimeGroup {
 }
 
 #[derive(Debug, Args)]
-pub struct OperatorsArgs {
+pub(crate) struct OperatorsArgs {
     #[command(flatten)]
     pub pair: RunsArgs,
     /// The time group of the table [default: device-total with device events, else host-total].
@@ -116,7 +116,7 @@ pub struct OperatorsArgs {
 /// `capture_traces/` folder beside a trace, or a capture inside the trace itself.
 #[derive(Debug, Args, Clone, Default)]
 #[command(next_help_heading = "Graph replays")]
-pub struct CaptureArgs {
+pub(crate) struct CaptureArgs {
     /// The capture of both sides' graph replays: a trace file, or a folder of them (the one
     /// that names the rank, as `graph_capture_rank_0…`).
     #[arg(long, value_name = "PATH")]
@@ -140,7 +140,7 @@ impl CaptureArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct KernelsArgs {
+pub(crate) struct KernelsArgs {
     #[command(flatten)]
     pub pair: RunsArgs,
     /// Key rows by (launching operator, kernel).
@@ -173,7 +173,7 @@ pub struct KernelsArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct OverviewArgs {
+pub(crate) struct OverviewArgs {
     #[command(flatten)]
     pub pair: RunsArgs,
     #[command(flatten)]
@@ -196,7 +196,7 @@ pub struct OverviewArgs {
 /// The run a view shows, or the pair it compares, and the names of the sides (`operators`,
 /// `kernels`, `overview`, `modules`).
 #[derive(Debug, Args)]
-pub struct RunsArgs {
+pub(crate) struct RunsArgs {
     /// The baseline: a directory of traces, one trace file, or a directory of runs. Given
     /// alone, that side's own view: its columns only, no Δ.
     #[arg(required_unless_present = "control_run")]
@@ -243,7 +243,7 @@ impl RunsArgs {
 
 /// The pair a view command compares, and the names of its sides (`report`, `flamegraph`).
 #[derive(Debug, Args)]
-pub struct PairArgs {
+pub(crate) struct PairArgs {
     /// The baseline: a directory of traces or one trace file.
     #[arg(required_unless_present = "control_run")]
     pub control: Option<PathBuf>,
@@ -278,7 +278,7 @@ pub(crate) fn view_options(zoom: Option<&String>, out: &ViewOutputArgs) -> ViewO
     }
 }
 
-pub fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
     let mut req = args.pair.request(&args.select)?;
     super::every_step_by_default(&mut req, &args.select);
@@ -318,7 +318,7 @@ pub(crate) fn kernels_options(args: &KernelsArgs) -> KernelsOptions {
 
 /// `kernels` by name or by (operator, kernel); `--by-class` and `--aligned` are run by
 /// `cli::classes` (the command dispatch picks).
-pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     check_view_output(&args.output)?;
     let mut req = args.pair.request(&args.select)?;
     super::every_step_by_default(&mut req, &args.select);
@@ -329,7 +329,7 @@ pub fn run_kernels(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     show(&shown, &args.output, env)
 }
 
-pub fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
+pub(crate) fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32> {
     args.unused.refuse("overview", "it measures whole steps")?;
     let req = args.pair.request(&SelectArgs::from(&args.select))?;
     let output = OutputArgs {

@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tempfile::NamedTempFile;
 
 /// A file being written; [`AtomicFile::commit`] puts it in place, dropping it discards it.
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     path: PathBuf,
     out: BufWriter<Sink>,
     // Dropped after `out` (which removes the temporary file): the signal handler forgets it.
@@ -23,7 +23,7 @@ pub struct AtomicFile {
 /// Where the bytes go: a temporary file beside a regular target, or the target itself when it
 /// is not a regular file (`-o /dev/null`, a FIFO: there is nothing to tear, and renaming over a
 /// device would replace it).
-pub enum Sink {
+pub(crate) enum Sink {
     /// The temporary file, renamed over the target on commit.
     Temp(NamedTempFile),
     /// The target itself, written in place.
@@ -72,7 +72,7 @@ impl Drop for Pending {
 /// From now on a SIGINT or SIGTERM removes the temporary files being written, then ends the
 /// process as the signal would have (the handler runs on a thread of its own, so it may take
 /// locks and allocate). For a program's `main`: a library's host keeps its own handlers.
-pub fn remove_temporaries_on_signal() {
+pub(crate) fn remove_temporaries_on_signal() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         use signal_hook::consts::{SIGINT, SIGTERM};
@@ -156,7 +156,7 @@ fn take_opened(path: &Path) -> Option<File> {
 
 impl AtomicFile {
     /// Starts writing `path` (nothing is visible there until [`AtomicFile::commit`]).
-    pub fn create(path: &Path) -> Result<AtomicFile> {
+    pub(crate) fn create(path: &Path) -> Result<AtomicFile> {
         if path.is_dir() {
             return Err(output_error(path, std::io::Error::other("is a directory")));
         }
@@ -179,7 +179,7 @@ impl AtomicFile {
     }
 
     /// Where the bytes go.
-    pub fn writer(&mut self) -> &mut BufWriter<Sink> {
+    pub(crate) fn writer(&mut self) -> &mut BufWriter<Sink> {
         &mut self.out
     }
 
@@ -194,7 +194,7 @@ impl AtomicFile {
 
     /// Flushes, fsyncs and renames the file into place (then fsyncs its directory, so the
     /// rename itself survives a crash).
-    pub fn commit(mut self) -> Result<()> {
+    pub(crate) fn commit(mut self) -> Result<()> {
         self.prepare()?;
         self.rename()
     }
@@ -220,7 +220,10 @@ impl AtomicFile {
 }
 
 /// Writes `path` whole with `fill`, or leaves it as it was.
-pub fn write_atomically<T>(path: &Path, fill: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<T>) -> Result<T> {
+pub(crate) fn write_atomically<T>(
+    path: &Path,
+    fill: impl FnOnce(&mut (dyn Write + Send)) -> std::io::Result<T>,
+) -> Result<T> {
     let mut file = AtomicFile::create(path)?;
     let value = fill(file.writer()).map_err(|e| output_error(path, e))?;
     file.commit()?;
@@ -230,7 +233,7 @@ pub fn write_atomically<T>(path: &Path, fill: impl FnOnce(&mut (dyn Write + Send
 /// Writes several files as one unit: every one is written and fsynced before any is renamed
 /// into place, so a full disk or an error leaves all of them as they were (a kill between two
 /// renames, the only window left, is a matter of microseconds).
-pub fn write_all_atomically(files: &[(&Path, &[u8])]) -> Result<()> {
+pub(crate) fn write_all_atomically(files: &[(&Path, &[u8])]) -> Result<()> {
     let mut ready = Vec::with_capacity(files.len());
     for (path, bytes) in files {
         let mut file = AtomicFile::create(path)?;
@@ -245,7 +248,7 @@ pub fn write_all_atomically(files: &[(&Path, &[u8])]) -> Result<()> {
 /// created beside it (a missing or read-only directory fails here, not after the traces load).
 /// A target that is not a regular file (a FIFO, a device) is opened here and kept for
 /// [`AtomicFile::create`]: it is opened once.
-pub fn check_writable(path: &Path) -> Result<()> {
+pub(crate) fn check_writable(path: &Path) -> Result<()> {
     if path.is_dir() {
         return Err(output_error(path, std::io::Error::other("is a directory")));
     }

@@ -14,18 +14,18 @@ use crate::model::summary::FileSummary;
 use std::path::{Path, PathBuf};
 
 /// The directory of run `label` inside the dataset `out_dir`.
-pub fn run_dir(out_dir: &Path, label: &str) -> PathBuf {
+pub(crate) fn run_dir(out_dir: &Path, label: &str) -> PathBuf {
     out_dir.join(format!("{RUN_DIR_PREFIX}{label}"))
 }
 
 /// The file name of rank `rank`'s summary inside a run's directory.
-pub fn rank_file_name(rank: i64) -> String {
+pub(crate) fn rank_file_name(rank: i64) -> String {
     format!("rank={rank}.parquet")
 }
 
 /// Refuses a run label that cannot be one directory name: empty, `.` or `..`, or holding a
 /// path separator or a control character.
-pub fn check_run_label(label: &str) -> Result<()> {
+pub(crate) fn check_run_label(label: &str) -> Result<()> {
     let bad = label.is_empty()
         || label == "."
         || label == ".."
@@ -41,7 +41,7 @@ pub fn check_run_label(label: &str) -> Result<()> {
 }
 
 /// The run label a directory gives: its name (of its absolute path for `.` and the like).
-pub fn label_of_dir(dir: &Path) -> Result<String> {
+pub(crate) fn label_of_dir(dir: &Path) -> Result<String> {
     let name = match dir.file_name() {
         Some(n) => Some(n.to_os_string()),
         None => std::fs::canonicalize(dir)
@@ -61,7 +61,7 @@ pub fn label_of_dir(dir: &Path) -> Result<String> {
 /// file already there that was summarised from another trace is refused, not replaced: two
 /// traces of one rank (files without `distributedInfo.rank` are rank 0) would otherwise leave
 /// one.
-pub fn summarize_file_into(
+pub(crate) fn summarize_file_into(
     trace: &Path,
     out_dir: &Path,
     label: Option<&str>,
@@ -109,7 +109,7 @@ pub fn summarize_file_into(
 /// and the notes of reading the side (missing ranks, files without a rank). A file of the
 /// run's directory that this run does not write (a rank of an earlier, larger run) is refused
 /// before anything is written: the dataset would mix two runs.
-pub fn summarize_dir_into(
+pub(crate) fn summarize_dir_into(
     dir: &Path,
     out_dir: &Path,
     label: Option<&str>,
@@ -136,7 +136,7 @@ pub fn summarize_dir_into(
 /// Summarises `dir` into the dataset `out_dir`: a directory of runs (`control/run1/ … runN/`,
 /// as compare reads them) as one run per subdirectory, labelled by its name (`--label` is then
 /// refused: the runs have their own); any other directory as one run ([`summarize_dir_into`]).
-pub fn summarize_side_into(
+pub(crate) fn summarize_side_into(
     dir: &Path,
     out_dir: &Path,
     label: Option<&str>,

@@ -46,7 +46,7 @@ impl EventsFormat {
 
 /// Which events to list, beyond ranks and iterations.
 #[derive(Debug, Clone)]
-pub struct EventFilter {
+pub(crate) struct EventFilter {
     /// Host events, device events or both.
     pub device: Device,
     /// Keep only the events whose name matches (anywhere in it).
@@ -57,7 +57,7 @@ pub struct EventFilter {
 
 /// One cell of the event table.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
+pub(crate) enum Cell {
     /// A whole number (index, rank, stream, an int attribute).
     Int(i64),
     /// Nanoseconds, printed as exact microseconds.
@@ -109,7 +109,7 @@ fn id_cell(text: &str) -> Cell {
 /// The column names: the core ones, then the attributes of the first file (every file of a side
 /// has the same fixed attributes; with `--args all` the union is taken, missing ones empty, as
 /// an event's key is where its file has the column but the event lacks the key).
-pub fn columns(side: &Side, ranks: &[i64]) -> Vec<String> {
+pub(crate) fn columns(side: &Side, ranks: &[i64]) -> Vec<String> {
     let mut cols: Vec<String> = CORE_COLUMNS.iter().map(|s| s.to_string()).collect();
     for r in ranks {
         if let Some(f) = side.file_of_rank(*r) {
@@ -125,7 +125,7 @@ pub fn columns(side: &Side, ranks: &[i64]) -> Vec<String> {
 
 /// Writes the selected events of `side` in `format`. Returns the number of rows written.
 /// Every format is written a row at a time; the table makes two passes (widths, then text).
-pub fn write_events(
+pub(crate) fn write_events(
     side: &Side,
     resolved: &Resolved,
     filter: &EventFilter,
@@ -188,7 +188,7 @@ pub fn write_events(
 /// attribute columns go first (rightmost first), then `partner`, `correlation`, `stream`,
 /// `pid`, `iteration` and `rank`; a last line names what was left out. Two passes over the
 /// rows (widths, then text). Returns the number of rows written.
-pub fn write_events_table(
+pub(crate) fn write_events_table(
     side: &Side,
     resolved: &Resolved,
     filter: &EventFilter,
@@ -316,7 +316,7 @@ pub(crate) fn each_row(
 
 /// Why no event was listed: the first filter that leaves none, in the order iterations,
 /// `--device`, `--cat`, `--name`.
-pub fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> String {
+pub(crate) fn why_no_events(side: &Side, resolved: &Resolved, filter: &EventFilter) -> String {
     let mut left = [0u64; 4];
     let selected = Selected::new(resolved.iterations.as_deref());
     for &rank in &resolved.ranks {

@@ -19,7 +19,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 /// Rows per row group.
-pub const ROW_GROUP_ROWS: usize = 64 * 1024;
+pub(crate) const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 /// A column's Parquet type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,7 +146,7 @@ fn parquet_io(e: parquet::errors::ParquetError) -> std::io::Error {
 }
 
 /// Writes the selected events of `side` as Parquet to `out`. Returns the number of rows.
-pub fn write_events_parquet<W: Write + Send>(
+pub(crate) fn write_events_parquet<W: Write + Send>(
     side: &Side,
     resolved: &Resolved,
     filter: &EventFilter,

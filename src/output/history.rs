@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// What is said of a run on adding it.
 #[derive(Debug, Clone, Default)]
-pub struct NewRun {
+pub(crate) struct NewRun {
     /// Its label (a commit id): unique in the store.
     pub label: String,
     /// The branch it was recorded on.
@@ -38,7 +38,7 @@ fn output_error(path: &Path, source: std::io::Error) -> Error {
 
 /// Appends the run of `summaries` (one per rank) to the store `root`, making the store where
 /// `root` is absent or empty. Returns the run's line. A label the store already has is refused.
-pub fn append(root: &Path, summaries: Vec<FileSummary>, new: NewRun) -> Result<RunEntry> {
+pub(crate) fn append(root: &Path, summaries: Vec<FileSummary>, new: NewRun) -> Result<RunEntry> {
     crate::output::dataset::check_run_label(&new.label)?;
     if summaries.is_empty() {
         return Err(Error::input(&new.source, "no trace or summary to add"));
@@ -138,11 +138,11 @@ fn sync_dir(dir: &Path) {
 }
 
 /// The runs table's header.
-pub const RUNS_TABLE_HEADER: &str = "seq,label,time,branch,meta,tool_version,ranks,source";
+pub(crate) const RUNS_TABLE_HEADER: &str = "seq,label,time,branch,meta,tool_version,ranks,source";
 
 /// The runs table of `entries` as CSV: one line per run (`meta` a JSON object, `ranks` the
 /// number of ranks).
-pub fn runs_table_csv(entries: &[&RunEntry]) -> String {
+pub(crate) fn runs_table_csv(entries: &[&RunEntry]) -> String {
     let mut out = format!("{RUNS_TABLE_HEADER}\n");
     for e in entries {
         let meta = serde_json::to_string(&e.meta).unwrap_or_default();

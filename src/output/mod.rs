@@ -1,15 +1,15 @@
 //! Output: pure renderers from analysis results to text and images, the `events` writer, and the
 //! saved comparison.
 
-pub mod atomic;
-pub mod dataset;
-pub mod events;
-pub mod events_parquet;
-pub mod history;
-pub mod paint;
-pub mod render;
-pub mod state;
-pub mod summary;
-pub mod summary_parquet;
-pub mod summary_table;
-pub mod visible;
+pub(crate) mod atomic;
+pub(crate) mod dataset;
+pub(crate) mod events;
+pub(crate) mod events_parquet;
+pub(crate) mod history;
+pub(crate) mod paint;
+pub(crate) mod render;
+pub(crate) mod state;
+pub(crate) mod summary;
+pub(crate) mod summary_parquet;
+pub(crate) mod summary_table;
+pub(crate) mod visible;

@@ -7,16 +7,16 @@
 use std::io::Write;
 
 /// Marks a row significantly slower (more time): bold red.
-pub const SLOWER: char = '\u{e000}';
+pub(crate) const SLOWER: char = '\u{e000}';
 /// Marks a row significantly faster (less time): bold green.
-pub const FASTER: char = '\u{e001}';
+pub(crate) const FASTER: char = '\u{e001}';
 /// Ends a mark.
-pub const PLAIN: char = '\u{e002}';
+pub(crate) const PLAIN: char = '\u{e002}';
 
 /// When output is coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Where standard output is a terminal, `NO_COLOR` is unset or empty and `TERM` is not
     /// `dumb`.
     #[default]
@@ -30,7 +30,7 @@ pub enum ColorChoice {
 impl ColorChoice {
     /// Whether output is coloured: `on_terminal` (standard output is one), `no_color` (the
     /// value of `NO_COLOR`), `term` (of `TERM`).
-    pub fn colors(self, on_terminal: bool, no_color: Option<&str>, term: Option<&str>) -> bool {
+    pub(crate) fn colors(self, on_terminal: bool, no_color: Option<&str>, term: Option<&str>) -> bool {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -49,7 +49,7 @@ fn escape(mark: u8) -> &'static [u8] {
 }
 
 /// A writer that turns the marks into colour escapes (`on`) or drops them.
-pub struct Paint<W: Write> {
+pub(crate) struct Paint<W: Write> {
     inner: W,
     on: bool,
     /// The start of a mark at the end of the last write (`EE`, `EE 80`).
@@ -58,7 +58,7 @@ pub struct Paint<W: Write> {
 
 impl<W: Write> Paint<W> {
     /// Passes text on to `inner`, its marks coloured where `on`, else dropped.
-    pub fn new(inner: W, on: bool) -> Self {
+    pub(crate) fn new(inner: W, on: bool) -> Self {
         Paint {
             inner,
             on,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Environment variable that moves the state directory.
-pub const STATE_DIR_ENV: &str = "TRACEDIFF_STATE_DIR";
+pub(crate) const STATE_DIR_ENV: &str = "TRACEDIFF_STATE_DIR";
 const DEFAULT_DIR: &str = ".tracediff";
 const FILE_NAME: &str = "last-comparison.json";
 /// Bumped whenever the saved layout changes; older files are refused with a clear message.
@@ -17,7 +17,7 @@ const FORMAT_VERSION: u32 = 1;
 /// The last comparison, as `compare` saves it for `plot`, `ops-diff` and the other commands run
 /// without CONTROL and TEST.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Saved {
+pub(crate) struct Saved {
     /// The layout version it was written with; another one is refused on reading.
     pub format_version: u32,
     /// The version of tracediff that wrote it.
@@ -38,7 +38,7 @@ struct SavedRef<'a> {
 }
 
 /// The state directory: `$TRACEDIFF_STATE_DIR`, else `.tracediff` in the current directory.
-pub fn state_dir(env_value: Option<&str>) -> PathBuf {
+pub(crate) fn state_dir(env_value: Option<&str>) -> PathBuf {
     match env_value {
         Some(v) if !v.is_empty() => PathBuf::from(v),
         _ => PathBuf::from(DEFAULT_DIR),
@@ -46,12 +46,12 @@ pub fn state_dir(env_value: Option<&str>) -> PathBuf {
 }
 
 /// The saved comparison's file inside the state directory `dir`.
-pub fn state_file(dir: &Path) -> PathBuf {
+pub(crate) fn state_file(dir: &Path) -> PathBuf {
     dir.join(FILE_NAME)
 }
 
 /// Writes the comparison atomically (temp file + rename); returns the file written.
-pub fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison) -> Result<PathBuf> {
+pub(crate) fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison) -> Result<PathBuf> {
     std::fs::create_dir_all(dir).map_err(|e| Error::Output {
         path: dir.to_path_buf(),
         source: e,
@@ -72,7 +72,7 @@ pub fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison) -> Re
 }
 
 /// Reads the saved comparison, or says to run `tracediff compare` first.
-pub fn load(dir: &Path) -> Result<(Saved, PathBuf)> {
+pub(crate) fn load(dir: &Path) -> Result<(Saved, PathBuf)> {
     let path = state_file(dir);
     let text = match std::fs::read(&path) {
         Ok(t) => t,

@@ -19,7 +19,7 @@ fn parquet_error(e: parquet::errors::ParquetError) -> std::io::Error {
 /// compressed, strings dictionary-encoded, with the summary's metadata text (`meta`, under
 /// [`SUMMARY_META_KEY`]) and its rows' checksum (under [`CHECKSUM_KEY`]); `column(k, writer)`
 /// writes the values of column `k`.
-pub fn write_parquet<W: Write + Send>(
+pub(crate) fn write_parquet<W: Write + Send>(
     out: W,
     schema: &str,
     meta: String,
@@ -48,6 +48,6 @@ pub fn write_parquet<W: Write + Send>(
 }
 
 /// A count as the int64 column holds it.
-pub fn stored_count(count: u64) -> i64 {
+pub(crate) fn stored_count(count: u64) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }

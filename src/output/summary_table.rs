@@ -26,7 +26,7 @@ fn schema_text() -> String {
 }
 
 /// Writes `summary` in the one-table layout to `out` (Snappy, strings dictionary-encoded).
-pub fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
+pub(crate) fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
     let meta = serde_json::to_string(&summary.meta)?;
     let rows = table_rows(summary);
     let mut sum = SummaryChecksum::new(&meta);
@@ -57,7 +57,7 @@ pub fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> st
 
 /// Every row of `summary` in the one-table layout: its op rows in their order, then a step row
 /// per host ProfilerStep window in file order. Each row has a cell per [`TABLE_COLUMNS`].
-pub fn table_rows(summary: &FileSummary) -> Vec<Vec<Cell<'_>>> {
+pub(crate) fn table_rows(summary: &FileSummary) -> Vec<Vec<Cell<'_>>> {
     let meta = &summary.meta;
     let head = |kind: &'static str, iteration: i64| -> Vec<Cell<'_>> {
         vec![

@@ -8,7 +8,7 @@
 use std::io::Write;
 
 /// A writer that escapes control characters on their way to `inner`.
-pub struct VisibleControls<W: Write> {
+pub(crate) struct VisibleControls<W: Write> {
     inner: W,
     /// A 0xC2 byte at the end of the last write: the first half of a C1 control, or of a
     /// printable character (U+00A0–U+00BF).
@@ -17,7 +17,7 @@ pub struct VisibleControls<W: Write> {
 
 impl<W: Write> VisibleControls<W> {
     /// A writer that passes what it is given on to `inner`, control characters escaped.
-    pub fn new(inner: W) -> Self {
+    pub(crate) fn new(inner: W) -> Self {
         VisibleControls {
             inner,
             pending_c2: false,
@@ -88,7 +88,7 @@ impl<W: Write> Drop for VisibleControls<W> {
 }
 
 /// `text` with its control characters escaped as [`VisibleControls`] writes them.
-pub fn visible(text: &str) -> String {
+pub(crate) fn visible(text: &str) -> String {
     let mut out = Vec::with_capacity(text.len());
     let _ = VisibleControls::new(&mut out).write_all(text.as_bytes());
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())

@@ -23,7 +23,7 @@ pub fn default_selection() -> SideSelection {
 }
 
 /// How help words a default pick of `what` (`rank`, `step`): `the lowest`, `every step`.
-pub fn describe(pick: &Pick, what: &str) -> String {
+pub(crate) fn describe(pick: &Pick, what: &str) -> String {
     match pick {
         Pick::Lowest => "the lowest".to_string(),
         Pick::All => format!("every {what}"),
@@ -33,7 +33,7 @@ pub fn describe(pick: &Pick, what: &str) -> String {
 
 /// The help of `--rank` (both sides; `side`: `both sides` or a side's name), its default worded
 /// from [`DEFAULT_RANKS`].
-pub fn rank_help(side: &str) -> String {
+pub(crate) fn rank_help(side: &str) -> String {
     format!(
         "Ranks of {side}: a number, a range (`2-4`), a comma list, or `all` (values per rank and step) [default: {}]",
         describe(&DEFAULT_RANKS, "rank")
@@ -41,7 +41,7 @@ pub fn rank_help(side: &str) -> String {
 }
 
 /// The help of `--iteration`, its default worded from [`DEFAULT_STEPS`] (`--hta`: the lowest).
-pub fn iteration_help(side: &str) -> String {
+pub(crate) fn iteration_help(side: &str) -> String {
     format!(
         "ProfilerStep numbers of {side}: a number, a range (`2-4`), a comma list, or `all` [default: {}; --hta: the lowest]",
         describe(&DEFAULT_STEPS, "step")
@@ -50,7 +50,7 @@ pub fn iteration_help(side: &str) -> String {
 
 /// [`iteration_help`] of the commands that take no `--hta` (`overview`, `modules`,
 /// `flamegraph`).
-pub fn iteration_help_without_hta() -> String {
+pub(crate) fn iteration_help_without_hta() -> String {
     format!(
         "ProfilerStep numbers of both sides: a number, a range (`2-4`), a comma list, or `all` [default: {}]",
         describe(&DEFAULT_STEPS, "step")
@@ -60,7 +60,7 @@ pub fn iteration_help_without_hta() -> String {
 /// The warning where the two sides read different ranks (`ranks`: the ranks each side read) or
 /// hold different numbers of ranks (`held`): the values are per rank and step either way, but a
 /// rank one side lacks is compared with nothing.
-pub fn rank_sets_warning(labels: [&str; 2], ranks: [&[i64]; 2], held: [usize; 2]) -> Option<String> {
+pub(crate) fn rank_sets_warning(labels: [&str; 2], ranks: [&[i64]; 2], held: [usize; 2]) -> Option<String> {
     use crate::model::pick::ranges;
     let word = |r: &[i64]| if r.len() == 1 { "rank" } else { "ranks" };
     if ranks[0] != ranks[1] {

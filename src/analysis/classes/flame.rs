@@ -27,7 +27,7 @@ fn children(order: &[String]) -> Children<'_> {
 
 /// `stacks` with the kernel frames renamed (see the module's documentation); `order` holds each
 /// side's kernel stacks in launch order. Each side's total is kept.
-pub fn key_by_class(
+pub(crate) fn key_by_class(
     stacks: BTreeMap<String, [i64; 2]>,
     order: &[Vec<String>; 2],
     classifier: &Classifier,

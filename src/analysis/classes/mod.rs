@@ -3,9 +3,9 @@
 //! after the user's own patterns (`--kernel-classes FILE`). Two runs on different vendors,
 //! libraries or compilers then compare by what their kernels do.
 
-pub mod flame;
-pub mod pairing;
-pub mod rules;
+pub(crate) mod flame;
+pub(crate) mod pairing;
+pub(crate) mod rules;
 
 use crate::error::{Error, Location, Result};
 use crate::model::place::Place;

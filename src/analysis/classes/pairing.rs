@@ -6,13 +6,13 @@
 use super::KernelClass;
 
 /// One aligned position: the index in `a`, in `b`, or both.
-pub type Pair = (Option<usize>, Option<usize>);
+pub(crate) type Pair = (Option<usize>, Option<usize>);
 
 /// Pairs `a` and `b`: both indices where the classes agree (their longest common
 /// subsequence), and inside each run of positions that are not in it, the `k`-th position only
 /// `a` has with the `k`-th only `b` has; the rest alone. Every index of each side appears once,
 /// in order.
-pub fn pair_by_class(a: &[KernelClass], b: &[KernelClass]) -> Vec<Pair> {
+pub(crate) fn pair_by_class(a: &[KernelClass], b: &[KernelClass]) -> Vec<Pair> {
     let mut pairs: Vec<Pair> = Vec::with_capacity(a.len().max(b.len()));
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, a, b) {
         let (o, n) = (op.old_range(), op.new_range());

@@ -12,7 +12,7 @@ use super::KernelClass::{self, *};
 /// `regex` crate's syntax, matched anywhere in the name unless anchored) and a real name it
 /// matches (the documentation's table shows it; a unit test checks it).
 #[derive(Debug, Clone, Copy)]
-pub struct Rule {
+pub(crate) struct Rule {
     /// The class a matching name gets.
     pub class: KernelClass,
     /// The library, compiler or vendor whose names the rule is for (documentation; the tests
@@ -36,7 +36,7 @@ const fn rule(class: KernelClass, library: &'static str, pattern: &'static str, 
 }
 
 /// Every rule, in the order they are tried.
-pub const RULES: &[Rule] = &[
+pub(crate) const RULES: &[Rule] = &[
     // Collectives first: their names hold words (reduce, sum, copy) of other classes.
     rule(
         Communication,

@@ -40,7 +40,7 @@ pub struct Parts {
 }
 
 /// The parts of the change from `control` to `test`.
-pub fn decompose(control: SideCost, test: SideCost) -> Parts {
+pub(crate) fn decompose(control: SideCost, test: SideCost) -> Parts {
     let delta_ns = test.time_ns - control.time_ns;
     if control.calls <= 0.0 || test.calls <= 0.0 || control.time_ns == 0 {
         // A row one side lacks (or whose control took no time) is all calls.
@@ -88,7 +88,7 @@ pub struct Ratios {
 }
 
 /// The ratios of a row.
-pub fn ratios(c: SideCost, t: SideCost) -> Ratios {
+pub(crate) fn ratios(c: SideCost, t: SideCost) -> Ratios {
     let div = |a: f64, b: f64| (b > 0.0 && a.is_finite() && b.is_finite()).then(|| a / b);
     let per_call = |s: SideCost| div(s.time_ns as f64, s.calls);
     let work = match (c.work, t.work) {

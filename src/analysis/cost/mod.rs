@@ -7,9 +7,9 @@
 
 mod cost_attention;
 mod cost_memory;
-pub mod decompose;
-pub mod model;
-pub mod peaks;
-pub mod shapes;
-pub mod why_table;
-pub mod work;
+pub(crate) mod decompose;
+pub(crate) mod model;
+pub(crate) mod peaks;
+pub(crate) mod shapes;
+pub(crate) mod why_table;
+pub(crate) mod work;

@@ -4,12 +4,13 @@
 
 use super::cost_memory;
 use super::shapes::{Call, numel};
-pub use super::work::{Unit, Work};
+pub use super::work::Unit;
+pub(crate) use super::work::Work;
 use super::work::{bytes_n, product, sum, tensor};
 
 /// The cost model's answer for one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cost {
+pub(crate) enum Cost {
     /// Its work.
     Known(Work),
     /// The op is not in the model.
@@ -19,7 +20,7 @@ pub enum Cost {
 }
 
 /// The work of one call of operator `name` (with or without its `aten::` prefix).
-pub fn cost(name: &str, call: &Call) -> Cost {
+pub(crate) fn cost(name: &str, call: &Call) -> Cost {
     let op = name.strip_prefix("aten::").unwrap_or(name);
     let found = match op {
         "mm" => gemm(call, 0, 1, false),

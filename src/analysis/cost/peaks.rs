@@ -4,7 +4,7 @@
 
 /// A precision of the peak table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Precision {
+pub(crate) enum Precision {
     /// 32-bit floats on the plain (non-tensor-core) units.
     Fp32,
     /// 32-bit floats through TF32 tensor cores.
@@ -20,7 +20,7 @@ pub enum Precision {
 impl Precision {
     /// The precision of a call whose first tensor has element type `ty`; float runs as TF32
     /// where its kernels name `tf32` (`kernels_tf32`). `None`: a type the table has no peak for.
-    pub fn of(ty: &str, kernels_tf32: bool) -> Option<Precision> {
+    pub(crate) fn of(ty: &str, kernels_tf32: bool) -> Option<Precision> {
         Some(match ty {
             "float" if kernels_tf32 => Precision::Tf32,
             "float" => Precision::Fp32,
@@ -32,7 +32,7 @@ impl Precision {
     }
 
     /// Its name in output.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Precision::Fp32 => "fp32",
             Precision::Tf32 => "tf32",
@@ -45,7 +45,7 @@ impl Precision {
 
 /// One device's peaks.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Peak {
+pub(crate) struct Peak {
     /// Its name in the table.
     pub device: &'static str,
     /// Dense TFLOP/s: fp32, tf32, fp16, bf16, fp8 (`None`: not supported).
@@ -56,12 +56,12 @@ pub struct Peak {
 
 impl Peak {
     /// The peak FLOP/s at `p`.
-    pub fn flops_per_s(&self, p: Precision) -> Option<f64> {
+    pub(crate) fn flops_per_s(&self, p: Precision) -> Option<f64> {
         self.tflops[p as usize].map(|t| t * 1e12)
     }
 
     /// The peak bytes per second.
-    pub fn bytes_per_s(&self) -> f64 {
+    pub(crate) fn bytes_per_s(&self) -> f64 {
         self.tb_per_s * 1e12
     }
 }
@@ -164,7 +164,7 @@ const TABLE: &[(&str, Peak)] = &[
 ];
 
 /// The peaks of the device named `name` (`NVIDIA H100 80GB HBM3`, `AMD Instinct MI300X`).
-pub fn find(name: &str) -> Option<Peak> {
+pub(crate) fn find(name: &str) -> Option<Peak> {
     let upper = name.to_ascii_uppercase();
     // A key matches where no digit follows it: `L4` is not the `L40S`.
     let matches = |key: &str| {

@@ -10,11 +10,11 @@ use serde_json::Value;
 
 /// The attribute columns a call is read from (HTA's names for `Input Dims`, `Input type` and
 /// `Concrete Inputs`).
-pub const COLUMNS: [&str; 3] = ["input_dims", "input_type", "concrete_inputs"];
+pub(crate) const COLUMNS: [&str; 3] = ["input_dims", "input_type", "concrete_inputs"];
 
 /// One argument of a call.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Arg {
+pub(crate) struct Arg {
     /// Its shape where it is a tensor (`[64, 512]`; `[]` a 0-d tensor).
     pub dims: Option<Vec<u64>>,
     /// The shapes of a tensor list (`aten::cat`'s first argument).
@@ -27,7 +27,7 @@ pub struct Arg {
 
 /// The arguments of one call, in order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Call {
+pub(crate) struct Call {
     /// The arguments.
     pub args: Vec<Arg>,
 }
@@ -37,7 +37,7 @@ impl Call {
     /// (the last two may be missing: empty text). An argument is a tensor where its type names
     /// an element type ([`element_size`] knows it or not: `Scalar`, `ScalarList`, `TensorList`,
     /// `GenericList` and the empty type are not tensors).
-    pub fn parse(dims: &str, types: &str, values: &str) -> Result<Call, String> {
+    pub(crate) fn parse(dims: &str, types: &str, values: &str) -> Result<Call, String> {
         let dims = list_of(dims, "Input Dims")?;
         let types = strings_of(types, "Input type")?;
         let values = strings_of(values, "Concrete Inputs")?;
@@ -64,17 +64,17 @@ impl Call {
 
     /// Argument `k`'s shape, where it is a tensor.
     #[cfg(test)]
-    pub fn dims(&self, k: usize) -> Option<&[u64]> {
+    pub(crate) fn dims(&self, k: usize) -> Option<&[u64]> {
         self.args.get(k)?.dims.as_deref()
     }
 
     /// Argument `k`'s recorded value (empty where none).
-    pub fn value(&self, k: usize) -> &str {
+    pub(crate) fn value(&self, k: usize) -> &str {
         self.args.get(k).map_or("", |a| a.value.as_str())
     }
 
     /// The tensors among the arguments: (shape, type), in order.
-    pub fn tensors(&self) -> impl Iterator<Item = (&[u64], &str)> {
+    pub(crate) fn tensors(&self) -> impl Iterator<Item = (&[u64], &str)> {
         self.args
             .iter()
             .filter_map(|a| Some((a.dims.as_deref()?, a.ty.as_str())))
@@ -82,7 +82,7 @@ impl Call {
 
     /// The shapes of the tensors as people read them: `[64, 512]×[512, 512]` (tensor lists
     /// as `{[2, 3], [2, 3]}`); empty where the call has no tensor.
-    pub fn shapes_text(&self) -> String {
+    pub(crate) fn shapes_text(&self) -> String {
         let fmt = |d: &[u64]| format!("[{}]", d.iter().map(u64::to_string).collect::<Vec<_>>().join(", "));
         let parts: Vec<String> = self
             .args
@@ -101,7 +101,7 @@ impl Call {
 
     /// The distinct element types of the tensors, in order of first use (`float`,
     /// `c10::BFloat16, float`); empty where the call has no tensor.
-    pub fn dtypes_text(&self) -> String {
+    pub(crate) fn dtypes_text(&self) -> String {
         let mut seen: Vec<&str> = Vec::new();
         for (_, ty) in self.tensors() {
             if !seen.contains(&ty) {
@@ -121,7 +121,7 @@ fn is_tensor_type(ty: &str) -> bool {
 }
 
 /// The size in bytes of one element of a recorded type, or `None` where the type is unknown.
-pub fn element_size(ty: &str) -> Option<u64> {
+pub(crate) fn element_size(ty: &str) -> Option<u64> {
     Some(match ty {
         "double" | "long int" | "long" | "int64_t" | "c10::complex<float>" | "unsigned long" => 8,
         "float" | "int" | "unsigned int" | "c10::complex<c10::Half>" => 4,
@@ -134,14 +134,14 @@ pub fn element_size(ty: &str) -> Option<u64> {
 }
 
 /// The number of elements of a shape, or an error where it overflows a `u64`.
-pub fn numel(dims: &[u64]) -> Result<u64, String> {
+pub(crate) fn numel(dims: &[u64]) -> Result<u64, String> {
     dims.iter()
         .try_fold(1u64, |n, &d| n.checked_mul(d))
         .ok_or_else(|| format!("the shape [{}] overflows a u64", join(dims)))
 }
 
 /// The bytes of a tensor of `dims` and type `ty`.
-pub fn bytes_of(dims: &[u64], ty: &str) -> Result<u64, String> {
+pub(crate) fn bytes_of(dims: &[u64], ty: &str) -> Result<u64, String> {
     let size = element_size(ty).ok_or_else(|| format!("element type '{ty}' is unknown"))?;
     numel(dims)?
         .checked_mul(size)

@@ -46,7 +46,7 @@ impl WhyTable {
 
 /// A side's calls and time as a table shows them: the control's time, and the change (the
 /// row's Δ column, which the parts then sum to whatever the rounding of the sides).
-pub fn shown_sides(calls: [f64; 2], control_ns: f64, delta_ns: f64) -> [(f64, i64); 2] {
+pub(crate) fn shown_sides(calls: [f64; 2], control_ns: f64, delta_ns: f64) -> [(f64, i64); 2] {
     let c = control_ns.round() as i64;
     [(calls[0], c), (calls[1], c + delta_ns.round() as i64)]
 }

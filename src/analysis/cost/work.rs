@@ -5,7 +5,7 @@ use super::shapes::{Call, bytes_of, numel};
 
 /// What one call does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Work {
+pub(crate) struct Work {
     /// Floating-point operations, for the compute ops (GEMMs, convolutions, attention).
     pub flops: Option<u64>,
     /// Bytes read and written, where the element types are known.
@@ -34,7 +34,7 @@ impl Unit {
 
 impl Work {
     /// The figure the decomposition uses: FLOPs where known, else bytes.
-    pub fn amount(&self) -> Option<(Unit, u64)> {
+    pub(crate) fn amount(&self) -> Option<(Unit, u64)> {
         match (self.flops, self.bytes) {
             (Some(f), _) => Some((Unit::Flops, f)),
             (None, Some(b)) => Some((Unit::Bytes, b)),
@@ -44,7 +44,7 @@ impl Work {
 }
 
 /// An input's shape, or the error that it is missing.
-pub fn tensor(call: &Call, k: usize, what: &str) -> Result<(Vec<u64>, String), String> {
+pub(crate) fn tensor(call: &Call, k: usize, what: &str) -> Result<(Vec<u64>, String), String> {
     let arg = call
         .args
         .get(k)
@@ -57,12 +57,12 @@ pub fn tensor(call: &Call, k: usize, what: &str) -> Result<(Vec<u64>, String), S
 }
 
 /// `a × b × …` checked.
-pub fn product(factors: &[u64]) -> Result<u64, String> {
+pub(crate) fn product(factors: &[u64]) -> Result<u64, String> {
     numel(factors).map_err(|_| "the work overflows a u64".to_string())
 }
 
 /// Sums bytes, checked.
-pub fn sum(parts: &[u64]) -> Result<u64, String> {
+pub(crate) fn sum(parts: &[u64]) -> Result<u64, String> {
     parts
         .iter()
         .try_fold(0u64, |s, &b| s.checked_add(b))
@@ -70,6 +70,6 @@ pub fn sum(parts: &[u64]) -> Result<u64, String> {
 }
 
 /// The bytes of `elements` of type `ty`, checked.
-pub fn bytes_n(elements: u64, ty: &str) -> Result<u64, String> {
+pub(crate) fn bytes_n(elements: u64, ty: &str) -> Result<u64, String> {
     bytes_of(&[elements], ty)
 }

@@ -42,7 +42,7 @@ pub struct Cause {
 
 /// Side `k`'s calls and time per step of view row `r` (time measure `time`), with the work per
 /// call of its figures.
-pub fn side_cost(r: &ViewRow, k: usize, time: usize, stats: &OpStats) -> SideCost {
+pub(crate) fn side_cost(r: &ViewRow, k: usize, time: usize, stats: &OpStats) -> SideCost {
     let shown = |m: usize| r.shown(k, m).unwrap_or(0.0);
     SideCost {
         calls: shown(0),
@@ -52,7 +52,7 @@ pub fn side_cost(r: &ViewRow, k: usize, time: usize, stats: &OpStats) -> SideCos
 }
 
 /// A row explained: its parts, ratios, causes and line.
-pub fn explained(
+pub(crate) fn explained(
     name: &str,
     [c, t]: [SideCost; 2],
     stats: &[OpStats; 2],
@@ -195,7 +195,7 @@ fn kernels(stats: &[OpStats; 2]) -> Option<Cause> {
 }
 
 /// A rate for people: `312 TFLOP/s`, `1.20 TB/s`.
-pub fn fmt_rate(per_s: f64, unit: Unit) -> String {
+pub(crate) fn fmt_rate(per_s: f64, unit: Unit) -> String {
     let (v, p) = [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
         .into_iter()
         .find(|(f, _)| per_s >= *f)
@@ -333,7 +333,7 @@ fn line(
 
 /// The paragraph on the whole change: the step's Δ, the parts summed over the changed rows and
 /// the rows each part is most of, the noise, and what is missing for the work part.
-pub fn summary(
+pub(crate) fn summary(
     rows: &[Explained],
     step_ns: Option<[f64; 2]>,
     judged: bool,

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 /// One side's figures of one operator row, summed over its calls.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct OpStats {
+pub(crate) struct OpStats {
     /// Calls.
     pub calls: u64,
     /// Calls with a work figure, and its unit (`None` while there is none, or where calls of
@@ -45,7 +45,7 @@ pub struct OpStats {
 
 impl OpStats {
     /// The work per call where every call has a figure of one unit.
-    pub fn work_per_call(&self) -> Option<(Unit, f64)> {
+    pub(crate) fn work_per_call(&self) -> Option<(Unit, f64)> {
         let unit = self
             .unit
             .filter(|_| !self.mixed_units && self.calls > 0 && self.with_work == self.calls)?;
@@ -94,7 +94,7 @@ impl Accumulator for OpStats {
     }
 }
 
-pub use crate::analysis::cost::shapes::COLUMNS;
+pub(crate) use crate::analysis::cost::shapes::COLUMNS;
 
 /// The text id of column `col` at `row`, where the file has the column and the row a value.
 fn text_id(file: &TraceFile, col: Option<usize>, row: usize) -> Option<NameId> {
@@ -113,7 +113,7 @@ struct Read {
 }
 
 /// The figures of every operator row of one file, keyed as the operator view keys them.
-pub fn per_file(
+pub(crate) fn per_file(
     file: &TraceFile,
     iterations: Option<&[i64]>,
     device: Device,

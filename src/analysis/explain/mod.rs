@@ -6,9 +6,9 @@
 //! and element types (`record_shapes=True`), the kernels the op launched, the rate it achieved
 //! and, on a device of the peak table, its share of the peak.
 
-pub mod causes;
-pub mod gather;
-pub mod why;
+pub(crate) mod causes;
+pub(crate) mod gather;
+pub(crate) mod why;
 
 use crate::analysis::cost::decompose::{Parts, Ratios, SideCost};
 use crate::analysis::cost::model::Unit;
@@ -77,7 +77,7 @@ pub struct Explained {
 
 /// The explanation of `table`, an operator table of `loaded` (per-step values and
 /// significance as the view made them), with `time` the index of the measure that times rows.
-pub fn explain(req: &CompareRequest, loaded: &Loaded, table: &ViewTable, time: usize) -> Explanation {
+pub(crate) fn explain(req: &CompareRequest, loaded: &Loaded, table: &ViewTable, time: usize) -> Explanation {
     let keying = req.keying();
     let (c, t) = accumulate_pair(loaded, None, |f, iterations, inside| {
         gather::per_file(f, iterations, req.device, &keying, inside)

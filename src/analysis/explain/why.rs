@@ -11,7 +11,7 @@
 use super::causes::{self, CauseKind};
 use super::gather::{self, OpStats};
 use crate::analysis::cost::decompose::{SideCost, decompose, ratios};
-pub use crate::analysis::cost::why_table::{WhyRow, WhyTable, shown_sides};
+pub(crate) use crate::analysis::cost::why_table::{WhyRow, WhyTable, shown_sides};
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::modules::Scope;
 use crate::analysis::views::{Accumulated, accumulate_pair};
@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 /// What the `--why` columns are drawn from: each side's operator figures, by row key.
 #[derive(Debug, Clone, Default)]
-pub struct WhyStats {
+pub(crate) struct WhyStats {
     /// Each side's figures per operator name.
     sides: [BTreeMap<String, OpStats>; 2],
     /// Per kernel name, the operator that launched most of its time on the two sides.
@@ -31,7 +31,7 @@ pub struct WhyStats {
 
 /// What a row of a table is, for its `--why` values.
 #[derive(Debug, Clone, Copy)]
-pub enum RowKind<'a> {
+pub(crate) enum RowKind<'a> {
     /// An operator (a `compare` row may be one, or a kernel, or neither).
     Operator,
     /// A kernel, launched by this operator where the row says (`--by-operator`).
@@ -43,7 +43,7 @@ pub enum RowKind<'a> {
 impl WhyStats {
     /// The figures of `loaded`'s operators (inside `scope` where given), keyed as the views
     /// key their rows.
-    pub fn of(req: &CompareRequest, loaded: &Loaded, scope: Option<&Scope>) -> WhyStats {
+    pub(crate) fn of(req: &CompareRequest, loaded: &Loaded, scope: Option<&Scope>) -> WhyStats {
         let keying = req.keying();
         let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
             gather::per_file(f, iterations, req.device, &keying, inside)
@@ -52,7 +52,7 @@ impl WhyStats {
     }
 
     /// The same from each side's accumulated figures.
-    pub fn from_sides(sides: [Accumulated<OpStats>; 2]) -> WhyStats {
+    pub(crate) fn from_sides(sides: [Accumulated<OpStats>; 2]) -> WhyStats {
         let sides = sides.map(|s| s.into_iter().map(|((_, name), stats)| (name, stats)).collect());
         let shapes = [0, 1].map(|k: usize| {
             let s: &BTreeMap<String, OpStats> = &sides[k];
@@ -85,7 +85,7 @@ impl WhyStats {
 
     /// Whether neither side recorded shapes, or one did not: the note that says what gives
     /// the work columns.
-    pub fn shapes_note(&self, labels: &[String; 2]) -> Option<String> {
+    pub(crate) fn shapes_note(&self, labels: &[String; 2]) -> Option<String> {
         let missing: Vec<&str> = (0..2)
             .filter(|&k| !self.shapes[k])
             .map(|k| labels[k].as_str())
@@ -109,7 +109,7 @@ impl WhyStats {
 
     /// The `--why` values of the row `name` of `kind`, with each side's calls and time per
     /// step (or summed) as the table shows them.
-    pub fn row(&self, name: &str, kind: RowKind<'_>, [c, t]: [(f64, i64); 2]) -> WhyRow {
+    pub(crate) fn row(&self, name: &str, kind: RowKind<'_>, [c, t]: [(f64, i64); 2]) -> WhyRow {
         let kind = match kind {
             RowKind::Any if self.is_operator(name) => RowKind::Operator,
             RowKind::Any => RowKind::Kernel(None),

@@ -29,13 +29,13 @@ use std::collections::BTreeMap;
 /// level: its frame takes their time. A folded stack names every frame below it, so the stacks
 /// of a tree thousands of nodes deep would grow with the square of the depth (6,000 nested
 /// modules gave 300 MB), for frames no picture can show.
-pub const MAX_NODE_DEPTH: usize = 256;
+pub(crate) const MAX_NODE_DEPTH: usize = 256;
 
 /// Operators nested more than this many levels below their module node fold into the operator
 /// at this level: its frame takes their self time (and their kernels), so no nanosecond is lost
 /// and a stack holds at most [`MAX_NODE_DEPTH`] + this many frames. 10,000 nested operators
 /// gave 500 MB of folded stacks, growing with the square of the depth.
-pub const MAX_OPERATOR_DEPTH: usize = 256;
+pub(crate) const MAX_OPERATOR_DEPTH: usize = 256;
 
 /// Which time weighs the stacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -138,7 +138,7 @@ impl FlameStacks {
 /// The stacks of `time`, or when none is asked for: device time on a pair with kernels under its
 /// operators, host self time otherwise (also where the device events launched from no operator).
 /// One rule for the command, the report and Python: on a GPU pair the question is the kernels.
-pub fn flame_stacks_default(
+pub(crate) fn flame_stacks_default(
     diff: &ModuleDiff,
     loaded: &Loaded,
     time: Option<FlameTime>,
@@ -150,7 +150,7 @@ pub fn flame_stacks_default(
 
 /// [`flame_stacks_default`] over each side's files (the sources' file indices index them): a
 /// side of several runs lists every run's files, run after run.
-pub fn flame_stacks_default_of(
+pub(crate) fn flame_stacks_default_of(
     diff: &ModuleDiff,
     files: PerSide<&[&TraceFile]>,
     time: Option<FlameTime>,
@@ -171,7 +171,7 @@ pub fn flame_stacks_default_of(
 /// Builds the stacks of both sides from the module diff and each side's files. With device
 /// time, a kernel frame whose names differ between the sides is keyed by `classifier`'s class
 /// and its position (docs/flamegraph.md); [`flame_stacks_default_of`] picks the time.
-pub fn flame_stacks_of(
+pub(crate) fn flame_stacks_of(
     diff: &ModuleDiff,
     files: PerSide<&[&TraceFile]>,
     time: FlameTime,
@@ -226,7 +226,7 @@ impl FlameStacks {
 /// A frame's name as folded stacks can carry it: `;` separates frames, so it becomes `:`;
 /// control characters (a newline would end the line, and XML refuses most of them) become their
 /// visible Unicode pictures (U+2400…).
-pub fn frame_name(name: &str) -> String {
+pub(crate) fn frame_name(name: &str) -> String {
     name.chars()
         .map(|c| match c {
             ';' => ':',

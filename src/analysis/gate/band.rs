@@ -11,7 +11,7 @@ use crate::analysis::measure::noise::scaled_mad;
 /// The band of `base` and `cand` in ln units: k × the pooled scaled MAD of their logarithms,
 /// at most the larger side's ln(max ÷ min). `None` where a sample is not positive (a row that
 /// did not run in a step has no logarithm: [`linear_band`] judges it).
-pub fn log_band(base: &[f64], cand: &[f64], k: f64) -> Option<f64> {
+pub(super) fn log_band(base: &[f64], cand: &[f64], k: f64) -> Option<f64> {
     let ln = |v: &[f64]| -> Option<Vec<f64>> { v.iter().map(|&x| (x > 0.0).then(|| x.ln())).collect() };
     let (lb, lc) = (ln(base)?, ln(cand)?);
     let (mb, mc) = (scaled_mad(&lb), scaled_mad(&lc));
@@ -21,13 +21,13 @@ pub fn log_band(base: &[f64], cand: &[f64], k: f64) -> Option<f64> {
 
 /// k × the pooled scaled MAD of `base` and `cand` as they are, at most the larger side's
 /// max − min: for samples with zeros.
-pub fn linear_band(base: &[f64], cand: &[f64], k: f64) -> f64 {
+pub(super) fn linear_band(base: &[f64], cand: &[f64], k: f64) -> f64 {
     crate::analysis::measure::noise::noise_band(base, cand, k).min(range(base).max(range(cand)))
 }
 
 /// The band of `base` and `cand` in their unit, above `level` (the value the candidate is
 /// compared with): `level` × (e^[`log_band`] − 1), else [`linear_band`].
-pub fn band_above(base: &[f64], cand: &[f64], k: f64, level: f64) -> f64 {
+pub(super) fn band_above(base: &[f64], cand: &[f64], k: f64, level: f64) -> f64 {
     match log_band(base, cand, k) {
         Some(b) => level.abs() * b.exp_m1(),
         None => linear_band(base, cand, k),

@@ -12,7 +12,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// means of `base` and `cand` (one sample per run): a difference beyond it is what
 /// [`crate::analysis::measure::replicates::welch_p`] < `alpha` rejects. 0 where neither side scatters; `None` with fewer than
 /// [`MIN_RUNS`] samples a side.
-pub fn welch_band(base: &[f64], cand: &[f64], alpha: f64) -> Option<f64> {
+pub(super) fn welch_band(base: &[f64], cand: &[f64], alpha: f64) -> Option<f64> {
     if base.len() < MIN_RUNS || cand.len() < MIN_RUNS {
         return None;
     }
@@ -33,7 +33,7 @@ pub fn welch_band(base: &[f64], cand: &[f64], alpha: f64) -> Option<f64> {
 /// The change of the means over runs of `base` and `cand` and its band at `alpha`
 /// ([`welch_band`]), `base` first scaled by nothing (no run-wide shift is looked for between
 /// runs: the runs' own spread holds the machine's). Returns it and the baseline's mean.
-pub fn change_between_runs(base: &[f64], cand: &[f64], alpha: f64) -> (Change, f64) {
+pub(super) fn change_between_runs(base: &[f64], cand: &[f64], alpha: f64) -> (Change, f64) {
     let (b, c) = (
         crate::analysis::measure::noise::mean(base),
         crate::analysis::measure::noise::mean(cand),
@@ -55,7 +55,7 @@ pub fn change_between_runs(base: &[f64], cand: &[f64], alpha: f64) -> (Change, f
 /// The level at which each of a family of tests is judged so that exactly those
 /// Benjamini–Hochberg rejects at [`FDR`] pass it: k·q/m for the k rejected of m (q/m where
 /// none is, which none passes).
-pub fn family_alpha(p: &[Option<f64>]) -> f64 {
+pub(super) fn family_alpha(p: &[Option<f64>]) -> f64 {
     let m = p.iter().flatten().count();
     if m == 0 {
         return FDR;

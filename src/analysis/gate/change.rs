@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 /// How two sets of per-step samples compare.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     /// The baseline's median.
     pub baseline: f64,
     /// The candidate's median.
@@ -23,7 +23,7 @@ impl Change {
     /// The medians of `base` and `cand`, their relative change, and the noise band when each
     /// side has two samples or more: `k` × the pooled scaled MAD of the samples' logarithms,
     /// capped at the larger side's whole range ([`super::band`]).
-    pub fn of(base: &[f64], cand: &[f64], k: f64) -> Change {
+    pub(crate) fn of(base: &[f64], cand: &[f64], k: f64) -> Change {
         let (b, c) = (median(base), median(cand));
         let relative = if b == 0.0 {
             if c == 0.0 { 0.0 } else { f64::INFINITY }
@@ -40,7 +40,7 @@ impl Change {
     }
 
     /// Whether the change is a regression beyond `threshold` and beyond the noise.
-    pub fn regressed(&self, threshold: f64) -> bool {
+    pub(crate) fn regressed(&self, threshold: f64) -> bool {
         self.relative > threshold && self.noise.is_none_or(|n| self.candidate - self.baseline > n)
     }
 }
@@ -50,7 +50,7 @@ impl Change {
 /// its events ran before the change is measured, so a rule fails only for what moved more than
 /// the whole run did. Empty (no factor) where none was found or the rules judge absolutely.
 #[derive(Debug, Clone, Default)]
-pub struct Beyond {
+pub(crate) struct Beyond {
     /// The shift of host time (operators, annotations), where one was found.
     pub host: Option<Shift>,
     /// The shift of device time (kernels, copies, sets).

@@ -14,7 +14,7 @@ use crate::input::load::SummarySide;
 
 /// Evaluates every rule.
 /// `beyond`: the run-wide shift the timing rules judge beyond (empty: absolutely).
-pub fn evaluate(
+pub(crate) fn evaluate(
     rules: &Rules,
     (base_side, base_res, base): (&SummarySide, &Resolved, &Samples),
     (cand_side, cand_res, cand): (&SummarySide, &Resolved, &Samples),

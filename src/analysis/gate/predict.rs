@@ -20,7 +20,7 @@ use crate::analysis::measure::noise::{median, scaled_mad};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The fewest runs a band is made from: with fewer the MAD says nothing.
-pub const MIN_HISTORY_RUNS: usize = 3;
+pub(crate) const MIN_HISTORY_RUNS: usize = 3;
 
 /// The centre and the scale of the band on the scale it is judged on, and that scale.
 struct Fit {
@@ -63,7 +63,7 @@ impl Fit {
 
 /// The one-sided p-value of `candidate` against the history: the chance that one new run of the
 /// same program is at least as slow. `None` with fewer than [`MIN_HISTORY_RUNS`] runs.
-pub fn p_value(history: &[f64], candidate: f64) -> Option<f64> {
+pub(crate) fn p_value(history: &[f64], candidate: f64) -> Option<f64> {
     let f = fit(history)?;
     let d = f.at(candidate) - f.centre;
     if f.scale <= 0.0 {
@@ -75,7 +75,7 @@ pub fn p_value(history: &[f64], candidate: f64) -> Option<f64> {
 
 /// The upper bound of the band at level `alpha` (one-sided), in the values' unit, and the
 /// history's centre (its median). `None` with fewer than [`MIN_HISTORY_RUNS`] runs.
-pub fn upper_bound(history: &[f64], alpha: f64) -> Option<(f64, f64)> {
+pub(crate) fn upper_bound(history: &[f64], alpha: f64) -> Option<(f64, f64)> {
     let f = fit(history)?;
     let q = if alpha >= 0.5 {
         0.0
@@ -89,7 +89,7 @@ pub fn upper_bound(history: &[f64], alpha: f64) -> Option<(f64, f64)> {
 /// and its band at `alpha`: `baseline` is the history's median, `noise` how far above it the
 /// band reaches, so that [`Change::regressed`] fails exactly what lies beyond the band (and the
 /// threshold). Returns it and the history's median.
-pub fn change_against_history(base: &[f64], cand: &[f64], alpha: f64) -> (Change, f64) {
+pub(crate) fn change_against_history(base: &[f64], cand: &[f64], alpha: f64) -> (Change, f64) {
     let c = crate::analysis::measure::noise::mean(cand);
     let (noise, b) = match upper_bound(base, alpha) {
         Some((upper, centre)) => (Some((upper - centre).max(0.0)), centre),

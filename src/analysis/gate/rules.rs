@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A relative threshold, always written with its percent sign: `5%` is five percent. A bare
 /// number is refused: `5` could mean 5% or 500%, and a gate must not guess. Returns the ratio
 /// (`0.05`), or why the text is not one.
-pub fn parse_percent(text: &str) -> std::result::Result<f64, String> {
+pub(super) fn parse_percent(text: &str) -> std::result::Result<f64, String> {
     let t = text.trim();
     let Some(number) = t.strip_suffix('%') else {
         return Err(match t.parse::<f64>() {
@@ -28,7 +28,7 @@ pub fn parse_percent(text: &str) -> std::result::Result<f64, String> {
 
 /// A duration with its unit: `200us`, `1.5ms`, `2s`, `500ns`. A bare number is refused (it
 /// could be any unit). Returns nanoseconds, or why the text is not a duration.
-pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
+pub(super) fn parse_duration(text: &str) -> std::result::Result<i64, String> {
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic() || c == 'µ').unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
@@ -57,7 +57,7 @@ pub fn parse_duration(text: &str) -> std::result::Result<i64, String> {
 /// A count limit: an absolute number of extra events per step (`4`) or a ratio (`10%`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum CountLimit {
+pub(crate) enum CountLimit {
     /// At most this many extra events per step.
     Absolute(f64),
     /// At most this share of the baseline's count more (`0.1` for `10%`).
@@ -65,7 +65,7 @@ pub enum CountLimit {
 }
 
 /// `4` (extra events per step) or `10%` (a share of the baseline's count).
-pub fn parse_count_limit(text: &str) -> std::result::Result<CountLimit, String> {
+pub(super) fn parse_count_limit(text: &str) -> std::result::Result<CountLimit, String> {
     if text.trim().ends_with('%') {
         return parse_percent(text).map(CountLimit::Ratio);
     }
@@ -200,15 +200,15 @@ fn toml_error(text: &str, e: &toml::de::Error) -> String {
 }
 
 /// Default k: a change must exceed 3 × the pooled scaled MAD (≈ 3 σ for normal noise).
-pub const DEFAULT_NOISE_K: f64 = crate::analysis::measure::noise::DEFAULT_K;
+pub(super) const DEFAULT_NOISE_K: f64 = crate::analysis::measure::noise::DEFAULT_K;
 
 /// Rows whose time per step stays under this share of the baseline's mean step time are too
 /// small to judge by time or count (their run-to-run jitter is large next to their size).
-pub const DEFAULT_MIN_OP_SHARE: f64 = crate::analysis::measure::noise::MIN_STEP_SHARE;
+pub(super) const DEFAULT_MIN_OP_SHARE: f64 = crate::analysis::measure::noise::MIN_STEP_SHARE;
 
 /// The checked form of [`GateConfig`].
 #[derive(Debug, Clone)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// The step-time rule's threshold, as a ratio (`0.05` for `5%`).
     pub max_step_time_regression: Option<f64>,
     /// The per-op time rule's threshold, as a ratio.
@@ -289,7 +289,7 @@ impl Rules {
     /// Checks and parses `c`; a usage error naming the option (`--max-op-regression '5'`) when
     /// a value is malformed (a percentage without its `%`, a duration without its unit, a bad
     /// pattern).
-    pub fn from_config(c: &GateConfig) -> Result<Rules> {
+    pub(crate) fn from_config(c: &GateConfig) -> Result<Rules> {
         let regex = |flag: &str, p: &Option<String>| -> Result<Option<Regex>> {
             p.as_deref()
                 .map(|p| crate::analysis::diff::compile_pattern(flag, p))

@@ -21,7 +21,7 @@ use std::path::Path;
 /// sides into summaries with `sel`, keys rows as the rules say (names normalised unless they
 /// say otherwise; Python frames never judged), measures the judged rows and evaluates `config`.
 /// Returns the report and the notes of loading.
-pub fn gate_pair(
+pub(crate) fn gate_pair(
     config: &GateConfig,
     baseline: &SidePaths,
     candidate: &SidePaths,

@@ -16,15 +16,15 @@
 use serde::Serialize;
 
 /// Shuffles per tested split.
-pub const PERMUTATIONS: usize = 199;
+pub(crate) const PERMUTATIONS: usize = 199;
 /// The p-value under which a split is a change point.
-pub const SIGNIFICANCE: f64 = 0.05;
+pub(crate) const SIGNIFICANCE: f64 = 0.05;
 /// The fewest runs on either side of a change point.
-pub const MIN_SEGMENT: usize = 3;
+pub(crate) const MIN_SEGMENT: usize = 3;
 
 /// A change point of a series.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ChangePoint {
+pub(crate) struct ChangePoint {
     /// The index of the first run after the change.
     pub index: usize,
     /// The permutation test's p-value.
@@ -34,7 +34,7 @@ pub struct ChangePoint {
 }
 
 /// The change points of `values`, by index.
-pub fn change_points(values: &[f64]) -> Vec<ChangePoint> {
+pub(crate) fn change_points(values: &[f64]) -> Vec<ChangePoint> {
     let mut cuts: Vec<usize> = vec![0, values.len()];
     let mut found: Vec<ChangePoint> = Vec::new();
     loop {
@@ -67,7 +67,7 @@ pub fn change_points(values: &[f64]) -> Vec<ChangePoint> {
 
 /// The split of `x` with the largest `Q`, as (index into `x`, `Q`), each side at least
 /// [`MIN_SEGMENT`] long; `None` where `x` is too short.
-pub fn best_split(x: &[f64]) -> Option<(usize, f64)> {
+pub(crate) fn best_split(x: &[f64]) -> Option<(usize, f64)> {
     let m = x.len();
     if m < 2 * MIN_SEGMENT {
         return None;

@@ -67,7 +67,7 @@ impl HistoryOptions {
 
 /// The gate of `candidate` against the history of `opts`, by the rules of `config` over
 /// `sel`. Returns the report and the notes (runs skipped, the fallback).
-pub fn gate_history(
+pub(crate) fn gate_history(
     config: &GateConfig,
     opts: &HistoryOptions,
     candidate: &SidePaths,

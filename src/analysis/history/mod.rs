@@ -2,13 +2,13 @@
 //! reduced to one sample (`series`), the change points of a series over runs (`changes`), and
 //! the gate of one candidate against the history (`gate`).
 
-pub mod changes;
-pub mod gate;
-pub mod series;
-pub mod show;
-pub mod store;
+pub(crate) mod changes;
+pub(crate) mod gate;
+pub(crate) mod series;
+pub(crate) mod show;
+pub(crate) mod store;
 
 /// The file name of rank `rank`'s summary inside a run's directory.
-pub fn rank_file_name(rank: i64) -> String {
+pub(crate) fn rank_file_name(rank: i64) -> String {
     format!("rank={rank}.parquet")
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// How a run is measured: its rows' keys, the events judged and the ranks and steps.
 #[derive(Debug, Clone)]
-pub struct Measuring {
+pub(crate) struct Measuring {
     /// How rows are keyed (the gate's: names normalised, Python frames never judged).
     pub keying: Keying,
     /// The events the per-row rules judge.
@@ -25,7 +25,7 @@ pub struct Measuring {
 
 impl Measuring {
     /// As the gate measures under `config`, over `selection`.
-    pub fn of_gate(config: &GateConfig, selection: &SideSelection) -> Measuring {
+    pub(crate) fn of_gate(config: &GateConfig, selection: &SideSelection) -> Measuring {
         Measuring {
             keying: Keying {
                 naming: if config.short_names.unwrap_or(false) {
@@ -46,7 +46,7 @@ impl Measuring {
 
 /// One run as one sample: typical values per step over its (rank, step) samples.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunSample {
+pub(crate) struct RunSample {
     /// The (rank, step) samples it is made of.
     pub steps: usize,
     /// The step time, ns.
@@ -58,13 +58,13 @@ pub struct RunSample {
 }
 
 /// The share of samples [`trimmed_mean`] drops at each end.
-pub const TRIM: f64 = 0.2;
+pub(crate) const TRIM: f64 = 0.2;
 
 /// The mean of `values` without the `⌊TRIM · n⌋` smallest and largest (all of them under 5
 /// values). One step of a run whose thread was taken off the CPU inside a small op (4 ms of a
 /// scheduler's time slice in a 50 µs op, seen on a shared CI machine) makes that op's plain mean
 /// over 8 steps ten times its usual value; trimmed, the step is left out.
-pub fn trimmed_mean(values: &mut [f64]) -> f64 {
+pub(crate) fn trimmed_mean(values: &mut [f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
@@ -78,7 +78,7 @@ pub fn trimmed_mean(values: &mut [f64]) -> f64 {
 /// samples; each row's count its mean per step, its time the trimmed mean over the samples
 /// where it ran times the share of samples where it ran (a row of every other step keeps half
 /// its time per step). Under 5 samples every value is the plain mean per step.
-pub fn reduce(samples: &Samples) -> RunSample {
+pub(crate) fn reduce(samples: &Samples) -> RunSample {
     let n = samples.keys.len().max(1) as f64;
     let typical = |v: &[i64]| trimmed_mean(&mut v.iter().map(|&x| x as f64).collect::<Vec<_>>()).round() as i64;
     let mut rows = BTreeMap::new();
@@ -106,7 +106,7 @@ pub fn reduce(samples: &Samples) -> RunSample {
 
 /// Runs as the samples of one side, one sample per run in the order given (what the gate's
 /// rules judge: sample `i` is run `i`).
-pub fn as_samples(runs: &[&RunSample]) -> Samples {
+pub(crate) fn as_samples(runs: &[&RunSample]) -> Samples {
     let mut out = Samples::default();
     for (i, run) in runs.iter().enumerate() {
         out.keys.push((i as i64, 0));
@@ -125,7 +125,7 @@ pub fn as_samples(runs: &[&RunSample]) -> Samples {
 
 /// A run loaded and measured: its side (for what the report says of it), its selection and
 /// its samples.
-pub struct MeasuredRun {
+pub(crate) struct MeasuredRun {
     /// The run as loaded.
     pub side: SummarySide,
     /// Its ranks and steps.
@@ -135,7 +135,7 @@ pub struct MeasuredRun {
 }
 
 /// Loads the run at `path` (traces or summaries; `label` names it in messages) and measures it.
-pub fn measure_run(path: &Path, label: &str, how: &Measuring) -> Result<MeasuredRun> {
+pub(crate) fn measure_run(path: &Path, label: &str, how: &Measuring) -> Result<MeasuredRun> {
     let (side, resolved) = crate::analysis::load::runs::load_summary_run(path, label, &how.selection, None)?;
     let samples = measure(&side, &resolved, how.device, &how.keying, true)?;
     Ok(MeasuredRun {
@@ -148,7 +148,7 @@ pub fn measure_run(path: &Path, label: &str, how: &Measuring) -> Result<Measured
 /// Each of `dirs` (runs of a store, labelled as given) measured and reduced, side by side on
 /// the pool's threads, in the order given: a run that cannot be read gives its error, which
 /// the caller names and skips. Only one run's summaries per thread are held at a time.
-pub fn reduce_runs(dirs: &[(&Path, &str)], how: &Measuring) -> Vec<Result<RunSample>> {
+pub(crate) fn reduce_runs(dirs: &[(&Path, &str)], how: &Measuring) -> Vec<Result<RunSample>> {
     dirs.par_iter()
         .map(|(dir, label)| measure_run(dir, label, how).map(|run| reduce(&run.samples)))
         .collect()

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 /// What to show.
 #[derive(Debug, Clone)]
-pub struct ShowOptions {
+pub(crate) struct ShowOptions {
     /// The rows shown beside the step and GPU busy times, largest first.
     pub top: usize,
     /// Only the rows whose key matches.
@@ -73,7 +73,7 @@ pub struct HistoryView {
 
 /// Reads every run of `store` (branch-filtered) and finds each series' change points. Returns
 /// the view and the notes (runs skipped).
-pub fn show(store: &Store, opts: &ShowOptions) -> Result<(HistoryView, Vec<String>)> {
+pub(crate) fn show(store: &Store, opts: &ShowOptions) -> Result<(HistoryView, Vec<String>)> {
     let (stored, samples, mut notes) = load_all(store, opts.branch.as_deref(), &opts.measuring)?;
     let runs: Vec<&RunEntry> = stored.iter().map(|r| &r.entry).collect();
     notes.splice(0..0, store.notes.iter().cloned());
@@ -104,7 +104,7 @@ pub fn show(store: &Store, opts: &ShowOptions) -> Result<(HistoryView, Vec<Strin
 
 /// The runs of `branch` that could be measured, with their samples, and a note per run that
 /// could not (named and skipped). Refused where none is left.
-pub fn load_all<'a>(
+pub(crate) fn load_all<'a>(
     store: &'a Store,
     branch: Option<&str>,
     how: &Measuring,
@@ -157,7 +157,7 @@ fn top_rows(samples: &[RunSample], opts: &ShowOptions) -> Vec<String> {
 }
 
 /// A series with its change points and the statistics of its last segment.
-pub fn series_of(name: &str, kind: &'static str, values: Vec<f64>, runs: &[&RunEntry]) -> Series {
+pub(crate) fn series_of(name: &str, kind: &'static str, values: Vec<f64>, runs: &[&RunEntry]) -> Series {
     let found = change_points(&values);
     let since = found.last().map_or(0, |c| c.index);
     let last = &values[since..];

@@ -15,19 +15,19 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The file that says a directory is a history store, and of which version.
-pub const MARKER: &str = "history.toml";
+pub(crate) const MARKER: &str = "history.toml";
 /// The runs table: one line per run, written again after each append.
-pub const RUNS_TABLE: &str = "runs.csv";
+pub(crate) const RUNS_TABLE: &str = "runs.csv";
 /// Each run's own line, inside its directory.
-pub const RUN_META: &str = "run.jsonl";
+pub(crate) const RUN_META: &str = "run.jsonl";
 /// What [`MARKER`] names the format.
-pub const FORMAT: &str = "tracediff-history";
+pub(crate) const FORMAT: &str = "tracediff-history";
 /// The store's layout version this tracediff writes and reads.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 /// The prefix of an entry being written (renamed to `run=<seq>` once whole).
-pub const INCOMING_PREFIX: &str = ".incoming-";
+pub(crate) const INCOMING_PREFIX: &str = ".incoming-";
 /// The digits of a run's directory name (`run=000012`), so that names sort as numbers.
-pub const SEQ_DIGITS: usize = 6;
+pub(crate) const SEQ_DIGITS: usize = 6;
 
 /// One run of the store, as its `run.jsonl` says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,12 +73,12 @@ pub struct Store {
 }
 
 /// The directory name of run `seq`.
-pub fn run_dir_name(seq: u64) -> String {
+pub(crate) fn run_dir_name(seq: u64) -> String {
     format!("run={seq:0width$}", width = SEQ_DIGITS)
 }
 
 /// The seq a directory name holds (`run=000012` → 12), if it is a run's.
-pub fn seq_of_dir_name(name: &str) -> Option<u64> {
+pub(crate) fn seq_of_dir_name(name: &str) -> Option<u64> {
     let digits = name.strip_prefix("run=")?;
     (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
         .then(|| digits.parse().ok())
@@ -86,7 +86,7 @@ pub fn seq_of_dir_name(name: &str) -> Option<u64> {
 }
 
 /// The marker's text for a new store.
-pub fn marker_text() -> String {
+pub(crate) fn marker_text() -> String {
     format!(
         "# A tracediff history store: run=<seq>/rank=<r>.parquet, run=<seq>/run.jsonl, runs.csv.\n\
          format = \"{FORMAT}\"\nversion = {VERSION}\n"
@@ -141,7 +141,7 @@ fn check_marker(root: &Path) -> Result<()> {
 /// What `root` is before an append: `Ok(false)` a store, `Ok(true)` a directory to make one
 /// in (absent, or empty); an error for anything else (a file, a directory of other things, a
 /// store of another tool or version).
-pub fn check_for_append(root: &Path) -> Result<bool> {
+pub(crate) fn check_for_append(root: &Path) -> Result<bool> {
     match std::fs::metadata(root) {
         Err(_) => return Ok(true),
         Ok(m) if !m.is_dir() => {
@@ -163,7 +163,7 @@ pub fn check_for_append(root: &Path) -> Result<bool> {
 
 /// Reads the store `root`: every run whose directory and `run.jsonl` are readable and agree,
 /// by seq; the others named in [`Store::notes`] and left out.
-pub fn open(root: &Path) -> Result<Store> {
+pub(crate) fn open(root: &Path) -> Result<Store> {
     if root.is_file() {
         return Err(Error::input(root, "a history store is a directory, and this is a file"));
     }
@@ -258,7 +258,7 @@ impl Store {
 }
 
 /// A moment as RFC 3339 in UTC, to the second.
-pub fn rfc3339(time: std::time::SystemTime) -> String {
+pub(crate) fn rfc3339(time: std::time::SystemTime) -> String {
     let secs = time
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);

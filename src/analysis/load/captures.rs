@@ -13,7 +13,7 @@ use crate::model::store::TraceFile;
 use std::path::{Path, PathBuf};
 
 /// The folder servers write captures to, beside the replay trace (vLLM, SGLang).
-pub const CAPTURE_FOLDER: &str = "capture_traces";
+pub(crate) const CAPTURE_FOLDER: &str = "capture_traces";
 
 /// Whether a trace file's name names rank `rank` (`…rank_0.…`, `…rank0_…`, `…rank-0.…`).
 fn names_rank(name: &str, rank: i64) -> bool {
@@ -62,7 +62,7 @@ fn replays_graphs(file: &TraceFile) -> bool {
 /// Joins every file's graph replays to its capture and returns the notes: `given` is the
 /// side's `--capture` (read errors are then errors); otherwise a `capture_traces/` folder beside
 /// the trace (a capture that cannot be read is a note) or a capture inside the trace.
-pub fn join_captures(files: &[&TraceFile], given: Option<&Path>, label: &str) -> Result<Vec<String>> {
+pub(crate) fn join_captures(files: &[&TraceFile], given: Option<&Path>, label: &str) -> Result<Vec<String>> {
     let mut notes = Vec::new();
     for file in files {
         if file.graphs.get().is_some() || !replays_graphs(file) {

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// The names a subdirectory of a pair's folder takes for one side: a directory of runs with a
 /// run of one of these names is a pair's folder, not one side's runs.
-pub const SIDE_FOLDER_NAMES: [&str; 4] = ["control", "test", "baseline", "candidate"];
+pub(crate) const SIDE_FOLDER_NAMES: [&str; 4] = ["control", "test", "baseline", "candidate"];
 
 /// Checks the sides of a command (`None` where a command reads one side alone); `names` names
 /// each side in messages (`CONTROL`, `BASELINE`, ...). A side that is a directory of runs is

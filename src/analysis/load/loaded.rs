@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// The loaded pair and each side's selection.
 #[derive(Clone)]
-pub struct Loaded {
+pub(crate) struct Loaded {
     /// The control side's traces (the selected ranks parsed).
     pub control: Arc<Side>,
     /// The test side's.
@@ -27,7 +27,7 @@ pub struct Loaded {
 
 /// What a view loads beside the events of both sides.
 #[derive(Debug, Clone, Copy)]
-pub struct LoadFor<'a> {
+pub(crate) struct LoadFor<'a> {
     /// The command, named in messages (`operators`, `compare --report`).
     pub command: &'a str,
     /// Whether the operators' input shapes, types and values are read (what the cost model
@@ -41,7 +41,7 @@ pub struct LoadFor<'a> {
 
 impl<'a> LoadFor<'a> {
     /// A view's load: the captures joined, no shapes.
-    pub fn view(command: &'a str) -> Self {
+    pub(crate) fn view(command: &'a str) -> Self {
         LoadFor {
             command,
             shapes: false,
@@ -50,19 +50,19 @@ impl<'a> LoadFor<'a> {
     }
 
     /// This load, with the operators' shapes where `shapes`.
-    pub fn with_shapes(self, shapes: bool) -> Self {
+    pub(crate) fn with_shapes(self, shapes: bool) -> Self {
         LoadFor { shapes, ..self }
     }
 }
 
 /// Loads both sides of `req` for the view `command` ([`LoadFor::view`]) and resolves their
 /// selections. Views key rows by name only: `--group-by` is refused.
-pub fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
+pub(crate) fn load(req: &CompareRequest, command: &str) -> Result<Loaded> {
     load_with(req, LoadFor::view(command))
 }
 
 /// [`load`], with what `what` asks for beside the events.
-pub fn load_with(req: &CompareRequest, what: LoadFor<'_>) -> Result<Loaded> {
+pub(crate) fn load_with(req: &CompareRequest, what: LoadFor<'_>) -> Result<Loaded> {
     let LoadFor {
         command,
         shapes,
@@ -160,7 +160,7 @@ fn apart_for_captures(control: &Arc<Side>, test: Arc<Side>, req: &CompareRequest
 
 impl Loaded {
     /// The loaded traces of side `id`.
-    pub fn side(&self, id: SideId) -> &Arc<Side> {
+    pub(crate) fn side(&self, id: SideId) -> &Arc<Side> {
         match id {
             SideId::Control => &self.control,
             SideId::Test => &self.test,
@@ -168,7 +168,7 @@ impl Loaded {
     }
 
     /// The selected files of side `id`, in rank order.
-    pub fn files(&self, id: SideId) -> Vec<&TraceFile> {
+    pub(crate) fn files(&self, id: SideId) -> Vec<&TraceFile> {
         let s = self.side(id);
         self.resolved[id]
             .ranks
@@ -180,7 +180,7 @@ impl Loaded {
     /// The floor under which no change counts as significant: a share
     /// ([`crate::analysis::measure::noise::MIN_STEP_SHARE`]) of the control side's mean selected step
     /// time, in ns (docs/significance.md).
-    pub fn significance_floor_ns(&self) -> f64 {
+    pub(crate) fn significance_floor_ns(&self) -> f64 {
         use crate::analysis::measure::noise::{MIN_STEP_SHARE, mean};
         let selected = crate::analysis::select::Selected::new(self.resolved.control.iterations.as_deref());
         let step_ns: Vec<f64> = self
@@ -195,7 +195,7 @@ impl Loaded {
     /// The run-wide shift between the two sides over `req`'s device and keying
     /// (docs/significance.md#a-run-wide-shift), applied unless `--no-run-shift`. A failure to find
     /// one (it cannot fail on traces that loaded) is no shift.
-    pub fn run_shift(&self, req: &CompareRequest) -> crate::analysis::measure::noise::RunShift {
+    pub(crate) fn run_shift(&self, req: &CompareRequest) -> crate::analysis::measure::noise::RunShift {
         use rayon::prelude::*;
         let own = |side: &crate::input::load::Side| crate::input::load::SummarySide {
             input: side.input.clone(),
@@ -221,12 +221,12 @@ impl Loaded {
     }
 
     /// What side `id` is, named `label`, as outputs describe it.
-    pub fn side_info(&self, id: SideId, label: &str) -> SideInfo {
+    pub(crate) fn side_info(&self, id: SideId, label: &str) -> SideInfo {
         crate::analysis::diff::side_info(self.side(id), label, self.resolved[id].clone())
     }
 
     /// A note per side whose call trees had partial overlaps (docs/semantics.md#the-call-tree).
-    pub fn overlap_notes(&self, labels: &[String; 2]) -> Vec<String> {
+    pub(crate) fn overlap_notes(&self, labels: &[String; 2]) -> Vec<String> {
         let labels = PerSide::from(labels.each_ref());
         SideId::BOTH
             .into_iter()

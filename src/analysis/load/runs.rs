@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// own, and subdirectories that do (those, in name order). `None` for anything else (a file, a
 /// directory of traces, a summary dataset of one run, which is that run; a path that cannot be
 /// listed: loading it then says what is wrong).
-pub fn runs_of(path: &Path) -> Option<Vec<PathBuf>> {
+pub(crate) fn runs_of(path: &Path) -> Option<Vec<PathBuf>> {
     if !path.is_dir() || crate::input::discover::single_dataset_run(path).is_some() {
         return None;
     }
@@ -58,7 +58,7 @@ impl crate::request::CompareRequest {
 /// given; else the path itself, one run). The one answer to "the runs of a side", whichever
 /// way they were given.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SideRuns {
+pub(crate) struct SideRuns {
     /// The paths given for the side.
     pub paths: SidePaths,
     /// Each run's path; never empty.
@@ -70,7 +70,7 @@ pub struct SideRuns {
 
 impl SideRuns {
     /// The runs of the side given as `paths` ([`runs_of`] where it is one path).
-    pub fn of(paths: &SidePaths) -> SideRuns {
+    pub(crate) fn of(paths: &SidePaths) -> SideRuns {
         let runs = match paths {
             SidePaths::Runs(runs) => Some(runs.clone()),
             SidePaths::Path(path) => runs_of(path),
@@ -109,7 +109,7 @@ pub fn given_runs(paths: Vec<PathBuf>, label: &str) -> Result<SidePaths> {
 /// What a side of runs is, as headers name it, from what each run's side 0 was
 /// (the loaded pair's `side_info`): the path given, every run's files, the
 /// first run's selection, and each run's step count (where there are two runs or more).
-pub fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, paths: &SidePaths) -> SideInfo {
+pub(crate) fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, paths: &SidePaths) -> SideInfo {
     let steps = |s: &SideInfo| s.resolved.iterations.as_ref().map_or(1, |v| v.len().max(1));
     let run_steps: Vec<usize> = if runs.len() > 1 {
         runs.iter().map(steps).collect()
@@ -147,14 +147,14 @@ pub fn side_info_of_runs(runs: Vec<SideInfo>, label: &str, paths: &SidePaths) ->
 /// step), at least 1. Per step is per rank and step, as the mean step time of the footer is
 /// the mean of the same rank × step samples: a row and the footer never disagree, and sides of
 /// different numbers of ranks compare per rank.
-pub fn steps_of(resolved: &Resolved) -> usize {
+pub(crate) fn steps_of(resolved: &Resolved) -> usize {
     let steps = resolved.iterations.as_ref().map_or(1, |v| v.len().max(1));
     steps * resolved.ranks.len().max(1)
 }
 
 /// One run of a side, aggregated: its rows' totals, how many steps they cover, its mean step
 /// time, and what was read.
-pub struct Run {
+pub(crate) struct Run {
     totals: NameTotals,
     steps: usize,
     mean_step_ns: f64,
@@ -166,14 +166,14 @@ pub struct Run {
 
 impl Run {
     /// Whether the run's steps were selected (`false`: its whole trace counts).
-    pub fn has_steps(&self) -> bool {
+    pub(crate) fn has_steps(&self) -> bool {
         self.resolved.iterations.is_some()
     }
 
     /// A run aggregated elsewhere (the report aggregates the runs it read with their events):
     /// its rows' totals, what its header names (selection, files, what was available) and its
     /// mean step time (as [`mean_step_ns_of_traces`] measures it).
-    pub fn of_parts(totals: NameTotals, info: SideInfo, mean_step_ns: f64) -> Run {
+    pub(crate) fn of_parts(totals: NameTotals, info: SideInfo, mean_step_ns: f64) -> Run {
         Run {
             totals,
             steps: steps_of(&info.resolved),
@@ -190,7 +190,7 @@ impl Run {
 /// resolved (`label` names the side in messages): what `compare` and the gate measure of each
 /// run of a side. The traces' steps are named by `marker` (`--step-marker`) when given, as
 /// one run's are. The loading's notes are the side's.
-pub fn load_summary_run(
+pub(crate) fn load_summary_run(
     path: &Path,
     label: &str,
     sel: &SideSelection,
@@ -281,7 +281,7 @@ fn mean_step_ns(side: &SummarySide, resolved: &Resolved, device: Device, keying:
 /// Every run of `side` ([`SideRuns::of`]: a directory of runs, runs given one by one, else
 /// one run), loaded and aggregated in order, with the notes of loading; the steps are named by
 /// `step_marker` (`--step-marker`, a regular expression) when given.
-pub fn load_runs(
+pub(crate) fn load_runs(
     side: Side<'_>,
     device: Device,
     keying: &Keying,
@@ -292,7 +292,7 @@ pub fn load_runs(
 
 /// [`load_runs`]; with `whole`, every run is taken whole, its steps and what ran between them
 /// (the other side has no steps: [`crate::analysis::select::whole_where_other_has_none`]).
-pub fn load_runs_whole(
+pub(crate) fn load_runs_whole(
     side: Side<'_>,
     device: Device,
     keying: &Keying,
@@ -318,13 +318,13 @@ pub fn load_runs_whole(
 }
 
 /// The note given where one run per side was judged: what step-to-step noise cannot tell.
-pub const ONE_RUN_NOTE: &str = "one run per side: significant is judged against the scatter of steps inside each run, \
+pub(crate) const ONE_RUN_NOTE: &str = "one run per side: significant is judged against the scatter of steps inside each run, \
      which a rerun of the same program can exceed; record several runs per side (control/run1/ … runN/) for a \
      verdict between runs (docs/significance.md#several-runs-per-side)";
 
 /// Turns the rows of a one-run comparison into per-step values where a side used more than one
 /// step (its sums ÷ its selected steps), and sets each side's mean step time for the footer.
-pub fn per_step_one_run(
+pub(crate) fn per_step_one_run(
     (device, keying): (Device, &Keying),
     control: &SummarySide,
     test: &SummarySide,
@@ -349,7 +349,7 @@ pub fn per_step_one_run(
 
 /// Gives the rows of a one-run comparison their per-step values where a side used more than
 /// one step; whether it did. The caller sets the sides' mean step times.
-pub fn per_step_rows(comparison: &mut Comparison) -> bool {
+pub(crate) fn per_step_rows(comparison: &mut Comparison) -> bool {
     let n = PerSide::new(
         steps_of(&comparison.control.resolved),
         steps_of(&comparison.test.resolved),
@@ -369,7 +369,7 @@ pub fn per_step_rows(comparison: &mut Comparison) -> bool {
 
 /// The mean duration of the selected steps of a side's parsed files (every selected rank's),
 /// in ns; 0 without steps: the mean step time of traces read whole (`--group-by`).
-pub fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolved: &Resolved) -> f64 {
+pub(crate) fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolved: &Resolved) -> f64 {
     let Some(its) = &resolved.iterations else { return 0.0 };
     let selected = crate::analysis::select::Selected::new(Some(its));
     let steps: Vec<f64> = files
@@ -383,7 +383,7 @@ pub fn mean_step_ns_of_traces(files: &[&crate::model::store::TraceFile], resolve
 /// The rows of two sides of runs, judged between runs ([`crate::analysis::measure::replicates::judge`]:
 /// where both sides have two runs or more), per step unless `totals`; each side's mean step
 /// time (the mean over its runs); and a note where a side has too few runs to judge.
-pub fn judge_runs(
+pub(crate) fn judge_runs(
     sides: PerSide<&[Run]>,
     totals: bool,
     labels: PerSide<&str>,
@@ -463,7 +463,7 @@ fn rows_of(control: &[Run], test: &[Run]) -> (Vec<Row>, Vec<crate::analysis::mea
 
 /// What a side of runs is, as headers name it: the path given, every run's files, the first
 /// run's selection, and each run's step count.
-pub fn side_info(runs: &[Run], label: &str, paths: &SidePaths) -> SideInfo {
+pub(crate) fn side_info(runs: &[Run], label: &str, paths: &SidePaths) -> SideInfo {
     let first = &runs[0];
     SideInfo {
         label: label.to_string(),

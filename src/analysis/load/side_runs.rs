@@ -16,14 +16,14 @@ use std::path::Path;
 /// Whether `req` compares runs: a side is a directory of runs ([`crate::analysis::load::runs::runs_of`])
 /// or runs given one by one. HTA's rows and selection (`--hta`, the Python API's defaults) are
 /// kept inside each run: HTA itself reads no directory of runs.
-pub fn compares_runs(req: &CompareRequest) -> bool {
+pub(crate) fn compares_runs(req: &CompareRequest) -> bool {
     req.compares_runs()
 }
 
 /// The request that reads run `run` of side `id` of `req` alone: both of its sides are that
 /// run (read once), with side `id`'s selection, label and capture. Its control side is the
 /// run; its test side only repeats it (a view of one run), named after the other side.
-pub fn run_request(req: &CompareRequest, id: SideId, run: &Path) -> CompareRequest {
+pub(crate) fn run_request(req: &CompareRequest, id: SideId, run: &Path) -> CompareRequest {
     let side = req.side(id);
     let paths = run.into();
     let mut r = req.clone();
@@ -44,7 +44,7 @@ fn test_repeats_control(req: &CompareRequest) -> bool {
 /// Runs `work` on the request of every run of both sides of `req` ([`run_request`]), one run at
 /// a time, and returns what it made of each, per side in order. A test side that repeats the
 /// control side (a view of one side alone) is not read again: its values are the control's.
-pub fn map_sides<T: Clone>(
+pub(crate) fn map_sides<T: Clone>(
     req: &CompareRequest,
     mut work: impl FnMut(SideId, &CompareRequest) -> Result<T>,
 ) -> Result<PerSide<Vec<T>>> {
@@ -66,7 +66,7 @@ pub fn map_sides<T: Clone>(
 /// what it made of each, per side in order ([`map_sides`]), with the notes of loading.
 /// `command` names the view in messages (and decides which graph captures are joined, as for a
 /// pair).
-pub fn map_runs<T: Clone>(
+pub(crate) fn map_runs<T: Clone>(
     req: &CompareRequest,
     command: &str,
     mut work: impl FnMut(SideId, &CompareRequest, Loaded) -> Result<T>,
@@ -83,7 +83,7 @@ pub fn map_runs<T: Clone>(
 
 /// The mean duration of side `id`'s selected steps in a loaded pair (every selected rank's), in
 /// ns; 0 without steps: a run's mean step time, as `crate::analysis::load::runs::load_runs` measures it.
-pub fn mean_step_ns_of_loaded(loaded: &Loaded, id: SideId) -> f64 {
+pub(crate) fn mean_step_ns_of_loaded(loaded: &Loaded, id: SideId) -> f64 {
     mean_step_ns_of_traces(&loaded.files(id), &loaded.resolved[id])
 }
 

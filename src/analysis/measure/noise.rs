@@ -10,18 +10,18 @@ use crate::request::side::{PerSide, SideId};
 use serde::{Deserialize, Serialize};
 
 /// The fewest samples per side from which a band is estimated for a table row.
-pub const MIN_SAMPLES: usize = 3;
+pub(crate) const MIN_SAMPLES: usize = 3;
 
 /// Default k: a change must exceed 3 × the pooled scaled MAD (≈ 3 σ for normal noise).
-pub const DEFAULT_K: f64 = 3.0;
+pub(crate) const DEFAULT_K: f64 = 3.0;
 
 /// A row whose per-step change is under this share of the mean step time is never significant:
 /// too small to matter for the step, however steady.
-pub const MIN_STEP_SHARE: f64 = 0.01;
+pub(crate) const MIN_STEP_SHARE: f64 = 0.01;
 
 /// The note where significance cannot be estimated because a side has no steps: named by
 /// `step_marker` (`--step-marker`) where one is given, else by ProfilerStep.
-pub fn no_steps_note(step_marker: Option<&str>) -> String {
+pub(crate) fn no_steps_note(step_marker: Option<&str>) -> String {
     match step_marker {
         Some(pattern) => {
             format!("significant is null: it is estimated per step, and --step-marker '{pattern}' names none on a side")
@@ -34,7 +34,7 @@ pub fn no_steps_note(step_marker: Option<&str>) -> String {
 /// side has, and `--iteration all` only where a side's traces hold more steps than were used.
 /// `labels`: the sides' names; `selected`: samples per side; `selected_steps`: steps used per
 /// rank; `available_steps`: the most steps one rank's trace holds, per side.
-pub fn too_few_samples_note(
+pub(crate) fn too_few_samples_note(
     labels: PerSide<&str>,
     selected: PerSide<usize>,
     selected_steps: PerSide<usize>,
@@ -59,7 +59,7 @@ pub fn too_few_samples_note(
 
 /// How many distinct step numbers `numbers` holds (a step can have both a host and a device
 /// ProfilerStep: `vit_precision`'s 3 steps are 6 spans), for [`too_few_samples_note`].
-pub fn distinct_steps(numbers: impl Iterator<Item = i64>) -> usize {
+pub(crate) fn distinct_steps(numbers: impl Iterator<Item = i64>) -> usize {
     let mut numbers: Vec<i64> = numbers.filter(|&n| n >= 0).collect();
     numbers.sort_unstable();
     numbers.dedup();
@@ -67,7 +67,7 @@ pub fn distinct_steps(numbers: impl Iterator<Item = i64>) -> usize {
 }
 
 /// The arithmetic mean of `v`; 0 for no value.
-pub fn mean(v: &[f64]) -> f64 {
+pub(crate) fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
         0.0
     } else {
@@ -76,7 +76,7 @@ pub fn mean(v: &[f64]) -> f64 {
 }
 
 /// The median of `v` (the mean of the middle two for an even count); 0 for no value.
-pub fn median(v: &[f64]) -> f64 {
+pub(crate) fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
@@ -93,14 +93,14 @@ pub fn median(v: &[f64]) -> f64 {
 }
 
 /// Median absolute deviation, scaled by 1.4826 so that it estimates σ for normal noise.
-pub fn scaled_mad(v: &[f64]) -> f64 {
+pub(crate) fn scaled_mad(v: &[f64]) -> f64 {
     let m = median(v);
     let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
     1.4826 * median(&dev)
 }
 
 /// `k` × the pooled scaled MAD of two sets of samples, in their unit.
-pub fn noise_band(control: &[f64], test: &[f64], k: f64) -> f64 {
+pub(crate) fn noise_band(control: &[f64], test: &[f64], k: f64) -> f64 {
     let (mc, mt) = (scaled_mad(control), scaled_mad(test));
     k * ((mc * mc + mt * mt) / 2.0).sqrt()
 }
@@ -110,7 +110,7 @@ pub fn noise_band(control: &[f64], test: &[f64], k: f64) -> f64 {
 /// scale (the MAD ignores a step that a preemption made 60 times as long), so the change it
 /// judges must be robust as well; a mean alone moves with one such step. `None` with fewer
 /// than [`MIN_SAMPLES`] samples on a side.
-pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<bool> {
+pub(crate) fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<bool> {
     if control.len() < MIN_SAMPLES || test.len() < MIN_SAMPLES {
         return None;
     }
@@ -120,7 +120,7 @@ pub fn significant(control: &[f64], test: &[f64], k: f64, floor: f64) -> Option<
 
 /// The smaller of a change of means and a change of medians where both go the same way, else
 /// 0 (docs/significance.md#significance-of-a-row-compare-operators-kernels).
-pub fn robust_change(of_means: f64, of_medians: f64) -> f64 {
+pub(crate) fn robust_change(of_means: f64, of_medians: f64) -> f64 {
     if of_means.signum() == of_medians.signum() {
         of_means.abs().min(of_medians.abs())
     } else {
@@ -132,7 +132,7 @@ pub fn robust_change(of_means: f64, of_medians: f64) -> f64 {
 /// quadrature by what a run-wide shift leaves unsure at `expected` (the scaled control): k × the
 /// factor's standard error × `expected`, and how far single rows scatter around the factor
 /// (`expected` × (e^(k × spread) − 1) above it (`up`), × (1 − e^(−k × spread)) below).
-pub fn shift_band(band: f64, expected: f64, up: bool, k: f64, shift: &Shift) -> f64 {
+pub(crate) fn shift_band(band: f64, expected: f64, up: bool, k: f64, shift: &Shift) -> f64 {
     let of_factor = k * shift.error * expected;
     let of_rows = if up {
         expected * (k * shift.spread).exp_m1()
@@ -149,7 +149,13 @@ pub fn shift_band(band: f64, expected: f64, up: bool, k: f64, shift: &Shift) -> 
 /// standard error × the scaled control mean) and by how far single rows scatter around it
 /// (the scaled control mean × (e^(k × spread) − 1) above it, × (1 − e^(−k × spread)) below:
 /// k spreads either way on a log scale). `None` shift: [`significant`].
-pub fn significant_beyond(control: &[f64], test: &[f64], k: f64, floor: f64, shift: Option<&Shift>) -> Option<bool> {
+pub(crate) fn significant_beyond(
+    control: &[f64],
+    test: &[f64],
+    k: f64,
+    floor: f64,
+    shift: Option<&Shift>,
+) -> Option<bool> {
     let Some(shift) = shift else {
         return significant(control, test, k, floor);
     };
@@ -206,7 +212,7 @@ pub struct ThreadShift {
 /// the time of events that never nest, such as kernels) and whether it ran as many times per
 /// step on both sides.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ShiftRow {
+pub(crate) struct ShiftRow {
     /// Control's mean per step, in ns.
     pub control_ns: f64,
     /// Test's mean per step, in ns.
@@ -216,24 +222,24 @@ pub struct ShiftRow {
 }
 
 /// The rows looked at for a shift: the largest, until they hold this share of the time...
-pub const SHIFT_COVER: f64 = 0.8;
+pub(crate) const SHIFT_COVER: f64 = 0.8;
 /// ... and at least this many rows.
-pub const SHIFT_MIN_ROWS: usize = 5;
+pub(crate) const SHIFT_MIN_ROWS: usize = 5;
 /// A shift is reported from this far from 1 (±10%)...
-pub const SHIFT_MIN: f64 = 0.10;
+pub(crate) const SHIFT_MIN: f64 = 0.10;
 /// ... up to this factor either way: a machine rarely runs one program twice as slow or fast
 /// with every operation alike, a bigger model does (an MLP 36 times as large: ×36).
-pub const SHIFT_MAX: f64 = 2.0;
+pub(crate) const SHIFT_MAX: f64 = 2.0;
 /// A row agrees with the shift when its own ratio is within this of it (relative).
-pub const SHIFT_WITHIN: f64 = 0.15;
+pub(crate) const SHIFT_WITHIN: f64 = 0.15;
 /// A shift needs this share of the time to agree (a program's change moves its rows unevenly:
 /// fp32 → bf16 on a CPU moves the largest self times by ×0.69 with 57% of them agreeing; the
 /// same program on a slower host, ×1.44 with 89%).
-pub const SHIFT_AGREE: f64 = 0.8;
+pub(crate) const SHIFT_AGREE: f64 = 0.8;
 /// ... and this share to have moved the same way by at least a third of the factor's move: a
 /// machine slows (or speeds) nearly everything, a program's change leaves much of it alone (one
 /// large operation twice as slow among unchanged ones is not a shift).
-pub const SHIFT_MOVED: f64 = 0.9;
+pub(crate) const SHIFT_MOVED: f64 = 0.9;
 
 /// The run-wide shift of a side's rows when most of the time moved by one factor, the mark of
 /// the machine (load, clock speed, another host) rather than the program. The rows must be
@@ -245,7 +251,7 @@ pub const SHIFT_MOVED: f64 = 0.9;
 /// lies within ±[`SHIFT_WITHIN`] of it and [`SHIFT_MOVED`] moved its way. `None` otherwise.
 /// `floor_ns`: the significance floor (a share of control's mean step time), above which rows
 /// also tell how far rows scatter around the factor ([`factor_spread`]).
-pub fn run_shift(rows: &[ShiftRow], floor_ns: f64) -> Option<Shift> {
+pub(crate) fn run_shift(rows: &[ShiftRow], floor_ns: f64) -> Option<Shift> {
     let mut by_size: Vec<ShiftRow> = rows.iter().copied().filter(|r| r.control_ns > 0.0).collect();
     let total: f64 = by_size.iter().map(|r| r.control_ns).sum();
     by_size.sort_by(|a, b| {
@@ -304,7 +310,7 @@ pub fn run_shift(rows: &[ShiftRow], floor_ns: f64) -> Option<Shift> {
 /// spread alone (0 where it holds half the time). The median is taken about the factor, not
 /// about the rows' own median, since rows are judged against the factor; it ignores up to half
 /// the rows, so a few real changes do not widen it. 0 for no row.
-pub fn factor_spread(by_size: &[ShiftRow], looked: usize, factor: f64, floor_ns: f64) -> f64 {
+pub(crate) fn factor_spread(by_size: &[ShiftRow], looked: usize, factor: f64, floor_ns: f64) -> f64 {
     let off: Vec<f64> = by_size
         .iter()
         .enumerate()

@@ -17,25 +17,25 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// The degrees of freedom of the t distribution that models how far single rows scatter
 /// between two processes: heavy-tailed (on 48 CPU A/A pairs rows lay up to 7 robust spreads
 /// from the median: a preemption lands in one operation of a step, and another in the next).
-pub const SCATTER_DF: f64 = 3.0;
+pub(crate) const SCATTER_DF: f64 = 3.0;
 
 /// The smallest spread assumed, on the log scale (±5% per robust σ): a pair whose rows all moved
 /// alike says little about how far a rerun moves one row.
-pub const MIN_SPREAD: f64 = 0.05;
+pub(crate) const MIN_SPREAD: f64 = 0.05;
 
 /// The largest spread assumed (×1.82 per robust σ): two processes of one program on a quiet
 /// machine scatter their rows by ×1.15 to ×1.31 (`torch_cpu/identical` ×1.30), on a loaded one
 /// by up to ×2.5 and more (docs/significance.md#what-one-run-per-side-can-and-cannot-tell).
 /// Rows that scatter more than this moved by the program, not by the process (an MLP 36 times
 /// as large: its rows ×1 to ×49, a spread of ×4), and must not hide each other.
-pub const MAX_SPREAD: f64 = 0.6;
+pub(crate) const MAX_SPREAD: f64 = 0.6;
 
 /// The fewest rows from which the scatter is estimated; fewer, and marks stand as they are.
-pub const MIN_ROWS: usize = 5;
+pub(crate) const MIN_ROWS: usize = 5;
 
 /// One row of a one-run pair: its per-step values on each side, per selected step.
 #[derive(Debug, Clone, Copy)]
-pub struct PairRow<'a> {
+pub(crate) struct PairRow<'a> {
     /// Per-step time of each selected step (control, test).
     pub time: [&'a [f64]; 2],
     /// Per-step count of each selected step (control, test).
@@ -48,7 +48,7 @@ pub struct PairRow<'a> {
 impl PairRow<'_> {
     /// Whether its count changed for certain: one count in every step of each side, and the
     /// two differ.
-    pub fn count_changed(&self) -> bool {
+    pub(crate) fn count_changed(&self) -> bool {
         let constant = |v: &[f64]| v.first().is_some_and(|f| v.iter().all(|x| x == f));
         constant(self.count[0]) && constant(self.count[1]) && self.count[0][0] != self.count[1][0]
     }
@@ -68,7 +68,7 @@ impl PairRow<'_> {
 
 /// The pair's scatter: the median of its rows' log ratios and their robust spread about it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Scatter {
+pub(crate) struct Scatter {
     /// The median of ln(test ÷ control) over the rows looked at.
     pub center: f64,
     /// 1.4826 × the median absolute deviation of those log ratios about `center`, from
@@ -80,7 +80,7 @@ pub struct Scatter {
 
 /// The scatter of the rows that ran as often per step on both sides with a control time of at
 /// least `floor_ns` per step; `None` with fewer than [`MIN_ROWS`] such rows.
-pub fn scatter(rows: &[PairRow<'_>], floor_ns: f64) -> Option<Scatter> {
+pub(crate) fn scatter(rows: &[PairRow<'_>], floor_ns: f64) -> Option<Scatter> {
     let ratios: Vec<f64> = rows
         .iter()
         .filter(|r| r.same_calls() && mean(r.time[0]) >= floor_ns)
@@ -100,7 +100,7 @@ pub fn scatter(rows: &[PairRow<'_>], floor_ns: f64) -> Option<Scatter> {
 
 /// How many spreads from the center a single subject must lie to be beyond the scatter at the
 /// two-sided level `alpha` (Student's t with [`SCATTER_DF`] degrees of freedom: 3.18 at 5%).
-pub fn scatter_quantile(alpha: f64) -> f64 {
+pub(crate) fn scatter_quantile(alpha: f64) -> f64 {
     StudentsT::new(0.0, 1.0, SCATTER_DF).map_or(f64::INFINITY, |t| t.inverse_cdf(1.0 - alpha / 2.0))
 }
 
@@ -108,7 +108,7 @@ pub fn scatter_quantile(alpha: f64) -> f64 {
 /// `test` (the rows of `compare`'s table, each selected step one sample), with no thread's move
 /// taken out; `floor_ns` as for [`scatter`]. The gate judges its step time beyond it
 /// (docs/significance.md#the-gate-with-one-run-per-side).
-pub fn scatter_of_samples(control: &Samples, test: &Samples, floor_ns: f64) -> Option<Scatter> {
+pub(crate) fn scatter_of_samples(control: &Samples, test: &Samples, floor_ns: f64) -> Option<Scatter> {
     let split = |s: &Samples, name: &str| -> (Vec<f64>, Vec<f64>) {
         s.op(name).into_iter().map(|(n, d)| (d as f64, n as f64)).unzip()
     };
@@ -135,7 +135,7 @@ pub fn scatter_of_samples(control: &Samples, test: &Samples, floor_ns: f64) -> O
 /// no scatter was found. A row smaller than `floor_ns` (the rows the scatter was measured on
 /// are at least that large) scatters more, as a sum of fewer events catches a preemption more
 /// unevenly: its spread is widened by √(floor ÷ its control time).
-pub fn scatter_p(row: &PairRow<'_>, scatter: Option<&Scatter>, floor_ns: f64) -> Option<f64> {
+pub(crate) fn scatter_p(row: &PairRow<'_>, scatter: Option<&Scatter>, floor_ns: f64) -> Option<f64> {
     let (s, r) = (scatter?, row.log_ratio()?);
     let center = s.center;
     // A rerun moves a program's rows together by at most SHIFT_MAX either way (as the run-wide
@@ -156,7 +156,7 @@ pub fn scatter_p(row: &PairRow<'_>, scatter: Option<&Scatter>, floor_ns: f64) ->
 /// many marks were cleared.
 /// `about_center`: rows are judged about the pair's common move (the median); `false`
 /// (`--no-run-shift`): about no change, with the rows' spread about their median.
-pub fn temper(
+pub(crate) fn temper(
     rows: &mut [(PairRow<'_>, &mut Option<bool>)],
     floor_ns: f64,
     about_center: bool,
@@ -183,7 +183,7 @@ pub fn temper(
 }
 
 /// The note on a one-run pair whose scatter cleared marks: how far its rows moved apart.
-pub fn scatter_note(s: &Scatter, cleared: usize, labels: [&str; 2]) -> String {
+pub(crate) fn scatter_note(s: &Scatter, cleared: usize, labels: [&str; 2]) -> String {
     format!(
         "{} {} moved within the scatter of this pair's rows ({} against {}: the median row ×{:.2}, rows scattering ×{:.2} \
          about it over {} rows) and {} not marked: two runs of one program differ that much (docs/significance.md#what-one-run-per-side-can-and-cannot-tell)",

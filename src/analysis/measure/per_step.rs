@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// copies and sets, user annotations, and other device work. Python frames (the call stack
 /// around the operations: nested frames count the same time many times) and runtime calls
 /// (`cudaLaunchKernel`: the launch cost of the kernels, judged through them) are not.
-pub fn judged_category(cat: &str, place: crate::model::place::Place) -> bool {
+pub(crate) fn judged_category(cat: &str, place: crate::model::place::Place) -> bool {
     matches!(
         cat,
         "cpu_op"
@@ -36,7 +36,7 @@ fn judged_name(name: &str) -> bool {
 
 /// Per-step measurements of one side: one sample per (rank, step).
 #[derive(Debug, Clone, Default)]
-pub struct Samples {
+pub(crate) struct Samples {
     /// (rank, step) of each sample.
     pub keys: Vec<(i64, i64)>,
     /// The step's duration per sample, in ns.
@@ -51,7 +51,7 @@ pub struct Samples {
 /// Sparse, so that memory follows the summary's rows and not rows × samples: a name that runs
 /// in one step of 8,000 (`ProfilerStep#N` under `--raw-names`) holds one entry, not 8,000.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StepValues {
+pub(crate) struct StepValues {
     /// (sample index, count, total ns), sorted by sample index, each index once.
     entries: Vec<(u32, u64, i64)>,
 }
@@ -89,7 +89,7 @@ impl StepValues {
     }
 
     /// (count, total ns) in each of `n` samples.
-    pub fn dense(&self, n: usize) -> Vec<(u64, i64)> {
+    pub(crate) fn dense(&self, n: usize) -> Vec<(u64, i64)> {
         let mut v = vec![(0, 0); n];
         for &(slot, count, ns) in &self.entries {
             if let Some(x) = v.get_mut(slot as usize) {
@@ -100,21 +100,21 @@ impl StepValues {
     }
 
     /// Whether any sample holds an event.
-    pub fn present(&self) -> bool {
+    pub(crate) fn present(&self) -> bool {
         self.entries.iter().any(|e| e.1 > 0)
     }
 }
 
 impl Samples {
     /// Row `name`'s (count, total ns) in each sample; zeros when it never ran.
-    pub fn op(&self, name: &str) -> Vec<(u64, i64)> {
+    pub(crate) fn op(&self, name: &str) -> Vec<(u64, i64)> {
         self.ops
             .get(name)
             .map_or_else(|| vec![(0, 0); self.keys.len()], |v| v.dense(self.keys.len()))
     }
 
     /// Row `name`'s total ns in each sample, as floats.
-    pub fn durations(&self, name: &str) -> Vec<f64> {
+    pub(crate) fn durations(&self, name: &str) -> Vec<f64> {
         self.op(name).into_iter().map(|(_, d)| d as f64).collect()
     }
 }
@@ -123,7 +123,7 @@ impl Samples {
 /// `judged_only`: only the rows the gate judges ([`judged_category`], not ProfilerStep), else every
 /// row the keying admits (a table's rows). Memory follows the summaries' rows (see
 /// [`StepValues`]), whatever the number of steps.
-pub fn measure(
+pub(crate) fn measure(
     side: &SummarySide,
     resolved: &Resolved,
     device: Device,
@@ -136,7 +136,7 @@ pub fn measure(
 /// The row keys of device events (kernels, copies, sets, GPU annotations) on either side, keyed
 /// and admitted as [`measure`] keys and admits them: the rows a device shift applies to and a
 /// host shift never does.
-pub fn device_row_keys(
+pub(crate) fn device_row_keys(
     sides: [(&SummarySide, &Resolved); 2],
     keying: &Keying,
     judged_only: bool,
@@ -154,7 +154,7 @@ pub fn device_row_keys(
 
 /// Which time of a summary row [`measure_times`] sums.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Times {
+pub(crate) enum Times {
     /// Its total (inclusive) time.
     Total,
     /// Its own time ([`crate::model::summary::OpRow::self_ns`]: host self time, device
@@ -165,7 +165,7 @@ pub enum Times {
 
 /// [`measure`], summing the rows' `times`: read from the summaries as they are, so that
 /// looking at own times copies no summary (16 ranks a side hold many).
-pub fn measure_times(
+pub(crate) fn measure_times(
     side: &SummarySide,
     resolved: &Resolved,
     (device, keying, judged_only): (Device, &Keying, bool),

@@ -7,10 +7,10 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The false discovery rate held over the rows of one table.
-pub const FDR: f64 = 0.05;
+pub(crate) const FDR: f64 = 0.05;
 
 /// The fewest runs per side from which the between-run test is made.
-pub const MIN_RUNS: usize = 2;
+pub(crate) const MIN_RUNS: usize = 2;
 
 /// The arithmetic mean and the unbiased variance of `v` (n − 1 in the denominator).
 fn mean_var(v: &[f64]) -> (f64, f64) {
@@ -23,7 +23,7 @@ fn mean_var(v: &[f64]) -> (f64, f64) {
 /// The two-sided p-value of Welch's t test that `control` and `test` (one sample per run) have
 /// the same mean; `None` with fewer than [`MIN_RUNS`] samples on a side. Two sides without any
 /// scatter give 1 where their means are equal and 0 where they differ.
-pub fn welch_p(control: &[f64], test: &[f64]) -> Option<f64> {
+pub(crate) fn welch_p(control: &[f64], test: &[f64]) -> Option<f64> {
     if control.len() < MIN_RUNS || test.len() < MIN_RUNS {
         return None;
     }
@@ -44,7 +44,7 @@ pub fn welch_p(control: &[f64], test: &[f64]) -> Option<f64> {
 /// Which of `p` the Benjamini–Hochberg procedure rejects at false discovery rate `q`: the
 /// largest k with p₍ₖ₎ ≤ k·q/m, and every p-value up to it. `None` (not tested) is never
 /// rejected and does not count among the m tests.
-pub fn benjamini_hochberg(p: &[Option<f64>], q: f64) -> Vec<bool> {
+pub(crate) fn benjamini_hochberg(p: &[Option<f64>], q: f64) -> Vec<bool> {
     let mut tested: Vec<(f64, usize)> = p.iter().enumerate().filter_map(|(i, p)| p.map(|p| (p, i))).collect();
     tested.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let m = tested.len() as f64;
@@ -63,7 +63,7 @@ pub fn benjamini_hochberg(p: &[Option<f64>], q: f64) -> Vec<bool> {
 
 /// One row's samples: per run of each side (control, test), its per-step time and count.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct RowSamples {
+pub(crate) struct RowSamples {
     /// Per-step time of each run, in one unit (control, test).
     pub time: [Vec<f64>; 2],
     /// Per-step count of each run (control, test).
@@ -77,7 +77,7 @@ pub struct RowSamples {
 /// over the two; the time's alone where every run of both sides has the same count). A count that every run of each side repeats exactly and that differs
 /// between the sides (an operation gone, added, or run more often) has p = 0: no rerun
 /// changes it. `None` with fewer than [`MIN_RUNS`] runs on a side.
-pub fn row_p(s: &RowSamples) -> Option<f64> {
+pub(crate) fn row_p(s: &RowSamples) -> Option<f64> {
     let time = welch_p(&s.time[0], &s.time[1])?;
     let first = s.count[0].first().copied();
     if s.count.iter().flatten().all(|&c| Some(c) == first) {
@@ -92,7 +92,7 @@ pub fn row_p(s: &RowSamples) -> Option<f64> {
 /// the rows' p-values ([`row_p`]) rejects it (a row judged `alone`: its own p ≤ [`FDR`]) and
 /// |Δ of the mean times over runs| ≥ `floor` (in the times' unit). `None` where a side has
 /// fewer than [`MIN_RUNS`] runs.
-pub fn judge(rows: &[RowSamples], floor: f64) -> Vec<Option<bool>> {
+pub(crate) fn judge(rows: &[RowSamples], floor: f64) -> Vec<Option<bool>> {
     let p: Vec<Option<f64>> = rows.iter().map(row_p).collect();
     let family: Vec<Option<f64>> = rows
         .iter()

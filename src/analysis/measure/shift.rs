@@ -17,7 +17,7 @@ use crate::request::side::PerSide;
 /// the rows' own times ([`Times::Own`]). Rows are keyed as `keying` keys a table's
 /// rows. `applied` is `beyond` where a shift was found. No shift where a summary holds no own
 /// times ([`crate::model::summary::FileSummary::has_own_times`]).
-pub fn detect(
+pub(crate) fn detect(
     sides: PerSide<&SummarySide>,
     resolved: PerSide<&Resolved>,
     device: Device,
@@ -49,7 +49,7 @@ pub fn detect(
 }
 
 /// Whether every file of both sides carries own times.
-pub fn has_own_times(sides: PerSide<&SummarySide>) -> bool {
+pub(crate) fn has_own_times(sides: PerSide<&SummarySide>) -> bool {
     sides.iter().all(|(_, s)| s.files.iter().all(|f| f.has_own_times()))
 }
 
@@ -77,7 +77,7 @@ fn shift_rows(c: &Samples, t: &Samples) -> Vec<ShiftRow> {
 
 /// The shift a row's control samples are scaled by before its significance is judged: the host
 /// or device shift, by where the row's events ran (`on_device`), where `shift.applied`.
-pub fn shift_of(shift: &RunShift, on_device: bool) -> Option<&Shift> {
+pub(crate) fn shift_of(shift: &RunShift, on_device: bool) -> Option<&Shift> {
     if !shift.applied {
         return None;
     }
@@ -91,7 +91,7 @@ pub fn shift_of(shift: &RunShift, on_device: bool) -> Option<&Shift> {
 /// The note on a run-wide shift of host or device time: real for these two runs, more likely
 /// the machine's doing than the program's, and what significance was judged against (`what`:
 /// `rows`, `nodes`).
-pub fn shift_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option<String> {
+pub(crate) fn shift_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option<String> {
     let moved = how_the_run_moved(shift, labels)?;
     let judged = if shift.applied {
         format!(
@@ -112,7 +112,7 @@ pub fn shift_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option
 /// rules judge the change itself, shift included (a machine 40% slower is a real 40% for a rule
 /// on the step time), so a rule may fail for the machine's sake: the note says that instead.
 /// A device that moved as a whole is named and judged against no change either way.
-pub fn gate_shift_note(shift: &RunShift, labels: PerSide<&str>) -> Option<String> {
+pub(crate) fn gate_shift_note(shift: &RunShift, labels: PerSide<&str>) -> Option<String> {
     let moved = how_the_run_moved(shift, labels)?;
     let judged = if shift.applied {
         "The timing rules judged the change beyond it (--beyond-run-shift, the default): each baseline time on \

@@ -10,7 +10,7 @@
 
 use crate::analysis::aggregate::{Keying, PYTHON_FRAME_CATEGORY};
 use crate::analysis::measure::noise::RunShift;
-pub use crate::analysis::measure::noise::ThreadShift;
+pub(crate) use crate::analysis::measure::noise::ThreadShift;
 use crate::analysis::measure::noise::{MIN_STEP_SHARE, SHIFT_WITHIN, Shift, ShiftRow, mean, run_shift};
 use crate::analysis::select::Resolved;
 use crate::input::load::SummarySide;
@@ -20,11 +20,11 @@ use std::collections::BTreeMap;
 
 /// A thread must hold at least this share of its file's host own time to be looked at: a
 /// thread of a few short calls says nothing of a process.
-pub const MIN_THREAD_SHARE: f64 = 0.05;
+pub(crate) const MIN_THREAD_SHARE: f64 = 0.05;
 
 /// A test thread is the control thread's counterpart when at least this share of the control
 /// thread's own time lies in rows the test thread also ran.
-pub const MIN_OVERLAP: f64 = 0.5;
+pub(crate) const MIN_OVERLAP: f64 = 0.5;
 
 /// Per thread of one file: per row key, (count, total ns, own ns) summed over the selected
 /// iterations; per thread, whether it ran a ProfilerStep.
@@ -104,7 +104,11 @@ fn counterpart(
 /// test), one run each: per rank selected on both, each control thread holding at least
 /// [`MIN_THREAD_SHARE`] of the host own time with its test counterpart. Rows are keyed as
 /// `keying` keys a table's. Empty where a file holds one host thread.
-pub fn detect_threads(sides: PerSide<&SummarySide>, resolved: PerSide<&Resolved>, keying: &Keying) -> Vec<ThreadShift> {
+pub(crate) fn detect_threads(
+    sides: PerSide<&SummarySide>,
+    resolved: PerSide<&Resolved>,
+    keying: &Keying,
+) -> Vec<ThreadShift> {
     let (Some(c_its), Some(t_its)) = (&resolved.control.iterations, &resolved.test.iterations) else {
         return Vec::new();
     };
@@ -233,7 +237,7 @@ fn row_shares(c: &FileThreads, thread: u32) -> BTreeMap<String, [f64; 2]> {
 /// The shift a row's control samples are scaled by, where `shift.applied`: the run-wide shift
 /// of where it ran (host or device), else, for a host row, the blend of the thread shifts its
 /// time ran under (`own`: weighed by own time, else by total time). `None` where neither applies.
-pub fn row_shift(shift: &RunShift, key: &str, on_device: bool, own: bool) -> Option<Shift> {
+pub(crate) fn row_shift(shift: &RunShift, key: &str, on_device: bool, own: bool) -> Option<Shift> {
     if !shift.applied {
         return None;
     }
@@ -270,7 +274,7 @@ pub fn row_shift(shift: &RunShift, key: &str, on_device: bool, own: bool) -> Opt
 /// ln of the factor a row moved by with its threads (`own`: weighed by own time), for the
 /// scatter of a one-run pair's rows ([`crate::analysis::measure::one_run::PairRow::moved_with`]); 0
 /// where no thread shift applies to it.
-pub fn thread_log_factor(shift: &RunShift, key: &str, on_device: bool, own: bool) -> f64 {
+pub(crate) fn thread_log_factor(shift: &RunShift, key: &str, on_device: bool, own: bool) -> f64 {
     if shift.threads.is_empty() || shift.host.is_some() || on_device {
         return 0.0;
     }
@@ -279,13 +283,13 @@ pub fn thread_log_factor(shift: &RunShift, key: &str, on_device: bool, own: bool
 
 /// `shift` without its thread shifts, for what judges beyond the run's shifts alone (the gate,
 /// module nodes): `applied` only where a run-wide shift remains.
-pub fn not_per_thread(shift: &mut RunShift) {
+pub(crate) fn not_per_thread(shift: &mut RunShift) {
     shift.threads.clear();
     shift.applied = shift.applied && shift.found();
 }
 
 /// The note on threads that moved (`what`: `rows`), or `None` where none did.
-pub fn threads_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option<String> {
+pub(crate) fn threads_note(shift: &RunShift, labels: PerSide<&str>, what: &str) -> Option<String> {
     let moved: Vec<String> = shift
         .threads
         .iter()

@@ -25,17 +25,17 @@
 //!   covered by the union of its children's intervals, and its device time not in a child;
 //!   children that ran concurrently report their overlap instead of a negative remainder.
 
-pub mod align;
-pub mod noise;
+pub(crate) mod align;
+pub(crate) mod noise;
 pub(crate) mod roles;
-pub mod runs;
-pub mod scopes;
+pub(crate) mod runs;
+pub(crate) mod scopes;
 
 use crate::analysis::diff::SideInfo;
 use crate::analysis::intervals::{clipped_union, merge_spans};
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::modules::align::{AlignedNode, NodeKind, Times, TreeNode, align, merge};
-pub use crate::analysis::modules::roles::{MODULE_PREFIX, compiled_key, module_key};
+pub(crate) use crate::analysis::modules::roles::{MODULE_PREFIX, compiled_key, module_key};
 use crate::analysis::modules::roles::{Role, enclosing_node, roles};
 use crate::analysis::select::Selected;
 use crate::error::{Error, Result};
@@ -48,9 +48,9 @@ use crate::request::side::{PerSide, SideId};
 use rustc_hash::FxHashMap;
 
 /// The key of the root.
-pub const STEP_KEY: &str = "ProfilerStep";
+pub(crate) const STEP_KEY: &str = "ProfilerStep";
 /// The key of a step's backward node.
-pub const BACKWARD_KEY: &str = "backward";
+pub(crate) const BACKWARD_KEY: &str = "backward";
 
 /// The aligned module trees of a pair.
 #[derive(Debug, Clone)]
@@ -109,7 +109,7 @@ impl BackwardPlaced {
 /// The key of a node of `kind` named `name`.
 /// A serving loop's step annotation drops its batch sizes and lengths (`step[DECODE bs=*]`),
 /// so that runs at other loads align.
-pub fn node_key(kind: NodeKind, name: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn node_key(kind: NodeKind, name: &str) -> std::borrow::Cow<'_, str> {
     match kind {
         NodeKind::Module => module_key(name).unwrap_or(name).into(),
         _ => match crate::model::serving::serving_step_key(name) {
@@ -120,13 +120,13 @@ pub fn node_key(kind: NodeKind, name: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Whether a file has `nn.Module` frames.
-pub fn has_modules(file: &TraceFile) -> bool {
+pub(crate) fn has_modules(file: &TraceFile) -> bool {
     let ids: Vec<bool> = file.strings.iter().map(|(_, s)| s.starts_with(MODULE_PREFIX)).collect();
     file.events.name.iter().any(|n| ids[n.index()])
 }
 
 /// Builds both sides' trees and aligns them.
-pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
+pub(crate) fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
     let fallback = !SideId::BOTH
         .iter()
         .all(|&id| loaded.files(id).iter().any(|f| has_modules(f)));
@@ -162,14 +162,14 @@ pub fn modules(req: &CompareRequest, loaded: &Loaded) -> Result<ModuleDiff> {
 /// and `kernels` count with `--zoom`. An event is inside when one of the node's events encloses
 /// it in the call tree (or is it); a device event, when its launching operator is inside.
 #[derive(Debug, Clone)]
-pub struct Scope {
+pub(crate) struct Scope {
     /// Per side, file (index into the side's selected files) → row → inside.
     inside: PerSide<Vec<Vec<bool>>>,
 }
 
 impl Scope {
     /// The events of `loaded`'s selected files that ran inside `node` (on either side).
-    pub fn of(loaded: &Loaded, node: &AlignedNode) -> Scope {
+    pub(crate) fn of(loaded: &Loaded, node: &AlignedNode) -> Scope {
         let inside = PerSide::from_fn(|id| {
             loaded
                 .files(id)
@@ -189,7 +189,7 @@ impl Scope {
     }
 
     /// The rows of file `file` (an index into the side's selected files) that are inside.
-    pub fn rows(&self, side: SideId, file: usize) -> Option<&[bool]> {
+    pub(crate) fn rows(&self, side: SideId, file: usize) -> Option<&[bool]> {
         self.inside[side].get(file).map(Vec::as_slice)
     }
 }
@@ -636,7 +636,7 @@ impl<'f> Builder<'f> {
 }
 
 /// The node at `path`, or a usage error that lists what is there.
-pub fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedNode> {
+pub(crate) fn zoom<'a>(diff: &'a ModuleDiff, path: Option<&str>) -> Result<&'a AlignedNode> {
     let Some(path) = path else { return Ok(&diff.root) };
     let path = without_root(path.trim(), &diff.root.key);
     if let Some(node) = diff.root.find(path) {
@@ -689,7 +689,7 @@ fn without_root<'p>(path: &'p str, root_key: &str) -> &'p str {
 }
 
 /// With `--zoom PATH`: the events inside that module node, and its full path.
-pub fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
+pub(crate) fn zoom_scope(req: &CompareRequest, loaded: &Loaded, path: Option<&str>) -> Result<Option<(Scope, String)>> {
     let Some(path) = path else { return Ok(None) };
     let diff = modules(req, loaded)?;
     let node = zoom(&diff, Some(path))?;

@@ -69,7 +69,7 @@ pub(crate) fn path_index(root: &AlignedNode) -> PathIndex<'_> {
 /// host time), beyond a run-wide shift where one is found and `req` allows it. Returns the
 /// marks, or a note saying why there are none (fewer than [`MIN_SAMPLES`] steps per side, or a
 /// side without ProfilerStep).
-pub fn module_significance(
+pub(crate) fn module_significance(
     req: &CompareRequest,
     loaded: &Loaded,
     diff: &ModuleDiff,
@@ -81,7 +81,7 @@ pub fn module_significance(
 
 /// [`module_significance`] in host time and in device time (that order), from one pass over
 /// the steps.
-pub fn module_significance_both(
+pub(crate) fn module_significance_both(
     req: &CompareRequest,
     loaded: &Loaded,
     diff: &ModuleDiff,

@@ -11,12 +11,12 @@ use crate::model::place::Place;
 use crate::model::store::TraceFile;
 
 /// The prefix of an `nn.Module` frame's name (python_function events, `with_stack`).
-pub const MODULE_PREFIX: &str = "nn.Module: ";
+pub(crate) const MODULE_PREFIX: &str = "nn.Module: ";
 /// The prefix of the autograd engine's operators.
-pub const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function: ";
+pub(crate) const BACKWARD_PREFIX: &str = "autograd::engine::evaluate_function: ";
 /// The module key of a name: `nn.Module: Bottleneck_43` → `Bottleneck`; `None` for any other
 /// name.
-pub fn module_key(name: &str) -> Option<&str> {
+pub(crate) fn module_key(name: &str) -> Option<&str> {
     let bare = name.strip_prefix(MODULE_PREFIX)?;
     Some(match bare.rsplit_once('_') {
         Some((class, k)) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => class,
@@ -34,7 +34,7 @@ const COMPILED: [(&str, &str); 4] = [
 
 /// The key of compiled code's event (its hash or graph id dropped, so that it aligns across
 /// runs), `None` for any other name.
-pub fn compiled_key(name: &str) -> Option<&'static str> {
+pub(crate) fn compiled_key(name: &str) -> Option<&'static str> {
     COMPILED
         .iter()
         .find(|(prefix, _)| {

@@ -19,7 +19,7 @@ use crate::request::side::{PerSide, SideId, SidePaths};
 
 /// One side of runs ([`crate::analysis::load::runs::SideRuns`]), each run loaded with its events and
 /// selection (both sides of each [`Loaded`] are the run itself).
-pub struct LoadedRuns {
+pub(crate) struct LoadedRuns {
     /// The runs in order.
     pub runs: Vec<Loaded>,
     /// The side's name in outputs.
@@ -31,23 +31,23 @@ pub struct LoadedRuns {
 impl LoadedRuns {
     /// The selected files of every run, run after run: the file indices of the side's tree
     /// sources.
-    pub fn files(&self) -> Vec<&TraceFile> {
+    pub(crate) fn files(&self) -> Vec<&TraceFile> {
         self.runs.iter().flat_map(|r| r.files(SideId::Control)).collect()
     }
 
     /// The number of steps each run selected (1 for a run without ProfilerStep).
-    pub fn run_steps(&self) -> Vec<usize> {
+    pub(crate) fn run_steps(&self) -> Vec<usize> {
         self.runs.iter().map(|r| steps_of(&r.resolved.control)).collect()
     }
 
     /// All steps selected over the runs: what a per-step value divides by.
-    pub fn steps(&self) -> usize {
+    pub(crate) fn steps(&self) -> usize {
         self.run_steps().iter().sum::<usize>().max(1)
     }
 
     /// The mean over runs of each run's mean selected step time, in ns (as `compare` measures
     /// a run's: [`mean_step_ns_of_loaded`]).
-    pub fn mean_step_ns(&self) -> f64 {
+    pub(crate) fn mean_step_ns(&self) -> f64 {
         let per_run: Vec<f64> = self
             .runs
             .iter()
@@ -73,7 +73,7 @@ impl LoadedRuns {
 }
 
 /// Both sides of `req` loaded run by run ([`map_runs`]: a side viewed alone is read once).
-pub fn load_runs(req: &CompareRequest, command: &str) -> Result<(PerSide<LoadedRuns>, Vec<String>)> {
+pub(crate) fn load_runs(req: &CompareRequest, command: &str) -> Result<(PerSide<LoadedRuns>, Vec<String>)> {
     crate::request::check_labels(&req.labels)?;
     let (runs, notes) = map_runs(req, command, |_, _, loaded| Ok(loaded))?;
     let side = |id: SideId, runs: Vec<Loaded>| LoadedRuns {
@@ -106,7 +106,7 @@ fn run_trees(side: &LoadedRuns, fallback: bool, device: bool) -> Result<Vec<Tree
 
 /// The aligned module trees of two sides of runs (values summed over every step of every
 /// run), and each run's tree (for the test between runs).
-pub fn modules_of_runs(
+pub(crate) fn modules_of_runs(
     req: &CompareRequest,
     sides: &PerSide<LoadedRuns>,
 ) -> Result<(ModuleDiff, PerSide<Vec<TreeNode>>)> {
@@ -138,7 +138,7 @@ pub fn modules_of_runs(
 /// `device`, else host time) in each run: Welch's t, Benjamini–Hochberg over the tree's nodes,
 /// and the 1% floor of the control side's mean step time. The step (the root) is judged alone,
 /// as a table's step row is. A note instead where a side has fewer than two runs.
-pub fn runs_significance(
+pub(crate) fn runs_significance(
     diff: &ModuleDiff,
     sides: &PerSide<LoadedRuns>,
     run_trees: &PerSide<Vec<TreeNode>>,
@@ -204,7 +204,7 @@ pub fn runs_significance(
 /// Turns the summed times of `diff` into per-step values: each side's divided by its `steps`
 /// (times to the nearest ns; calls to the nearest whole call, at least 1 where the node ran).
 /// Nothing changes for a side of one step.
-pub fn per_step(diff: &mut ModuleDiff, steps: PerSide<usize>) {
+pub(crate) fn per_step(diff: &mut ModuleDiff, steps: PerSide<usize>) {
     if steps.iter().all(|(_, &s)| s <= 1) {
         return;
     }

@@ -20,7 +20,7 @@ use rustc_hash::FxHashMap;
 /// For one file: per row, the nodes (indices into the list given to [`NodeScopes::of`]) it is
 /// inside, sorted.
 #[derive(Debug, Clone, Default)]
-pub struct RowSets {
+pub(crate) struct RowSets {
     /// Row → index into `sets`; 0 is the empty set.
     set_of_row: Vec<u32>,
     sets: Vec<Vec<u32>>,
@@ -28,7 +28,7 @@ pub struct RowSets {
 
 impl RowSets {
     /// The nodes that hold `row`.
-    pub fn of(&self, row: usize) -> &[u32] {
+    pub(crate) fn of(&self, row: usize) -> &[u32] {
         match self.set_of_row.get(row) {
             Some(&set) => &self.sets[set as usize],
             None => &[],
@@ -38,7 +38,7 @@ impl RowSets {
 
 /// The row sets of every selected file of both sides, for a list of nodes.
 #[derive(Debug, Clone)]
-pub struct NodeScopes {
+pub(crate) struct NodeScopes {
     /// Per side, file (index into the side's selected files) → its row sets.
     files: PerSide<Vec<RowSets>>,
     /// How many nodes were listed.
@@ -47,7 +47,7 @@ pub struct NodeScopes {
 
 impl NodeScopes {
     /// The scopes of `nodes` (their index in this list is their id in the row sets).
-    pub fn of(loaded: &Loaded, nodes: &[&AlignedNode]) -> NodeScopes {
+    pub(crate) fn of(loaded: &Loaded, nodes: &[&AlignedNode]) -> NodeScopes {
         let files = PerSide::from_fn(|side| {
             let mut roots: Vec<Vec<(u32, u32)>> = vec![Vec::new(); loaded.files(side).len()];
             for (id, node) in nodes.iter().enumerate() {
@@ -71,7 +71,7 @@ impl NodeScopes {
     }
 
     /// The row sets of file `file` (an index into the side's selected files).
-    pub fn rows(&self, side: SideId, file: usize) -> Option<&RowSets> {
+    pub(crate) fn rows(&self, side: SideId, file: usize) -> Option<&RowSets> {
         self.files[side].get(file)
     }
 }

@@ -7,14 +7,14 @@ use super::Report;
 use crate::analysis::views::overview::BreakdownMean;
 
 /// A part's (or an idle cause's) share of the step's |Δ| below which the headline leaves it out.
-pub const MIN_SHARE: f64 = 0.05;
+pub(crate) const MIN_SHARE: f64 = 0.05;
 
 /// How much of the test step the GPU idles at and beyond which the run is host-bound.
-pub const HOST_BOUND_IDLE: f64 = 0.5;
+pub(crate) const HOST_BOUND_IDLE: f64 = 0.5;
 
 /// What the headline says.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Headline {
+pub(crate) struct Headline {
     /// The mean step time of each side, ns.
     pub step_ns: [i64; 2],
     /// The breakdown's parts that moved (name, Δ ns), largest |Δ| first.
@@ -28,7 +28,7 @@ pub struct Headline {
 }
 
 /// The headline of `report`; `None` where a side has no mean step time.
-pub fn headline(report: &Report) -> Option<Headline> {
+pub(crate) fn headline(report: &Report) -> Option<Headline> {
     let (c, t) = (&report.overview.control, &report.overview.test);
     let step_ns = [c.mean_step_time_ns?, t.mean_step_time_ns?];
     let step_delta = (step_ns[1] - step_ns[0]).unsigned_abs().max(1) as f64;

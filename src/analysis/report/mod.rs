@@ -23,10 +23,10 @@ use crate::error::Result;
 use crate::request::CompareRequest;
 use crate::request::side::PerSide;
 
-pub mod headline;
+pub(crate) mod headline;
 mod marks;
 mod runs;
-pub use runs::report_of_runs;
+pub(crate) use runs::report_of_runs;
 
 /// How much of the per-node tables goes into the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +102,7 @@ pub struct Report {
 }
 
 /// The most operator rows the page's "Why" section lists (as `explain`'s `--top` default).
-pub const WHY_ROWS: usize = 10;
+pub(crate) const WHY_ROWS: usize = 10;
 
 /// The changed operator rows of the step as `explain` reads them: the largest changes of self
 /// time, each split into calls, work and efficiency, with its causes.
@@ -140,7 +140,7 @@ pub struct WhyLine {
 /// What reads the step's operator table (every row, per step where the page's values are) with
 /// the index of the measure that times its rows, into the page's "Why" section: `explain`,
 /// which the command hands in (it sits beside the report, not below it).
-pub type Explain<'a> = &'a dyn Fn(&ViewTable, usize) -> Option<ReportWhy>;
+pub(crate) type Explain<'a> = &'a dyn Fn(&ViewTable, usize) -> Option<ReportWhy>;
 
 impl Report {
     /// The note on a run-wide shift that the module marks were judged beyond (or, under
@@ -154,7 +154,12 @@ impl Report {
 
 /// Builds the report of a loaded pair; `explain` reads the step's operators for the "Why"
 /// section.
-pub fn report(req: &CompareRequest, loaded: &Loaded, limits: ReportLimits, explain: Explain<'_>) -> Result<Report> {
+pub(crate) fn report(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    limits: ReportLimits,
+    explain: Explain<'_>,
+) -> Result<Report> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let classifier = req.classifier()?;
     let mut diff = modules(req, loaded)?;

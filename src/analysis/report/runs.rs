@@ -43,7 +43,7 @@ struct RunParts {
 
 /// The report of `req`, whose sides are read as runs (a side of one run is that run); with the
 /// notes of loading.
-pub fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Report, Vec<String>)> {
+pub(crate) fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Report, Vec<String>)> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let classifier = req.classifier()?;
     let (sides, notes) = load_runs(req, "report")?;

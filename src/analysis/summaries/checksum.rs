@@ -7,10 +7,10 @@
 use sha2::{Digest, Sha256};
 
 /// The Parquet key-value metadata key of the checksum (lowercase hex SHA-256).
-pub const CHECKSUM_KEY: &str = "tracediff.summary.sha256";
+pub(crate) const CHECKSUM_KEY: &str = "tracediff.summary.sha256";
 
 /// One row's values as the checksum sees them (the summary's columns, in order).
-pub struct RowValues<'a> {
+pub(crate) struct RowValues<'a> {
     /// The file's rank.
     pub rank: i64,
     /// The ProfilerStep (−1: none).
@@ -31,14 +31,14 @@ pub struct RowValues<'a> {
 }
 
 /// Accumulates the checksum of a summary: its metadata text first, then its rows in file order.
-pub struct SummaryChecksum {
+pub(crate) struct SummaryChecksum {
     hash: Sha256,
     rows: u64,
 }
 
 impl SummaryChecksum {
     /// Starts with the metadata's JSON text.
-    pub fn new(meta_text: &str) -> Self {
+    pub(crate) fn new(meta_text: &str) -> Self {
         let mut hash = Sha256::new();
         hash.update(b"tracediff summary v2\0");
         feed_text(&mut hash, meta_text);
@@ -46,7 +46,7 @@ impl SummaryChecksum {
     }
 
     /// Adds the next row.
-    pub fn row(&mut self, r: &RowValues<'_>) {
+    pub(crate) fn row(&mut self, r: &RowValues<'_>) {
         let h = &mut self.hash;
         h.update(r.rank.to_le_bytes());
         h.update(r.iteration.to_le_bytes());
@@ -62,7 +62,7 @@ impl SummaryChecksum {
     }
 
     /// Adds one cell of a row of the one-table layout (schema 6): an integer or a null.
-    pub fn int_cell(&mut self, v: Option<i64>) {
+    pub(crate) fn int_cell(&mut self, v: Option<i64>) {
         match v {
             Some(v) => {
                 self.hash.update([1]);
@@ -73,7 +73,7 @@ impl SummaryChecksum {
     }
 
     /// Adds one cell of a row of the one-table layout (schema 6): a text or a null.
-    pub fn text_cell(&mut self, v: Option<&str>) {
+    pub(crate) fn text_cell(&mut self, v: Option<&str>) {
         match v {
             Some(v) => {
                 self.hash.update([1]);
@@ -85,12 +85,12 @@ impl SummaryChecksum {
 
     /// Ends a row of the one-table layout (its cells added with [`Self::int_cell`] and
     /// [`Self::text_cell`]).
-    pub fn end_row(&mut self) {
+    pub(crate) fn end_row(&mut self) {
         self.rows += 1;
     }
 
     /// The checksum as lowercase hex (the row count is part of it, so a dropped row changes it).
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.hash.update(self.rows.to_le_bytes());
         self.hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }

@@ -13,14 +13,14 @@ use std::sync::Arc;
 
 /// The names and categories of one file's rows, each text once, numbered in the order met.
 #[derive(Debug, Default)]
-pub struct Interner {
+pub(crate) struct Interner {
     strings: Vec<String>,
     ids: FxHashMap<String, u32>,
 }
 
 impl Interner {
     /// The id of `s`, numbering it when it is new.
-    pub fn intern(&mut self, s: &str) -> u32 {
+    pub(crate) fn intern(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.ids.get(s) {
             return id;
         }
@@ -33,7 +33,7 @@ impl Interner {
     /// The summary of `rows`, whose names and categories are renumbered in text order, as
     /// `summarize` numbers them (no begin/end count and no per-thread rows: a summary file
     /// keeps neither; the thread-level shift is read from traces).
-    pub fn into_summary(self, meta: SummaryMeta, mut rows: Vec<OpRow>) -> FileSummary {
+    pub(crate) fn into_summary(self, meta: SummaryMeta, mut rows: Vec<OpRow>) -> FileSummary {
         let strings = renumber_by_text(self.strings, &mut rows);
         // Kept for the whole command, a thousand files a side: no spare capacity.
         rows.shrink_to_fit();
@@ -50,7 +50,7 @@ impl Interner {
 /// Calls `each` with every row of `reader` and its index, in file order. A row the decoder
 /// cannot read is `invalid summary rows: …`; one that `each` refuses (its message) is
 /// `invalid summary row K: …`; both name the file.
-pub fn for_each_row<R: ChunkReader + 'static>(
+pub(crate) fn for_each_row<R: ChunkReader + 'static>(
     path: &Path,
     reader: &SerializedFileReader<R>,
     mut each: impl FnMut(usize, &Row) -> std::result::Result<(), String>,

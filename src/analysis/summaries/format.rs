@@ -18,10 +18,10 @@ use std::path::Path;
 /// A summary written by `tracediff summarize`: any file that starts with the Parquet magic
 /// (one that is not a summary is refused by the reader, which says why).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ParquetSummary;
+pub(crate) struct ParquetSummary;
 
 /// The formats a side of summaries is read in: the Parquet summary, then the trace crate's.
-pub fn summary_formats() -> Formats {
+pub(crate) fn summary_formats() -> Formats {
     Formats::builtin().with(&ParquetSummary)
 }
 

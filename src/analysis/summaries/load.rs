@@ -14,7 +14,7 @@ use std::path::Path;
 /// Loads the summaries of `input`'s files whose ranks any of `picks` selects, the steps of the
 /// traces (not of summary files, which keep the steps they were written with) named by `marker`
 /// (`--step-marker`) when given, the traces parsed with `parser`.
-pub fn load_summary_side_marked(
+pub(crate) fn load_summary_side_marked(
     parser: &Parser,
     input: &Path,
     picks: &[&Pick],
@@ -46,7 +46,7 @@ pub fn load_summary_side_marked(
 
 /// Both sides into summaries: what compare, gate and overview read (see
 /// [`crate::input::load::load_pair`]).
-pub fn load_summary_pair(
+pub(crate) fn load_summary_pair(
     control: &Path,
     test: &Path,
     selections: (&SideSelection, &SideSelection),
@@ -56,7 +56,7 @@ pub fn load_summary_pair(
 }
 
 /// [`load_summary_pair`] with the steps named by `marker` (`--step-marker`) when given.
-pub fn load_summary_pair_marked(
+pub(crate) fn load_summary_pair_marked(
     control: &Path,
     test: &Path,
     selections: (&SideSelection, &SideSelection),

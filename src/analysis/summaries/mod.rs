@@ -4,12 +4,12 @@
 //! name; validated, checksummed); [`load`] loads a side of traces and summaries, mixed, into
 //! summaries.
 
-pub mod checksum;
-pub mod decode;
-pub mod format;
-pub mod load;
-pub mod names;
-pub mod read;
-pub mod read_table;
-pub mod summarize;
-pub mod table;
+pub(crate) mod checksum;
+pub(crate) mod decode;
+pub(crate) mod format;
+pub(crate) mod load;
+pub(crate) mod names;
+pub(crate) mod read;
+pub(crate) mod read_table;
+pub(crate) mod summarize;
+pub(crate) mod table;

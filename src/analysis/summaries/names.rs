@@ -10,14 +10,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// One copy of each text of the files it has seen. Files are read on several threads at once:
 /// the set sits behind a lock, taken once per file.
 #[derive(Debug, Default)]
-pub struct SideNames {
+pub(crate) struct SideNames {
     seen: Mutex<HashSet<Arc<str>>>,
 }
 
 impl SideNames {
     /// Points `summary`'s strings at this side's copy of each text, adding the texts not seen
     /// yet. The ids, and so the rows, do not change.
-    pub fn share(&self, summary: &mut FileSummary) {
+    pub(crate) fn share(&self, summary: &mut FileSummary) {
         let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
         for s in &mut summary.strings {
             match seen.get(&**s) {

@@ -25,7 +25,7 @@ use std::path::Path;
 
 /// The op rows' columns, in order. Summaries older than [`SUMMARY_SCHEMA_OWN_TIMES`] have all
 /// but the last (`self_ns`).
-pub const SUMMARY_COLUMNS: [&str; 8] = [
+pub(crate) const SUMMARY_COLUMNS: [&str; 8] = [
     "rank",
     "iteration",
     "name",
@@ -37,7 +37,7 @@ pub const SUMMARY_COLUMNS: [&str; 8] = [
 ];
 
 /// The columns a summary of schema version `version` has.
-pub fn summary_columns(version: u32) -> &'static [&'static str] {
+pub(crate) fn summary_columns(version: u32) -> &'static [&'static str] {
     if version >= SUMMARY_SCHEMA_OWN_TIMES {
         &SUMMARY_COLUMNS
     } else {
@@ -117,7 +117,7 @@ fn decode_summary<R: ChunkReader + 'static>(path: &Path, source: R, len: u64) ->
 /// library changes no process-wide state for it: whether the panic's own message is printed
 /// too is the panic hook's choice, which belongs to the program. The command line installs
 /// [`quiet_decoder_panics`] once at its start, so that its error stays one line.
-pub fn guard_decoder<T>(path: &Path, decode: impl FnOnce() -> T) -> Result<T> {
+pub(crate) fn guard_decoder<T>(path: &Path, decode: impl FnOnce() -> T) -> Result<T> {
     let caught = decoding::inside(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)));
     caught.map_err(|panic| {
         let why = panic

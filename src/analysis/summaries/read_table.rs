@@ -16,7 +16,10 @@ use std::path::Path;
 
 /// Checks the footer's schema: [`TABLE_COLUMNS`], in order, each of its type, required or
 /// optional as written, none repeated.
-pub fn validate_table_schema<R: ChunkReader + 'static>(path: &Path, reader: &SerializedFileReader<R>) -> Result<()> {
+pub(crate) fn validate_table_schema<R: ChunkReader + 'static>(
+    path: &Path,
+    reader: &SerializedFileReader<R>,
+) -> Result<()> {
     let schema = reader.metadata().file_metadata().schema_descr();
     let fields: Vec<&str> = schema.columns().iter().map(|c| c.name()).collect();
     let want: Vec<&str> = TABLE_COLUMNS.iter().map(|c| c.name).collect();
@@ -59,7 +62,7 @@ pub fn validate_table_schema<R: ChunkReader + 'static>(path: &Path, reader: &Ser
 
 /// Decodes the rows: the op rows into the summary (names and categories interned, numbered in
 /// text order), every row into the checksum, which is returned beside the summary.
-pub fn decode_table_rows<R: ChunkReader + 'static>(
+pub(crate) fn decode_table_rows<R: ChunkReader + 'static>(
     path: &Path,
     reader: &SerializedFileReader<R>,
     meta: SummaryMeta,

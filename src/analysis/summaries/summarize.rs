@@ -30,7 +30,7 @@ pub fn summarize(file: &TraceFile, source: &Path) -> FileSummary {
 /// communication (`None`): what `compare` reads of a trace it summarises as it loads. The
 /// breakdown's per-thread interval sets are the largest thing a summary builds (on two 1 GB
 /// traces they held ~60 MB at the peak), and compare's tables use none of it.
-pub fn summarize_for_compare(file: &TraceFile, source: &Path) -> FileSummary {
+pub(crate) fn summarize_for_compare(file: &TraceFile, source: &Path) -> FileSummary {
     summarize_with(file, source, false)
 }
 
@@ -129,7 +129,7 @@ fn summary_meta(file: &TraceFile, source: &Path, with_breakdown: bool) -> Summar
 /// The rows of `file`'s summary (with their own times), its rank and steps: what the run-wide
 /// shift reads (docs/significance.md#a-run-wide-shift), for the views, which hold traces. The
 /// windows and devices are left out.
-pub fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
+pub(crate) fn own_time_summary(file: &TraceFile, source: &Path) -> FileSummary {
     let step_of: Vec<Option<i64>> = file.strings.iter().map(|(_, s)| step_number(s)).collect();
     let (strings, rows, threads) = op_rows(file);
     FileSummary {
@@ -346,7 +346,7 @@ fn thread_rows(by_thread: &[(ThreadKey, RowSums)], new_id: &FxHashMap<u32, u32>)
 }
 
 /// Loads both sides as summaries (traces are summarised as they load, their events dropped).
-pub fn load_summary_pair(
+pub(crate) fn load_summary_pair(
     control: &Path,
     test: &Path,
     selections: (&SideSelection, &SideSelection),
@@ -356,7 +356,7 @@ pub fn load_summary_pair(
 
 /// [`load_summary_pair`] with the steps named by `--step-marker` when given (a bad regular
 /// expression is a usage error).
-pub fn load_summary_pair_marked(
+pub(crate) fn load_summary_pair_marked(
     control: &Path,
     test: &Path,
     selections: (&SideSelection, &SideSelection),
@@ -367,7 +367,7 @@ pub fn load_summary_pair_marked(
 
 /// [`load_summary_pair_marked`] for `compare`: traces summarised without their windows' time
 /// breakdown ([`summarize_for_compare`]); summary files are read whole, as they are.
-pub fn load_compare_pair_marked(
+pub(crate) fn load_compare_pair_marked(
     control: &Path,
     test: &Path,
     selections: (&SideSelection, &SideSelection),

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 /// One column of the table: its name, whether it holds text (else int64), and whether every
 /// row has a value (else nulls where a kind of row has none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Column {
+pub(crate) struct Column {
     /// The column's name.
     pub name: &'static str,
     /// A UTF-8 string column (else int64).
@@ -26,7 +26,7 @@ const fn col(name: &'static str, text: bool, required: bool) -> Column {
 }
 
 /// The columns, in file order (docs/summaries.md#columns).
-pub const TABLE_COLUMNS: [Column; 24] = [
+pub(crate) const TABLE_COLUMNS: [Column; 24] = [
     col("kind", true, true),
     col("run", true, false),
     col("rank", false, true),
@@ -54,13 +54,13 @@ pub const TABLE_COLUMNS: [Column; 24] = [
 ];
 
 /// The `kind` of an op row.
-pub const KIND_OP: &str = "op";
+pub(crate) const KIND_OP: &str = "op";
 /// The `kind` of a step row.
-pub const KIND_STEP: &str = "step";
+pub(crate) const KIND_STEP: &str = "step";
 
 /// One cell: an int64 or a text, either of which may be null.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Cell<'a> {
+pub(crate) enum Cell<'a> {
     /// An int64 column's value.
     Int(Option<i64>),
     /// A string column's value.
@@ -69,7 +69,7 @@ pub enum Cell<'a> {
 
 impl Cell<'_> {
     /// The integer, when the cell holds one.
-    pub fn int(&self) -> Option<i64> {
+    pub(crate) fn int(&self) -> Option<i64> {
         match self {
             Cell::Int(v) => *v,
             Cell::Text(_) => None,
@@ -77,7 +77,7 @@ impl Cell<'_> {
     }
 
     /// The text, when the cell holds one.
-    pub fn text(&self) -> Option<&str> {
+    pub(crate) fn text(&self) -> Option<&str> {
         match self {
             Cell::Text(v) => v.as_deref(),
             Cell::Int(_) => None,
@@ -85,7 +85,7 @@ impl Cell<'_> {
     }
 
     /// Adds the cell to a checksum.
-    pub fn feed(&self, sum: &mut SummaryChecksum) {
+    pub(crate) fn feed(&self, sum: &mut SummaryChecksum) {
         match self {
             Cell::Int(v) => sum.int_cell(*v),
             Cell::Text(v) => sum.text_cell(v.as_deref()),
@@ -95,7 +95,7 @@ impl Cell<'_> {
 
 /// Numbers the names and categories of `rows` in text order, as `summarize` numbers them, and
 /// returns the strings in that order (a reader interns them in the order it meets them).
-pub fn renumber_by_text(mut strings: Vec<String>, rows: &mut [crate::model::summary::OpRow]) -> Vec<String> {
+pub(crate) fn renumber_by_text(mut strings: Vec<String>, rows: &mut [crate::model::summary::OpRow]) -> Vec<String> {
     let mut order: Vec<u32> = (0..strings.len() as u32).collect();
     order.sort_by(|a, b| strings[*a as usize].cmp(&strings[*b as usize]));
     let mut new_id = vec![0u32; strings.len()];

@@ -253,7 +253,7 @@ pub(crate) fn file_coverage(file: &TraceFile, iterations: Option<&[i64]>) -> Cov
 }
 
 /// The coverage of both sides' selection.
-pub fn coverage(loaded: &Loaded) -> [Coverage; 2] {
+pub(crate) fn coverage(loaded: &Loaded) -> [Coverage; 2] {
     SideId::BOTH.map(|k| {
         let iterations = loaded.resolved[k].iterations.as_deref();
         let mut sum = Coverage::default();
@@ -266,7 +266,7 @@ pub fn coverage(loaded: &Loaded) -> [Coverage; 2] {
 
 /// The coverage of both sides where it is worth a line: where either side launched anything
 /// outside an ATen operator, from a graph, or from no host event (an eager trace: `None`).
-pub fn visible_coverage(loaded: &Loaded) -> Option<[Coverage; 2]> {
+pub(crate) fn visible_coverage(loaded: &Loaded) -> Option<[Coverage; 2]> {
     let cov = coverage(loaded);
     cov.iter()
         .any(|c| c.non_aten_ns != 0 || c.unlaunched_ns != 0 || c.graph_ns != 0)
@@ -311,7 +311,7 @@ fn side_words(c: &Coverage) -> String {
 /// The line that says what share of each side's device time the rows attribute and names what
 /// they cannot; `None` where neither side launched anything outside an ATen operator or from
 /// a graph (an eager trace: nothing new to say).
-pub fn coverage_note(cov: &[Coverage; 2], labels: &[String; 2]) -> Option<String> {
+pub(crate) fn coverage_note(cov: &[Coverage; 2], labels: &[String; 2]) -> Option<String> {
     if cov
         .iter()
         .all(|c| c.non_aten_ns == 0 && c.unlaunched_ns == 0 && c.graph_ns == 0)

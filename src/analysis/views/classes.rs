@@ -16,7 +16,7 @@ use crate::request::side::SideId;
 /// The by-class kernel table of a loaded pair: rows named by class, `--include`/`--exclude`
 /// matching the class names. With `scope` (`--zoom`), only the kernels launched inside one
 /// module node count.
-pub fn kernels_by_class(
+pub(crate) fn kernels_by_class(
     req: &CompareRequest,
     loaded: &Loaded,
     filter: &NameFilter,
@@ -48,7 +48,7 @@ pub fn kernels_by_class(
 /// Marks the rows of a by-class table significant or not (calls and total), as the kernel
 /// table's (docs/significance.md); a note when it cannot be estimated. `shift`: the pair's run-wide shift where the caller
 /// measured it once for many tables, else measured here.
-pub fn mark_class_significance(
+pub(crate) fn mark_class_significance(
     table: &mut ViewTable,
     req: &CompareRequest,
     loaded: &Loaded,
@@ -67,7 +67,7 @@ pub fn mark_class_significance(
 
 /// The summed duration of side `k`'s selected steps over its selected ranks; `None` without
 /// ProfilerStep.
-pub fn step_total(loaded: &Loaded, k: SideId) -> Option<i64> {
+pub(crate) fn step_total(loaded: &Loaded, k: SideId) -> Option<i64> {
     let iterations = loaded.resolved[k].iterations.as_deref()?;
     let selected = Selected::new(Some(iterations));
     Some(
@@ -114,7 +114,7 @@ fn per_file(
 /// of their minima and maxima. Built from the whole table, before any cut, the rows sum to the
 /// kernel total exactly as [`kernels_by_class`]'s; the report groups each module node's kernel
 /// table this way instead of reading the events once more per node.
-pub fn classes_of_kernels(kernels: &ViewTable, classifier: &Classifier) -> ViewTable {
+pub(crate) fn classes_of_kernels(kernels: &ViewTable, classifier: &Classifier) -> ViewTable {
     let mut sums: [[KernelSums; 2]; 12] = [[KernelSums::default(); 2]; 12];
     for row in &kernels.rows {
         let class = classifier.classify(&row.name) as usize;

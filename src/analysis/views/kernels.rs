@@ -24,7 +24,7 @@ use crate::model::store::TraceFile;
 
 /// The measures of a kernel row, in column order. The mean is the total divided by the calls,
 /// in whole nanoseconds (rounded toward zero).
-pub const MEASURES: &[Measure] = &[
+pub(crate) const MEASURES: &[Measure] = &[
     Measure::Calls,
     Measure::DeviceTotal,
     Measure::DeviceMean,
@@ -34,7 +34,7 @@ pub const MEASURES: &[Measure] = &[
 
 /// The owner of device events that have none: no host event launched them (a launch outside
 /// every operator is owned by what names its work, docs/graphs.md#launch-owners).
-pub const NO_OPERATOR: &str = "(no operator)";
+pub(crate) const NO_OPERATOR: &str = "(no operator)";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct KernelSums {
@@ -95,7 +95,7 @@ pub(crate) fn values(k: Option<&KernelSums>) -> Vec<Option<i64>> {
 
 /// The kernel table of a loaded pair.
 /// With `scope` (`--zoom`), only the kernels launched inside one module node count.
-pub fn kernels(
+pub(crate) fn kernels(
     req: &CompareRequest,
     loaded: &Loaded,
     filter: &NameFilter,
@@ -112,7 +112,7 @@ pub fn kernels(
 
 /// The kernel tables (not by operator) of many module nodes (as [`kernels`] with each node's
 /// scope), in one pass over the events.
-pub fn kernels_per_node(
+pub(crate) fn kernels_per_node(
     req: &CompareRequest,
     loaded: &Loaded,
     filter: &NameFilter,
@@ -132,7 +132,7 @@ pub fn kernels_per_node(
 /// `n`) and their by-class tables (`classes[n]` grouped from `kernels[n]`) as
 /// [`mark_kernel_significance`] and the class view mark each one zoomed into its node, reading
 /// each sample once for all of them; `shift` the pair's run-wide shift.
-pub fn mark_kernels_per_node(
+pub(crate) fn mark_kernels_per_node(
     (kernels, classes): (&mut [ViewTable], &mut [ViewTable]),
     (req, classifier): (&CompareRequest, &crate::analysis::classes::Classifier),
     (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::measure::noise::RunShift),
@@ -176,7 +176,7 @@ fn table(req: &CompareRequest, loaded: &Loaded, by_operator: bool, rows: Vec<Vie
 /// Marks the rows of a kernel table significant or not per measure (calls and total; not the
 /// mean, min or max) (docs/significance.md); a note when it cannot be estimated. `shift`: the pair's run-wide shift where the caller
 /// measured it once for many tables, else measured here.
-pub fn mark_kernel_significance(
+pub(crate) fn mark_kernel_significance(
     table: &mut ViewTable,
     req: &CompareRequest,
     loaded: &Loaded,

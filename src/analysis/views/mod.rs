@@ -2,17 +2,17 @@
 //! overview. They read the call tree of the store ([`crate::model::calltree`]) and select
 //! ranks, iterations and device exactly as `compare` does.
 
-pub mod attribution;
-pub mod classes;
-pub mod kernels;
+pub(crate) mod attribution;
+pub(crate) mod classes;
+pub(crate) mod kernels;
 mod measure;
-pub mod operators;
-pub mod overview;
-pub mod overview_runs;
+pub(crate) mod operators;
+pub(crate) mod overview;
+pub(crate) mod overview_runs;
 pub(crate) mod per_node_marks;
-pub mod per_step;
-pub mod runs;
-pub mod sequences;
+pub(crate) mod per_step;
+pub(crate) mod runs;
+pub(crate) mod sequences;
 
 pub use self::measure::{Measure, Processor, Unit};
 use crate::analysis::aggregate::Keying;
@@ -132,7 +132,7 @@ impl ViewTable {
 /// Per-key sums of one side, merged from its files in rank order.
 pub(crate) type Accumulated<A> = BTreeMap<(Option<String>, String), A>;
 
-pub use crate::analysis::measure::MAX_SAMPLES;
+pub(crate) use crate::analysis::measure::MAX_SAMPLES;
 
 /// Marks each row of `table` significant or not, per measure, from the per-step (rank ×
 /// ProfilerStep) values of its key on each side: `per_file` over one selected step at a time,
@@ -547,7 +547,7 @@ impl SortSpec {
 }
 
 /// Orders rows; rows without a value for the key come last; ties by (operator, name).
-pub fn sort_view_rows(rows: &mut [ViewRow], spec: &SortSpec) {
+pub(crate) fn sort_view_rows(rows: &mut [ViewRow], spec: &SortSpec) {
     match *spec {
         SortSpec::Name => rows.sort_by(|a, b| (&a.name, &a.operator).cmp(&(&b.name, &b.operator))),
         SortSpec::Column { side, measure } => {

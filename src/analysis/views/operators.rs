@@ -19,7 +19,7 @@ use crate::request::CompareRequest;
 use crate::request::side::SideId;
 
 /// The measures of an operator row, in column order.
-pub const MEASURES: &[Measure] = &[
+pub(crate) const MEASURES: &[Measure] = &[
     Measure::Calls,
     Measure::HostSelf,
     Measure::HostTotal,
@@ -52,7 +52,12 @@ impl Accumulator for OpSums {
 
 /// The operator table of a loaded pair.
 /// With `scope` (`--zoom`), only the operators inside one module node count.
-pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, scope: Option<&Scope>) -> ViewTable {
+pub(crate) fn operators(
+    req: &CompareRequest,
+    loaded: &Loaded,
+    filter: &NameFilter,
+    scope: Option<&Scope>,
+) -> ViewTable {
     let keying = req.keying();
     let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
         per_file(f, iterations, req.device, &keying, inside)
@@ -62,7 +67,7 @@ pub fn operators(req: &CompareRequest, loaded: &Loaded, filter: &NameFilter, sco
 
 /// The operator tables of many module nodes (as [`operators`] with each node's scope), in one
 /// pass over the events.
-pub fn operators_per_node(
+pub(crate) fn operators_per_node(
     req: &CompareRequest,
     loaded: &Loaded,
     filter: &NameFilter,
@@ -81,7 +86,7 @@ pub fn operators_per_node(
 /// Marks the operator tables of many module nodes ([`operators_per_node`]'s, node `n` at
 /// index `n`) as [`mark_operator_significance`] marks each one zoomed into its node, reading
 /// each sample once for all of them; `shift` the pair's run-wide shift.
-pub fn mark_operators_per_node(
+pub(crate) fn mark_operators_per_node(
     tables: &mut [ViewTable],
     req: &CompareRequest,
     (loaded, scopes, shift): (&Loaded, &NodeScopes, &crate::analysis::measure::noise::RunShift),
@@ -122,7 +127,7 @@ fn table(req: &CompareRequest, loaded: &Loaded, rows: Vec<ViewRow>, has_device: 
 /// Marks the rows of an operator table significant or not per measure (docs/significance.md);
 /// a note when it cannot be estimated. `shift`: the pair's run-wide shift where the caller
 /// measured it once for many tables, else measured here.
-pub fn mark_operator_significance(
+pub(crate) fn mark_operator_significance(
     table: &mut ViewTable,
     req: &CompareRequest,
     loaded: &Loaded,
@@ -140,7 +145,7 @@ pub fn mark_operator_significance(
 }
 
 /// Whether any selected file of either side has a device event.
-pub fn has_device(loaded: &Loaded) -> bool {
+pub(crate) fn has_device(loaded: &Loaded) -> bool {
     SideId::BOTH
         .iter()
         .any(|&k| loaded.files(k).iter().any(|f| f.events.place.contains(&Place::Device)))

@@ -256,7 +256,7 @@ impl Overview {
 
 /// The overview of a loaded pair as `tracediff overview` gives it for `req`: every step of a
 /// side whose steps `req` leaves to the default.
-pub fn overview_for_request(loaded: &Loaded, req: &CompareRequest) -> Result<Overview> {
+pub(crate) fn overview_for_request(loaded: &Loaded, req: &CompareRequest) -> Result<Overview> {
     let (c, t) = summarized(loaded);
     let req = req.every_step_where_lowest();
     let resolved = [
@@ -280,7 +280,7 @@ fn summarized(loaded: &Loaded) -> (SummarySide, SummarySide) {
 
 /// Loads both sides of `req` as summaries (traces, summary files, or both) and gives their
 /// overview, with the notes the loading produced.
-pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
+pub(crate) fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
     check_labels(&req.labels)?;
     if !req.group_by.is_empty() || !req.arg_specs.is_empty() {
         return Err(Error::usage(
@@ -308,7 +308,7 @@ pub fn overview_request(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
 }
 
 /// The overview of two sides' summaries.
-pub fn overview_of(sides: [&SummarySide; 2], resolved: &[Resolved; 2], labels: &[String; 2]) -> Overview {
+pub(crate) fn overview_of(sides: [&SummarySide; 2], resolved: &[Resolved; 2], labels: &[String; 2]) -> Overview {
     let side = |k: usize| side_overview(sides[k], &resolved[k], &labels[k]);
     Overview {
         control: side(0),

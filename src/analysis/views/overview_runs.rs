@@ -11,7 +11,7 @@ use crate::request::side::{PerSide, SideId};
 
 /// The overview of `req`, whose sides are read as runs (a side of one run is that run; a side
 /// viewed alone is read once).
-pub fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
+pub(crate) fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)> {
     let mut notes = Vec::new();
     let runs = map_sides(req, |_, r| {
         let (o, found) = overview_request(r)?;
@@ -24,7 +24,7 @@ pub fn overview_of_runs(req: &CompareRequest) -> Result<(Overview, Vec<String>)>
 
 /// The overview of two sides of runs from each run's own overview (its `control` side, in
 /// name order): what [`overview_of_runs`] makes of the runs it reads, for a caller that read them.
-pub fn overview_of_run_overviews(req: &CompareRequest, runs: PerSide<Vec<SideOverview>>) -> Result<Overview> {
+pub(crate) fn overview_of_run_overviews(req: &CompareRequest, runs: PerSide<Vec<SideOverview>>) -> Result<Overview> {
     let side = |id: SideId, runs: Vec<SideOverview>| {
         let side = req.side(id);
         mean_of_runs(runs, side.label, &side.paths.shown())

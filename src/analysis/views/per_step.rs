@@ -7,12 +7,12 @@ use super::{Measure, ViewTable};
 
 /// Whether `measure` is a duration of single kernels (mean, min, max), not a sum over them: it
 /// is never divided by the steps.
-pub fn is_duration(measure: Measure) -> bool {
+pub(crate) fn is_duration(measure: Measure) -> bool {
     measure.is_statistic()
 }
 
 /// One side's values of a row per step: sums ÷ `steps`, durations as they are.
-pub fn per_step_values(values: &[Option<i64>], measures: &[Measure], steps: usize) -> Vec<Option<f64>> {
+pub(crate) fn per_step_values(values: &[Option<i64>], measures: &[Measure], steps: usize) -> Vec<Option<f64>> {
     let steps = steps.max(1) as f64;
     values
         .iter()
@@ -26,7 +26,7 @@ pub fn per_step_values(values: &[Option<i64>], measures: &[Measure], steps: usiz
 /// time (`step_ns`, where both have one); whether the rows changed. One step on each side: the
 /// rows are already that step's values, and the footer still gives the step times rather than
 /// the rows' sum (rows nest: their sum is the time of nothing).
-pub fn per_step_one_run(table: &mut ViewTable, steps: [usize; 2], step_ns: [f64; 2]) -> bool {
+pub(crate) fn per_step_one_run(table: &mut ViewTable, steps: [usize; 2], step_ns: [f64; 2]) -> bool {
     table.step_ns = step_ns.iter().all(|&s| s > 0.0).then_some(step_ns);
     if steps == [1, 1] {
         return false;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 /// One run's table (its control side is the run), with its selected steps and mean step time.
 #[derive(Clone)]
-pub struct RunTable {
+pub(crate) struct RunTable {
     /// The table of the run against itself: its `control` values are the run's.
     pub table: ViewTable,
     /// The steps the run selected (at least 1).
@@ -28,7 +28,7 @@ type Key = (Option<String>, String);
 /// The table of two sides of runs, from each run's table; and the note where a side has too
 /// few runs for the test between runs. Rows are per step unless `req.totals` (then sums over
 /// the runs), sorted by key; each side's mean step time is the mean over its runs.
-pub fn join_runs(req: &CompareRequest, runs: PerSide<Vec<RunTable>>) -> (ViewTable, Option<String>) {
+pub(crate) fn join_runs(req: &CompareRequest, runs: PerSide<Vec<RunTable>>) -> (ViewTable, Option<String>) {
     let measures = runs
         .control
         .first()
@@ -71,7 +71,7 @@ pub fn join_runs(req: &CompareRequest, runs: PerSide<Vec<RunTable>>) -> (ViewTab
 
 /// The note given where a side has fewer runs than the test between runs needs (as
 /// `compare`'s).
-pub fn too_few_runs_note(labels: PerSide<&str>, runs: PerSide<usize>) -> String {
+pub(crate) fn too_few_runs_note(labels: PerSide<&str>, runs: PerSide<usize>) -> String {
     format!(
         "significant is null: the test between runs needs {MIN_RUNS} or more runs per side; {} has {}, {} {}",
         labels.control, runs.control, labels.test, runs.test

@@ -22,7 +22,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The longest layer looked for, in kernels.
-pub const MAX_PERIOD: usize = 4096;
+pub(crate) const MAX_PERIOD: usize = 4096;
 
 /// Where in a sequence a row stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -189,7 +189,7 @@ struct SideSeqs {
 }
 
 /// Aligns the two sides' kernel sequences of `req`'s selection.
-pub fn aligned(req: &CompareRequest, loaded: &Loaded, classifier: &Classifier) -> Aligned {
+pub(crate) fn aligned(req: &CompareRequest, loaded: &Loaded, classifier: &Classifier) -> Aligned {
     let keying = req.keying();
     let (c, t) = rayon::join(
         || side_sequences(loaded, SideId::Control, req, &keying, classifier),
@@ -393,7 +393,7 @@ fn structure(stream: i64, ev: &[Ev]) -> Shape {
 /// The layer of a class sequence: `(start, period, repetitions)` for the shortest period whose
 /// repetition (twice or more, from its earliest start) covers the most of the sequence, and at
 /// least half of it; `None` where none does.
-pub fn find_period<T: PartialEq>(s: &[T]) -> Option<(usize, usize, usize)> {
+pub(crate) fn find_period<T: PartialEq>(s: &[T]) -> Option<(usize, usize, usize)> {
     let n = s.len();
     let mut best: Option<(usize, usize, usize)> = None;
     let mut best_cover = 0;

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// The aligned sequences in `format`.
-pub fn render_aligned(a: &Aligned, format: Format, style: TableStyle) -> String {
+pub(crate) fn render_aligned(a: &Aligned, format: Format, style: TableStyle) -> String {
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
     let _ = match format {

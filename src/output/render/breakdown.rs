@@ -49,7 +49,7 @@ fn parts_json(first: Map<String, Value>, step_ns: Option<i64>, b: Option<&Breakd
 }
 
 /// The idle causes as a JSON object of µs per step (`host_communication_per_step_us`, …), null where unknown.
-pub fn idle_json(causes: Option<&IdleCauses>) -> Value {
+pub(crate) fn idle_json(causes: Option<&IdleCauses>) -> Value {
     causes.map_or(Value::Null, |c| {
         let m: Map<String, Value> = c
             .parts()
@@ -145,7 +145,7 @@ fn keys(pairs: &[(&str, Value)]) -> Map<String, Value> {
 
 /// Adds `per_step` (with `--per-step`), `per_rank` and `straggler` (two ranks or more) to a
 /// side's JSON object.
-pub fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map<String, Value>) {
+pub(crate) fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map<String, Value>) {
     if options.per_step {
         let rows = s
             .per_step
@@ -241,7 +241,7 @@ fn table(extra: Option<&str>, rows: &[Row<'_>], md: bool, width: usize) -> Strin
 
 /// The per-step table (with `--per-step`), the per-rank table and the straggler lines, fitted to
 /// `width` display columns (`usize::MAX`, and Markdown: whole).
-pub fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width: usize) -> String {
+pub(crate) fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width: usize) -> String {
     let sides = [&o.control, &o.test];
     let mut out = String::new();
     let heading = |out: &mut String, text: &str| {

@@ -13,7 +13,7 @@ pub(crate) struct Extra {
 
 impl Extra {
     /// The class columns of `t`.
-    pub fn of(t: &ViewTable) -> Extra {
+    pub(crate) fn of(t: &ViewTable) -> Extra {
         Extra {
             class: t.kind == ViewKind::Kernels && t.classifier.is_some(),
             share: t.kind == ViewKind::Classes,

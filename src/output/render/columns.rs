@@ -6,13 +6,13 @@ use std::io::{self, Write};
 use unicode_width::UnicodeWidthStr;
 
 /// Display width of a cell's text in a terminal.
-pub fn text_width(s: &str) -> usize {
+pub(crate) fn text_width(s: &str) -> usize {
     s.lines().map(UnicodeWidthStr::width).max().unwrap_or(0)
 }
 
 /// Column widths and alignments.
 #[derive(Debug, Clone)]
-pub struct Columns {
+pub(crate) struct Columns {
     /// Each column's width, in terminal columns (grown by measuring the cells).
     pub widths: Vec<usize>,
     right: Vec<bool>,
@@ -24,7 +24,7 @@ pub struct Columns {
 impl Columns {
     /// Columns aligned left (`false`) or right (`true`), all of width 0, for a table with a rule
     /// under its header.
-    pub fn new(right: Vec<bool>) -> Columns {
+    pub(crate) fn new(right: Vec<bool>) -> Columns {
         Columns {
             widths: vec![0; right.len()],
             right,
@@ -33,7 +33,7 @@ impl Columns {
     }
 
     /// The same for a table without a rule (the columns are one blank narrower apart).
-    pub fn unruled(right: Vec<bool>) -> Columns {
+    pub(crate) fn unruled(right: Vec<bool>) -> Columns {
         Columns {
             gap: 0,
             ..Columns::new(right)
@@ -41,22 +41,22 @@ impl Columns {
     }
 
     /// The same with `gap` blank columns between columns (a ruled table closed up to fit).
-    pub fn with_gap(self, gap: usize) -> Columns {
+    pub(crate) fn with_gap(self, gap: usize) -> Columns {
         Columns { gap, ..self }
     }
 
     /// Widens column `k` to hold `text` (every line of it).
-    pub fn fit(&mut self, k: usize, text: &str) {
+    pub(crate) fn fit(&mut self, k: usize, text: &str) {
         self.widths[k] = self.widths[k].max(text_width(text));
     }
 
     /// Total width of a line, padding and separators included.
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.widths.iter().map(|w| w + 2).sum::<usize>() + self.gap * self.widths.len().saturating_sub(1)
     }
 
     /// Writes a row of cells, each of which may hold several lines (a header).
-    pub fn row(&self, cells: &[&str], out: &mut dyn Write) -> io::Result<()> {
+    pub(crate) fn row(&self, cells: &[&str], out: &mut dyn Write) -> io::Result<()> {
         let lines: Vec<Vec<&str>> = cells.iter().map(|c| c.lines().collect()).collect();
         let height = lines.iter().map(Vec::len).max().unwrap_or(0).max(1);
         let mut line = String::new();
@@ -84,7 +84,7 @@ impl Columns {
     }
 
     /// The rule under the header, as wide as the table.
-    pub fn rule(&self, out: &mut dyn Write) -> io::Result<()> {
+    pub(crate) fn rule(&self, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{}", "─".repeat(self.total()))
     }
 }

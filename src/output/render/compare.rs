@@ -69,13 +69,13 @@ pub fn render(view: &CompareView<'_>, format: Format, style: TableStyle, out: &m
 
 /// The fields of docs/fields.md; with [`CompareView::hta`], HTA's columns with `--labels` in
 /// the headers.
-pub fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn csv(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     table::csv::write(&columns::table(view), out)
 }
 
 /// What one side is (label, path, files, ranks and iterations compared, device) as the JSON
 /// outputs write it.
-pub fn side_json(s: &SideInfo) -> Value {
+pub(crate) fn side_json(s: &SideInfo) -> Value {
     json!({
         "label": s.label,
         "path": s.path,
@@ -133,7 +133,7 @@ struct JsonDoc<'a, 't> {
 
 /// One document: the tool, what was compared, the summary and the rows. Row keys are fixed
 /// (`control_*`, `test_*`) whatever the labels, so scripts need not know them.
-pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     let c = view.comparison;
     let table = columns::table(view);
     let doc = JsonDoc {
@@ -168,7 +168,7 @@ pub fn json(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
 
 /// One line saying what one side is: its label, path, ranks and iterations, and how many of the
 /// side's ranks and steps those are where it holds more (`rank 3, step 1009; 1 of 6 steps`).
-pub fn describe_side(s: &SideInfo) -> String {
+pub(crate) fn describe_side(s: &SideInfo) -> String {
     let ranks = crate::analysis::select::ranges(&s.resolved.ranks);
     let rank_word = if s.resolved.ranks.len() == 1 { "rank" } else { "ranks" };
     let steps_used = s.resolved.iterations.as_ref().map_or(0, Vec::len);
@@ -220,7 +220,7 @@ fn run_steps_text(steps: &[usize]) -> String {
 /// of which it holds more (`(used, available)` each; a step count of 0 is a side without
 /// ProfilerStep). A count, never set against a step's number: `step 1009 of 6` read as the
 /// 1009th of 6 steps.
-pub fn used_of_available(ranks: (usize, usize), steps: (usize, usize)) -> String {
+pub(crate) fn used_of_available(ranks: (usize, usize), steps: (usize, usize)) -> String {
     let part = |(used, available): (usize, usize), word: &str| {
         (used > 0 && available > used).then(|| format!("{used} of {available} {word}"))
     };
@@ -237,7 +237,7 @@ pub fn used_of_available(ranks: (usize, usize), steps: (usize, usize)) -> String
 
 /// What the footer says the rows are: per step, or per rank and step where a side read more
 /// than one rank (docs/semantics.md#ranks), as its mean step time is.
-pub fn rows_are_per_step(sides: [&SideInfo; 2]) -> &'static str {
+pub(crate) fn rows_are_per_step(sides: [&SideInfo; 2]) -> &'static str {
     if sides.iter().any(|s| s.resolved.ranks.len() > 1) {
         "rows are per rank and step"
     } else {
@@ -246,7 +246,7 @@ pub fn rows_are_per_step(sides: [&SideInfo; 2]) -> &'static str {
 }
 
 /// A hint when a side holds more steps or ranks than were used: what uses them all.
-pub fn more_steps_hint(sides: [&SideInfo; 2]) -> Option<String> {
+pub(crate) fn more_steps_hint(sides: [&SideInfo; 2]) -> Option<String> {
     let steps = sides.iter().any(|s| {
         s.resolved
             .iterations
@@ -258,7 +258,7 @@ pub fn more_steps_hint(sides: [&SideInfo; 2]) -> Option<String> {
 }
 
 /// The hint for steps (`steps`) or ranks (`ranks`) a side holds but did not use.
-pub fn unused_hint(steps: bool, ranks: bool) -> Option<String> {
+pub(crate) fn unused_hint(steps: bool, ranks: bool) -> Option<String> {
     match (steps, ranks) {
         (false, false) => None,
         (true, false) => Some("hint: more steps exist than were used; --iteration all uses every step".into()),
@@ -328,7 +328,7 @@ fn summary_lines(view: &CompareView<'_>) -> Vec<String> {
 /// Aligned columns that fit in `style.width`; long names are cut for display (in the middle, or
 /// around where they differ when two cuts would look the same), unless `style.full_names`.
 /// Written a row at a time.
-pub fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn table(view: &CompareView<'_>, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     // Names get what the number columns leave of the width; when that is too little, the
     // per-side counts go first, then the per-side times, then Δ count (docs/commands.md).
     // With `--why`, then the ratios and Δ %.
@@ -375,6 +375,6 @@ fn filter_note(c: &Comparison) -> String {
 }
 
 /// A GitHub-flavoured Markdown table with the full names, for pull requests and CI summaries.
-pub fn markdown(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn markdown(view: &CompareView<'_>, out: &mut dyn Write) -> io::Result<()> {
     table::markdown::write(&columns::table(view), out)
 }

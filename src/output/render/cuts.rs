@@ -8,7 +8,7 @@ use std::borrow::Cow;
 /// Shortens `s` to at most `max` characters by cutting out its middle: long kernel names
 /// keep their start (namespace and name) and their end. Under 5 characters only the start
 /// stays (`aten…`): a cut never makes a table wider than asked.
-pub fn elide_middle(s: &str, max: usize) -> String {
+pub(crate) fn elide_middle(s: &str, max: usize) -> String {
     let n = s.chars().count();
     if n <= max {
         return s.to_string();
@@ -42,7 +42,7 @@ fn middle_split(max: usize) -> (usize, usize) {
 /// `width`; equal names have equal cuts. Holds 12 bytes per name cut another way than in the
 /// middle, nothing for the others.
 #[derive(Debug, Clone)]
-pub struct Cuts {
+pub(super) struct Cuts {
     width: usize,
     /// (index, lo, hi), by index: keep the windows around character positions lo ≤ hi (where
     /// the name branches off from the others), or, where lo is [`NUMBERED`], number the name hi
@@ -58,7 +58,7 @@ const NUMBERED: u32 = u32::MAX;
 
 impl Cuts {
     /// The cuts of `count` names; `name(i)` is the i-th.
-    pub fn new<'a>(count: usize, name: impl Fn(usize) -> &'a str, width: usize) -> Cuts {
+    pub(super) fn new<'a>(count: usize, name: impl Fn(usize) -> &'a str, width: usize) -> Cuts {
         let mut cuts = Cuts {
             width,
             special: Vec::new(),
@@ -166,7 +166,7 @@ impl Cuts {
     }
 
     /// The text of name `i`.
-    pub fn cut<'a>(&'a self, i: usize, name: &'a str) -> Cow<'a, str> {
+    pub(super) fn cut<'a>(&'a self, i: usize, name: &'a str) -> Cow<'a, str> {
         if name.chars().count() <= self.width {
             return Cow::Borrowed(name);
         }
@@ -220,7 +220,7 @@ fn around<'a>(sorted: &[u32], name: &impl Fn(u32) -> &'a str, width: usize, all:
 /// `name` cut to `width` with nothing else in view: a kernel name as [`kernel_cut::cut`] cuts
 /// it (`vectorized_elementwise_kernel<4, at::na…`), any other name in the middle; a name that
 /// fits stays whole.
-pub fn default_cut(name: &str, width: usize) -> String {
+pub(crate) fn default_cut(name: &str, width: usize) -> String {
     let chars: Vec<char> = name.chars().collect();
     if chars.len() <= width {
         return name.to_string();
@@ -395,7 +395,7 @@ fn cut_around(name: &[char], lo: usize, hi: usize, width: usize) -> String {
 
 /// `name` cut to `width` keeping its start: a kernel's own name, as [`kernel_cut::cut`] cuts
 /// it (`bn_fw_tr_1C11_s…`, not `void cudnn::bn_fw…`), any other name's first characters.
-pub fn start_cut(name: &str, width: usize) -> String {
+pub(crate) fn start_cut(name: &str, width: usize) -> String {
     if name.chars().count() <= width {
         return name.to_string();
     }
@@ -408,7 +408,7 @@ pub fn start_cut(name: &str, width: usize) -> String {
 }
 
 /// [`Cuts`] of a few names, as text.
-pub fn distinct_cuts(names: &[&str], width: usize) -> Vec<String> {
+pub(crate) fn distinct_cuts(names: &[&str], width: usize) -> Vec<String> {
     let cuts = Cuts::new(names.len(), |i| names[i], width);
     names
         .iter()

@@ -73,7 +73,7 @@ fn measure_words(e: &Explanation) -> String {
 }
 
 /// `calls +0 ns, work +3.10 ms, efficiency +110 µs`.
-pub fn parts_text(r: &Explained) -> String {
+pub(crate) fn parts_text(r: &Explained) -> String {
     let p = r.parts;
     let work = if r.unit.is_some() {
         format!(", work {}", fmt_duration(p.work_ns, true))

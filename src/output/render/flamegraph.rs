@@ -13,7 +13,7 @@ use inferno::flamegraph::color::{BackgroundColor, BasicPalette};
 use inferno::flamegraph::{Options, Palette, from_lines};
 
 /// `frame;frame;… CONTROL_NS TEST_NS` lines, sorted by stack.
-pub fn folded_diff(stacks: &FlameStacks) -> String {
+pub(crate) fn folded_diff(stacks: &FlameStacks) -> String {
     let mut out = String::new();
     for (stack, [c, t]) in &stacks.stacks {
         out.push_str(&format!("{stack} {c} {t}\n"));
@@ -23,7 +23,7 @@ pub fn folded_diff(stacks: &FlameStacks) -> String {
 
 /// One side's `frame;frame;… NS` lines (0 control, 1 test), sorted, without the stacks that
 /// side does not have.
-pub fn folded_side(stacks: &FlameStacks, side: usize) -> String {
+pub(crate) fn folded_side(stacks: &FlameStacks, side: usize) -> String {
     let mut out = String::new();
     for (stack, ns) in &stacks.stacks {
         if ns[side] > 0 {
@@ -71,7 +71,7 @@ impl FlameWidths {
 
 /// What the picture draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FlameView {
+pub(crate) enum FlameView {
     /// Both sides: one side's widths, every frame coloured by its change.
     Differential(FlameWidths),
     /// One side's plain flame graph (0 control, 1 test).
@@ -80,7 +80,7 @@ pub enum FlameView {
 
 /// How the SVG is drawn.
 #[derive(Debug, Clone)]
-pub struct FlameOptions {
+pub(crate) struct FlameOptions {
     /// The two sides' labels.
     pub labels: [String; 2],
     /// Differential or one side.
@@ -93,7 +93,7 @@ pub struct FlameOptions {
 /// The SVG: differential (one side's widths, each frame coloured by the change of its own time,
 /// red more time in test, blue less) or one side's, searchable and zoomable with
 /// inferno's script. An empty selection draws inferno's "no stack counts" picture.
-pub fn svg(stacks: &FlameStacks, options: &FlameOptions) -> std::io::Result<Vec<u8>> {
+pub(crate) fn svg(stacks: &FlameStacks, options: &FlameOptions) -> std::io::Result<Vec<u8>> {
     let mut opts = Options::default();
     // Colours from the names, never random: the same input gives the same bytes.
     opts.deterministic = true;
@@ -168,7 +168,7 @@ fn differential(
 /// (`bf16 vs fp32 · step time 30.1 ms → 41.9 ms (+39.2%), device 20.1 ms → 9.0 ms (-55.0%)`);
 /// without the step's times, the totals of the time drawn. Which time is drawn is the
 /// subtitle's first words.
-pub fn differential_title(stacks: &FlameStacks, labels: &[String; 2], time: &str) -> String {
+pub(crate) fn differential_title(stacks: &FlameStacks, labels: &[String; 2], time: &str) -> String {
     let [c, t] = labels;
     let change = |[a, b]: [i64; 2]| {
         format!(

@@ -23,7 +23,7 @@ const UNKNOWN_FILL: &str = "rgb(200,200,200)";
 
 /// What the colours of one differential picture stand against.
 #[derive(Debug, Clone)]
-pub struct ChangeLegend {
+pub(crate) struct ChangeLegend {
     /// The two sides' labels.
     pub labels: [String; 2],
     /// The side whose times are the widths (0 control, 1 test).
@@ -38,7 +38,7 @@ pub struct ChangeLegend {
 
 impl ChangeLegend {
     /// The legend of `stacks` drawn with side `drawn`'s widths.
-    pub fn of(stacks: &FlameStacks, labels: &[String; 2], drawn: usize) -> ChangeLegend {
+    pub(crate) fn of(stacks: &FlameStacks, labels: &[String; 2], drawn: usize) -> ChangeLegend {
         let other = 1 - drawn;
         let not_drawn_ns = stacks
             .stacks
@@ -57,7 +57,7 @@ impl ChangeLegend {
 
     /// What widths and colours mean, and what the picture leaves out; `hint` names the option
     /// that draws it. Short enough for the 1200-pixel picture with short labels.
-    pub fn subtitle(&self, hint: bool) -> String {
+    pub(crate) fn subtitle(&self, hint: bool) -> String {
         let t = &self.labels[1];
         let (drawn, other) = (&self.labels[self.drawn], &self.labels[1 - self.drawn]);
         // Short: the picture's subtitle is one line across its 1200 pixels.
@@ -203,7 +203,13 @@ fn xml_text(s: &str) -> String {
 /// inferno's SVG of the sorted `lines` with every frame coloured by its own change, labelled to
 /// fit and its tooltip giving both sides (a still picture: no tooltips and no script), and the
 /// colours' legend under the frames.
-pub fn recolour(svg: &[u8], lines: &[String], stacks: &FlameStacks, legend: &ChangeLegend, still: bool) -> Vec<u8> {
+pub(crate) fn recolour(
+    svg: &[u8],
+    lines: &[String],
+    stacks: &FlameStacks,
+    legend: &ChangeLegend,
+    still: bool,
+) -> Vec<u8> {
     let Ok(text) = std::str::from_utf8(svg) else {
         return svg.to_vec();
     };
@@ -303,7 +309,7 @@ fn remove_all(text: &str, open: &str, close: &str, remove: impl Fn(&str) -> bool
 }
 
 /// A one-side SVG as a still picture: no tooltips, no script.
-pub fn strip_titles(svg: &[u8]) -> Vec<u8> {
+pub(crate) fn strip_titles(svg: &[u8]) -> Vec<u8> {
     let Ok(text) = std::str::from_utf8(svg) else {
         return svg.to_vec();
     };

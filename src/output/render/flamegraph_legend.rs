@@ -25,15 +25,15 @@ const FONT_WIDTH: f64 = 0.59;
 const IMAGE_WIDTH: f64 = 1200.0;
 
 /// The room the legend takes under inferno's picture, in pixels: two lines.
-pub const LEGEND_HEIGHT: usize = 40;
+pub(crate) const LEGEND_HEIGHT: usize = 40;
 
 /// The least own change that is full colour, as a share of the step's time (the larger side's
 /// total of the time drawn).
-pub const FLOOR_SHARE: f64 = 0.005;
+pub(crate) const FLOOR_SHARE: f64 = 0.005;
 
 /// What one differential picture's colours stand against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ColourScale {
+pub(crate) struct ColourScale {
     /// The own |Δ| (ns) at and beyond which a frame is full colour (at least 1).
     pub full_ns: u64,
     /// The step's Δ of the time drawn (test − control, ns).
@@ -45,7 +45,7 @@ pub struct ColourScale {
 
 impl ColourScale {
     /// The scale of `stacks`, both sides' frames alike (the two pictures of a pair share it).
-    pub fn of(stacks: &FlameStacks) -> ColourScale {
+    pub(crate) fn of(stacks: &FlameStacks) -> ColourScale {
         let totals = [stacks.total_ns(0), stacks.total_ns(1)];
         let largest = stacks
             .stacks
@@ -63,14 +63,14 @@ impl ColourScale {
 
     /// A frame's colour for its own change: white unchanged, red more time in test, blue less,
     /// deeper with the square root of the change up to full colour at [`ColourScale::full_ns`].
-    pub fn colour(&self, delta_ns: i64) -> (u8, u8, u8) {
+    pub(crate) fn colour(&self, delta_ns: i64) -> (u8, u8, u8) {
         change_colour(delta_ns, self.full_ns)
     }
 }
 
 /// White for no change, red more time, blue less, deeper with the square root of |Δ| ÷ `full`
 /// (full colour at `full` and beyond).
-pub fn change_colour(delta_ns: i64, full_ns: u64) -> (u8, u8, u8) {
+pub(crate) fn change_colour(delta_ns: i64, full_ns: u64) -> (u8, u8, u8) {
     if delta_ns == 0 || full_ns == 0 {
         return (250, 250, 250);
     }
@@ -85,7 +85,7 @@ const SWATCHES: [f64; 7] = [-1.0, -0.25, -1.0 / 16.0, 0.0, 1.0 / 16.0, 0.25, 1.0
 
 /// The legend as SVG elements, its first line's baseline at `y`: the swatches with the own
 /// change each stands for, then on a second line what full colour is against the step's change.
-pub fn legend_svg(scale: &ColourScale, labels: &[String; 2], y: usize) -> String {
+pub(crate) fn legend_svg(scale: &ColourScale, labels: &[String; 2], y: usize) -> String {
     let [c, t] = labels;
     let head = format!("colour: own time, {t} − {c}:");
     let mut out = format!(r#"<g id="legend"><text x="10" y="{y}">{}</text>"#, xml_text(&head));
@@ -133,7 +133,7 @@ fn text_px(text: &str) -> usize {
 
 /// inferno's SVG with `legend` under the picture: the picture, its viewBox and its background
 /// made [`LEGEND_HEIGHT`] pixels taller, the legend before the frames.
-pub fn add_legend(svg: &str, legend: &str) -> String {
+pub(crate) fn add_legend(svg: &str, legend: &str) -> String {
     let Some(height) = attribute(svg, "height") else {
         return svg.to_string();
     };
@@ -161,7 +161,7 @@ pub fn add_legend(svg: &str, legend: &str) -> String {
 }
 
 /// The picture's height before the legend (the `height` attribute of the outer `<svg>`).
-pub fn picture_height(svg: &str) -> Option<usize> {
+pub(crate) fn picture_height(svg: &str) -> Option<usize> {
     attribute(svg, "height")
 }
 
@@ -177,7 +177,7 @@ fn attribute(svg: &str, name: &str) -> Option<usize> {
 /// eight characters fit, or the function's own name without namespaces, templates and
 /// arguments (`linear` for `aten::linear`, `vectoriz…`), cut to fit with `…`; nothing where
 /// fewer than four characters fit (inferno wrote `..` there). The tooltip holds the name.
-pub fn fit_label(name: &str, width_pct: f64) -> String {
+pub(crate) fn fit_label(name: &str, width_pct: f64) -> String {
     // inferno's count, less one for the label's left padding.
     let fits = (width_pct / (100.0 * FONT_SIZE * FONT_WIDTH / IMAGE_WIDTH)).trunc() as usize;
     let fits = fits.saturating_sub(1);

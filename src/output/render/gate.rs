@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Version of the JSON document's layout; bumped on any incompatible change.
-pub const JSON_SCHEMA_VERSION: u32 = 3;
+pub(crate) const JSON_SCHEMA_VERSION: u32 = 3;
 
 fn value(v: f64, unit: &str) -> String {
     match unit {
@@ -207,7 +207,7 @@ pub fn render(report: &GateReport, format: Format, full_names: bool) -> String {
 
 /// The report in `format`, a table fitted to `width` display columns (`usize::MAX`: names
 /// whole, nothing wrapped).
-pub fn render_fitted(report: &GateReport, format: Format, width: usize) -> String {
+pub(crate) fn render_fitted(report: &GateReport, format: Format, width: usize) -> String {
     match format {
         Format::Json => json_doc(report),
         Format::Markdown => markdown(report),

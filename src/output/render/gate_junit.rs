@@ -74,7 +74,7 @@ fn side(s: &SideSummary) -> String {
 }
 
 /// The report as a JUnit XML document.
-pub fn junit(report: &GateReport) -> String {
+pub(crate) fn junit(report: &GateReport) -> String {
     let tests = report.rules.len();
     let failures = report.rules.iter().filter(|r| r.verdict == Verdict::Fail).count();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

@@ -9,10 +9,10 @@ use std::fmt::Write;
 
 /// Version of the JSON document's layout; bumped on any incompatible change. The layout before
 /// it (times in ns under `values`, `median`, …, no `schema_version`) counts as 1.
-pub const JSON_SCHEMA_VERSION: u32 = 2;
+pub(crate) const JSON_SCHEMA_VERSION: u32 = 2;
 
 /// The runs whose values the table and Markdown list per series (JSON and CSV hold every run).
-pub const LAST_RUNS: usize = 10;
+pub(crate) const LAST_RUNS: usize = 10;
 
 /// `view` in `format`; the text's lines fitted to `width` display columns (`usize::MAX`:
 /// each line whole, as a pipe or a file gets it).

@@ -16,10 +16,10 @@ const GRID: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 /// Each panel's height, pixels.
 const PANEL: u32 = 260;
 /// The picture's width, pixels.
-pub const WIDTH: u32 = 1000;
+pub(crate) const WIDTH: u32 = 1000;
 
 /// The picture of every series of `view`, PNG or SVG.
-pub fn draw(view: &HistoryView, format: ImageFormat) -> Result<Vec<u8>> {
+pub(crate) fn draw(view: &HistoryView, format: ImageFormat) -> Result<Vec<u8>> {
     register_font_once()?;
     let h = (PANEL * view.series.len().max(1) as u32).min(super::plot::MAX_SIZE.1);
     match format {

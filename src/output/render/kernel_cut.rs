@@ -10,7 +10,7 @@ use std::ops::Range;
 /// template list's `<` (`end` without one), `end` where a trailing argument list begins (the
 /// name's length without one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Parts {
+pub(crate) struct Parts {
     /// Past a leading `void `.
     pub start: usize,
     /// Where the function's own name begins.
@@ -24,7 +24,7 @@ pub struct Parts {
 /// The parts of `name`, or `None` for a name that is no C++ function (no leading `void `, no
 /// trailing argument list, no template list): `Memcpy HtoD (Pageable -> Device)`, `aten::mm`,
 /// `sm80_xmma_gemm_…`, Triton names.
-pub fn parts(name: &[char]) -> Option<Parts> {
+pub(crate) fn parts(name: &[char]) -> Option<Parts> {
     let n = name.len();
     let start = if name.starts_with(&['v', 'o', 'i', 'd', ' ']) {
         5
@@ -89,7 +89,7 @@ fn matching(name: &[char], at: usize, open: char, close: char) -> Option<usize> 
 /// (`bn_fw_tr_1C11_singleread<…`); its start. A template list keeps its start: where two
 /// instantiations differ further on, `Cuts` cuts them around that place. `None` for a
 /// name that is no C++ function, or a width under 8.
-pub fn cut(name: &[char], width: usize) -> Option<(String, [Range<usize>; 2])> {
+pub(crate) fn cut(name: &[char], width: usize) -> Option<(String, [Range<usize>; 2])> {
     if width < 8 {
         return None;
     }

@@ -1,40 +1,40 @@
 //! Renderers: pure functions from a result to text.
 
-pub mod aligned;
-pub mod breakdown;
+pub(crate) mod aligned;
+pub(crate) mod breakdown;
 pub(crate) mod classes_table;
-pub mod columns;
-pub mod compare;
+pub(crate) mod columns;
+pub(crate) mod compare;
 mod cuts;
-pub mod explain;
-pub mod flamegraph;
-pub mod flamegraph_change;
-pub mod flamegraph_legend;
-pub mod gate;
-pub mod gate_junit;
-pub mod history;
-pub mod history_plot;
-pub mod kernel_cut;
-pub mod modules;
-pub mod one_run;
-pub mod ops_diff;
-pub mod plot;
-pub mod plot_bars;
-pub mod report;
-pub mod report_headline;
-pub mod report_history;
-pub mod report_why;
-pub mod short_names;
+pub(crate) mod explain;
+pub(crate) mod flamegraph;
+pub(crate) mod flamegraph_change;
+pub(crate) mod flamegraph_legend;
+pub(crate) mod gate;
+pub(crate) mod gate_junit;
+pub(crate) mod history;
+pub(crate) mod history_plot;
+pub(crate) mod kernel_cut;
+pub(crate) mod modules;
+pub(crate) mod one_run;
+pub(crate) mod ops_diff;
+pub(crate) mod plot;
+pub(crate) mod plot_bars;
+pub(crate) mod report;
+pub(crate) mod report_headline;
+pub(crate) mod report_history;
+pub(crate) mod report_why;
+pub(crate) mod short_names;
 pub(crate) mod table;
-pub mod views;
-pub mod waterfall;
+pub(crate) mod views;
+pub(crate) mod waterfall;
 pub(crate) mod why;
-pub mod xml;
+pub(crate) mod xml;
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-pub use self::cuts::{default_cut, distinct_cuts, elide_middle, start_cut};
+pub(crate) use self::cuts::{default_cut, distinct_cuts, elide_middle, start_cut};
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,7 +94,7 @@ impl Default for TableStyle {
 }
 
 /// Nanoseconds as microseconds, exactly: `1500` → `1.5`, `-2000` → `-2`.
-pub fn fmt_us(ns: i64) -> String {
+pub(crate) fn fmt_us(ns: i64) -> String {
     let sign = if ns < 0 { "-" } else { "" };
     let abs = ns.unsigned_abs();
     let (whole, frac) = (abs / 1000, abs % 1000);
@@ -107,7 +107,7 @@ pub fn fmt_us(ns: i64) -> String {
 }
 
 /// Nanoseconds as a JSON number of microseconds (shortest decimal that reads back the same).
-pub fn json_us(ns: i64) -> serde_json::Value {
+pub(crate) fn json_us(ns: i64) -> serde_json::Value {
     if ns % 1000 == 0 {
         serde_json::Value::from(ns / 1000)
     } else {
@@ -115,10 +115,10 @@ pub fn json_us(ns: i64) -> serde_json::Value {
     }
 }
 
-pub use crate::text::{fmt_count, fmt_duration};
+pub(crate) use crate::text::{fmt_count, fmt_duration};
 
 /// `-` for negative values, `+` for positive ones when `signed`, else nothing.
-pub fn sign_of(n: i64, signed: bool) -> &'static str {
+pub(crate) fn sign_of(n: i64, signed: bool) -> &'static str {
     if n < 0 {
         "-"
     } else if signed && n > 0 {
@@ -129,12 +129,12 @@ pub fn sign_of(n: i64, signed: bool) -> &'static str {
 }
 
 /// A count difference with its sign: `+3`, `-1`, `0`.
-pub fn fmt_signed(n: i64) -> String {
+pub(crate) fn fmt_signed(n: i64) -> String {
     if n > 0 { format!("+{n}") } else { n.to_string() }
 }
 
 /// A relative change in percent, or `new`/`gone` when one side is zero.
-pub fn fmt_percent(control: i64, test: i64) -> String {
+pub(crate) fn fmt_percent(control: i64, test: i64) -> String {
     match (control, test) {
         (0, 0) => "0%".to_string(),
         (0, _) => "new".to_string(),
@@ -151,7 +151,7 @@ pub fn fmt_percent(control: i64, test: i64) -> String {
 }
 
 /// The fewest columns a cut name keeps while value columns can still be dropped to make room.
-pub const MIN_NAME_WIDTH: usize = 24;
+pub(crate) const MIN_NAME_WIDTH: usize = 24;
 
 /// The narrowest a name column is ever cut to (a table wider than its terminal only below
 /// about 40 columns, where even the kept value columns do not fit).
@@ -164,7 +164,7 @@ const LAST_NAME_WIDTH: usize = 5;
 /// `value_widths`, such as a measure's control and test columns) while the names would get
 /// fewer than [`MIN_NAME_WIDTH`] columns (or fewer than the longest name, when that is
 /// shorter); the names then get what is left.
-pub fn fit_columns(
+pub(crate) fn fit_columns(
     longest_name: usize,
     value_widths: &[usize],
     gap: usize,
@@ -176,7 +176,7 @@ pub fn fit_columns(
 
 /// [`fit_columns`] with its own fewest columns for the names (`min_name`) before value
 /// columns are dropped.
-pub fn fit_columns_min(
+pub(crate) fn fit_columns_min(
     longest_name: usize,
     value_widths: &[usize],
     gap: usize,
@@ -212,13 +212,13 @@ pub fn fit_columns_min(
 /// Wraps a line of prose (a header, a note) to `width` display columns at spaces, its
 /// continuation lines indented by two; words longer than a line (paths) are broken.
 /// `usize::MAX` keeps the line whole.
-pub fn wrap_line(line: &str, width: usize) -> String {
+pub(crate) fn wrap_line(line: &str, width: usize) -> String {
     wrap_line_under(line, width, "  ")
 }
 
 /// [`wrap_line`] with the continuation lines indented by `indent` (a line that is itself
 /// indented continues deeper, so its continuation never reads as a line of its own).
-pub fn wrap_line_under(line: &str, width: usize, indent: &str) -> String {
+pub(crate) fn wrap_line_under(line: &str, width: usize, indent: &str) -> String {
     if width == usize::MAX || crate::output::render::columns::text_width(line) <= width {
         return line.to_string();
     }
@@ -237,7 +237,7 @@ pub fn wrap_line_under(line: &str, width: usize, indent: &str) -> String {
 /// A note (a line of prose on standard error at a terminal) on one line of `width` columns: whole
 /// where it fits, else cut after its last clause that fits (at `; `, `: ` or `, `; at a space
 /// where no clause ends in the last third of the line), `…` after. Piped, notes stay whole.
-pub fn one_line_note(line: &str, width: usize) -> String {
+pub(crate) fn one_line_note(line: &str, width: usize) -> String {
     use crate::output::render::columns::text_width;
     if width == usize::MAX || text_width(line) <= width {
         return line.to_string();
@@ -292,7 +292,7 @@ fn glue_units(line: &str) -> String {
 }
 
 /// Every line of `text` wrapped as [`wrap_line`] does.
-pub fn wrap_text(text: &str, width: usize) -> String {
+pub(crate) fn wrap_text(text: &str, width: usize) -> String {
     // Every line ends in a newline at any width: a pipe (`usize::MAX`) used to get the text as
     // given, so a line passed without one ran into the next ("take as longtest: straggler").
     let mut out = String::with_capacity(text.len() + 1);
@@ -308,7 +308,7 @@ pub fn wrap_text(text: &str, width: usize) -> String {
 }
 
 /// Quotes a CSV field when it needs it (RFC 4180).
-pub fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -318,14 +318,14 @@ pub fn csv_field(s: &str) -> String {
 
 /// A name as Markdown code (`` `aten::mm` ``): a backtick in it read as `'`, a `|` escaped (a
 /// table cell's end otherwise). With [`md_cell`], the one escaper of every command's Markdown.
-pub fn md_name(s: &str) -> String {
+pub(crate) fn md_name(s: &str) -> String {
     format!("`{}`", s.replace('`', "'").replace('|', "\\|"))
 }
 
 /// Escapes text for Markdown (a table cell, a title, a note): the characters that mark up
 /// (`| \ ` * _ < > [ ]`) get a backslash, line breaks become spaces. Every command's Markdown
 /// escapes its text with this (and its names with [`md_name`]).
-pub fn md_cell(s: &str) -> String {
+pub(crate) fn md_cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {

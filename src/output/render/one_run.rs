@@ -16,7 +16,7 @@ use std::io::{self, Write};
 /// One run's table: a header, then rows of cells under columns (the table model of
 /// [`super::table`]).
 #[derive(Debug, Clone)]
-pub struct RunTable {
+pub(crate) struct RunTable {
     /// The view (`operators`, `kernels`, `overview`, `modules`).
     pub(crate) view: &'static str,
     /// The run as JSON (label, path, files, ranks, steps).
@@ -71,7 +71,7 @@ fn run_json(side: &SideInfo) -> Value {
 }
 
 /// The operator or kernel table of one run: its control side's values, every measure.
-pub fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
+pub(crate) fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
     let view = match table.kind {
         crate::analysis::views::ViewKind::Operators => "operators",
         _ => "kernels",
@@ -122,7 +122,7 @@ pub fn run_view_table(table: &ViewTable, rows: &[&ViewRow]) -> RunTable {
 }
 
 /// The overview of one run: a value per metric.
-pub fn run_overview(side: &SideOverview) -> RunTable {
+pub(crate) fn run_overview(side: &SideOverview) -> RunTable {
     let time = |key: &str, label: &str, ns: Option<i64>| (key.to_string(), label.to_string(), time_cell(ns));
     let mut lines = vec![
         (
@@ -216,7 +216,7 @@ fn used(side: &SideOverview) -> String {
 
 /// What of a run's module tree to show.
 #[derive(Debug, Clone, Copy)]
-pub struct RunTree {
+pub(crate) struct RunTree {
     /// Levels below the top node; `None`: all.
     pub depth: Option<usize>,
     /// Children under this percentage of the top node's time fold into one line.
@@ -229,7 +229,7 @@ pub struct RunTree {
 
 /// The module tree of one run: a row per node (indented by its depth), its calls, host and
 /// device time and share of the top node's time.
-pub fn run_modules(side: &SideInfo, top: &AlignedNode, tree: RunTree) -> RunTable {
+pub(crate) fn run_modules(side: &SideInfo, top: &AlignedNode, tree: RunTree) -> RunTable {
     let time_of = |n: &AlignedNode| -> i64 {
         n.control.map_or(0, |t| {
             if tree.device {
@@ -355,7 +355,7 @@ fn model(t: &RunTable) -> Table<'_> {
 }
 
 /// Writes a run's table in `format`.
-pub fn write_run_table(t: &RunTable, format: Format, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write_run_table(t: &RunTable, format: Format, style: TableStyle, out: &mut dyn Write) -> io::Result<()> {
     let table = model(t);
     match format {
         // Names (the first column) are cut in the middle to fit the width.

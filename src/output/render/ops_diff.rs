@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 /// The names of each chosen category, in output order.
 #[derive(Debug, Clone)]
-pub struct OpsDiffView<'a> {
+pub(crate) struct OpsDiffView<'a> {
     /// Each category asked for with its rows, sorted and cut to `--top`.
     pub lists: Vec<(Category, Vec<&'a Row>)>,
     /// How many rows each category has before `--top`.
@@ -16,7 +16,7 @@ pub struct OpsDiffView<'a> {
 
 impl<'a> OpsDiffView<'a> {
     /// The rows of each of `categories` (in that order), sorted by `sort`, at most `top` each.
-    pub fn new(comparison: &'a Comparison, categories: &[Category], sort: SortKey, top: Option<usize>) -> Self {
+    pub(crate) fn new(comparison: &'a Comparison, categories: &[Category], sort: SortKey, top: Option<usize>) -> Self {
         let mut lists = Vec::new();
         let mut totals = Vec::new();
         for &cat in categories {
@@ -35,7 +35,7 @@ impl<'a> OpsDiffView<'a> {
 /// Writes the lists to `out` in `format`: per category a heading and its names (table,
 /// Markdown), `category,name` lines (CSV) or one JSON object of lists; the table's lines fit
 /// `width` (`usize::MAX`: names whole). Fails only when `out` does.
-pub fn render(view: &OpsDiffView<'_>, format: Format, width: usize, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn render(view: &OpsDiffView<'_>, format: Format, width: usize, out: &mut dyn Write) -> io::Result<()> {
     match format {
         Format::Table => {
             for (k, (cat, rows)) in view.lists.iter().enumerate() {

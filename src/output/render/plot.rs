@@ -127,7 +127,7 @@ impl Chart {
 /// and both kinds of rows present, host rows and device rows go to panels of their own, each
 /// with its own `top`: their times are of different things (a kernel's time on the device, an
 /// operator's on the host, which includes launching that kernel).
-pub fn chart_of(
+pub(crate) fn chart_of(
     comparison: &Comparison,
     duration: bool,
     sort: Option<SortKey>,
@@ -252,12 +252,12 @@ pub(crate) fn register_font_once() -> Result<()> {
 }
 
 /// The smallest chart size, (width, height) in pixels.
-pub const MIN_SIZE: (u32, u32) = (400, 300);
+pub(crate) const MIN_SIZE: (u32, u32) = (400, 300);
 /// The largest chart size, in pixels (a PNG of the largest takes 192 MiB to draw).
-pub const MAX_SIZE: (u32, u32) = (8192, 8192);
+pub(crate) const MAX_SIZE: (u32, u32) = (8192, 8192);
 
 /// Checks `--width` and `--height` against [`MIN_SIZE`] and [`MAX_SIZE`].
-pub fn check_size(w: u32, h: u32) -> Result<()> {
+pub(crate) fn check_size(w: u32, h: u32) -> Result<()> {
     let ((min_w, min_h), (max_w, max_h)) = (MIN_SIZE, MAX_SIZE);
     if (min_w..=max_w).contains(&w) && (min_h..=max_h).contains(&h) {
         return Ok(());
@@ -302,7 +302,7 @@ pub(crate) fn xml_escape(s: &str) -> String {
 /// `1.0`, `1.5`; the axis read `0.50`, `1`, `1.50`): those of the step plotters picks for its
 /// (at most 10) labels, a step of 1, 2 or 5 × 10^k, or of a finer one (never fewer decimals than
 /// the labels need).
-pub fn axis_decimals(span: f64) -> usize {
+pub(crate) fn axis_decimals(span: f64) -> usize {
     if !(span.is_finite() && span > 0.0) {
         return 0;
     }

@@ -15,7 +15,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::fmt::Write;
 
 /// Pixels one row of bars needs (three bars of six pixels and a gap).
-pub const ROW_HEIGHT: u32 = 24;
+pub(crate) const ROW_HEIGHT: u32 = 24;
 /// Pixels of a chart's height that are not rows: the title and the legend's line.
 const HEAD_HEIGHT: u32 = 70;
 /// Pixels of a panel's height that are not rows: its title and its value axis.
@@ -82,7 +82,7 @@ fn height_for(chart: &Chart) -> u64 {
 }
 
 /// Checks that the chart's rows fit a `w`×`h` picture (each row needs [`ROW_HEIGHT`] pixels).
-pub fn check_room(w: u32, h: u32, chart: &Chart) -> Result<()> {
+pub(crate) fn check_room(w: u32, h: u32, chart: &Chart) -> Result<()> {
     let need = height_for(chart);
     if u64::from(h) >= need {
         return Ok(());
@@ -101,7 +101,10 @@ pub fn check_room(w: u32, h: u32, chart: &Chart) -> Result<()> {
 
 /// Draws everything; returns the pixel box of each row, in [`Chart::rows`]' order (for SVG
 /// tooltips).
-pub fn paint<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<Vec<(i32, i32, i32, i32)>>
+pub(crate) fn paint<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+) -> Result<Vec<(i32, i32, i32, i32)>>
 where
     DB::ErrorType: 'static,
 {

@@ -29,23 +29,23 @@ const STYLE: &str = include_str!("../../../assets/report.css");
 const SCRIPT: &str = include_str!("../../../assets/report.js");
 
 /// Rows per ops-diff category in the page (the rest are counted).
-pub const OPS_DIFF_ROWS: usize = 500;
+pub(crate) const OPS_DIFF_ROWS: usize = 500;
 
 /// Positions of the aligned kernel sequences in the page (the rest are counted; the command
 /// line's `kernels --aligned --format csv` has them all).
-pub const ALIGNED_ROWS: usize = 2000;
+pub(crate) const ALIGNED_ROWS: usize = 2000;
 
 /// Charts' size in the page (pixels of the SVG's own coordinates; the page scales them).
 const CHART_SIZE: (u32, u32) = (1200, 620);
 
 /// The page.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     render_with_history(report, "")
 }
 
 /// The page with `history`, a section of its own after the others (`report --history`;
 /// [`super::report_history::section`]), where not empty.
-pub fn render_with_history(report: &Report, history: &str) -> String {
+pub(crate) fn render_with_history(report: &Report, history: &str) -> String {
     let data = script_json(&data(report));
     let [c, t] = &report.request.labels;
     let title = html_escape(&format!("tracediff report: {c} vs {t}"));

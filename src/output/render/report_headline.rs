@@ -8,7 +8,7 @@ use super::xml::html_escape;
 use crate::analysis::report::headline::{HOST_BOUND_IDLE, Headline};
 
 /// The headline's text.
-pub fn text(h: &Headline, labels: &[String; 2]) -> String {
+pub(crate) fn text(h: &Headline, labels: &[String; 2]) -> String {
     let [c, t] = labels;
     let [a, b] = h.step_ns;
     let pct = if a > 0 { 100.0 * (b - a) as f64 / a as f64 } else { 0.0 };
@@ -67,7 +67,7 @@ pub fn text(h: &Headline, labels: &[String; 2]) -> String {
 }
 
 /// The headline as the page's first paragraph (empty where there is none).
-pub fn html(h: Option<&Headline>, labels: &[String; 2]) -> String {
+pub(crate) fn html(h: Option<&Headline>, labels: &[String; 2]) -> String {
     match h {
         Some(h) => format!(
             r#"<p id="headline" class="headline">{}</p>"#,

@@ -63,7 +63,7 @@ fn table(view: &HistoryView) -> String {
 }
 
 /// The section: a heading naming the store and its runs, the series' chart, their table.
-pub fn section(view: &HistoryView) -> Result<String> {
+pub(crate) fn section(view: &HistoryView) -> Result<String> {
     let svg = draw(view, ImageFormat::Svg)?;
     let svg = String::from_utf8_lossy(&svg);
     // The chart's own XML declaration has no place inside the page, and its size is the

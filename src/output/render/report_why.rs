@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 /// The section, or nothing where the report has no explanation (sides of runs) or no operator
 /// row changed.
-pub fn section(why: Option<&ReportWhy>) -> String {
+pub(crate) fn section(why: Option<&ReportWhy>) -> String {
     let Some(why) = why.filter(|w| !w.rows.is_empty()) else {
         return String::new();
     };

@@ -16,7 +16,7 @@ use super::kernel_cut;
 
 /// The most names shortened against each other: a longer table (a pipe of 100,000 rows) is
 /// cut as before, each name against its neighbours in name order, holding no copy of them.
-pub const MOST_SHORTENED: usize = 5_000;
+pub(crate) const MOST_SHORTENED: usize = 5_000;
 
 /// The most members of a family each name is compared with (the nearest in name order).
 const NEAREST: usize = 16;
@@ -134,7 +134,7 @@ impl Split {
 /// parameters that differ from the other names of its family among `names`, as much of the
 /// rest as fits in `width`. `None` for a name that fits, has no family among `names`, or whose
 /// short form would read as another row's; distinct names always keep distinct texts.
-pub fn shorten(names: &[&str], width: usize) -> Vec<Option<String>> {
+pub(crate) fn shorten(names: &[&str], width: usize) -> Vec<Option<String>> {
     let mut out: Vec<Option<String>> = vec![None; names.len()];
     if width == usize::MAX || names.len() > MOST_SHORTENED {
         return out;

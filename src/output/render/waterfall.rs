@@ -21,7 +21,7 @@ const FAMILY: &str = "sans-serif";
 
 /// A waterfall, ready to draw: both sides' mean breakdowns.
 #[derive(Debug, Clone)]
-pub struct Waterfall {
+pub(crate) struct Waterfall {
     /// Names of the control and test sides.
     pub labels: [String; 2],
     /// The control side's mean step and its parts.
@@ -36,7 +36,7 @@ pub struct Waterfall {
 
 impl Waterfall {
     /// The waterfall of an overview; an error naming the side that has no breakdown.
-    pub fn of(o: &Overview, size: (u32, u32)) -> Result<Waterfall> {
+    pub(crate) fn of(o: &Overview, size: (u32, u32)) -> Result<Waterfall> {
         let side = |s: &crate::analysis::views::overview::SideOverview| {
             s.breakdown.ok_or_else(|| {
                 Error::usage(format!(
@@ -57,7 +57,7 @@ impl Waterfall {
     /// (name, control ns, test ns) of the parts, in the order they stack: compute, exposed
     /// communication, exposed memory copies, then GPU idle — split by its causes where both
     /// sides know them (a cause neither side has is left out).
-    pub fn parts(&self) -> Vec<(&'static str, i64, i64)> {
+    pub(crate) fn parts(&self) -> Vec<(&'static str, i64, i64)> {
         let (c, t) = (&self.control, &self.test);
         let mut parts = vec![
             ("compute", c.compute_ns, t.compute_ns),
@@ -103,7 +103,7 @@ impl Waterfall {
 }
 
 /// Draws the waterfall as PNG or SVG bytes.
-pub fn draw_waterfall(w: &Waterfall, format: ImageFormat) -> Result<Vec<u8>> {
+pub(crate) fn draw_waterfall(w: &Waterfall, format: ImageFormat) -> Result<Vec<u8>> {
     register_font_once()?;
     check_size(w.width, w.height)?;
     let size = (w.width, w.height);

@@ -17,14 +17,14 @@ pub(crate) fn html_escape(s: &str) -> String {
 
 /// Whether XML 1.0 allows `c` in a document (`#x9 | #xA | #xD | [#x20-#xD7FF] |
 /// [#xE000-#xFFFD] | [#x10000-#x10FFFF]`; a Rust `char` is never a surrogate).
-pub fn allowed_in_xml(c: char) -> bool {
+pub(crate) fn allowed_in_xml(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r') || (c >= ' ' && !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
 }
 
 /// `svg` with every character XML 1.0 forbids replaced by its visible escape. The drawing's own
 /// markup never holds one, so only text taken from names changes; bytes that are not UTF-8
 /// are left as they are.
-pub fn xml_safe(svg: Vec<u8>) -> Vec<u8> {
+pub(crate) fn xml_safe(svg: Vec<u8>) -> Vec<u8> {
     let suspect = |b: &u8| (*b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || *b == 0xEF;
     if !svg.iter().any(suspect) {
         return svg;

@@ -2,7 +2,7 @@
 
 /// A key as a path writes it: `/` and `\` inside it escaped with `\` (an annotation named
 /// `model/encoder` is the segment `model\/encoder[0]`), so every path reads back as the node.
-pub fn escape_key(key: &str) -> std::borrow::Cow<'_, str> {
+pub(super) fn escape_key(key: &str) -> std::borrow::Cow<'_, str> {
     if key.contains(['/', '\\']) {
         std::borrow::Cow::Owned(key.replace('\\', "\\\\").replace('/', "\\/"))
     } else {
@@ -12,7 +12,7 @@ pub fn escape_key(key: &str) -> std::borrow::Cow<'_, str> {
 
 /// The segments of a path: split at each `/` that no `\` escapes, escapes undone (`\/` a
 /// slash, `\\` a backslash), empty segments (a slash at either end) left out.
-pub fn path_segments(path: &str) -> Vec<String> {
+pub(crate) fn path_segments(path: &str) -> Vec<String> {
     let mut segments = Vec::new();
     let mut current = String::new();
     let mut chars = path.chars();
@@ -29,7 +29,7 @@ pub fn path_segments(path: &str) -> Vec<String> {
 }
 
 /// `Key[3]` → (`Key`, 3); `Key` → (`Key`, 0). `None` for a malformed ordinal.
-pub fn parse_segment(segment: &str) -> Option<(&str, usize)> {
+pub(crate) fn parse_segment(segment: &str) -> Option<(&str, usize)> {
     match segment.strip_suffix(']').and_then(|s| s.rsplit_once('[')) {
         Some((key, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => Some((key, n.parse().ok()?)),
         Some(_) => None,

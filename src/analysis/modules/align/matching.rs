@@ -8,7 +8,7 @@ use crate::request::side::PerSide;
 use rustc_hash::FxHashMap;
 
 /// Aligns two trees whose roots match (the selected steps).
-pub fn align(control: &TreeNode, test: &TreeNode) -> AlignedNode {
+pub(crate) fn align(control: &TreeNode, test: &TreeNode) -> AlignedNode {
     let mut aligner = Aligner::default();
     aligner.build(Task::Pair(control, test, None, PerSide::default()))
 }

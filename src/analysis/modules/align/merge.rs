@@ -6,7 +6,7 @@ use super::tree::{NodeKind, Times, TreeNode};
 /// Merges two trees of one side (steps or ranks) node by node: aligned as two sides would be
 /// (without seeing through wrappers), matched nodes summed (calls, host and device time, what
 /// the children leave), the others kept in aligned order.
-pub fn merge(a: TreeNode, b: TreeNode) -> TreeNode {
+pub(crate) fn merge(a: TreeNode, b: TreeNode) -> TreeNode {
     // Bottom-up over the pairs to merge, so that deep trees need no deep recursion.
     let mut aligner = Aligner::default();
     // Each entry: the two nodes, their children (merged ones filled in later), and where the

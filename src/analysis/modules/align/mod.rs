@@ -25,10 +25,10 @@ mod merge;
 mod tree;
 mod wrappers;
 
-pub use self::keys::{parse_segment, path_segments};
-pub use self::matching::align;
-pub use self::merge::merge;
-pub use self::tree::{AlignedNode, NodeKind, PathStack, Source, Status, Times, TreeNode, child_path};
+pub(crate) use self::keys::{parse_segment, path_segments};
+pub(crate) use self::matching::align;
+pub(crate) use self::merge::merge;
+pub(crate) use self::tree::{AlignedNode, NodeKind, PathStack, Source, Status, Times, TreeNode, child_path};
 
 #[cfg(test)]
 mod tests;

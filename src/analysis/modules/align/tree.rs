@@ -38,7 +38,7 @@ impl NodeKind {
 }
 
 /// The key of the `unknown` child that every node with children gets.
-pub const UNKNOWN_KEY: &str = "(unknown)";
+pub(super) const UNKNOWN_KEY: &str = "(unknown)";
 
 /// Time of one node on one side. `calls` is `None` for `unknown` nodes; `device_total_ns` is
 /// `None` on a side without device events.
@@ -74,11 +74,11 @@ impl Times {
 /// Where a node came from: (file, row) of each event merged into it, so that a view can be
 /// narrowed to what ran inside it (`operators --zoom`). The file is an index into the side's
 /// selected files.
-pub type Source = (u32, u32);
+pub(crate) type Source = (u32, u32);
 
 /// One side's tree (steps and ranks already merged node by node).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TreeNode {
+pub(crate) struct TreeNode {
     /// What the node stands for.
     pub kind: NodeKind,
     /// Its name: the module's (`Linear`), the annotation's, the operator's; nodes with one key
@@ -104,7 +104,7 @@ pub struct TreeNode {
 
 impl TreeNode {
     /// A node without children.
-    pub fn new(kind: NodeKind, key: String, times: Times, sources: Vec<Source>) -> TreeNode {
+    pub(crate) fn new(kind: NodeKind, key: String, times: Times, sources: Vec<Source>) -> TreeNode {
         TreeNode {
             kind,
             key,
@@ -120,7 +120,7 @@ impl TreeNode {
     /// The node with `children`, taken to run one after another inside it: its rest is what
     /// their summed times leave (never below 0; the excess of host time is their overlap).
     #[cfg(test)]
-    pub fn with_children(mut self, children: Vec<TreeNode>) -> TreeNode {
+    pub(crate) fn with_children(mut self, children: Vec<TreeNode>) -> TreeNode {
         let host: i64 = children.iter().map(|c| c.times.host_total_ns).sum();
         let device: i64 = children.iter().filter_map(|c| c.times.device_total_ns).sum();
         self.rest = Times {
@@ -135,7 +135,7 @@ impl TreeNode {
 
     /// The number of nodes in this subtree, itself included.
     #[cfg(test)]
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         let mut count = 0;
         let mut todo = vec![self];
         while let Some(n) = todo.pop() {
@@ -264,7 +264,7 @@ impl AlignedNode {
 }
 
 /// A node's path from its parent's: `parent/segment` (just the segment under the root).
-pub fn child_path(parent: &str, n: &AlignedNode) -> String {
+pub(crate) fn child_path(parent: &str, n: &AlignedNode) -> String {
     match n.segment() {
         None => parent.to_string(),
         Some(s) if parent.is_empty() => s,
@@ -276,7 +276,7 @@ pub fn child_path(parent: &str, n: &AlignedNode) -> String {
 /// visited at `level` is the current path up to that level plus its segment. Memory stays
 /// linear in the depth, where storing every node's path would be quadratic.
 #[derive(Debug, Default)]
-pub struct PathStack {
+pub(crate) struct PathStack {
     path: String,
     /// Where each level's path ends in `path` (the root's is 0).
     ends: Vec<usize>,
@@ -285,7 +285,7 @@ pub struct PathStack {
 impl PathStack {
     /// The path of `n`, visited at `level` (0 for the walk's top, whose path is `top_path`)
     /// right after an ancestor at `level - 1` (a preorder walk).
-    pub fn visit(&mut self, n: &AlignedNode, level: usize, top_path: &str) -> &str {
+    pub(crate) fn visit(&mut self, n: &AlignedNode, level: usize, top_path: &str) -> &str {
         if level == 0 {
             self.path.clear();
             self.path.push_str(top_path);

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 /// Module wrappers that are always aligned through (what `torch.compile` and the data-parallel
 /// wrappers put around a model).
-pub const WRAPPERS: [&str; 4] = [
+pub(super) const WRAPPERS: [&str; 4] = [
     "OptimizedModule",
     "DistributedDataParallel",
     "FullyShardedDataParallel",
@@ -17,7 +17,7 @@ pub const WRAPPERS: [&str; 4] = [
 /// The node that wrapper `n` wraps, or `None` when `n` is no wrapper: a named wrapper's module
 /// (through single-child annotations such as `DistributedDataParallel.forward`), or the only
 /// child of a module when it is a module covering at least 90% of its host time.
-pub fn wrapped(n: &TreeNode) -> Option<&TreeNode> {
+pub(super) fn wrapped(n: &TreeNode) -> Option<&TreeNode> {
     // A module, or its mirror in the backward tree (`OptimizedModule.backward`).
     let (class, inner_kind) = match n.kind {
         NodeKind::Module => (n.key.as_str(), NodeKind::Module),

@@ -77,13 +77,13 @@ fn pretty_at(value: &Value, indent: &str) -> String {
 /// Trees shown deeper than this many levels are written as compact JSON: pretty-printing indents
 /// each level further, so its size would grow with the square of the depth (6,000 nested
 /// modules gave 2.9 GB).
-pub const COMPACT_JSON_DEPTH: usize = 32;
+pub(super) const COMPACT_JSON_DEPTH: usize = 32;
 
 /// The shown node as docs/semantics.md#module-aligned-diff's JSON tree, with what was compared
 /// beside it. Written node by node from an explicit stack (the same text as serde_json's
 /// pretty printer, or its compact one beyond [`COMPACT_JSON_DEPTH`] levels): a model's tree can
 /// nest thousands deep, and each node names its full path.
-pub fn write_json(view: &ModuleView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn write_json(view: &ModuleView<'_>, out: &mut dyn io::Write) -> io::Result<()> {
     let compared = compared_json(view);
     let mut out = Chunks::new(out);
     let layout = if shown_levels(view) > COMPACT_JSON_DEPTH {

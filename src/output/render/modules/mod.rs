@@ -10,15 +10,22 @@ mod json;
 mod tree;
 mod view;
 
-pub use self::json::{write_flat_json, write_json};
-pub use self::view::{ModuleOrder, ModuleTime, ModuleView};
+pub use self::json::write_flat_json;
+pub(crate) use self::json::write_json;
+pub(crate) use self::view::ModuleTime;
+pub use self::view::{ModuleOrder, ModuleView};
 
 /// The view written to `out` in `format` as it is made: the tree with both sides' times (table,
 /// Markdown), a row per node with its path (CSV), or the nested nodes (JSON); the table fits
 /// `style`. CSV and JSON name every node's full path, so
 /// their text grows with the square of a tree's depth; they are written in pieces, never held
 /// whole, so memory stays linear.
-pub fn write(view: &ModuleView<'_>, format: Format, style: TableStyle, out: &mut dyn io::Write) -> io::Result<()> {
+pub(crate) fn write(
+    view: &ModuleView<'_>,
+    format: Format,
+    style: TableStyle,
+    out: &mut dyn io::Write,
+) -> io::Result<()> {
     match format {
         Format::Json => write_json(view, out),
         Format::Markdown => out.write_all(tree::markdown(view).as_bytes()),

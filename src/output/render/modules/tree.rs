@@ -21,7 +21,7 @@ struct Line {
 }
 
 /// Tree drawing is kept whole down to this many levels below the top node...
-pub const DRAWN_LEVELS: usize = 32;
+pub(super) const DRAWN_LEVELS: usize = 32;
 
 /// ... past which a line draws the first this many levels, `… N levels … `, and the last
 /// [`DRAWN_LEVELS`] − this many, so that a line stays as wide as at [`DRAWN_LEVELS`] levels

@@ -51,7 +51,7 @@ pub struct ModuleView<'a> {
 
 /// A row of siblings: one node, or a run of added (or deleted) siblings with one key.
 #[derive(Debug, Clone)]
-pub enum Shown<'n> {
+pub(super) enum Shown<'n> {
     /// One node, shown as it is.
     Node(&'n AlignedNode),
     /// `count` consecutive siblings, added or deleted alike, with one key.
@@ -85,7 +85,7 @@ impl<'n> Shown<'n> {
 
 /// Runs of consecutive added (or deleted) siblings with one key (two or more) as one row each,
 /// their times summed.
-pub fn fold_runs(children: &[AlignedNode]) -> Vec<Shown<'_>> {
+pub(super) fn fold_runs(children: &[AlignedNode]) -> Vec<Shown<'_>> {
     let mut out: Vec<Shown<'_>> = Vec::with_capacity(children.len());
     let mut k = 0;
     while k < children.len() {

@@ -24,18 +24,18 @@ pub(crate) struct Formats(u8);
 
 impl Formats {
     /// The aligned terminal table.
-    pub const TERMINAL: Formats = Formats(1);
+    pub(crate) const TERMINAL: Formats = Formats(1);
     /// CSV.
-    pub const CSV: Formats = Formats(2);
+    pub(crate) const CSV: Formats = Formats(2);
     /// The rows of the JSON document.
-    pub const JSON: Formats = Formats(4);
+    pub(crate) const JSON: Formats = Formats(4);
     /// Markdown.
-    pub const MARKDOWN: Formats = Formats(8);
+    pub(crate) const MARKDOWN: Formats = Formats(8);
     /// Every format.
-    pub const ALL: Formats = Formats(15);
+    pub(crate) const ALL: Formats = Formats(15);
 
     /// Whether `format` is one of these.
-    pub fn has(self, format: Format) -> bool {
+    pub(crate) fn has(self, format: Format) -> bool {
         let bit = match format {
             Format::Table => Formats::TERMINAL,
             Format::Csv => Formats::CSV,
@@ -91,7 +91,7 @@ pub(crate) struct Column {
 impl Column {
     /// A column named `key` in JSON and `csv` in CSV, headed `header` in the terminal and
     /// Markdown (its lines joined by a space, escaped), right-aligned, in every format.
-    pub fn new(key: impl Into<String>, csv: impl Into<String>, header: impl Into<String>) -> Column {
+    pub(crate) fn new(key: impl Into<String>, csv: impl Into<String>, header: impl Into<String>) -> Column {
         let header = header.into();
         Column {
             key: key.into(),
@@ -108,12 +108,12 @@ impl Column {
     }
 
     /// The same, shown only in `formats`.
-    pub fn only(self, formats: Formats) -> Column {
+    pub(crate) fn only(self, formats: Formats) -> Column {
         Column { formats, ..self }
     }
 
     /// The same, aligned left.
-    pub fn left(self) -> Column {
+    pub(crate) fn left(self) -> Column {
         Column {
             align: Align::Left,
             markdown_align: Align::Left,
@@ -122,7 +122,7 @@ impl Column {
     }
 
     /// The same, aligned left in Markdown only (words a terminal lines up on the right).
-    pub fn left_in_markdown(self) -> Column {
+    pub(crate) fn left_in_markdown(self) -> Column {
         Column {
             markdown_align: Align::Left,
             ..self
@@ -130,17 +130,17 @@ impl Column {
     }
 
     /// The same, a change (signed for people).
-    pub fn signed(self) -> Column {
+    pub(crate) fn signed(self) -> Column {
         Column { signed: true, ..self }
     }
 
     /// The same, with empty cells blank for people (not `-`).
-    pub fn blank(self, blank: &'static str) -> Column {
+    pub(crate) fn blank(self, blank: &'static str) -> Column {
         Column { blank, ..self }
     }
 
     /// The same, with no Markdown header, written `| |`.
-    pub fn markdown_bare(self) -> Column {
+    pub(crate) fn markdown_bare(self) -> Column {
         Column {
             markdown: String::new(),
             markdown_bare: true,
@@ -149,7 +149,7 @@ impl Column {
     }
 
     /// The same, with its Markdown header as given (already escaped).
-    pub fn markdown(self, markdown: impl Into<String>) -> Column {
+    pub(crate) fn markdown(self, markdown: impl Into<String>) -> Column {
         Column {
             markdown: markdown.into(),
             ..self
@@ -200,7 +200,7 @@ pub(crate) enum Cell<'a> {
 
 impl Cell<'_> {
     /// The text of the cell in `format` (not JSON) under `column`.
-    pub fn text(&self, column: &Column, format: Format) -> Cow<'_, str> {
+    pub(crate) fn text(&self, column: &Column, format: Format) -> Cow<'_, str> {
         let people = matches!(format, Format::Table | Format::Markdown);
         match self {
             Cell::Empty if people => Cow::Borrowed(column.blank),
@@ -240,7 +240,7 @@ impl Cell<'_> {
     }
 
     /// The cell as a JSON value (`None`: [`Cell::Absent`], no key).
-    pub fn json(&self) -> Option<serde_json::Value> {
+    pub(crate) fn json(&self) -> Option<serde_json::Value> {
         use serde_json::Value;
         Some(match self {
             Cell::Absent => return None,
@@ -267,7 +267,7 @@ pub(crate) struct Line {
 
 impl Line {
     /// A line in the terminal and in Markdown.
-    pub fn new(text: impl Into<String>) -> Line {
+    pub(crate) fn new(text: impl Into<String>) -> Line {
         Line {
             text: text.into(),
             formats: Formats::TERMINAL | Formats::MARKDOWN,
@@ -275,7 +275,7 @@ impl Line {
     }
 
     /// A line in the terminal only.
-    pub fn terminal(text: impl Into<String>) -> Line {
+    pub(crate) fn terminal(text: impl Into<String>) -> Line {
         Line {
             text: text.into(),
             formats: Formats::TERMINAL,
@@ -308,7 +308,7 @@ pub(crate) struct Table<'a> {
 
 impl<'a> Table<'a> {
     /// A table of `len` rows under `columns`, row `i`'s cells made by `row(i, cells)`.
-    pub fn new(columns: Vec<Column>, len: usize, row: impl Fn(usize, &mut Vec<Cell<'a>>) + 'a) -> Table<'a> {
+    pub(crate) fn new(columns: Vec<Column>, len: usize, row: impl Fn(usize, &mut Vec<Cell<'a>>) + 'a) -> Table<'a> {
         Table {
             columns,
             title: Vec::new(),
@@ -321,18 +321,18 @@ impl<'a> Table<'a> {
     }
 
     /// The number of rows.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// Row `i`'s cells, one per column, into `cells`.
-    pub fn row(&self, i: usize, cells: &mut Vec<Cell<'a>>) {
+    pub(crate) fn row(&self, i: usize, cells: &mut Vec<Cell<'a>>) {
         cells.clear();
         (self.row)(i, cells);
     }
 
     /// The indices of the columns `format` shows.
-    pub fn shown(&self, format: Format) -> Vec<usize> {
+    pub(crate) fn shown(&self, format: Format) -> Vec<usize> {
         (0..self.columns.len())
             .filter(|&k| self.columns[k].formats.has(format))
             .collect()

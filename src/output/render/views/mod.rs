@@ -14,8 +14,9 @@ mod columns;
 mod overview;
 mod overview_table;
 
-pub use self::overview::{render_overview, render_overview_fitted, render_overview_with};
-pub use self::overview_table::fmt_bytes;
+pub use self::overview::render_overview_with;
+pub(crate) use self::overview::{render_overview, render_overview_fitted};
+pub(crate) use self::overview_table::fmt_bytes;
 
 /// The rows to show, in order, and how they were chosen.
 #[derive(Debug, Clone)]
@@ -36,7 +37,7 @@ pub struct TableView<'a> {
 
 /// The view as text in `format`: aligned columns fitted to `style` (table), HTA-style columns
 /// per measure (CSV), rows with both sides' values (JSON) or a Markdown table.
-pub fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
+pub(crate) fn render(view: &TableView<'_>, format: Format, style: TableStyle) -> String {
     match format {
         Format::Csv => csv(view),
         Format::Json => json(view),
@@ -56,7 +57,7 @@ pub fn write(view: &TableView<'_>, format: Format, style: TableStyle, out: &mut 
 }
 
 /// The headers and cells of every CSV column, in order, with the labels in the headers.
-pub fn csv(view: &TableView<'_>) -> String {
+pub(crate) fn csv(view: &TableView<'_>) -> String {
     let mut out = Vec::new();
     // Writing into a Vec cannot fail.
     let _ = write_csv(view, &mut out);
@@ -84,7 +85,7 @@ fn coverage_json(c: &crate::analysis::views::attribution::Coverage) -> Value {
 
 /// One document: what was compared and the rows, every measure per side, its diff and Δ%.
 /// Row keys are fixed (`control_*`, `test_*`) whatever the labels.
-pub fn json(view: &TableView<'_>) -> String {
+pub(crate) fn json(view: &TableView<'_>) -> String {
     let mut out = Vec::new();
     // Writing into a Vec cannot fail.
     let _ = write_json(view, &mut out);
@@ -291,7 +292,7 @@ fn footer(view: &TableView<'_>) -> String {
 }
 
 /// Calls and one time group (and, for kernels, the mean), fitted to `style.width`.
-pub fn table(view: &TableView<'_>, style: TableStyle) -> String {
+pub(crate) fn table(view: &TableView<'_>, style: TableStyle) -> String {
     // Too narrow for every column: the per-side calls go first, then the per-side times,
     // then Δ calls (docs/commands.md#terminal-width).
     // With `--why`, then the ratios and Δ %.
@@ -327,7 +328,7 @@ fn attribution_line(t: &ViewTable) -> Option<String> {
 }
 
 /// Every measure (per side, Δ and Δ%) with the full names.
-pub fn markdown(view: &TableView<'_>) -> String {
+pub(crate) fn markdown(view: &TableView<'_>) -> String {
     let mut out = Vec::new();
     // Writing into a Vec cannot fail.
     let _ = table::markdown::write(&framed(view), &mut out);

@@ -146,7 +146,7 @@ fn cell_json(kind: Kind, c: Option<&Figure>) -> Value {
 
 /// The overview as text in `format`, without the per-step rows ([`render_overview_with`] adds
 /// them).
-pub fn render_overview(o: &Overview, format: Format) -> String {
+pub(crate) fn render_overview(o: &Overview, format: Format) -> String {
     render_overview_with(o, format, &OverviewOptions::default())
 }
 
@@ -157,7 +157,7 @@ pub fn render_overview_with(o: &Overview, format: Format, options: &OverviewOpti
 
 /// [`render_overview_with`], a table fitted to `width` display columns (`usize::MAX`: whole):
 /// long values (device names) are cut in the middle, long lines wrapped.
-pub fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewOptions, width: usize) -> String {
+pub(crate) fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewOptions, width: usize) -> String {
     let lines: Vec<Line> = OVERVIEW_ROWS
         .iter()
         .map(|&(key, label, kind)| Line {

@@ -174,7 +174,7 @@ pub(super) fn cell_human(kind: Kind, c: Option<&Figure>, signed: bool) -> String
 }
 
 /// Bytes for people, in binary units: `512 B`, `1.50 GiB`.
-pub fn fmt_bytes(n: i64, signed: bool) -> String {
+pub(crate) fn fmt_bytes(n: i64, signed: bool) -> String {
     let sign = crate::output::render::sign_of(n, signed);
     let abs = n.unsigned_abs() as f64;
     let units = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -227,11 +227,11 @@ pub(super) struct Line {
 
 impl Line {
     /// test − control, where both are numbers.
-    pub fn diff(&self) -> Option<Figure> {
+    pub(super) fn diff(&self) -> Option<Figure> {
         figure_diff(self.control.as_ref(), self.test.as_ref())
     }
     /// The relative change, where both are numbers.
-    pub fn pct(&self) -> Option<String> {
+    pub(super) fn pct(&self) -> Option<String> {
         figure_pct(self.control.as_ref(), self.test.as_ref())
     }
 }
