@@ -28,7 +28,10 @@ kinds' lists are left empty. Timestamps are ns (rocprofiler's clock).
                          control.json as rocprofv3 wrote it before it traced streams (no
                          stream_id: kernels by their HSA queue, copies on no stream).
   rocprof/two_processes.json
-                         kernels of two processes (two ranks in one file).
+                         one file of a job of two ranks, each process seeing both GPUs: pid 4343
+                         (test.json's steps, on GPU 1, first in the file and starting earlier), a
+                         launcher (pid 4100: a roctx range, no GPU work), then pid 4242
+                         (control.json's steps, on GPU 0).
   rocprof/bad/truncated.json   control.json cut short.
   rocprof/bad/unknown_kernel.json
                          a dispatch whose kernel_id is not in kernel_symbols.
@@ -185,7 +188,7 @@ GPU_AGENT = 2
 QUEUE = 140237451329536
 
 
-def agent(handle, kind, node, name, product, local_mem):
+def agent(handle, kind, node, name, product, local_mem, index=0):
     gpu = kind == 2
     return {
         "size": 1048, "id": {"handle": handle}, "type": kind,
@@ -199,13 +202,19 @@ def agent(handle, kind, node, name, product, local_mem):
         "device_id": 29857 if gpu else 0, "local_mem_size": local_mem,
         "name": name, "vendor_name": "AMD" if gpu else "CPU", "product_name": product,
         "model_name": "" , "node_id": node, "logical_node_id": node,
-        "logical_node_type_id": 0,
+        "logical_node_type_id": index,
     }
 
 
 class Process:
-    def __init__(self, pid, streams=True):
+    """One process's part of the file. `gpu` is the index of the GPU its work runs on; with
+    `gpus`, it sees that many GPUs (agent handles 2, 3, …, index 0, 1, …), else the one GPU of
+    index 0 (agent handle 2); with `gpus=0` it sees only the CPU and dispatches nothing."""
+
+    def __init__(self, pid, streams=True, gpu=0, gpus=None):
         self.pid = pid
+        self.gpus = gpus
+        self.gpu_agent = GPU_AGENT + gpu
         self.tid = pid
         self.streams = streams
         self.correlation = 0
@@ -247,7 +256,7 @@ class Process:
             "correlation_id": {"internal": corr, "external": 0},
             "start_timestamp": k_start, "end_timestamp": k_start + k_dur,
             "dispatch_info": {
-                "size": 80, "agent_id": {"handle": GPU_AGENT}, "queue_id": {"handle": QUEUE},
+                "size": 80, "agent_id": {"handle": self.gpu_agent}, "queue_id": {"handle": QUEUE},
                 "kernel_id": kernel[0], "dispatch_id": self.dispatch_id,
                 "private_segment_size": 0, "group_segment_size": 0,
                 "workgroup_size": {"x": 256, "y": 1, "z": 1},
@@ -266,15 +275,23 @@ class Process:
             "operation": MEMORY_COPY.index("MEMORY_COPY_HOST_TO_DEVICE"), "thread_id": self.tid,
             "correlation_id": {"internal": corr, "external": 0},
             "start_timestamp": k_start, "end_timestamp": k_start + k_dur,
-            "dst_agent_id": {"handle": GPU_AGENT}, "src_agent_id": {"handle": CPU_AGENT},
+            "dst_agent_id": {"handle": self.gpu_agent}, "src_agent_id": {"handle": CPU_AGENT},
             "bytes": 1048576,
         }
         if self.streams:
             record["stream_id"] = {"handle": 0}
         self.records["memory_copy"].append(record)
 
+    def agents(self):
+        cpu = agent(CPU_AGENT, 1, 0, "AMD EPYC 9654 96-Core Processor",
+                    "AMD EPYC 9654 96-Core Processor", 0)
+        if self.gpus is None:
+            return [cpu, agent(GPU_AGENT, 2, 1, "gfx942", "AMD Instinct MI300X", 205822885888)]
+        return [cpu] + [agent(GPU_AGENT + k, 2, 1 + k, "gfx942", "AMD Instinct MI300X", 205822885888, k)
+                        for k in range(self.gpus)]
+
     def document(self):
-        kernels = [GEMM, ADD, FILL]
+        kernels = [GEMM, ADD, FILL] if self.gpus != 0 else []
         symbols = []
         for kernel_id, symbol, demangled in kernels:
             entry = {"size": 88, "kernel_id": kernel_id, "code_object_id": 1, "kernel_name": symbol,
@@ -291,9 +308,7 @@ class Process:
         return {
             "metadata": {"pid": self.pid, "init_time": 4_999_000_000_000, "fini_time": 5_100_000_000_000,
                          "config": {}, "command": ["python3", "train.py"]},
-            "agents": [agent(CPU_AGENT, 1, 0, "AMD EPYC 9654 96-Core Processor",
-                             "AMD EPYC 9654 96-Core Processor", 0),
-                       agent(GPU_AGENT, 2, 1, "gfx942", "AMD Instinct MI300X", 205822885888)],
+            "agents": self.agents(),
             "counters": [],
             "strings": {
                 "callback_records": [],
@@ -304,10 +319,10 @@ class Process:
                 "pc_sample_instructions": [], "pc_sample_comments": [],
                 "att_filenames": [], "code_object_snapshot_filenames": [],
             },
-            "code_objects": [{"size": 72, "code_object_id": 1, "rocp_agent": {"handle": GPU_AGENT},
+            "code_objects": [{"size": 72, "code_object_id": 1, "rocp_agent": {"handle": self.gpu_agent},
                               "hsa_agent": {"handle": 94000000}, "uri": "file:///opt/rocm/lib/libamdhip64.so#offset=0&size=0",
                               "load_base": 140236000000000, "load_size": 65536, "load_delta": 0,
-                              "storage_type": 1}],
+                              "storage_type": 1}] if kernels else [],
             "kernel_symbols": symbols,
             "host_functions": [],
             "summary": [],
@@ -352,9 +367,13 @@ def main():
     old = Process(4242, streams=False)
     steps(old)
     write(os.path.join(HERE, "old_layout.json"), [old])
-    other = Process(4343)
-    steps(other, base=5_010_000_000_000)
-    write(os.path.join(HERE, "two_processes.json"), [control, other])
+    first = Process(4343, gpu=1, gpus=2)
+    steps(first, slow_gemm=1.5, extra_add=True, base=4_999_999_000_000)
+    launcher = Process(4100, gpus=0)
+    launcher.range(4_999_990_000_000, 5_000_010_000_000, "torchrun")
+    second = Process(4242, gpu=0, gpus=2)
+    steps(second)
+    write(os.path.join(HERE, "two_processes.json"), [first, launcher, second])
     with open(os.path.join(HERE, "bad", "truncated.json"), "w") as f:
         f.write(text[: len(text) * 2 // 3])
     unknown = copy.deepcopy(control)

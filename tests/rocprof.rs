@@ -1,7 +1,8 @@
 //! rocprofv3's JSON (`fixtures/rocprof/`, written by `scripts/make_rocprof_fixtures.py` in
 //! rocprofiler-sdk's own layout): the kernels view agrees with the file's own records, the
 //! commands work on a pair and on a mixed pair with a Kineto trace, the layout before streams
-//! were traced reads alike, and bad files are refused in one line naming the file and place.
+//! were traced reads alike, a file of several processes reads as one rank per process, and
+//! bad files are refused in one line naming the file and place.
 
 use crate::common::{error_line, json, run};
 use std::collections::BTreeMap;
@@ -9,66 +10,84 @@ use tempfile::TempDir;
 
 const CONTROL: &str = "fixtures/rocprof/control.json";
 const TEST: &str = "fixtures/rocprof/test.json";
+/// One file of a job of two ranks: pid 4343 (test's steps, GPU 1, first in the file and
+/// starting earlier), a launcher (pid 4100) without GPU work, and pid 4242 (control's steps,
+/// GPU 0).
+const TWO: &str = "fixtures/rocprof/two_processes.json";
 
 /// Per name: calls and summed ns, straight from the file's records (kernels by their demangled
 /// name, else the symbol without `.kd`; copies by their ends' agent types).
 fn by_records(path: &str) -> BTreeMap<String, (u64, i64)> {
+    by_records_of(path, None)
+}
+
+/// [`by_records`] of the process `pid` only, where given, else of every process.
+fn by_records_of(path: &str, pid: Option<u64>) -> BTreeMap<String, (u64, i64)> {
     let text = std::fs::read_to_string(path).unwrap();
     let file: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let process = &file["rocprofiler-sdk-tool"][0];
-    let mut names = BTreeMap::new();
-    for k in process["kernel_symbols"].as_array().unwrap() {
-        let name = k["demangled_kernel_name"]
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| k["kernel_name"].as_str().unwrap().trim_end_matches(".kd").to_string());
-        names.insert(k["kernel_id"].as_u64().unwrap(), name);
-    }
-    let gpu = |agent: &serde_json::Value| {
-        process["agents"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|a| a["id"] == *agent && a["type"] == 2)
-    };
     let mut out: BTreeMap<String, (u64, i64)> = BTreeMap::new();
-    let records = &process["buffer_records"];
-    let span = |r: &serde_json::Value| r["end_timestamp"].as_i64().unwrap() - r["start_timestamp"].as_i64().unwrap();
-    for r in records["kernel_dispatch"].as_array().unwrap() {
-        let name = names[&r["dispatch_info"]["kernel_id"].as_u64().unwrap()].clone();
-        let e = out.entry(name).or_default();
-        *e = (e.0 + 1, e.1 + span(r));
-    }
-    for r in records["memory_copy"].as_array().unwrap() {
-        let word = |gpu: bool| if gpu { ("D", "Device") } else { ("H", "Host") };
-        let (s, d) = (word(gpu(&r["src_agent_id"])), word(gpu(&r["dst_agent_id"])));
-        let e = out
-            .entry(format!("Memcpy {}to{} ({} -> {})", s.0, d.0, s.1, d.1))
-            .or_default();
-        *e = (e.0 + 1, e.1 + span(r));
+    for process in file["rocprofiler-sdk-tool"].as_array().unwrap() {
+        if pid.is_some_and(|p| process["metadata"]["pid"].as_u64() != Some(p)) {
+            continue;
+        }
+        let mut names = BTreeMap::new();
+        for k in process["kernel_symbols"].as_array().unwrap() {
+            let name = k["demangled_kernel_name"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| k["kernel_name"].as_str().unwrap().trim_end_matches(".kd").to_string());
+            names.insert(k["kernel_id"].as_u64().unwrap(), name);
+        }
+        let gpu = |agent: &serde_json::Value| {
+            process["agents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a["id"] == *agent && a["type"] == 2)
+        };
+        let records = &process["buffer_records"];
+        let span =
+            |r: &serde_json::Value| r["end_timestamp"].as_i64().unwrap() - r["start_timestamp"].as_i64().unwrap();
+        for r in records["kernel_dispatch"].as_array().unwrap() {
+            let name = names[&r["dispatch_info"]["kernel_id"].as_u64().unwrap()].clone();
+            let e = out.entry(name).or_default();
+            *e = (e.0 + 1, e.1 + span(r));
+        }
+        for r in records["memory_copy"].as_array().unwrap() {
+            let word = |gpu: bool| if gpu { ("D", "Device") } else { ("H", "Host") };
+            let (s, d) = (word(gpu(&r["src_agent_id"])), word(gpu(&r["dst_agent_id"])));
+            let e = out
+                .entry(format!("Memcpy {}to{} ({} -> {})", s.0, d.0, s.1, d.1))
+                .or_default();
+            *e = (e.0 + 1, e.1 + span(r));
+        }
     }
     out
+}
+
+/// Per name: the calls and summed ns of `side` in the kernels view's JSON `v`.
+fn by_view(v: &serde_json::Value, side: &str) -> BTreeMap<String, (u64, i64)> {
+    v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r[format!("{side}_calls")].as_u64().unwrap_or(0) > 0)
+        .map(|r| {
+            let us = r[format!("{side}_device_total_us")].as_f64().unwrap();
+            let ns = (us * 1000.0).round() as i64;
+            (
+                r["name"].as_str().unwrap().to_string(),
+                (r[format!("{side}_calls")].as_u64().unwrap(), ns),
+            )
+        })
+        .collect()
 }
 
 #[test]
 fn kernels_of_a_pair_equal_the_files_own_records() {
     let v = json(&["kernels", CONTROL, TEST]);
-    let rows = v["rows"].as_array().unwrap();
     for (side, path) in [("control", CONTROL), ("test", TEST)] {
-        let expected = by_records(path);
-        let got: BTreeMap<String, (u64, i64)> = rows
-            .iter()
-            .filter(|r| r[format!("{side}_calls")].as_u64().unwrap_or(0) > 0)
-            .map(|r| {
-                let us = r[format!("{side}_device_total_us")].as_f64().unwrap();
-                let calls = r[format!("{side}_calls")].as_u64().unwrap();
-                (
-                    r["name"].as_str().unwrap().to_string(),
-                    (calls, (us * 1000.0).round() as i64),
-                )
-            })
-            .collect();
-        assert_eq!(got, expected, "{side}");
+        assert_eq!(by_view(&v, side), by_records(path), "{side}");
     }
     // The file of the layout before streams were traced holds the same kernels and copies.
     let v = json(&["kernels", CONTROL, "fixtures/rocprof/old_layout.json"]);
@@ -171,6 +190,13 @@ fn a_folder_of_rank_files_reads_each_as_its_rank() {
     let s = side.to_str().unwrap();
     let v = json(&["overview", s, s, "--rank", "all"]);
     assert_eq!(v["control"]["ranks"], 2, "{v}");
+    // A file of the folder that cannot be read is a rank of its own, refused only where read.
+    std::fs::copy("fixtures/rocprof/bad/truncated.json", side.join("rank1_results.json")).unwrap();
+    let r = run(&["kernels", s]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let r = run(&["kernels", s, "--rank", "all"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(error_line(&r).contains("EOF while parsing"), "{}", r.stderr);
 }
 
 #[test]
@@ -196,14 +222,164 @@ fn bad_files_are_refused_naming_the_file_and_the_place() {
             bare,
             "rocprofv3's JSON: rocprofiler-sdk-tool[0]: no buffer_records (trace with rocprofv3 --kernel-trace, --hip-trace or --marker-trace and --output-format json)",
         ),
-        (
-            "fixtures/rocprof/two_processes.json",
-            "rocprofv3's JSON holds the GPU work of 2 processes (pids 4242, 4343), one per rank: pass one file per process (rocprofv3 writes one, %pid%_results.json, unless -o names them alike) in a folder",
-        ),
     ];
     for (path, expected) in cases {
         let r = run(&["kernels", path]);
         assert_eq!(r.code, 2, "{path}: {}", r.stderr);
         assert_eq!(error_line(&r), format!("tracediff: {expected} ({path})"));
     }
+}
+
+/// A file of two processes is two ranks, by pid: rank 0 is pid 4242 though pid 4343 comes
+/// first and starts earlier; each rank's kernels and copies equal its process's records, and
+/// `--rank all` both processes' (the launcher, without GPU work, is no rank).
+#[test]
+fn a_file_of_two_processes_reads_as_two_ranks_by_pid() {
+    let v = json(&["kernels", TWO, TWO, "--control-rank", "0", "--test-rank", "1"]);
+    assert_eq!(by_view(&v, "control"), by_records_of(TWO, Some(4242)));
+    assert_eq!(by_view(&v, "test"), by_records_of(TWO, Some(4343)));
+    // The processes differ (the GEMM 50% slower, one more elementwise kernel per step).
+    assert_ne!(by_records_of(TWO, Some(4242)), by_records_of(TWO, Some(4343)));
+    let v = json(&["kernels", TWO, TWO, "--rank", "all"]);
+    assert_eq!(by_view(&v, "control"), by_records(TWO));
+    let r = run(&["compare", TWO, TWO, "--rank", "all"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .starts_with(&format!("control: {TWO} (ranks 0–1, steps 1–3)\n")),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr.contains(&format!(
+            "tracediff: note: {TWO} holds the GPU work of 2 processes: read as ranks 0–1, in the order of their pids"
+        )),
+        "{}",
+        r.stderr
+    );
+    // The launcher's range is left out with its process.
+    assert!(!r.stdout.contains("torchrun"), "{}", r.stdout);
+    // By default the lowest rank, as of a folder of ranks; a rank the file lacks is named.
+    let out = run(&["compare", TWO, CONTROL]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with(&format!("control: {TWO} (rank 0, steps 1–3; 1 of 2 ranks)\n")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr
+            .contains("the sides hold different numbers of ranks: control 2 ranks, test 1 rank; both read rank 0"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("holds the GPU work of 2 processes"),
+        "{}",
+        out.stderr
+    );
+    let line = error_line(&run(&["compare", TWO, TWO, "--rank", "2"]));
+    assert!(line.contains("no rank 2 (ranks present: 0, 1)"), "{line}");
+}
+
+/// compare, overview and gate read each rank of the one file as those of a folder of one file
+/// per rank: rank 1 against rank 0 is the test pair against the control (the GEMM slower),
+/// each rank with the GPU it ran on.
+#[test]
+fn compare_overview_and_gate_read_each_rank_of_one_file() {
+    let dir = TempDir::new().unwrap();
+    let folder = |name: &str, ranks: [&str; 2]| -> String {
+        let side = dir.path().join(name);
+        std::fs::create_dir(&side).unwrap();
+        for (r, f) in ranks.iter().enumerate() {
+            std::fs::copy(f, side.join(format!("rank{r}_results.json"))).unwrap();
+        }
+        side.to_str().unwrap().to_string()
+    };
+    let job = folder("job", [CONTROL, TEST]);
+    let before = folder("before", [CONTROL, CONTROL]);
+    let rows = |v: &serde_json::Value| -> BTreeMap<String, (serde_json::Value, serde_json::Value)> {
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["name"].as_str().unwrap().to_string(),
+                    (r["control_total_us"].clone(), r["test_total_us"].clone()),
+                )
+            })
+            .collect()
+    };
+    let ranks = ["--control-rank", "0", "--test-rank", "1"];
+    let two = json(&[&["compare", TWO, TWO, "--no-save"][..], &ranks[..]].concat());
+    assert_eq!(rows(&two), rows(&json(&["compare", CONTROL, TEST, "--no-save"])));
+    for args in [&["--rank", "all"][..], &["--rank", "1"][..], &[][..]] {
+        let one = json(&[&["compare", TWO, TWO, "--no-save"][..], args].concat());
+        let per_file = json(&[&["compare", &job, &job, "--no-save"][..], args].concat());
+        assert_eq!(rows(&one), rows(&per_file), "{args:?}");
+    }
+    let overview = json(&[&["overview", TWO, TWO][..], &ranks[..]].concat());
+    let text = overview.to_string();
+    assert!(text.contains("AMD Instinct MI300X"), "{text}");
+    let all = json(&["overview", TWO, TWO, "--rank", "all"]);
+    assert_eq!(all["control"]["ranks"], 2, "{all}");
+    // The gate matches ranks by number, as between two folders.
+    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "1"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("gate: FAIL: op time (2 ops)"), "{}", r.stdout);
+    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "0"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run(&["gate", &job, TWO, "--max-op-regression", "10%", "--rank", "all"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+/// A dataset of a file of two processes is one summary per rank; `summarize` into one file
+/// refuses it, saying what to do.
+#[test]
+fn a_dataset_of_a_file_of_two_processes_is_one_summary_per_rank() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("data");
+    let o = out.to_str().unwrap();
+    let r = run(&["summarize", TWO, "--output", o, "--label", "job"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for rank in 0..2 {
+        assert!(
+            out.join(format!("run=job/rank={rank}.parquet")).exists(),
+            "{}",
+            r.stderr
+        );
+    }
+    assert!(!out.join("run=job/rank=2.parquet").exists());
+    // The summaries are the file's ranks: compared with it, every row is unchanged.
+    let run_dir = out.join("run=job");
+    let v = json(&["compare", run_dir.to_str().unwrap(), TWO, "--rank", "all", "--no-save"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["name"] == "aten::mm"), "{v}");
+    for r in rows {
+        assert_eq!(r["control_total_us"], r["test_total_us"], "{r}");
+        assert_eq!(r["control_count"], r["test_count"], "{r}");
+    }
+    let one = dir.path().join("one.parquet");
+    let line = error_line(&run(&["summarize", TWO, "--output", one.to_str().unwrap()]));
+    assert!(
+        line.contains("rocprofv3's JSON holds the GPU work of 2 processes, read as ranks 0–1: pass it as a side"),
+        "{line}"
+    );
+}
+
+/// A file of one process reads as one rank, as before: no note, no rank but its own.
+#[test]
+fn a_file_of_one_process_is_one_rank() {
+    let r = run(&["compare", CONTROL, TEST, "--rank", "all"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("processes"), "{}", r.stderr);
+    assert!(
+        r.stdout.starts_with(&format!("control: {CONTROL} (rank 0")),
+        "{}",
+        r.stdout
+    );
+    let v = json(&["overview", CONTROL, TEST, "--rank", "all"]);
+    assert_eq!(v["control"]["ranks"], 1, "{v}");
 }

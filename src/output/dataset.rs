@@ -57,8 +57,8 @@ pub(crate) fn label_of_dir(dir: &Path) -> Result<String> {
 
 /// Summarises the trace `trace` into the dataset `out_dir` as rank `r` of run `label` (by
 /// default the name of the directory holding the trace), and returns the paths written: one,
-/// or one per rank of a trace that holds several (an Nsight export of several processes). A
-/// file already there that was summarised from another trace is refused, not replaced: two
+/// or one per rank of a trace that holds several (an Nsight export or a rocprofv3 JSON of
+/// several processes). A file already there that was summarised from another trace is refused, not replaced: two
 /// traces of one rank (files without `distributedInfo.rank` are rank 0) would otherwise leave
 /// one.
 pub(crate) fn summarize_file_into(

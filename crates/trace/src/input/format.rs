@@ -79,7 +79,8 @@ pub trait TraceFormat: Sync {
 
     /// [`TraceFormat::scan`] of every rank the file holds, in rank order: one header, the
     /// file's, for a format whose file is one rank (the default); one per rank, each with its
-    /// rank, where a file holds several (an Nsight export of several processes).
+    /// rank, where a file holds several (an Nsight export or a rocprofv3 JSON of several
+    /// processes).
     fn scan_ranks(
         &self,
         parser: &Parser,

@@ -191,7 +191,8 @@ impl Parser {
     }
 
     /// Reads and parses every rank the trace file at `path` holds (one, or several where its
-    /// format says so: an Nsight export of several processes), with their iterations assigned.
+    /// format says so: an Nsight export or a rocprofv3 JSON of several processes), with their
+    /// iterations assigned.
     pub fn load_ranks(&self, path: &Path, attrs: &AttrRequest) -> Result<Vec<TraceFile>> {
         let files = Formats::builtin().of(path)?.load_ranks(self, path, attrs)?;
         check_time_budget(path, &files)?;
@@ -467,8 +468,8 @@ fn by_rank(input: &Path, present: Vec<Scanned>) -> Result<Vec<Ranked>> {
     Ok(present)
 }
 
-/// The note for each file that holds several ranks (an Nsight export of several processes):
-/// which ranks it was read as, and how they were numbered.
+/// The note for each file that holds several ranks (an Nsight export or a rocprofv3 JSON of
+/// several processes): which ranks it was read as, and how they were numbered.
 fn several_ranks_notes(present: &[Ranked]) -> Vec<String> {
     let mut counts: Vec<(&Path, usize)> = Vec::new();
     for (_, path, _, _) in present {

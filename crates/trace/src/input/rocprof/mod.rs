@@ -7,7 +7,9 @@ pub mod schema;
 
 use crate::error::Result;
 use crate::input::attrs::AttrRequest;
-use crate::input::finish::{load_whole, scan_whole, summarize_whole};
+use crate::input::finish::{
+    load_ranks_whole, load_whole, scan_ranks_whole, scan_whole, summarize_ranks_whole, summarize_whole,
+};
 use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
 use crate::input::parser::Parser;
 use crate::model::store::TraceFile;
@@ -31,8 +33,8 @@ impl TraceFormat for RocprofJson {
     }
 
     fn scan(&self, _parser: &Parser, path: &Path, want_steps: bool, marker: Option<&regex::Regex>) -> Result<Header> {
-        // A file declares no rank: its name may (`rank3_results.json`). Its steps need the
-        // whole file read.
+        // A file of one process declares no rank: its name may (`rank3_results.json`). Its
+        // steps need the whole file read.
         scan_whole(path, (want_steps, marker), read::read_tool_file, None)
     }
 
@@ -48,5 +50,36 @@ impl TraceFormat for RocprofJson {
         summarize: &SummarizeFn<'_>,
     ) -> Result<FileSummary> {
         summarize_whole(path, marker, summarize, read::read_tool_file)
+    }
+
+    /// One rank per process that dispatched a kernel, by pid, where there are several
+    /// (docs/formats.md#several-processes-in-one-rocprofv3-file); else the file is one rank.
+    fn scan_ranks(
+        &self,
+        parser: &Parser,
+        path: &Path,
+        want_steps: bool,
+        marker: Option<&regex::Regex>,
+    ) -> Result<Vec<Header>> {
+        // A file that cannot be read is taken as one rank, as before ranks were counted: its
+        // error is given where it is read, if it is (a rank left out of the selection is not).
+        match read::rank_count(path).unwrap_or(1) {
+            0 | 1 => Ok(vec![self.scan(parser, path, want_steps, marker)?]),
+            count => scan_ranks_whole(path, (want_steps, marker), count, read::read_ranks),
+        }
+    }
+
+    fn load_ranks(&self, _parser: &Parser, path: &Path, attrs: &AttrRequest) -> Result<Vec<TraceFile>> {
+        load_ranks_whole(path, attrs, read::read_ranks)
+    }
+
+    fn summarize_ranks(
+        &self,
+        _parser: &Parser,
+        path: &Path,
+        marker: Option<&regex::Regex>,
+        summarize: &SummarizeFn<'_>,
+    ) -> Result<Vec<FileSummary>> {
+        summarize_ranks_whole(path, marker, summarize, read::read_ranks)
     }
 }

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::input::json::parse::ParsedTrace;
 use crate::input::nsight::names::nvtx_name;
 use crate::input::read::{describe_read_error, open};
-use crate::input::rocprof::schema::{AGENT_TYPE_GPU, Agent, Handle, Process, ToolFile};
+use crate::input::rocprof::schema::{AGENT_TYPE_GPU, Agent, Handle, Process, ToolFile, ToolFileProcesses};
 use crate::model::store::{DeviceProperties, NO_CORRELATION, NO_STREAM, NameId, NewEvent, StringTable};
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
@@ -22,6 +22,11 @@ const RANGE_CALLS: [&str; 2] = ["roctxRangePushA", "roctxRangeStartA"];
 /// The file at `path` parsed (inflated where it is gzip), or an error naming the line and
 /// column where its JSON stops making sense.
 pub fn parse(path: &Path) -> Result<ToolFile> {
+    parse_as(path)
+}
+
+/// The file at `path` parsed as `T` (the whole file, or the part of it `T` names).
+fn parse_as<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let mut reader = open(path)?;
     let mut text = Vec::new();
     reader
@@ -307,10 +312,10 @@ pub fn copy_name(src: (bool, i64), dst: (bool, i64)) -> String {
     format!("Memcpy {kind} ({src_word} -> {dst_word})")
 }
 
-/// The GPUs of the file's processes (`agents` of type GPU), by index, each once.
-fn devices(file: &ToolFile) -> Vec<DeviceProperties> {
+/// The GPUs of `processes` (their `agents` of type GPU), by index, each once.
+fn devices(processes: &[(usize, &Process)]) -> Vec<DeviceProperties> {
     let mut out: FxHashMap<i64, DeviceProperties> = FxHashMap::default();
-    for p in &file.processes {
+    for (_, p) in processes {
         let indexes = gpu_indexes(&p.agents);
         for a in p.agents.iter().filter(|a| a.kind == AGENT_TYPE_GPU) {
             let id = indexes.get(&a.id).map_or(0, |x| x.1);
@@ -327,38 +332,86 @@ fn devices(file: &ToolFile) -> Vec<DeviceProperties> {
     devices
 }
 
-/// Refuses a file whose kernels come from two processes or more (a job's ranks in one file).
-fn one_gpu_process(path: &Path, file: &ToolFile) -> Result<()> {
-    let pids: Vec<String> = file
-        .processes
-        .iter()
-        .enumerate()
+/// The processes of `file` that dispatched a kernel, each with its place in the file, in rank
+/// order: by pid (0 where `metadata` is missing), then by place.
+fn gpu_processes(file: &ToolFile) -> Vec<(usize, &Process)> {
+    let mut order: Vec<(u64, usize, &Process)> = (file.processes.iter().enumerate())
         .filter(|(_, p)| p.buffer_records.as_ref().is_some_and(|b| !b.kernel_dispatch.is_empty()))
-        .map(|(k, p)| p.metadata.as_ref().map_or(format!("#{k}"), |m| m.pid.to_string()))
+        .map(|(k, p)| (p.metadata.as_ref().map_or(0, |m| m.pid), k, p))
         .collect();
-    if pids.len() < 2 {
-        return Ok(());
-    }
-    Err(Error::input(
-        path,
-        format!(
-            "rocprofv3's JSON holds the GPU work of {} processes (pids {}), one per rank: pass one file per process (rocprofv3 writes one, %pid%_results.json, unless -o names them alike) in a folder",
-            pids.len(),
-            pids.join(", ")
-        ),
-    ))
+    order.sort_unstable_by_key(|&(pid, k, _)| (pid, k));
+    order.into_iter().map(|(_, k, p)| (k, p)).collect()
 }
 
-/// Reads the file at `path` into its columns, in file order: by start, the longer first where
-/// two start together (an enclosing range before what it encloses), then by section.
+/// The number of ranks the file at `path` is read as: one per process that dispatched a
+/// kernel where there are several, else one. Reads the file whole, skipping all but whether
+/// each process dispatched.
+pub fn rank_count(path: &Path) -> Result<usize> {
+    let file: ToolFileProcesses = parse_as(path)?;
+    let gpu = (file.processes.iter())
+        .filter(|p| p.buffer_records.as_ref().is_some_and(|b| !b.kernel_dispatch.is_empty()))
+        .count();
+    Ok(gpu.max(1))
+}
+
+/// Reads the file at `path` as one trace (see [`read_ranks`]); a file of several ranks is
+/// refused: what reads one trace cannot take it.
 pub fn read_tool_file(path: &Path) -> Result<ParsedTrace> {
-    let file = parse(path)?;
-    into_columns(path, &file)
+    let mut ranks = read_ranks(path)?;
+    if ranks.len() > 1 {
+        return Err(Error::input(
+            path,
+            format!(
+                "rocprofv3's JSON holds the GPU work of {} processes, read as ranks 0–{}: pass it as a side (compare, overview, gate… take it with --rank), or summarize it into a dataset of one summary per rank (tracediff summarize {} --label RUN -o OUTDIR)",
+                ranks.len(),
+                ranks.len() - 1,
+                path.display()
+            ),
+        ));
+    }
+    // `ranks_of` gives one trace at least.
+    Ok(ranks.pop().unwrap_or_default())
 }
 
-/// The parsed file's records into the parse's columns.
+/// Reads the file at `path` into its columns: one trace, or one per rank where its GPU work
+/// is that of several processes (see [`ranks_of`]).
+pub fn read_ranks(path: &Path) -> Result<Vec<ParsedTrace>> {
+    let file = parse(path)?;
+    ranks_of(path, &file)
+}
+
+/// The parsed file as its ranks. A file whose kernels were dispatched by several processes
+/// is one trace per such process, rank `i` the `i`-th by pid ([`gpu_processes`]), each with its
+/// own records (its kernels, copies, HIP runtime calls and roctx ranges) and of its GPU agents
+/// those its device rows ran on; the processes that dispatched no kernel are left out
+/// (docs/formats.md#several-processes-in-one-rocprofv3-file). Any other file is one trace of
+/// every process ([`into_columns`]).
+pub fn ranks_of(path: &Path, file: &ToolFile) -> Result<Vec<ParsedTrace>> {
+    let gpu = gpu_processes(file);
+    if gpu.len() < 2 {
+        return Ok(vec![into_columns(path, file)?]);
+    }
+    let mut out = Vec::with_capacity(gpu.len());
+    for (rank, &process) in gpu.iter().enumerate() {
+        let mut parsed = columns(path, &[process], true)?;
+        parsed.declared_rank = Some(rank as i64);
+        out.push(parsed);
+    }
+    Ok(out)
+}
+
+/// The parsed file's records, of every process, into one trace's columns, in file order: by
+/// start, the longer first where two start together (an enclosing range before what it
+/// encloses), then by section.
 pub fn into_columns(path: &Path, file: &ToolFile) -> Result<ParsedTrace> {
-    one_gpu_process(path, file)?;
+    let every: Vec<(usize, &Process)> = file.processes.iter().enumerate().collect();
+    columns(path, &every, false)
+}
+
+/// The records of `processes` (each with its place in the file) into one trace's columns;
+/// with `used_gpus`, its devices are only the GPUs its device rows ran on, else every GPU
+/// agent of the processes.
+fn columns(path: &Path, processes: &[(usize, &Process)], used_gpus: bool) -> Result<ParsedTrace> {
     let mut r = Reader {
         path,
         strings: StringTable::new(),
@@ -366,7 +419,7 @@ pub fn into_columns(path: &Path, file: &ToolFile) -> Result<ParsedTrace> {
         events: Vec::new(),
         device_use: FxHashMap::default(),
     };
-    for (k, process) in file.processes.iter().enumerate() {
+    for &(k, process) in processes {
         let at = format!("rocprofiler-sdk-tool[{k}]");
         if process.buffer_records.is_none() {
             return Err(wrong(
@@ -386,7 +439,11 @@ pub fn into_columns(path: &Path, file: &ToolFile) -> Result<ParsedTrace> {
         r.kernels(k, process, &names)?;
         r.copies(k, process, &names)?;
     }
-    Ok(finish(r, devices(file)))
+    let mut devices = devices(processes);
+    if used_gpus {
+        devices.retain(|d| r.device_use.contains_key(&d.id));
+    }
+    Ok(finish(r, devices))
 }
 
 /// The rows put in file order, into the parse's columns.
@@ -487,11 +544,57 @@ mod tests {
             ]
         );
         let file: ToolFile = serde_json::from_str(FILE).unwrap();
-        let d = devices(&file);
+        let d = devices(&[(0, &file.processes[0])]);
         assert_eq!(
             (d.len(), d[0].id, d[0].name.as_str(), d[0].total_global_mem),
             (1, 0, "gfx942", Some(1024))
         );
+    }
+
+    /// A file of FILE's process twice, as pids `first` (its kernels on GPU 1) then 7 (GPU 0),
+    /// and a launcher (pid 3) that dispatched nothing and has no strings.
+    fn two_processes(first: u64) -> String {
+        let process = FILE
+            .trim_start_matches(r#"{"rocprofiler-sdk-tool": ["#)
+            .trim_end_matches("]}");
+        let other = process.replace(r#""pid": 7"#, &format!(r#""pid": {first}"#)).replace(
+            r#""node_id": 1, "logical_node_type_id": 0"#,
+            r#""node_id": 2, "logical_node_type_id": 1"#,
+        );
+        let launcher = r#"{"metadata": {"pid": 3}, "buffer_records": {"marker_api": []}}"#;
+        format!(r#"{{"rocprofiler-sdk-tool": [{other}, {launcher}, {process}]}}"#)
+    }
+
+    #[test]
+    fn a_file_of_two_processes_is_one_parse_per_process_by_pid() {
+        let text = two_processes(9);
+        let file: ToolFile = serde_json::from_str(&text).unwrap();
+        let ranks = ranks_of(Path::new("results.json"), &file).unwrap();
+        assert_eq!(ranks.len(), 2);
+        // Rank 0 is pid 7 though it comes last; each rank holds its own rows and its GPU.
+        for (rank, (pid, gpu)) in [("7", "0"), ("9", "1")].into_iter().enumerate() {
+            let t = &ranks[rank];
+            let s = |id| t.strings.resolve(id).to_string();
+            let e = &t.events;
+            assert_eq!(t.declared_rank, Some(rank as i64));
+            assert_eq!(e.len(), 5, "rank {rank}");
+            for i in 0..e.len() {
+                let on_device = ["kernel", "gpu_memcpy"].contains(&s(e.cat[i]).as_str());
+                assert_eq!(s(e.pid[i]), if on_device { gpu } else { pid }, "rank {rank} row {i}");
+            }
+            let ids: Vec<i64> = t.devices.iter().map(|d| d.id).collect();
+            assert_eq!(ids, [gpu.parse::<i64>().unwrap()], "rank {rank}");
+        }
+        // Pids, not places, order the ranks: pid 5 first is rank 0.
+        let file: ToolFile = serde_json::from_str(&two_processes(5)).unwrap();
+        let ranks = ranks_of(Path::new("results.json"), &file).unwrap();
+        let first_pid = ranks[0].strings.resolve(ranks[0].events.pid[0]).to_string();
+        assert_eq!(first_pid, "5");
+        // A file of one process that dispatched is one trace, as before.
+        let file: ToolFile = serde_json::from_str(FILE).unwrap();
+        let one = ranks_of(Path::new("results.json"), &file).unwrap();
+        assert_eq!((one.len(), one[0].declared_rank), (1, None));
+        assert_eq!(one[0].events.len(), rows(FILE).unwrap().len());
     }
 
     #[test]

@@ -202,3 +202,29 @@ pub struct ApiCall {
     /// `thread_id`: the OS thread.
     pub thread_id: u64,
 }
+
+/// The file read only for who launched GPU work ([`ToolFile`] with every other member
+/// skipped): how many ranks it is read as.
+#[derive(Debug, Deserialize)]
+pub struct ToolFileProcesses {
+    /// `rocprofiler-sdk-tool`.
+    #[serde(rename = "rocprofiler-sdk-tool")]
+    pub processes: Vec<ProcessDispatches>,
+}
+
+/// Of one process, its `metadata` and whether it dispatched kernels.
+#[derive(Debug, Deserialize)]
+pub struct ProcessDispatches {
+    /// `metadata`.
+    pub metadata: Option<Metadata>,
+    /// `buffer_records`, its kernel dispatches only.
+    pub buffer_records: Option<DispatchRecords>,
+}
+
+/// `buffer_records`, its `kernel_dispatch` records left unread.
+#[derive(Debug, Deserialize)]
+pub struct DispatchRecords {
+    /// `kernel_dispatch`.
+    #[serde(default)]
+    pub kernel_dispatch: Vec<serde::de::IgnoredAny>,
+}
