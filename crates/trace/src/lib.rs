@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 // No unsafe code: the SIMD scan's comparisons go through `wide`, which keeps its own.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod error;
 pub mod input;

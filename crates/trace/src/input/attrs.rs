@@ -365,7 +365,7 @@ pub(crate) struct AttrKeys {
 
 impl AttrKeys {
     /// The keys `request` asks for, each with its column (as [`AttrBuilder::new`] numbers them).
-    pub fn from_request(request: &AttrRequest) -> Self {
+    pub(crate) fn from_request(request: &AttrRequest) -> Self {
         let mut map = FxHashMap::default();
         for (col, spec) in request.specs.iter().enumerate() {
             map.insert(spec.raw_key.clone().into_boxed_str(), col);
@@ -378,18 +378,18 @@ impl AttrKeys {
 
     /// Whether any key is collected at all.
     #[inline]
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         !self.map.is_empty() || self.infer_all
     }
 
     /// `Some(Some(column))` for a known key, `Some(None)` for a key to infer, `None` to skip.
     #[inline]
     /// Whether no attribute is asked for.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.map.is_empty() && !self.infer_all
     }
 
-    pub fn column_of(&self, key: &str) -> Option<Option<usize>> {
+    pub(crate) fn column_of(&self, key: &str) -> Option<Option<usize>> {
         if self.map.is_empty() && !self.infer_all {
             return None;
         }
@@ -422,7 +422,7 @@ fn default_value(spec: &AttrSpec, strings: &mut StringTable) -> AttrValue {
 }
 
 impl AttrBuilder {
-    pub fn new(request: &AttrRequest, strings: &mut StringTable) -> Self {
+    pub(crate) fn new(request: &AttrRequest, strings: &mut StringTable) -> Self {
         let mut b = AttrBuilder {
             keys: AttrKeys {
                 map: FxHashMap::default(),
@@ -454,7 +454,7 @@ impl AttrBuilder {
     /// late is backfilled to the right length.
     /// A whole number outside the 64-bit integers is kept exactly (an inferred column becomes
     /// JSON text) or, in a column declared `int`, refused naming its key.
-    pub fn push_row<'v>(
+    pub(crate) fn push_row<'v>(
         &mut self,
         values: impl IntoIterator<Item = (Option<usize>, Cow<'v, str>, RawValue<'v>)>,
         strings: &mut StringTable,
@@ -577,7 +577,7 @@ impl AttrBuilder {
         });
     }
 
-    pub fn finish(mut self) -> AttrTable {
+    pub(crate) fn finish(mut self) -> AttrTable {
         for c in &mut self.columns {
             c.finish(self.rows);
         }

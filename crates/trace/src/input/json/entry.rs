@@ -14,7 +14,7 @@ use std::fmt;
 
 /// Bytes of a string checked as UTF-8 (by the scan or by serde_json), as text; were they not
 /// (they are), each bad sequence would read as U+FFFD rather than fail.
-pub fn text_of(bytes: Cow<'_, [u8]>) -> Cow<'_, str> {
+pub(crate) fn text_of(bytes: Cow<'_, [u8]>) -> Cow<'_, str> {
     match bytes {
         Cow::Borrowed(b) => match std::str::from_utf8(b) {
             Ok(text) => Cow::Borrowed(text),
@@ -29,7 +29,7 @@ pub fn text_of(bytes: Cow<'_, [u8]>) -> Cow<'_, str> {
 
 /// One end of a `fwdbwd` flow, its thread as text.
 #[derive(Debug, Clone)]
-pub struct LocalFlow<'c> {
+pub(crate) struct LocalFlow<'c> {
     pub id: u64,
     pub start: bool,
     pub ts_ns: i64,
@@ -39,7 +39,7 @@ pub struct LocalFlow<'c> {
 
 /// A kept event, its text decoded.
 #[derive(Debug)]
-pub struct Event<'a> {
+pub(super) struct Event<'a> {
     /// `name` and `cat`, decoded, as UTF-8 bytes (made text when interned).
     pub name: Cow<'a, [u8]>,
     pub cat: Cow<'a, [u8]>,
@@ -55,11 +55,11 @@ pub struct Event<'a> {
 }
 
 /// The attributes asked for of a kept event: (column or `None` to infer, key, value).
-pub type EventAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>;
+pub(super) type EventAttrs<'a> = Vec<(Option<usize>, Cow<'a, str>, AttrRaw<'a>)>;
 
 /// What one entry of `traceEvents` is to tracediff.
 #[derive(Debug)]
-pub enum Entry<'a> {
+pub(super) enum Entry<'a> {
     /// An event that counts as an op (docs/semantics.md#which-events-count).
     Kept(Event<'a>),
     /// A `[memory]` instant event.
@@ -74,10 +74,10 @@ pub enum Entry<'a> {
 }
 
 /// An error inside one value: offset in the parsed text and message.
-pub type Failure = (usize, String);
+pub(crate) type Failure = (usize, String);
 
 /// Parses one event object.
-pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
+pub(super) fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
     match s.first() {
         Some(b'{') => {}
         Some(&b) => {
@@ -92,7 +92,7 @@ pub fn parse_event<'a>(s: &'a [u8], keys: &AttrKeys) -> Result<(Entry<'a>, Event
 }
 
 /// Parses one event object, already checked as UTF-8.
-pub fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
+pub(super) fn parse_event_text<'a>(text: &'a str, keys: &AttrKeys) -> Result<(Entry<'a>, EventAttrs<'a>), Failure> {
     match text.as_bytes().first() {
         Some(b'{') => {}
         Some(&b) => {
@@ -147,12 +147,12 @@ pub(crate) fn exact_fields(text: &str) -> Result<Fields<'_>, Failure> {
 }
 
 /// Checks that `s` is UTF-8 (JSON text must be).
-pub fn utf8(s: &[u8]) -> Result<&str, Failure> {
+pub(crate) fn utf8(s: &[u8]) -> Result<&str, Failure> {
     std::str::from_utf8(s).map_err(|e| (e.valid_up_to(), "invalid JSON: invalid UTF-8 in string".to_string()))
 }
 
 /// Runs a serde_json deserialisation over `text`, turning its errors into (offset, message).
-pub fn deserialize<'a, T>(
+pub(crate) fn deserialize<'a, T>(
     text: &'a str,
     f: impl FnOnce(&mut serde_json::Deserializer<serde_json::de::StrRead<'a>>) -> serde_json::Result<T>,
 ) -> Result<T, Failure> {
@@ -165,7 +165,7 @@ pub fn deserialize<'a, T>(
 }
 
 /// serde_json's error as (offset in `text`, message); its position is a line and a column.
-pub fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
+pub(super) fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
     let mut start = 0;
     for _ in 1..e.line() {
         match memchr::memchr(b'\n', &text.as_bytes()[start..]) {
@@ -191,13 +191,13 @@ pub fn serde_failure(text: &str, e: &serde_json::Error) -> Failure {
 }
 
 /// The offset of the last value of member `key` in the object `text` (for messages).
-pub fn member_offset(text: &str, key: &str) -> Option<usize> {
+pub(super) fn member_offset(text: &str, key: &str) -> Option<usize> {
     let raw = member(text, key).ok()??;
     Some(offset_of(text.as_bytes(), raw.get().as_bytes()))
 }
 
 /// The raw text of the last value of member `key` in the object `text`.
-pub fn member<'a>(text: &'a str, key: &str) -> Result<Option<&'a RawValue>, Failure> {
+pub(crate) fn member<'a>(text: &'a str, key: &str) -> Result<Option<&'a RawValue>, Failure> {
     struct Find<'k>(&'k str);
     impl<'de> Visitor<'de> for Find<'_> {
         type Value = Option<&'de RawValue>;
@@ -372,7 +372,7 @@ fn raw_of(value: &RawValue) -> Raw {
 }
 
 /// The text of a JSON string value (with its quotes); a lone surrogate becomes U+FFFD.
-pub fn string_text(raw: &str) -> Cow<'_, str> {
+pub(crate) fn string_text(raw: &str) -> Cow<'_, str> {
     let inner = &raw[1..raw.len() - 1];
     if !inner.contains('\\') {
         return Cow::Borrowed(inner);
@@ -626,7 +626,7 @@ impl<'a> Fields<'a> {
 }
 
 /// An attribute value as the attribute builder reads it.
-pub fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
+pub(super) fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
     let r = raw.get();
     match r.as_bytes()[0] {
         b'-' | b'0'..=b'9' => AttrRaw::Number(Number::new(r)),
@@ -715,9 +715,9 @@ impl Fields<'_> {
 /// The largest `|ts|` and `dur` kept exactly (docs/robustness.md#times-and-sums): every end
 /// time `ts + dur` and every difference of two times then fits in an i64 with room to spare,
 /// and the sums of a side's durations are bounded by [`crate::input::load::SIDE_TIME_BUDGET_NS`].
-pub const MAX_TS_NS: i64 = 1 << 62;
-pub const MIN_TS_NS: i64 = -(1 << 60);
-pub const MAX_DUR_NS: i64 = 1 << 61;
+pub(super) const MAX_TS_NS: i64 = 1 << 62;
+pub(super) const MIN_TS_NS: i64 = -(1 << 60);
+pub(super) const MAX_DUR_NS: i64 = 1 << 61;
 
 /// Why an event's times cannot be kept exactly, if they cannot: a negative `dur` is refused (a
 /// profiler never writes one; summing it would hide time), as is a time past the range above.

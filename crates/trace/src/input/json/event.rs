@@ -14,11 +14,11 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::input::json::entry::{Entry, Event, EventAttrs, id_text, parse_event, parse_event_text};
-pub use crate::input::json::entry::{Failure, LocalFlow, deserialize, member, string_text, text_of, utf8};
+pub(crate) use crate::input::json::entry::{Failure, LocalFlow, deserialize, member, string_text, text_of, utf8};
 
 /// Consecutive events of one file's `traceEvents`, as text.
 #[derive(Debug, Default)]
-pub struct Chunk {
+pub(crate) struct Chunk {
     /// A buffer of the reader, whose bytes `start..start + len` are the chunk's text.
     pub bytes: Vec<u8>,
     pub start: usize,
@@ -33,14 +33,14 @@ pub struct Chunk {
 
 impl Chunk {
     /// The chunk's text.
-    pub fn text(&self) -> &[u8] {
+    pub(crate) fn text(&self) -> &[u8] {
         &self.bytes[self.start..self.start + self.len]
     }
 }
 
 /// What a chunk parse keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Collect {
+pub(crate) enum Collect {
     /// Every kept event, with the attributes asked for, one by one ([`ChunkOut::events`]).
     Events,
     /// Every kept event as columns of the store ([`ChunkOut::table`]), with no attributes; with
@@ -53,7 +53,7 @@ pub enum Collect {
 
 /// A kept event with chunk-local string ids.
 #[derive(Debug, Clone, Copy)]
-pub struct LocalEvent {
+pub(crate) struct LocalEvent {
     pub index: u64,
     /// Offset of the event in the file, for errors found on merge.
     pub at: u64,
@@ -70,13 +70,13 @@ pub struct LocalEvent {
 }
 
 /// A requested attribute of a kept event: (row in the chunk, column or `None` to infer, key, value).
-pub type LocalAttr<'c> = (u32, Option<usize>, Cow<'c, str>, AttrRaw<'c>);
+pub(crate) type LocalAttr<'c> = (u32, Option<usize>, Cow<'c, str>, AttrRaw<'c>);
 
 /// Strings of one chunk, borrowed from its bytes where they hold no escapes. They are looked up
 /// by their bytes (an event's text is known to be UTF-8 as a whole, not as `str` pieces) and
 /// made text once each, when first met.
 #[derive(Debug, Default)]
-pub struct LocalStrings<'c> {
+pub(crate) struct LocalStrings<'c> {
     pub list: Vec<Cow<'c, str>>,
     ids: FxHashMap<Cow<'c, [u8]>, u32>,
     /// In front of `ids`: per slot (from a string's length and its first and last eight bytes),
@@ -126,7 +126,7 @@ impl<'c> LocalStrings<'c> {
 
 /// One chunk, parsed.
 #[derive(Debug, Default)]
-pub struct ChunkOut<'c> {
+pub(crate) struct ChunkOut<'c> {
     /// Entries of `traceEvents` read, kept or not.
     pub entries: u64,
     pub strings: LocalStrings<'c>,
@@ -162,13 +162,13 @@ pub struct ChunkOut<'c> {
 
 /// The first problem in a chunk: its offset in the file and the message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChunkError {
+pub(crate) struct ChunkError {
     pub at: u64,
     pub msg: String,
 }
 
 /// Parses every event of `chunk`; the first error in file order stops it.
-pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> Result<ChunkOut<'c>, ChunkError> {
+pub(crate) fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> Result<ChunkOut<'c>, ChunkError> {
     let mut out = ChunkOut::default();
     let none = AttrKeys::default();
     let keys = if collect == Collect::Events { keys } else { &none };
@@ -178,7 +178,7 @@ pub fn parse_chunk<'c>(chunk: &'c Chunk, keys: &AttrKeys, collect: Collect) -> R
 
 /// Where the cut of a block's events stands at their end.
 #[derive(Debug)]
-pub enum BlockEnd {
+pub(crate) enum BlockEnd {
     /// At the block's end, the cut as it stands there (its count: the block's entries).
     More(ArrayCut),
     /// At the array's `]`, at this index of the block's text.
@@ -198,7 +198,7 @@ pub enum BlockEnd {
 /// [`parse_chunk`] does: so the events, the errors and their bytes, and the cut left at the
 /// end are what cutting the whole block first would give. With `fast` off (or attributes asked
 /// for) every event goes that exact way.
-pub fn parse_block_events<'c>(
+pub(crate) fn parse_block_events<'c>(
     chunk: &'c Chunk,
     expect: Expect,
     at: usize,

@@ -138,7 +138,7 @@ struct InFlight {
 impl<'p> Events<'p> {
     /// A reader of one file's events, storing the attributes `request` asks for, as `parser`
     /// says: on its pool (none with one thread), in blocks of its size.
-    pub fn new(request: &AttrRequest, collect: Collect, parser: &'p Parser) -> Self {
+    pub(super) fn new(request: &AttrRequest, collect: Collect, parser: &'p Parser) -> Self {
         let options = parser.options();
         let pool = parser.pool();
         Events {
@@ -156,13 +156,13 @@ impl<'p> Events<'p> {
     }
 
     /// Steps are marked by `marker` (`--step-marker`) in a [`Collect::Steps`] scan.
-    pub fn mark_steps_by(&mut self, marker: Option<&regex::Regex>) {
+    pub(super) fn mark_steps_by(&mut self, marker: Option<&regex::Regex>) {
         self.merger.marker = marker.cloned();
     }
 
     /// The file's store, once its events are read: ids and `index` put right chunk by chunk,
     /// in parallel on the parse pool.
-    pub fn finish(self) -> ParsedTrace {
+    pub(super) fn finish(self) -> ParsedTrace {
         let pool = self.pool;
         let merger = self.merger;
         match pool {
@@ -174,7 +174,12 @@ impl<'p> Events<'p> {
     /// Reads the elements of an array whose `[` is consumed, at nesting depth `outer`; with
     /// `open_ended` the text may end instead of the `]` (the Trace Event Format's JSON-array
     /// form allows it). The text after the `]` is left in `input`.
-    pub fn read(&mut self, input: &mut Input<ReadAhead<'_>>, outer: usize, open_ended: bool) -> Result<(), Fail> {
+    pub(super) fn read(
+        &mut self,
+        input: &mut Input<ReadAhead<'_>>,
+        outer: usize,
+        open_ended: bool,
+    ) -> Result<(), Fail> {
         let (done, parsed) = channel();
         let mut flight = InFlight {
             done,

@@ -1,9 +1,9 @@
 use super::*;
 
 /// A reader that hands out at most `n` bytes per call.
-pub struct Trickle<'a> {
-    pub data: &'a [u8],
-    pub n: usize,
+pub(crate) struct Trickle<'a> {
+    pub(crate) data: &'a [u8],
+    pub(crate) n: usize,
 }
 impl Read for Trickle<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {

@@ -381,7 +381,7 @@ pub fn read_ranks(path: &Path) -> Result<Vec<ParsedTrace>> {
 }
 
 /// The parsed file as its ranks. A file whose kernels were dispatched by several processes
-/// is one trace per such process, rank `i` the `i`-th by pid ([`gpu_processes`]), each with its
+/// is one trace per such process, rank `i` the `i`-th by pid (`gpu_processes`), each with its
 /// own records (its kernels, copies, HIP runtime calls and roctx ranges) and of its GPU agents
 /// those its device rows ran on; the processes that dispatched no kernel are left out
 /// (docs/formats.md#several-processes-in-one-rocprofv3-file). Any other file is one trace of
