@@ -342,6 +342,22 @@ fn the_why_section_puts_explains_line_beside_each_moved_row() {
     assert!(!same.contains(r#"<section id="why""#));
 }
 
+/// The Why paragraph knows the step time where each side used one step (it said "The step
+/// time is not known" where the page's overview gave 167 ms → 424 ms), as `explain` does.
+#[test]
+fn the_why_paragraph_knows_a_single_steps_time() {
+    let dir = TempDir::new().unwrap();
+    let pair = ["fixtures/scenarios/resnet/control", "fixtures/scenarios/resnet/test"];
+    let (_, page) = report(pair, dir.path(), &[]);
+    assert!(page.contains("<p id=\"why-summary\">The step is +257 ms (+153.7%)."), "{page}");
+    let json = stdout(&["explain", pair[0], pair[1], "--format", "json"]);
+    let summary = serde_json::from_str::<Value>(&json).unwrap()["summary"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(summary.starts_with("The step is +257 ms (+153.7%)."), "{summary}");
+}
+
 /// The page's charts show the 10 largest changes either way. They took `plot`'s (HTA's) default,
 /// largest increase first, so on a run that got faster the heading's "top 10 by change" left out
 /// what shrank most (fp32 → bf16: every fp32 kernel that went).

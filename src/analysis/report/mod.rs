@@ -10,6 +10,7 @@ use crate::analysis::cost::decompose::Parts;
 use crate::analysis::diff::{Comparison, NameFilter};
 use crate::analysis::flamegraph::{FlameStacks, flame_stacks_default};
 use crate::analysis::load::loaded::Loaded;
+use crate::analysis::load::side_runs::mean_step_ns_of_loaded;
 use crate::analysis::modules::align::{AlignedNode, Status, child_path};
 use crate::analysis::modules::noise::{NodeSignificance, module_significance_both};
 use crate::analysis::modules::scopes::NodeScopes;
@@ -302,6 +303,12 @@ fn all_node_tables(
                 tables.iter_mut().for_each(|t| p.apply(t));
             }
             if path.is_empty() {
+                // The step's mean time, for the paragraph, also where each side used one step
+                // (the tables hold that step's sums then, and no per-step values set it).
+                if tables[0].step_ns.is_none() && !req.totals {
+                    let step_ns = PerSide::from_fn(|id| mean_step_ns_of_loaded(loaded, id)).into_array();
+                    tables[0].step_ns = step_ns.iter().all(|&s| s > 0.0).then_some(step_ns);
+                }
                 why = step_why(&tables[0], explain);
             }
             Some(finish_tables(node.id, path, tables, rows))
