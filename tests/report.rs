@@ -349,7 +349,10 @@ fn the_why_paragraph_knows_a_single_steps_time() {
     let dir = TempDir::new().unwrap();
     let pair = ["fixtures/scenarios/resnet/control", "fixtures/scenarios/resnet/test"];
     let (_, page) = report(pair, dir.path(), &[]);
-    assert!(page.contains("<p id=\"why-summary\">The step is +257 ms (+153.7%)."), "{page}");
+    assert!(
+        page.contains("<p id=\"why-summary\">The step is +257 ms (+153.7%)."),
+        "{page}"
+    );
     let json = stdout(&["explain", pair[0], pair[1], "--format", "json"]);
     let summary = serde_json::from_str::<Value>(&json).unwrap()["summary"]
         .as_str()
