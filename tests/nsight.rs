@@ -5,6 +5,7 @@
 //! process, and what cannot be read is refused in one line.
 
 use crate::common::{error_line, json, run};
+use crate::ranks_in_one_file::{RankFiles, a_dataset_is_one_summary_per_rank, each_rank_reads_as_a_folder_of_ranks};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tempfile::TempDir;
@@ -14,6 +15,15 @@ const TEST: &str = "fixtures/nsight/test.sqlite";
 /// One report of a job of two ranks: pid 4242 (control's steps, device 0) and pid 4343
 /// (test's, device 1, its rows written first), and a launcher (pid 4100) without GPU work.
 const TWO: &str = "fixtures/nsight/two_processes.sqlite";
+
+/// The fixtures of the checks every format of several ranks in one file passes.
+const FILES: RankFiles = RankFiles {
+    control: CONTROL,
+    test: TEST,
+    two: TWO,
+    rank_file: |r| format!("rank{r}.sqlite"),
+    device: "NVIDIA H100 80GB HBM3",
+};
 
 /// Per name: calls and summed ns, by SQL over the export's device tables (kernels by their
 /// demangled name; copies and sets by the names Kineto gives them).
@@ -131,79 +141,15 @@ fn an_export_of_two_processes_reads_as_two_ranks_by_pid() {
 /// slower), each rank with the GPU it ran on.
 #[test]
 fn compare_overview_and_gate_read_each_rank_of_one_export() {
-    let dir = TempDir::new().unwrap();
-    let folder = |name: &str, ranks: [&str; 2]| -> String {
-        let side = dir.path().join(name);
-        std::fs::create_dir(&side).unwrap();
-        for (r, f) in ranks.iter().enumerate() {
-            std::fs::copy(f, side.join(format!("rank{r}.sqlite"))).unwrap();
-        }
-        side.to_str().unwrap().to_string()
-    };
-    let job = folder("job", [CONTROL, TEST]);
-    let before = folder("before", [CONTROL, CONTROL]);
-    let rows = |v: &serde_json::Value| -> BTreeMap<String, (serde_json::Value, serde_json::Value)> {
-        v["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["name"].as_str().unwrap().to_string(),
-                    (r["control_total_us"].clone(), r["test_total_us"].clone()),
-                )
-            })
-            .collect()
-    };
-    let ranks = ["--control-rank", "0", "--test-rank", "1"];
-    let two = json(&[&["compare", TWO, TWO, "--no-save"][..], &ranks[..]].concat());
-    assert_eq!(rows(&two), rows(&json(&["compare", CONTROL, TEST, "--no-save"])));
-    for args in [&["--rank", "all"][..], &["--rank", "1"][..], &[][..]] {
-        let one = json(&[&["compare", TWO, TWO, "--no-save"][..], args].concat());
-        let per_file = json(&[&["compare", &job, &job, "--no-save"][..], args].concat());
-        assert_eq!(rows(&one), rows(&per_file), "{args:?}");
-    }
-    let overview = json(&[&["overview", TWO, TWO][..], &ranks[..]].concat());
-    let text = overview.to_string();
-    assert!(text.contains("NVIDIA H100 80GB HBM3"), "{text}");
-    let all = json(&["overview", TWO, TWO, "--rank", "all"]);
-    assert_eq!(all["control"]["ranks"], 2, "{all}");
-    // The gate matches ranks by number, as between two folders.
-    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "1"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stdout.contains("gate: FAIL: op time (2 ops)"), "{}", r.stdout);
-    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "0"]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
-    let r = run(&["gate", &job, TWO, "--max-op-regression", "10%", "--rank", "all"]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
+    each_rank_reads_as_a_folder_of_ranks(&FILES);
 }
 
 /// A dataset of an export of two processes is one summary per rank; `summarize` into one file
 /// refuses it, saying what to do.
 #[test]
 fn a_dataset_of_an_export_of_two_processes_is_one_summary_per_rank() {
-    let dir = TempDir::new().unwrap();
-    let out = dir.path().join("data");
+    let (dir, out) = a_dataset_is_one_summary_per_rank(&FILES);
     let o = out.to_str().unwrap();
-    let r = run(&["summarize", TWO, "--output", o, "--label", "job"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    for rank in 0..2 {
-        assert!(
-            out.join(format!("run=job/rank={rank}.parquet")).exists(),
-            "{}",
-            r.stderr
-        );
-    }
-    assert!(!out.join("run=job/rank=2.parquet").exists());
-    // The summaries are the export's ranks: compared with it, every row is unchanged.
-    let run_dir = out.join("run=job");
-    let v = json(&["compare", run_dir.to_str().unwrap(), TWO, "--rank", "all", "--no-save"]);
-    let rows = v["rows"].as_array().unwrap();
-    assert!(rows.iter().any(|r| r["name"] == "aten::mm"), "{v}");
-    for r in rows {
-        assert_eq!(r["control_total_us"], r["test_total_us"], "{r}");
-        assert_eq!(r["control_count"], r["test_count"], "{r}");
-    }
     // A folder that holds the export is summarised the same way.
     let folder = dir.path().join("dd");
     std::fs::create_dir(&folder).unwrap();

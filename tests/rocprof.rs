@@ -5,6 +5,7 @@
 //! bad files are refused in one line naming the file and place.
 
 use crate::common::{error_line, json, run};
+use crate::ranks_in_one_file::{RankFiles, a_dataset_is_one_summary_per_rank, each_rank_reads_as_a_folder_of_ranks};
 use std::collections::BTreeMap;
 use tempfile::TempDir;
 
@@ -14,6 +15,15 @@ const TEST: &str = "fixtures/rocprof/test.json";
 /// starting earlier), a launcher (pid 4100) without GPU work, and pid 4242 (control's steps,
 /// GPU 0).
 const TWO: &str = "fixtures/rocprof/two_processes.json";
+
+/// The fixtures of the checks every format of several ranks in one file passes.
+const FILES: RankFiles = RankFiles {
+    control: CONTROL,
+    test: TEST,
+    two: TWO,
+    rank_file: |r| format!("rank{r}_results.json"),
+    device: "AMD Instinct MI300X",
+};
 
 /// Per name: calls and summed ns, straight from the file's records (kernels by their demangled
 /// name, else the symbol without `.kd`; copies by their ends' agent types).
@@ -288,79 +298,14 @@ fn a_file_of_two_processes_reads_as_two_ranks_by_pid() {
 /// each rank with the GPU it ran on.
 #[test]
 fn compare_overview_and_gate_read_each_rank_of_one_file() {
-    let dir = TempDir::new().unwrap();
-    let folder = |name: &str, ranks: [&str; 2]| -> String {
-        let side = dir.path().join(name);
-        std::fs::create_dir(&side).unwrap();
-        for (r, f) in ranks.iter().enumerate() {
-            std::fs::copy(f, side.join(format!("rank{r}_results.json"))).unwrap();
-        }
-        side.to_str().unwrap().to_string()
-    };
-    let job = folder("job", [CONTROL, TEST]);
-    let before = folder("before", [CONTROL, CONTROL]);
-    let rows = |v: &serde_json::Value| -> BTreeMap<String, (serde_json::Value, serde_json::Value)> {
-        v["rows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["name"].as_str().unwrap().to_string(),
-                    (r["control_total_us"].clone(), r["test_total_us"].clone()),
-                )
-            })
-            .collect()
-    };
-    let ranks = ["--control-rank", "0", "--test-rank", "1"];
-    let two = json(&[&["compare", TWO, TWO, "--no-save"][..], &ranks[..]].concat());
-    assert_eq!(rows(&two), rows(&json(&["compare", CONTROL, TEST, "--no-save"])));
-    for args in [&["--rank", "all"][..], &["--rank", "1"][..], &[][..]] {
-        let one = json(&[&["compare", TWO, TWO, "--no-save"][..], args].concat());
-        let per_file = json(&[&["compare", &job, &job, "--no-save"][..], args].concat());
-        assert_eq!(rows(&one), rows(&per_file), "{args:?}");
-    }
-    let overview = json(&[&["overview", TWO, TWO][..], &ranks[..]].concat());
-    let text = overview.to_string();
-    assert!(text.contains("AMD Instinct MI300X"), "{text}");
-    let all = json(&["overview", TWO, TWO, "--rank", "all"]);
-    assert_eq!(all["control"]["ranks"], 2, "{all}");
-    // The gate matches ranks by number, as between two folders.
-    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "1"]);
-    assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stdout.contains("gate: FAIL: op time (2 ops)"), "{}", r.stdout);
-    let r = run(&["gate", &before, TWO, "--max-op-regression", "10%", "--rank", "0"]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
-    let r = run(&["gate", &job, TWO, "--max-op-regression", "10%", "--rank", "all"]);
-    assert_eq!(r.code, 0, "{}", r.stdout);
+    each_rank_reads_as_a_folder_of_ranks(&FILES);
 }
 
 /// A dataset of a file of two processes is one summary per rank; `summarize` into one file
 /// refuses it, saying what to do.
 #[test]
 fn a_dataset_of_a_file_of_two_processes_is_one_summary_per_rank() {
-    let dir = TempDir::new().unwrap();
-    let out = dir.path().join("data");
-    let o = out.to_str().unwrap();
-    let r = run(&["summarize", TWO, "--output", o, "--label", "job"]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
-    for rank in 0..2 {
-        assert!(
-            out.join(format!("run=job/rank={rank}.parquet")).exists(),
-            "{}",
-            r.stderr
-        );
-    }
-    assert!(!out.join("run=job/rank=2.parquet").exists());
-    // The summaries are the file's ranks: compared with it, every row is unchanged.
-    let run_dir = out.join("run=job");
-    let v = json(&["compare", run_dir.to_str().unwrap(), TWO, "--rank", "all", "--no-save"]);
-    let rows = v["rows"].as_array().unwrap();
-    assert!(rows.iter().any(|r| r["name"] == "aten::mm"), "{v}");
-    for r in rows {
-        assert_eq!(r["control_total_us"], r["test_total_us"], "{r}");
-        assert_eq!(r["control_count"], r["test_count"], "{r}");
-    }
+    let (dir, _) = a_dataset_is_one_summary_per_rank(&FILES);
     let one = dir.path().join("one.parquet");
     let line = error_line(&run(&["summarize", TWO, "--output", one.to_str().unwrap()]));
     assert!(

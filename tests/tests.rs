@@ -34,6 +34,7 @@ mod one_run;
 mod paper_cuts;
 mod plots;
 mod ranks;
+mod ranks_in_one_file;
 mod reading;
 mod real_traces;
 mod reliability3;
