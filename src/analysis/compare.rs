@@ -90,22 +90,9 @@ pub(crate) fn compare_of_loaded(
     req: &CompareRequest,
     loaded: &crate::analysis::load::loaded::Loaded,
 ) -> Result<(Comparison, Vec<String>)> {
-    use rayon::prelude::*;
     check_labels(&req.labels)?;
     let filter = NameFilter::new(&req.include, &req.exclude)?;
-    let summarised = |side: &crate::input::load::Side| SummarySide {
-        input: side.input.clone(),
-        present: side.present.clone(),
-        files: side
-            .files
-            .par_iter()
-            .map(|f| std::sync::Arc::new(crate::analysis::summaries::summarize::summarize_for_compare(f, &f.path)))
-            .collect(),
-        notes: side.notes.clone(),
-        world_size: side.world_size,
-        missing_ranks: side.missing_ranks.clone(),
-    };
-    let (control, test) = rayon::join(|| summarised(&loaded.control), || summarised(&loaded.test));
+    let [control, test] = loaded.summarized(crate::analysis::summaries::summarize::summarize_for_compare, true);
     compare_summaries(req, &filter, &control, &test)
 }
 

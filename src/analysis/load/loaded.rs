@@ -192,24 +192,32 @@ impl Loaded {
         MIN_STEP_SHARE * mean(&step_ns)
     }
 
+    /// Both sides with each file summarised by `summarize` (the files in parallel), each side's
+    /// notes kept where `with_notes`: the summaries a table of summaries (compare's, the
+    /// overview's, the run-wide shift's own times) reads, made from traces already loaded.
+    pub(crate) fn summarized(
+        &self,
+        summarize: fn(&TraceFile, &std::path::Path) -> crate::model::summary::FileSummary,
+        with_notes: bool,
+    ) -> [crate::input::load::SummarySide; 2] {
+        use rayon::prelude::*;
+        let of = |side: &Side| crate::input::load::SummarySide {
+            input: side.input.clone(),
+            present: side.present.clone(),
+            files: side.files.par_iter().map(|f| Arc::new(summarize(f, &f.path))).collect(),
+            notes: if with_notes { side.notes.clone() } else { Vec::new() },
+            world_size: side.world_size,
+            missing_ranks: side.missing_ranks.clone(),
+        };
+        let (c, t) = rayon::join(|| of(&self.control), || of(&self.test));
+        [c, t]
+    }
+
     /// The run-wide shift between the two sides over `req`'s device and keying
     /// (docs/significance.md#a-run-wide-shift), applied unless `--no-run-shift`. A failure to find
     /// one (it cannot fail on traces that loaded) is no shift.
     pub(crate) fn run_shift(&self, req: &CompareRequest) -> crate::analysis::measure::noise::RunShift {
-        use rayon::prelude::*;
-        let own = |side: &crate::input::load::Side| crate::input::load::SummarySide {
-            input: side.input.clone(),
-            present: side.present.clone(),
-            files: side
-                .files
-                .par_iter()
-                .map(|f| std::sync::Arc::new(crate::analysis::summaries::summarize::own_time_summary(f, &f.path)))
-                .collect(),
-            notes: Vec::new(),
-            world_size: side.world_size,
-            missing_ranks: side.missing_ranks.clone(),
-        };
-        let (c, t) = rayon::join(|| own(&self.control), || own(&self.test));
+        let [c, t] = self.summarized(crate::analysis::summaries::summarize::own_time_summary, false);
         crate::analysis::measure::shift::detect(
             PerSide::new(&c, &t),
             self.resolved.as_ref(),

@@ -15,13 +15,11 @@ use crate::analysis::memory::{WindowStats, device_name};
 use crate::analysis::select::{Resolved, Selected, resolve};
 use crate::analysis::summaries::summarize::summarize;
 use crate::error::{Error, Result};
-use crate::input::load::{Side, SummarySide, pair_notes};
+use crate::input::load::{SummarySide, pair_notes};
 use crate::model::summary::{Breakdown, FileSummary, IdleCauses, MemoryStats, Window};
 use crate::request::CompareRequest;
 use crate::request::check_labels;
-use rayon::prelude::*;
 use serde::Serialize;
-use std::sync::Arc;
 
 /// One side of the overview. Times are nanoseconds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -257,25 +255,13 @@ impl Overview {
 /// The overview of a loaded pair as `tracediff overview` gives it for `req`: every step of a
 /// side whose steps `req` leaves to the default.
 pub(crate) fn overview_for_request(loaded: &Loaded, req: &CompareRequest) -> Result<Overview> {
-    let (c, t) = summarized(loaded);
+    let [c, t] = loaded.summarized(summarize, true);
     let req = req.every_step_where_lowest();
     let resolved = [
         resolve(&c, &req.labels[0], &req.control_selection)?,
         resolve(&t, &req.labels[1], &req.test_selection)?,
     ];
     Ok(overview_of([&c, &t], &resolved, &req.labels))
-}
-
-fn summarized(loaded: &Loaded) -> (SummarySide, SummarySide) {
-    let summaries = |side: &Side| SummarySide {
-        input: side.input.clone(),
-        present: side.present.clone(),
-        files: side.files.par_iter().map(|f| Arc::new(summarize(f, &f.path))).collect(),
-        notes: side.notes.clone(),
-        world_size: side.world_size,
-        missing_ranks: side.missing_ranks.clone(),
-    };
-    rayon::join(|| summaries(&loaded.control), || summaries(&loaded.test))
 }
 
 /// Loads both sides of `req` as summaries (traces, summary files, or both) and gives their
