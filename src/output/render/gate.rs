@@ -621,9 +621,7 @@ fn json_doc(report: &GateReport) -> String {
         "schema_version": JSON_SCHEMA_VERSION,
         "report": report_json(report),
     });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    s.push('\n');
-    s
+    super::pretty_json(&doc)
 }
 
 #[cfg(test)]

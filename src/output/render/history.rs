@@ -243,9 +243,7 @@ fn json_doc(view: &HistoryView) -> Value {
 }
 
 fn json(view: &HistoryView) -> String {
-    let mut text = serde_json::to_string_pretty(&json_doc(view)).unwrap_or_default();
-    text.push('\n');
-    text
+    super::pretty_json(&json_doc(view))
 }
 
 #[cfg(test)]

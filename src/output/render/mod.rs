@@ -209,6 +209,13 @@ pub(crate) fn fit_columns_min(
     (shown, name_width)
 }
 
+/// A JSON document as the commands write it: pretty-printed, ending with a newline.
+pub(crate) fn pretty_json(doc: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 /// Wraps a line of prose (a header, a note) to `width` display columns at spaces, its
 /// continuation lines indented by two; words longer than a line (paths) are broken.
 /// `usize::MAX` keeps the line whole.

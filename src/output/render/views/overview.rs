@@ -274,9 +274,7 @@ fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> Str
         "diff": diff,
         "diff_pct": pct,
     });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::output::render::pretty_json(&doc)
 }
 
 /// One row per metric: `metric,control,test,diff,diff_pct`. With two ranks or more on a side, a
