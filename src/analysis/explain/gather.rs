@@ -127,7 +127,7 @@ pub(crate) fn per_file(
     let mut by_id: FxHashMap<u32, OpStats> = FxHashMap::default();
     let mut reads: FxHashMap<[u32; 4], Option<Read>> = FxHashMap::default();
     let mut counted = vec![false; ev.len()];
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         if !tree.is_operator[i]
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])

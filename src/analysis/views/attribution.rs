@@ -43,7 +43,7 @@ pub(crate) fn non_aten_rows(
     // replay's operator that launched the graph.
     let mut joined: FxHashMap<u32, (i64, usize)> = FxHashMap::default();
     let mut moved: FxHashMap<u32, i64> = FxHashMap::default();
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         let owner = work.row[i];
         let kind = work.kind[i];
         let capture = graphs.and_then(|g| g.joined.get(&(i as u32)).copied());
@@ -230,7 +230,7 @@ pub(crate) fn file_coverage(file: &TraceFile, iterations: Option<&[i64]>) -> Cov
     let graphs = file.graphs.get();
     let selected = Selected::new(iterations);
     let mut c = Coverage::default();
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         if ev.place[i] != Place::Device || !selected.admits(ev.iteration.get(i)) {
             continue;
         }

@@ -90,7 +90,7 @@ fn per_file(
     let selected = Selected::new(iterations);
     let classes = classifier.file_classes(file);
     let mut sums = [KernelSums::default(); 12];
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         if ev.place[i] != Place::Device
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])

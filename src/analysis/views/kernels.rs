@@ -207,7 +207,7 @@ fn per_file(
     // (owner's kind, owner's name id or NONE, captured launch or node, kernel name id) → (a
     // row of it, sums)
     let mut sums: rustc_hash::FxHashMap<(OwnerSlot, u32), (usize, KernelSums)> = Default::default();
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         if ev.place[i] != Place::Device
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
@@ -246,7 +246,7 @@ fn per_file_per_node(
     let selected = Selected::new(iterations);
     // (node, kernel name id) → sums
     let mut sums: rustc_hash::FxHashMap<(u32, u32), KernelSums> = Default::default();
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         let inside = rows.of(i);
         if inside.is_empty()
             || ev.place[i] != Place::Device

@@ -163,7 +163,7 @@ fn per_file(
     let tree = file.call_tree();
     let mut by_id: Vec<OpSums> = vec![OpSums::default(); file.strings.len()];
     let mut seen = vec![false; file.strings.len()];
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         if !tree.is_operator[i]
             || inside.is_some_and(|rows| !rows[i])
             || !device.admits(ev.place[i])
@@ -203,7 +203,7 @@ fn per_file_per_node(
     let tree = file.call_tree();
     // (node, name id) → sums
     let mut sums: rustc_hash::FxHashMap<(u32, u32), OpSums> = Default::default();
-    for i in 0..ev.len() {
+    for i in file.row_ranges(iterations).into_iter().flatten() {
         let inside = rows.of(i);
         if inside.is_empty()
             || !tree.is_operator[i]

@@ -273,7 +273,7 @@ fn window_streams(
     let steps = step.map(|s| vec![s]);
     let selected = Selected::new(steps.as_deref());
     let mut out: BTreeMap<i64, Vec<(i64, Ev)>> = BTreeMap::new();
-    for i in 0..ev.len() {
+    for i in file.row_ranges(steps.as_deref()).into_iter().flatten() {
         if ev.place[i] != Place::Device || !req.device.admits(ev.place[i]) || !selected.admits(ev.iteration.get(i)) {
             continue;
         }

@@ -384,11 +384,6 @@ impl AttrKeys {
 
     /// `Some(Some(column))` for a known key, `Some(None)` for a key to infer, `None` to skip.
     #[inline]
-    /// Whether no attribute is asked for.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.map.is_empty() && !self.infer_all
-    }
-
     pub(crate) fn column_of(&self, key: &str) -> Option<Option<usize>> {
         if self.map.is_empty() && !self.infer_all {
             return None;

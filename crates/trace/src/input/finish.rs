@@ -36,6 +36,7 @@ pub fn into_trace_file(mut parsed: ParsedTrace, path: &Path, marker: Option<&reg
         device_use: parsed.device_use,
         call_tree: Default::default(),
         graphs: Default::default(),
+        iteration_runs: Default::default(),
     })
 }
 

@@ -166,6 +166,9 @@ pub struct TraceFile {
     /// Its graph kernels and their join to a capture (docs/graphs.md#graph-replays), set by
     /// whoever loads the file with its capture; unset, graph kernels keep their replay owners.
     pub graphs: OnceLock<crate::model::graphs::GraphJoin>,
+    /// Built on first use by [`TraceFile::row_ranges`]: each run of consecutive rows of one
+    /// iteration, (iteration, first row, row past the last), in row order.
+    pub iteration_runs: OnceLock<Vec<(i64, u32, u32)>>,
 }
 
 impl TraceFile {
@@ -217,6 +220,31 @@ impl TraceFile {
 }
 
 impl TraceFile {
+    /// The rows of the events of `iterations` (`None`: every row) as ranges in row order: what
+    /// a pass over one step's events visits instead of every row (a view's per-step samples
+    /// are one such pass each). Events are stored in runs of one iteration, so the ranges are
+    /// few; they may hold rows of other iterations nowhere, and miss none of these.
+    pub fn row_ranges(&self, iterations: Option<&[i64]>) -> Vec<std::ops::Range<usize>> {
+        let Some(iterations) = iterations else {
+            return vec![0..self.events.len()];
+        };
+        let mut wanted = iterations.to_vec();
+        wanted.sort_unstable();
+        let runs = self.iteration_runs.get_or_init(|| iteration_runs(&self.events));
+        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+        for &(it, start, end) in runs {
+            if wanted.binary_search(&it).is_err() {
+                continue;
+            }
+            let (start, end) = (start as usize, end as usize);
+            match out.last_mut() {
+                Some(last) if last.end == start => last.end = end,
+                _ => out.push(start..end),
+            }
+        }
+        out
+    }
+
     /// The file's call tree, built on first use.
     pub fn call_tree(&self) -> &CallTree {
         self.call_tree
@@ -233,4 +261,18 @@ impl TraceFile {
         order.sort_by_key(|&i| tree.depth[i as usize]);
         order
     }
+}
+
+/// Each run of consecutive rows of `events` of one iteration: (iteration, first row, row past
+/// the last), in row order.
+fn iteration_runs(events: &EventTable) -> Vec<(i64, u32, u32)> {
+    let mut runs: Vec<(i64, u32, u32)> = Vec::new();
+    for i in 0..events.len() {
+        let it = events.iteration.get(i);
+        match runs.last_mut() {
+            Some(last) if last.0 == it => last.2 = i as u32 + 1,
+            _ => runs.push((it, i as u32, i as u32 + 1)),
+        }
+    }
+    runs
 }

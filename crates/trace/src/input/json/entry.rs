@@ -627,7 +627,12 @@ impl<'a> Fields<'a> {
 
 /// An attribute value as the attribute builder reads it.
 pub(super) fn attr_value(raw: &RawValue) -> AttrRaw<'_> {
-    let r = raw.get();
+    attr_value_text(raw.get())
+}
+
+/// An attribute value as the attribute builder reads it, from the value's JSON text `r`
+/// (never empty: a JSON value has at least one byte).
+pub(super) fn attr_value_text(r: &str) -> AttrRaw<'_> {
     match r.as_bytes()[0] {
         b'-' | b'0'..=b'9' => AttrRaw::Number(Number::new(r)),
         b'"' => AttrRaw::Text(string_text(r)),

@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::input::json::entry::{Entry, Event, EventAttrs, id_text, parse_event, parse_event_text};
+use crate::input::json::entry::{Entry, Event, EventAttrs, attr_value_text, id_text, parse_event, parse_event_text};
 pub(crate) use crate::input::json::entry::{Failure, LocalFlow, deserialize, member, string_text, text_of, utf8};
 
 /// Consecutive events of one file's `traceEvents`, as text.
@@ -196,8 +196,8 @@ pub(crate) enum BlockEnd {
 /// key, deep nesting, a byte that is not UTF-8), the rest is cut with [`ArrayCut`] and parsed
 /// event by event with serde_json, as
 /// [`parse_chunk`] does: so the events, the errors and their bytes, and the cut left at the
-/// end are what cutting the whole block first would give. With `fast` off (or attributes asked
-/// for) every event goes that exact way.
+/// end are what cutting the whole block first would give. The attributes asked for are read by
+/// the scan as serde_json's visitor reads them. With `fast` off every event goes that exact way.
 pub(crate) fn parse_block_events<'c>(
     chunk: &'c Chunk,
     expect: Expect,
@@ -217,13 +217,15 @@ pub(crate) fn parse_block_events<'c>(
         out.table.reserve(bytes.len().saturating_sub(at) / 256, index);
     }
     let (mut expect, mut at) = (expect, at);
-    // With attributes asked for, every event goes the exact way (the fast path reads none).
-    let fast = fast && keys.is_empty();
     // The scan checks the UTF-8 of what it accepts (the block is not checked first).
-    while let Some((entry, event_at, sep)) = fast.then(|| next_whole_event(bytes, at, outer)).flatten() {
+    let mut found = Vec::new();
+    while let Some((entry, attrs, event_at, sep)) = fast
+        .then(|| next_whole_event(bytes, at, outer, keys, &mut found))
+        .flatten()
+    {
         let index = chunk.first_index + out.entries;
         out.entries += 1;
-        if let Err(e) = out.keep(entry, Vec::new(), index, chunk.base + event_at as u64, collect) {
+        if let Err(e) = out.keep(entry, attrs, index, chunk.base + event_at as u64, collect) {
             return (Err(e), BlockEnd::More(ArrayCut::new(expect, at, outer)));
         }
         if bytes[sep] == b']' {
@@ -249,19 +251,36 @@ pub(crate) fn parse_block_events<'c>(
 }
 
 /// The whole event whose `{` comes first after white space from `at` in `s`, when it parses
-/// and checks (UTF-8 included) and a `,` or `]` follows it: the entry, its start, and the
-/// separator's index. The array is at nesting depth `outer`.
-fn next_whole_event(s: &[u8], at: usize, outer: usize) -> Option<(Entry<'_>, usize, usize)> {
+/// and checks (UTF-8 included) and a `,` or `]` follows it: the entry, the attributes `keys`
+/// asks for (as the exact way reads them: kept events only), its start, and the separator's
+/// index. The array is at nesting depth `outer`; `found` is the scan's buffer.
+fn next_whole_event<'s>(
+    s: &'s [u8],
+    at: usize,
+    outer: usize,
+    keys: &AttrKeys,
+    found: &mut Vec<crate::input::json::scan::ScanAttr<'s>>,
+) -> Option<(Entry<'s>, EventAttrs<'s>, usize, usize)> {
     let q = crate::input::json::scan::skip_ws(s, at);
     // The exact way refuses nesting past MAX_DEPTH from the document's root: the event's own
     // `{` is at depth `outer + 1`.
-    let (fields, len) = crate::input::json::scan::event(&s[q..], MAX_DEPTH.saturating_sub(outer))?;
+    let (fields, len) = crate::input::json::scan::event(&s[q..], MAX_DEPTH.saturating_sub(outer), keys, found)?;
     if len > MAX_EVENT_BYTES {
         return None;
     }
     let entry = fields.into_event(&s[q..q + len]).ok()?;
     let sep = crate::input::json::scan::skip_ws(s, q + len);
-    matches!(s.get(sep), Some(b',' | b']')).then_some((entry, q, sep))
+    if !matches!(s.get(sep), Some(b',' | b']')) {
+        return None;
+    }
+    let attrs = match entry {
+        Entry::Kept(_) => found
+            .drain(..)
+            .map(|(col, key, raw)| (col, Cow::Borrowed(key), attr_value_text(raw)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Some((entry, attrs, q, sep))
 }
 
 impl<'c> ChunkOut<'c> {

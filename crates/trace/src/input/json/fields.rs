@@ -173,7 +173,8 @@ mod tests {
     /// The slots both parsers fill from `text`: the fast scan's and serde_json's.
     fn both(text: &str) -> (Slots<'_>, Slots<'_>) {
         let bytes = text.as_bytes();
-        let (scanned, len) = super::super::scan::event(bytes, 60).expect("the scan takes it");
+        let (scanned, len) =
+            super::super::scan::event(bytes, 60, &Default::default(), &mut Vec::new()).expect("the scan takes it");
         assert_eq!(len, bytes.len(), "{text}");
         let exact = super::super::entry::exact_fields(text).expect("serde_json takes it");
         (scanned.slots(bytes), exact.slots(bytes))
@@ -214,7 +215,8 @@ mod tests {
             let bytes = text.as_bytes();
             let exact = super::super::entry::exact_fields(&text).expect("serde_json takes it");
             assert!(exact.slots(bytes).iter().all(|s| s.1.is_none()), "{text}");
-            let (scanned, _) = super::super::scan::event(bytes, 60).expect("the scan takes it");
+            let (scanned, _) =
+                super::super::scan::event(bytes, 60, &Default::default(), &mut Vec::new()).expect("the scan takes it");
             assert!(scanned.slots(bytes).iter().all(|s| s.1.is_none()), "{text}");
         }
     }
@@ -236,7 +238,10 @@ mod tests {
             let plain_text = event(plain);
             let (want, _) = both(&plain_text);
             let text = event(&escaped);
-            assert!(super::super::scan::event(text.as_bytes(), 60).is_none(), "{text}");
+            assert!(
+                super::super::scan::event(text.as_bytes(), 60, &Default::default(), &mut Vec::new()).is_none(),
+                "{text}"
+            );
             let exact = super::super::entry::exact_fields(&text).expect("serde_json takes it");
             let names = |slots: Slots<'_>| -> Vec<&str> {
                 slots.iter().filter(|s| s.1 == Some(&b"7"[..])).map(|s| s.0).collect()

@@ -28,7 +28,7 @@ fn outcome(parser: &Parser, text: &[u8], request: &AttrRequest) -> String {
             "{:?}\n{:?}\n{:?}\n{} {} {:?}\n{:?} {:?} {:?}\n{header}",
             t.strings.iter().collect::<Vec<_>>(),
             t.events,
-            t.attrs.columns.len(),
+            t.attrs,
             t.total_events,
             t.json_bytes,
             t.declared_rank,
@@ -56,6 +56,15 @@ fn the_fast_path_reads_json_test_suite_as_the_exact_way() {
     let dir = std::fs::read_dir(shared.join("jsontestsuite/test_parsing")).expect("JSONTestSuite is in ../shared");
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let event = r#"{"ph": "X", "cat": "c", "name": "n", "ts": 1, "dur": 1}"#;
+    // None; every key inferred; `k` (and `device`, a key the parser reads itself) as each type.
+    let mut attr_requests = vec![
+        AttrRequest::default(),
+        AttrRequest::build(Preset::All, &[], &[]).unwrap(),
+    ];
+    for ty in ["string", "int", "float", "object"] {
+        let specs = [format!("k=k:{ty}"), "d=device:int".to_string()];
+        attr_requests.push(AttrRequest::build(Preset::None, &[], &specs).unwrap());
+    }
     let mut docs = 0;
     for path in dir.map(|e| e.unwrap().path()) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -70,6 +79,10 @@ fn the_fast_path_reads_json_test_suite_as_the_exact_way() {
                 r#"{"ph": "X", "cat": "c", "name": "n", "ts": 1, "dur": 1, "args": {"k": "#,
                 "}}",
             ),
+            (
+                r#"{"ph": "X", "cat": "c", "name": "n", "ts": 1, "dur": 1, "args": {"device": 0, "k": 1, "k": "#,
+                r#", "j": [1, "k"]}}"#,
+            ),
             ("", ""),
         ] {
             let text = [
@@ -78,11 +91,19 @@ fn the_fast_path_reads_json_test_suite_as_the_exact_way() {
                 format!(r#"{tail}, {event}]}}"#).as_bytes(),
             ]
             .concat();
-            let exact = parser(1, usize::MAX, false);
-            let want = one.install(|| outcome(&exact, &text, &AttrRequest::default()));
-            for block in [usize::MAX, 7, 64] {
-                let got = one.install(|| outcome(&parser(1, block, true), &text, &AttrRequest::default()));
-                assert_eq!(got, want, "{name}, block {block}");
+            // The document as an attribute the fast scan reads (`args.k`) as well as skips.
+            let requests = if head.contains("args") {
+                &attr_requests[..]
+            } else {
+                &attr_requests[..1]
+            };
+            for (r, request) in requests.iter().enumerate() {
+                let exact = parser(1, usize::MAX, false);
+                let want = one.install(|| outcome(&exact, &text, request));
+                for block in [usize::MAX, 7, 64] {
+                    let got = one.install(|| outcome(&parser(1, block, true), &text, request));
+                    assert_eq!(got, want, "{name}, block {block}, request {r}");
+                }
             }
         }
     }

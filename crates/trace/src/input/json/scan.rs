@@ -13,26 +13,40 @@
 //! member read as absent, the last of two equal keys.
 //! `pipeline.rs` holds it to that on JSONTestSuite at every place in an event.
 
-use super::fields::{Fields, Member, Raw};
+use super::fields::{Fields, Member, Raw, is_place_arg};
 use super::split::is_ws;
+use crate::input::attrs::AttrKeys;
 use wide::{i8x16, u8x16};
 
 /// Deepest nesting the scan follows (the event's own braces count 1); deeper events go the
 /// exact way, which knows the document's limit.
 pub(super) const MAX_NESTING: usize = 60;
 
+/// One attribute the scan found in `args`: its column (`None`: to infer), key and the raw text
+/// of its value, as the exact way collects them (in the order of the text, equal keys each).
+pub(super) type ScanAttr<'a> = (Option<usize>, &'a str, &'a str);
+
 /// Reads the event object at the start of `s` (its `{`): the fields tracediff reads and the
 /// event's length, or `None` where serde_json should decide. `limit` is the deepest nesting
-/// the document allows, the event's own braces counting 1.
-pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
+/// the document allows, the event's own braces counting 1. The `args` members that `keys`
+/// asks for are pushed on `attrs` (cleared first), as serde_json's visitor collects them.
+pub(super) fn event<'a>(
+    s: &'a [u8],
+    limit: usize,
+    keys: &AttrKeys,
+    attrs: &mut Vec<ScanAttr<'a>>,
+) -> Option<(Fields<'a>, usize)> {
     if s.first() != Some(&b'{') || limit == 0 {
         return None;
     }
+    attrs.clear();
     let mut scan = Scan {
         s,
         i: 1,
         limit: limit.min(MAX_NESTING),
         escaped: false,
+        keys,
+        attrs,
     };
     let mut f = Fields::default();
     let mut b = scan.ws()?;
@@ -83,7 +97,7 @@ pub(super) fn event(s: &[u8], limit: usize) -> Option<(Fields<'_>, usize)> {
     Some((f, scan.i))
 }
 
-struct Scan<'a> {
+struct Scan<'a, 'k> {
     s: &'a [u8],
     /// The next byte to read.
     i: usize,
@@ -91,9 +105,12 @@ struct Scan<'a> {
     limit: usize,
     /// Whether a string skipped since this was last cleared held an escape.
     escaped: bool,
+    /// The attributes asked for, and where the found ones go.
+    keys: &'k AttrKeys,
+    attrs: &'k mut Vec<ScanAttr<'a>>,
 }
 
-impl<'a> Scan<'a> {
+impl<'a> Scan<'a, '_> {
     /// Skips white space; the byte after it (not consumed).
     #[inline(always)]
     fn ws(&mut self) -> Option<u8> {
@@ -169,7 +186,7 @@ impl<'a> Scan<'a> {
     }
 
     /// The `args` member's value: an object, whose `stream`, `correlation`, `device` and
-    /// `[memory]` keys are read, or `null`.
+    /// `[memory]` keys are read, and the attributes asked for, or `null`.
     fn args(&mut self, first: u8, f: &mut Fields<'a>) -> Option<()> {
         match first {
             b'n' => return self.literal(b"null"),
@@ -186,14 +203,32 @@ impl<'a> Scan<'a> {
             let at = self.i;
             let slot = f.arg(key);
             self.value(first, 2)?;
+            let raw = &self.s[at..self.i];
+            // As serde_json's visitor: a key read into a slot is an attribute too, unless it
+            // places the event (`stream`, `correlation`).
+            let asked = (slot.is_none() || !is_place_arg(key)) && self.keys.is_active();
             if let Some(slot) = slot {
-                *slot = Raw::span(&self.s[at..self.i]);
+                *slot = Raw::span(raw);
+            }
+            if asked {
+                self.attr(key, raw)?;
             }
             b = self.after_member()?;
             if b == b'}' {
                 return Some(());
             }
         }
+    }
+
+    /// Keeps the `args` member `key` with its value's text `raw` where an attribute is asked
+    /// for under that key. The scan has checked both as UTF-8 (`None` were they not, for the
+    /// exact way to decide).
+    fn attr(&mut self, key: &'a [u8], raw: &'a [u8]) -> Option<()> {
+        let key = std::str::from_utf8(key).ok()?;
+        if let Some(col) = self.keys.column_of(key) {
+            self.attrs.push((col, key, std::str::from_utf8(raw).ok()?));
+        }
+        Some(())
     }
 
     /// Skips the value at `i`, whose first byte (not white space) is `b`, inside `depth` levels.
@@ -485,7 +520,7 @@ mod tests {
     use super::*;
 
     fn spans(s: &str) -> Option<(Vec<Option<String>>, usize)> {
-        let (f, len) = event(s.as_bytes(), 200)?;
+        let (f, len) = event(s.as_bytes(), 200, &AttrKeys::default(), &mut Vec::new())?;
         let all = [
             f.name,
             f.cat,
@@ -621,7 +656,7 @@ mod tests {
             s.extend_from_slice(b"\", \"k\": \"");
             s.extend_from_slice(value);
             s.extend_from_slice(b"\"}");
-            event(&s, 200).map(|(_, len)| len == s.len())
+            event(&s, 200, &AttrKeys::default(), &mut Vec::new()).map(|(_, len)| len == s.len())
         };
         for ok in [
             "é",
@@ -690,8 +725,8 @@ mod tests {
         );
         assert!(spans(&ok).is_some());
         // The event itself too deep, or its one array.
-        assert!(event(b"{}", 0).is_none());
-        assert!(event(b"{\"a\": []}", 1).is_none());
-        assert!(event(b"{\"a\": []}", 2).is_some());
+        assert!(event(b"{}", 0, &AttrKeys::default(), &mut Vec::new()).is_none());
+        assert!(event(b"{\"a\": []}", 1, &AttrKeys::default(), &mut Vec::new()).is_none());
+        assert!(event(b"{\"a\": []}", 2, &AttrKeys::default(), &mut Vec::new()).is_some());
     }
 }
