@@ -61,9 +61,10 @@ impl TraceFormat for RocprofJson {
         want_steps: bool,
         marker: Option<&regex::Regex>,
     ) -> Result<Vec<Header>> {
-        // A file that cannot be read is taken as one rank, as before ranks were counted: its
-        // error is given where it is read, if it is (a rank left out of the selection is not).
-        match read::rank_count(path).unwrap_or(1) {
+        // A file whose processes cannot be counted is refused here, naming the place its JSON
+        // stops making sense, as an Nsight export is: taken as one rank, a rank left out of
+        // the selection would never be read, its damage never told.
+        match read::rank_count(path)? {
             0 | 1 => Ok(vec![self.scan(parser, path, want_steps, marker)?]),
             count => scan_ranks_whole(path, (want_steps, marker), count, read::read_ranks),
         }
