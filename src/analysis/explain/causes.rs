@@ -158,7 +158,8 @@ fn causes(stats: &[OpStats; 2], sides: [SideCost; 2], unit: Option<Unit>, peaks:
     out
 }
 
-/// The kernel a side's op spent most time in, shortened, with its class.
+/// The kernel a side's op spent most time in, shortened (an anonymous namespace kept:
+/// [`crate::analysis::names::readable_short_name`]), with its class.
 fn top_kernel(s: &OpStats) -> Option<String> {
     let (name, _) = s
         .kernels
@@ -167,7 +168,7 @@ fn top_kernel(s: &OpStats) -> Option<String> {
     let class = crate::analysis::classes::Classifier::builtin().classify(name);
     Some(format!(
         "{} ({})",
-        crate::analysis::names::shorten_name(name),
+        crate::analysis::names::readable_short_name(name),
         class.name()
     ))
 }
@@ -438,5 +439,38 @@ fn replaced(rows: &[Explained]) -> String {
         (g, n) if n.is_empty() => format!(" Gone: {g}."),
         (g, n) if g.is_empty() => format!(" New: {n}."),
         (g, n) => format!(" Gone: {g}; new: {n}."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launched(kernels: &[(&str, i64)]) -> OpStats {
+        OpStats {
+            calls: 1,
+            kernels: kernels.iter().map(|&(k, ns)| (k.to_string(), (1, ns))).collect(),
+            ..OpStats::default()
+        }
+    }
+
+    /// The kernel line names an anonymous namespace (it read `at::native::::…`), and two
+    /// kernels of one short name are the same kernel on both sides.
+    #[test]
+    fn kernel_lines_keep_an_anonymous_namespace() {
+        let apply = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, float)";
+        let apply3 = apply.replace("<2>", "<3>");
+        let gemm = "void cutlass::Kernel<P>(P::Params)";
+        let cause = kernels(&[launched(&[(apply, 9)]), launched(&[(gemm, 9)])]).unwrap();
+        let class = |n: &str| crate::analysis::classes::Classifier::builtin().classify(n).name();
+        assert_eq!(
+            cause.text,
+            format!(
+                "kernels: at::native::(anonymous namespace)::multi_tensor_apply_kernel ({}) → cutlass::Kernel ({})",
+                class(apply),
+                class(gemm)
+            )
+        );
+        assert!(kernels(&[launched(&[(apply, 9)]), launched(&[(&apply3, 9)])]).is_none());
     }
 }
