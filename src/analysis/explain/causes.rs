@@ -58,6 +58,7 @@ pub(crate) fn explained(
     stats: &[OpStats; 2],
     significant: Option<bool>,
     peaks: &[Option<Peak>; 2],
+    per_step: bool,
 ) -> Explained {
     let unit = match (stats[0].work_per_call(), stats[1].work_per_call()) {
         (Some((a, _)), Some((b, _))) if a == b => Some(a),
@@ -71,7 +72,7 @@ pub(crate) fn explained(
     let parts = decompose(c, t);
     let ratios = ratios(c, t);
     let causes = causes(stats, [c, t], unit, peaks);
-    let (line, reading) = line(name, [c, t], &ratios, &causes, significant);
+    let (line, reading) = line(name, [c, t], &ratios, &causes, (significant, per_step));
     Explained {
         name: name.to_string(),
         control: c,
@@ -83,6 +84,7 @@ pub(crate) fn explained(
         causes,
         line,
         reading,
+        per_step,
         kernels: stats[0]
             .kernels
             .keys()
@@ -103,7 +105,7 @@ impl Explained {
             [self.control, self.test],
             &self.ratios,
             &self.causes,
-            significant,
+            (significant, self.per_step),
         )
         .0
     }
@@ -282,7 +284,7 @@ fn line(
     [c, t]: [SideCost; 2],
     r: &Ratios,
     causes: &[Cause],
-    significant: Option<bool>,
+    (significant, per_step): (Option<bool>, bool),
 ) -> (String, String) {
     let delta = t.time_ns - c.time_ns;
     let pct = if c.time_ns > 0 {
@@ -328,7 +330,8 @@ fn line(
     };
     let said: Vec<String> = phrases.into_iter().map(|(_, p)| p).collect();
     let reading = said.join(", ");
-    let line = format!("{name}  {}/step ({pct}){noise}  {reading}", fmt_duration(delta, true));
+    let per = if per_step { "/step" } else { "" };
+    let line = format!("{name}  {}{per} ({pct}){noise}  {reading}", fmt_duration(delta, true));
     (line, reading)
 }
 
