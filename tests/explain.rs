@@ -47,6 +47,57 @@ The step is 0 ns (+0.0%). The self time of the 5 changed operators changed by +8
     assert_eq!(out, expected);
 }
 
+/// A pair without steps is explained by the time of the whole trace, and says so: its header
+/// read "by device self time per step" and its rows "µs/step", one step that is not there.
+#[test]
+fn a_pair_without_steps_is_explained_by_the_whole_trace() {
+    let out = ok(&["explain", "fixtures/nosteps/control", "fixtures/nosteps/test"]);
+    let expected = "\
+control vs test, by device self time of the whole trace (no ProfilerStep)
+aten::_softmax  +10.0 µs (new)  calls new (kernels: none → at::native::vectorized_elementwise_kernel
+  (elementwise))
+    calls +10.0 µs, efficiency 0 ns
+    kernels: none → at::native::vectorized_elementwise_kernel (elementwise)
+    no work figure: shapes not recorded (record_shapes=True gives the work part)
+aten::softmax  -10.0 µs (gone)  calls gone (kernels: at::native::vectorized_elementwise_kernel
+  (elementwise) → none)
+    calls -10.0 µs, efficiency 0 ns
+    kernels: at::native::vectorized_elementwise_kernel (elementwise) → none
+    no work figure: shapes not recorded (record_shapes=True gives the work part)
+
+The step time is not known (no step on a side). The self time of the 2 changed operators changed by
+  0 ns: calls 0 ns (mostly aten::_softmax, aten::softmax), work 0 ns, efficiency 0 ns. Gone:
+  aten::softmax (-10.0 µs); new: aten::_softmax (+10.0 µs). Significance was not judged (it needs at
+  least 3 steps per side). control recorded no shapes: record_shapes=True gives the work part. test
+  recorded no shapes: record_shapes=True gives the work part.
+";
+    assert_eq!(out, expected);
+    let md = ok(&[
+        "explain",
+        "fixtures/nosteps/control",
+        "fixtures/nosteps/test",
+        "--format",
+        "markdown",
+    ]);
+    assert!(
+        md.starts_with("- control vs test, by device self time of the whole trace (no ProfilerStep)\n"),
+        "{md}"
+    );
+    // One side's steps named against a side without: the header names the side whose times
+    // are of its whole trace.
+    let out = ok(&[
+        "explain",
+        "fixtures/explain/control",
+        "fixtures/nosteps/test",
+        "--control-iteration",
+        "1-3",
+    ]);
+    assert!(
+        out.starts_with("control vs test, by device self time per step (test: no ProfilerStep, the whole trace)\n"),
+        "{out}"
+    );
+}
+
 #[test]
 fn the_parts_sum_to_the_change_in_every_row() {
     let v = json(&args(&[]));

@@ -245,6 +245,51 @@ fn a_mixed_pair_of_kineto_and_nsight_compares_with_a_note() {
     assert!(!r.stderr.contains("mean the same"), "{}", r.stderr);
 }
 
+/// A copy at `to` of the export `from` whose kernel table cannot be read (its first page
+/// overwritten), the rest of the database intact: it is still told an Nsight export.
+fn damaged_kernels(from: &str, to: &Path) {
+    std::fs::copy(from, to).unwrap();
+    let conn = rusqlite::Connection::open(to).unwrap();
+    let page: u64 = conn
+        .query_row(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'CUPTI_ACTIVITY_KIND_KERNEL'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let size: u64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+    drop(conn);
+    let mut bytes = std::fs::read(to).unwrap();
+    let at = ((page - 1) * size) as usize;
+    bytes[at..at + size as usize].fill(0xFF);
+    std::fs::write(to, bytes).unwrap();
+}
+
+/// An export of a folder whose kernels' processes cannot be read is refused, naming it and
+/// the table, though its rank is left out of the selection (as a rocprofv3 file that cannot
+/// be read: tests/rocprof.rs); it was once taken as an export of one process and never read.
+#[test]
+fn a_folder_with_an_export_that_cannot_be_read_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let side = dir.path().join("job");
+    std::fs::create_dir(&side).unwrap();
+    std::fs::copy(CONTROL, side.join("rank0.sqlite")).unwrap();
+    let bad = side.join("rank1.sqlite");
+    damaged_kernels(TEST, &bad);
+    let s = side.to_str().unwrap();
+    let expected = format!(
+        "tracediff: cannot read the Nsight Systems export: CUPTI_ACTIVITY_KIND_KERNEL.globalPid (the processes that launched kernels): database disk image is malformed ({})",
+        bad.display()
+    );
+    for args in [
+        &["kernels", s][..],
+        &["kernels", s, "--rank", "all"],
+        &["compare", s, s, "--rank", "0"],
+    ] {
+        assert_eq!(error_line(&run(args)), expected, "{args:?}");
+    }
+}
+
 #[test]
 fn a_folder_of_rank_exports_reads_each_as_its_rank() {
     let dir = TempDir::new().unwrap();

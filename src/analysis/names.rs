@@ -22,6 +22,22 @@ pub fn shorten_name(name: &str) -> String {
     kept.rsplit(' ').next().unwrap_or("").to_string()
 }
 
+/// [`shorten_name`] to be read, not to key a row: an `(anonymous namespace)` is kept where
+/// HTA's rule drops it as if it were a parameter list (`at::native::(anonymous
+/// namespace)::multi_tensor_apply_kernel`, not `at::native::::multi_tensor_apply_kernel`).
+/// Only the namespace's own text is kept, so names of one short name (a kernel's template
+/// variants) read alike; the rows of `--short-names` keep HTA's names and pair as before.
+pub(crate) fn readable_short_name(name: &str) -> String {
+    const ANONYMOUS: &str = "(anonymous namespace)";
+    // The namespace goes through the shortening as one character that is no bracket or
+    // space, and comes back after it.
+    const MARK: char = '\u{1}';
+    if !name.contains(ANONYMOUS) || name.contains(MARK) {
+        return shorten_name(name);
+    }
+    shorten_name(&name.replace(ANONYMOUS, "\u{1}")).replace(MARK, ANONYMOUS)
+}
+
 /// Pops back to and including the last `open`, or empties the stack when there is none.
 fn pop_to(stack: &mut Vec<u8>, open: u8) {
     let keep = stack.iter().rposition(|&b| b == open).unwrap_or(0);
@@ -51,6 +67,52 @@ mod tests {
             "ncclKernel_AllReduce_RING_LL_Sum_float"
         );
         assert_eq!(shorten_name("aten::mm"), "aten::mm");
+    }
+
+    #[test]
+    fn an_anonymous_namespace_reads_as_one() {
+        let apply = |args: &str| {
+            format!(
+                "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<{args}>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<{args}>, std::plus<float>, float)"
+            )
+        };
+        let (a, b) = (apply("2"), apply("3"));
+        assert_eq!(
+            readable_short_name(&a),
+            "at::native::(anonymous namespace)::multi_tensor_apply_kernel"
+        );
+        // The row key stays HTA's, and both read alike as their keys are alike.
+        assert_eq!(shorten_name(&a), "at::native::::multi_tensor_apply_kernel");
+        assert_eq!(shorten_name(&a), shorten_name(&b));
+        assert_eq!(readable_short_name(&a), readable_short_name(&b));
+        assert_eq!(
+            readable_short_name(
+                "void (anonymous namespace)::softmax_warp_forward<float, float, float, 4, true, false>(float*, float const*, int)"
+            ),
+            "(anonymous namespace)::softmax_warp_forward"
+        );
+        // Demangled (`--normalize-names`): `_GLOBAL__N_1` is the anonymous namespace.
+        let mangled = "_ZN2at6native12_GLOBAL__N_125multi_tensor_apply_kernelEi";
+        assert_eq!(
+            demangled(mangled),
+            "at::native::(anonymous namespace)::multi_tensor_apply_kernel(int)"
+        );
+        assert_eq!(
+            readable_short_name(&demangled(mangled)),
+            "at::native::(anonymous namespace)::multi_tensor_apply_kernel"
+        );
+        // Without brackets of its own the name is kept whole, as shorten_name keeps one.
+        assert_eq!(
+            readable_short_name("at::native::(anonymous namespace)::k"),
+            "at::native::(anonymous namespace)::k"
+        );
+        for plain in [
+            "aten::mm",
+            "void cutlass::Kernel<P>(P::Params)",
+            "Memcpy HtoD (Pageable -> Device)",
+        ] {
+            assert_eq!(readable_short_name(plain), shorten_name(plain));
+        }
     }
 
     #[test]

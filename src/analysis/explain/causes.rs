@@ -58,6 +58,7 @@ pub(crate) fn explained(
     stats: &[OpStats; 2],
     significant: Option<bool>,
     peaks: &[Option<Peak>; 2],
+    per_step: bool,
 ) -> Explained {
     let unit = match (stats[0].work_per_call(), stats[1].work_per_call()) {
         (Some((a, _)), Some((b, _))) if a == b => Some(a),
@@ -71,7 +72,7 @@ pub(crate) fn explained(
     let parts = decompose(c, t);
     let ratios = ratios(c, t);
     let causes = causes(stats, [c, t], unit, peaks);
-    let (line, reading) = line(name, [c, t], &ratios, &causes, significant);
+    let (line, reading) = line(name, [c, t], &ratios, &causes, (significant, per_step));
     Explained {
         name: name.to_string(),
         control: c,
@@ -83,6 +84,7 @@ pub(crate) fn explained(
         causes,
         line,
         reading,
+        per_step,
         kernels: stats[0]
             .kernels
             .keys()
@@ -103,7 +105,7 @@ impl Explained {
             [self.control, self.test],
             &self.ratios,
             &self.causes,
-            significant,
+            (significant, self.per_step),
         )
         .0
     }
@@ -158,7 +160,8 @@ fn causes(stats: &[OpStats; 2], sides: [SideCost; 2], unit: Option<Unit>, peaks:
     out
 }
 
-/// The kernel a side's op spent most time in, shortened, with its class.
+/// The kernel a side's op spent most time in, shortened (an anonymous namespace kept:
+/// [`crate::analysis::names::readable_short_name`]), with its class.
 fn top_kernel(s: &OpStats) -> Option<String> {
     let (name, _) = s
         .kernels
@@ -167,7 +170,7 @@ fn top_kernel(s: &OpStats) -> Option<String> {
     let class = crate::analysis::classes::Classifier::builtin().classify(name);
     Some(format!(
         "{} ({})",
-        crate::analysis::names::shorten_name(name),
+        crate::analysis::names::readable_short_name(name),
         class.name()
     ))
 }
@@ -281,7 +284,7 @@ fn line(
     [c, t]: [SideCost; 2],
     r: &Ratios,
     causes: &[Cause],
-    significant: Option<bool>,
+    (significant, per_step): (Option<bool>, bool),
 ) -> (String, String) {
     let delta = t.time_ns - c.time_ns;
     let pct = if c.time_ns > 0 {
@@ -327,7 +330,8 @@ fn line(
     };
     let said: Vec<String> = phrases.into_iter().map(|(_, p)| p).collect();
     let reading = said.join(", ");
-    let line = format!("{name}  {}/step ({pct}){noise}  {reading}", fmt_duration(delta, true));
+    let per = if per_step { "/step" } else { "" };
+    let line = format!("{name}  {}{per} ({pct}){noise}  {reading}", fmt_duration(delta, true));
     (line, reading)
 }
 
@@ -438,5 +442,38 @@ fn replaced(rows: &[Explained]) -> String {
         (g, n) if n.is_empty() => format!(" Gone: {g}."),
         (g, n) if g.is_empty() => format!(" New: {n}."),
         (g, n) => format!(" Gone: {g}; new: {n}."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn launched(kernels: &[(&str, i64)]) -> OpStats {
+        OpStats {
+            calls: 1,
+            kernels: kernels.iter().map(|&(k, ns)| (k.to_string(), (1, ns))).collect(),
+            ..OpStats::default()
+        }
+    }
+
+    /// The kernel line names an anonymous namespace (it read `at::native::::…`), and two
+    /// kernels of one short name are the same kernel on both sides.
+    #[test]
+    fn kernel_lines_keep_an_anonymous_namespace() {
+        let apply = "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, float)";
+        let apply3 = apply.replace("<2>", "<3>");
+        let gemm = "void cutlass::Kernel<P>(P::Params)";
+        let cause = kernels(&[launched(&[(apply, 9)]), launched(&[(gemm, 9)])]).unwrap();
+        let class = |n: &str| crate::analysis::classes::Classifier::builtin().classify(n).name();
+        assert_eq!(
+            cause.text,
+            format!(
+                "kernels: at::native::(anonymous namespace)::multi_tensor_apply_kernel ({}) → cutlass::Kernel ({})",
+                class(apply),
+                class(gemm)
+            )
+        );
+        assert!(kernels(&[launched(&[(apply, 9)]), launched(&[(&apply3, 9)])]).is_none());
     }
 }

@@ -27,6 +27,10 @@ pub struct Explanation {
     pub labels: [String; 2],
     /// The time the rows are measured by: device self, or host self without device events.
     pub measure: Measure,
+    /// Whether each side's times are per step: `false` for a side without steps (no
+    /// ProfilerStep), whose times are of the whole trace.
+    #[serde(skip)]
+    pub per_step: [bool; 2],
     /// Each side's mean step time, ns, where both have one.
     pub step_ns: Option<[f64; 2]>,
     /// The changed rows, the largest |Δ| first, ties by name.
@@ -65,6 +69,9 @@ pub struct Explained {
     pub causes: Vec<Cause>,
     /// The row in one line (`aten::mm  +3.21 ms/step (+48.0%)  work ×1.92 (…), …`).
     pub line: String,
+    /// Whether the line's Δ is per step (`/step`): `false` where neither side has steps.
+    #[serde(skip)]
+    pub per_step: bool,
     /// The line's words on the parts alone (`work ×1.92 (…), efficiency ×0.97, calls same`):
     /// what the report shows beside the row's Δ.
     #[serde(skip)]
@@ -98,6 +105,7 @@ pub(crate) fn explain(req: &CompareRequest, loaded: &Loaded, table: &ViewTable, 
             .cloned()
             .unwrap_or_else(|| empty.clone())
     };
+    let per_step = [&table.control, &table.test].map(|s| s.resolved.iterations.is_some());
     let mut rows: Vec<Explained> = table
         .rows
         .iter()
@@ -109,7 +117,15 @@ pub(crate) fn explain(req: &CompareRequest, loaded: &Loaded, table: &ViewTable, 
                 return None;
             }
             let significant = r.significant.get(time).copied().flatten();
-            Some(causes::explained(&r.name, [sc, st], &sides, significant, &peaks))
+            let any_steps = per_step.contains(&true);
+            Some(causes::explained(
+                &r.name,
+                [sc, st],
+                &sides,
+                significant,
+                &peaks,
+                any_steps,
+            ))
         })
         .collect();
     rows.sort_by(|a, b| {
@@ -127,6 +143,7 @@ pub(crate) fn explain(req: &CompareRequest, loaded: &Loaded, table: &ViewTable, 
         notes,
         labels,
         measure: table.measures[time],
+        per_step,
         step_ns: table.step_ns,
         rows,
         judged,

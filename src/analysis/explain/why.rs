@@ -147,7 +147,7 @@ impl WhyStats {
             work: stats[k].work_per_call().map(|(_, w)| w),
             ..s
         };
-        let e = causes::explained(name, [side(c, 0), side(t, 1)], &stats, None, &[None, None]);
+        let e = causes::explained(name, [side(c, 0), side(t, 1)], &stats, None, &[None, None], true);
         let causes: Vec<&str> = e
             .causes
             .iter()
@@ -169,7 +169,7 @@ impl WhyStats {
         let empty = OpStats::default();
         let stats = [0, 1].map(|k| self.stats(k, op).cloned().unwrap_or_else(|| empty.clone()));
         let side = SideCost::default();
-        let e = causes::explained(op, [side, side], &stats, None, &[None, None]);
+        let e = causes::explained(op, [side, side], &stats, None, &[None, None], true);
         let said: Vec<&str> = e
             .causes
             .iter()

@@ -38,13 +38,7 @@ pub fn write(view: &ExplainView<'_>, format: Format, style: TableStyle, out: &mu
 /// For people: each row's line, its parts and causes indented under it, then the summary.
 fn text(view: &ExplainView<'_>, width: usize, out: &mut dyn Write) -> io::Result<()> {
     let e = view.explanation;
-    writeln!(
-        out,
-        "{} vs {}, by {} time per step",
-        e.labels[0],
-        e.labels[1],
-        measure_words(e)
-    )?;
+    writeln!(out, "{}", title(e))?;
     if view.rows().is_empty() {
         writeln!(out, "(no operator's time changed)")?;
     }
@@ -65,6 +59,22 @@ fn text(view: &ExplainView<'_>, width: usize, out: &mut dyn Write) -> io::Result
     }
     writeln!(out)?;
     writeln!(out, "{}", wrap_line(&e.summary, width))
+}
+
+/// `control vs test, by device self time per step`; of the whole trace where neither side has
+/// steps, and naming the side without them where one has none (its times are of its whole
+/// trace).
+fn title(e: &Explanation) -> String {
+    let [c, t] = &e.labels;
+    let measure = measure_words(e);
+    match e.per_step {
+        [true, true] => format!("{c} vs {t}, by {measure} time per step"),
+        [false, false] => format!("{c} vs {t}, by {measure} time of the whole trace (no ProfilerStep)"),
+        [c_steps, _] => {
+            let side = if c_steps { t } else { c };
+            format!("{c} vs {t}, by {measure} time per step ({side}: no ProfilerStep, the whole trace)")
+        }
+    }
 }
 
 /// `device self` or `host self`.
@@ -174,12 +184,7 @@ fn model<'a>(view: &'a ExplainView<'a>) -> Table<'a> {
     let e = view.explanation;
     let rows = view.rows();
     let mut table = Table::new(columns(&e.labels), rows.len(), move |i, out| cells(&rows[i], out));
-    table.title = vec![Line::new(format!(
-        "{} vs {}, by {} time per step",
-        e.labels[0],
-        e.labels[1],
-        measure_words(e)
-    ))];
+    table.title = vec![Line::new(title(e))];
     table.notes = vec![Line::new(e.summary.clone())];
     table
 }

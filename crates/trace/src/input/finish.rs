@@ -144,6 +144,20 @@ pub fn scan_ranks_whole(
         .collect())
 }
 
+/// `TraceFormat::scan_ranks` with steps of a format whose file is read whole to count its
+/// ranks (a rocprofv3 file): one read by `read_ranks` gives both, each rank with the rank it
+/// is read as (its file name's where the file is one rank, else `0..N`) and the steps loading
+/// it gives, its ProfilerSteps, else its serving loop's annotations, or those `marker` names.
+pub fn scan_ranks_read(path: &Path, marker: Option<&regex::Regex>, read_ranks: ReadRanksFn) -> Result<Vec<Header>> {
+    Ok((read_ranks(path)?.into_iter())
+        .map(|parsed| Header {
+            rank: parsed.declared_rank,
+            world_size: None,
+            steps: Some(steps_loaded(parsed, marker)),
+        })
+        .collect())
+}
+
 /// `TraceFormat::load_ranks` of a format read whole by `read_ranks`: each rank's steps named
 /// by the request's marker.
 pub fn load_ranks_whole(path: &Path, attrs: &AttrRequest, read_ranks: ReadRanksFn) -> Result<Vec<TraceFile>> {

@@ -305,29 +305,52 @@ fn process_of(global: i64) -> i64 {
 }
 
 /// The processes whose kernels the export holds ([`process_of`]), in rank order: by pid, then
-/// by the rest of the id (none where kernels carry no `globalPid`).
-fn kernel_processes(conn: &Connection) -> Vec<i64> {
-    let sql = format!("SELECT DISTINCT globalPid FROM {KERNEL} WHERE globalPid IS NOT NULL");
-    let read = || -> rusqlite::Result<Vec<i64>> {
-        let mut q = conn.prepare(&sql)?;
-        q.query_map([], |r| r.get::<_, i64>(0))?.collect()
-    };
-    let mut processes: Vec<i64> = read().unwrap_or_default().into_iter().map(process_of).collect();
+/// by the rest of the id (none where kernels carry no `globalPid`, as in an older layout). An
+/// error is SQLite's failure to read the kernels' processes (a damaged export), never taken as
+/// an export of one process.
+fn kernel_processes(conn: &Connection) -> rusqlite::Result<Vec<i64>> {
+    let mut columns = conn.prepare(&format!("SELECT name FROM pragma_table_info('{KERNEL}')"))?;
+    let has_pid = (columns.query_map([], |r| r.get::<_, String>(0))?)
+        .collect::<rusqlite::Result<FxHashSet<String>>>()?
+        .contains("globalPid");
+    if !has_pid {
+        return Ok(Vec::new());
+    }
+    let mut q = conn.prepare(&format!(
+        "SELECT DISTINCT globalPid FROM {KERNEL} WHERE globalPid IS NOT NULL"
+    ))?;
+    let pids = q
+        .query_map([], |r| r.get::<_, i64>(0))?
+        .collect::<rusqlite::Result<Vec<i64>>>()?;
+    let mut processes: Vec<i64> = pids.into_iter().map(process_of).collect();
     processes.sort_unstable_by_key(|&p| (p & 0xFF_FFFF, p));
     processes.dedup();
-    processes
+    Ok(processes)
+}
+
+/// [`kernel_processes`] of the export at `path` (none where it has no kernel table), its
+/// failure an error naming the table.
+fn processes_of(conn: &Connection, path: &Path, tables: &FxHashSet<String>) -> Result<Vec<i64>> {
+    if !tables.contains(KERNEL) {
+        return Ok(Vec::new());
+    }
+    kernel_processes(conn).map_err(|e| {
+        Error::input(
+            path,
+            format!(
+                "cannot read the Nsight Systems export: {KERNEL}.globalPid (the processes that launched kernels): {e}"
+            ),
+        )
+    })
 }
 
 /// The number of ranks the export at `path` is read as: one per process that launched GPU
-/// work where there are several of them, else one.
+/// work where there are several of them, else one. An export whose kernels' processes cannot
+/// be read is an error, as reading it would be.
 pub fn rank_count(path: &Path) -> Result<usize> {
     let conn = open(path)?;
     let tables = tables(&conn).map_err(|e| failed(path, e))?;
-    Ok(if tables.contains(KERNEL) {
-        kernel_processes(&conn).len().max(1)
-    } else {
-        1
-    })
+    Ok(processes_of(&conn, path, &tables)?.len().max(1))
 }
 
 /// Reads the export at `path` as one trace (see [`read_ranks`]); an export of several ranks is
@@ -359,11 +382,7 @@ pub fn read_export(path: &Path) -> Result<ParsedTrace> {
 pub fn read_ranks(path: &Path) -> Result<Vec<ParsedTrace>> {
     let conn = open(path)?;
     let tables = tables(&conn).map_err(|e| failed(path, e))?;
-    let processes = if tables.contains(KERNEL) {
-        kernel_processes(&conn)
-    } else {
-        Vec::new()
-    };
+    let processes = processes_of(&conn, path, &tables)?;
     let ids = if tables.contains(STRINGS) {
         string_ids(&conn).map_err(|e| failed(path, e))?
     } else {

@@ -8,7 +8,7 @@ pub mod schema;
 use crate::error::Result;
 use crate::input::attrs::AttrRequest;
 use crate::input::finish::{
-    load_ranks_whole, load_whole, scan_ranks_whole, scan_whole, summarize_ranks_whole, summarize_whole,
+    load_ranks_whole, load_whole, scan_ranks_read, scan_ranks_whole, scan_whole, summarize_ranks_whole, summarize_whole,
 };
 use crate::input::format::{FileHead, Header, SummarizeFn, TraceFormat};
 use crate::input::parser::Parser;
@@ -61,9 +61,14 @@ impl TraceFormat for RocprofJson {
         want_steps: bool,
         marker: Option<&regex::Regex>,
     ) -> Result<Vec<Header>> {
-        // A file that cannot be read is taken as one rank, as before ranks were counted: its
-        // error is given where it is read, if it is (a rank left out of the selection is not).
-        match read::rank_count(path).unwrap_or(1) {
+        // The steps need the file read whole, which counts its ranks too: one read.
+        if want_steps {
+            return scan_ranks_read(path, marker, read::read_ranks);
+        }
+        // A file whose processes cannot be counted is refused here, naming the place its JSON
+        // stops making sense, as an Nsight export is: taken as one rank, a rank left out of
+        // the selection would never be read, its damage never told.
+        match read::rank_count(path)? {
             0 | 1 => Ok(vec![self.scan(parser, path, want_steps, marker)?]),
             count => scan_ranks_whole(path, (want_steps, marker), count, read::read_ranks),
         }
@@ -81,5 +86,40 @@ impl TraceFormat for RocprofJson {
         summarize: &SummarizeFn<'_>,
     ) -> Result<Vec<FileSummary>> {
         summarize_ranks_whole(path, marker, summarize, read::read_ranks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::rocprof::read::READS;
+
+    fn fixture(name: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/rocprof")
+            .join(name)
+    }
+
+    /// A scan reads the file once, with its steps or without: the count of its processes and
+    /// its steps come from the one read (the steps' read counted them twice over before), and
+    /// the steps are those loading it gives.
+    #[test]
+    fn a_scan_reads_the_file_once() {
+        let parser = Parser::default();
+        for (name, ranks) in [("control.json", 1), ("two_processes.json", 2)] {
+            let path = fixture(name);
+            let loaded = RocprofJson.load_ranks(&parser, &path, &AttrRequest::default()).unwrap();
+            for want_steps in [false, true] {
+                let before = READS.with(|n| n.get());
+                let headers = RocprofJson.scan_ranks(&parser, &path, want_steps, None).unwrap();
+                assert_eq!(READS.with(|n| n.get()) - before, 1, "{name}, steps {want_steps}");
+                assert_eq!(headers.len(), ranks, "{name}");
+                for (h, f) in headers.iter().zip(&loaded) {
+                    assert_eq!(h.rank, f.declared_rank, "{name}");
+                    let steps: Vec<i64> = f.steps.iter().map(|s| s.number).collect();
+                    assert_eq!(h.steps, want_steps.then_some(steps), "{name}");
+                }
+            }
+        }
     }
 }

@@ -25,8 +25,17 @@ pub fn parse(path: &Path) -> Result<ToolFile> {
     parse_as(path)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread has read a rocprofv3 file ([`parse_as`]): tests count the
+    /// reads a scan or a load makes.
+    pub(crate) static READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The file at `path` parsed as `T` (the whole file, or the part of it `T` names).
 fn parse_as<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    #[cfg(test)]
+    READS.with(|n| n.set(n.get() + 1));
     let mut reader = open(path)?;
     let mut text = Vec::new();
     reader
