@@ -182,7 +182,7 @@ pub(crate) fn collect<T>(work: impl FnOnce(&mut Notes) -> Result<T>) -> Done<T> 
 /// Writes `bytes` to `path` whole or not at all (beside it, then renamed), and returns the
 /// note that says so (`wrote PATH (N KiB)`).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<Note> {
-    crate::output::atomic::write_atomically(path, |w| w.write_all(bytes))?;
+    crate::atomic::write_atomically(path, |w| w.write_all(bytes))?;
     Ok(Note::Info(format!(
         "wrote {} ({} KiB)",
         path.display(),
