@@ -71,7 +71,7 @@ pub mod render {
     pub use crate::output::render::modules::{ModuleOrder, ModuleView, write_flat_json};
     pub use crate::output::render::plot::{Bar, Chart, DEFAULT_EXCLUDE, ImageFormat, Metric, Panel};
     pub use crate::output::render::plot_bars::draw;
-    pub use crate::output::render::views::{OverviewOptions, TableView, render_overview_with, write as view};
+    pub use crate::output::render::views::{OverviewTables, TableView, render_overview_with, write as view};
     pub use crate::output::render::why::{comparison_why_fields, view_why_fields};
     pub use crate::output::render::{Format, TableStyle};
 }
