@@ -28,6 +28,7 @@
 #![cfg_attr(not(feature = "cli"), allow(dead_code, unused_imports))]
 
 mod analysis;
+mod atomic;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod commands;
@@ -41,7 +42,7 @@ pub(crate) use tracediff_trace::{input, model};
 pub use error::{Error, Result};
 
 // What a command's request and result are made of, for the command line, the Python bindings
-// and library users; the rest of `analysis`, `output` and `summary` is the crate's own.
+// and library users; the rest of `analysis`, `output` and `request` is the crate's own.
 pub use crate::analysis::aggregate::{Keying, Naming, Totals, aggregate_file};
 pub use crate::analysis::diff::{Category, Comparison, NameFilter, Row, SideInfo, SortKey, sort_rows};
 pub use crate::analysis::flamegraph::FlameTime;
@@ -56,7 +57,7 @@ pub use crate::text::fmt_duration;
 // Summaries: one trace file's summary, and its Parquet file read and written.
 pub use crate::analysis::summaries::read::{read_summary, read_summary_bytes};
 pub use crate::analysis::summaries::summarize::summarize as summarize_file;
-pub use crate::output::summary::{save_summary, write_summary};
+pub use crate::analysis::summaries::write::{save_summary, write_summary};
 
 /// The renderers the command line uses that another front end needs too: pure functions from
 /// a command's result to text, CSV, JSON, Markdown or an image.
@@ -70,7 +71,7 @@ pub mod render {
     pub use crate::output::render::modules::{ModuleOrder, ModuleView, write_flat_json};
     pub use crate::output::render::plot::{Bar, Chart, DEFAULT_EXCLUDE, ImageFormat, Metric, Panel};
     pub use crate::output::render::plot_bars::draw;
-    pub use crate::output::render::views::{OverviewOptions, TableView, render_overview_with, write as view};
+    pub use crate::output::render::views::{OverviewTables, TableView, render_overview_with, write as view};
     pub use crate::output::render::why::{comparison_why_fields, view_why_fields};
     pub use crate::output::render::{Format, TableStyle};
 }

@@ -1,5 +1,5 @@
 //! The layers only look down: the source is read as text and every `crate::…` / `tracediff::…`
-//! path is checked against the order trace crate < request < analysis < output < commands < cli. A change that makes
+//! path is checked against the order trace crate < root files (`error`, `text`, `atomic`) < request < analysis < output < commands < cli. A change that makes
 //! a lower layer reach up fails here, before it grows into an import circle.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -85,8 +85,9 @@ fn analysis_never_uses_output_or_cli() {
 #[test]
 fn summaries_and_output_never_use_cli() {
     let mut bad = check("src/output", &["crate::cli", "crate::commands"]);
-    // The summaries' reading half (every file of `analysis/summaries` but `summarize`, which
-    // makes a summary from a loaded trace) reads files into the model's types alone.
+    // The summary format (every file of `analysis/summaries` but `summarize`, which makes a
+    // summary from a loaded trace: its schema, writers and readers) reads and writes files with
+    // the model's types, the trace crate's readers and the shared name normaliser alone.
     for (path, code) in sources(&root().join("src/analysis/summaries")) {
         if path.ends_with("summarize.rs") {
             continue;
@@ -98,12 +99,37 @@ fn summaries_and_output_never_use_cli() {
                 &["crate::cli", "crate::commands", "crate::output", "crate::analysis::"],
             )
             .into_iter()
-            .filter(|l| !l.contains("crate::analysis::summaries::"))
+            .filter(|l| !l.contains("crate::analysis::summaries::") && !l.contains("crate::analysis::names::"))
             .map(|l| format!("{shown}: {l}")),
         );
     }
     bad.extend(check("src/commands", &["crate::cli", "super::super::cli"]));
     assert!(bad.is_empty(), "a layer reaches up:\n{}", bad.join("\n"));
+}
+
+/// The shared files at the crate's root (the error, the number formats, the atomic writes) sit
+/// below every layer: the summary writer in the analysis writes whole files with the same
+/// helper as the output and the commands.
+#[test]
+fn the_root_files_use_no_layer() {
+    let layers = [
+        "crate::request",
+        "crate::analysis",
+        "crate::output",
+        "crate::commands",
+        "crate::cli",
+    ];
+    let mut bad = Vec::new();
+    for file in ["atomic", "error", "text"] {
+        let path = format!("src/{file}.rs");
+        let text = std::fs::read_to_string(root().join(&path)).unwrap();
+        let code = match text.find("#[cfg(test)]\nmod ") {
+            Some(i) => &text[..i],
+            None => &text[..],
+        };
+        bad.extend(offending(code, &layers).into_iter().map(|l| format!("{path}: {l}")));
+    }
+    assert!(bad.is_empty(), "a root file reaches up:\n{}", bad.join("\n"));
 }
 
 /// The request (`src/request.rs` and `src/request/`) is plain data below the analysis: the

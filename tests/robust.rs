@@ -124,7 +124,7 @@ fn a_bad_output_path_fails_before_the_work() {
 }
 
 /// A failed run leaves the previous file as it was, and no temporary file beside it (a write
-/// failing mid-way, as on a full disk, is the unit test in `output::atomic`).
+/// failing mid-way, as on a full disk, is the unit test in `src/atomic.rs`).
 #[test]
 fn summarize_and_events_replace_their_file_whole() {
     let dir = TempDir::new().unwrap();

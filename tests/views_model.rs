@@ -14,7 +14,7 @@ use crate::common;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use tracediff::commands::{self, CompareRequest, KernelsOptions, ViewOptions};
+use tracediff::commands::{self, CompareRequest, KernelsOptions, OperatorsOptions};
 use tracediff::{Pick, Resolved, ViewTable};
 
 fn traces() -> Option<PathBuf> {
@@ -768,7 +768,7 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
             s.iterations = Pick::All;
         }
     }
-    let ops = commands::operators(&req, &ViewOptions::default(), None)
+    let ops = commands::operators(&req, &OperatorsOptions::default())
         .unwrap()
         .value
         .table;
@@ -793,7 +793,7 @@ fn check_pair(control: &Path, test: &Path, all: bool) -> String {
             s.iterations = Pick::List(steps.clone());
         }
     }
-    let ov = commands::overview(&over).unwrap().value;
+    let ov = commands::overview(&over, &Default::default()).unwrap().value;
     let mut checked = 0;
     for (k, dir) in [control, test].into_iter().enumerate() {
         let models: Vec<Model> = files_of(dir).iter().map(|p| model(p)).collect();

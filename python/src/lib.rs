@@ -125,7 +125,11 @@ fn view<'py>(
     let text = |s: String| pyo3::types::PyString::new(py, &s).into_any();
     match view {
         "operators" => {
-            let (table, _) = command(py, || commands::operators(&request, &shown, None))?;
+            let operators = commands::OperatorsOptions {
+                view: shown,
+                time: None,
+            };
+            let (table, _) = command(py, || commands::operators(&request, &operators))?;
             Ok(table_columns(py, &table)?.into_any())
         }
         "kernels" => {
@@ -139,12 +143,13 @@ fn view<'py>(
         }
         // With the per-step rows: the Python API returns them as a frame.
         "overview" => {
-            use tracediff::render::{OverviewOptions, render_overview_with};
-            let (o, _) = command(py, || commands::overview(&request))?;
+            use tracediff::render::{OverviewTables, render_overview_with};
+            let overview = commands::OverviewOptions::default();
+            let (o, _) = command(py, || commands::overview(&request, &overview))?;
             Ok(text(render_overview_with(
                 &o,
                 Format::Json,
-                &OverviewOptions { per_step: true },
+                &OverviewTables { per_step: true },
             )))
         }
         "modules" => {
@@ -158,7 +163,8 @@ fn view<'py>(
         }
         // Every changed row, as `tracediff explain --format json` writes them.
         "explain" => {
-            let (e, _) = command(py, || commands::explain(&request))?;
+            let explain = commands::ExplainOptions::default();
+            let (e, _) = command(py, || commands::explain(&request, &explain))?;
             let view = tracediff::render::ExplainView {
                 explanation: &e,
                 top: None,
@@ -240,7 +246,7 @@ fn flamegraph(
     use tracediff::FlameTime;
     use tracediff::commands::FlameSide;
     use tracediff::render::FlameWidths;
-    let request = commands::FlameRequest {
+    let request = commands::FlamegraphOptions {
         widths: choice(
             "widths",
             widths,
@@ -321,11 +327,13 @@ fn report(
     table_rows: usize,
 ) -> PyResult<Vec<String>> {
     let request = options.view_request(control, test)?;
-    let limits = ReportLimits {
-        depth: table_depth,
-        rows: table_rows,
+    let report = commands::ReportOptions {
+        limits: ReportLimits {
+            depth: table_depth,
+            rows: table_rows,
+        },
     };
-    let (page, notes) = command(py, || commands::report(&request, limits))?;
+    let (page, notes) = command(py, || commands::report(&request, &report))?;
     guarded(py, || commands::write_report(&page, &output))?;
     Ok(notes)
 }

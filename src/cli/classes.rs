@@ -2,7 +2,7 @@
 
 use super::views::{KernelsArgs, check_view_output, kernels_options, show};
 use super::{Env, OutputArgs, emit, finish};
-use crate::commands;
+use crate::commands::{self, AlignedOptions};
 use crate::error::{Error, Result};
 use crate::output::render::aligned::render_aligned;
 
@@ -51,7 +51,15 @@ fn run_aligned(args: KernelsArgs, env: &mut Env<'_>) -> Result<i32> {
     super::check_output(&output)?;
     let mut req = args.pair.request(&args.select)?;
     req.captures = args.captures.sides();
-    let a = finish(commands::aligned(&req, args.kernel_classes.as_deref()), env)?;
+    let a = finish(
+        commands::aligned(
+            &req,
+            &AlignedOptions {
+                classes: args.kernel_classes.clone(),
+            },
+        ),
+        env,
+    )?;
     emit(&output, false, env, |format, style, out| {
         out.write_all(render_aligned(&a, format, style).as_bytes())
     })

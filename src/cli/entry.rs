@@ -65,7 +65,7 @@ where
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    crate::output::atomic::remove_temporaries_on_signal();
+    crate::atomic::remove_temporaries_on_signal();
     // A summary's Parquet decoder may panic on a corrupt file; the panic is caught and reported
     // as a one-line error, so its own message is not printed too.
     crate::analysis::summaries::read::quiet_decoder_panics();

@@ -2,10 +2,10 @@
 
 use super::{Env, finish, output_format};
 use crate::analysis::select::{Device, Pick};
+use crate::atomic::AtomicFile;
 use crate::commands::{EventTable, EventsRequest, Outcome};
 use crate::error::{Error, Result};
 use crate::input::attrs::Preset;
-use crate::output::atomic::AtomicFile;
 use crate::output::events::EventsFormat;
 use crate::output::visible::VisibleControls;
 use clap::Args;

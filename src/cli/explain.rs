@@ -57,7 +57,7 @@ pub(crate) fn run_explain(args: ExplainArgs, env: &mut Env<'_>) -> Result<i32> {
     super::every_step_by_default(&mut req, &args.select);
     req.captures = args.captures.sides();
     req.beyond_shift = !args.no_run_shift;
-    let explanation = finish(commands::explain(&req), env)?;
+    let explanation = finish(commands::explain(&req, &Default::default()), env)?;
     let view = ExplainView {
         explanation: &explanation,
         top: Some(args.top),

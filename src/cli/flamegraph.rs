@@ -4,7 +4,7 @@
 use super::views::{PairArgs, view_request};
 use super::{Env, SelectArgs, StepArgs, UnusedRowArgs, finish};
 use crate::analysis::flamegraph::FlameTime;
-use crate::commands::{self, FlameRequest, Outcome};
+use crate::commands::{self, FlamegraphOptions, Outcome};
 use crate::error::{Error, Result};
 use crate::output::render::flamegraph::FlameWidths;
 use clap::{Args, ValueEnum};
@@ -100,7 +100,7 @@ pub(crate) fn run_flamegraph(mut args: FlamegraphArgs, env: &mut Env<'_>) -> Res
     super::every_step_by_default(&mut req, &select);
     req.kernel_classes = args.kernel_classes.clone();
     req.captures = args.captures.sides();
-    let options = FlameRequest {
+    let options = FlamegraphOptions {
         time: args.time,
         side: args.side.map(|s| match s {
             FlameSide::Control => commands::FlameSide::Control,

@@ -97,7 +97,7 @@ fn write_out(path: Option<&Path>, bytes: &[u8], env: &mut Env<'_>) -> Result<i32
         source,
     };
     match path {
-        Some(path) => crate::output::atomic::write_atomically(path, |w| w.write_all(bytes))?,
+        Some(path) => crate::atomic::write_atomically(path, |w| w.write_all(bytes))?,
         None => env
             .stdout
             .write_all(bytes)

@@ -347,7 +347,7 @@ pub(crate) struct Env<'a> {
 pub(crate) fn run(cli: Cli, env: &mut Env<'_>) -> Result<i32> {
     // A bad output path fails now, not after the traces have loaded.
     for path in output_paths(&cli.command) {
-        crate::output::atomic::check_writable(path)?;
+        crate::atomic::check_writable(path)?;
     }
     if let Some(fit) = fit::fit_of(&cli.command) {
         env.table_width = fit.width.or(env.table_width);
@@ -384,7 +384,7 @@ pub(crate) fn fresh_request(select: &SelectArgs, control: SidePaths, test: SideP
     request_from(select, CompareRequest::new(control, test).operations())
 }
 
-/// The files a command will write (each written whole or not at all: `output::atomic`).
+/// The files a command will write (each written whole or not at all: `crate::atomic`).
 fn output_paths(command: &Command) -> Vec<&Path> {
     let plot_default = Path::new("tracediff-counts.png");
     let paths: Vec<Option<&Path>> = match command {
@@ -624,7 +624,7 @@ fn emit(
     };
     match &file {
         Some(path) => {
-            crate::output::atomic::write_atomically(path, |w| render_shown(format, style, w, &render))?;
+            crate::atomic::write_atomically(path, |w| render_shown(format, style, w, &render))?;
         }
         None => {
             // Colour on standard output only, never into a file.

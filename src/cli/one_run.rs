@@ -4,7 +4,7 @@
 use super::modules::ModulesArgs;
 use super::views::{KernelsArgs, OperatorsArgs, OverviewArgs, ViewOutputArgs, kernels_options, view_options};
 use super::{Env, OutputArgs, SelectArgs, emit};
-use crate::commands::{self, ModulesOptions, Shown};
+use crate::commands::{self, ModulesOptions, OperatorsOptions, Shown};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
 use crate::output::render::modules::{ModuleOrder, ModuleTime};
@@ -110,10 +110,12 @@ pub(crate) fn run_operators(args: &OperatorsArgs, env: &mut Env<'_>) -> Result<i
     let mut req = run_request(&args.select, args.pair.run()?);
     super::every_step_by_default(&mut req, &args.select);
     req.totals = o.totals;
-    let time = args.time.map(super::views::operator_time);
-    let mut options = view_options(args.zoom.as_ref(), o);
-    options.one_run = true;
-    let shown = finish(commands::operators(&req, &options, time), &req, env)?;
+    let mut options = OperatorsOptions {
+        view: view_options(args.zoom.as_ref(), o),
+        time: args.time.map(super::views::operator_time),
+    };
+    options.view.one_run = true;
+    let shown = finish(commands::operators(&req, &options), &req, env)?;
     show(&run_rows(&shown, o.top), &view_output(o), false, env)
 }
 
@@ -160,7 +162,7 @@ pub(crate) fn run_overview(args: &OverviewArgs, env: &mut Env<'_>) -> Result<i32
         ));
     }
     let req = run_request(&SelectArgs::from(&args.select), args.pair.run()?);
-    let o = finish(commands::overview(&req), &req, env)?;
+    let o = finish(commands::overview(&req, &Default::default()), &req, env)?;
     show(&render::run_overview(&o.control), &output, false, env)
 }
 

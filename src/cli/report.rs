@@ -99,7 +99,15 @@ pub(crate) fn run_report(args: ReportArgs, env: &mut Env<'_>) -> Result<i32> {
         }
         None => None,
     };
-    let r = finish(commands::report(&req, args.tables.limits()), env)?;
+    let r = finish(
+        commands::report(
+            &req,
+            &commands::ReportOptions {
+                limits: args.tables.limits(),
+            },
+        ),
+        env,
+    )?;
     let wrote = match &history {
         Some(view) => commands::write_report_with_history(&r, view, &args.output)?,
         None => commands::write_report(&r, &args.output)?,

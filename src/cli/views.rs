@@ -2,10 +2,10 @@
 
 use super::sides::GivenRuns;
 use super::{Env, OutputArgs, SelectArgs, StepArgs, UnusedRowArgs, emit, finish};
-use crate::commands::{self, KernelsOptions, OperatorTime, Shown, ViewOptions};
+use crate::commands::{self, KernelsOptions, OperatorTime, OperatorsOptions, Shown, ViewOptions};
 use crate::error::{Error, Result};
 use crate::output::render::Format;
-use crate::output::render::views::{OverviewOptions, TableView, render_overview_fitted, write};
+use crate::output::render::views::{OverviewTables, TableView, render_overview_fitted, write};
 use crate::request::CompareRequest;
 use crate::request::side::SidePaths;
 use clap::{Args, ValueEnum};
@@ -285,9 +285,11 @@ pub(crate) fn run_operators(args: OperatorsArgs, env: &mut Env<'_>) -> Result<i3
     req.captures = args.captures.sides();
     req.beyond_shift = !args.output.no_run_shift;
     req.totals = args.output.totals;
-    let time = args.time.map(operator_time);
-    let options = view_options(args.zoom.as_ref(), &args.output);
-    let shown = finish(commands::operators(&req, &options, time), env)?;
+    let options = OperatorsOptions {
+        view: view_options(args.zoom.as_ref(), &args.output),
+        time: args.time.map(operator_time),
+    };
+    let shown = finish(commands::operators(&req, &options), env)?;
     show(&shown, &args.output, env)
 }
 
@@ -345,9 +347,9 @@ pub(crate) fn run_overview(args: OverviewArgs, env: &mut Env<'_>) -> Result<i32>
              (per_step), markdown or the table",
         ));
     }
-    let o = finish(commands::overview(&req), env)?;
+    let o = finish(commands::overview(&req, &Default::default()), env)?;
     emit(&output, false, env, |format, style, out| {
-        let options = OverviewOptions {
+        let options = OverviewTables {
             per_step: args.per_step,
         };
         out.write_all(render_overview_fitted(&o, format, &options, style.name_width()).as_bytes())

@@ -1,7 +1,10 @@
 //! `events` (the event table of one side) and `summarize` (one trace to a summary).
 
 use super::{Done, Note, collect};
+use crate::analysis::load::runs::runs_of;
 use crate::analysis::select::{Device, Pick, Resolved, SideSelection, resolve};
+use crate::analysis::summaries::dataset::{summarize_dir_into, summarize_file_into, summarize_runs_into};
+use crate::analysis::summaries::write::save_summary;
 use crate::error::{Error, Result};
 use crate::input::attrs::{AttrRequest, Preset};
 use crate::input::load::{Side, load_side_ranks};
@@ -110,15 +113,18 @@ pub fn summarize(trace: &Path, output: &Path, label: Option<&str>, dataset: bool
             ));
         }
         if is_dir {
-            let (written, found) = crate::output::dataset::summarize_side_into(trace, output, label, summarize)?;
+            let (written, found) = match runs_of(trace) {
+                Some(runs) => summarize_runs_into(trace, &runs, output, label, summarize)?,
+                None => summarize_dir_into(trace, output, label, summarize)?,
+            };
             notes.caveats(found);
             return Ok(written);
         }
         if dataset {
-            return crate::output::dataset::summarize_file_into(trace, output, label, summarize);
+            return summarize_file_into(trace, output, label, summarize);
         }
         let summary = crate::input::load::summarize_trace(trace, summarize)?;
-        crate::output::summary::save_summary(&summary, output)?;
+        save_summary(&summary, output)?;
         Ok(vec![output.to_path_buf()])
     })
 }

@@ -14,10 +14,16 @@ pub use crate::analysis::cost::model::Unit as WorkUnit;
 pub use crate::analysis::explain::causes::{Cause, CauseKind};
 pub use crate::analysis::explain::{Explained, Explanation};
 
+/// The options of `explain`: none yet. It takes them as every command does (the request, then
+/// its options), so that one can come without changing its signature.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ExplainOptions {}
+
 /// The explanation of a pair: every operator row whose self time per step changed (device
 /// self where the pair has device events, else host self), largest change first, each split
 /// into calls, work and efficiency with its causes named; and the summary.
-pub fn explain(req: &CompareRequest) -> Done<Explanation> {
+pub fn explain(req: &CompareRequest, _options: &ExplainOptions) -> Done<Explanation> {
     collect(|notes| {
         if crate::analysis::load::side_runs::compares_runs(req) {
             return Err(Error::usage(

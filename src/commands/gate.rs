@@ -49,7 +49,7 @@ fn causes(
         return Vec::new();
     }
     let req = cause_request(config, baseline, candidate, selection);
-    let explained = match super::explain(&req) {
+    let explained = match super::explain(&req, &super::ExplainOptions::default()) {
         Ok(done) => done.value,
         Err(failure) => {
             notes.caveats([format!("no causes for the failing ops: {}", failure.error)]);

@@ -54,7 +54,7 @@ pub fn parse_meta(pairs: &[String]) -> Result<BTreeMap<String, String>> {
 pub fn history_add(req: &AddRequest) -> Done<RunEntry> {
     collect(|notes| {
         let meta = parse_meta(&req.meta)?;
-        crate::output::dataset::check_run_label(&req.label)?;
+        crate::analysis::summaries::dataset::check_run_label(&req.label)?;
         if crate::analysis::load::runs::runs_of(&req.run).is_some() {
             return Err(Error::input(
                 &req.run,
@@ -167,7 +167,7 @@ pub fn gate_history(
 ) -> Done<GateReport> {
     collect(|notes| {
         if let Some(label) = &req.add_on_pass {
-            crate::output::dataset::check_run_label(label)?;
+            crate::analysis::summaries::dataset::check_run_label(label)?;
         }
         let (report, found) = crate::analysis::history::gate::gate_history(config, &req.history, candidate, selection)?;
         notes.caveats(found);

@@ -35,18 +35,19 @@ pub use crate::request::CompareRequest;
 pub use crate::request::side::{PerSide, Side, SideId, SidePaths};
 pub use compare::{CompareOptions, Pair, compare, ops_diff};
 pub use events::{EventTable, EventsRequest, events, summarize};
-pub use explain::explain;
+pub use explain::{ExplainOptions, explain};
 pub use gate::gate;
 pub use history::{
     AddRequest, DEFAULT_MIN_HISTORY, DEFAULT_WINDOW, GateHistoryRequest, HistoryRun, HistoryStore, Series, ShowRequest,
     ShownChange, gate_history, history_add, history_runs, history_show, parse_meta,
 };
-pub use modules::{FlameRequest, FlameSide, Modules, ModulesOptions, flamegraph, modules};
+pub use modules::{FlameSide, FlamegraphOptions, Modules, ModulesOptions, flamegraph, modules};
 pub use plot::{PlotOptions, plot};
 pub(crate) use report::report_for;
-pub use report::{check_html, report, write_report, write_report_with_history};
+pub use report::{ReportOptions, check_html, report, write_report, write_report_with_history};
 pub use views::{
-    KernelTime, KernelsOptions, OperatorTime, Shown, ViewOptions, aligned, kernel_classes, kernels, operators, overview,
+    AlignedOptions, KernelTime, KernelsOptions, OperatorTime, OperatorsOptions, OverviewOptions, Shown, ViewOptions,
+    aligned, kernel_classes, kernels, operators, overview,
 };
 
 use crate::error::{Error, Result};
@@ -182,7 +183,7 @@ pub(crate) fn collect<T>(work: impl FnOnce(&mut Notes) -> Result<T>) -> Done<T> 
 /// Writes `bytes` to `path` whole or not at all (beside it, then renamed), and returns the
 /// note that says so (`wrote PATH (N KiB)`).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<Note> {
-    crate::output::atomic::write_atomically(path, |w| w.write_all(bytes))?;
+    crate::atomic::write_atomically(path, |w| w.write_all(bytes))?;
     Ok(Note::Info(format!(
         "wrote {} ({} KiB)",
         path.display(),

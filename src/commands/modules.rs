@@ -155,7 +155,7 @@ pub enum FlameSide {
 
 /// What `flamegraph` draws or writes.
 #[derive(Debug, Clone, Default)]
-pub struct FlameRequest {
+pub struct FlamegraphOptions {
     /// Host self time or the device time of launched kernels; `None`: device on a pair with
     /// kernels under its operators, host otherwise.
     pub time: Option<FlameTime>,
@@ -170,7 +170,7 @@ pub struct FlameRequest {
 }
 
 /// The differential flame graph of a pair as SVG bytes, or its folded stacks as text bytes.
-pub fn flamegraph(req: &CompareRequest, options: &FlameRequest) -> Done<Vec<u8>> {
+pub fn flamegraph(req: &CompareRequest, options: &FlamegraphOptions) -> Done<Vec<u8>> {
     collect(|notes| {
         let stacks = if crate::analysis::load::side_runs::compares_runs(req) {
             stacks_of_runs(req, options, notes)?
@@ -256,7 +256,7 @@ fn modules_of_runs(req: &CompareRequest, options: &ModulesOptions, notes: &mut N
 /// stacks summed, per step unless `totals`.
 fn stacks_of_runs(
     req: &CompareRequest,
-    options: &FlameRequest,
+    options: &FlamegraphOptions,
     notes: &mut Notes,
 ) -> crate::error::Result<crate::analysis::flamegraph::FlameStacks> {
     let (sides, found) = crate::analysis::modules::runs::load_runs(req, "flamegraph")?;

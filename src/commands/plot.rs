@@ -89,7 +89,7 @@ fn charts(pair: &Pair<'_>, options: &PlotOptions, notes: &mut Notes) -> Result<V
         drawn.push((path, draw(&chart, format)?));
     }
     let files: Vec<(&Path, &[u8])> = drawn.iter().map(|(p, b)| (p.as_path(), b.as_slice())).collect();
-    crate::output::atomic::write_all_atomically(&files)?;
+    crate::atomic::write_all_atomically(&files)?;
     Ok(drawn.into_iter().map(|(path, _)| path).collect())
 }
 
@@ -164,7 +164,7 @@ fn waterfall(pair: &Pair<'_>, options: &PlotOptions, notes: &mut Notes) -> Resul
     notes.caveats(found);
     let waterfall = Waterfall::of(&overview, options.size)?;
     let bytes = draw_waterfall(&waterfall, format)?;
-    crate::output::atomic::write_atomically(&path, |w| w.write_all(&bytes))?;
+    crate::atomic::write_atomically(&path, |w| w.write_all(&bytes))?;
     Ok(path)
 }
 

@@ -9,9 +9,16 @@ use crate::error::{Error, Result};
 use crate::request::CompareRequest;
 use std::path::Path;
 
+/// The options of the HTML report.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportOptions {
+    /// How much of the per-node tables goes into the page.
+    pub limits: ReportLimits,
+}
+
 /// What the report of a pair shows: overview, module tree, tables, charts, flame graph.
-pub fn report(req: &CompareRequest, limits: ReportLimits) -> Done<Report> {
-    report_for(req, limits, "report")
+pub fn report(req: &CompareRequest, options: &ReportOptions) -> Done<Report> {
+    report_for(req, options.limits, "report")
 }
 
 /// [`report`] for `command` (named in its errors: `compare --report` runs it too).

@@ -98,6 +98,29 @@ pub struct KernelsOptions {
     pub classes: Option<PathBuf>,
 }
 
+/// The options of the operator table.
+#[derive(Debug, Clone, Default)]
+pub struct OperatorsOptions {
+    /// Zoom, order and significance.
+    pub view: ViewOptions,
+    /// The time shown (and sorted by, unless told); `None`: device total where there are
+    /// device events, else host total.
+    pub time: Option<OperatorTime>,
+}
+
+/// The options of the two sides' kernel sequences aligned by class.
+#[derive(Debug, Clone, Default)]
+pub struct AlignedOptions {
+    /// A TOML file of kernel class patterns tried before the built-in rules.
+    pub classes: Option<PathBuf>,
+}
+
+/// The options of the overview of a pair: none yet. It takes them as every command does (the
+/// request, then its options), so that one can come without changing its signature.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct OverviewOptions {}
+
 /// A view's table, sorted and filtered as asked, with the time it shows.
 #[derive(Debug, Clone)]
 pub struct Shown {
@@ -111,10 +134,11 @@ pub struct Shown {
     pub why: Option<WhyTable>,
 }
 
-/// The operator table of a pair; `time` the group shown (by default device total where there
+/// The operator table of a pair, showing `options.time` (by default device total where there
 /// are device events, else host total).
-pub fn operators(req: &CompareRequest, options: &ViewOptions, time: Option<OperatorTime>) -> Done<Shown> {
+pub fn operators(req: &CompareRequest, options: &OperatorsOptions) -> Done<Shown> {
     use crate::analysis::views::operators::{MEASURES, mark_operator_significance, operators};
+    let (time, options) = (options.time, &options.view);
     collect(|notes| {
         let filter = check(req, options, MEASURES)?;
         let view = View {
@@ -250,11 +274,11 @@ pub(super) fn view_table(
     Ok((table, Some(loaded)))
 }
 
-/// The two sides' kernel sequences aligned by class, per stream; `classes` a TOML file of
-/// class patterns tried before the built-in rules.
-pub fn aligned(req: &CompareRequest, classes: Option<&Path>) -> Done<Aligned> {
+/// The two sides' kernel sequences aligned by class, per stream, with the class patterns of
+/// `options.classes` tried before the built-in rules.
+pub fn aligned(req: &CompareRequest, options: &AlignedOptions) -> Done<Aligned> {
     collect(|notes| {
-        let classifier = classifier(classes)?;
+        let classifier = classifier(options.classes.as_deref())?;
         let loaded = loaded(req, "kernels", notes)?;
         let a = crate::analysis::views::sequences::aligned(req, &loaded, &classifier);
         notes.caveats(a.notes.iter().cloned());
@@ -264,7 +288,7 @@ pub fn aligned(req: &CompareRequest, classes: Option<&Path>) -> Done<Aligned> {
 
 /// The overview of a pair: device, steps, step time and where it went, GPU busy time, memory.
 /// Reads traces or their summaries.
-pub fn overview(req: &CompareRequest) -> Done<Overview> {
+pub fn overview(req: &CompareRequest, _options: &OverviewOptions) -> Done<Overview> {
     collect(|notes| {
         let (o, found) = if crate::analysis::load::side_runs::compares_runs(req) {
             crate::analysis::views::overview_runs::overview_of_runs(req)?

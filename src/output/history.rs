@@ -39,7 +39,7 @@ fn output_error(path: &Path, source: std::io::Error) -> Error {
 /// Appends the run of `summaries` (one per rank) to the store `root`, making the store where
 /// `root` is absent or empty. Returns the run's line. A label the store already has is refused.
 pub(crate) fn append(root: &Path, summaries: Vec<FileSummary>, new: NewRun) -> Result<RunEntry> {
-    crate::output::dataset::check_run_label(&new.label)?;
+    crate::analysis::summaries::dataset::check_run_label(&new.label)?;
     if summaries.is_empty() {
         return Err(Error::input(&new.source, "no trace or summary to add"));
     }
@@ -48,7 +48,7 @@ pub(crate) fn append(root: &Path, summaries: Vec<FileSummary>, new: NewRun) -> R
     std::fs::create_dir_all(root).map_err(|e| output_error(root, e))?;
     let _lock = lock(root)?;
     if check_for_append(root)? {
-        crate::output::atomic::write_atomically(&root.join(MARKER), |w| w.write_all(marker_text().as_bytes()))?;
+        crate::atomic::write_atomically(&root.join(MARKER), |w| w.write_all(marker_text().as_bytes()))?;
     }
     remove_leftovers(root);
     let store = open(root)?;
@@ -119,11 +119,11 @@ fn write_entry(dir: &Path, entry: &RunEntry, summaries: Vec<FileSummary>) -> Res
         summary.meta.run = Some(run_dir_name(entry.seq).trim_start_matches("run=").to_string());
         let name = crate::analysis::history::rank_file_name(summary.rank());
         let (part, whole) = (dir.join(format!("{name}.part")), dir.join(name));
-        crate::output::summary::save_summary(&summary, &part)?;
+        crate::analysis::summaries::write::save_summary(&summary, &part)?;
         parts.push((part, whole));
     }
     let line = serde_json::to_string(entry).map_err(|e| output_error(dir, std::io::Error::other(e)))?;
-    crate::output::atomic::write_atomically(&dir.join(RUN_META), |w| writeln!(w, "{line}"))?;
+    crate::atomic::write_atomically(&dir.join(RUN_META), |w| writeln!(w, "{line}"))?;
     for (part, whole) in parts {
         std::fs::rename(&part, &whole).map_err(|e| output_error(&whole, e))?;
     }
@@ -173,7 +173,7 @@ fn csv_cell(c: &str) -> String {
 
 fn write_runs_table(path: &Path, entries: &[&RunEntry]) -> Result<()> {
     let text = runs_table_csv(entries);
-    crate::output::atomic::write_atomically(path, |w| w.write_all(text.as_bytes()))
+    crate::atomic::write_atomically(path, |w| w.write_all(text.as_bytes()))
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ pub(crate) fn save(dir: &Path, request: &CompareRequest, comparison: &Comparison
     };
     let path = state_file(dir);
     // Streamed to the file: no copy of the comparison, in memory or as text.
-    crate::output::atomic::write_atomically(&path, |w| {
+    crate::atomic::write_atomically(&path, |w| {
         serde_json::to_writer(&mut *w, &saved)?;
         Ok(())
     })?;

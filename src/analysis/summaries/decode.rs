@@ -2,7 +2,6 @@
 //! [`crate::analysis::summaries::read_table`] for the one table of version 6): the walk over the rows, with
 //! its errors, and the interning of names and categories.
 
-use crate::analysis::summaries::table::renumber_by_text;
 use crate::error::{Error, Result};
 use crate::model::summary::{FileSummary, OpRow, SummaryMeta};
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
@@ -64,6 +63,25 @@ pub(crate) fn for_each_row<R: ChunkReader + 'static>(
         each(k, &row).map_err(|e| bad(format!("invalid summary row {k}: {e}")))?;
     }
     Ok(())
+}
+
+/// Numbers the names and categories of `rows` in text order, as `summarize` numbers them, and
+/// returns the strings in that order (a reader interns them in the order it meets them).
+fn renumber_by_text(mut strings: Vec<String>, rows: &mut [OpRow]) -> Vec<String> {
+    let mut order: Vec<u32> = (0..strings.len() as u32).collect();
+    order.sort_by(|a, b| strings[*a as usize].cmp(&strings[*b as usize]));
+    let mut new_id = vec![0u32; strings.len()];
+    for (k, old) in order.iter().enumerate() {
+        new_id[*old as usize] = k as u32;
+    }
+    for r in rows.iter_mut() {
+        r.name = new_id[r.name as usize];
+        r.category = new_id[r.category as usize];
+    }
+    order
+        .iter()
+        .map(|&k| std::mem::take(&mut strings[k as usize]))
+        .collect()
 }
 
 #[cfg(test)]

@@ -61,7 +61,7 @@ mod tests {
         // Rank 0 as a summary file, rank 1 as its trace: one side, mixed.
         let trace = crate::input::load::load_file(&fixtures.join("rank0.json"), &Default::default()).unwrap();
         let summary = crate::analysis::summaries::summarize::summarize(&trace, &fixtures.join("rank0.json"));
-        crate::output::summary::save_summary(&summary, &dir.path().join("rank0.parquet")).unwrap();
+        crate::analysis::summaries::write::save_summary(&summary, &dir.path().join("rank0.parquet")).unwrap();
         std::fs::copy(fixtures.join("rank1.json"), dir.path().join("rank1.json")).unwrap();
         let side = crate::analysis::summaries::load::load_summary_side_marked(
             &Default::default(),

@@ -11,51 +11,16 @@
 
 use crate::analysis::summaries::checksum::{CHECKSUM_KEY, RowValues, SummaryChecksum};
 use crate::analysis::summaries::decode::{Interner, for_each_row};
-use crate::analysis::summaries::table::TABLE_COLUMNS;
+use crate::analysis::summaries::schema::{Column, TABLE_COLUMNS, op_columns};
 use crate::error::io_reason;
 use crate::error::{Error, Result};
 use crate::model::summary::{
     FileSummary, OpRow, SUMMARY_META_KEY, SUMMARY_SCHEMA_CHECKSUMMED, SUMMARY_SCHEMA_OLDEST, SUMMARY_SCHEMA_OWN_TIMES,
     SUMMARY_SCHEMA_TABLE, SUMMARY_SCHEMA_VERSION, SummaryMeta, place_from_text,
 };
-use parquet::basic::Type as PhysicalType;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::record::{Row, RowAccessor};
 use std::path::Path;
-
-/// The op rows' columns, in order. Summaries older than [`SUMMARY_SCHEMA_OWN_TIMES`] have all
-/// but the last (`self_ns`).
-pub(crate) const SUMMARY_COLUMNS: [&str; 8] = [
-    "rank",
-    "iteration",
-    "name",
-    "category",
-    "place",
-    "count",
-    "total_ns",
-    "self_ns",
-];
-
-/// The columns a summary of schema version `version` has.
-pub(crate) fn summary_columns(version: u32) -> &'static [&'static str] {
-    if version >= SUMMARY_SCHEMA_OWN_TIMES {
-        &SUMMARY_COLUMNS
-    } else {
-        &SUMMARY_COLUMNS[..7]
-    }
-}
-
-/// The physical type of each of [`SUMMARY_COLUMNS`].
-const SUMMARY_TYPES: [PhysicalType; 8] = [
-    PhysicalType::INT64,
-    PhysicalType::INT64,
-    PhysicalType::BYTE_ARRAY,
-    PhysicalType::BYTE_ARRAY,
-    PhysicalType::BYTE_ARRAY,
-    PhysicalType::INT64,
-    PhysicalType::INT64,
-    PhysicalType::INT64,
-];
 
 /// Reads a summary: its metadata and its op rows.
 pub fn read_summary(path: &Path) -> Result<FileSummary> {
@@ -94,12 +59,12 @@ fn decode_summary<R: ChunkReader + 'static>(path: &Path, source: R, len: u64) ->
     let (meta, meta_text, stored_sum) = summary_meta(path, &reader)?;
     let summary = if meta.schema_version >= SUMMARY_SCHEMA_TABLE {
         crate::analysis::summaries::read_table::validate_table_schema(path, &reader)?;
-        validate_chunks(path, &reader, len, &TABLE_COLUMNS.map(|c| c.name))?;
+        validate_chunks(path, &reader, len, &TABLE_COLUMNS)?;
         guard_decoder(path, || {
             crate::analysis::summaries::read_table::decode_table_rows(path, &reader, meta, &meta_text)
         })??
     } else {
-        validate_layout(path, &reader, len, summary_columns(meta.schema_version))?;
+        validate_layout(path, &reader, len, op_columns(meta.schema_version))?;
         guard_decoder(path, || decode_rows(path, &reader, meta, &meta_text))??
     };
     // Verified whenever present (a flipped version digit cannot skip it); required from the
@@ -177,22 +142,23 @@ fn validate_layout<R: ChunkReader + 'static>(
     path: &Path,
     reader: &SerializedFileReader<R>,
     len: u64,
-    columns: &[&str],
+    columns: &[Column],
 ) -> Result<()> {
     let bad = |what: String| Error::input(path, format!("corrupt summary: {what}"));
     let schema = reader.metadata().file_metadata().schema_descr();
-    let fields: Vec<String> = schema.columns().iter().map(|c| c.name().to_string()).collect();
-    if fields != columns {
+    let fields: Vec<&str> = schema.columns().iter().map(|c| c.name()).collect();
+    let names: Vec<&str> = columns.iter().map(|c| c.name).collect();
+    if fields != names {
         return Err(Error::input(
             path,
             format!(
                 "summary columns are [{}], expected [{}]",
                 fields.join(", "),
-                columns.join(", ")
+                names.join(", ")
             ),
         ));
     }
-    for (c, want) in schema.columns().iter().zip(SUMMARY_TYPES) {
+    for (c, want) in schema.columns().iter().zip(columns.iter().map(Column::physical_type)) {
         if c.physical_type() != want || c.max_def_level() != 0 || c.max_rep_level() != 0 {
             return Err(bad(format!("column '{}' is not a required {want}", c.name())));
         }
@@ -206,7 +172,7 @@ pub(crate) fn validate_chunks<R: ChunkReader + 'static>(
     path: &Path,
     reader: &SerializedFileReader<R>,
     len: u64,
-    columns: &[&str],
+    columns: &[Column],
 ) -> Result<()> {
     let bad = |what: String| Error::input(path, format!("corrupt summary: {what}"));
     let mut rows: i64 = 0;
@@ -228,7 +194,7 @@ pub(crate) fn validate_chunks<R: ChunkReader + 'static>(
             if !inside {
                 return Err(bad(format!(
                     "column '{}' of row group {g} lies outside the file",
-                    columns[k]
+                    columns[k].name
                 )));
             }
         }

@@ -1,14 +1,14 @@
-//! Reading a summary of the one-table layout (schema version 6, [`crate::analysis::summaries::table`]):
+//! Reading a summary of the one-table layout (schema version 6, [`crate::analysis::summaries::schema`]):
 //! the footer's columns are checked against [`TABLE_COLUMNS`] before any page is read, every row
 //! feeds the checksum, the op rows become the summary's rows, and the step rows (a view of the
 //! metadata's windows, for SQL) are checked for their shape only.
 
 use crate::analysis::summaries::checksum::SummaryChecksum;
 use crate::analysis::summaries::decode::{Interner, for_each_row};
-use crate::analysis::summaries::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
+use crate::analysis::summaries::schema::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
 use crate::error::{Error, Result};
 use crate::model::summary::{FileSummary, OpRow, SummaryMeta, place_from_text};
-use parquet::basic::{Repetition, Type as PhysicalType};
+use parquet::basic::Repetition;
 use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
 use parquet::record::{Field, Row};
 use std::borrow::Cow;
@@ -34,11 +34,7 @@ pub(crate) fn validate_table_schema<R: ChunkReader + 'static>(
         ));
     }
     for (c, want) in schema.columns().iter().zip(TABLE_COLUMNS) {
-        let ty = if want.text {
-            PhysicalType::BYTE_ARRAY
-        } else {
-            PhysicalType::INT64
-        };
+        let ty = want.physical_type();
         let repetition = if want.required {
             Repetition::REQUIRED
         } else {

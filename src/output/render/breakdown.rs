@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 /// What the overview shows beyond its table.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OverviewOptions {
+pub struct OverviewTables {
     /// A row per selected step and side (`--per-step`).
     pub per_step: bool,
 }
@@ -145,7 +145,7 @@ fn keys(pairs: &[(&str, Value)]) -> Map<String, Value> {
 
 /// Adds `per_step` (with `--per-step`), `per_rank` and `straggler` (two ranks or more) to a
 /// side's JSON object.
-pub(crate) fn side_tables_json(s: &SideOverview, options: &OverviewOptions, m: &mut Map<String, Value>) {
+pub(crate) fn side_tables_json(s: &SideOverview, options: &OverviewTables, m: &mut Map<String, Value>) {
     if options.per_step {
         let rows = s
             .per_step
@@ -241,7 +241,7 @@ fn table(extra: Option<&str>, rows: &[Row<'_>], md: bool, width: usize) -> Strin
 
 /// The per-step table (with `--per-step`), the per-rank table and the straggler lines, fitted to
 /// `width` display columns (`usize::MAX`, and Markdown: whole).
-pub(crate) fn side_tables_text(o: &Overview, options: &OverviewOptions, md: bool, width: usize) -> String {
+pub(crate) fn side_tables_text(o: &Overview, options: &OverviewTables, md: bool, width: usize) -> String {
     let sides = [&o.control, &o.test];
     let mut out = String::new();
     let heading = |out: &mut String, text: &str| {

@@ -1,6 +1,6 @@
 //! The operator and kernel tables (docs/semantics.md#operator-and-kernel-views) and the overview (docs/semantics.md#overview) in each format.
 
-pub use super::breakdown::OverviewOptions;
+pub use super::breakdown::OverviewTables;
 use super::compare::{describe_side, side_json};
 use super::table::{self, Line, Table, terminal};
 use super::{Format, TableStyle, distinct_cuts, fmt_count, fmt_duration, fmt_percent, json_us};

@@ -4,7 +4,7 @@
 use super::overview_table::{Figure, Kind, Line};
 use crate::analysis::classes::KernelClass;
 use crate::analysis::views::overview::{BreakdownMean, Overview, SideOverview};
-use crate::output::render::breakdown::OverviewOptions;
+use crate::output::render::breakdown::OverviewTables;
 use crate::output::render::{Format, json_us};
 use serde_json::{Map, Value, json};
 
@@ -147,17 +147,17 @@ fn cell_json(kind: Kind, c: Option<&Figure>) -> Value {
 /// The overview as text in `format`, without the per-step rows ([`render_overview_with`] adds
 /// them).
 pub(crate) fn render_overview(o: &Overview, format: Format) -> String {
-    render_overview_with(o, format, &OverviewOptions::default())
+    render_overview_with(o, format, &OverviewTables::default())
 }
 
 /// The overview; with two ranks or more on a side, its per-rank rows and straggler too.
-pub fn render_overview_with(o: &Overview, format: Format, options: &OverviewOptions) -> String {
+pub fn render_overview_with(o: &Overview, format: Format, options: &OverviewTables) -> String {
     render_overview_fitted(o, format, options, usize::MAX)
 }
 
 /// [`render_overview_with`], a table fitted to `width` display columns (`usize::MAX`: whole):
 /// long values (device names) are cut in the middle, long lines wrapped.
-pub(crate) fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewOptions, width: usize) -> String {
+pub(crate) fn render_overview_fitted(o: &Overview, format: Format, options: &OverviewTables, width: usize) -> String {
     let lines: Vec<Line> = OVERVIEW_ROWS
         .iter()
         .map(|&(key, label, kind)| Line {
@@ -232,7 +232,7 @@ fn nested_insert(m: &mut Map<String, Value>, key: &str, v: Value) {
 }
 
 /// `control` and `test` objects (times in µs, null where absent), then `diff` and `diff_pct`.
-fn overview_json(o: &Overview, lines: &[Line], options: &OverviewOptions) -> String {
+fn overview_json(o: &Overview, lines: &[Line], options: &OverviewTables) -> String {
     let side = |s: &SideOverview, control: bool| {
         let mut m = Map::new();
         m.insert("label".into(), json!(s.label));

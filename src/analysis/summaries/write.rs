@@ -1,40 +1,28 @@
-//! Writing a summary as Parquet: one row per (iteration, name, category, place), everything
-//! else as JSON under the [`crate::model::summary::SUMMARY_META_KEY`] key-value metadata, and
-//! the rows' checksum under [`crate::analysis::summaries::checksum::CHECKSUM_KEY`].
+//! Writing a summary as Parquet, whole or not at all ([`save_summary`]): the columns of
+//! [`crate::analysis::summaries::schema`], everything else as JSON under the
+//! `crate::model::summary::SUMMARY_META_KEY` key-value metadata, and the rows' checksum
+//! ([`crate::analysis::summaries::encode`] writes both). A summary of schema version 6 or
+//! later is one table ([`crate::analysis::summaries::write_table`]); an older one is one row
+//! per (iteration, name, category, place), as that version was written.
 
 use crate::analysis::summaries::checksum::{RowValues, SummaryChecksum};
+use crate::analysis::summaries::encode::{stored_count, write_parquet};
+use crate::analysis::summaries::schema::{op_columns, schema_text};
+use crate::analysis::summaries::write_table::write_summary_table;
+use crate::atomic::write_atomically;
 use crate::error::Result;
 use crate::model::summary::{FileSummary, SUMMARY_SCHEMA_TABLE, place_text};
-use crate::output::summary_parquet::{stored_count, write_parquet};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use std::io::Write;
-
-/// The columns, in [`crate::analysis::summaries::read::SUMMARY_COLUMNS`]' order; a summary of a version
-/// before the own times is written without `self_ns`, as that version was.
-const SCHEMA: &str = "message tracediff_summary {
-    required int64 rank;
-    required int64 iteration;
-    required binary name (STRING);
-    required binary category (STRING);
-    required binary place (STRING);
-    required int64 count;
-    required int64 total_ns;
-    required int64 self_ns;
-}";
 
 /// Writes `summary` to `out` (Snappy-compressed, strings dictionary-encoded).
 /// A summary of schema version 6 or later is written in the one-table layout
 /// (op rows and step rows in one table); an older one as its version was.
 pub fn write_summary<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
     if summary.meta.schema_version >= SUMMARY_SCHEMA_TABLE {
-        return crate::output::summary_table::write_summary_table(summary, out);
+        return write_summary_table(summary, out);
     }
-    let own_times = summary.has_own_times();
-    let text = if own_times {
-        SCHEMA.to_string()
-    } else {
-        SCHEMA.replace("    required int64 self_ns;\n", "")
-    };
+    let text = schema_text(op_columns(summary.meta.schema_version));
     let meta = serde_json::to_string(&summary.meta)?;
     let sum = rows_checksum(summary, &meta);
     let rows = &summary.rows;
@@ -87,5 +75,5 @@ fn rows_checksum(summary: &FileSummary, meta_text: &str) -> String {
 
 /// Writes `summary` to the file `path` (whole or not at all).
 pub fn save_summary(summary: &FileSummary, path: &std::path::Path) -> Result<()> {
-    crate::output::atomic::write_atomically(path, |w| write_summary(summary, w))
+    write_atomically(path, |w| write_summary(summary, w))
 }

@@ -1,29 +1,16 @@
-//! Writing a summary in the one-table layout of schema version 6 ([`crate::analysis::summaries::table`]):
+//! Writing a summary in the one-table layout of schema version 6 ([`crate::analysis::summaries::schema`]):
 //! op rows and step rows in one Parquet table, the metadata as JSON beside them and the rows'
 //! checksum.
 
 use crate::analysis::names::normalize_name;
 use crate::analysis::summaries::checksum::SummaryChecksum;
-use crate::analysis::summaries::table::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS};
+use crate::analysis::summaries::encode::{stored_count, write_parquet};
+use crate::analysis::summaries::schema::{Cell, KIND_OP, KIND_STEP, TABLE_COLUMNS, schema_text};
 use crate::model::summary::FileSummary;
 use crate::model::summary::{Window, place_text};
-use crate::output::summary_parquet::{stored_count, write_parquet};
 use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
 use std::borrow::Cow;
 use std::io::Write;
-
-/// The Parquet schema of [`TABLE_COLUMNS`].
-fn schema_text() -> String {
-    let mut text = String::from("message tracediff_summary {\n");
-    for c in TABLE_COLUMNS {
-        let repetition = if c.required { "required" } else { "optional" };
-        let ty = if c.text { "binary" } else { "int64" };
-        let logical = if c.text { " (STRING)" } else { "" };
-        text.push_str(&format!("    {repetition} {ty} {}{logical};\n", c.name));
-    }
-    text.push('}');
-    text
-}
 
 /// Writes `summary` in the one-table layout to `out` (Snappy, strings dictionary-encoded).
 pub(crate) fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W) -> std::io::Result<()> {
@@ -34,7 +21,7 @@ pub(crate) fn write_summary_table<W: Write + Send>(summary: &FileSummary, out: W
         row.iter().for_each(|c| c.feed(&mut sum));
         sum.end_row();
     }
-    write_parquet(out, &schema_text(), meta, sum.finish(), |k, col| {
+    write_parquet(out, &schema_text(&TABLE_COLUMNS), meta, sum.finish(), |k, col| {
         let required = TABLE_COLUMNS.get(k).is_some_and(|c| c.required);
         let cells = rows.iter().map(|r| r.get(k).unwrap_or(&Cell::Int(None)));
         let levels: Vec<i16> = cells
@@ -117,14 +104,6 @@ fn step_cells(w: &Window) -> [Cell<'static>; 12] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_schema_names_every_column_with_its_type() {
-        let text = schema_text();
-        assert!(text.contains("    required binary kind (STRING);\n"), "{text}");
-        assert!(text.contains("    optional int64 world_size;\n"), "{text}");
-        assert_eq!(text.matches(';').count(), TABLE_COLUMNS.len());
-    }
 
     #[test]
     fn every_row_has_a_cell_per_column_of_its_type() {

@@ -4,10 +4,12 @@
 //! when there are more files than threads, two files of one rank refused); one trace file is
 //! filed under its rank (what a Slurm array task or a Dask worker does).
 
+use crate::analysis::summaries::read::read_summary;
+use crate::analysis::summaries::write::save_summary;
 use crate::error::{Error, Result};
-use crate::input::discover::RUN_DIR_PREFIX;
+use crate::input::discover::{RUN_DIR_PREFIX, is_summary_file_name};
 use crate::input::guess::Formats;
-use crate::input::load::{SummarySide, load_side_with};
+use crate::input::load::{SummarizeFn, SummarySide, load_side_with};
 use crate::input::parser::Parser;
 use crate::model::pick::Pick;
 use crate::model::summary::FileSummary;
@@ -65,7 +67,7 @@ pub(crate) fn summarize_file_into(
     trace: &Path,
     out_dir: &Path,
     label: Option<&str>,
-    summarize: &crate::input::load::SummarizeFn<'_>,
+    summarize: &SummarizeFn<'_>,
 ) -> Result<Vec<PathBuf>> {
     let label = match label {
         Some(l) => l.to_string(),
@@ -84,7 +86,7 @@ pub(crate) fn summarize_file_into(
     // Every rank is checked before any is written.
     for (summary, path) in summaries.iter().zip(&paths) {
         if path.exists()
-            && let Ok(there) = crate::analysis::summaries::read::read_summary(path)
+            && let Ok(there) = read_summary(path)
             && there.meta.source != summary.meta.source
         {
             return Err(Error::input(
@@ -113,7 +115,7 @@ pub(crate) fn summarize_dir_into(
     dir: &Path,
     out_dir: &Path,
     label: Option<&str>,
-    summarize: &crate::input::load::SummarizeFn<'_>,
+    summarize: &SummarizeFn<'_>,
 ) -> Result<(Vec<PathBuf>, Vec<String>)> {
     let label = match label {
         Some(l) => l.to_string(),
@@ -133,18 +135,17 @@ pub(crate) fn summarize_dir_into(
     Ok((paths, side.notes))
 }
 
-/// Summarises `dir` into the dataset `out_dir`: a directory of runs (`control/run1/ … runN/`,
-/// as compare reads them) as one run per subdirectory, labelled by its name (`--label` is then
-/// refused: the runs have their own); any other directory as one run ([`summarize_dir_into`]).
-pub(crate) fn summarize_side_into(
+/// Summarises a directory of runs (`control/run1/ … runN/`, as compare reads them; `runs` are
+/// its subdirectories, in order) into the dataset `out_dir`: one run per subdirectory,
+/// labelled by its name (`--label` is refused: the runs have their own), each as
+/// [`summarize_dir_into`] writes it.
+pub(crate) fn summarize_runs_into(
     dir: &Path,
+    runs: &[PathBuf],
     out_dir: &Path,
     label: Option<&str>,
-    summarize: &crate::input::load::SummarizeFn<'_>,
+    summarize: &SummarizeFn<'_>,
 ) -> Result<(Vec<PathBuf>, Vec<String>)> {
-    let Some(runs) = crate::analysis::load::runs::runs_of(dir) else {
-        return summarize_dir_into(dir, out_dir, label, summarize);
-    };
     if label.is_some() {
         return Err(Error::input(
             dir,
@@ -153,7 +154,7 @@ pub(crate) fn summarize_side_into(
     }
     let (mut written, mut notes) = (Vec::new(), Vec::new());
     for run in runs {
-        let (w, n) = summarize_dir_into(&run, out_dir, None, summarize)?;
+        let (w, n) = summarize_dir_into(run, out_dir, None, summarize)?;
         written.extend(w);
         notes.extend(n);
     }
@@ -168,7 +169,7 @@ fn refuse_strangers(run: &Path, paths: &[PathBuf]) -> Result<()> {
     let mut strangers: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
-        .filter(|p| crate::input::discover::is_summary_file_name(p.as_os_str()) && !paths.contains(p))
+        .filter(|p| is_summary_file_name(p.as_os_str()) && !paths.contains(p))
         .collect();
     strangers.sort();
     match strangers.first() {
@@ -196,7 +197,7 @@ fn write_into(mut summary: FileSummary, label: &str, path: &Path) -> Result<()> 
             source,
         })?;
     }
-    crate::output::summary::save_summary(&summary, path)
+    save_summary(&summary, path)
 }
 
 #[cfg(test)]

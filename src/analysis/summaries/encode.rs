@@ -1,5 +1,6 @@
-//! The Parquet writer set-up every summary layout shares ([`crate::output::summary`] for
-//! versions 1–5, [`crate::output::summary_table`] for the one table of version 6).
+//! What the writers of every summary layout share ([`crate::analysis::summaries::write`] for
+//! versions 1–5, [`crate::analysis::summaries::write_table`] for the one table of version 6):
+//! the Parquet writer's set-up, with the metadata and the checksum beside the rows.
 
 use crate::analysis::summaries::checksum::CHECKSUM_KEY;
 use crate::model::summary::SUMMARY_META_KEY;
