@@ -291,3 +291,61 @@ fn per_step_fields_are_named_as_every_command_names_them() {
         "{v}"
     );
 }
+
+/// Sides of runs (`control/run1/ … run3/`, each a copy of the pair's side): the rows are the
+/// operator table joined over the runs, so each side's mean per step is the one run's, and the
+/// shapes, element types and kernels gathered from every run give the pair's causes, parts and
+/// ratios row for row; explain on runs used to be refused.
+#[test]
+fn runs_per_side_give_the_pairs_causes() {
+    let dir = tempfile::TempDir::new().unwrap();
+    for side in ["control", "test"] {
+        for run in ["run1", "run2", "run3"] {
+            let to = dir.path().join(side).join(run);
+            std::fs::create_dir_all(&to).unwrap();
+            std::fs::copy(format!("fixtures/explain/{side}/trace.json"), to.join("trace.json")).unwrap();
+        }
+    }
+    let [c, t] = ["control", "test"].map(|s| dir.path().join(s).to_str().unwrap().to_string());
+    let runs = json(&["explain", &c, &t]);
+    let pair = json(&args(&[]));
+    let kept = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut()
+                    .unwrap()
+                    .retain(|k, _| !matches!(k.as_str(), "significant" | "line"));
+                r
+            })
+            .collect()
+    };
+    assert_eq!(kept(&runs), kept(&pair));
+    assert_eq!(runs["shapes_recorded"], pair["shapes_recorded"]);
+    assert_eq!(runs["devices"], pair["devices"]);
+}
+
+/// On the replicate runs of `fixtures/replicates`: the ops the fused op replaced and the fused op
+/// itself change beyond the spread between runs, the rest stay within it; runs of one program
+/// mark no row.
+#[test]
+fn runs_per_side_are_judged_between_runs() {
+    let marks = |set: &str| -> Vec<(String, bool)> {
+        let [c, t] = ["control", "test"].map(|s| format!("fixtures/replicates/{set}/{s}"));
+        let v = json(&["explain", &c, &t]);
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["name"].as_str().unwrap().to_string(), r["significant"] == true))
+            .collect()
+    };
+    let fused = marks("fused");
+    let marked: Vec<&str> = fused.iter().filter(|(_, s)| *s).map(|(n, _)| n.as_str()).collect();
+    assert_eq!(marked, ["aten::mul", "aten::add", "aten::fused"], "{fused:?}");
+    let aa = marks("aa");
+    assert!(!aa.is_empty() && aa.iter().all(|(_, s)| !s), "{aa:?}");
+}

@@ -109,3 +109,24 @@ fn a_passing_gate_carries_no_causes() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(!r.stdout.contains("\"causes\""), "{}", r.stdout);
 }
+
+/// Sides of runs: a failed gate between runs carries `explain`'s lines over the runs (they were
+/// left out: `explain` read one run a side); on the replicate runs where the fused op replaced
+/// the hand-written ones, judged the other way round (the step time fails), the ops the fusion
+/// removed, its top contributors, are named.
+#[test]
+fn a_failed_gate_on_runs_names_its_causes() {
+    let [c, t] = ["control", "test"].map(|s| format!("fixtures/replicates/fused/{s}"));
+    let r = run(&["gate", &t, &c, "--max-step-time-regression", "5%", "--format", "json"]);
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    let json: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let ops: Vec<&str> = json["report"]["causes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["op"].as_str().unwrap())
+        .collect();
+    assert!(ops.contains(&"aten::mul") && ops.contains(&"aten::add"), "{ops:?}");
+    let text = run(&["gate", &t, &c, "--max-step-time-regression", "5%"]).stdout;
+    assert!(text.contains("why (tracediff explain on the same pair):"), "{text}");
+}

@@ -3,7 +3,7 @@
 //! causes, on fixtures/explain (a pair whose changes are known: dims, dtype, calls, an op
 //! replaced) and its copy recorded without shapes.
 
-use crate::common::{self, fails, ok, run};
+use crate::common::{self, fails, json, ok, run};
 
 const PAIR: [&str; 2] = ["fixtures/explain/control", "fixtures/explain/test"];
 
@@ -170,12 +170,13 @@ fn what_why_cannot_explain_is_refused() {
         "{one_run}"
     );
     let runs = fails(&[
-        "operators",
+        "compare",
         "fixtures/replicates/aa/control",
         "fixtures/replicates/aa/test",
         "--why",
+        "--no-save",
     ]);
-    assert!(runs.starts_with("--why explains one run per side"), "{runs}");
+    assert!(runs.starts_with("compare --why explains one run per side"), "{runs}");
     let grouped = fails(&args("compare", &["--why", "--group-by", "Input Dims", "--no-save"]));
     assert_eq!(grouped, "--why keys rows by name: it does not take --group-by");
     let r = run(&args("kernels", &["--why", "--by-class"]));
@@ -213,5 +214,51 @@ fn compare_why_keeps_the_table_compare_gives() {
         let columns = plain_header.split(',').count();
         let cut: Vec<Vec<String>> = table(&why).into_iter().map(|r| r[..columns].to_vec()).collect();
         assert_eq!(cut, table(&plain), "{pair:?}");
+    }
+}
+
+/// `operators --why` and `kernels --why` on sides of runs (each run a copy of the pair's side):
+/// the figures gathered from every run give the pair's `--why` columns row for row (the
+/// significance aside, judged between runs); they used to be refused.
+#[test]
+fn why_on_runs_gives_the_pairs_columns() {
+    let dir = tempfile::TempDir::new().unwrap();
+    for (k, side) in ["control", "test"].iter().enumerate() {
+        for run in ["run1", "run2", "run3"] {
+            let to = dir.path().join(side).join(run);
+            std::fs::create_dir_all(&to).unwrap();
+            std::fs::copy(format!("{}/trace.json", PAIR[k]), to.join("trace.json")).unwrap();
+        }
+    }
+    let [c, t] = ["control", "test"].map(|s| dir.path().join(s).to_str().unwrap().to_string());
+    for command in ["operators", "kernels"] {
+        let why = |v: serde_json::Value| -> Vec<serde_json::Value> {
+            let mut rows: Vec<serde_json::Value> = v["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r.as_object_mut().unwrap().retain(|k, _| {
+                        k.starts_with("ratio_")
+                            || k.ends_with("_part_per_step_us")
+                            || k.ends_with("work_per_call")
+                            || k.starts_with("causes")
+                            || k == "work_unit"
+                            || k == "name"
+                    });
+                    r
+                })
+                .collect();
+            rows.sort_by_key(|r| r.to_string());
+            rows
+        };
+        let runs = why(json(&[command, &c, &t, "--why"]));
+        let pair = why(json(&[command, PAIR[0], PAIR[1], "--why"]));
+        assert!(
+            runs.iter().any(|r| r.get("causes").is_some_and(|c| c != "")),
+            "{command}: {runs:?}"
+        );
+        assert_eq!(runs, pair, "{command}");
     }
 }

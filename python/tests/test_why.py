@@ -145,6 +145,11 @@ def test_why_is_a_bool(fixtures):
         tracediff.operators(*pair(fixtures), why="yes")
 
 
-def test_why_refuses_a_side_of_runs(fixtures):
-    with pytest.raises(tracediff.TraceError, match="--why explains one run per side"):
-        tracediff.operators([fixtures / PAIR[0], fixtures / PAIR[0]], fixtures / PAIR[1], why=True)
+def test_why_takes_sides_of_runs_in_the_views_not_in_compare(fixtures):
+    runs = [fixtures / PAIR[0], fixtures / PAIR[0]]
+    frame = tracediff.operators(runs, [fixtures / PAIR[1], fixtures / PAIR[1]], why=True)
+    pair = tracediff.operators(fixtures / PAIR[0], fixtures / PAIR[1], why=True)
+    for column in ["diff_work_part_per_step_us", "ratio_work", "causes"]:
+        assert frame[column].sort_index().equals(pair[column].sort_index()), column
+    with pytest.raises(tracediff.TraceError, match="compare --why explains one run per side"):
+        tracediff.compare(runs, fixtures / PAIR[1], why=True)

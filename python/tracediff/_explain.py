@@ -34,7 +34,8 @@ def explain(
     The document's other fields (`summary`, the paragraph; `measure`; `shapes_recorded`;
     `mean_step_time_us`; `changed_rows`; ...) are in pandas' `attrs` (polars frames have no attrs:
     `explain(..., backend="polars")` returns the frame only; the same fields come from
-    `tracediff explain --format json`). Takes `compare`'s selection options; one run per side."""
+    `tracediff explain --format json`). Takes `compare`'s selection options; a side may be a
+    directory of runs (`run1/ … runN/`), its rows then judged between runs."""
     check_backend(backend)
     doc = json.loads(_view("explain", control, test, labels=labels, **options))
     rows: List[Dict[str, Any]] = doc.pop("rows")

@@ -1,12 +1,11 @@
 //! `explain`: why each operator row changed, more calls, more work per call or less efficient
 //! (docs/cost-model.md).
 
-use super::views::{View, view_table};
+use super::views::{View, ViewRead, view_table};
 use super::{Done, collect};
 use crate::analysis::diff::NameFilter;
 use crate::analysis::views::Measure;
 use crate::analysis::views::operators::{mark_operator_significance, operators};
-use crate::error::Error;
 use crate::request::CompareRequest;
 
 pub use crate::analysis::cost::decompose::{Parts, Ratios, SideCost};
@@ -25,11 +24,6 @@ pub struct ExplainOptions {}
 /// into calls, work and efficiency with its causes named; and the summary.
 pub fn explain(req: &CompareRequest, _options: &ExplainOptions) -> Done<Explanation> {
     collect(|notes| {
-        if crate::analysis::load::side_runs::compares_runs(req) {
-            return Err(Error::usage(
-                "explain compares one run per side: give a trace file or a directory of one run's ranks",
-            ));
-        }
         let filter = NameFilter::new(&req.include, &req.exclude)?;
         let view = View {
             command: "explain",
@@ -37,7 +31,7 @@ pub fn explain(req: &CompareRequest, _options: &ExplainOptions) -> Done<Explanat
             shapes: true,
         };
         let options = super::ViewOptions::default();
-        let (table, loaded) = view_table(
+        let (table, read) = view_table(
             req,
             &options,
             view,
@@ -45,15 +39,28 @@ pub fn explain(req: &CompareRequest, _options: &ExplainOptions) -> Done<Explanat
             |r, loaded, s| operators(r, loaded, &filter, s),
             |table, r, loaded, s| mark_operator_significance(table, r, loaded, s, None),
         )?;
-        let loaded = loaded.ok_or_else(|| Error::usage("explain compares one run per side"))?;
-        let measure = if table.has_device {
-            Measure::DeviceSelf
-        } else {
-            Measure::HostSelf
+        let time = time_of(&table);
+        let e = match read {
+            ViewRead::Pair(loaded) => crate::analysis::explain::explain(req, &loaded, &table, time),
+            // Sides of runs: the table joined over the runs and judged between them, each
+            // side's figures gathered from all of its runs.
+            ViewRead::Runs(gathered) => {
+                let sides = gathered.unwrap_or_default();
+                crate::analysis::explain::explain_gathered(req, sides, &table, time)
+            }
         };
-        let time = table.measure(measure).unwrap_or(0);
-        let e = crate::analysis::explain::explain(req, &loaded, &table, time);
         notes.caveats(e.notes.iter().cloned());
         Ok(e)
     })
+}
+
+/// The index of the measure `explain` times rows by: device self time where the pair has
+/// device events, else host self time.
+fn time_of(table: &crate::analysis::views::ViewTable) -> usize {
+    let measure = if table.has_device {
+        Measure::DeviceSelf
+    } else {
+        Measure::HostSelf
+    };
+    table.measure(measure).unwrap_or(0)
 }

@@ -29,8 +29,8 @@ pub fn gate(
 /// The most operators whose causes a failed gate carries.
 const MOST_CAUSES: usize = 8;
 
-/// Why the ops a failed gate names changed, from `explain` on the same pair (one run a side:
-/// `explain` reads no runs), judged as the gate judged ([`cause_request`]): the failing rules'
+/// Why the ops a failed gate names changed, from `explain` on the same sides (a side of runs
+/// read run by run, its rows judged between runs), judged as the gate judged ([`cause_request`]): the failing rules'
 /// ops first, then the top contributors, each once, as far as `explain` has a line for them
 /// (an op whose time did not change, a kernel name, has none). The line of an op whose time
 /// failed a rule carries the gate's mark (`*`, beyond the noise), never `explain`'s own (which
@@ -44,10 +44,6 @@ fn causes(
     selection: &SideSelection,
     notes: &mut super::Notes,
 ) -> Vec<GateCause> {
-    let one_run = |s: &SidePaths| crate::analysis::load::runs::SideRuns::of(s).runs.len() == 1;
-    if !one_run(baseline) || !one_run(candidate) {
-        return Vec::new();
-    }
     let req = cause_request(config, baseline, candidate, selection);
     let explained = match super::explain(&req, &super::ExplainOptions::default()) {
         Ok(done) => done.value,

@@ -4,6 +4,7 @@
 use super::{Done, Notes, collect};
 use crate::analysis::classes::Classifier;
 use crate::analysis::diff::NameFilter;
+use crate::analysis::explain::Gathered;
 use crate::analysis::explain::why::{RowKind, WhyStats, WhyTable, shown_sides};
 use crate::analysis::load::loaded::{LoadFor, Loaded, load};
 use crate::analysis::modules::{Scope, zoom_scope};
@@ -14,6 +15,7 @@ use crate::analysis::views::sequences::Aligned;
 use crate::analysis::views::{Measure, SortSide, SortSpec, ViewTable, sort_view_rows};
 use crate::error::{Error, Result};
 use crate::request::CompareRequest;
+use crate::request::side::{PerSide, SideId};
 use std::path::{Path, PathBuf};
 
 /// The time group the operator table shows (and sorts by, unless told).
@@ -146,7 +148,7 @@ pub fn operators(req: &CompareRequest, options: &OperatorsOptions) -> Done<Shown
             attribution: true,
             shapes: options.why,
         };
-        let (table, loaded) = view_table(
+        let (table, read) = view_table(
             req,
             options,
             view,
@@ -160,7 +162,7 @@ pub fn operators(req: &CompareRequest, options: &OperatorsOptions) -> Done<Shown
             OperatorTime::HostTotal
         });
         let mut shown = shown(table, time.measure(), options)?;
-        shown.why = why_columns(req, options, &shown, shown.time, loaded.as_ref(), notes)?;
+        shown.why = why_columns(req, options, &shown, shown.time, &read, notes)?;
         Ok(shown)
     })
 }
@@ -177,7 +179,7 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
             attribution: by_operator,
             shapes: options.view.why,
         };
-        let (mut table, loaded) = view_table(
+        let (mut table, read) = view_table(
             req,
             &options.view,
             view,
@@ -189,7 +191,7 @@ pub fn kernels(req: &CompareRequest, options: &KernelsOptions) -> Done<Shown> {
         let mut shown = shown(table, options.time.measure(), &options.view)?;
         // A kernel's calls and its total time split, whatever time the table shows.
         let total = shown.table.measure(Measure::DeviceTotal).unwrap_or(shown.time);
-        shown.why = why_columns(req, &options.view, &shown, total, loaded.as_ref(), notes)?;
+        shown.why = why_columns(req, &options.view, &shown, total, &read, notes)?;
         Ok(shown)
     })
 }
@@ -238,8 +240,8 @@ pub(super) struct View {
 /// The table of one view, the same body for every view: with runs, each run's table made by
 /// `make` and joined ([`over_runs`]); with one run per side, the pair loaded, the zoom node
 /// found, the table made by `make` and its rows judged by `mark` (unless the two sides are one
-/// run), then the notes, the zoom and the per-step values. The loaded pair comes back beside
-/// the table where one run per side was read.
+/// run), then the notes, the zoom and the per-step values. What was read comes back beside the
+/// table ([`ViewRead`]).
 pub(super) fn view_table(
     req: &CompareRequest,
     options: &ViewOptions,
@@ -247,11 +249,35 @@ pub(super) fn view_table(
     notes: &mut Notes,
     make: impl Fn(&CompareRequest, &Loaded, Option<&Scope>) -> ViewTable,
     mark: impl FnOnce(&mut ViewTable, &CompareRequest, &Loaded, Option<&Scope>) -> Option<String>,
-) -> Result<(ViewTable, Option<Loaded>)> {
+) -> Result<(ViewTable, ViewRead)> {
     if crate::analysis::load::side_runs::compares_runs(req) {
-        let (table, note) = over_runs(req, view.command, options.zoom.as_deref(), notes, make)?;
+        let what = LoadFor::view(view.command).with_shapes(view.shapes);
+        let zoom = options.zoom.as_deref();
+        let mut gathered: PerSide<Option<Gathered>> = PerSide::new(None, None);
+        let each_run = |id: SideId, r: &CompareRequest, loaded: &Loaded| {
+            if !view.shapes {
+                return;
+            }
+            // A run request's control side is the run; a run without the zoomed node ran
+            // nothing inside it.
+            let run = match zoom_scope(r, loaded, zoom) {
+                Ok(scope) => Gathered::of_side(r, loaded, SideId::Control, scope.as_ref().map(|(s, _)| s)),
+                Err(_) => Gathered::default(),
+            };
+            match &mut gathered[id] {
+                Some(g) => g.add_run(run),
+                slot @ None => *slot = Some(run),
+            }
+        };
+        let (table, note) = over_runs(req, what, zoom, notes, make, each_run)?;
         significance(options, &table, note, notes)?;
-        return Ok((table, None));
+        let gathered = view.shapes.then(|| {
+            let control = gathered.control.take().unwrap_or_default();
+            // A side that repeats the other (one side viewed alone) was read once.
+            let test = gathered.test.take().unwrap_or_else(|| control.clone());
+            [control, test]
+        });
+        return Ok((table, ViewRead::Runs(gathered)));
     }
     let what = LoadFor::view(view.command).with_shapes(view.shapes);
     let loaded = crate::analysis::load::loaded::load_with(req, what)?;
@@ -271,7 +297,16 @@ pub(super) fn view_table(
         attribution_notes(req, &loaded, notes);
     }
     per_step(req, &loaded, &mut table);
-    Ok((table, Some(loaded)))
+    Ok((table, ViewRead::Pair(loaded)))
+}
+
+/// What a view read beside its table: the pair, or with sides of runs each side's operator
+/// figures gathered from every run where the view asked for the input shapes.
+pub(super) enum ViewRead {
+    /// One run per side, loaded.
+    Pair(Loaded),
+    /// Sides of runs, read one run at a time; with the shapes, each side's figures.
+    Runs(Option<[Gathered; 2]>),
 }
 
 /// The two sides' kernel sequences aligned by class, per stream, with the class patterns of
@@ -304,20 +339,25 @@ pub fn overview(req: &CompareRequest, _options: &OverviewOptions) -> Done<Overvi
 /// The table of a view where a side is a directory of runs
 /// (docs/significance.md#several-runs-per-side): each run's table made alone by `make` (inside
 /// the run's own `zoom` node), then joined; and the note where significance cannot be judged.
-fn over_runs(
+/// Each run is loaded as `what` asks and handed to `each_run` with its side (a side that only
+/// repeats the other is not: its runs are not read again): what a command reads of the runs
+/// beside the table (`explain`'s figures).
+pub(super) fn over_runs(
     req: &CompareRequest,
-    command: &str,
+    what: LoadFor<'_>,
     zoom: Option<&str>,
     notes: &mut Notes,
     make: impl Fn(&CompareRequest, &Loaded, Option<&Scope>) -> ViewTable,
+    mut each_run: impl FnMut(crate::request::side::SideId, &CompareRequest, &Loaded),
 ) -> Result<(ViewTable, Option<String>)> {
     use crate::analysis::load::runs::steps_of;
-    use crate::analysis::load::side_runs::{map_runs, mean_step_ns_of_loaded};
+    use crate::analysis::load::side_runs::{map_runs_with, mean_step_ns_of_loaded};
     // Runs whose tables were made, and those of them without the zoomed node (a side given
     // alone is made once and shown as both).
     let (mut made, mut missing) = (0, Vec::new());
-    let (runs, found) = map_runs(req, command, |_, r, loaded| {
+    let (runs, found) = map_runs_with(req, what, |id, r, loaded| {
         made += 1;
+        each_run(id, r, &loaded);
         let table = match zoom_scope(r, &loaded, zoom) {
             Ok(scope) => {
                 let mut table = make(r, &loaded, scope.as_ref().map(|(s, _)| s));
@@ -388,9 +428,6 @@ pub(super) fn loaded(req: &CompareRequest, command: &str, notes: &mut Notes) -> 
 /// Refuses, before the traces are read, a sort key the table lacks and a bad name pattern;
 /// returns the name filter.
 fn check(req: &CompareRequest, options: &ViewOptions, measures: &[Measure]) -> Result<NameFilter> {
-    if options.why {
-        why_can_explain(req)?;
-    }
     if let Some(text) = &options.sort {
         sort_spec(text, measures, options.one_run)?;
     }
@@ -399,7 +436,12 @@ fn check(req: &CompareRequest, options: &ViewOptions, measures: &[Measure]) -> R
 
 /// Keeps the note on why significance could not be judged, or refuses `only_significant`
 /// for it: it would keep nothing.
-fn significance(options: &ViewOptions, table: &ViewTable, note: Option<String>, notes: &mut Notes) -> Result<()> {
+pub(super) fn significance(
+    options: &ViewOptions,
+    table: &ViewTable,
+    note: Option<String>,
+    notes: &mut Notes,
+) -> Result<()> {
     // A note beside marks (the run-wide or a thread's shift they were judged beyond) is no
     // reason to refuse: only a table of which no row could be judged is.
     let judged = table.rows.iter().any(|r| r.significant.iter().any(Option::is_some));
@@ -452,12 +494,12 @@ fn shown(mut table: ViewTable, time: Measure, options: &ViewOptions) -> Result<S
     })
 }
 
-/// Refuses `--why` where a side is a directory of runs: it explains one run per side, as
-/// `explain` does.
+/// Refuses `compare --why` where a side is a directory of runs: compare's table of runs is
+/// made from summaries, which hold no shapes (`operators --why` and `kernels --why` take runs).
 pub(super) fn why_can_explain(req: &CompareRequest) -> Result<()> {
     if crate::analysis::load::side_runs::compares_runs(req) {
         return Err(Error::usage(
-            "--why explains one run per side: give a trace file or a directory of one run's ranks",
+            "compare --why explains one run per side: give a trace file or a directory of one run's ranks (operators --why and kernels --why take a directory of runs)",
         ));
     }
     Ok(())
@@ -471,15 +513,20 @@ fn why_columns(
     options: &ViewOptions,
     shown: &Shown,
     time: usize,
-    loaded: Option<&Loaded>,
+    read: &ViewRead,
     notes: &mut Notes,
 ) -> Result<Option<WhyTable>> {
     if !options.why {
         return Ok(None);
     }
-    let loaded = loaded.ok_or_else(|| Error::usage("--why explains one run per side"))?;
-    let scope = zoom_scope(req, loaded, options.zoom.as_deref())?;
-    let stats = WhyStats::of(req, loaded, scope.as_ref().map(|(s, _)| s));
+    let stats = match read {
+        ViewRead::Pair(loaded) => {
+            let scope = zoom_scope(req, loaded, options.zoom.as_deref())?;
+            WhyStats::of(req, loaded, scope.as_ref().map(|(s, _)| s))
+        }
+        ViewRead::Runs(Some([c, t])) => WhyStats::from_sides([c.stats.clone(), t.stats.clone()]),
+        ViewRead::Runs(None) => return Err(Error::usage("--why reads the operators' input shapes")),
+    };
     notes.caveats(stats.shapes_note(&req.labels));
     let t = &shown.table;
     let rows = t

@@ -13,7 +13,8 @@ pub(crate) mod why;
 use crate::analysis::cost::decompose::{Parts, Ratios, SideCost};
 use crate::analysis::cost::model::Unit;
 use crate::analysis::load::loaded::Loaded;
-use crate::analysis::views::{Accumulated, Measure, ViewTable, accumulate_pair};
+use crate::analysis::modules::Scope;
+use crate::analysis::views::{Accumulated, Accumulator, Measure, ViewTable};
 use crate::request::CompareRequest;
 use crate::request::side::SideId;
 use causes::Cause;
@@ -82,19 +83,69 @@ pub struct Explained {
     pub kernels: Vec<String>,
 }
 
+/// What `explain` reads of one side beside its table: its operators' figures ([`gather`]),
+/// summed over its runs, and the device its trace names first.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Gathered {
+    /// The figures per operator row, keyed as the operator view keys its rows.
+    pub stats: Accumulated<OpStats>,
+    /// The side's device, as its first trace that names one names it.
+    pub device: Option<String>,
+}
+
+impl Gathered {
+    /// Side `id` of `loaded` (its selected files and steps; inside `scope`'s node where
+    /// given), gathered.
+    pub(crate) fn of_side(req: &CompareRequest, loaded: &Loaded, id: SideId, scope: Option<&Scope>) -> Gathered {
+        use rayon::prelude::*;
+        let keying = req.keying();
+        let iterations = loaded.resolved[id].iterations.as_deref();
+        let files = loaded.files(id);
+        let parts: Vec<Accumulated<OpStats>> = files
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| gather::per_file(f, iterations, req.device, &keying, scope.and_then(|s| s.rows(id, i))))
+            .collect();
+        let mut stats: Accumulated<OpStats> = Accumulated::new();
+        for part in parts {
+            for (key, a) in part {
+                stats.entry(key).or_default().merge(&a);
+            }
+        }
+        let device = files.iter().find_map(|f| f.devices.first().map(|d| d.name.clone()));
+        Gathered { stats, device }
+    }
+
+    /// This side with another run of it added (the run after it): the figures summed, the
+    /// device the first run's where it names one.
+    pub(crate) fn add_run(&mut self, run: Gathered) {
+        for (key, a) in run.stats {
+            self.stats.entry(key).or_default().merge(&a);
+        }
+        self.device = self.device.take().or(run.device);
+    }
+}
+
 /// The explanation of `table`, an operator table of `loaded` (per-step values and
 /// significance as the view made them), with `time` the index of the measure that times rows.
 pub(crate) fn explain(req: &CompareRequest, loaded: &Loaded, table: &ViewTable, time: usize) -> Explanation {
-    let keying = req.keying();
-    let (c, t) = accumulate_pair(loaded, None, |f, iterations, inside| {
-        gather::per_file(f, iterations, req.device, &keying, inside)
-    });
-    let devices = [SideId::Control, SideId::Test].map(|id| {
-        loaded
-            .files(id)
-            .iter()
-            .find_map(|f| f.devices.first().map(|d| d.name.clone()))
-    });
+    let (c, t) = rayon::join(
+        || Gathered::of_side(req, loaded, SideId::Control, None),
+        || Gathered::of_side(req, loaded, SideId::Test, None),
+    );
+    explain_gathered(req, [c, t], table, time)
+}
+
+/// The explanation of `table` (an operator table: of one run per side, or joined over runs
+/// with their significance) from each side's gathered figures.
+pub(crate) fn explain_gathered(
+    req: &CompareRequest,
+    [gc, gt]: [Gathered; 2],
+    table: &ViewTable,
+    time: usize,
+) -> Explanation {
+    let (c, t) = (gc.stats, gt.stats);
+    let devices = [gc.device, gt.device];
     let shapes = [&c, &t].map(|s| s.values().any(|o| o.calls > o.without_shapes));
     let peaks = devices
         .clone()

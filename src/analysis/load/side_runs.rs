@@ -6,7 +6,7 @@
 //! [`crate::analysis::load::runs::side_info_of_runs`] names the side in headers, and
 //! [`crate::analysis::measure::replicates::judge`] is the test between runs.
 
-use crate::analysis::load::loaded::Loaded;
+use crate::analysis::load::loaded::{LoadFor, Loaded};
 use crate::analysis::load::runs::{SideRuns, mean_step_ns_of_traces};
 use crate::error::Result;
 use crate::request::CompareRequest;
@@ -69,11 +69,21 @@ pub(crate) fn map_sides<T: Clone>(
 pub(crate) fn map_runs<T: Clone>(
     req: &CompareRequest,
     command: &str,
+    work: impl FnMut(SideId, &CompareRequest, Loaded) -> Result<T>,
+) -> Result<(PerSide<Vec<T>>, Vec<String>)> {
+    map_runs_with(req, LoadFor::view(command), work)
+}
+
+/// [`map_runs`], each run loaded with what `what` asks for beside its events (the operators'
+/// input shapes, for `explain`).
+pub(crate) fn map_runs_with<T: Clone>(
+    req: &CompareRequest,
+    what: LoadFor<'_>,
     mut work: impl FnMut(SideId, &CompareRequest, Loaded) -> Result<T>,
 ) -> Result<(PerSide<Vec<T>>, Vec<String>)> {
     let mut notes = Vec::new();
     let out = map_sides(req, |id, r| {
-        let loaded = crate::analysis::load::loaded::load(r, command)?;
+        let loaded = crate::analysis::load::loaded::load_with(r, what)?;
         notes.extend(loaded.notes.iter().cloned());
         work(id, r, loaded)
     })?;

@@ -226,7 +226,7 @@ impl TraceFile {
     /// few; they may hold rows of other iterations nowhere, and miss none of these.
     pub fn row_ranges(&self, iterations: Option<&[i64]>) -> Vec<std::ops::Range<usize>> {
         let Some(iterations) = iterations else {
-            return vec![0..self.events.len()];
+            return std::iter::once(0..self.events.len()).collect();
         };
         let mut wanted = iterations.to_vec();
         wanted.sort_unstable();
