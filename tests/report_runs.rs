@@ -284,3 +284,27 @@ fn browser_opens_a_report_of_runs() {
         no_errors(&d);
     }
 }
+
+/// The "Why" section of a report of runs: `explain`'s reading over the same runs (its rows
+/// judged between runs, each side's figures gathered from all of its runs), where the page of
+/// runs had none (`explain` read one run a side).
+#[test]
+fn a_report_of_runs_says_why_as_explain_on_the_runs() {
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(FUSED, dir.path(), &[]);
+    let page = std::fs::read_to_string(&path).unwrap();
+    let start = page.find(r#"<section id="why""#).expect("a why section");
+    let section = &page[start..start + page[start..].find("</section>").unwrap()];
+    let e = json(&["explain", FUSED[0], FUSED[1]]);
+    let summary = e["summary"].as_str().unwrap();
+    assert!(
+        section.contains(&format!("<p id=\"why-summary\">{summary}</p>")),
+        "{section}"
+    );
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("<tr><td")).collect();
+    assert_eq!(rows.len(), e["rows"].as_array().unwrap().len(), "{section}");
+    assert!(
+        rows[0].starts_with(r#"<tr><td class="name" title="aten::mul"><code>aten::mul</code></td><td>-363 µs</td><td class="sig">*</td>"#),
+        "{section}"
+    );
+}

@@ -25,7 +25,15 @@ pub fn report(req: &CompareRequest, options: &ReportOptions) -> Done<Report> {
 pub(crate) fn report_for(req: &CompareRequest, limits: ReportLimits, command: &str) -> Done<Report> {
     collect(|notes| {
         if crate::analysis::load::side_runs::compares_runs(req) {
-            let (r, found) = crate::analysis::report::report_of_runs(req, limits)?;
+            let why = |ops: &crate::ViewTable, time: usize, sides: &[crate::analysis::explain::Gathered; 2]| {
+                Some(report_why(&crate::analysis::explain::explain_gathered(
+                    req,
+                    sides.clone(),
+                    ops,
+                    time,
+                )))
+            };
+            let (r, found) = crate::analysis::report::report_of_runs(req, limits, &why)?;
             notes.caveats(found);
             notes.caveats(r.overview.notes());
             return Ok(r);

@@ -2,7 +2,7 @@
 //! the flame graph, the gate; docs/significance.md#several-runs-per-side): which runs each side
 //! of a request holds ([`crate::analysis::load::runs::SideRuns`]), the request that reads one of them
 //! alone ([`run_request`]), and every run of both sides taken one at a time ([`map_sides`],
-//! loaded with their events by [`map_runs`]). What a command makes of each run is its own;
+//! loaded with their events by [`map_runs_with`]). What a command makes of each run is its own;
 //! [`crate::analysis::load::runs::side_info_of_runs`] names the side in headers, and
 //! [`crate::analysis::measure::replicates::judge`] is the test between runs.
 
@@ -62,20 +62,10 @@ pub(crate) fn map_sides<T: Clone>(
 }
 
 /// Runs `work` on every run of both sides of `req` loaded with its events, one run at a time
-/// ([`crate::analysis::load::loaded::load`] of [`run_request`]: its side 0 is the run), and returns
-/// what it made of each, per side in order ([`map_sides`]), with the notes of loading.
-/// `command` names the view in messages (and decides which graph captures are joined, as for a
-/// pair).
-pub(crate) fn map_runs<T: Clone>(
-    req: &CompareRequest,
-    command: &str,
-    work: impl FnMut(SideId, &CompareRequest, Loaded) -> Result<T>,
-) -> Result<(PerSide<Vec<T>>, Vec<String>)> {
-    map_runs_with(req, LoadFor::view(command), work)
-}
-
-/// [`map_runs`], each run loaded with what `what` asks for beside its events (the operators'
-/// input shapes, for `explain`).
+/// ([`crate::analysis::load::loaded::load_with`] of [`run_request`]: its side 0 is the run), and
+/// returns what it made of each, per side in order ([`map_sides`]), with the notes of loading.
+/// `what` names the view in messages (and decides which graph captures are joined, as for a
+/// pair) and asks what is read beside the events (the operators' input shapes for `explain`).
 pub(crate) fn map_runs_with<T: Clone>(
     req: &CompareRequest,
     what: LoadFor<'_>,

@@ -6,7 +6,7 @@
 use crate::analysis::diff::SideInfo;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::runs::steps_of;
-use crate::analysis::load::side_runs::{map_runs, mean_step_ns_of_loaded};
+use crate::analysis::load::side_runs::mean_step_ns_of_loaded;
 use crate::analysis::measure::replicates::{MIN_RUNS, RowSamples, judge};
 use crate::analysis::modules::align::{Times, TreeNode, align, merge};
 use crate::analysis::modules::noise::{NodeSignificance, StepTimes, path_index, times_by_path};
@@ -72,10 +72,19 @@ impl LoadedRuns {
     }
 }
 
-/// Both sides of `req` loaded run by run ([`map_runs`]: a side viewed alone is read once).
+/// Both sides of `req` loaded run by run ([`crate::analysis::load::side_runs::map_runs_with`]: a side viewed alone is read once).
 pub(crate) fn load_runs(req: &CompareRequest, command: &str) -> Result<(PerSide<LoadedRuns>, Vec<String>)> {
+    load_runs_with(req, crate::analysis::load::loaded::LoadFor::view(command))
+}
+
+/// [`load_runs`], each run loaded with what `what` asks for beside its events (the report's
+/// input shapes).
+pub(crate) fn load_runs_with(
+    req: &CompareRequest,
+    what: crate::analysis::load::loaded::LoadFor<'_>,
+) -> Result<(PerSide<LoadedRuns>, Vec<String>)> {
     crate::request::check_labels(&req.labels)?;
-    let (runs, notes) = map_runs(req, command, |_, _, loaded| Ok(loaded))?;
+    let (runs, notes) = crate::analysis::load::side_runs::map_runs_with(req, what, |_, _, loaded| Ok(loaded))?;
     let side = |id: SideId, runs: Vec<Loaded>| LoadedRuns {
         runs,
         label: req.side(id).label.to_string(),

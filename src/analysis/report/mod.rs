@@ -143,6 +143,11 @@ pub struct WhyLine {
 /// which the command hands in (it sits beside the report, not below it).
 pub(crate) type Explain<'a> = &'a dyn Fn(&ViewTable, usize) -> Option<ReportWhy>;
 
+/// [`Explain`] for sides of runs: the table joined over the runs, with each side's figures
+/// gathered from all of its runs.
+pub(crate) type ExplainRuns<'a> =
+    &'a dyn Fn(&ViewTable, usize, &[crate::analysis::explain::Gathered; 2]) -> Option<ReportWhy>;
+
 impl Report {
     /// The note on a run-wide shift that the module marks were judged beyond (or, under
     /// `--no-run-shift`, include), as `modules` prints it; `None` where no shift was found or
@@ -319,7 +324,7 @@ fn all_node_tables(
 
 /// The "Why" section of the step's operator table (every row): its rows timed by self time,
 /// device self where the pair has device events, as `explain` times them.
-fn step_why(ops: &ViewTable, explain: Explain<'_>) -> Option<ReportWhy> {
+pub(super) fn step_why(ops: &ViewTable, explain: Explain<'_>) -> Option<ReportWhy> {
     let measure = if ops.has_device {
         Measure::DeviceSelf
     } else {

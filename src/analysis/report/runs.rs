@@ -6,18 +6,20 @@
 //! table made alone, then joined), the overview as `overview`, the comparison as `compare`.
 //! Each run is read once, for all of them.
 
-use super::{NodeTables, Report, ReportLimits, finish_tables, reachable};
+use super::{Explain, ExplainRuns, NodeTables, Report, ReportLimits, ReportWhy, finish_tables, reachable, step_why};
 use crate::analysis::aggregate::aggregate;
 use crate::analysis::classes::Classifier;
 use crate::analysis::diff::NameFilter;
 use crate::analysis::diff::side_info;
+use crate::analysis::explain::Gathered;
 use crate::analysis::flamegraph::flame_stacks_default_of;
+use crate::analysis::load::loaded::LoadFor;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::load::runs::{Run, steps_of};
 use crate::analysis::load::side_runs::{mean_step_ns_of_loaded, run_request};
 use crate::analysis::modules::align::AlignedNode;
 use crate::analysis::modules::noise::NodeSignificance;
-use crate::analysis::modules::runs::{LoadedRuns, load_runs, modules_of_runs, per_step, runs_significance};
+use crate::analysis::modules::runs::{LoadedRuns, load_runs_with, modules_of_runs, per_step, runs_significance};
 use crate::analysis::modules::scopes::NodeScopes;
 use crate::analysis::modules::{modules, zoom};
 use crate::analysis::views::ViewTable;
@@ -43,10 +45,15 @@ struct RunParts {
 
 /// The report of `req`, whose sides are read as runs (a side of one run is that run); with the
 /// notes of loading.
-pub(crate) fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Result<(Report, Vec<String>)> {
+pub(crate) fn report_of_runs(
+    req: &CompareRequest,
+    limits: ReportLimits,
+    explain: ExplainRuns<'_>,
+) -> Result<(Report, Vec<String>)> {
     let filter = NameFilter::new(&req.include, &req.exclude)?;
     let classifier = req.classifier()?;
-    let (sides, notes) = load_runs(req, "report")?;
+    // With the operators' input shapes: the "Why" section's work figures.
+    let (sides, notes) = load_runs_with(req, LoadFor::view("report").with_shapes(true))?;
     let paths = PerSide::from_fn(|id| run_paths(req, id));
     let (mut diff, trees) = modules_of_runs(req, &sides)?;
     let judge = |device: bool| runs_significance(&diff, &sides, &trees, device);
@@ -71,6 +78,7 @@ pub(crate) fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Resu
         .flat_map(|(_, p)| p)
         .any(|p| p.tables.first().is_some_and(|t| t[0].table.has_device));
     let aligned = has_device.then(|| first_runs_aligned(req, &sides, &paths, &classifier));
+    let gathered = gathered_sides(req, &sides, &paths);
     let runs = sides.as_ref().map(|s| s.runs.len());
     let steps = sides.as_ref().map(LoadedRuns::steps);
     // The events are no longer needed: what is left is the runs' aggregates.
@@ -85,7 +93,14 @@ pub(crate) fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Resu
     let (t_totals, t_overviews, t_tables) = unzip(t);
     let overview = overview_of_run_overviews(req, PerSide::new(c_overviews, t_overviews))?;
     let (comparison, _) = crate::analysis::compare::compare_of_runs(req, &filter, PerSide::new(&c_totals, &t_totals));
-    let tables = join_tables(req, &listed, PerSide::new(c_tables, t_tables), limits.rows, &classifier);
+    let why_of = |ops: &ViewTable, time: usize| explain(ops, time, &gathered);
+    let (tables, why) = join_tables(
+        req,
+        &listed,
+        PerSide::new(c_tables, t_tables),
+        (limits.rows, &classifier),
+        &why_of,
+    );
     let aligned_runs = aligned
         .as_ref()
         .map(|_| paths.as_ref().map(|p| p[0].display().to_string()).into_array());
@@ -103,8 +118,7 @@ pub(crate) fn report_of_runs(req: &CompareRequest, limits: ReportLimits) -> Resu
         runs: runs.into_array(),
         aligned_runs,
         device_rows: None,
-        // `explain` reads one run per side.
-        why: None,
+        why,
     };
     Ok((report, notes))
 }
@@ -199,9 +213,10 @@ fn join_tables(
     req: &CompareRequest,
     listed: &[(usize, String)],
     runs: PerSide<Vec<Vec<[RunTable; 3]>>>,
-    rows: usize,
-    classifier: &Classifier,
-) -> Vec<NodeTables> {
+    (rows, classifier): (usize, &Classifier),
+    explain: Explain<'_>,
+) -> (Vec<NodeTables>, Option<ReportWhy>) {
+    let mut why = None;
     // Per side, per run: the node tables in node order, taken one node at a time.
     let mut iters = runs.map(|side| side.into_iter().map(Vec::into_iter).collect::<Vec<_>>());
     let mut out = Vec::with_capacity(listed.len());
@@ -219,9 +234,27 @@ fn join_tables(
         let [ops, ks, classes] = parts.map(|p| join_runs(req, p).0);
         let mut ks = ks;
         ks.classifier = Some(classifier.clone());
+        // The step's operators, every row (before the page's cut): the "Why" section.
+        if path.is_empty() {
+            why = step_why(&ops, explain);
+        }
         out.push(finish_tables(*id, path, [ops, ks, classes], rows));
     }
-    out
+    (out, why)
+}
+
+/// Each side's operator figures (input shapes, element types, kernels) gathered from all of its
+/// runs, as `explain` on runs gathers them; a side that repeats the other was read once.
+fn gathered_sides(req: &CompareRequest, sides: &PerSide<LoadedRuns>, paths: &PerSide<Vec<PathBuf>>) -> [Gathered; 2] {
+    let side = |id: SideId| {
+        let mut all = Gathered::default();
+        for (loaded, path) in sides[id].runs.iter().zip(&paths[id]) {
+            let r = run_request(req, id, path);
+            all.add_run(Gathered::of_side(&r, loaded, SideId::Control, None));
+        }
+        all
+    };
+    [side(SideId::Control), side(SideId::Test)]
 }
 
 /// The kernel sequences of the first run of each side aligned by class, where either has
