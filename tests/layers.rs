@@ -1,6 +1,8 @@
 //! The layers only look down: the source is read as text and every `crate::…` / `tracediff::…`
-//! path is checked against the order trace crate < root files (`error`, `text`, `atomic`) < request < analysis < output < commands < cli. A change that makes
-//! a lower layer reach up fails here, before it grows into an import circle.
+//! path is checked against the order trace crate < root files (`error`, `text`, `atomic`) <
+//! request < analysis < output < commands < cli (unit tests included: a test that needs an upper
+//! layer is that layer's, or an integration test). A change that makes a lower layer reach up
+//! fails here, before it grows into an import circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -9,9 +11,10 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every `.rs` file under `dir`, with its text before its `#[cfg(test)]` module (tests may
-/// reach anywhere). Other `#[cfg(test)]` items (a test-only helper in the middle of a file) do
-/// not end the code: what follows them is checked.
+/// Every `.rs` file under `dir`, with its text before its `#[cfg(test)]` module (for the import
+/// graph, where an inline test may use a sibling room; a `tests.rs` is read whole). Other
+/// `#[cfg(test)]` items (a test-only helper in the middle of a file) do not end the code: what
+/// follows them is checked.
 fn sources(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -46,8 +49,10 @@ fn offending(code: &str, needles: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The lines of the files under `dir`, their unit tests included (a test of a lower layer uses
+/// that layer's own functions), that mention one of `needles`.
 fn check(dir: &str, needles: &[&str]) -> Vec<String> {
-    sources(&root().join(dir))
+    whole_sources(&root().join(dir))
         .iter()
         .flat_map(|(p, code)| {
             offending(code, needles)
@@ -88,7 +93,7 @@ fn summaries_and_output_never_use_cli() {
     // The summary format (every file of `analysis/summaries` but `summarize`, which makes a
     // summary from a loaded trace: its schema, writers and readers) reads and writes files with
     // the model's types, the trace crate's readers and the shared name normaliser alone.
-    for (path, code) in sources(&root().join("src/analysis/summaries")) {
+    for (path, code) in whole_sources(&root().join("src/analysis/summaries")) {
         if path.ends_with("summarize.rs") {
             continue;
         }
@@ -123,11 +128,7 @@ fn the_root_files_use_no_layer() {
     for file in ["atomic", "error", "text"] {
         let path = format!("src/{file}.rs");
         let text = std::fs::read_to_string(root().join(&path)).unwrap();
-        let code = match text.find("#[cfg(test)]\nmod ") {
-            Some(i) => &text[..i],
-            None => &text[..],
-        };
-        bad.extend(offending(code, &layers).into_iter().map(|l| format!("{path}: {l}")));
+        bad.extend(offending(&text, &layers).into_iter().map(|l| format!("{path}: {l}")));
     }
     assert!(bad.is_empty(), "a root file reaches up:\n{}", bad.join("\n"));
 }
