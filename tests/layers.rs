@@ -1,6 +1,9 @@
 //! The layers only look down: the source is read as text and every `crate::…` / `tracediff::…`
-//! path is checked against the order trace crate < root files (`error`, `text`, `atomic`) < request < analysis < output < commands < cli. A change that makes
-//! a lower layer reach up fails here, before it grows into an import circle.
+//! path is checked against the order trace crate < root files (`error`, `text`, `atomic`) <
+//! request < analysis < output < commands < cli (unit tests included: a test that needs an upper
+//! layer is that layer's, or an integration test). A change that makes a lower layer reach up
+//! fails here, before it grows into an import circle. The unit tests' own layout is checked
+//! here too.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -9,9 +12,10 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every `.rs` file under `dir`, with its text before its `#[cfg(test)]` module (tests may
-/// reach anywhere). Other `#[cfg(test)]` items (a test-only helper in the middle of a file) do
-/// not end the code: what follows them is checked.
+/// Every `.rs` file under `dir`, with its text before its `#[cfg(test)]` module (for the import
+/// graph, where an inline test may use a sibling room; a `tests.rs` is read whole). Other
+/// `#[cfg(test)]` items (a test-only helper in the middle of a file) do not end the code: what
+/// follows them is checked.
 fn sources(dir: &Path) -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -46,8 +50,10 @@ fn offending(code: &str, needles: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The lines of the files under `dir`, their unit tests included (a test of a lower layer uses
+/// that layer's own functions), that mention one of `needles`.
 fn check(dir: &str, needles: &[&str]) -> Vec<String> {
-    sources(&root().join(dir))
+    whole_sources(&root().join(dir))
         .iter()
         .flat_map(|(p, code)| {
             offending(code, needles)
@@ -88,7 +94,7 @@ fn summaries_and_output_never_use_cli() {
     // The summary format (every file of `analysis/summaries` but `summarize`, which makes a
     // summary from a loaded trace: its schema, writers and readers) reads and writes files with
     // the model's types, the trace crate's readers and the shared name normaliser alone.
-    for (path, code) in sources(&root().join("src/analysis/summaries")) {
+    for (path, code) in whole_sources(&root().join("src/analysis/summaries")) {
         if path.ends_with("summarize.rs") {
             continue;
         }
@@ -123,11 +129,7 @@ fn the_root_files_use_no_layer() {
     for file in ["atomic", "error", "text"] {
         let path = format!("src/{file}.rs");
         let text = std::fs::read_to_string(root().join(&path)).unwrap();
-        let code = match text.find("#[cfg(test)]\nmod ") {
-            Some(i) => &text[..i],
-            None => &text[..],
-        };
-        bad.extend(offending(code, &layers).into_iter().map(|l| format!("{path}: {l}")));
+        bad.extend(offending(&text, &layers).into_iter().map(|l| format!("{path}: {l}")));
     }
     assert!(bad.is_empty(), "a root file reaches up:\n{}", bad.join("\n"));
 }
@@ -620,4 +622,105 @@ fn tests_that_need_a_terminal_are_marked_and_none_skips_by_hand() {
         "tests that need a terminal or a browser without the mark, or that skip by hand:\n{}",
         bad.join("\n")
     );
+}
+
+/// The most lines an inline unit-test module (`#[cfg(test)] mod tests { … }`) may have; a longer
+/// one lives out of line (docs/architecture.md).
+const INLINE_TESTS_MAX: usize = 150;
+
+/// Where the unit tests of `files` (paths relative to the crate roots' parent, with their text)
+/// break the one layout: a test module is inline while it is short, else in `foo/tests.rs`
+/// declared by `foo.rs` (or `foo/mod.rs`) as `#[cfg(test)] mod tests;`; never a `foo_tests.rs`
+/// nor a `#[path]`.
+fn test_layout_faults(files: &[(PathBuf, String)]) -> Vec<String> {
+    let mut bad = Vec::new();
+    let texts: BTreeMap<&Path, &str> = files.iter().map(|(p, t)| (p.as_path(), t.as_str())).collect();
+    for (path, text) in files {
+        let shown = path.display();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.ends_with("_tests.rs") {
+            bad.push(format!(
+                "{shown}: named `*_tests.rs`; the tests of foo.rs are foo/tests.rs"
+            ));
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let line = line.trim_start();
+            if line.starts_with("#[path") {
+                bad.push(format!("{shown}:{}: a `#[path]` module", i + 1));
+            }
+            if line == "#[cfg(test)]"
+                && let Some(next) = lines.get(i + 1)
+                && next.trim_start().starts_with("mod ")
+                && next.trim_end().ends_with('{')
+            {
+                let indent = &next[..next.len() - next.trim_start().len()];
+                let close = format!("{indent}}}");
+                let end = (i + 2..lines.len()).find(|&j| lines[j] == close).unwrap_or(lines.len());
+                let len = end + 1 - i;
+                if len > INLINE_TESTS_MAX {
+                    bad.push(format!(
+                        "{shown}:{}: an inline test module of {len} lines (over {INLINE_TESTS_MAX}): move it to tests.rs in the module's folder",
+                        i + 1
+                    ));
+                }
+            }
+        }
+        if name == "tests.rs" {
+            let dir = path.parent().unwrap_or(Path::new(""));
+            let owners = [dir.join("mod.rs"), dir.join("lib.rs"), dir.with_extension("rs")];
+            let declared = owners
+                .iter()
+                .filter_map(|o| texts.get(o.as_path()))
+                .any(|t| t.contains("#[cfg(test)]\nmod tests;"));
+            if !declared {
+                bad.push(format!(
+                    "{shown}: not declared as `#[cfg(test)] mod tests;` by the module it tests"
+                ));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn unit_tests_take_one_form() {
+    let mut files = Vec::new();
+    for dir in ["src", "crates/trace/src", "python/src"] {
+        for (path, text) in whole_sources(&root().join(dir)) {
+            let rel = path.strip_prefix(root()).unwrap_or(&path).to_path_buf();
+            files.push((rel, text));
+        }
+    }
+    let bad = test_layout_faults(&files);
+    assert!(bad.is_empty(), "unit tests out of the one layout:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn test_layout_faults_are_found() {
+    let long_inline = format!(
+        "fn f() {{}}\n\n#[cfg(test)]\nmod tests {{\n{}}}\n",
+        "    #[test]\n    fn t() {}\n".repeat(INLINE_TESTS_MAX)
+    );
+    let file = |p: &str, t: &str| (PathBuf::from(p), t.to_string());
+    let files = [
+        file("src/a.rs", &long_inline),
+        file("src/b.rs", "#[cfg(test)]\n#[path = \"b_tests.rs\"]\nmod tests;\n"),
+        file("src/b_tests.rs", "#[test]\nfn t() {}\n"),
+        file("src/c/tests.rs", "#[test]\nfn t() {}\n"),
+        file("src/d.rs", "#[cfg(test)]\nmod tests;\n"),
+        file("src/d/tests.rs", "#[test]\nfn t() {}\n"),
+        file(
+            "src/e/mod.rs",
+            "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n",
+        ),
+    ];
+    let bad = test_layout_faults(&files);
+    assert_eq!(bad.len(), 4, "{bad:#?}");
+    for (fault, path) in bad
+        .iter()
+        .zip(["src/a.rs:3", "src/b.rs:2", "src/b_tests.rs", "src/c/tests.rs"])
+    {
+        assert!(fault.starts_with(path), "{fault}");
+    }
 }

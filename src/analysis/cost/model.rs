@@ -236,5 +236,4 @@ fn conv_backward(call: &Call) -> Result<Work, String> {
 }
 
 #[cfg(test)]
-#[path = "cost_tests.rs"]
 mod tests;

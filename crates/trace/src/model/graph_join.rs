@@ -347,5 +347,4 @@ fn captured_frames(file: &TraceFile, launch: usize, begin: usize, names: &mut Na
 }
 
 #[cfg(test)]
-#[path = "graphs_tests.rs"]
 mod tests;

@@ -611,8 +611,6 @@ fn device_properties(text: &str) -> Result<Vec<DeviceProperties>, event::Failure
 }
 
 #[cfg(test)]
-#[path = "parse_overview_inputs.rs"]
 mod overview_inputs;
 #[cfg(test)]
-#[path = "parse_tests.rs"]
 mod tests;

@@ -645,5 +645,4 @@ fn by_segment<T: Send>(col: &mut [T], segments: &[Segment], f: &(dyn Fn(&Segment
 }
 
 #[cfg(test)]
-#[path = "pipeline_tests.rs"]
 mod tests;

@@ -680,5 +680,4 @@ impl Input<ReadAhead<'_>> {
 }
 
 #[cfg(test)]
-#[path = "split_tests.rs"]
 mod tests;
