@@ -308,3 +308,15 @@ fn a_report_of_runs_says_why_as_explain_on_the_runs() {
         "{section}"
     );
 }
+
+/// The headline of a report of runs names the noise its mark is judged against: the spread
+/// between runs (it said "step-to-step noise", the rule of one run a side).
+#[test]
+fn a_report_of_runs_headline_names_the_noise_between_runs() {
+    let dir = TempDir::new().unwrap();
+    let (path, _) = report(FUSED, dir.path(), &[]);
+    let page = std::fs::read_to_string(&path).unwrap();
+    let want = "Significant: the step&#39;s host time changed beyond run-to-run noise (the spread between runs).";
+    let at = page.find("id=\"headline\"").unwrap();
+    assert!(page.contains(want), "{}", &page[at..at + 400]);
+}

@@ -25,6 +25,8 @@ pub(crate) struct Headline {
     pub idle_share: Option<f64>,
     /// Whether the step's host time changed beyond the noise; `Err`: why not estimated.
     pub significant: Result<Option<bool>, String>,
+    /// Whether that noise is the spread between runs (a side of runs), not the steps'.
+    pub between_runs: bool,
 }
 
 /// The headline of `report`; `None` where a side has no mean step time.
@@ -70,6 +72,7 @@ pub(crate) fn headline(report: &Report) -> Option<Headline> {
         idle_causes: idle_causes.into_iter().take(2).collect(),
         idle_share,
         significant,
+        between_runs: report.runs != [1, 1],
     })
 }
 

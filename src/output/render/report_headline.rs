@@ -58,10 +58,15 @@ pub(crate) fn text(h: &Headline, labels: &[String; 2]) -> String {
             ));
         }
     }
-    out.push_str(match &h.significant {
-        Ok(Some(true)) => " Significant: the step's host time changed beyond step-to-step noise.",
-        Ok(Some(false)) => " Not significant: the step's host time changed within step-to-step noise.",
-        Ok(None) | Err(_) => " Significance not estimated (docs/significance.md).",
+    let noise = if h.between_runs {
+        "run-to-run noise (the spread between runs)"
+    } else {
+        "step-to-step noise"
+    };
+    out.push_str(&match &h.significant {
+        Ok(Some(true)) => format!(" Significant: the step's host time changed beyond {noise}."),
+        Ok(Some(false)) => format!(" Not significant: the step's host time changed within {noise}."),
+        Ok(None) | Err(_) => " Significance not estimated (docs/significance.md).".to_string(),
     });
     out
 }
