@@ -6,12 +6,16 @@
 use crate::analysis::aggregate::Keying;
 use crate::analysis::cost::model::{Cost, Unit, cost};
 use crate::analysis::cost::shapes::Call;
+use crate::analysis::load::loaded::Loaded;
+use crate::analysis::modules::Scope;
 use crate::analysis::select::Selected;
-use crate::analysis::views::{Accumulated, Accumulator, name_key};
+use crate::analysis::views::{Accumulated, Accumulator, accumulate_side, name_key};
 use crate::model::attrs::AttrValue;
 use crate::model::calltree::NONE;
 use crate::model::store::{NameId, TraceFile};
+use crate::request::CompareRequest;
 use crate::request::selection::Device;
+use crate::request::side::SideId;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
@@ -214,5 +218,14 @@ fn read(file: &TraceFile, i: usize, ids: [u32; 3]) -> Option<Read> {
             shapes: String::new(),
             dtypes: String::new(),
         },
+    })
+}
+
+/// The figures of side `id` of `loaded` (its selected files and steps; inside `scope`'s node
+/// where given), summed over its files: what `explain` and the `--why` columns draw from.
+pub(crate) fn side(req: &CompareRequest, loaded: &Loaded, id: SideId, scope: Option<&Scope>) -> Accumulated<OpStats> {
+    let keying = req.keying();
+    accumulate_side(loaded, id, scope, |f, iterations, inside| {
+        per_file(f, iterations, req.device, &keying, inside)
     })
 }

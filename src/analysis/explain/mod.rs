@@ -14,7 +14,7 @@ use crate::analysis::cost::decompose::{Parts, Ratios, SideCost};
 use crate::analysis::cost::model::Unit;
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::modules::Scope;
-use crate::analysis::views::{Accumulated, Accumulator, Measure, ViewTable};
+use crate::analysis::views::{Accumulated, Measure, ViewTable, merge_into};
 use crate::request::CompareRequest;
 use crate::request::side::SideId;
 use causes::Cause;
@@ -97,31 +97,20 @@ impl Gathered {
     /// Side `id` of `loaded` (its selected files and steps; inside `scope`'s node where
     /// given), gathered.
     pub(crate) fn of_side(req: &CompareRequest, loaded: &Loaded, id: SideId, scope: Option<&Scope>) -> Gathered {
-        use rayon::prelude::*;
-        let keying = req.keying();
-        let iterations = loaded.resolved[id].iterations.as_deref();
-        let files = loaded.files(id);
-        let parts: Vec<Accumulated<OpStats>> = files
-            .par_iter()
-            .enumerate()
-            .map(|(i, f)| gather::per_file(f, iterations, req.device, &keying, scope.and_then(|s| s.rows(id, i))))
-            .collect();
-        let mut stats: Accumulated<OpStats> = Accumulated::new();
-        for part in parts {
-            for (key, a) in part {
-                stats.entry(key).or_default().merge(&a);
-            }
+        let device = loaded
+            .files(id)
+            .iter()
+            .find_map(|f| f.devices.first().map(|d| d.name.clone()));
+        Gathered {
+            stats: gather::side(req, loaded, id, scope),
+            device,
         }
-        let device = files.iter().find_map(|f| f.devices.first().map(|d| d.name.clone()));
-        Gathered { stats, device }
     }
 
     /// This side with another run of it added (the run after it): the figures summed, the
     /// device the first run's where it names one.
     pub(crate) fn add_run(&mut self, run: Gathered) {
-        for (key, a) in run.stats {
-            self.stats.entry(key).or_default().merge(&a);
-        }
+        merge_into(&mut self.stats, run.stats);
         self.device = self.device.take().or(run.device);
     }
 }

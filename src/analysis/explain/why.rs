@@ -14,8 +14,9 @@ use crate::analysis::cost::decompose::{SideCost, decompose, ratios};
 pub(crate) use crate::analysis::cost::why_table::{WhyRow, WhyTable, shown_sides};
 use crate::analysis::load::loaded::Loaded;
 use crate::analysis::modules::Scope;
-use crate::analysis::views::{Accumulated, accumulate_pair};
+use crate::analysis::views::Accumulated;
 use crate::request::CompareRequest;
+use crate::request::side::SideId;
 use std::collections::BTreeMap;
 
 /// What the `--why` columns are drawn from: each side's operator figures, by row key.
@@ -44,10 +45,10 @@ impl WhyStats {
     /// The figures of `loaded`'s operators (inside `scope` where given), keyed as the views
     /// key their rows.
     pub(crate) fn of(req: &CompareRequest, loaded: &Loaded, scope: Option<&Scope>) -> WhyStats {
-        let keying = req.keying();
-        let (c, t) = accumulate_pair(loaded, scope, |f, iterations, inside| {
-            gather::per_file(f, iterations, req.device, &keying, inside)
-        });
+        let (c, t) = rayon::join(
+            || gather::side(req, loaded, SideId::Control, scope),
+            || gather::side(req, loaded, SideId::Test, scope),
+        );
         WhyStats::from_sides([c, t])
     }
 

@@ -359,23 +359,38 @@ pub(crate) fn accumulate_pair<A: Accumulator>(
     scope: Option<&Scope>,
     per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
 ) -> (Accumulated<A>, Accumulated<A>) {
-    let side = |id: SideId| {
-        let iterations = loaded.resolved[id].iterations.as_deref();
-        let files = loaded.files(id);
-        let parts: Vec<Accumulated<A>> = files
-            .par_iter()
-            .enumerate()
-            .map(|(i, f)| per_file(f, iterations, scope.and_then(|s| s.rows(id, i))))
-            .collect();
-        let mut merged: Accumulated<A> = BTreeMap::new();
-        for part in parts {
-            for (key, a) in part {
-                merged.entry(key).or_default().merge(&a);
-            }
-        }
-        merged
-    };
-    rayon::join(|| side(SideId::Control), || side(SideId::Test))
+    rayon::join(
+        || accumulate_side(loaded, SideId::Control, scope, &per_file),
+        || accumulate_side(loaded, SideId::Test, scope, &per_file),
+    )
+}
+
+/// [`accumulate_pair`] of side `id` alone.
+pub(crate) fn accumulate_side<A: Accumulator>(
+    loaded: &Loaded,
+    id: SideId,
+    scope: Option<&Scope>,
+    per_file: impl Fn(&TraceFile, Option<&[i64]>, Option<&[bool]>) -> Accumulated<A> + Sync,
+) -> Accumulated<A> {
+    let iterations = loaded.resolved[id].iterations.as_deref();
+    let parts: Vec<Accumulated<A>> = loaded
+        .files(id)
+        .par_iter()
+        .enumerate()
+        .map(|(i, f)| per_file(f, iterations, scope.and_then(|s| s.rows(id, i))))
+        .collect();
+    let mut merged: Accumulated<A> = BTreeMap::new();
+    for part in parts {
+        merge_into(&mut merged, part);
+    }
+    merged
+}
+
+/// Adds each key's sums of `part` into `into`.
+pub(crate) fn merge_into<A: Accumulator>(into: &mut Accumulated<A>, part: Accumulated<A>) {
+    for (key, a) in part {
+        into.entry(key).or_default().merge(&a);
+    }
 }
 
 /// [`accumulate_pair`] for many module nodes at once: `per_file` gets a file, its side's
@@ -398,9 +413,7 @@ pub(crate) fn accumulate_groups<A: Accumulator>(
         let mut merged: Vec<Accumulated<A>> = (0..scopes.nodes).map(|_| BTreeMap::new()).collect();
         for part in parts {
             for (into, sums) in merged.iter_mut().zip(part) {
-                for (key, a) in sums {
-                    into.entry(key).or_default().merge(&a);
-                }
+                merge_into(into, sums);
             }
         }
         merged

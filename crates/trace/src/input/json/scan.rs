@@ -206,7 +206,7 @@ impl<'a> Scan<'a, '_> {
             let raw = &self.s[at..self.i];
             // As serde_json's visitor: a key read into a slot is an attribute too, unless it
             // places the event (`stream`, `correlation`).
-            let asked = (slot.is_none() || !is_place_arg(key)) && self.keys.is_active();
+            let asked = self.keys.is_active() && (slot.is_none() || !is_place_arg(key));
             if let Some(slot) = slot {
                 *slot = Raw::span(raw);
             }
